@@ -1,0 +1,59 @@
+-- class.lua: Don't Starve's Class. Class(ctor) or Class(base, ctor) makes a class: a table that is
+-- the metatable of its instances, holds a copy of its base's members, and builds an instance
+-- when called. Node classes (those with __bt_node) keep the __index and __newindex they inherit,
+-- through which a node's state in its tree is read and written.
+
+local function is_a(self, klass)
+  local m = getmetatable(self)
+  while m do
+    if m == klass then return true end
+    m = m._base
+  end
+  return false
+end
+
+local function is_class(self)
+  return rawget(self, "is_instance") ~= nil
+end
+
+local function Class(base, ctor)
+  local c = {}
+  if not ctor and type(base) == "function" then
+    ctor = base
+    base = nil
+  elseif type(base) == "table" then
+    for k, v in pairs(base) do
+      c[k] = v
+    end
+    c._base = base
+  elseif base ~= nil then
+    error(string.format("bad argument #1 to 'Class' (table or function expected, got %s)", type(base)), 2)
+  end
+  if ctor ~= nil and type(ctor) ~= "function" then
+    error(string.format("bad argument #2 to 'Class' (function expected, got %s)", type(ctor)), 2)
+  end
+
+  if not (base and rawget(base, "__bt_node")) then
+    c.__index = c
+  end
+
+  local mt = {}
+  mt.__call = function(_, ...)
+    local obj = setmetatable({}, c)
+    if c._ctor then
+      c._ctor(obj, ...)
+    end
+    return obj
+  end
+
+  c._ctor = ctor
+  c.is_a = is_a
+  c.is_class = is_class
+  c.is_instance = function(obj)
+    return type(obj) == "table" and is_a(obj, c)
+  end
+  setmetatable(c, mt)
+  return c
+end
+
+return Class

@@ -1,0 +1,319 @@
+/*
+ * bt.h: the bt core. Behaviour trees with Don't Starve's semantics, in plain C11, without Lua.
+ *
+ * A host describes a tree as a graph of nodes (bt_graph), compiles it into an immutable
+ * definition (bt_def) that any number of agents share, and gives each agent an instance
+ * (bt_inst): one allocation that holds every node's state. bt_inst_update is one think.
+ *
+ * Nodes are addressed by their index in the definition's depth-first (pre-order) layout. A
+ * graph node placed under several parents appears at several indices that share one state.
+ * Every function that can fail returns BT_OK (0) or a negative BT_E* code; bt_strerror names it,
+ * and the graph keeps a message (bt_graph_errmsg). Nothing here aborts or exits.
+ */
+#ifndef BT_H
+#define BT_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define BT_VERSION "0.1.0"
+
+/* Error codes. */
+#define BT_OK 0
+#define BT_ENOMEM (-1)  /* out of memory */
+#define BT_EINVAL (-2)  /* bad argument */
+#define BT_ECYCLE (-3)  /* a node is its own ancestor */
+#define BT_ETOOBIG (-4) /* the tree is deeper than BT_MAX_DEPTH or has more than BT_MAX_NODES nodes */
+#define BT_EBUSY (-5)   /* the tree is thinking and the call is not allowed from inside a think */
+#define BT_DEFAULT 1    /* returned by a bt_ops function: "do what the node's kind does" */
+
+#define BT_MAX_DEPTH 1000     /* deepest tree bt_def_create accepts */
+#define BT_MAX_NODES 1000000  /* most nodes (after expanding shared ones) bt_def_create accepts */
+
+/* Returns a static English description of a BT_* code. */
+const char *bt_strerror(int code);
+
+/* The four statuses of Don't Starve. */
+typedef enum bt_status { BT_READY = 0, BT_SUCCESS = 1, BT_FAILED = 2, BT_RUNNING = 3 } bt_status;
+
+/* Returns "READY", "SUCCESS", "FAILED" or "RUNNING" ("UNKNOWN" for anything else). */
+const char *bt_status_name(int status);
+
+/* Node kinds: Don't Starve's node classes. BT_BEHAVIOUR is the plain BehaviourNode, whose visit
+ * fails unless its bt_ops say otherwise; it is how C hosts and Lua scripts write leaves. */
+typedef enum bt_kind {
+  BT_BEHAVIOUR,
+  BT_SEQUENCE,
+  BT_SELECTOR,
+  BT_PRIORITY,
+  BT_PARALLEL,
+  BT_PARALLEL_ANY,
+  BT_LOOP,
+  BT_RANDOM,
+  BT_CONDITION,
+  BT_MULTICONDITION,
+  BT_CONDITIONWAIT,
+  BT_ACTION,
+  BT_WAIT,
+  BT_NOT,
+  BT_FAILIFRUNNING,
+  BT_FAILIFSUCCESS,
+  BT_EVENT,
+  BT_LATCH,
+  BT_KIND_COUNT
+} bt_kind;
+
+/* Returns the kind's name in Don't Starve ("PriorityNode", ...), or NULL for a bad kind. */
+const char *bt_kind_name(int kind);
+
+/* Returns the name Don't Starve gives a node of this kind when none is given ("Priority", ...). */
+const char *bt_kind_default_name(int kind);
+
+typedef struct bt_graph bt_graph; /* a tree being described; mutable */
+typedef struct bt_def bt_def;     /* a compiled tree; immutable, reference counted, shareable */
+typedef struct bt_inst bt_inst;   /* one agent's state for one bt_def */
+
+/* The argument of every callback: the instance, the node's index, the callback's user data, and
+ * a number in or out (a WaitNode or LatchNode time function stores its result in value). */
+typedef struct bt_call {
+  bt_inst *inst;
+  int node;
+  void *ud;
+  double value;
+} bt_call;
+
+/* A leaf function: returns 1 for true, 0 for false, or a negative value on error (the node then
+ * fails that visit, as if the function had returned false; reporting the error is the callee's
+ * business). */
+typedef int (*bt_fn)(bt_call *call);
+
+/* A growable text buffer for dumps and node descriptions. Zero-initialise, then append. */
+typedef struct bt_buf {
+  char *data; /* NUL-terminated when len > 0 */
+  size_t len;
+  size_t cap;
+  int err; /* BT_ENOMEM once an append failed; later appends do nothing */
+} bt_buf;
+
+/* Appends n bytes of s; returns BT_OK or BT_ENOMEM. */
+int bt_buf_append(bt_buf *b, const char *s, size_t n);
+
+/* Appends printf-style formatted text; returns BT_OK or BT_ENOMEM. */
+int bt_buf_printf(bt_buf *b, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* Frees the buffer's memory and zeroes it. */
+void bt_buf_free(bt_buf *b);
+
+/* Overrides of a node's methods, as a Lua subclass of BehaviourNode overrides them. Any member
+ * may be NULL. Each returns BT_DEFAULT to get the node kind's own behaviour instead, which lets a
+ * host decide per call. visit must set the node's status with bt_node_set_status. */
+typedef struct bt_ops {
+  int (*visit)(bt_call *call);
+  int (*reset)(bt_call *call);
+  int (*step)(bt_call *call);
+  int (*on_stop)(bt_call *call); /* Don't Starve's OnStop: called by Stop before the children's */
+  /* GetSleepTime: return 1 with call->value set, 0 for nil, or BT_DEFAULT. */
+  int (*sleep_time)(bt_call *call);
+  /* DBString: append the text to out (shown in dumps while the node runs), or BT_DEFAULT. */
+  int (*describe)(bt_call *call, bt_buf *out);
+} bt_ops;
+
+/* Flags of a bt_spec. */
+#define BT_SPEC_NIL_PARAM 0x01 /* param is nil: Priority period 1, Loop forever, Event priority 0 */
+#define BT_SPEC_PARAM_FN 0x02  /* Wait/Latch: the time comes from fn (result in call->value) */
+#define BT_SPEC_NOSCATTER 0x04 /* Priority: no random first evaluation time */
+#define BT_SPEC_CHILDREN 0x08  /* BT_BEHAVIOUR: the node has a children list, so it is no leaf */
+
+/* One node of a graph. Zero-initialise, then set what the kind needs. */
+typedef struct bt_spec {
+  int kind;         /* a bt_kind */
+  const char *name; /* NULL: the kind's default name; copied */
+  double param;     /* Priority period, Wait seconds, Loop maxreps, Event priority, Latch seconds */
+  unsigned flags;   /* BT_SPEC_* */
+  bt_fn fn;         /* Condition, ConditionWait, Action; MultiCondition start; Wait/Latch time */
+  void *ud;
+  bt_fn fn2; /* MultiCondition continue */
+  void *ud2;
+  const bt_ops *ops; /* optional overrides; must outlive every bt_def made from the graph */
+  void *ops_ud;
+} bt_spec;
+
+/* Creates an empty graph. */
+int bt_graph_new(bt_graph **out);
+
+/* Frees a graph (definitions made from it are independent of it). */
+void bt_graph_free(bt_graph *g);
+
+/* Adds a node; returns its id (>= 0) or a BT_E* code. */
+int bt_graph_add(bt_graph *g, const bt_spec *spec);
+
+/* Sets the node's children, in order. A node may be the child of several nodes. */
+int bt_graph_set_children(bt_graph *g, int node, const int *children, int count);
+
+/* Sets the node's parent as Don't Starve records it (the last parent that took it), which events
+ * walk up. By default it is the last node whose children were set to include it. */
+int bt_graph_set_parent(bt_graph *g, int node, int parent);
+
+/* Returns the message of the graph's last error ("" if none). */
+const char *bt_graph_errmsg(const bt_graph *g);
+
+/* Compiles the tree under root into a definition with one reference. Fails with BT_ECYCLE,
+ * BT_ETOOBIG, or BT_EINVAL (a decorator or Latch without exactly one child); see bt_graph_errmsg. */
+int bt_def_create(bt_def **out, bt_graph *g, int root);
+
+/* Adds a reference. */
+void bt_def_retain(bt_def *def);
+
+/* Drops a reference; the last one frees the definition. Instances hold a reference of their own. */
+void bt_def_release(bt_def *def);
+
+/* Number of nodes in pre-order (a shared node counts at each place). Node 0 is the root. */
+int bt_def_size(const bt_def *def);
+
+/* Number of distinct node states (graph nodes reachable from the root). */
+int bt_def_states(const bt_def *def);
+
+/* Bytes of one instance of this definition. */
+size_t bt_def_inst_size(const bt_def *def);
+
+/* The node's kind, name, depth (root 0), children count, i-th child (0-based) and tree parent
+ * (-1 for the root); bad indices give -1 or NULL. */
+int bt_def_kind(const bt_def *def, int node);
+const char *bt_def_name(const bt_def *def, int node);
+int bt_def_depth(const bt_def *def, int node);
+int bt_def_child_count(const bt_def *def, int node);
+int bt_def_child(const bt_def *def, int node, int i);
+int bt_def_up(const bt_def *def, int node);
+
+/* The node's state slot (its graph id's slot, shared by every place of a shared node), and the
+ * first node index that uses a state slot. */
+int bt_def_state(const bt_def *def, int node);
+int bt_def_node_of_state(const bt_def *def, int state);
+
+/* The graph id that a state slot came from. */
+int bt_def_graph_id(const bt_def *def, int state);
+
+/* Services an instance needs from its host. Any member may be NULL: the default clock is
+ * CLOCK_MONOTONIC in seconds, and the default random numbers come from a generator in the
+ * instance. random returns a number in [0, 1); random_int stores one in [1, n] and returns
+ * BT_OK, or returns an error (the RandomNode then fails). */
+typedef struct bt_host {
+  double (*now)(void *data);
+  double (*random)(void *data);
+  int (*random_int)(void *data, int n, int *out);
+  void *data;
+} bt_host;
+
+/* Flags of bt_inst_create. */
+#define BT_INST_NOSCATTER 0x01 /* leave every Priority's first evaluation time nil */
+
+/* Creates an instance for an agent. host may be NULL and must outlive the instance. Unless
+ * BT_INST_NOSCATTER is given, each Priority without BT_SPEC_NOSCATTER draws its first evaluation
+ * time (period * 0.5 + period * random()), in the order of its graph id. */
+int bt_inst_create(bt_inst **out, bt_def *def, const bt_host *host, void *agent, unsigned flags);
+
+/* Frees an instance (it must not be thinking). */
+void bt_inst_free(bt_inst *inst);
+
+/* The agent pointer and definition given to bt_inst_create. */
+void *bt_inst_agent(const bt_inst *inst);
+const bt_def *bt_inst_def(const bt_inst *inst);
+
+/* The current time, from the host's clock. */
+double bt_inst_now(bt_inst *inst);
+
+/* One think, as Don't Starve's BT:Update: visit the root, save every status as last result, step,
+ * and clear the force-update flag. BT_EBUSY when called from inside this instance's think. */
+int bt_inst_update(bt_inst *inst);
+
+/* Until the next update, bt_inst_sleep_time gives 0. */
+void bt_inst_force_update(bt_inst *inst);
+
+/* Seconds until the tree wants to think again: returns 1 and sets *out, or returns 0 for nil
+ * (nothing runs: hibernate). */
+int bt_inst_sleep_time(bt_inst *inst, double *out);
+
+/* Resets the root (statuses to READY, as Don't Starve's Reset). BT_EBUSY inside a think. */
+int bt_inst_reset(bt_inst *inst);
+
+/* Stops the tree: every node's on_stop, parents before children. Allowed inside a think. */
+void bt_inst_stop(bt_inst *inst);
+
+/* Non-zero while the instance is inside bt_inst_update. */
+int bt_inst_thinking(const bt_inst *inst);
+
+/* Delivers an event to an EventNode, as its OnEvent: resets its child if the node runs, marks it
+ * triggered, and clears the clock of every Priority above it. BT_EINVAL if node is no EventNode. */
+int bt_inst_fire_event(bt_inst *inst, int node);
+
+/* Appends Don't Starve's tree dump (tostring(tree)) of the whole tree to out. */
+int bt_inst_dump(bt_inst *inst, bt_buf *out);
+
+/* The node's current status and the status saved by the last think. */
+bt_status bt_node_status(const bt_inst *inst, int node);
+bt_status bt_node_last(const bt_inst *inst, int node);
+
+/* Sets the node's status (a custom visit's result, or a script's assignment). */
+void bt_node_set_status(bt_inst *inst, int node, bt_status status);
+
+/* The node methods of Don't Starve, dispatched through the node's bt_ops as Lua's method calls
+ * are: Visit, Reset, Step, SaveStatus, Stop, Sleep, GetSleepTime (1 and *out, or 0 for nil),
+ * GetTreeSleepTime, DBString, GetString and GetTreeString. */
+void bt_node_visit(bt_inst *inst, int node);
+void bt_node_reset(bt_inst *inst, int node);
+void bt_node_step(bt_inst *inst, int node);
+void bt_node_save_status(bt_inst *inst, int node);
+void bt_node_stop(bt_inst *inst, int node);
+void bt_node_sleep(bt_inst *inst, int node, double seconds);
+int bt_node_sleep_time(bt_inst *inst, int node, double *out);
+int bt_node_tree_sleep_time(bt_inst *inst, int node, double *out);
+int bt_node_describe(bt_inst *inst, int node, bt_buf *out);
+int bt_node_string(bt_inst *inst, int node, bt_buf *out);
+int bt_node_tree_string(bt_inst *inst, int node, const char *indent, bt_buf *out);
+
+/* What a method of the Don't Starve class of `kind` does to the node, bypassing its bt_ops (so an
+ * override can call its base class, as Lua's `SequenceNode.Visit(self)` does). BT_EINVAL when the
+ * node's state does not have that kind's shape: kind must be the node's kind or BT_BEHAVIOUR. */
+int bt_node_visit_as(bt_inst *inst, int node, int kind);
+int bt_node_reset_as(bt_inst *inst, int node, int kind);
+int bt_node_step_as(bt_inst *inst, int node, int kind);
+int bt_node_sleep_time_as(bt_inst *inst, int node, int kind, double *out);
+int bt_node_describe_as(bt_inst *inst, int node, int kind, bt_buf *out);
+
+/* Per-kind node memory, readable and writable by name as Don't Starve's fields. */
+typedef enum bt_field {
+  BT_FIELD_IDX,            /* Sequence, Selector, Loop: child index (1-based); Priority, Random: nil or index */
+  BT_FIELD_REP,            /* Loop: passes done */
+  BT_FIELD_LASTTIME,       /* Priority: time of the last evaluation, or nil */
+  BT_FIELD_WAKE_TIME,      /* Wait: when it ends, or nil */
+  BT_FIELD_NEXTUPDATETIME, /* leaves: the Sleep deadline, or nil */
+  BT_FIELD_TRIGGERED,      /* Event: 1 or 0 */
+  BT_FIELD_RUNNING,        /* MultiCondition: 1 or 0 */
+  BT_FIELD_LASTLATCHTIME,  /* Latch */
+  BT_FIELD_LATCHDURATION,  /* Latch: currentlatchduration */
+  BT_FIELD_COUNT
+} bt_field;
+
+/* Reads a field: returns 1 and sets *out, 0 if it is nil, or BT_EINVAL if the node has no such
+ * field. */
+int bt_node_get(const bt_inst *inst, int node, int field, double *out);
+
+/* Writes a field (value NULL makes it nil where nil is allowed). BT_EINVAL if the node has no such
+ * field or it cannot be nil. */
+int bt_node_set(bt_inst *inst, int node, int field, const double *value);
+
+/* Non-zero if the node has the field. */
+int bt_node_has_field(const bt_def *def, int node, int field);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,503 @@
+/* graph.c: describing a tree (bt_graph) and compiling it into a flat definition (bt_def). */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+typedef struct gnode {
+  bt_spec spec; /* spec.name points into names (copied) */
+  char *name;
+  int *kids;
+  int nkids;
+  int parent;
+} gnode;
+
+struct bt_graph {
+  gnode *nodes;
+  int n, cap;
+  char err[512];
+};
+
+static int graph_error(bt_graph *g, int code, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(g->err, sizeof g->err, fmt, ap);
+  va_end(ap);
+  return code;
+}
+
+int bt_graph_new(bt_graph **out) {
+  *out = calloc(1, sizeof **out);
+  return *out ? BT_OK : BT_ENOMEM;
+}
+
+void bt_graph_free(bt_graph *g) {
+  if (!g) return;
+  for (int i = 0; i < g->n; i++) {
+    free(g->nodes[i].name);
+    free(g->nodes[i].kids);
+  }
+  free(g->nodes);
+  free(g);
+}
+
+const char *bt_graph_errmsg(const bt_graph *g) { return g ? g->err : "no graph"; }
+
+static char *copy_string(const char *s) {
+  size_t n = strlen(s) + 1;
+  char *p = malloc(n);
+  if (p) memcpy(p, s, n);
+  return p;
+}
+
+static int valid_id(const bt_graph *g, int id) { return id >= 0 && id < g->n; }
+
+int bt_graph_add(bt_graph *g, const bt_spec *spec) {
+  if (!spec || spec->kind < 0 || spec->kind >= BT_KIND_COUNT)
+    return graph_error(g, BT_EINVAL, "bt_graph_add: bad node kind %d", spec ? spec->kind : -1);
+  if (g->n >= BT_MAX_NODES)
+    return graph_error(g, BT_ETOOBIG, "bt_graph_add: more than %d nodes", BT_MAX_NODES);
+  if (g->n == g->cap) {
+    int cap = g->cap ? g->cap * 2 : 16;
+    gnode *p = realloc(g->nodes, (size_t)cap * sizeof *p);
+    if (!p) return graph_error(g, BT_ENOMEM, "bt_graph_add: out of memory");
+    g->nodes = p;
+    g->cap = cap;
+  }
+  char latch_name[64];
+  const char *name = spec->name ? spec->name : bt_kind_default_name(spec->kind);
+  if (!spec->name && spec->kind == BT_LATCH && !(spec->flags & BT_SPEC_PARAM_FN)) {
+    snprintf(latch_name, sizeof latch_name, "Latch (%.14g)", spec->param);
+    name = latch_name;
+  }
+  char *copy = copy_string(name);
+  if (!copy) return graph_error(g, BT_ENOMEM, "bt_graph_add: out of memory");
+  gnode *gn = &g->nodes[g->n];
+  memset(gn, 0, sizeof *gn);
+  gn->spec = *spec;
+  gn->name = copy;
+  gn->spec.name = copy;
+  gn->parent = -1;
+  return g->n++;
+}
+
+int bt_graph_set_children(bt_graph *g, int node, const int *children, int count) {
+  if (!valid_id(g, node)) return graph_error(g, BT_EINVAL, "bt_graph_set_children: no node %d", node);
+  if (count < 0 || (count > 0 && !children))
+    return graph_error(g, BT_EINVAL, "bt_graph_set_children: bad children count %d", count);
+  for (int i = 0; i < count; i++)
+    if (!valid_id(g, children[i]))
+      return graph_error(g, BT_EINVAL, "bt_graph_set_children: child %d of node %d is no node (%d)",
+                         i + 1, node, children[i]);
+  int *kids = NULL;
+  if (count > 0) {
+    kids = malloc((size_t)count * sizeof *kids);
+    if (!kids) return graph_error(g, BT_ENOMEM, "bt_graph_set_children: out of memory");
+    memcpy(kids, children, (size_t)count * sizeof *kids);
+  }
+  free(g->nodes[node].kids);
+  g->nodes[node].kids = kids;
+  g->nodes[node].nkids = count;
+  for (int i = 0; i < count; i++) g->nodes[children[i]].parent = node;
+  return BT_OK;
+}
+
+int bt_graph_set_parent(bt_graph *g, int node, int parent) {
+  if (!valid_id(g, node) || (parent != -1 && !valid_id(g, parent)))
+    return graph_error(g, BT_EINVAL, "bt_graph_set_parent: bad node %d or parent %d", node, parent);
+  g->nodes[node].parent = parent;
+  return BT_OK;
+}
+
+/* ---- compiling ---- */
+
+enum { WHITE, GRAY, BLACK };
+
+typedef struct frame {
+  int id;
+  int next; /* next child to look at */
+} frame;
+
+typedef struct compiler {
+  bt_graph *g;
+  uint8_t *color;
+  uint32_t *size;   /* expanded subtree size, saturating */
+  uint32_t *height; /* 1 + deepest child */
+  int32_t *state;   /* graph id -> state slot, -1 unreachable */
+  uint32_t nstates;
+} compiler;
+
+static int check_node(bt_graph *g, int id) {
+  const gnode *gn = &g->nodes[id];
+  const bt_spec *s = &gn->spec;
+  int k = s->kind;
+  int custom_visit = s->ops && s->ops->visit;
+  switch (k) {
+    case BT_NOT:
+    case BT_FAILIFRUNNING:
+    case BT_FAILIFSUCCESS:
+    case BT_LATCH:
+      if (gn->nkids != 1 && !custom_visit)
+        return graph_error(g, BT_EINVAL, "node %d '%s': a %s needs exactly one child, it has %d", id,
+                           gn->name, bt_kind_name(k), gn->nkids);
+      break;
+    case BT_EVENT:
+      if (gn->nkids > 1 && !custom_visit)
+        return graph_error(g, BT_EINVAL, "node %d '%s': an EventNode takes at most one child", id,
+                           gn->name);
+      break;
+    default: break;
+  }
+  int needs_fn = (k == BT_CONDITION || k == BT_CONDITIONWAIT || k == BT_ACTION ||
+                  k == BT_MULTICONDITION ||
+                  ((k == BT_WAIT || k == BT_LATCH) && (s->flags & BT_SPEC_PARAM_FN)));
+  if (needs_fn && !custom_visit && (!s->fn || (k == BT_MULTICONDITION && !s->fn2)))
+    return graph_error(g, BT_EINVAL, "node %d '%s': a %s needs its function", id, gn->name,
+                       bt_kind_name(k));
+  return BT_OK;
+}
+
+static int cycle_error(compiler *c, const frame *stack, int top, int id) {
+  bt_graph *g = c->g;
+  char path[400] = "";
+  size_t len = 0;
+  int from = top;
+  while (from > 0 && stack[from].id != id) from--;
+  for (int i = from; i <= top && len < sizeof path - 40; i++)
+    len += (size_t)snprintf(path + len, sizeof path - len, "%s%s", g->nodes[stack[i].id].name,
+                            i < top ? " > " : "");
+  snprintf(path + len, sizeof path - len, " > %s", g->nodes[id].name);
+  return graph_error(g, BT_ECYCLE, "cycle: node '%s' is its own ancestor (%s)", g->nodes[id].name,
+                     path);
+}
+
+/* Depth-first over the graph from root: finds cycles, reachable nodes, subtree sizes, heights. */
+static int analyse(compiler *c, int root) {
+  bt_graph *g = c->g;
+  frame *stack = malloc((size_t)(g->n + 1) * sizeof *stack);
+  if (!stack) return graph_error(g, BT_ENOMEM, "bt_def_create: out of memory");
+  int top = 0, rc = BT_OK;
+  stack[0] = (frame){root, 0};
+  c->color[root] = GRAY;
+  while (top >= 0) {
+    frame *f = &stack[top];
+    gnode *gn = &g->nodes[f->id];
+    if (f->next < gn->nkids) {
+      int kid = gn->kids[f->next++];
+      if (c->color[kid] == GRAY) {
+        rc = cycle_error(c, stack, top, kid);
+        break;
+      }
+      if (c->color[kid] == WHITE) {
+        c->color[kid] = GRAY;
+        stack[++top] = (frame){kid, 0};
+      }
+      continue;
+    }
+    rc = check_node(g, f->id);
+    if (rc) break;
+    uint64_t size = 1;
+    uint32_t height = 1;
+    for (int i = 0; i < gn->nkids; i++) {
+      size += c->size[gn->kids[i]];
+      if (c->height[gn->kids[i]] + 1 > height) height = c->height[gn->kids[i]] + 1;
+    }
+    c->size[f->id] = size > BT_MAX_NODES ? BT_MAX_NODES + 1 : (uint32_t)size;
+    c->height[f->id] = height > BT_MAX_DEPTH + 2 ? BT_MAX_DEPTH + 2 : height;
+    c->color[f->id] = BLACK;
+    top--;
+  }
+  free(stack);
+  if (rc) return rc;
+  if (c->size[root] > BT_MAX_NODES)
+    return graph_error(g, BT_ETOOBIG, "tree has more than %d nodes (shared nodes count at each place)",
+                       BT_MAX_NODES);
+  if (c->height[root] > BT_MAX_DEPTH + 1)
+    return graph_error(g, BT_ETOOBIG, "tree is deeper than %d levels", BT_MAX_DEPTH);
+  return BT_OK;
+}
+
+static size_t align_up(size_t v, size_t a) { return (v + a - 1) / a * a; }
+
+/* Lays out each state's memory: nextupdatetime first (if any), then the kind's memory. */
+static void layout_memory(bt_def *d) {
+  size_t off = 0;
+  for (uint32_t s = 0; s < d->nstates; s++) {
+    const bt_node *nd = &d->nodes[d->states[s].node];
+    int needs_nut = kind_needs_nut(nd->kind) || (nd->ops && nd->ops->visit);
+    int kmem = kind_mem_size(nd->kind);
+    if (needs_nut || kmem >= 8) off = align_up(off, 8);
+    else if (kmem) off = align_up(off, 4);
+    d->states[s].nut = NO_SLOT;
+    if (needs_nut) {
+      d->states[s].nut = (uint32_t)off;
+      off += sizeof(double);
+    }
+    d->states[s].mem = (uint32_t)off;
+    off += (size_t)kmem;
+  }
+  d->mem_size = align_up(off, 8);
+  size_t n = d->nstates;
+  size_t size = align_up(sizeof(bt_inst), 8);
+  d->off_mem = size;
+  size += d->mem_size;
+  d->off_dirty = size;
+  size += n * sizeof(uint32_t);
+  d->off_status = size;
+  size += n;
+  d->off_last = size;
+  size += n;
+  d->off_flags = size;
+  size += n;
+  d->inst_size = align_up(size, 8);
+}
+
+typedef struct emitter {
+  compiler *c;
+  bt_def *d;
+  uint32_t *name_off;
+  uint32_t next_flat, next_kid;
+} emitter;
+
+/* Writes the next pre-order node for graph node id; returns its index. */
+static uint32_t emit_node(emitter *e, int id, int32_t up, uint32_t depth) {
+  compiler *c = e->c;
+  bt_def *d = e->d;
+  const gnode *gn = &c->g->nodes[id];
+  const bt_spec *s = &gn->spec;
+  uint32_t flat = e->next_flat++;
+  if (c->state[id] < 0) {
+    c->state[id] = (int32_t)c->nstates;
+    d->states[c->nstates].node = flat;
+    d->states[c->nstates].graph = id;
+    c->nstates++;
+  }
+  bt_node *nd = &d->nodes[flat];
+  nd->kind = (uint8_t)s->kind;
+  nd->flags = 0;
+  if (!kind_has_children(s->kind) && !(s->flags & BT_SPEC_CHILDREN)) nd->flags |= NF_LEAF;
+  if (s->flags & BT_SPEC_NIL_PARAM) nd->flags |= NF_NIL_PARAM;
+  if (s->flags & BT_SPEC_PARAM_FN) nd->flags |= NF_PARAM_FN;
+  if (s->flags & BT_SPEC_NOSCATTER) nd->flags |= NF_NOSCATTER;
+  nd->state = (uint32_t)c->state[id];
+  nd->nchildren = (uint32_t)gn->nkids;
+  nd->children = e->next_kid;
+  e->next_kid += (uint32_t)gn->nkids;
+  nd->up = up;
+  nd->depth = depth;
+  nd->name = e->name_off[id];
+  nd->param = s->param;
+  if (s->flags & BT_SPEC_NIL_PARAM) {
+    if (s->kind == BT_PRIORITY) nd->param = 1; /* Don't Starve: period or 1 */
+    if (s->kind == BT_EVENT) nd->param = 0;    /* priority or 0 */
+  }
+  nd->fn = s->fn;
+  nd->fn2 = s->fn2;
+  nd->ud = s->ud;
+  nd->ud2 = s->ud2;
+  nd->ops = s->ops;
+  nd->ops_ud = s->ops_ud;
+  return flat;
+}
+
+static int emit_names(emitter *e) {
+  bt_graph *g = e->c->g;
+  size_t len = 0;
+  for (int i = 0; i < g->n; i++)
+    if (e->c->color[i] == BLACK) len += strlen(g->nodes[i].name) + 1;
+  e->name_off = malloc((size_t)g->n * sizeof *e->name_off);
+  e->d->names = malloc(len ? len : 1);
+  if (!e->name_off || !e->d->names) return BT_ENOMEM;
+  size_t pos = 0;
+  for (int i = 0; i < g->n; i++) {
+    if (e->c->color[i] != BLACK) continue;
+    e->name_off[i] = (uint32_t)pos;
+    size_t n = strlen(g->nodes[i].name) + 1;
+    memcpy(e->d->names + pos, g->nodes[i].name, n);
+    pos += n;
+  }
+  return BT_OK;
+}
+
+/* Flattens the tree in pre-order, repeating shared nodes at each place. */
+static int emit(compiler *c, bt_def *d, int root) {
+  emitter e = {c, d, NULL, 0, 0};
+  frame *stack = malloc((size_t)(BT_MAX_DEPTH + 2) * sizeof *stack);
+  int rc = stack ? emit_names(&e) : BT_ENOMEM;
+  if (rc == BT_OK) {
+    int top = 0;
+    stack[0] = (frame){(int)emit_node(&e, root, -1, 0), 0};
+    while (top >= 0) {
+      frame *f = &stack[top];
+      bt_node *nd = &d->nodes[f->id];
+      if ((uint32_t)f->next >= nd->nchildren) {
+        top--;
+        continue;
+      }
+      int kid = c->g->nodes[d->states[nd->state].graph].kids[f->next];
+      uint32_t flat = emit_node(&e, kid, f->id, (uint32_t)top + 1);
+      d->kids[nd->children + (uint32_t)f->next] = flat;
+      f->next++;
+      stack[++top] = (frame){(int)flat, 0};
+    }
+  }
+  free(stack);
+  free(e.name_off);
+  if (rc) return graph_error(c->g, rc, "bt_def_create: out of memory");
+  return BT_OK;
+}
+
+static int link_parents(compiler *c, bt_def *d) {
+  for (uint32_t s = 0; s < d->nstates; s++) {
+    int p = c->g->nodes[d->states[s].graph].parent;
+    d->states[s].parent = (p >= 0 && c->state[p] >= 0) ? c->state[p] : -1;
+  }
+  /* a parent chain longer than the number of states loops */
+  for (uint32_t s = 0; s < d->nstates; s++) {
+    int32_t p = d->states[s].parent;
+    uint32_t steps = 0;
+    while (p >= 0 && steps <= d->nstates) {
+      p = d->states[p].parent;
+      steps++;
+    }
+    if (p >= 0)
+      return graph_error(c->g, BT_EINVAL, "parent links of node '%s' form a cycle",
+                         c->g->nodes[d->states[s].graph].name);
+  }
+  return BT_OK;
+}
+
+static int collect_scatter(bt_def *d) {
+  uint32_t n = 0;
+  for (uint32_t s = 0; s < d->nstates; s++)
+    if (d->nodes[d->states[s].node].kind == BT_PRIORITY) n++;
+  d->scatter = malloc((n ? n : 1) * sizeof *d->scatter);
+  if (!d->scatter) return BT_ENOMEM;
+  n = 0;
+  for (uint32_t s = 0; s < d->nstates; s++)
+    if (d->nodes[d->states[s].node].kind == BT_PRIORITY) d->scatter[n++] = s;
+  /* insertion sort by graph id: priorities are few */
+  for (uint32_t i = 1; i < n; i++) {
+    uint32_t v = d->scatter[i];
+    uint32_t j = i;
+    while (j > 0 && d->states[d->scatter[j - 1]].graph > d->states[v].graph) {
+      d->scatter[j] = d->scatter[j - 1];
+      j--;
+    }
+    d->scatter[j] = v;
+  }
+  d->nscatter = n;
+  return BT_OK;
+}
+
+static void def_free(bt_def *d) {
+  if (!d) return;
+  free(d->nodes);
+  free(d->kids);
+  free(d->names);
+  free(d->states);
+  free(d->scatter);
+  free(d);
+}
+
+int bt_def_create(bt_def **out, bt_graph *g, int root) {
+  *out = NULL;
+  if (!g) return BT_EINVAL;
+  if (!valid_id(g, root)) return graph_error(g, BT_EINVAL, "bt_def_create: no root node %d", root);
+  g->err[0] = '\0';
+  compiler c = {g, NULL, NULL, NULL, NULL, 0};
+  c.color = calloc((size_t)g->n, 1);
+  c.size = calloc((size_t)g->n, sizeof *c.size);
+  c.height = calloc((size_t)g->n, sizeof *c.height);
+  c.state = malloc((size_t)g->n * sizeof *c.state);
+  bt_def *d = calloc(1, sizeof *d);
+  int rc = BT_OK;
+  if (!c.color || !c.size || !c.height || !c.state || !d) {
+    rc = graph_error(g, BT_ENOMEM, "bt_def_create: out of memory");
+    goto done;
+  }
+  for (int i = 0; i < g->n; i++) c.state[i] = -1;
+  rc = analyse(&c, root);
+  if (rc) goto done;
+  d->refs = 1;
+  d->nnodes = c.size[root];
+  uint32_t nreach = 0;
+  for (int i = 0; i < g->n; i++)
+    if (c.color[i] == BLACK) nreach++;
+  d->nodes = calloc(d->nnodes, sizeof *d->nodes);
+  d->kids = malloc((d->nnodes ? d->nnodes : 1) * sizeof *d->kids);
+  d->states = calloc(nreach, sizeof *d->states);
+  if (!d->nodes || !d->kids || !d->states) {
+    rc = graph_error(g, BT_ENOMEM, "bt_def_create: out of memory");
+    goto done;
+  }
+  rc = emit(&c, d, root);
+  if (rc) goto done;
+  d->nstates = c.nstates;
+  rc = link_parents(&c, d);
+  if (rc) goto done;
+  if (collect_scatter(d)) {
+    rc = graph_error(g, BT_ENOMEM, "bt_def_create: out of memory");
+    goto done;
+  }
+  layout_memory(d);
+done:
+  free(c.color);
+  free(c.size);
+  free(c.height);
+  free(c.state);
+  if (rc) def_free(d);
+  else *out = d;
+  return rc;
+}
+
+void bt_def_retain(bt_def *def) {
+  if (def) def->refs++;
+}
+
+void bt_def_release(bt_def *def) {
+  if (def && --def->refs == 0) def_free(def);
+}
+
+static int valid_node(const bt_def *d, int n) { return d && n >= 0 && (uint32_t)n < d->nnodes; }
+
+int bt_def_size(const bt_def *def) { return def ? (int)def->nnodes : 0; }
+int bt_def_states(const bt_def *def) { return def ? (int)def->nstates : 0; }
+size_t bt_def_inst_size(const bt_def *def) { return def ? def->inst_size : 0; }
+
+int bt_def_kind(const bt_def *def, int node) {
+  return valid_node(def, node) ? def->nodes[node].kind : -1;
+}
+
+const char *bt_def_name(const bt_def *def, int node) {
+  return valid_node(def, node) ? def->names + def->nodes[node].name : NULL;
+}
+
+int bt_def_depth(const bt_def *def, int node) {
+  return valid_node(def, node) ? (int)def->nodes[node].depth : -1;
+}
+
+int bt_def_child_count(const bt_def *def, int node) {
+  return valid_node(def, node) ? (int)def->nodes[node].nchildren : -1;
+}
+
+int bt_def_child(const bt_def *def, int node, int i) {
+  if (!valid_node(def, node) || i < 0 || (uint32_t)i >= def->nodes[node].nchildren) return -1;
+  return (int)def->kids[def->nodes[node].children + (uint32_t)i];
+}
+
+int bt_def_up(const bt_def *def, int node) { return valid_node(def, node) ? def->nodes[node].up : -1; }
+
+int bt_def_state(const bt_def *def, int node) {
+  return valid_node(def, node) ? (int)def->nodes[node].state : -1;
+}
+
+int bt_def_node_of_state(const bt_def *def, int state) {
+  return def && state >= 0 && (uint32_t)state < def->nstates ? (int)def->states[state].node : -1;
+}
+
+int bt_def_graph_id(const bt_def *def, int state) {
+  return def && state >= 0 && (uint32_t)state < def->nstates ? def->states[state].graph : -1;
+}

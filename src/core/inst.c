@@ -1,0 +1,258 @@
+/* inst.c: per-agent instances: creation, the think cycle, sleep times, fields, the host's clock. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "internal.h"
+
+static double monotonic_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+double inst_now(bt_inst *in) {
+  if (in->host && in->host->now) return in->host->now(in->host->data);
+  return monotonic_now();
+}
+
+/* xorshift64*: the instance's own generator, used when the host gives none */
+static uint64_t next_random(bt_inst *in) {
+  uint64_t x = in->rng;
+  x ^= x >> 12;
+  x ^= x << 25;
+  x ^= x >> 27;
+  in->rng = x;
+  return x * 0x2545F4914F6CDD1DULL;
+}
+
+double inst_random(bt_inst *in) {
+  if (in->host && in->host->random) return in->host->random(in->host->data);
+  return (double)(next_random(in) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+int inst_random_int(bt_inst *in, int n, int *out) {
+  if (in->host && in->host->random_int) return in->host->random_int(in->host->data, n, out);
+  if (n < 1) return BT_EINVAL;
+  *out = 1 + (int)(next_random(in) % (uint64_t)n);
+  return BT_OK;
+}
+
+int bt_inst_create(bt_inst **out, bt_def *def, const bt_host *host, void *agent, unsigned flags) {
+  *out = NULL;
+  if (!def) return BT_EINVAL;
+  bt_inst *in = calloc(1, def->inst_size);
+  if (!in) return BT_ENOMEM;
+  unsigned char *base = (unsigned char *)in;
+  in->def = def;
+  in->host = host;
+  in->agent = agent;
+  in->rng = (uint64_t)(uintptr_t)in * 0x9E3779B97F4A7C15ULL | 1;
+  in->mem = base + def->off_mem;
+  in->dirty = (uint32_t *)(void *)(base + def->off_dirty);
+  in->status = base + def->off_status;
+  in->last = base + def->off_last;
+  in->flags = base + def->off_flags;
+  for (uint32_t s = 0; s < def->nstates; s++) kind_init_mem(in, (int)def->states[s].node);
+  if (!(flags & BT_INST_NOSCATTER)) {
+    for (uint32_t i = 0; i < def->nscatter; i++) {
+      uint32_t s = def->scatter[i];
+      const bt_node *d = &def->nodes[def->states[s].node];
+      if (d->flags & NF_NOSCATTER) continue;
+      mem_prio *m = (mem_prio *)(void *)(in->mem + def->states[s].mem);
+      m->lasttime = d->param * 0.5 + (d->param * inst_random(in));
+      in->flags[s] |= SF_LASTTIME;
+    }
+  }
+  bt_def_retain(def);
+  *out = in;
+  return BT_OK;
+}
+
+void bt_inst_free(bt_inst *in) {
+  if (!in) return;
+  bt_def_release(in->def);
+  free(in);
+}
+
+void *bt_inst_agent(const bt_inst *in) { return in->agent; }
+const bt_def *bt_inst_def(const bt_inst *in) { return in->def; }
+double bt_inst_now(bt_inst *in) { return inst_now(in); }
+int bt_inst_thinking(const bt_inst *in) { return in->thinking != 0; }
+
+/* SaveStatus of the whole tree: only states whose status changed since the last one differ. */
+static void save_all(bt_inst *in) {
+  for (uint32_t i = 0; i < in->ndirty; i++) {
+    uint32_t s = in->dirty[i];
+    in->last[s] = in->status[s];
+    in->flags[s] &= (uint8_t)~SF_DIRTY;
+  }
+  in->ndirty = 0;
+}
+
+int bt_inst_update(bt_inst *in) {
+  if (in->thinking) return BT_EBUSY;
+  in->thinking = 1;
+  bt_node_visit(in, 0);
+  save_all(in);
+  bt_node_step(in, 0);
+  in->forceupdate = 0;
+  in->thinking = 0;
+  return BT_OK;
+}
+
+void bt_inst_force_update(bt_inst *in) { in->forceupdate = 1; }
+
+int bt_inst_sleep_time(bt_inst *in, double *out) {
+  if (in->forceupdate) {
+    *out = 0;
+    return 1;
+  }
+  return bt_node_tree_sleep_time(in, 0, out);
+}
+
+int bt_inst_reset(bt_inst *in) {
+  if (in->thinking) return BT_EBUSY;
+  bt_node_reset(in, 0);
+  return BT_OK;
+}
+
+void bt_inst_stop(bt_inst *in) { bt_node_stop(in, 0); }
+
+int bt_inst_dump(bt_inst *in, bt_buf *out) { return bt_node_tree_string(in, 0, "", out); }
+
+/* ---- fields ---- */
+
+typedef struct field_place {
+  unsigned char *base; /* memory of the field, or NULL for a flag */
+  uint8_t flag;        /* presence flag (nilable fields) or the flag itself */
+  int is_index;        /* a uint32 index rather than a double */
+  int nil_zero;        /* index 0 means nil */
+} field_place;
+
+static int find_field(const bt_inst *in, int n, int field, field_place *p) {
+  if (n < 0 || (uint32_t)n >= in->def->nnodes) return BT_EINVAL;
+  const bt_def *d = in->def;
+  const bt_state *st = &d->states[d->nodes[n].state];
+  unsigned char *mem = in->mem + st->mem;
+  int kind = d->nodes[n].kind;
+  memset(p, 0, sizeof *p);
+  switch (field) {
+    case BT_FIELD_IDX:
+      if (kind == BT_SEQUENCE || kind == BT_SELECTOR || kind == BT_LOOP || kind == BT_RANDOM) {
+        p->base = (unsigned char *)&((mem_seq *)(void *)mem)->idx;
+        p->nil_zero = kind == BT_RANDOM;
+      } else if (kind == BT_PRIORITY) {
+        p->base = (unsigned char *)&((mem_prio *)(void *)mem)->idx;
+        p->nil_zero = 1;
+      } else return BT_EINVAL;
+      p->is_index = 1;
+      return BT_OK;
+    case BT_FIELD_REP:
+      if (kind != BT_LOOP) return BT_EINVAL;
+      p->base = (unsigned char *)&((mem_seq *)(void *)mem)->rep;
+      p->is_index = 1;
+      return BT_OK;
+    case BT_FIELD_LASTTIME:
+      if (kind != BT_PRIORITY) return BT_EINVAL;
+      p->base = (unsigned char *)&((mem_prio *)(void *)mem)->lasttime;
+      p->flag = SF_LASTTIME;
+      return BT_OK;
+    case BT_FIELD_WAKE_TIME:
+      if (kind != BT_WAIT) return BT_EINVAL;
+      p->base = mem;
+      p->flag = SF_WAKE;
+      return BT_OK;
+    case BT_FIELD_NEXTUPDATETIME:
+      if (st->nut == NO_SLOT) return BT_EINVAL;
+      p->base = in->mem + st->nut;
+      p->flag = SF_NUT;
+      return BT_OK;
+    case BT_FIELD_TRIGGERED:
+      if (kind != BT_EVENT) return BT_EINVAL;
+      p->flag = SF_TRIGGERED;
+      return BT_OK;
+    case BT_FIELD_RUNNING:
+      if (kind != BT_MULTICONDITION) return BT_EINVAL;
+      p->flag = SF_RUNNING;
+      return BT_OK;
+    case BT_FIELD_LASTLATCHTIME:
+    case BT_FIELD_LATCHDURATION:
+      if (kind != BT_LATCH) return BT_EINVAL;
+      p->base = field == BT_FIELD_LASTLATCHTIME ? (unsigned char *)&((mem_latch *)(void *)mem)->last
+                                                : (unsigned char *)&((mem_latch *)(void *)mem)->dur;
+      return BT_OK;
+    default: return BT_EINVAL;
+  }
+}
+
+int bt_node_has_field(const bt_def *def, int n, int field) {
+  if (!def || n < 0 || (uint32_t)n >= def->nnodes) return 0;
+  int kind = def->nodes[n].kind;
+  switch (field) {
+    case BT_FIELD_IDX:
+      return kind == BT_SEQUENCE || kind == BT_SELECTOR || kind == BT_LOOP || kind == BT_RANDOM ||
+             kind == BT_PRIORITY;
+    case BT_FIELD_REP: return kind == BT_LOOP;
+    case BT_FIELD_LASTTIME: return kind == BT_PRIORITY;
+    case BT_FIELD_WAKE_TIME: return kind == BT_WAIT;
+    case BT_FIELD_NEXTUPDATETIME: return def->states[def->nodes[n].state].nut != NO_SLOT;
+    case BT_FIELD_TRIGGERED: return kind == BT_EVENT;
+    case BT_FIELD_RUNNING: return kind == BT_MULTICONDITION;
+    case BT_FIELD_LASTLATCHTIME:
+    case BT_FIELD_LATCHDURATION: return kind == BT_LATCH;
+    default: return 0;
+  }
+}
+
+int bt_node_get(const bt_inst *in, int n, int field, double *out) {
+  field_place p;
+  if (find_field(in, n, field, &p)) return BT_EINVAL;
+  uint8_t fl = in->flags[in->def->nodes[n].state];
+  if (!p.base) {
+    *out = (fl & p.flag) ? 1 : 0;
+    return 1;
+  }
+  if (p.flag && !(fl & p.flag)) return 0;
+  if (p.is_index) {
+    uint32_t v;
+    memcpy(&v, p.base, sizeof v);
+    if (p.nil_zero && v == 0) return 0;
+    *out = v;
+    return 1;
+  }
+  memcpy(out, p.base, sizeof *out);
+  return 1;
+}
+
+int bt_node_set(bt_inst *in, int n, int field, const double *value) {
+  field_place p;
+  if (find_field(in, n, field, &p)) return BT_EINVAL;
+  uint8_t *fl = &in->flags[in->def->nodes[n].state];
+  if (!p.base) {
+    if (value && *value != 0) *fl |= p.flag;
+    else *fl &= (uint8_t)~p.flag;
+    return BT_OK;
+  }
+  if (p.is_index) {
+    uint32_t v = 0;
+    if (value) {
+      if (!(*value >= (p.nil_zero ? 1 : 0) && *value <= 4294967295.0) || *value != (double)(uint32_t)*value)
+        return BT_EINVAL;
+      v = (uint32_t)*value;
+    } else if (!p.nil_zero) {
+      return BT_EINVAL;
+    }
+    memcpy(p.base, &v, sizeof v);
+    return BT_OK;
+  }
+  if (!value) {
+    if (!p.flag) return BT_EINVAL;
+    *fl &= (uint8_t)~p.flag;
+    return BT_OK;
+  }
+  memcpy(p.base, value, sizeof *value);
+  if (p.flag) *fl |= p.flag;
+  return BT_OK;
+}

@@ -1,0 +1,109 @@
+/* internal.h: the core's data layout, shared by its files and by nothing else. */
+#ifndef BT_INTERNAL_H
+#define BT_INTERNAL_H
+
+#include <stdint.h>
+
+#include "bt.h"
+
+/* bt_node.flags */
+#define NF_LEAF 0x01      /* no children list: Don't Starve's `not self.children` */
+#define NF_NIL_PARAM 0x02 /* param is nil */
+#define NF_PARAM_FN 0x04  /* Wait/Latch time from fn */
+#define NF_NOSCATTER 0x08 /* Priority without a random first evaluation */
+
+#define NO_SLOT UINT32_MAX
+
+/* One node of a definition, in pre-order. */
+typedef struct bt_node {
+  uint8_t kind;
+  uint8_t flags;
+  uint32_t state;     /* state slot */
+  uint32_t nchildren;
+  uint32_t children;  /* offset of the children's indices in bt_def.kids */
+  int32_t up;         /* pre-order parent, -1 for the root */
+  uint32_t depth;
+  uint32_t name;      /* offset in bt_def.names */
+  double param;
+  bt_fn fn, fn2;
+  void *ud, *ud2;
+  const bt_ops *ops;
+  void *ops_ud;
+} bt_node;
+
+/* One state slot: a graph node reachable from the root. */
+typedef struct bt_state {
+  uint32_t node;  /* first pre-order index using it */
+  int32_t parent; /* state of Don't Starve's `parent`, -1 if none in the tree */
+  int32_t graph;  /* graph id */
+  uint32_t mem;   /* offset of the kind's memory in the instance's memory area */
+  uint32_t nut;   /* offset of nextupdatetime, or NO_SLOT */
+} bt_state;
+
+struct bt_def {
+  int refs;
+  uint32_t nnodes, nstates;
+  bt_node *nodes;
+  uint32_t *kids;
+  char *names;
+  bt_state *states;
+  uint32_t *scatter; /* Priority states in graph-id order */
+  uint32_t nscatter;
+  size_t mem_size;   /* bytes of node memory per instance */
+  size_t inst_size;  /* bytes of one instance, header included */
+  size_t off_status, off_last, off_flags, off_mem, off_dirty;
+};
+
+/* Kind memory. */
+typedef struct mem_seq { uint32_t idx, rep; } mem_seq; /* Sequence, Selector, Loop, Random */
+typedef struct mem_prio { double lasttime; uint32_t idx; } mem_prio;
+typedef struct mem_wait { double wake; } mem_wait;
+typedef struct mem_latch { double last, dur; } mem_latch;
+
+/* Per-state flag bits in the instance. */
+#define SF_DIRTY 0x01     /* status changed since the last SaveStatus */
+#define SF_NUT 0x02       /* nextupdatetime is set */
+#define SF_LASTTIME 0x04  /* Priority lasttime is set */
+#define SF_TRIGGERED 0x08 /* Event triggered */
+#define SF_RUNNING 0x10   /* MultiCondition running */
+#define SF_WAKE 0x20      /* Wait wake_time is set */
+
+struct bt_inst {
+  bt_def *def;
+  const bt_host *host;
+  void *agent;
+  uint64_t rng;
+  uint32_t ndirty;
+  uint16_t thinking;
+  uint8_t forceupdate;
+  uint8_t *status, *last, *flags;
+  unsigned char *mem;
+  uint32_t *dirty;
+};
+
+static inline const bt_node *node_at(const bt_inst *in, int n) { return &in->def->nodes[n]; }
+static inline uint32_t state_of(const bt_inst *in, int n) { return in->def->nodes[n].state; }
+static inline int child_at(const bt_inst *in, int n, uint32_t i) {
+  return (int)in->def->kids[in->def->nodes[n].children + i];
+}
+static inline bt_status status_of(const bt_inst *in, int n) {
+  return (bt_status)in->status[state_of(in, n)];
+}
+static inline void *mem_of(const bt_inst *in, int n) {
+  return in->mem + in->def->states[state_of(in, n)].mem;
+}
+static inline uint8_t *flags_of(const bt_inst *in, int n) { return &in->flags[state_of(in, n)]; }
+static inline int is_leaf(const bt_inst *in, int n) { return in->def->nodes[n].flags & NF_LEAF; }
+
+/* inst.c */
+double inst_now(bt_inst *in);
+int inst_random_int(bt_inst *in, int n, int *out);
+double inst_random(bt_inst *in);
+
+/* nodes.c */
+int kind_has_children(int kind);
+int kind_mem_size(int kind);
+int kind_needs_nut(int kind);
+void kind_init_mem(bt_inst *in, int n);
+
+#endif

@@ -1,0 +1,725 @@
+/*
+ * nodes.c: what every node kind does, one section per kind, as Don't Starve Together's
+ * behaviourtree.lua does it (see DS_SEMANTICS.md). Each method has a dispatching entry point
+ * (bt_node_visit, ...) that gives the node's bt_ops the first word, as a Lua override would be
+ * called, and a per-kind part that is the Don't Starve class's own method.
+ */
+#include "internal.h"
+
+/* ---- state helpers ---- */
+
+static void set_status(bt_inst *in, int n, bt_status s) {
+  uint32_t st = state_of(in, n);
+  if (in->status[st] == s) return;
+  in->status[st] = (uint8_t)s;
+  if (!(in->flags[st] & SF_DIRTY)) {
+    in->flags[st] |= SF_DIRTY;
+    in->dirty[in->ndirty++] = st;
+  }
+}
+
+static int nchildren(const bt_inst *in, int n) { return (int)node_at(in, n)->nchildren; }
+
+static int call_fn(bt_inst *in, int n, bt_fn fn, void *ud, double *value) {
+  bt_call c = {in, n, ud, 0};
+  int r = fn(&c);
+  if (value) *value = c.value;
+  return r;
+}
+
+static double *nut_of(bt_inst *in, int n) {
+  uint32_t off = in->def->states[state_of(in, n)].nut;
+  return off == NO_SLOT ? NULL : (double *)(void *)(in->mem + off);
+}
+
+static bt_call make_call(bt_inst *in, int n) {
+  bt_call c = {in, n, node_at(in, n)->ops_ud, 0};
+  return c;
+}
+
+/* ---- BehaviourNode: the base class ---- */
+
+static void visit_base(bt_inst *in, int n) { set_status(in, n, BT_FAILED); }
+
+static void reset_base(bt_inst *in, int n) {
+  if (status_of(in, n) == BT_READY) return;
+  set_status(in, n, BT_READY);
+  for (int i = 0; i < nchildren(in, n); i++) bt_node_reset(in, child_at(in, n, (uint32_t)i));
+}
+
+static void step_base(bt_inst *in, int n) {
+  if (status_of(in, n) != BT_RUNNING) {
+    bt_node_reset(in, n);
+    return;
+  }
+  for (int i = 0; i < nchildren(in, n); i++) bt_node_step(in, child_at(in, n, (uint32_t)i));
+}
+
+/* A RUNNING leaf that is no ConditionNode sleeps until its Sleep deadline (0 if none). */
+static int sleep_base(bt_inst *in, int n, double *out) {
+  if (status_of(in, n) != BT_RUNNING || !is_leaf(in, n) || node_at(in, n)->kind == BT_CONDITION)
+    return 0;
+  double *nut = nut_of(in, n);
+  double t = 0;
+  if (nut && (*flags_of(in, n) & SF_NUT)) {
+    t = *nut - inst_now(in);
+    if (t < 0) t = 0;
+  }
+  *out = t;
+  return 1;
+}
+
+void bt_node_sleep(bt_inst *in, int n, double seconds) {
+  double now = inst_now(in);
+  double *nut = nut_of(in, n);
+  if (!nut) return;
+  *nut = now + seconds;
+  *flags_of(in, n) |= SF_NUT;
+}
+
+/* ---- ConditionNode: SUCCESS if fn() is truthy, else FAILED ---- */
+
+static void visit_condition(bt_inst *in, int n) {
+  const bt_node *d = node_at(in, n);
+  int r = call_fn(in, n, d->fn, d->ud, NULL);
+  set_status(in, n, r > 0 ? BT_SUCCESS : BT_FAILED);
+}
+
+/* ---- MultiConditionNode: start() until it holds, then continue(); the flag survives Reset ---- */
+
+static void visit_multicondition(bt_inst *in, int n) {
+  const bt_node *d = node_at(in, n);
+  uint8_t *fl = flags_of(in, n);
+  int running = *fl & SF_RUNNING;
+  int r = running ? call_fn(in, n, d->fn2, d->ud2, NULL) : call_fn(in, n, d->fn, d->ud, NULL);
+  if (r < 0) {
+    set_status(in, n, BT_FAILED);
+    return;
+  }
+  if (r > 0) *fl |= SF_RUNNING;
+  else *fl &= (uint8_t)~SF_RUNNING;
+  set_status(in, n, r > 0 ? BT_SUCCESS : BT_FAILED);
+}
+
+/* ---- ConditionWaitNode: SUCCESS if fn() is truthy, else RUNNING (never sleeps) ---- */
+
+static void visit_conditionwait(bt_inst *in, int n) {
+  const bt_node *d = node_at(in, n);
+  int r = call_fn(in, n, d->fn, d->ud, NULL);
+  set_status(in, n, r > 0 ? BT_SUCCESS : r == 0 ? BT_RUNNING : BT_FAILED);
+}
+
+/* ---- ActionNode: fn(), then SUCCESS in the same visit ---- */
+
+static void visit_action(bt_inst *in, int n) {
+  const bt_node *d = node_at(in, n);
+  int r = call_fn(in, n, d->fn, d->ud, NULL);
+  set_status(in, n, r < 0 ? BT_FAILED : BT_SUCCESS);
+}
+
+/* ---- WaitNode: RUNNING until now >= wake_time ----
+ * Deviation 1 of API.md: while waiting it sleeps wake_time - now, where Don't Starve passes
+ * now - wake_time (negative, so its sleep time is 0). */
+
+static void visit_wait(bt_inst *in, int n) {
+  const bt_node *d = node_at(in, n);
+  mem_wait *m = mem_of(in, n);
+  double now = inst_now(in);
+  if (status_of(in, n) != BT_RUNNING) {
+    double t = d->param;
+    if ((d->flags & NF_PARAM_FN) && call_fn(in, n, d->fn, d->ud, &t) < 0) {
+      set_status(in, n, BT_FAILED);
+      return;
+    }
+    m->wake = now + t;
+    *flags_of(in, n) |= SF_WAKE;
+    set_status(in, n, BT_RUNNING);
+  }
+  if (status_of(in, n) != BT_RUNNING) return;
+  if (now >= m->wake) set_status(in, n, BT_SUCCESS);
+  else bt_node_sleep(in, n, m->wake - now);
+}
+
+static int describe_wait(bt_inst *in, int n, bt_buf *out) {
+  mem_wait *m = mem_of(in, n);
+  if (!(*flags_of(in, n) & SF_WAKE)) return bt_buf_printf(out, "nil");
+  return bt_buf_printf(out, "%2.2f", m->wake - inst_now(in));
+}
+
+/* ---- SequenceNode: children in order until one is RUNNING or FAILED; resumes at idx ---- */
+
+static void visit_sequence(bt_inst *in, int n) {
+  mem_seq *m = mem_of(in, n);
+  if (status_of(in, n) != BT_RUNNING) m->idx = 1;
+  while (m->idx <= (uint32_t)nchildren(in, n)) {
+    int c = child_at(in, n, m->idx - 1);
+    bt_node_visit(in, c);
+    bt_status cs = status_of(in, c);
+    if (cs == BT_RUNNING || cs == BT_FAILED) {
+      set_status(in, n, cs);
+      return;
+    }
+    m->idx++;
+  }
+  set_status(in, n, BT_SUCCESS);
+}
+
+static int describe_idx(bt_inst *in, int n, bt_buf *out) {
+  mem_seq *m = mem_of(in, n);
+  return bt_buf_printf(out, "%u", (unsigned)m->idx);
+}
+
+static void reset_idx(bt_inst *in, int n) {
+  reset_base(in, n);
+  ((mem_seq *)mem_of(in, n))->idx = 1;
+}
+
+/* ---- SelectorNode: children in order until one is RUNNING or SUCCESS; resumes at idx ---- */
+
+static void visit_selector(bt_inst *in, int n) {
+  mem_seq *m = mem_of(in, n);
+  if (status_of(in, n) != BT_RUNNING) m->idx = 1;
+  while (m->idx <= (uint32_t)nchildren(in, n)) {
+    int c = child_at(in, n, m->idx - 1);
+    bt_node_visit(in, c);
+    bt_status cs = status_of(in, c);
+    if (cs == BT_RUNNING || cs == BT_SUCCESS) {
+      set_status(in, n, cs);
+      return;
+    }
+    m->idx++;
+  }
+  set_status(in, n, BT_FAILED);
+}
+
+/* ---- NotDecorator, FailIfRunningDecorator, FailIfSuccessDecorator ---- */
+
+static void visit_decorator(bt_inst *in, int n, int kind) {
+  int c = child_at(in, n, 0);
+  bt_node_visit(in, c);
+  bt_status cs = status_of(in, c);
+  if (kind == BT_NOT && cs == BT_SUCCESS) cs = BT_FAILED;
+  else if (kind == BT_NOT && cs == BT_FAILED) cs = BT_SUCCESS;
+  else if (kind == BT_FAILIFRUNNING && cs == BT_RUNNING) cs = BT_FAILED;
+  else if (kind == BT_FAILIFSUCCESS && cs == BT_SUCCESS) cs = BT_FAILED;
+  set_status(in, n, cs);
+}
+
+/* ---- LoopNode: a Sequence that starts over; after maxreps passes, SUCCESS ----
+ * A pass that ends without reaching maxreps resets the children and leaves the status as it was
+ * (as written). */
+
+static void visit_loop(bt_inst *in, int n) {
+  const bt_node *d = node_at(in, n);
+  mem_seq *m = mem_of(in, n);
+  if (status_of(in, n) != BT_RUNNING) {
+    m->idx = 1;
+    m->rep = 0;
+  }
+  while (m->idx <= d->nchildren) {
+    int c = child_at(in, n, m->idx - 1);
+    bt_node_visit(in, c);
+    bt_status cs = status_of(in, c);
+    if (cs == BT_RUNNING || cs == BT_FAILED) {
+      set_status(in, n, cs);
+      return;
+    }
+    m->idx++;
+  }
+  m->idx = 1;
+  m->rep++;
+  if (!(d->flags & NF_NIL_PARAM) && (double)m->rep >= d->param) {
+    set_status(in, n, BT_SUCCESS);
+    return;
+  }
+  for (uint32_t i = 0; i < d->nchildren; i++) bt_node_reset(in, child_at(in, n, i));
+}
+
+static void reset_loop(bt_inst *in, int n) {
+  reset_base(in, n);
+  mem_seq *m = mem_of(in, n);
+  m->idx = 1;
+  m->rep = 0;
+}
+
+/* ---- RandomNode: from READY, tries the children cyclically from a random one ---- */
+
+static void visit_random(bt_inst *in, int n) {
+  mem_seq *m = mem_of(in, n);
+  uint32_t count = (uint32_t)nchildren(in, n);
+  if (status_of(in, n) != BT_READY) {
+    if (m->idx == 0 || m->idx > count) {
+      set_status(in, n, BT_FAILED);
+      return;
+    }
+    int c = child_at(in, n, m->idx - 1);
+    bt_node_visit(in, c);
+    set_status(in, n, status_of(in, c));
+    return;
+  }
+  int pick;
+  if (inst_random_int(in, (int)count, &pick) != BT_OK || pick < 1 || (uint32_t)pick > count) {
+    set_status(in, n, BT_FAILED);
+    return;
+  }
+  m->idx = (uint32_t)pick;
+  uint32_t start = m->idx;
+  for (;;) {
+    int c = child_at(in, n, m->idx - 1);
+    bt_node_visit(in, c);
+    if (status_of(in, c) != BT_FAILED) {
+      set_status(in, n, status_of(in, c));
+      return;
+    }
+    m->idx++;
+    if (m->idx > count) m->idx = 1;
+    if (m->idx == start) {
+      set_status(in, n, BT_FAILED);
+      return;
+    }
+  }
+}
+
+static void reset_clear_idx(bt_inst *in, int n) {
+  reset_base(in, n);
+  ((mem_seq *)mem_of(in, n))->idx = 0;
+}
+
+/* ---- PriorityNode: re-evaluates its children at most once per period ----
+ * Between evaluations it only resumes the running child. An evaluation resets finished children
+ * before visiting them, picks the first that is RUNNING or SUCCESS, and resets the rest; when the
+ * selected child is an EventNode, later EventNodes of equal or higher priority are tested anyway. */
+
+static double event_priority(const bt_inst *in, int n) { return node_at(in, n)->param; }
+
+static void evaluate_priority(bt_inst *in, int n, double time) {
+  mem_prio *m = mem_of(in, n);
+  int count = nchildren(in, n);
+  int old_event = -1;
+  if (m->idx) {
+    int c = child_at(in, n, m->idx - 1);
+    if (node_at(in, c)->kind == BT_EVENT) old_event = c;
+  }
+  m->lasttime = time;
+  *flags_of(in, n) |= SF_LASTTIME;
+  int found = 0;
+  for (int i = 1; i <= count; i++) {
+    int c = child_at(in, n, (uint32_t)i - 1);
+    int test_anyway = old_event >= 0 && node_at(in, c)->kind == BT_EVENT &&
+                      event_priority(in, old_event) <= event_priority(in, c);
+    if (found && !test_anyway) {
+      bt_node_reset(in, c);
+      continue;
+    }
+    bt_status s = status_of(in, c);
+    if (s == BT_FAILED || s == BT_SUCCESS) bt_node_reset(in, c);
+    bt_node_visit(in, c);
+    bt_status cs = status_of(in, c);
+    if (cs == BT_SUCCESS || cs == BT_RUNNING) {
+      if (test_anyway && m->idx != (uint32_t)i && m->idx)
+        bt_node_reset(in, child_at(in, n, m->idx - 1));
+      set_status(in, n, cs);
+      found = 1;
+      m->idx = (uint32_t)i;
+    }
+  }
+  if (!found) set_status(in, n, BT_FAILED);
+}
+
+static void visit_priority(bt_inst *in, int n) {
+  const bt_node *d = node_at(in, n);
+  mem_prio *m = mem_of(in, n);
+  double time = inst_now(in);
+  int has_last = *flags_of(in, n) & SF_LASTTIME;
+  if (!has_last || m->lasttime + d->param < time) {
+    evaluate_priority(in, n, time);
+    return;
+  }
+  if (!m->idx || m->idx > d->nchildren) return;
+  int c = child_at(in, n, m->idx - 1);
+  if (status_of(in, c) != BT_RUNNING) return;
+  bt_node_visit(in, c);
+  set_status(in, n, status_of(in, c));
+  if (status_of(in, n) != BT_RUNNING) *flags_of(in, n) &= (uint8_t)~SF_LASTTIME;
+}
+
+static int sleep_priority(bt_inst *in, int n, double *out) {
+  bt_status s = status_of(in, n);
+  if (s == BT_READY) {
+    *out = 0;
+    return 1;
+  }
+  if (s != BT_RUNNING) return 0;
+  mem_prio *m = mem_of(in, n);
+  double t = 0;
+  if (*flags_of(in, n) & SF_LASTTIME) {
+    t = m->lasttime + node_at(in, n)->param - inst_now(in);
+    if (t < 0) t = 0;
+  }
+  *out = t;
+  return 1;
+}
+
+static int describe_priority(bt_inst *in, int n, bt_buf *out) {
+  mem_prio *m = mem_of(in, n);
+  double last = (*flags_of(in, n) & SF_LASTTIME) ? m->lasttime : 0;
+  double till = last + node_at(in, n)->param - inst_now(in);
+  return bt_buf_printf(out, "execute %d, eval in %2.2f", m->idx ? (int)m->idx : -1, till);
+}
+
+/* ---- ParallelNode, ParallelNodeAny: all children at once ----
+ * ConditionNode children are reset and so re-tested on every visit; a child that already
+ * succeeded is not visited again; the first FAILED child fails the node. */
+
+static void visit_parallel(bt_inst *in, int n) {
+  const bt_node *d = node_at(in, n);
+  int done = 1, any_done = 0;
+  for (uint32_t i = 0; i < d->nchildren; i++) {
+    int c = child_at(in, n, i);
+    if (node_at(in, c)->kind == BT_CONDITION) bt_node_reset(in, c);
+    if (status_of(in, c) != BT_SUCCESS) {
+      bt_node_visit(in, c);
+      if (status_of(in, c) == BT_FAILED) {
+        set_status(in, n, BT_FAILED);
+        return;
+      }
+    }
+    if (status_of(in, c) == BT_RUNNING) done = 0;
+    else any_done = 1;
+  }
+  int any = d->kind == BT_PARALLEL_ANY;
+  set_status(in, n, done || (any && any_done) ? BT_SUCCESS : BT_RUNNING);
+}
+
+/* Only resets itself, or its succeeded ConditionNode children: grandchildren keep their statuses. */
+static void step_parallel(bt_inst *in, int n) {
+  if (status_of(in, n) != BT_RUNNING) {
+    bt_node_reset(in, n);
+    return;
+  }
+  for (int i = 0; i < nchildren(in, n); i++) {
+    int c = child_at(in, n, (uint32_t)i);
+    if (status_of(in, c) == BT_SUCCESS && node_at(in, c)->kind == BT_CONDITION) bt_node_reset(in, c);
+  }
+}
+
+/* ---- EventNode: READY until its event fires; then RUNNING with its child for that think ---- */
+
+static void visit_event(bt_inst *in, int n) {
+  if (status_of(in, n) == BT_READY && (*flags_of(in, n) & SF_TRIGGERED))
+    set_status(in, n, BT_RUNNING);
+  if (status_of(in, n) != BT_RUNNING) return;
+  if (nchildren(in, n) != 1) {
+    set_status(in, n, BT_FAILED);
+    return;
+  }
+  int c = child_at(in, n, 0);
+  bt_node_visit(in, c);
+  set_status(in, n, status_of(in, c));
+}
+
+static void step_event(bt_inst *in, int n) {
+  step_base(in, n);
+  *flags_of(in, n) &= (uint8_t)~SF_TRIGGERED;
+}
+
+static void reset_event(bt_inst *in, int n) {
+  *flags_of(in, n) &= (uint8_t)~SF_TRIGGERED;
+  reset_base(in, n);
+}
+
+int bt_inst_fire_event(bt_inst *in, int n) {
+  if (n < 0 || (uint32_t)n >= in->def->nnodes || node_at(in, n)->kind != BT_EVENT) return BT_EINVAL;
+  if (status_of(in, n) == BT_RUNNING && nchildren(in, n) == 1) bt_node_reset(in, child_at(in, n, 0));
+  *flags_of(in, n) |= SF_TRIGGERED;
+  for (int32_t s = in->def->states[state_of(in, n)].parent; s >= 0; s = in->def->states[s].parent)
+    if (in->def->nodes[in->def->states[s].node].kind == BT_PRIORITY) in->flags[s] &= (uint8_t)~SF_LASTTIME;
+  return BT_OK;
+}
+
+/* ---- LatchNode: a cooldown on entry ----
+ * From READY it starts only if now > lastlatchtime + currentlatchduration; then it draws a new
+ * duration and runs its child. SUCCESS and FAILED latches do nothing when visited. */
+
+static void visit_latch(bt_inst *in, int n) {
+  const bt_node *d = node_at(in, n);
+  mem_latch *m = mem_of(in, n);
+  if (status_of(in, n) == BT_READY) {
+    if (inst_now(in) > m->dur + m->last) {
+      m->last = inst_now(in);
+      double dur = d->param;
+      if ((d->flags & NF_PARAM_FN) && call_fn(in, n, d->fn, d->ud, &dur) < 0) {
+        set_status(in, n, BT_FAILED);
+        return;
+      }
+      m->dur = dur;
+      set_status(in, n, BT_RUNNING);
+    } else {
+      set_status(in, n, BT_FAILED);
+    }
+  }
+  if (status_of(in, n) == BT_RUNNING) {
+    int c = child_at(in, n, 0);
+    bt_node_visit(in, c);
+    set_status(in, n, status_of(in, c));
+  }
+}
+
+/* ---- per-kind tables ---- */
+
+int kind_has_children(int kind) {
+  switch (kind) {
+    case BT_BEHAVIOUR:
+    case BT_CONDITION:
+    case BT_MULTICONDITION:
+    case BT_CONDITIONWAIT:
+    case BT_ACTION:
+    case BT_WAIT: return 0;
+    default: return 1;
+  }
+}
+
+int kind_mem_size(int kind) {
+  switch (kind) {
+    case BT_SEQUENCE:
+    case BT_SELECTOR:
+    case BT_LOOP:
+    case BT_RANDOM: return sizeof(mem_seq);
+    case BT_PRIORITY: return sizeof(mem_prio);
+    case BT_WAIT: return sizeof(mem_wait);
+    case BT_LATCH: return sizeof(mem_latch);
+    default: return 0;
+  }
+}
+
+int kind_needs_nut(int kind) {
+  return kind == BT_BEHAVIOUR || kind == BT_CONDITIONWAIT || kind == BT_WAIT;
+}
+
+void kind_init_mem(bt_inst *in, int n) {
+  switch (node_at(in, n)->kind) {
+    case BT_SEQUENCE:
+    case BT_SELECTOR:
+    case BT_LOOP: ((mem_seq *)mem_of(in, n))->idx = 1; break;
+    case BT_LATCH: {
+      mem_latch *m = mem_of(in, n);
+      m->last = -1.0 / 0.0;
+      m->dur = 0;
+      break;
+    }
+    default: break;
+  }
+}
+
+static int compatible(const bt_inst *in, int n, int kind) {
+  int k = node_at(in, n)->kind;
+  return kind == k || kind == BT_BEHAVIOUR || (kind == BT_PARALLEL && k == BT_PARALLEL_ANY);
+}
+
+static int valid(const bt_inst *in, int n) { return n >= 0 && (uint32_t)n < in->def->nnodes; }
+
+static void visit_kind(bt_inst *in, int n, int kind) {
+  switch (kind) {
+    case BT_SEQUENCE: visit_sequence(in, n); break;
+    case BT_SELECTOR: visit_selector(in, n); break;
+    case BT_PRIORITY: visit_priority(in, n); break;
+    case BT_PARALLEL:
+    case BT_PARALLEL_ANY: visit_parallel(in, n); break;
+    case BT_LOOP: visit_loop(in, n); break;
+    case BT_RANDOM: visit_random(in, n); break;
+    case BT_CONDITION: visit_condition(in, n); break;
+    case BT_MULTICONDITION: visit_multicondition(in, n); break;
+    case BT_CONDITIONWAIT: visit_conditionwait(in, n); break;
+    case BT_ACTION: visit_action(in, n); break;
+    case BT_WAIT: visit_wait(in, n); break;
+    case BT_NOT:
+    case BT_FAILIFRUNNING:
+    case BT_FAILIFSUCCESS: visit_decorator(in, n, kind); break;
+    case BT_EVENT: visit_event(in, n); break;
+    case BT_LATCH: visit_latch(in, n); break;
+    default: visit_base(in, n); break;
+  }
+}
+
+static void reset_kind(bt_inst *in, int n, int kind) {
+  switch (kind) {
+    case BT_SEQUENCE:
+    case BT_SELECTOR: reset_idx(in, n); break;
+    case BT_LOOP: reset_loop(in, n); break;
+    case BT_RANDOM:
+    case BT_PRIORITY: reset_clear_idx(in, n); break;
+    case BT_EVENT: reset_event(in, n); break;
+    default: reset_base(in, n); break;
+  }
+}
+
+static void step_kind(bt_inst *in, int n, int kind) {
+  switch (kind) {
+    case BT_PARALLEL:
+    case BT_PARALLEL_ANY: step_parallel(in, n); break;
+    case BT_EVENT: step_event(in, n); break;
+    default: step_base(in, n); break;
+  }
+}
+
+static int sleep_kind(bt_inst *in, int n, int kind, double *out) {
+  return kind == BT_PRIORITY ? sleep_priority(in, n, out) : sleep_base(in, n, out);
+}
+
+static int describe_kind(bt_inst *in, int n, int kind, bt_buf *out) {
+  switch (kind) {
+    case BT_PRIORITY: return describe_priority(in, n, out);
+    case BT_SEQUENCE:
+    case BT_SELECTOR:
+    case BT_LOOP: return describe_idx(in, n, out);
+    case BT_WAIT: return describe_wait(in, n, out);
+    default: return bt_buf_append(out, "", 0);
+  }
+}
+
+/* ---- dispatch: the node's ops first, as a Lua override would be ---- */
+
+void bt_node_visit(bt_inst *in, int n) {
+  const bt_node *d = node_at(in, n);
+  if (d->ops && d->ops->visit) {
+    bt_call c = make_call(in, n);
+    if (d->ops->visit(&c) != BT_DEFAULT) return;
+  }
+  visit_kind(in, n, d->kind);
+}
+
+void bt_node_reset(bt_inst *in, int n) {
+  const bt_node *d = node_at(in, n);
+  if (d->ops && d->ops->reset) {
+    bt_call c = make_call(in, n);
+    if (d->ops->reset(&c) != BT_DEFAULT) return;
+  }
+  reset_kind(in, n, d->kind);
+}
+
+void bt_node_step(bt_inst *in, int n) {
+  const bt_node *d = node_at(in, n);
+  if (d->ops && d->ops->step) {
+    bt_call c = make_call(in, n);
+    if (d->ops->step(&c) != BT_DEFAULT) return;
+  }
+  step_kind(in, n, d->kind);
+}
+
+int bt_node_sleep_time(bt_inst *in, int n, double *out) {
+  const bt_node *d = node_at(in, n);
+  if (d->ops && d->ops->sleep_time) {
+    bt_call c = make_call(in, n);
+    int r = d->ops->sleep_time(&c);
+    if (r != BT_DEFAULT) {
+      if (r == 1) *out = c.value;
+      return r == 1;
+    }
+  }
+  return sleep_kind(in, n, d->kind, out);
+}
+
+int bt_node_describe(bt_inst *in, int n, bt_buf *out) {
+  const bt_node *d = node_at(in, n);
+  if (d->ops && d->ops->describe) {
+    bt_call c = make_call(in, n);
+    int r = d->ops->describe(&c, out);
+    if (r != BT_DEFAULT) return r;
+  }
+  return describe_kind(in, n, d->kind, out);
+}
+
+void bt_node_stop(bt_inst *in, int n) {
+  const bt_node *d = node_at(in, n);
+  if (d->ops && d->ops->on_stop) {
+    bt_call c = make_call(in, n);
+    d->ops->on_stop(&c);
+  }
+  for (uint32_t i = 0; i < d->nchildren; i++) bt_node_stop(in, child_at(in, n, i));
+}
+
+void bt_node_save_status(bt_inst *in, int n) {
+  uint32_t st = state_of(in, n);
+  in->last[st] = in->status[st];
+  for (int i = 0; i < nchildren(in, n); i++) bt_node_save_status(in, child_at(in, n, (uint32_t)i));
+}
+
+int bt_node_tree_sleep_time(bt_inst *in, int n, double *out) {
+  int has = 0;
+  double best = 0, t;
+  for (int i = 0; i < nchildren(in, n); i++) {
+    int c = child_at(in, n, (uint32_t)i);
+    if (status_of(in, c) == BT_RUNNING && bt_node_tree_sleep_time(in, c, &t) && (!has || best > t)) {
+      best = t;
+      has = 1;
+    }
+  }
+  if (bt_node_sleep_time(in, n, &t) && (!has || best > t)) {
+    best = t;
+    has = 1;
+  }
+  if (has) *out = best;
+  return has;
+}
+
+int bt_node_string(bt_inst *in, int n, bt_buf *out) {
+  bt_status s = status_of(in, n);
+  bt_buf_printf(out, "%s - %s <%s> (", in->def->names + node_at(in, n)->name, bt_status_name(s),
+                bt_status_name(in->last[state_of(in, n)]));
+  if (s == BT_RUNNING) bt_node_describe(in, n, out);
+  return bt_buf_append(out, ")", 1);
+}
+
+int bt_node_tree_string(bt_inst *in, int n, const char *indent, bt_buf *out) {
+  bt_buf_printf(out, "%s", indent);
+  bt_node_string(in, n, out);
+  double t = 0;
+  if (!bt_node_tree_sleep_time(in, n, &t)) t = 0;
+  bt_buf_printf(out, ">%2.2f\n", t);
+  if (nchildren(in, n) == 0) return out->err;
+  bt_buf deeper = {0};
+  bt_buf_printf(&deeper, "%s   >", indent);
+  if (deeper.err) return out->err = deeper.err;
+  for (int i = 0; i < nchildren(in, n); i++)
+    bt_node_tree_string(in, child_at(in, n, (uint32_t)i), deeper.data, out);
+  bt_buf_free(&deeper);
+  return out->err;
+}
+
+/* ---- base-class calls, bypassing ops ---- */
+
+int bt_node_visit_as(bt_inst *in, int n, int kind) {
+  if (!valid(in, n) || !compatible(in, n, kind)) return BT_EINVAL;
+  visit_kind(in, n, kind == BT_BEHAVIOUR ? BT_BEHAVIOUR : node_at(in, n)->kind);
+  return BT_OK;
+}
+
+int bt_node_reset_as(bt_inst *in, int n, int kind) {
+  if (!valid(in, n) || !compatible(in, n, kind)) return BT_EINVAL;
+  reset_kind(in, n, kind == BT_BEHAVIOUR ? BT_BEHAVIOUR : node_at(in, n)->kind);
+  return BT_OK;
+}
+
+int bt_node_step_as(bt_inst *in, int n, int kind) {
+  if (!valid(in, n) || !compatible(in, n, kind)) return BT_EINVAL;
+  step_kind(in, n, kind == BT_BEHAVIOUR ? BT_BEHAVIOUR : node_at(in, n)->kind);
+  return BT_OK;
+}
+
+int bt_node_sleep_time_as(bt_inst *in, int n, int kind, double *out) {
+  if (!valid(in, n) || !compatible(in, n, kind)) return BT_EINVAL;
+  return sleep_kind(in, n, kind == BT_BEHAVIOUR ? BT_BEHAVIOUR : node_at(in, n)->kind, out);
+}
+
+int bt_node_describe_as(bt_inst *in, int n, int kind, bt_buf *out) {
+  if (!valid(in, n) || !compatible(in, n, kind)) return BT_EINVAL;
+  return describe_kind(in, n, kind == BT_BEHAVIOUR ? BT_BEHAVIOUR : node_at(in, n)->kind, out);
+}
+
+bt_status bt_node_status(const bt_inst *in, int n) { return status_of(in, n); }
+
+bt_status bt_node_last(const bt_inst *in, int n) { return (bt_status)in->last[state_of(in, n)]; }
+
+void bt_node_set_status(bt_inst *in, int n, bt_status s) {
+  if (s >= BT_READY && s <= BT_RUNNING) set_status(in, n, s);
+}

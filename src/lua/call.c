@@ -1,0 +1,103 @@
+/* call.c: every call from bt into Lua code goes through lbt_pcall: protected, bounded by the
+ * instruction limit, and reported with a traceback and the node's path when it fails. */
+#include <stdio.h>
+#include <string.h>
+
+#include "lbt.h"
+
+/* Message handler: the error as a string, plus a traceback (as lua.c's msghandler). */
+static int msgh(lua_State *L) {
+  const char *msg = lua_tostring(L, 1);
+  if (msg == NULL) {
+    if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING) return 1;
+    msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+  }
+  luaL_traceback(L, L, msg, 1);
+  return 1;
+}
+
+static void limit_hook(lua_State *L, lua_Debug *ar) {
+  (void)ar;
+  lbt_state *S = lbt_state_get(L);
+  luaL_error(L, "instruction limit exceeded (%I instructions)", S ? S->limit : (lua_Integer)0);
+}
+
+/* Pushes the names from the root to node, joined by '/'. */
+void lbt_push_path(lua_State *L, const bt_inst *inst, int node) {
+  const bt_def *def = bt_inst_def(inst);
+  int chain[BT_MAX_DEPTH + 1];
+  int n = 0;
+  for (int i = node; i >= 0 && n <= BT_MAX_DEPTH; i = bt_def_up(def, i)) chain[n++] = i;
+  luaL_Buffer b;
+  luaL_buffinit(L, &b);
+  while (n-- > 0) {
+    luaL_addstring(&b, bt_def_name(def, chain[n]));
+    if (n > 0) luaL_addchar(&b, '/');
+  }
+  luaL_pushresult(&b);
+}
+
+/* Hands message (popped) to the error handler, or writes it to standard error. */
+void lbt_report(lbt_state *S, lua_State *L, const char *message) {
+  lua_pushstring(L, message);
+  lbt_registry_get(L, LBT_REG_HANDLER);
+  if (lua_isnil(L, -1)) {
+    lua_pop(L, 1);
+    fprintf(stderr, "bt: %s\n", lua_tostring(L, -1));
+    fflush(stderr);
+    lua_pop(L, 1);
+    return;
+  }
+  lua_insert(L, -2);
+  int base = lua_gettop(L) - 1;
+  lua_pushcfunction(L, msgh);
+  lua_insert(L, base);
+  int hook = S->limit > 0 && !S->hooked;
+  if (hook) {
+    lua_sethook(L, limit_hook, LUA_MASKCOUNT, S->limit > 0x7fffffff ? 0x7fffffff : (int)S->limit);
+    S->hooked = 1;
+  }
+  S->depth++;
+  lua_pcall(L, 1, 0, base); /* an error inside the handler is dropped */
+  S->depth--;
+  if (hook) {
+    lua_sethook(L, NULL, 0, 0);
+    S->hooked = 0;
+  }
+  lua_settop(L, base - 1);
+}
+
+int lbt_pcall(lbt_state *S, lua_State *L, int nargs, int nres, const bt_inst *inst, int node,
+              const char *what) {
+  int base = lua_gettop(L) - nargs;
+  lua_pushcfunction(L, msgh);
+  lua_insert(L, base);
+  int hook = S->limit > 0 && !S->hooked;
+  if (hook) {
+    lua_sethook(L, limit_hook, LUA_MASKCOUNT, S->limit > 0x7fffffff ? 0x7fffffff : (int)S->limit);
+    S->hooked = 1;
+  }
+  lua_State *saved = S->L;
+  S->L = L;
+  S->depth++;
+  int rc = lua_pcall(L, nargs, nres, base);
+  S->depth--;
+  S->L = saved;
+  if (hook) {
+    lua_sethook(L, NULL, 0, 0);
+    S->hooked = 0;
+  }
+  lua_remove(L, base);
+  if (rc == LUA_OK) return LUA_OK;
+  /* the error: "<path>: <what>: <message>" */
+  const char *msg = lua_tostring(L, -1);
+  if (!msg) msg = "(error without message)";
+  if (inst) lbt_push_path(L, inst, node);
+  else lua_pushliteral(L, "bt");
+  lua_pushfstring(L, "%s: %s%s%s", lua_tostring(L, -1), what ? what : "", what ? ": " : "", msg);
+  lua_replace(L, -3);
+  lua_pop(L, 1);
+  lbt_report(S, L, lua_tostring(L, -1));
+  lua_pop(L, 1);
+  return rc;
+}

@@ -1,0 +1,84 @@
+/* lbt.h: what the files of the Lua binding share. Not installed. */
+#ifndef LBT_H
+#define LBT_H
+
+#include <lauxlib.h>
+#include <lua.h>
+
+#include "bt.h"
+#include "bt_lua.h"
+
+/* Upvalue-free registry slots, all inside the module's registry table (lbt_registry). */
+#define LBT_REG_STATE 1      /* the lbt_state userdata */
+#define LBT_REG_CLASSES 2    /* kind + 1 -> builtin class */
+#define LBT_REG_CLOCK 3      /* the clock function, or nil */
+#define LBT_REG_HANDLER 4    /* the error handler, or nil */
+#define LBT_REG_BT 5         /* the BT table: tree methods */
+#define LBT_REG_MODULE 6     /* the module table */
+#define LBT_REG_CLASS 7      /* Class */
+#define LBT_REG_VIEWKEYS 8   /* field name -> view code */
+#define LBT_REG_STATUSES 9   /* status code + 1 -> name */
+#define LBT_REG_STATUSCODES 10 /* status name -> code */
+#define LBT_REG_COUNT 10
+
+/* Per lua_State module state. */
+typedef struct lbt_state {
+  bt_host host;      /* the core's clock and random numbers, data = this */
+  lua_State *L;      /* the thread the core may call back into right now */
+  int registry;      /* registry reference of the module's table */
+  double start;      /* monotonic time when the module was loaded */
+  double last_time;  /* the clock's last good value */
+  lua_Integer limit; /* instruction limit per call into Lua, 0 for none */
+  int depth;         /* nesting of calls from bt into Lua */
+  int hooked;        /* the instruction hook is installed */
+} lbt_state;
+
+/* What an entry point pushed for the core's callbacks: absolute stack indices in L. */
+typedef struct lbt_ctx {
+  lua_State *L;
+  int tree, objs, fns, inst, data;
+} lbt_ctx;
+
+/* A BT userdata. Its user values: objs, fns, inst, data, root, events. */
+typedef struct lbt_tree {
+  bt_inst *inst;
+  lbt_state *S;
+  lbt_ctx ctx;
+} lbt_tree;
+
+enum { LBT_UV_OBJS = 1, LBT_UV_FNS, LBT_UV_INST, LBT_UV_DATA, LBT_UV_ROOT, LBT_UV_EVENTS, LBT_UV_COUNT = 6 };
+
+/* Private table keys on node objects. */
+extern const char lbt_key_tree; /* the lbt_tree userdata a node belongs to */
+extern const char lbt_key_node; /* its pre-order index there */
+
+/* module.c */
+lbt_state *lbt_state_get(lua_State *L);
+void lbt_registry_get(lua_State *L, int slot); /* pushes a registry slot's value */
+double lbt_clock(lbt_state *S, lua_State *L);
+int lbt_argerror(lua_State *L, int arg, const char *fname, const char *msg);
+/* "bad argument #<arg> to '<fname>' (<expected> expected, got <type of the value at idx>)" */
+int lbt_typeerror(lua_State *L, int idx, int arg, const char *fname, const char *expected);
+
+/* call.c: protected calls into Lua, error reports, the instruction limit */
+int lbt_pcall(lbt_state *S, lua_State *L, int nargs, int nres, const bt_inst *inst, int node,
+              const char *what);
+void lbt_report(lbt_state *S, lua_State *L, const char *message);
+void lbt_push_path(lua_State *L, const bt_inst *inst, int node);
+
+/* node.c */
+int lbt_is_node(lua_State *L, int idx);
+int lbt_node_kind(lua_State *L, int idx); /* the builtin kind its class derives from */
+void lbt_open_nodes(lua_State *L, int module);
+int lbt_view_get(lua_State *L, lbt_tree *t, int node, int code); /* pushes a value; 0 if no view */
+int lbt_view_set(lua_State *L, lbt_tree *t, int node, int code, int value);
+int lbt_view_code(lua_State *L, int key); /* view code of a key, 0 if none */
+
+/* tree.c */
+void lbt_open_tree(lua_State *L, int module);
+lbt_tree *lbt_node_tree(lua_State *L, int obj, int *node); /* NULL if unbound; pushes nothing */
+void lbt_enter(lua_State *L, int tree_idx, lbt_ctx *saved, lua_State **saved_L);
+void lbt_leave(lua_State *L, int tree_idx, const lbt_ctx *saved, lua_State *saved_L);
+int lbt_fire(lua_State *L, int obj, int data); /* EventNode:OnEvent for a node object */
+
+#endif

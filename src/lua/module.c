@@ -1,0 +1,272 @@
+/* module.c: luaopen_bt, the module's state, time, errors, limits and globals. */
+#define _POSIX_C_SOURCE 200809L
+#include <string.h>
+#include <time.h>
+
+#include "lbt.h"
+#include "lbt_embedded.h"
+
+static const char registry_key = 0;
+
+static double monotonic_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+void lbt_registry_get(lua_State *L, int slot) {
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &registry_key);
+  lua_rawgeti(L, -1, slot);
+  lua_remove(L, -2);
+}
+
+static void registry_set(lua_State *L, int slot) {
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &registry_key);
+  lua_insert(L, -2);
+  lua_rawseti(L, -2, slot);
+  lua_pop(L, 1);
+}
+
+lbt_state *lbt_state_get(lua_State *L) {
+  if (lua_rawgetp(L, LUA_REGISTRYINDEX, &registry_key) != LUA_TTABLE) {
+    lua_pop(L, 1);
+    return NULL;
+  }
+  lua_rawgeti(L, -1, LBT_REG_STATE);
+  lbt_state *S = lua_touserdata(L, -1);
+  lua_pop(L, 2);
+  return S;
+}
+
+/* Pushes "chunk:line: " of the innermost Lua function outside the module's own Lua files, the
+ * code that called the API (class.lua's constructor call is not where the mistake is). */
+static void push_where(lua_State *L) {
+  lua_Debug ar;
+  for (int level = 1; lua_getstack(L, level, &ar); level++) {
+    lua_getinfo(L, "Sl", &ar);
+    if (ar.currentline > 0 && strncmp(ar.source, "@bt/", 4) != 0) {
+      lua_pushfstring(L, "%s:%d: ", ar.short_src, ar.currentline);
+      return;
+    }
+  }
+  lua_pushliteral(L, "");
+}
+
+int lbt_argerror(lua_State *L, int arg, const char *fname, const char *msg) {
+  push_where(L);
+  lua_pushfstring(L, "bad argument #%d to '%s' (%s)", arg, fname, msg);
+  lua_concat(L, 2);
+  return lua_error(L);
+}
+
+int lbt_typeerror(lua_State *L, int idx, int arg, const char *fname, const char *expected) {
+  const char *msg = lua_pushfstring(L, "%s expected, got %s", expected, luaL_typename(L, idx));
+  return lbt_argerror(L, arg, fname, msg);
+}
+
+/* ---- time ---- */
+
+double lbt_clock(lbt_state *S, lua_State *L) {
+  lbt_registry_get(L, LBT_REG_CLOCK);
+  if (lua_isnil(L, -1)) {
+    lua_pop(L, 1);
+    return monotonic_now() - S->start;
+  }
+  if (lbt_pcall(S, L, 0, 1, NULL, -1, "clock") != LUA_OK) return S->last_time;
+  if (lua_type(L, -1) != LUA_TNUMBER) {
+    lua_pushfstring(L, "bt: clock: the clock returned %s, not a number", luaL_typename(L, -1));
+    lbt_report(S, L, lua_tostring(L, -1));
+    lua_pop(L, 2);
+    return S->last_time;
+  }
+  S->last_time = lua_tonumber(L, -1);
+  lua_pop(L, 1);
+  return S->last_time;
+}
+
+static double host_now(void *data) {
+  lbt_state *S = data;
+  return lbt_clock(S, S->L);
+}
+
+/* math.random(n) from the math library, as Don't Starve's RandomNode calls it */
+static int host_random_int(void *data, int n, int *out) {
+  lbt_state *S = data;
+  lua_State *L = S->L;
+  luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+  lua_getfield(L, -1, "math");
+  lua_getfield(L, -1, "random");
+  lua_replace(L, -3);
+  lua_pop(L, 1);
+  lua_pushinteger(L, n);
+  if (lbt_pcall(S, L, 1, 1, NULL, -1, "math.random") != LUA_OK) return BT_EINVAL;
+  *out = (int)lua_tointeger(L, -1);
+  lua_pop(L, 1);
+  return BT_OK;
+}
+
+static double host_random(void *data) {
+  lbt_state *S = data;
+  lua_State *L = S->L;
+  luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+  lua_getfield(L, -1, "math");
+  lua_getfield(L, -1, "random");
+  lua_replace(L, -3);
+  lua_pop(L, 1);
+  if (lbt_pcall(S, L, 0, 1, NULL, -1, "math.random") != LUA_OK) return 0.5;
+  double v = lua_tonumber(L, -1);
+  lua_pop(L, 1);
+  return v;
+}
+
+/* ---- module functions ---- */
+
+static int l_set_clock(lua_State *L) {
+  int t = lua_type(L, 1);
+  if (t != LUA_TNIL && t != LUA_TNONE && t != LUA_TFUNCTION)
+    return luaL_error(L, "bad argument #1 to 'set_clock' (function or nil expected, got %s)",
+                      luaL_typename(L, 1));
+  lua_settop(L, 1);
+  registry_set(L, LBT_REG_CLOCK);
+  return 0;
+}
+
+static int l_get_time(lua_State *L) {
+  lbt_state *S = lbt_state_get(L);
+  lua_State *saved = S->L;
+  S->L = L;
+  lua_pushnumber(L, lbt_clock(S, L));
+  S->L = saved;
+  return 1;
+}
+
+static int l_set_error_handler(lua_State *L) {
+  int t = lua_type(L, 1);
+  if (t != LUA_TNIL && t != LUA_TNONE && t != LUA_TFUNCTION)
+    return luaL_error(L, "bad argument #1 to 'set_error_handler' (function or nil expected, got %s)",
+                      luaL_typename(L, 1));
+  lua_settop(L, 1);
+  registry_set(L, LBT_REG_HANDLER);
+  return 0;
+}
+
+static int l_set_instruction_limit(lua_State *L) {
+  if (!lua_isinteger(L, 1) || lua_tointeger(L, 1) < 0)
+    return luaL_error(L,
+                      "bad argument #1 to 'set_instruction_limit' (non-negative integer expected, got %s)",
+                      lua_type(L, 1) == LUA_TNUMBER ? "a fraction or negative number" : luaL_typename(L, 1));
+  lbt_state_get(L)->limit = lua_tointeger(L, 1);
+  return 0;
+}
+
+/* What install_globals puts into env, besides GetTime. */
+static const char *const global_names[] = {
+    "SUCCESS", "FAILED", "READY", "RUNNING", "SequenceNode", "SelectorNode", "PriorityNode",
+    "ParallelNode", "ParallelNodeAny", "LoopNode", "RandomNode", "ConditionNode",
+    "MultiConditionNode", "ConditionWaitNode", "ActionNode", "WaitNode", "NotDecorator",
+    "FailIfRunningDecorator", "FailIfSuccessDecorator", "EventNode", "LatchNode", "WhileNode",
+    "IfNode", "IfThenDoWhileNode", "BT", "Class", "BehaviourNode", "DecoratorNode", "Brain",
+    "BrainWrangler", "BrainManager", NULL};
+
+static int l_install_globals(lua_State *L) {
+  int t = lua_type(L, 1);
+  if (t == LUA_TNONE || t == LUA_TNIL) lua_pushglobaltable(L);
+  else if (t == LUA_TTABLE) lua_pushvalue(L, 1);
+  else
+    return luaL_error(L, "bad argument #1 to 'install_globals' (table or nil expected, got %s)",
+                      luaL_typename(L, 1));
+  int env = lua_gettop(L);
+  lbt_registry_get(L, LBT_REG_MODULE);
+  int module = lua_gettop(L);
+  for (const char *const *name = global_names; *name; name++) {
+    if (lua_getfield(L, module, *name) == LUA_TNIL) {
+      lua_pop(L, 1);
+      continue;
+    }
+    lua_setfield(L, env, *name);
+  }
+  if (lua_getfield(L, env, "GetTime") == LUA_TNIL) {
+    lua_getfield(L, module, "GetTime");
+    lua_setfield(L, env, "GetTime");
+  }
+  lua_settop(L, env);
+  return 1;
+}
+
+static const luaL_Reg module_functions[] = {
+    {"set_clock", l_set_clock},
+    {"GetTime", l_get_time},
+    {"set_error_handler", l_set_error_handler},
+    {"set_instruction_limit", l_set_instruction_limit},
+    {"install_globals", l_install_globals},
+    {NULL, NULL},
+};
+
+static const lbt_embedded_file *embedded_find(const char *name) {
+  for (const lbt_embedded_file *f = lbt_embedded_files; f->name; f++)
+    if (strcmp(f->name, name) == 0) return f;
+  return NULL;
+}
+
+/* Runs an embedded Lua file with the module table as its argument; returns its results. */
+static int run_embedded(lua_State *L, const char *name, int nres) {
+  const lbt_embedded_file *f = embedded_find(name);
+  if (!f) return luaL_error(L, "bt: embedded file %s missing", name);
+  if (luaL_loadbufferx(L, f->source, f->size, f->chunkname, "t") != LUA_OK) return lua_error(L);
+  lbt_registry_get(L, LBT_REG_MODULE);
+  lua_call(L, 1, nres);
+  return nres;
+}
+
+int luaopen_bt(lua_State *L) {
+  if (lua_rawgetp(L, LUA_REGISTRYINDEX, &registry_key) == LUA_TTABLE) {
+    lua_rawgeti(L, -1, LBT_REG_MODULE);
+    return 1;
+  }
+  lua_pop(L, 1);
+  lua_createtable(L, LBT_REG_COUNT, 0);
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &registry_key);
+
+  lbt_state *S = lua_newuserdatauv(L, sizeof *S, 0);
+  memset(S, 0, sizeof *S);
+  S->host.now = host_now;
+  S->host.random = host_random;
+  S->host.random_int = host_random_int;
+  S->host.data = S;
+  S->L = L;
+  S->start = monotonic_now();
+  registry_set(L, LBT_REG_STATE);
+  for (int slot = LBT_REG_CLASSES; slot <= LBT_REG_STATUSCODES; slot++) {
+    if (slot == LBT_REG_CLOCK || slot == LBT_REG_HANDLER || slot == LBT_REG_CLASS) continue;
+    lua_newtable(L);
+    registry_set(L, slot);
+  }
+
+  lbt_registry_get(L, LBT_REG_MODULE);
+  int module = lua_gettop(L);
+  lbt_registry_get(L, LBT_REG_STATUSES);
+  lbt_registry_get(L, LBT_REG_STATUSCODES);
+  for (int s = BT_READY; s <= BT_RUNNING; s++) {
+    const char *name = bt_status_name(s);
+    lua_pushstring(L, name);
+    lua_setfield(L, module, name);
+    lua_pushstring(L, name);
+    lua_rawseti(L, -3, s + 1);
+    lua_pushinteger(L, s);
+    lua_setfield(L, -2, name);
+  }
+  lua_pop(L, 2);
+  luaL_setfuncs(L, module_functions, 0);
+  lua_pushliteral(L, BT_VERSION);
+  lua_setfield(L, module, "VERSION");
+
+  run_embedded(L, "class.lua", 1);
+  lua_pushvalue(L, -1);
+  registry_set(L, LBT_REG_CLASS);
+  lua_setfield(L, module, "Class");
+
+  lbt_open_nodes(L, module);
+  lbt_open_tree(L, module);
+  lua_settop(L, module);
+  return 1;
+}
