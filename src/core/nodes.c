@@ -280,7 +280,7 @@ static void visit_random(bt_inst *in, int n) {
   }
 }
 
-static void reset_clear_idx(bt_inst *in, int n) {
+static void reset_random(bt_inst *in, int n) {
   reset_base(in, n);
   ((mem_seq *)mem_of(in, n))->idx = 0;
 }
@@ -341,6 +341,11 @@ static void visit_priority(bt_inst *in, int n) {
   bt_node_visit(in, c);
   set_status(in, n, status_of(in, c));
   if (status_of(in, n) != BT_RUNNING) *flags_of(in, n) &= (uint8_t)~SF_LASTTIME;
+}
+
+static void reset_priority(bt_inst *in, int n) {
+  reset_base(in, n);
+  ((mem_prio *)mem_of(in, n))->idx = 0;
 }
 
 static int sleep_priority(bt_inst *in, int n, double *out) {
@@ -546,8 +551,8 @@ static void reset_kind(bt_inst *in, int n, int kind) {
     case BT_SEQUENCE:
     case BT_SELECTOR: reset_idx(in, n); break;
     case BT_LOOP: reset_loop(in, n); break;
-    case BT_RANDOM:
-    case BT_PRIORITY: reset_clear_idx(in, n); break;
+    case BT_RANDOM: reset_random(in, n); break;
+    case BT_PRIORITY: reset_priority(in, n); break;
     case BT_EVENT: reset_event(in, n); break;
     default: reset_base(in, n); break;
   }

@@ -484,7 +484,8 @@ static int ctor_event(lua_State *L) {
   if (!lua_isnil(L, 4)) check_node(L, 3, "EventNode");
   check_optnumber(L, 4, "EventNode");
   lua_pushfstring(L, "Event(%s)", lua_tostring(L, 3));
-  init_node(L, NULL, lua_gettop(L), push_single(L, 4));
+  int name = lua_gettop(L);
+  init_node(L, NULL, name, push_single(L, 4));
   set_field(L, "inst", 2);
   set_field(L, "event", 3);
   if (lua_isnil(L, 5)) lua_pushinteger(L, 0);
@@ -510,7 +511,8 @@ static int ctor_latch(lua_State *L) {
   check_time(L, 2, "LatchNode");
   check_node(L, 3, "LatchNode");
   lua_pushfstring(L, "Latch (%s)", luaL_tolstring(L, 3, NULL));
-  init_node(L, NULL, lua_gettop(L), push_single(L, 4));
+  int name = lua_gettop(L);
+  init_node(L, NULL, name, push_single(L, 4));
   set_field(L, "inst", 2);
   set_field(L, "latchduration", 3);
   return 0;

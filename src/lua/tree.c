@@ -430,6 +430,11 @@ static int tree_new(lua_State *L) {
   for (int i = 1; i <= n; i++) {
     lua_rawgeti(L, b.objs, i);
     link_node(&b, lua_gettop(L), i - 1);
+    lua_pop(L, 1);
+  }
+  /* after every child list: set_children would overwrite the parents */
+  for (int i = 1; i <= n; i++) {
+    lua_rawgeti(L, b.objs, i);
     link_parent(&b, lua_gettop(L), i - 1);
     lua_pop(L, 1);
   }
