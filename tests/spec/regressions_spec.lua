@@ -1,0 +1,55 @@
+-- Bugs found by comparing bt with the original scripts (tests/ds_compare), each pinned here.
+local bt = require "bt"
+
+describe("regressions", function()
+  local t
+  before_each(function()
+    t = 0
+    bt.set_clock(function() return t end)
+  end)
+  after_each(function()
+    bt.set_clock(nil)
+  end)
+
+  it("a Priority's Reset keeps its lasttime to the last bit", function()
+    -- the reset used to write an index over the low bits of lasttime
+    local root = bt.PriorityNode({bt.ConditionNode(function() return false end, "No")}, 0.5, true)
+    local tree = bt.BT({}, root)
+    t = 0.78333333333333333
+    tree:Update() -- evaluates, fails, and Step resets the root
+    assert.equal("READY", root.status)
+    assert.is_true(rawequal(root.lasttime, 0.78333333333333333))
+    tree:Reset()
+    assert.is_true(rawequal(root.lasttime, 0.78333333333333333))
+  end)
+
+  it("an event clears the clocks along the parent that took its node last", function()
+    local listeners = {}
+    local inst = {ListenForEvent = function(_, e, fn) listeners[e] = fn end}
+    local event = bt.EventNode(inst, "hit", bt.ActionNode(function() end, "React"))
+    local inner = bt.PriorityNode({event}, 1, true)
+    local outer = bt.PriorityNode({bt.ParallelNodeAny({inner}), event}, 1, true)
+    assert.equal(outer, event.parent)
+    local root = bt.PriorityNode({outer}, 1, true)
+    local tree = bt.BT(inst, root)
+    t = 1
+    tree:Update()
+    t = 2
+    tree:Update()
+    assert.equal(1, inner.lasttime)
+    listeners.hit(inst, "data")
+    -- DoToParents follows parent links: outer and root, never inner
+    assert.is_nil(outer.lasttime)
+    assert.is_nil(root.lasttime)
+    assert.equal(1, inner.lasttime)
+  end)
+
+  it("EventNode and LatchNode take their names from their arguments", function()
+    assert.equal("Event(hit)", bt.EventNode({}, "hit").name)
+    local latch = bt.LatchNode({}, 5, bt.ActionNode(function() end))
+    assert.equal("Latch (5)", latch.name)
+    local tree = bt.BT({}, bt.SequenceNode({bt.EventNode({}, "hit"), latch}))
+    assert.equal("Event(hit)", tree:snapshot()[2].name)
+    assert.equal("Latch (5)", tree:snapshot()[3].name)
+  end)
+end)
