@@ -256,6 +256,22 @@ int bt_inst_fire_event(bt_inst *inst, int node);
 /* Appends Don't Starve's tree dump (tostring(tree)) of the whole tree to out. */
 int bt_inst_dump(bt_inst *inst, bt_buf *out);
 
+/* A hash of the definition's shape (kinds, parameters, names, children): equal for definitions
+ * built alike, so that saved states can be matched with the definition they came from. */
+unsigned long long bt_def_hash(const bt_def *def);
+
+/* Bytes that bt_inst_save writes for an instance of this definition. */
+size_t bt_inst_state_size(const bt_def *def);
+
+/* Saves the instance's whole state (statuses, last results, node memory, the force-update flag)
+ * into out, which has room for bt_inst_state_size bytes. The bytes are for this machine's
+ * byte order. BT_EINVAL if size is too small. */
+int bt_inst_save(const bt_inst *inst, void *out, size_t size);
+
+/* Restores a state saved by bt_inst_save from an instance of an equal definition (same
+ * bt_def_hash). BT_EINVAL if the bytes are not such a state; BT_EBUSY inside a think. */
+int bt_inst_restore(bt_inst *inst, const void *data, size_t size);
+
 /* The node's current status and the status saved by the last think. */
 bt_status bt_node_status(const bt_inst *inst, int node);
 bt_status bt_node_last(const bt_inst *inst, int node);

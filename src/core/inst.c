@@ -256,3 +256,88 @@ int bt_node_set(bt_inst *in, int n, int field, const double *value) {
   if (p.flag) *fl |= p.flag;
   return BT_OK;
 }
+
+/* ---- saving and restoring ---- */
+
+#define STATE_MAGIC 0x31737462u /* "bts1" */
+
+typedef struct state_header {
+  uint32_t magic;
+  uint32_t nstates;
+  uint64_t hash;
+  uint32_t mem_size;
+  uint32_t forceupdate;
+} state_header;
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n) {
+  const unsigned char *c = p;
+  for (size_t i = 0; i < n; i++) h = (h ^ c[i]) * 1099511628211ULL;
+  return h;
+}
+
+unsigned long long bt_def_hash(const bt_def *d) {
+  uint64_t h = 1469598103934665603ULL;
+  if (!d) return 0;
+  h = fnv(h, &d->nnodes, sizeof d->nnodes);
+  h = fnv(h, &d->nstates, sizeof d->nstates);
+  for (uint32_t i = 0; i < d->nnodes; i++) {
+    const bt_node *n = &d->nodes[i];
+    h = fnv(h, &n->kind, sizeof n->kind);
+    h = fnv(h, &n->flags, sizeof n->flags);
+    h = fnv(h, &n->state, sizeof n->state);
+    h = fnv(h, &n->nchildren, sizeof n->nchildren);
+    h = fnv(h, &n->param, sizeof n->param);
+    const char *name = d->names + n->name;
+    h = fnv(h, name, strlen(name) + 1);
+  }
+  return h;
+}
+
+size_t bt_inst_state_size(const bt_def *d) {
+  return d ? sizeof(state_header) + 3 * (size_t)d->nstates + d->mem_size : 0;
+}
+
+int bt_inst_save(const bt_inst *in, void *out, size_t size) {
+  const bt_def *d = in->def;
+  if (!out || size < bt_inst_state_size(d)) return BT_EINVAL;
+  state_header hd = {STATE_MAGIC, d->nstates, bt_def_hash(d), (uint32_t)d->mem_size, in->forceupdate};
+  unsigned char *p = out;
+  memcpy(p, &hd, sizeof hd);
+  p += sizeof hd;
+  memcpy(p, in->status, d->nstates);
+  p += d->nstates;
+  memcpy(p, in->last, d->nstates);
+  p += d->nstates;
+  for (uint32_t s = 0; s < d->nstates; s++) *p++ = in->flags[s] & (uint8_t)~SF_DIRTY;
+  memcpy(p, in->mem, d->mem_size);
+  return BT_OK;
+}
+
+int bt_inst_restore(bt_inst *in, const void *data, size_t size) {
+  const bt_def *d = in->def;
+  state_header hd;
+  if (in->thinking) return BT_EBUSY;
+  if (!data || size != bt_inst_state_size(d)) return BT_EINVAL;
+  memcpy(&hd, data, sizeof hd);
+  if (hd.magic != STATE_MAGIC || hd.nstates != d->nstates || hd.mem_size != d->mem_size ||
+      hd.hash != bt_def_hash(d))
+    return BT_EINVAL;
+  const unsigned char *p = (const unsigned char *)data + sizeof hd;
+  for (uint32_t s = 0; s < d->nstates; s++)
+    if (p[s] > BT_RUNNING || p[d->nstates + s] > BT_RUNNING) return BT_EINVAL;
+  memcpy(in->status, p, d->nstates);
+  memcpy(in->last, p + d->nstates, d->nstates);
+  memcpy(in->flags, p + 2 * d->nstates, d->nstates);
+  memcpy(in->mem, p + 3 * d->nstates, d->mem_size);
+  in->forceupdate = hd.forceupdate != 0;
+  /* a status that differs from its last result is one the next SaveStatus must copy */
+  in->ndirty = 0;
+  for (uint32_t s = 0; s < d->nstates; s++) {
+    in->flags[s] &= (uint8_t)~SF_DIRTY;
+    if (in->status[s] != in->last[s]) {
+      in->flags[s] |= SF_DIRTY;
+      in->dirty[in->ndirty++] = s;
+    }
+  }
+  return BT_OK;
+}

@@ -1,0 +1,70 @@
+#!/bin/sh
+# Installs the build into a fresh prefix and uses it as API.md says a user would: a stock lua5.4
+# loads bt.so through LUA_CPATH, and a C host compiles and links through `pkg-config bt`.
+# usage: check_install.sh <build dir> <source dir>
+set -eu
+build=$1
+src=$2
+prefix=$(mktemp -d)
+trap 'rm -rf "$prefix"' EXIT
+
+cmake --install "$build" --prefix "$prefix" >/dev/null
+for f in include/bt.h include/bt_lua.h lib/libbt.a lib/libbtcore.a lib/lua/5.4/bt.so \
+         lib/pkgconfig/bt.pc lib/pkgconfig/btcore.pc; do
+  [ -f "$prefix/$f" ] || { echo "missing after install: $f"; exit 1; }
+done
+for f in "$prefix/share/lua/5.4/bt.lua" "$prefix/share/lua/5.4/bt/init.lua"; do
+  [ ! -e "$f" ] || { echo "installed $f would shadow bt.so"; exit 1; }
+done
+
+# a stock interpreter, from the installed tree only
+out=$(cd "$prefix" && LUA_CPATH="$prefix/lib/lua/5.4/?.so;;" \
+  LUA_PATH="$prefix/share/lua/5.4/?.lua;$prefix/share/lua/5.4/?/init.lua;;" lua5.4 -e '
+  local before = {}
+  for k in pairs(_G) do before[k] = true end
+  local bt = require "bt"
+  for k in pairs(_G) do assert(before[k], "require defined global " .. k) end
+  local tree = bt.BT({}, bt.PriorityNode({bt.ActionNode(function() end, "Act")}, 1, true))
+  tree:Update()
+  io.write(tostring(tree))')
+expected='Priority - READY <SUCCESS> ()>0.00
+   >Act - READY <SUCCESS> ()>0.00'
+[ "$out" = "$expected" ] || { echo "stock lua5.4 run printed:"; echo "$out"; exit 1; }
+
+# a C host through pkg-config
+export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
+cc -std=c11 -Wall -Wextra -Werror -o "$prefix/hello" "$src/examples/hello/hello.c" \
+  $(pkg-config --cflags --libs bt)
+(cd "$src" && "$prefix/hello" brains/sheep.lua 2) | grep -q "Priority - RUNNING" \
+  || { echo "the pkg-config host did not think"; exit 1; }
+
+# the core alone, without Lua
+cat > "$prefix/core.c" <<'CEOF'
+#include <bt.h>
+#include <stdio.h>
+static int yes(bt_call *c) { (void)c; return 1; }
+int main(void) {
+  bt_graph *g; bt_def *d; bt_inst *in; bt_buf out = {0};
+  if (bt_graph_new(&g)) return 1;
+  bt_spec s = {0};
+  s.kind = BT_CONDITION; s.fn = yes;
+  int leaf = bt_graph_add(g, &s);
+  s.kind = BT_SEQUENCE; s.fn = NULL;
+  int root = bt_graph_add(g, &s);
+  bt_graph_set_children(g, root, &leaf, 1);
+  if (bt_def_create(&d, g, root)) return 1;
+  bt_graph_free(g);
+  if (bt_inst_create(&in, d, NULL, NULL, 0)) return 1;
+  bt_def_release(d);
+  bt_inst_update(in);
+  bt_inst_dump(in, &out);
+  fputs(out.data, stdout);
+  bt_buf_free(&out);
+  bt_inst_free(in);
+  return 0;
+}
+CEOF
+cc -std=c11 -Wall -Wextra -Werror -o "$prefix/core" "$prefix/core.c" $(pkg-config --cflags --libs btcore)
+[ "$("$prefix/core")" = "Sequence - READY <SUCCESS> ()>0.00
+   >Condition - READY <SUCCESS> ()>0.00" ] || { echo "the core-only host printed:"; "$prefix/core"; exit 1; }
+echo "install: headers, libraries, bt.so and pkg-config files work from $prefix"
