@@ -28,7 +28,7 @@ extern "C" {
 #define BT_ECYCLE (-3)  /* a node is its own ancestor */
 #define BT_ETOOBIG (-4) /* the tree is deeper than BT_MAX_DEPTH or has more than BT_MAX_NODES nodes */
 #define BT_EBUSY (-5)   /* the tree is thinking and the call is not allowed from inside a think */
-#define BT_DEFAULT 1    /* returned by a bt_ops function: "do what the node's kind does" */
+#define BT_DEFAULT 2    /* returned by a bt_ops function: "do what the node's kind does" */
 
 #define BT_MAX_DEPTH 1000     /* deepest tree bt_def_create accepts */
 #define BT_MAX_NODES 1000000  /* most nodes (after expanding shared ones) bt_def_create accepts */
@@ -309,7 +309,7 @@ typedef enum bt_field {
   BT_FIELD_REP,            /* Loop: passes done */
   BT_FIELD_LASTTIME,       /* Priority: time of the last evaluation, or nil */
   BT_FIELD_WAKE_TIME,      /* Wait: when it ends, or nil */
-  BT_FIELD_NEXTUPDATETIME, /* leaves: the Sleep deadline, or nil */
+  BT_FIELD_NEXTUPDATETIME, /* leaves but ConditionNode, and nodes with a custom visit: Sleep deadline */
   BT_FIELD_TRIGGERED,      /* Event: 1 or 0 */
   BT_FIELD_RUNNING,        /* MultiCondition: 1 or 0 */
   BT_FIELD_LASTLATCHTIME,  /* Latch */

@@ -497,9 +497,8 @@ int kind_mem_size(int kind) {
   }
 }
 
-int kind_needs_nut(int kind) {
-  return kind == BT_BEHAVIOUR || kind == BT_CONDITIONWAIT || kind == BT_WAIT;
-}
+/* Leaves that can be RUNNING keep a Sleep deadline; a ConditionNode's sleep time is always nil. */
+int kind_needs_nut(int kind) { return !kind_has_children(kind) && kind != BT_CONDITION; }
 
 void kind_init_mem(bt_inst *in, int n) {
   switch (node_at(in, n)->kind) {

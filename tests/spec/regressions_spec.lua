@@ -53,3 +53,15 @@ describe("regressions", function()
     assert.equal("Latch (5)", tree:snapshot()[3].name)
   end)
 end)
+
+describe("regressions (C tests)", function()
+  it("a GetSleepTime written in Lua gives the tree's sleep time", function()
+    -- BT_DEFAULT used to equal the 'has a value' result of a sleep-time override
+    local Napper = bt.Class(bt.BehaviourNode, function(self) bt.BehaviourNode._ctor(self, "Napper") end)
+    function Napper:Visit() self.status = bt.RUNNING end
+    function Napper:GetSleepTime() return 7 end
+    local tree = bt.BT({}, bt.SequenceNode({Napper()}))
+    tree:Update()
+    assert.equal(7, tree:GetSleepTime())
+  end)
+end)

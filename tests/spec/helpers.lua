@@ -1,0 +1,168 @@
+-- Shared helpers for the busted specs of the `bt` Lua API (API.md, DS_SEMANTICS.md).
+-- Every expected value in the specs is written by hand from those documents and from
+-- Don't Starve's behaviourtree.lua; these helpers only build inputs and read outputs.
+
+local bt = require "bt"
+
+local H = {}
+H.bt = bt
+
+-- Restores the module-wide settings a spec may have changed.
+function H.restore()
+  bt.set_clock(nil)
+  bt.set_error_handler(nil)
+  bt.set_instruction_limit(0)
+end
+
+-- A controlled clock: returns a table whose field `t` is the time every node reads.
+function H.clock(t)
+  local c = { t = t or 0 }
+  bt.set_clock(function() return c.t end)
+  return c
+end
+
+-- Collects the messages given to the error handler.
+function H.errors()
+  local list = {}
+  bt.set_error_handler(function(msg) list[#list + 1] = msg end)
+  return list
+end
+
+-- A scripted leaf written as a Don't Starve behaviour (a BehaviourNode subclass).
+-- `src` is a status string, a function(self) returning a status, or an array of statuses
+-- consumed one per visit (the last one repeats). Visits are appended to `log` (by name),
+-- and the status each visit started from is kept in `self.entries`.
+local Leaf = bt.Class(bt.BehaviourNode, function(self, name, src, log)
+  bt.BehaviourNode._ctor(self, name)
+  self.src = src
+  self.log = log
+  self.visits = 0
+  self.entries = {}
+end)
+
+function Leaf:Visit()
+  self.visits = self.visits + 1
+  self.entries[#self.entries + 1] = self.status
+  if self.log then
+    self.log[#self.log + 1] = self.name
+  end
+  local src = self.src
+  if type(src) == "function" then
+    self.status = src(self)
+  elseif type(src) == "table" then
+    self.status = src[self.visits] or src[#src]
+  else
+    self.status = src
+  end
+end
+
+H.Leaf = Leaf
+
+function H.leaf(name, src, log)
+  return Leaf(name, src, log)
+end
+
+-- A parent (written in Lua) that visits its only child twice per Visit and copies its status:
+-- it shows what a node does when it is visited while SUCCESS or FAILED.
+local Twice = bt.Class(bt.BehaviourNode, function(self, child)
+  bt.BehaviourNode._ctor(self, "Twice", { child })
+end)
+
+function Twice:Visit()
+  local child = self.children[1]
+  child:Visit()
+  child:Visit()
+  self.status = child.status
+end
+
+H.Twice = Twice
+
+-- A mock entity with Don't Starve's event interface.
+function H.entity()
+  local e = { handlers = {}, listens = {}, removes = {} }
+  function e:ListenForEvent(event, fn, ...)
+    self.listens[#self.listens + 1] = { self = self, event = event, fn = fn, nextra = select("#", ...) }
+    self.handlers[event] = self.handlers[event] or {}
+    table.insert(self.handlers[event], fn)
+  end
+  function e:RemoveEventCallback(event, fn)
+    self.removes[#self.removes + 1] = { self = self, event = event, fn = fn }
+    local list = self.handlers[event] or {}
+    for i = #list, 1, -1 do
+      if list[i] == fn then
+        table.remove(list, i)
+      end
+    end
+  end
+  function e:PushEvent(event, data)
+    local list = {}
+    for i, fn in ipairs(self.handlers[event] or {}) do
+      list[i] = fn
+    end
+    for _, fn in ipairs(list) do
+      fn(self, data)
+    end
+  end
+  return e
+end
+
+-- A mock brain: counts ForceUpdate calls (and forwards them to a tree when given one).
+function H.brain(tree)
+  local b = { forced = 0, selves = {}, bt = tree }
+  function b:ForceUpdate()
+    self.forced = self.forced + 1
+    self.selves[#self.selves + 1] = self
+    if self.bt then
+      self.bt:ForceUpdate()
+    end
+  end
+  return b
+end
+
+-- The expected text of a tree dump: one line per entry, each ending in a newline.
+function H.dump(lines)
+  return table.concat(lines, "\n") .. "\n"
+end
+
+-- A compact form of tree:snapshot(): "depth name status last" per node.
+function H.snap(tree)
+  local out = {}
+  for i, e in ipairs(tree:snapshot()) do
+    out[i] = string.format("%d %s %s %s", e.depth, e.name, e.status, e.last)
+  end
+  return out
+end
+
+-- Runs a Lua script in a fresh `lua5.4` process (same LUA_PATH/LUA_CPATH); returns
+-- stdout, stderr and whether it exited successfully.
+function H.run_lua(code)
+  local script = os.tmpname()
+  local errfile = os.tmpname()
+  local f = assert(io.open(script, "w"))
+  f:write(code)
+  f:close()
+  local p = assert(io.popen("lua5.4 " .. script .. " 2>" .. errfile))
+  local out = p:read("a")
+  local ok = p:close()
+  local ef = assert(io.open(errfile))
+  local err = ef:read("a")
+  ef:close()
+  os.remove(script)
+  os.remove(errfile)
+  return out, err, ok
+end
+
+-- Counts the occurrences of a plain substring.
+function H.count(s, sub)
+  local n, i = 0, 1
+  while true do
+    local a, b = string.find(s, sub, i, true)
+    if not a then
+      return n
+    end
+    n = n + 1
+    i = b + 1
+  end
+end
+
+return H
