@@ -328,6 +328,84 @@ int bt_node_set(bt_inst *inst, int node, int field, const double *value);
 /* Non-zero if the node has the field. */
 int bt_node_has_field(const bt_def *def, int node, int field);
 
+/* ---- the brain scheduler: Don't Starve's BrainWrangler ----
+ *
+ * Brains are ids. A registered brain is in one list: updaters (thinks every tick), waiting (thinks
+ * at a later tick), or hibernating (thinks when woken). bt_sched_update(tick) moves the brains
+ * waiting for that tick to the updaters, takes the updaters that are ready (their entity valid
+ * and awake), thinks each, and files it by its sleep time: nil hibernates, more than one tick
+ * waits until floor(tick + sleep / tick_time), less stays. A frame costs in proportion to the
+ * brains that are due, however many are registered. */
+
+typedef struct bt_sched bt_sched;
+
+/* The lists, as bt_sched_list reports them. */
+enum { BT_SCHED_NONE, BT_SCHED_UPDATING, BT_SCHED_WAITING, BT_SCHED_HIBERNATING };
+
+/* Policies: Don't Starve's, or a fixed rate: think at least once per brain period, never hibernate. */
+enum { BT_SCHED_DS, BT_SCHED_FIXED_RATE };
+
+/* What bt_sched_update asks the host: whether a brain is ready this tick (NULL: always), and to
+ * think it, returning 1 with *sleep in seconds, or 0 for nil. */
+typedef struct bt_sched_hooks {
+  int (*ready)(void *ud, int brain);
+  int (*think)(void *ud, int brain, double *sleep);
+  void *ud;
+} bt_sched_hooks;
+
+typedef struct bt_sched_stats {
+  long long thinks;  /* thinks since creation */
+  int registered, updating, waiting, hibernating;
+} bt_sched_stats;
+
+/* Creates a scheduler whose ticks last tick_time seconds (> 0). */
+int bt_sched_create(bt_sched **out, double tick_time);
+void bt_sched_free(bt_sched *s);
+
+/* The tick length used to turn sleep times into ticks. */
+int bt_sched_set_tick_time(bt_sched *s, double tick_time);
+double bt_sched_tick_time(const bt_sched *s);
+
+/* BT_SCHED_DS (the default) or BT_SCHED_FIXED_RATE. */
+int bt_sched_set_policy(bt_sched *s, int policy);
+
+/* A new brain id, known but not registered; or an error. Ids of freed brains are reused. */
+int bt_sched_brain_new(bt_sched *s);
+
+/* Forgets a brain (removing it first); a brain already taken for this tick's thinks is skipped. */
+int bt_sched_brain_free(bt_sched *s, int brain);
+
+/* Under BT_SCHED_FIXED_RATE the brain sleeps at most this long (seconds; 0: no bound). */
+int bt_sched_set_period(bt_sched *s, int brain, double period);
+
+/* AddInstance: registers the brain among the updaters. */
+int bt_sched_add(bt_sched *s, int brain);
+
+/* RemoveInstance: takes the brain out of every list. */
+int bt_sched_remove(bt_sched *s, int brain);
+
+/* Wake: a registered brain joins the updaters. */
+int bt_sched_wake(bt_sched *s, int brain);
+
+/* Hibernate: a registered brain waits until woken. */
+int bt_sched_hibernate(bt_sched *s, int brain);
+
+/* Sleep: a registered brain waits until tick floor(current + seconds / tick_time) if that is later
+ * than the current tick (a sleep of exactly 0 ticks counts as 1). */
+int bt_sched_sleep(bt_sched *s, int brain, double seconds);
+
+/* One tick: see above. Brains may be added, removed, woken or freed from inside the hooks. */
+int bt_sched_update(bt_sched *s, long long tick, const bt_sched_hooks *hooks);
+
+/* The current tick: the one given to the last bt_sched_update (0 before any). */
+long long bt_sched_tick(const bt_sched *s);
+
+/* The brain's list (BT_SCHED_*), and the tick it waits for; BT_EINVAL for a bad id. */
+int bt_sched_list(const bt_sched *s, int brain, long long *wake_tick);
+
+/* Counts of brains by list, and thinks so far. */
+void bt_sched_stats_get(const bt_sched *s, bt_sched_stats *out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -28,6 +28,7 @@ typedef struct lbt_state {
   int registry;      /* registry reference of the module's table */
   double start;      /* monotonic time when the module was loaded */
   double last_time;  /* the clock's last good value */
+  double tick_time;  /* bt.set_tick_time: seconds per scheduler tick */
   lua_Integer limit; /* instruction limit per call into Lua, 0 for none */
   int depth;         /* nesting of calls from bt into Lua */
   int hooked;        /* the instruction hook is installed */
@@ -73,6 +74,9 @@ void lbt_open_nodes(lua_State *L, int module);
 int lbt_view_get(lua_State *L, lbt_tree *t, int node, int code); /* pushes a value; 0 if no view */
 int lbt_view_set(lua_State *L, lbt_tree *t, int node, int code, int value);
 int lbt_view_code(lua_State *L, int key); /* view code of a key, 0 if none */
+
+/* sched.c: pushes the private table lua/brain.lua builds BrainWrangler from */
+void lbt_push_sched_core(lua_State *L);
 
 /* tree.c */
 void lbt_open_tree(lua_State *L, int module);

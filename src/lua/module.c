@@ -1,5 +1,6 @@
 /* module.c: luaopen_bt, the module's state, time, errors, limits and globals. */
 #define _POSIX_C_SOURCE 200809L
+#include <math.h>
 #include <string.h>
 #include <time.h>
 
@@ -150,6 +151,14 @@ static int l_set_error_handler(lua_State *L) {
   return 0;
 }
 
+static int l_set_tick_time(lua_State *L) {
+  if (lua_type(L, 1) != LUA_TNUMBER || !(lua_tonumber(L, 1) > 0) || lua_tonumber(L, 1) == HUGE_VAL)
+    return luaL_error(L, "bad argument #1 to 'set_tick_time' (positive number expected, got %s)",
+                      lua_type(L, 1) == LUA_TNUMBER ? "a number that is not positive" : luaL_typename(L, 1));
+  lbt_state_get(L)->tick_time = lua_tonumber(L, 1);
+  return 0;
+}
+
 static int l_set_instruction_limit(lua_State *L) {
   if (!lua_isinteger(L, 1) || lua_tointeger(L, 1) < 0)
     return luaL_error(L,
@@ -198,6 +207,7 @@ static const luaL_Reg module_functions[] = {
     {"GetTime", l_get_time},
     {"set_error_handler", l_set_error_handler},
     {"set_instruction_limit", l_set_instruction_limit},
+    {"set_tick_time", l_set_tick_time},
     {"install_globals", l_install_globals},
     {NULL, NULL},
 };
@@ -208,13 +218,16 @@ static const lbt_embedded_file *embedded_find(const char *name) {
   return NULL;
 }
 
-/* Runs an embedded Lua file with the module table as its argument; returns its results. */
+/* Runs an embedded Lua file with the module table and the table below it (the module's private
+ * C functions) as arguments; returns its results. */
 static int run_embedded(lua_State *L, const char *name, int nres) {
   const lbt_embedded_file *f = embedded_find(name);
   if (!f) return luaL_error(L, "bt: embedded file %s missing", name);
+  int core = lua_gettop(L);
   if (luaL_loadbufferx(L, f->source, f->size, f->chunkname, "t") != LUA_OK) return lua_error(L);
   lbt_registry_get(L, LBT_REG_MODULE);
-  lua_call(L, 1, nres);
+  lua_pushvalue(L, core);
+  lua_call(L, 2, nres);
   return nres;
 }
 
@@ -235,6 +248,7 @@ int luaopen_bt(lua_State *L) {
   S->host.data = S;
   S->L = L;
   S->start = monotonic_now();
+  S->tick_time = 1.0 / 30;
   registry_set(L, LBT_REG_STATE);
   for (int slot = LBT_REG_CLASSES; slot <= LBT_REG_STATUSCODES; slot++) {
     if (slot == LBT_REG_CLOCK || slot == LBT_REG_HANDLER || slot == LBT_REG_CLASS) continue;
@@ -260,13 +274,17 @@ int luaopen_bt(lua_State *L) {
   lua_pushliteral(L, BT_VERSION);
   lua_setfield(L, module, "VERSION");
 
+  lua_pushnil(L);
   run_embedded(L, "class.lua", 1);
   lua_pushvalue(L, -1);
   registry_set(L, LBT_REG_CLASS);
   lua_setfield(L, module, "Class");
+  lua_settop(L, module);
 
   lbt_open_nodes(L, module);
   lbt_open_tree(L, module);
+  lbt_push_sched_core(L);
+  run_embedded(L, "brain.lua", 0);
   lua_settop(L, module);
   return 1;
 }

@@ -1,0 +1,127 @@
+-- brain.lua: Don't Starve's Brain, BrainWrangler and BrainManager (scripts/brain.lua), on the C
+-- scheduler. A brain uses the wrangler in its `manager` field, or bt.BrainManager.
+local bt, core = ...
+local Class = bt.Class
+
+local function manager_of(brain)
+  return rawget(brain, "manager") or bt.BrainManager
+end
+
+-- ---- BrainWrangler ----
+
+local BrainWrangler = Class(function(self, options)
+  if options ~= nil and type(options) ~= "table" then
+    error(string.format("bad argument #1 to 'BrainWrangler' (table or nil expected, got %s)", type(options)), 3)
+  end
+  self._sched = core.scheduler(options and options.policy)
+end)
+
+for name, fn in pairs(core.wrangler_methods) do
+  BrainWrangler[name] = fn
+end
+
+function BrainWrangler:OnRemoveEntity(inst)
+  if inst.brain and self:GetList(inst.brain) then
+    self:RemoveInstance(inst.brain)
+  end
+end
+
+-- ---- Brain ----
+
+local Brain = Class(function(self, inst)
+  self.inst = inst
+  self.currentbehaviour = nil
+  self.behaviourqueue = {}
+  self.events = {}
+  self.thinkperiod = nil
+  self.lastthinktime = nil
+  self.paused = false
+end)
+
+function Brain:ForceUpdate()
+  if self.bt then
+    self.bt:ForceUpdate()
+  end
+  manager_of(self):Wake(self)
+end
+
+function Brain:__tostring()
+  if self.bt then
+    return string.format("--brain--\nsleep time: %2.2f\n%s", self:GetSleepTime(), tostring(self.bt))
+  end
+  return "--brain--"
+end
+
+function Brain:AddEventHandler(event, fn)
+  self.events[event] = fn
+end
+
+function Brain:GetSleepTime()
+  if self.bt then
+    return self.bt:GetSleepTime()
+  end
+  return 0
+end
+
+function Brain:Start()
+  if self.paused then
+    return
+  end
+  if self.OnStart then
+    self:OnStart()
+  end
+  self.stopped = false
+  manager_of(self):AddInstance(self)
+  if self.OnInitializationComplete then
+    self:OnInitializationComplete()
+  end
+  if self.modpostinitfns then
+    for _, modfn in ipairs(self.modpostinitfns) do
+      modfn(self)
+    end
+  end
+end
+
+function Brain:OnUpdate()
+  if self.DoUpdate then
+    self:DoUpdate()
+  end
+  if self.bt then
+    self.bt:Update()
+  end
+end
+
+function Brain:Stop()
+  if self.paused then
+    return
+  end
+  if self.OnStop then
+    self:OnStop()
+  end
+  if self.bt then
+    self.bt:Stop()
+  end
+  self.stopped = true
+  manager_of(self):RemoveInstance(self)
+end
+
+function Brain:PushEvent(event, data)
+  local handler = self.events[event]
+  if handler then
+    handler(data)
+  end
+end
+
+function Brain:Pause()
+  self.paused = true
+  manager_of(self):RemoveInstance(self)
+end
+
+function Brain:Resume()
+  self.paused = false
+  manager_of(self):AddInstance(self)
+end
+
+bt.Brain = Brain
+bt.BrainWrangler = BrainWrangler
+bt.BrainManager = BrainWrangler()

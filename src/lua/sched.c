@@ -1,0 +1,332 @@
+/*
+ * sched.c: the C scheduler (bt_sched) behind bt.BrainWrangler. A wrangler table keeps its
+ * scheduler userdata in the field _sched; the userdata's user values map brain objects to
+ * scheduler ids and back. Update thinks each due brain with brain:OnUpdate() and files it by
+ * brain:GetSleepTime(), as Don't Starve's BrainWrangler does.
+ */
+#include <string.h>
+
+#include "lbt.h"
+
+#define SCHED_META "bt.scheduler"
+
+enum { UV_IDS = 1, UV_BRAINS, UV_PENDING, UV_COUNT = 3 };
+
+typedef struct lbt_sched {
+  bt_sched *s;
+  lbt_state *S;
+  int updating; /* nesting of Update */
+  lua_State *L; /* during Update */
+  int ud;       /* the userdata's stack index during Update */
+} lbt_sched;
+
+/* self._sched of the wrangler at index 1, pushed at index top; checks it. */
+static lbt_sched *get(lua_State *L, const char *method) {
+  if (lua_type(L, 1) != LUA_TTABLE)
+    luaL_error(L, "bad self to '%s' (BrainWrangler expected, got %s)", method, luaL_typename(L, 1));
+  lua_getfield(L, 1, "_sched");
+  lbt_sched *w = luaL_testudata(L, -1, SCHED_META);
+  if (!w || !w->s) luaL_error(L, "bad self to '%s' (BrainWrangler expected)", method);
+  bt_sched_set_tick_time(w->s, w->S->tick_time);
+  return w;
+}
+
+/* The scheduler id of the brain at idx, or -1 (with create, a new id). */
+static int brain_id(lua_State *L, lbt_sched *w, int ud, int idx, int create) {
+  idx = lua_absindex(L, idx);
+  lua_getiuservalue(L, ud, UV_IDS);
+  lua_pushvalue(L, idx);
+  if (lua_rawget(L, -2) != LUA_TNIL) {
+    int id = (int)lua_tointeger(L, -1);
+    lua_pop(L, 2);
+    return id;
+  }
+  lua_pop(L, 2);
+  if (!create) return -1;
+  int id = bt_sched_brain_new(w->s);
+  if (id < 0) luaL_error(L, "not enough memory");
+  lua_getiuservalue(L, ud, UV_IDS);
+  lua_pushvalue(L, idx);
+  lua_pushinteger(L, id);
+  lua_rawset(L, -3);
+  lua_getiuservalue(L, ud, UV_BRAINS);
+  lua_pushvalue(L, idx);
+  lua_rawseti(L, -2, id + 1);
+  lua_pop(L, 2);
+  return id;
+}
+
+static void check_brain(lua_State *L, const char *method) {
+  int t = lua_type(L, 2);
+  if (t != LUA_TTABLE && t != LUA_TUSERDATA)
+    luaL_error(L, "bad argument #1 to '%s' (brain expected, got %s)", method, luaL_typename(L, 2));
+}
+
+/* Forgets the brain's id: now, or after the Update under way (a brain removed during a tick
+ * still thinks in that tick if it was due, as in Don't Starve). */
+static void forget(lua_State *L, lbt_sched *w, int ud, int id) {
+  if (w->updating) {
+    lua_getiuservalue(L, ud, UV_PENDING);
+    lua_pushinteger(L, id);
+    lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
+    lua_pop(L, 1);
+    return;
+  }
+  lua_getiuservalue(L, ud, UV_BRAINS);
+  lua_rawgeti(L, -1, id + 1);
+  lua_getiuservalue(L, ud, UV_IDS);
+  lua_pushvalue(L, -2);
+  lua_pushnil(L);
+  lua_rawset(L, -3);
+  lua_pop(L, 2);
+  lua_pushnil(L);
+  lua_rawseti(L, -2, id + 1);
+  lua_pop(L, 1);
+  bt_sched_brain_free(w->s, id);
+}
+
+static int w_add(lua_State *L) {
+  lbt_sched *w = get(L, "AddInstance");
+  int ud = lua_gettop(L);
+  check_brain(L, "AddInstance");
+  int id = brain_id(L, w, ud, 2, 1);
+  if (bt_sched_add(w->s, id) != BT_OK) return luaL_error(L, "not enough memory");
+  return 0;
+}
+
+static int w_remove(lua_State *L) {
+  lbt_sched *w = get(L, "RemoveInstance");
+  int ud = lua_gettop(L);
+  check_brain(L, "RemoveInstance");
+  int id = brain_id(L, w, ud, 2, 0);
+  if (id < 0) return 0;
+  bt_sched_remove(w->s, id);
+  forget(L, w, ud, id);
+  return 0;
+}
+
+/* Wake, Hibernate, Sleep act on registered brains only. */
+static int w_wake(lua_State *L) {
+  lbt_sched *w = get(L, "Wake");
+  int id = brain_id(L, w, lua_gettop(L), 2, 0);
+  if (id >= 0) bt_sched_wake(w->s, id);
+  return 0;
+}
+
+static int w_hibernate(lua_State *L) {
+  lbt_sched *w = get(L, "Hibernate");
+  int id = brain_id(L, w, lua_gettop(L), 2, 0);
+  if (id >= 0) bt_sched_hibernate(w->s, id);
+  return 0;
+}
+
+static int w_sleep(lua_State *L) {
+  lbt_sched *w = get(L, "Sleep");
+  int ud = lua_gettop(L);
+  double t = luaL_checknumber(L, 3);
+  int id = brain_id(L, w, ud, 2, 0);
+  if (id >= 0 && bt_sched_sleep(w->s, id, t) != BT_OK) return luaL_error(L, "not enough memory");
+  return 0;
+}
+
+/* ---- Update ---- */
+
+static int push_brain(lbt_sched *w, int id) {
+  lua_State *L = w->L;
+  lua_getiuservalue(L, w->ud, UV_BRAINS);
+  lua_rawgeti(L, -1, id + 1);
+  lua_remove(L, -2);
+  return lua_gettop(L);
+}
+
+/* Calls obj:method() protected; leaves nres results, or returns non-zero having reported. */
+static int call_method(lbt_sched *w, int obj, const char *method, int nres) {
+  lua_State *L = w->L;
+  lua_getfield(L, obj, method);
+  lua_pushvalue(L, obj);
+  return lbt_pcall(w->S, L, 1, nres, NULL, -1, method);
+}
+
+/* inst.entity:IsValid() and not inst:IsAsleep(), where inst has them */
+static int hook_ready(void *ud, int id) {
+  lbt_sched *w = ud;
+  lua_State *L = w->L;
+  int top = lua_gettop(L);
+  int brain = push_brain(w, id);
+  int ready = 1;
+  lua_getfield(L, brain, "inst");
+  int inst = lua_gettop(L);
+  int t = lua_type(L, inst);
+  if (t == LUA_TTABLE || t == LUA_TUSERDATA) {
+    lua_getfield(L, inst, "entity");
+    int entity = lua_gettop(L);
+    t = lua_type(L, entity);
+    if ((t == LUA_TTABLE || t == LUA_TUSERDATA) && lua_getfield(L, entity, "IsValid") != LUA_TNIL) {
+      lua_pop(L, 1);
+      if (call_method(w, entity, "IsValid", 1) == LUA_OK) ready = lua_toboolean(L, -1);
+    }
+    lua_settop(L, inst);
+    if (ready && lua_getfield(L, inst, "IsAsleep") != LUA_TNIL) {
+      lua_pop(L, 1);
+      if (call_method(w, inst, "IsAsleep", 1) == LUA_OK) ready = !lua_toboolean(L, -1);
+    }
+  }
+  lua_settop(L, top);
+  return ready;
+}
+
+/* brain:OnUpdate(), then brain:GetSleepTime() */
+static int hook_think(void *ud, int id, double *sleep) {
+  lbt_sched *w = ud;
+  lua_State *L = w->L;
+  int top = lua_gettop(L);
+  int brain = push_brain(w, id);
+  int has = 0;
+  if (!lua_isnil(L, brain)) {
+    call_method(w, brain, "OnUpdate", 0);
+    if (call_method(w, brain, "GetSleepTime", 1) == LUA_OK && lua_type(L, -1) == LUA_TNUMBER) {
+      *sleep = lua_tonumber(L, -1);
+      has = 1;
+    }
+  }
+  lua_settop(L, top);
+  return has;
+}
+
+static int w_update(lua_State *L) {
+  lbt_sched *w = get(L, "Update");
+  int ud = lua_gettop(L);
+  if (!lua_isinteger(L, 2))
+    return luaL_error(L, "bad argument #1 to 'Update' (integer tick expected, got %s)",
+                      lua_type(L, 2) == LUA_TNUMBER ? "a fraction" : luaL_typename(L, 2));
+  lua_Integer tick = lua_tointeger(L, 2);
+  lua_State *saved_L = w->L;
+  int saved_ud = w->ud;
+  w->L = L;
+  w->ud = ud;
+  w->updating++;
+  bt_sched_hooks hooks = {hook_ready, hook_think, w};
+  int rc = bt_sched_update(w->s, tick, &hooks);
+  w->updating--;
+  w->L = saved_L;
+  w->ud = saved_ud;
+  if (!w->updating) {
+    lua_getiuservalue(L, ud, UV_PENDING);
+    int pending = lua_gettop(L);
+    lua_Integer n = (lua_Integer)lua_rawlen(L, pending);
+    for (lua_Integer i = 1; i <= n; i++) {
+      lua_rawgeti(L, pending, i);
+      int id = (int)lua_tointeger(L, -1);
+      lua_pop(L, 1);
+      long long wake;
+      if (bt_sched_list(w->s, id, &wake) == BT_SCHED_NONE) forget(L, w, ud, id);
+    }
+    lua_newtable(L);
+    lua_setiuservalue(L, ud, UV_PENDING);
+  }
+  if (rc != BT_OK) return luaL_error(L, "not enough memory");
+  return 0;
+}
+
+/* wrangler:GetList(brain): "updating", "waiting" (and its tick), "hibernating", or nil */
+static int w_get_list(lua_State *L) {
+  lbt_sched *w = get(L, "GetList");
+  int id = brain_id(L, w, lua_gettop(L), 2, 0);
+  long long wake = 0;
+  int list = id >= 0 ? bt_sched_list(w->s, id, &wake) : BT_SCHED_NONE;
+  switch (list) {
+    case BT_SCHED_UPDATING: lua_pushliteral(L, "updating"); return 1;
+    case BT_SCHED_WAITING:
+      lua_pushliteral(L, "waiting");
+      lua_pushinteger(L, wake);
+      return 2;
+    case BT_SCHED_HIBERNATING: lua_pushliteral(L, "hibernating"); return 1;
+    default: lua_pushnil(L); return 1;
+  }
+}
+
+static int w_stats(lua_State *L) {
+  lbt_sched *w = get(L, "GetStats");
+  bt_sched_stats st;
+  bt_sched_stats_get(w->s, &st);
+  lua_createtable(L, 0, 6);
+  lua_pushinteger(L, st.thinks);
+  lua_setfield(L, -2, "thinks");
+  lua_pushinteger(L, st.registered);
+  lua_setfield(L, -2, "registered");
+  lua_pushinteger(L, st.updating);
+  lua_setfield(L, -2, "updating");
+  lua_pushinteger(L, st.waiting);
+  lua_setfield(L, -2, "waiting");
+  lua_pushinteger(L, st.hibernating);
+  lua_setfield(L, -2, "hibernating");
+  lua_pushinteger(L, bt_sched_tick(w->s));
+  lua_setfield(L, -2, "tick");
+  return 1;
+}
+
+/* wrangler:SetPeriod(brain, seconds): the fixed-rate policy's bound for this brain */
+static int w_set_period(lua_State *L) {
+  lbt_sched *w = get(L, "SetPeriod");
+  int ud = lua_gettop(L);
+  check_brain(L, "SetPeriod");
+  double p = luaL_checknumber(L, 3);
+  if (!(p >= 0)) return luaL_error(L, "bad argument #2 to 'SetPeriod' (non-negative number expected)");
+  bt_sched_set_period(w->s, brain_id(L, w, ud, 2, 1), p);
+  return 0;
+}
+
+static int sched_gc(lua_State *L) {
+  lbt_sched *w = lua_touserdata(L, 1);
+  bt_sched_free(w->s);
+  w->s = NULL;
+  return 0;
+}
+
+/* core.scheduler(policy): a new scheduler userdata ("ds" or "fixed_rate") */
+static int sched_new(lua_State *L) {
+  const char *policy = luaL_optstring(L, 1, "ds");
+  int p;
+  if (strcmp(policy, "ds") == 0) p = BT_SCHED_DS;
+  else if (strcmp(policy, "fixed_rate") == 0) p = BT_SCHED_FIXED_RATE;
+  else return luaL_error(L, "bad policy '%s' for BrainWrangler (\"ds\" or \"fixed_rate\")", policy);
+  lbt_sched *w = lua_newuserdatauv(L, sizeof *w, UV_COUNT);
+  memset(w, 0, sizeof *w);
+  w->S = lbt_state_get(L);
+  luaL_setmetatable(L, SCHED_META);
+  if (bt_sched_create(&w->s, w->S->tick_time) != BT_OK) return luaL_error(L, "not enough memory");
+  bt_sched_set_policy(w->s, p);
+  for (int uv = 1; uv <= UV_COUNT; uv++) {
+    lua_newtable(L);
+    lua_setiuservalue(L, -2, uv);
+  }
+  return 1;
+}
+
+static const luaL_Reg wrangler_methods[] = {
+    {"AddInstance", w_add},
+    {"RemoveInstance", w_remove},
+    {"Wake", w_wake},
+    {"Hibernate", w_hibernate},
+    {"Sleep", w_sleep},
+    {"Update", w_update},
+    {"GetList", w_get_list},
+    {"GetStats", w_stats},
+    {"SetPeriod", w_set_period},
+    {NULL, NULL},
+};
+
+/* Pushes a table: scheduler (constructor) and the wrangler methods written in C. */
+void lbt_push_sched_core(lua_State *L) {
+  if (luaL_newmetatable(L, SCHED_META)) {
+    lua_pushcfunction(L, sched_gc);
+    lua_setfield(L, -2, "__gc");
+  }
+  lua_pop(L, 1);
+  lua_newtable(L);
+  lua_pushcfunction(L, sched_new);
+  lua_setfield(L, -2, "scheduler");
+  lua_newtable(L);
+  luaL_setfuncs(L, wrangler_methods, 0);
+  lua_setfield(L, -2, "wrangler_methods");
+}
