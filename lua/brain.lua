@@ -122,6 +122,37 @@ function Brain:Resume()
   manager_of(self):AddInstance(self)
 end
 
+-- ---- shared brains ----
+
+-- SharedBrain(root) or SharedBrain(build): a Brain class whose tree is compiled once, from root,
+-- or from build() when the first brain starts, and instantiated for each entity. The tree's
+-- functions receive the entity; nodes written in Lua are copied for each entity.
+local function SharedBrain(build)
+  local t = type(build)
+  if t ~= "function" and not (t == "table" and getmetatable(build) and getmetatable(build).__bt_node) then
+    error(string.format("bad argument #1 to 'SharedBrain' (node or function expected, got %s)", t), 2)
+  end
+  local B = Class(Brain, function(self, inst)
+    Brain._ctor(self, inst)
+  end)
+  local definition
+  function B.GetDefinition()
+    if not definition then
+      local root = build
+      if t == "function" then
+        root = build()
+      end
+      definition = bt.define(root)
+    end
+    return definition
+  end
+  function B:OnStart()
+    self.bt = bt.BT(self.inst, B.GetDefinition())
+  end
+  return B
+end
+
 bt.Brain = Brain
 bt.BrainWrangler = BrainWrangler
 bt.BrainManager = BrainWrangler()
+bt.SharedBrain = SharedBrain

@@ -40,18 +40,39 @@ typedef struct lbt_ctx {
   int tree, objs, fns, inst, data;
 } lbt_ctx;
 
-/* A BT userdata. Its user values: objs, fns, inst, data, root, events. */
+/* A BT userdata. Its user values: objs (state + 1 -> node object), fns (leaf functions), inst,
+ * data (an EventNode's event data by state + 1), root, events (EventNodes that FireEvent reaches),
+ * and the definition userdata. */
 typedef struct lbt_tree {
   bt_inst *inst;
   lbt_state *S;
   lbt_ctx ctx;
+  int shared; /* an instance of a shared definition: objs are the entity's copies, made on use */
 } lbt_tree;
 
-enum { LBT_UV_OBJS = 1, LBT_UV_FNS, LBT_UV_INST, LBT_UV_DATA, LBT_UV_ROOT, LBT_UV_EVENTS, LBT_UV_COUNT = 6 };
+enum {
+  LBT_UV_OBJS = 1,
+  LBT_UV_FNS,
+  LBT_UV_INST,
+  LBT_UV_DATA,
+  LBT_UV_ROOT,
+  LBT_UV_EVENTS,
+  LBT_UV_DEF,
+  LBT_UV_COUNT = LBT_UV_DEF
+};
+
+/* A definition userdata. Its user values: templates (state + 1 -> node object), fns, root. */
+typedef struct lbt_def {
+  bt_def *def;
+  int shared; /* made by bt.define: its objects are templates, copied for each entity */
+} lbt_def;
+
+enum { LBT_DEF_UV_TEMPLATES = 1, LBT_DEF_UV_FNS, LBT_DEF_UV_ROOT, LBT_DEF_UV_COUNT = LBT_DEF_UV_ROOT };
 
 /* Private table keys on node objects. */
 extern const char lbt_key_tree; /* the lbt_tree userdata a node belongs to */
-extern const char lbt_key_node; /* its pre-order index there */
+extern const char lbt_key_node; /* its pre-order index there (or in its definition) */
+extern const char lbt_key_def;  /* the definition userdata a template belongs to */
 
 /* module.c */
 lbt_state *lbt_state_get(lua_State *L);
@@ -74,11 +95,22 @@ void lbt_open_nodes(lua_State *L, int module);
 int lbt_view_get(lua_State *L, lbt_tree *t, int node, int code); /* pushes a value; 0 if no view */
 int lbt_view_set(lua_State *L, lbt_tree *t, int node, int code, int value);
 int lbt_view_code(lua_State *L, int key); /* view code of a key, 0 if none */
+void lbt_push_event_listener(lua_State *L, int obj); /* function(inst, data) obj:OnEvent(data) */
 
 /* sched.c: pushes the private table lua/brain.lua builds BrainWrangler from */
 void lbt_push_sched_core(lua_State *L);
 
+/* compile.c */
+int lbt_compile(lua_State *L, int root, int shared, const char *fname); /* pushes a definition */
+lbt_def *lbt_test_def(lua_State *L, int idx);
+void lbt_open_compile(lua_State *L, int module);
+
 /* tree.c */
+extern const bt_ops lbt_builtin_ops, lbt_custom_ops;
+int lbt_call_truth(bt_call *c);
+int lbt_call_wait_time(bt_call *c);
+int lbt_call_latch_time(bt_call *c);
+int lbt_instantiate(lua_State *L, int def, int inst); /* pushes a tree */
 void lbt_open_tree(lua_State *L, int module);
 lbt_tree *lbt_node_tree(lua_State *L, int obj, int *node); /* NULL if unbound; pushes nothing */
 void lbt_enter(lua_State *L, int tree_idx, lbt_ctx *saved, lua_State **saved_L);

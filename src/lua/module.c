@@ -282,6 +282,7 @@ int luaopen_bt(lua_State *L) {
   lua_settop(L, module);
 
   lbt_open_nodes(L, module);
+  lbt_open_compile(L, module);
   lbt_open_tree(L, module);
   lbt_push_sched_core(L);
   run_embedded(L, "brain.lua", 0);

@@ -474,11 +474,17 @@ static int event_listener(lua_State *L) {
   return 0;
 }
 
+void lbt_push_event_listener(lua_State *L, int obj) {
+  lua_pushvalue(L, obj);
+  lua_pushcclosure(L, event_listener, 1);
+}
+
 static int ctor_event(lua_State *L) {
   check_self(L, "EventNode");
   lua_settop(L, 5);
   int t = lua_type(L, 2);
-  if (t != LUA_TTABLE && t != LUA_TUSERDATA) lbt_typeerror(L, 2, 1, "EventNode", "table");
+  if (t != LUA_TTABLE && t != LUA_TUSERDATA && t != LUA_TNIL)
+    lbt_typeerror(L, 2, 1, "EventNode", "table or nil");
   if (lua_type(L, 3) != LUA_TSTRING && lua_type(L, 3) != LUA_TNUMBER)
     lbt_typeerror(L, 3, 2, "EventNode", "string");
   if (!lua_isnil(L, 4)) check_node(L, 3, "EventNode");
@@ -491,9 +497,8 @@ static int ctor_event(lua_State *L) {
   if (lua_isnil(L, 5)) lua_pushinteger(L, 0);
   else lua_pushvalue(L, 5);
   set_field(L, "priority", lua_gettop(L));
-  if (lua_getfield(L, 2, "ListenForEvent") != LUA_TNIL) {
-    lua_pushvalue(L, 1);
-    lua_pushcclosure(L, event_listener, 1);
+  if (t != LUA_TNIL && lua_getfield(L, 2, "ListenForEvent") != LUA_TNIL) {
+    lbt_push_event_listener(L, 1);
     int fn = lua_gettop(L);
     set_field(L, "eventfn", fn);
     lua_pushvalue(L, fn - 1);

@@ -48,14 +48,16 @@ lbt_tree *lbt_node_tree(lua_State *L, int obj, int *node) {
 
 static lbt_tree *tree_of(bt_call *c) { return bt_inst_agent(c->inst); }
 
+static void push_state_obj(lua_State *L, lbt_tree *t, int tree, int objs, int s);
+
 /* Pushes the node object of the call's node. */
 static void push_obj(lbt_tree *t, bt_call *c) {
   const bt_def *def = bt_inst_def(c->inst);
-  lua_rawgeti(t->ctx.L, t->ctx.objs, bt_def_state(def, c->node) + 1);
+  push_state_obj(t->ctx.L, t, t->ctx.tree, t->ctx.objs, bt_def_state(def, c->node));
 }
 
 /* ConditionNode, ConditionWaitNode, ActionNode, MultiConditionNode: fn(inst), truthiness. */
-static int call_truth(bt_call *c) {
+int lbt_call_truth(bt_call *c) {
   lbt_tree *t = tree_of(c);
   lua_State *L = t->ctx.L;
   lua_rawgeti(L, t->ctx.fns, (lua_Integer)(intptr_t)c->ud);
@@ -83,7 +85,7 @@ static int take_number(bt_call *c, lbt_tree *t, const char *what) {
 }
 
 /* WaitNode's time function: called with nothing. */
-static int call_wait_time(bt_call *c) {
+int lbt_call_wait_time(bt_call *c) {
   lbt_tree *t = tree_of(c);
   lua_State *L = t->ctx.L;
   lua_rawgeti(L, t->ctx.fns, (lua_Integer)(intptr_t)c->ud);
@@ -92,7 +94,7 @@ static int call_wait_time(bt_call *c) {
 }
 
 /* LatchNode's duration function: called with the inst given to the LatchNode. */
-static int call_latch_time(bt_call *c) {
+int lbt_call_latch_time(bt_call *c) {
   lbt_tree *t = tree_of(c);
   lua_State *L = t->ctx.L;
   lua_rawgeti(L, t->ctx.fns, (lua_Integer)(intptr_t)c->ud);
@@ -174,6 +176,20 @@ static int ops_describe(bt_call *c, bt_buf *out) {
 static int ops_on_stop(bt_call *c) {
   lbt_tree *t = tree_of(c);
   lua_State *L = t->ctx.L;
+  int s = bt_def_state(bt_inst_def(c->inst), c->node);
+  if (t->shared) {
+    /* no copy yet: make one only if the template has an OnStop to call */
+    int has = 1;
+    if (lua_rawgeti(L, t->ctx.objs, s + 1) == LUA_TNIL) {
+      lua_getiuservalue(L, t->ctx.tree, LBT_UV_DEF);
+      lua_getiuservalue(L, -1, LBT_DEF_UV_TEMPLATES);
+      lua_rawgeti(L, -1, s + 1);
+      has = lua_getfield(L, -1, "OnStop") != LUA_TNIL;
+      lua_pop(L, 4);
+    }
+    lua_pop(L, 1);
+    if (!has) return BT_OK;
+  }
   push_obj(t, c);
   lua_getfield(L, -1, "OnStop");
   if (lua_isnil(L, -1)) {
@@ -184,198 +200,11 @@ static int ops_on_stop(bt_call *c) {
   return BT_OK;
 }
 
-static const bt_ops builtin_ops = {NULL, NULL, NULL, ops_on_stop, NULL, NULL};
-static const bt_ops custom_ops = {ops_visit, ops_reset, ops_step, ops_on_stop, ops_sleep_time,
-                                  ops_describe};
+const bt_ops lbt_builtin_ops = {NULL, NULL, NULL, ops_on_stop, NULL, NULL};
+const bt_ops lbt_custom_ops = {ops_visit, ops_reset, ops_step, ops_on_stop, ops_sleep_time,
+                               ops_describe};
 
-/* ---- compiling node objects ---- */
-
-typedef struct builder {
-  lua_State *L;
-  bt_graph *g;
-  int ids;  /* table: node object -> graph id */
-  int objs; /* table: graph id + 1 -> node object */
-  int fns;  /* table: leaf function slots */
-  int nfns;
-} builder;
-
-static void push_name(lua_State *L, int obj) {
-  lua_getfield(L, obj, "name");
-  luaL_tolstring(L, -1, NULL);
-  lua_remove(L, -2);
-}
-
-static int build_fail(builder *b, const char *fmt, int obj) {
-  lua_State *L = b->L;
-  bt_graph_free(b->g);
-  b->g = NULL;
-  push_name(L, obj);
-  return luaL_error(L, fmt, lua_tostring(L, -1));
-}
-
-/* Adds every node object reachable from the root to b->objs, in breadth-first order. */
-static int collect(builder *b, int root) {
-  lua_State *L = b->L;
-  int n = 0;
-  lua_pushvalue(L, root);
-  lua_rawseti(L, b->objs, ++n);
-  lua_pushvalue(L, root);
-  lua_pushinteger(L, 0);
-  lua_rawset(L, b->ids);
-  for (int i = 1; i <= n; i++) {
-    lua_rawgeti(L, b->objs, i);
-    int obj = lua_gettop(L);
-    if (lua_rawgetp(L, obj, &lbt_key_tree) != LUA_TNIL) {
-      push_name(L, obj);
-      return luaL_error(L, "BT: node '%s' already belongs to a tree (a node can be in one BT only)",
-                        lua_tostring(L, -1));
-    }
-    lua_pop(L, 1);
-    lua_pushliteral(L, "children");
-    int type = lua_rawget(L, obj);
-    if (type != LUA_TNIL && type != LUA_TTABLE) {
-      push_name(L, obj);
-      return luaL_error(L, "BT: node '%s' has children that are no table", lua_tostring(L, -1));
-    }
-    if (type == LUA_TTABLE) {
-      lua_Integer count = (lua_Integer)lua_rawlen(L, -1);
-      for (lua_Integer k = 1; k <= count; k++) {
-        lua_rawgeti(L, -1, k);
-        if (!lbt_is_node(L, -1)) {
-          push_name(L, obj);
-          return luaL_error(L, "BT: child %I of node '%s' is a %s, not a node", k,
-                            lua_tostring(L, -1), luaL_typename(L, -2));
-        }
-        lua_pushvalue(L, -1);
-        if (lua_rawget(L, b->ids) == LUA_TNIL) {
-          lua_pushvalue(L, -2);
-          lua_pushinteger(L, n);
-          lua_rawset(L, b->ids);
-          lua_pushvalue(L, -2);
-          lua_rawseti(L, b->objs, ++n);
-        }
-        lua_pop(L, 2);
-      }
-    }
-    lua_settop(L, obj - 1);
-  }
-  return n;
-}
-
-/* Puts the function at the top of the stack into a leaf slot; returns its index (popped). */
-static void *add_fn(builder *b) {
-  lua_rawseti(b->L, b->fns, ++b->nfns);
-  return (void *)(intptr_t)b->nfns;
-}
-
-/* Reads a node parameter: number -> param; function -> time function; nil -> nil_flag. */
-static int read_param(builder *b, int obj, const char *field, bt_spec *s, bt_fn time_fn) {
-  lua_State *L = b->L;
-  lua_pushstring(L, field);
-  int type = lua_rawget(L, obj);
-  if (type == LUA_TNUMBER) {
-    s->param = lua_tonumber(L, -1);
-    lua_pop(L, 1);
-  } else if (type == LUA_TNIL) {
-    s->flags |= BT_SPEC_NIL_PARAM;
-    lua_pop(L, 1);
-  } else if (time_fn && (type == LUA_TFUNCTION || type == LUA_TTABLE || type == LUA_TUSERDATA)) {
-    s->flags |= BT_SPEC_PARAM_FN;
-    s->fn = time_fn;
-    s->ud = add_fn(b);
-  } else {
-    lua_pop(L, 1);
-    return 0;
-  }
-  return 1;
-}
-
-/* Reads a leaf function field into fn/ud; 0 if it is missing. */
-static int read_fn(builder *b, int obj, const char *field, bt_fn *fn, void **ud) {
-  lua_State *L = b->L;
-  lua_getfield(L, obj, field);
-  if (lua_isnil(L, -1)) {
-    lua_pop(L, 1);
-    return 0;
-  }
-  *fn = call_truth;
-  *ud = add_fn(b);
-  return 1;
-}
-
-static int is_builtin_class(lua_State *L, int obj, int kind) {
-  lua_getmetatable(L, obj);
-  lbt_registry_get(L, LBT_REG_CLASSES);
-  lua_rawgeti(L, -1, kind + 1);
-  int same = lua_rawequal(L, -1, -3);
-  lua_pop(L, 3);
-  return same;
-}
-
-static int add_node(builder *b, int obj) {
-  lua_State *L = b->L;
-  bt_spec s;
-  memset(&s, 0, sizeof s);
-  s.kind = lbt_node_kind(L, obj);
-  int custom = !is_builtin_class(L, obj, s.kind);
-  s.ops = custom ? &custom_ops : &builtin_ops;
-  push_name(L, obj);
-  s.name = lua_tostring(L, -1);
-  lua_pushliteral(L, "children");
-  if (lua_rawget(L, obj) == LUA_TTABLE) s.flags |= BT_SPEC_CHILDREN;
-  lua_pop(L, 1);
-  int ok = 1;
-  switch (s.kind) {
-    case BT_PRIORITY: ok = read_param(b, obj, "period", &s, NULL); break;
-    case BT_LOOP: ok = read_param(b, obj, "maxreps", &s, NULL); break;
-    case BT_EVENT: ok = read_param(b, obj, "priority", &s, NULL); break;
-    case BT_WAIT: ok = read_param(b, obj, "wait_time", &s, call_wait_time); break;
-    case BT_LATCH: ok = read_param(b, obj, "latchduration", &s, call_latch_time); break;
-    case BT_CONDITION:
-    case BT_CONDITIONWAIT: ok = read_fn(b, obj, "fn", &s.fn, &s.ud) || custom; break;
-    case BT_ACTION: ok = read_fn(b, obj, "action", &s.fn, &s.ud) || custom; break;
-    case BT_MULTICONDITION:
-      ok = (read_fn(b, obj, "start", &s.fn, &s.ud) & read_fn(b, obj, "continue", &s.fn2, &s.ud2)) ||
-           custom;
-      break;
-    default: break;
-  }
-  if (!ok) return build_fail(b, "BT: node '%s' lacks the parameter or function of its kind", obj);
-  int id = bt_graph_add(b->g, &s);
-  lua_pop(L, 1); /* name */
-  if (id < 0) return build_fail(b, "BT: cannot add node '%s'", obj);
-  return id;
-}
-
-static void link_node(builder *b, int obj, int id) {
-  lua_State *L = b->L;
-  lua_pushliteral(L, "children");
-  if (lua_rawget(L, obj) == LUA_TTABLE) {
-    int n = (int)lua_rawlen(L, -1);
-    int stack_ids[16];
-    int *ids = n <= 16 ? stack_ids : lua_newuserdatauv(L, (size_t)n * sizeof(int), 0);
-    int children = lua_absindex(L, n <= 16 ? -1 : -2);
-    for (int k = 0; k < n; k++) {
-      lua_rawgeti(L, children, k + 1);
-      lua_rawget(L, b->ids);
-      ids[k] = (int)lua_tointeger(L, -1);
-      lua_pop(L, 1);
-    }
-    bt_graph_set_children(b->g, id, ids, n);
-    if (n > 16) lua_pop(L, 1);
-  }
-  lua_pop(L, 1);
-}
-
-static void link_parent(builder *b, int obj, int id) {
-  lua_State *L = b->L;
-  lua_pushliteral(L, "parent");
-  lua_rawget(L, obj);
-  int parent = -1;
-  if (!lua_isnil(L, -1) && lua_rawget(L, b->ids) != LUA_TNIL) parent = (int)lua_tointeger(L, -1);
-  lua_pop(L, 1);
-  bt_graph_set_parent(b->g, id, parent);
-}
+/* ---- instances ---- */
 
 /* Moves state that a node object holds before it is in a tree (a Priority's scattered lasttime,
  * a status or trigger set by a script) into the instance. */
@@ -408,101 +237,202 @@ static void migrate(lua_State *L, lbt_tree *t, int obj, int node, int data) {
   }
 }
 
-static int tree_new(lua_State *L) {
-  /* BT(inst, root): called through the BT table's __call, so the table is argument 1 */
-  lua_settop(L, 3);
-  if (!lbt_is_node(L, 3)) return lbt_typeerror(L, 3, 2, "BT", "node");
-  lbt_state *S = lbt_state_get(L);
-  builder b = {L, NULL, 0, 0, 0, 0};
-  lua_newtable(L);
-  b.ids = lua_gettop(L);
-  lua_newtable(L);
-  b.objs = lua_gettop(L);
-  lua_newtable(L);
-  b.fns = lua_gettop(L);
-  int n = collect(&b, 3);
-  if (bt_graph_new(&b.g) != BT_OK) return luaL_error(L, "not enough memory");
-  for (int i = 1; i <= n; i++) {
-    lua_rawgeti(L, b.objs, i);
-    add_node(&b, lua_gettop(L));
-    lua_pop(L, 1);
-  }
-  for (int i = 1; i <= n; i++) {
-    lua_rawgeti(L, b.objs, i);
-    link_node(&b, lua_gettop(L), i - 1);
-    lua_pop(L, 1);
-  }
-  /* after every child list: set_children would overwrite the parents */
-  for (int i = 1; i <= n; i++) {
-    lua_rawgeti(L, b.objs, i);
-    link_parent(&b, lua_gettop(L), i - 1);
-    lua_pop(L, 1);
-  }
-  bt_def *def;
-  if (bt_def_create(&def, b.g, 0) != BT_OK) {
-    lua_pushfstring(L, "BT: %s", bt_graph_errmsg(b.g));
-    bt_graph_free(b.g);
-    return lua_error(L);
-  }
-  bt_graph_free(b.g);
 
+/* Pushes the entity's copy of state s of a shared definition, making it on first use: the
+ * template's fields, the entity as inst (for nodes written in Lua, EventNodes and LatchNodes),
+ * bound to this tree, with copies of its children. */
+static void push_copy(lua_State *L, lbt_tree *t, int tree, int objs, int s) {
+  const bt_def *def = bt_inst_def(t->inst);
+  luaL_checkstack(L, 12, "bt: tree too deep for the Lua stack");
+  lua_getiuservalue(L, tree, LBT_UV_DEF);
+  lua_getiuservalue(L, -1, LBT_DEF_UV_TEMPLATES);
+  lua_rawgeti(L, -1, s + 1);
+  int tpl = lua_gettop(L);
+  lua_newtable(L);
+  int copy = lua_gettop(L);
+  lua_pushnil(L);
+  while (lua_next(L, tpl)) {
+    const char *key = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : NULL;
+    if (key && strcmp(key, "children") != 0 && strcmp(key, "parent") != 0) {
+      lua_pushvalue(L, -2);
+      lua_insert(L, -2);
+      lua_rawset(L, copy);
+    } else {
+      lua_pop(L, 1);
+    }
+  }
+  lua_getmetatable(L, tpl);
+  lua_setmetatable(L, copy);
+  int kind = bt_def_kind(def, bt_def_node_of_state(def, s));
+  lua_getmetatable(L, tpl);
+  lbt_registry_get(L, LBT_REG_CLASSES);
+  lua_rawgeti(L, -1, kind + 1);
+  int custom = !lua_rawequal(L, -1, -3);
+  lua_pop(L, 3);
+  if (custom || kind == BT_EVENT || kind == BT_LATCH) {
+    lua_pushliteral(L, "inst");
+    lua_getiuservalue(L, tree, LBT_UV_INST);
+    lua_rawset(L, copy);
+  }
+  lua_pushvalue(L, tree);
+  lua_rawsetp(L, copy, &lbt_key_tree);
+  lua_pushinteger(L, bt_def_node_of_state(def, s));
+  lua_rawsetp(L, copy, &lbt_key_node);
+  lua_pushvalue(L, copy);
+  lua_rawseti(L, objs, s + 1);
+  lua_pushliteral(L, "children");
+  if (lua_rawget(L, tpl) == LUA_TTABLE) {
+    int kids = lua_gettop(L);
+    lua_Integer n = (lua_Integer)lua_rawlen(L, kids);
+    lua_createtable(L, (int)n, 0);
+    for (lua_Integer i = 1; i <= n; i++) {
+      lua_rawgeti(L, kids, i);
+      lua_rawgetp(L, -1, &lbt_key_node);
+      int child_state = bt_def_state(def, (int)lua_tointeger(L, -1));
+      lua_pop(L, 1);
+      lua_pushliteral(L, "parent");
+      int same_parent = lua_rawget(L, -2) != LUA_TNIL && lua_rawequal(L, -1, tpl);
+      lua_pop(L, 2);
+      if (lua_rawgeti(L, objs, child_state + 1) == LUA_TNIL) {
+        lua_pop(L, 1);
+        push_copy(L, t, tree, objs, child_state);
+      }
+      if (same_parent) {
+        lua_pushliteral(L, "parent");
+        lua_pushvalue(L, copy);
+        lua_rawset(L, -3);
+      }
+      lua_rawseti(L, -2, i);
+    }
+    lua_pushliteral(L, "children");
+    lua_insert(L, -2);
+    lua_rawset(L, copy);
+  }
+  lua_settop(L, copy);
+  lua_replace(L, tpl - 2);
+  lua_settop(L, tpl - 2);
+}
+
+/* Pushes the node object of state s (in a shared tree, the entity's copy, made on first use). */
+static void push_state_obj(lua_State *L, lbt_tree *t, int tree, int objs, int s) {
+  if (lua_rawgeti(L, objs, s + 1) != LUA_TNIL || !t->shared) return;
+  lua_pop(L, 1);
+  push_copy(L, t, tree, objs, s);
+}
+
+/* The entity subscribes each EventNode of a shared definition through its own inst, or, if it
+ * has no ListenForEvent, the node is one that FireEvent delivers to. */
+static void subscribe_events(lua_State *L, lbt_tree *t, int tree, int objs, int inst, int events) {
+  const bt_def *def = bt_inst_def(t->inst);
+  int listens = 0;
+  int it = lua_type(L, inst);
+  if (it == LUA_TTABLE || it == LUA_TUSERDATA) {
+    listens = lua_getfield(L, inst, "ListenForEvent") != LUA_TNIL;
+    lua_pop(L, 1);
+  }
+  for (int s = 0; s < bt_def_states(def); s++) {
+    int node = bt_def_node_of_state(def, s);
+    if (bt_def_kind(def, node) != BT_EVENT) continue;
+    if (!listens) {
+      lua_pushinteger(L, node);
+      lua_rawseti(L, events, (lua_Integer)lua_rawlen(L, events) + 1);
+      continue;
+    }
+    push_state_obj(L, t, tree, objs, s);
+    int obj = lua_gettop(L);
+    lbt_push_event_listener(L, obj);
+    lua_pushliteral(L, "eventfn");
+    lua_pushvalue(L, -2);
+    lua_rawset(L, obj);
+    lua_getfield(L, inst, "ListenForEvent");
+    lua_pushvalue(L, inst);
+    lua_getfield(L, obj, "event");
+    lua_pushvalue(L, obj + 1);
+    lua_call(L, 3, 0);
+    lua_settop(L, obj - 1);
+  }
+}
+
+int lbt_instantiate(lua_State *L, int def_idx, int inst) {
+  def_idx = lua_absindex(L, def_idx);
+  inst = lua_absindex(L, inst);
+  lbt_def *d = lbt_test_def(L, def_idx);
   lbt_tree *t = lua_newuserdatauv(L, sizeof *t, LBT_UV_COUNT);
   int tree = lua_gettop(L);
   memset(t, 0, sizeof *t);
-  t->S = S;
+  t->S = lbt_state_get(L);
+  t->shared = d->shared;
   luaL_setmetatable(L, TREE_META);
-  int rc = bt_inst_create(&t->inst, def, &S->host, t, BT_INST_NOSCATTER);
-  bt_def_release(def);
+  /* a shared definition scatters each entity's Priorities with math.random; a tree built for
+   * one entity took its scatter from the PriorityNode constructors */
+  int rc = bt_inst_create(&t->inst, d->def, &t->S->host, t, d->shared ? 0 : BT_INST_NOSCATTER);
   if (rc != BT_OK) return luaL_error(L, "not enough memory");
-
-  /* objs by state, the events no inst delivers, and the user values */
+  const bt_def *def = d->def;
   int states = bt_def_states(def);
-  lua_createtable(L, states, 0);
+  if (d->shared) lua_createtable(L, states, 0);
+  else lua_getiuservalue(L, def_idx, LBT_DEF_UV_TEMPLATES);
   int objs = lua_gettop(L);
   lua_newtable(L);
   int events = lua_gettop(L);
   lua_newtable(L);
   int data = lua_gettop(L);
-  for (int s = 0; s < states; s++) {
-    lua_rawgeti(L, b.objs, bt_def_graph_id(def, s) + 1);
-    int obj = lua_gettop(L);
-    int node = bt_def_node_of_state(def, s);
-    migrate(L, t, obj, node, data);
-    if (bt_def_kind(def, node) == BT_EVENT) {
-      lua_pushliteral(L, "eventfn");
-      if (lua_rawget(L, obj) == LUA_TNIL) {
-        lua_pushinteger(L, node);
-        lua_rawseti(L, events, (lua_Integer)lua_rawlen(L, events) + 1);
-      }
-      lua_pop(L, 1);
-    }
-    lua_rawseti(L, objs, s + 1);
-  }
   lua_pushvalue(L, objs);
   lua_setiuservalue(L, tree, LBT_UV_OBJS);
-  lua_pushvalue(L, b.fns);
+  lua_getiuservalue(L, def_idx, LBT_DEF_UV_FNS);
   lua_setiuservalue(L, tree, LBT_UV_FNS);
-  lua_pushvalue(L, 2);
+  lua_pushvalue(L, inst);
   lua_setiuservalue(L, tree, LBT_UV_INST);
   lua_pushvalue(L, data);
   lua_setiuservalue(L, tree, LBT_UV_DATA);
-  lua_pushvalue(L, 3);
+  if (!d->shared) lua_getiuservalue(L, def_idx, LBT_DEF_UV_ROOT);
+  else lua_pushnil(L);
   lua_setiuservalue(L, tree, LBT_UV_ROOT);
   lua_pushvalue(L, events);
   lua_setiuservalue(L, tree, LBT_UV_EVENTS);
+  lua_pushvalue(L, def_idx);
+  lua_setiuservalue(L, tree, LBT_UV_DEF);
 
-  /* bind every object: from now on its state lives in the instance */
-  for (int s = 0; s < states; s++) {
-    lua_rawgeti(L, objs, s + 1);
-    lua_pushvalue(L, tree);
-    lua_rawsetp(L, -2, &lbt_key_tree);
-    lua_pushinteger(L, bt_def_node_of_state(def, s));
-    lua_rawsetp(L, -2, &lbt_key_node);
-    lua_pop(L, 1);
+  if (d->shared) {
+    subscribe_events(L, t, tree, objs, inst, events);
+  } else {
+    for (int s = 0; s < states; s++) {
+      lua_rawgeti(L, objs, s + 1);
+      int obj = lua_gettop(L);
+      int node = bt_def_node_of_state(def, s);
+      migrate(L, t, obj, node, data);
+      if (bt_def_kind(def, node) == BT_EVENT) {
+        lua_pushliteral(L, "eventfn");
+        if (lua_rawget(L, obj) == LUA_TNIL) {
+          lua_pushinteger(L, node);
+          lua_rawseti(L, events, (lua_Integer)lua_rawlen(L, events) + 1);
+        }
+        lua_pop(L, 1);
+      }
+      lua_pop(L, 1);
+    }
+    /* bind every object: from now on its state lives in the instance */
+    for (int s = 0; s < states; s++) {
+      lua_rawgeti(L, objs, s + 1);
+      lua_pushvalue(L, tree);
+      lua_rawsetp(L, -2, &lbt_key_tree);
+      lua_pushinteger(L, bt_def_node_of_state(def, s));
+      lua_rawsetp(L, -2, &lbt_key_node);
+      lua_pop(L, 1);
+    }
   }
-  lua_pushvalue(L, tree);
+  lua_settop(L, tree);
   return 1;
 }
+
+/* BT(inst, root or definition): called through the BT table's __call, so the table is argument 1 */
+static int tree_new(lua_State *L) {
+  lua_settop(L, 3);
+  if (lbt_test_def(L, 3)) return lbt_instantiate(L, 3, 2);
+  if (!lbt_is_node(L, 3)) return lbt_typeerror(L, 3, 2, "BT", "node or definition");
+  lbt_compile(L, 3, 0, "BT");
+  return lbt_instantiate(L, -1, 2);
+}
+
 
 /* ---- tree methods ---- */
 
@@ -693,7 +623,13 @@ static int tree_index(lua_State *L) {
     return 1;
   }
   if (key && strcmp(key, "root") == 0) {
-    lua_getiuservalue(L, 1, LBT_UV_ROOT);
+    lbt_tree *t = lua_touserdata(L, 1);
+    if (!t->shared || !t->inst) {
+      lua_getiuservalue(L, 1, LBT_UV_ROOT);
+      return 1;
+    }
+    lua_getiuservalue(L, 1, LBT_UV_OBJS);
+    push_state_obj(L, t, 1, lua_gettop(L), 0);
     return 1;
   }
   lbt_registry_get(L, LBT_REG_BT);
