@@ -598,7 +598,7 @@ static int tree_fire_event(lua_State *L) {
     int node = (int)lua_tointeger(L, -1);
     lua_pop(L, 1);
     if (!t->inst) break;
-    lua_rawgeti(L, 5, bt_def_state(bt_inst_def(t->inst), node) + 1);
+    push_state_obj(L, t, 1, 5, bt_def_state(bt_inst_def(t->inst), node));
     lua_getfield(L, -1, "event");
     if (lua_rawequal(L, -1, 2)) lbt_fire(L, -2, 3);
     lua_pop(L, 2);
