@@ -5,7 +5,7 @@ PREFIX ?= /usr/local
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 DEBIAN_PACKAGES = gcc libc6-dev make cmake pkg-config lua5.4 liblua5.4-dev lua-busted
 
-.PHONY: all deps build test demo install clean
+.PHONY: all deps build test demo bench install clean
 
 all: build
 
@@ -32,6 +32,9 @@ test: build
 
 demo: build
 	$(BUILD)/examples/hello/bt-hello brains/sheep.lua
+
+bench: build
+	$(BUILD)/bench/bench_sched
 
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)
