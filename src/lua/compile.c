@@ -217,19 +217,6 @@ static void link_parent(builder *b, int obj, int id) {
 }
 
 
-/* Removes the fields a template must not hand on to the copies made for each entity: its state
- * before any tree (read through the views once in a tree) and its binding. */
-static void strip_template(lua_State *L, int obj) {
-  static const char *const fields[] = {"status", "lastresult", "idx", "rep", "lasttime",
-                                       "wake_time", "nextupdatetime", "triggered", "running",
-                                       "lastlatchtime", "currentlatchduration", "data"};
-  for (size_t i = 0; i < sizeof fields / sizeof *fields; i++) {
-    lua_pushstring(L, fields[i]);
-    lua_pushnil(L);
-    lua_rawset(L, obj);
-  }
-}
-
 /* A shared EventNode cannot have subscribed through an inst: each entity subscribes its own. */
 static void check_template(builder *b, int obj) {
   lua_State *L = b->L;
@@ -287,7 +274,7 @@ int lbt_compile(lua_State *L, int root, int shared, const char *fname) {
   for (int s = 0; s < states; s++) {
     lua_rawgeti(L, b.objs, bt_def_graph_id(d->def, s) + 1);
     if (shared) {
-      strip_template(L, lua_gettop(L));
+      lbt_strip_views(L, d->def, bt_def_node_of_state(d->def, s), -1);
       lua_pushvalue(L, ud);
       lua_rawsetp(L, -2, &lbt_key_def);
       lua_pushinteger(L, bt_def_node_of_state(d->def, s));

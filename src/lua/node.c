@@ -128,6 +128,21 @@ int lbt_view_set(lua_State *L, lbt_tree *t, int node, int code, int value) {
   return 1;
 }
 
+/* Removes from obj the raw fields that are views of the node's state in a tree: kept, they would
+ * hide the state of the copies made from a template. Fields the node's kind does not have stay. */
+void lbt_strip_views(lua_State *L, const bt_def *def, int node, int obj) {
+  obj = lua_absindex(L, obj);
+  for (int code = VK_NONE + 1; code < VK_COUNT; code++) {
+    int applies = code == VK_STATUS || code == VK_LASTRESULT ||
+                  (code == VK_DATA ? bt_def_kind(def, node) == BT_EVENT
+                                   : bt_node_has_field(def, node, view_fields[code]));
+    if (!applies) continue;
+    lua_pushstring(L, view_names[code]);
+    lua_pushnil(L);
+    lua_rawset(L, obj);
+  }
+}
+
 /* ---- node objects ---- */
 
 int lbt_is_node(lua_State *L, int idx) {

@@ -65,3 +65,20 @@ describe("regressions (C tests)", function()
     assert.equal(7, tree:GetSleepTime())
   end)
 end)
+
+describe("regressions (shared definitions)", function()
+  it("bt.define keeps a Lua node's own fields that share a name with another kind's state", function()
+    -- define used to strip running/data/idx/... from every template, whatever its kind
+    local Leaf = bt.Class(bt.BehaviourNode, function(self, running, data, idx)
+      bt.BehaviourNode._ctor(self, "Leaf")
+      self.running, self.data, self.idx = running, data, idx
+    end)
+    local seen
+    function Leaf:Visit()
+      seen = {self.running, self.data, self.idx}
+      self.status = bt.FAILED
+    end
+    bt.BT({}, bt.define(bt.PriorityNode({Leaf(true, "d", 7)}, 1, true))):Update()
+    assert.same({true, "d", 7}, seen)
+  end)
+end)
