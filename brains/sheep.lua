@@ -1,23 +1,43 @@
--- sheep.lua: a sheep that runs from wolves, eats when hungry, and grazes otherwise.
--- A brain file returns a function that builds the tree for one entity (its `inst`); every
--- function in the tree receives that inst.
+-- sheep.lua: a sheep. It flees wolves (bleating in alarm), grazes on grass when hungry, and
+-- otherwise wanders near its home, bleating now and then.
+--
+-- A brain file returns a brain class: `local SheepBrain = dofile "brains/sheep.lua"`, then
+-- `inst.brain = SheepBrain(inst); inst.brain:Start()`. It is a shared brain: the tree is built
+-- once, for every sheep, so the functions in it take the sheep as their argument.
 local bt = require "bt"
+local ChattyNode = require "behaviours.chattynode"
+local DoAction = require "behaviours.doaction"
+local RunAway = require "behaviours.runaway"
+local Wander = require "behaviours.wander"
 
-return function(inst)
-  local flee = bt.WhileNode(function(i) return i.wolf_near end, "WolfNear",
-    bt.ActionNode(function(i) i.x = i.x + 2 end, "RunAway"))
+local SEE_WOLF_DIST = 8     -- a wolf this close makes it run
+local SAFE_DIST = 12        -- until it is this far away
+local HUNGRY = 0.5          -- GetHunger() from which it looks for grass
+local SEE_GRASS_DIST = 15
+local WANDER_DIST = 10      -- how far from home it wanders
 
-  local eat = bt.IfNode(function(i) return i.hunger >= 5 end, "Hungry",
-    bt.SequenceNode {
-      bt.ActionNode(function(i) i.eating = true end, "StartEating"),
-      bt.WaitNode(1.5),
-      bt.ActionNode(function(i) i.hunger, i.eating = 0, false end, "Swallow"),
-    })
-
-  local graze = bt.SequenceNode {
-    bt.ActionNode(function(i) i.x = i.x + 0.5 end, "Step"),
-    bt.WaitNode(1),
-  }
-
-  return bt.PriorityNode({flee, eat, graze}, 0.5)
+local function home(inst)
+  return inst:GetHome()
 end
+
+local function hungry(inst)
+  return inst:GetHunger() >= HUNGRY
+end
+
+local function graze(inst)
+  local grass = inst:FindEntity(SEE_GRASS_DIST, "grass")
+  if grass ~= nil then
+    return "eat", grass
+  end
+end
+
+return bt.SharedBrain(function()
+  return bt.PriorityNode({
+    ChattyNode(nil, {"BAAAA!", "Baa! Baa!"},
+      RunAway(nil, "predator", SEE_WOLF_DIST, SAFE_DIST), 3, 2),
+    bt.IfNode(hungry, "Hungry",
+      DoAction(nil, graze, "Graze")),
+    ChattyNode(nil, {"Baa.", "Meeh.", "Baa?"},
+      Wander(nil, home, WANDER_DIST), 8, 8, 2, 4),
+  }, .25)
+end)

@@ -1,6 +1,7 @@
 /*
- * hello.c: the smallest host. It embeds Lua, opens bt, builds a brain from a brain file for one
- * entity, and thinks it on a simulated clock, printing the tree dump after every think.
+ * hello.c: the smallest host. It embeds Lua, opens bt, starts a brain for one entity, and runs
+ * the game loop: 30 ticks a simulated second, the world moves, then the brain manager thinks the
+ * brains that are due. After each think it prints a line and, when it changed, the tree dump.
  *
  *   bt-hello [brain.lua] [seconds]
  */
@@ -19,14 +20,21 @@ static int game_clock(lua_State *L) {
   return 1;
 }
 
+static int fail(lua_State *L) {
+  fprintf(stderr, "bt-hello: %s\n", lua_tostring(L, -1));
+  lua_close(L);
+  return 1;
+}
+
 int main(int argc, char **argv) {
-  const char *brain_file = argc > 1 ? argv[1] : "brains/sheep.lua";
+  const char *brain_file = argc > 1 ? argv[1] : "examples/hello/brain.lua";
   double seconds = argc > 2 ? atof(argv[2]) : 8;
 
   lua_State *L = luaL_newstate();
   luaL_openlibs(L);
   luaL_requiref(L, "bt", luaopen_bt, 0); /* package.loaded.bt = the module */
-  lua_getfield(L, -1, "set_clock");      /* bt.set_clock(game_clock) */
+  int bt = lua_gettop(L);
+  lua_getfield(L, bt, "set_clock"); /* bt.set_clock(game_clock) */
   lua_pushcfunction(L, game_clock);
   lua_call(L, 1, 0);
 
@@ -38,50 +46,61 @@ int main(int argc, char **argv) {
   lua_setfield(L, -2, "hunger");
   int inst = lua_gettop(L);
 
-  /* tree = bt.BT(inst, dofile(brain_file)(inst)) */
-  lua_getfield(L, inst - 1, "BT");
+  /* inst.brain = dofile(brain_file)(inst); inst.brain:Start() */
+  if (luaL_loadfile(L, brain_file) != LUA_OK || lua_pcall(L, 0, 1, 0) != LUA_OK) return fail(L);
   lua_pushvalue(L, inst);
-  if (luaL_dofile(L, brain_file) != LUA_OK) {
-    fprintf(stderr, "bt-hello: %s\n", lua_tostring(L, -1));
-    return 1;
-  }
-  lua_pushvalue(L, inst);
-  if (lua_pcall(L, 1, 1, 0) != LUA_OK || lua_pcall(L, 2, 1, 0) != LUA_OK) {
-    fprintf(stderr, "bt-hello: %s\n", lua_tostring(L, -1));
-    return 1;
-  }
-  int tree = lua_gettop(L);
+  if (lua_pcall(L, 1, 1, 0) != LUA_OK) return fail(L);
+  lua_pushvalue(L, -1);
+  lua_setfield(L, inst, "brain");
+  int brain = lua_gettop(L);
+  lua_getfield(L, brain, "Start");
+  lua_pushvalue(L, brain);
+  if (lua_pcall(L, 1, 0, 0) != LUA_OK) return fail(L);
 
-  /* the game loop: 30 ticks a second; the brain thinks when its sleep time is up */
-  double wake = 0;
-  for (int tick = 0; tick <= (int)(seconds * 30); tick++) {
+  lua_getfield(L, bt, "BrainManager");
+  int manager = lua_gettop(L);
+  lua_Integer thinks = 0;
+  for (int tick = 1; tick <= (int)(seconds * 30); tick++) {
     sim_time = tick / 30.0;
-    lua_getfield(L, inst, "hunger"); /* the world: hunger grows, a wolf passes by */
+    /* the world moves: hunger grows, a wolf passes by */
+    lua_getfield(L, inst, "hunger");
     lua_pushnumber(L, lua_tonumber(L, -1) + 1.0 / 30);
     lua_setfield(L, inst, "hunger");
     lua_pop(L, 1);
     lua_pushboolean(L, sim_time >= 5 && sim_time < 6);
     lua_setfield(L, inst, "wolf_near");
-    if (sim_time < wake) continue;
 
-    lua_getfield(L, tree, "Update"); /* tree:Update() */
-    lua_pushvalue(L, tree);
-    lua_call(L, 1, 0);
-    lua_getfield(L, tree, "GetSleepTime"); /* tree:GetSleepTime(): seconds, or nil */
-    lua_pushvalue(L, tree);
+    /* bt.BrainManager:Update(tick): thinks the brains that are due */
+    lua_getfield(L, manager, "Update");
+    lua_pushvalue(L, manager);
+    lua_pushinteger(L, tick);
+    lua_call(L, 2, 0);
+
+    /* did our brain think? (bt.BrainManager:GetStats().thinks grew) */
+    lua_getfield(L, manager, "GetStats");
+    lua_pushvalue(L, manager);
     lua_call(L, 1, 1);
-    double sleep = lua_isnil(L, -1) ? 1e9 : lua_tonumber(L, -1);
-    lua_pop(L, 1);
-    wake = sim_time + (sleep > 1.0 / 30 ? sleep : 1.0 / 30);
+    lua_getfield(L, -1, "thinks");
+    lua_Integer now_thinks = lua_tointeger(L, -1);
+    lua_pop(L, 2);
+    if (now_thinks == thinks) continue;
+    thinks = now_thinks;
 
+    lua_getfield(L, brain, "GetSleepTime"); /* seconds, or nil: hibernating */
+    lua_pushvalue(L, brain);
+    lua_call(L, 1, 1);
+    char sleep[32] = "an event: hibernating";
+    if (!lua_isnil(L, -1)) snprintf(sleep, sizeof sleep, "%.2f s", lua_tonumber(L, -1));
     lua_getfield(L, inst, "x");
-    printf("t=%5.2f  x=%4.1f  thinks again in %.2f s\n", sim_time, lua_tonumber(L, -1), sleep);
-    const char *dump = luaL_tolstring(L, tree, NULL); /* tostring(tree) */
+    printf("t=%5.2f  x=%4.1f  thinks again in %s\n", sim_time, lua_tonumber(L, -1), sleep);
+    lua_settop(L, manager);
+    lua_getfield(L, brain, "bt");
+    const char *dump = luaL_tolstring(L, -1, NULL); /* tostring(brain.bt) */
     lua_getfield(L, LUA_REGISTRYINDEX, "hello.last_dump");
-    if (!lua_rawequal(L, -1, -2)) printf("%s", dump);  /* the dump, when it changed */
+    if (!lua_rawequal(L, -1, -2)) printf("%s", dump); /* the dump, when it changed */
     lua_pop(L, 1);
     lua_setfield(L, LUA_REGISTRYINDEX, "hello.last_dump");
-    lua_pop(L, 1);
+    lua_settop(L, manager);
   }
   lua_close(L);
   return 0;

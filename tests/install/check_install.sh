@@ -35,7 +35,7 @@ expected='Priority - READY <SUCCESS> ()>0.00
 export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
 cc -std=c11 -Wall -Wextra -Werror -o "$prefix/hello" "$src/examples/hello/hello.c" \
   $(pkg-config --cflags --libs bt)
-(cd "$src" && "$prefix/hello" brains/sheep.lua 2) | grep -q "Priority - RUNNING" \
+(cd "$src" && "$prefix/hello" examples/hello/brain.lua 2) | grep -q "Priority - RUNNING" \
   || { echo "the pkg-config host did not think"; exit 1; }
 
 # the core alone, without Lua

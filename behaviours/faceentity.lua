@@ -1,0 +1,57 @@
+-- faceentity.lua: FaceEntity, Don't Starve's "stop and look at someone" (DS_SEMANTICS.md
+-- section 6), written anew against docs/entity.md.
+--
+--   FaceEntity(inst, getfn, keepfn, timeout, customalert)
+--
+-- READY: target = getfn(inst); with one it stops moving and becomes RUNNING, else FAILED.
+-- RUNNING: SUCCESS once more than `timeout` seconds (if given) have passed since it started;
+-- FAILED when the target is gone or keepfn(inst, target) is false; otherwise it turns to face
+-- the target. Sleeps .5 s. Never succeeds by itself without a timeout. customalert (a stategraph
+-- state in Don't Starve) is accepted and ignored: the host animates.
+local bt = require "bt"
+local util = require "behaviours.util"
+
+local FaceEntity = bt.Class(bt.BehaviourNode, function(self, inst, getfn, keepfn, timeout, customalert)
+  bt.BehaviourNode._ctor(self, "FaceEntity")
+  self.inst = inst
+  self.getfn = getfn
+  self.keepfn = keepfn
+  self.timeout = timeout
+  self.customalert = customalert
+  self.starttime = 0
+end)
+
+function FaceEntity:Visit()
+  local inst = self.inst
+  if self.status == bt.READY then
+    self.target = self.getfn(inst)
+    if self.target ~= nil then
+      self.status = bt.RUNNING
+      inst:Stop()
+      self.starttime = bt.GetTime()
+    else
+      self.status = bt.FAILED
+    end
+  end
+
+  if self.status == bt.RUNNING then
+    local timeout = util.value(self.timeout, inst)
+    if timeout ~= nil and bt.GetTime() - self.starttime > timeout then
+      self.status = bt.SUCCESS
+      return
+    end
+    local target = self.target
+    if not (target ~= nil and target:IsValid() and self.keepfn(inst, target)) then
+      self.status = bt.FAILED
+    else
+      inst:FacePoint(target:GetPosition())
+    end
+    self:Sleep(.5)
+  end
+end
+
+function FaceEntity:DBString()
+  return string.format("facing %s for %2.2f", util.describe(self.target), bt.GetTime() - self.starttime)
+end
+
+return FaceEntity
