@@ -31,7 +31,7 @@ test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
 demo: build
-	$(BUILD)/examples/hello/bt-hello brains/sheep.lua
+	$(BUILD)/examples/arena/bt-arena
 
 bench: build
 	$(BUILD)/bench/bench_sched

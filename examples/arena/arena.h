@@ -1,0 +1,57 @@
+/*
+ * arena.h: the host's state shared by main.c, entity_lua.c and view.c: the world, the Lua state
+ * with bt, the creatures' brains, and what went wrong in the scripts.
+ */
+#ifndef ARENA_H
+#define ARENA_H
+
+#include <lua.h>
+
+#include "world.h"
+
+typedef struct arena {
+  world w;
+  lua_State *L;
+  const char *data_dir;
+  int live; /* the terminal view is up: keep standard error quiet until it is closed */
+
+  int brain_class[KIND_CREATURES]; /* registry refs of the Brain classes, or LUA_NOREF */
+  int brain_broken[KIND_CREATURES]; /* a brain of that kind failed to start: start no more */
+  char brain_error[KIND_CREATURES][160]; /* the first line of the kind's load or start error */
+
+  /* registry refs */
+  int ref_insts;     /* id -> inst, weak: a removed entity's inst stays while scripts hold it */
+  int ref_live;      /* id -> inst of the entities in the world (keeps them) */
+  int ref_listeners; /* id -> {event -> {fn, ...}} */
+  int ref_meta;      /* the entities' metatable */
+  int ref_start, ref_stop, ref_doing; /* helper functions written in Lua */
+  int ref_manager, ref_update, ref_stats;
+
+  long long script_errors;
+  char first_error[1024]; /* the first script error, for the report at exit in live mode */
+  char last_error[160];   /* the last one's first line, for the view */
+} arena;
+
+/* Opens Lua and bt on the arena's world: package.path, the clock, the tick time, the error
+ * handler, the entities' methods. 0 on success; -1 with a message on standard error. */
+int arena_lua_init(arena *a, unsigned long long seed);
+void arena_lua_close(arena *a);
+
+/* Loads brains/<kind>.lua for every creature kind; reports each failure with its file and line
+ * and goes on (creatures of that kind then have no brain). Returns the number that loaded. */
+int arena_load_brains(arena *a);
+
+/* Tells the scripts what the last world_step did: new entities (creatures get brains),
+ * "actiondone", "death" (then the brain stops and the entity leaves), removals. */
+void arena_sync(arena *a);
+
+/* bt.BrainManager:Update(tick). */
+void arena_think(arena *a, long long tick);
+
+/* bt.BrainManager:GetStats().thinks, and .registered into *registered (if not NULL) */
+long long arena_thinks(arena *a, long long *registered);
+
+/* The name of the deepest RUNNING node in the creature's brain, into buf ("-" without a brain). */
+void arena_doing(arena *a, int id, char *buf, size_t size);
+
+#endif

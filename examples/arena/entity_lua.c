@@ -1,0 +1,953 @@
+/*
+ * entity_lua.c: the entity interface of docs/entity.md, in C. Every creature and object is a Lua
+ * table `inst` = {id = <n>, kind = "<kind>"} whose methods come from one shared metatable of C
+ * functions; the world (world.c) keeps the state. Brains may add their own fields to inst.
+ *
+ * Each method's upvalues: 1 the arena (light userdata), 2 the key "id", 3 the metatable,
+ * 4 insts (id -> inst, weak values), 5 listeners (id -> {event -> {fn, ...}}), 6 tags (name ->
+ * bit). A removed entity keeps its inst (the same table) as long as some script holds it;
+ * IsValid() is then false.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <lauxlib.h>
+#include <lualib.h>
+
+#include "arena.h"
+#include "bt_lua.h"
+
+#define UV_ARENA lua_upvalueindex(1)
+#define UV_IDKEY lua_upvalueindex(2)
+#define UV_META lua_upvalueindex(3)
+#define UV_INSTS lua_upvalueindex(4)
+#define UV_LISTENERS lua_upvalueindex(5)
+#define UV_TAGS lua_upvalueindex(6)
+#define NUPVALUES 6
+
+/* ---- errors ---- */
+
+static int traceback(lua_State *L) {
+  const char *msg = lua_tostring(L, 1);
+  if (!msg) msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+  luaL_traceback(L, L, msg, 1);
+  return 1;
+}
+
+static void first_line(char *dst, size_t size, const char *msg) {
+  size_t n = strcspn(msg, "\n");
+  if (n >= size) n = size - 1;
+  memcpy(dst, msg, n);
+  dst[n] = 0;
+}
+
+/* Every contained script error comes here: bt's error handler and the host's own pcalls. */
+static void report(arena *a, const char *msg) {
+  a->script_errors++;
+  first_line(a->last_error, sizeof a->last_error, msg);
+  if (a->script_errors == 1) snprintf(a->first_error, sizeof a->first_error, "%s", msg);
+  if (a->live) return;
+  if (a->script_errors <= 10) fprintf(stderr, "bt-arena: script error: %s\n", msg);
+  if (a->script_errors == 10)
+    fprintf(stderr, "bt-arena: further script errors are counted, not shown (script_errors= in the summary)\n");
+}
+
+static int error_handler(lua_State *L) {
+  report(lua_touserdata(L, lua_upvalueindex(1)), luaL_optstring(L, 1, "(no message)"));
+  return 0;
+}
+
+/* The most Lua VM instructions one call from the host or from bt into a script may run: a
+ * runaway script (`while true do end`) fails its call instead of freezing the game. */
+#define INSTRUCTION_LIMIT 10000000
+
+static void limit_hook(lua_State *L, lua_Debug *ar) {
+  (void)ar;
+  luaL_error(L, "instruction limit exceeded (%d instructions)", INSTRUCTION_LIMIT);
+}
+
+/* lua_pcall under traceback; reports a failure. The function and its nargs arguments are on
+ * the stack. Returns 0 on success (nres results left), -1 on error (nothing left). */
+static int pcall_report(arena *a, int nargs, int nres) {
+  lua_State *L = a->L;
+  int base = lua_gettop(L) - nargs;
+  lua_pushcfunction(L, traceback);
+  lua_insert(L, base);
+  int hook = lua_gethook(L) == NULL; /* inside a think, bt's own limit is on already */
+  if (hook) lua_sethook(L, limit_hook, LUA_MASKCOUNT, INSTRUCTION_LIMIT);
+  int rc = lua_pcall(L, nargs, nres, base);
+  if (hook) lua_sethook(L, NULL, 0, 0);
+  if (rc != LUA_OK) {
+    report(a, lua_tostring(L, -1) ? lua_tostring(L, -1) : "(error object is not a string)");
+    lua_settop(L, base - 1);
+    return -1;
+  }
+  lua_remove(L, base);
+  return 0;
+}
+
+/* ---- the entity of an argument ---- */
+
+static arena *arena_of(lua_State *L) { return lua_touserdata(L, UV_ARENA); }
+
+/* The entity the value at idx stands for (its table with our metatable), or NULL. */
+static entity *to_entity(lua_State *L, int idx) {
+  if (lua_type(L, idx) != LUA_TTABLE || !lua_getmetatable(L, idx)) return NULL;
+  int ours = lua_rawequal(L, -1, UV_META);
+  lua_pop(L, 1);
+  if (!ours) return NULL;
+  lua_pushvalue(L, UV_IDKEY);
+  lua_rawget(L, idx);
+  int isnum;
+  lua_Integer id = lua_tointegerx(L, -1, &isnum);
+  lua_pop(L, 1);
+  return isnum ? world_any(&arena_of(L)->w, (int)id) : NULL;
+}
+
+static entity *self(lua_State *L) {
+  entity *e = to_entity(L, 1);
+  if (!e) luaL_error(L, "bad self (an entity expected, got %s); call methods with ':'", luaL_typename(L, 1));
+  return e;
+}
+
+/* An entity argument: nil gives NULL; anything else but an entity is an error. */
+static entity *opt_entity(lua_State *L, int idx) {
+  if (lua_isnoneornil(L, idx)) return NULL;
+  entity *e = to_entity(L, idx);
+  if (!e) luaL_typeerror(L, idx, "entity");
+  return e;
+}
+
+/* A point: x, y at idx, or an entity (its position). Returns the index after it. */
+static int check_point(lua_State *L, int idx, double *x, double *y) {
+  entity *e = to_entity(L, idx);
+  if (e) {
+    *x = e->x;
+    *y = e->y;
+    return idx + 1;
+  }
+  *x = luaL_checknumber(L, idx);
+  *y = luaL_checknumber(L, idx + 1);
+  return idx + 2;
+}
+
+static void push_inst(lua_State *L, int id) {
+  lua_rawgeti(L, UV_INSTS, id);
+}
+
+/* The bit of the tag name at idx, or -1. */
+static int tag_bit(lua_State *L, int idx) {
+  lua_pushvalue(L, idx);
+  lua_rawget(L, UV_TAGS);
+  int isnum;
+  int b = (int)lua_tointegerx(L, -1, &isnum);
+  lua_pop(L, 1);
+  return isnum ? b : -1;
+}
+
+/* Tags from a string, a list of strings, or nil. all: 0 when a tag no entity has is named
+ * (nothing matches: *impossible = 1); none: unknown tags are ignored. */
+static tagmask check_tags(lua_State *L, int idx, int *impossible) {
+  tagmask m = 0;
+  int t = lua_type(L, idx);
+  if (t == LUA_TNONE || t == LUA_TNIL) return 0;
+  if (t == LUA_TSTRING) {
+    int b = tag_bit(L, idx);
+    if (b < 0) *impossible = 1;
+    else m |= (tagmask)1 << b;
+    return m;
+  }
+  if (t != LUA_TTABLE) luaL_typeerror(L, idx, "tag, list of tags or nil");
+  lua_Integer n = (lua_Integer)lua_rawlen(L, idx);
+  for (lua_Integer i = 1; i <= n; i++) {
+    if (lua_rawgeti(L, idx, i) != LUA_TSTRING) luaL_argerror(L, idx, "tags must be strings");
+    int b = tag_bit(L, -1);
+    lua_pop(L, 1);
+    if (b < 0) *impossible = 1;
+    else m |= (tagmask)1 << b;
+  }
+  return m;
+}
+
+/* ---- events ---- */
+
+/* Calls the listeners of entity id for `event` with (inst, data), data at index `data` (0: nil),
+ * in the order they were added; a listener added or removed meanwhile takes effect next time.
+ * Needs the methods' upvalues, or the tables pushed at insts/listeners. */
+static void dispatch(lua_State *L, arena *a, int insts, int listeners, int id, const char *event, int data) {
+  int top = lua_gettop(L);
+  if (data) data = lua_absindex(L, data);
+  insts = lua_absindex(L, insts);
+  listeners = lua_absindex(L, listeners);
+  if (lua_rawgeti(L, listeners, id) != LUA_TTABLE || lua_getfield(L, -1, event) != LUA_TTABLE) {
+    lua_settop(L, top);
+    return;
+  }
+  int list = lua_gettop(L);
+  int n = (int)lua_rawlen(L, list);
+  luaL_checkstack(L, n + 8, "too many listeners");
+  lua_rawgeti(L, insts, id);
+  int inst = lua_gettop(L);
+  for (int i = 1; i <= n; i++) lua_rawgeti(L, list, i);
+  int first = inst + 1;
+  for (int i = 0; i < n; i++) {
+    lua_pushvalue(L, first + i);
+    lua_pushvalue(L, inst);
+    if (data) lua_pushvalue(L, data);
+    else lua_pushnil(L);
+    pcall_report(a, 2, 0);
+  }
+  lua_settop(L, top);
+}
+
+/* Pushes "actiondone" {action, target, success} to the entity that did it (if still in the
+ * world); frees d->action. insts and listeners: as for dispatch. */
+static void deliver_done(lua_State *L, arena *a, int insts, int listeners, action_done *d) {
+  if (world_get(&a->w, d->id)) {
+    insts = lua_absindex(L, insts);
+    lua_createtable(L, 0, 3);
+    lua_pushstring(L, d->action);
+    lua_setfield(L, -2, "action");
+    if (d->target) {
+      lua_rawgeti(L, insts, d->target); /* nil only if no script holds it any more */
+      lua_setfield(L, -2, "target");
+    }
+    lua_pushboolean(L, d->success);
+    lua_setfield(L, -2, "success");
+    dispatch(L, a, insts, listeners, d->id, "actiondone", -1);
+    lua_pop(L, 1);
+  }
+  free(d->action);
+  d->action = NULL;
+}
+
+/* After a command: the actions it ended (queued from index n0 on) are told at once. */
+static void flush_done(lua_State *L, int n0) {
+  arena *a = arena_of(L);
+  world *w = &a->w;
+  while (w->ndone > n0) {
+    action_done d = w->done[n0];
+    memmove(&w->done[n0], &w->done[n0 + 1], (size_t)(w->ndone - n0 - 1) * sizeof d);
+    w->ndone--;
+    deliver_done(L, a, UV_INSTS, UV_LISTENERS, &d);
+  }
+}
+
+/* Pushes "death" {cause, afflicter} to a creature that just died, once. */
+static void push_death(lua_State *L, arena *a, int insts, int listeners, entity *e) {
+  if (e->death_pushed || !e->valid) return;
+  e->death_pushed = 1;
+  insts = lua_absindex(L, insts);
+  lua_createtable(L, 0, 2);
+  lua_pushstring(L, e->cause ? e->cause : "unknown");
+  lua_setfield(L, -2, "cause");
+  if (e->killer) {
+    lua_rawgeti(L, insts, e->killer);
+    lua_setfield(L, -2, "afflicter");
+  }
+  dispatch(L, a, insts, listeners, e->id, "death", -1);
+  lua_pop(L, 1);
+}
+
+static int m_listen(lua_State *L) {
+  entity *e = self(L);
+  const char *event = luaL_checkstring(L, 2);
+  luaL_checktype(L, 3, LUA_TFUNCTION);
+  if (!e->valid) return 0;
+  if (lua_rawgeti(L, UV_LISTENERS, e->id) != LUA_TTABLE) {
+    lua_pop(L, 1);
+    lua_newtable(L);
+    lua_pushvalue(L, -1);
+    lua_rawseti(L, UV_LISTENERS, e->id);
+  }
+  if (lua_getfield(L, -1, event) != LUA_TTABLE) {
+    lua_pop(L, 1);
+    lua_newtable(L);
+    lua_pushvalue(L, -1);
+    lua_setfield(L, -3, event);
+  }
+  lua_pushvalue(L, 3);
+  lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
+  return 0;
+}
+
+/* Removes every registration of fn for the event (as Don't Starve's RemoveByValue). */
+static int m_remove_callback(lua_State *L) {
+  entity *e = self(L);
+  const char *event = luaL_checkstring(L, 2);
+  if (lua_rawgeti(L, UV_LISTENERS, e->id) != LUA_TTABLE || lua_getfield(L, -1, event) != LUA_TTABLE) return 0;
+  int list = lua_gettop(L);
+  lua_Integer n = (lua_Integer)lua_rawlen(L, list), kept = 0;
+  for (lua_Integer i = 1; i <= n; i++) {
+    lua_rawgeti(L, list, i);
+    if (lua_rawequal(L, -1, 3)) {
+      lua_pop(L, 1);
+      continue;
+    }
+    lua_rawseti(L, list, ++kept);
+  }
+  for (lua_Integer i = kept + 1; i <= n; i++) {
+    lua_pushnil(L);
+    lua_rawseti(L, list, i);
+  }
+  return 0;
+}
+
+static int m_push_event(lua_State *L) {
+  entity *e = self(L);
+  const char *event = luaL_checkstring(L, 2);
+  dispatch(L, arena_of(L), UV_INSTS, UV_LISTENERS, e->id, event, lua_isnoneornil(L, 3) ? 0 : 3);
+  return 0;
+}
+
+/* ---- identity ---- */
+
+static int m_is_valid(lua_State *L) {
+  lua_pushboolean(L, self(L)->valid);
+  return 1;
+}
+
+static int m_is_dead(lua_State *L) {
+  lua_pushboolean(L, self(L)->dead);
+  return 1;
+}
+
+static int m_has_tag(lua_State *L) {
+  entity *e = self(L);
+  luaL_checktype(L, 2, LUA_TSTRING);
+  int b = tag_bit(L, 2);
+  lua_pushboolean(L, b >= 0 && (e->tags >> b) & 1);
+  return 1;
+}
+
+/* ---- space and movement ---- */
+
+static int m_get_position(lua_State *L) {
+  entity *e = self(L);
+  lua_pushnumber(L, e->x);
+  lua_pushnumber(L, e->y);
+  return 2;
+}
+
+static int m_distsq(lua_State *L) {
+  entity *e = self(L);
+  double x, y;
+  check_point(L, 2, &x, &y);
+  double dx = e->x - x, dy = e->y - y;
+  lua_pushnumber(L, dx * dx + dy * dy);
+  return 1;
+}
+
+static int m_face_point(lua_State *L) {
+  entity *e = self(L);
+  double x, y;
+  check_point(L, 2, &x, &y);
+  world_face(e, x, y);
+  return 0;
+}
+
+static int m_go_to_point(lua_State *L) {
+  entity *e = self(L);
+  double x, y;
+  int next = check_point(L, 2, &x, &y);
+  int n0 = arena_of(L)->w.ndone;
+  world_go_to(&arena_of(L)->w, e, x, y, lua_toboolean(L, next));
+  flush_done(L, n0);
+  return 0;
+}
+
+static int move_dir(lua_State *L, int run) {
+  entity *e = self(L);
+  int n0 = arena_of(L)->w.ndone;
+  world_move_dir(&arena_of(L)->w, e, luaL_checknumber(L, 2), run);
+  flush_done(L, n0);
+  return 0;
+}
+static int m_walk_dir(lua_State *L) { return move_dir(L, 0); }
+static int m_run_dir(lua_State *L) { return move_dir(L, 1); }
+
+static int m_stop(lua_State *L) {
+  world_stop(&arena_of(L)->w, self(L));
+  return 0;
+}
+
+static int m_is_moving(lua_State *L) {
+  lua_pushboolean(L, self(L)->move != MOVE_NONE);
+  return 1;
+}
+
+static int m_walkable_offset(lua_State *L) {
+  self(L);
+  double x, y, ox, oy;
+  int next = check_point(L, 2, &x, &y);
+  double angle = luaL_checknumber(L, next), radius = luaL_checknumber(L, next + 1);
+  if (!world_walkable_offset(&arena_of(L)->w, x, y, angle, radius, &ox, &oy)) {
+    lua_pushnil(L);
+    return 1;
+  }
+  lua_pushnumber(L, ox);
+  lua_pushnumber(L, oy);
+  return 2;
+}
+
+static int m_get_home(lua_State *L) {
+  entity *e = self(L);
+  if (!e->has_home) {
+    lua_pushnil(L);
+    return 1;
+  }
+  lua_pushnumber(L, e->hx);
+  lua_pushnumber(L, e->hy);
+  return 2;
+}
+
+/* ---- finding others ---- */
+
+static int m_find_entity(lua_State *L) {
+  entity *e = self(L);
+  double r = luaL_checknumber(L, 2);
+  int impossible = 0, ignored = 0;
+  tagmask all = check_tags(L, 3, &impossible), none = check_tags(L, 4, &ignored);
+  entity *o = impossible ? NULL : world_find(&arena_of(L)->w, e, r, all, none);
+  if (o) push_inst(L, o->id);
+  else lua_pushnil(L);
+  return 1;
+}
+
+static int m_find_entities(lua_State *L) {
+  entity *e = self(L);
+  double r = luaL_checknumber(L, 2);
+  int impossible = 0, ignored = 0;
+  tagmask all = check_tags(L, 3, &impossible), none = check_tags(L, 4, &ignored);
+  const int *ids = NULL;
+  int n = impossible ? 0 : world_find_all(&arena_of(L)->w, e, r, all, none, &ids);
+  lua_createtable(L, n, 0);
+  for (int i = 0; i < n; i++) {
+    push_inst(L, ids[i]);
+    lua_rawseti(L, -2, i + 1);
+  }
+  return 1;
+}
+
+/* ---- combat ---- */
+
+/* The target as set, dead or alive, until it leaves the world (then nil). */
+static int m_get_target(lua_State *L) {
+  entity *e = self(L);
+  entity *t = world_get(&arena_of(L)->w, e->target);
+  if (!t) {
+    e->target = 0;
+    lua_pushnil(L);
+  } else {
+    push_inst(L, t->id);
+  }
+  return 1;
+}
+
+static int m_set_target(lua_State *L) {
+  entity *e = self(L);
+  entity *t = opt_entity(L, 2);
+  e->target = t ? t->id : 0;
+  return 0;
+}
+
+static int m_can_target(lua_State *L) {
+  entity *e = self(L);
+  lua_pushboolean(L, world_can_target(e, to_entity(L, 2)));
+  return 1;
+}
+
+static int m_attack_range(lua_State *L) {
+  lua_pushnumber(L, self(L)->range);
+  return 1;
+}
+
+static int m_in_cooldown(lua_State *L) {
+  lua_pushboolean(L, world_in_cooldown(&arena_of(L)->w, self(L)));
+  return 1;
+}
+
+static int m_try_attack(lua_State *L) {
+  arena *a = arena_of(L);
+  entity *e = self(L);
+  entity *t = lua_isnoneornil(L, 2) ? world_get(&a->w, e->target) : opt_entity(L, 2);
+  double before = t ? t->health : 0;
+  int n0 = a->w.ndone, died0 = a->w.died.n;
+  int r = t ? world_attack(&a->w, e, t) : 0;
+  flush_done(L, n0); /* a swing ends what the attacker was doing */
+  if (r) {
+    lua_settop(L, 1);
+    push_inst(L, t->id); /* 2: the target */
+    lua_createtable(L, 0, 1);
+    lua_pushvalue(L, 2);
+    lua_setfield(L, -2, "target");
+    dispatch(L, a, UV_INSTS, UV_LISTENERS, e->id, r == 1 ? "onattackother" : "onmissother", 3);
+    if (r == 1) {
+      lua_createtable(L, 0, 2);
+      lua_pushvalue(L, 1);
+      lua_setfield(L, -2, "attacker");
+      lua_pushnumber(L, before - t->health);
+      lua_setfield(L, -2, "damage");
+      dispatch(L, a, UV_INSTS, UV_LISTENERS, t->id, "attacked", -1);
+    }
+    /* a killing blow: "death" at once; the body leaves the world at the next tick */
+    for (int i = died0; i < a->w.died.n; i++) {
+      entity *d = world_get(&a->w, a->w.died.v[i]);
+      if (d) push_death(L, a, UV_INSTS, UV_LISTENERS, d);
+    }
+  }
+  lua_pushboolean(L, r != 0);
+  return 1;
+}
+
+static int m_get_health(lua_State *L) {
+  lua_pushnumber(L, self(L)->health);
+  return 1;
+}
+
+/* ---- actions and needs ---- */
+
+static int m_start_action(lua_State *L) {
+  entity *e = self(L);
+  const char *action = luaL_checkstring(L, 2);
+  entity *t = opt_entity(L, 3);
+  int n0 = arena_of(L)->w.ndone;
+  int started = world_start_action(&arena_of(L)->w, e, action, t);
+  flush_done(L, n0);
+  lua_pushboolean(L, started);
+  return 1;
+}
+
+static int m_is_busy(lua_State *L) {
+  lua_pushboolean(L, self(L)->action != NULL);
+  return 1;
+}
+
+static int m_get_hunger(lua_State *L) {
+  lua_pushnumber(L, self(L)->hunger);
+  return 1;
+}
+
+static int m_is_tired(lua_State *L) {
+  lua_pushboolean(L, world_is_tired(self(L)));
+  return 1;
+}
+
+/* ---- talk and time of day ---- */
+
+static int m_say(lua_State *L) {
+  entity *e = self(L);
+  world_say(&arena_of(L)->w, e, luaL_checkstring(L, 2));
+  return 0;
+}
+
+static int m_is_day(lua_State *L) {
+  self(L);
+  lua_pushboolean(L, world_is_day(&arena_of(L)->w));
+  return 1;
+}
+
+static int m_tostring(lua_State *L) {
+  entity *e = to_entity(L, 1);
+  if (e) lua_pushfstring(L, "%s#%d", kind_name(e->kind), e->id);
+  else lua_pushliteral(L, "entity");
+  return 1;
+}
+
+static const luaL_Reg METHODS[] = {
+    {"IsValid", m_is_valid},
+    {"IsDead", m_is_dead},
+    {"HasTag", m_has_tag},
+    {"GetPosition", m_get_position},
+    {"GetDistanceSqTo", m_distsq},
+    {"FacePoint", m_face_point},
+    {"GoToPoint", m_go_to_point},
+    {"WalkInDirection", m_walk_dir},
+    {"RunInDirection", m_run_dir},
+    {"Stop", m_stop},
+    {"IsMoving", m_is_moving},
+    {"GetWalkableOffset", m_walkable_offset},
+    {"GetHome", m_get_home},
+    {"FindEntity", m_find_entity},
+    {"FindEntities", m_find_entities},
+    {"GetTarget", m_get_target},
+    {"SetTarget", m_set_target},
+    {"CanTarget", m_can_target},
+    {"GetAttackRange", m_attack_range},
+    {"InCooldown", m_in_cooldown},
+    {"TryAttack", m_try_attack},
+    {"GetHealth", m_get_health},
+    {"StartAction", m_start_action},
+    {"IsBusy", m_is_busy},
+    {"GetHunger", m_get_hunger},
+    {"IsTired", m_is_tired},
+    {"Say", m_say},
+    {"IsDay", m_is_day},
+    {"ListenForEvent", m_listen},
+    {"RemoveEventCallback", m_remove_callback},
+    {"PushEvent", m_push_event},
+    {NULL, NULL},
+};
+
+/* ---- helpers written in Lua ---- */
+
+static const char GLUE[] =
+    "local traceback = debug.traceback\n"
+    "local M = {}\n"
+    "-- Class(inst), inst.brain = brain, brain:Start(); returns the error with its traceback, if any\n"
+    "function M.start(Class, inst)\n"
+    "  local brain\n"
+    "  local ok, err = xpcall(function()\n"
+    "    brain = Class(inst)\n"
+    "    inst.brain = brain\n"
+    "    brain:Start()\n"
+    "  end, traceback)\n"
+    "  if not ok then\n"
+    "    inst.brain = nil\n"
+    "    if type(brain) == 'table' then pcall(brain.Stop, brain) end\n"
+    "    return tostring(err)\n"
+    "  end\n"
+    "end\n"
+    "function M.stop(inst)\n"
+    "  local brain = rawget(inst, 'brain')\n"
+    "  if brain and not brain.stopped then brain:Stop() end\n"
+    "end\n"
+    "-- the name of the deepest RUNNING node in pre-order\n"
+    "function M.doing(inst)\n"
+    "  local brain = rawget(inst, 'brain')\n"
+    "  if not brain then return '-' end\n"
+    "  if brain.stopped then return '(stopped)' end\n"
+    "  if not brain.bt then return '(no tree)' end\n"
+    "  local name, depth = '(idle)', -1\n"
+    "  for _, n in ipairs(brain.bt:snapshot()) do\n"
+    "    if n.status == 'RUNNING' and n.depth > depth then name, depth = n.name, n.depth end\n"
+    "  end\n"
+    "  return name\n"
+    "end\n"
+    "return M\n";
+
+static int ref_field(lua_State *L, int t, const char *name) {
+  lua_getfield(L, t, name);
+  return luaL_ref(L, LUA_REGISTRYINDEX);
+}
+
+static int clock_fn(lua_State *L) {
+  arena *a = lua_touserdata(L, lua_upvalueindex(1));
+  lua_pushnumber(L, a->w.time);
+  return 1;
+}
+
+int arena_lua_init(arena *a, unsigned long long seed) {
+  lua_State *L = luaL_newstate();
+  if (!L) {
+    fprintf(stderr, "bt-arena: cannot create a Lua state\n");
+    return -1;
+  }
+  a->L = L;
+  for (int k = 0; k < KIND_CREATURES; k++) a->brain_class[k] = LUA_NOREF;
+  luaL_openlibs(L);
+
+  /* brains and behaviours come from the data directory, before anything else */
+  lua_getglobal(L, "package");
+  lua_getfield(L, -1, "path");
+  lua_pushfstring(L, "%s/?.lua;%s/?/init.lua;%s", a->data_dir, a->data_dir, lua_tostring(L, -1));
+  lua_setfield(L, -3, "path");
+  lua_pop(L, 2);
+
+  /* math.random drives the brains' choices (Priority scatter, RandomNode): seed it too */
+  lua_getglobal(L, "math");
+  lua_getfield(L, -1, "randomseed");
+  lua_pushinteger(L, (lua_Integer)(seed & 0x7fffffffffffffffULL));
+  lua_call(L, 1, 0);
+  lua_pop(L, 1);
+
+  luaL_requiref(L, "bt", luaopen_bt, 0); /* package.loaded.bt */
+  int bt = lua_gettop(L);
+  lua_getfield(L, bt, "set_clock");
+  lua_pushlightuserdata(L, a);
+  lua_pushcclosure(L, clock_fn, 1);
+  lua_call(L, 1, 0);
+  lua_getfield(L, bt, "set_tick_time");
+  lua_pushnumber(L, a->w.dt);
+  lua_call(L, 1, 0);
+  lua_getfield(L, bt, "set_error_handler");
+  lua_pushlightuserdata(L, a);
+  lua_pushcclosure(L, error_handler, 1);
+  lua_call(L, 1, 0);
+  lua_getfield(L, bt, "set_instruction_limit");
+  lua_pushinteger(L, INSTRUCTION_LIMIT);
+  lua_call(L, 1, 0);
+  lua_getfield(L, bt, "BrainManager");
+  int manager = lua_gettop(L);
+  lua_pushvalue(L, manager);
+  a->ref_manager = luaL_ref(L, LUA_REGISTRYINDEX);
+  a->ref_update = ref_field(L, manager, "Update");
+  a->ref_stats = ref_field(L, manager, "GetStats");
+  lua_settop(L, 0);
+
+  /* the entities' metatable and its methods */
+  lua_newtable(L); /* 1: metatable */
+  lua_newtable(L); /* 2: insts */
+  lua_newtable(L); /* 3: listeners */
+  lua_createtable(L, 0, 1); /* insts' values are weak */
+  lua_pushliteral(L, "v");
+  lua_setfield(L, -2, "__mode");
+  lua_setmetatable(L, 2);
+  lua_pushvalue(L, 2);
+  a->ref_insts = luaL_ref(L, LUA_REGISTRYINDEX);
+  lua_newtable(L);
+  a->ref_live = luaL_ref(L, LUA_REGISTRYINDEX);
+  lua_pushvalue(L, 3);
+  a->ref_listeners = luaL_ref(L, LUA_REGISTRYINDEX);
+  lua_pushvalue(L, 1);
+  a->ref_meta = luaL_ref(L, LUA_REGISTRYINDEX);
+  lua_newtable(L); /* 4: tags */
+  for (int i = 0; i < a->w.ntags; i++) {
+    lua_pushinteger(L, i);
+    lua_setfield(L, 4, a->w.tag_names[i]);
+  }
+  lua_createtable(L, 0, (int)(sizeof METHODS / sizeof *METHODS)); /* 5: __index */
+  for (const luaL_Reg *r = METHODS; r->name; r++) {
+    lua_pushlightuserdata(L, a);
+    lua_pushliteral(L, "id");
+    lua_pushvalue(L, 1);
+    lua_pushvalue(L, 2);
+    lua_pushvalue(L, 3);
+    lua_pushvalue(L, 4);
+    lua_pushcclosure(L, r->func, NUPVALUES);
+    lua_setfield(L, 5, r->name);
+  }
+  lua_setfield(L, 1, "__index");
+  lua_pushlightuserdata(L, a);
+  lua_pushliteral(L, "id");
+  lua_pushvalue(L, 1);
+  lua_pushvalue(L, 2);
+  lua_pushvalue(L, 3);
+  lua_pushvalue(L, 4);
+  lua_pushcclosure(L, m_tostring, NUPVALUES);
+  lua_setfield(L, 1, "__tostring");
+  lua_pushliteral(L, "entity");
+  lua_setfield(L, 1, "__name");
+  lua_settop(L, 0);
+
+  if (luaL_loadbuffer(L, GLUE, sizeof GLUE - 1, "=arena") != LUA_OK || lua_pcall(L, 0, 1, 0) != LUA_OK) {
+    fprintf(stderr, "bt-arena: %s\n", lua_tostring(L, -1));
+    return -1;
+  }
+  a->ref_start = ref_field(L, 1, "start");
+  a->ref_stop = ref_field(L, 1, "stop");
+  a->ref_doing = ref_field(L, 1, "doing");
+  lua_settop(L, 0);
+  return 0;
+}
+
+void arena_lua_close(arena *a) {
+  if (a->L) lua_close(a->L);
+  a->L = NULL;
+}
+
+/* ---- brains ---- */
+
+static void brain_error(arena *a, int k, const char *what, const char *msg) {
+  first_line(a->brain_error[k], sizeof a->brain_error[k], msg);
+  fprintf(stderr, "bt-arena: %s for %s: %s\n", what, kind_name((kind_t)k), msg);
+}
+
+int arena_load_brains(arena *a) {
+  lua_State *L = a->L;
+  int loaded = 0;
+  for (int k = 0; k < KIND_CREATURES; k++) {
+    lua_settop(L, 0);
+    lua_pushcfunction(L, traceback);
+    lua_pushfstring(L, "%s/brains/%s.lua", a->data_dir, kind_name((kind_t)k));
+    const char *path = lua_tostring(L, 2);
+    if (luaL_loadfilex(L, path, "t") != LUA_OK) {
+      brain_error(a, k, "no brain", lua_tostring(L, -1));
+      continue;
+    }
+    if (lua_pcall(L, 0, 1, 1) != LUA_OK) {
+      brain_error(a, k, "no brain", lua_tostring(L, -1));
+      continue;
+    }
+    int ok = lua_type(L, -1) == LUA_TTABLE;
+    if (ok) {
+      lua_getfield(L, -1, "Start");
+      ok = lua_type(L, -1) == LUA_TFUNCTION;
+      lua_pop(L, 1);
+    }
+    if (!ok) {
+      lua_pushfstring(L, "%s: expected the file to return a Brain class (a bt.Brain subclass), got %s",
+                      path, luaL_typename(L, -1));
+      brain_error(a, k, "no brain", lua_tostring(L, -1));
+      continue;
+    }
+    a->brain_class[k] = luaL_ref(L, LUA_REGISTRYINDEX);
+    loaded++;
+  }
+  lua_settop(L, 0);
+  return loaded;
+}
+
+/* Class(inst), inst.brain = brain, brain:Start(); the inst is on the stack top. */
+static void start_brain(arena *a, entity *e) {
+  lua_State *L = a->L;
+  int k = e->kind;
+  if (a->brain_class[k] == LUA_NOREF || a->brain_broken[k]) return;
+  int top = lua_gettop(L);
+  lua_rawgeti(L, LUA_REGISTRYINDEX, a->ref_start);
+  lua_rawgeti(L, LUA_REGISTRYINDEX, a->brain_class[k]);
+  lua_pushvalue(L, top);
+  if (lua_pcall(L, 2, 1, 0) != LUA_OK || !lua_isnil(L, -1)) {
+    /* one report per kind: the others of that kind stand still too */
+    a->brain_broken[k] = 1;
+    brain_error(a, k, "brain failed to start", lua_tostring(L, -1) ? lua_tostring(L, -1) : "(no message)");
+  } else {
+    e->has_brain = 1;
+  }
+  lua_settop(L, top);
+}
+
+/* ---- what the world did ---- */
+
+static void push_tables(arena *a, int *insts, int *listeners) {
+  lua_rawgeti(a->L, LUA_REGISTRYINDEX, a->ref_insts);
+  *insts = lua_gettop(a->L);
+  lua_rawgeti(a->L, LUA_REGISTRYINDEX, a->ref_listeners);
+  *listeners = lua_gettop(a->L);
+}
+
+static void new_insts(arena *a, int insts) {
+  lua_State *L = a->L;
+  world *w = &a->w;
+  int n = w->spawned.n;
+  for (int i = 0; i < n; i++) {
+    entity *e = world_get(w, w->spawned.v[i]);
+    if (!e) continue;
+    lua_createtable(L, 0, 4);
+    lua_pushinteger(L, e->id);
+    lua_setfield(L, -2, "id");
+    lua_pushstring(L, kind_name(e->kind));
+    lua_setfield(L, -2, "kind");
+    lua_rawgeti(L, LUA_REGISTRYINDEX, a->ref_meta);
+    lua_setmetatable(L, -2);
+    lua_pushvalue(L, -1);
+    lua_rawseti(L, insts, e->id);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, a->ref_live);
+    lua_pushvalue(L, -2);
+    lua_rawseti(L, -2, e->id);
+    lua_pop(L, 1);
+    if (e->kind < KIND_CREATURES) start_brain(a, e);
+    lua_pop(L, 1);
+  }
+  /* brains started above may have spawned nothing; keep whatever came meanwhile */
+  if (w->spawned.n > n) memmove(w->spawned.v, w->spawned.v + n, (size_t)(w->spawned.n - n) * sizeof *w->spawned.v);
+  w->spawned.n -= n;
+}
+
+static void actions_done(arena *a, int insts, int listeners) {
+  world *w = &a->w;
+  int n = w->ndone; /* actions ended by the listeners below are told by their commands */
+  for (int i = 0; i < n; i++) {
+    action_done d = w->done[i];
+    deliver_done(a->L, a, insts, listeners, &d);
+  }
+  if (w->ndone > n) memmove(w->done, w->done + n, (size_t)(w->ndone - n) * sizeof *w->done);
+  w->ndone -= n;
+}
+
+/* Creatures that died: "death" (unless pushed already), then the brain stops and they leave. */
+static void deaths(arena *a, int insts, int listeners) {
+  lua_State *L = a->L;
+  world *w = &a->w;
+  int n = w->died.n;
+  for (int i = 0; i < n; i++) {
+    entity *e = world_get(w, w->died.v[i]);
+    if (!e) continue;
+    push_death(L, a, insts, listeners, e);
+    if (e->has_brain) { /* the brain stops (its EventNodes stop listening) before it leaves */
+      lua_rawgeti(L, LUA_REGISTRYINDEX, a->ref_stop);
+      lua_rawgeti(L, insts, e->id);
+      pcall_report(a, 1, 0);
+      e->has_brain = 0;
+    }
+    world_remove(w, e);
+  }
+  if (w->died.n > n) memmove(w->died.v, w->died.v + n, (size_t)(w->died.n - n) * sizeof *w->died.v);
+  w->died.n -= n;
+}
+
+static void removals(arena *a, int insts, int listeners) {
+  lua_State *L = a->L;
+  world *w = &a->w;
+  lua_rawgeti(L, LUA_REGISTRYINDEX, a->ref_live);
+  int live = lua_gettop(L);
+  for (int i = 0; i < w->removed.n; i++) {
+    int id = w->removed.v[i];
+    entity *e = world_any(w, id);
+    if (e && e->has_brain) { /* left the world without dying */
+      lua_rawgeti(L, LUA_REGISTRYINDEX, a->ref_stop);
+      lua_rawgeti(L, insts, id);
+      pcall_report(a, 1, 0);
+      e->has_brain = 0;
+    }
+    lua_pushnil(L);
+    lua_rawseti(L, listeners, id);
+    lua_pushnil(L);
+    lua_rawseti(L, live, id);
+  }
+  lua_pop(L, 1);
+  w->removed.n = 0;
+}
+
+void arena_sync(arena *a) {
+  lua_State *L = a->L;
+  int top = lua_gettop(L), insts, listeners;
+  push_tables(a, &insts, &listeners);
+  new_insts(a, insts);
+  actions_done(a, insts, listeners);
+  deaths(a, insts, listeners);
+  removals(a, insts, listeners);
+  lua_settop(L, top);
+}
+
+void arena_think(arena *a, long long tick) {
+  lua_State *L = a->L;
+  lua_rawgeti(L, LUA_REGISTRYINDEX, a->ref_update);
+  lua_rawgeti(L, LUA_REGISTRYINDEX, a->ref_manager);
+  lua_pushinteger(L, tick);
+  pcall_report(a, 2, 0);
+}
+
+long long arena_thinks(arena *a, long long *registered) {
+  lua_State *L = a->L;
+  long long thinks = 0;
+  lua_rawgeti(L, LUA_REGISTRYINDEX, a->ref_stats);
+  lua_rawgeti(L, LUA_REGISTRYINDEX, a->ref_manager);
+  if (pcall_report(a, 1, 1) == 0) {
+    lua_getfield(L, -1, "thinks");
+    thinks = (long long)lua_tointeger(L, -1);
+    lua_getfield(L, -2, "registered");
+    if (registered) *registered = (long long)lua_tointeger(L, -1);
+    lua_pop(L, 3);
+  }
+  return thinks;
+}
+
+void arena_doing(arena *a, int id, char *buf, size_t size) {
+  lua_State *L = a->L;
+  snprintf(buf, size, "-");
+  lua_rawgeti(L, LUA_REGISTRYINDEX, a->ref_doing);
+  lua_rawgeti(L, LUA_REGISTRYINDEX, a->ref_insts);
+  lua_rawgeti(L, -1, id);
+  lua_remove(L, -2);
+  if (lua_isnil(L, -1)) {
+    lua_pop(L, 2);
+    return;
+  }
+  if (pcall_report(a, 1, 1) == 0) {
+    const char *s = lua_tostring(L, -1);
+    if (s) snprintf(buf, size, "%s", s);
+    lua_pop(L, 1);
+  }
+}

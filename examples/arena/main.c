@@ -1,0 +1,298 @@
+/*
+ * main.c: bt-arena, a game host that embeds Lua and bt. Sheep, wolves, villagers and guards live
+ * on a 2-D plane with day and night, each driven by the brain of its kind (brains/<kind>.lua, a
+ * Brain class); the creatures' entity interface (docs/entity.md) is implemented in C.
+ *
+ *   bt-arena [--agents N] [--seconds S] [--headless] [--seed N] [--data DIR]
+ *
+ * Each tick (30 per simulated second): the world moves (world_step), the scripts hear what
+ * happened (arena_sync), then bt.BrainManager:Update(tick) thinks the brains that are due.
+ * Live, it runs at real time and draws the world in the terminal; headless, it runs as fast as it
+ * can and prints one summary line.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "arena.h"
+#include "view.h"
+
+#ifndef BT_ARENA_SOURCE_DATA
+#define BT_ARENA_SOURCE_DATA ""
+#endif
+#ifndef BT_ARENA_INSTALL_DATA
+#define BT_ARENA_INSTALL_DATA "/usr/local/share/bt"
+#endif
+
+#define TICKS_PER_SECOND 30
+#define DRAW_EVERY 6 /* ticks between redraws: 5 a second */
+
+static volatile sig_atomic_t quit_signal;
+
+static void on_signal(int sig) { quit_signal = sig; }
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* ---- flags ---- */
+
+typedef struct options {
+  long agents;
+  double seconds; /* 0: until quit (live) */
+  int headless;
+  unsigned long long seed;
+  const char *data;
+} options;
+
+static const char USAGE[] =
+    "usage: bt-arena [--agents N] [--seconds S] [--headless] [--seed N] [--data DIR]\n"
+    "\n"
+    "Sheep, wolves, villagers and guards, each driven by a bt brain (brains/<kind>.lua), live\n"
+    "on a 2-D plane with day and night.\n"
+    "\n"
+    "  --agents N    creatures in the world (default 40): half sheep, an eighth wolves,\n"
+    "                a quarter villagers, the rest guards\n"
+    "  --seconds S   simulated seconds to run (default: until q live, 30 headless)\n"
+    "  --headless    no view: run as fast as possible and print one summary line\n"
+    "  --seed N      the world's and the brains' random seed (default 1)\n"
+    "  --data DIR    the directory holding brains/ and behaviours/ (default: the source\n"
+    "                tree when it exists, else the installed share/bt)\n"
+    "  --help        this text\n"
+    "\n"
+    "Live, the world is drawn in the terminal at real time (30 ticks a second); q quits.\n";
+
+static void die_usage(const char *fmt, const char *a, const char *b) {
+  fprintf(stderr, "bt-arena: ");
+  fprintf(stderr, fmt, a, b);
+  fprintf(stderr, "\n(bt-arena --help lists the flags)\n");
+  exit(2);
+}
+
+static int is_dir(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static int has_brains(const char *dir) {
+  char path[PATH_MAX];
+  if (!dir || !*dir || snprintf(path, sizeof path, "%s/brains", dir) >= (int)sizeof path) return 0;
+  return is_dir(path);
+}
+
+static void parse(int argc, char **argv, options *o) {
+  o->agents = 40;
+  o->seconds = -1;
+  o->headless = 0;
+  o->seed = 1;
+  o->data = NULL;
+  for (int i = 1; i < argc; i++) {
+    const char *arg = argv[i];
+    if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+      fputs(USAGE, stdout);
+      exit(0);
+    }
+    if (strcmp(arg, "--headless") == 0) {
+      o->headless = 1;
+      continue;
+    }
+    static const char *const valued[] = {"--agents", "--seconds", "--seed", "--data", NULL};
+    const char *value = NULL, *flag = NULL;
+    char name[32];
+    for (int k = 0; valued[k]; k++) {
+      size_t n = strlen(valued[k]);
+      if (strncmp(arg, valued[k], n) == 0 && (arg[n] == 0 || arg[n] == '=')) {
+        flag = valued[k];
+        if (arg[n] == '=') value = arg + n + 1;
+        else if (i + 1 < argc && strncmp(argv[i + 1], "--", 2) != 0) value = argv[++i];
+        else die_usage("%s needs a value", flag, NULL);
+        break;
+      }
+    }
+    if (!flag) {
+      if (arg[0] == '-') die_usage("unknown flag '%s'", arg, NULL);
+      die_usage("unexpected argument '%s'", arg, NULL);
+    }
+    snprintf(name, sizeof name, "%s", flag);
+    char *end = NULL;
+    errno = 0;
+    if (strcmp(flag, "--agents") == 0) {
+      long v = strtol(value, &end, 10);
+      if (!*value || *end || errno || v < 1 || v > 1000000)
+        die_usage("%s needs a whole number from 1 to 1000000, got '%s'", name, value);
+      o->agents = v;
+    } else if (strcmp(flag, "--seconds") == 0) {
+      double v = strtod(value, &end);
+      if (!*value || *end || errno || !(v > 0) || v > 1e7)
+        die_usage("%s needs a number of seconds above 0, got '%s'", name, value);
+      o->seconds = v;
+    } else if (strcmp(flag, "--seed") == 0) {
+      unsigned long long v = strtoull(value, &end, 10);
+      if (!*value || *end || errno || value[0] == '-')
+        die_usage("%s needs a whole number from 0 to 18446744073709551615, got '%s'", name, value);
+      o->seed = v;
+    } else {
+      if (!*value) die_usage("%s needs a directory", name, NULL);
+      if (!is_dir(value)) die_usage("%s: '%s' is not a directory", name, value);
+      if (!has_brains(value)) die_usage("%s: '%s' has no brains/ directory", name, value);
+      o->data = value;
+    }
+  }
+  if (o->seconds < 0) o->seconds = o->headless ? 30 : 0;
+}
+
+/* The data directory: --data, else the source tree compiled in (when it is still there), else
+ * share/bt beside the executable's bin/, else the install prefix compiled in. `looked` lists
+ * the places tried. */
+static const char *find_data(const options *o, char *looked, size_t size) {
+  if (o->data) return o->data;
+  snprintf(looked, size, "%s", *BT_ARENA_SOURCE_DATA ? BT_ARENA_SOURCE_DATA : "(no source tree)");
+  if (has_brains(BT_ARENA_SOURCE_DATA)) return BT_ARENA_SOURCE_DATA;
+  static char path[PATH_MAX];
+  char exe[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n > 0) {
+    exe[n] = 0;
+    char *slash = strrchr(exe, '/');
+    if (slash) {
+      *slash = 0;
+      if (snprintf(path, sizeof path, "%s/../share/bt", exe) < (int)sizeof path) {
+        size_t used = strlen(looked);
+        snprintf(looked + used, size - used, ", %s", path);
+        if (has_brains(path)) return path;
+      }
+    }
+  }
+  size_t used = strlen(looked);
+  snprintf(looked + used, size - used, ", %s", BT_ARENA_INSTALL_DATA);
+  if (has_brains(BT_ARENA_INSTALL_DATA)) return BT_ARENA_INSTALL_DATA;
+  return NULL;
+}
+
+/* ---- the game ---- */
+
+int main(int argc, char **argv) {
+  double start = now();
+  options opt;
+  parse(argc, argv, &opt);
+  static arena a;
+  char looked[3 * PATH_MAX + 16];
+  a.data_dir = find_data(&opt, looked, sizeof looked);
+  if (!a.data_dir) {
+    fprintf(stderr, "bt-arena: no brains/ directory in %s; pass --data DIR\n", looked);
+    return 1;
+  }
+  if (world_init(&a.w, (int)opt.agents, opt.seed) != 0) {
+    fprintf(stderr, "bt-arena: out of memory making the world\n");
+    return 1;
+  }
+  if (arena_lua_init(&a, opt.seed) != 0) return 1;
+  arena_load_brains(&a);
+  arena_sync(&a); /* the entities' insts; the creatures' brains start */
+
+  long long total = opt.seconds > 0 ? llround(opt.seconds * TICKS_PER_SECOND) : -1;
+  double brain_time = 0, host_time = 0, loop_start = now();
+  long long tick = 0;
+
+  if (opt.headless) {
+    for (tick = 1; tick <= total; tick++) {
+      world_step(&a.w, (double)tick / TICKS_PER_SECOND);
+      arena_sync(&a);
+      double t0 = now();
+      arena_think(&a, tick);
+      brain_time += now() - t0;
+    }
+    tick--;
+    host_time = now() - loop_start - brain_time; /* everything but Update */
+  } else {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    atexit(view_close);
+    if (view_open() != 0) {
+      fprintf(stderr, "bt-arena: cannot draw on this terminal; try --headless\n");
+      return 1;
+    }
+    a.live = 1;
+    view_info vi = {0};
+    double next = now(), window_start = next, window_brain = 0, window_host = 0;
+    long long window_ticks = 0, window_thinks = arena_thinks(&a, NULL);
+    int quit = 0;
+    while (!quit && !quit_signal && (total < 0 || tick < total)) {
+      tick++;
+      double t0 = now();
+      world_step(&a.w, (double)tick / TICKS_PER_SECOND);
+      arena_sync(&a);
+      double t1 = now();
+      arena_think(&a, tick);
+      double t2 = now();
+      brain_time += t2 - t1;
+      host_time += t1 - t0;
+      window_brain += t2 - t1;
+      window_host += t1 - t0;
+      window_ticks++;
+      if (t2 - window_start >= 1) { /* the figures in the status line: the last second's */
+        long long thinks = arena_thinks(&a, NULL);
+        vi.brain_us = window_brain * 1e6 / window_ticks;
+        vi.host_us = window_host * 1e6 / window_ticks;
+        vi.thinks_per_s = (double)(thinks - window_thinks) / (t2 - window_start);
+        window_thinks = thinks;
+        window_start = t2;
+        window_brain = window_host = 0;
+        window_ticks = 0;
+      }
+      if (tick % DRAW_EVERY == 1) {
+        vi.tick = tick;
+        double t3 = now();
+        view_draw(&a, &vi);
+        host_time += now() - t3;
+        window_host += now() - t3;
+      }
+      next += 1.0 / TICKS_PER_SECOND;
+      double late = now() - next;
+      if (late > 0.5) next = now(); /* fell behind: do not race to catch up */
+      for (double left; !quit && !quit_signal && (left = next - now()) > 0;) {
+        int key = view_key((int)ceil(left * 1000));
+        if (key == 'q' || key == 'Q' || key == 3) quit = 1;
+      }
+    }
+    view_close();
+    a.live = 0;
+    if (a.script_errors)
+      fprintf(stderr, "bt-arena: %lld script errors; the first:\n%s\n", a.script_errors, a.first_error);
+  }
+
+  double end = now();
+  arena_sync(&a); /* deaths of the last tick leave the world, so that the counts below agree */
+  long long registered = 0, thinks = arena_thinks(&a, &registered);
+  int alive = 0, brains = 0;
+  for (int i = 0; i < a.w.creatures.n; i++) {
+    const entity *e = a.w.ents[a.w.creatures.v[i]];
+    alive += !e->dead;
+    brains += e->has_brain;
+  }
+  long long ticks = tick > 0 ? tick : 0;
+  double per = ticks > 0 ? 1e6 / (double)ticks : 0;
+  printf("agents=%ld simulated=%.1fs wall=%.2fs ticks=%lld thinks=%lld brain_us_per_tick=%.0f "
+         "host_us_per_tick=%.0f alive=%d brains=%d registered=%lld deaths=%lld births=%lld script_errors=%lld\n",
+         opt.agents, (double)ticks / TICKS_PER_SECOND, end - start, ticks, thinks, brain_time * per,
+         host_time * per, alive, brains, registered, a.w.deaths, a.w.births, a.script_errors);
+  fflush(stdout);
+  arena_lua_close(&a);
+  world_free(&a.w);
+  return 0;
+}

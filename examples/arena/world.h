@@ -1,0 +1,200 @@
+/*
+ * world.h: the arena's world, in plain C (no Lua): a 2-D plane with ponds, grass, fields, houses,
+ * wolf dens and guard posts; creatures that walk, run, fight, act, get hungry and tired, die and
+ * are born again; day and night; a spatial grid for finding entities near a point.
+ *
+ * The world never calls into Lua. What the scripts must hear about (an action that ended, a death,
+ * an entity that appeared or left) goes into queues that the Lua side (entity_lua.c) drains after
+ * each world_step.
+ */
+#ifndef ARENA_WORLD_H
+#define ARENA_WORLD_H
+
+#include <stdint.h>
+
+/* Creature kinds first: they have brains. The rest are the world's objects. */
+typedef enum {
+  KIND_SHEEP,
+  KIND_WOLF,
+  KIND_VILLAGER,
+  KIND_GUARD,
+  KIND_GRASS,
+  KIND_FIELD,
+  KIND_HOUSE,
+  KIND_DEN,
+  KIND_POST,
+  KIND_COUNT
+} kind_t;
+#define KIND_CREATURES 4
+
+typedef uint64_t tagmask;
+#define TAG_MAX 64
+
+enum { MOVE_NONE, MOVE_POINT, MOVE_DIR };
+
+typedef struct entity {
+  int id;   /* index into world.ents; never reused */
+  kind_t kind;
+  tagmask tags;
+  double x, y, angle; /* angle in degrees */
+  double radius;      /* how far from its centre it can be reached (objects) */
+  unsigned valid : 1; /* in the world */
+  unsigned dead : 1;  /* health reached 0 (removed at the next world_step) */
+  unsigned death_queued : 1; /* in world.died */
+  unsigned death_pushed : 1; /* "death" was pushed (then it leaves at the next arena_sync) */
+  unsigned has_brain : 1;
+  int active_slot, creature_slot;
+  int cell, cell_slot;
+
+  /* locomotion */
+  int move, run;
+  double tx, ty;
+
+  /* combat */
+  double health, max_health, damage, range, cooldown, last_attack;
+  int target;       /* id, or 0 */
+  int killer;       /* id of the entity whose hit killed it, or 0 */
+  const char *cause; /* "attack", "starvation" */
+
+  /* actions */
+  char *action; /* the running action's name (malloc'd), or NULL */
+  int action_target;
+  double action_end;
+
+  /* needs */
+  double hunger, fatigue;
+  int home;         /* id of its house, den or post, or 0 */
+  int has_home;     /* GetHome() gives (hx, hy): its home's position, or a sheep's meadow */
+  double hx, hy;
+
+  /* speech */
+  char say[48];
+  double say_until;
+
+  int patch; /* grass: its patch */
+} entity;
+
+/* An ended action, for the "actiondone" event. */
+typedef struct action_done {
+  int id, target, success;
+  char *action; /* owned by the queue */
+} action_done;
+
+typedef struct patch {
+  double x, y, r;
+  int max, alive;
+  double next_growth;
+} patch;
+
+typedef struct pond {
+  double x, y, r;
+} pond;
+
+typedef struct int_vec {
+  int *v;
+  int n, cap;
+} int_vec;
+
+typedef struct world {
+  double w, h;            /* size in world units */
+  double time, dt;        /* simulated seconds; seconds per tick */
+  double day_length, night_fraction;
+  uint64_t rng;
+
+  entity **ents; /* by id; ents[0] unused; removed entities stay for their last state */
+  int nents, cap_ents;
+  int_vec active;    /* ids of the entities in the world */
+  int_vec creatures; /* ids of the creatures in the world (active_slot indexes active,
+                        creature_slot this) */
+
+  /* spatial grid: cells of cell_size units, each a list of ids */
+  double cell_size;
+  int gw, gh;
+  int_vec *cells;
+
+  const char *tag_names[TAG_MAX];
+  int ntags;
+  tagmask kind_tag[KIND_COUNT];
+  tagmask tag_predator, tag_prey;
+
+  pond *ponds;
+  int nponds;
+  patch *patches;
+  int npatches;
+
+  int initial[KIND_CREATURES]; /* the population the world keeps up by births */
+  int alive[KIND_CREATURES];
+  double next_birth;
+  long long deaths, births;
+
+  /* queues drained by the Lua side after each world_step */
+  action_done *done;
+  int ndone, cap_done;
+  int_vec died;    /* creatures to push "death" to, then remove */
+  int_vec removed; /* entities that left the world */
+  int_vec spawned; /* entities that entered the world */
+
+  struct find_hit *hits; /* scratch for world_find_all */
+  int cap_hits;
+  int_vec found;
+  int_vec *pond_cells; /* per grid cell, the ponds that overlap it */
+  int_vec dens, houses, posts, fields;
+} world;
+
+/* Makes a world for `agents` creatures from `seed`; 0 on success, -1 out of memory. */
+int world_init(world *w, int agents, uint64_t seed);
+void world_free(world *w);
+
+/* Advances the world by one tick of w->dt seconds ending at `time`. */
+void world_step(world *w, double time);
+
+const char *kind_name(kind_t k);
+int world_is_day(const world *w);
+
+/* The valid entity with that id, or NULL; world_any also returns removed ones. */
+entity *world_get(const world *w, int id);
+entity *world_any(const world *w, int id);
+
+/* Tags: the bit of a tag name, or -1 for a tag no entity has. */
+int world_tag(const world *w, const char *name);
+
+/* Movement commands (no effect on a dead or removed entity). */
+void world_go_to(world *w, entity *e, double x, double y, int run);
+void world_move_dir(world *w, entity *e, double angle, int run);
+void world_stop(world *w, entity *e);
+void world_face(entity *e, double x, double y);
+
+/* A free point radius away from (x, y) in about that direction; 0 if none. */
+int world_walkable_offset(const world *w, double x, double y, double angle, double radius,
+                          double *ox, double *oy);
+int world_walkable(const world *w, double x, double y);
+
+/* The nearest entity within radius of e that has every tag of `all` and none of `none`, is in
+ * the world and alive, and is not e; NULL if none. */
+entity *world_find(const world *w, const entity *e, double radius, tagmask all, tagmask none);
+/* All of them, nearest first (ties by id): sets *ids to a scratch array valid until the next
+ * call; returns the count. */
+int world_find_all(world *w, const entity *e, double radius, tagmask all, tagmask none,
+                   const int **ids);
+
+/* Combat */
+int world_can_target(const entity *a, const entity *b);
+int world_in_cooldown(const world *w, const entity *e);
+/* 0: did not swing; 1: hit; 2: missed. */
+int world_attack(world *w, entity *a, entity *b);
+
+/* Actions: 1 if it started. An action already running ends unsuccessfully first. */
+int world_start_action(world *w, entity *e, const char *action, entity *target);
+void world_end_action(world *w, entity *e, int success);
+
+int world_is_tired(const entity *e);
+void world_say(world *w, entity *e, const char *text);
+
+/* Kills a creature now (its death is pushed by the next world_step's queue). */
+void world_kill(world *w, entity *e, const char *cause, int killer);
+/* Takes an entity out of the world (it becomes invalid). */
+void world_remove(world *w, entity *e);
+
+double world_rand(world *w); /* [0, 1) */
+
+#endif
