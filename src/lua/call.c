@@ -22,6 +22,30 @@ static void limit_hook(lua_State *L, lua_Debug *ar) {
   luaL_error(L, "instruction limit exceeded (%I instructions)", S ? S->limit : (lua_Integer)0);
 }
 
+/* The host's hook, put back when the outermost bounded call returns. */
+typedef struct saved_hook {
+  int installed;
+  lua_Hook hook;
+  int mask, count;
+} saved_hook;
+
+/* Installs the instruction limit for a call, unless a call under way already did. */
+static void limit_begin(lbt_state *S, lua_State *L, saved_hook *h) {
+  h->installed = S->limit > 0 && !S->hooked;
+  if (!h->installed) return;
+  h->hook = lua_gethook(L);
+  h->mask = lua_gethookmask(L);
+  h->count = lua_gethookcount(L);
+  lua_sethook(L, limit_hook, LUA_MASKCOUNT, S->limit > 0x7fffffff ? 0x7fffffff : (int)S->limit);
+  S->hooked = 1;
+}
+
+static void limit_end(lbt_state *S, lua_State *L, const saved_hook *h) {
+  if (!h->installed) return;
+  lua_sethook(L, h->hook, h->mask, h->count);
+  S->hooked = 0;
+}
+
 /* Pushes the names from the root to node, joined by '/'. */
 void lbt_push_path(lua_State *L, const bt_inst *inst, int node) {
   const bt_def *def = bt_inst_def(inst);
@@ -52,18 +76,12 @@ void lbt_report(lbt_state *S, lua_State *L, const char *message) {
   int base = lua_gettop(L) - 1;
   lua_pushcfunction(L, msgh);
   lua_insert(L, base);
-  int hook = S->limit > 0 && !S->hooked;
-  if (hook) {
-    lua_sethook(L, limit_hook, LUA_MASKCOUNT, S->limit > 0x7fffffff ? 0x7fffffff : (int)S->limit);
-    S->hooked = 1;
-  }
+  saved_hook h;
+  limit_begin(S, L, &h);
   S->depth++;
   lua_pcall(L, 1, 0, base); /* an error inside the handler is dropped */
   S->depth--;
-  if (hook) {
-    lua_sethook(L, NULL, 0, 0);
-    S->hooked = 0;
-  }
+  limit_end(S, L, &h);
   lua_settop(L, base - 1);
 }
 
@@ -72,21 +90,15 @@ int lbt_pcall(lbt_state *S, lua_State *L, int nargs, int nres, const bt_inst *in
   int base = lua_gettop(L) - nargs;
   lua_pushcfunction(L, msgh);
   lua_insert(L, base);
-  int hook = S->limit > 0 && !S->hooked;
-  if (hook) {
-    lua_sethook(L, limit_hook, LUA_MASKCOUNT, S->limit > 0x7fffffff ? 0x7fffffff : (int)S->limit);
-    S->hooked = 1;
-  }
+  saved_hook h;
+  limit_begin(S, L, &h);
   lua_State *saved = S->L;
   S->L = L;
   S->depth++;
   int rc = lua_pcall(L, nargs, nres, base);
   S->depth--;
   S->L = saved;
-  if (hook) {
-    lua_sethook(L, NULL, 0, 0);
-    S->hooked = 0;
-  }
+  limit_end(S, L, &h);
   lua_remove(L, base);
   if (rc == LUA_OK) return LUA_OK;
   /* the error: "<path>: <what>: <message>" */
