@@ -1,7 +1,9 @@
--- guard.lua: a guard. It chases and attacks predators that come near villagers, walks back to
--- its post (its home) when it strays, and otherwise patrols around the post.
+-- guard.lua: a guard. It chases and attacks predators that come near villagers, eats at the
+-- nearest house when hungry, walks back to its post (its home) when it strays, and otherwise
+-- patrols around the post.
 local bt = require "bt"
 local ChaseAndAttack = require "behaviours.chaseandattack"
+local DoAction = require "behaviours.doaction"
 local Leash = require "behaviours.leash"
 local Wander = require "behaviours.wander"
 local util = require "behaviours.util"
@@ -13,6 +15,8 @@ local GIVE_UP_DIST = 20
 local LEASH_DIST = 10       -- out of a fight, farther than this from the post ...
 local LEASH_RETURN = 2      -- ... it goes back until this close
 local PATROL_DIST = 4       -- each leg of the patrol
+local HUNGRY = 0.7          -- GetHunger() from which it goes to eat
+local SEE_HOUSE_DIST = 40   -- how far it goes for a meal
 
 local function post(inst)
   return inst:GetHome()
@@ -33,6 +37,18 @@ local function find_threat(inst)
   return nil
 end
 
+local function hungry(inst)
+  return inst:GetHunger() >= HUNGRY
+end
+
+-- a meal at the nearest house
+local function eat(inst)
+  local house = inst:FindEntity(SEE_HOUSE_DIST, "house")
+  if house ~= nil then
+    return "eat", house
+  end
+end
+
 -- the patrol turns a quarter each leg, so the guard walks a square around its post
 local function patrol_direction(inst)
   inst.patrol_leg = (inst.patrol_leg or 0) + 1
@@ -42,6 +58,7 @@ end
 return bt.SharedBrain(function()
   return bt.PriorityNode({
     ChaseAndAttack(nil, MAX_CHASE_TIME, GIVE_UP_DIST, nil, find_threat),
+    bt.IfNode(hungry, "Hungry", DoAction(nil, eat, "EatAtHouse")),
     Leash(nil, post, LEASH_DIST, LEASH_RETURN, true),
     Wander(nil, post, LEASH_DIST, {minwalktime = 2, randwalktime = 0, minwaittime = 1, randwaittime = 1},
       patrol_direction, nil, nil, {wander_dist = PATROL_DIST}),

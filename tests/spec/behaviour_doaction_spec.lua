@@ -79,10 +79,10 @@ describe("DoAction", function()
     assert.equal(FAILED, node.lastresult)
 
     sheep.fail_actions.eat = nil
-    sheep:StartAction("work", nil) -- busy: the next StartAction is refused
+    sheep.action_range = 0.5 -- the grass, 1 away, is within DoAction's reach but not the host's
     tree:Update()
     assert.equal(FAILED, node.lastresult)
-    assert.is_false(world:calls(sheep, "StartAction")[3].results[1])
+    assert.is_false(world:calls(sheep, "StartAction")[2].results[1])
   end)
 
   it("starts at once, where it stands, an action without a target; an instant one succeeds in the same think", function()

@@ -1,6 +1,7 @@
 -- brains/guard.lua in the fake world, thought by a BrainWrangler at 30 ticks a second.
 -- The guard's tree (see the brain file): a Priority (.25) of
 --   ChaseAndAttack(8 s, 20, a predator within 15 that is within 6 of a villager),
+--   IfNode(hunger >= 0.7, DoAction(eat at the nearest house within 40)),
 --   Leash(post, 10, 2, run),
 --   Wander(post, 10, walk 2 s, wait 1 + r s, a quarter turn each leg, legs of 4).
 -- The post is the guard's home. math.random is scripted to 0.5. The fake world: walk 2 u/s,
@@ -41,6 +42,19 @@ describe("the guard brain", function()
     assert.equal("GoToPoint(10.00, 0.00, true)", world:commands(g, "GoToPoint")[1])
     world:run(2, wrangler)
     assert.truthy(wolf:GetHealth() < 100)
+  end)
+
+  it("eats at the nearest house when hungry, and not before", function()
+    local g = world:spawn("guard", 0, 0, {home = {0, 0}, hunger = 0.6})
+    world:start_brain(g, GuardBrain, wrangler)
+    world:spawn("house", 30, 0)
+    local near = world:spawn("house", 6, 0)
+    world:run(1, wrangler)
+    assert.same({}, world:commands(g, "StartAction"))
+    g.hunger = 0.75
+    world:run(6, wrangler)
+    assert.same({"StartAction(eat, house#3)"}, world:commands(g, "StartAction"))
+    assert.equal(near, world:calls(g, "StartAction")[1].args[2])
   end)
 
   it("leaves alone predators far from villagers, or near sheep only", function()

@@ -215,11 +215,11 @@ end
 function api:GetHealth() return self.health end
 
 function api:StartAction(action, target)
-  if self.busy ~= nil then
-    return false
-  end
   if target ~= nil and (not target.valid or dist2(self, target) > self.action_range * self.action_range) then
     return false
+  end
+  if self.busy ~= nil then -- a new action replaces the running one, which fails
+    self.world:finish_action(self, false)
   end
   local duration = self.action_times[action] or ACTION_TIMES[action] or 1
   self.busy = {action = action, target = target, ends = self.world.time + duration}
