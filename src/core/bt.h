@@ -272,6 +272,28 @@ int bt_inst_save(const bt_inst *inst, void *out, size_t size);
  * bt_def_hash). BT_EINVAL if the bytes are not such a state; BT_EBUSY inside a think. */
 int bt_inst_restore(bt_inst *inst, const void *data, size_t size);
 
+/* ---- reloading: carrying an agent's state to a new definition of its tree ---- */
+
+/* Matches the states of `to` with those of `from` by their path from the root: the kinds and
+ * names of the nodes on the way, siblings of the same kind and name told apart by their order.
+ * map must have room for bt_def_states(to) ints; map[s] is the matching state of from, or -1
+ * (a new node, or one whose kind changed). Returns the number of matched states. */
+int bt_def_match(const bt_def *from, const bt_def *to, int *map);
+
+/* What bt_inst_transfer did, for the host to finish the move (its Lua objects, for instance). */
+typedef struct bt_transfer {
+  int matched;   /* states carried over */
+  int gone;      /* states of from with no match */
+  int reevaluate; /* nodes of to set to re-evaluate because a running node below them is gone */
+} bt_transfer;
+
+/* Gives `to` the state of `from` where map (from bt_def_match) matches them: statuses, last
+ * results and node memory, with child indices moved to where those children now are. Every node
+ * of `to` above a running node of `from` that is gone is set to re-evaluate at the next think:
+ * READY, its child index reset, a Priority's clock cleared; its other children keep their state.
+ * The force-update flag carries over. BT_EBUSY if either instance is thinking. */
+int bt_inst_transfer(bt_inst *to, const bt_inst *from, const int *map, bt_transfer *out);
+
 /* The node's current status and the status saved by the last think. */
 bt_status bt_node_status(const bt_inst *inst, int node);
 bt_status bt_node_last(const bt_inst *inst, int node);

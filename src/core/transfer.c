@@ -1,0 +1,159 @@
+/*
+ * transfer.c: carrying an agent's state from one definition of its tree to another, as a
+ * reload of its brain needs. Nodes are matched by their path from the root (kinds and names);
+ * matched nodes keep their state, and the nodes above a running node that is gone re-evaluate.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+static const char *name_of(const bt_def *d, int n) { return d->names + d->nodes[n].name; }
+
+static int same_key(const bt_def *a, int na, const bt_def *b, int nb) {
+  return a->nodes[na].kind == b->nodes[nb].kind && strcmp(name_of(a, na), name_of(b, nb)) == 0;
+}
+
+/* Among n's children before position i, how many have the same kind and name as child i. */
+static int occurrence(const bt_def *d, int n, uint32_t i) {
+  int c = (int)d->kids[d->nodes[n].children + i], k = 0;
+  for (uint32_t j = 0; j < i; j++)
+    if (same_key(d, (int)d->kids[d->nodes[n].children + j], d, c)) k++;
+  return k;
+}
+
+/* The child of n in d with the same key as `child` of `other` and the same occurrence, or -1. */
+static int find_child(const bt_def *d, int n, const bt_def *other, int child, int occ) {
+  for (uint32_t j = 0; j < d->nodes[n].nchildren; j++) {
+    int c = (int)d->kids[d->nodes[n].children + j];
+    if (same_key(d, c, other, child) && occ-- == 0) return c;
+  }
+  return -1;
+}
+
+static int match_node(const bt_def *from, int nf, const bt_def *to, int nt, int *map) {
+  int matched = 0;
+  uint32_t st = to->nodes[nt].state;
+  if (map[st] < 0) {
+    map[st] = (int)from->nodes[nf].state;
+    matched = 1;
+  }
+  for (uint32_t i = 0; i < to->nodes[nt].nchildren; i++) {
+    int ct = (int)to->kids[to->nodes[nt].children + i];
+    int cf = find_child(from, nf, to, ct, occurrence(to, nt, i));
+    if (cf >= 0) matched += match_node(from, cf, to, ct, map);
+  }
+  return matched;
+}
+
+int bt_def_match(const bt_def *from, const bt_def *to, int *map) {
+  if (!from || !to || !map) return BT_EINVAL;
+  for (uint32_t s = 0; s < to->nstates; s++) map[s] = -1;
+  if (!same_key(from, 0, to, 0)) return 0;
+  return match_node(from, 0, to, 0, map);
+}
+
+/* The index (1-based) among to's children of the child that was at old_idx among from's. */
+static uint32_t move_index(const bt_inst *to, int nt, const bt_inst *from, int nf, uint32_t old_idx,
+                           const int *map) {
+  const bt_node *df = &from->def->nodes[nf], *dt = &to->def->nodes[nt];
+  if (old_idx == 0) return 0;
+  if (old_idx > df->nchildren) return dt->nchildren + 1; /* past the end: finished */
+  uint32_t old_state = from->def->nodes[from->def->kids[df->children + old_idx - 1]].state;
+  for (uint32_t j = 0; j < dt->nchildren; j++) {
+    uint32_t s = to->def->nodes[to->def->kids[dt->children + j]].state;
+    if (map[s] == (int)old_state) return j + 1;
+  }
+  return (uint32_t)-1; /* that child is gone */
+}
+
+static void copy_state(bt_inst *to, const bt_inst *from, uint32_t st, uint32_t sf, const int *map) {
+  const bt_state *at = &to->def->states[st], *af = &from->def->states[sf];
+  int nt = (int)at->node, nf = (int)af->node;
+  int kind = to->def->nodes[nt].kind;
+  to->status[st] = from->status[sf];
+  to->last[st] = from->last[sf];
+  uint8_t flags = from->flags[sf] & (uint8_t)~SF_DIRTY;
+  if (at->nut != NO_SLOT && af->nut != NO_SLOT) memcpy(to->mem + at->nut, from->mem + af->nut, sizeof(double));
+  else flags &= (uint8_t)~SF_NUT;
+  to->flags[st] = flags;
+  int size = kind_mem_size(kind);
+  if (size) memcpy(to->mem + at->mem, from->mem + af->mem, (size_t)size);
+  /* child indices follow their children */
+  if (kind == BT_SEQUENCE || kind == BT_SELECTOR || kind == BT_LOOP || kind == BT_RANDOM) {
+    mem_seq *m = (mem_seq *)(void *)(to->mem + at->mem);
+    uint32_t idx = move_index(to, nt, from, nf, m->idx, map);
+    m->idx = idx != (uint32_t)-1 ? idx : (kind == BT_RANDOM ? 0 : 1);
+  } else if (kind == BT_PRIORITY) {
+    mem_prio *m = (mem_prio *)(void *)(to->mem + at->mem);
+    uint32_t idx = move_index(to, nt, from, nf, m->idx, map);
+    m->idx = idx != (uint32_t)-1 ? idx : 0;
+  }
+}
+
+/* READY, with a fresh child index and, for a Priority, no clock: it re-evaluates. */
+static void reevaluate(bt_inst *to, uint32_t st) {
+  const bt_state *at = &to->def->states[st];
+  int kind = to->def->nodes[at->node].kind;
+  to->status[st] = BT_READY;
+  if (kind == BT_SEQUENCE || kind == BT_SELECTOR || kind == BT_LOOP) {
+    mem_seq *m = (mem_seq *)(void *)(to->mem + at->mem);
+    m->idx = 1;
+    m->rep = 0;
+  } else if (kind == BT_RANDOM) {
+    ((mem_seq *)(void *)(to->mem + at->mem))->idx = 0;
+  } else if (kind == BT_PRIORITY) {
+    ((mem_prio *)(void *)(to->mem + at->mem))->idx = 0;
+    to->flags[st] &= (uint8_t)~SF_LASTTIME;
+  }
+}
+
+int bt_inst_transfer(bt_inst *to, const bt_inst *from, const int *map, bt_transfer *out) {
+  bt_transfer r = {0, 0, 0};
+  if (!to || !from || !map) return BT_EINVAL;
+  if (to->thinking || from->thinking) return BT_EBUSY;
+  const bt_def *dt = to->def, *df = from->def;
+  int *inverse = malloc((df->nstates ? df->nstates : 1) * sizeof *inverse);
+  uint8_t *again = calloc(dt->nstates ? dt->nstates : 1, 1);
+  if (!inverse || !again) {
+    free(inverse);
+    free(again);
+    return BT_ENOMEM;
+  }
+  for (uint32_t s = 0; s < df->nstates; s++) inverse[s] = -1;
+  for (uint32_t s = 0; s < dt->nstates; s++)
+    if (map[s] >= 0 && (uint32_t)map[s] < df->nstates) inverse[map[s]] = (int)s;
+  for (uint32_t s = 0; s < dt->nstates; s++) {
+    if (map[s] < 0 || (uint32_t)map[s] >= df->nstates || inverse[map[s]] != (int)s) continue;
+    copy_state(to, from, s, (uint32_t)map[s], map);
+    r.matched++;
+  }
+  /* the nodes above a running node that is gone re-evaluate */
+  for (uint32_t s = 0; s < df->nstates; s++) {
+    if (inverse[s] >= 0) continue;
+    r.gone++;
+    if (from->status[s] != BT_RUNNING) continue;
+    for (int n = df->nodes[df->states[s].node].up; n >= 0; n = df->nodes[n].up) {
+      int ns = inverse[df->nodes[n].state];
+      if (ns >= 0 && !again[ns]) {
+        again[ns] = 1;
+        reevaluate(to, (uint32_t)ns);
+        r.reevaluate++;
+      }
+    }
+  }
+  to->forceupdate = from->forceupdate;
+  /* SaveStatus must copy every status that differs from its last result */
+  to->ndirty = 0;
+  for (uint32_t s = 0; s < dt->nstates; s++) {
+    to->flags[s] &= (uint8_t)~SF_DIRTY;
+    if (to->status[s] != to->last[s]) {
+      to->flags[s] |= SF_DIRTY;
+      to->dirty[to->ndirty++] = s;
+    }
+  }
+  free(inverse);
+  free(again);
+  if (out) *out = r;
+  return BT_OK;
+}
