@@ -3,6 +3,9 @@
 local bt, core = ...
 local Class = bt.Class
 
+-- every brain ever started (weak): a reload rebuilds the trees of those whose code changed
+core.live_brains = setmetatable({}, {__mode = "k"})
+
 local function manager_of(brain)
   return rawget(brain, "manager") or bt.BrainManager
 end
@@ -67,6 +70,7 @@ function Brain:Start()
   if self.paused then
     return
   end
+  core.live_brains[self] = true -- for reloads
   if self.OnStart then
     self:OnStart()
   end

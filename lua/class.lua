@@ -2,6 +2,14 @@
 -- the metatable of its instances, holds a copy of its base's members, and builds an instance
 -- when called. Node classes (those with __bt_node) keep the __index and __newindex they inherit,
 -- through which a node's state in its tree is read and written.
+local _, core = ...
+
+-- base class -> its subclasses (weak), so that a reload that patches a class reaches the
+-- members its subclasses copied from it
+local subclasses = setmetatable({}, {__mode = "k"})
+if core then
+  core.subclasses = subclasses
+end
 
 local function is_a(self, klass)
   local m = getmetatable(self)
@@ -26,6 +34,8 @@ local function Class(base, ctor)
       c[k] = v
     end
     c._base = base
+    subclasses[base] = subclasses[base] or setmetatable({}, {__mode = "k"})
+    subclasses[base][c] = true
   elseif base ~= nil then
     error(string.format("bad argument #1 to 'Class' (table or function expected, got %s)", type(base)), 2)
   end

@@ -291,7 +291,8 @@ typedef struct bt_transfer {
  * results and node memory, with child indices moved to where those children now are. Every node
  * of `to` above a running node of `from` that is gone is set to re-evaluate at the next think:
  * READY, its child index reset, a Priority's clock cleared; its other children keep their state.
- * The force-update flag carries over. BT_EBUSY if either instance is thinking. */
+ * So that the new definition decides at once, every Priority's clock is cleared (it evaluates at
+ * the next think). The force-update flag carries over. BT_EBUSY if either instance is thinking. */
 int bt_inst_transfer(bt_inst *to, const bt_inst *from, const int *map, bt_transfer *out);
 
 /* The node's current status and the status saved by the last think. */

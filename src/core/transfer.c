@@ -142,6 +142,9 @@ int bt_inst_transfer(bt_inst *to, const bt_inst *from, const int *map, bt_transf
       }
     }
   }
+  /* the new code decides at once: every Priority evaluates at the next think */
+  for (uint32_t s = 0; s < dt->nstates; s++)
+    if (dt->nodes[dt->states[s].node].kind == BT_PRIORITY) to->flags[s] &= (uint8_t)~SF_LASTTIME;
   to->forceupdate = from->forceupdate;
   /* SaveStatus must copy every status that differs from its last result */
   to->ndirty = 0;

@@ -19,7 +19,8 @@
 #define LBT_REG_VIEWKEYS 8   /* field name -> view code */
 #define LBT_REG_STATUSES 9   /* status code + 1 -> name */
 #define LBT_REG_STATUSCODES 10 /* status name -> code */
-#define LBT_REG_COUNT 10
+#define LBT_REG_DEFERRED 11  /* functions to run once no tree thinks */
+#define LBT_REG_COUNT 11
 
 /* Per lua_State module state. */
 typedef struct lbt_state {
@@ -32,6 +33,8 @@ typedef struct lbt_state {
   lua_Integer limit; /* instruction limit per call into Lua, 0 for none */
   int depth;         /* nesting of calls from bt into Lua */
   int hooked;        /* the instruction hook is installed */
+  int thinking;      /* trees inside tree:Update */
+  int deferred;      /* LBT_REG_DEFERRED holds work for when thinking drops to 0 */
 } lbt_state;
 
 /* What an entry point pushed for the core's callbacks: absolute stack indices in L. */
@@ -77,6 +80,7 @@ extern const char lbt_key_def;  /* the definition userdata a template belongs to
 /* module.c */
 lbt_state *lbt_state_get(lua_State *L);
 void lbt_registry_get(lua_State *L, int slot); /* pushes a registry slot's value */
+void lbt_registry_set(lua_State *L, int slot); /* pops a value into a registry slot */
 double lbt_clock(lbt_state *S, lua_State *L);
 int lbt_argerror(lua_State *L, int arg, const char *fname, const char *msg);
 /* "bad argument #<arg> to '<fname>' (<expected> expected, got <type of the value at idx>)" */
@@ -112,6 +116,12 @@ int lbt_call_truth(bt_call *c);
 int lbt_call_wait_time(bt_call *c);
 int lbt_call_latch_time(bt_call *c);
 int lbt_instantiate(lua_State *L, int def, int inst); /* pushes a tree */
+void lbt_push_tree_obj(lua_State *L, int tree, int state); /* the node object (made on use) */
+
+/* reload.c, watch.c */
+void lbt_add_reload_core(lua_State *L, int core);
+void lbt_run_deferred(lua_State *L, lbt_state *S);
+void lbt_push_watch_core(lua_State *L); /* pushes the watcher constructor */
 void lbt_open_tree(lua_State *L, int module);
 lbt_tree *lbt_node_tree(lua_State *L, int obj, int *node); /* NULL if unbound; pushes nothing */
 void lbt_enter(lua_State *L, int tree_idx, lbt_ctx *saved, lua_State **saved_L);

@@ -21,7 +21,7 @@ void lbt_registry_get(lua_State *L, int slot) {
   lua_remove(L, -2);
 }
 
-static void registry_set(lua_State *L, int slot) {
+void lbt_registry_set(lua_State *L, int slot) {
   lua_rawgetp(L, LUA_REGISTRYINDEX, &registry_key);
   lua_insert(L, -2);
   lua_rawseti(L, -2, slot);
@@ -128,7 +128,7 @@ static int l_set_clock(lua_State *L) {
     return luaL_error(L, "bad argument #1 to 'set_clock' (function or nil expected, got %s)",
                       luaL_typename(L, 1));
   lua_settop(L, 1);
-  registry_set(L, LBT_REG_CLOCK);
+  lbt_registry_set(L, LBT_REG_CLOCK);
   return 0;
 }
 
@@ -147,7 +147,7 @@ static int l_set_error_handler(lua_State *L) {
     return luaL_error(L, "bad argument #1 to 'set_error_handler' (function or nil expected, got %s)",
                       luaL_typename(L, 1));
   lua_settop(L, 1);
-  registry_set(L, LBT_REG_HANDLER);
+  lbt_registry_set(L, LBT_REG_HANDLER);
   return 0;
 }
 
@@ -249,11 +249,11 @@ int luaopen_bt(lua_State *L) {
   S->L = L;
   S->start = monotonic_now();
   S->tick_time = 1.0 / 30;
-  registry_set(L, LBT_REG_STATE);
-  for (int slot = LBT_REG_CLASSES; slot <= LBT_REG_STATUSCODES; slot++) {
+  lbt_registry_set(L, LBT_REG_STATE);
+  for (int slot = LBT_REG_CLASSES; slot <= LBT_REG_COUNT; slot++) {
     if (slot == LBT_REG_CLOCK || slot == LBT_REG_HANDLER || slot == LBT_REG_CLASS) continue;
     lua_newtable(L);
-    registry_set(L, slot);
+    lbt_registry_set(L, slot);
   }
 
   lbt_registry_get(L, LBT_REG_MODULE);
@@ -274,18 +274,21 @@ int luaopen_bt(lua_State *L) {
   lua_pushliteral(L, BT_VERSION);
   lua_setfield(L, module, "VERSION");
 
-  lua_pushnil(L);
+  /* the module's private functions and tables, handed to its Lua files */
+  lbt_push_sched_core(L);
+  int core = lua_gettop(L);
+  lbt_add_reload_core(L, core);
   run_embedded(L, "class.lua", 1);
   lua_pushvalue(L, -1);
-  registry_set(L, LBT_REG_CLASS);
+  lbt_registry_set(L, LBT_REG_CLASS);
   lua_setfield(L, module, "Class");
-  lua_settop(L, module);
+  lua_settop(L, core);
 
   lbt_open_nodes(L, module);
   lbt_open_compile(L, module);
   lbt_open_tree(L, module);
-  lbt_push_sched_core(L);
   run_embedded(L, "brain.lua", 0);
+  run_embedded(L, "reload.lua", 0);
   lua_settop(L, module);
   return 1;
 }

@@ -320,6 +320,13 @@ static void push_state_obj(lua_State *L, lbt_tree *t, int tree, int objs, int s)
   push_copy(L, t, tree, objs, s);
 }
 
+void lbt_push_tree_obj(lua_State *L, int tree, int state) {
+  tree = lua_absindex(L, tree);
+  lua_getiuservalue(L, tree, LBT_UV_OBJS);
+  push_state_obj(L, lua_touserdata(L, tree), tree, lua_gettop(L), state);
+  lua_remove(L, -2);
+}
+
 /* The entity subscribes each EventNode of a shared definition through its own inst, or, if it
  * has no ListenForEvent, the node is one that FireEvent delivers to. */
 static void subscribe_events(lua_State *L, lbt_tree *t, int tree, int objs, int inst, int events) {
@@ -450,8 +457,11 @@ static int tree_update(lua_State *L) {
   lbt_ctx saved;
   lua_State *saved_L;
   lbt_enter(L, 1, &saved, &saved_L);
+  t->S->thinking++;
   bt_inst_update(t->inst);
+  t->S->thinking--;
   lbt_leave(L, 1, &saved, saved_L);
+  lbt_run_deferred(L, t->S); /* a reload asked for during the think */
   return 0;
 }
 

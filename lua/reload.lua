@@ -1,0 +1,485 @@
+-- reload.lua: hot reload of brains and behaviours (docs/reload.md).
+--
+-- bt.reload.enable() tracks every module loaded by require from then on: its file and the
+-- modules it requires. bt.reload.module(name) reloads a module and every tracked module that
+-- depends on it, in two passes. The check pass runs the files in a fresh environment (their
+-- globals staged, require answering with the new versions) and builds the brains they define:
+-- any error stops the reload there, and nothing has changed. The apply pass runs them again,
+-- require now answering with the loaded tables, which are patched in place as each file runs,
+-- so that references held elsewhere see the new code; then every live brain whose code
+-- changed gets a new tree, with each agent's state carried over by path (core.migrate).
+local bt, core = ...
+
+local reload = {}
+bt.reload = reload
+
+local modules = {}  -- tracked module name -> its file
+local requires = {} -- module name -> {required module name = true}
+local loading = {}  -- the modules being run, innermost last
+local original_require
+local watcher
+local Brain = bt.Brain
+
+local function traceback(msg)
+  return debug.traceback(tostring(msg), 2)
+end
+
+-- ---- tracking ----
+
+local function note_require(name)
+  local current = loading[#loading]
+  if current and requires[current] then
+    requires[current][name] = true
+  end
+end
+
+local function tracking_require(name)
+  note_require(name)
+  return original_require(name)
+end
+
+-- runs a module's chunk as a tracked module
+local function run_tracked(name, file, chunk, ...)
+  modules[name] = file
+  requires[name] = {}
+  loading[#loading + 1] = name
+  local results = table.pack(pcall(chunk, ...))
+  loading[#loading] = nil
+  if not results[1] then
+    error(results[2], 0)
+  end
+  if watcher then
+    watcher:add(file)
+  end
+  return table.unpack(results, 2, results.n)
+end
+
+-- a package searcher like Lua's own for files on package.path, but tracking what it loads
+local function searcher(name)
+  local file = package.searchpath(name, package.path)
+  if not file then
+    return nil
+  end
+  local chunk, message = loadfile(file, "t")
+  if not chunk then
+    error(string.format("error loading module '%s' from file '%s':\n\t%s", name, file, message), 0)
+  end
+  return function(...)
+    return run_tracked(name, file, chunk, ...)
+  end, file
+end
+
+function reload.enable()
+  if original_require then
+    return
+  end
+  original_require = require
+  _G.require = tracking_require
+  table.insert(package.searchers, 2, searcher)
+end
+
+function reload.modules()
+  local list = {}
+  for name, file in pairs(modules) do
+    list[name] = file
+  end
+  return list
+end
+
+-- ---- which modules a reload runs again ----
+
+-- names and every tracked module that requires one of them, directly or not, each after the
+-- modules of the set it requires
+local function reload_order(names)
+  local set = {}
+  for _, name in ipairs(names) do
+    set[name] = true
+  end
+  local grew = true
+  while grew do
+    grew = false
+    for name, reqs in pairs(requires) do
+      if not set[name] then
+        for dep in pairs(reqs) do
+          if set[dep] then
+            set[name] = true
+            grew = true
+            break
+          end
+        end
+      end
+    end
+  end
+  local order, placed, visiting = {}, {}, {}
+  local function place(name)
+    if placed[name] or visiting[name] then
+      return
+    end
+    visiting[name] = true
+    for dep in pairs(requires[name] or {}) do
+      if set[dep] then
+        place(dep)
+      end
+    end
+    visiting[name] = nil
+    placed[name] = true
+    order[#order + 1] = name
+  end
+  local sorted = {}
+  for name in pairs(set) do
+    sorted[#sorted + 1] = name
+  end
+  table.sort(sorted)
+  for _, name in ipairs(sorted) do
+    place(name)
+  end
+  return order
+end
+
+local function file_of(name)
+  return modules[name] or package.searchpath(name, package.path)
+end
+
+local function read_source(file)
+  local f, err = io.open(file, "rb")
+  if not f then
+    return nil, err
+  end
+  local source = f:read("a")
+  f:close()
+  return source
+end
+
+-- ---- running files in a fresh environment ----
+
+-- runs the files of order; answer(name) gives what require returns for a module of the batch.
+-- Returns the values by module name and the staged globals, or nil and the error.
+local function run_batch(order, sources, answer, on_value)
+  local staged = {}
+  local env = setmetatable({}, {
+    __index = function(_, k)
+      local v = staged[k]
+      if v ~= nil then
+        return v
+      end
+      return _G[k]
+    end,
+    __newindex = staged,
+  })
+  local in_batch, values = {}, {}
+  for _, name in ipairs(order) do
+    in_batch[name] = true
+  end
+  local current
+  local new_requires = {}
+  rawset(env, "require", function(name)
+    if current then
+      new_requires[current][name] = true
+    end
+    if in_batch[name] then
+      local v = answer(name, values)
+      if v ~= nil then
+        return v
+      end
+    end
+    return (original_require or require)(name)
+  end)
+  for _, name in ipairs(order) do
+    local file = file_of(name)
+    local chunk, err = load(sources[name], "@" .. file, "t", env)
+    if not chunk then
+      return nil, err
+    end
+    current = name
+    new_requires[name] = {}
+    local ok, value = xpcall(chunk, traceback, name, file)
+    current = nil
+    if not ok then
+      return nil, value
+    end
+    if value == nil then
+      value = true
+    end
+    values[name] = value
+    if on_value then
+      on_value(name, value)
+    end
+  end
+  return values, staged, new_requires
+end
+
+-- ---- brains ----
+
+local function is_brain_class(v)
+  if type(v) ~= "table" or rawget(v, "is_instance") == nil then
+    return false
+  end
+  local c = v
+  while c do
+    if c == Brain then
+      return true
+    end
+    c = rawget(c, "_base")
+  end
+  return false
+end
+
+-- the live brains whose class is exactly cls
+local function brains_of(cls)
+  local list = {}
+  for brain in pairs(core.live_brains) do
+    if getmetatable(brain) == cls and brain.bt and not brain.stopped then
+      list[#list + 1] = brain
+    end
+  end
+  return list
+end
+
+-- builds, for each live brain of old, a tree of the new brain class new, without touching the
+-- brain; returns the trees, or nil and the error (the trees built so far are stopped)
+local function build_trees(old, new)
+  local built = {}
+  for _, brain in ipairs(brains_of(old)) do
+    local view = setmetatable({}, {__index = function(_, k)
+      local v = new[k]
+      if v ~= nil then
+        return v
+      end
+      return brain[k]
+    end})
+    local ok, err = xpcall(new.OnStart, traceback, view)
+    local tree = rawget(view, "bt")
+    if not ok or tree == nil then
+      for _, t in ipairs(built) do
+        t:Stop()
+      end
+      return nil, ok and "OnStart built no tree (self.bt)" or err
+    end
+    built[#built + 1] = tree
+  end
+  return built
+end
+
+-- ---- patching tables in place ----
+
+local function patch(old, new)
+  local before = {}
+  for k, v in pairs(old) do
+    before[k] = v
+  end
+  for k, v in pairs(new) do
+    if k ~= "is_instance" then
+      rawset(old, k, v)
+    end
+  end
+  for k in pairs(before) do
+    if rawget(new, k) == nil and k ~= "is_instance" then
+      rawset(old, k, nil)
+    end
+  end
+  return before
+end
+
+-- a class's subclasses copied its members when they were defined: give them the new ones
+local function propagate(cls, before, patched)
+  local subs = core.subclasses[cls]
+  if not subs then
+    return
+  end
+  for sub in pairs(subs) do
+    if not patched[sub] then
+      local sub_before = {}
+      for k, v in pairs(sub) do
+        sub_before[k] = v
+      end
+      for k, v in pairs(before) do
+        if rawget(sub, k) == v and k ~= "_base" and k ~= "is_instance" and k ~= "_ctor" then
+          rawset(sub, k, rawget(cls, k))
+        end
+      end
+      for k, v in pairs(cls) do
+        if before[k] == nil and rawget(sub, k) == nil and k ~= "is_instance" then
+          rawset(sub, k, v)
+        end
+      end
+      propagate(sub, sub_before, patched)
+    end
+  end
+end
+
+-- ---- reloading ----
+
+local function wake(brain)
+  local manager = rawget(brain, "manager") or bt.BrainManager
+  manager:Wake(brain)
+end
+
+local function run_reload(names)
+  local order = reload_order(names)
+  local sources = {}
+  for _, name in ipairs(order) do
+    local file = file_of(name)
+    if not file then
+      return nil, string.format("module '%s' not found on package.path", name)
+    end
+    local source, err = read_source(file)
+    if not source then
+      return nil, err
+    end
+    sources[name] = source
+  end
+
+  -- the check pass: new values, brains built from them
+  local values, err = run_batch(order, sources, function(name, vals) return vals[name] end)
+  if not values then
+    return nil, err
+  end
+  local checked = {}
+  for _, name in ipairs(order) do
+    local new, old = values[name], package.loaded[name]
+    if is_brain_class(new) then
+      if new.GetDefinition then
+        local ok, msg = xpcall(new.GetDefinition, traceback)
+        if not ok then
+          return nil, msg
+        end
+      elseif is_brain_class(old) then
+        local trees, msg = build_trees(old, new)
+        if not trees then
+          return nil, msg
+        end
+        checked[#checked + 1] = trees
+      end
+    end
+  end
+  for _, trees in ipairs(checked) do
+    for _, tree in ipairs(trees) do
+      tree:Stop() -- they were only a check: their listeners go
+    end
+  end
+
+  -- the apply pass: the loaded tables patched in place as each file runs
+  local patched, befores, brain_classes = {}, {}, {}
+  local applied, staged, new_requires = run_batch(order, sources,
+    function(name) return package.loaded[name] end,
+    function(name, value)
+      local old = package.loaded[name]
+      if type(old) == "table" and type(value) == "table" and old ~= value then
+        befores[old] = patch(old, value)
+        patched[old] = true
+        value = old
+      end
+      package.loaded[name] = value
+      if is_brain_class(value) then
+        brain_classes[#brain_classes + 1] = value
+      end
+    end)
+  if not applied then
+    return nil, "the reload failed half-way, after its check passed: " .. tostring(staged)
+  end
+  for k, v in pairs(staged) do
+    local old = rawget(_G, k)
+    if type(old) == "table" and type(v) == "table" and old ~= v then
+      befores[old] = patch(old, v)
+      patched[old] = true
+    else
+      rawset(_G, k, v)
+    end
+  end
+  for cls, before in pairs(befores) do
+    propagate(cls, before, patched)
+  end
+  for name, reqs in pairs(new_requires) do
+    requires[name] = reqs
+  end
+
+  -- every live brain of a class that changed moves to a tree of the new code
+  local moved = 0
+  for _, cls in ipairs(brain_classes) do
+    for _, brain in ipairs(brains_of(cls)) do
+      local old_tree = brain.bt
+      local ok, msg
+      if cls.GetDefinition then
+        ok, msg = xpcall(function() brain.bt = bt.BT(brain.inst, cls.GetDefinition()) end, traceback)
+      else
+        ok, msg = xpcall(cls.OnStart, traceback, brain)
+        if ok and rawget(brain, "bt") == old_tree then
+          ok, msg = false, "OnStart built no new tree"
+        end
+      end
+      if ok then
+        core.migrate(old_tree, brain.bt)
+        wake(brain)
+        moved = moved + 1
+      else
+        brain.bt = old_tree
+        return nil, msg
+      end
+    end
+  end
+  return true, {modules = order, brains = moved}
+end
+
+function reload.module(name)
+  if type(name) ~= "string" then
+    error(string.format("bad argument #1 to 'module' (string expected, got %s)", type(name)), 2)
+  end
+  if core.thinking() then
+    core.defer(function() run_reload({name}) end)
+    return true, "deferred until the think ends"
+  end
+  return run_reload({name})
+end
+
+-- ---- watching files ----
+
+function reload.watch(mode)
+  reload.enable()
+  if not watcher then
+    watcher = core.watcher(mode)
+    for _, file in pairs(modules) do
+      watcher:add(file)
+    end
+  end
+  return watcher:mode()
+end
+
+-- Checks the watched files; reloads the modules of those that changed. Returns a list of
+-- {file = path, modules = {...}, ok = boolean, message = string}, empty when nothing changed.
+function reload.poll()
+  if not watcher then
+    return {}
+  end
+  local changed = watcher:poll()
+  local results = {}
+  for _, file in ipairs(changed) do
+    local names = {}
+    for name, f in pairs(modules) do
+      if f == file then
+        names[#names + 1] = name
+      end
+    end
+    if #names > 0 then
+      table.sort(names)
+      local ok, info
+      if core.thinking() then
+        core.defer(function() run_reload(names) end)
+        ok, info = true, "deferred until the think ends"
+      else
+        ok, info = run_reload(names)
+      end
+      ok = ok and true or false
+      local message
+      if ok then
+        message = type(info) == "table"
+          and string.format("reloaded %s (%d module%s, %d brain%s)", file, #info.modules,
+            #info.modules == 1 and "" or "s", info.brains, info.brains == 1 and "" or "s")
+          or info
+      else
+        message = string.format("refused %s: %s", file, tostring(info))
+      end
+      results[#results + 1] = {file = file, modules = names, ok = ok, message = message}
+    end
+  end
+  return results
+end

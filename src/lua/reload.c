@@ -1,0 +1,228 @@
+/*
+ * reload.c: what lua/reload.lua needs from C: moving a live agent from its old tree to a tree of
+ * the new code (core.migrate), and knowing when no tree thinks, so that a reload asked for
+ * during a think waits for its end (core.thinking, core.defer).
+ */
+#include <string.h>
+
+#include "lbt.h"
+
+#define TREE_META "bt.tree"
+
+static lbt_tree *check_tree(lua_State *L, int idx) {
+  lbt_tree *t = luaL_checkudata(L, idx, TREE_META);
+  if (!t->inst) luaL_error(L, "migrate: a tree was garbage collected");
+  return t;
+}
+
+static int is_custom(lua_State *L, int obj) {
+  int kind = lbt_node_kind(L, obj);
+  if (kind < 0) return 0;
+  lua_getmetatable(L, obj);
+  lbt_registry_get(L, LBT_REG_CLASSES);
+  lua_rawgeti(L, -1, kind + 1);
+  int custom = !lua_rawequal(L, -1, -3);
+  lua_pop(L, 3);
+  return custom;
+}
+
+/* obj:OnStop(), protected, if the object has one. */
+static void stop_object(lua_State *L, lbt_state *S, int obj, const bt_inst *inst, int node) {
+  obj = lua_absindex(L, obj);
+  lua_getfield(L, obj, "OnStop");
+  if (lua_isnil(L, -1)) {
+    lua_pop(L, 1);
+    return;
+  }
+  lua_pushvalue(L, obj);
+  lbt_pcall(S, L, 1, 0, inst, node, "OnStop");
+}
+
+/* The configuration of a kept object follows the new template where it differs from the old. */
+static void apply_config(lua_State *L, int obj, int old_tpl, int new_tpl) {
+  lua_pushnil(L);
+  while (lua_next(L, new_tpl)) {
+    const char *key = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : NULL;
+    if (key && strcmp(key, "children") && strcmp(key, "parent") && strcmp(key, "inst")) {
+      lua_pushvalue(L, -2);
+      lua_rawget(L, old_tpl);
+      int same = lua_rawequal(L, -1, -2);
+      lua_pop(L, 1);
+      if (!same) {
+        lua_pushvalue(L, -2);
+        lua_pushvalue(L, -2);
+        lua_rawset(L, obj);
+      }
+    }
+    lua_pop(L, 1);
+  }
+  lua_pushnil(L);
+  while (lua_next(L, old_tpl)) {
+    lua_pop(L, 1);
+    if (lua_type(L, -1) != LUA_TSTRING) continue;
+    lua_pushvalue(L, -1);
+    if (lua_rawget(L, new_tpl) == LUA_TNIL) {
+      lua_pushvalue(L, -2);
+      lua_pushnil(L);
+      lua_rawset(L, obj);
+    }
+    lua_pop(L, 1);
+  }
+}
+
+/* core.migrate(old_tree, new_tree): see lua/reload.lua. Returns matched, gone, re-evaluated. */
+static int r_migrate(lua_State *L) {
+  lbt_tree *old = check_tree(L, 1), *neu = check_tree(L, 2);
+  lbt_state *S = lbt_state_get(L);
+  lua_settop(L, 2);
+  const bt_def *od = bt_inst_def(old->inst), *nd = bt_inst_def(neu->inst);
+  int nstates = bt_def_states(nd);
+  int *map = lua_newuserdatauv(L, (size_t)(nstates ? nstates : 1) * sizeof *map, 0);
+  bt_def_match(od, nd, map);
+  bt_transfer r;
+  int rc = bt_inst_transfer(neu->inst, old->inst, map, &r);
+  if (rc == BT_EBUSY) return luaL_error(L, "migrate: a tree is thinking");
+  if (rc != BT_OK) return luaL_error(L, "not enough memory");
+  enum { OOBJS = 4, ODATA, NOBJS, NDATA, CARRIED, DISCARDED, OTPL, NTPL };
+  lua_getiuservalue(L, 1, LBT_UV_OBJS);
+  lua_getiuservalue(L, 1, LBT_UV_DATA);
+  lua_getiuservalue(L, 2, LBT_UV_OBJS);
+  lua_getiuservalue(L, 2, LBT_UV_DATA);
+  lua_newtable(L); /* carried: old object -> true */
+  lua_newtable(L); /* discarded: new objects replaced by kept old ones */
+  lua_getiuservalue(L, 1, LBT_UV_DEF);
+  lua_getiuservalue(L, -1, LBT_DEF_UV_TEMPLATES);
+  lua_replace(L, OTPL);
+  lua_getiuservalue(L, 2, LBT_UV_DEF);
+  lua_getiuservalue(L, -1, LBT_DEF_UV_TEMPLATES);
+  lua_replace(L, NTPL);
+
+  for (int ns = 0; ns < nstates; ns++) {
+    int os = map[ns];
+    if (os < 0) continue;
+    int nnode = bt_def_node_of_state(nd, ns);
+    if (bt_def_kind(nd, nnode) == BT_EVENT) {
+      lua_rawgeti(L, ODATA, os + 1);
+      lua_rawseti(L, NDATA, ns + 1);
+    }
+    if (lua_rawgeti(L, OOBJS, os + 1) == LUA_TNIL) {
+      lua_pop(L, 1);
+      continue;
+    }
+    int obj = lua_gettop(L);
+    /* a node written in Lua that was running keeps its object: its progress */
+    if (!is_custom(L, obj) || bt_node_status(old->inst, bt_def_node_of_state(od, os)) != BT_RUNNING) {
+      lua_pop(L, 1);
+      continue;
+    }
+    if (old->shared && neu->shared) {
+      lua_rawgeti(L, OTPL, os + 1);
+      lua_rawgeti(L, NTPL, ns + 1);
+      apply_config(L, obj, obj + 1, obj + 2);
+      lua_settop(L, obj);
+    } else if (lua_rawgeti(L, NOBJS, ns + 1) != LUA_TNIL) {
+      lua_rawseti(L, DISCARDED, (lua_Integer)lua_rawlen(L, DISCARDED) + 1);
+    } else {
+      lua_pop(L, 1);
+    }
+    lua_pushvalue(L, 2);
+    lua_rawsetp(L, obj, &lbt_key_tree);
+    lua_pushinteger(L, nnode);
+    lua_rawsetp(L, obj, &lbt_key_node);
+    lua_pushvalue(L, obj);
+    lua_rawseti(L, NOBJS, ns + 1);
+    lua_pushvalue(L, obj);
+    lua_pushboolean(L, 1);
+    lua_rawset(L, CARRIED);
+    /* its children are the new tree's */
+    int nkids = bt_def_child_count(nd, nnode);
+    lua_pushliteral(L, "children");
+    if (lua_rawget(L, obj) == LUA_TTABLE || nkids > 0) {
+      lua_createtable(L, nkids, 0);
+      for (int i = 0; i < nkids; i++) {
+        int c = bt_def_child(nd, nnode, i);
+        lbt_push_tree_obj(L, 2, bt_def_state(nd, c));
+        if (!lua_isnil(L, -1)) {
+          lua_pushliteral(L, "parent");
+          lua_pushvalue(L, obj);
+          lua_rawset(L, -3);
+        }
+        lua_rawseti(L, -2, i + 1);
+      }
+      lua_pushliteral(L, "children");
+      lua_insert(L, -2);
+      lua_rawset(L, obj);
+    }
+    lua_settop(L, obj - 1);
+  }
+
+  /* everything of the old tree that was not carried over is stopped, parents first */
+  int size = bt_def_size(od);
+  for (int n = 0; n < size; n++) {
+    int s = bt_def_state(od, n);
+    if (bt_def_node_of_state(od, s) != n) continue;
+    if (lua_rawgeti(L, OOBJS, s + 1) == LUA_TNIL) {
+      lua_pop(L, 1);
+      continue;
+    }
+    lua_pushvalue(L, -1);
+    if (lua_rawget(L, CARRIED) == LUA_TNIL) stop_object(L, S, -2, old->inst, n);
+    lua_pop(L, 2);
+  }
+  lua_Integer nd_count = (lua_Integer)lua_rawlen(L, DISCARDED);
+  for (lua_Integer i = 1; i <= nd_count; i++) {
+    lua_rawgeti(L, DISCARDED, i);
+    stop_object(L, S, -1, neu->inst, 0);
+    lua_pop(L, 1);
+  }
+  lua_pushinteger(L, r.matched);
+  lua_pushinteger(L, r.gone);
+  lua_pushinteger(L, r.reevaluate);
+  return 3;
+}
+
+/* core.thinking(): whether a tree of this Lua state is inside its think */
+static int r_thinking(lua_State *L) {
+  lua_pushboolean(L, lbt_state_get(L)->thinking > 0);
+  return 1;
+}
+
+/* core.defer(fn): fn() runs once no tree thinks (at the end of the outermost think) */
+static int r_defer(lua_State *L) {
+  luaL_checktype(L, 1, LUA_TFUNCTION);
+  lbt_registry_get(L, LBT_REG_DEFERRED);
+  lua_pushvalue(L, 1);
+  lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
+  lbt_state_get(L)->deferred = 1;
+  return 0;
+}
+
+void lbt_run_deferred(lua_State *L, lbt_state *S) {
+  if (!S->deferred || S->thinking > 0) return;
+  S->deferred = 0;
+  lbt_registry_get(L, LBT_REG_DEFERRED);
+  int list = lua_gettop(L);
+  lua_newtable(L);
+  lbt_registry_set(L, LBT_REG_DEFERRED);
+  lua_Integer n = (lua_Integer)lua_rawlen(L, list);
+  for (lua_Integer i = 1; i <= n; i++) {
+    lua_rawgeti(L, list, i);
+    lbt_pcall(S, L, 0, 0, NULL, -1, "deferred reload");
+  }
+  lua_settop(L, list - 1);
+}
+
+static const luaL_Reg reload_core[] = {
+    {"migrate", r_migrate},
+    {"thinking", r_thinking},
+    {"defer", r_defer},
+    {NULL, NULL},
+};
+
+void lbt_add_reload_core(lua_State *L, int core) {
+  lua_pushvalue(L, core);
+  luaL_setfuncs(L, reload_core, 0);
+  lbt_push_watch_core(L);
+  lua_setfield(L, -2, "watcher");
+  lua_pop(L, 1);
+}

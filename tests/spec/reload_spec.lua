@@ -1,0 +1,323 @@
+-- Hot reload (docs/reload.md): bt.reload.enable, module, watch, poll.
+local bt = require "bt"
+local H = require "helpers"
+
+bt.reload.enable()
+
+local root = os.tmpname()
+os.remove(root)
+assert(os.execute("mkdir -p " .. root))
+package.path = root .. "/?.lua;" .. package.path
+
+local counter = 0
+-- a fresh module prefix per test, so that package.loaded never mixes them
+local function fresh()
+  counter = counter + 1
+  local prefix = "rl" .. counter
+  assert(os.execute(string.format("mkdir -p %s/%s", root, prefix)))
+  return prefix
+end
+
+local function write(prefix, name, text)
+  local f = assert(io.open(string.format("%s/%s/%s.lua", root, prefix, name), "w"))
+  f:write(text)
+  f:close()
+end
+
+local function shared_brain(prefix, threshold, extra)
+  write(prefix, "brain", string.format([[
+local bt = require "bt"
+local Walk = require "%s.walk"
+return bt.SharedBrain(function()
+  return bt.PriorityNode({
+    bt.WhileNode(function(inst) return inst.hunger > %d end, "Hungry",
+      bt.ActionNode(function(inst) inst.ate = (inst.ate or 0) + 1; inst.hunger = 0 end, "Eat")),
+    %s
+    Walk(nil, 1),
+  }, 0.5, true)
+end)
+]], prefix, threshold, extra or ""))
+end
+
+local function walk_behaviour(prefix, step_name)
+  write(prefix, "walk", string.format([[
+local bt = require "bt"
+local Walk = bt.Class(bt.BehaviourNode, function(self, inst, speed)
+  bt.BehaviourNode._ctor(self, "Walk")
+  self.inst = inst
+  self.speed = speed
+end)
+function Walk:Visit()
+  self.steps = (self.steps or 0) + 1
+  self.inst.x = self.inst.x + self.speed
+  self.inst.last_step = %q
+  self.status = bt.RUNNING
+  self:Sleep(1)
+end
+function Walk:OnStop() self.inst.walk_stopped = (self.inst.walk_stopped or 0) + 1 end
+function Walk:DBString() return "steps " .. tostring(self.steps) end
+return Walk
+]], step_name or "step"))
+end
+
+describe("bt.reload", function()
+  local tick, t, manager
+  local function run(n)
+    for _ = 1, n do
+      tick = tick + 1
+      t = tick / 30
+      manager:Update(tick)
+    end
+  end
+
+  before_each(function()
+    tick, t = 0, 0
+    bt.set_clock(function() return t end)
+    manager = bt.BrainWrangler()
+  end)
+  after_each(function()
+    H.restore()
+  end)
+
+  local function spawn(Class, n)
+    local insts = {}
+    for i = 1, n do
+      local inst = {x = 0, hunger = 0, id = i}
+      local brain = Class(inst)
+      brain.manager = manager
+      inst.brain = brain
+      brain:Start()
+      insts[i] = inst
+    end
+    return insts
+  end
+
+  it("applies an edited condition at the next think, keeping every agent and its state", function()
+    local p = fresh()
+    walk_behaviour(p)
+    shared_brain(p, 10)
+    local Brain = require(p .. ".brain")
+    local insts = spawn(Brain, 3)
+    run(30)
+    for _, inst in ipairs(insts) do inst.hunger = 5 end
+    run(30)
+    assert.is_nil(insts[1].ate) -- 5 is not more than 10
+    local steps = insts[1].brain.bt.root.children[2].steps
+    local brain, tree = insts[1].brain, insts[1].brain.bt
+    shared_brain(p, 3)
+    local ok, info = bt.reload.module(p .. ".brain")
+    assert.is_true(ok, info)
+    assert.same({p .. ".brain"}, info.modules)
+    assert.equal(3, info.brains)
+    assert.equal(brain, insts[1].brain) -- the same brain, registered as before
+    assert.are_not.equal(tree, brain.bt)
+    assert.equal("updating", manager:GetList(brain)) -- woken: it thinks next tick
+    run(1)
+    for _, inst in ipairs(insts) do assert.equal(1, inst.ate) end
+    assert.equal(steps, brain.bt.root.children[2].steps) -- the running Walk kept its progress
+    assert.equal(Brain, require(p .. ".brain")) -- the module keeps its identity
+  end)
+
+  it("refuses a broken edit, with file and line, and the old brain keeps thinking", function()
+    local p = fresh()
+    walk_behaviour(p)
+    shared_brain(p, 10)
+    local insts = spawn(require(p .. ".brain"), 2)
+    run(30)
+    local tree = insts[1].brain.bt
+    write(p, "brain", "local bt = require 'bt'\nreturn bt.SharedBrain(function() return oops( end)\n")
+    local ok, err = bt.reload.module(p .. ".brain")
+    assert.is_nil(ok)
+    assert.truthy(err:find(p .. "/brain.lua:2:", 1, true), err)
+    -- a runtime error while building the brain is refused as well
+    write(p, "brain", "local bt = require 'bt'\nreturn bt.SharedBrain(function() error('no tree today') end)\n")
+    ok, err = bt.reload.module(p .. ".brain")
+    assert.is_nil(ok)
+    assert.truthy(err:find("no tree today", 1, true))
+    assert.equal(tree, insts[1].brain.bt)
+    local x = insts[1].x
+    run(60)
+    assert.is_true(insts[1].x > x)
+    assert.equal("updating", manager:GetList(insts[1].brain) and "updating" or nil)
+  end)
+
+  it("keeps a running Walk through an edit of another branch, and stops what is gone", function()
+    local p = fresh()
+    walk_behaviour(p)
+    shared_brain(p, 10)
+    local insts = spawn(require(p .. ".brain"), 1)
+    run(45)
+    local walk = insts[1].brain.bt.root.children[2]
+    assert.equal("RUNNING", walk.status)
+    -- a new branch before the Walk: the Walk is the same object, still running, resumed
+    shared_brain(p, 10, 'bt.IfNode(function(inst) return inst.cold end, "Cold", bt.ActionNode(function() end, "Shiver")),')
+    assert.is_true((bt.reload.module(p .. ".brain")))
+    local root_node = insts[1].brain.bt.root
+    assert.equal(walk, root_node.children[3])
+    assert.equal("RUNNING", walk.status)
+    assert.equal(3, root_node.idx)
+    assert.is_nil(insts[1].walk_stopped)
+    local steps = walk.steps
+    run(30)
+    assert.is_true(walk.steps > steps) -- resumed: its count goes on from where it was
+    assert.equal("RUNNING", walk.status)
+    -- the Walk renamed away: it is gone, so it is stopped, and the Priority evaluates again
+    write(p, "brain", string.format([[
+local bt = require "bt"
+return bt.SharedBrain(function()
+  return bt.PriorityNode({bt.ActionNode(function(inst) inst.idle = true end, "Idle")}, 0.5, true)
+end)]]))
+    assert.is_true((bt.reload.module(p .. ".brain")))
+    assert.equal(1, insts[1].walk_stopped)
+    assert.equal("READY", insts[1].brain.bt.root.status)
+    assert.is_nil(insts[1].brain.bt.root.lasttime)
+    run(1)
+    assert.is_true(insts[1].idle)
+  end)
+
+  it("keeps a running Wander (behaviours/wander.lua) when only another branch changed", function()
+    local F = require "fake_entity"
+    local world = F.world()
+    bt.set_clock(world:clock())
+    local p = fresh()
+    local function sheep(flee_dist)
+      write(p, "sheep", string.format([[
+local bt = require "bt"
+local Wander = require "behaviours.wander"
+return bt.SharedBrain(function()
+  return bt.PriorityNode({
+    bt.WhileNode(function(inst) return inst:FindEntity(%d, "predator") ~= nil end, "Danger",
+      bt.ActionNode(function(inst) inst.fled = true end, "Flee")),
+    Wander(nil, function(inst) return inst:GetHome() end, 10),
+  }, 0.25)
+end)]], flee_dist))
+    end
+    sheep(5)
+    local s = world:spawn("sheep", 0, 0, {home = {0, 0}})
+    world:start_brain(s, require(p .. ".sheep"), manager)
+    world:run(3, manager)
+    local wander = s.brain.bt.root.children[2]
+    assert.equal("RUNNING", wander.status)
+    local phase = {wander.walking, wander.waittime}
+    world:spawn("wolf", 8, 0)
+    sheep(12) -- only the Danger branch changed
+    assert.is_true((bt.reload.module(p .. ".sheep")))
+    assert.equal(wander, s.brain.bt.root.children[2])
+    assert.equal("RUNNING", wander.status)
+    assert.same(phase, {wander.walking, wander.waittime})
+    world:run(0.1, manager)
+    assert.is_true(s.fled) -- the new distance sees the wolf at 8
+  end)
+
+  it("updates a behaviour in place and rebuilds the brains that require it", function()
+    local p = fresh()
+    walk_behaviour(p, "old")
+    shared_brain(p, 10)
+    local Walk = require(p .. ".walk")
+    local held_visit = Walk.Visit
+    local insts = spawn(require(p .. ".brain"), 1)
+    run(30)
+    assert.equal("old", insts[1].last_step)
+    walk_behaviour(p, "new")
+    local ok, info = bt.reload.module(p .. ".walk")
+    assert.is_true(ok, info)
+    assert.same({p .. ".walk", p .. ".brain"}, info.modules)
+    assert.equal(Walk, require(p .. ".walk"))
+    assert.are_not.equal(held_visit, Walk.Visit)
+    run(30)
+    assert.equal("new", insts[1].last_step)
+    assert.is_true(insts[1].brain.bt.root.children[2]:is_a(Walk))
+  end)
+
+  it("reloads per-entity brains (Don't Starve's style) the same way", function()
+    local p = fresh()
+    local function ds_brain(threshold)
+      write(p, "dsbrain", string.format([[
+local bt = require "bt"
+local B = bt.Class(bt.Brain, function(self, inst) bt.Brain._ctor(self, inst) end)
+function B:OnStart()
+  local inst = self.inst
+  self.bt = bt.BT(inst, bt.PriorityNode({
+    bt.WhileNode(function() return inst.hunger > %d end, "Hungry", bt.ActionNode(function() inst.ate = true end, "Eat")),
+    bt.SequenceNode{bt.ActionNode(function() inst.x = inst.x + 1 end, "Step"), bt.WaitNode(5)},
+  }, 0.5, true))
+end
+return B
+]], threshold))
+    end
+    ds_brain(10)
+    local insts = spawn(require(p .. ".dsbrain"), 2)
+    run(30)
+    local wait = insts[1].brain.bt.root.children[2]
+    assert.equal("RUNNING", wait.status)
+    local x = insts[1].x
+    for _, inst in ipairs(insts) do inst.hunger = 5 end
+    ds_brain(3)
+    assert.is_true((bt.reload.module(p .. ".dsbrain")))
+    run(16) -- the next evaluation of the Priority
+    assert.is_true(insts[1].ate)
+    assert.equal(x, insts[1].x) -- the Sequence was not started again
+    -- an OnStart that fails is refused, and the old trees stay
+    write(p, "dsbrain", "local bt = require 'bt'\nlocal B = bt.Class(bt.Brain, function(self, inst) bt.Brain._ctor(self, inst) end)\nfunction B:OnStart() error('broken OnStart') end\nreturn B\n")
+    local tree = insts[1].brain.bt
+    local ok, err = bt.reload.module(p .. ".dsbrain")
+    assert.is_nil(ok)
+    assert.truthy(err:find("broken OnStart", 1, true))
+    assert.equal(tree, insts[1].brain.bt)
+  end)
+
+  it("waits for the end of a think when asked during one", function()
+    local p = fresh()
+    walk_behaviour(p)
+    write(p, "brain", string.format([[
+local bt = require "bt"
+return bt.SharedBrain(function()
+  return bt.PriorityNode({
+    bt.ActionNode(function(inst) inst.result = { bt.reload.module(%q) } end, "Reloader"),
+  }, 1, true)
+end)]], p .. ".brain"))
+    local insts = spawn(require(p .. ".brain"), 1)
+    local tree = insts[1].brain.bt
+    run(1)
+    assert.is_true(insts[1].result[1])
+    assert.equal("deferred until the think ends", insts[1].result[2])
+    assert.are_not.equal(tree, insts[1].brain.bt) -- done as soon as the think ended
+  end)
+
+  it("watches the files of tracked modules and reloads them when saved", function()
+    local p = fresh()
+    walk_behaviour(p)
+    shared_brain(p, 10)
+    local insts = spawn(require(p .. ".brain"), 1)
+    for _, mode in ipairs({"poll"}) do
+      local m = bt.reload.watch(mode)
+      assert.truthy(m == "inotify" or m == "poll")
+    end
+    assert.same({}, bt.reload.poll())
+    local file = bt.reload.modules()[p .. ".brain"]
+    assert.truthy(file:find(p .. "/brain.lua", 1, true))
+    shared_brain(p, 3)
+    os.execute("sleep 0.02")
+    local results = bt.reload.poll()
+    assert.equal(1, #results)
+    assert.is_true(results[1].ok)
+    assert.equal(file, results[1].file)
+    assert.truthy(results[1].message:find("reloaded", 1, true))
+    insts[1].hunger = 5
+    run(1)
+    assert.equal(1, insts[1].ate)
+    write(p, "brain", "return oops(")
+    os.execute("sleep 0.02")
+    results = bt.reload.poll()
+    assert.is_false(results[1].ok)
+    assert.truthy(results[1].message:find("refused", 1, true))
+    assert.same({}, bt.reload.poll())
+  end)
+
+  it("rejects a module name that is not a string", function()
+    assert.has_error(function() bt.reload.module(5) end, "bad argument #1 to 'module' (string expected, got number)")
+    local ok, err = bt.reload.module("no.such.module.here")
+    assert.is_nil(ok)
+    assert.truthy(err:find("not found", 1, true))
+  end)
+end)
