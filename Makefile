@@ -31,7 +31,7 @@ test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
 demo: build
-	$(BUILD)/examples/arena/bt-arena
+	$(BUILD)/examples/arena/bt-arena --watch
 
 bench: build
 	$(BUILD)/bench/bench_sched

@@ -42,14 +42,14 @@ end
 local function run_tracked(name, file, chunk, ...)
   modules[name] = file
   requires[name] = {}
+  if watcher then
+    watcher:add(file)
+  end
   loading[#loading + 1] = name
   local results = table.pack(pcall(chunk, ...))
   loading[#loading] = nil
   if not results[1] then
     error(results[2], 0)
-  end
-  if watcher then
-    watcher:add(file)
   end
   return table.unpack(results, 2, results.n)
 end
@@ -62,6 +62,11 @@ local function searcher(name)
   end
   local chunk, message = loadfile(file, "t")
   if not chunk then
+    modules[name] = file -- watched all the same: the fix will load it
+    requires[name] = requires[name] or {}
+    if watcher then
+      watcher:add(file)
+    end
     error(string.format("error loading module '%s' from file '%s':\n\t%s", name, file, message), 0)
   end
   return function(...)
@@ -269,7 +274,7 @@ local function patch(old, new)
   end
   for k, v in pairs(new) do
     if k ~= "is_instance" then
-      rawset(old, k, v)
+      rawset(old, k, v == new and old or v) -- a class is its own __index
     end
   end
   for k in pairs(before) do
@@ -434,6 +439,10 @@ end
 -- ---- watching files ----
 
 function reload.watch(mode)
+  if mode ~= nil and mode ~= "auto" and mode ~= "inotify" and mode ~= "poll" then
+    error(string.format("bad argument #1 to 'watch' (\"auto\", \"inotify\" or \"poll\" expected, got %s)",
+      tostring(mode)), 2)
+  end
   reload.enable()
   if not watcher then
     watcher = core.watcher(mode)

@@ -14,6 +14,10 @@ typedef struct arena {
   lua_State *L;
   const char *data_dir;
   int live; /* the terminal view is up: keep standard error quiet until it is closed */
+  int watch; /* --watch: brains and behaviours reload when their files are saved */
+  char reload_msg[160]; /* the last reload's line, for the view */
+  int reload_ok;
+  double reload_time;   /* when it came (simulated seconds) */
 
   int brain_class[KIND_CREATURES]; /* registry refs of the Brain classes, or LUA_NOREF */
   int brain_broken[KIND_CREATURES]; /* a brain of that kind failed to start: start no more */
@@ -37,9 +41,15 @@ typedef struct arena {
 int arena_lua_init(arena *a, unsigned long long seed);
 void arena_lua_close(arena *a);
 
-/* Loads brains/<kind>.lua for every creature kind; reports each failure with its file and line
- * and goes on (creatures of that kind then have no brain). Returns the number that loaded. */
+/* Loads brains/<kind>.lua for every creature kind (require "brains.<kind>"); reports each failure
+ * with its file and line and goes on (creatures of that kind then have no brain). Returns the
+ * number that loaded. With a->watch, starts watching their files and their behaviours'. */
 int arena_load_brains(arena *a);
+
+/* With --watch: reloads the brains and behaviours whose files changed (once per frame); a line
+ * for each goes to the view, or to standard error. A brain that failed to load and now loads gets
+ * its creatures going. */
+void arena_reload_poll(arena *a);
 
 /* Tells the scripts what the last world_step did: new entities (creatures get brains),
  * "actiondone", "death" (then the brain stops and the entity leaves), removals. */

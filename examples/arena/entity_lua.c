@@ -754,22 +754,21 @@ static void brain_error(arena *a, int k, const char *what, const char *msg) {
   fprintf(stderr, "bt-arena: %s for %s: %s\n", what, kind_name((kind_t)k), msg);
 }
 
-int arena_load_brains(arena *a) {
+/* require "brains.<kind>" (from the data directory first on package.path); sets the kind's
+ * brain class. 1 on success. */
+static int load_brain(arena *a, int k) {
   lua_State *L = a->L;
-  int loaded = 0;
-  for (int k = 0; k < KIND_CREATURES; k++) {
-    lua_settop(L, 0);
-    lua_pushcfunction(L, traceback);
-    lua_pushfstring(L, "%s/brains/%s.lua", a->data_dir, kind_name((kind_t)k));
-    const char *path = lua_tostring(L, 2);
-    if (luaL_loadfilex(L, path, "t") != LUA_OK) {
-      brain_error(a, k, "no brain", lua_tostring(L, -1));
-      continue;
-    }
-    if (lua_pcall(L, 0, 1, 1) != LUA_OK) {
-      brain_error(a, k, "no brain", lua_tostring(L, -1));
-      continue;
-    }
+  lua_settop(L, 0);
+  lua_pushcfunction(L, traceback);
+  lua_pushfstring(L, "%s/brains/%s.lua", a->data_dir, kind_name((kind_t)k));
+  const char *path = lua_tostring(L, 2);
+  lua_getglobal(L, "require");
+  lua_pushfstring(L, "brains.%s", kind_name((kind_t)k));
+  if (lua_pcall(L, 1, 1, 1) != LUA_OK) {
+    brain_error(a, k, "no brain", lua_tostring(L, -1));
+    return 0;
+  }
+  {
     int ok = lua_type(L, -1) == LUA_TTABLE;
     if (ok) {
       lua_getfield(L, -1, "Start");
@@ -780,12 +779,24 @@ int arena_load_brains(arena *a) {
       lua_pushfstring(L, "%s: expected the file to return a Brain class (a bt.Brain subclass), got %s",
                       path, luaL_typename(L, -1));
       brain_error(a, k, "no brain", lua_tostring(L, -1));
-      continue;
+      return 0;
     }
-    a->brain_class[k] = luaL_ref(L, LUA_REGISTRYINDEX);
-    loaded++;
   }
+  if (a->brain_class[k] != LUA_NOREF) luaL_unref(L, LUA_REGISTRYINDEX, a->brain_class[k]);
+  a->brain_class[k] = luaL_ref(L, LUA_REGISTRYINDEX);
+  a->brain_broken[k] = 0;
+  a->brain_error[k][0] = '\0';
   lua_settop(L, 0);
+  return 1;
+}
+
+int arena_load_brains(arena *a) {
+  int loaded = 0;
+  if (a->watch) bt_lua_reload_enable(a->L);
+  for (int k = 0; k < KIND_CREATURES; k++) loaded += load_brain(a, k);
+  lua_settop(a->L, 0);
+  if (a->watch && bt_lua_reload_watch(a->L, "auto") != BT_OK)
+    fprintf(stderr, "bt-arena: cannot watch the brain files: reloads stay off\n");
   return loaded;
 }
 
@@ -950,4 +961,35 @@ void arena_doing(arena *a, int id, char *buf, size_t size) {
     if (s) snprintf(buf, size, "%s", s);
     lua_pop(L, 1);
   }
+}
+
+/* ---- reloading (--watch) ---- */
+
+static void on_reload(void *ud, const char *file, int ok, const char *message) {
+  arena *a = ud;
+  first_line(a->reload_msg, sizeof a->reload_msg, message);
+  a->reload_ok = ok;
+  a->reload_time = a->w.time;
+  if (!a->live) fprintf(stderr, "bt-arena: %s\n", message);
+  if (!ok) return;
+  /* a brain that could not load before: its creatures start now */
+  for (int k = 0; k < KIND_CREATURES; k++) {
+    char tail[64]; /* the watcher names the file as require found it: .../brains/<kind>.lua */
+    snprintf(tail, sizeof tail, "brains/%s.lua", kind_name((kind_t)k));
+    size_t lt = strlen(tail), lf = strlen(file);
+    int same = lf >= lt && strcmp(file + lf - lt, tail) == 0;
+    if (!same || a->brain_class[k] != LUA_NOREF || !load_brain(a, k)) continue;
+    lua_State *L = a->L;
+    for (int i = 0; i < a->w.creatures.n; i++) {
+      entity *e = a->w.ents[a->w.creatures.v[i]];
+      if ((int)e->kind != k || e->has_brain || e->dead) continue;
+      push_inst(L, e->id);
+      start_brain(a, e);
+      lua_pop(L, 1);
+    }
+  }
+}
+
+void arena_reload_poll(arena *a) {
+  if (a->watch) bt_lua_reload_poll(a->L, on_reload, a);
 }

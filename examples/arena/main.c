@@ -3,7 +3,7 @@
  * on a 2-D plane with day and night, each driven by the brain of its kind (brains/<kind>.lua, a
  * Brain class); the creatures' entity interface (docs/entity.md) is implemented in C.
  *
- *   bt-arena [--agents N] [--seconds S] [--headless] [--seed N] [--data DIR]
+ *   bt-arena [--agents N] [--seconds S] [--headless] [--watch] [--seed N] [--data DIR]
  *
  * Each tick (30 per simulated second): the world moves (world_step), the scripts hear what
  * happened (arena_sync), then bt.BrainManager:Update(tick) thinks the brains that are due.
@@ -51,12 +51,13 @@ typedef struct options {
   long agents;
   double seconds; /* 0: until quit (live) */
   int headless;
+  int watch;
   unsigned long long seed;
   const char *data;
 } options;
 
 static const char USAGE[] =
-    "usage: bt-arena [--agents N] [--seconds S] [--headless] [--seed N] [--data DIR]\n"
+    "usage: bt-arena [--agents N] [--seconds S] [--headless] [--watch] [--seed N] [--data DIR]\n"
     "\n"
     "Sheep, wolves, villagers and guards, each driven by a bt brain (brains/<kind>.lua), live\n"
     "on a 2-D plane with day and night.\n"
@@ -65,6 +66,7 @@ static const char USAGE[] =
     "                a quarter villagers, the rest guards\n"
     "  --seconds S   simulated seconds to run (default: until q live, 30 headless)\n"
     "  --headless    no view: run as fast as possible and print one summary line\n"
+    "  --watch       reload brains and behaviours when their files are saved, and say so\n"
     "  --seed N      the world's and the brains' random seed (default 1)\n"
     "  --data DIR    the directory holding brains/ and behaviours/ (default: the source\n"
     "                tree when it exists, else the installed share/bt)\n"
@@ -101,6 +103,10 @@ static void parse(int argc, char **argv, options *o) {
     if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
       fputs(USAGE, stdout);
       exit(0);
+    }
+    if (strcmp(arg, "--watch") == 0) {
+      o->watch = 1;
+      continue;
     }
     if (strcmp(arg, "--headless") == 0) {
       o->headless = 1;
@@ -197,6 +203,7 @@ int main(int argc, char **argv) {
     return 1;
   }
   if (arena_lua_init(&a, opt.seed) != 0) return 1;
+  a.watch = opt.watch;
   arena_load_brains(&a);
   arena_sync(&a); /* the entities' insts; the creatures' brains start */
 
@@ -208,6 +215,7 @@ int main(int argc, char **argv) {
     for (tick = 1; tick <= total; tick++) {
       world_step(&a.w, (double)tick / TICKS_PER_SECOND);
       arena_sync(&a);
+      arena_reload_poll(&a);
       double t0 = now();
       arena_think(&a, tick);
       brain_time += now() - t0;
@@ -237,6 +245,7 @@ int main(int argc, char **argv) {
       double t0 = now();
       world_step(&a.w, (double)tick / TICKS_PER_SECOND);
       arena_sync(&a);
+      arena_reload_poll(&a);
       double t1 = now();
       arena_think(&a, tick);
       double t2 = now();

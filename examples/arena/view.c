@@ -297,7 +297,8 @@ void view_draw(arena *a, const view_info *vi) {
     put(&o, "\r\n", 2);
   }
 
-  /* the last line: an error if there is one, else the legend (one column short: no scrolling) */
+  /* the last line: a reload of the last 5 seconds, an error, or else the legend (one column
+   * short: no scrolling) */
   const char *err = NULL;
   char kinds[64] = "";
   for (int k = 0; k < KIND_CREATURES; k++)
@@ -305,7 +306,10 @@ void view_draw(arena *a, const view_info *vi) {
       if (!err) err = a->brain_error[k];
       snprintf(kinds + strlen(kinds), sizeof kinds - strlen(kinds), "%s%s", *kinds ? ", " : "", kind_name((kind_t)k));
     }
-  if (err) {
+  if (a->reload_msg[0] && a->w.time - a->reload_time < 5) {
+    snprintf(text, sizeof text, " %s", a->reload_msg);
+    line(&o, a->reload_ok ? "1;97;42" : "1;97;41", text, cols - 1);
+  } else if (err) {
     snprintf(text, sizeof text, " no brain for %s: %s", kinds, err);
     line(&o, "1;97;41", text, cols - 1);
   } else if (a->script_errors) {

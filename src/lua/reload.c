@@ -3,6 +3,7 @@
  * the new code (core.migrate), and knowing when no tree thinks, so that a reload asked for
  * during a think waits for its end (core.thinking, core.defer).
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "lbt.h"
@@ -88,7 +89,7 @@ static int r_migrate(lua_State *L) {
   lua_getiuservalue(L, 1, LBT_UV_DATA);
   lua_getiuservalue(L, 2, LBT_UV_OBJS);
   lua_getiuservalue(L, 2, LBT_UV_DATA);
-  lua_newtable(L); /* carried: old object -> true */
+  lua_newtable(L); /* carried: old object kept -> its node in the new tree */
   lua_newtable(L); /* discarded: new objects replaced by kept old ones */
   lua_getiuservalue(L, 1, LBT_UV_DEF);
   lua_getiuservalue(L, -1, LBT_DEF_UV_TEMPLATES);
@@ -132,16 +133,22 @@ static int r_migrate(lua_State *L) {
     lua_pushvalue(L, obj);
     lua_rawseti(L, NOBJS, ns + 1);
     lua_pushvalue(L, obj);
-    lua_pushboolean(L, 1);
+    lua_pushinteger(L, nnode);
     lua_rawset(L, CARRIED);
-    /* its children are the new tree's */
+    lua_settop(L, obj - 1);
+  }
+
+  /* the kept objects' children are the new tree's (once every kept object is in place) */
+  lua_pushnil(L);
+  while (lua_next(L, CARRIED)) {
+    int nnode = (int)lua_tointeger(L, -1);
+    int obj = lua_gettop(L) - 1;
     int nkids = bt_def_child_count(nd, nnode);
     lua_pushliteral(L, "children");
     if (lua_rawget(L, obj) == LUA_TTABLE || nkids > 0) {
       lua_createtable(L, nkids, 0);
       for (int i = 0; i < nkids; i++) {
-        int c = bt_def_child(nd, nnode, i);
-        lbt_push_tree_obj(L, 2, bt_def_state(nd, c));
+        lbt_push_tree_obj(L, 2, bt_def_state(nd, bt_def_child(nd, nnode, i)));
         if (!lua_isnil(L, -1)) {
           lua_pushliteral(L, "parent");
           lua_pushvalue(L, obj);
@@ -153,7 +160,7 @@ static int r_migrate(lua_State *L) {
       lua_insert(L, -2);
       lua_rawset(L, obj);
     }
-    lua_settop(L, obj - 1);
+    lua_settop(L, obj);
   }
 
   /* everything of the old tree that was not carried over is stopped, parents first */
@@ -225,4 +232,69 @@ void lbt_add_reload_core(lua_State *L, int core) {
   lbt_push_watch_core(L);
   lua_setfield(L, -2, "watcher");
   lua_pop(L, 1);
+}
+
+/* ---- the C API (bt_lua.h) ---- */
+
+/* Pushes bt.reload[name]. */
+static void push_reload_fn(lua_State *L, const char *name) {
+  lbt_registry_get(L, LBT_REG_MODULE);
+  lua_getfield(L, -1, "reload");
+  lua_getfield(L, -1, name);
+  lua_replace(L, -3);
+  lua_pop(L, 1);
+}
+
+int bt_lua_reload_enable(lua_State *L) {
+  push_reload_fn(L, "enable");
+  int rc = lua_pcall(L, 0, 0, 0);
+  if (rc != LUA_OK) lua_pop(L, 1);
+  return rc == LUA_OK ? BT_OK : BT_EINVAL;
+}
+
+static void copy_message(const char *msg, char *err, size_t size) {
+  if (!err || !size) return;
+  snprintf(err, size, "%s", msg ? msg : "unknown error");
+}
+
+int bt_lua_reload(lua_State *L, const char *module, char *err, size_t size) {
+  int top = lua_gettop(L);
+  push_reload_fn(L, "module");
+  lua_pushstring(L, module);
+  int rc = lua_pcall(L, 1, 2, 0);
+  int ok = rc == LUA_OK && lua_toboolean(L, -2);
+  if (!ok) copy_message(lua_tostring(L, -1), err, size);
+  lua_settop(L, top);
+  return ok ? BT_OK : BT_EINVAL;
+}
+
+int bt_lua_reload_watch(lua_State *L, const char *mode) {
+  int top = lua_gettop(L);
+  push_reload_fn(L, "watch");
+  lua_pushstring(L, mode ? mode : "auto");
+  int rc = lua_pcall(L, 1, 1, 0);
+  lua_settop(L, top);
+  return rc == LUA_OK ? BT_OK : BT_EINVAL;
+}
+
+int bt_lua_reload_poll(lua_State *L,
+                       void (*report)(void *ud, const char *file, int ok, const char *message),
+                       void *ud) {
+  int top = lua_gettop(L);
+  push_reload_fn(L, "poll");
+  if (lua_pcall(L, 0, 1, 0) != LUA_OK) {
+    lua_settop(L, top);
+    return 0;
+  }
+  int n = (int)lua_rawlen(L, -1);
+  for (int i = 1; report && i <= n; i++) {
+    lua_rawgeti(L, -1, i);
+    lua_getfield(L, -1, "file");
+    lua_getfield(L, -2, "ok");
+    lua_getfield(L, -3, "message");
+    report(ud, lua_tostring(L, -3), lua_toboolean(L, -2), lua_tostring(L, -1));
+    lua_pop(L, 4);
+  }
+  lua_settop(L, top);
+  return n;
 }

@@ -80,7 +80,11 @@ static int w_add(lua_State *L) {
 
 /* Adds the given path of a changed file (real path at index real) to the result at res, once. */
 static void report(lua_State *L, int files, int seen, int res, const char *real) {
-  if (lua_getfield(L, files, real) == LUA_TNIL || lua_getfield(L, seen, real) != LUA_TNIL) {
+  if (lua_getfield(L, files, real) == LUA_TNIL) { /* not a watched file */
+    lua_pop(L, 1);
+    return;
+  }
+  if (lua_getfield(L, seen, real) != LUA_TNIL) { /* already in the result */
     lua_pop(L, 2);
     return;
   }
@@ -131,7 +135,8 @@ static int w_poll(lua_State *L) {
     for (char *p = buf; p < buf + n;) {
       struct inotify_event *ev = (struct inotify_event *)(void *)p;
       p += sizeof *ev + ev->len;
-      if (!ev->len || lua_rawgeti(L, folders, ev->wd) == LUA_TNIL) {
+      if (!ev->len) continue;
+      if (lua_rawgeti(L, folders, ev->wd) == LUA_TNIL) {
         lua_pop(L, 1);
         continue;
       }

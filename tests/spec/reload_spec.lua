@@ -116,6 +116,47 @@ describe("bt.reload", function()
     for _, inst in ipairs(insts) do assert.equal(1, inst.ate) end
     assert.equal(steps, brain.bt.root.children[2].steps) -- the running Walk kept its progress
     assert.equal(Brain, require(p .. ".brain")) -- the module keeps its identity
+    assert.equal(Brain, rawget(Brain, "__index")) -- and a class stays its own __index
+  end)
+
+  it("keeps a running wrapper and its running child together", function()
+    -- the wrapper's children were made before the child was kept, so it drove a fresh copy
+    local p = fresh()
+    walk_behaviour(p)
+    write(p, "wrap", [[
+local bt = require "bt"
+local Wrap = bt.Class(bt.BehaviourNode, function(self, inst, child)
+  bt.BehaviourNode._ctor(self, "Wrap", {child})
+end)
+function Wrap:Visit()
+  self.children[1]:Visit()
+  self.status = self.children[1].status
+end
+return Wrap]])
+    local function brain(name)
+      write(p, "brain", string.format([[
+local bt = require "bt"
+local Walk = require "%s.walk"
+local Wrap = require "%s.wrap"
+return bt.SharedBrain(function()
+  return bt.PriorityNode({
+    bt.ConditionNode(function() return false end, %q),
+    Wrap(nil, Walk(nil, 1)),
+  }, 0.5, true)
+end)]], p, p, name))
+    end
+    brain("A")
+    local insts = spawn(require(p .. ".brain"), 1)
+    run(20)
+    local wrap = insts[1].brain.bt.root.children[2]
+    local walk = wrap.children[1]
+    local steps = walk.steps
+    brain("B")
+    assert.is_true((bt.reload.module(p .. ".brain")))
+    assert.equal(wrap, insts[1].brain.bt.root.children[2])
+    assert.equal(walk, wrap.children[1])
+    run(1)
+    assert.equal(steps + 1, walk.steps)
   end)
 
   it("refuses a broken edit, with file and line, and the old brain keeps thinking", function()
