@@ -35,6 +35,7 @@ demo: build
 
 bench: build
 	$(BUILD)/bench/bench_sched
+	LUA_CPATH="$(BUILD)/lib/lua/5.4/?.so;;" lua5.4 bench/bench_reload.lua
 
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Checks of bt-arena, run by ctest (tests/CMakeLists.txt, tests arena.*).
-# usage: check_arena.sh <headless|broken_brain|bad_flags> <bt-arena> <source dir>
+# usage: check_arena.sh <headless|broken_brain|watch|bad_flags> <bt-arena> <source dir>
 set -u
 check=$1
 arena=$2
@@ -57,6 +57,32 @@ broken_brain)
   grep -q "brains/guard.lua:2:" "$tmp/err" || fail "the run-time error does not name brains/guard.lua:2"
   summary_ok "$tmp/out" 40 150
   cat "$tmp/out"
+  ;;
+
+watch)
+  # --watch: a saved edit is reloaded, a broken one refused, and the arena goes on
+  mkdir -p "$tmp/data"
+  cp -R "$src/brains" "$src/behaviours" "$tmp/data/"
+  "$arena" --agents 40 --seconds 100000 --headless --watch --data "$tmp/data" > "$tmp/out" 2> "$tmp/err" &
+  pid=$!
+  wait_for() { # <pattern>: up to 30 s
+    for _ in $(seq 300); do
+      grep -q "$1" "$tmp/err" && return 0
+      kill -0 $pid 2>/dev/null || return 1
+      sleep 0.1
+    done
+    return 1
+  }
+  sleep 1
+  sed -i 's/local SAFE_DIST = 12 /local SAFE_DIST = 14 /' "$tmp/data/brains/sheep.lua"
+  wait_for "reloaded .*brains/sheep.lua" || { kill $pid; cat "$tmp/err"; fail "no 'reloaded' line after saving sheep.lua"; }
+  echo "return oops(" >> "$tmp/data/behaviours/wander.lua"
+  wait_for "refused .*behaviours/wander.lua: .*behaviours/wander.lua:[0-9]*:" || { kill $pid; cat "$tmp/err"; fail "no 'refused' line naming file and line"; }
+  kill -0 $pid 2>/dev/null || fail "the arena stopped"
+  kill $pid
+  wait $pid 2>/dev/null
+  grep "bt-arena: re" "$tmp/err"
+  ! grep -q "script error" "$tmp/err" || { cat "$tmp/err"; fail "script errors after the reloads"; }
   ;;
 
 bad_flags)
