@@ -293,6 +293,27 @@ unsigned long long bt_def_hash(const bt_def *d) {
   return h;
 }
 
+int bt_def_equal(const bt_def *a, const bt_def *b) {
+  if (a == b) return 1;
+  if (!a || !b || a->nnodes != b->nnodes || a->nstates != b->nstates || a->mem_size != b->mem_size)
+    return 0;
+  for (uint32_t i = 0; i < a->nnodes; i++) {
+    const bt_node *x = &a->nodes[i], *y = &b->nodes[i];
+    if (x->kind != y->kind || x->flags != y->flags || x->state != y->state ||
+        x->nchildren != y->nchildren || x->children != y->children || x->up != y->up ||
+        memcmp(&x->param, &y->param, sizeof x->param) != 0 || x->fn != y->fn || x->fn2 != y->fn2 ||
+        x->ud != y->ud || x->ud2 != y->ud2 || x->ops != y->ops || x->ops_ud != y->ops_ud ||
+        strcmp(a->names + x->name, b->names + y->name) != 0)
+      return 0;
+  }
+  if (memcmp(a->kids, b->kids, a->nnodes * sizeof *a->kids) != 0) return 0;
+  for (uint32_t s = 0; s < a->nstates; s++)
+    if (a->states[s].parent != b->states[s].parent || a->states[s].node != b->states[s].node ||
+        a->states[s].graph != b->states[s].graph)
+      return 0;
+  return 1;
+}
+
 size_t bt_inst_state_size(const bt_def *d) {
   return d ? sizeof(state_header) + 3 * (size_t)d->nstates + d->mem_size : 0;
 }

@@ -6,7 +6,7 @@
 #include "lbt.h"
 
 /* Message handler: the error as a string, plus a traceback (as lua.c's msghandler). */
-static int msgh(lua_State *L) {
+int lbt_msgh(lua_State *L) {
   const char *msg = lua_tostring(L, 1);
   if (msg == NULL) {
     if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING) return 1;
@@ -74,7 +74,7 @@ void lbt_report(lbt_state *S, lua_State *L, const char *message) {
   }
   lua_insert(L, -2);
   int base = lua_gettop(L) - 1;
-  lua_pushcfunction(L, msgh);
+  lua_pushcfunction(L, lbt_msgh);
   lua_insert(L, base);
   saved_hook h;
   limit_begin(S, L, &h);
@@ -85,21 +85,25 @@ void lbt_report(lbt_state *S, lua_State *L, const char *message) {
   lua_settop(L, base - 1);
 }
 
-int lbt_pcall(lbt_state *S, lua_State *L, int nargs, int nres, const bt_inst *inst, int node,
-              const char *what) {
-  int base = lua_gettop(L) - nargs;
-  lua_pushcfunction(L, msgh);
-  lua_insert(L, base);
+int lbt_pcall(lbt_state *S, lua_State *L, int nargs, int nres, int msgh, const bt_inst *inst,
+              int node, const char *what) {
+  int base = 0;
+  if (!msgh) {
+    base = lua_gettop(L) - nargs;
+    lua_pushcfunction(L, lbt_msgh);
+    lua_insert(L, base);
+    msgh = base;
+  }
   saved_hook h;
   limit_begin(S, L, &h);
   lua_State *saved = S->L;
   S->L = L;
   S->depth++;
-  int rc = lua_pcall(L, nargs, nres, base);
+  int rc = lua_pcall(L, nargs, nres, msgh);
   S->depth--;
   S->L = saved;
   limit_end(S, L, &h);
-  lua_remove(L, base);
+  if (base) lua_remove(L, base);
   if (rc == LUA_OK) return LUA_OK;
   /* the error: "<path>: <what>: <message>" */
   const char *msg = lua_tostring(L, -1);

@@ -13,6 +13,47 @@
 
 const char lbt_key_def = 0;
 
+/* ---- sharing compiled definitions ----
+ * Entities whose brain builds its tree anew (Don't Starve's way) compile the same tree again and
+ * again; equal definitions share one bt_def, held by a holder that a weak cache finds by hash. */
+
+#define HOLDER_META "bt.defholder"
+
+typedef struct def_holder {
+  bt_def *def;
+} def_holder;
+
+static int holder_gc(lua_State *L) {
+  def_holder *h = lua_touserdata(L, 1);
+  bt_def_release(h->def);
+  h->def = NULL;
+  return 0;
+}
+
+/* Replaces d->def by an equal one already in use, or makes it the one others will share. */
+static void share_def(lua_State *L, lbt_def *d, int ud) {
+  lua_Integer hash = (lua_Integer)bt_def_hash(d->def);
+  lbt_registry_get(L, LBT_REG_DEFCACHE);
+  int cache = lua_gettop(L);
+  lua_rawgeti(L, cache, hash);
+  def_holder *h = lua_touserdata(L, -1);
+  if (h && h->def && bt_def_equal(h->def, d->def)) {
+    bt_def_release(d->def);
+    d->def = h->def;
+    bt_def_retain(d->def);
+  } else {
+    lua_pop(L, 1);
+    h = lua_newuserdatauv(L, sizeof *h, 0);
+    h->def = d->def;
+    bt_def_retain(h->def);
+    luaL_setmetatable(L, HOLDER_META);
+    lua_pushvalue(L, -1);
+    lua_rawseti(L, cache, hash);
+  }
+  lua_setiuservalue(L, ud, LBT_DEF_UV_HOLDER);
+  lua_settop(L, cache - 1);
+}
+
 
 typedef struct builder {
   lua_State *L;
@@ -268,6 +309,7 @@ int lbt_compile(lua_State *L, int root, int shared, const char *fname) {
     return lua_error(L);
   }
   bt_graph_free(b.g);
+  share_def(L, d, ud);
 
   int states = bt_def_states(d->def);
   lua_createtable(L, states, 0);
@@ -294,12 +336,14 @@ int lbt_compile(lua_State *L, int root, int shared, const char *fname) {
 
 lbt_def *lbt_test_def(lua_State *L, int idx) { return luaL_testudata(L, idx, DEF_META); }
 
+
 static int def_gc(lua_State *L) {
   lbt_def *d = lua_touserdata(L, 1);
   bt_def_release(d->def);
   d->def = NULL;
   return 0;
 }
+
 
 /* bt.define(root): the tree under root, compiled once for every entity that uses it */
 static int l_define(lua_State *L) {
@@ -330,6 +374,16 @@ static const luaL_Reg def_methods[] = {
 };
 
 void lbt_open_compile(lua_State *L, int module) {
+  luaL_newmetatable(L, HOLDER_META);
+  lua_pushcfunction(L, holder_gc);
+  lua_setfield(L, -2, "__gc");
+  lua_pop(L, 1);
+  lbt_registry_get(L, LBT_REG_DEFCACHE);
+  lua_createtable(L, 0, 1);
+  lua_pushliteral(L, "v");
+  lua_setfield(L, -2, "__mode");
+  lua_setmetatable(L, -2);
+  lua_pop(L, 1);
   luaL_newmetatable(L, DEF_META);
   lua_pushcfunction(L, def_gc);
   lua_setfield(L, -2, "__gc");

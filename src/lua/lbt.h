@@ -9,17 +9,17 @@
 #include "bt_lua.h"
 
 /* Upvalue-free registry slots, all inside the module's registry table (lbt_registry). */
-#define LBT_REG_STATE 1      /* the lbt_state userdata */
-#define LBT_REG_CLASSES 2    /* kind + 1 -> builtin class */
-#define LBT_REG_CLOCK 3      /* the clock function, or nil */
-#define LBT_REG_HANDLER 4    /* the error handler, or nil */
-#define LBT_REG_BT 5         /* the BT table: tree methods */
-#define LBT_REG_MODULE 6     /* the module table */
-#define LBT_REG_CLASS 7      /* Class */
-#define LBT_REG_VIEWKEYS 8   /* field name -> view code */
-#define LBT_REG_STATUSES 9   /* status code + 1 -> name */
-#define LBT_REG_STATUSCODES 10 /* status name -> code */
-#define LBT_REG_DEFERRED 11  /* functions to run once no tree thinks */
+#define LBT_REG_STATE 1       /* the lbt_state userdata */
+#define LBT_REG_CLASSES 2     /* kind + 1 -> builtin class */
+#define LBT_REG_HANDLER 3     /* the error handler, or nil */
+#define LBT_REG_BT 4          /* the BT table: tree methods */
+#define LBT_REG_MODULE 5      /* the module table */
+#define LBT_REG_CLASS 6       /* Class */
+#define LBT_REG_VIEWKEYS 7    /* field name -> view code */
+#define LBT_REG_STATUSES 8    /* status code + 1 -> name */
+#define LBT_REG_STATUSCODES 9 /* status name -> code */
+#define LBT_REG_DEFERRED 10   /* functions to run once no tree thinks */
+#define LBT_REG_DEFCACHE 11   /* definition hash -> holder of a compiled bt_def (weak values) */
 #define LBT_REG_COUNT 11
 
 /* Per lua_State module state. */
@@ -33,6 +33,9 @@ typedef struct lbt_state {
   lua_Integer limit; /* instruction limit per call into Lua, 0 for none */
   int depth;         /* nesting of calls from bt into Lua */
   int hooked;        /* the instruction hook is installed */
+  int msgh;          /* the message handler's index in S->L's frame of the entry under way, 0 if none */
+  int clock_ref;     /* registry reference of the clock function, LUA_NOREF for none */
+  int clock_fixed;   /* no clock function: the time is last_time (bt.set_clock(number)) */
   int thinking;      /* trees inside tree:Update */
   int deferred;      /* LBT_REG_DEFERRED holds work for when thinking drops to 0 */
 } lbt_state;
@@ -40,13 +43,17 @@ typedef struct lbt_state {
 /* What an entry point pushed for the core's callbacks: absolute stack indices in L. */
 typedef struct lbt_ctx {
   lua_State *L;
-  int tree, objs, fns, inst, data;
+  int tree, fns, inst, msgh;
+  int outer_msgh; /* the module state's msgh before this entry */
 } lbt_ctx;
 
 /* A BT userdata. Its user values: objs (state + 1 -> node object), fns (leaf functions), inst,
  * data (an EventNode's event data by state + 1), root, events (EventNodes that FireEvent reaches),
  * and the definition userdata. */
+#define LBT_TREE_MAGIC 0x62747472u /* "bttr" */
+
 typedef struct lbt_tree {
+  unsigned magic; /* LBT_TREE_MAGIC: a cheap check that a userdata is a tree */
   bt_inst *inst;
   lbt_state *S;
   lbt_ctx ctx;
@@ -70,7 +77,13 @@ typedef struct lbt_def {
   int shared; /* made by bt.define: its objects are templates, copied for each entity */
 } lbt_def;
 
-enum { LBT_DEF_UV_TEMPLATES = 1, LBT_DEF_UV_FNS, LBT_DEF_UV_ROOT, LBT_DEF_UV_COUNT = LBT_DEF_UV_ROOT };
+enum {
+  LBT_DEF_UV_TEMPLATES = 1,
+  LBT_DEF_UV_FNS,
+  LBT_DEF_UV_ROOT,
+  LBT_DEF_UV_HOLDER, /* the shared holder of its bt_def (see compile.c) */
+  LBT_DEF_UV_COUNT = LBT_DEF_UV_HOLDER
+};
 
 /* Private table keys on node objects. */
 extern const char lbt_key_tree; /* the lbt_tree userdata a node belongs to */
@@ -81,14 +94,18 @@ extern const char lbt_key_def;  /* the definition userdata a template belongs to
 lbt_state *lbt_state_get(lua_State *L);
 void lbt_registry_get(lua_State *L, int slot); /* pushes a registry slot's value */
 void lbt_registry_set(lua_State *L, int slot); /* pops a value into a registry slot */
-double lbt_clock(lbt_state *S, lua_State *L);
+double lbt_clock(lbt_state *S, lua_State *L, int msgh); /* msgh: the entry's handler, or 0 */
 int lbt_argerror(lua_State *L, int arg, const char *fname, const char *msg);
 /* "bad argument #<arg> to '<fname>' (<expected> expected, got <type of the value at idx>)" */
 int lbt_typeerror(lua_State *L, int idx, int arg, const char *fname, const char *expected);
 
 /* call.c: protected calls into Lua, error reports, the instruction limit */
-int lbt_pcall(lbt_state *S, lua_State *L, int nargs, int nres, const bt_inst *inst, int node,
-              const char *what);
+/* Calls the function below nargs arguments, protected, under the instruction limit, with the
+ * message handler at stack index msgh (0: one is pushed for the call). On error, reports it with
+ * the node's path (what names the method, or NULL) and returns the error code, results popped. */
+int lbt_pcall(lbt_state *S, lua_State *L, int nargs, int nres, int msgh, const bt_inst *inst,
+              int node, const char *what);
+int lbt_msgh(lua_State *L); /* the message handler: the error and a traceback */
 void lbt_report(lbt_state *S, lua_State *L, const char *message);
 void lbt_push_path(lua_State *L, const bt_inst *inst, int node);
 

@@ -67,13 +67,10 @@ int lbt_typeerror(lua_State *L, int idx, int arg, const char *fname, const char 
 
 /* ---- time ---- */
 
-double lbt_clock(lbt_state *S, lua_State *L) {
-  lbt_registry_get(L, LBT_REG_CLOCK);
-  if (lua_isnil(L, -1)) {
-    lua_pop(L, 1);
-    return monotonic_now() - S->start;
-  }
-  if (lbt_pcall(S, L, 0, 1, NULL, -1, "clock") != LUA_OK) return S->last_time;
+double lbt_clock(lbt_state *S, lua_State *L, int msgh) {
+  if (S->clock_ref == LUA_NOREF) return S->clock_fixed ? S->last_time : monotonic_now() - S->start;
+  lua_rawgeti(L, LUA_REGISTRYINDEX, S->clock_ref);
+  if (lbt_pcall(S, L, 0, 1, msgh, NULL, -1, "clock") != LUA_OK) return S->last_time;
   if (lua_type(L, -1) != LUA_TNUMBER) {
     lua_pushfstring(L, "bt: clock: the clock returned %s, not a number", luaL_typename(L, -1));
     lbt_report(S, L, lua_tostring(L, -1));
@@ -87,7 +84,7 @@ double lbt_clock(lbt_state *S, lua_State *L) {
 
 static double host_now(void *data) {
   lbt_state *S = data;
-  return lbt_clock(S, S->L);
+  return lbt_clock(S, S->L, S->msgh);
 }
 
 /* math.random(n) from the math library, as Don't Starve's RandomNode calls it */
@@ -100,7 +97,7 @@ static int host_random_int(void *data, int n, int *out) {
   lua_replace(L, -3);
   lua_pop(L, 1);
   lua_pushinteger(L, n);
-  if (lbt_pcall(S, L, 1, 1, NULL, -1, "math.random") != LUA_OK) return BT_EINVAL;
+  if (lbt_pcall(S, L, 1, 1, 0, NULL, -1, "math.random") != LUA_OK) return BT_EINVAL;
   *out = (int)lua_tointeger(L, -1);
   lua_pop(L, 1);
   return BT_OK;
@@ -114,7 +111,7 @@ static double host_random(void *data) {
   lua_getfield(L, -1, "random");
   lua_replace(L, -3);
   lua_pop(L, 1);
-  if (lbt_pcall(S, L, 0, 1, NULL, -1, "math.random") != LUA_OK) return 0.5;
+  if (lbt_pcall(S, L, 0, 1, 0, NULL, -1, "math.random") != LUA_OK) return 0.5;
   double v = lua_tonumber(L, -1);
   lua_pop(L, 1);
   return v;
@@ -122,13 +119,20 @@ static double host_random(void *data) {
 
 /* ---- module functions ---- */
 
+/* bt.set_clock(fn): fn() gives the time; bt.set_clock(t): the time stands at t (a number) until
+ * set again; bt.set_clock(nil): seconds since the module was loaded. */
 static int l_set_clock(lua_State *L) {
   int t = lua_type(L, 1);
-  if (t != LUA_TNIL && t != LUA_TNONE && t != LUA_TFUNCTION)
-    return luaL_error(L, "bad argument #1 to 'set_clock' (function or nil expected, got %s)",
+  if (t != LUA_TNIL && t != LUA_TNONE && t != LUA_TFUNCTION && t != LUA_TNUMBER)
+    return luaL_error(L, "bad argument #1 to 'set_clock' (function, number or nil expected, got %s)",
                       luaL_typename(L, 1));
   lua_settop(L, 1);
-  lbt_registry_set(L, LBT_REG_CLOCK);
+  lbt_state *S = lbt_state_get(L);
+  luaL_unref(L, LUA_REGISTRYINDEX, S->clock_ref);
+  S->clock_ref = LUA_NOREF;
+  S->clock_fixed = t == LUA_TNUMBER;
+  if (t == LUA_TNUMBER) S->last_time = lua_tonumber(L, 1);
+  else if (t == LUA_TFUNCTION) S->clock_ref = luaL_ref(L, LUA_REGISTRYINDEX);
   return 0;
 }
 
@@ -136,7 +140,7 @@ static int l_get_time(lua_State *L) {
   lbt_state *S = lbt_state_get(L);
   lua_State *saved = S->L;
   S->L = L;
-  lua_pushnumber(L, lbt_clock(S, L));
+  lua_pushnumber(L, lbt_clock(S, L, 0));
   S->L = saved;
   return 1;
 }
@@ -249,9 +253,10 @@ int luaopen_bt(lua_State *L) {
   S->L = L;
   S->start = monotonic_now();
   S->tick_time = 1.0 / 30;
+  S->clock_ref = LUA_NOREF;
   lbt_registry_set(L, LBT_REG_STATE);
   for (int slot = LBT_REG_CLASSES; slot <= LBT_REG_COUNT; slot++) {
-    if (slot == LBT_REG_CLOCK || slot == LBT_REG_HANDLER || slot == LBT_REG_CLASS) continue;
+    if (slot == LBT_REG_HANDLER || slot == LBT_REG_CLASS) continue;
     lua_newtable(L);
     lbt_registry_set(L, slot);
   }

@@ -485,7 +485,7 @@ static int event_listener(lua_State *L) {
   lua_getfield(L, self, "OnEvent");
   lua_pushvalue(L, self);
   lua_pushvalue(L, 2);
-  lbt_pcall(lbt_state_get(L), L, 2, 0, t ? t->inst : NULL, node, "event");
+  lbt_pcall(lbt_state_get(L), L, 2, 0, 0, t ? t->inst : NULL, node, "event");
   return 0;
 }
 

@@ -36,7 +36,7 @@ static void stop_object(lua_State *L, lbt_state *S, int obj, const bt_inst *inst
     return;
   }
   lua_pushvalue(L, obj);
-  lbt_pcall(S, L, 1, 0, inst, node, "OnStop");
+  lbt_pcall(S, L, 1, 0, 0, inst, node, "OnStop");
 }
 
 /* The configuration of a kept object follows the new template where it differs from the old. */
@@ -214,7 +214,7 @@ void lbt_run_deferred(lua_State *L, lbt_state *S) {
   lua_Integer n = (lua_Integer)lua_rawlen(L, list);
   for (lua_Integer i = 1; i <= n; i++) {
     lua_rawgeti(L, list, i);
-    lbt_pcall(S, L, 0, 0, NULL, -1, "deferred reload");
+    lbt_pcall(S, L, 0, 0, 0, NULL, -1, "deferred reload");
   }
   lua_settop(L, list - 1);
 }

@@ -144,7 +144,7 @@ static int call_method(lbt_sched *w, int obj, const char *method, int nres) {
   lua_State *L = w->L;
   lua_getfield(L, obj, method);
   lua_pushvalue(L, obj);
-  return lbt_pcall(w->S, L, 1, nres, NULL, -1, method);
+  return lbt_pcall(w->S, L, 1, nres, 0, NULL, -1, method);
 }
 
 /* inst.entity:IsValid() and not inst:IsAsleep(), where inst has them */

@@ -18,18 +18,19 @@ void lbt_enter(lua_State *L, int tree_idx, lbt_ctx *saved, lua_State **saved_L) 
   *saved = t->ctx;
   *saved_L = t->S->L;
   luaL_checkstack(L, 40, "bt: tree too deep for the Lua stack");
-  lua_getiuservalue(L, tree_idx, LBT_UV_OBJS);
-  int base = lua_gettop(L);
   lua_getiuservalue(L, tree_idx, LBT_UV_FNS);
+  int base = lua_gettop(L);
   lua_getiuservalue(L, tree_idx, LBT_UV_INST);
-  lua_getiuservalue(L, tree_idx, LBT_UV_DATA);
-  t->ctx = (lbt_ctx){L, tree_idx, base, base + 1, base + 2, base + 3};
+  lua_pushcfunction(L, lbt_msgh);
+  t->ctx = (lbt_ctx){L, tree_idx, base, base + 1, base + 2, t->S->msgh};
   t->S->L = L;
+  t->S->msgh = base + 2;
 }
 
 void lbt_leave(lua_State *L, int tree_idx, const lbt_ctx *saved, lua_State *saved_L) {
   lbt_tree *t = lua_touserdata(L, tree_idx);
-  lua_settop(L, t->ctx.objs - 1);
+  lua_settop(L, t->ctx.fns - 1);
+  t->S->msgh = t->ctx.outer_msgh;
   t->ctx = *saved;
   t->S->L = saved_L;
 }
@@ -52,8 +53,10 @@ static void push_state_obj(lua_State *L, lbt_tree *t, int tree, int objs, int s)
 
 /* Pushes the node object of the call's node. */
 static void push_obj(lbt_tree *t, bt_call *c) {
-  const bt_def *def = bt_inst_def(c->inst);
-  push_state_obj(t->ctx.L, t, t->ctx.tree, t->ctx.objs, bt_def_state(def, c->node));
+  lua_State *L = t->ctx.L;
+  lua_getiuservalue(L, t->ctx.tree, LBT_UV_OBJS);
+  push_state_obj(L, t, t->ctx.tree, lua_gettop(L), bt_def_state(bt_inst_def(c->inst), c->node));
+  lua_remove(L, -2);
 }
 
 /* ConditionNode, ConditionWaitNode, ActionNode, MultiConditionNode: fn(inst), truthiness. */
@@ -62,7 +65,7 @@ int lbt_call_truth(bt_call *c) {
   lua_State *L = t->ctx.L;
   lua_rawgeti(L, t->ctx.fns, (lua_Integer)(intptr_t)c->ud);
   lua_pushvalue(L, t->ctx.inst);
-  if (lbt_pcall(t->S, L, 1, 1, c->inst, c->node, NULL) != LUA_OK) return -1;
+  if (lbt_pcall(t->S, L, 1, 1, t->ctx.msgh, c->inst, c->node, NULL) != LUA_OK) return -1;
   int r = lua_toboolean(L, -1);
   lua_pop(L, 1);
   return r;
@@ -89,7 +92,7 @@ int lbt_call_wait_time(bt_call *c) {
   lbt_tree *t = tree_of(c);
   lua_State *L = t->ctx.L;
   lua_rawgeti(L, t->ctx.fns, (lua_Integer)(intptr_t)c->ud);
-  if (lbt_pcall(t->S, L, 0, 1, c->inst, c->node, NULL) != LUA_OK) return -1;
+  if (lbt_pcall(t->S, L, 0, 1, t->ctx.msgh, c->inst, c->node, NULL) != LUA_OK) return -1;
   return take_number(c, t, "the WaitNode's time function");
 }
 
@@ -101,7 +104,7 @@ int lbt_call_latch_time(bt_call *c) {
   push_obj(t, c);
   lua_getfield(L, -1, "inst");
   lua_remove(L, -2);
-  if (lbt_pcall(t->S, L, 1, 1, c->inst, c->node, NULL) != LUA_OK) return -1;
+  if (lbt_pcall(t->S, L, 1, 1, t->ctx.msgh, c->inst, c->node, NULL) != LUA_OK) return -1;
   return take_number(c, t, "the LatchNode's duration function");
 }
 
@@ -125,7 +128,7 @@ static int overridden(lbt_tree *t, bt_call *c, const char *method) {
 static int call_method(lbt_tree *t, bt_call *c, int nres, const char *what) {
   lua_State *L = t->ctx.L;
   lua_insert(L, -2);
-  return lbt_pcall(t->S, L, 1, nres, c->inst, c->node, what);
+  return lbt_pcall(t->S, L, 1, nres, t->ctx.msgh, c->inst, c->node, what);
 }
 
 static int ops_visit(bt_call *c) {
@@ -180,14 +183,16 @@ static int ops_on_stop(bt_call *c) {
   if (t->shared) {
     /* no copy yet: make one only if the template has an OnStop to call */
     int has = 1;
-    if (lua_rawgeti(L, t->ctx.objs, s + 1) == LUA_TNIL) {
+    lua_getiuservalue(L, t->ctx.tree, LBT_UV_OBJS);
+    int copied = lua_rawgeti(L, -1, s + 1) != LUA_TNIL;
+    lua_pop(L, 2);
+    if (!copied) {
       lua_getiuservalue(L, t->ctx.tree, LBT_UV_DEF);
       lua_getiuservalue(L, -1, LBT_DEF_UV_TEMPLATES);
       lua_rawgeti(L, -1, s + 1);
       has = lua_getfield(L, -1, "OnStop") != LUA_TNIL;
       lua_pop(L, 4);
     }
-    lua_pop(L, 1);
     if (!has) return BT_OK;
   }
   push_obj(t, c);
@@ -367,6 +372,7 @@ int lbt_instantiate(lua_State *L, int def_idx, int inst) {
   lbt_tree *t = lua_newuserdatauv(L, sizeof *t, LBT_UV_COUNT);
   int tree = lua_gettop(L);
   memset(t, 0, sizeof *t);
+  t->magic = LBT_TREE_MAGIC;
   t->S = lbt_state_get(L);
   t->shared = d->shared;
   luaL_setmetatable(L, TREE_META);
@@ -444,8 +450,9 @@ static int tree_new(lua_State *L) {
 /* ---- tree methods ---- */
 
 static lbt_tree *check_tree(lua_State *L, const char *method) {
-  lbt_tree *t = luaL_testudata(L, 1, TREE_META);
-  if (!t) luaL_error(L, "bad self to '%s' (BT expected, got %s)", method, luaL_typename(L, 1));
+  lbt_tree *t = lua_touserdata(L, 1);
+  if (!t || lua_type(L, 1) != LUA_TUSERDATA || lua_rawlen(L, 1) != sizeof *t || t->magic != LBT_TREE_MAGIC)
+    luaL_error(L, "bad self to '%s' (BT expected, got %s)", method, luaL_typename(L, 1));
   if (!t->inst) luaL_error(L, "%s: the tree was garbage collected", method);
   return t;
 }
@@ -555,8 +562,10 @@ int lbt_fire(lua_State *L, int obj, int data) {
     int tree = lua_gettop(L);
     lbt_enter(L, tree, &saved, &saved_L);
     bt_inst_fire_event(t->inst, node);
+    lua_getiuservalue(L, tree, LBT_UV_DATA);
     lua_pushvalue(L, data);
-    lua_rawseti(L, t->ctx.data, bt_def_state(bt_inst_def(t->inst), node) + 1);
+    lua_rawseti(L, -2, bt_def_state(bt_inst_def(t->inst), node) + 1);
+    lua_pop(L, 1);
     lbt_leave(L, tree, &saved, saved_L);
     lua_pop(L, 1);
   } else {
@@ -573,7 +582,7 @@ int lbt_fire(lua_State *L, int obj, int data) {
     if (!lua_isnil(L, -1)) {
       lua_getfield(L, -1, "ForceUpdate");
       lua_insert(L, -2);
-      lbt_pcall(lbt_state_get(L), L, 1, 0, t ? t->inst : NULL, node, "brain:ForceUpdate");
+      lbt_pcall(lbt_state_get(L), L, 1, 0, 0, t ? t->inst : NULL, node, "brain:ForceUpdate");
     } else {
       lua_pop(L, 1);
     }
@@ -625,14 +634,16 @@ static int tree_gc(lua_State *L) {
   return 0;
 }
 
-/* tree.inst, tree.root, then the BT table's members (so scripts may patch BT's methods). */
+/* The BT table's members (so scripts may patch BT's methods), then tree.inst and tree.root.
+ * Upvalues: the BT table, "inst", "root". */
 static int tree_index(lua_State *L) {
-  const char *key = lua_tostring(L, 2);
-  if (key && strcmp(key, "inst") == 0) {
+  lua_pushvalue(L, 2);
+  if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNIL) return 1;
+  if (lua_rawequal(L, 2, lua_upvalueindex(2))) {
     lua_getiuservalue(L, 1, LBT_UV_INST);
     return 1;
   }
-  if (key && strcmp(key, "root") == 0) {
+  if (lua_rawequal(L, 2, lua_upvalueindex(3))) {
     lbt_tree *t = lua_touserdata(L, 1);
     if (!t->shared || !t->inst) {
       lua_getiuservalue(L, 1, LBT_UV_ROOT);
@@ -642,10 +653,7 @@ static int tree_index(lua_State *L) {
     push_state_obj(L, t, 1, lua_gettop(L), 0);
     return 1;
   }
-  lbt_registry_get(L, LBT_REG_BT);
-  lua_pushvalue(L, 2);
-  lua_rawget(L, -2);
-  return 1;
+  return 0;
 }
 
 
@@ -663,7 +671,6 @@ static const luaL_Reg tree_methods[] = {
 };
 
 static const luaL_Reg tree_meta[] = {
-    {"__index", tree_index},
     {"__tostring", tree_tostring},
     {"__gc", tree_gc},
     {NULL, NULL},
@@ -672,6 +679,11 @@ static const luaL_Reg tree_meta[] = {
 void lbt_open_tree(lua_State *L, int module) {
   luaL_newmetatable(L, TREE_META);
   luaL_setfuncs(L, tree_meta, 0);
+  lbt_registry_get(L, LBT_REG_BT);
+  lua_pushliteral(L, "inst");
+  lua_pushliteral(L, "root");
+  lua_pushcclosure(L, tree_index, 3);
+  lua_setfield(L, -2, "__index");
   lua_pushliteral(L, "BT");
   lua_setfield(L, -2, "__name");
   lua_pop(L, 1);
