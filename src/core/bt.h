@@ -200,6 +200,9 @@ int bt_def_node_of_state(const bt_def *def, int state);
 /* The graph id that a state slot came from. */
 int bt_def_graph_id(const bt_def *def, int state);
 
+/* The state of Don't Starve's parent of a state (the last parent that took it), or -1. */
+int bt_def_parent(const bt_def *def, int state);
+
 /* Services an instance needs from its host. Any member may be NULL: the default clock is
  * CLOCK_MONOTONIC in seconds, and the default random numbers come from a generator in the
  * instance. random returns a number in [0, 1); random_int stores one in [1, n] and returns

@@ -501,3 +501,7 @@ int bt_def_node_of_state(const bt_def *def, int state) {
 int bt_def_graph_id(const bt_def *def, int state) {
   return def && state >= 0 && (uint32_t)state < def->nstates ? def->states[state].graph : -1;
 }
+
+int bt_def_parent(const bt_def *def, int state) {
+  return def && state >= 0 && (uint32_t)state < def->nstates ? def->states[state].parent : -1;
+}

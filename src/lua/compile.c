@@ -325,7 +325,11 @@ int lbt_compile(lua_State *L, int root, int shared, const char *fname) {
     lua_rawseti(L, -2, s + 1);
   }
   lua_setiuservalue(L, ud, LBT_DEF_UV_TEMPLATES);
-  lua_pushvalue(L, b.fns);
+  lua_createtable(L, b.nfns, 0); /* exactly sized: every tree of a Don't Starve brain has one */
+  for (int i = 1; i <= b.nfns; i++) {
+    lua_rawgeti(L, b.fns, i);
+    lua_rawseti(L, -2, i);
+  }
   lua_setiuservalue(L, ud, LBT_DEF_UV_FNS);
   lua_pushvalue(L, root);
   lua_setiuservalue(L, ud, LBT_DEF_UV_ROOT);

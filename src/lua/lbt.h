@@ -20,7 +20,8 @@
 #define LBT_REG_STATUSCODES 9 /* status name -> code */
 #define LBT_REG_DEFERRED 10   /* functions to run once no tree thinks */
 #define LBT_REG_DEFCACHE 11   /* definition hash -> holder of a compiled bt_def (weak values) */
-#define LBT_REG_COUNT 11
+#define LBT_REG_WEAKVALUES 12 /* the metatable {__mode = "v"} */
+#define LBT_REG_COUNT 12
 
 /* Per lua_State module state. */
 typedef struct lbt_state {
@@ -61,11 +62,12 @@ typedef struct lbt_tree {
 } lbt_tree;
 
 enum {
-  LBT_UV_OBJS = 1,
+  LBT_UV_OBJS = 1, /* state + 1 -> the node objects the tree needs: nodes written in Lua,
+                      EventNodes, LatchNodes, nodes carrying fields of a script's own */
   LBT_UV_FNS,
   LBT_UV_INST,
   LBT_UV_DATA,
-  LBT_UV_ROOT,
+  LBT_UV_VIEWS,    /* state + 1 -> any other node object, weakly: made anew when gone */
   LBT_UV_EVENTS,
   LBT_UV_DEF,
   LBT_UV_COUNT = LBT_UV_DEF
@@ -134,6 +136,8 @@ int lbt_call_wait_time(bt_call *c);
 int lbt_call_latch_time(bt_call *c);
 int lbt_instantiate(lua_State *L, int def, int inst); /* pushes a tree */
 void lbt_push_tree_obj(lua_State *L, int tree, int state); /* the node object (made on use) */
+/* A bound node's `parent` or `children` (which 0 or 1), from its tree: pushes 1 value. */
+void lbt_push_relatives(lua_State *L, int obj, int which);
 
 /* reload.c, watch.c */
 void lbt_add_reload_core(lua_State *L, int core);

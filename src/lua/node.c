@@ -28,13 +28,15 @@ enum {
   VK_LASTLATCHTIME,
   VK_LATCHDURATION,
   VK_DATA,
+  VK_PARENT,
+  VK_CHILDREN,
   VK_COUNT
 };
 
 static const char *const view_names[VK_COUNT] = {
     NULL,           "status",   "lastresult",    "idx",       "rep",       "lasttime",
     "wake_time",    "nextupdatetime", "triggered", "running", "lastlatchtime",
-    "currentlatchduration", "data"};
+    "currentlatchduration", "data", "parent", "children"};
 
 static const int view_fields[VK_COUNT] = {
     [VK_IDX] = BT_FIELD_IDX,
@@ -83,7 +85,7 @@ int lbt_view_get(lua_State *L, lbt_tree *t, int node, int code) {
     case VK_LASTRESULT: push_status(L, bt_node_last(t->inst, node)); return 1;
     default: break;
   }
-  if (code <= VK_NONE || code >= VK_COUNT || !bt_node_has_field(def, node, view_fields[code])) return 0;
+  if (code <= VK_NONE || code >= VK_DATA || !bt_node_has_field(def, node, view_fields[code])) return 0;
   double v;
   if (bt_node_get(t->inst, node, view_fields[code], &v) != 1) {
     lua_pushnil(L);
@@ -110,8 +112,7 @@ int lbt_view_set(lua_State *L, lbt_tree *t, int node, int code, int value) {
   if (code == VK_LASTRESULT)
     return luaL_error(L, "lastresult of node '%s' is set by the tree's think, not by scripts",
                       bt_def_name(def, node));
-  if (code <= VK_NONE || code >= VK_COUNT || code == VK_DATA ||
-      !bt_node_has_field(def, node, view_fields[code]))
+  if (code <= VK_NONE || code >= VK_DATA || !bt_node_has_field(def, node, view_fields[code]))
     return 0;
   int type = lua_type(L, value);
   double v;
@@ -133,6 +134,7 @@ int lbt_view_set(lua_State *L, lbt_tree *t, int node, int code, int value) {
 void lbt_strip_views(lua_State *L, const bt_def *def, int node, int obj) {
   obj = lua_absindex(L, obj);
   for (int code = VK_NONE + 1; code < VK_COUNT; code++) {
+    if (code == VK_PARENT || code == VK_CHILDREN) continue;
     int applies = code == VK_STATUS || code == VK_LASTRESULT ||
                   (code == VK_DATA ? bt_def_kind(def, node) == BT_EVENT
                                    : bt_node_has_field(def, node, view_fields[code]));
@@ -201,6 +203,10 @@ static int node_index(lua_State *L) {
   lbt_tree *t = lbt_node_tree(L, 1, &node);
   if (!t) {
     push_unbound(L, lbt_node_kind(L, 1), code);
+    return 1;
+  }
+  if (code == VK_PARENT || code == VK_CHILDREN) {
+    lbt_push_relatives(L, 1, code == VK_CHILDREN);
     return 1;
   }
   if (code == VK_DATA) {

@@ -89,7 +89,7 @@ static int r_migrate(lua_State *L) {
   lua_getiuservalue(L, 1, LBT_UV_DATA);
   lua_getiuservalue(L, 2, LBT_UV_OBJS);
   lua_getiuservalue(L, 2, LBT_UV_DATA);
-  lua_newtable(L); /* carried: old object kept -> its node in the new tree */
+  lua_newtable(L); /* carried: old objects kept in the new tree -> true */
   lua_newtable(L); /* discarded: new objects replaced by kept old ones */
   lua_getiuservalue(L, 1, LBT_UV_DEF);
   lua_getiuservalue(L, -1, LBT_DEF_UV_TEMPLATES);
@@ -132,35 +132,17 @@ static int r_migrate(lua_State *L) {
     lua_rawsetp(L, obj, &lbt_key_node);
     lua_pushvalue(L, obj);
     lua_rawseti(L, NOBJS, ns + 1);
+    /* its parent and children are the new tree's, read from it when asked for */
+    lua_pushliteral(L, "children");
+    lua_pushnil(L);
+    lua_rawset(L, obj);
+    lua_pushliteral(L, "parent");
+    lua_pushnil(L);
+    lua_rawset(L, obj);
     lua_pushvalue(L, obj);
-    lua_pushinteger(L, nnode);
+    lua_pushboolean(L, 1);
     lua_rawset(L, CARRIED);
     lua_settop(L, obj - 1);
-  }
-
-  /* the kept objects' children are the new tree's (once every kept object is in place) */
-  lua_pushnil(L);
-  while (lua_next(L, CARRIED)) {
-    int nnode = (int)lua_tointeger(L, -1);
-    int obj = lua_gettop(L) - 1;
-    int nkids = bt_def_child_count(nd, nnode);
-    lua_pushliteral(L, "children");
-    if (lua_rawget(L, obj) == LUA_TTABLE || nkids > 0) {
-      lua_createtable(L, nkids, 0);
-      for (int i = 0; i < nkids; i++) {
-        lbt_push_tree_obj(L, 2, bt_def_state(nd, bt_def_child(nd, nnode, i)));
-        if (!lua_isnil(L, -1)) {
-          lua_pushliteral(L, "parent");
-          lua_pushvalue(L, obj);
-          lua_rawset(L, -3);
-        }
-        lua_rawseti(L, -2, i + 1);
-      }
-      lua_pushliteral(L, "children");
-      lua_insert(L, -2);
-      lua_rawset(L, obj);
-    }
-    lua_settop(L, obj);
   }
 
   /* everything of the old tree that was not carried over is stopped, parents first */
@@ -168,10 +150,7 @@ static int r_migrate(lua_State *L) {
   for (int n = 0; n < size; n++) {
     int s = bt_def_state(od, n);
     if (bt_def_node_of_state(od, s) != n) continue;
-    if (lua_rawgeti(L, OOBJS, s + 1) == LUA_TNIL) {
-      lua_pop(L, 1);
-      continue;
-    }
+    lbt_push_tree_obj(L, 1, s);
     lua_pushvalue(L, -1);
     if (lua_rawget(L, CARRIED) == LUA_TNIL) stop_object(L, S, -2, old->inst, n);
     lua_pop(L, 2);

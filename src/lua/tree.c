@@ -49,14 +49,11 @@ lbt_tree *lbt_node_tree(lua_State *L, int obj, int *node) {
 
 static lbt_tree *tree_of(bt_call *c) { return bt_inst_agent(c->inst); }
 
-static void push_state_obj(lua_State *L, lbt_tree *t, int tree, int objs, int s);
+static void push_state_obj(lua_State *L, lbt_tree *t, int tree, int s);
 
 /* Pushes the node object of the call's node. */
 static void push_obj(lbt_tree *t, bt_call *c) {
-  lua_State *L = t->ctx.L;
-  lua_getiuservalue(L, t->ctx.tree, LBT_UV_OBJS);
-  push_state_obj(L, t, t->ctx.tree, lua_gettop(L), bt_def_state(bt_inst_def(c->inst), c->node));
-  lua_remove(L, -2);
+  push_state_obj(t->ctx.L, t, t->ctx.tree, bt_def_state(bt_inst_def(c->inst), c->node));
 }
 
 /* ConditionNode, ConditionWaitNode, ActionNode, MultiConditionNode: fn(inst), truthiness. */
@@ -243,11 +240,57 @@ static void migrate(lua_State *L, lbt_tree *t, int obj, int node, int data) {
 }
 
 
-/* Pushes the entity's copy of state s of a shared definition, making it on first use: the
- * template's fields, the entity as inst (for nodes written in Lua, EventNodes and LatchNodes),
- * bound to this tree, with copies of its children. */
-static void push_copy(lua_State *L, lbt_tree *t, int tree, int objs, int s) {
+/* Whether the tree must hold the object of node n strongly: it is written in Lua (it keeps its
+ * own state), or an EventNode or LatchNode (their inst and listener), or it carries fields a
+ * script added (an OnStop, for instance). Any other node object can be made anew from the
+ * definition when asked for, so the tree holds it only weakly. */
+static int must_keep(lua_State *L, const bt_def *def, int n, int obj) {
+  static const char *const standard[] = {"name", "children", "parent", "fn", "action", "start",
+                                         "continue", "period", "maxreps", "wait_time",
+                                         "stoponanycomplete", NULL};
+  int kind = bt_def_kind(def, n);
+  if (kind == BT_EVENT || kind == BT_LATCH) return 1;
+  lua_getmetatable(L, obj);
+  lbt_registry_get(L, LBT_REG_CLASSES);
+  lua_rawgeti(L, -1, kind + 1);
+  int custom = !lua_rawequal(L, -1, -3);
+  lua_pop(L, 3);
+  if (custom) return 1;
+  int extra = 0;
+  lua_pushnil(L);
+  while (!extra && lua_next(L, obj)) {
+    lua_pop(L, 1);
+    if (lua_type(L, -1) != LUA_TSTRING) continue; /* the binding's keys */
+    const char *key = lua_tostring(L, -1);
+    int known = 0;
+    for (const char *const *k = standard; *k && !known; k++) known = strcmp(key, *k) == 0;
+    extra = !known;
+  }
+  if (extra) lua_pop(L, 1);
+  return extra;
+}
+
+/* Files the object at obj as the object of state s: strongly or weakly (see must_keep). */
+static void file_obj(lua_State *L, int tree, int obj, int s, int keep) {
+  lua_getiuservalue(L, tree, keep ? LBT_UV_OBJS : LBT_UV_VIEWS);
+  lua_pushvalue(L, obj);
+  lua_rawseti(L, -2, s + 1);
+  lua_pop(L, 1);
+}
+
+static void bind(lua_State *L, int tree, int obj, int node) {
+  lua_pushvalue(L, tree);
+  lua_rawsetp(L, obj, &lbt_key_tree);
+  lua_pushinteger(L, node);
+  lua_rawsetp(L, obj, &lbt_key_node);
+}
+
+/* Pushes the entity's copy of state s of a shared definition, made on first use: the
+ * template's fields and class, the entity as inst (for nodes written in Lua, EventNodes and
+ * LatchNodes), bound to this tree. Its parent and children are read from the tree. */
+static void push_copy(lua_State *L, lbt_tree *t, int tree, int s) {
   const bt_def *def = bt_inst_def(t->inst);
+  int node = bt_def_node_of_state(def, s);
   luaL_checkstack(L, 12, "bt: tree too deep for the Lua stack");
   lua_getiuservalue(L, tree, LBT_UV_DEF);
   lua_getiuservalue(L, -1, LBT_DEF_UV_TEMPLATES);
@@ -268,73 +311,93 @@ static void push_copy(lua_State *L, lbt_tree *t, int tree, int objs, int s) {
   }
   lua_getmetatable(L, tpl);
   lua_setmetatable(L, copy);
-  int kind = bt_def_kind(def, bt_def_node_of_state(def, s));
+  int kind = bt_def_kind(def, node);
   lua_getmetatable(L, tpl);
   lbt_registry_get(L, LBT_REG_CLASSES);
   lua_rawgeti(L, -1, kind + 1);
   int custom = !lua_rawequal(L, -1, -3);
   lua_pop(L, 3);
-  if (custom || kind == BT_EVENT || kind == BT_LATCH) {
+  int keep = custom || kind == BT_EVENT || kind == BT_LATCH;
+  if (keep) {
     lua_pushliteral(L, "inst");
     lua_getiuservalue(L, tree, LBT_UV_INST);
     lua_rawset(L, copy);
   }
-  lua_pushvalue(L, tree);
-  lua_rawsetp(L, copy, &lbt_key_tree);
-  lua_pushinteger(L, bt_def_node_of_state(def, s));
-  lua_rawsetp(L, copy, &lbt_key_node);
-  lua_pushvalue(L, copy);
-  lua_rawseti(L, objs, s + 1);
-  lua_pushliteral(L, "children");
-  if (lua_rawget(L, tpl) == LUA_TTABLE) {
-    int kids = lua_gettop(L);
-    lua_Integer n = (lua_Integer)lua_rawlen(L, kids);
-    lua_createtable(L, (int)n, 0);
-    for (lua_Integer i = 1; i <= n; i++) {
-      lua_rawgeti(L, kids, i);
-      lua_rawgetp(L, -1, &lbt_key_node);
-      int child_state = bt_def_state(def, (int)lua_tointeger(L, -1));
-      lua_pop(L, 1);
-      lua_pushliteral(L, "parent");
-      int same_parent = lua_rawget(L, -2) != LUA_TNIL && lua_rawequal(L, -1, tpl);
-      lua_pop(L, 2);
-      if (lua_rawgeti(L, objs, child_state + 1) == LUA_TNIL) {
-        lua_pop(L, 1);
-        push_copy(L, t, tree, objs, child_state);
-      }
-      if (same_parent) {
-        lua_pushliteral(L, "parent");
-        lua_pushvalue(L, copy);
-        lua_rawset(L, -3);
-      }
-      lua_rawseti(L, -2, i);
-    }
-    lua_pushliteral(L, "children");
-    lua_insert(L, -2);
-    lua_rawset(L, copy);
-  }
-  lua_settop(L, copy);
+  bind(L, tree, copy, node);
+  file_obj(L, tree, copy, s, keep);
   lua_replace(L, tpl - 2);
   lua_settop(L, tpl - 2);
 }
 
-/* Pushes the node object of state s (in a shared tree, the entity's copy, made on first use). */
-static void push_state_obj(lua_State *L, lbt_tree *t, int tree, int objs, int s) {
-  if (lua_rawgeti(L, objs, s + 1) != LUA_TNIL || !t->shared) return;
+/* Pushes a view of node state s of a tree built for one entity whose object is gone: an object
+ * of the node's class, bound to it, with its name. */
+static void push_view(lua_State *L, lbt_tree *t, int tree, int s) {
+  const bt_def *def = bt_inst_def(t->inst);
+  int node = bt_def_node_of_state(def, s);
+  lua_createtable(L, 0, 3);
+  int view = lua_gettop(L);
+  lbt_registry_get(L, LBT_REG_CLASSES);
+  lua_rawgeti(L, -1, bt_def_kind(def, node) + 1);
+  lua_setmetatable(L, view);
   lua_pop(L, 1);
-  push_copy(L, t, tree, objs, s);
+  lua_pushstring(L, bt_def_name(def, node));
+  lua_setfield(L, view, "name");
+  bind(L, tree, view, node);
+  file_obj(L, tree, view, s, 0);
+}
+
+/* Pushes the node object of state s: the one the tree holds, or made anew (an entity's copy of a
+ * template in a shared tree, or a view). */
+static void push_state_obj(lua_State *L, lbt_tree *t, int tree, int s) {
+  lua_getiuservalue(L, tree, LBT_UV_OBJS);
+  if (lua_rawgeti(L, -1, s + 1) != LUA_TNIL) {
+    lua_remove(L, -2);
+    return;
+  }
+  lua_pop(L, 2);
+  lua_getiuservalue(L, tree, LBT_UV_VIEWS);
+  if (lua_rawgeti(L, -1, s + 1) != LUA_TNIL) {
+    lua_remove(L, -2);
+    return;
+  }
+  lua_pop(L, 2);
+  if (t->shared) push_copy(L, t, tree, s);
+  else push_view(L, t, tree, s);
 }
 
 void lbt_push_tree_obj(lua_State *L, int tree, int state) {
   tree = lua_absindex(L, tree);
-  lua_getiuservalue(L, tree, LBT_UV_OBJS);
-  push_state_obj(L, lua_touserdata(L, tree), tree, lua_gettop(L), state);
-  lua_remove(L, -2);
+  push_state_obj(L, lua_touserdata(L, tree), tree, state);
+}
+
+void lbt_push_relatives(lua_State *L, int obj, int which) {
+  obj = lua_absindex(L, obj);
+  int node;
+  lbt_tree *t = lbt_node_tree(L, obj, &node);
+  lua_rawgetp(L, obj, &lbt_key_tree);
+  int tree = lua_gettop(L);
+  const bt_def *def = bt_inst_def(t->inst);
+  if (which == 0) {
+    int p = bt_def_parent(def, bt_def_state(def, node));
+    if (p < 0) lua_pushnil(L);
+    else push_state_obj(L, t, tree, p);
+  } else {
+    int n = bt_def_child_count(def, node);
+    lua_createtable(L, n, 0);
+    for (int i = 0; i < n; i++) {
+      push_state_obj(L, t, tree, bt_def_state(def, bt_def_child(def, node, i)));
+      lua_rawseti(L, -2, i + 1);
+    }
+    lua_pushliteral(L, "children"); /* cached: a node's children do not change */
+    lua_pushvalue(L, -2);
+    lua_rawset(L, obj);
+  }
+  lua_remove(L, tree);
 }
 
 /* The entity subscribes each EventNode of a shared definition through its own inst, or, if it
  * has no ListenForEvent, the node is one that FireEvent delivers to. */
-static void subscribe_events(lua_State *L, lbt_tree *t, int tree, int objs, int inst, int events) {
+static void subscribe_events(lua_State *L, lbt_tree *t, int tree, int inst, int events) {
   const bt_def *def = bt_inst_def(t->inst);
   int listens = 0;
   int it = lua_type(L, inst);
@@ -350,7 +413,7 @@ static void subscribe_events(lua_State *L, lbt_tree *t, int tree, int objs, int 
       lua_rawseti(L, events, (lua_Integer)lua_rawlen(L, events) + 1);
       continue;
     }
-    push_state_obj(L, t, tree, objs, s);
+    push_state_obj(L, t, tree, s);
     int obj = lua_gettop(L);
     lbt_push_event_listener(L, obj);
     lua_pushliteral(L, "eventfn");
@@ -382,57 +445,64 @@ int lbt_instantiate(lua_State *L, int def_idx, int inst) {
   if (rc != BT_OK) return luaL_error(L, "not enough memory");
   const bt_def *def = d->def;
   int states = bt_def_states(def);
-  if (d->shared) lua_createtable(L, states, 0);
-  else lua_getiuservalue(L, def_idx, LBT_DEF_UV_TEMPLATES);
-  int objs = lua_gettop(L);
+  lua_newtable(L);
+  lua_setiuservalue(L, tree, LBT_UV_OBJS);
+  lua_createtable(L, d->shared ? 0 : states, 0);
+  lbt_registry_get(L, LBT_REG_WEAKVALUES);
+  lua_setmetatable(L, -2);
+  lua_setiuservalue(L, tree, LBT_UV_VIEWS);
   lua_newtable(L);
   int events = lua_gettop(L);
   lua_newtable(L);
   int data = lua_gettop(L);
-  lua_pushvalue(L, objs);
-  lua_setiuservalue(L, tree, LBT_UV_OBJS);
   lua_getiuservalue(L, def_idx, LBT_DEF_UV_FNS);
   lua_setiuservalue(L, tree, LBT_UV_FNS);
   lua_pushvalue(L, inst);
   lua_setiuservalue(L, tree, LBT_UV_INST);
   lua_pushvalue(L, data);
   lua_setiuservalue(L, tree, LBT_UV_DATA);
-  if (!d->shared) lua_getiuservalue(L, def_idx, LBT_DEF_UV_ROOT);
-  else lua_pushnil(L);
-  lua_setiuservalue(L, tree, LBT_UV_ROOT);
   lua_pushvalue(L, events);
   lua_setiuservalue(L, tree, LBT_UV_EVENTS);
   lua_pushvalue(L, def_idx);
   lua_setiuservalue(L, tree, LBT_UV_DEF);
 
   if (d->shared) {
-    subscribe_events(L, t, tree, objs, inst, events);
-  } else {
-    for (int s = 0; s < states; s++) {
-      lua_rawgeti(L, objs, s + 1);
-      int obj = lua_gettop(L);
-      int node = bt_def_node_of_state(def, s);
-      migrate(L, t, obj, node, data);
-      if (bt_def_kind(def, node) == BT_EVENT) {
-        lua_pushliteral(L, "eventfn");
-        if (lua_rawget(L, obj) == LUA_TNIL) {
-          lua_pushinteger(L, node);
-          lua_rawseti(L, events, (lua_Integer)lua_rawlen(L, events) + 1);
-        }
-        lua_pop(L, 1);
+    subscribe_events(L, t, tree, inst, events);
+    lua_settop(L, tree);
+    return 1;
+  }
+  /* a tree built for one entity: its objects become views of their state in the instance; the
+   * definition, made for this tree alone, lets go of them */
+  lua_getiuservalue(L, def_idx, LBT_DEF_UV_TEMPLATES);
+  int objs = lua_gettop(L);
+  for (int s = 0; s < states; s++) {
+    lua_rawgeti(L, objs, s + 1);
+    int obj = lua_gettop(L);
+    int node = bt_def_node_of_state(def, s);
+    migrate(L, t, obj, node, data);
+    if (bt_def_kind(def, node) == BT_EVENT) {
+      lua_pushliteral(L, "eventfn");
+      if (lua_rawget(L, obj) == LUA_TNIL) {
+        lua_pushinteger(L, node);
+        lua_rawseti(L, events, (lua_Integer)lua_rawlen(L, events) + 1);
       }
       lua_pop(L, 1);
     }
-    /* bind every object: from now on its state lives in the instance */
-    for (int s = 0; s < states; s++) {
-      lua_rawgeti(L, objs, s + 1);
-      lua_pushvalue(L, tree);
-      lua_rawsetp(L, -2, &lbt_key_tree);
-      lua_pushinteger(L, bt_def_node_of_state(def, s));
-      lua_rawsetp(L, -2, &lbt_key_node);
-      lua_pop(L, 1);
-    }
+    /* a node's parent is read from the tree from now on (lbt_push_relatives), so that holding a
+     * node holds its subtree (its children) but not the tree above it */
+    lua_pushliteral(L, "parent");
+    lua_pushnil(L);
+    lua_rawset(L, obj);
+    bind(L, tree, obj, node);
+    /* the objects the tree needs are held; the others are known while whoever holds them does,
+     * and made anew as views if the tree is asked for them later */
+    file_obj(L, tree, obj, s, must_keep(L, def, node, obj));
+    lua_pop(L, 1);
   }
+  lua_pushnil(L);
+  lua_setiuservalue(L, def_idx, LBT_DEF_UV_TEMPLATES);
+  lua_pushnil(L);
+  lua_setiuservalue(L, def_idx, LBT_DEF_UV_ROOT);
   lua_settop(L, tree);
   return 1;
 }
@@ -617,7 +687,7 @@ static int tree_fire_event(lua_State *L) {
     int node = (int)lua_tointeger(L, -1);
     lua_pop(L, 1);
     if (!t->inst) break;
-    push_state_obj(L, t, 1, 5, bt_def_state(bt_inst_def(t->inst), node));
+    push_state_obj(L, t, 1, bt_def_state(bt_inst_def(t->inst), node));
     lua_getfield(L, -1, "event");
     if (lua_rawequal(L, -1, 2)) lbt_fire(L, -2, 3);
     lua_pop(L, 2);
@@ -645,12 +715,8 @@ static int tree_index(lua_State *L) {
   }
   if (lua_rawequal(L, 2, lua_upvalueindex(3))) {
     lbt_tree *t = lua_touserdata(L, 1);
-    if (!t->shared || !t->inst) {
-      lua_getiuservalue(L, 1, LBT_UV_ROOT);
-      return 1;
-    }
-    lua_getiuservalue(L, 1, LBT_UV_OBJS);
-    push_state_obj(L, t, 1, lua_gettop(L), 0);
+    if (!t->inst) return 0;
+    push_state_obj(L, t, 1, 0);
     return 1;
   }
   return 0;
