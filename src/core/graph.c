@@ -240,11 +240,13 @@ static void layout_memory(bt_def *d) {
   }
   d->mem_size = align_up(off, 8);
   size_t n = d->nstates;
+  d->nwords = (uint32_t)((n + 63) / 64);
+  d->unshared = d->nstates == d->nnodes;
   size_t size = align_up(sizeof(bt_inst), 8);
   d->off_mem = size;
   size += d->mem_size;
   d->off_dirty = size;
-  size += n * sizeof(uint32_t);
+  size += 2 * (size_t)d->nwords * sizeof(uint64_t); /* dirty, then touched */
   d->off_status = size;
   size += n;
   d->off_last = size;
@@ -333,12 +335,14 @@ static int emit(compiler *c, bt_def *d, int root) {
       frame *f = &stack[top];
       bt_node *nd = &d->nodes[f->id];
       if ((uint32_t)f->next >= nd->nchildren) {
+        nd->end = e.next_flat;
         top--;
         continue;
       }
       int kid = c->g->nodes[d->states[nd->state].graph].kids[f->next];
       uint32_t flat = emit_node(&e, kid, f->id, (uint32_t)top + 1);
       d->kids[nd->children + (uint32_t)f->next] = flat;
+      d->nodes[flat].sib = (uint32_t)f->next;
       f->next++;
       stack[++top] = (frame){(int)flat, 0};
     }

@@ -50,11 +50,13 @@ int bt_inst_create(bt_inst **out, bt_def *def, const bt_host *host, void *agent,
   in->agent = agent;
   in->rng = (uint64_t)(uintptr_t)in * 0x9E3779B97F4A7C15ULL | 1;
   in->mem = base + def->off_mem;
-  in->dirty = (uint32_t *)(void *)(base + def->off_dirty);
+  in->dirty = (uint64_t *)(void *)(base + def->off_dirty);
+  in->touched = in->dirty + def->nwords;
   in->status = base + def->off_status;
   in->last = base + def->off_last;
   in->flags = base + def->off_flags;
   for (uint32_t s = 0; s < def->nstates; s++) kind_init_mem(in, (int)def->states[s].node);
+  inst_mark_touched(in);
   if (!(flags & BT_INST_NOSCATTER)) {
     for (uint32_t i = 0; i < def->nscatter; i++) {
       uint32_t s = def->scatter[i];
@@ -83,12 +85,15 @@ int bt_inst_thinking(const bt_inst *in) { return in->thinking != 0; }
 
 /* SaveStatus of the whole tree: only states whose status changed since the last one differ. */
 static void save_all(bt_inst *in) {
-  for (uint32_t i = 0; i < in->ndirty; i++) {
-    uint32_t s = in->dirty[i];
-    in->last[s] = in->status[s];
-    in->flags[s] &= (uint8_t)~SF_DIRTY;
+  for (uint32_t w = 0; w < in->def->nwords; w++) {
+    uint64_t bits = in->dirty[w];
+    if (!bits) continue;
+    in->dirty[w] = 0;
+    for (; bits; bits &= bits - 1) {
+      uint32_t s = w * 64 + (uint32_t)__builtin_ctzll(bits);
+      in->last[s] = in->status[s];
+    }
   }
-  in->ndirty = 0;
 }
 
 int bt_inst_update(bt_inst *in) {
@@ -229,6 +234,7 @@ int bt_node_get(const bt_inst *in, int n, int field, double *out) {
 int bt_node_set(bt_inst *in, int n, int field, const double *value) {
   field_place p;
   if (find_field(in, n, field, &p)) return BT_EINVAL;
+  bit_set(in->touched, in->def->nodes[n].state);
   uint8_t *fl = &in->flags[in->def->nodes[n].state];
   if (!p.base) {
     if (value && *value != 0) *fl |= p.flag;
@@ -329,7 +335,8 @@ int bt_inst_save(const bt_inst *in, void *out, size_t size) {
   p += d->nstates;
   memcpy(p, in->last, d->nstates);
   p += d->nstates;
-  for (uint32_t s = 0; s < d->nstates; s++) *p++ = in->flags[s] & (uint8_t)~SF_DIRTY;
+  memcpy(p, in->flags, d->nstates);
+  p += d->nstates;
   memcpy(p, in->mem, d->mem_size);
   return BT_OK;
 }
@@ -351,14 +358,6 @@ int bt_inst_restore(bt_inst *in, const void *data, size_t size) {
   memcpy(in->flags, p + 2 * d->nstates, d->nstates);
   memcpy(in->mem, p + 3 * d->nstates, d->mem_size);
   in->forceupdate = hd.forceupdate != 0;
-  /* a status that differs from its last result is one the next SaveStatus must copy */
-  in->ndirty = 0;
-  for (uint32_t s = 0; s < d->nstates; s++) {
-    in->flags[s] &= (uint8_t)~SF_DIRTY;
-    if (in->status[s] != in->last[s]) {
-      in->flags[s] |= SF_DIRTY;
-      in->dirty[in->ndirty++] = s;
-    }
-  }
+  inst_mark_touched(in);
   return BT_OK;
 }

@@ -21,6 +21,8 @@ typedef struct bt_node {
   uint32_t state;     /* state slot */
   uint32_t nchildren;
   uint32_t children;  /* offset of the children's indices in bt_def.kids */
+  uint32_t end;       /* one past the last node of its subtree */
+  uint32_t sib;       /* its index among its pre-order parent's children */
   int32_t up;         /* pre-order parent, -1 for the root */
   uint32_t depth;
   uint32_t name;      /* offset in bt_def.names */
@@ -49,6 +51,8 @@ struct bt_def {
   bt_state *states;
   uint32_t *scatter; /* Priority states in graph-id order */
   uint32_t nscatter;
+  uint32_t nwords;   /* 64-bit words of one per-state bit set */
+  int unshared;      /* every state is at one place, so state == pre-order index */
   size_t mem_size;   /* bytes of node memory per instance */
   size_t inst_size;  /* bytes of one instance, header included */
   size_t off_status, off_last, off_flags, off_mem, off_dirty;
@@ -61,7 +65,6 @@ typedef struct mem_wait { double wake; } mem_wait;
 typedef struct mem_latch { double last, dur; } mem_latch;
 
 /* Per-state flag bits in the instance. */
-#define SF_DIRTY 0x01     /* status changed since the last SaveStatus */
 #define SF_NUT 0x02       /* nextupdatetime is set */
 #define SF_LASTTIME 0x04  /* Priority lasttime is set */
 #define SF_TRIGGERED 0x08 /* Event triggered */
@@ -73,13 +76,19 @@ struct bt_inst {
   const bt_host *host;
   void *agent;
   uint64_t rng;
-  uint32_t ndirty;
   uint16_t thinking;
   uint8_t forceupdate;
   uint8_t *status, *last, *flags;
   unsigned char *mem;
-  uint32_t *dirty;
+  /* Bit sets by state. dirty: the status changed since the last SaveStatus. touched: the state
+   * may differ from what Reset leaves (READY, child index rewound, no trigger), or the node has
+   * bt_ops; a node whose bit is clear needs no Reset and no Step, so a think skips it. */
+  uint64_t *dirty, *touched;
 };
+
+static inline int bit_get(const uint64_t *set, uint32_t i) { return (int)(set[i >> 6] >> (i & 63) & 1); }
+static inline void bit_set(uint64_t *set, uint32_t i) { set[i >> 6] |= (uint64_t)1 << (i & 63); }
+static inline void bit_clear(uint64_t *set, uint32_t i) { set[i >> 6] &= ~((uint64_t)1 << (i & 63)); }
 
 static inline const bt_node *node_at(const bt_inst *in, int n) { return &in->def->nodes[n]; }
 static inline uint32_t state_of(const bt_inst *in, int n) { return in->def->nodes[n].state; }
@@ -105,5 +114,6 @@ int kind_has_children(int kind);
 int kind_mem_size(int kind);
 int kind_needs_nut(int kind);
 void kind_init_mem(bt_inst *in, int n);
+void inst_mark_touched(bt_inst *in); /* after the state was written wholesale */
 
 #endif

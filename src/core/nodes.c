@@ -10,15 +10,40 @@
 
 static void set_status(bt_inst *in, int n, bt_status s) {
   uint32_t st = state_of(in, n);
+  if (s != BT_READY) bit_set(in->touched, st);
   if (in->status[st] == s) return;
   in->status[st] = (uint8_t)s;
-  if (!(in->flags[st] & SF_DIRTY)) {
-    in->flags[st] |= SF_DIRTY;
-    in->dirty[in->ndirty++] = st;
-  }
+  bit_set(in->dirty, st);
 }
 
 static int nchildren(const bt_inst *in, int n) { return (int)node_at(in, n)->nchildren; }
+
+/* The index of n's first child at index i or later whose state is touched, or its child count.
+ * Reset and Step pass over the other children: for them both would change nothing. With many
+ * children and no shared nodes, it scans the touched bits of n's subtree a word at a time. */
+static uint32_t next_touched(const bt_inst *in, int n, uint32_t i) {
+  const bt_def *def = in->def;
+  const bt_node *d = &def->nodes[n];
+  if (def->unshared && d->nchildren - i > 8) {
+    uint32_t from = def->kids[d->children + i], end = d->end;
+    uint32_t w = from >> 6;
+    uint64_t bits = in->touched[w] & (~(uint64_t)0 << (from & 63));
+    while (!bits) {
+      if (++w >= def->nwords || w << 6 >= end) return d->nchildren;
+      bits = in->touched[w];
+    }
+    uint32_t q = (w << 6) + (uint32_t)__builtin_ctzll(bits);
+    if (q >= end) return d->nchildren;
+    while (def->nodes[q].up != n) q = (uint32_t)def->nodes[q].up;
+    return def->nodes[q].sib;
+  }
+  for (; i < d->nchildren; i++)
+    if (bit_get(in->touched, def->nodes[def->kids[d->children + i]].state)) return i;
+  return d->nchildren;
+}
+
+#define FOR_TOUCHED_CHILD(in, n, i, from) \
+  for (uint32_t i = next_touched(in, n, from); i < node_at(in, n)->nchildren; i = next_touched(in, n, i + 1))
 
 static int call_fn(bt_inst *in, int n, bt_fn fn, void *ud, double *value) {
   bt_call c = {in, n, ud, 0};
@@ -44,7 +69,7 @@ static void visit_base(bt_inst *in, int n) { set_status(in, n, BT_FAILED); }
 static void reset_base(bt_inst *in, int n) {
   if (status_of(in, n) == BT_READY) return;
   set_status(in, n, BT_READY);
-  for (int i = 0; i < nchildren(in, n); i++) bt_node_reset(in, child_at(in, n, (uint32_t)i));
+  FOR_TOUCHED_CHILD(in, n, i, 0) bt_node_reset(in, child_at(in, n, i));
 }
 
 static void step_base(bt_inst *in, int n) {
@@ -52,7 +77,7 @@ static void step_base(bt_inst *in, int n) {
     bt_node_reset(in, n);
     return;
   }
-  for (int i = 0; i < nchildren(in, n); i++) bt_node_step(in, child_at(in, n, (uint32_t)i));
+  FOR_TOUCHED_CHILD(in, n, i, 0) bt_node_step(in, child_at(in, n, i));
 }
 
 /* A RUNNING leaf that is no ConditionNode sleeps until its Sleep deadline (0 if none). */
@@ -73,6 +98,7 @@ void bt_node_sleep(bt_inst *in, int n, double seconds) {
   double now = inst_now(in);
   double *nut = nut_of(in, n);
   if (!nut) return;
+  bit_set(in->touched, state_of(in, n));
   *nut = now + seconds;
   *flags_of(in, n) |= SF_NUT;
 }
@@ -232,7 +258,7 @@ static void visit_loop(bt_inst *in, int n) {
     set_status(in, n, BT_SUCCESS);
     return;
   }
-  for (uint32_t i = 0; i < d->nchildren; i++) bt_node_reset(in, child_at(in, n, i));
+  FOR_TOUCHED_CHILD(in, n, i, 0) bt_node_reset(in, child_at(in, n, i));
 }
 
 static void reset_loop(bt_inst *in, int n) {
@@ -307,6 +333,10 @@ static void evaluate_priority(bt_inst *in, int n, double time) {
     int c = child_at(in, n, (uint32_t)i - 1);
     int test_anyway = old_event >= 0 && node_at(in, c)->kind == BT_EVENT &&
                       event_priority(in, old_event) <= event_priority(in, c);
+    if (found && old_event < 0) { /* no later EventNode is tested anyway: reset the rest */
+      FOR_TOUCHED_CHILD(in, n, j, (uint32_t)i - 1) bt_node_reset(in, child_at(in, n, j));
+      break;
+    }
     if (found && !test_anyway) {
       bt_node_reset(in, c);
       continue;
@@ -437,6 +467,7 @@ int bt_inst_fire_event(bt_inst *in, int n) {
   if (n < 0 || (uint32_t)n >= in->def->nnodes || node_at(in, n)->kind != BT_EVENT) return BT_EINVAL;
   if (status_of(in, n) == BT_RUNNING && nchildren(in, n) == 1) bt_node_reset(in, child_at(in, n, 0));
   *flags_of(in, n) |= SF_TRIGGERED;
+  bit_set(in->touched, state_of(in, n));
   for (int32_t s = in->def->states[state_of(in, n)].parent; s >= 0; s = in->def->states[s].parent)
     if (in->def->nodes[in->def->states[s].node].kind == BT_PRIORITY) in->flags[s] &= (uint8_t)~SF_LASTTIME;
   return BT_OK;
@@ -512,6 +543,30 @@ void kind_init_mem(bt_inst *in, int n) {
       break;
     }
     default: break;
+  }
+}
+
+/* Whether a node is as Reset leaves it, so that Reset and Step would not change it. */
+static int is_clean(const bt_inst *in, int n) {
+  const bt_node *d = node_at(in, n);
+  if (d->ops || status_of(in, n) != BT_READY || (*flags_of((bt_inst *)in, n) & SF_TRIGGERED)) return 0;
+  const mem_seq *m = mem_of(in, n);
+  switch (d->kind) {
+    case BT_SEQUENCE:
+    case BT_SELECTOR: return m->idx == 1;
+    case BT_LOOP: return m->idx == 1 && m->rep == 0;
+    case BT_RANDOM: return m->idx == 0;
+    case BT_PRIORITY: return ((const mem_prio *)mem_of(in, n))->idx == 0;
+    default: return 1;
+  }
+}
+
+void inst_mark_touched(bt_inst *in) {
+  const bt_def *def = in->def;
+  for (uint32_t w = 0; w < def->nwords; w++) in->dirty[w] = in->touched[w] = 0;
+  for (uint32_t s = 0; s < def->nstates; s++) {
+    if (in->status[s] != in->last[s]) bit_set(in->dirty, s);
+    if (!is_clean(in, (int)def->states[s].node)) bit_set(in->touched, s);
   }
 }
 
@@ -594,9 +649,14 @@ void bt_node_visit(bt_inst *in, int n) {
 
 void bt_node_reset(bt_inst *in, int n) {
   const bt_node *d = node_at(in, n);
-  if (d->ops && d->ops->reset) {
-    bt_call c = make_call(in, n);
-    if (d->ops->reset(&c) != BT_DEFAULT) return;
+  if (d->ops) {
+    if (d->ops->reset) {
+      bt_call c = make_call(in, n);
+      if (d->ops->reset(&c) != BT_DEFAULT) return;
+    }
+  } else {
+    /* cleared first: whatever the Reset of a child written in Lua does to this node marks it again */
+    bit_clear(in->touched, state_of(in, n));
   }
   reset_kind(in, n, d->kind);
 }
@@ -725,5 +785,7 @@ bt_status bt_node_status(const bt_inst *in, int n) { return status_of(in, n); }
 bt_status bt_node_last(const bt_inst *in, int n) { return (bt_status)in->last[state_of(in, n)]; }
 
 void bt_node_set_status(bt_inst *in, int n, bt_status s) {
-  if (s >= BT_READY && s <= BT_RUNNING) set_status(in, n, s);
+  if (s < BT_READY || s > BT_RUNNING) return;
+  set_status(in, n, s);
+  bit_set(in->touched, state_of(in, n));
 }

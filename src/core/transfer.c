@@ -73,7 +73,7 @@ static void copy_state(bt_inst *to, const bt_inst *from, uint32_t st, uint32_t s
   int kind = to->def->nodes[nt].kind;
   to->status[st] = from->status[sf];
   to->last[st] = from->last[sf];
-  uint8_t flags = from->flags[sf] & (uint8_t)~SF_DIRTY;
+  uint8_t flags = from->flags[sf];
   if (at->nut != NO_SLOT && af->nut != NO_SLOT) memcpy(to->mem + at->nut, from->mem + af->nut, sizeof(double));
   else flags &= (uint8_t)~SF_NUT;
   to->flags[st] = flags;
@@ -146,15 +146,7 @@ int bt_inst_transfer(bt_inst *to, const bt_inst *from, const int *map, bt_transf
   for (uint32_t s = 0; s < dt->nstates; s++)
     if (dt->nodes[dt->states[s].node].kind == BT_PRIORITY) to->flags[s] &= (uint8_t)~SF_LASTTIME;
   to->forceupdate = from->forceupdate;
-  /* SaveStatus must copy every status that differs from its last result */
-  to->ndirty = 0;
-  for (uint32_t s = 0; s < dt->nstates; s++) {
-    to->flags[s] &= (uint8_t)~SF_DIRTY;
-    if (to->status[s] != to->last[s]) {
-      to->flags[s] |= SF_DIRTY;
-      to->dirty[to->ndirty++] = s;
-    }
-  }
+  inst_mark_touched(to);
   free(inverse);
   free(again);
   if (out) *out = r;

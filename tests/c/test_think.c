@@ -486,6 +486,69 @@ static void test_clock_reads(void) {
   bt_inst_free(in);
 }
 
+/* A Priority with many children: a think passes over the children Reset would not change, and
+ * still resets every one it would (DS_SEMANTICS.md 1: Step resets each non-RUNNING child of a
+ * RUNNING node; Reset of a READY node does not reach its children). */
+static void test_wide_priority_step(void) {
+  enum { N = 20, RUN = 12 };
+  static char names[N][8];
+  leaf conds[N], acts[N];
+  leaf L = LEAF("L", BT_RUNNING);
+  int seq[N], cond[N];
+  bt_graph *g = new_graph();
+  int r = add_prio(g, NULL, 100);
+  int kids[N];
+  for (int i = 0; i < N; i++) {
+    snprintf(names[i], sizeof names[i], "C%d", i + 1);
+    conds[i] = (leaf)FN(names[i], i + 1 == RUN);
+    acts[i] = (leaf)FN("A", 1);
+    seq[i] = add_node(g, BT_SEQUENCE, NULL, 0, 0);
+    cond[i] = add_fn(g, BT_CONDITION, &conds[i], NULL);
+    int second = i + 1 == RUN ? add_leaf(g, &L) : add_fn(g, BT_ACTION, &acts[i], NULL);
+    set_kids(g, seq[i], 2, cond[i], second);
+    kids[i] = seq[i];
+  }
+  REQUIRE(bt_graph_set_children(g, r, kids, N) == BT_OK);
+  bt_inst *in = build(g, r, 0);
+  logs();
+  think(in, 0);
+  CHECK_STR(logs(), "C1 C2 C3 C4 C5 C6 C7 C8 C9 C10 C11 C12 L");
+  CHECK_STR(LST(in, seq[10]), "FAILED");
+  CHECK_STR(ST(in, seq[10]), "READY");
+  CHECK_STR(ST(in, seq[RUN - 1]), "RUNNING");
+  think(in, 1);
+  CHECK_STR(logs(), "L");
+
+  /* a later child changed by the host: the next Step resets it, its index rewound */
+  bt_node_set_status(in, at(in, seq[16]), BT_SUCCESS);
+  set_field(in, seq[16], BT_FIELD_IDX, 2);
+  think(in, 2);
+  CHECK_STR(logs(), "L");
+  CHECK_STR(LST(in, seq[16]), "SUCCESS");
+  CHECK_STR(ST(in, seq[16]), "READY");
+  CHECK(field(in, seq[16], BT_FIELD_IDX) == 1);
+  /* a READY child whose index alone was changed is rewound too */
+  set_field(in, seq[15], BT_FIELD_IDX, 2);
+  think(in, 3);
+  CHECK(field(in, seq[15], BT_FIELD_IDX) == 1);
+
+  /* the child of a READY child keeps the status the host gave it */
+  bt_node_set_status(in, at(in, cond[17]), BT_FAILED);
+  think(in, 4);
+  CHECK_STR(ST(in, cond[17]), "FAILED");
+  CHECK_STR(LST(in, cond[17]), "FAILED");
+
+  /* an evaluation resets the children after the one it picks, before SaveStatus */
+  bt_node_set_status(in, at(in, seq[18]), BT_RUNNING);
+  logs();
+  think(in, 101);
+  CHECK_STR(logs(), "C1 C2 C3 C4 C5 C6 C7 C8 C9 C10 C11 L");
+  CHECK_STR(LST(in, seq[18]), "READY");
+  CHECK_STR(ST(in, seq[18]), "READY");
+  CHECK_STR(ST(in, cond[17]), "FAILED");
+  bt_inst_free(in);
+}
+
 int main(void) {
   test_visit_save_step();
   test_lastresult_of_unvisited_nodes();
@@ -498,5 +561,6 @@ int main(void) {
   test_inside_think();
   test_inst_accessors();
   test_clock_reads();
+  test_wide_priority_step();
   return check_report("test_think");
 }

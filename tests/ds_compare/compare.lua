@@ -22,6 +22,9 @@ local verbose = os.getenv("VERBOSE")
 -- Priorities do not scatter (a shared definition draws each entity's scatter in its own order),
 -- and its EventNodes are built without inst (each entity listens through its own).
 local shared = os.getenv("SHARED")
+-- WIDE=1: composites get up to three times as many children, and every other tree shares no
+-- node, which is where a think scans the touched bits of a subtree instead of its children.
+local wide = os.getenv("WIDE")
 
 local bt = require "bt"
 
@@ -119,7 +122,7 @@ local function spec_gen(seed)
   local function gen(depth)
     local roll = rnd(100)
     local leafy = depth >= 4 or roll <= 40 + depth * 10
-    if #built > 3 and rnd(20) == 1 then
+    if #built > 3 and not (wide and seed % 2 == 1) and rnd(20) == 1 then
       return {t = "ref", target = built[rnd(#built)]}
     end
     local node
@@ -137,6 +140,7 @@ local function spec_gen(seed)
       local k = rnd(19)
       local function kids(min, max)
         local list = {}
+        if wide then max = max * 3 end
         for i = 1, min + rnd(max - min + 1) - 1 do list[i] = gen(depth + 1) end
         return list
       end
@@ -163,7 +167,7 @@ local function spec_gen(seed)
     return node
   end
   local root = {t = "pri", period = ({0.25, 0.5, 1})[rnd(3)], noscatter = shared or rnd(2) == 1, kids = {}}
-  for i = 1, rnd(5) do root.kids[i] = gen(1) end
+  for i = 1, rnd(wide and 15 or 5) do root.kids[i] = gen(1) end
   return root, rnd
 end
 
