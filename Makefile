@@ -33,9 +33,20 @@ test: build
 demo: build
 	$(BUILD)/examples/arena/bt-arena --watch
 
+# DS_SCRIPTS=/path/to/scripts adds the comparison with the original Don't Starve scripts.
 bench: build
+	$(BUILD)/bench/bench_think bench/think.lua
+	@echo
 	$(BUILD)/bench/bench_sched
+	@echo
 	LUA_CPATH="$(BUILD)/lib/lua/5.4/?.so;;" lua5.4 bench/bench_reload.lua
+	@echo
+	@if [ -n "$(DS_SCRIPTS)" ]; then \
+	  echo "DS_SCRIPTS=$(DS_SCRIPTS) $(BUILD)/bench/bench_think bench/ds_compare.lua"; \
+	  DS_SCRIPTS="$(DS_SCRIPTS)" $(BUILD)/bench/bench_think bench/ds_compare.lua; \
+	else \
+	  echo "Set DS_SCRIPTS to the Don't Starve scripts folder to compare with them (docs/performance.md)."; \
+	fi
 
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)

@@ -82,7 +82,7 @@ struct bt_inst {
   unsigned char *mem;
   /* Bit sets by state. dirty: the status changed since the last SaveStatus. touched: the state
    * may differ from what Reset leaves (READY, child index rewound, no trigger), or the node has
-   * bt_ops; a node whose bit is clear needs no Reset and no Step, so a think skips it. */
+   * a Reset or Step of the host's. A node whose bit is clear needs no Reset and no Step. */
   uint64_t *dirty, *touched;
 };
 
@@ -103,6 +103,8 @@ static inline void *mem_of(const bt_inst *in, int n) {
 }
 static inline uint8_t *flags_of(const bt_inst *in, int n) { return &in->flags[state_of(in, n)]; }
 static inline int is_leaf(const bt_inst *in, int n) { return in->def->nodes[n].flags & NF_LEAF; }
+/* A node whose Reset or Step is the host's: the core cannot tell that they would change nothing. */
+static inline int has_own_reset(const bt_node *d) { return d->ops && (d->ops->reset || d->ops->step); }
 
 /* inst.c */
 double inst_now(bt_inst *in);

@@ -18,27 +18,35 @@ static void set_status(bt_inst *in, int n, bt_status s) {
 
 static int nchildren(const bt_inst *in, int n) { return (int)node_at(in, n)->nchildren; }
 
+/* The first set bit of set in [from, end), or end. */
+static uint32_t next_bit(const uint64_t *set, uint32_t from, uint32_t end) {
+  uint32_t w = from >> 6;
+  uint64_t bits = set[w] & (~(uint64_t)0 << (from & 63));
+  while (!bits) {
+    if ((++w << 6) >= end) return end;
+    bits = set[w];
+  }
+  uint32_t q = (w << 6) + (uint32_t)__builtin_ctzll(bits);
+  return q < end ? q : end;
+}
+
 /* The index of n's first child at index i or later whose state is touched, or its child count.
- * Reset and Step pass over the other children: for them both would change nothing. With many
- * children and no shared nodes, it scans the touched bits of n's subtree a word at a time. */
+ * Reset and Step pass over the other children: for them both would change nothing. Without
+ * shared nodes a state is its pre-order index, and the bits of n's subtree are scanned a word at
+ * a time; the child above the first touched node is the one to look at. */
 static uint32_t next_touched(const bt_inst *in, int n, uint32_t i) {
   const bt_def *def = in->def;
-  const bt_node *d = &def->nodes[n];
-  if (def->unshared && d->nchildren - i > 8) {
-    uint32_t from = def->kids[d->children + i], end = d->end;
-    uint32_t w = from >> 6;
-    uint64_t bits = in->touched[w] & (~(uint64_t)0 << (from & 63));
-    while (!bits) {
-      if (++w >= def->nwords || w << 6 >= end) return d->nchildren;
-      bits = in->touched[w];
-    }
-    uint32_t q = (w << 6) + (uint32_t)__builtin_ctzll(bits);
-    if (q >= end) return d->nchildren;
-    while (def->nodes[q].up != n) q = (uint32_t)def->nodes[q].up;
-    return def->nodes[q].sib;
+  const bt_node *nodes = def->nodes;
+  const bt_node *d = &nodes[n];
+  if (i >= d->nchildren) return d->nchildren;
+  if (def->unshared) {
+    uint32_t q = next_bit(in->touched, def->kids[d->children + i], d->end);
+    if (q >= d->end) return d->nchildren;
+    while (nodes[q].up != n) q = (uint32_t)nodes[q].up;
+    return nodes[q].sib;
   }
   for (; i < d->nchildren; i++)
-    if (bit_get(in->touched, def->nodes[def->kids[d->children + i]].state)) return i;
+    if (bit_get(in->touched, nodes[def->kids[d->children + i]].state)) return i;
   return d->nchildren;
 }
 
@@ -549,7 +557,7 @@ void kind_init_mem(bt_inst *in, int n) {
 /* Whether a node is as Reset leaves it, so that Reset and Step would not change it. */
 static int is_clean(const bt_inst *in, int n) {
   const bt_node *d = node_at(in, n);
-  if (d->ops || status_of(in, n) != BT_READY || (*flags_of((bt_inst *)in, n) & SF_TRIGGERED)) return 0;
+  if (has_own_reset(d) || status_of(in, n) != BT_READY || (*flags_of((bt_inst *)in, n) & SF_TRIGGERED)) return 0;
   const mem_seq *m = mem_of(in, n);
   switch (d->kind) {
     case BT_SEQUENCE:
@@ -649,7 +657,7 @@ void bt_node_visit(bt_inst *in, int n) {
 
 void bt_node_reset(bt_inst *in, int n) {
   const bt_node *d = node_at(in, n);
-  if (d->ops) {
+  if (has_own_reset(d)) {
     if (d->ops->reset) {
       bt_call c = make_call(in, n);
       if (d->ops->reset(&c) != BT_DEFAULT) return;

@@ -1,0 +1,364 @@
+/*
+ * bench_think.c: the host of the think benchmark (bench/think.lua). It embeds Lua with bt, counts
+ * every heap allocation (Lua's through its allocator, bt's by wrapping malloc and friends at link
+ * time), and runs the C-leaf scenarios itself through the core API.
+ *
+ *   bench_think SCRIPT [script arguments...]
+ *
+ * The script sees a module "bench" with:
+ *   bench.now()        monotonic seconds
+ *   bench.memory()     bytes live on the heap (Lua and bt) and the number of allocations so far
+ *   bench.c_run(brain, agents, warm, frames)
+ *                      runs a brain (bench/brains.lua's text form) with C leaves, every agent sharing
+ *                      one definition and thinking every frame; returns ns per think (the fastest
+ *                      third of the frames), leaf calls per think, bytes per agent, allocations per
+ *                      think and ns per agent creation
+ */
+#define _GNU_SOURCE
+#include <malloc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <lauxlib.h>
+#include <lua.h>
+#include <lualib.h>
+
+#include "bt.h"
+#include "bt_lua.h"
+
+/* ---- counting allocations ---- */
+
+static long long alloc_count;
+static long long bytes_live;
+
+void *__real_malloc(size_t size);
+void *__real_calloc(size_t count, size_t size);
+void *__real_realloc(void *p, size_t size);
+void __real_free(void *p);
+
+void *__wrap_malloc(size_t size) {
+  void *p = __real_malloc(size);
+  if (p) {
+    alloc_count++;
+    bytes_live += (long long)malloc_usable_size(p);
+  }
+  return p;
+}
+
+void *__wrap_calloc(size_t count, size_t size) {
+  void *p = __real_calloc(count, size);
+  if (p) {
+    alloc_count++;
+    bytes_live += (long long)malloc_usable_size(p);
+  }
+  return p;
+}
+
+void *__wrap_realloc(void *p, size_t size) {
+  long long before = p ? (long long)malloc_usable_size(p) : 0;
+  void *q = __real_realloc(p, size);
+  if (q) {
+    alloc_count++;
+    bytes_live += (long long)malloc_usable_size(q) - before;
+  } else if (size == 0) {
+    bytes_live -= before;
+  }
+  return q;
+}
+
+void __wrap_free(void *p) {
+  if (p) bytes_live -= (long long)malloc_usable_size(p);
+  __real_free(p);
+}
+
+static void *lua_alloc(void *ud, void *p, size_t osize, size_t nsize) {
+  (void)ud;
+  long long before = p ? (long long)malloc_usable_size(p) : 0;
+  if (nsize == 0) {
+    bytes_live -= before;
+    __real_free(p);
+    return NULL;
+  }
+  void *q = __real_realloc(p, nsize);
+  if (q) {
+    if (!p || nsize > osize) alloc_count++;
+    bytes_live += (long long)malloc_usable_size(q) - before;
+  }
+  return q;
+}
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* ---- brains with C leaves ---- */
+
+#define MAX_FIELDS 2048
+#define PARTS 3
+
+typedef struct agent {
+  unsigned char field[MAX_FIELDS];
+} agent;
+
+typedef struct parser {
+  const char *p;
+  bt_graph *g;
+  char names[MAX_FIELDS][16];
+  int nnames;
+  const char *error;
+} parser;
+
+static long long leaf_calls;
+static double c_time;
+
+static double c_now(void *data) {
+  (void)data;
+  return c_time;
+}
+
+static int c_condition(bt_call *call) {
+  const agent *a = bt_inst_agent(call->inst);
+  leaf_calls++;
+  return a->field[(size_t)call->ud];
+}
+
+static int c_action(bt_call *call) {
+  const agent *a = bt_inst_agent(call->inst);
+  leaf_calls++;
+  return a->field[(size_t)call->ud] || 1;
+}
+
+static void skip_space(parser *ps) {
+  while (*ps->p == ' ' || *ps->p == '\n' || *ps->p == '\t') ps->p++;
+}
+
+static int read_atom(parser *ps, char *out, size_t size) {
+  skip_space(ps);
+  size_t n = strcspn(ps->p, " \n\t()");
+  if (n == 0 || n >= size) {
+    ps->error = "bad atom";
+    return -1;
+  }
+  memcpy(out, ps->p, n);
+  out[n] = '\0';
+  ps->p += n;
+  return 0;
+}
+
+static int field_index(parser *ps, const char *name) {
+  for (int i = 0; i < ps->nnames; i++)
+    if (strcmp(ps->names[i], name) == 0) return i;
+  if (ps->nnames == MAX_FIELDS || strlen(name) >= sizeof ps->names[0]) {
+    ps->error = "too many or too long field names";
+    return -1;
+  }
+  strcpy(ps->names[ps->nnames], name);
+  return ps->nnames++;
+}
+
+static int add_leaf(parser *ps, int kind, const char *field) {
+  int index = field_index(ps, field);
+  if (index < 0) return -1;
+  bt_spec spec = {0};
+  spec.kind = kind;
+  spec.name = ps->names[index];
+  spec.fn = kind == BT_CONDITION ? c_condition : c_action;
+  spec.ud = (void *)(size_t)index;
+  int id = bt_graph_add(ps->g, &spec);
+  if (id < 0) ps->error = bt_graph_errmsg(ps->g);
+  return id;
+}
+
+static int add_node(parser *ps, int kind, double param, const int *kids, int nkids) {
+  bt_spec spec = {0};
+  spec.kind = kind;
+  spec.param = param;
+  int id = bt_graph_add(ps->g, &spec);
+  if (id >= 0 && nkids > 0 && bt_graph_set_children(ps->g, id, kids, nkids) != BT_OK) id = -1;
+  if (id < 0) ps->error = bt_graph_errmsg(ps->g);
+  return id;
+}
+
+/* Parses one (Kind args... children...) and returns its node id, or -1 with ps->error set. */
+static int parse_node(parser *ps) {
+  char kind[32], arg[32];
+  skip_space(ps);
+  if (*ps->p != '(') {
+    ps->error = "'(' expected";
+    return -1;
+  }
+  ps->p++;
+  if (read_atom(ps, kind, sizeof kind) < 0) return -1;
+  int has_field = !strcmp(kind, "While") || !strcmp(kind, "If") || !strcmp(kind, "Condition") ||
+                  !strcmp(kind, "Action");
+  int has_number = !strcmp(kind, "Priority") || !strcmp(kind, "Wait");
+  if ((has_field || has_number) && read_atom(ps, arg, sizeof arg) < 0) return -1;
+  int kids[256], nkids = 0;
+  for (;;) {
+    skip_space(ps);
+    if (*ps->p == ')') {
+      ps->p++;
+      break;
+    }
+    if (nkids == 256) {
+      ps->error = "more than 256 children";
+      return -1;
+    }
+    int kid = parse_node(ps);
+    if (kid < 0) return -1;
+    kids[nkids++] = kid;
+  }
+  if (!strcmp(kind, "Priority")) return add_node(ps, BT_PRIORITY, atof(arg), kids, nkids);
+  if (!strcmp(kind, "Sequence")) return add_node(ps, BT_SEQUENCE, 0, kids, nkids);
+  if (!strcmp(kind, "Selector")) return add_node(ps, BT_SELECTOR, 0, kids, nkids);
+  if (!strcmp(kind, "Parallel")) return add_node(ps, BT_PARALLEL, 0, kids, nkids);
+  if (!strcmp(kind, "Loop")) {
+    bt_spec spec = {0};
+    spec.kind = BT_LOOP;
+    spec.flags = BT_SPEC_NIL_PARAM;
+    int id = bt_graph_add(ps->g, &spec);
+    if (id >= 0 && bt_graph_set_children(ps->g, id, kids, nkids) != BT_OK) id = -1;
+    if (id < 0) ps->error = bt_graph_errmsg(ps->g);
+    return id;
+  }
+  if (!strcmp(kind, "Not")) return add_node(ps, BT_NOT, 0, kids, nkids);
+  if (!strcmp(kind, "FailIfSuccess")) return add_node(ps, BT_FAILIFSUCCESS, 0, kids, nkids);
+  if (!strcmp(kind, "Wait")) return add_node(ps, BT_WAIT, atof(arg), NULL, 0);
+  if (!strcmp(kind, "Condition")) return add_leaf(ps, BT_CONDITION, arg);
+  if (!strcmp(kind, "Action")) return add_leaf(ps, BT_ACTION, arg);
+  if (!strcmp(kind, "While") || !strcmp(kind, "If")) {
+    int pair[2] = {add_leaf(ps, BT_CONDITION, arg), nkids == 1 ? kids[0] : -1};
+    if (pair[0] < 0) return -1;
+    if (pair[1] < 0) {
+      ps->error = "While and If take one child";
+      return -1;
+    }
+    return add_node(ps, kind[0] == 'W' ? BT_PARALLEL : BT_SEQUENCE, 0, pair, 2);
+  }
+  ps->error = "unknown kind";
+  return -1;
+}
+
+static int l_c_run(lua_State *L) {
+  const char *text = luaL_checkstring(L, 1);
+  int nagents = (int)luaL_checkinteger(L, 2);
+  int warm = (int)luaL_checkinteger(L, 3);
+  int frames = (int)luaL_checkinteger(L, 4);
+  luaL_argcheck(L, nagents > 0, 2, "at least one agent");
+  luaL_argcheck(L, frames >= PARTS, 4, "at least 3 frames");
+
+  static parser ps;
+  memset(&ps, 0, sizeof ps);
+  ps.p = text;
+  if (bt_graph_new(&ps.g) != BT_OK) return luaL_error(L, "out of memory");
+  int root = parse_node(&ps);
+  bt_def *def = NULL;
+  if (root < 0 || bt_def_create(&def, ps.g, root) != BT_OK) {
+    const char *msg = ps.error ? ps.error : bt_graph_errmsg(ps.g);
+    char near[24];
+    snprintf(near, sizeof near, "%.20s", ps.p);
+    lua_pushfstring(L, "brain: %s near '%s'", msg, near);
+    bt_graph_free(ps.g);
+    return lua_error(L);
+  }
+  bt_graph_free(ps.g);
+
+  static const bt_host host = {c_now, NULL, NULL, NULL};
+  agent *agents = calloc((size_t)nagents, sizeof *agents);
+  bt_inst **insts = calloc((size_t)nagents, sizeof *insts);
+  if (!agents || !insts) return luaL_error(L, "out of memory");
+  int idle = field_index(&ps, "idle"), calm = field_index(&ps, "calm");
+  for (int i = 0; i < nagents; i++) agents[i].field[idle] = agents[i].field[calm] = 1;
+
+  long long bytes0 = bytes_live;
+  double t0 = now();
+  for (int i = 0; i < nagents; i++)
+    if (bt_inst_create(&insts[i], def, &host, &agents[i], 0) != BT_OK) return luaL_error(L, "out of memory");
+  double create = now() - t0;
+  long long bytes = bytes_live - bytes0;
+
+  int f = 0;
+  for (; f < warm; f++) {
+    c_time = (f + 1) / 30.0;
+    for (int i = 0; i < nagents; i++) bt_inst_update(insts[i]);
+  }
+  /* timed in PARTS parts, the fastest counting, as bench/measure.lua does */
+  long long calls0 = leaf_calls, allocs0 = alloc_count;
+  int per_part = frames / PARTS;
+  double dt = 1e300;
+  for (int part = 0; part < PARTS; part++) {
+    t0 = now();
+    for (int end = f + per_part; f < end; f++) {
+      c_time = (f + 1) / 30.0;
+      for (int i = 0; i < nagents; i++) bt_inst_update(insts[i]);
+    }
+    double t = now() - t0;
+    if (t < dt) dt = t;
+  }
+  double thinks = (double)nagents * per_part;
+  lua_pushnumber(L, dt / thinks * 1e9);
+  lua_pushnumber(L, (double)(leaf_calls - calls0) / (thinks * PARTS));
+  lua_pushnumber(L, (double)bytes / nagents);
+  lua_pushnumber(L, (double)(alloc_count - allocs0) / (thinks * PARTS));
+  lua_pushnumber(L, create / nagents * 1e9);
+
+  for (int i = 0; i < nagents; i++) bt_inst_free(insts[i]);
+  free(insts);
+  free(agents);
+  bt_def_release(def);
+  return 5;
+}
+
+static int l_now(lua_State *L) {
+  lua_pushnumber(L, now());
+  return 1;
+}
+
+static int l_memory(lua_State *L) {
+  lua_pushinteger(L, bytes_live);
+  lua_pushinteger(L, alloc_count);
+  return 2;
+}
+
+static const luaL_Reg bench_funcs[] = {
+    {"now", l_now}, {"memory", l_memory}, {"c_run", l_c_run}, {NULL, NULL}};
+
+static int open_bench(lua_State *L) {
+  luaL_newlib(L, bench_funcs);
+  return 1;
+}
+
+static int report(lua_State *L) {
+  const char *msg = lua_tostring(L, 1);
+  luaL_traceback(L, L, msg ? msg : "(error object is not a string)", 1);
+  return 1;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    fprintf(stderr, "usage: %s SCRIPT [arguments...]\n", argv[0]);
+    return 2;
+  }
+  lua_State *L = lua_newstate(lua_alloc, NULL);
+  if (!L) return 1;
+  luaL_openlibs(L);
+  luaL_requiref(L, "bt", luaopen_bt, 0);
+  luaL_requiref(L, "bench", open_bench, 0);
+  lua_pop(L, 2);
+  lua_createtable(L, argc - 2, 1);
+  for (int i = 0; i < argc; i++) {
+    lua_pushstring(L, argv[i]);
+    lua_rawseti(L, -2, i - 1);
+  }
+  lua_setglobal(L, "arg");
+  lua_pushcfunction(L, report);
+  int status = luaL_loadfile(L, argv[1]);
+  if (status == LUA_OK) status = lua_pcall(L, 0, 0, -2);
+  if (status != LUA_OK) fprintf(stderr, "%s: %s\n", argv[0], lua_tostring(L, -1));
+  lua_close(L);
+  return status == LUA_OK ? 0 : 1;
+}

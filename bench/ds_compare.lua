@@ -1,0 +1,93 @@
+-- ds_compare.lua: the think benchmark's brain on the original Don't Starve scripts and on bt, in
+-- one run, each agent building its own tree the Don't Starve way (leaves are closures over the
+-- agent) and every agent thinking every frame.
+--
+-- The Don't Starve scripts are not part of this repository. Point DS_SCRIPTS at the `scripts`
+-- folder of a copy of them (the one holding behaviourtree.lua and class.lua; for instance the
+-- public mirror github.com/zhuyifei1999/dst-scripts), build bt, and run from the repository root:
+--
+--   DS_SCRIPTS=/path/to/scripts build/bench/bench_think bench/ds_compare.lua [--agents N] [--frames N]
+--
+-- `make bench` runs it too when DS_SCRIPTS is set.
+
+local bt = require "bt"
+local dir = arg[0]:match("^(.*)/") or "."
+local brains = dofile(dir .. "/brains.lua")
+local measure = dofile(dir .. "/measure.lua")
+
+local ds_dir = os.getenv("DS_SCRIPTS")
+if not ds_dir or ds_dir == "" then
+  io.stderr:write("ds_compare.lua: set DS_SCRIPTS to the Don't Starve scripts folder (the one ",
+    "holding behaviourtree.lua)\n")
+  os.exit(2)
+end
+local AGENTS, FRAMES = measure.options(arg,
+  "DS_SCRIPTS=/path/to/scripts bench_think bench/ds_compare.lua [--agents N] [--frames N]", 5000, 300)
+local TICK = measure.TICK
+
+-- Don't Starve's behaviourtree.lua in an environment of its own, reading the time through the
+-- GetTime() it expects.
+local now = 0
+local ds = setmetatable({}, {__index = _G})
+ds.GetTime = function() return now end
+ds.FunctionOrValue = function(v, ...) -- a host global that WaitNode calls (util.lua in the game)
+  if type(v) == "function" then return v(...) end
+  return v
+end
+ds.require = function(name)
+  local path = ds_dir .. "/" .. name:gsub("%.lua$", "") .. ".lua"
+  local chunk, err = loadfile(path, "t", ds)
+  if not chunk then
+    io.stderr:write("ds_compare.lua: ", err, "\n")
+    os.exit(2)
+  end
+  return chunk()
+end
+ds.require("class")
+ds.require("behaviourtree")
+
+local function ds_tree(inst, counting)
+  local leaf = brains.closure_leaf(inst, brains.small)
+  return ds.BT(inst, brains.build(ds, brains.small, counting and measure.counted(leaf) or leaf))
+end
+
+local function bt_tree(inst, counting)
+  local leaf = brains.closure_leaf(inst, brains.small)
+  return bt.BT(inst, brains.build(bt, brains.small, counting and measure.counted(leaf) or leaf))
+end
+
+local function lua_clock(trees, f)
+  now = f * TICK
+  for i = 1, #trees do trees[i]:Update() end
+end
+
+local function set_time(trees, f)
+  bt.set_clock(f * TICK)
+  for i = 1, #trees do trees[i]:Update() end
+end
+
+print(string.format("Don't Starve scripts and bt, the same %d-node brain, a tree per agent: " ..
+  "%d agents, %d frames at 30 Hz (fastest third timed)", brains.count(brains.small), AGENTS, FRAMES))
+print(string.format("%-44s %9s %12s %12s %9s", "run", "ns/think", "leaves/think", "bytes/agent",
+  "DS / run"))
+local ds_ns, _, ds_bytes
+local function row(name, ns, leaves, bytes)
+  print(string.format("%-44s %9.1f %12.2f %12.0f %9s", name, ns, leaves, bytes,
+    ds_ns and string.format("%.1fx", ds_ns / ns) or "-"))
+end
+do
+  local ns, leaves, bytes = measure.scenario(ds_tree, AGENTS, FRAMES, lua_clock, brains.agent)
+  row("Don't Starve scripts, GetTime() a Lua fn", ns, leaves, bytes)
+  ds_ns, ds_bytes = ns, bytes
+end
+do
+  bt.set_clock(function() return now end)
+  local ns, leaves, bytes = measure.scenario(bt_tree, AGENTS, FRAMES, lua_clock, brains.agent)
+  bt.set_clock(nil)
+  row("bt, clock a Lua fn (bt.set_clock(fn))", ns, leaves, bytes)
+end
+do
+  local ns, leaves, bytes = measure.scenario(bt_tree, AGENTS, FRAMES, set_time, brains.agent)
+  row("bt, time set per frame (bt.set_clock(t))", ns, leaves, bytes)
+end
+print(string.format("memory: Don't Starve %.0f bytes per agent", ds_bytes))
