@@ -192,6 +192,9 @@ int bt_def_child_count(const bt_def *def, int node);
 int bt_def_child(const bt_def *def, int node, int i);
 int bt_def_up(const bt_def *def, int node);
 
+/* The node's index among its tree parent's children (0-based), or -1 for the root. */
+int bt_def_child_index(const bt_def *def, int node);
+
 /* The node's state slot (its graph id's slot, shared by every place of a shared node), and the
  * first node index that uses a state slot. */
 int bt_def_state(const bt_def *def, int node);
@@ -224,6 +227,14 @@ int bt_inst_create(bt_inst **out, bt_def *def, const bt_host *host, void *agent,
 
 /* Frees an instance (it must not be thinking). */
 void bt_inst_free(bt_inst *inst);
+
+/* Like bt_inst_create, in memory the host provides (bt_def_inst_size(def) bytes, aligned for a
+ * double), so that an instance can live inside the host's own object. *out points into mem. */
+int bt_inst_init(bt_inst **out, void *mem, bt_def *def, const bt_host *host, void *agent,
+                 unsigned flags);
+
+/* Ends an instance made by bt_inst_init (it must not be thinking); the host frees the memory. */
+void bt_inst_fini(bt_inst *inst);
 
 /* The agent pointer and definition given to bt_inst_create. */
 void *bt_inst_agent(const bt_inst *inst);

@@ -494,6 +494,10 @@ int bt_def_child(const bt_def *def, int node, int i) {
 
 int bt_def_up(const bt_def *def, int node) { return valid_node(def, node) ? def->nodes[node].up : -1; }
 
+int bt_def_child_index(const bt_def *def, int node) {
+  return valid_node(def, node) && node > 0 ? (int)def->nodes[node].sib : -1;
+}
+
 int bt_def_state(const bt_def *def, int node) {
   return valid_node(def, node) ? (int)def->nodes[node].state : -1;
 }

@@ -39,12 +39,13 @@ int inst_random_int(bt_inst *in, int n, int *out) {
   return BT_OK;
 }
 
-int bt_inst_create(bt_inst **out, bt_def *def, const bt_host *host, void *agent, unsigned flags) {
+int bt_inst_init(bt_inst **out, void *mem, bt_def *def, const bt_host *host, void *agent,
+                 unsigned flags) {
   *out = NULL;
-  if (!def) return BT_EINVAL;
-  bt_inst *in = calloc(1, def->inst_size);
-  if (!in) return BT_ENOMEM;
-  unsigned char *base = (unsigned char *)in;
+  if (!def || !mem) return BT_EINVAL;
+  memset(mem, 0, def->inst_size);
+  bt_inst *in = mem;
+  unsigned char *base = mem;
   in->def = def;
   in->host = host;
   in->agent = agent;
@@ -72,9 +73,25 @@ int bt_inst_create(bt_inst **out, bt_def *def, const bt_host *host, void *agent,
   return BT_OK;
 }
 
-void bt_inst_free(bt_inst *in) {
+int bt_inst_create(bt_inst **out, bt_def *def, const bt_host *host, void *agent, unsigned flags) {
+  *out = NULL;
+  if (!def) return BT_EINVAL;
+  void *mem = malloc(def->inst_size);
+  if (!mem) return BT_ENOMEM;
+  int rc = bt_inst_init(out, mem, def, host, agent, flags);
+  if (rc != BT_OK) free(mem);
+  return rc;
+}
+
+void bt_inst_fini(bt_inst *in) {
   if (!in) return;
   bt_def_release(in->def);
+  in->def = NULL;
+}
+
+void bt_inst_free(bt_inst *in) {
+  if (!in) return;
+  bt_inst_fini(in);
   free(in);
 }
 

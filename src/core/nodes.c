@@ -586,6 +586,8 @@ static int compatible(const bt_inst *in, int n, int kind) {
 static int valid(const bt_inst *in, int n) { return n >= 0 && (uint32_t)n < in->def->nnodes; }
 
 static void visit_kind(bt_inst *in, int n, int kind) {
+  /* a visit may change the node's memory even when its status stays READY (a LoopNode's pass) */
+  bit_set(in->touched, state_of(in, n));
   switch (kind) {
     case BT_SEQUENCE: visit_sequence(in, n); break;
     case BT_SELECTOR: visit_selector(in, n); break;
@@ -649,6 +651,7 @@ static int describe_kind(bt_inst *in, int n, int kind, bt_buf *out) {
 void bt_node_visit(bt_inst *in, int n) {
   const bt_node *d = node_at(in, n);
   if (d->ops && d->ops->visit) {
+    bit_set(in->touched, d->state);
     bt_call c = make_call(in, n);
     if (d->ops->visit(&c) != BT_DEFAULT) return;
   }

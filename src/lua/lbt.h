@@ -48,9 +48,7 @@ typedef struct lbt_ctx {
   int outer_msgh; /* the module state's msgh before this entry */
 } lbt_ctx;
 
-/* A BT userdata. Its user values: objs (state + 1 -> node object), fns (leaf functions), inst,
- * data (an EventNode's event data by state + 1), root, events (EventNodes that FireEvent reaches),
- * and the definition userdata. */
+/* A BT userdata: an lbt_tree followed by its bt_inst. Its user values are below. */
 #define LBT_TREE_MAGIC 0x62747472u /* "bttr" */
 
 typedef struct lbt_tree {
@@ -64,14 +62,18 @@ typedef struct lbt_tree {
 enum {
   LBT_UV_OBJS = 1, /* state + 1 -> the node objects the tree needs: nodes written in Lua,
                       EventNodes, LatchNodes, nodes carrying fields of a script's own */
+  LBT_UV_VIEWS,    /* state + 1 -> any other node object, weakly: made anew when gone */
   LBT_UV_FNS,
   LBT_UV_INST,
-  LBT_UV_DATA,
-  LBT_UV_VIEWS,    /* state + 1 -> any other node object, weakly: made anew when gone */
-  LBT_UV_EVENTS,
+  LBT_UV_DATA,     /* state + 1 -> an EventNode's event data */
+  LBT_UV_EVENTS,   /* the EventNodes that FireEvent reaches */
   LBT_UV_DEF,
   LBT_UV_COUNT = LBT_UV_DEF
 };
+
+/* OBJS, VIEWS, DATA and EVENTS are made on first use: pushes the table, made now if create,
+ * or nil. */
+void lbt_tree_table(lua_State *L, int tree, int uv, int create);
 
 /* A definition userdata. Its user values: templates (state + 1 -> node object), fns, root. */
 typedef struct lbt_def {

@@ -189,10 +189,6 @@ static int l_install_globals(lua_State *L) {
     return luaL_error(L, "bad argument #1 to 'install_globals' (table or nil expected, got %s)",
                       luaL_typename(L, 1));
   int env = lua_gettop(L);
-  lbt_registry_get(L, LBT_REG_WEAKVALUES);
-  lua_pushliteral(L, "v");
-  lua_setfield(L, -2, "__mode");
-  lua_pop(L, 1);
   lbt_registry_get(L, LBT_REG_MODULE);
   int module = lua_gettop(L);
   for (const char *const *name = global_names; *name; name++) {

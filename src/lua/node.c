@@ -212,7 +212,8 @@ static int node_index(lua_State *L) {
   if (code == VK_DATA) {
     if (bt_def_kind(bt_inst_def(t->inst), node) != BT_EVENT) return 0;
     lua_rawgetp(L, 1, &lbt_key_tree);
-    lua_getiuservalue(L, -1, LBT_UV_DATA);
+    lbt_tree_table(L, lua_gettop(L), LBT_UV_DATA, 0);
+    if (lua_isnil(L, -1)) return 1;
     lua_rawgeti(L, -1, bt_def_state(bt_inst_def(t->inst), node) + 1);
     return 1;
   }
@@ -227,7 +228,7 @@ static int node_newindex(lua_State *L) {
   if (t) {
     if (code == VK_DATA && bt_def_kind(bt_inst_def(t->inst), node) == BT_EVENT) {
       lua_rawgetp(L, 1, &lbt_key_tree);
-      lua_getiuservalue(L, -1, LBT_UV_DATA);
+      lbt_tree_table(L, lua_gettop(L), LBT_UV_DATA, 1);
       lua_pushvalue(L, 3);
       lua_rawseti(L, -2, bt_def_state(bt_inst_def(t->inst), node) + 1);
       return 0;

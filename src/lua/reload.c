@@ -85,10 +85,10 @@ static int r_migrate(lua_State *L) {
   if (rc == BT_EBUSY) return luaL_error(L, "migrate: a tree is thinking");
   if (rc != BT_OK) return luaL_error(L, "not enough memory");
   enum { OOBJS = 4, ODATA, NOBJS, NDATA, CARRIED, DISCARDED, OTPL, NTPL };
-  lua_getiuservalue(L, 1, LBT_UV_OBJS);
-  lua_getiuservalue(L, 1, LBT_UV_DATA);
-  lua_getiuservalue(L, 2, LBT_UV_OBJS);
-  lua_getiuservalue(L, 2, LBT_UV_DATA);
+  lbt_tree_table(L, 1, LBT_UV_OBJS, 1);
+  lbt_tree_table(L, 1, LBT_UV_DATA, 1);
+  lbt_tree_table(L, 2, LBT_UV_OBJS, 1);
+  lbt_tree_table(L, 2, LBT_UV_DATA, 1);
   lua_newtable(L); /* carried: old objects kept in the new tree -> true */
   lua_newtable(L); /* discarded: new objects replaced by kept old ones */
   lua_getiuservalue(L, 1, LBT_UV_DEF);

@@ -49,6 +49,21 @@ lbt_tree *lbt_node_tree(lua_State *L, int obj, int *node) {
 
 static lbt_tree *tree_of(bt_call *c) { return bt_inst_agent(c->inst); }
 
+/* Pushes the object the tree holds for state s in its table uv (OBJS or VIEWS) and returns 1,
+ * or pushes nothing and returns 0. */
+static int push_kept(lua_State *L, int tree, int s, int uv) {
+  if (lua_getiuservalue(L, tree, uv) != LUA_TTABLE) {
+    lua_pop(L, 1);
+    return 0;
+  }
+  if (lua_rawgeti(L, -1, s + 1) == LUA_TNIL) {
+    lua_pop(L, 2);
+    return 0;
+  }
+  lua_remove(L, -2);
+  return 1;
+}
+
 static void push_state_obj(lua_State *L, lbt_tree *t, int tree, int s);
 
 /* Pushes the node object of the call's node. */
@@ -180,9 +195,8 @@ static int ops_on_stop(bt_call *c) {
   if (t->shared) {
     /* no copy yet: make one only if the template has an OnStop to call */
     int has = 1;
-    lua_getiuservalue(L, t->ctx.tree, LBT_UV_OBJS);
-    int copied = lua_rawgeti(L, -1, s + 1) != LUA_TNIL;
-    lua_pop(L, 2);
+    int copied = push_kept(L, t->ctx.tree, s, LBT_UV_OBJS);
+    if (copied) lua_pop(L, 1);
     if (!copied) {
       lua_getiuservalue(L, t->ctx.tree, LBT_UV_DEF);
       lua_getiuservalue(L, -1, LBT_DEF_UV_TEMPLATES);
@@ -210,7 +224,7 @@ const bt_ops lbt_custom_ops = {ops_visit, ops_reset, ops_step, ops_on_stop, ops_
 
 /* Moves state that a node object holds before it is in a tree (a Priority's scattered lasttime,
  * a status or trigger set by a script) into the instance. */
-static void migrate(lua_State *L, lbt_tree *t, int obj, int node, int data) {
+static void migrate(lua_State *L, lbt_tree *t, int tree, int obj, int node) {
   static const char *const fields[] = {"status", "idx", "rep", "lasttime", "wake_time",
                                        "nextupdatetime", "triggered", "running", "lastlatchtime",
                                        "currentlatchduration"};
@@ -230,9 +244,11 @@ static void migrate(lua_State *L, lbt_tree *t, int obj, int node, int data) {
     lua_settop(L, value - 1);
   }
   if (bt_def_kind(bt_inst_def(t->inst), node) == BT_EVENT) {
+    lbt_tree_table(L, tree, LBT_UV_DATA, 1);
     lua_pushliteral(L, "data");
     lua_rawget(L, obj);
-    lua_rawseti(L, data, bt_def_state(bt_inst_def(t->inst), node) + 1);
+    lua_rawseti(L, -2, bt_def_state(bt_inst_def(t->inst), node) + 1);
+    lua_pop(L, 1);
     lua_pushliteral(L, "data");
     lua_pushnil(L);
     lua_rawset(L, obj);
@@ -270,9 +286,22 @@ static int must_keep(lua_State *L, const bt_def *def, int n, int obj) {
   return extra;
 }
 
+void lbt_tree_table(lua_State *L, int tree, int uv, int create) {
+  tree = lua_absindex(L, tree);
+  if (lua_getiuservalue(L, tree, uv) != LUA_TNIL || !create) return;
+  lua_pop(L, 1);
+  lua_newtable(L);
+  if (uv == LBT_UV_VIEWS) {
+    lbt_registry_get(L, LBT_REG_WEAKVALUES);
+    lua_setmetatable(L, -2);
+  }
+  lua_pushvalue(L, -1);
+  lua_setiuservalue(L, tree, uv);
+}
+
 /* Files the object at obj as the object of state s: strongly or weakly (see must_keep). */
 static void file_obj(lua_State *L, int tree, int obj, int s, int keep) {
-  lua_getiuservalue(L, tree, keep ? LBT_UV_OBJS : LBT_UV_VIEWS);
+  lbt_tree_table(L, tree, keep ? LBT_UV_OBJS : LBT_UV_VIEWS, 1);
   lua_pushvalue(L, obj);
   lua_rawseti(L, -2, s + 1);
   lua_pop(L, 1);
@@ -348,19 +377,42 @@ static void push_view(lua_State *L, lbt_tree *t, int tree, int s) {
 
 /* Pushes the node object of state s: the one the tree holds, or made anew (an entity's copy of a
  * template in a shared tree, or a view). */
+/* Pushes the original object of state s of a tree built for one entity and returns 1, if it is
+ * still alive: it is reached from the root's object through the children lists that objects
+ * keep. Otherwise pushes nothing and returns 0. */
+static int find_original(lua_State *L, int tree, const bt_def *def, int s) {
+  int path[BT_MAX_DEPTH + 1], depth = 0;
+  for (int n = bt_def_node_of_state(def, s); n > 0 && depth <= BT_MAX_DEPTH; n = bt_def_up(def, n))
+    path[depth++] = bt_def_child_index(def, n);
+  if (!push_kept(L, tree, 0, LBT_UV_OBJS) && !push_kept(L, tree, 0, LBT_UV_VIEWS)) return 0;
+  while (depth > 0) {
+    lua_pushliteral(L, "children");
+    if (lua_type(L, -2) != LUA_TTABLE || lua_rawget(L, -2) != LUA_TTABLE) {
+      lua_pop(L, 2);
+      return 0;
+    }
+    lua_rawgeti(L, -1, path[--depth] + 1);
+    lua_replace(L, -3);
+    lua_pop(L, 1);
+  }
+  int node = -1;
+  if (lua_type(L, -1) == LUA_TTABLE) {
+    lua_rawgetp(L, -1, &lbt_key_tree);
+    lua_rawgetp(L, -2, &lbt_key_node);
+    node = lua_rawequal(L, -2, tree) ? (int)lua_tointeger(L, -1) : -1;
+    lua_pop(L, 2);
+  }
+  if (node < 0 || bt_def_state(def, node) != s) {
+    lua_pop(L, 1);
+    return 0;
+  }
+  file_obj(L, tree, lua_gettop(L), s, 0);
+  return 1;
+}
+
 static void push_state_obj(lua_State *L, lbt_tree *t, int tree, int s) {
-  lua_getiuservalue(L, tree, LBT_UV_OBJS);
-  if (lua_rawgeti(L, -1, s + 1) != LUA_TNIL) {
-    lua_remove(L, -2);
-    return;
-  }
-  lua_pop(L, 2);
-  lua_getiuservalue(L, tree, LBT_UV_VIEWS);
-  if (lua_rawgeti(L, -1, s + 1) != LUA_TNIL) {
-    lua_remove(L, -2);
-    return;
-  }
-  lua_pop(L, 2);
+  if (push_kept(L, tree, s, LBT_UV_OBJS) || push_kept(L, tree, s, LBT_UV_VIEWS)) return;
+  if (!t->shared && find_original(L, tree, bt_inst_def(t->inst), s)) return;
   if (t->shared) push_copy(L, t, tree, s);
   else push_view(L, t, tree, s);
 }
@@ -397,7 +449,15 @@ void lbt_push_relatives(lua_State *L, int obj, int which) {
 
 /* The entity subscribes each EventNode of a shared definition through its own inst, or, if it
  * has no ListenForEvent, the node is one that FireEvent delivers to. */
-static void subscribe_events(lua_State *L, lbt_tree *t, int tree, int inst, int events) {
+/* Adds an EventNode to those FireEvent reaches. */
+static void add_event(lua_State *L, int tree, int node) {
+  lbt_tree_table(L, tree, LBT_UV_EVENTS, 1);
+  lua_pushinteger(L, node);
+  lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
+  lua_pop(L, 1);
+}
+
+static void subscribe_events(lua_State *L, lbt_tree *t, int tree, int inst) {
   const bt_def *def = bt_inst_def(t->inst);
   int listens = 0;
   int it = lua_type(L, inst);
@@ -409,8 +469,7 @@ static void subscribe_events(lua_State *L, lbt_tree *t, int tree, int inst, int 
     int node = bt_def_node_of_state(def, s);
     if (bt_def_kind(def, node) != BT_EVENT) continue;
     if (!listens) {
-      lua_pushinteger(L, node);
-      lua_rawseti(L, events, (lua_Integer)lua_rawlen(L, events) + 1);
+      add_event(L, tree, node);
       continue;
     }
     push_state_obj(L, t, tree, s);
@@ -432,60 +491,47 @@ int lbt_instantiate(lua_State *L, int def_idx, int inst) {
   def_idx = lua_absindex(L, def_idx);
   inst = lua_absindex(L, inst);
   lbt_def *d = lbt_test_def(L, def_idx);
-  lbt_tree *t = lua_newuserdatauv(L, sizeof *t, LBT_UV_COUNT);
+  /* one block: the lbt_tree, then the instance */
+  size_t head = (sizeof(lbt_tree) + 7) & ~(size_t)7;
+  lbt_tree *t = lua_newuserdatauv(L, head + bt_def_inst_size(d->def), LBT_UV_COUNT);
   int tree = lua_gettop(L);
   memset(t, 0, sizeof *t);
   t->magic = LBT_TREE_MAGIC;
   t->S = lbt_state_get(L);
   t->shared = d->shared;
-  luaL_setmetatable(L, TREE_META);
   /* a shared definition scatters each entity's Priorities with math.random; a tree built for
    * one entity took its scatter from the PriorityNode constructors */
-  int rc = bt_inst_create(&t->inst, d->def, &t->S->host, t, d->shared ? 0 : BT_INST_NOSCATTER);
+  int rc = bt_inst_init(&t->inst, (char *)t + head, d->def, &t->S->host, t,
+                        d->shared ? 0 : BT_INST_NOSCATTER);
   if (rc != BT_OK) return luaL_error(L, "not enough memory");
+  luaL_setmetatable(L, TREE_META);
   const bt_def *def = d->def;
   int states = bt_def_states(def);
-  lua_newtable(L);
-  lua_setiuservalue(L, tree, LBT_UV_OBJS);
-  lua_createtable(L, d->shared ? 0 : states, 0);
-  lbt_registry_get(L, LBT_REG_WEAKVALUES);
-  lua_setmetatable(L, -2);
-  lua_setiuservalue(L, tree, LBT_UV_VIEWS);
-  lua_newtable(L);
-  int events = lua_gettop(L);
-  lua_newtable(L);
-  int data = lua_gettop(L);
   lua_getiuservalue(L, def_idx, LBT_DEF_UV_FNS);
   lua_setiuservalue(L, tree, LBT_UV_FNS);
   lua_pushvalue(L, inst);
   lua_setiuservalue(L, tree, LBT_UV_INST);
-  lua_pushvalue(L, data);
-  lua_setiuservalue(L, tree, LBT_UV_DATA);
-  lua_pushvalue(L, events);
-  lua_setiuservalue(L, tree, LBT_UV_EVENTS);
   lua_pushvalue(L, def_idx);
   lua_setiuservalue(L, tree, LBT_UV_DEF);
 
   if (d->shared) {
-    subscribe_events(L, t, tree, inst, events);
+    subscribe_events(L, t, tree, inst);
     lua_settop(L, tree);
     return 1;
   }
   /* a tree built for one entity: its objects become views of their state in the instance; the
    * definition, made for this tree alone, lets go of them */
+
   lua_getiuservalue(L, def_idx, LBT_DEF_UV_TEMPLATES);
   int objs = lua_gettop(L);
   for (int s = 0; s < states; s++) {
     lua_rawgeti(L, objs, s + 1);
     int obj = lua_gettop(L);
     int node = bt_def_node_of_state(def, s);
-    migrate(L, t, obj, node, data);
+    migrate(L, t, tree, obj, node);
     if (bt_def_kind(def, node) == BT_EVENT) {
       lua_pushliteral(L, "eventfn");
-      if (lua_rawget(L, obj) == LUA_TNIL) {
-        lua_pushinteger(L, node);
-        lua_rawseti(L, events, (lua_Integer)lua_rawlen(L, events) + 1);
-      }
+      if (lua_rawget(L, obj) == LUA_TNIL) add_event(L, tree, node);
       lua_pop(L, 1);
     }
     /* a node's parent is read from the tree from now on (lbt_push_relatives), so that holding a
@@ -494,9 +540,10 @@ int lbt_instantiate(lua_State *L, int def_idx, int inst) {
     lua_pushnil(L);
     lua_rawset(L, obj);
     bind(L, tree, obj, node);
-    /* the objects the tree needs are held; the others are known while whoever holds them does,
-     * and made anew as views if the tree is asked for them later */
-    file_obj(L, tree, obj, s, must_keep(L, def, node, obj));
+    /* the objects the tree needs are held; the others are found from the root while whoever
+     * holds them does (find_original), and made anew as views if the tree is asked for them later */
+    int keep = must_keep(L, def, node, obj);
+    if (keep || s == 0) file_obj(L, tree, obj, s, keep);
     lua_pop(L, 1);
   }
   lua_pushnil(L);
@@ -521,7 +568,7 @@ static int tree_new(lua_State *L) {
 
 static lbt_tree *check_tree(lua_State *L, const char *method) {
   lbt_tree *t = lua_touserdata(L, 1);
-  if (!t || lua_type(L, 1) != LUA_TUSERDATA || lua_rawlen(L, 1) != sizeof *t || t->magic != LBT_TREE_MAGIC)
+  if (!t || lua_type(L, 1) != LUA_TUSERDATA || lua_rawlen(L, 1) < sizeof *t || t->magic != LBT_TREE_MAGIC)
     luaL_error(L, "bad self to '%s' (BT expected, got %s)", method, luaL_typename(L, 1));
   if (!t->inst) luaL_error(L, "%s: the tree was garbage collected", method);
   return t;
@@ -632,7 +679,7 @@ int lbt_fire(lua_State *L, int obj, int data) {
     int tree = lua_gettop(L);
     lbt_enter(L, tree, &saved, &saved_L);
     bt_inst_fire_event(t->inst, node);
-    lua_getiuservalue(L, tree, LBT_UV_DATA);
+    lbt_tree_table(L, tree, LBT_UV_DATA, 1);
     lua_pushvalue(L, data);
     lua_rawseti(L, -2, bt_def_state(bt_inst_def(t->inst), node) + 1);
     lua_pop(L, 1);
@@ -678,8 +725,7 @@ int lbt_fire(lua_State *L, int obj, int data) {
 static int tree_fire_event(lua_State *L) {
   check_tree(L, "FireEvent");
   lua_settop(L, 3);
-  lua_getiuservalue(L, 1, LBT_UV_EVENTS);
-  lua_getiuservalue(L, 1, LBT_UV_OBJS);
+  lbt_tree_table(L, 1, LBT_UV_EVENTS, 1);
   lbt_tree *t = lua_touserdata(L, 1);
   int n = (int)lua_rawlen(L, 4);
   for (int i = 1; i <= n; i++) {
@@ -698,7 +744,7 @@ static int tree_fire_event(lua_State *L) {
 static int tree_gc(lua_State *L) {
   lbt_tree *t = lua_touserdata(L, 1);
   if (t->inst && !bt_inst_thinking(t->inst)) {
-    bt_inst_free(t->inst);
+    bt_inst_fini(t->inst);
     t->inst = NULL;
   }
   return 0;

@@ -231,6 +231,9 @@ static void test_loop_status_unassigned(void) {
   CHECK_STR(logs(), "A B");
   CHECK_NUM(field(in, r, BT_FIELD_IDX), 2);
   CHECK_STR(ST(in, r), "RUNNING");
+  /* the pass left the loop READY with rep 1; the Priority's Step resets it (LoopNode:Reset sets
+   * rep = 0 whatever the status) */
+  CHECK_NUM(field(in, lp, BT_FIELD_REP), 0);
   bt_inst_free(in);
 
   /* a loop entered from FAILED (not RUNNING) that completes a pass keeps FAILED */

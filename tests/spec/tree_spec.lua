@@ -305,6 +305,30 @@ describe("tree:snapshot", function()
   end)
 end)
 
+describe("node objects of a tree built for one entity", function()
+  it("are the objects the script holds, found again after a collection", function()
+    local leaf = bt.ActionNode(function() end, "Leaf")
+    local mid = bt.SequenceNode { leaf }
+    local root = bt.PriorityNode({ bt.SelectorNode { mid } }, 1, true)
+    local tree = bt.BT({}, root)
+    collectgarbage()
+    collectgarbage()
+    assert.equal(root, tree.root)
+    assert.equal(mid, leaf.parent)
+    assert.equal(leaf, mid.children[1])
+    -- the script let go of the Selector's object: a view of its state stands for it, the same
+    -- one while it is held
+    local sel = mid.parent
+    assert.equal("Selector", sel.name)
+    assert.equal(sel, mid.parent)
+    assert.equal(root, sel.parent)
+    assert.equal(mid, sel.children[1])
+    tree:Update()
+    assert.equal(bt.SUCCESS, leaf.lastresult)
+    assert.equal(bt.SUCCESS, sel.lastresult)
+  end)
+end)
+
 describe("shared nodes", function()
   after_each(H.restore)
 
