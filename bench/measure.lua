@@ -3,7 +3,7 @@
 
 local bench = require "bench"
 
-local measure = {TICK = 1 / 30, WARM = 30, PARTS = 3}
+local measure = {TICK = 1 / 30, WARM = 30, PARTS = 5}
 
 -- Reads --agents N and --frames N; exits with a usage message on anything else.
 function measure.options(args, usage, agents, frames)
@@ -14,7 +14,7 @@ function measure.options(args, usage, agents, frames)
     elseif flag == "--frames" and value and value >= measure.PARTS then frames = math.floor(value)
     else
       io.stderr:write("usage: ", usage, "\n", "bad argument: ", flag,
-        value and "" or " (expects a number: agents >= 1, frames >= 3)", "\n")
+        value and "" or " (expects a number: agents >= 1, frames >= 5)", "\n")
       os.exit(2)
     end
     i = i + 2

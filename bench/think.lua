@@ -53,7 +53,7 @@ local small, large = brains.small, brains.large
 local nsmall, nlarge = brains.count(small), brains.count(large)
 
 print(string.format("bt think benchmark: %d agents, %d frames at 30 Hz after %d to warm up " ..
-  "(fastest third timed); the host sets the time once per frame", AGENTS, FRAMES, measure.WARM))
+  "(fastest fifth timed); the host sets the time once per frame", AGENTS, FRAMES, measure.WARM))
 local floor = measure.floor(brains.inst_leaf("Condition", "idle"), AGENTS, FRAMES, brains.agent)
 print(string.format("floor: a Lua loop calling a leaf function directly costs %.1f ns per call", floor))
 print("")

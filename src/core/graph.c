@@ -242,17 +242,22 @@ static void layout_memory(bt_def *d) {
   size_t n = d->nstates;
   d->nwords = (uint32_t)((n + 63) / 64);
   d->unshared = d->nstates == d->nnodes;
+  d->plain_step = 1;
+  for (uint32_t i = 0; i < d->nnodes; i++)
+    if (has_own_reset(&d->nodes[i])) d->plain_step = 0;
+  /* what every think reads first: the bit sets, statuses and flags, then the kinds' memory */
   size_t size = align_up(sizeof(bt_inst), 8);
-  d->off_mem = size;
-  size += d->mem_size;
   d->off_dirty = size;
   size += 2 * (size_t)d->nwords * sizeof(uint64_t); /* dirty, then touched */
   d->off_status = size;
   size += n;
-  d->off_last = size;
-  size += n;
   d->off_flags = size;
   size += n;
+  d->off_last = size;
+  size += n;
+  size = align_up(size, 8);
+  d->off_mem = size;
+  size += d->mem_size;
   d->inst_size = align_up(size, 8);
 }
 

@@ -118,7 +118,10 @@ int bt_inst_update(bt_inst *in) {
   in->thinking = 1;
   bt_node_visit(in, 0);
   save_all(in);
-  bt_node_step(in, 0);
+  if (!in->settled) {
+    bt_node_step(in, 0);
+    in->settled = (uint8_t)in->def->plain_step;
+  }
   in->forceupdate = 0;
   in->thinking = 0;
   return BT_OK;
@@ -251,7 +254,8 @@ int bt_node_get(const bt_inst *in, int n, int field, double *out) {
 int bt_node_set(bt_inst *in, int n, int field, const double *value) {
   field_place p;
   if (find_field(in, n, field, &p)) return BT_EINVAL;
-  bit_set(in->touched, in->def->nodes[n].state);
+  touch(in, in->def->nodes[n].state);
+  in->settled = 0;
   uint8_t *fl = &in->flags[in->def->nodes[n].state];
   if (!p.base) {
     if (value && *value != 0) *fl |= p.flag;

@@ -53,6 +53,7 @@ struct bt_def {
   uint32_t nscatter;
   uint32_t nwords;   /* 64-bit words of one per-state bit set */
   int unshared;      /* every state is at one place, so state == pre-order index */
+  int plain_step;    /* no node has a Reset or Step of the host's (bt_inst.settled applies) */
   size_t mem_size;   /* bytes of node memory per instance */
   size_t inst_size;  /* bytes of one instance, header included */
   size_t off_status, off_last, off_flags, off_mem, off_dirty;
@@ -78,6 +79,10 @@ struct bt_inst {
   uint64_t rng;
   uint16_t thinking;
   uint8_t forceupdate;
+  /* The last Step left nothing for the next one to do but walk the running path: set after a
+   * Step of a tree whose nodes all have the kinds' own Reset and Step, cleared by any change of a
+   * status, a touched bit, an Event trigger or a field. Update skips Step while it is set. */
+  uint8_t settled;
   uint8_t *status, *last, *flags;
   unsigned char *mem;
   /* Bit sets by state. dirty: the status changed since the last SaveStatus. touched: the state
@@ -89,6 +94,14 @@ struct bt_inst {
 static inline int bit_get(const uint64_t *set, uint32_t i) { return (int)(set[i >> 6] >> (i & 63) & 1); }
 static inline void bit_set(uint64_t *set, uint32_t i) { set[i >> 6] |= (uint64_t)1 << (i & 63); }
 static inline void bit_clear(uint64_t *set, uint32_t i) { set[i >> 6] &= ~((uint64_t)1 << (i & 63)); }
+
+/* Marks state st touched. */
+static inline void touch(bt_inst *in, uint32_t st) {
+  uint64_t *w = &in->touched[st >> 6], m = (uint64_t)1 << (st & 63);
+  if (*w & m) return;
+  *w |= m;
+  in->settled = 0;
+}
 
 static inline const bt_node *node_at(const bt_inst *in, int n) { return &in->def->nodes[n]; }
 static inline uint32_t state_of(const bt_inst *in, int n) { return in->def->nodes[n].state; }

@@ -10,16 +10,18 @@
 
 static void set_status(bt_inst *in, int n, bt_status s) {
   uint32_t st = state_of(in, n);
-  if (s != BT_READY) bit_set(in->touched, st);
+  if (s != BT_READY) touch(in, st);
   if (in->status[st] == s) return;
   in->status[st] = (uint8_t)s;
   bit_set(in->dirty, st);
+  in->settled = 0;
 }
 
 static int nchildren(const bt_inst *in, int n) { return (int)node_at(in, n)->nchildren; }
 
 /* The first set bit of set in [from, end), or end. */
 static uint32_t next_bit(const uint64_t *set, uint32_t from, uint32_t end) {
+  if (from >= end) return end;
   uint32_t w = from >> 6;
   uint64_t bits = set[w] & (~(uint64_t)0 << (from & 63));
   while (!bits) {
@@ -30,28 +32,38 @@ static uint32_t next_bit(const uint64_t *set, uint32_t from, uint32_t end) {
   return q < end ? q : end;
 }
 
-/* The index of n's first child at index i or later whose state is touched, or its child count.
- * Reset and Step pass over the other children: for them both would change nothing. Without
- * shared nodes a state is its pre-order index, and the bits of n's subtree are scanned a word at
- * a time; the child above the first touched node is the one to look at. */
-static uint32_t next_touched(const bt_inst *in, int n, uint32_t i) {
-  const bt_def *def = in->def;
-  const bt_node *nodes = def->nodes;
-  const bt_node *d = &nodes[n];
-  if (i >= d->nchildren) return d->nchildren;
-  if (def->unshared) {
-    uint32_t q = next_bit(in->touched, def->kids[d->children + i], d->end);
-    if (q >= d->end) return d->nchildren;
-    while (nodes[q].up != n) q = (uint32_t)nodes[q].up;
-    return nodes[q].sib;
-  }
-  for (; i < d->nchildren; i++)
-    if (bit_get(in->touched, nodes[def->kids[d->children + i]].state)) return i;
-  return d->nchildren;
+/* The child of n above node q of its subtree, or -1 if q is past the subtree. */
+static int child_above(const bt_node *nodes, int n, uint32_t q) {
+  if (q >= nodes[n].end) return -1;
+  while (nodes[q].up != n) q = (uint32_t)nodes[q].up;
+  return (int)q;
 }
 
-#define FOR_TOUCHED_CHILD(in, n, i, from) \
-  for (uint32_t i = next_touched(in, n, from); i < node_at(in, n)->nchildren; i = next_touched(in, n, i + 1))
+/* n's first child at index i or later whose state is touched, or -1. Reset and Step pass over
+ * the other children: for them both would change nothing. Without shared nodes a state is its
+ * pre-order index, so the bits of n's subtree are scanned a word at a time, and the child above
+ * the first touched node is the one to look at. */
+static int touched_from(const bt_inst *in, int n, uint32_t i) {
+  const bt_def *def = in->def;
+  const bt_node *d = &def->nodes[n];
+  if (def->unshared)
+    return i < d->nchildren ? child_above(def->nodes, n, next_bit(in->touched, def->kids[d->children + i], d->end)) : -1;
+  for (; i < d->nchildren; i++) {
+    uint32_t c = def->kids[d->children + i];
+    if (bit_get(in->touched, def->nodes[c].state)) return (int)c;
+  }
+  return -1;
+}
+
+/* The touched child of n after its child c, or -1. */
+static int touched_after(const bt_inst *in, int n, int c) {
+  const bt_def *def = in->def;
+  if (def->unshared) return child_above(def->nodes, n, next_bit(in->touched, def->nodes[c].end, def->nodes[n].end));
+  return touched_from(in, n, def->nodes[c].sib + 1);
+}
+
+#define FOR_TOUCHED_CHILD(in, n, c, from) \
+  for (int c = touched_from(in, n, from); c >= 0; c = touched_after(in, n, c))
 
 static int call_fn(bt_inst *in, int n, bt_fn fn, void *ud, double *value) {
   bt_call c = {in, n, ud, 0};
@@ -77,7 +89,7 @@ static void visit_base(bt_inst *in, int n) { set_status(in, n, BT_FAILED); }
 static void reset_base(bt_inst *in, int n) {
   if (status_of(in, n) == BT_READY) return;
   set_status(in, n, BT_READY);
-  FOR_TOUCHED_CHILD(in, n, i, 0) bt_node_reset(in, child_at(in, n, i));
+  FOR_TOUCHED_CHILD(in, n, c, 0) bt_node_reset(in, c);
 }
 
 static void step_base(bt_inst *in, int n) {
@@ -85,7 +97,7 @@ static void step_base(bt_inst *in, int n) {
     bt_node_reset(in, n);
     return;
   }
-  FOR_TOUCHED_CHILD(in, n, i, 0) bt_node_step(in, child_at(in, n, i));
+  FOR_TOUCHED_CHILD(in, n, c, 0) bt_node_step(in, c);
 }
 
 /* A RUNNING leaf that is no ConditionNode sleeps until its Sleep deadline (0 if none). */
@@ -106,7 +118,7 @@ void bt_node_sleep(bt_inst *in, int n, double seconds) {
   double now = inst_now(in);
   double *nut = nut_of(in, n);
   if (!nut) return;
-  bit_set(in->touched, state_of(in, n));
+  touch(in, state_of(in, n));
   *nut = now + seconds;
   *flags_of(in, n) |= SF_NUT;
 }
@@ -266,7 +278,7 @@ static void visit_loop(bt_inst *in, int n) {
     set_status(in, n, BT_SUCCESS);
     return;
   }
-  FOR_TOUCHED_CHILD(in, n, i, 0) bt_node_reset(in, child_at(in, n, i));
+  FOR_TOUCHED_CHILD(in, n, c, 0) bt_node_reset(in, c);
 }
 
 static void reset_loop(bt_inst *in, int n) {
@@ -342,7 +354,7 @@ static void evaluate_priority(bt_inst *in, int n, double time) {
     int test_anyway = old_event >= 0 && node_at(in, c)->kind == BT_EVENT &&
                       event_priority(in, old_event) <= event_priority(in, c);
     if (found && old_event < 0) { /* no later EventNode is tested anyway: reset the rest */
-      FOR_TOUCHED_CHILD(in, n, j, (uint32_t)i - 1) bt_node_reset(in, child_at(in, n, j));
+      FOR_TOUCHED_CHILD(in, n, j, (uint32_t)i - 1) bt_node_reset(in, j);
       break;
     }
     if (found && !test_anyway) {
@@ -475,7 +487,8 @@ int bt_inst_fire_event(bt_inst *in, int n) {
   if (n < 0 || (uint32_t)n >= in->def->nnodes || node_at(in, n)->kind != BT_EVENT) return BT_EINVAL;
   if (status_of(in, n) == BT_RUNNING && nchildren(in, n) == 1) bt_node_reset(in, child_at(in, n, 0));
   *flags_of(in, n) |= SF_TRIGGERED;
-  bit_set(in->touched, state_of(in, n));
+  touch(in, state_of(in, n));
+  in->settled = 0;
   for (int32_t s = in->def->states[state_of(in, n)].parent; s >= 0; s = in->def->states[s].parent)
     if (in->def->nodes[in->def->states[s].node].kind == BT_PRIORITY) in->flags[s] &= (uint8_t)~SF_LASTTIME;
   return BT_OK;
@@ -571,6 +584,7 @@ static int is_clean(const bt_inst *in, int n) {
 
 void inst_mark_touched(bt_inst *in) {
   const bt_def *def = in->def;
+  in->settled = 0;
   for (uint32_t w = 0; w < def->nwords; w++) in->dirty[w] = in->touched[w] = 0;
   for (uint32_t s = 0; s < def->nstates; s++) {
     if (in->status[s] != in->last[s]) bit_set(in->dirty, s);
@@ -587,7 +601,7 @@ static int valid(const bt_inst *in, int n) { return n >= 0 && (uint32_t)n < in->
 
 static void visit_kind(bt_inst *in, int n, int kind) {
   /* a visit may change the node's memory even when its status stays READY (a LoopNode's pass) */
-  bit_set(in->touched, state_of(in, n));
+  touch(in, state_of(in, n));
   switch (kind) {
     case BT_SEQUENCE: visit_sequence(in, n); break;
     case BT_SELECTOR: visit_selector(in, n); break;
@@ -651,7 +665,7 @@ static int describe_kind(bt_inst *in, int n, int kind, bt_buf *out) {
 void bt_node_visit(bt_inst *in, int n) {
   const bt_node *d = node_at(in, n);
   if (d->ops && d->ops->visit) {
-    bit_set(in->touched, d->state);
+    touch(in, d->state);
     bt_call c = make_call(in, n);
     if (d->ops->visit(&c) != BT_DEFAULT) return;
   }
@@ -668,6 +682,7 @@ void bt_node_reset(bt_inst *in, int n) {
   } else {
     /* cleared first: whatever the Reset of a child written in Lua does to this node marks it again */
     bit_clear(in->touched, state_of(in, n));
+    in->settled = 0;
   }
   reset_kind(in, n, d->kind);
 }
@@ -798,5 +813,6 @@ bt_status bt_node_last(const bt_inst *in, int n) { return (bt_status)in->last[st
 void bt_node_set_status(bt_inst *in, int n, bt_status s) {
   if (s < BT_READY || s > BT_RUNNING) return;
   set_status(in, n, s);
-  bit_set(in->touched, state_of(in, n));
+  touch(in, state_of(in, n));
+  in->settled = 0;
 }

@@ -549,6 +549,37 @@ static void test_wide_priority_step(void) {
   bt_inst_free(in);
 }
 
+/* While nothing changes, a think only walks the running path; a change made by the host between
+ * thinks is still seen by the next Step (DS_SEMANTICS.md 1). */
+static void test_quiet_thinks_see_host_changes(void) {
+  leaf C = FN("C", 1);
+  bt_graph *g = new_graph();
+  int r = add_prio(g, NULL, 100);
+  int s = add_node(g, BT_SEQUENCE, NULL, 0, 0);
+  int c = add_fn(g, BT_CONDITION, &C, NULL);
+  int w = add_node(g, BT_WAIT, NULL, 10, 0);
+  set_kids(g, s, 2, c, w);
+  set_kids(g, r, 1, s);
+  bt_inst *in = build(g, r, 0);
+  logs();
+  think(in, 0);
+  CHECK_STR(logs(), "C");
+  CHECK_STR(ST(in, c), "READY");
+  think(in, 1);
+  think(in, 2);
+  CHECK_STR(logs(), "");
+  CHECK_STR(ST(in, w), "RUNNING");
+  bt_node_set_status(in, at(in, c), BT_SUCCESS);
+  think(in, 3);
+  CHECK_STR(LST(in, c), "SUCCESS");
+  CHECK_STR(ST(in, c), "READY");
+  think(in, 11);
+  CHECK_STR(LST(in, w), "SUCCESS");
+  CHECK_STR(ST(in, w), "READY");
+  CHECK_STR(ST(in, s), "READY");
+  bt_inst_free(in);
+}
+
 int main(void) {
   test_visit_save_step();
   test_lastresult_of_unvisited_nodes();
@@ -562,5 +593,6 @@ int main(void) {
   test_inst_accessors();
   test_clock_reads();
   test_wide_priority_step();
+  test_quiet_thinks_see_host_changes();
   return check_report("test_think");
 }
