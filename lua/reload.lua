@@ -60,7 +60,13 @@ local function searcher(name)
   if not file then
     return nil
   end
-  local chunk, message = loadfile(file, "t")
+  local chunk, message
+  local env = bt.sandbox.env_for(name)
+  if env then
+    chunk, message = loadfile(file, "t", env)
+  else
+    chunk, message = loadfile(file, "t")
+  end
   if not chunk then
     modules[name] = file -- watched all the same: the fix will load it
     requires[name] = requires[name] or {}
@@ -81,6 +87,10 @@ function reload.enable()
   original_require = require
   _G.require = tracking_require
   table.insert(package.searchers, 2, searcher)
+end
+
+function reload.enabled()
+  return original_require ~= nil
 end
 
 function reload.modules()
@@ -159,38 +169,58 @@ end
 
 -- runs the files of order; answer(name) gives what require returns for a module of the batch.
 -- Returns the values by module name and the staged globals, or nil and the error.
+-- The globals a file sets are staged by the environment they belong to: the host's (_G), or the
+-- sandbox's for a sandboxed module (bt.sandbox).
 local function run_batch(order, sources, answer, on_value)
-  local staged = {}
-  local env = setmetatable({}, {
-    __index = function(_, k)
-      local v = staged[k]
-      if v ~= nil then
-        return v
-      end
-      return _G[k]
-    end,
-    __newindex = staged,
-  })
+  local staged = {} -- base environment -> its staged globals
+  local envs = {}   -- base environment -> the batch's environment over it
+  local function env_over(base)
+    if not envs[base] then
+      local st = {}
+      staged[base] = st
+      envs[base] = setmetatable({}, {
+        __index = function(_, k)
+          local v = st[k]
+          if v ~= nil then
+            return v
+          end
+          return base[k]
+        end,
+        __newindex = st,
+      })
+    end
+    return envs[base]
+  end
   local in_batch, values = {}, {}
   for _, name in ipairs(order) do
     in_batch[name] = true
   end
   local current
   local new_requires = {}
-  rawset(env, "require", function(name)
-    if current then
-      new_requires[current][name] = true
-    end
-    if in_batch[name] then
-      local v = answer(name, values)
-      if v ~= nil then
-        return v
+  local function batch_require(base)
+    return function(name)
+      if current then
+        new_requires[current][name] = true
       end
+      if in_batch[name] then
+        local v = answer(name, values)
+        if v ~= nil then
+          return v
+        end
+      end
+      if base ~= _G then
+        return base.require(name)
+      end
+      return (original_require or require)(name)
     end
-    return (original_require or require)(name)
-  end)
+  end
   for _, name in ipairs(order) do
     local file = file_of(name)
+    local base = bt.sandbox.env_for(name) or _G
+    local env = env_over(base)
+    if rawget(env, "require") == nil then
+      rawset(env, "require", batch_require(base))
+    end
     local chunk, err = load(sources[name], "@" .. file, "t", env)
     if not chunk then
       return nil, err
@@ -382,13 +412,15 @@ local function run_reload(names)
   if not applied then
     return nil, "the reload failed half-way, after its check passed: " .. tostring(staged)
   end
-  for k, v in pairs(staged) do
-    local old = rawget(_G, k)
-    if type(old) == "table" and type(v) == "table" and old ~= v then
-      befores[old] = patch(old, v)
-      patched[old] = true
-    else
-      rawset(_G, k, v)
+  for base, globals in pairs(staged) do
+    for k, v in pairs(globals) do
+      local old = rawget(base, k)
+      if type(old) == "table" and type(v) == "table" and old ~= v then
+        befores[old] = patch(old, v)
+        patched[old] = true
+      else
+        rawset(base, k, v)
+      end
     end
   end
   for cls, before in pairs(befores) do

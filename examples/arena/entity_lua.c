@@ -678,6 +678,11 @@ int arena_lua_init(arena *a, unsigned long long seed) {
   lua_getfield(L, bt, "set_instruction_limit");
   lua_pushinteger(L, INSTRUCTION_LIMIT);
   lua_call(L, 1, 0);
+  /* brains.* and behaviours.* load in the sandbox: no io, os.execute, debug, binary chunks */
+  lua_getfield(L, bt, "sandbox");
+  lua_getfield(L, -1, "install");
+  lua_call(L, 0, 0);
+  lua_pop(L, 1);
   lua_getfield(L, bt, "BrainManager");
   int manager = lua_gettop(L);
   lua_pushvalue(L, manager);

@@ -46,8 +46,12 @@ int main(int argc, char **argv) {
   lua_setfield(L, -2, "hunger");
   int inst = lua_gettop(L);
 
-  /* inst.brain = dofile(brain_file)(inst); inst.brain:Start() */
-  if (luaL_loadfile(L, brain_file) != LUA_OK || lua_pcall(L, 0, 1, 0) != LUA_OK) return fail(L);
+  /* inst.brain = bt.sandbox.dofile(brain_file)(inst); inst.brain:Start() */
+  lua_getfield(L, bt, "sandbox");
+  lua_getfield(L, -1, "dofile");
+  lua_remove(L, -2);
+  lua_pushstring(L, brain_file);
+  if (lua_pcall(L, 1, 1, 0) != LUA_OK) return fail(L);
   lua_pushvalue(L, inst);
   if (lua_pcall(L, 1, 1, 0) != LUA_OK) return fail(L);
   lua_pushvalue(L, -1);

@@ -18,6 +18,22 @@ extern "C" {
 /* Opens the module and returns its table (the same table each time in one lua_State). */
 int luaopen_bt(lua_State *L);
 
+/* Bounded memory (docs/errors.md). A Lua state made by bt_lua_newstate fails any allocation that
+ * would take it past limit bytes (0: no bound): the script that asked gets a "not enough memory"
+ * error, handled as any script error. bt's own bookkeeping may go a reserve past the limit (an
+ * eighth of it, at least 64 KiB), so that it can report the error. Returns NULL without memory. */
+lua_State *bt_lua_newstate(size_t limit);
+
+/* Closes a state made by bt_lua_newstate (lua_close, then the allocator's state), or any state. */
+void bt_lua_close(lua_State *L);
+
+/* Changes the bound of a state made by bt_lua_newstate (bt.set_memory_limit); BT_EINVAL for
+ * another state. */
+int bt_lua_set_memory_limit(lua_State *L, size_t limit);
+
+/* Bytes in use by a state made by bt_lua_newstate (bt.memory()), 0 for another state. */
+size_t bt_lua_memory_used(lua_State *L);
+
 /* Hot reload (docs/reload.md), for hosts that drive it from C. Each leaves the stack as it was. */
 
 /* Tracks the modules require loads from now on (bt.reload.enable()). Returns BT_OK. */

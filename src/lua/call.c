@@ -16,10 +16,36 @@ int lbt_msgh(lua_State *L) {
   return 1;
 }
 
+/* The count hook of a bounded call: past the limit, an error at every instruction from then on,
+ * so that a script that catches the error with pcall is stopped at its next instruction outside
+ * the pcall. A coroutine made during a bounded call inherits the hook; resumed after it, it loses
+ * the hook instead. */
 static void limit_hook(lua_State *L, lua_Debug *ar) {
   (void)ar;
   lbt_state *S = lbt_state_get(L);
-  luaL_error(L, "instruction limit exceeded (%I instructions)", S ? S->limit : (lua_Integer)0);
+  if (!S || !S->hooked) {
+    lua_sethook(L, NULL, 0, 0);
+    return;
+  }
+  lua_sethook(L, limit_hook, LUA_MASKCOUNT, 1);
+  /* tripped in a coroutine: the bounded call stops too, even if the script catches this error */
+  if (S->L && S->L != L) lua_sethook(S->L, limit_hook, LUA_MASKCOUNT, 1);
+  luaL_error(L, "instruction limit exceeded (%I instructions)", S->limit);
+}
+
+/* core.bound_thread(co): during a bounded call, gives the coroutine co the call's instruction
+ * hook, so that a coroutine made before the call and resumed in it is bounded too. */
+static int l_bound_thread(lua_State *L) {
+  lua_State *co = lua_tothread(L, 1);
+  lbt_state *S = lbt_state_get(L);
+  if (co && co != L && S && S->hooked && lua_gethook(L) == limit_hook)
+    lua_sethook(co, limit_hook, LUA_MASKCOUNT, lua_gethookcount(L));
+  return 0;
+}
+
+void lbt_add_call_core(lua_State *L, int core) {
+  lua_pushcfunction(L, l_bound_thread);
+  lua_setfield(L, core, "bound_thread");
 }
 
 /* The host's hook, put back when the outermost bounded call returns. */
@@ -99,12 +125,17 @@ int lbt_pcall(lbt_state *S, lua_State *L, int nargs, int nres, int msgh, const b
   lua_State *saved = S->L;
   S->L = L;
   S->depth++;
+  /* the script gets the memory limit; bt's own work around it keeps the reserve */
+  int reserve = S->mem ? S->mem->reserve : 0;
+  if (S->mem) S->mem->reserve = 0;
   int rc = lua_pcall(L, nargs, nres, msgh);
+  if (S->mem) S->mem->reserve = reserve;
   S->depth--;
   S->L = saved;
   limit_end(S, L, &h);
   if (base) lua_remove(L, base);
   if (rc == LUA_OK) return LUA_OK;
+  if (rc == LUA_ERRMEM) lua_gc(L, LUA_GCCOLLECT); /* what the script left behind, before reporting */
   /* the error: "<path>: <what>: <message>" */
   const char *msg = lua_tostring(L, -1);
   if (!msg) msg = "(error without message)";

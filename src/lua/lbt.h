@@ -23,6 +23,16 @@
 #define LBT_REG_WEAKVALUES 12 /* the metatable {__mode = "v"} */
 #define LBT_REG_COUNT 12
 
+/* The allocator's state of a Lua state made by bt_lua_newstate (memory.c). */
+typedef struct lbt_memory {
+  size_t used, limit; /* bytes; limit 0 for none */
+  int reserve;        /* bt's own work is under way: it may go past the limit by a reserve */
+} lbt_memory;
+
+lbt_memory *lbt_memory_of(lua_State *L); /* NULL for a state bt did not make */
+void lbt_open_memory(lua_State *L, int module);
+void lbt_add_call_core(lua_State *L, int core); /* core.bound_thread */
+
 /* Per lua_State module state. */
 typedef struct lbt_state {
   bt_host host;      /* the core's clock and random numbers, data = this */
@@ -39,6 +49,7 @@ typedef struct lbt_state {
   int clock_fixed;   /* no clock function: the time is last_time (bt.set_clock(number)) */
   int thinking;      /* trees inside tree:Update */
   int deferred;      /* LBT_REG_DEFERRED holds work for when thinking drops to 0 */
+  lbt_memory *mem;   /* the bounded allocator's state, NULL if bt did not make the Lua state */
 } lbt_state;
 
 /* What an entry point pushed for the core's callbacks: absolute stack indices in L. */

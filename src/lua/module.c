@@ -254,6 +254,7 @@ int luaopen_bt(lua_State *L) {
   S->start = monotonic_now();
   S->tick_time = 1.0 / 30;
   S->clock_ref = LUA_NOREF;
+  S->mem = lbt_memory_of(L);
   lbt_registry_set(L, LBT_REG_STATE);
   for (int slot = LBT_REG_CLASSES; slot <= LBT_REG_COUNT; slot++) {
     if (slot == LBT_REG_HANDLER || slot == LBT_REG_CLASS) continue;
@@ -287,6 +288,7 @@ int luaopen_bt(lua_State *L) {
   lbt_push_sched_core(L);
   int core = lua_gettop(L);
   lbt_add_reload_core(L, core);
+  lbt_add_call_core(L, core);
   run_embedded(L, "class.lua", 1);
   lua_pushvalue(L, -1);
   lbt_registry_set(L, LBT_REG_CLASS);
@@ -296,8 +298,10 @@ int luaopen_bt(lua_State *L) {
   lbt_open_nodes(L, module);
   lbt_open_compile(L, module);
   lbt_open_tree(L, module);
+  lbt_open_memory(L, module);
   run_embedded(L, "brain.lua", 0);
   run_embedded(L, "reload.lua", 0);
+  run_embedded(L, "sandbox.lua", 0);
   lua_settop(L, module);
   return 1;
 }

@@ -25,10 +25,12 @@ void lbt_enter(lua_State *L, int tree_idx, lbt_ctx *saved, lua_State **saved_L) 
   t->ctx = (lbt_ctx){L, tree_idx, base, base + 1, base + 2, t->S->msgh};
   t->S->L = L;
   t->S->msgh = base + 2;
+  if (t->S->mem) t->S->mem->reserve++;
 }
 
 void lbt_leave(lua_State *L, int tree_idx, const lbt_ctx *saved, lua_State *saved_L) {
   lbt_tree *t = lua_touserdata(L, tree_idx);
+  if (t->S->mem) t->S->mem->reserve--;
   lua_settop(L, t->ctx.fns - 1);
   t->S->msgh = t->ctx.outer_msgh;
   t->ctx = *saved;

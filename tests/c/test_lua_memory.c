@@ -1,0 +1,137 @@
+/* test_lua_memory.c: a Lua state made by bt_lua_newstate with a memory limit. A script that
+ * allocates past the limit fails its node and the error is reported; the think goes on, the host
+ * keeps running, and the tree thinks again. bt.set_memory_limit and bt.memory. */
+#include <string.h>
+
+#include <lauxlib.h>
+#include <lualib.h>
+
+#include "bt_lua.h"
+#include "check.h"
+
+#define LIMIT (16u << 20)
+
+static lua_State *open_state(size_t limit) {
+  lua_State *L = bt_lua_newstate(limit);
+  if (!L) return NULL;
+  luaL_openlibs(L);
+  luaL_requiref(L, "bt", luaopen_bt, 0);
+  lua_setglobal(L, "bt");
+  return L;
+}
+
+/* Runs code; returns its first result as a string (or the error), copied into out. */
+static int eval(lua_State *L, const char *code, char *out, size_t size) {
+  int ok = luaL_dostring(L, code) == LUA_OK;
+  const char *s = lua_tostring(L, -1);
+  snprintf(out, size, "%s", s ? s : "(nil)");
+  lua_settop(L, 0);
+  return ok;
+}
+
+static void test_script_past_the_limit(void) {
+  lua_State *L = open_state(LIMIT);
+  CHECK(L != NULL);
+  if (!L) return;
+  char out[4096];
+  int ok = eval(L,
+                "errors = {}\n"
+                "bt.set_error_handler(function(m) errors[#errors + 1] = m end)\n"
+                "calls = 0\n"
+                "local greedy = bt.ActionNode(function()\n"
+                "  local t = {}\n"
+                "  for i = 1, math.huge do t[i] = string.rep('x', 64) .. i end\n"
+                "end, 'Greedy')\n"
+                "local after = bt.ActionNode(function() calls = calls + 1 end, 'After')\n"
+                "tree = bt.BT({}, bt.SequenceNode { greedy, after })\n"
+                "tree:Update()\n"
+                "return #errors .. ' ' .. tostring(errors[1]) .. ' | ' .. tree.root.children[1].lastresult",
+                out, sizeof out);
+  CHECK(ok);
+  /* one error, naming the node's path and the memory error; the node failed */
+  CHECK(strncmp(out, "1 ", 2) == 0);
+  CHECK(strstr(out, "Sequence/Greedy") != NULL);
+  CHECK(strstr(out, "not enough memory") != NULL);
+  CHECK(strstr(out, "| FAILED") != NULL);
+  if (!ok || !strstr(out, "not enough memory")) fprintf(stderr, "got: %s\n", out);
+
+  /* the memory came back; the tree thinks again; the host allocates as before */
+  ok = eval(L,
+            "collectgarbage()\n"
+            "local used, limit = bt.memory()\n"
+            "assert(limit == " "16777216" ", 'limit ' .. tostring(limit))\n"
+            "assert(used < limit / 2, 'used ' .. used)\n"
+            "tree:Update()\n"
+            "return #errors .. ' ' .. tree.root.lastresult .. ' ' .. #string.rep('y', 1000)",
+            out, sizeof out);
+  CHECK(ok);
+  CHECK_STR(out, "2 FAILED 1000");
+
+  /* the host's own code gets the error as a Lua error too, and goes on */
+  ok = eval(L, "local ok, e = pcall(string.rep, 'x', 64 << 20) return tostring(ok) .. ' ' .. e", out,
+            sizeof out);
+  CHECK(ok);
+  CHECK_STR(out, "false not enough memory");
+  CHECK(bt_lua_memory_used(L) > 0 && bt_lua_memory_used(L) < LIMIT);
+  bt_lua_close(L);
+}
+
+static void test_set_limit(void) {
+  lua_State *L = open_state(0);
+  CHECK(L != NULL);
+  if (!L) return;
+  char out[1024];
+  /* no bound: 32 MiB is fine */
+  CHECK(eval(L, "return #string.rep('x', 32 << 20)", out, sizeof out));
+  CHECK_STR(out, "33554432");
+  CHECK(eval(L, "bt.set_memory_limit(8 << 20) return select(2, bt.memory())", out, sizeof out));
+  CHECK_STR(out, "8388608");
+  CHECK(eval(L, "collectgarbage() return tostring(pcall(string.rep, 'x', 32 << 20))", out, sizeof out));
+  CHECK_STR(out, "false");
+  CHECK(!eval(L, "bt.set_memory_limit(-1)", out, sizeof out));
+  CHECK(strstr(out, "bad argument #1 to 'set_memory_limit'") != NULL);
+  CHECK_INT(bt_lua_set_memory_limit(L, 0), BT_OK);
+  CHECK(eval(L, "return #string.rep('x', 32 << 20)", out, sizeof out));
+  bt_lua_close(L);
+
+  /* a state bt did not make */
+  L = luaL_newstate();
+  luaL_openlibs(L);
+  luaL_requiref(L, "bt", luaopen_bt, 0);
+  lua_setglobal(L, "bt");
+  CHECK(!eval(L, "bt.set_memory_limit(1 << 20)", out, sizeof out));
+  CHECK(strstr(out, "not made by bt_lua_newstate") != NULL);
+  CHECK(eval(L, "return tostring(bt.memory())", out, sizeof out));
+  CHECK_STR(out, "nil");
+  CHECK_INT(bt_lua_set_memory_limit(L, 1), BT_EINVAL);
+  CHECK(bt_lua_memory_used(L) == 0);
+  bt_lua_close(L);
+}
+
+/* A brain file that allocates past the limit while it loads fails to load; the host goes on. */
+static void test_loading_past_the_limit(void) {
+  lua_State *L = open_state(LIMIT);
+  CHECK(L != NULL);
+  if (!L) return;
+  char out[1024];
+  int ok = eval(L,
+                "package.preload['brains.greedy'] = function()\n"
+                "  local t = {} for i = 1, math.huge do t[i] = {i} end\n"
+                "end\n"
+                "local ok, e = pcall(require, 'brains.greedy')\n"
+                "return tostring(ok) .. ' ' .. tostring(e)",
+                out, sizeof out);
+  CHECK(ok);
+  CHECK(strstr(out, "false") == out);
+  CHECK(strstr(out, "not enough memory") != NULL);
+  CHECK(eval(L, "collectgarbage() return #string.rep('z', 4096)", out, sizeof out));
+  CHECK_STR(out, "4096");
+  bt_lua_close(L);
+}
+
+int main(void) {
+  test_script_past_the_limit();
+  test_set_limit();
+  test_loading_past_the_limit();
+  return check_report("test_lua_memory");
+}
