@@ -302,6 +302,50 @@ describe("set_instruction_limit", function()
   end)
 end)
 
+describe("set_instruction_limit against scripts that fight it", function()
+  after_each(H.restore)
+
+  it("stops a leaf that catches the limit's error with pcall and loops", function()
+    local errs = H.errors()
+    bt.set_instruction_limit(100000)
+    local sneaky = bt.ActionNode(function()
+      while true do pcall(function() while true do end end) end
+    end, "Sneaky")
+    local tree = bt.BT({}, bt.SelectorNode { sneaky, bt.ActionNode(function() end, "Next") })
+    tree:Update()
+    assert.equal(FAILED, sneaky.lastresult)
+    assert.equal(SUCCESS, tree.root.lastresult)
+    assert.equal(1, #errs)
+    assert.is_true(has(errs[1], "Selector/Sneaky"), errs[1])
+    assert.is_true(has(errs[1], "instruction limit exceeded"), errs[1])
+  end)
+
+  it("bounds a coroutine made during the call, and lets it run free after", function()
+    local errs = H.errors()
+    bt.set_instruction_limit(100000)
+    local co
+    local tree = bt.BT({}, bt.ActionNode(function()
+      co = coroutine.create(function()
+        for i = 1, math.huge do
+          if i % 500000 == 0 then coroutine.yield(i) end
+        end
+      end)
+      local ok = coroutine.resume(co)
+      assert(not ok)
+    end, "Spawner"))
+    tree:Update()
+    assert.equal(1, #errs)
+    assert.is_true(has(errs[1], "instruction limit exceeded"), errs[1])
+    -- outside bt's calls, a new coroutine of the same code runs unbounded
+    local free = coroutine.create(function()
+      for i = 1, math.huge do
+        if i % 500000 == 0 then coroutine.yield(i) end
+      end
+    end)
+    assert.same({ true, 500000 }, { coroutine.resume(free) })
+  end)
+end)
+
 describe("errors never escape", function()
   after_each(H.restore)
 
