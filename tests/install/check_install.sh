@@ -1,7 +1,7 @@
 #!/bin/sh
 # Installs the build into a fresh prefix and uses it as API.md says a user would: a stock lua5.4
 # loads bt.so through LUA_CPATH, and a C host compiles and links through `pkg-config bt`.
-# usage: check_install.sh <build dir> <source dir>
+# usage: check_install.sh <build dir> <source dir>   (C hosts are built with $CC, default cc)
 set -eu
 build=$1
 src=$2
@@ -17,9 +17,19 @@ for f in "$prefix/share/lua/5.4/bt.lua" "$prefix/share/lua/5.4/bt/init.lua"; do
   [ ! -e "$f" ] || { echo "installed $f would shadow bt.so"; exit 1; }
 done
 
+# A build with BT_SANITIZE has an instrumented bt.so: the stock interpreter must preload the
+# sanitizer runtimes that ctest names in BT_SANITIZE_PRELOAD (cmake/sanitize.cmake).
+lua54() {
+  if [ -n "${BT_SANITIZE_PRELOAD:-}" ]; then
+    LD_PRELOAD="$BT_SANITIZE_PRELOAD${LD_PRELOAD:+ $LD_PRELOAD}" lua5.4 "$@"
+  else
+    lua5.4 "$@"
+  fi
+}
+
 # a stock interpreter, from the installed tree only
 out=$(cd "$prefix" && LUA_CPATH="$prefix/lib/lua/5.4/?.so;;" \
-  LUA_PATH="$prefix/share/lua/5.4/?.lua;$prefix/share/lua/5.4/?/init.lua;;" lua5.4 -e '
+  LUA_PATH="$prefix/share/lua/5.4/?.lua;$prefix/share/lua/5.4/?/init.lua;;" lua54 -e '
   local before = {}
   for k in pairs(_G) do before[k] = true end
   local bt = require "bt"
@@ -33,7 +43,7 @@ expected='Priority - READY <SUCCESS> ()>0.00
 
 # a C host through pkg-config
 export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
-cc -std=c11 -Wall -Wextra -Werror -o "$prefix/hello" "$src/examples/hello/hello.c" \
+"${CC:-cc}" -std=c11 -Wall -Wextra -Werror -o "$prefix/hello" "$src/examples/hello/hello.c" \
   $(pkg-config --cflags --libs bt)
 (cd "$src" && "$prefix/hello" examples/hello/brain.lua 2) | grep -q "Priority - RUNNING" \
   || { echo "the pkg-config host did not think"; exit 1; }
@@ -64,7 +74,7 @@ int main(void) {
   return 0;
 }
 CEOF
-cc -std=c11 -Wall -Wextra -Werror -o "$prefix/core" "$prefix/core.c" $(pkg-config --cflags --libs btcore)
+"${CC:-cc}" -std=c11 -Wall -Wextra -Werror -o "$prefix/core" "$prefix/core.c" $(pkg-config --cflags --libs btcore)
 [ "$("$prefix/core")" = "Sequence - READY <SUCCESS> ()>0.00
    >Condition - READY <SUCCESS> ()>0.00" ] || { echo "the core-only host printed:"; "$prefix/core"; exit 1; }
 echo "install: headers, libraries, bt.so and pkg-config files work from $prefix"
