@@ -436,7 +436,9 @@ int bt_def_create(bt_def **out, bt_graph *g, int root) {
   for (int i = 0; i < g->n; i++)
     if (c.color[i] == BLACK) nreach++;
   d->nodes = calloc(d->nnodes, sizeof *d->nodes);
-  d->kids = malloc((d->nnodes ? d->nnodes : 1) * sizeof *d->kids);
+  /* The children lists fill nnodes - 1 entries (every node but the root is a child once); the
+   * last one must be defined too, as bt_def_equal compares the array whole. */
+  d->kids = calloc(d->nnodes ? d->nnodes : 1, sizeof *d->kids);
   d->states = calloc(nreach, sizeof *d->states);
   if (!d->nodes || !d->kids || !d->states) {
     rc = graph_error(g, BT_ENOMEM, "bt_def_create: out of memory");
