@@ -1,0 +1,50 @@
+#!/bin/sh
+# CI: valgrind memcheck over every C test (tests/c/test_*.c) of a normal, uninstrumented build.
+# Any invalid access, use of an uninitialised value, leak (definite, indirect or possible), or a
+# test's own failure fails the run. Installs valgrind if it is missing. Run from the repository
+# root. usage: tests/ci/valgrind.sh   (BUILD=dir, default build, the directory make test uses)
+set -u
+build=${BUILD:-build}
+jobs=${JOBS:-$(nproc 2>/dev/null || echo 2)}
+start=$(date +%s)
+
+fail() {
+  echo "valgrind: FAILED ($1) after $(($(date +%s) - start))s"
+  exit 1
+}
+
+[ -f CMakeLists.txt ] && [ -d tests/c ] || { echo "valgrind: run from the repository root"; exit 2; }
+if ! command -v valgrind >/dev/null 2>&1; then
+  sudo=""
+  [ "$(id -u)" = 0 ] || sudo=sudo
+  echo "Installing valgrind"
+  $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq valgrind >/dev/null \
+    || fail "could not install valgrind"
+fi
+make -s deps || fail "Debian packages"
+# valgrind cannot run instrumented programs: the build must not be a BT_SANITIZE one
+if grep -q '^BT_SANITIZE:BOOL=ON' "$build/CMakeCache.txt" 2>/dev/null; then
+  fail "$build is configured with BT_SANITIZE=ON; use another BUILD"
+fi
+cmake -S . -B "$build" -DBT_SANITIZE=OFF >/dev/null || fail "configure"
+cmake --build "$build" -j "$jobs" >/dev/null || fail "build"
+
+passed=0
+failed=""
+for src in tests/c/test_*.c; do
+  name=$(basename "$src" .c)
+  bin=$build/tests/$name
+  [ -x "$bin" ] || { failed="$failed $name(missing)"; continue; }
+  if valgrind --tool=memcheck --quiet --error-exitcode=99 \
+       --leak-check=full --show-leak-kinds=definite,indirect,possible \
+       --errors-for-leak-kinds=definite,indirect,possible \
+       --track-origins=yes --num-callers=30 "$bin" > "$build/valgrind-$name.log" 2>&1; then
+    passed=$((passed + 1))
+  else
+    echo "---- $name (valgrind exit $?):"
+    cat "$build/valgrind-$name.log"
+    failed="$failed $name"
+  fi
+done
+[ -z "$failed" ] || fail "$passed passed, failed:$failed"
+echo "valgrind: ok, memcheck clean on $passed C tests, in $(($(date +%s) - start))s"
