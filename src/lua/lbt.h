@@ -158,6 +158,7 @@ void lbt_run_deferred(lua_State *L, lbt_state *S);
 void lbt_push_watch_core(lua_State *L); /* pushes the watcher constructor */
 void lbt_open_tree(lua_State *L, int module);
 lbt_tree *lbt_node_tree(lua_State *L, int obj, int *node); /* NULL if unbound; pushes nothing */
+lbt_tree *lbt_test_tree(lua_State *L, int idx); /* the tree userdata at idx, or NULL */
 void lbt_enter(lua_State *L, int tree_idx, lbt_ctx *saved, lua_State **saved_L);
 void lbt_leave(lua_State *L, int tree_idx, const lbt_ctx *saved, lua_State *saved_L);
 int lbt_fire(lua_State *L, int obj, int data); /* EventNode:OnEvent for a node object */

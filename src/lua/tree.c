@@ -37,14 +37,28 @@ void lbt_leave(lua_State *L, int tree_idx, const lbt_ctx *saved, lua_State *save
   t->S->L = saved_L;
 }
 
+lbt_tree *lbt_test_tree(lua_State *L, int idx) {
+  lbt_tree *t = lua_touserdata(L, idx);
+  if (!t || lua_type(L, idx) != LUA_TUSERDATA || lua_rawlen(L, idx) < sizeof *t || t->magic != LBT_TREE_MAGIC)
+    return NULL;
+  return t;
+}
+
 lbt_tree *lbt_node_tree(lua_State *L, int obj, int *node) {
   obj = lua_absindex(L, obj);
+  *node = -1;
+  if (lua_type(L, obj) != LUA_TTABLE) return NULL;
+  /* The keys are in the node's own table, where pairs finds them and rawset can change them:
+   * believe them only if they are a tree and an index into it. */
   lua_rawgetp(L, obj, &lbt_key_tree);
-  lbt_tree *t = lua_touserdata(L, -1);
+  lbt_tree *t = lbt_test_tree(L, -1);
   lua_rawgetp(L, obj, &lbt_key_node);
-  *node = (int)lua_tointeger(L, -1);
+  int isint;
+  lua_Integer n = lua_tointegerx(L, -1, &isint);
   lua_pop(L, 2);
-  return t && t->inst ? t : NULL;
+  if (!t || !t->inst || !isint || n < 0 || n >= bt_def_size(bt_inst_def(t->inst))) return NULL;
+  *node = (int)n;
+  return t;
 }
 
 /* ---- callbacks from the core into Lua ---- */
@@ -569,8 +583,8 @@ static int tree_new(lua_State *L) {
 /* ---- tree methods ---- */
 
 static lbt_tree *check_tree(lua_State *L, const char *method) {
-  lbt_tree *t = lua_touserdata(L, 1);
-  if (!t || lua_type(L, 1) != LUA_TUSERDATA || lua_rawlen(L, 1) < sizeof *t || t->magic != LBT_TREE_MAGIC)
+  lbt_tree *t = lbt_test_tree(L, 1);
+  if (!t)
     luaL_error(L, "bad self to '%s' (BT expected, got %s)", method, luaL_typename(L, 1));
   if (!t->inst) luaL_error(L, "%s: the tree was garbage collected", method);
   return t;

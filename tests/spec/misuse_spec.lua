@@ -1,0 +1,92 @@
+-- Scripts that misuse what the module lets them reach: a node's private keys (visible to
+-- pairs) overwritten with rawset. Most of these used to read or write memory bt did not own
+-- (under BT_SANITIZE, tests/ci/sanitize.sh, the process stopped; without it, it crashed or went
+-- on with corrupt memory); the others pin that their neighbours are refused the same way. Now
+-- each is refused or ignored.
+local bt = require "bt"
+
+-- The keys bt keeps on a node object in a tree: the tree (a userdata) and the node's index.
+local function private_keys(node)
+  local tree_key, index_key
+  for k, v in pairs(node) do
+    if type(k) == "userdata" then
+      if type(v) == "number" then index_key = k else tree_key = k end
+    end
+  end
+  assert(tree_key and index_key, "the node has no private keys")
+  return tree_key, index_key
+end
+
+local function new_tree()
+  local act = bt.ActionNode(function() end, "Act")
+  local wait = bt.WaitNode(2)
+  local tree = bt.BT({}, bt.PriorityNode({act, wait}, 1, true))
+  tree:Update()
+  return tree, act, wait
+end
+
+-- Reads and writes the node's state and calls its methods; none may touch the tree's memory.
+local function use(node)
+  for _, field in ipairs({"status", "lastresult", "idx", "wake_time", "nextupdatetime", "parent", "children"}) do
+    pcall(function() return node[field] end)
+  end
+  pcall(function() node.status = "RUNNING" end)
+  pcall(function() node.wake_time = 5 end)
+  for _, method in ipairs({"Visit", "Reset", "Step", "SaveStatus", "Stop", "GetSleepTime", "GetTreeSleepTime",
+                           "DBString", "GetString", "GetTreeString"}) do
+    pcall(node[method], node)
+  end
+  pcall(node.Sleep, node, 1)
+end
+
+describe("a node whose private keys a script overwrote", function()
+  local bad_indices = {1e6, -5, 2^40, math.mininteger}
+  for _, index in ipairs(bad_indices) do
+    it("with the index " .. tostring(index) .. " is out of every tree", function()
+      local tree, act, wait = new_tree()
+      for _, node in ipairs({act, wait}) do
+        local _, index_key = private_keys(node)
+        rawset(node, index_key, index)
+        assert.equal("READY", node.status) -- what a node out of any tree reads
+        assert.has_error(function() node:Visit() end)
+        use(node)
+      end
+      tree:Update()
+      assert.is_string(tostring(tree))
+    end)
+  end
+
+  local others = {
+    ["a number"] = function() return 5 end,
+    ["a table"] = function() return {} end,
+    ["a userdata of another library"] = function() return io.stdout end,
+    ["a definition"] = function() return bt.define(bt.ActionNode(function() end)) end,
+    ["a wrangler's scheduler"] = function() return bt.BrainWrangler()._sched end,
+  }
+  for what, make in pairs(others) do
+    it("with " .. what .. " for its tree is out of every tree", function()
+      local tree, act, wait = new_tree()
+      for _, node in ipairs({act, wait}) do
+        local tree_key = private_keys(node)
+        rawset(node, tree_key, make())
+        assert.equal("READY", node.status)
+        assert.has_error(function() node:Visit() end)
+        use(node)
+      end
+      tree:Update()
+      assert.is_string(tostring(tree))
+    end)
+  end
+
+  it("with another, smaller tree and an index beyond it is out of every tree", function()
+    local tree, act, wait = new_tree()
+    local small = bt.BT({}, bt.ActionNode(function() end))
+    local tree_key = private_keys(wait) -- index 2, and small has one node
+    rawset(wait, tree_key, small)
+    assert.equal("READY", wait.status)
+    use(wait)
+    tree:Update()
+    small:Update()
+    assert.is_string(tostring(small))
+  end)
+end)
