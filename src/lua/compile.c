@@ -342,7 +342,8 @@ lbt_def *lbt_test_def(lua_State *L, int idx) { return luaL_testudata(L, idx, DEF
 
 
 static int def_gc(lua_State *L) {
-  lbt_def *d = lua_touserdata(L, 1);
+  lbt_def *d = lbt_test_def(L, 1); /* a script may call it by hand, with anything */
+  if (!d) return 0;
   bt_def_release(d->def);
   d->def = NULL;
   return 0;

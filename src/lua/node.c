@@ -192,6 +192,7 @@ static void push_unbound(lua_State *L, int kind, int code) {
 
 /* __index of every node class: the class's members, then the node's state. */
 static int node_index(lua_State *L) {
+  luaL_checktype(L, 1, LUA_TTABLE); /* a script may call it by hand, with anything */
   if (lua_getmetatable(L, 1)) {
     lua_pushvalue(L, 2);
     if (lua_rawget(L, -2) != LUA_TNIL) return 1;
@@ -222,6 +223,7 @@ static int node_index(lua_State *L) {
 
 /* __newindex of every node class: the node's state, or a plain field. */
 static int node_newindex(lua_State *L) {
+  luaL_checktype(L, 1, LUA_TTABLE); /* a script may call it by hand, with anything */
   int code = lbt_view_code(L, 2);
   int node;
   lbt_tree *t = code ? lbt_node_tree(L, 1, &node) : NULL;

@@ -277,7 +277,8 @@ static int w_set_period(lua_State *L) {
 }
 
 static int sched_gc(lua_State *L) {
-  lbt_sched *w = lua_touserdata(L, 1);
+  lbt_sched *w = luaL_testudata(L, 1, SCHED_META); /* a script may call it by hand, with anything */
+  if (!w) return 0;
   bt_sched_free(w->s);
   w->s = NULL;
   return 0;

@@ -758,8 +758,8 @@ static int tree_fire_event(lua_State *L) {
 }
 
 static int tree_gc(lua_State *L) {
-  lbt_tree *t = lua_touserdata(L, 1);
-  if (t->inst && !bt_inst_thinking(t->inst)) {
+  lbt_tree *t = lbt_test_tree(L, 1); /* a script may call it by hand, with anything */
+  if (t && t->inst && !bt_inst_thinking(t->inst)) {
     bt_inst_fini(t->inst);
     t->inst = NULL;
   }
@@ -771,12 +771,13 @@ static int tree_gc(lua_State *L) {
 static int tree_index(lua_State *L) {
   lua_pushvalue(L, 2);
   if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNIL) return 1;
+  lbt_tree *t = lbt_test_tree(L, 1); /* a script may call it by hand, with anything */
+  if (!t) return 0;
   if (lua_rawequal(L, 2, lua_upvalueindex(2))) {
     lua_getiuservalue(L, 1, LBT_UV_INST);
     return 1;
   }
   if (lua_rawequal(L, 2, lua_upvalueindex(3))) {
-    lbt_tree *t = lua_touserdata(L, 1);
     if (!t->inst) return 0;
     push_state_obj(L, t, 1, 0);
     return 1;

@@ -1,8 +1,8 @@
--- Scripts that misuse what the module lets them reach: a node's private keys (visible to
--- pairs) overwritten with rawset. Most of these used to read or write memory bt did not own
--- (under BT_SANITIZE, tests/ci/sanitize.sh, the process stopped; without it, it crashed or went
--- on with corrupt memory); the others pin that their neighbours are refused the same way. Now
--- each is refused or ignored.
+-- Scripts that misuse what the module lets them reach: metamethods called by hand with other
+-- values, and a node's private keys (visible to pairs) overwritten with rawset. Most of these
+-- used to read or write memory bt did not own (under BT_SANITIZE, tests/ci/sanitize.sh, the
+-- process stopped; without it, it crashed or went on with corrupt memory); the others pin that
+-- their neighbours are refused the same way. Now each is refused or ignored.
 local bt = require "bt"
 
 -- The keys bt keeps on a node object in a tree: the tree (a userdata) and the node's index.
@@ -88,5 +88,42 @@ describe("a node whose private keys a script overwrote", function()
     tree:Update()
     small:Update()
     assert.is_string(tostring(small))
+  end)
+end)
+
+describe("metamethods called by hand", function()
+  local tree, act = new_tree()
+  local def = bt.define(bt.ActionNode(function() end))
+  local sched = bt.BrainWrangler()._sched
+  local selves = {1, "x", {}, io.stdout, tree, def, sched, act, true}
+
+  it("a node's __index and __newindex refuse what is not a node table", function()
+    local mt = getmetatable(act)
+    for _, self in ipairs({1, "x", io.stdout, true, tree}) do
+      assert.has_error(function() mt.__index(self, "status") end)
+      assert.has_error(function() mt.__newindex(self, "status", "READY") end)
+    end
+  end)
+
+  it("a tree's __index gives nothing for what is not a tree", function()
+    local index = getmetatable(tree).__index
+    for _, self in ipairs({1, "x", {}, io.stdout, def, sched}) do
+      assert.is_nil(index(self, "root"))
+    end
+    assert.equal(act.parent, index(tree, "root"))
+  end)
+
+  it("__gc of a tree, a definition and a scheduler ignores other values", function()
+    local dump = tostring(tree)
+    for _, owner in ipairs({tree, def, sched}) do
+      local gc = getmetatable(owner).__gc
+      for _, self in ipairs(selves) do
+        if self ~= owner then pcall(gc, self) end
+      end
+    end
+    assert.equal(dump, tostring(tree))
+    tree:Update()
+    assert.equal(1, def:size())
+    assert.is_string(tostring(def:instantiate({})))
   end)
 end)
