@@ -65,6 +65,25 @@ lbt_tree *lbt_node_tree(lua_State *L, int obj, int *node) {
 
 static lbt_tree *tree_of(bt_call *c) { return bt_inst_agent(c->inst); }
 
+/* Pushes the member key of the node object at obj and returns its type: the object's own field,
+ * else its class's, as the class's __index finds a member. Read raw, running no script code: a
+ * script that gave the object an __index of its own cannot raise here, in the middle of a think,
+ * where an error would unwind the core's frames. key must not be a node's view (status, ...). */
+static int node_member(lua_State *L, int obj, const char *key) {
+  obj = lua_absindex(L, obj);
+  lua_pushstring(L, key);
+  if (lua_rawget(L, obj) != LUA_TNIL) return lua_type(L, -1);
+  lua_pop(L, 1);
+  if (!lua_getmetatable(L, obj)) {
+    lua_pushnil(L);
+    return LUA_TNIL;
+  }
+  lua_pushstring(L, key);
+  int type = lua_rawget(L, -2);
+  lua_remove(L, -2);
+  return type;
+}
+
 /* Pushes the object the tree holds for state s in its table uv (OBJS or VIEWS) and returns 1,
  * or pushes nothing and returns 0. */
 static int push_kept(lua_State *L, int tree, int s, int uv) {
@@ -130,7 +149,7 @@ int lbt_call_latch_time(bt_call *c) {
   lua_State *L = t->ctx.L;
   lua_rawgeti(L, t->ctx.fns, (lua_Integer)(intptr_t)c->ud);
   push_obj(t, c);
-  lua_getfield(L, -1, "inst");
+  node_member(L, -1, "inst");
   lua_remove(L, -2);
   if (lbt_pcall(t->S, L, 1, 1, t->ctx.msgh, c->inst, c->node, NULL) != LUA_OK) return -1;
   return take_number(c, t, "the LatchNode's duration function");
@@ -141,15 +160,22 @@ int lbt_call_latch_time(bt_call *c) {
 static int overridden(lbt_tree *t, bt_call *c, const char *method) {
   lua_State *L = t->ctx.L;
   push_obj(t, c);
-  lua_getfield(L, -1, method);
+  node_member(L, -1, method);
   lbt_registry_get(L, LBT_REG_CLASSES);
   lua_rawgeti(L, -1, bt_def_kind(bt_inst_def(c->inst), c->node) + 1);
-  lua_getfield(L, -1, method);
+  lua_pushstring(L, method); /* bt's own classes hold their methods */
+  lua_rawget(L, -2);
   int same = lua_rawequal(L, -1, -4);
   lua_pop(L, 3);
   if (!same && !lua_isnil(L, -1)) return 1;
   lua_pop(L, 2);
   return 0;
+}
+
+/* tostring(v) for v at 1, for a protected call */
+static int to_string(lua_State *L) {
+  luaL_tolstring(L, 1, NULL);
+  return 1;
 }
 
 /* Calls the pushed obj[method] with obj as self (both popped), with nres results. */
@@ -196,10 +222,18 @@ static int ops_describe(bt_call *c, bt_buf *out) {
   lbt_tree *t = tree_of(c);
   if (!overridden(t, c, "DBString")) return BT_DEFAULT;
   if (call_method(t, c, 1, "DBString") != LUA_OK) return bt_buf_append(out, "?", 1);
+  lua_State *L = t->ctx.L;
+  int type = lua_type(L, -1);
+  if (type != LUA_TSTRING && type != LUA_TNUMBER) { /* its __tostring or __name may raise */
+    lua_pushcfunction(L, to_string);
+    lua_insert(L, -2);
+    if (lbt_pcall(t->S, L, 1, 1, t->ctx.msgh, c->inst, c->node, "DBString") != LUA_OK)
+      return bt_buf_append(out, "?", 1);
+  }
   size_t len;
-  const char *s = luaL_tolstring(t->ctx.L, -1, &len);
+  const char *s = lua_tolstring(L, -1, &len);
   int rc = bt_buf_append(out, s, len);
-  lua_pop(t->ctx.L, 2);
+  lua_pop(L, 1);
   return rc;
 }
 
@@ -217,13 +251,13 @@ static int ops_on_stop(bt_call *c) {
       lua_getiuservalue(L, t->ctx.tree, LBT_UV_DEF);
       lua_getiuservalue(L, -1, LBT_DEF_UV_TEMPLATES);
       lua_rawgeti(L, -1, s + 1);
-      has = lua_getfield(L, -1, "OnStop") != LUA_TNIL;
+      has = node_member(L, -1, "OnStop") != LUA_TNIL;
       lua_pop(L, 4);
     }
     if (!has) return BT_OK;
   }
   push_obj(t, c);
-  lua_getfield(L, -1, "OnStop");
+  node_member(L, -1, "OnStop");
   if (lua_isnil(L, -1)) {
     lua_pop(L, 2);
     return BT_OK;
@@ -385,8 +419,9 @@ static void push_view(lua_State *L, lbt_tree *t, int tree, int s) {
   lua_rawgeti(L, -1, bt_def_kind(def, node) + 1);
   lua_setmetatable(L, view);
   lua_pop(L, 1);
+  lua_pushliteral(L, "name");
   lua_pushstring(L, bt_def_name(def, node));
-  lua_setfield(L, view, "name");
+  lua_rawset(L, view); /* not through the class's __newindex: a script may have replaced it */
   bind(L, tree, view, node);
   file_obj(L, tree, view, s, 0);
 }

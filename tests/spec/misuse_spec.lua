@@ -127,3 +127,44 @@ describe("metamethods called by hand", function()
     assert.is_string(tostring(def:instantiate({})))
   end)
 end)
+
+-- bt looks up methods on node objects in the middle of a think. A script's own __index that
+-- raised there used to unwind through the core: the tree stayed "thinking" for good, and leaked.
+describe("an __index of a script's that raises during a think", function()
+  local errors
+  before_each(function()
+    errors = {}
+    bt.set_error_handler(function(msg) errors[#errors + 1] = msg end)
+  end)
+  after_each(function()
+    bt.set_error_handler(nil)
+  end)
+
+  local function raising(_, key) error("no field " .. tostring(key)) end
+
+  it("on a node is not called: bt reads a node's members raw, and the tree thinks on", function()
+    local Runner = bt.Class(bt.BehaviourNode, function(self) bt.BehaviourNode._ctor(self, "Runner") end)
+    function Runner:Visit() self.status = bt.RUNNING end
+    local runner = Runner()
+    local tree = bt.BT({}, bt.PriorityNode({runner}, 0, true))
+    tree:Update()
+    setmetatable(runner, {__index = raising})
+    tree:Update() -- looks up Visit, Step and GetSleepTime
+    assert.same({}, errors)
+    tree:Update() -- not stuck in the last think
+    assert.is_string(tostring(tree))
+    tree:Stop() -- looks up OnStop
+    tree:Reset()
+  end)
+
+  it("on what a DBString written in Lua returns shows as ? in the dump", function()
+    local Odd = bt.Class(bt.BehaviourNode, function(self) bt.BehaviourNode._ctor(self, "Odd") end)
+    function Odd:Visit() self.status = bt.RUNNING end
+    function Odd:DBString() return setmetatable({}, {__tostring = raising}) end
+    local tree = bt.BT({}, bt.PriorityNode({Odd()}, 0, true))
+    tree:Update()
+    assert.matches("Odd %- RUNNING <RUNNING> %(%?%)", tostring(tree))
+    assert.is_true(#errors > 0)
+    tree:Update()
+  end)
+end)
