@@ -139,12 +139,46 @@ static int push_brain(lbt_sched *w, int id) {
   return lua_gettop(L);
 }
 
+/* The lookups below run scripts' __index (an entity may be a host's userdata), which may raise in
+ * the middle of bt_sched_update: they run protected, so that an error is reported and cannot
+ * unwind the core's frames. */
+
+/* obj:method() for obj and the method's name at 1 and 2: the lookup and the call */
+static int method_call(lua_State *L) {
+  lua_pushvalue(L, 2);
+  lua_gettable(L, 1);
+  lua_pushvalue(L, 1);
+  lua_call(L, 1, LUA_MULTRET);
+  return lua_gettop(L) - 2;
+}
+
 /* Calls obj:method() protected; leaves nres results, or returns non-zero having reported. */
 static int call_method(lbt_sched *w, int obj, const char *method, int nres) {
   lua_State *L = w->L;
-  lua_getfield(L, obj, method);
+  obj = lua_absindex(L, obj);
+  lua_pushcfunction(L, method_call);
   lua_pushvalue(L, obj);
-  return lbt_pcall(w->S, L, 1, nres, 0, NULL, -1, method);
+  lua_pushstring(L, method);
+  return lbt_pcall(w->S, L, 2, nres, 0, NULL, -1, method);
+}
+
+/* For the brain at 1: inst, inst.entity and its IsValid, and inst.IsAsleep, where inst and
+ * inst.entity are tables or userdata (nil for what is not there). */
+static int ready_lookups(lua_State *L) {
+  lua_settop(L, 1);
+  lua_getfield(L, 1, "inst");
+  int t = lua_type(L, 2);
+  if (t != LUA_TTABLE && t != LUA_TUSERDATA) {
+    lua_settop(L, 1);
+    lua_settop(L, 5); /* four nils */
+    return 4;
+  }
+  lua_getfield(L, 2, "entity");
+  t = lua_type(L, 3);
+  if (t == LUA_TTABLE || t == LUA_TUSERDATA) lua_getfield(L, 3, "IsValid");
+  else lua_pushnil(L);
+  lua_getfield(L, 2, "IsAsleep");
+  return 4;
 }
 
 /* inst.entity:IsValid() and not inst:IsAsleep(), where inst has them */
@@ -152,23 +186,20 @@ static int hook_ready(void *ud, int id) {
   lbt_sched *w = ud;
   lua_State *L = w->L;
   int top = lua_gettop(L);
-  int brain = push_brain(w, id);
+  lua_pushcfunction(L, ready_lookups);
+  push_brain(w, id);
   int ready = 1;
-  lua_getfield(L, brain, "inst");
-  int inst = lua_gettop(L);
-  int t = lua_type(L, inst);
-  if (t == LUA_TTABLE || t == LUA_TUSERDATA) {
-    lua_getfield(L, inst, "entity");
-    int entity = lua_gettop(L);
-    t = lua_type(L, entity);
-    if ((t == LUA_TTABLE || t == LUA_TUSERDATA) && lua_getfield(L, entity, "IsValid") != LUA_TNIL) {
-      lua_pop(L, 1);
-      if (call_method(w, entity, "IsValid", 1) == LUA_OK) ready = lua_toboolean(L, -1);
+  if (lbt_pcall(w->S, L, 1, 4, 0, NULL, -1, "brain.inst") == LUA_OK) {
+    int inst = top + 1, entity = top + 2, is_valid = top + 3, is_asleep = top + 4;
+    if (!lua_isnil(L, is_valid)) {
+      lua_pushvalue(L, is_valid);
+      lua_pushvalue(L, entity);
+      if (lbt_pcall(w->S, L, 1, 1, 0, NULL, -1, "IsValid") == LUA_OK) ready = lua_toboolean(L, -1);
     }
-    lua_settop(L, inst);
-    if (ready && lua_getfield(L, inst, "IsAsleep") != LUA_TNIL) {
-      lua_pop(L, 1);
-      if (call_method(w, inst, "IsAsleep", 1) == LUA_OK) ready = !lua_toboolean(L, -1);
+    if (ready && !lua_isnil(L, is_asleep)) {
+      lua_pushvalue(L, is_asleep);
+      lua_pushvalue(L, inst);
+      if (lbt_pcall(w->S, L, 1, 1, 0, NULL, -1, "IsAsleep") == LUA_OK) ready = !lua_toboolean(L, -1);
     }
   }
   lua_settop(L, top);

@@ -128,9 +128,10 @@ describe("metamethods called by hand", function()
   end)
 end)
 
--- bt looks up methods on node objects in the middle of a think. A script's own __index that
--- raised there used to unwind through the core: the tree stayed "thinking" for good, and leaked.
-describe("an __index of a script's that raises during a think", function()
+-- bt looks up methods on node objects, brains and entities in the middle of a think or a tick.
+-- A script's own __index that raised there used to unwind through the core: the tree stayed
+-- "thinking" for good (and leaked), and the tick's other brains did not think (and leaked).
+describe("an __index of a script's that raises during a think or a tick", function()
   local errors
   before_each(function()
     errors = {}
@@ -166,5 +167,35 @@ describe("an __index of a script's that raises during a think", function()
     assert.matches("Odd %- RUNNING <RUNNING> %(%?%)", tostring(tree))
     assert.is_true(#errors > 0)
     tree:Update()
+  end)
+
+  it("on a brain's entity is reported, and the tick's other brains think", function()
+    local W = bt.BrainWrangler()
+    local thinks = 0
+    local B = bt.Class(bt.Brain, function(self, inst) bt.Brain._ctor(self, inst) end)
+    function B:OnStart()
+      self.bt = bt.BT(self.inst, bt.ActionNode(function() thinks = thinks + 1 end))
+    end
+    local brains = {}
+    for i = 1, 4 do
+      local inst = {}
+      if i == 2 then setmetatable(inst, {__index = raising}) end -- inst.entity raises
+      if i == 3 then inst.entity = setmetatable({}, {__index = raising}) end -- entity.IsValid raises
+      brains[i] = B(inst)
+      brains[i].manager = W
+      brains[i]:Start()
+    end
+    local odd = brains[4]
+    setmetatable(odd, {__index = function(self, key) -- a brain whose methods cannot be found
+      if key == "OnUpdate" then error("no OnUpdate") end
+      return B[key]
+    end})
+    W:Update(1)
+    assert.is_true(thinks >= 3)
+    assert.is_true(#errors >= 3)
+    W:Update(2)
+    for _, b in ipairs(brains) do b:Stop() end
+    W:Update(3)
+    assert.equal(0, W:GetStats().registered)
   end)
 end)
