@@ -26,8 +26,10 @@ make -s deps || fail "Debian packages"
 if grep -q '^BT_SANITIZE:BOOL=ON' "$build/CMakeCache.txt" 2>/dev/null; then
   fail "$build is configured with BT_SANITIZE=ON; use another BUILD"
 fi
-cmake -S . -B "$build" -DBT_SANITIZE=OFF >/dev/null || fail "configure"
-cmake --build "$build" -j "$jobs" >/dev/null || fail "build"
+mkdir -p "$build"
+blog=$build/valgrind-build.log
+{ cmake -S . -B "$build" -DBT_SANITIZE=OFF && cmake --build "$build" -j "$jobs"; } > "$blog" 2>&1 \
+  || { tail -n 40 "$blog"; fail "configure or build, see $blog"; }
 
 passed=0
 failed=""
