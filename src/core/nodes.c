@@ -196,7 +196,8 @@ static int describe_wait(bt_inst *in, int n, bt_buf *out) {
 
 static void visit_sequence(bt_inst *in, int n) {
   mem_seq *m = mem_of(in, n);
-  if (status_of(in, n) != BT_RUNNING) m->idx = 1;
+  /* idx is 1-based; 0 (set by a script) would read before the node's children */
+  if (status_of(in, n) != BT_RUNNING || m->idx == 0) m->idx = 1;
   while (m->idx <= (uint32_t)nchildren(in, n)) {
     int c = child_at(in, n, m->idx - 1);
     bt_node_visit(in, c);
@@ -224,7 +225,7 @@ static void reset_idx(bt_inst *in, int n) {
 
 static void visit_selector(bt_inst *in, int n) {
   mem_seq *m = mem_of(in, n);
-  if (status_of(in, n) != BT_RUNNING) m->idx = 1;
+  if (status_of(in, n) != BT_RUNNING || m->idx == 0) m->idx = 1; /* as in visit_sequence */
   while (m->idx <= (uint32_t)nchildren(in, n)) {
     int c = child_at(in, n, m->idx - 1);
     bt_node_visit(in, c);
@@ -262,6 +263,7 @@ static void visit_loop(bt_inst *in, int n) {
     m->idx = 1;
     m->rep = 0;
   }
+  if (m->idx == 0) m->idx = 1; /* as in visit_sequence */
   while (m->idx <= d->nchildren) {
     int c = child_at(in, n, m->idx - 1);
     bt_node_visit(in, c);
@@ -342,7 +344,7 @@ static void evaluate_priority(bt_inst *in, int n, double time) {
   mem_prio *m = mem_of(in, n);
   int count = nchildren(in, n);
   int old_event = -1;
-  if (m->idx) {
+  if (m->idx && m->idx <= (uint32_t)count) { /* a script may have set idx past the children */
     int c = child_at(in, n, m->idx - 1);
     if (node_at(in, c)->kind == BT_EVENT) old_event = c;
   }
@@ -366,7 +368,7 @@ static void evaluate_priority(bt_inst *in, int n, double time) {
     bt_node_visit(in, c);
     bt_status cs = status_of(in, c);
     if (cs == BT_SUCCESS || cs == BT_RUNNING) {
-      if (test_anyway && m->idx != (uint32_t)i && m->idx)
+      if (test_anyway && m->idx != (uint32_t)i && m->idx && m->idx <= (uint32_t)count)
         bt_node_reset(in, child_at(in, n, m->idx - 1));
       set_status(in, n, cs);
       found = 1;

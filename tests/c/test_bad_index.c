@@ -1,0 +1,96 @@
+/* test_bad_index.c: a child index that a script sets out of range (bt_node_set, which scripts
+ * reach through `node.idx = ...`) is never used to read outside the node's own children. An idx
+ * of 0 makes a running Sequence, Selector or Loop start at its first child; a Priority's idx past
+ * its children counts as none. Before, the core read the definition's children array at idx - 1
+ * unchecked: out of its bounds (ASan: heap-buffer-overflow, SEGV), or at another node's entry,
+ * which could be the node itself (endless recursion). */
+#include "harness.h"
+
+/* Sequence, Selector and Loop resume at idx while RUNNING: idx 0 starts them over. */
+static void test_zero_idx(int kind, const char *kname) {
+  for (int nested = 0; nested <= 1; nested++) {
+    logs();
+    leaf L = LEAF("L", BT_RUNNING);
+    bt_graph *g = new_graph();
+    int r = add_node(g, kind, NULL, 3, 0);
+    int l = add_leaf(g, &L);
+    set_kids(g, r, 1, l);
+    int root = r;
+    if (nested) { /* the composite is its parent's only child: children[idx - 1] was itself */
+      root = add_node(g, BT_NOT, NULL, 0, 0);
+      set_kids(g, root, 1, r);
+    }
+    bt_inst *in = build(g, root, 0);
+    think(in, 0);
+    CHECK_STR(ST(in, r), "RUNNING");
+    set_field(in, r, BT_FIELD_IDX, 0);
+    think(in, 1);
+    if (strcmp(logs(), "L L") != 0) fprintf(stderr, "  (%s, nested %d)\n", kname, nested);
+    CHECK_STR(ST(in, r), "RUNNING");
+    CHECK_NUM(field(in, r, BT_FIELD_IDX), 1);
+    bt_inst_free(in);
+  }
+}
+
+/* A Priority's evaluation looks at the child it ran last: idx past its children is none. */
+static void test_priority_idx_past_end(void) {
+  double bad[] = {2, 3, 4, 1000, 4294967295.0};
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    logs();
+    leaf L = LEAF("L", BT_RUNNING);
+    bt_graph *g = new_graph();
+    int r = add_prio(g, NULL, 1);
+    int l = add_leaf(g, &L);
+    set_kids(g, r, 1, l);
+    bt_inst *in = build(g, r, 0);
+    think(in, 0);
+    set_field(in, r, BT_FIELD_IDX, bad[i]);
+    think(in, 0.5); /* between evaluations: only a running child in range is resumed */
+    think(in, 2);   /* evaluates */
+    CHECK_STR(logs(), "L L");
+    CHECK_STR(ST(in, r), "RUNNING");
+    CHECK_NUM(field(in, r, BT_FIELD_IDX), 1);
+    bt_inst_free(in);
+  }
+}
+
+/* idx moved past the children in the middle of an evaluation, by the child that wins it: the
+ * EventNode that ran before is reset only if idx still names one of the children. */
+static int prio_node;
+static void move_idx(bt_call *c, leaf *l) {
+  (void)l;
+  double v = 50;
+  REQUIRE(bt_node_set(c->inst, prio_node, BT_FIELD_IDX, &v) == BT_OK);
+}
+
+static void test_priority_idx_moved_during_evaluation(void) {
+  logs();
+  leaf A = LEAF("A", BT_RUNNING), B = LEAF("B", BT_RUNNING);
+  bt_graph *g = new_graph();
+  int r = add_prio(g, NULL, 1);
+  int e1 = add_node(g, BT_EVENT, "E1", 0, 0), e2 = add_node(g, BT_EVENT, "E2", 0, 0);
+  int a = add_leaf(g, &A), b = add_leaf(g, &B);
+  set_kids(g, e1, 1, a);
+  set_kids(g, e2, 1, b);
+  set_kids(g, r, 2, e1, e2);
+  bt_inst *in = build(g, r, 0);
+  prio_node = at(in, r);
+  CHECK_INT(bt_inst_fire_event(in, at(in, e1)), BT_OK);
+  think(in, 0);
+  CHECK_NUM(field(in, r, BT_FIELD_IDX), 1);
+  B.hook = move_idx;
+  CHECK_INT(bt_inst_fire_event(in, at(in, e2)), BT_OK);
+  think(in, 2); /* evaluates: E1 ran last, so E2 is tested anyway, and its child moves idx */
+  CHECK_STR(ST(in, r), "RUNNING");
+  CHECK_NUM(field(in, r, BT_FIELD_IDX), 2);
+  bt_inst_free(in);
+}
+
+int main(void) {
+  test_zero_idx(BT_SEQUENCE, "Sequence");
+  test_zero_idx(BT_SELECTOR, "Selector");
+  test_zero_idx(BT_LOOP, "Loop");
+  test_priority_idx_past_end();
+  test_priority_idx_moved_during_evaluation();
+  return check_report("test_bad_index");
+}
