@@ -18,10 +18,20 @@ const char lbt_key_def = 0;
  * again; equal definitions share one bt_def, held by a holder that a weak cache finds by hash. */
 
 #define HOLDER_META "bt.defholder"
+#define GRAPH_META "bt.graphbox" /* a bt_graph * under construction */
 
 typedef struct def_holder {
   bt_def *def;
 } def_holder;
+
+static int graph_box_gc(lua_State *L) {
+  bt_graph **box = luaL_testudata(L, 1, GRAPH_META);
+  if (box) {
+    bt_graph_free(*box);
+    *box = NULL;
+  }
+  return 0;
+}
 
 static int holder_gc(lua_State *L) {
   def_holder *h = lua_touserdata(L, 1);
@@ -74,8 +84,6 @@ static void push_name(lua_State *L, int obj) {
 
 static int build_fail(builder *b, const char *fmt, int obj) {
   lua_State *L = b->L;
-  bt_graph_free(b->g);
-  b->g = NULL;
   push_name(L, obj);
   lua_pushfstring(L, fmt, lua_tostring(L, -1));
   return luaL_error(L, "%s: %s", b->fname, lua_tostring(L, -1));
@@ -280,7 +288,13 @@ int lbt_compile(lua_State *L, int root, int shared, const char *fname) {
   lua_newtable(L);
   b.fns = lua_gettop(L);
   int n = collect(&b, root);
-  if (bt_graph_new(&b.g) != BT_OK) return luaL_error(L, "not enough memory");
+  /* The graph lives in a box whose __gc frees it: an error while it is built (a script's
+   * __index or __tostring, no memory in a state of bounded memory) must not leak it. */
+  bt_graph **box = lua_newuserdatauv(L, sizeof *box, 0);
+  *box = NULL;
+  luaL_setmetatable(L, GRAPH_META);
+  if (bt_graph_new(box) != BT_OK) return luaL_error(L, "not enough memory");
+  b.g = *box;
   for (int i = 1; i <= n; i++) {
     lua_rawgeti(L, b.objs, i);
     if (shared) check_template(&b, lua_gettop(L));
@@ -305,10 +319,10 @@ int lbt_compile(lua_State *L, int root, int shared, const char *fname) {
   luaL_setmetatable(L, DEF_META);
   if (bt_def_create(&d->def, b.g, 0) != BT_OK) {
     lua_pushfstring(L, "%s: %s", fname, bt_graph_errmsg(b.g));
-    bt_graph_free(b.g);
     return lua_error(L);
   }
   bt_graph_free(b.g);
+  *box = b.g = NULL;
   share_def(L, d, ud);
 
   int states = bt_def_states(d->def);
@@ -381,6 +395,10 @@ static const luaL_Reg def_methods[] = {
 void lbt_open_compile(lua_State *L, int module) {
   luaL_newmetatable(L, HOLDER_META);
   lua_pushcfunction(L, holder_gc);
+  lua_setfield(L, -2, "__gc");
+  lua_pop(L, 1);
+  luaL_newmetatable(L, GRAPH_META);
+  lua_pushcfunction(L, graph_box_gc);
   lua_setfield(L, -2, "__gc");
   lua_pop(L, 1);
   lbt_registry_get(L, LBT_REG_DEFCACHE);

@@ -133,6 +133,8 @@ int lbt_view_set(lua_State *L, lbt_tree *t, int node, int code, int value);
 int lbt_view_code(lua_State *L, int key); /* view code of a key, 0 if none */
 void lbt_push_event_listener(lua_State *L, int obj); /* function(inst, data) obj:OnEvent(data) */
 void lbt_strip_views(lua_State *L, const bt_def *def, int node, int obj);
+/* Pushes buf's text and frees buf, which is freed also when that raises (no memory). Returns 1. */
+int lbt_push_buf(lua_State *L, bt_buf *buf);
 
 /* sched.c: pushes the private table lua/brain.lua builds BrainWrangler from */
 void lbt_push_sched_core(lua_State *L);

@@ -672,13 +672,24 @@ static int m_get_sleep_time(lua_State *L) {
   return 1;
 }
 
-static int push_buf(lua_State *L, bt_buf *buf) {
+/* the text of the bt_buf at 1 (a light userdata), for a protected call */
+static int push_text(lua_State *L) {
+  const bt_buf *buf = lua_touserdata(L, 1);
+  lua_pushlstring(L, buf->data ? buf->data : "", buf->len);
+  return 1;
+}
+
+int lbt_push_buf(lua_State *L, bt_buf *buf) {
   if (buf->err) {
     bt_buf_free(buf);
     return luaL_error(L, "not enough memory");
   }
-  lua_pushlstring(L, buf->data ? buf->data : "", buf->len);
+  /* making the string may fail in a state of bounded memory: free buf before raising that */
+  lua_pushcfunction(L, push_text);
+  lua_pushlightuserdata(L, buf);
+  int rc = lua_pcall(L, 1, 1, 0);
   bt_buf_free(buf);
+  if (rc != LUA_OK) return lua_error(L);
   return 1;
 }
 
@@ -692,7 +703,7 @@ static int m_dbstring(lua_State *L) {
     bt_buf_free(&buf);
     return bad_kind(L, "DBString", method_kind(L));
   }
-  return push_buf(L, &buf);
+  return lbt_push_buf(L, &buf);
 }
 
 static int m_save_status(lua_State *L) {
@@ -737,7 +748,7 @@ static int m_get_string(lua_State *L) {
   enter_self(L, "GetString", &b);
   bt_node_string(b.t->inst, b.node, &buf);
   leave_self(L, &b);
-  return push_buf(L, &buf);
+  return lbt_push_buf(L, &buf);
 }
 
 static int m_get_tree_string(lua_State *L) {
@@ -747,7 +758,7 @@ static int m_get_tree_string(lua_State *L) {
   enter_self(L, "GetTreeString", &b);
   bt_node_tree_string(b.t->inst, b.node, indent, &buf);
   leave_self(L, &b);
-  return push_buf(L, &buf);
+  return lbt_push_buf(L, &buf);
 }
 
 /* DoToParents(fn): fn(parent), fn(grandparent), ... following the `parent` fields. */

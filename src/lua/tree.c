@@ -688,13 +688,7 @@ static int tree_tostring(lua_State *L) {
   lbt_enter(L, 1, &saved, &saved_L);
   bt_inst_dump(t->inst, &buf);
   lbt_leave(L, 1, &saved, saved_L);
-  if (buf.err) {
-    bt_buf_free(&buf);
-    return luaL_error(L, "not enough memory");
-  }
-  lua_pushlstring(L, buf.data ? buf.data : "", buf.len);
-  bt_buf_free(&buf);
-  return 1;
+  return lbt_push_buf(L, &buf);
 }
 
 static int tree_snapshot(lua_State *L) {
