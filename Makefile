@@ -5,7 +5,7 @@ PREFIX ?= /usr/local
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 DEBIAN_PACKAGES = gcc libc6-dev make cmake pkg-config lua5.4 liblua5.4-dev lua-busted
 
-.PHONY: all deps build test demo bench install clean
+.PHONY: all deps ci-deps build test demo bench install clean
 
 all: build
 
@@ -20,6 +20,11 @@ deps:
 	  $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq $$missing >/dev/null \
 	    || { echo "could not install:$$missing" >&2; exit 1; }; \
 	fi
+
+# What .ci/run needs besides: valgrind (tests/ci/valgrind.sh) and clang (tests/fuzz/run.sh), installed
+# with the others in one apt-get run.
+ci-deps: DEBIAN_PACKAGES += valgrind clang
+ci-deps: deps
 
 $(BUILD)/CMakeCache.txt: | deps
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo
