@@ -63,6 +63,7 @@ typedef enum bt_kind {
   BT_FAILIFSUCCESS,
   BT_EVENT,
   BT_LATCH,
+  BT_SUBTREE, /* runs a named subtree of a bt_lib (bt_def_create_lib); see the end of this file */
   BT_KIND_COUNT
 } bt_kind;
 
@@ -446,6 +447,47 @@ int bt_sched_list(const bt_sched *s, int brain, long long *wake_tick);
 
 /* Counts of brains by list, and thinks so far. */
 void bt_sched_stats_get(const bt_sched *s, bt_sched_stats *out);
+
+/* ---- subtrees by reference: a library of named trees ----
+ *
+ * A BT_SUBTREE node runs another tree by its name: in a graph it is a leaf whose bt_spec.name is
+ * the name of a tree in a bt_lib. bt_def_create_lib expands each subtree node that is reachable
+ * from the root into a copy of the named tree, as its one child, so every place of reference
+ * (every subtree node of the graph) has its own node states; the copies are resolved recursively,
+ * by name, when the definition is built. At run time a subtree node passes its child's status on
+ * (visit, reset, step, stop and sleep time as a decorator's). A subtree node that already has one
+ * child (given with bt_graph_set_children) counts as resolved and runs that child. */
+
+typedef struct bt_lib bt_lib; /* named trees: mutable; definitions built from it do not use it */
+
+/* Creates an empty library. */
+int bt_lib_new(bt_lib **out);
+
+/* Frees a library (definitions built with it are independent of it). */
+void bt_lib_free(bt_lib *lib);
+
+/* Names the tree under root in g: copies the part of g reachable from root, as it is (its own
+ * subtree nodes stay references by name). Replaces a tree of that name, which affects only the
+ * definitions built afterwards. BT_EINVAL for an empty name or a bad root. */
+int bt_lib_set(bt_lib *lib, const char *name, const bt_graph *g, int root);
+
+/* Removes the tree of that name; BT_EINVAL if there is none. */
+int bt_lib_remove(bt_lib *lib, const char *name);
+
+/* 1 if the library has a tree of that name, else 0. */
+int bt_lib_has(const bt_lib *lib, const char *name);
+
+/* Returns the message of the library's last error ("" if none). */
+const char *bt_lib_errmsg(const bt_lib *lib);
+
+/* bt_def_create with the subtree nodes resolved from lib (NULL: none may be left). Graph ids of
+ * g's nodes stay theirs; the nodes of the copies get the ids from g's node count up. Fails with
+ * BT_EINVAL for a name not in lib ("no subtree named 'x'"), BT_ECYCLE for a subtree that runs
+ * itself, directly or not (the message names the cycle: "subtree cycle: a > b > a"), BT_ETOOBIG
+ * when the expanded tree would pass BT_MAX_DEPTH or BT_MAX_NODES (found before anything is
+ * expanded), or as bt_def_create; the message is in bt_graph_errmsg(g). bt_def_create itself
+ * refuses an unresolved subtree node with BT_EINVAL. */
+int bt_def_create_lib(bt_def **out, bt_graph *g, int root, const bt_lib *lib);
 
 #ifdef __cplusplus
 }

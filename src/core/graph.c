@@ -59,6 +59,8 @@ int bt_graph_add(bt_graph *g, const bt_spec *spec) {
     return graph_error(g, BT_EINVAL, "bt_graph_add: bad node kind %d", spec ? spec->kind : -1);
   if (g->n >= BT_MAX_NODES)
     return graph_error(g, BT_ETOOBIG, "bt_graph_add: more than %d nodes", BT_MAX_NODES);
+  if (spec->kind == BT_SUBTREE && (!spec->name || !spec->name[0]))
+    return graph_error(g, BT_EINVAL, "bt_graph_add: a SubtreeNode needs the name of its subtree");
   if (g->n == g->cap) {
     int cap = g->cap ? g->cap * 2 : 16;
     gnode *p = realloc(g->nodes, (size_t)cap * sizeof *p);
@@ -142,6 +144,13 @@ static int check_node(bt_graph *g, int id) {
       if (gn->nkids != 1 && !custom_visit)
         return graph_error(g, BT_EINVAL, "node %d '%s': a %s needs exactly one child, it has %d", id,
                            gn->name, bt_kind_name(k), gn->nkids);
+      break;
+    case BT_SUBTREE:
+      if (gn->nkids == 0)
+        return graph_error(g, BT_EINVAL, "subtree '%s': no library to find it in", gn->name);
+      if (gn->nkids > 1)
+        return graph_error(g, BT_EINVAL, "subtree '%s': a SubtreeNode runs one tree, it has %d children",
+                           gn->name, gn->nkids);
       break;
     case BT_EVENT:
       if (gn->nkids > 1 && !custom_visit)
@@ -519,4 +528,17 @@ int bt_def_graph_id(const bt_def *def, int state) {
 
 int bt_def_parent(const bt_def *def, int state) {
   return def && state >= 0 && (uint32_t)state < def->nstates ? def->states[state].parent : -1;
+}
+
+/* ---- what subtree.c reads of a graph (internal.h) ---- */
+
+int graph_count(const bt_graph *g) { return g->n; }
+const bt_spec *graph_spec(const bt_graph *g, int id) { return &g->nodes[id].spec; }
+int graph_nkids(const bt_graph *g, int id) { return g->nodes[id].nkids; }
+const int *graph_kids(const bt_graph *g, int id) { return g->nodes[id].kids; }
+int graph_parent(const bt_graph *g, int id) { return g->nodes[id].parent; }
+
+int graph_fail(bt_graph *g, int code, const char *msg) {
+  snprintf(g->err, sizeof g->err, "%s", msg);
+  return code;
 }

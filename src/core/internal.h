@@ -124,6 +124,14 @@ double inst_now(bt_inst *in);
 int inst_random_int(bt_inst *in, int n, int *out);
 double inst_random(bt_inst *in);
 
+/* graph.c: a graph's nodes, for subtree.c and builder.c (ids must be valid) */
+int graph_count(const bt_graph *g);
+const bt_spec *graph_spec(const bt_graph *g, int id); /* name is the graph's copy */
+int graph_nkids(const bt_graph *g, int id);
+const int *graph_kids(const bt_graph *g, int id);
+int graph_parent(const bt_graph *g, int id);
+int graph_fail(bt_graph *g, int code, const char *msg); /* sets the message; returns code */
+
 /* nodes.c */
 int kind_has_children(int kind);
 int kind_mem_size(int kind);

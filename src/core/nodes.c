@@ -622,6 +622,7 @@ static void visit_kind(bt_inst *in, int n, int kind) {
     case BT_FAILIFSUCCESS: visit_decorator(in, n, kind); break;
     case BT_EVENT: visit_event(in, n); break;
     case BT_LATCH: visit_latch(in, n); break;
+    case BT_SUBTREE: visit_decorator(in, n, kind); break; /* passes its child's status on */
     default: visit_base(in, n); break;
   }
 }

@@ -42,6 +42,7 @@ static const char *const kind_names[BT_KIND_COUNT][2] = {
     [BT_FAILIFSUCCESS] = {"FailIfSuccessDecorator", "FailIfSuccess"},
     [BT_EVENT] = {"EventNode", "Event"},
     [BT_LATCH] = {"LatchNode", "Latch"},
+    [BT_SUBTREE] = {"SubtreeNode", "Subtree"},
 };
 
 const char *bt_kind_name(int kind) {
