@@ -489,6 +489,75 @@ const char *bt_lib_errmsg(const bt_lib *lib);
  * refuses an unresolved subtree node with BT_EINVAL. */
 int bt_def_create_lib(bt_def **out, bt_graph *g, int root, const bt_lib *lib);
 
+/* ---- the builder: trees from code, in the fluent style of the Behaviour Tree Starter Kit ----
+ *
+ *   bt_builder_priority(b, NULL, 0.25);          opens the root
+ *     bt_builder_sequence(b, "Flee");            opens a child of the innermost open node
+ *       bt_builder_condition(b, scared, NULL, "Scared");
+ *       bt_builder_action(b, run, NULL, "Run");
+ *     bt_builder_back(b);                        closes the Sequence
+ *     bt_builder_wait(b, 1);
+ *   bt_builder_end(b, &def, NULL);               closes the root and builds the definition
+ *
+ * Errors are sticky, as in bt_buf: each call returns BT_OK or the builder's first error, calls
+ * after an error do nothing, and bt_builder_errmsg says what was wrong. A name NULL gives the
+ * kind's default name. Parameters are those of bt_spec; a negative period or maxreps means
+ * Don't Starve's nil (a period of 1, a loop forever). */
+
+typedef struct bt_builder bt_builder;
+
+/* Creates an empty builder. */
+int bt_builder_new(bt_builder **out);
+
+/* Frees a builder and the tree it holds. */
+void bt_builder_free(bt_builder *b);
+
+/* Opens a node of any kind with children (a composite, a decorator, or a BT_BEHAVIOUR with
+ * BT_SPEC_CHILDREN) as the root or as the next child of the innermost open node. */
+int bt_builder_open(bt_builder *b, const bt_spec *spec);
+
+/* Adds a leaf of any kind (BT_BEHAVIOUR without BT_SPEC_CHILDREN, a condition, ..., a subtree). */
+int bt_builder_leaf(bt_builder *b, const bt_spec *spec);
+
+/* Closes the innermost open node: BT_EINVAL if nothing is open, if a composite has no child, or
+ * if a decorator (Not, FailIfRunning, FailIfSuccess, Latch) has other than one child. */
+int bt_builder_back(bt_builder *b);
+
+/* Builds the definition (bt_def_create_lib with lib, which may be NULL), closing the root if it
+ * is the only node open; BT_EINVAL if the builder is empty or other nodes are still open (the
+ * message names them). The builder is empty again afterwards, its error cleared, so that it can
+ * build another tree; the message of a failure stays readable until the next error. */
+int bt_builder_end(bt_builder *b, bt_def **out, const bt_lib *lib);
+
+/* The message of the builder's error ("" if none). */
+const char *bt_builder_errmsg(const bt_builder *b);
+
+/* Openers of Don't Starve's composites and decorators (their bt_spec parameters). */
+int bt_builder_sequence(bt_builder *b, const char *name);
+int bt_builder_selector(bt_builder *b, const char *name);
+int bt_builder_priority(bt_builder *b, const char *name, double period);
+int bt_builder_parallel(bt_builder *b, const char *name);
+int bt_builder_parallel_any(bt_builder *b, const char *name);
+int bt_builder_loop(bt_builder *b, const char *name, double maxreps); /* < 0: forever */
+int bt_builder_random(bt_builder *b, const char *name);
+int bt_builder_not(bt_builder *b, const char *name);
+int bt_builder_fail_if_running(bt_builder *b, const char *name);
+int bt_builder_fail_if_success(bt_builder *b, const char *name);
+int bt_builder_latch(bt_builder *b, const char *name, double seconds); /* NULL: "Latch (<seconds>)" */
+int bt_builder_event(bt_builder *b, const char *name, double priority); /* fired by bt_inst_fire_event */
+
+/* Leaves. fn must not be NULL; ud is given back in bt_call.ud. */
+int bt_builder_condition(bt_builder *b, bt_fn fn, void *ud, const char *name);
+int bt_builder_condition_wait(bt_builder *b, bt_fn fn, void *ud, const char *name);
+int bt_builder_action(bt_builder *b, bt_fn fn, void *ud, const char *name);
+int bt_builder_multi_condition(bt_builder *b, bt_fn start, void *start_ud, bt_fn cont,
+                               void *cont_ud, const char *name);
+int bt_builder_wait(bt_builder *b, double seconds); /* seconds >= 0 */
+/* A leaf written in C: a BT_BEHAVIOUR node with these overrides (ops must outlive the definition). */
+int bt_builder_behaviour(bt_builder *b, const bt_ops *ops, void *ud, const char *name);
+/* A subtree node that runs the tree named name in the lib given to bt_builder_end. */
+int bt_builder_subtree(bt_builder *b, const char *name);
+
 #ifdef __cplusplus
 }
 #endif
