@@ -128,6 +128,19 @@ end
 
 -- ---- shared brains ----
 
+-- whether a definition or tree runs a subtree whose name now names another definition
+function core.stale(def)
+  local uses = core.uses(def)
+  if uses then
+    for name, d in pairs(uses) do
+      if core.subtrees[name] ~= d then
+        return true
+      end
+    end
+  end
+  return false
+end
+
 -- SharedBrain(root) or SharedBrain(build): a Brain class whose tree is compiled once, from root,
 -- or from build() when the first brain starts, and instantiated for each entity. The tree's
 -- functions receive the entity; nodes written in Lua are copied for each entity.
@@ -141,6 +154,10 @@ local function SharedBrain(build)
   end)
   local definition
   function B.GetDefinition()
+    -- built from a function, the tree is built again once a subtree it runs was redefined
+    if definition and t == "function" and core.stale(definition) then
+      definition = nil
+    end
     if not definition then
       local root = build
       if t == "function" then

@@ -349,7 +349,49 @@ local function wake(brain)
   manager:Wake(brain)
 end
 
-local function run_reload(names)
+-- ---- named subtrees (bt.define(root, name)): put back as they were when a reload is refused ----
+
+local function save_subtrees()
+  local copy = {}
+  for name, def in pairs(core.subtrees) do
+    copy[name] = def
+  end
+  return copy
+end
+
+local function restore_subtrees(copy)
+  for name in pairs(core.subtrees) do
+    if copy[name] == nil then
+      core.subtrees[name] = nil
+    end
+  end
+  for name, def in pairs(copy) do
+    core.subtrees[name] = def
+  end
+end
+
+-- gives a live brain of class cls a tree of the new code, carrying its state over
+local function move(brain, cls)
+  local old_tree = brain.bt
+  local ok, msg
+  if cls.GetDefinition then
+    ok, msg = xpcall(function() brain.bt = bt.BT(brain.inst, cls.GetDefinition()) end, traceback)
+  else
+    ok, msg = xpcall(cls.OnStart, traceback, brain)
+    if ok and rawget(brain, "bt") == old_tree then
+      ok, msg = false, "OnStart built no new tree"
+    end
+  end
+  if not ok then
+    brain.bt = old_tree
+    return nil, msg
+  end
+  core.migrate(old_tree, brain.bt)
+  wake(brain)
+  return true
+end
+
+local function reload_batch(names)
   local order = reload_order(names)
   local sources = {}
   for _, name in ipairs(order) do
@@ -431,30 +473,42 @@ local function run_reload(names)
   end
 
   -- every live brain of a class that changed moves to a tree of the new code
-  local moved = 0
+  local moved, done = 0, {}
   for _, cls in ipairs(brain_classes) do
     for _, brain in ipairs(brains_of(cls)) do
-      local old_tree = brain.bt
-      local ok, msg
-      if cls.GetDefinition then
-        ok, msg = xpcall(function() brain.bt = bt.BT(brain.inst, cls.GetDefinition()) end, traceback)
-      else
-        ok, msg = xpcall(cls.OnStart, traceback, brain)
-        if ok and rawget(brain, "bt") == old_tree then
-          ok, msg = false, "OnStart built no new tree"
-        end
-      end
-      if ok then
-        core.migrate(old_tree, brain.bt)
-        wake(brain)
-        moved = moved + 1
-      else
-        brain.bt = old_tree
+      local ok, msg = move(brain, cls)
+      if not ok then
         return nil, msg
       end
+      done[brain] = true
+      moved = moved + 1
     end
   end
+  -- and so does every other live brain whose tree runs a subtree that the files redefined
+  local stale = {}
+  for brain in pairs(core.live_brains) do
+    if not done[brain] and brain.bt and not brain.stopped and core.stale(brain.bt) then
+      stale[#stale + 1] = brain
+    end
+  end
+  for _, brain in ipairs(stale) do
+    local ok, msg = move(brain, getmetatable(brain))
+    if not ok then
+      return nil, msg
+    end
+    moved = moved + 1
+  end
   return true, {modules = order, brains = moved}
+end
+
+-- a refused reload leaves the named subtrees as they were (the files may have redefined some)
+local function run_reload(names)
+  local saved = save_subtrees()
+  local ok, info = reload_batch(names)
+  if not ok then
+    restore_subtrees(saved)
+  end
+  return ok, info
 end
 
 function reload.module(name)

@@ -12,6 +12,7 @@
 #define DEF_META "bt.definition"
 
 const char lbt_key_def = 0;
+const char lbt_key_noscatter = 0;
 
 /* ---- sharing compiled definitions ----
  * Entities whose brain builds its tree anew (Don't Starve's way) compile the same tree again and
@@ -68,12 +69,25 @@ static void share_def(lua_State *L, lbt_def *d, int ud) {
 typedef struct builder {
   lua_State *L;
   bt_graph *g;
-  int ids;  /* table: node object -> graph id */
+  int ids;  /* table: node object -> graph id, for the root's own objects */
   int objs; /* table: graph id + 1 -> node object */
   int fns;  /* table: leaf function slots */
   int nfns;
   int shared;
   const char *fname; /* "BT" or "define", for messages */
+  /* subtrees: each SubtreeNode gets a copy of its definition's templates, with graph ids of
+   * their own after the root's own objects */
+  int maps;  /* table: graph id + 1 -> the ids table of its copy (ids for the own objects) */
+  int links; /* table: graph id + 1 of a SubtreeNode -> graph id of its copy's root */
+  int roots; /* table: graph id + 1 of a copy's root -> graph id of its SubtreeNode */
+  int nown;  /* graph ids below this are the root's own objects */
+  int refs;  /* SubtreeNodes among them */
+  const char *defining; /* the name bt.define registers, or NULL */
+  /* measuring the expanded tree first */
+  int msize, mheight; /* tables: node object or subtree name -> size, height; false while under way */
+  int chain;          /* table: the subtree names being measured, outermost first */
+  int nchain;
+  int uses;           /* table: subtree name -> its definition, every one the tree runs */
 } builder;
 
 static void push_name(lua_State *L, int obj) {
@@ -89,30 +103,48 @@ static int build_fail(builder *b, const char *fmt, int obj) {
   return luaL_error(L, "%s: %s", b->fname, lua_tostring(L, -1));
 }
 
-/* Adds every node object reachable from the root to b->objs, in breadth-first order. */
-static int collect(builder *b, int root) {
+static int is_reference(lua_State *L, int obj) {
+  if (lbt_node_kind(L, obj) != BT_SUBTREE) return 0;
+  lua_pushliteral(L, "children");
+  int leaf = lua_rawget(L, obj) == LUA_TNIL;
+  lua_pop(L, 1);
+  return leaf;
+}
+
+/* Checks that an object of the root's own may go into this tree. */
+static void check_own(builder *b, int obj) {
   lua_State *L = b->L;
-  int n = 0;
+  if (lua_rawgetp(L, obj, &lbt_key_tree) != LUA_TNIL) {
+    push_name(L, obj);
+    luaL_error(L, "%s: node '%s' already belongs to a tree (a node can be in one BT only)", b->fname,
+               lua_tostring(L, -1));
+  }
+  if (lua_rawgetp(L, obj, &lbt_key_def) != LUA_TNIL) {
+    push_name(L, obj);
+    luaL_error(L, "%s: node '%s' already belongs to a definition (use BT(inst, definition))",
+               b->fname, lua_tostring(L, -1));
+  }
+  lua_pop(L, 2);
+  if (is_reference(L, obj)) b->refs++;
+}
+
+/* Adds every node object reachable from the one at root to b->objs, in breadth-first order, with
+ * graph ids from n on, found again through the table at ids; own: the root's own objects (not a
+ * copy of a subtree's templates). Returns the new count. */
+static int collect(builder *b, int root, int ids, int n, int own) {
+  lua_State *L = b->L;
+  int first = n + 1;
   lua_pushvalue(L, root);
   lua_rawseti(L, b->objs, ++n);
+  lua_pushvalue(L, ids);
+  lua_rawseti(L, b->maps, n);
   lua_pushvalue(L, root);
-  lua_pushinteger(L, 0);
-  lua_rawset(L, b->ids);
-  for (int i = 1; i <= n; i++) {
+  lua_pushinteger(L, n - 1);
+  lua_rawset(L, ids);
+  for (int i = first; i <= n; i++) {
     lua_rawgeti(L, b->objs, i);
     int obj = lua_gettop(L);
-    if (lua_rawgetp(L, obj, &lbt_key_tree) != LUA_TNIL) {
-      push_name(L, obj);
-      return luaL_error(L, "%s: node '%s' already belongs to a tree (a node can be in one BT only)",
-                        b->fname, lua_tostring(L, -1));
-    }
-    if (lua_rawgetp(L, obj, &lbt_key_def) != LUA_TNIL) {
-      push_name(L, obj);
-      return luaL_error(L,
-                        "%s: node '%s' already belongs to a definition (use BT(inst, definition))",
-                        b->fname, lua_tostring(L, -1));
-    }
-    lua_pop(L, 2);
+    if (own) check_own(b, obj);
     lua_pushliteral(L, "children");
     int type = lua_rawget(L, obj);
     if (type != LUA_TNIL && type != LUA_TTABLE) {
@@ -130,15 +162,231 @@ static int collect(builder *b, int root) {
                             lua_tostring(L, -1), luaL_typename(L, -2));
         }
         lua_pushvalue(L, -1);
-        if (lua_rawget(L, b->ids) == LUA_TNIL) {
+        if (lua_rawget(L, ids) == LUA_TNIL) {
           lua_pushvalue(L, -2);
           lua_pushinteger(L, n);
-          lua_rawset(L, b->ids);
+          lua_rawset(L, ids);
           lua_pushvalue(L, -2);
           lua_rawseti(L, b->objs, ++n);
+          lua_pushvalue(L, ids);
+          lua_rawseti(L, b->maps, n);
         }
         lua_pop(L, 2);
       }
+    }
+    lua_settop(L, obj - 1);
+  }
+  return n;
+}
+
+/* ---- subtrees: measured, then expanded ---- */
+
+/* Pushes the definition registered as the string at name, or nil. */
+static void push_named(lua_State *L, int name) {
+  name = lua_absindex(L, name);
+  lbt_registry_get(L, LBT_REG_SUBTREES);
+  lua_pushvalue(L, name);
+  lua_rawget(L, -2);
+  lua_remove(L, -2);
+}
+
+/* Pushes the subtree name of the SubtreeNode at obj (a string, or an error). */
+static void push_reference(builder *b, int obj) {
+  lua_State *L = b->L;
+  lua_pushliteral(L, "subtree");
+  if (lua_rawget(L, obj) != LUA_TSTRING) {
+    push_name(L, obj);
+    luaL_error(L, "%s: SubtreeNode '%s' names no subtree (its field subtree is no string)", b->fname,
+               lua_tostring(L, -1));
+  }
+}
+
+static int too_big(builder *b, lua_Integer size, lua_Integer height) {
+  if (size > BT_MAX_NODES)
+    return luaL_error(b->L, "%s: tree has more than %d nodes once its subtrees are expanded",
+                      b->fname, BT_MAX_NODES);
+  if (height > BT_MAX_DEPTH + 1)
+    return luaL_error(b->L, "%s: tree is deeper than %d levels once its subtrees are expanded",
+                      b->fname, BT_MAX_DEPTH);
+  return 0;
+}
+
+static void measure_obj(builder *b, int obj, int depth, lua_Integer *size, lua_Integer *height);
+
+static int cycle_error(builder *b, int name) {
+  lua_State *L = b->L;
+  int from = b->nchain;
+  for (int i = 1; i <= b->nchain; i++) {
+    lua_rawgeti(L, b->chain, i);
+    int same = lua_rawequal(L, -1, name);
+    lua_pop(L, 1);
+    if (same) {
+      from = i;
+      break;
+    }
+  }
+  luaL_Buffer buf;
+  luaL_buffinit(L, &buf);
+  luaL_addstring(&buf, b->fname);
+  luaL_addstring(&buf, ": subtree cycle: ");
+  for (int i = from; i <= b->nchain; i++) {
+    lua_rawgeti(L, b->chain, i);
+    luaL_addvalue(&buf);
+    luaL_addstring(&buf, " > ");
+  }
+  lua_pushvalue(L, name);
+  luaL_addvalue(&buf);
+  luaL_pushresult(&buf);
+  return lua_error(L);
+}
+
+/* The size and height of the tree registered as the string at name, expanded. */
+static void measure_name(builder *b, int name, int depth, lua_Integer *size, lua_Integer *height) {
+  lua_State *L = b->L;
+  name = lua_absindex(L, name);
+  lua_pushvalue(L, name);
+  int type = lua_rawget(L, b->msize);
+  if (type == LUA_TNUMBER) {
+    *size = lua_tointeger(L, -1);
+    lua_pushvalue(L, name);
+    lua_rawget(L, b->mheight);
+    *height = lua_tointeger(L, -1);
+    lua_pop(L, 2);
+    return;
+  }
+  if (type != LUA_TNIL) cycle_error(b, name);
+  lua_pop(L, 1);
+  push_named(L, name);
+  if (!lbt_test_def(L, -1)) {
+    if (b->nchain > 0) {
+      lua_rawgeti(L, b->chain, b->nchain);
+      luaL_error(L, "%s: no subtree named '%s' (in subtree '%s')", b->fname, lua_tostring(L, name),
+                 lua_tostring(L, -1));
+    }
+    luaL_error(L, "%s: no subtree named '%s'", b->fname, lua_tostring(L, name));
+  }
+  lua_pushvalue(L, name);
+  lua_pushvalue(L, -2);
+  lua_rawset(L, b->uses);
+  lua_pushvalue(L, name);
+  lua_pushboolean(L, 0);
+  lua_rawset(L, b->msize);
+  lua_pushvalue(L, name);
+  lua_rawseti(L, b->chain, ++b->nchain);
+  lua_getiuservalue(L, -1, LBT_DEF_UV_ROOT);
+  measure_obj(b, lua_gettop(L), depth, size, height);
+  lua_pop(L, 2);
+  lua_pushnil(L);
+  lua_rawseti(L, b->chain, b->nchain--);
+  lua_pushvalue(L, name);
+  lua_pushinteger(L, *size);
+  lua_rawset(L, b->msize);
+  lua_pushvalue(L, name);
+  lua_pushinteger(L, *height);
+  lua_rawset(L, b->mheight);
+}
+
+/* The size and height of the tree under the node object at obj, its subtrees expanded (saturated
+ * past the limits). A node that is its own ancestor counts once: bt_def_create names it. */
+static void measure_obj(builder *b, int obj, int depth, lua_Integer *size, lua_Integer *height) {
+  lua_State *L = b->L;
+  luaL_checkstack(L, 10, "bt: tree too deep for the Lua stack");
+  obj = lua_absindex(L, obj);
+  if (depth > BT_MAX_DEPTH + 1) too_big(b, 0, depth);
+  lua_pushvalue(L, obj);
+  int type = lua_rawget(L, b->msize);
+  if (type != LUA_TNIL) {
+    *size = *height = 0;
+    if (type == LUA_TNUMBER) {
+      *size = lua_tointeger(L, -1);
+      lua_pushvalue(L, obj);
+      lua_rawget(L, b->mheight);
+      *height = lua_tointeger(L, -1);
+      lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+    return;
+  }
+  lua_pop(L, 1);
+  lua_pushvalue(L, obj);
+  lua_pushboolean(L, 0);
+  lua_rawset(L, b->msize);
+  lua_Integer s = 1, h = 1, cs, ch;
+  if (is_reference(L, obj)) {
+    push_reference(b, obj);
+    measure_name(b, -1, depth + 1, &cs, &ch);
+    lua_pop(L, 1);
+    s += cs;
+    h += ch;
+  } else {
+    lua_pushliteral(L, "children");
+    if (lua_rawget(L, obj) == LUA_TTABLE) {
+      lua_Integer count = (lua_Integer)lua_rawlen(L, -1);
+      for (lua_Integer k = 1; k <= count; k++) {
+        lua_rawgeti(L, -1, k);
+        if (lbt_is_node(L, -1)) {
+          measure_obj(b, -1, depth + 1, &cs, &ch);
+          s += cs;
+          if (s > BT_MAX_NODES) s = BT_MAX_NODES + 1;
+          if (ch + 1 > h) h = ch + 1;
+        }
+        lua_pop(L, 1);
+      }
+    }
+    lua_pop(L, 1);
+  }
+  *size = s > BT_MAX_NODES ? BT_MAX_NODES + 1 : s;
+  *height = h > BT_MAX_DEPTH + 2 ? BT_MAX_DEPTH + 2 : h;
+  lua_pushvalue(L, obj);
+  lua_pushinteger(L, *size);
+  lua_rawset(L, b->msize);
+  lua_pushvalue(L, obj);
+  lua_pushinteger(L, *height);
+  lua_rawset(L, b->mheight);
+}
+
+/* Finds every subtree the root names, directly or not, and raises the error of a missing name,
+ * a cycle (the name being defined counts), or an expanded tree past the limits. */
+static void measure(builder *b, int root) {
+  lua_State *L = b->L;
+  lua_newtable(L);
+  b->msize = lua_gettop(L);
+  lua_newtable(L);
+  b->mheight = lua_gettop(L);
+  lua_newtable(L);
+  b->chain = lua_gettop(L);
+  b->nchain = 0;
+  if (b->defining) {
+    lua_pushstring(L, b->defining);
+    lua_pushvalue(L, -1);
+    lua_pushboolean(L, 0);
+    lua_rawset(L, b->msize);
+    lua_rawseti(L, b->chain, ++b->nchain);
+  }
+  lua_Integer size, height;
+  measure_obj(b, root, 0, &size, &height);
+  too_big(b, size, height);
+  lua_settop(L, b->msize - 1);
+}
+
+/* Gives each SubtreeNode, own or in a copy, a copy of its definition's templates; n objects so
+ * far. Returns the new count. */
+static int expand(builder *b, int n) {
+  lua_State *L = b->L;
+  for (int i = 1; i <= n; i++) {
+    lua_rawgeti(L, b->objs, i);
+    int obj = lua_gettop(L);
+    if (is_reference(L, obj)) {
+      push_reference(b, obj);
+      push_named(L, -1);
+      lua_getiuservalue(L, -1, LBT_DEF_UV_ROOT);
+      lua_newtable(L);
+      int root_id = n;
+      n = collect(b, obj + 3, obj + 4, n, 0);
+      lua_pushinteger(L, root_id);
+      lua_rawseti(L, b->links, i);
+      lua_pushinteger(L, i - 1);
+      lua_rawseti(L, b->roots, root_id + 1);
     }
     lua_settop(L, obj - 1);
   }
@@ -195,7 +443,7 @@ static int is_builtin_class(lua_State *L, int obj, int kind) {
   return same;
 }
 
-static int add_node(builder *b, int obj) {
+static int add_node(builder *b, int obj, int own) {
   lua_State *L = b->L;
   bt_spec s;
   memset(&s, 0, sizeof s);
@@ -211,8 +459,15 @@ static int add_node(builder *b, int obj) {
   switch (s.kind) {
     case BT_PRIORITY:
       ok = read_param(b, obj, "period", &s, NULL);
-      lua_pushliteral(L, "lasttime"); /* the constructor scattered it unless noscatter */
-      if (lua_rawget(L, obj) == LUA_TNIL) s.flags |= BT_SPEC_NOSCATTER;
+      if (!own) { /* a subtree's template: as its definition was built */
+        if (lua_rawgetp(L, obj, &lbt_key_noscatter) != LUA_TNIL) s.flags |= BT_SPEC_NOSCATTER;
+      } else {
+        lua_pushliteral(L, "lasttime"); /* the constructor scattered it unless noscatter */
+        if (lua_rawget(L, obj) == LUA_TNIL) s.flags |= BT_SPEC_NOSCATTER;
+        /* a tree for one entity took its scatter from the constructor, while the instance draws
+         * it for the Priorities of its subtrees */
+        if (!b->shared && b->refs) s.flags |= BT_SPEC_NOSCATTER;
+      }
       lua_pop(L, 1);
       break;
     case BT_LOOP: ok = read_param(b, obj, "maxreps", &s, NULL); break;
@@ -237,31 +492,44 @@ static int add_node(builder *b, int obj) {
 
 static void link_node(builder *b, int obj, int id) {
   lua_State *L = b->L;
+  if (lua_rawgeti(L, b->links, id + 1) == LUA_TNUMBER) { /* a SubtreeNode: its copy */
+    int kid = (int)lua_tointeger(L, -1);
+    bt_graph_set_children(b->g, id, &kid, 1);
+  }
+  lua_pop(L, 1);
+  lua_rawgeti(L, b->maps, id + 1);
+  int ids = lua_gettop(L);
   lua_pushliteral(L, "children");
   if (lua_rawget(L, obj) == LUA_TTABLE) {
     int n = (int)lua_rawlen(L, -1);
     int stack_ids[16];
-    int *ids = n <= 16 ? stack_ids : lua_newuserdatauv(L, (size_t)n * sizeof(int), 0);
+    int *kids = n <= 16 ? stack_ids : lua_newuserdatauv(L, (size_t)n * sizeof(int), 0);
     int children = lua_absindex(L, n <= 16 ? -1 : -2);
     for (int k = 0; k < n; k++) {
       lua_rawgeti(L, children, k + 1);
-      lua_rawget(L, b->ids);
-      ids[k] = (int)lua_tointeger(L, -1);
+      lua_rawget(L, ids);
+      kids[k] = (int)lua_tointeger(L, -1);
       lua_pop(L, 1);
     }
-    bt_graph_set_children(b->g, id, ids, n);
+    bt_graph_set_children(b->g, id, kids, n);
     if (n > 16) lua_pop(L, 1);
   }
-  lua_pop(L, 1);
+  lua_pop(L, 2);
 }
 
 static void link_parent(builder *b, int obj, int id) {
   lua_State *L = b->L;
-  lua_pushliteral(L, "parent");
-  lua_rawget(L, obj);
   int parent = -1;
-  if (!lua_isnil(L, -1) && lua_rawget(L, b->ids) != LUA_TNIL) parent = (int)lua_tointeger(L, -1);
+  int type = lua_rawgeti(L, b->roots, id + 1); /* a copy's root: its SubtreeNode */
+  if (type == LUA_TNUMBER) parent = (int)lua_tointeger(L, -1);
   lua_pop(L, 1);
+  if (type != LUA_TNUMBER) {
+    lua_rawgeti(L, b->maps, id + 1);
+    lua_pushliteral(L, "parent");
+    lua_rawget(L, obj);
+    if (!lua_isnil(L, -1) && lua_rawget(L, -2) != LUA_TNIL) parent = (int)lua_tointeger(L, -1);
+    lua_pop(L, 2);
+  }
   bt_graph_set_parent(b->g, id, parent);
 }
 
@@ -277,17 +545,53 @@ static void check_template(builder *b, int obj) {
   lua_pop(L, 1);
 }
 
-int lbt_compile(lua_State *L, int root, int shared, const char *fname) {
+/* Marks an own object of a shared definition as its template. */
+static void make_template(lua_State *L, const bt_def *def, int node, int obj, int ud) {
+  obj = lua_absindex(L, obj);
+  if (bt_def_kind(def, node) == BT_PRIORITY) { /* remembered for the copies made in subtrees */
+    lua_pushliteral(L, "lasttime");
+    if (lua_rawget(L, obj) == LUA_TNIL) {
+      lua_pushboolean(L, 1);
+      lua_rawsetp(L, obj, &lbt_key_noscatter);
+    }
+    lua_pop(L, 1);
+  }
+  lbt_strip_views(L, def, node, obj);
+  lua_pushvalue(L, ud);
+  lua_rawsetp(L, obj, &lbt_key_def);
+  lua_pushinteger(L, node);
+  lua_rawsetp(L, obj, &lbt_key_node);
+}
+
+int lbt_compile(lua_State *L, int root, int shared, const char *fname, const char *defining) {
   root = lua_absindex(L, root);
   int top = lua_gettop(L);
-  builder b = {L, NULL, 0, 0, 0, 0, shared, fname};
+  builder b;
+  memset(&b, 0, sizeof b);
+  b.L = L;
+  b.shared = shared;
+  b.fname = fname;
+  b.defining = defining;
   lua_newtable(L);
   b.ids = lua_gettop(L);
   lua_newtable(L);
   b.objs = lua_gettop(L);
   lua_newtable(L);
   b.fns = lua_gettop(L);
-  int n = collect(&b, root);
+  lua_newtable(L);
+  b.maps = lua_gettop(L);
+  lua_newtable(L);
+  b.links = lua_gettop(L);
+  lua_newtable(L);
+  b.roots = lua_gettop(L);
+  lua_newtable(L);
+  b.uses = lua_gettop(L);
+  int n = collect(&b, root, b.ids, 0, 1);
+  b.nown = n;
+  if (b.refs) {
+    measure(&b, root);
+    n = expand(&b, n);
+  }
   /* The graph lives in a box whose __gc frees it: an error while it is built (a script's
    * __index or __tostring, no memory in a state of bounded memory) must not leak it. */
   bt_graph **box = lua_newuserdatauv(L, sizeof *box, 0);
@@ -297,8 +601,8 @@ int lbt_compile(lua_State *L, int root, int shared, const char *fname) {
   b.g = *box;
   for (int i = 1; i <= n; i++) {
     lua_rawgeti(L, b.objs, i);
-    if (shared) check_template(&b, lua_gettop(L));
-    add_node(&b, lua_gettop(L));
+    if (shared && i <= b.nown) check_template(&b, lua_gettop(L));
+    add_node(&b, lua_gettop(L), i <= b.nown);
     lua_pop(L, 1);
   }
   for (int i = 1; i <= n; i++) {
@@ -316,6 +620,8 @@ int lbt_compile(lua_State *L, int root, int shared, const char *fname) {
   int ud = lua_gettop(L);
   memset(d, 0, sizeof *d);
   d->shared = shared;
+  d->nown = shared ? 0 : b.nown;
+  d->nnodes = n;
   luaL_setmetatable(L, DEF_META);
   if (bt_def_create(&d->def, b.g, 0) != BT_OK) {
     lua_pushfstring(L, "%s: %s", fname, bt_graph_errmsg(b.g));
@@ -328,14 +634,9 @@ int lbt_compile(lua_State *L, int root, int shared, const char *fname) {
   int states = bt_def_states(d->def);
   lua_createtable(L, states, 0);
   for (int s = 0; s < states; s++) {
-    lua_rawgeti(L, b.objs, bt_def_graph_id(d->def, s) + 1);
-    if (shared) {
-      lbt_strip_views(L, d->def, bt_def_node_of_state(d->def, s), -1);
-      lua_pushvalue(L, ud);
-      lua_rawsetp(L, -2, &lbt_key_def);
-      lua_pushinteger(L, bt_def_node_of_state(d->def, s));
-      lua_rawsetp(L, -2, &lbt_key_node);
-    }
+    int gid = bt_def_graph_id(d->def, s);
+    lua_rawgeti(L, b.objs, gid + 1);
+    if (shared && gid < b.nown) make_template(L, d->def, bt_def_node_of_state(d->def, s), -1, ud);
     lua_rawseti(L, -2, s + 1);
   }
   lua_setiuservalue(L, ud, LBT_DEF_UV_TEMPLATES);
@@ -347,6 +648,10 @@ int lbt_compile(lua_State *L, int root, int shared, const char *fname) {
   lua_setiuservalue(L, ud, LBT_DEF_UV_FNS);
   lua_pushvalue(L, root);
   lua_setiuservalue(L, ud, LBT_DEF_UV_ROOT);
+  if (b.refs) {
+    lua_pushvalue(L, b.uses);
+    lua_setiuservalue(L, ud, LBT_DEF_UV_USES);
+  }
   lua_replace(L, top + 1);
   lua_settop(L, top + 1);
   return top + 1;
@@ -364,10 +669,49 @@ static int def_gc(lua_State *L) {
 }
 
 
-/* bt.define(root): the tree under root, compiled once for every entity that uses it */
+/* Checks that the argument at arg is a subtree name (or nil, if optional); returns it or NULL. */
+static const char *check_subtree_name(lua_State *L, int arg, const char *fname, int optional) {
+  if (optional && lua_isnoneornil(L, arg)) return NULL;
+  if (lua_type(L, arg) != LUA_TSTRING)
+    lbt_typeerror(L, arg, arg, fname, optional ? "string or nil" : "string");
+  if (lua_rawlen(L, arg) == 0) lbt_argerror(L, arg, fname, "the name of a subtree expected, got \"\"");
+  return lua_tostring(L, arg);
+}
+
+/* bt.define(root[, name]): the tree under root, compiled once for every entity that uses it;
+ * with a name, also the subtree that SubtreeNode(name) runs in the trees built from now on */
 static int l_define(lua_State *L) {
   if (!lbt_is_node(L, 1)) return lbt_typeerror(L, 1, 1, "define", "node");
-  lbt_compile(L, 1, 1, "define");
+  const char *name = check_subtree_name(L, 2, "define", 1);
+  lua_settop(L, 2);
+  lbt_compile(L, 1, 1, "define", name);
+  if (name) {
+    lbt_registry_get(L, LBT_REG_SUBTREES);
+    lua_pushvalue(L, 2);
+    lua_pushvalue(L, 3);
+    lua_rawset(L, -3);
+    lua_pop(L, 1);
+  }
+  return 1;
+}
+
+/* bt.undefine(name): forgets the subtree of that name; returns its definition, or nil */
+static int l_undefine(lua_State *L) {
+  check_subtree_name(L, 1, "undefine", 0);
+  lua_settop(L, 1);
+  push_named(L, 1);
+  lbt_registry_get(L, LBT_REG_SUBTREES);
+  lua_pushvalue(L, 1);
+  lua_pushnil(L);
+  lua_rawset(L, -3);
+  lua_pop(L, 1);
+  return 1;
+}
+
+/* bt.defined(name): the definition registered as name, or nil */
+static int l_defined(lua_State *L) {
+  check_subtree_name(L, 1, "defined", 0);
+  push_named(L, 1);
   return 1;
 }
 
@@ -391,6 +735,30 @@ static const luaL_Reg def_methods[] = {
     {"size", def_size},
     {NULL, NULL},
 };
+
+/* core.uses(definition or tree): subtree name -> the definition it ran when that definition was
+ * built; nil if it runs no subtree or is no definition or tree (lua/reload.lua and SharedBrain
+ * find stale trees with it) */
+static int c_uses(lua_State *L) {
+  lua_settop(L, 1);
+  if (lbt_test_tree(L, 1)) {
+    lua_getiuservalue(L, 1, LBT_UV_DEF);
+    lua_replace(L, 1);
+  }
+  if (!lbt_test_def(L, 1)) {
+    lua_pushnil(L);
+    return 1;
+  }
+  lua_getiuservalue(L, 1, LBT_DEF_UV_USES);
+  return 1;
+}
+
+void lbt_add_subtree_core(lua_State *L, int core) {
+  lbt_registry_get(L, LBT_REG_SUBTREES);
+  lua_setfield(L, core, "subtrees");
+  lua_pushcfunction(L, c_uses);
+  lua_setfield(L, core, "uses");
+}
 
 void lbt_open_compile(lua_State *L, int module) {
   luaL_newmetatable(L, HOLDER_META);
@@ -417,4 +785,8 @@ void lbt_open_compile(lua_State *L, int module) {
   lua_pop(L, 1);
   lua_pushcfunction(L, l_define);
   lua_setfield(L, module, "define");
+  lua_pushcfunction(L, l_undefine);
+  lua_setfield(L, module, "undefine");
+  lua_pushcfunction(L, l_defined);
+  lua_setfield(L, module, "defined");
 }

@@ -21,7 +21,8 @@
 #define LBT_REG_DEFERRED 10   /* functions to run once no tree thinks */
 #define LBT_REG_DEFCACHE 11   /* definition hash -> holder of a compiled bt_def (weak values) */
 #define LBT_REG_WEAKVALUES 12 /* the metatable {__mode = "v"} */
-#define LBT_REG_COUNT 12
+#define LBT_REG_SUBTREES 13   /* name -> definition: the named definitions (bt.define(root, name)) */
+#define LBT_REG_COUNT 13
 
 /* The allocator's state of a Lua state made by bt_lua_newstate (memory.c). */
 typedef struct lbt_memory {
@@ -68,7 +69,14 @@ typedef struct lbt_tree {
   lbt_state *S;
   lbt_ctx ctx;
   int shared; /* an instance of a shared definition: objs are the entity's copies, made on use */
+  int nown;   /* graph ids below this are the entity's own node objects; the rest (every node of a
+                 shared definition, the nodes of subtrees) are templates, copied on use */
 } lbt_tree;
+
+/* Whether state s of the tree is a template's (its object is the entity's copy, made on use). */
+static inline int lbt_is_template(const lbt_tree *t, int s) {
+  return bt_def_graph_id(bt_inst_def(t->inst), s) >= t->nown;
+}
 
 enum {
   LBT_UV_OBJS = 1, /* state + 1 -> the node objects the tree needs: nodes written in Lua,
@@ -90,6 +98,9 @@ void lbt_tree_table(lua_State *L, int tree, int uv, int create);
 typedef struct lbt_def {
   bt_def *def;
   int shared; /* made by bt.define: its objects are templates, copied for each entity */
+  int nown;   /* graph ids of the root's own objects are below this: 0 for a shared definition;
+                 the nodes of subtrees come after them */
+  int nnodes; /* graph nodes: own objects and those of subtrees */
 } lbt_def;
 
 enum {
@@ -97,13 +108,15 @@ enum {
   LBT_DEF_UV_FNS,
   LBT_DEF_UV_ROOT,
   LBT_DEF_UV_HOLDER, /* the shared holder of its bt_def (see compile.c) */
-  LBT_DEF_UV_COUNT = LBT_DEF_UV_HOLDER
+  LBT_DEF_UV_USES,   /* subtree name -> the definition it ran when this one was built, or nil */
+  LBT_DEF_UV_COUNT = LBT_DEF_UV_USES
 };
 
 /* Private table keys on node objects. */
 extern const char lbt_key_tree; /* the lbt_tree userdata a node belongs to */
 extern const char lbt_key_node; /* its pre-order index there (or in its definition) */
 extern const char lbt_key_def;  /* the definition userdata a template belongs to */
+extern const char lbt_key_noscatter; /* on a PriorityNode template: built with noscatter */
 
 /* module.c */
 lbt_state *lbt_state_get(lua_State *L);
@@ -140,9 +153,12 @@ int lbt_push_buf(lua_State *L, bt_buf *buf);
 void lbt_push_sched_core(lua_State *L);
 
 /* compile.c */
-int lbt_compile(lua_State *L, int root, int shared, const char *fname); /* pushes a definition */
+/* Pushes a definition of the tree under root (shared: bt.define's, else BT's for one entity);
+ * defining: the subtree name it is registered as (a reference to it is a cycle), or NULL. */
+int lbt_compile(lua_State *L, int root, int shared, const char *fname, const char *defining);
 lbt_def *lbt_test_def(lua_State *L, int idx);
 void lbt_open_compile(lua_State *L, int module);
+void lbt_add_subtree_core(lua_State *L, int core); /* core.subtrees, core.uses */
 
 /* tree.c */
 extern const bt_ops lbt_builtin_ops, lbt_custom_ops;

@@ -547,6 +547,18 @@ static int ctor_latch(lua_State *L) {
   return 0;
 }
 
+/* SubtreeNode(name): runs the definition registered as name (bt.define(root, name)), looked up
+ * when the tree that holds it is compiled. Its name in dumps is the subtree's. */
+static int ctor_subtree(lua_State *L) {
+  check_self(L, "SubtreeNode");
+  lua_settop(L, 2);
+  if (lua_type(L, 2) != LUA_TSTRING) lbt_typeerror(L, 2, 1, "SubtreeNode", "string");
+  if (lua_rawlen(L, 2) == 0) lbt_argerror(L, 1, "SubtreeNode", "the name of a subtree expected, got \"\"");
+  init_node(L, NULL, 2, 0);
+  set_field(L, "subtree", 2);
+  return 0;
+}
+
 /* ---- WhileNode, IfNode, IfThenDoWhileNode: functions that compose nodes ---- */
 
 static void push_class(lua_State *L, int kind) {
@@ -827,6 +839,7 @@ static const class_def classes[] = {
     {BT_FAILIFSUCCESS, "FailIfSuccessDecorator", -2, ctor_failifsuccess},
     {BT_EVENT, "EventNode", BT_BEHAVIOUR, ctor_event},
     {BT_LATCH, "LatchNode", BT_BEHAVIOUR, ctor_latch},
+    {BT_SUBTREE, "SubtreeNode", BT_BEHAVIOUR, ctor_subtree},
 };
 
 /* Methods each class defines itself (the rest come from its base). */
@@ -881,6 +894,7 @@ static const method_def methods[] = {
     {BT_EVENT, "OnStop", m_event_on_stop},
     {BT_EVENT, "OnEvent", m_on_event},
     {BT_LATCH, "Visit", m_visit},
+    {BT_SUBTREE, "Visit", m_visit},
 };
 
 /* Sets the methods of `kind` on the class at the top of the stack. */

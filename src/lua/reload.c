@@ -116,7 +116,7 @@ static int r_migrate(lua_State *L) {
       lua_pop(L, 1);
       continue;
     }
-    if (old->shared && neu->shared) {
+    if (lbt_is_template(old, os) && lbt_is_template(neu, ns)) {
       lua_rawgeti(L, OTPL, os + 1);
       lua_rawgeti(L, NTPL, ns + 1);
       apply_config(L, obj, obj + 1, obj + 2);
@@ -206,6 +206,7 @@ static const luaL_Reg reload_core[] = {
 };
 
 void lbt_add_reload_core(lua_State *L, int core) {
+  lbt_add_subtree_core(L, core);
   lua_pushvalue(L, core);
   luaL_setfuncs(L, reload_core, 0);
   lbt_push_watch_core(L);

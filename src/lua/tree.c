@@ -242,7 +242,7 @@ static int ops_on_stop(bt_call *c) {
   lbt_tree *t = tree_of(c);
   lua_State *L = t->ctx.L;
   int s = bt_def_state(bt_inst_def(c->inst), c->node);
-  if (t->shared) {
+  if (lbt_is_template(t, s)) {
     /* no copy yet: make one only if the template has an OnStop to call */
     int has = 1;
     int copied = push_kept(L, t->ctx.tree, s, LBT_UV_OBJS);
@@ -313,7 +313,7 @@ static void migrate(lua_State *L, lbt_tree *t, int tree, int obj, int node) {
 static int must_keep(lua_State *L, const bt_def *def, int n, int obj) {
   static const char *const standard[] = {"name", "children", "parent", "fn", "action", "start",
                                          "continue", "period", "maxreps", "wait_time",
-                                         "stoponanycomplete", NULL};
+                                         "stoponanycomplete", "subtree", NULL};
   int kind = bt_def_kind(def, n);
   if (kind == BT_EVENT || kind == BT_LATCH) return 1;
   lua_getmetatable(L, obj);
@@ -463,8 +463,9 @@ static int find_original(lua_State *L, int tree, const bt_def *def, int s) {
 
 static void push_state_obj(lua_State *L, lbt_tree *t, int tree, int s) {
   if (push_kept(L, tree, s, LBT_UV_OBJS) || push_kept(L, tree, s, LBT_UV_VIEWS)) return;
-  if (!t->shared && find_original(L, tree, bt_inst_def(t->inst), s)) return;
-  if (t->shared) push_copy(L, t, tree, s);
+  int tpl = lbt_is_template(t, s);
+  if (!tpl && find_original(L, tree, bt_inst_def(t->inst), s)) return;
+  if (tpl) push_copy(L, t, tree, s);
   else push_view(L, t, tree, s);
 }
 
@@ -498,8 +499,9 @@ void lbt_push_relatives(lua_State *L, int obj, int which) {
   lua_remove(L, tree);
 }
 
-/* The entity subscribes each EventNode of a shared definition through its own inst, or, if it
- * has no ListenForEvent, the node is one that FireEvent delivers to. */
+/* The entity subscribes each EventNode of a template (of a shared definition, or in a subtree)
+ * through its own inst, or, if it has no ListenForEvent, the node is one that FireEvent delivers
+ * to. */
 /* Adds an EventNode to those FireEvent reaches. */
 static void add_event(lua_State *L, int tree, int node) {
   lbt_tree_table(L, tree, LBT_UV_EVENTS, 1);
@@ -518,7 +520,7 @@ static void subscribe_events(lua_State *L, lbt_tree *t, int tree, int inst) {
   }
   for (int s = 0; s < bt_def_states(def); s++) {
     int node = bt_def_node_of_state(def, s);
-    if (bt_def_kind(def, node) != BT_EVENT) continue;
+    if (bt_def_kind(def, node) != BT_EVENT || !lbt_is_template(t, s)) continue;
     if (!listens) {
       add_event(L, tree, node);
       continue;
@@ -550,10 +552,13 @@ int lbt_instantiate(lua_State *L, int def_idx, int inst) {
   t->magic = LBT_TREE_MAGIC;
   t->S = lbt_state_get(L);
   t->shared = d->shared;
-  /* a shared definition scatters each entity's Priorities with math.random; a tree built for
-   * one entity took its scatter from the PriorityNode constructors */
+  t->nown = d->nown;
+  int templated = d->nown < d->nnodes; /* a shared definition, or subtrees */
+  /* a shared definition scatters each entity's Priorities with math.random, as do subtrees; a
+   * tree built for one entity took its scatter from the PriorityNode constructors (compile.c
+   * marks those noscatter when the tree has subtrees) */
   int rc = bt_inst_init(&t->inst, (char *)t + head, d->def, &t->S->host, t,
-                        d->shared ? 0 : BT_INST_NOSCATTER);
+                        templated ? 0 : BT_INST_NOSCATTER);
   if (rc != BT_OK) return luaL_error(L, "not enough memory");
   luaL_setmetatable(L, TREE_META);
   const bt_def *def = d->def;
@@ -576,6 +581,7 @@ int lbt_instantiate(lua_State *L, int def_idx, int inst) {
   lua_getiuservalue(L, def_idx, LBT_DEF_UV_TEMPLATES);
   int objs = lua_gettop(L);
   for (int s = 0; s < states; s++) {
+    if (lbt_is_template(t, s)) continue; /* a subtree's: copied on use */
     lua_rawgeti(L, objs, s + 1);
     int obj = lua_gettop(L);
     int node = bt_def_node_of_state(def, s);
@@ -596,9 +602,17 @@ int lbt_instantiate(lua_State *L, int def_idx, int inst) {
     int keep = must_keep(L, def, node, obj);
     if (keep || s == 0) file_obj(L, tree, obj, s, keep);
     lua_pop(L, 1);
+    if (templated) { /* the definition keeps the subtrees' templates only */
+      lua_pushnil(L);
+      lua_rawseti(L, objs, s + 1);
+    }
   }
-  lua_pushnil(L);
-  lua_setiuservalue(L, def_idx, LBT_DEF_UV_TEMPLATES);
+  if (templated) {
+    subscribe_events(L, t, tree, inst);
+  } else {
+    lua_pushnil(L);
+    lua_setiuservalue(L, def_idx, LBT_DEF_UV_TEMPLATES);
+  }
   lua_pushnil(L);
   lua_setiuservalue(L, def_idx, LBT_DEF_UV_ROOT);
   lua_settop(L, tree);
@@ -610,7 +624,7 @@ static int tree_new(lua_State *L) {
   lua_settop(L, 3);
   if (lbt_test_def(L, 3)) return lbt_instantiate(L, 3, 2);
   if (!lbt_is_node(L, 3)) return lbt_typeerror(L, 3, 2, "BT", "node or definition");
-  lbt_compile(L, 3, 0, "BT");
+  lbt_compile(L, 3, 0, "BT", NULL);
   return lbt_instantiate(L, -1, 2);
 }
 

@@ -530,12 +530,12 @@ static void test_as_functions(void) {
 /* ---- name tables ---- */
 
 static void test_names(void) {
-  static const char *const cls[BT_KIND_COUNT] = {
+  static const char *const cls[] = { /* Don't Starve's classes; kinds beyond them are tested apart */
       "BehaviourNode", "SequenceNode", "SelectorNode", "PriorityNode", "ParallelNode",
       "ParallelNodeAny", "LoopNode", "RandomNode", "ConditionNode", "MultiConditionNode",
       "ConditionWaitNode", "ActionNode", "WaitNode", "NotDecorator", "FailIfRunningDecorator",
       "FailIfSuccessDecorator", "EventNode", "LatchNode"};
-  for (int k = 0; k < BT_KIND_COUNT; k++) CHECK_STR(bt_kind_name(k), cls[k]);
+  for (int k = 0; k < (int)(sizeof cls / sizeof *cls); k++) CHECK_STR(bt_kind_name(k), cls[k]);
   CHECK(bt_kind_name(BT_KIND_COUNT) == NULL);
   CHECK(bt_kind_name(-1) == NULL);
   /* the names the constructors pass */
