@@ -335,6 +335,21 @@ describe("subtrees", function()
     end)
   end)
 
+  it("gives a SharedBrain built from a function the subtree as it is when a brain starts", function()
+    bt.define(bt.ActionNode(function(inst) inst.v = 1 end, "One"), "a")
+    local Brain = bt.SharedBrain(function() return bt.SequenceNode({bt.SubtreeNode("a")}) end)
+    local d1 = Brain.GetDefinition()
+    assert.equal(d1, Brain.GetDefinition())
+    bt.define(bt.ActionNode(function(inst) inst.v = 2 end, "Two"), "a")
+    local d2 = Brain.GetDefinition()
+    assert.are_not.equal(d1, d2)
+    local e = {}
+    bt.BT(e, d2):Update()
+    assert.equal(2, e.v)
+    bt.BT(e, d1):Update() -- a definition built before keeps the old subtree
+    assert.equal(1, e.v)
+  end)
+
   describe("hot reload", function()
     local dir = os.tmpname()
     os.remove(dir)
@@ -392,6 +407,32 @@ return Sheep
       clock.t = 1
       manager:Update(2)
       assert.equal("hide", inst.did)
+
+      -- a shared brain built from a function runs the new subtree too, and moves on the next edit
+      write("herd", [[
+local bt = require "bt"
+return bt.SharedBrain(function()
+  return bt.PriorityNode({bt.SubtreeNode("flee")}, 0.5, true)
+end)
+]])
+      local Herd = require "st.herd"
+      local cow = {}
+      local herd = Herd(cow)
+      herd.manager = manager
+      cow.brain = herd
+      herd:Start()
+      manager:Update(3)
+      assert.equal("hide", cow.did)
+      local herd_tree = herd.bt
+      moves("stampede")
+      ok, info = bt.reload.module("st.moves")
+      assert.is_true(ok, info)
+      assert.equal(2, info.brains)
+      assert.are_not.equal(herd_tree, herd.bt)
+      clock.t = 2
+      manager:Update(4)
+      assert.equal("stampede", cow.did)
+      assert.equal("stampede", inst.did)
 
       -- a broken edit: refused, and "flee" is still the last good one
       local good = bt.defined("flee")
