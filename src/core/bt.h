@@ -337,7 +337,10 @@ int bt_node_tree_string(bt_inst *inst, int node, const char *indent, bt_buf *out
 
 /* What a method of the Don't Starve class of `kind` does to the node, bypassing its bt_ops (so an
  * override can call its base class, as Lua's `SequenceNode.Visit(self)` does). BT_EINVAL when the
- * node's state does not have that kind's shape: kind must be the node's kind or BT_BEHAVIOUR. */
+ * node's state does not have that kind's shape: kind must be the node's kind or BT_BEHAVIOUR.
+ * bt_node_visit_as also refuses a node that lacks what the kind's visit needs (a node whose
+ * visit override let it go without its child or function); such a node fails when its override
+ * returns BT_DEFAULT from visit. */
 int bt_node_visit_as(bt_inst *inst, int node, int kind);
 int bt_node_reset_as(bt_inst *inst, int node, int kind);
 int bt_node_step_as(bt_inst *inst, int node, int kind);

@@ -601,9 +601,32 @@ static int compatible(const bt_inst *in, int n, int kind) {
 
 static int valid(const bt_inst *in, int n) { return n >= 0 && (uint32_t)n < in->def->nnodes; }
 
+/* Whether the node has what the kind's own visit needs: the child of a decorator or a Latch, the
+ * functions of a leaf. bt_def_create lets a node whose bt_ops has a visit go without them. */
+static int can_visit(const bt_inst *in, int n, int kind) {
+  const bt_node *d = node_at(in, n);
+  int fn_ok = d->fn != NULL || !(d->flags & NF_PARAM_FN);
+  switch (kind) {
+    case BT_NOT:
+    case BT_FAILIFRUNNING:
+    case BT_FAILIFSUCCESS: return d->nchildren > 0;
+    case BT_LATCH: return d->nchildren > 0 && fn_ok;
+    case BT_WAIT: return fn_ok;
+    case BT_CONDITION:
+    case BT_CONDITIONWAIT:
+    case BT_ACTION: return d->fn != NULL;
+    case BT_MULTICONDITION: return d->fn != NULL && d->fn2 != NULL;
+    default: return 1;
+  }
+}
+
 static void visit_kind(bt_inst *in, int n, int kind) {
   /* a visit may change the node's memory even when its status stays READY (a LoopNode's pass) */
   touch(in, state_of(in, n));
+  if (!can_visit(in, n, kind)) { /* an override deferred to a visit the node cannot do */
+    set_status(in, n, BT_FAILED);
+    return;
+  }
   switch (kind) {
     case BT_SEQUENCE: visit_sequence(in, n); break;
     case BT_SELECTOR: visit_selector(in, n); break;
@@ -782,7 +805,9 @@ int bt_node_tree_string(bt_inst *in, int n, const char *indent, bt_buf *out) {
 
 int bt_node_visit_as(bt_inst *in, int n, int kind) {
   if (!valid(in, n) || !compatible(in, n, kind)) return BT_EINVAL;
-  visit_kind(in, n, kind == BT_BEHAVIOUR ? BT_BEHAVIOUR : node_at(in, n)->kind);
+  kind = kind == BT_BEHAVIOUR ? BT_BEHAVIOUR : node_at(in, n)->kind;
+  if (!can_visit(in, n, kind)) return BT_EINVAL;
+  visit_kind(in, n, kind);
   return BT_OK;
 }
 

@@ -1,0 +1,60 @@
+/* test_robust.c: what broken or hostile hosts and scripts do to the core, found by the fuzzer
+ * (tests/fuzz): each call is refused with an error code or survived, never a crash. */
+#include "harness.h"
+
+static int defer(bt_call *c) {
+  (void)c;
+  return BT_DEFAULT;
+}
+static const bt_ops DEFER_OPS = {defer, NULL, NULL, NULL, NULL, NULL};
+
+/* A node with an override's visit may go without the child or function its kind needs
+ * (bt_def_create lets it); when the override asks for the kind's own visit all the same, the
+ * node fails, and bt_node_visit_as refuses. */
+static void check_defer(int kind, unsigned flags, int with_fn, int with_fn2) {
+  leaf F = FN("F", 1);
+  bt_graph *g = new_graph();
+  bt_spec s;
+  memset(&s, 0, sizeof s);
+  s.kind = kind;
+  s.param = 1;
+  s.flags = flags;
+  s.ops = &DEFER_OPS;
+  if (with_fn) {
+    s.fn = leaf_fn;
+    s.ud = &F;
+  }
+  if (with_fn2) {
+    s.fn2 = leaf_fn;
+    s.ud2 = &F;
+  }
+  int n = bt_graph_add(g, &s);
+  int root = add_node(g, BT_SEQUENCE, NULL, 0, 0);
+  set_kids(g, root, 1, n);
+  bt_inst *in = build(g, root, 0);
+  think(in, 1);
+  CHECK_INT(bt_node_last(in, 1), BT_FAILED);
+  CHECK_INT(bt_node_last(in, 0), BT_FAILED);
+  CHECK_INT(bt_node_visit_as(in, 1, kind), BT_EINVAL);
+  CHECK_INT(bt_node_visit_as(in, 1, BT_BEHAVIOUR), BT_OK); /* BehaviourNode.Visit needs nothing */
+  CHECK_INT(bt_node_status(in, 1), BT_FAILED);
+  bt_inst_free(in);
+}
+
+static void test_override_defers_without_child_or_fn(void) {
+  check_defer(BT_NOT, 0, 0, 0);
+  check_defer(BT_FAILIFRUNNING, 0, 0, 0);
+  check_defer(BT_FAILIFSUCCESS, 0, 0, 0);
+  check_defer(BT_LATCH, 0, 0, 0);
+  check_defer(BT_CONDITION, 0, 0, 0);
+  check_defer(BT_CONDITIONWAIT, 0, 0, 0);
+  check_defer(BT_ACTION, 0, 0, 0);
+  check_defer(BT_MULTICONDITION, 0, 1, 0);
+  check_defer(BT_MULTICONDITION, 0, 0, 1);
+  check_defer(BT_WAIT, BT_SPEC_PARAM_FN, 0, 0);
+}
+
+int main(void) {
+  test_override_defers_without_child_or_fn();
+  return check_report("test_robust");
+}
