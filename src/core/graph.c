@@ -165,9 +165,11 @@ static int cycle_error(compiler *c, const frame *stack, int top, int id) {
   size_t len = 0;
   int from = top;
   while (from > 0 && stack[from].id != id) from--;
-  for (int i = from; i <= top && len < sizeof path - 40; i++)
+  for (int i = from; i <= top && len < sizeof path - 40; i++) {
     len += (size_t)snprintf(path + len, sizeof path - len, "%s%s", g->nodes[stack[i].id].name,
                             i < top ? " > " : "");
+    if (len >= sizeof path) len = sizeof path - 1; /* truncated */
+  }
   snprintf(path + len, sizeof path - len, " > %s", g->nodes[id].name);
   return graph_error(g, BT_ECYCLE, "cycle: node '%s' is its own ancestor (%s)", g->nodes[id].name,
                      path);

@@ -54,7 +54,29 @@ static void test_override_defers_without_child_or_fn(void) {
   check_defer(BT_WAIT, BT_SPEC_PARAM_FN, 0, 0);
 }
 
+/* The message of a cycle names the nodes on it, as far as it has room, whatever their names. */
+static void test_cycle_of_long_names(void) {
+  char name[600];
+  memset(name, 'n', sizeof name - 1);
+  name[sizeof name - 1] = '\0';
+  for (int len = 350; len < 600; len += 50) {
+    name[len] = '\0';
+    bt_graph *g = new_graph();
+    int a = add_node(g, BT_SEQUENCE, name, 0, 0);
+    int b = add_node(g, BT_SELECTOR, name, 0, 0);
+    set_kids(g, a, 1, b);
+    set_kids(g, b, 2, a, a);
+    bt_def *d = NULL;
+    CHECK_INT(bt_def_create(&d, g, a), BT_ECYCLE);
+    CHECK(d == NULL);
+    CHECK(strncmp(bt_graph_errmsg(g), "cycle: node 'nnn", 16) == 0);
+    bt_graph_free(g);
+    name[len] = 'n';
+  }
+}
+
 int main(void) {
   test_override_defers_without_child_or_fn();
+  test_cycle_of_long_names();
   return check_report("test_robust");
 }
