@@ -306,7 +306,8 @@ typedef struct bt_transfer {
 } bt_transfer;
 
 /* Gives `to` the state of `from` where map (from bt_def_match) matches them: statuses, last
- * results and node memory, with child indices moved to where those children now are. Every node
+ * results and node memory, with child indices moved to where those children now are (entries out
+ * of range or pairing nodes of different kinds are no match). Every node
  * of `to` above a running node of `from` that is gone is set to re-evaluate at the next think:
  * READY, its child index reset, a Priority's clock cleared; its other children keep their state.
  * So that the new definition decides at once, every Priority's clock is cleared (it evaluates at

@@ -75,8 +75,43 @@ static void test_cycle_of_long_names(void) {
   }
 }
 
+/* A map that bt_def_match did not make may pair nodes of different kinds: those pairs are no
+ * match, since their memory differs. */
+static void test_transfer_map_of_other_kinds(void) {
+  leaf A = FN("A", 1);
+  bt_graph *g = new_graph();
+  int p = add_prio(g, "P", 1);
+  int a = add_fn(g, BT_ACTION, &A, "A");
+  set_kids(g, p, 1, a);
+  bt_inst *from = build(g, p, 0);
+  g = new_graph();
+  int s = add_node(g, BT_SEQUENCE, "P", 0, 0);
+  a = add_fn(g, BT_ACTION, &A, "A");
+  set_kids(g, s, 1, a);
+  bt_inst *to = build(g, s, 0);
+  think(from, 0.5); /* the Priority's lasttime is 0.5, its idx 1 */
+  CHECK_INT(bt_node_last(from, 0), BT_SUCCESS);
+  int map[2];
+  CHECK_INT(bt_def_match(bt_inst_def(from), bt_inst_def(to), map), 0); /* the roots differ */
+  map[0] = 0; /* the Sequence from the Priority */
+  map[1] = 1;
+  bt_transfer r;
+  CHECK_INT(bt_inst_transfer(to, from, map, &r), BT_OK);
+  CHECK_INT(r.matched, 1);
+  CHECK_INT(r.gone, 1);
+  double idx = field(to, s, BT_FIELD_IDX);
+  CHECK_NUM(idx, 1);
+  CHECK_INT(bt_node_status(to, 0), BT_READY);
+  CHECK_INT(bt_node_last(to, 1), BT_SUCCESS); /* the Action's state came over */
+  think(to, 1);
+  CHECK_INT(bt_node_last(to, 0), BT_SUCCESS);
+  bt_inst_free(from);
+  bt_inst_free(to);
+}
+
 int main(void) {
   test_override_defers_without_child_or_fn();
   test_cycle_of_long_names();
+  test_transfer_map_of_other_kinds();
   return check_report("test_robust");
 }
