@@ -367,7 +367,8 @@ typedef enum bt_field {
 int bt_node_get(const bt_inst *inst, int node, int field, double *out);
 
 /* Writes a field (value NULL makes it nil where nil is allowed). BT_EINVAL if the node has no such
- * field or it cannot be nil. */
+ * field, it cannot be nil, or the value cannot be its: an index or rep is a whole number, a
+ * Priority's index names one of its children, a Sequence's, Selector's or Loop's is at least 1. */
 int bt_node_set(bt_inst *inst, int node, int field, const double *value);
 
 /* Non-zero if the node has the field. */

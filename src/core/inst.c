@@ -251,6 +251,17 @@ int bt_node_get(const bt_inst *in, int n, int field, double *out) {
   return 1;
 }
 
+/* Whether v (not nil) can be the node's child index: a Priority's names a child (it visits
+ * children[idx]); a Sequence's, Selector's or Loop's may also be one past the last (done), but not
+ * 0. A RandomNode checks its index when it visits. */
+static int index_ok(const bt_def *d, int n, uint32_t v) {
+  switch (d->nodes[n].kind) {
+    case BT_PRIORITY: return v >= 1 && v <= d->nodes[n].nchildren;
+    case BT_RANDOM: return 1;
+    default: return v >= 1;
+  }
+}
+
 int bt_node_set(bt_inst *in, int n, int field, const double *value) {
   field_place p;
   if (find_field(in, n, field, &p)) return BT_EINVAL;
@@ -268,6 +279,7 @@ int bt_node_set(bt_inst *in, int n, int field, const double *value) {
       if (!(*value >= (p.nil_zero ? 1 : 0) && *value <= 4294967295.0) || *value != (double)(uint32_t)*value)
         return BT_EINVAL;
       v = (uint32_t)*value;
+      if (field == BT_FIELD_IDX && !index_ok(in->def, n, v)) return BT_EINVAL;
     } else if (!p.nil_zero) {
       return BT_EINVAL;
     }

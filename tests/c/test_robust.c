@@ -109,9 +109,42 @@ static void test_transfer_map_of_other_kinds(void) {
   bt_inst_free(to);
 }
 
+/* A child index that names no child is refused: a Priority's past its children, a Sequence's,
+ * Selector's or Loop's 0 (in Lua both raise an error when the node visits children[idx]). */
+static void test_index_out_of_range(void) {
+  leaf X = LEAF("X", BT_RUNNING);
+  bt_graph *g = new_graph();
+  int p = add_prio(g, "P", 1);
+  int s = add_node(g, BT_SEQUENCE, NULL, 0, 0);
+  int e = add_prio(g, "Empty", 1);
+  int x = add_leaf(g, &X);
+  set_kids(g, s, 1, x);
+  set_kids(g, p, 2, s, e);
+  bt_inst *in = build(g, p, 0);
+  double v = 3;
+  CHECK_INT(bt_node_set(in, at(in, p), BT_FIELD_IDX, &v), BT_EINVAL);
+  v = 1;
+  CHECK_INT(bt_node_set(in, at(in, e), BT_FIELD_IDX, &v), BT_EINVAL); /* no children at all */
+  v = 2;
+  CHECK_INT(bt_node_set(in, at(in, p), BT_FIELD_IDX, &v), BT_OK);
+  CHECK_NUM(field(in, p, BT_FIELD_IDX), 2);
+  think(in, 1); /* Sequence RUNNING (X), selected */
+  CHECK_STR(LST(in, p), "RUNNING");
+  CHECK_NUM(field(in, p, BT_FIELD_IDX), 1);
+  v = 0;
+  CHECK_INT(bt_node_set(in, at(in, s), BT_FIELD_IDX, &v), BT_EINVAL);
+  v = 2; /* past the last child: the Sequence is done */
+  CHECK_INT(bt_node_set(in, at(in, s), BT_FIELD_IDX, &v), BT_OK);
+  think(in, 1.5);
+  CHECK_STR(LST(in, s), "SUCCESS");
+  CHECK_STR(LST(in, p), "SUCCESS");
+  bt_inst_free(in);
+}
+
 int main(void) {
   test_override_defers_without_child_or_fn();
   test_cycle_of_long_names();
   test_transfer_map_of_other_kinds();
+  test_index_out_of_range();
   return check_report("test_robust");
 }
