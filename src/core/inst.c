@@ -386,6 +386,18 @@ int bt_inst_restore(bt_inst *in, const void *data, size_t size) {
   const unsigned char *p = (const unsigned char *)data + sizeof hd;
   for (uint32_t s = 0; s < d->nstates; s++)
     if (p[s] > BT_RUNNING || p[d->nstates + s] > BT_RUNNING) return BT_EINVAL;
+  /* child indices that name no child (a Priority's may be nil) */
+  const unsigned char *mem = p + 3 * (size_t)d->nstates;
+  for (uint32_t s = 0; s < d->nstates; s++) {
+    int n = (int)d->states[s].node, kind = d->nodes[n].kind;
+    uint32_t idx;
+    if (kind == BT_SEQUENCE || kind == BT_SELECTOR || kind == BT_LOOP)
+      memcpy(&idx, mem + d->states[s].mem + offsetof(mem_seq, idx), sizeof idx);
+    else if (kind == BT_PRIORITY)
+      memcpy(&idx, mem + d->states[s].mem + offsetof(mem_prio, idx), sizeof idx);
+    else continue;
+    if (!(kind == BT_PRIORITY && idx == 0) && !index_ok(d, n, idx)) return BT_EINVAL;
+  }
   memcpy(in->status, p, d->nstates);
   memcpy(in->last, p + d->nstates, d->nstates);
   memcpy(in->flags, p + 2 * d->nstates, d->nstates);

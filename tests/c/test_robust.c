@@ -141,10 +141,55 @@ static void test_index_out_of_range(void) {
   bt_inst_free(in);
 }
 
+/* A saved state whose bytes were changed is refused, or restored as a state the tree can have: each
+ * byte set to 0xff in turn, and to 0 in turn. */
+static void test_restore_corrupted(void) {
+  leaf X = LEAF("X", BT_RUNNING), C = FN("C", 0);
+  bt_graph *g = new_graph();
+  int p = add_prio(g, "P", 1);
+  int s = add_node(g, BT_SEQUENCE, NULL, 0, 0);
+  int l = add_node(g, BT_LOOP, NULL, 3, 0);
+  int c = add_fn(g, BT_CONDITION, &C, NULL);
+  int x = add_leaf(g, &X);
+  set_kids(g, s, 2, c, x);
+  set_kids(g, l, 1, x);
+  set_kids(g, p, 2, s, l);
+  bt_inst *in = build(g, p, 0);
+  think(in, 1); /* C fails: the Loop runs X */
+  CHECK_STR(LST(in, l), "RUNNING");
+  size_t size = bt_inst_state_size(bt_inst_def(in));
+  unsigned char *saved = malloc(size), *bytes = malloc(size);
+  REQUIRE(saved && bytes && bt_inst_save(in, saved, size) == BT_OK);
+  int refused = 0;
+  for (int value = 0; value <= 0xff; value += 0xff) {
+    for (size_t i = 0; i < size; i++) {
+      memcpy(bytes, saved, size);
+      bytes[i] = (unsigned char)value;
+      int rc = bt_inst_restore(in, bytes, size);
+      CHECK(rc == BT_OK || rc == BT_EINVAL);
+      if (rc != BT_OK) {
+        refused++;
+        continue;
+      }
+      double v;
+      CHECK(bt_node_get(in, at(in, p), BT_FIELD_IDX, &v) == 0 || (v >= 1 && v <= 2));
+      CHECK(bt_node_get(in, at(in, s), BT_FIELD_IDX, &v) == 1 && v >= 1);
+      CHECK(bt_node_get(in, at(in, l), BT_FIELD_IDX, &v) == 1 && v >= 1);
+      think(in, 3);
+    }
+  }
+  CHECK(refused > 0);
+  CHECK_INT(bt_inst_restore(in, saved, size), BT_OK);
+  free(saved);
+  free(bytes);
+  bt_inst_free(in);
+}
+
 int main(void) {
   test_override_defers_without_child_or_fn();
   test_cycle_of_long_names();
   test_transfer_map_of_other_kinds();
   test_index_out_of_range();
+  test_restore_corrupted();
   return check_report("test_robust");
 }
