@@ -103,6 +103,47 @@ static double clock_number(void) {
   return v;
 }
 
+/* ---- allocation failures ----
+ * The target is linked with -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc: the core's
+ * allocations come here, and fail when the input says so. The harness's own use the real ones. */
+
+void *__real_malloc(size_t size);
+void *__real_calloc(size_t count, size_t size);
+void *__real_realloc(void *p, size_t size);
+void *__wrap_malloc(size_t size);
+void *__wrap_calloc(size_t count, size_t size);
+void *__wrap_realloc(void *p, size_t size);
+
+static long alloc_countdown = -1; /* allocations until one fails; -1: none fails */
+static int alloc_sticky;          /* after the first failure, every allocation fails */
+static int alloc_failed;          /* an allocation failed during this input: BT_ENOMEM is fine */
+
+static int alloc_fails(void) {
+  if (alloc_countdown < 0) return 0;
+  if (alloc_countdown > 0) {
+    alloc_countdown--;
+    return 0;
+  }
+  alloc_failed = 1;
+  if (!alloc_sticky) alloc_countdown = -1;
+  return 1;
+}
+
+void *__wrap_malloc(size_t size) { return alloc_fails() ? NULL : __real_malloc(size); }
+void *__wrap_calloc(size_t count, size_t size) { return alloc_fails() ? NULL : __real_calloc(count, size); }
+void *__wrap_realloc(void *p, size_t size) { return alloc_fails() ? NULL : __real_realloc(p, size); }
+
+/* From the input: the next allocations succeed but one (or all from then on). */
+static void arm_alloc_failure(void) {
+  unsigned k = byte();
+  alloc_countdown = (k & 0x80) ? (long)word() : (long)(k & 31);
+  alloc_sticky = (k & 0x40) != 0;
+  TRACE("allocation %ld from now fails%s", alloc_countdown, alloc_sticky ? ", and all after it" : "");
+}
+
+/* rc is BT_ENOMEM and an allocation failed. */
+#define NOMEM(rc) ((rc) == BT_ENOMEM && alloc_failed)
+
 /* ---- the world: two definitions, three instances, a scheduler ---- */
 
 #define NINST 3
@@ -220,6 +261,15 @@ static bt_inst *other_inst(void) {
 
 static void check_status(int s) { EXPECT(s >= BT_READY && s <= BT_RUNNING); }
 
+/* A code the header documents, which bt_strerror names. */
+static int check_code(int rc) {
+  EXPECT(rc == BT_OK || rc == BT_ENOMEM || rc == BT_EINVAL || rc == BT_ECYCLE || rc == BT_ETOOBIG ||
+         rc == BT_EBUSY);
+  const char *text = bt_strerror(rc);
+  EXPECT(text && text[0]);
+  return rc;
+}
+
 static void check_sleep(int r, double t) {
   EXPECT(r == 0 || r == 1);
   if (r == 1 && !nonfinite && !negative_sleep) EXPECT(t >= 0); /* and so not NaN */
@@ -235,7 +285,7 @@ static void check_inst(bt_inst *in) {
   const bt_def *d = bt_inst_def(in);
   int size = bt_def_size(d);
   EXPECT(!bt_inst_thinking(in));
-  for (int n = 0; n < size && n < 256; n++) {
+  for (int n = 0; n < size && n < 64; n++) {
     check_status(bt_node_status(in, n));
     check_status(bt_node_last(in, n));
     for (int f = 0; f < BT_FIELD_COUNT; f++) {
@@ -243,6 +293,12 @@ static void check_inst(bt_inst *in) {
       int r = bt_node_get(in, n, f, &v);
       if (bt_node_has_field(d, n, f)) EXPECT(r == 0 || r == 1);
       else EXPECT(r == BT_EINVAL);
+      /* a child index is one bt_node_set would take */
+      if (f == BT_FIELD_IDX && r == 1) {
+        int k = bt_def_kind(d, n);
+        if (k == BT_PRIORITY) EXPECT(v >= 1 && v <= bt_def_child_count(d, n));
+        else if (k != BT_RANDOM) EXPECT(v >= 1);
+      }
     }
   }
   double t = -1;
@@ -251,12 +307,14 @@ static void check_inst(bt_inst *in) {
 
 /* ---- actions ---- */
 
-static void act(bt_inst *self);
+static int act(bt_inst *self);
 
 /* What a callback does besides its result: up to three actions, nested at most three deep. */
+static int twin_mode; /* callbacks run no actions; thinks and resets are checked on a twin */
+
 static void script(bt_inst *in) {
   unsigned n = byte() % 4;
-  if (depth >= 3) return;
+  if (depth >= 3 || twin_mode) return;
   depth++;
   for (unsigned i = 0; i < n; i++) act(in);
   depth--;
@@ -278,7 +336,7 @@ static void do_dump(bt_inst *in) {
   if (byte() & 1) {
     if (afford(in, 8)) {
       int rc = bt_inst_dump(in, &b);
-      EXPECT(rc == BT_OK || rc == BT_ENOMEM);
+      EXPECT(rc == BT_OK || NOMEM(rc));
     }
   } else {
     int n = any_node(in);
@@ -303,7 +361,7 @@ static void do_fields(bt_inst *in) {
     else EXPECT(r == BT_EINVAL);
   } else {
     double w = number();
-    int r = bt_node_set(in, n, f, (byte() & 3) == 0 ? NULL : &w);
+    int r = check_code(bt_node_set(in, n, f, (byte() & 3) == 0 ? NULL : &w));
     EXPECT(r == BT_OK || r == BT_EINVAL);
     if (!has) EXPECT(r == BT_EINVAL);
   }
@@ -312,7 +370,7 @@ static void do_fields(bt_inst *in) {
 static void do_save_restore(bt_inst *in) {
   const bt_def *d = bt_inst_def(in);
   size_t size = bt_inst_state_size(d);
-  unsigned char *a = malloc(size + 8), *b = malloc(size + 8);
+  unsigned char *a = __real_malloc(size + 8), *b = __real_malloc(size + 8);
   EXPECT(a && b);
   EXPECT(bt_inst_save(in, a, size - 1) == BT_EINVAL);
   EXPECT(bt_inst_save(in, NULL, size) == BT_EINVAL);
@@ -333,8 +391,10 @@ static void do_save_restore(bt_inst *in) {
       a[at] = (unsigned char)(how == 3 ? byte() : a[at] ^ (1u << (byte() & 7)));
     }
     int rc = bt_inst_restore(in, a, size);
+    TRACE("restore of corrupted bytes: %d", rc);
     if (busy) EXPECT(rc == BT_EBUSY);
     else EXPECT(rc == BT_OK || rc == BT_EINVAL);
+    if (rc == BT_OK) nonfinite = 1; /* the bytes of a time may now be NaN */
   } else if (how == 4) {
     /* wrong sizes and no data */
     EXPECT(bt_inst_restore(in, a, size + 1) == (busy ? BT_EBUSY : BT_EINVAL));
@@ -359,7 +419,7 @@ static void do_transfer(bt_inst *to) {
   bt_inst *from = other_inst();
   const bt_def *dt = bt_inst_def(to), *df = bt_inst_def(from);
   int nt = bt_def_states(dt), nf = bt_def_states(df);
-  int *map = malloc((size_t)nt * sizeof *map);
+  int *map = __real_malloc((size_t)nt * sizeof *map);
   EXPECT(map);
   int m = bt_def_match(df, dt, map);
   EXPECT(m >= 0 && m <= nt);
@@ -373,11 +433,13 @@ static void do_transfer(bt_inst *to) {
     unsigned k = byte() % 4;
     for (unsigned i = 0; i < k; i++) map[word() % (unsigned)nt] = (int)(word() % (unsigned)(nf + 2)) - 1;
   }
+  if (tracing)
+    for (int s = 0; s < nt; s++) TRACE("map[%d] = %d", s, map[s]);
   bt_transfer r = {-1, -1, -1};
   int busy = bt_inst_thinking(to) || bt_inst_thinking(from);
-  int rc = bt_inst_transfer(to, from, map, (byte() & 1) ? &r : NULL);
+  int rc = check_code(bt_inst_transfer(to, from, map, (byte() & 1) ? &r : NULL));
   if (busy) EXPECT(rc == BT_EBUSY);
-  else EXPECT(rc == BT_OK || (rc == BT_EINVAL && to == from) || rc == BT_ENOMEM);
+  else EXPECT(rc == BT_OK || (rc == BT_EINVAL && to == from) || NOMEM(rc));
   if (rc == BT_OK && r.matched >= 0) {
     EXPECT(r.matched <= nt && r.gone >= 0 && r.gone <= nf && r.reevaluate >= 0 && r.reevaluate <= nt);
   }
@@ -509,8 +571,11 @@ static void do_sched(void) {
       rc = bt_sched_brain_free(sched, brains[i]);
       if (rc == BT_OK) {
         brains[i] = bt_sched_brain_new(sched);
-        EXPECT(brains[i] >= 0);
-        if (insts[i] && (byte() & 1)) EXPECT(bt_sched_add(sched, brains[i]) == BT_OK);
+        EXPECT(brains[i] >= 0 || NOMEM(brains[i]));
+        if (insts[i] && brains[i] >= 0 && (byte() & 1)) {
+          rc = bt_sched_add(sched, brains[i]);
+          EXPECT(rc == BT_OK || NOMEM(rc));
+        }
       }
       break;
     }
@@ -528,17 +593,22 @@ static void do_sched(void) {
       static int in_update;
       if (in_update) return;
       long long tick = bt_sched_tick(sched) + (long long)(byte() % 4);
-      if (byte() == 255) tick = (long long)word() - 30000;
+      unsigned how = byte();
+      if (how == 255) tick = (long long)word() - 30000;
+      else if (how >= 128) { /* the tick a waiting brain waits for */
+        long long wake = 0;
+        if (bt_sched_list(sched, brains[how % NINST], &wake) == BT_SCHED_WAITING) tick = wake;
+      }
       bt_sched_hooks h = {(byte() & 1) ? sched_ready : NULL, sched_think, NULL};
       in_update = 1;
       rc = bt_sched_update(sched, tick, &h);
       in_update = 0;
-      EXPECT(rc == BT_OK || rc == BT_ENOMEM);
-      EXPECT(bt_sched_tick(sched) == tick);
+      EXPECT(rc == BT_OK || NOMEM(rc));
+      if (rc == BT_OK) EXPECT(bt_sched_tick(sched) == tick);
       break;
     }
   }
-  EXPECT(rc == BT_OK || rc == BT_EINVAL || rc == BT_ENOMEM);
+  EXPECT(rc == BT_OK || rc == BT_EINVAL || NOMEM(rc));
   bt_sched_stats st;
   bt_sched_stats_get(sched, &st);
   EXPECT(st.registered >= 0 && st.updating >= 0 && st.waiting >= 0 && st.hibernating >= 0);
@@ -559,13 +629,16 @@ static void drop_inst(int i) {
   insts[i] = NULL;
 }
 
+static const bt_host *inst_host[NINST];
+
 static void make_inst(int i, bt_def *d) {
   unsigned how = byte();
   unsigned flags = (how & 1) ? BT_INST_NOSCATTER : 0;
   const bt_host *host = &hosts[(how >> 1 & 7) == 7];
+  inst_host[i] = host;
   int rc;
   if (how & 0x10) {
-    void *mem = malloc(bt_def_inst_size(d));
+    void *mem = __real_malloc(bt_def_inst_size(d));
     EXPECT(mem);
     rc = bt_inst_init(&insts[i], mem, d, host, NULL, flags);
     if (rc == BT_OK) inst_mem[i] = mem;
@@ -573,22 +646,93 @@ static void make_inst(int i, bt_def *d) {
   } else {
     rc = bt_inst_create(&insts[i], d, host, NULL, flags);
   }
-  EXPECT(rc == BT_OK || rc == BT_ENOMEM);
+  EXPECT(rc == BT_OK || NOMEM(rc));
   if (rc == BT_OK) EXPECT(bt_inst_def(insts[i]) == d && !bt_inst_thinking(insts[i]));
 }
 
-/* One action on in (or another instance). Top-level-only actions wait for depth 0. */
-static void act(bt_inst *in) {
+/* The twin check: a think (what 0) or reset (1) of the instance, and the same on a twin made of
+ * its saved state, with the same results from leaf functions and overrides (the input is read
+ * again from the same place). The twin's restore marks as touched exactly the nodes that are not
+ * as Reset leaves them, and clears the settled flag; the instance has kept its own marks since
+ * it was made. Unless a skip of Reset or Step by the instance changed something (a node whose
+ * change was not marked), both end in the same state, having read the same input. */
+static void twin_step(bt_inst *in, int what) {
+  if (what == 0) {
+    in_think = 1;
+    EXPECT(bt_inst_update(in) == BT_OK);
+    in_think = 0;
+  } else {
+    EXPECT(bt_inst_reset(in) == BT_OK);
+  }
+}
+
+static void twin(bt_inst *x, int what) {
+  int i = 0;
+  while (i < NINST && insts[i] != x) i++;
+  const bt_def *d = bt_inst_def(x);
+  size_t size = bt_inst_state_size(d);
+  bt_inst *t = NULL;
+  if (!afford(x, 2)) return;
+  /* the instance's own generator cannot be copied; a failing allocation would differ */
+  if (i == NINST || inst_host[i] != &hosts[0] || alloc_countdown >= 0 ||
+      bt_inst_create(&t, d == defs[0] ? defs[0] : defs[1], &hosts[0], NULL, BT_INST_NOSCATTER) != BT_OK) {
+    twin_step(x, what);
+    return;
+  }
+  unsigned char *a = __real_malloc(size), *b = __real_malloc(size);
+  EXPECT(a && b);
+  EXPECT(bt_inst_save(x, a, size) == BT_OK);
+  EXPECT(bt_inst_restore(t, a, size) == BT_OK);
+  const uint8_t *from = src;
+  size_t from_left = left;
+  if (tracing) {
+    bt_buf da = {0};
+    bt_inst_dump(x, &da);
+    fprintf(stderr, "twin check of:\n%s", da.data);
+    bt_buf_free(&da);
+  }
+  TRACE("twin check: the instance");
+  twin_step(x, what);
+  const uint8_t *to = src;
+  size_t to_left = left;
+  src = from;
+  left = from_left;
+  TRACE("twin check: the twin");
+  twin_step(t, what);
+  EXPECT(src == to && left == to_left); /* the same callbacks, in the same order */
+  EXPECT(bt_inst_save(x, a, size) == BT_OK);
+  EXPECT(bt_inst_save(t, b, size) == BT_OK);
+  if (memcmp(a, b, size) != 0 && tracing) {
+    bt_buf da = {0}, db = {0};
+    bt_inst_dump(x, &da);
+    bt_inst_dump(t, &db);
+    fprintf(stderr, "instance:\n%s\ntwin:\n%s\n", da.data, db.data);
+    bt_buf_free(&da);
+    bt_buf_free(&db);
+  }
+  EXPECT(memcmp(a, b, size) == 0);
+  free(a);
+  free(b);
+  bt_inst_free(t);
+}
+
+/* One action on in (or another instance). Top-level-only actions wait for depth 0. Returns 0 for
+ * the action that does nothing. */
+static int act(bt_inst *in) {
   unsigned op = byte();
+  if (op == 0) return 0;
   if (op & 0x80) {
     bt_inst *o = other_inst();
     if (o) in = o;
   }
   TRACE("act %u on inst %d (clock %.17g)", op % 24, in == insts[0] ? 0 : in == insts[1] ? 1 : 2, now_value);
   switch (op % 24) {
-    case 0: break; /* the end of the input reads zeros: nothing */
+    case 0: break;
     case 1:
-    case 2: do_update(in); break;
+    case 2:
+      if (twin_mode && depth == 0) twin(in, 0);
+      else do_update(in);
+      break;
     case 3: {
       /* the clock: mostly forward */
       unsigned k = byte();
@@ -598,6 +742,10 @@ static void act(bt_inst *in) {
     }
     case 4: bt_inst_force_update(in); break;
     case 5: {
+      if (twin_mode && depth == 0) {
+        twin(in, 1);
+        break;
+      }
       if (!afford(in, 1)) break;
       int busy = bt_inst_thinking(in);
       EXPECT(bt_inst_reset(in) == (busy ? BT_EBUSY : BT_OK));
@@ -645,13 +793,10 @@ static void act(bt_inst *in) {
       if (insts[i]) cur = i;
       break;
     }
-    case 20: {
-      /* a save taken now and restored into the same instance later is still its state */
-      do_save_restore(in);
-      break;
-    }
+    case 20: arm_alloc_failure(); break;
     default: do_method(in); break;
   }
+  return 1;
 }
 
 /* ---- callbacks: leaf functions and overrides ---- */
@@ -710,6 +855,7 @@ static int op_visit(bt_call *c) {
 
 static int op_reset(bt_call *c) {
   unsigned how = byte();
+  TRACE("reset op of node %d: %u", c->node, how % 5);
   script(c->inst);
   switch (how % 5) {
     case 0: return BT_DEFAULT;
@@ -726,6 +872,7 @@ static int op_reset(bt_call *c) {
 
 static int op_step(bt_call *c) {
   unsigned how = byte();
+  TRACE("step op of node %d: %u", c->node, how % 5);
   script(c->inst);
   switch (how % 5) {
     case 0: return BT_DEFAULT;
@@ -808,36 +955,76 @@ static const char *const names[] = {NULL, "A", "B", "C", "", "%s%n%d", "Latch", 
 
 static char long_name[400];
 
+/* Kinds of the nodes added by add_node, by id, for the tree that build() makes of them. */
+#define MAX_RANDOM_NODES 48
+static int node_kind[MAX_RANDOM_NODES];
+static unsigned node_flags[MAX_RANDOM_NODES];
+
+/* A node from two bytes (kind, and which of name, parameter, flags, functions and overrides
+ * follow), so that short inputs make trees; left out, a leaf has its function. */
 static int add_node(bt_graph *g) {
   bt_spec s;
   memset(&s, 0, sizeof s);
   unsigned k = byte();
   s.kind = (int)(k % (BT_KIND_COUNT + 1));
   if (k == 255) s.kind = -1;
-  unsigned nm = byte();
-  s.name = (nm & 0xF0) == 0xF0 ? long_name : names[nm & 15];
-  s.param = number();
-  unsigned fl = byte();
-  s.flags = fl & 0x0F;
-  if (fl & 0x80) s.flags |= fl << 4; /* flags the header does not name */
-  unsigned fns = byte();
-  s.fn = (fns & 3) ? fuzz_fn : NULL;
-  s.fn2 = (fns & 12) ? fuzz_fn : NULL;
-  s.ud = (void *)(uintptr_t)(fns >> 4);
+  unsigned extras = byte();
+  s.param = 1;
+  s.fn = fuzz_fn;
+  s.fn2 = fuzz_fn;
   s.ud2 = (void *)(uintptr_t)1;
-  unsigned ops = byte();
-  if (ops & 0xC0) {
+  unsigned ops = 0;
+  if (extras & 1) {
+    unsigned nm = byte();
+    s.name = (nm & 0xF0) == 0xF0 ? long_name : names[nm & 15];
+  }
+  if (extras & 2) s.param = number();
+  if (extras & 4) {
+    unsigned fl = byte();
+    s.flags = fl & 0x0F;
+    if (fl & 0x80) s.flags |= fl << 4; /* flags the header does not name */
+  }
+  if (extras & 8) {
+    unsigned fns = byte();
+    s.fn = (fns & 3) ? fuzz_fn : NULL;
+    s.fn2 = (fns & 12) ? fuzz_fn : NULL;
+    s.ud = (void *)(uintptr_t)(fns >> 4);
+  }
+  if (extras & 16) {
+    ops = byte();
     s.ops = &ops_table[ops & 63];
     s.ops_ud = (void *)(uintptr_t)(ops >> 6);
   }
   int id = bt_graph_add(g, &s);
-  TRACE("node %d: kind %d name %s param %.17g flags 0x%x fn %d fn2 %d ops %d", id, s.kind,
+  TRACE("node %d: kind %d name %.20s param %.17g flags 0x%x fn %d fn2 %d ops %d", id, s.kind,
         s.name ? s.name : "(null)", s.param, s.flags, s.fn != NULL, s.fn2 != NULL,
         s.ops ? (int)(ops & 63) : -1);
   if (s.kind < 0 || s.kind >= BT_KIND_COUNT) EXPECT(id == BT_EINVAL);
-  else EXPECT(id >= 0);
+  else EXPECT(id >= 0 || NOMEM(id));
   if (id < 0) EXPECT(bt_graph_errmsg(g)[0] != '\0');
+  if (id >= 0 && id < MAX_RANDOM_NODES) {
+    node_kind[id] = s.kind;
+    node_flags[id] = s.flags;
+  }
   return id;
+}
+
+/* How many children a node of this kind takes in a well-formed tree (-1: any). */
+static int capacity(int id) {
+  switch (node_kind[id]) {
+    case BT_NOT:
+    case BT_FAILIFRUNNING:
+    case BT_FAILIFSUCCESS:
+    case BT_LATCH:
+    case BT_EVENT: return 1;
+    case BT_BEHAVIOUR: return (node_flags[id] & BT_SPEC_CHILDREN) ? -1 : 0;
+    case BT_CONDITION:
+    case BT_MULTICONDITION:
+    case BT_CONDITIONWAIT:
+    case BT_ACTION:
+    case BT_WAIT: return 0;
+    default: return -1;
+  }
 }
 
 static int graph_size; /* nodes in the graph */
@@ -850,8 +1037,8 @@ static int add_simple(bt_graph *g, int kind, double param) {
   s.fn = fuzz_fn;
   s.fn2 = fuzz_fn;
   int id = bt_graph_add(g, &s);
-  EXPECT(id >= 0);
-  graph_size++;
+  EXPECT(id >= 0 || NOMEM(id));
+  if (id >= 0) graph_size++;
   return id;
 }
 
@@ -861,9 +1048,11 @@ static int add_chain(bt_graph *g) {
   int kinds[] = {BT_NOT, BT_SEQUENCE, BT_FAILIFSUCCESS, BT_LOOP, BT_PRIORITY, BT_EVENT};
   unsigned k = byte();
   int prev = add_simple(g, BT_ACTION, 0);
-  for (int i = 1; i < length; i++) {
+  for (int i = 1; i < length && prev >= 0; i++) {
     int id = add_simple(g, kinds[(k + (unsigned)i * (k >> 4)) % 6], 1);
-    EXPECT(bt_graph_set_children(g, id, &prev, 1) == BT_OK);
+    if (id < 0) break;
+    int rc = bt_graph_set_children(g, id, &prev, 1);
+    EXPECT(rc == BT_OK || NOMEM(rc));
     prev = id;
   }
   return prev;
@@ -874,20 +1063,34 @@ static int add_chain(bt_graph *g) {
 static int add_ladder(bt_graph *g) {
   int rungs = 1 + (int)(byte() % 22);
   int width = 2 + (int)(byte() & 1);
+  /* at most a few thousand nodes, or past BT_MAX_NODES (refused before anything is made) */
+  if (width == 2 && rungs > 11 && rungs < 20) rungs = (rungs & 1) ? 11 : 20;
+  if (width == 3 && rungs > 7 && rungs < 13) rungs = (rungs & 1) ? 7 : 13;
   int prev = add_simple(g, BT_CONDITIONWAIT, 0);
-  for (int i = 0; i < rungs; i++) {
+  for (int i = 0; i < rungs && prev >= 0; i++) {
     int id = add_simple(g, (i & 1) ? BT_PARALLEL : BT_SELECTOR, 0);
+    if (id < 0) break;
     int kids[3] = {prev, prev, prev};
-    EXPECT(bt_graph_set_children(g, id, kids, width) == BT_OK);
+    int rc = bt_graph_set_children(g, id, kids, width);
+    EXPECT(rc == BT_OK || NOMEM(rc));
     prev = id;
   }
   return prev;
 }
 
+/* The chain or ladder: its first id, its node count and its top. Of its nodes only the top is
+ * given to the other nodes as a child, so that the ladder's size stays what it was made for. */
+static int special_lo, special_n, special_top;
+
+/* A node id (some bad ones). */
 static int any_id(void) {
   unsigned k = byte();
   if (k >= 250) return k == 255 ? -1 : graph_size + (int)(k & 3);
-  return graph_size ? (int)((k | (graph_size > 250 ? byte() << 8 : 0)) % (unsigned)graph_size) : 0;
+  int choices = graph_size - (special_n ? special_n - 1 : 0);
+  if (choices <= 0) return 0;
+  int r = (int)((k | (choices > 250 ? byte() << 8 : 0)) % (unsigned)choices);
+  if (!special_n || r < special_lo) return r;
+  return r == special_lo ? special_top : r + special_n - 1;
 }
 
 static void set_children(bt_graph *g) {
@@ -907,14 +1110,14 @@ static void set_children(bt_graph *g) {
     TRACE("children of %d (%d): rc %d", node, count, rc);
     for (int i = 0; i < count; i++) TRACE("  %d", kids[i]);
   }
-  EXPECT(rc == (bad ? BT_EINVAL : BT_OK));
+  EXPECT(rc == (bad ? BT_EINVAL : BT_OK) || (!bad && NOMEM(rc)));
 }
 
 static bt_def *compile(bt_graph *g, int root) {
   bt_def *d = NULL;
-  int rc = bt_def_create(&d, g, root);
+  int rc = check_code(bt_def_create(&d, g, root));
   TRACE("compile root %d: rc %d %s", root, rc, bt_graph_errmsg(g));
-  EXPECT(rc == BT_OK || rc == BT_EINVAL || rc == BT_ECYCLE || rc == BT_ETOOBIG);
+  EXPECT(rc == BT_OK || rc == BT_EINVAL || rc == BT_ECYCLE || rc == BT_ETOOBIG || NOMEM(rc));
   if (root < 0 || root >= graph_size) EXPECT(rc == BT_EINVAL);
   if (rc != BT_OK) {
     EXPECT(d == NULL && bt_graph_errmsg(g)[0] != '\0');
@@ -933,28 +1136,54 @@ static bt_def *compile(bt_graph *g, int root) {
 
 static void build(void) {
   bt_graph *g = NULL;
-  EXPECT(bt_graph_new(&g) == BT_OK);
-  graph_size = 0;
   unsigned shape = byte();
-  int n = 1 + (int)(byte() % 48);
+  if (shape & 0x80) arm_alloc_failure();
+  int rc = bt_graph_new(&g);
+  EXPECT(rc == BT_OK || NOMEM(rc));
+  if (rc != BT_OK) return;
+  graph_size = 0;
+  int n = 1 + (int)(byte() % MAX_RANDOM_NODES);
   for (int i = 0; i < n; i++)
     if (add_node(g) >= 0) graph_size++;
+  /* a tree of them: each node under an earlier one that has room (unless the shape says any) */
+  static int kids[MAX_RANDOM_NODES][MAX_RANDOM_NODES];
+  int nkids[MAX_RANDOM_NODES] = {0};
+  for (int i = 1; i < graph_size; i++) {
+    unsigned b = byte();
+    if (b == 255) continue; /* left out of the tree */
+    int p = (int)(b % (unsigned)i);
+    for (int tries = 0; tries < i && capacity(p) >= 0 && nkids[p] >= capacity(p); tries++) p = (p + 1) % i;
+    if (!(shape & 0x20) && capacity(p) >= 0 && nkids[p] >= capacity(p)) continue;
+    kids[p][nkids[p]++] = i;
+  }
+  for (int p = 0; p < graph_size; p++)
+    if (nkids[p]) {
+      rc = bt_graph_set_children(g, p, kids[p], nkids[p]);
+      EXPECT(rc == BT_OK || NOMEM(rc));
+    }
   int special = -1;
+  special_lo = graph_size;
+  special_n = 0;
   if (shape % 16 == 1) special = add_chain(g);
   else if (shape % 16 == 2) special = add_ladder(g);
+  special_n = graph_size - special_lo;
+  special_top = special;
   if (!graph_size) {
     bt_graph_free(g);
     return;
   }
-  unsigned lists = byte() % 64;
+  /* edits: other children lists (shared nodes, cycles, the chain or ladder somewhere) */
+  unsigned lists = byte() % 16;
+  if (lists > 8) lists = 0;
   for (unsigned i = 0; i < lists; i++) set_children(g);
-  unsigned parents = byte() % 4;
+  unsigned parents = byte() % 8;
+  if (parents > 3) parents = 0;
   for (unsigned i = 0; i < parents; i++) {
     int node = any_id(), parent = any_id();
     int rc = bt_graph_set_parent(g, node, parent);
     EXPECT(rc == BT_OK || rc == BT_EINVAL);
   }
-  int root = special >= 0 && (shape & 0x10) ? special : any_id();
+  int root = special >= 0 && (shape & 0x10) ? special : (shape & 0x40) ? any_id() : 0;
   defs[0] = compile(g, root);
   for (int tries = 0; !defs[0] && tries < 3 && left; tries++) defs[0] = compile(g, any_id());
   if (!defs[0]) {
@@ -972,6 +1201,16 @@ static void build(void) {
   }
   defs[1] = compile(g, (byte() & 1) ? root : any_id());
   bt_graph_free(g); /* definitions do not need their graph */
+  for (int i = 0; i < 2; i++) /* huge trees (shared nodes many times over): compiled only */
+    if (defs[i] && bt_def_size(defs[i]) > 50000) {
+      bt_def_release(defs[i]);
+      defs[i] = NULL;
+    }
+  if (!defs[0]) {
+    defs[0] = defs[1];
+    defs[1] = NULL;
+  }
+  if (!defs[0]) return;
   make_inst(0, defs[0]);
   if (defs[1]) make_inst(1, defs[1]);
   make_inst(2, defs[byte() & 1 && defs[1] ? 1 : 0]);
@@ -1003,31 +1242,39 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   src = data;
   left = size;
   nonfinite = negative_sleep = 0;
+  alloc_countdown = -1;
+  alloc_failed = 0;
   depth = 0;
   in_think = 0;
   work = 0;
   now_value = 0;
   cur = 0;
   build();
+  twin_mode = 0;
   if (insts[0]) {
+    twin_mode = (byte() & 7) == 1;
     /* the scheduler: one brain per instance */
     double tick = (byte() & 1) ? number() : 0.033;
     int rc = bt_sched_create(&sched, tick);
-    EXPECT(rc == ((tick > 0 && !isinf(tick)) ? BT_OK : BT_EINVAL));
+    EXPECT(rc == ((tick > 0 && !isinf(tick)) ? BT_OK : BT_EINVAL) || NOMEM(rc));
     if (rc == BT_OK)
       for (int i = 0; i < NINST; i++) {
         brains[i] = bt_sched_brain_new(sched);
-        EXPECT(brains[i] == i);
-        if (insts[i]) EXPECT(bt_sched_add(sched, brains[i]) == BT_OK);
+        EXPECT(brains[i] >= 0 || NOMEM(brains[i]));
+        if (insts[i] && brains[i] >= 0) {
+          rc = bt_sched_add(sched, brains[i]);
+          EXPECT(rc == BT_OK || NOMEM(rc));
+        }
       }
     while (left) {
       if (!insts[cur]) cur = 0;
       if (!insts[cur]) break;
-      act(insts[cur]);
+      if (!act(insts[cur])) continue; /* a zero byte: nothing done */
       for (int i = 0; i < NINST; i++)
         if (insts[i]) check_inst(insts[i]);
     }
   }
+  alloc_countdown = -1;
   world_free();
   return 0;
 }
