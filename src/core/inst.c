@@ -175,7 +175,7 @@ static int find_field(const bt_inst *in, int n, int field, field_place *p) {
       p->is_index = 1;
       return BT_OK;
     case BT_FIELD_REP:
-      if (kind != BT_LOOP) return BT_EINVAL;
+      if (kind != BT_LOOP && kind != BT_REPEAT) return BT_EINVAL;
       p->base = (unsigned char *)&((mem_seq *)(void *)mem)->rep;
       p->is_index = 1;
       return BT_OK;
@@ -219,7 +219,7 @@ int bt_node_has_field(const bt_def *def, int n, int field) {
     case BT_FIELD_IDX:
       return kind == BT_SEQUENCE || kind == BT_SELECTOR || kind == BT_LOOP || kind == BT_RANDOM ||
              kind == BT_PRIORITY;
-    case BT_FIELD_REP: return kind == BT_LOOP;
+    case BT_FIELD_REP: return kind == BT_LOOP || kind == BT_REPEAT;
     case BT_FIELD_LASTTIME: return kind == BT_PRIORITY;
     case BT_FIELD_WAKE_TIME: return kind == BT_WAIT;
     case BT_FIELD_NEXTUPDATETIME: return def->states[def->nodes[n].state].nut != NO_SLOT;
@@ -342,6 +342,7 @@ int bt_def_equal(const bt_def *a, const bt_def *b) {
         x->nchildren != y->nchildren || x->children != y->children || x->up != y->up ||
         memcmp(&x->param, &y->param, sizeof x->param) != 0 || x->fn != y->fn || x->fn2 != y->fn2 ||
         x->ud != y->ud || x->ud2 != y->ud2 || x->ops != y->ops || x->ops_ud != y->ops_ud ||
+        x->task != y->task ||
         strcmp(a->names + x->name, b->names + y->name) != 0)
       return 0;
   }
