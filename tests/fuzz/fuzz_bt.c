@@ -814,6 +814,34 @@ static int fuzz_fn(bt_call *c) {
   return result();
 }
 
+/* Tasks: start and update take their results from the input and may run actions; finish is
+ * told a status it may be told. (Saves, restores and transfers copy runs under way between
+ * instances, so runs are not counted.) */
+static int fuzz_task_start(bt_call *c) {
+  TRACE("task start of node %d", c->node);
+  script(c->inst);
+  return result();
+}
+
+static int fuzz_task_update(bt_call *c) {
+  TRACE("task update of node %d", c->node);
+  script(c->inst);
+  unsigned r = byte();
+  return r < 0xF0 ? (int)(r % 3) + BT_SUCCESS : (int)r - 0xF8; /* mostly statuses, some junk */
+}
+
+static void fuzz_task_finish(bt_call *c, bt_status status) {
+  TRACE("task finish of node %d: %s", c->node, bt_status_name(status));
+  EXPECT(status == BT_SUCCESS || status == BT_FAILED || status == BT_ABORTED);
+  if (byte() & 1) script(c->inst);
+}
+
+static const bt_task fuzz_tasks[] = {
+    {fuzz_task_start, fuzz_task_update, fuzz_task_finish},
+    {fuzz_task_start, NULL, fuzz_task_finish},
+    {fuzz_task_start, fuzz_task_update, NULL},
+};
+
 static int op_visit(bt_call *c) {
   unsigned how = byte();
   TRACE("visit op of node %d: %u", c->node, how % 9);
@@ -981,7 +1009,7 @@ static int add_node(bt_graph *g) {
   if (extras & 2) s.param = number();
   if (extras & 4) {
     unsigned fl = byte();
-    s.flags = fl & 0x0F;
+    s.flags = fl & 0x3F;
     if (fl & 0x80) s.flags |= fl << 4; /* flags the header does not name */
   }
   if (extras & 8) {
@@ -989,6 +1017,10 @@ static int add_node(bt_graph *g) {
     s.fn = (fns & 3) ? fuzz_fn : NULL;
     s.fn2 = (fns & 12) ? fuzz_fn : NULL;
     s.ud = (void *)(uintptr_t)(fns >> 4);
+    if (!(fns & 0x30)) s.task = NULL;
+    else s.task = &fuzz_tasks[(fns >> 4) % 3];
+  } else {
+    s.task = &fuzz_tasks[0];
   }
   if (extras & 16) {
     ops = byte();
@@ -1016,8 +1048,14 @@ static int capacity(int id) {
     case BT_FAILIFRUNNING:
     case BT_FAILIFSUCCESS:
     case BT_LATCH:
-    case BT_EVENT: return 1;
+    case BT_EVENT:
+    case BT_REPEAT:
+    case BT_SUCCEED:
+    case BT_FAIL:
+    case BT_COOLDOWN:
+    case BT_TIMEOUT: return 1;
     case BT_BEHAVIOUR: return (node_flags[id] & BT_SPEC_CHILDREN) ? -1 : 0;
+    case BT_TASK:
     case BT_CONDITION:
     case BT_MULTICONDITION:
     case BT_CONDITIONWAIT:
