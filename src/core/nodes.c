@@ -553,7 +553,10 @@ static void visit_task(bt_inst *in, int n) {
     if (task->start && call_fn(in, n, task->start, ud, NULL) < 0) r = BT_FAILED;
     else if (!(*fl & SF_STARTED)) return; /* start stopped or reset its own node: the run is over */
   }
-  if (r == BT_RUNNING) r = task->update ? call_fn(in, n, task->update, ud, NULL) : BT_SUCCESS;
+  if (r == BT_RUNNING) {
+    *fl &= (uint8_t)~SF_NUT; /* each update says how long it may sleep */
+    r = task->update ? call_fn(in, n, task->update, ud, NULL) : BT_SUCCESS;
+  }
   if (r != BT_SUCCESS && r != BT_RUNNING) r = BT_FAILED;
   set_status(in, n, (bt_status)r);
   if (r != BT_RUNNING) end_run(in, n, (bt_status)r);

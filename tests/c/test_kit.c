@@ -137,6 +137,31 @@ static void test_task_optional_calls(void) {
   bt_inst_free(in);
 }
 
+/* A task sleeps as long as its last update asked, not longer. */
+static int sleepy_update(bt_call *c) {
+  task_leaf *t = c->ud;
+  t->updates++;
+  if (t->updates == 1) bt_node_sleep(c->inst, c->node, 10);
+  return BT_RUNNING;
+}
+static void test_task_sleep(void) {
+  static const bt_task calls = {NULL, sleepy_update, NULL};
+  task_leaf A = TASK("A", R);
+  bt_graph *g = new_graph();
+  bt_spec s;
+  memset(&s, 0, sizeof s);
+  s.kind = BT_TASK;
+  s.task = &calls;
+  s.ud = &A;
+  int a = bt_graph_add(g, &s);
+  bt_inst *in = build(g, a, 0);
+  think(in, 1);
+  CHECK_NUM(sleep_of(in), 10);
+  think(in, 2); /* the second update asks nothing: updated at the next think */
+  CHECK_NUM(sleep_of(in), 0);
+  bt_inst_free(in);
+}
+
 /* A Priority that switches to a higher branch interrupts the lower one: ABORTED, once. */
 static void test_abort_by_priority(void) {
   logs();
@@ -628,6 +653,7 @@ int main(void) {
   test_task_start_fails();
   test_task_bad_result_fails();
   test_task_optional_calls();
+  test_task_sleep();
   test_abort_by_priority();
   test_abort_by_guard();
   test_abort_by_parallel_end();
