@@ -36,14 +36,23 @@ extern "C" {
 /* Returns a static English description of a BT_* code. */
 const char *bt_strerror(int code);
 
-/* The four statuses of Don't Starve. */
-typedef enum bt_status { BT_READY = 0, BT_SUCCESS = 1, BT_FAILED = 2, BT_RUNNING = 3 } bt_status;
+/* The four statuses of Don't Starve, and BT_ABORTED: never a node's status, it is what a task's
+ * finish is told when its run was interrupted (see bt_task). */
+typedef enum bt_status {
+  BT_READY = 0,
+  BT_SUCCESS = 1,
+  BT_FAILED = 2,
+  BT_RUNNING = 3,
+  BT_ABORTED = 4
+} bt_status;
 
-/* Returns "READY", "SUCCESS", "FAILED" or "RUNNING" ("UNKNOWN" for anything else). */
+/* Returns "READY", "SUCCESS", "FAILED", "RUNNING" or "ABORTED" ("UNKNOWN" for anything else). */
 const char *bt_status_name(int status);
 
-/* Node kinds: Don't Starve's node classes. BT_BEHAVIOUR is the plain BehaviourNode, whose visit
- * fails unless its bt_ops say otherwise; it is how C hosts and Lua scripts write leaves. */
+/* Node kinds: Don't Starve's node classes, then the kinds bt adds from the Behaviour Tree Starter
+ * Kit and other engines (docs/nodes.md describes each). BT_BEHAVIOUR is the plain BehaviourNode,
+ * whose visit fails unless its bt_ops say otherwise; it is how C hosts and Lua scripts write
+ * leaves in Don't Starve's way. */
 typedef enum bt_kind {
   BT_BEHAVIOUR,
   BT_SEQUENCE,
@@ -63,7 +72,16 @@ typedef enum bt_kind {
   BT_FAILIFSUCCESS,
   BT_EVENT,
   BT_LATCH,
-  BT_SUBTREE, /* runs a named subtree of a bt_lib (bt_def_create_lib); see the end of this file */
+  BT_TASK,            /* a leaf with the Starter Kit's contract: start, update, finish (bt_task) */
+  BT_POLICY_PARALLEL, /* every child at once, ended by a success and a failure policy */
+  BT_MONITOR,         /* conditions re-checked at every visit while its last child runs */
+  BT_ACTIVE_SELECTOR, /* a Selector that re-evaluates at every visit and aborts a lower child */
+  BT_REPEAT,          /* runs its child param times (nil: for ever), one pass per visit */
+  BT_SUCCEED,         /* SUCCESS when its child ends */
+  BT_FAIL,            /* FAILED when its child ends */
+  BT_COOLDOWN,        /* FAILED without visiting its child until param seconds after its last run */
+  BT_TIMEOUT,         /* FAILED when its child runs longer than param seconds */
+  BT_SUBTREE,         /* runs a named tree of a bt_lib in its place (bt_def_create_lib, below) */
   BT_KIND_COUNT
 } bt_kind;
 
@@ -126,17 +144,34 @@ typedef struct bt_ops {
   int (*describe)(bt_call *call, bt_buf *out);
 } bt_ops;
 
+/* A task: a leaf written in the Starter Kit's way. A run of the task begins at a visit of the
+ * node when no run is under way: start is called, then update; later visits call update only.
+ * The run ends when update returns BT_SUCCESS or BT_FAILED, and then finish is told that status;
+ * or when the node is interrupted while the run is under way (reset by its parent or the tree,
+ * a Priority or ActiveSelector choosing another branch, a guard failing, a Parallel ending, the
+ * tree stopped, the node gone after a reload), and then finish is told BT_ABORTED. finish is
+ * called exactly once per run. Each callback gets the spec's ud in call->ud. Any may be NULL: no
+ * update succeeds at once. */
+typedef struct bt_task {
+  int (*start)(bt_call *call);  /* negative: the run fails (finish is told BT_FAILED) */
+  int (*update)(bt_call *call); /* BT_RUNNING, BT_SUCCESS or BT_FAILED; anything else fails */
+  void (*finish)(bt_call *call, bt_status status); /* BT_SUCCESS, BT_FAILED or BT_ABORTED */
+} bt_task;
+
 /* Flags of a bt_spec. */
 #define BT_SPEC_NIL_PARAM 0x01 /* param is nil: Priority period 1, Loop forever, Event priority 0 */
 #define BT_SPEC_PARAM_FN 0x02  /* Wait/Latch: the time comes from fn (result in call->value) */
 #define BT_SPEC_NOSCATTER 0x04 /* Priority: no random first evaluation time */
 #define BT_SPEC_CHILDREN 0x08  /* BT_BEHAVIOUR: the node has a children list, so it is no leaf */
+#define BT_SPEC_SUCCESS_ONE 0x10 /* PolicyParallel: one child's success is enough (default: all) */
+#define BT_SPEC_FAILURE_ALL 0x20 /* PolicyParallel: it fails when all fail (default: one) */
 
 /* One node of a graph. Zero-initialise, then set what the kind needs. */
 typedef struct bt_spec {
   int kind;         /* a bt_kind */
   const char *name; /* NULL: the kind's default name; copied */
-  double param;     /* Priority period, Wait seconds, Loop maxreps, Event priority, Latch seconds */
+  double param;     /* Priority period, Wait seconds, Loop maxreps, Event priority, Latch seconds,
+                       Repeat times, Cooldown and Timeout seconds */
   unsigned flags;   /* BT_SPEC_* */
   bt_fn fn;         /* Condition, ConditionWait, Action; MultiCondition start; Wait/Latch time */
   void *ud;
@@ -144,6 +179,7 @@ typedef struct bt_spec {
   void *ud2;
   const bt_ops *ops; /* optional overrides; must outlive every bt_def made from the graph */
   void *ops_ud;
+  const bt_task *task; /* BT_TASK: its callbacks, with ud; must outlive every bt_def as ops */
 } bt_spec;
 
 /* Creates an empty graph. */
@@ -166,7 +202,9 @@ int bt_graph_set_parent(bt_graph *g, int node, int parent);
 const char *bt_graph_errmsg(const bt_graph *g);
 
 /* Compiles the tree under root into a definition with one reference. Fails with BT_ECYCLE,
- * BT_ETOOBIG, or BT_EINVAL (a decorator or Latch without exactly one child); see bt_graph_errmsg. */
+ * BT_ETOOBIG, or BT_EINVAL (a decorator or Latch without exactly one child, a Monitor without
+ * children, a leaf without its function, a Repeat, Cooldown or Timeout without a valid param);
+ * see bt_graph_errmsg. */
 int bt_def_create(bt_def **out, bt_graph *g, int root);
 
 /* Adds a reference. */
@@ -288,7 +326,8 @@ size_t bt_inst_state_size(const bt_def *def);
 int bt_inst_save(const bt_inst *inst, void *out, size_t size);
 
 /* Restores a state saved by bt_inst_save from an instance of an equal definition (same
- * bt_def_hash). BT_EINVAL if the bytes are not such a state; BT_EBUSY inside a think. */
+ * bt_def_hash). BT_EINVAL if the bytes are not such a state (a status or child index out of
+ * range, as bt_node_set refuses it); BT_EBUSY inside a think. */
 int bt_inst_restore(bt_inst *inst, const void *data, size_t size);
 
 /* ---- reloading: carrying an agent's state to a new definition of its tree ---- */
@@ -307,7 +346,8 @@ typedef struct bt_transfer {
 } bt_transfer;
 
 /* Gives `to` the state of `from` where map (from bt_def_match) matches them: statuses, last
- * results and node memory, with child indices moved to where those children now are. Every node
+ * results and node memory, with child indices moved to where those children now are (entries out
+ * of range or pairing nodes of different kinds are no match). Every node
  * of `to` above a running node of `from` that is gone is set to re-evaluate at the next think:
  * READY, its child index reset, a Priority's clock cleared; its other children keep their state.
  * So that the new definition decides at once, every Priority's clock is cleared (it evaluates at
@@ -338,7 +378,10 @@ int bt_node_tree_string(bt_inst *inst, int node, const char *indent, bt_buf *out
 
 /* What a method of the Don't Starve class of `kind` does to the node, bypassing its bt_ops (so an
  * override can call its base class, as Lua's `SequenceNode.Visit(self)` does). BT_EINVAL when the
- * node's state does not have that kind's shape: kind must be the node's kind or BT_BEHAVIOUR. */
+ * node's state does not have that kind's shape: kind must be the node's kind or BT_BEHAVIOUR.
+ * bt_node_visit_as also refuses a node that lacks what the kind's visit needs (a node whose
+ * visit override let it go without its child or function); such a node fails when its override
+ * returns BT_DEFAULT from visit. */
 int bt_node_visit_as(bt_inst *inst, int node, int kind);
 int bt_node_reset_as(bt_inst *inst, int node, int kind);
 int bt_node_step_as(bt_inst *inst, int node, int kind);
@@ -348,7 +391,7 @@ int bt_node_describe_as(bt_inst *inst, int node, int kind, bt_buf *out);
 /* Per-kind node memory, readable and writable by name as Don't Starve's fields. */
 typedef enum bt_field {
   BT_FIELD_IDX,            /* Sequence, Selector, Loop: child index (1-based); Priority, Random: nil or index */
-  BT_FIELD_REP,            /* Loop: passes done */
+  BT_FIELD_REP,            /* Loop, Repeat: passes done */
   BT_FIELD_LASTTIME,       /* Priority: time of the last evaluation, or nil */
   BT_FIELD_WAKE_TIME,      /* Wait: when it ends, or nil */
   BT_FIELD_NEXTUPDATETIME, /* leaves but ConditionNode, and nodes with a custom visit: Sleep deadline */
@@ -364,7 +407,8 @@ typedef enum bt_field {
 int bt_node_get(const bt_inst *inst, int node, int field, double *out);
 
 /* Writes a field (value NULL makes it nil where nil is allowed). BT_EINVAL if the node has no such
- * field or it cannot be nil. */
+ * field, it cannot be nil, or the value cannot be its: an index or rep is a whole number, a
+ * Priority's index names one of its children, a Sequence's, Selector's or Loop's is at least 1. */
 int bt_node_set(bt_inst *inst, int node, int field, const double *value);
 
 /* Non-zero if the node has the field. */

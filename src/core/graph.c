@@ -131,6 +131,26 @@ typedef struct compiler {
   uint32_t nstates;
 } compiler;
 
+/* Repeat takes a count of at least 1 (or nil: for ever); Cooldown and Timeout take seconds. */
+static int check_param(bt_graph *g, int id) {
+  const gnode *gn = &g->nodes[id];
+  const bt_spec *s = &gn->spec;
+  switch (s->kind) {
+    case BT_REPEAT:
+      if (!(s->flags & BT_SPEC_NIL_PARAM) && !(s->param >= 1))
+        return graph_error(g, BT_EINVAL, "node %d '%s': a RepeatNode repeats at least once, not %g",
+                           id, gn->name, s->param);
+      return BT_OK;
+    case BT_COOLDOWN:
+    case BT_TIMEOUT:
+      if (!(s->param >= 0) || s->param > 1e300)
+        return graph_error(g, BT_EINVAL, "node %d '%s': %s needs a number of seconds, not %g", id,
+                           gn->name, bt_kind_name(s->kind), s->param);
+      return BT_OK;
+    default: return BT_OK;
+  }
+}
+
 static int check_node(bt_graph *g, int id) {
   const gnode *gn = &g->nodes[id];
   const bt_spec *s = &gn->spec;
@@ -141,8 +161,13 @@ static int check_node(bt_graph *g, int id) {
     case BT_FAILIFRUNNING:
     case BT_FAILIFSUCCESS:
     case BT_LATCH:
+    case BT_REPEAT:
+    case BT_SUCCEED:
+    case BT_FAIL:
+    case BT_COOLDOWN:
+    case BT_TIMEOUT:
       if (gn->nkids != 1 && !custom_visit)
-        return graph_error(g, BT_EINVAL, "node %d '%s': a %s needs exactly one child, it has %d", id,
+        return graph_error(g, BT_EINVAL, "node %d '%s': %s needs exactly one child, it has %d", id,
                            gn->name, bt_kind_name(k), gn->nkids);
       break;
     case BT_SUBTREE:
@@ -157,14 +182,23 @@ static int check_node(bt_graph *g, int id) {
         return graph_error(g, BT_EINVAL, "node %d '%s': an EventNode takes at most one child", id,
                            gn->name);
       break;
+    case BT_MONITOR:
+      if (gn->nkids < 1 && !custom_visit)
+        return graph_error(g, BT_EINVAL, "node %d '%s': a MonitorNode needs a child to run", id,
+                           gn->name);
+      break;
     default: break;
   }
+  int rc = check_param(g, id);
+  if (rc != BT_OK) return rc;
   int needs_fn = (k == BT_CONDITION || k == BT_CONDITIONWAIT || k == BT_ACTION ||
                   k == BT_MULTICONDITION ||
                   ((k == BT_WAIT || k == BT_LATCH) && (s->flags & BT_SPEC_PARAM_FN)));
   if (needs_fn && !custom_visit && (!s->fn || (k == BT_MULTICONDITION && !s->fn2)))
-    return graph_error(g, BT_EINVAL, "node %d '%s': a %s needs its function", id, gn->name,
+    return graph_error(g, BT_EINVAL, "node %d '%s': %s needs its function", id, gn->name,
                        bt_kind_name(k));
+  if (k == BT_TASK && !s->task && !custom_visit)
+    return graph_error(g, BT_EINVAL, "node %d '%s': a TaskNode needs its bt_task", id, gn->name);
   return BT_OK;
 }
 
@@ -174,9 +208,11 @@ static int cycle_error(compiler *c, const frame *stack, int top, int id) {
   size_t len = 0;
   int from = top;
   while (from > 0 && stack[from].id != id) from--;
-  for (int i = from; i <= top && len < sizeof path - 40; i++)
+  for (int i = from; i <= top && len < sizeof path - 40; i++) {
     len += (size_t)snprintf(path + len, sizeof path - len, "%s%s", g->nodes[stack[i].id].name,
                             i < top ? " > " : "");
+    if (len >= sizeof path) len = sizeof path - 1; /* truncated */
+  }
   snprintf(path + len, sizeof path - len, " > %s", g->nodes[id].name);
   return graph_error(g, BT_ECYCLE, "cycle: node '%s' is its own ancestor (%s)", g->nodes[id].name,
                      path);
@@ -297,6 +333,8 @@ static uint32_t emit_node(emitter *e, int id, int32_t up, uint32_t depth) {
   if (s->flags & BT_SPEC_NIL_PARAM) nd->flags |= NF_NIL_PARAM;
   if (s->flags & BT_SPEC_PARAM_FN) nd->flags |= NF_PARAM_FN;
   if (s->flags & BT_SPEC_NOSCATTER) nd->flags |= NF_NOSCATTER;
+  if (s->flags & BT_SPEC_SUCCESS_ONE) nd->flags |= NF_SUCCESS_ONE;
+  if (s->flags & BT_SPEC_FAILURE_ALL) nd->flags |= NF_FAILURE_ALL;
   nd->state = (uint32_t)c->state[id];
   nd->nchildren = (uint32_t)gn->nkids;
   nd->children = e->next_kid;
@@ -315,6 +353,7 @@ static uint32_t emit_node(emitter *e, int id, int32_t up, uint32_t depth) {
   nd->ud2 = s->ud2;
   nd->ops = s->ops;
   nd->ops_ud = s->ops_ud;
+  nd->task = s->task;
   return flat;
 }
 

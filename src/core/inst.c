@@ -175,7 +175,7 @@ static int find_field(const bt_inst *in, int n, int field, field_place *p) {
       p->is_index = 1;
       return BT_OK;
     case BT_FIELD_REP:
-      if (kind != BT_LOOP) return BT_EINVAL;
+      if (kind != BT_LOOP && kind != BT_REPEAT) return BT_EINVAL;
       p->base = (unsigned char *)&((mem_seq *)(void *)mem)->rep;
       p->is_index = 1;
       return BT_OK;
@@ -219,7 +219,7 @@ int bt_node_has_field(const bt_def *def, int n, int field) {
     case BT_FIELD_IDX:
       return kind == BT_SEQUENCE || kind == BT_SELECTOR || kind == BT_LOOP || kind == BT_RANDOM ||
              kind == BT_PRIORITY;
-    case BT_FIELD_REP: return kind == BT_LOOP;
+    case BT_FIELD_REP: return kind == BT_LOOP || kind == BT_REPEAT;
     case BT_FIELD_LASTTIME: return kind == BT_PRIORITY;
     case BT_FIELD_WAKE_TIME: return kind == BT_WAIT;
     case BT_FIELD_NEXTUPDATETIME: return def->states[def->nodes[n].state].nut != NO_SLOT;
@@ -251,6 +251,17 @@ int bt_node_get(const bt_inst *in, int n, int field, double *out) {
   return 1;
 }
 
+/* Whether v (not nil) can be the node's child index: a Priority's names a child (it visits
+ * children[idx]); a Sequence's, Selector's or Loop's may also be one past the last (done), but not
+ * 0. A RandomNode checks its index when it visits. */
+static int index_ok(const bt_def *d, int n, uint32_t v) {
+  switch (d->nodes[n].kind) {
+    case BT_PRIORITY: return v >= 1 && v <= d->nodes[n].nchildren;
+    case BT_RANDOM: return 1;
+    default: return v >= 1;
+  }
+}
+
 int bt_node_set(bt_inst *in, int n, int field, const double *value) {
   field_place p;
   if (find_field(in, n, field, &p)) return BT_EINVAL;
@@ -268,6 +279,7 @@ int bt_node_set(bt_inst *in, int n, int field, const double *value) {
       if (!(*value >= (p.nil_zero ? 1 : 0) && *value <= 4294967295.0) || *value != (double)(uint32_t)*value)
         return BT_EINVAL;
       v = (uint32_t)*value;
+      if (field == BT_FIELD_IDX && !index_ok(in->def, n, v)) return BT_EINVAL;
     } else if (!p.nil_zero) {
       return BT_EINVAL;
     }
@@ -330,6 +342,7 @@ int bt_def_equal(const bt_def *a, const bt_def *b) {
         x->nchildren != y->nchildren || x->children != y->children || x->up != y->up ||
         memcmp(&x->param, &y->param, sizeof x->param) != 0 || x->fn != y->fn || x->fn2 != y->fn2 ||
         x->ud != y->ud || x->ud2 != y->ud2 || x->ops != y->ops || x->ops_ud != y->ops_ud ||
+        x->task != y->task ||
         strcmp(a->names + x->name, b->names + y->name) != 0)
       return 0;
   }
@@ -374,6 +387,18 @@ int bt_inst_restore(bt_inst *in, const void *data, size_t size) {
   const unsigned char *p = (const unsigned char *)data + sizeof hd;
   for (uint32_t s = 0; s < d->nstates; s++)
     if (p[s] > BT_RUNNING || p[d->nstates + s] > BT_RUNNING) return BT_EINVAL;
+  /* child indices that name no child (a Priority's may be nil) */
+  const unsigned char *mem = p + 3 * (size_t)d->nstates;
+  for (uint32_t s = 0; s < d->nstates; s++) {
+    int n = (int)d->states[s].node, kind = d->nodes[n].kind;
+    uint32_t idx;
+    if (kind == BT_SEQUENCE || kind == BT_SELECTOR || kind == BT_LOOP)
+      memcpy(&idx, mem + d->states[s].mem + offsetof(mem_seq, idx), sizeof idx);
+    else if (kind == BT_PRIORITY)
+      memcpy(&idx, mem + d->states[s].mem + offsetof(mem_prio, idx), sizeof idx);
+    else continue;
+    if (!(kind == BT_PRIORITY && idx == 0) && !index_ok(d, n, idx)) return BT_EINVAL;
+  }
   memcpy(in->status, p, d->nstates);
   memcpy(in->last, p + d->nstates, d->nstates);
   memcpy(in->flags, p + 2 * d->nstates, d->nstates);

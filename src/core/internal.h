@@ -11,6 +11,8 @@
 #define NF_NIL_PARAM 0x02 /* param is nil */
 #define NF_PARAM_FN 0x04  /* Wait/Latch time from fn */
 #define NF_NOSCATTER 0x08 /* Priority without a random first evaluation */
+#define NF_SUCCESS_ONE 0x10 /* PolicyParallel: one child's success is enough */
+#define NF_FAILURE_ALL 0x20 /* PolicyParallel: it fails when every child failed */
 
 #define NO_SLOT UINT32_MAX
 
@@ -31,6 +33,7 @@ typedef struct bt_node {
   void *ud, *ud2;
   const bt_ops *ops;
   void *ops_ud;
+  const bt_task *task;
 } bt_node;
 
 /* One state slot: a graph node reachable from the root. */
@@ -71,6 +74,7 @@ typedef struct mem_latch { double last, dur; } mem_latch;
 #define SF_TRIGGERED 0x08 /* Event triggered */
 #define SF_RUNNING 0x10   /* MultiCondition running */
 #define SF_WAKE 0x20      /* Wait wake_time is set */
+#define SF_STARTED 0x40   /* Task: a run is under way (started, not yet finished) */
 
 struct bt_inst {
   bt_def *def;

@@ -239,7 +239,8 @@ static void visit_selector(bt_inst *in, int n) {
   set_status(in, n, BT_FAILED);
 }
 
-/* ---- NotDecorator, FailIfRunningDecorator, FailIfSuccessDecorator ---- */
+/* ---- NotDecorator, FailIfRunningDecorator, FailIfSuccessDecorator, and bt's AlwaysSucceed and
+ * AlwaysFail decorators (RUNNING while the child runs, then SUCCESS or FAILED) ---- */
 
 static void visit_decorator(bt_inst *in, int n, int kind) {
   int c = child_at(in, n, 0);
@@ -249,6 +250,8 @@ static void visit_decorator(bt_inst *in, int n, int kind) {
   else if (kind == BT_NOT && cs == BT_FAILED) cs = BT_SUCCESS;
   else if (kind == BT_FAILIFRUNNING && cs == BT_RUNNING) cs = BT_FAILED;
   else if (kind == BT_FAILIFSUCCESS && cs == BT_SUCCESS) cs = BT_FAILED;
+  else if (kind == BT_SUCCEED && cs != BT_RUNNING) cs = BT_SUCCESS;
+  else if (kind == BT_FAIL && cs != BT_RUNNING) cs = BT_FAILED;
   set_status(in, n, cs);
 }
 
@@ -524,6 +527,233 @@ static void visit_latch(bt_inst *in, int n) {
   }
 }
 
+/* ---- TaskNode: the Starter Kit's contract ----
+ * A run starts at a visit when none is under way (start, then update); later visits update. It
+ * ends when update returns SUCCESS or FAILED, or when the node is reset or stopped while it is
+ * under way (ABORTED); either way finish is told once. */
+
+static void end_run(bt_inst *in, int n, bt_status how) {
+  uint8_t *fl = flags_of(in, n);
+  if (!(*fl & SF_STARTED)) return;
+  *fl &= (uint8_t)~SF_STARTED;
+  const bt_node *d = node_at(in, n);
+  if (d->task && d->task->finish) {
+    bt_call c = {in, n, d->ud, 0};
+    d->task->finish(&c, how);
+  }
+}
+
+static void visit_task(bt_inst *in, int n) {
+  const bt_task *task = node_at(in, n)->task;
+  void *ud = node_at(in, n)->ud;
+  uint8_t *fl = flags_of(in, n);
+  int r = BT_RUNNING;
+  if (!(*fl & SF_STARTED)) {
+    *fl |= SF_STARTED;
+    if (task->start && call_fn(in, n, task->start, ud, NULL) < 0) r = BT_FAILED;
+    else if (!(*fl & SF_STARTED)) return; /* start stopped or reset its own node: the run is over */
+  }
+  if (r == BT_RUNNING) {
+    *fl &= (uint8_t)~SF_NUT; /* each update says how long it may sleep */
+    r = task->update ? call_fn(in, n, task->update, ud, NULL) : BT_SUCCESS;
+  }
+  if (r != BT_SUCCESS && r != BT_RUNNING) r = BT_FAILED;
+  set_status(in, n, (bt_status)r);
+  if (r != BT_RUNNING) end_run(in, n, (bt_status)r);
+}
+
+static void reset_task(bt_inst *in, int n) {
+  end_run(in, n, BT_ABORTED);
+  reset_base(in, n);
+}
+
+/* ---- ActiveSelectorNode: a Selector that starts over at every visit ----
+ * Each visit tries the children in order (a finished one is reset first), picks the first that is
+ * RUNNING or SUCCESS, and resets every child after it: a lower child that was running is
+ * interrupted by a higher one that now runs or succeeds. */
+
+static void visit_active_selector(bt_inst *in, int n) {
+  uint32_t count = node_at(in, n)->nchildren;
+  for (uint32_t i = 0; i < count; i++) {
+    int c = child_at(in, n, i);
+    bt_status s = status_of(in, c);
+    if (s == BT_SUCCESS || s == BT_FAILED) bt_node_reset(in, c);
+    bt_node_visit(in, c);
+    bt_status cs = status_of(in, c);
+    if (cs == BT_RUNNING || cs == BT_SUCCESS) {
+      set_status(in, n, cs);
+      FOR_TOUCHED_CHILD(in, n, j, i + 1) bt_node_reset(in, j);
+      return;
+    }
+  }
+  set_status(in, n, BT_FAILED);
+}
+
+/* ---- PolicyParallelNode: every child at once, ended by its policies ----
+ * Each visit visits, in order, the children that have not finished. The first success ends the
+ * node with SUCCESS when one success is enough, the first failure ends it with FAILED when one is
+ * enough; otherwise it succeeds when all succeeded, fails when all failed or when none runs any
+ * more, and runs on. Children that finished keep their status until the node ends. */
+
+static void visit_policy_parallel(bt_inst *in, int n) {
+  const bt_node *d = node_at(in, n);
+  int one_success = d->flags & NF_SUCCESS_ONE, all_failures = d->flags & NF_FAILURE_ALL;
+  uint32_t succeeded = 0, failed = 0;
+  for (uint32_t i = 0; i < d->nchildren; i++) {
+    int c = child_at(in, n, i);
+    bt_status cs = status_of(in, c);
+    if (cs != BT_SUCCESS && cs != BT_FAILED) {
+      bt_node_visit(in, c);
+      cs = status_of(in, c);
+    }
+    if (cs == BT_SUCCESS) {
+      succeeded++;
+      if (one_success) {
+        set_status(in, n, BT_SUCCESS);
+        return;
+      }
+    } else if (cs == BT_FAILED) {
+      failed++;
+      if (!all_failures) {
+        set_status(in, n, BT_FAILED);
+        return;
+      }
+    }
+  }
+  bt_status s = BT_RUNNING;
+  if (all_failures && failed == d->nchildren) s = BT_FAILED;
+  else if (succeeded == d->nchildren) s = BT_SUCCESS;
+  else if (succeeded + failed == d->nchildren) s = BT_FAILED;
+  set_status(in, n, s);
+}
+
+/* While it runs, Step leaves its finished children as they are (so they are not run again) and
+ * steps the running ones. */
+static void step_policy_parallel(bt_inst *in, int n) {
+  if (status_of(in, n) != BT_RUNNING) {
+    bt_node_reset(in, n);
+    return;
+  }
+  for (uint32_t i = 0; i < node_at(in, n)->nchildren; i++) {
+    int c = child_at(in, n, i);
+    if (status_of(in, c) == BT_RUNNING) bt_node_step(in, c);
+  }
+}
+
+/* ---- MonitorNode: guards re-checked at every visit ----
+ * Every child but the last is a condition: at each visit each is reset if it finished and
+ * visited again, and the first that fails ends the node with FAILED (its last child, if it was
+ * running, is then interrupted). Otherwise the last child is visited and gives the status. */
+
+static void visit_monitor(bt_inst *in, int n) {
+  uint32_t count = node_at(in, n)->nchildren;
+  for (uint32_t i = 0; i + 1 < count; i++) {
+    int c = child_at(in, n, i);
+    bt_status s = status_of(in, c);
+    if (s == BT_SUCCESS || s == BT_FAILED) bt_node_reset(in, c);
+    bt_node_visit(in, c);
+    if (status_of(in, c) == BT_FAILED) {
+      set_status(in, n, BT_FAILED);
+      return;
+    }
+  }
+  int last = child_at(in, n, count - 1);
+  bt_node_visit(in, last);
+  set_status(in, n, status_of(in, last));
+}
+
+/* ---- RepeatNode: its child param times (nil: for ever), a pass per visit ----
+ * A success counts a pass; until the count is reached the child is reset and the node stays
+ * RUNNING, asking for the next think at once (sleep time 0). A failure fails the node. */
+
+static void visit_repeat(bt_inst *in, int n) {
+  const bt_node *d = node_at(in, n);
+  mem_seq *m = mem_of(in, n);
+  if (status_of(in, n) != BT_RUNNING) m->rep = 0;
+  int c = child_at(in, n, 0);
+  bt_node_visit(in, c);
+  bt_status cs = status_of(in, c);
+  if (cs != BT_SUCCESS) {
+    set_status(in, n, cs);
+    return;
+  }
+  m->rep++;
+  if (!(d->flags & NF_NIL_PARAM) && (double)m->rep >= d->param) {
+    set_status(in, n, BT_SUCCESS);
+    return;
+  }
+  bt_node_reset(in, c);
+  set_status(in, n, BT_RUNNING);
+}
+
+static void reset_repeat(bt_inst *in, int n) {
+  reset_base(in, n);
+  ((mem_seq *)mem_of(in, n))->rep = 0;
+}
+
+static int sleep_repeat(bt_inst *in, int n, double *out) {
+  if (status_of(in, n) != BT_RUNNING || status_of(in, child_at(in, n, 0)) == BT_RUNNING) return 0;
+  *out = 0;
+  return 1;
+}
+
+static int describe_rep(bt_inst *in, int n, bt_buf *out) {
+  return bt_buf_printf(out, "%u", (unsigned)((mem_seq *)mem_of(in, n))->rep);
+}
+
+/* ---- CooldownDecorator: after its child ran, FAILED for param seconds ----
+ * The cooldown starts when the child ends, or when the node is interrupted while it runs. */
+
+static void visit_cooldown(bt_inst *in, int n) {
+  mem_wait *m = mem_of(in, n);
+  double now = inst_now(in);
+  if (status_of(in, n) != BT_RUNNING && now < m->wake) {
+    set_status(in, n, BT_FAILED);
+    return;
+  }
+  int c = child_at(in, n, 0);
+  bt_node_visit(in, c);
+  bt_status cs = status_of(in, c);
+  if (cs != BT_RUNNING) m->wake = now + node_at(in, n)->param;
+  set_status(in, n, cs);
+}
+
+static void reset_cooldown(bt_inst *in, int n) {
+  if (status_of(in, n) == BT_RUNNING)
+    ((mem_wait *)mem_of(in, n))->wake = inst_now(in) + node_at(in, n)->param;
+  reset_base(in, n);
+}
+
+/* ---- TimeoutDecorator: FAILED when its child has run param seconds ----
+ * Entering it sets a deadline; a visit at or after it fails the node without visiting the child,
+ * which is then interrupted. While it runs it sleeps until the deadline at most. */
+
+static void visit_timeout(bt_inst *in, int n) {
+  mem_wait *m = mem_of(in, n);
+  double now = inst_now(in);
+  if (status_of(in, n) != BT_RUNNING) m->wake = now + node_at(in, n)->param;
+  if (now >= m->wake) {
+    set_status(in, n, BT_FAILED);
+    return;
+  }
+  int c = child_at(in, n, 0);
+  bt_node_visit(in, c);
+  set_status(in, n, status_of(in, c));
+}
+
+static int sleep_timeout(bt_inst *in, int n, double *out) {
+  if (status_of(in, n) != BT_RUNNING) return 0;
+  double t = ((mem_wait *)mem_of(in, n))->wake - inst_now(in);
+  *out = t > 0 ? t : 0;
+  return 1;
+}
+
+/* Cooldown: the seconds until it may run again (0 when it may); Timeout: the seconds left. */
+static int describe_time_left(bt_inst *in, int n, bt_buf *out) {
+  double t = ((mem_wait *)mem_of(in, n))->wake - inst_now(in);
+  return bt_buf_printf(out, "%2.2f", t > 0 ? t : 0);
+}
+
 /* ---- per-kind tables ---- */
 
 int kind_has_children(int kind) {
@@ -533,7 +763,8 @@ int kind_has_children(int kind) {
     case BT_MULTICONDITION:
     case BT_CONDITIONWAIT:
     case BT_ACTION:
-    case BT_WAIT: return 0;
+    case BT_WAIT:
+    case BT_TASK: return 0;
     default: return 1;
   }
 }
@@ -543,9 +774,12 @@ int kind_mem_size(int kind) {
     case BT_SEQUENCE:
     case BT_SELECTOR:
     case BT_LOOP:
-    case BT_RANDOM: return sizeof(mem_seq);
+    case BT_RANDOM:
+    case BT_REPEAT: return sizeof(mem_seq);
     case BT_PRIORITY: return sizeof(mem_prio);
-    case BT_WAIT: return sizeof(mem_wait);
+    case BT_WAIT:
+    case BT_COOLDOWN:
+    case BT_TIMEOUT: return sizeof(mem_wait);
     case BT_LATCH: return sizeof(mem_latch);
     default: return 0;
   }
@@ -565,6 +799,7 @@ void kind_init_mem(bt_inst *in, int n) {
       m->dur = 0;
       break;
     }
+    case BT_COOLDOWN: ((mem_wait *)mem_of(in, n))->wake = -1.0 / 0.0; break;
     default: break;
   }
 }
@@ -572,12 +807,15 @@ void kind_init_mem(bt_inst *in, int n) {
 /* Whether a node is as Reset leaves it, so that Reset and Step would not change it. */
 static int is_clean(const bt_inst *in, int n) {
   const bt_node *d = node_at(in, n);
-  if (has_own_reset(d) || status_of(in, n) != BT_READY || (*flags_of((bt_inst *)in, n) & SF_TRIGGERED)) return 0;
+  if (has_own_reset(d) || status_of(in, n) != BT_READY ||
+      (*flags_of((bt_inst *)in, n) & (SF_TRIGGERED | SF_STARTED)))
+    return 0;
   const mem_seq *m = mem_of(in, n);
   switch (d->kind) {
     case BT_SEQUENCE:
     case BT_SELECTOR: return m->idx == 1;
     case BT_LOOP: return m->idx == 1 && m->rep == 0;
+    case BT_REPEAT: return m->rep == 0;
     case BT_RANDOM: return m->idx == 0;
     case BT_PRIORITY: return ((const mem_prio *)mem_of(in, n))->idx == 0;
     default: return 1;
@@ -601,9 +839,39 @@ static int compatible(const bt_inst *in, int n, int kind) {
 
 static int valid(const bt_inst *in, int n) { return n >= 0 && (uint32_t)n < in->def->nnodes; }
 
+/* Whether the node has what the kind's own visit needs: the child of a decorator or a Latch, the
+ * functions of a leaf. bt_def_create lets a node whose bt_ops has a visit go without them. */
+static int can_visit(const bt_inst *in, int n, int kind) {
+  const bt_node *d = node_at(in, n);
+  int fn_ok = d->fn != NULL || !(d->flags & NF_PARAM_FN);
+  switch (kind) {
+    case BT_NOT:
+    case BT_FAILIFRUNNING:
+    case BT_FAILIFSUCCESS:
+    case BT_SUCCEED:
+    case BT_FAIL:
+    case BT_REPEAT:
+    case BT_COOLDOWN:
+    case BT_TIMEOUT:
+    case BT_MONITOR: return d->nchildren > 0;
+    case BT_TASK: return d->task != NULL;
+    case BT_LATCH: return d->nchildren > 0 && fn_ok;
+    case BT_WAIT: return fn_ok;
+    case BT_CONDITION:
+    case BT_CONDITIONWAIT:
+    case BT_ACTION: return d->fn != NULL;
+    case BT_MULTICONDITION: return d->fn != NULL && d->fn2 != NULL;
+    default: return 1;
+  }
+}
+
 static void visit_kind(bt_inst *in, int n, int kind) {
   /* a visit may change the node's memory even when its status stays READY (a LoopNode's pass) */
   touch(in, state_of(in, n));
+  if (!can_visit(in, n, kind)) { /* an override deferred to a visit the node cannot do */
+    set_status(in, n, BT_FAILED);
+    return;
+  }
   switch (kind) {
     case BT_SEQUENCE: visit_sequence(in, n); break;
     case BT_SELECTOR: visit_selector(in, n); break;
@@ -619,9 +887,18 @@ static void visit_kind(bt_inst *in, int n, int kind) {
     case BT_WAIT: visit_wait(in, n); break;
     case BT_NOT:
     case BT_FAILIFRUNNING:
-    case BT_FAILIFSUCCESS: visit_decorator(in, n, kind); break;
+    case BT_FAILIFSUCCESS:
+    case BT_SUCCEED:
+    case BT_FAIL: visit_decorator(in, n, kind); break;
     case BT_EVENT: visit_event(in, n); break;
     case BT_LATCH: visit_latch(in, n); break;
+    case BT_TASK: visit_task(in, n); break;
+    case BT_ACTIVE_SELECTOR: visit_active_selector(in, n); break;
+    case BT_POLICY_PARALLEL: visit_policy_parallel(in, n); break;
+    case BT_MONITOR: visit_monitor(in, n); break;
+    case BT_REPEAT: visit_repeat(in, n); break;
+    case BT_COOLDOWN: visit_cooldown(in, n); break;
+    case BT_TIMEOUT: visit_timeout(in, n); break;
     case BT_SUBTREE: visit_decorator(in, n, kind); break; /* passes its child's status on */
     default: visit_base(in, n); break;
   }
@@ -635,6 +912,9 @@ static void reset_kind(bt_inst *in, int n, int kind) {
     case BT_RANDOM: reset_random(in, n); break;
     case BT_PRIORITY: reset_priority(in, n); break;
     case BT_EVENT: reset_event(in, n); break;
+    case BT_TASK: reset_task(in, n); break;
+    case BT_REPEAT: reset_repeat(in, n); break;
+    case BT_COOLDOWN: reset_cooldown(in, n); break;
     default: reset_base(in, n); break;
   }
 }
@@ -644,12 +924,18 @@ static void step_kind(bt_inst *in, int n, int kind) {
     case BT_PARALLEL:
     case BT_PARALLEL_ANY: step_parallel(in, n); break;
     case BT_EVENT: step_event(in, n); break;
+    case BT_POLICY_PARALLEL: step_policy_parallel(in, n); break;
     default: step_base(in, n); break;
   }
 }
 
 static int sleep_kind(bt_inst *in, int n, int kind, double *out) {
-  return kind == BT_PRIORITY ? sleep_priority(in, n, out) : sleep_base(in, n, out);
+  switch (kind) {
+    case BT_PRIORITY: return sleep_priority(in, n, out);
+    case BT_REPEAT: return sleep_repeat(in, n, out);
+    case BT_TIMEOUT: return sleep_timeout(in, n, out);
+    default: return sleep_base(in, n, out);
+  }
 }
 
 static int describe_kind(bt_inst *in, int n, int kind, bt_buf *out) {
@@ -659,6 +945,9 @@ static int describe_kind(bt_inst *in, int n, int kind, bt_buf *out) {
     case BT_SELECTOR:
     case BT_LOOP: return describe_idx(in, n, out);
     case BT_WAIT: return describe_wait(in, n, out);
+    case BT_REPEAT: return describe_rep(in, n, out);
+    case BT_COOLDOWN:
+    case BT_TIMEOUT: return describe_time_left(in, n, out);
     default: return bt_buf_append(out, "", 0);
   }
 }
@@ -728,6 +1017,7 @@ void bt_node_stop(bt_inst *in, int n) {
     bt_call c = make_call(in, n);
     d->ops->on_stop(&c);
   }
+  if (d->kind == BT_TASK) end_run(in, n, BT_ABORTED);
   for (uint32_t i = 0; i < d->nchildren; i++) bt_node_stop(in, child_at(in, n, i));
 }
 
@@ -783,7 +1073,9 @@ int bt_node_tree_string(bt_inst *in, int n, const char *indent, bt_buf *out) {
 
 int bt_node_visit_as(bt_inst *in, int n, int kind) {
   if (!valid(in, n) || !compatible(in, n, kind)) return BT_EINVAL;
-  visit_kind(in, n, kind == BT_BEHAVIOUR ? BT_BEHAVIOUR : node_at(in, n)->kind);
+  kind = kind == BT_BEHAVIOUR ? BT_BEHAVIOUR : node_at(in, n)->kind;
+  if (!can_visit(in, n, kind)) return BT_EINVAL;
+  visit_kind(in, n, kind);
   return BT_OK;
 }
 

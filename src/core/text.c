@@ -19,8 +19,8 @@ const char *bt_strerror(int code) {
 }
 
 const char *bt_status_name(int status) {
-  static const char *const names[] = {"READY", "SUCCESS", "FAILED", "RUNNING"};
-  return status >= 0 && status <= BT_RUNNING ? names[status] : "UNKNOWN";
+  static const char *const names[] = {"READY", "SUCCESS", "FAILED", "RUNNING", "ABORTED"};
+  return status >= 0 && status <= BT_ABORTED ? names[status] : "UNKNOWN";
 }
 
 static const char *const kind_names[BT_KIND_COUNT][2] = {
@@ -42,6 +42,15 @@ static const char *const kind_names[BT_KIND_COUNT][2] = {
     [BT_FAILIFSUCCESS] = {"FailIfSuccessDecorator", "FailIfSuccess"},
     [BT_EVENT] = {"EventNode", "Event"},
     [BT_LATCH] = {"LatchNode", "Latch"},
+    [BT_TASK] = {"TaskNode", "Task"},
+    [BT_POLICY_PARALLEL] = {"PolicyParallelNode", "PolicyParallel"},
+    [BT_MONITOR] = {"MonitorNode", "Monitor"},
+    [BT_ACTIVE_SELECTOR] = {"ActiveSelectorNode", "ActiveSelector"},
+    [BT_REPEAT] = {"RepeatNode", "Repeat"},
+    [BT_SUCCEED] = {"AlwaysSucceedDecorator", "AlwaysSucceed"},
+    [BT_FAIL] = {"AlwaysFailDecorator", "AlwaysFail"},
+    [BT_COOLDOWN] = {"CooldownDecorator", "Cooldown"},
+    [BT_TIMEOUT] = {"TimeoutDecorator", "Timeout"},
     [BT_SUBTREE] = {"SubtreeNode", "Subtree"},
 };
 

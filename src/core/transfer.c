@@ -121,8 +121,11 @@ int bt_inst_transfer(bt_inst *to, const bt_inst *from, const int *map, bt_transf
     return BT_ENOMEM;
   }
   for (uint32_t s = 0; s < df->nstates; s++) inverse[s] = -1;
+  /* a pair of different kinds is no match (a map bt_def_match did not make): their memory differs */
   for (uint32_t s = 0; s < dt->nstates; s++)
-    if (map[s] >= 0 && (uint32_t)map[s] < df->nstates) inverse[map[s]] = (int)s;
+    if (map[s] >= 0 && (uint32_t)map[s] < df->nstates &&
+        dt->nodes[dt->states[s].node].kind == df->nodes[df->states[map[s]].node].kind)
+      inverse[map[s]] = (int)s;
   for (uint32_t s = 0; s < dt->nstates; s++) {
     if (map[s] < 0 || (uint32_t)map[s] >= df->nstates || inverse[map[s]] != (int)s) continue;
     copy_state(to, from, s, (uint32_t)map[s], map);

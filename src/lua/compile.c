@@ -434,6 +434,27 @@ static int read_fn(builder *b, int obj, const char *field, bt_fn *fn, void **ud)
   return 1;
 }
 
+/* A TaskNode's task table goes into a leaf slot; the core calls it through lbt_task_calls. */
+static int read_task(builder *b, int obj, bt_spec *s) {
+  lua_State *L = b->L;
+  lua_pushliteral(L, "task");
+  if (lua_rawget(L, obj) != LUA_TTABLE) {
+    lua_pop(L, 1);
+    return 0;
+  }
+  s->task = &lbt_task_calls;
+  s->ud = add_fn(b);
+  return 1;
+}
+
+static int policy_is(lua_State *L, int obj, const char *field, const char *policy) {
+  lua_pushstring(L, field);
+  lua_rawget(L, obj);
+  int yes = lua_type(L, -1) == LUA_TSTRING && strcmp(lua_tostring(L, -1), policy) == 0;
+  lua_pop(L, 1);
+  return yes;
+}
+
 static int is_builtin_class(lua_State *L, int obj, int kind) {
   lua_getmetatable(L, obj);
   lbt_registry_get(L, LBT_REG_CLASSES);
@@ -481,6 +502,14 @@ static int add_node(builder *b, int obj, int own) {
       ok = (read_fn(b, obj, "start", &s.fn, &s.ud) & read_fn(b, obj, "continue", &s.fn2, &s.ud2)) ||
            custom;
       break;
+    case BT_TASK: ok = read_task(b, obj, &s) || custom; break;
+    case BT_POLICY_PARALLEL:
+      if (policy_is(L, obj, "success_policy", "REQUIRE_ONE")) s.flags |= BT_SPEC_SUCCESS_ONE;
+      if (policy_is(L, obj, "failure_policy", "REQUIRE_ALL")) s.flags |= BT_SPEC_FAILURE_ALL;
+      break;
+    case BT_REPEAT: ok = read_param(b, obj, "times", &s, NULL); break;
+    case BT_COOLDOWN:
+    case BT_TIMEOUT: ok = read_param(b, obj, "seconds", &s, NULL) && !(s.flags & BT_SPEC_NIL_PARAM); break;
     default: break;
   }
   if (!ok) return build_fail(b, "node '%s' lacks the parameter or function of its kind", obj);

@@ -144,6 +144,8 @@ void lbt_open_nodes(lua_State *L, int module);
 int lbt_view_get(lua_State *L, lbt_tree *t, int node, int code); /* pushes a value; 0 if no view */
 int lbt_view_set(lua_State *L, lbt_tree *t, int node, int code, int value);
 int lbt_view_code(lua_State *L, int key); /* view code of a key, 0 if none */
+int lbt_status_code(lua_State *L, int idx); /* the status a string names (READY..RUNNING), or -1 */
+void lbt_push_status(lua_State *L, int status); /* pushes its name, "ABORTED" included */
 void lbt_push_event_listener(lua_State *L, int obj); /* function(inst, data) obj:OnEvent(data) */
 void lbt_strip_views(lua_State *L, const bt_def *def, int node, int obj);
 /* Pushes buf's text and frees buf, which is freed also when that raises (no memory). Returns 1. */
@@ -163,6 +165,7 @@ void lbt_add_subtree_core(lua_State *L, int core); /* core.subtrees, core.uses *
 /* tree.c */
 extern const bt_ops lbt_builtin_ops, lbt_custom_ops;
 int lbt_call_truth(bt_call *c);
+extern const bt_task lbt_task_calls; /* a TaskNode's start, update and finish, in Lua */
 int lbt_call_wait_time(bt_call *c);
 int lbt_call_latch_time(bt_call *c);
 int lbt_instantiate(lua_State *L, int def, int inst); /* pushes a tree */

@@ -270,16 +270,21 @@ int luaopen_bt(lua_State *L) {
   int module = lua_gettop(L);
   lbt_registry_get(L, LBT_REG_STATUSES);
   lbt_registry_get(L, LBT_REG_STATUSCODES);
-  for (int s = BT_READY; s <= BT_RUNNING; s++) {
+  for (int s = BT_READY; s <= BT_ABORTED; s++) {
     const char *name = bt_status_name(s);
     lua_pushstring(L, name);
     lua_setfield(L, module, name);
     lua_pushstring(L, name);
     lua_rawseti(L, -3, s + 1);
+    if (s == BT_ABORTED) break; /* what a task's finish is told, never a node's status */
     lua_pushinteger(L, s);
     lua_setfield(L, -2, name);
   }
   lua_pop(L, 2);
+  lua_pushliteral(L, "REQUIRE_ONE");
+  lua_setfield(L, module, "REQUIRE_ONE");
+  lua_pushliteral(L, "REQUIRE_ALL");
+  lua_setfield(L, module, "REQUIRE_ALL");
   luaL_setfuncs(L, module_functions, 0);
   lua_pushliteral(L, BT_VERSION);
   lua_setfield(L, module, "VERSION");

@@ -61,7 +61,7 @@ int lbt_view_code(lua_State *L, int key) {
   return code;
 }
 
-static int status_code(lua_State *L, int idx) {
+int lbt_status_code(lua_State *L, int idx) {
   if (lua_type(L, idx) != LUA_TSTRING) return -1;
   idx = lua_absindex(L, idx);
   lbt_registry_get(L, LBT_REG_STATUSCODES);
@@ -72,7 +72,7 @@ static int status_code(lua_State *L, int idx) {
   return code;
 }
 
-static void push_status(lua_State *L, int status) {
+void lbt_push_status(lua_State *L, int status) {
   lbt_registry_get(L, LBT_REG_STATUSES);
   lua_rawgeti(L, -1, status + 1);
   lua_remove(L, -2);
@@ -81,8 +81,8 @@ static void push_status(lua_State *L, int status) {
 int lbt_view_get(lua_State *L, lbt_tree *t, int node, int code) {
   const bt_def *def = bt_inst_def(t->inst);
   switch (code) {
-    case VK_STATUS: push_status(L, bt_node_status(t->inst, node)); return 1;
-    case VK_LASTRESULT: push_status(L, bt_node_last(t->inst, node)); return 1;
+    case VK_STATUS: lbt_push_status(L, bt_node_status(t->inst, node)); return 1;
+    case VK_LASTRESULT: lbt_push_status(L, bt_node_last(t->inst, node)); return 1;
     default: break;
   }
   if (code <= VK_NONE || code >= VK_DATA || !bt_node_has_field(def, node, view_fields[code])) return 0;
@@ -102,7 +102,7 @@ int lbt_view_get(lua_State *L, lbt_tree *t, int node, int code) {
 int lbt_view_set(lua_State *L, lbt_tree *t, int node, int code, int value) {
   const bt_def *def = bt_inst_def(t->inst);
   if (code == VK_STATUS) {
-    int s = status_code(L, value);
+    int s = lbt_status_code(L, value);
     if (s < 0)
       return luaL_error(L, "invalid status %s for node '%s' (READY, SUCCESS, FAILED or RUNNING)",
                         luaL_tolstring(L, value, NULL), bt_def_name(def, node));
@@ -547,6 +547,115 @@ static int ctor_latch(lua_State *L) {
   return 0;
 }
 
+/* ---- the kinds bt adds (docs/nodes.md) ---- */
+
+/* TaskNode(task, name): task is a table, an object or a Class with an update method. */
+static int ctor_task(lua_State *L) {
+  check_self(L, "TaskNode");
+  lua_settop(L, 3);
+  if (lua_type(L, 2) != LUA_TTABLE) lbt_typeerror(L, 2, 1, "TaskNode", "table");
+  lua_getfield(L, 2, "update");
+  if (!is_callable(L, -1)) lbt_argerror(L, 1, "TaskNode", "the task has no update function");
+  lua_pop(L, 1);
+  check_optname(L, 2, "TaskNode");
+  init_node(L, "Task", 3, 0);
+  set_field(L, "task", 2);
+  return 0;
+}
+
+/* A policy argument: nil (the default), "REQUIRE_ONE" or "REQUIRE_ALL"; pushes the policy. */
+static void push_policy(lua_State *L, int arg, const char *fname, const char *dflt) {
+  int idx = arg + 1;
+  if (lua_isnil(L, idx)) {
+    lua_pushstring(L, dflt);
+    return;
+  }
+  const char *p = lua_tostring(L, idx);
+  if (lua_type(L, idx) != LUA_TSTRING || (strcmp(p, "REQUIRE_ONE") != 0 && strcmp(p, "REQUIRE_ALL") != 0))
+    lbt_argerror(L, arg, fname, "bt.REQUIRE_ONE or bt.REQUIRE_ALL expected");
+  lua_pushvalue(L, idx);
+}
+
+static int ctor_policy_parallel(lua_State *L) {
+  check_self(L, "PolicyParallelNode");
+  lua_settop(L, 5);
+  check_children(L, 1, "PolicyParallelNode");
+  check_optname(L, 4, "PolicyParallelNode");
+  push_policy(L, 2, "PolicyParallelNode", "REQUIRE_ALL");
+  push_policy(L, 3, "PolicyParallelNode", "REQUIRE_ONE");
+  init_node(L, "PolicyParallel", 5, 2);
+  set_field(L, "success_policy", 6);
+  set_field(L, "failure_policy", 7);
+  return 0;
+}
+
+/* MonitorNode(conditions, child, name): the children are the conditions, then child. */
+static int ctor_monitor(lua_State *L) {
+  check_self(L, "MonitorNode");
+  lua_settop(L, 4);
+  check_children(L, 1, "MonitorNode");
+  check_node(L, 2, "MonitorNode");
+  check_optname(L, 3, "MonitorNode");
+  lua_Integer n = (lua_Integer)lua_rawlen(L, 2);
+  lua_createtable(L, (int)n + 1, 0);
+  for (lua_Integer i = 1; i <= n; i++) {
+    lua_rawgeti(L, 2, i);
+    lua_rawseti(L, -2, i);
+  }
+  lua_pushvalue(L, 3);
+  lua_rawseti(L, -2, n + 1);
+  init_node(L, "Monitor", 4, lua_gettop(L));
+  return 0;
+}
+
+static int ctor_active_selector(lua_State *L) {
+  check_self(L, "ActiveSelectorNode");
+  lua_settop(L, 3);
+  check_children(L, 1, "ActiveSelectorNode");
+  check_optname(L, 2, "ActiveSelectorNode");
+  init_node(L, "ActiveSelector", 3, 2);
+  return 0;
+}
+
+/* A decorator of bt's with a number parameter: field = the number at arg 2, then a name. */
+static int ctor_counted(lua_State *L, const char *fname, const char *name, const char *field) {
+  check_self(L, fname);
+  lua_settop(L, 4);
+  check_node(L, 1, fname);
+  check_optname(L, 3, fname);
+  int isnum = lua_type(L, 3) == LUA_TNUMBER;
+  double v = lua_tonumber(L, 3);
+  if (field[0] == 't') { /* times: nil (for ever) or at least 1 */
+    if (!lua_isnil(L, 3) && !(isnum && v >= 1))
+      lbt_argerror(L, 2, fname, "a number of times, at least 1, or nil expected");
+  } else if (!(isnum && v >= 0 && v <= 1e300)) { /* seconds */
+    lbt_argerror(L, 2, fname, "a number of seconds, at least 0, expected");
+  }
+  init_node(L, name, 4, push_single(L, 2));
+  set_field(L, field, 3);
+  return 0;
+}
+
+static int ctor_repeat(lua_State *L) { return ctor_counted(L, "RepeatNode", "Repeat", "times"); }
+static int ctor_cooldown(lua_State *L) {
+  return ctor_counted(L, "CooldownDecorator", "Cooldown", "seconds");
+}
+static int ctor_timeout(lua_State *L) { return ctor_counted(L, "TimeoutDecorator", "Timeout", "seconds"); }
+
+static int ctor_named_decorator(lua_State *L, const char *fname, const char *name) {
+  check_self(L, fname);
+  lua_settop(L, 3);
+  check_node(L, 1, fname);
+  check_optname(L, 2, fname);
+  init_node(L, name, 3, push_single(L, 2));
+  return 0;
+}
+
+static int ctor_succeed(lua_State *L) {
+  return ctor_named_decorator(L, "AlwaysSucceedDecorator", "AlwaysSucceed");
+}
+static int ctor_fail(lua_State *L) { return ctor_named_decorator(L, "AlwaysFailDecorator", "AlwaysFail"); }
+
 /* SubtreeNode(name): runs the definition registered as name (bt.define(root, name)), looked up
  * when the tree that holds it is compiled. Its name in dumps is the subtree's. */
 static int ctor_subtree(lua_State *L) {
@@ -839,6 +948,15 @@ static const class_def classes[] = {
     {BT_FAILIFSUCCESS, "FailIfSuccessDecorator", -2, ctor_failifsuccess},
     {BT_EVENT, "EventNode", BT_BEHAVIOUR, ctor_event},
     {BT_LATCH, "LatchNode", BT_BEHAVIOUR, ctor_latch},
+    {BT_TASK, "TaskNode", BT_BEHAVIOUR, ctor_task},
+    {BT_POLICY_PARALLEL, "PolicyParallelNode", BT_BEHAVIOUR, ctor_policy_parallel},
+    {BT_MONITOR, "MonitorNode", BT_BEHAVIOUR, ctor_monitor},
+    {BT_ACTIVE_SELECTOR, "ActiveSelectorNode", BT_BEHAVIOUR, ctor_active_selector},
+    {BT_REPEAT, "RepeatNode", -2, ctor_repeat},
+    {BT_SUCCEED, "AlwaysSucceedDecorator", -2, ctor_succeed},
+    {BT_FAIL, "AlwaysFailDecorator", -2, ctor_fail},
+    {BT_COOLDOWN, "CooldownDecorator", -2, ctor_cooldown},
+    {BT_TIMEOUT, "TimeoutDecorator", -2, ctor_timeout},
     {BT_SUBTREE, "SubtreeNode", BT_BEHAVIOUR, ctor_subtree},
 };
 
@@ -894,6 +1012,24 @@ static const method_def methods[] = {
     {BT_EVENT, "OnStop", m_event_on_stop},
     {BT_EVENT, "OnEvent", m_on_event},
     {BT_LATCH, "Visit", m_visit},
+    {BT_TASK, "Visit", m_visit},
+    {BT_TASK, "Reset", m_reset},
+    {BT_POLICY_PARALLEL, "Visit", m_visit},
+    {BT_POLICY_PARALLEL, "Step", m_step},
+    {BT_MONITOR, "Visit", m_visit},
+    {BT_ACTIVE_SELECTOR, "Visit", m_visit},
+    {BT_REPEAT, "Visit", m_visit},
+    {BT_REPEAT, "Reset", m_reset},
+    {BT_REPEAT, "GetSleepTime", m_get_sleep_time},
+    {BT_REPEAT, "DBString", m_dbstring},
+    {BT_SUCCEED, "Visit", m_visit},
+    {BT_FAIL, "Visit", m_visit},
+    {BT_COOLDOWN, "Visit", m_visit},
+    {BT_COOLDOWN, "Reset", m_reset},
+    {BT_COOLDOWN, "DBString", m_dbstring},
+    {BT_TIMEOUT, "Visit", m_visit},
+    {BT_TIMEOUT, "GetSleepTime", m_get_sleep_time},
+    {BT_TIMEOUT, "DBString", m_dbstring},
     {BT_SUBTREE, "Visit", m_visit},
 };
 

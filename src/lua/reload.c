@@ -71,6 +71,26 @@ static void apply_config(lua_State *L, int obj, int old_tpl, int new_tpl) {
   }
 }
 
+/* A task of the old tree (at index 1) that has no place in the new one is reset there: if its
+ * run was under way, its finish is told BT_ABORTED. Matched tasks run on in the new tree. */
+static void abort_gone_tasks(lua_State *L, lbt_tree *old, const int *map, int nstates) {
+  const bt_def *od = bt_inst_def(old->inst);
+  int ostates = bt_def_states(od);
+  unsigned char *kept = lua_newuserdatauv(L, (size_t)(ostates ? ostates : 1), 0);
+  memset(kept, 0, (size_t)(ostates ? ostates : 1));
+  for (int ns = 0; ns < nstates; ns++)
+    if (map[ns] >= 0 && map[ns] < ostates) kept[map[ns]] = 1;
+  lbt_ctx saved;
+  lua_State *saved_L;
+  lbt_enter(L, 1, &saved, &saved_L);
+  for (int s = 0; s < ostates; s++) {
+    int n = bt_def_node_of_state(od, s);
+    if (!kept[s] && bt_def_kind(od, n) == BT_TASK) bt_node_reset_as(old->inst, n, BT_TASK);
+  }
+  lbt_leave(L, 1, &saved, saved_L);
+  lua_pop(L, 1);
+}
+
 /* core.migrate(old_tree, new_tree): see lua/reload.lua. Returns matched, gone, re-evaluated. */
 static int r_migrate(lua_State *L) {
   lbt_tree *old = check_tree(L, 1), *neu = check_tree(L, 2);
@@ -102,7 +122,7 @@ static int r_migrate(lua_State *L) {
     int os = map[ns];
     if (os < 0) continue;
     int nnode = bt_def_node_of_state(nd, ns);
-    if (bt_def_kind(nd, nnode) == BT_EVENT) {
+    if (bt_def_kind(nd, nnode) == BT_EVENT || bt_def_kind(nd, nnode) == BT_TASK) {
       lua_rawgeti(L, ODATA, os + 1);
       lua_rawseti(L, NDATA, ns + 1);
     }
@@ -155,6 +175,7 @@ static int r_migrate(lua_State *L) {
     if (lua_rawget(L, CARRIED) == LUA_TNIL) stop_object(L, S, -2, old->inst, n);
     lua_pop(L, 2);
   }
+  abort_gone_tasks(L, old, map, nstates);
   lua_Integer nd_count = (lua_Integer)lua_rawlen(L, DISCARDED);
   for (lua_Integer i = 1; i <= nd_count; i++) {
     lua_rawgeti(L, DISCARDED, i);

@@ -155,6 +155,121 @@ int lbt_call_latch_time(bt_call *c) {
   return take_number(c, t, "the LatchNode's duration function");
 }
 
+/* ---- TaskNode: start, update and finish of the task, called as its methods ----
+ * self is the task given to TaskNode, or, when that is a Class, the entity's own object of it,
+ * made by calling the class with the entity at the first start and kept with the tree. */
+
+/* (self, method name, inst[, status]): true and self[name](self, inst[, status])'s two first
+ * results, or false if self has no such method. In the protected call, so that a script's
+ * __index may raise. */
+static int task_method(lua_State *L) {
+  int nargs = lua_gettop(L) - 2;
+  lua_pushvalue(L, 2);
+  lua_gettable(L, 1);
+  if (lua_isnil(L, -1)) {
+    lua_pushboolean(L, 0);
+    return 1;
+  }
+  lua_pushboolean(L, 1);
+  lua_insert(L, 1);
+  lua_insert(L, 2); /* true, fn, self, name, args */
+  lua_remove(L, 4);
+  lua_call(L, nargs + 1, 2);
+  return 3;
+}
+
+static int is_class(lua_State *L, int idx) {
+  lua_pushliteral(L, "is_instance");
+  int yes = lua_rawget(L, idx) == LUA_TFUNCTION && lua_getmetatable(L, idx);
+  lua_pop(L, yes ? 2 : 1);
+  return yes;
+}
+
+/* Pushes the task's self; returns 0 (pushing nothing) if making the entity's object failed. */
+static int push_task_self(lbt_tree *t, bt_call *c) {
+  lua_State *L = t->ctx.L;
+  lua_rawgeti(L, t->ctx.fns, (lua_Integer)(intptr_t)c->ud);
+  int task = lua_gettop(L);
+  if (!is_class(L, task)) return 1;
+  int s = bt_def_state(bt_inst_def(c->inst), c->node);
+  lbt_tree_table(L, t->ctx.tree, LBT_UV_DATA, 1);
+  if (lua_rawgeti(L, -1, s + 1) != LUA_TNIL) {
+    lua_replace(L, task);
+    lua_settop(L, task);
+    return 1;
+  }
+  lua_pop(L, 1);
+  lua_pushvalue(L, task);
+  lua_pushvalue(L, t->ctx.inst);
+  if (lbt_pcall(t->S, L, 1, 1, t->ctx.msgh, c->inst, c->node, "task object") != LUA_OK) {
+    lua_settop(L, task - 1);
+    return 0;
+  }
+  lua_pushvalue(L, -1);
+  lua_rawseti(L, task + 1, s + 1);
+  lua_replace(L, task);
+  lua_settop(L, task);
+  return 1;
+}
+
+/* Calls the task's method with the entity (and status, if >= 0); leaves its two first results
+ * and returns 1, returns 0 if it has no such method, or -1 after reporting an error. */
+static int call_task(bt_call *c, const char *method, int status) {
+  lbt_tree *t = tree_of(c);
+  lua_State *L = t->ctx.L;
+  lua_pushcfunction(L, task_method);
+  if (!push_task_self(t, c)) {
+    lua_pop(L, 1);
+    return -1;
+  }
+  lua_pushstring(L, method);
+  lua_pushvalue(L, t->ctx.inst);
+  if (status >= 0) lbt_push_status(L, status);
+  if (lbt_pcall(t->S, L, status >= 0 ? 4 : 3, 3, t->ctx.msgh, c->inst, c->node, method) != LUA_OK)
+    return -1;
+  if (lua_toboolean(L, -3)) {
+    lua_remove(L, -3);
+    return 1;
+  }
+  lua_pop(L, 3);
+  return 0;
+}
+
+static int task_start(bt_call *c) {
+  int r = call_task(c, "start", -1);
+  if (r > 0) lua_pop(tree_of(c)->ctx.L, 2);
+  return r < 0 ? -1 : 0;
+}
+
+/* update's results: a status (or true for SUCCESS, false for FAILED), then optionally the seconds
+ * the task may sleep. */
+static int task_update(bt_call *c) {
+  lbt_tree *t = tree_of(c);
+  lua_State *L = t->ctx.L;
+  int r = call_task(c, "update", -1);
+  if (r <= 0) return BT_FAILED;
+  int status = lbt_status_code(L, -2);
+  if (lua_type(L, -2) == LUA_TBOOLEAN) status = lua_toboolean(L, -2) ? BT_SUCCESS : BT_FAILED;
+  if (status != BT_SUCCESS && status != BT_FAILED && status != BT_RUNNING) {
+    const char *got = luaL_tolstring(L, -2, NULL);
+    lbt_push_path(L, c->inst, c->node);
+    lua_pushfstring(L, "%s: update returned %s, not bt.SUCCESS, bt.FAILED or bt.RUNNING",
+                    lua_tostring(L, -1), got);
+    lbt_report(t->S, L, lua_tostring(L, -1));
+    lua_pop(L, 5);
+    return BT_FAILED;
+  }
+  if (status == BT_RUNNING && lua_type(L, -1) == LUA_TNUMBER) bt_node_sleep(c->inst, c->node, lua_tonumber(L, -1));
+  lua_pop(L, 2);
+  return status;
+}
+
+static void task_finish(bt_call *c, bt_status status) {
+  if (call_task(c, "finish", status) > 0) lua_pop(tree_of(c)->ctx.L, 2);
+}
+
+const bt_task lbt_task_calls = {task_start, task_update, task_finish};
+
 /* Pushes obj[method] above the node object and returns 1 if it is not the builtin method of the
  * node's kind (a script overrides it); otherwise pops both and returns 0. */
 static int overridden(lbt_tree *t, bt_call *c, const char *method) {
@@ -313,7 +428,8 @@ static void migrate(lua_State *L, lbt_tree *t, int tree, int obj, int node) {
 static int must_keep(lua_State *L, const bt_def *def, int n, int obj) {
   static const char *const standard[] = {"name", "children", "parent", "fn", "action", "start",
                                          "continue", "period", "maxreps", "wait_time",
-                                         "stoponanycomplete", "subtree", NULL};
+                                         "stoponanycomplete", "task", "success_policy",
+                                         "failure_policy", "times", "seconds", "subtree", NULL};
   int kind = bt_def_kind(def, n);
   if (kind == BT_EVENT || kind == BT_LATCH) return 1;
   lua_getmetatable(L, obj);

@@ -1,12 +1,11 @@
-/* test_bad_index.c: a child index that a script sets out of range (bt_node_set, which scripts
- * reach through `node.idx = ...`) is never used to read outside the node's own children. An idx
- * of 0 makes a running Sequence, Selector or Loop start at its first child; a Priority's idx past
- * its children counts as none. Before, the core read the definition's children array at idx - 1
- * unchecked: out of its bounds (ASan: heap-buffer-overflow, SEGV), or at another node's entry,
- * which could be the node itself (endless recursion). */
+/* test_bad_index.c: a child index that names no child (bt_node_set, which scripts reach through
+ * `node.idx = ...`) is refused, and the node goes on as before. Before, the core took it and
+ * read the definition's children array at idx - 1 unchecked: out of its bounds (ASan:
+ * heap-buffer-overflow, SEGV), or at another node's entry, which could be the node itself
+ * (endless recursion). */
 #include "harness.h"
 
-/* Sequence, Selector and Loop resume at idx while RUNNING: idx 0 starts them over. */
+/* Sequence, Selector and Loop resume at idx while RUNNING: idx 0 is refused. */
 static void test_zero_idx(int kind, const char *kname) {
   for (int nested = 0; nested <= 1; nested++) {
     logs();
@@ -23,7 +22,8 @@ static void test_zero_idx(int kind, const char *kname) {
     bt_inst *in = build(g, root, 0);
     think(in, 0);
     CHECK_STR(ST(in, r), "RUNNING");
-    set_field(in, r, BT_FIELD_IDX, 0);
+    double zero = 0;
+    CHECK_INT(bt_node_set(in, at(in, r), BT_FIELD_IDX, &zero), BT_EINVAL);
     think(in, 1);
     if (strcmp(logs(), "L L") != 0) fprintf(stderr, "  (%s, nested %d)\n", kname, nested);
     CHECK_STR(ST(in, r), "RUNNING");
@@ -32,7 +32,7 @@ static void test_zero_idx(int kind, const char *kname) {
   }
 }
 
-/* A Priority's evaluation looks at the child it ran last: idx past its children is none. */
+/* A Priority's idx past its children is refused. */
 static void test_priority_idx_past_end(void) {
   double bad[] = {2, 3, 4, 1000, 4294967295.0};
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
@@ -44,23 +44,23 @@ static void test_priority_idx_past_end(void) {
     set_kids(g, r, 1, l);
     bt_inst *in = build(g, r, 0);
     think(in, 0);
-    set_field(in, r, BT_FIELD_IDX, bad[i]);
-    think(in, 0.5); /* between evaluations: only a running child in range is resumed */
+    CHECK_INT(bt_node_set(in, at(in, r), BT_FIELD_IDX, &bad[i]), BT_EINVAL);
+    think(in, 0.5); /* between evaluations: the running child is resumed */
     think(in, 2);   /* evaluates */
-    CHECK_STR(logs(), "L L");
+    CHECK_STR(logs(), "L L L");
     CHECK_STR(ST(in, r), "RUNNING");
     CHECK_NUM(field(in, r, BT_FIELD_IDX), 1);
     bt_inst_free(in);
   }
 }
 
-/* idx moved past the children in the middle of an evaluation, by the child that wins it: the
- * EventNode that ran before is reset only if idx still names one of the children. */
+/* idx moved past the children in the middle of an evaluation, by the child that wins it, is
+ * refused too. */
 static int prio_node;
 static void move_idx(bt_call *c, leaf *l) {
   (void)l;
   double v = 50;
-  REQUIRE(bt_node_set(c->inst, prio_node, BT_FIELD_IDX, &v) == BT_OK);
+  CHECK_INT(bt_node_set(c->inst, prio_node, BT_FIELD_IDX, &v), BT_EINVAL);
 }
 
 static void test_priority_idx_moved_during_evaluation(void) {

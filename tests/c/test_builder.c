@@ -221,7 +221,7 @@ static void test_errors(void) {
   s.name = "Act";
   bt_builder_sequence(b, NULL);
   bt_builder_leaf(b, &s);
-  CHECK_ERR(bt_builder_end(b, &d, NULL), BT_EINVAL, "node 1 'Act': a ActionNode needs its function");
+  CHECK_ERR(bt_builder_end(b, &d, NULL), BT_EINVAL, "node 1 'Act': ActionNode needs its function");
   CHECK(d == NULL);
   /* a BehaviourNode with a children list opens; one without is a leaf */
   s.kind = BT_BEHAVIOUR;

@@ -530,12 +530,15 @@ static void test_as_functions(void) {
 /* ---- name tables ---- */
 
 static void test_names(void) {
-  static const char *const cls[] = { /* Don't Starve's classes; kinds beyond them are tested apart */
+  static const char *const cls[] = {
       "BehaviourNode", "SequenceNode", "SelectorNode", "PriorityNode", "ParallelNode",
       "ParallelNodeAny", "LoopNode", "RandomNode", "ConditionNode", "MultiConditionNode",
       "ConditionWaitNode", "ActionNode", "WaitNode", "NotDecorator", "FailIfRunningDecorator",
-      "FailIfSuccessDecorator", "EventNode", "LatchNode"};
-  for (int k = 0; k < (int)(sizeof cls / sizeof *cls); k++) CHECK_STR(bt_kind_name(k), cls[k]);
+      "FailIfSuccessDecorator", "EventNode", "LatchNode", "TaskNode", "PolicyParallelNode",
+      "MonitorNode", "ActiveSelectorNode", "RepeatNode", "AlwaysSucceedDecorator",
+      "AlwaysFailDecorator", "CooldownDecorator", "TimeoutDecorator"};
+  for (int k = 0; k <= BT_TIMEOUT; k++) CHECK_STR(bt_kind_name(k), cls[k]);
+  for (int k = 0; k < BT_KIND_COUNT; k++) CHECK(bt_kind_name(k) != NULL && bt_kind_default_name(k) != NULL);
   CHECK(bt_kind_name(BT_KIND_COUNT) == NULL);
   CHECK(bt_kind_name(-1) == NULL);
   /* the names the constructors pass */
@@ -560,7 +563,8 @@ static void test_names(void) {
   CHECK_STR(bt_status_name(BT_SUCCESS), "SUCCESS");
   CHECK_STR(bt_status_name(BT_FAILED), "FAILED");
   CHECK_STR(bt_status_name(BT_RUNNING), "RUNNING");
-  CHECK_STR(bt_status_name(4), "UNKNOWN");
+  CHECK_STR(bt_status_name(BT_ABORTED), "ABORTED");
+  CHECK_STR(bt_status_name(5), "UNKNOWN");
   CHECK_STR(bt_status_name(-1), "UNKNOWN");
   int codes[] = {BT_OK, BT_ENOMEM, BT_EINVAL, BT_ECYCLE, BT_ETOOBIG, BT_EBUSY};
   for (int i = 0; i < 6; i++) {

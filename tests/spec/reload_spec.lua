@@ -307,6 +307,38 @@ return B
     assert.equal(tree, insts[1].brain.bt)
   end)
 
+  it("tells a running task that a reload removed that its run was aborted; a kept one runs on", function()
+    local p = fresh()
+    local function brain(with_dig)
+      write(p, "brain", string.format([[
+local bt = require "bt"
+local function task(name)
+  return {
+    start = function(_, inst) inst.log[#inst.log + 1] = "start:" .. name end,
+    update = function() return bt.RUNNING end,
+    finish = function(_, inst, s) inst.log[#inst.log + 1] = "finish:" .. name .. ":" .. s end,
+  }
+end
+return bt.SharedBrain(function()
+  return bt.ParallelNode({
+    bt.TaskNode(task("Walk"), "Walk"),
+    %s
+  })
+end)]], with_dig and 'bt.TaskNode(task("Dig"), "Dig"),' or ""))
+    end
+    brain(true)
+    local insts = spawn(require(p .. ".brain"), 1)
+    insts[1].log = {}
+    run(3)
+    assert.same({ "start:Walk", "start:Dig" }, insts[1].log)
+    brain(false)
+    assert.is_true((bt.reload.module(p .. ".brain")))
+    assert.same({ "start:Walk", "start:Dig", "finish:Dig:ABORTED" }, insts[1].log)
+    run(3)
+    insts[1].brain:Stop()
+    assert.same({ "start:Walk", "start:Dig", "finish:Dig:ABORTED", "finish:Walk:ABORTED" }, insts[1].log)
+  end)
+
   it("waits for the end of a think when asked during one", function()
     local p = fresh()
     walk_behaviour(p)
