@@ -495,7 +495,7 @@ void bt_sched_stats_get(const bt_sched *s, bt_sched_stats *out);
 /* ---- subtrees by reference: a library of named trees ----
  *
  * A BT_SUBTREE node runs another tree by its name: in a graph it is a leaf whose bt_spec.name is
- * the name of a tree in a bt_lib. bt_def_create_lib expands each subtree node that is reachable
+ * the name of a tree in a bt_lib (NULL: the kind's default name, "Subtree"). bt_def_create_lib expands each subtree node that is reachable
  * from the root into a copy of the named tree, as its one child, so every place of reference
  * (every subtree node of the graph) has its own node states; the copies are resolved recursively,
  * by name, when the definition is built. At run time a subtree node passes its child's status on
@@ -564,7 +564,8 @@ int bt_builder_open(bt_builder *b, const bt_spec *spec);
 int bt_builder_leaf(bt_builder *b, const bt_spec *spec);
 
 /* Closes the innermost open node: BT_EINVAL if nothing is open, if a composite has no child, or
- * if a decorator (Not, FailIfRunning, FailIfSuccess, Latch) has other than one child. */
+ * if a decorator (Not, FailIfRunning, FailIfSuccess, Latch, Repeat, AlwaysSucceed, AlwaysFail,
+ * Cooldown, Timeout) has other than one child. */
 int bt_builder_back(bt_builder *b);
 
 /* Builds the definition (bt_def_create_lib with lib, which may be NULL), closing the root if it
@@ -590,6 +591,17 @@ int bt_builder_fail_if_success(bt_builder *b, const char *name);
 int bt_builder_latch(bt_builder *b, const char *name, double seconds); /* NULL: "Latch (<seconds>)" */
 int bt_builder_event(bt_builder *b, const char *name, double priority); /* fired by bt_inst_fire_event */
 
+/* Openers of the kinds bt adds (docs/nodes.md). policy: BT_SPEC_SUCCESS_ONE and/or
+ * BT_SPEC_FAILURE_ALL (0: all must succeed, one failure fails); a negative times repeats for ever. */
+int bt_builder_policy_parallel(bt_builder *b, const char *name, unsigned policy);
+int bt_builder_monitor(bt_builder *b, const char *name); /* its conditions, then the child it runs */
+int bt_builder_active_selector(bt_builder *b, const char *name);
+int bt_builder_repeat(bt_builder *b, const char *name, double times);
+int bt_builder_succeed(bt_builder *b, const char *name);
+int bt_builder_fail(bt_builder *b, const char *name);
+int bt_builder_cooldown(bt_builder *b, const char *name, double seconds);
+int bt_builder_timeout(bt_builder *b, const char *name, double seconds);
+
 /* Leaves. fn must not be NULL; ud is given back in bt_call.ud. */
 int bt_builder_condition(bt_builder *b, bt_fn fn, void *ud, const char *name);
 int bt_builder_condition_wait(bt_builder *b, bt_fn fn, void *ud, const char *name);
@@ -599,6 +611,9 @@ int bt_builder_multi_condition(bt_builder *b, bt_fn start, void *start_ud, bt_fn
 int bt_builder_wait(bt_builder *b, double seconds); /* seconds >= 0 */
 /* A leaf written in C: a BT_BEHAVIOUR node with these overrides (ops must outlive the definition). */
 int bt_builder_behaviour(bt_builder *b, const bt_ops *ops, void *ud, const char *name);
+/* A task: a leaf with the Starter Kit's start, update and finish (task must not be NULL and must
+ * outlive the definition; ud is given back in bt_call.ud). */
+int bt_builder_task(bt_builder *b, const bt_task *task, void *ud, const char *name);
 /* A subtree node that runs the tree named name in the lib given to bt_builder_end. */
 int bt_builder_subtree(bt_builder *b, const char *name);
 

@@ -132,6 +132,11 @@ static int check_count(bt_builder *b, const bt_spec *s, int count) {
     case BT_FAILIFRUNNING:
     case BT_FAILIFSUCCESS:
     case BT_LATCH:
+    case BT_REPEAT:
+    case BT_SUCCEED:
+    case BT_FAIL:
+    case BT_COOLDOWN:
+    case BT_TIMEOUT:
       if (count == 1) return BT_OK;
       return fail(b, BT_EINVAL, "bt_builder_back: %s '%s' needs exactly one child, it has %d", label,
                   s->name, count);
@@ -245,6 +250,35 @@ int bt_builder_event(bt_builder *b, const char *name, double priority) {
   return open_kind(b, BT_EVENT, name, priority, 0);
 }
 
+int bt_builder_policy_parallel(bt_builder *b, const char *name, unsigned policy) {
+  if (policy & ~(unsigned)(BT_SPEC_SUCCESS_ONE | BT_SPEC_FAILURE_ALL))
+    return bad_param(b, "bt_builder_policy_parallel", "policy", (double)policy);
+  return open_kind(b, BT_POLICY_PARALLEL, name, 0, policy);
+}
+
+int bt_builder_monitor(bt_builder *b, const char *name) { return open_kind(b, BT_MONITOR, name, 0, 0); }
+int bt_builder_succeed(bt_builder *b, const char *name) { return open_kind(b, BT_SUCCEED, name, 0, 0); }
+int bt_builder_fail(bt_builder *b, const char *name) { return open_kind(b, BT_FAIL, name, 0, 0); }
+
+int bt_builder_active_selector(bt_builder *b, const char *name) {
+  return open_kind(b, BT_ACTIVE_SELECTOR, name, 0, 0);
+}
+
+int bt_builder_repeat(bt_builder *b, const char *name, double times) {
+  if (isnan(times) || (times >= 0 && times < 1)) return bad_param(b, "bt_builder_repeat", "times", times);
+  return open_kind(b, BT_REPEAT, name, times < 0 ? 0 : times, times < 0 ? BT_SPEC_NIL_PARAM : 0);
+}
+
+int bt_builder_cooldown(bt_builder *b, const char *name, double seconds) {
+  if (!(seconds >= 0) || seconds > 1e300) return bad_param(b, "bt_builder_cooldown", "time", seconds);
+  return open_kind(b, BT_COOLDOWN, name, seconds, 0);
+}
+
+int bt_builder_timeout(bt_builder *b, const char *name, double seconds) {
+  if (!(seconds >= 0) || seconds > 1e300) return bad_param(b, "bt_builder_timeout", "time", seconds);
+  return open_kind(b, BT_TIMEOUT, name, seconds, 0);
+}
+
 static int fn_leaf(bt_builder *b, int kind, bt_fn fn, void *ud, const char *name, const char *fname) {
   if (!b) return BT_EINVAL;
   if (b->err) return b->err;
@@ -303,6 +337,19 @@ int bt_builder_behaviour(bt_builder *b, const bt_ops *ops, void *ud, const char 
   s.ops = ops;
   s.ops_ud = ud;
   return b ? add(b, &s, 0, "bt_builder_behaviour") : BT_EINVAL;
+}
+
+int bt_builder_task(bt_builder *b, const bt_task *task, void *ud, const char *name) {
+  if (!b) return BT_EINVAL;
+  if (b->err) return b->err;
+  if (!task) return fail(b, BT_EINVAL, "bt_builder_task: no task");
+  bt_spec s;
+  memset(&s, 0, sizeof s);
+  s.kind = BT_TASK;
+  s.name = name;
+  s.task = task;
+  s.ud = ud;
+  return add(b, &s, 0, "bt_builder_task");
 }
 
 int bt_builder_subtree(bt_builder *b, const char *name) {

@@ -59,8 +59,6 @@ int bt_graph_add(bt_graph *g, const bt_spec *spec) {
     return graph_error(g, BT_EINVAL, "bt_graph_add: bad node kind %d", spec ? spec->kind : -1);
   if (g->n >= BT_MAX_NODES)
     return graph_error(g, BT_ETOOBIG, "bt_graph_add: more than %d nodes", BT_MAX_NODES);
-  if (spec->kind == BT_SUBTREE && (!spec->name || !spec->name[0]))
-    return graph_error(g, BT_EINVAL, "bt_graph_add: a SubtreeNode needs the name of its subtree");
   if (g->n == g->cap) {
     int cap = g->cap ? g->cap * 2 : 16;
     gnode *p = realloc(g->nodes, (size_t)cap * sizeof *p);

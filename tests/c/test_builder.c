@@ -293,8 +293,100 @@ static void test_subtrees(void) {
   bt_lib_free(lib);
 }
 
+static int task_update(bt_call *c) {
+  (void)c;
+  return BT_SUCCESS;
+}
+static const bt_task TASK = {NULL, task_update, NULL};
+
+/* The kinds bt adds: the builder's openers make what the graph API makes. */
+static void test_kit_kinds(void) {
+  bt_graph *g = new_graph();
+  int root = add_node(g, BT_ACTIVE_SELECTOR, "Root", 0, 0);
+  int pp = add_node(g, BT_POLICY_PARALLEL, NULL, 0, BT_SPEC_SUCCESS_ONE | BT_SPEC_FAILURE_ALL);
+  int mon = add_node(g, BT_MONITOR, "Watch", 0, 0);
+  int c = add_fn(g, BT_CONDITION, &near, "Near");
+  bt_spec ts;
+  memset(&ts, 0, sizeof ts);
+  ts.kind = BT_TASK;
+  ts.name = "Walk";
+  ts.task = &TASK;
+  ts.ud = &graze;
+  int task = bt_graph_add(g, &ts);
+  set_kids(g, mon, 2, c, task);
+  int rep = add_node(g, BT_REPEAT, NULL, 3, 0);
+  int suc = add_node(g, BT_SUCCEED, NULL, 0, 0);
+  set_kids(g, suc, 1, add_node(g, BT_WAIT, NULL, 1, 0));
+  set_kids(g, rep, 1, suc);
+  set_kids(g, pp, 2, mon, rep);
+  int forever = add_node(g, BT_REPEAT, "Forever", 0, BT_SPEC_NIL_PARAM);
+  int fl = add_node(g, BT_FAIL, NULL, 0, 0);
+  int cd = add_node(g, BT_COOLDOWN, NULL, 2, 0);
+  int to = add_node(g, BT_TIMEOUT, NULL, 4, 0);
+  set_kids(g, to, 1, add_node(g, BT_WAIT, NULL, 9, 0));
+  set_kids(g, cd, 1, to);
+  set_kids(g, fl, 1, cd);
+  set_kids(g, forever, 1, fl);
+  set_kids(g, root, 2, pp, forever);
+  bt_def *want = NULL, *got = NULL;
+  REQUIRE(bt_def_create(&want, g, root) == BT_OK);
+  bt_graph_free(g);
+
+  bt_builder *b = NULL;
+  REQUIRE(bt_builder_new(&b) == BT_OK);
+  bt_builder_active_selector(b, "Root");
+  bt_builder_policy_parallel(b, NULL, BT_SPEC_SUCCESS_ONE | BT_SPEC_FAILURE_ALL);
+  bt_builder_monitor(b, "Watch");
+  bt_builder_condition(b, leaf_fn, &near, "Near");
+  bt_builder_task(b, &TASK, &graze, "Walk");
+  bt_builder_back(b);
+  bt_builder_repeat(b, NULL, 3);
+  bt_builder_succeed(b, NULL);
+  bt_builder_wait(b, 1);
+  bt_builder_back(b);
+  bt_builder_back(b);
+  bt_builder_back(b);
+  bt_builder_repeat(b, "Forever", -1);
+  bt_builder_fail(b, NULL);
+  bt_builder_cooldown(b, NULL, 2);
+  bt_builder_timeout(b, NULL, 4);
+  bt_builder_wait(b, 9);
+  bt_builder_back(b);
+  bt_builder_back(b);
+  bt_builder_back(b);
+  bt_builder_back(b);
+  CHECK_INT(bt_builder_end(b, &got, NULL), BT_OK);
+  CHECK_STR(bt_builder_errmsg(b), "");
+  CHECK(got && bt_def_equal(got, want));
+  CHECK(got && bt_def_hash(got) == bt_def_hash(want));
+  bt_def_release(got);
+  bt_def_release(want);
+
+  bt_def *d = NULL;
+  CHECK_ERR(bt_builder_repeat(b, NULL, 0.5), BT_EINVAL, "bt_builder_repeat: bad times 0.5");
+  bt_builder_end(b, &d, NULL);
+  CHECK_ERR(bt_builder_timeout(b, NULL, -1), BT_EINVAL, "bt_builder_timeout: bad time -1");
+  bt_builder_end(b, &d, NULL);
+  CHECK_ERR(bt_builder_cooldown(b, NULL, INFINITY), BT_EINVAL, "bt_builder_cooldown: bad time inf");
+  bt_builder_end(b, &d, NULL);
+  CHECK_ERR(bt_builder_policy_parallel(b, NULL, 0x100), BT_EINVAL, "bt_builder_policy_parallel: bad policy 256");
+  bt_builder_end(b, &d, NULL);
+  CHECK_ERR(bt_builder_task(b, NULL, NULL, "T"), BT_EINVAL, "bt_builder_task: no task");
+  bt_builder_end(b, &d, NULL);
+  bt_builder_timeout(b, "T", 1);
+  bt_builder_wait(b, 1);
+  bt_builder_wait(b, 1);
+  CHECK_ERR(bt_builder_back(b), BT_EINVAL, "bt_builder_back: TimeoutDecorator 'T' needs exactly one child, it has 2");
+  bt_builder_end(b, &d, NULL);
+  bt_builder_monitor(b, "M");
+  CHECK_ERR(bt_builder_back(b), BT_EINVAL, "bt_builder_back: Monitor 'M' has no children");
+  bt_builder_end(b, &d, NULL);
+  bt_builder_free(b);
+}
+
 int main(void) {
   test_same_as_graph();
+  test_kit_kinds();
   test_errors();
   test_free_while_open();
   test_subtrees();

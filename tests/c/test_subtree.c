@@ -191,13 +191,19 @@ static void test_missing_name(void) {
   CHECK_STR(bt_graph_errmsg(g), "subtree 'outer': no library to find it in");
   CHECK_INT(bt_def_create_lib(&d, g, 0, NULL), BT_EINVAL);
   CHECK_STR(bt_graph_errmsg(g), "subtree 'outer': no library to find it in");
-  /* a subtree node needs a name */
-  bt_spec s;
-  memset(&s, 0, sizeof s);
-  s.kind = BT_SUBTREE;
-  CHECK_INT(bt_graph_add(g, &s), BT_EINVAL);
-  s.name = "";
-  CHECK_INT(bt_graph_add(g, &s), BT_EINVAL);
+  bt_graph_free(g);
+  /* a subtree node's name is what it runs: the kind's default name without one, and "" names
+   * nothing (a library refuses it) */
+  g = new_graph();
+  int nameless = add_node(g, BT_SUBTREE, NULL, 0, 0);
+  CHECK_STR(bt_kind_default_name(BT_SUBTREE), "Subtree");
+  CHECK_INT(bt_def_create_lib(&d, g, nameless, lib), BT_EINVAL);
+  CHECK_STR(bt_graph_errmsg(g), "no subtree named 'Subtree'");
+  int empty = add_node(g, BT_SUBTREE, "", 0, 0);
+  CHECK_INT(bt_def_create_lib(&d, g, empty, lib), BT_EINVAL);
+  CHECK_STR(bt_graph_errmsg(g), "no subtree named ''");
+  CHECK_INT(bt_lib_set(lib, "", g, empty), BT_EINVAL);
+  CHECK_STR(bt_lib_errmsg(lib), "bt_lib_set: a subtree needs a name");
   bt_graph_free(g);
   bt_lib_free(lib);
 }
