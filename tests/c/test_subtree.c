@@ -393,6 +393,45 @@ static void test_event_through_subtree(void) {
   bt_lib_free(lib);
 }
 
+static int walk_update(bt_call *c) {
+  (void)c;
+  log_add("update");
+  return BT_RUNNING;
+}
+static void walk_finish(bt_call *c, bt_status st) {
+  (void)c;
+  log_addf("finish:%s", bt_status_name(st));
+}
+static const bt_task WALK = {NULL, walk_update, walk_finish};
+
+/* A task in a subtree that a Priority interrupts is told ABORTED, through the subtree node. */
+static void test_task_interrupted(void) {
+  logs();
+  leaf danger = FN("Danger", 0);
+  bt_lib *lib = new_lib();
+  bt_graph *g = new_graph();
+  bt_spec s;
+  memset(&s, 0, sizeof s);
+  s.kind = BT_TASK;
+  s.name = "Walk";
+  s.task = &WALK;
+  lib_put(lib, "walk", g, bt_graph_add(g, &s));
+  g = new_graph();
+  int root = add_prio(g, "Root", 1);
+  int c = add_fn(g, BT_CONDITION, &danger, "Danger");
+  set_kids(g, root, 2, c, add_ref(g, "walk"));
+  bt_inst *in = build_lib(g, root, lib);
+  think(in, 0);
+  CHECK_STR(logs(), "Danger update");
+  CHECK_INT(bt_node_status(in, 2), BT_RUNNING);
+  danger.result = 1;
+  think(in, 2);
+  CHECK_STR(logs(), "Danger finish:ABORTED");
+  CHECK_INT(bt_node_status(in, 2), BT_READY);
+  bt_inst_free(in);
+  bt_lib_free(lib);
+}
+
 /* A subtree node given its child by hand counts as resolved: bt_def_create runs it. */
 static void test_resolved_by_hand(void) {
   leaf a = LEAF("A", BT_FAILED);
@@ -422,5 +461,6 @@ int main(void) {
   test_too_big();
   test_event_through_subtree();
   test_resolved_by_hand();
+  test_task_interrupted();
   return check_report("test_subtree");
 }

@@ -210,6 +210,38 @@ describe("subtrees", function()
     end)
   end)
 
+  describe("with tasks", function()
+    it("gives each entity and each place its own task object, told ABORTED when interrupted", function()
+      local log = {}
+      local Walk = bt.Class(function(self, inst) self.inst = inst; self.n = 0 end)
+      function Walk:update(inst)
+        self.n = self.n + 1
+        log[#log + 1] = inst.name .. ":" .. self.n
+        return bt.RUNNING
+      end
+      function Walk:finish(inst, status) log[#log + 1] = inst.name .. ":" .. status end
+      bt.define(bt.TaskNode(Walk, "Walk"), "a")
+      local function brain()
+        return bt.PriorityNode({
+          bt.IfNode(function(inst) return inst.danger end, "Danger", bt.ActionNode(function() end, "Hide")),
+          bt.ParallelNode({bt.SubtreeNode("a"), bt.SubtreeNode("a")}),
+        }, 1, true)
+      end
+      local x, y = entity("x"), entity("y")
+      local tx = bt.BT(x, brain())
+      local ty = bt.define(brain()):instantiate(y)
+      tx:Update()
+      ty:Update()
+      tx:Update()
+      assert.same({"x:1", "x:1", "y:1", "y:1", "x:2", "x:2"}, log)
+      log = {}
+      x.danger = true
+      clock.t = 2
+      tx:Update()
+      assert.same({"x:ABORTED", "x:ABORTED"}, log)
+    end)
+  end)
+
   describe("in a shared definition", function()
     it("runs with each entity's own state", function()
       bt.define(bt.SequenceNode({Counter(nil, "Flee")}), "flee")
