@@ -5,7 +5,8 @@
  * The input is read as a script. Its first part describes a graph through the C API: any node
  * kind (and bad ones), names, any parameter (zero, negative, NaN, infinite, huge), any flags, leaf
  * functions, bt_ops overrides, children lists of any length that share nodes and make cycles, a
- * deep chain or a ladder of shared nodes past the limits. It is compiled twice, before and after
+ * deep chain or a ladder of shared nodes past the limits; subtree nodes, resolved from a library
+ * made of parts of the graph itself. It is compiled twice, before and after
  * some edits (as a reload would), and instances of both are made. The rest of the input is a list
  * of actions on them: thinks at clock values from the input, force updates, resets, stops,
  * events, fields read and written, sleeps, dumps, saves and restores of intact and corrupted
@@ -1151,9 +1152,40 @@ static void set_children(bt_graph *g) {
   EXPECT(rc == (bad ? BT_EINVAL : BT_OK) || (!bad && NOMEM(rc)));
 }
 
+/* Whether the random nodes include a subtree node: the graph is then compiled with a library
+ * made of parts of itself (taking no bytes from the input, so that the corpus keeps its
+ * meaning). */
+static int has_subtree(void) {
+  for (int i = 0; i < graph_size && i < MAX_RANDOM_NODES; i++)
+    if (node_kind[i] == BT_SUBTREE) return 1;
+  return 0;
+}
+
+/* A library naming parts of g: each name of `names` the tree under a node picked from it, so that
+ * subtree nodes find trees that name each other, themselves, or nothing. NULL without memory. */
+static bt_lib *make_lib(bt_graph *g) {
+  bt_lib *lib = NULL;
+  int rc = bt_lib_new(&lib);
+  EXPECT(rc == BT_OK || NOMEM(rc));
+  if (rc != BT_OK) return NULL;
+  for (int i = 0; i < (int)(sizeof names / sizeof *names); i++) {
+    int root = (i * 7 + 3) % graph_size;
+    rc = bt_lib_set(lib, names[i], g, root);
+    if (!names[i] || !names[i][0]) EXPECT(rc == BT_EINVAL);
+    else EXPECT(rc == BT_OK || NOMEM(rc));
+    if (rc != BT_OK) EXPECT(bt_lib_errmsg(lib)[0] != '\0');
+    else EXPECT(bt_lib_has(lib, names[i]));
+  }
+  rc = bt_lib_remove(lib, "Priority");
+  EXPECT(rc == BT_OK || rc == BT_EINVAL);
+  return lib;
+}
+
 static bt_def *compile(bt_graph *g, int root) {
   bt_def *d = NULL;
-  int rc = check_code(bt_def_create(&d, g, root));
+  bt_lib *lib = has_subtree() && graph_size > 0 ? make_lib(g) : NULL;
+  int rc = check_code(lib ? bt_def_create_lib(&d, g, root, lib) : bt_def_create(&d, g, root));
+  bt_lib_free(lib);
   TRACE("compile root %d: rc %d %s", root, rc, bt_graph_errmsg(g));
   EXPECT(rc == BT_OK || rc == BT_EINVAL || rc == BT_ECYCLE || rc == BT_ETOOBIG || NOMEM(rc));
   if (root < 0 || root >= graph_size) EXPECT(rc == BT_EINVAL);
