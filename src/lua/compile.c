@@ -77,7 +77,7 @@ typedef struct builder {
   const char *fname; /* "BT" or "define", for messages */
   /* subtrees: each SubtreeNode gets a copy of its definition's templates, with graph ids of
    * their own after the root's own objects */
-  int maps;  /* table: graph id + 1 -> the ids table of its copy (ids for the own objects) */
+  int maps;  /* table: graph id + 1 of a copy's object -> the ids table of its copy */
   int links; /* table: graph id + 1 of a SubtreeNode -> graph id of its copy's root */
   int roots; /* table: graph id + 1 of a copy's root -> graph id of its SubtreeNode */
   int nown;  /* graph ids below this are the root's own objects */
@@ -136,8 +136,10 @@ static int collect(builder *b, int root, int ids, int n, int own) {
   int first = n + 1;
   lua_pushvalue(L, root);
   lua_rawseti(L, b->objs, ++n);
-  lua_pushvalue(L, ids);
-  lua_rawseti(L, b->maps, n);
+  if (!own) {
+    lua_pushvalue(L, ids);
+    lua_rawseti(L, b->maps, n);
+  }
   lua_pushvalue(L, root);
   lua_pushinteger(L, n - 1);
   lua_rawset(L, ids);
@@ -168,8 +170,10 @@ static int collect(builder *b, int root, int ids, int n, int own) {
           lua_rawset(L, ids);
           lua_pushvalue(L, -2);
           lua_rawseti(L, b->objs, ++n);
-          lua_pushvalue(L, ids);
-          lua_rawseti(L, b->maps, n);
+          if (!own) {
+            lua_pushvalue(L, ids);
+            lua_rawseti(L, b->maps, n);
+          }
         }
         lua_pop(L, 2);
       }
@@ -519,14 +523,21 @@ static int add_node(builder *b, int obj, int own) {
   return id;
 }
 
+/* Pushes the ids table that finds the objects of graph node id's copy (the root's own, or a
+ * subtree's). */
+static void push_ids(builder *b, int id) {
+  if (id < b->nown) lua_pushvalue(b->L, b->ids);
+  else lua_rawgeti(b->L, b->maps, id + 1);
+}
+
 static void link_node(builder *b, int obj, int id) {
   lua_State *L = b->L;
-  if (lua_rawgeti(L, b->links, id + 1) == LUA_TNUMBER) { /* a SubtreeNode: its copy */
+  if (b->refs && lua_rawgeti(L, b->links, id + 1) == LUA_TNUMBER) { /* a SubtreeNode: its copy */
     int kid = (int)lua_tointeger(L, -1);
     bt_graph_set_children(b->g, id, &kid, 1);
   }
-  lua_pop(L, 1);
-  lua_rawgeti(L, b->maps, id + 1);
+  if (b->refs) lua_pop(L, 1);
+  push_ids(b, id);
   int ids = lua_gettop(L);
   lua_pushliteral(L, "children");
   if (lua_rawget(L, obj) == LUA_TTABLE) {
@@ -549,11 +560,14 @@ static void link_node(builder *b, int obj, int id) {
 static void link_parent(builder *b, int obj, int id) {
   lua_State *L = b->L;
   int parent = -1;
-  int type = lua_rawgeti(L, b->roots, id + 1); /* a copy's root: its SubtreeNode */
-  if (type == LUA_TNUMBER) parent = (int)lua_tointeger(L, -1);
-  lua_pop(L, 1);
+  int type = LUA_TNIL;
+  if (id >= b->nown) { /* a copy's root: its SubtreeNode */
+    type = lua_rawgeti(L, b->roots, id + 1);
+    if (type == LUA_TNUMBER) parent = (int)lua_tointeger(L, -1);
+    lua_pop(L, 1);
+  }
   if (type != LUA_TNUMBER) {
-    lua_rawgeti(L, b->maps, id + 1);
+    push_ids(b, id);
     lua_pushliteral(L, "parent");
     lua_rawget(L, obj);
     if (!lua_isnil(L, -1) && lua_rawget(L, -2) != LUA_TNIL) parent = (int)lua_tointeger(L, -1);
