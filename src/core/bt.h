@@ -583,7 +583,8 @@ int bt_builder_selector(bt_builder *b, const char *name);
 int bt_builder_priority(bt_builder *b, const char *name, double period);
 int bt_builder_parallel(bt_builder *b, const char *name);
 int bt_builder_parallel_any(bt_builder *b, const char *name);
-int bt_builder_loop(bt_builder *b, const char *name, double maxreps); /* < 0: forever */
+/* A Loop, named as Don't Starve's LoopNode ("Sequence"; bt_builder_open names one otherwise). */
+int bt_builder_loop(bt_builder *b, double maxreps); /* < 0: forever */
 int bt_builder_random(bt_builder *b, const char *name);
 int bt_builder_not(bt_builder *b, const char *name);
 int bt_builder_fail_if_running(bt_builder *b, const char *name);

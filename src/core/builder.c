@@ -235,9 +235,9 @@ int bt_builder_priority(bt_builder *b, const char *name, double period) {
   return open_kind(b, BT_PRIORITY, name, period < 0 ? 0 : period, period < 0 ? BT_SPEC_NIL_PARAM : 0);
 }
 
-int bt_builder_loop(bt_builder *b, const char *name, double maxreps) {
+int bt_builder_loop(bt_builder *b, double maxreps) {
   if (isnan(maxreps)) return bad_param(b, "bt_builder_loop", "maxreps", maxreps);
-  return open_kind(b, BT_LOOP, name, maxreps < 0 ? 0 : maxreps, maxreps < 0 ? BT_SPEC_NIL_PARAM : 0);
+  return open_kind(b, BT_LOOP, NULL, maxreps < 0 ? 0 : maxreps, maxreps < 0 ? BT_SPEC_NIL_PARAM : 0);
 }
 
 int bt_builder_latch(bt_builder *b, const char *name, double seconds) {

@@ -68,7 +68,7 @@ static int by_builder(bt_builder *b, bt_def **out) {
   bt_builder_condition_wait(b, leaf_fn, &lookout, "Lookout");
   bt_builder_behaviour(b, &GRAZE_OPS, &graze, "Graze");
   bt_builder_back(b);
-  bt_builder_loop(b, NULL, 3);
+  bt_builder_loop(b, 3);
   bt_builder_multi_condition(b, leaf_fn, &near, leaf_fn, &near, "Nearby");
   bt_builder_back(b);
   bt_builder_event(b, "Event(hit)", 0);
