@@ -36,7 +36,7 @@ function Counter:OnStop() self.inst.stopped = (self.inst.stopped or 0) + 1 end
 function Counter:DBString() return "count " .. self.count end
 
 -- the names this spec defines, forgotten after each test
-local NAMES = {"flee", "pause", "react", "a", "b", "c", "outer", "inner", "nowhere"}
+local NAMES = {"flee", "pause", "react", "rest", "a", "b", "c", "outer", "inner", "nowhere"}
 for i = 0, 40 do NAMES[#NAMES + 1] = "l" .. i end
 
 describe("subtrees", function()
@@ -465,6 +465,36 @@ end)
       manager:Update(4)
       assert.equal("stampede", cow.did)
       assert.equal("stampede", inst.did)
+
+      -- a running node inside a subtree keeps its state when its path is unchanged
+      local function rest(seconds)
+        write("rest", string.format([[
+local bt = require "bt"
+bt.define(bt.SequenceNode({bt.WaitNode(%s), bt.ActionNode(function(inst) inst.rested = %q end, "Up")}), "rest")
+return true
+]], seconds, "v" .. seconds))
+      end
+      rest(10)
+      require "st.rest"
+      local Dog = bt.Class(bt.Brain, function(self, i) bt.Brain._ctor(self, i) end)
+      function Dog:OnStart()
+        self.bt = bt.BT(self.inst, bt.PriorityNode({bt.SubtreeNode("rest")}, 100, true))
+      end
+      local dog = {}
+      local dbrain = Dog(dog)
+      dbrain.manager = manager
+      dog.brain = dbrain
+      dbrain:Start()
+      manager:Update(5)
+      local wait = dbrain.bt.root.children[1].children[1].children[1]
+      assert.equal("RUNNING", wait.status)
+      local wake = wait.wake_time
+      rest(20) -- another duration: the Wait keeps its path, so its state
+      ok, info = bt.reload.module("st.rest")
+      assert.is_true(ok, info)
+      local moved = dbrain.bt.root.children[1].children[1].children[1]
+      assert.equal("RUNNING", moved.status)
+      assert.equal(wake, moved.wake_time)
 
       -- a broken edit: refused, and "flee" is still the last good one
       local good = bt.defined("flee")
