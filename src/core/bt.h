@@ -495,8 +495,9 @@ void bt_sched_stats_get(const bt_sched *s, bt_sched_stats *out);
 /* ---- subtrees by reference: a library of named trees ----
  *
  * A BT_SUBTREE node runs another tree by its name: in a graph it is a leaf whose bt_spec.name is
- * the name of a tree in a bt_lib (NULL: the kind's default name, "Subtree"). bt_def_create_lib expands each subtree node that is reachable
- * from the root into a copy of the named tree, as its one child, so every place of reference
+ * the name of a tree in a bt_lib (NULL: the kind's default name, "Subtree").
+ * bt_def_create_lib expands each subtree node that is reachable from the root into a copy of the
+ * named tree, as its one child, so every place of reference
  * (every subtree node of the graph) has its own node states; the copies are resolved recursively,
  * by name, when the definition is built. At run time a subtree node passes its child's status on
  * (visit, reset, step, stop and sleep time as a decorator's). A subtree node that already has one
