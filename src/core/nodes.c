@@ -8,14 +8,21 @@
 
 /* ---- state helpers ---- */
 
-static void set_status(bt_inst *in, int n, bt_status s) {
-  uint32_t st = state_of(in, n);
+static void set_state_status(bt_inst *in, uint32_t st, bt_status s) {
   if (s != BT_READY) touch(in, st);
   if (in->status[st] == s) return;
   in->status[st] = (uint8_t)s;
   bit_set(in->dirty, st);
   in->settled = 0;
 }
+
+static void set_status(bt_inst *in, int n, bt_status s) { set_state_status(in, state_of(in, n), s); }
+static void set_node_status(bt_inst *in, const bt_node *d, bt_status s) { set_state_status(in, d->state, s); }
+static bt_status node_status(const bt_inst *in, const bt_node *d) { return (bt_status)in->status[d->state]; }
+static void *kind_mem(const bt_inst *in, const bt_node *d) { return in->mem + d->mem; }
+static const uint32_t *kids_of(const bt_inst *in, const bt_node *d) { return in->def->kids + d->children; }
+
+static bt_status visit(bt_inst *in, int n);
 
 static int nchildren(const bt_inst *in, int n) { return (int)node_at(in, n)->nchildren; }
 
@@ -73,7 +80,7 @@ static int call_fn(bt_inst *in, int n, bt_fn fn, void *ud, double *value) {
 }
 
 static double *nut_of(bt_inst *in, int n) {
-  uint32_t off = in->def->states[state_of(in, n)].nut;
+  uint32_t off = node_at(in, n)->nut;
   return off == NO_SLOT ? NULL : (double *)(void *)(in->mem + off);
 }
 
@@ -125,16 +132,14 @@ void bt_node_sleep(bt_inst *in, int n, double seconds) {
 
 /* ---- ConditionNode: SUCCESS if fn() is truthy, else FAILED ---- */
 
-static void visit_condition(bt_inst *in, int n) {
-  const bt_node *d = node_at(in, n);
+static void visit_condition(bt_inst *in, int n, const bt_node *d) {
   int r = call_fn(in, n, d->fn, d->ud, NULL);
-  set_status(in, n, r > 0 ? BT_SUCCESS : BT_FAILED);
+  set_node_status(in, d, r > 0 ? BT_SUCCESS : BT_FAILED);
 }
 
 /* ---- MultiConditionNode: start() until it holds, then continue(); the flag survives Reset ---- */
 
-static void visit_multicondition(bt_inst *in, int n) {
-  const bt_node *d = node_at(in, n);
+static void visit_multicondition(bt_inst *in, int n, const bt_node *d) {
   uint8_t *fl = flags_of(in, n);
   int running = *fl & SF_RUNNING;
   int r = running ? call_fn(in, n, d->fn2, d->ud2, NULL) : call_fn(in, n, d->fn, d->ud, NULL);
@@ -149,40 +154,37 @@ static void visit_multicondition(bt_inst *in, int n) {
 
 /* ---- ConditionWaitNode: SUCCESS if fn() is truthy, else RUNNING (never sleeps) ---- */
 
-static void visit_conditionwait(bt_inst *in, int n) {
-  const bt_node *d = node_at(in, n);
+static void visit_conditionwait(bt_inst *in, int n, const bt_node *d) {
   int r = call_fn(in, n, d->fn, d->ud, NULL);
-  set_status(in, n, r > 0 ? BT_SUCCESS : r == 0 ? BT_RUNNING : BT_FAILED);
+  set_node_status(in, d, r > 0 ? BT_SUCCESS : r == 0 ? BT_RUNNING : BT_FAILED);
 }
 
 /* ---- ActionNode: fn(), then SUCCESS in the same visit ---- */
 
-static void visit_action(bt_inst *in, int n) {
-  const bt_node *d = node_at(in, n);
+static void visit_action(bt_inst *in, int n, const bt_node *d) {
   int r = call_fn(in, n, d->fn, d->ud, NULL);
-  set_status(in, n, r < 0 ? BT_FAILED : BT_SUCCESS);
+  set_node_status(in, d, r < 0 ? BT_FAILED : BT_SUCCESS);
 }
 
 /* ---- WaitNode: RUNNING until now >= wake_time ----
  * Deviation 1 of API.md: while waiting it sleeps wake_time - now, where Don't Starve passes
  * now - wake_time (negative, so its sleep time is 0). */
 
-static void visit_wait(bt_inst *in, int n) {
-  const bt_node *d = node_at(in, n);
-  mem_wait *m = mem_of(in, n);
+static void visit_wait(bt_inst *in, int n, const bt_node *d) {
+  mem_wait *m = kind_mem(in, d);
   double now = inst_now(in);
-  if (status_of(in, n) != BT_RUNNING) {
+  if (node_status(in, d) != BT_RUNNING) {
     double t = d->param;
     if ((d->flags & NF_PARAM_FN) && call_fn(in, n, d->fn, d->ud, &t) < 0) {
-      set_status(in, n, BT_FAILED);
+      set_node_status(in, d, BT_FAILED);
       return;
     }
     m->wake = now + t;
-    *flags_of(in, n) |= SF_WAKE;
-    set_status(in, n, BT_RUNNING);
+    in->flags[d->state] |= SF_WAKE;
+    set_node_status(in, d, BT_RUNNING);
   }
-  if (status_of(in, n) != BT_RUNNING) return;
-  if (now >= m->wake) set_status(in, n, BT_SUCCESS);
+  if (node_status(in, d) != BT_RUNNING) return;
+  if (now >= m->wake) set_node_status(in, d, BT_SUCCESS);
   else bt_node_sleep(in, n, m->wake - now);
 }
 
@@ -194,21 +196,20 @@ static int describe_wait(bt_inst *in, int n, bt_buf *out) {
 
 /* ---- SequenceNode: children in order until one is RUNNING or FAILED; resumes at idx ---- */
 
-static void visit_sequence(bt_inst *in, int n) {
-  mem_seq *m = mem_of(in, n);
+static void visit_sequence(bt_inst *in, const bt_node *d) {
+  mem_seq *m = kind_mem(in, d);
+  const uint32_t *kids = kids_of(in, d);
   /* idx is 1-based; 0 (set by a script) would read before the node's children */
-  if (status_of(in, n) != BT_RUNNING || m->idx == 0) m->idx = 1;
-  while (m->idx <= (uint32_t)nchildren(in, n)) {
-    int c = child_at(in, n, m->idx - 1);
-    bt_node_visit(in, c);
-    bt_status cs = status_of(in, c);
+  if (node_status(in, d) != BT_RUNNING || m->idx == 0) m->idx = 1;
+  while (m->idx <= d->nchildren) {
+    bt_status cs = visit(in, (int)kids[m->idx - 1]);
     if (cs == BT_RUNNING || cs == BT_FAILED) {
-      set_status(in, n, cs);
+      set_node_status(in, d, cs);
       return;
     }
     m->idx++;
   }
-  set_status(in, n, BT_SUCCESS);
+  set_node_status(in, d, BT_SUCCESS);
 }
 
 static int describe_idx(bt_inst *in, int n, bt_buf *out) {
@@ -223,53 +224,48 @@ static void reset_idx(bt_inst *in, int n) {
 
 /* ---- SelectorNode: children in order until one is RUNNING or SUCCESS; resumes at idx ---- */
 
-static void visit_selector(bt_inst *in, int n) {
-  mem_seq *m = mem_of(in, n);
-  if (status_of(in, n) != BT_RUNNING || m->idx == 0) m->idx = 1; /* as in visit_sequence */
-  while (m->idx <= (uint32_t)nchildren(in, n)) {
-    int c = child_at(in, n, m->idx - 1);
-    bt_node_visit(in, c);
-    bt_status cs = status_of(in, c);
+static void visit_selector(bt_inst *in, const bt_node *d) {
+  mem_seq *m = kind_mem(in, d);
+  const uint32_t *kids = kids_of(in, d);
+  if (node_status(in, d) != BT_RUNNING || m->idx == 0) m->idx = 1; /* as in visit_sequence */
+  while (m->idx <= d->nchildren) {
+    bt_status cs = visit(in, (int)kids[m->idx - 1]);
     if (cs == BT_RUNNING || cs == BT_SUCCESS) {
-      set_status(in, n, cs);
+      set_node_status(in, d, cs);
       return;
     }
     m->idx++;
   }
-  set_status(in, n, BT_FAILED);
+  set_node_status(in, d, BT_FAILED);
 }
 
 /* ---- NotDecorator, FailIfRunningDecorator, FailIfSuccessDecorator ---- */
 
-static void visit_decorator(bt_inst *in, int n, int kind) {
-  int c = child_at(in, n, 0);
-  bt_node_visit(in, c);
-  bt_status cs = status_of(in, c);
+static void visit_decorator(bt_inst *in, const bt_node *d, int kind) {
+  bt_status cs = visit(in, (int)kids_of(in, d)[0]);
   if (kind == BT_NOT && cs == BT_SUCCESS) cs = BT_FAILED;
   else if (kind == BT_NOT && cs == BT_FAILED) cs = BT_SUCCESS;
   else if (kind == BT_FAILIFRUNNING && cs == BT_RUNNING) cs = BT_FAILED;
   else if (kind == BT_FAILIFSUCCESS && cs == BT_SUCCESS) cs = BT_FAILED;
-  set_status(in, n, cs);
+  set_node_status(in, d, cs);
 }
 
 /* ---- LoopNode: a Sequence that starts over; after maxreps passes, SUCCESS ----
  * A pass that ends without reaching maxreps resets the children and leaves the status as it was
  * (as written). */
 
-static void visit_loop(bt_inst *in, int n) {
-  const bt_node *d = node_at(in, n);
-  mem_seq *m = mem_of(in, n);
-  if (status_of(in, n) != BT_RUNNING) {
+static void visit_loop(bt_inst *in, int n, const bt_node *d) {
+  mem_seq *m = kind_mem(in, d);
+  const uint32_t *kids = kids_of(in, d);
+  if (node_status(in, d) != BT_RUNNING) {
     m->idx = 1;
     m->rep = 0;
   }
   if (m->idx == 0) m->idx = 1; /* as in visit_sequence */
   while (m->idx <= d->nchildren) {
-    int c = child_at(in, n, m->idx - 1);
-    bt_node_visit(in, c);
-    bt_status cs = status_of(in, c);
+    bt_status cs = visit(in, (int)kids[m->idx - 1]);
     if (cs == BT_RUNNING || cs == BT_FAILED) {
-      set_status(in, n, cs);
+      set_node_status(in, d, cs);
       return;
     }
     m->idx++;
@@ -277,7 +273,7 @@ static void visit_loop(bt_inst *in, int n) {
   m->idx = 1;
   m->rep++;
   if (!(d->flags & NF_NIL_PARAM) && (double)m->rep >= d->param) {
-    set_status(in, n, BT_SUCCESS);
+    set_node_status(in, d, BT_SUCCESS);
     return;
   }
   FOR_TOUCHED_CHILD(in, n, c, 0) bt_node_reset(in, c);
@@ -378,21 +374,20 @@ static void evaluate_priority(bt_inst *in, int n, double time) {
   if (!found) set_status(in, n, BT_FAILED);
 }
 
-static void visit_priority(bt_inst *in, int n) {
-  const bt_node *d = node_at(in, n);
-  mem_prio *m = mem_of(in, n);
+static void visit_priority(bt_inst *in, int n, const bt_node *d) {
+  mem_prio *m = kind_mem(in, d);
   double time = inst_now(in);
-  int has_last = *flags_of(in, n) & SF_LASTTIME;
+  int has_last = in->flags[d->state] & SF_LASTTIME;
   if (!has_last || m->lasttime + d->param < time) {
     evaluate_priority(in, n, time);
     return;
   }
   if (!m->idx || m->idx > d->nchildren) return;
-  int c = child_at(in, n, m->idx - 1);
+  int c = (int)kids_of(in, d)[m->idx - 1];
   if (status_of(in, c) != BT_RUNNING) return;
-  bt_node_visit(in, c);
-  set_status(in, n, status_of(in, c));
-  if (status_of(in, n) != BT_RUNNING) *flags_of(in, n) &= (uint8_t)~SF_LASTTIME;
+  bt_status cs = visit(in, c);
+  set_node_status(in, d, cs);
+  if (cs != BT_RUNNING) in->flags[d->state] &= (uint8_t)~SF_LASTTIME;
 }
 
 static void reset_priority(bt_inst *in, int n) {
@@ -601,25 +596,25 @@ static int compatible(const bt_inst *in, int n, int kind) {
 
 static int valid(const bt_inst *in, int n) { return n >= 0 && (uint32_t)n < in->def->nnodes; }
 
-static void visit_kind(bt_inst *in, int n, int kind) {
+static void visit_kind(bt_inst *in, int n, const bt_node *d, int kind) {
   /* a visit may change the node's memory even when its status stays READY (a LoopNode's pass) */
-  touch(in, state_of(in, n));
+  touch(in, d->state);
   switch (kind) {
-    case BT_SEQUENCE: visit_sequence(in, n); break;
-    case BT_SELECTOR: visit_selector(in, n); break;
-    case BT_PRIORITY: visit_priority(in, n); break;
+    case BT_SEQUENCE: visit_sequence(in, d); break;
+    case BT_SELECTOR: visit_selector(in, d); break;
+    case BT_PRIORITY: visit_priority(in, n, d); break;
     case BT_PARALLEL:
     case BT_PARALLEL_ANY: visit_parallel(in, n); break;
-    case BT_LOOP: visit_loop(in, n); break;
+    case BT_LOOP: visit_loop(in, n, d); break;
     case BT_RANDOM: visit_random(in, n); break;
-    case BT_CONDITION: visit_condition(in, n); break;
-    case BT_MULTICONDITION: visit_multicondition(in, n); break;
-    case BT_CONDITIONWAIT: visit_conditionwait(in, n); break;
-    case BT_ACTION: visit_action(in, n); break;
-    case BT_WAIT: visit_wait(in, n); break;
+    case BT_CONDITION: visit_condition(in, n, d); break;
+    case BT_MULTICONDITION: visit_multicondition(in, n, d); break;
+    case BT_CONDITIONWAIT: visit_conditionwait(in, n, d); break;
+    case BT_ACTION: visit_action(in, n, d); break;
+    case BT_WAIT: visit_wait(in, n, d); break;
     case BT_NOT:
     case BT_FAILIFRUNNING:
-    case BT_FAILIFSUCCESS: visit_decorator(in, n, kind); break;
+    case BT_FAILIFSUCCESS: visit_decorator(in, d, kind); break;
     case BT_EVENT: visit_event(in, n); break;
     case BT_LATCH: visit_latch(in, n); break;
     default: visit_base(in, n); break;
@@ -664,20 +659,24 @@ static int describe_kind(bt_inst *in, int n, int kind, bt_buf *out) {
 
 /* ---- dispatch: the node's ops first, as a Lua override would be ---- */
 
-void bt_node_visit(bt_inst *in, int n) {
+/* Visits n and returns its status after the visit. */
+static bt_status visit(bt_inst *in, int n) {
   const bt_node *d = node_at(in, n);
-  if (d->ops && d->ops->visit) {
+  if (d->hooks & HOOK_VISIT) {
     touch(in, d->state);
     bt_call c = make_call(in, n);
-    if (d->ops->visit(&c) != BT_DEFAULT) return;
+    if (d->ops->visit(&c) != BT_DEFAULT) return node_status(in, d);
   }
-  visit_kind(in, n, d->kind);
+  visit_kind(in, n, d, d->kind);
+  return node_status(in, d);
 }
+
+void bt_node_visit(bt_inst *in, int n) { visit(in, n); }
 
 void bt_node_reset(bt_inst *in, int n) {
   const bt_node *d = node_at(in, n);
   if (has_own_reset(d)) {
-    if (d->ops->reset) {
+    if (d->hooks & HOOK_RESET) {
       bt_call c = make_call(in, n);
       if (d->ops->reset(&c) != BT_DEFAULT) return;
     }
@@ -691,7 +690,7 @@ void bt_node_reset(bt_inst *in, int n) {
 
 void bt_node_step(bt_inst *in, int n) {
   const bt_node *d = node_at(in, n);
-  if (d->ops && d->ops->step) {
+  if (d->hooks & HOOK_STEP) {
     bt_call c = make_call(in, n);
     if (d->ops->step(&c) != BT_DEFAULT) return;
   }
@@ -782,7 +781,7 @@ int bt_node_tree_string(bt_inst *in, int n, const char *indent, bt_buf *out) {
 
 int bt_node_visit_as(bt_inst *in, int n, int kind) {
   if (!valid(in, n) || !compatible(in, n, kind)) return BT_EINVAL;
-  visit_kind(in, n, kind == BT_BEHAVIOUR ? BT_BEHAVIOUR : node_at(in, n)->kind);
+  visit_kind(in, n, node_at(in, n), kind == BT_BEHAVIOUR ? BT_BEHAVIOUR : node_at(in, n)->kind);
   return BT_OK;
 }
 
