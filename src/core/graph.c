@@ -246,7 +246,6 @@ static void layout_memory(bt_def *d) {
   for (uint32_t i = 0; i < d->nnodes; i++) {
     bt_node *nd = &d->nodes[i];
     nd->mem = d->states[nd->state].mem;
-    nd->nut = d->states[nd->state].nut;
     nd->hooks = 0;
     if (nd->ops && nd->ops->visit) nd->hooks |= HOOK_VISIT;
     if (nd->ops && nd->ops->reset) nd->hooks |= HOOK_RESET;

@@ -19,7 +19,7 @@
 #define HOOK_RESET 0x02
 #define HOOK_STEP 0x04
 
-/* One node of a definition, in pre-order. What a think reads comes first. */
+/* One node of a definition, in pre-order. */
 typedef struct bt_node {
   uint8_t kind;
   uint8_t flags;
@@ -27,18 +27,15 @@ typedef struct bt_node {
   uint32_t state;     /* state slot */
   uint32_t nchildren;
   uint32_t children;  /* offset of the children's indices in bt_def.kids */
-  uint32_t mem;       /* offset of its state's kind memory in the instance's memory area */
-  uint32_t nut;       /* offset of its state's nextupdatetime there, or NO_SLOT */
-  double param;
-  bt_fn fn;
-  void *ud;
   uint32_t end;       /* one past the last node of its subtree */
   uint32_t sib;       /* its index among its pre-order parent's children */
   int32_t up;         /* pre-order parent, -1 for the root */
   uint32_t depth;
   uint32_t name;      /* offset in bt_def.names */
-  bt_fn fn2;
-  void *ud2;
+  uint32_t mem;       /* offset of its state's kind memory in the instance's memory area */
+  double param;
+  bt_fn fn, fn2;
+  void *ud, *ud2;
   const bt_ops *ops;
   void *ops_ud;
 } bt_node;

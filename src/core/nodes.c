@@ -46,26 +46,36 @@ static int child_above(const bt_node *nodes, int n, uint32_t q) {
   return (int)q;
 }
 
-/* n's first child at index i or later whose state is touched, or -1. Reset and Step pass over
- * the other children: for them both would change nothing. Without shared nodes a state is its
- * pre-order index, so the bits of n's subtree are scanned a word at a time, and the child above
- * the first touched node is the one to look at. */
-static int touched_from(const bt_inst *in, int n, uint32_t i) {
+/* Children a node has before finding its touched ones a word of bits at a time pays. */
+#define SCAN_CHILDREN 16
+
+/* n's first child at index i or later whose subtree has a touched node, found a word of bits at
+ * a time: for a node with many children in a tree without shared nodes (where a state is its
+ * pre-order index). */
+static int scan_touched_from(const bt_inst *in, int n, uint32_t i) {
   const bt_def *def = in->def;
   const bt_node *d = &def->nodes[n];
-  if (def->unshared)
-    return i < d->nchildren ? child_above(def->nodes, n, next_bit(in->touched, def->kids[d->children + i], d->end)) : -1;
-  for (; i < d->nchildren; i++) {
-    uint32_t c = def->kids[d->children + i];
-    if (bit_get(in->touched, def->nodes[c].state)) return (int)c;
-  }
+  return i < d->nchildren ? child_above(def->nodes, n, next_bit(in->touched, def->kids[d->children + i], d->end)) : -1;
+}
+
+/* n's first child at index i or later whose state is touched (or, for many children, whose
+ * subtree has a touched node), or -1. Reset and Step pass over the other children: for them both
+ * would change nothing. */
+static inline int touched_from(const bt_inst *in, int n, uint32_t i) {
+  const bt_def *def = in->def;
+  const bt_node *d = &def->nodes[n];
+  if (d->nchildren > SCAN_CHILDREN && def->unshared) return scan_touched_from(in, n, i);
+  const uint32_t *kids = def->kids + d->children;
+  for (; i < d->nchildren; i++)
+    if (bit_get(in->touched, def->nodes[kids[i]].state)) return (int)kids[i];
   return -1;
 }
 
 /* The touched child of n after its child c, or -1. */
-static int touched_after(const bt_inst *in, int n, int c) {
+static inline int touched_after(const bt_inst *in, int n, int c) {
   const bt_def *def = in->def;
-  if (def->unshared) return child_above(def->nodes, n, next_bit(in->touched, def->nodes[c].end, def->nodes[n].end));
+  if (def->nodes[n].nchildren > SCAN_CHILDREN && def->unshared)
+    return child_above(def->nodes, n, next_bit(in->touched, def->nodes[c].end, def->nodes[n].end));
   return touched_from(in, n, def->nodes[c].sib + 1);
 }
 
@@ -80,7 +90,7 @@ static int call_fn(bt_inst *in, int n, bt_fn fn, void *ud, double *value) {
 }
 
 static double *nut_of(bt_inst *in, int n) {
-  uint32_t off = node_at(in, n)->nut;
+  uint32_t off = in->def->states[state_of(in, n)].nut;
   return off == NO_SLOT ? NULL : (double *)(void *)(in->mem + off);
 }
 
@@ -621,7 +631,7 @@ static void visit_kind(bt_inst *in, int n, const bt_node *d, int kind) {
   }
 }
 
-static void reset_kind(bt_inst *in, int n, int kind) {
+static inline void reset_kind(bt_inst *in, int n, int kind) {
   switch (kind) {
     case BT_SEQUENCE:
     case BT_SELECTOR: reset_idx(in, n); break;
@@ -633,7 +643,7 @@ static void reset_kind(bt_inst *in, int n, int kind) {
   }
 }
 
-static void step_kind(bt_inst *in, int n, int kind) {
+static inline void step_kind(bt_inst *in, int n, int kind) {
   switch (kind) {
     case BT_PARALLEL:
     case BT_PARALLEL_ANY: step_parallel(in, n); break;
