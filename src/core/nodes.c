@@ -8,9 +8,10 @@
 
 /* ---- state helpers ---- */
 
+/* A state whose status is not READY is touched already, so an unchanged status needs nothing. */
 static void set_state_status(bt_inst *in, uint32_t st, bt_status s) {
-  if (s != BT_READY) touch(in, st);
   if (in->status[st] == s) return;
+  if (s != BT_READY) touch(in, st);
   in->status[st] = (uint8_t)s;
   bit_set(in->dirty, st);
   in->settled = 0;
