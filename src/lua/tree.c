@@ -45,8 +45,8 @@ void lbt_leave(lua_State *L, int tree_idx, const lbt_ctx *saved, lua_State *save
 
 lbt_tree *lbt_test_tree(lua_State *L, int idx) {
   lbt_tree *t = lua_touserdata(L, idx);
-  if (!t || lua_type(L, idx) != LUA_TUSERDATA || lua_rawlen(L, idx) < sizeof *t || t->magic != LBT_TREE_MAGIC)
-    return NULL;
+  /* a light userdata has no length: lua_rawlen gives 0 */
+  if (!t || lua_rawlen(L, idx) < sizeof *t || t->magic != LBT_TREE_MAGIC) return NULL;
   return t;
 }
 
