@@ -90,6 +90,7 @@ struct bt_inst {
    * Step of a tree whose nodes all have the kinds' own Reset and Step, cleared by any change of a
    * status, a touched bit, an Event trigger or a field. Update skips Step while it is set. */
   uint8_t settled;
+  uint8_t unsaved; /* a dirty bit may be set: the next SaveStatus has statuses to copy */
   uint8_t *status, *last, *flags;
   unsigned char *mem;
   /* Bit sets by state. dirty: the status changed since the last SaveStatus. touched: the state

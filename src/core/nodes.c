@@ -14,6 +14,7 @@ static void set_state_status(bt_inst *in, uint32_t st, bt_status s) {
   if (s != BT_READY) touch(in, st);
   in->status[st] = (uint8_t)s;
   bit_set(in->dirty, st);
+  in->unsaved = 1;
   in->settled = 0;
 }
 
@@ -594,6 +595,7 @@ void inst_mark_touched(bt_inst *in) {
   const bt_def *def = in->def;
   in->settled = 0;
   for (uint32_t w = 0; w < def->nwords; w++) in->dirty[w] = in->touched[w] = 0;
+  in->unsaved = 1;
   for (uint32_t s = 0; s < def->nstates; s++) {
     if (in->status[s] != in->last[s]) bit_set(in->dirty, s);
     if (!is_clean(in, (int)def->states[s].node)) bit_set(in->touched, s);
