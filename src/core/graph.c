@@ -286,8 +286,15 @@ static void layout_memory(bt_def *d) {
   d->nwords = (uint32_t)((n + 63) / 64);
   d->unshared = d->nstates == d->nnodes;
   d->plain_step = 1;
-  for (uint32_t i = 0; i < d->nnodes; i++)
-    if (has_own_reset(&d->nodes[i])) d->plain_step = 0;
+  for (uint32_t i = 0; i < d->nnodes; i++) {
+    bt_node *nd = &d->nodes[i];
+    nd->mem = d->states[nd->state].mem;
+    nd->hooks = 0;
+    if (nd->ops && nd->ops->visit) nd->hooks |= HOOK_VISIT;
+    if (nd->ops && nd->ops->reset) nd->hooks |= HOOK_RESET;
+    if (nd->ops && nd->ops->step) nd->hooks |= HOOK_STEP;
+    if (has_own_reset(nd)) d->plain_step = 0;
+  }
   /* what every think reads first: the bit sets, statuses and flags, then the kinds' memory */
   size_t size = align_up(sizeof(bt_inst), 8);
   d->off_dirty = size;

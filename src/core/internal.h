@@ -16,10 +16,16 @@
 
 #define NO_SLOT UINT32_MAX
 
+/* bt_node.hooks: which of the node's bt_ops a think must call (ops set and the method given) */
+#define HOOK_VISIT 0x01
+#define HOOK_RESET 0x02
+#define HOOK_STEP 0x04
+
 /* One node of a definition, in pre-order. */
 typedef struct bt_node {
   uint8_t kind;
   uint8_t flags;
+  uint8_t hooks;
   uint32_t state;     /* state slot */
   uint32_t nchildren;
   uint32_t children;  /* offset of the children's indices in bt_def.kids */
@@ -28,6 +34,7 @@ typedef struct bt_node {
   int32_t up;         /* pre-order parent, -1 for the root */
   uint32_t depth;
   uint32_t name;      /* offset in bt_def.names */
+  uint32_t mem;       /* offset of its state's kind memory in the instance's memory area */
   double param;
   bt_fn fn, fn2;
   void *ud, *ud2;
@@ -87,6 +94,7 @@ struct bt_inst {
    * Step of a tree whose nodes all have the kinds' own Reset and Step, cleared by any change of a
    * status, a touched bit, an Event trigger or a field. Update skips Step while it is set. */
   uint8_t settled;
+  uint8_t unsaved; /* a dirty bit may be set: the next SaveStatus has statuses to copy */
   uint8_t *status, *last, *flags;
   unsigned char *mem;
   /* Bit sets by state. dirty: the status changed since the last SaveStatus. touched: the state
@@ -115,13 +123,11 @@ static inline int child_at(const bt_inst *in, int n, uint32_t i) {
 static inline bt_status status_of(const bt_inst *in, int n) {
   return (bt_status)in->status[state_of(in, n)];
 }
-static inline void *mem_of(const bt_inst *in, int n) {
-  return in->mem + in->def->states[state_of(in, n)].mem;
-}
+static inline void *mem_of(const bt_inst *in, int n) { return in->mem + in->def->nodes[n].mem; }
 static inline uint8_t *flags_of(const bt_inst *in, int n) { return &in->flags[state_of(in, n)]; }
 static inline int is_leaf(const bt_inst *in, int n) { return in->def->nodes[n].flags & NF_LEAF; }
 /* A node whose Reset or Step is the host's: the core cannot tell that they would change nothing. */
-static inline int has_own_reset(const bt_node *d) { return d->ops && (d->ops->reset || d->ops->step); }
+static inline int has_own_reset(const bt_node *d) { return d->hooks & (HOOK_RESET | HOOK_STEP); }
 
 /* inst.c */
 double inst_now(bt_inst *in);

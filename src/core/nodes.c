@@ -8,14 +8,23 @@
 
 /* ---- state helpers ---- */
 
-static void set_status(bt_inst *in, int n, bt_status s) {
-  uint32_t st = state_of(in, n);
-  if (s != BT_READY) touch(in, st);
+/* A state whose status is not READY is touched already, so an unchanged status needs nothing. */
+static void set_state_status(bt_inst *in, uint32_t st, bt_status s) {
   if (in->status[st] == s) return;
+  if (s != BT_READY) touch(in, st);
   in->status[st] = (uint8_t)s;
   bit_set(in->dirty, st);
+  in->unsaved = 1;
   in->settled = 0;
 }
+
+static void set_status(bt_inst *in, int n, bt_status s) { set_state_status(in, state_of(in, n), s); }
+static void set_node_status(bt_inst *in, const bt_node *d, bt_status s) { set_state_status(in, d->state, s); }
+static bt_status node_status(const bt_inst *in, const bt_node *d) { return (bt_status)in->status[d->state]; }
+static void *kind_mem(const bt_inst *in, const bt_node *d) { return in->mem + d->mem; }
+static const uint32_t *kids_of(const bt_inst *in, const bt_node *d) { return in->def->kids + d->children; }
+
+static bt_status visit(bt_inst *in, int n);
 
 static int nchildren(const bt_inst *in, int n) { return (int)node_at(in, n)->nchildren; }
 
@@ -39,26 +48,36 @@ static int child_above(const bt_node *nodes, int n, uint32_t q) {
   return (int)q;
 }
 
-/* n's first child at index i or later whose state is touched, or -1. Reset and Step pass over
- * the other children: for them both would change nothing. Without shared nodes a state is its
- * pre-order index, so the bits of n's subtree are scanned a word at a time, and the child above
- * the first touched node is the one to look at. */
-static int touched_from(const bt_inst *in, int n, uint32_t i) {
+/* Children a node has before finding its touched ones a word of bits at a time pays. */
+#define SCAN_CHILDREN 16
+
+/* n's first child at index i or later whose subtree has a touched node, found a word of bits at
+ * a time: for a node with many children in a tree without shared nodes (where a state is its
+ * pre-order index). */
+static int scan_touched_from(const bt_inst *in, int n, uint32_t i) {
   const bt_def *def = in->def;
   const bt_node *d = &def->nodes[n];
-  if (def->unshared)
-    return i < d->nchildren ? child_above(def->nodes, n, next_bit(in->touched, def->kids[d->children + i], d->end)) : -1;
-  for (; i < d->nchildren; i++) {
-    uint32_t c = def->kids[d->children + i];
-    if (bit_get(in->touched, def->nodes[c].state)) return (int)c;
-  }
+  return i < d->nchildren ? child_above(def->nodes, n, next_bit(in->touched, def->kids[d->children + i], d->end)) : -1;
+}
+
+/* n's first child at index i or later whose state is touched (or, for many children, whose
+ * subtree has a touched node), or -1. Reset and Step pass over the other children: for them both
+ * would change nothing. */
+static inline int touched_from(const bt_inst *in, int n, uint32_t i) {
+  const bt_def *def = in->def;
+  const bt_node *d = &def->nodes[n];
+  if (d->nchildren > SCAN_CHILDREN && def->unshared) return scan_touched_from(in, n, i);
+  const uint32_t *kids = def->kids + d->children;
+  for (; i < d->nchildren; i++)
+    if (bit_get(in->touched, def->nodes[kids[i]].state)) return (int)kids[i];
   return -1;
 }
 
 /* The touched child of n after its child c, or -1. */
-static int touched_after(const bt_inst *in, int n, int c) {
+static inline int touched_after(const bt_inst *in, int n, int c) {
   const bt_def *def = in->def;
-  if (def->unshared) return child_above(def->nodes, n, next_bit(in->touched, def->nodes[c].end, def->nodes[n].end));
+  if (def->nodes[n].nchildren > SCAN_CHILDREN && def->unshared)
+    return child_above(def->nodes, n, next_bit(in->touched, def->nodes[c].end, def->nodes[n].end));
   return touched_from(in, n, def->nodes[c].sib + 1);
 }
 
@@ -125,16 +144,14 @@ void bt_node_sleep(bt_inst *in, int n, double seconds) {
 
 /* ---- ConditionNode: SUCCESS if fn() is truthy, else FAILED ---- */
 
-static void visit_condition(bt_inst *in, int n) {
-  const bt_node *d = node_at(in, n);
+static void visit_condition(bt_inst *in, int n, const bt_node *d) {
   int r = call_fn(in, n, d->fn, d->ud, NULL);
-  set_status(in, n, r > 0 ? BT_SUCCESS : BT_FAILED);
+  set_node_status(in, d, r > 0 ? BT_SUCCESS : BT_FAILED);
 }
 
 /* ---- MultiConditionNode: start() until it holds, then continue(); the flag survives Reset ---- */
 
-static void visit_multicondition(bt_inst *in, int n) {
-  const bt_node *d = node_at(in, n);
+static void visit_multicondition(bt_inst *in, int n, const bt_node *d) {
   uint8_t *fl = flags_of(in, n);
   int running = *fl & SF_RUNNING;
   int r = running ? call_fn(in, n, d->fn2, d->ud2, NULL) : call_fn(in, n, d->fn, d->ud, NULL);
@@ -149,40 +166,37 @@ static void visit_multicondition(bt_inst *in, int n) {
 
 /* ---- ConditionWaitNode: SUCCESS if fn() is truthy, else RUNNING (never sleeps) ---- */
 
-static void visit_conditionwait(bt_inst *in, int n) {
-  const bt_node *d = node_at(in, n);
+static void visit_conditionwait(bt_inst *in, int n, const bt_node *d) {
   int r = call_fn(in, n, d->fn, d->ud, NULL);
-  set_status(in, n, r > 0 ? BT_SUCCESS : r == 0 ? BT_RUNNING : BT_FAILED);
+  set_node_status(in, d, r > 0 ? BT_SUCCESS : r == 0 ? BT_RUNNING : BT_FAILED);
 }
 
 /* ---- ActionNode: fn(), then SUCCESS in the same visit ---- */
 
-static void visit_action(bt_inst *in, int n) {
-  const bt_node *d = node_at(in, n);
+static void visit_action(bt_inst *in, int n, const bt_node *d) {
   int r = call_fn(in, n, d->fn, d->ud, NULL);
-  set_status(in, n, r < 0 ? BT_FAILED : BT_SUCCESS);
+  set_node_status(in, d, r < 0 ? BT_FAILED : BT_SUCCESS);
 }
 
 /* ---- WaitNode: RUNNING until now >= wake_time ----
  * Deviation 1 of API.md: while waiting it sleeps wake_time - now, where Don't Starve passes
  * now - wake_time (negative, so its sleep time is 0). */
 
-static void visit_wait(bt_inst *in, int n) {
-  const bt_node *d = node_at(in, n);
-  mem_wait *m = mem_of(in, n);
+static void visit_wait(bt_inst *in, int n, const bt_node *d) {
+  mem_wait *m = kind_mem(in, d);
   double now = inst_now(in);
-  if (status_of(in, n) != BT_RUNNING) {
+  if (node_status(in, d) != BT_RUNNING) {
     double t = d->param;
     if ((d->flags & NF_PARAM_FN) && call_fn(in, n, d->fn, d->ud, &t) < 0) {
-      set_status(in, n, BT_FAILED);
+      set_node_status(in, d, BT_FAILED);
       return;
     }
     m->wake = now + t;
-    *flags_of(in, n) |= SF_WAKE;
-    set_status(in, n, BT_RUNNING);
+    in->flags[d->state] |= SF_WAKE;
+    set_node_status(in, d, BT_RUNNING);
   }
-  if (status_of(in, n) != BT_RUNNING) return;
-  if (now >= m->wake) set_status(in, n, BT_SUCCESS);
+  if (node_status(in, d) != BT_RUNNING) return;
+  if (now >= m->wake) set_node_status(in, d, BT_SUCCESS);
   else bt_node_sleep(in, n, m->wake - now);
 }
 
@@ -194,21 +208,20 @@ static int describe_wait(bt_inst *in, int n, bt_buf *out) {
 
 /* ---- SequenceNode: children in order until one is RUNNING or FAILED; resumes at idx ---- */
 
-static void visit_sequence(bt_inst *in, int n) {
-  mem_seq *m = mem_of(in, n);
+static void visit_sequence(bt_inst *in, const bt_node *d) {
+  mem_seq *m = kind_mem(in, d);
+  const uint32_t *kids = kids_of(in, d);
   /* idx is 1-based; 0 (set by a script) would read before the node's children */
-  if (status_of(in, n) != BT_RUNNING || m->idx == 0) m->idx = 1;
-  while (m->idx <= (uint32_t)nchildren(in, n)) {
-    int c = child_at(in, n, m->idx - 1);
-    bt_node_visit(in, c);
-    bt_status cs = status_of(in, c);
+  if (node_status(in, d) != BT_RUNNING || m->idx == 0) m->idx = 1;
+  while (m->idx <= d->nchildren) {
+    bt_status cs = visit(in, (int)kids[m->idx - 1]);
     if (cs == BT_RUNNING || cs == BT_FAILED) {
-      set_status(in, n, cs);
+      set_node_status(in, d, cs);
       return;
     }
     m->idx++;
   }
-  set_status(in, n, BT_SUCCESS);
+  set_node_status(in, d, BT_SUCCESS);
 }
 
 static int describe_idx(bt_inst *in, int n, bt_buf *out) {
@@ -223,56 +236,51 @@ static void reset_idx(bt_inst *in, int n) {
 
 /* ---- SelectorNode: children in order until one is RUNNING or SUCCESS; resumes at idx ---- */
 
-static void visit_selector(bt_inst *in, int n) {
-  mem_seq *m = mem_of(in, n);
-  if (status_of(in, n) != BT_RUNNING || m->idx == 0) m->idx = 1; /* as in visit_sequence */
-  while (m->idx <= (uint32_t)nchildren(in, n)) {
-    int c = child_at(in, n, m->idx - 1);
-    bt_node_visit(in, c);
-    bt_status cs = status_of(in, c);
+static void visit_selector(bt_inst *in, const bt_node *d) {
+  mem_seq *m = kind_mem(in, d);
+  const uint32_t *kids = kids_of(in, d);
+  if (node_status(in, d) != BT_RUNNING || m->idx == 0) m->idx = 1; /* as in visit_sequence */
+  while (m->idx <= d->nchildren) {
+    bt_status cs = visit(in, (int)kids[m->idx - 1]);
     if (cs == BT_RUNNING || cs == BT_SUCCESS) {
-      set_status(in, n, cs);
+      set_node_status(in, d, cs);
       return;
     }
     m->idx++;
   }
-  set_status(in, n, BT_FAILED);
+  set_node_status(in, d, BT_FAILED);
 }
 
 /* ---- NotDecorator, FailIfRunningDecorator, FailIfSuccessDecorator, and bt's AlwaysSucceed and
  * AlwaysFail decorators (RUNNING while the child runs, then SUCCESS or FAILED) ---- */
 
-static void visit_decorator(bt_inst *in, int n, int kind) {
-  int c = child_at(in, n, 0);
-  bt_node_visit(in, c);
-  bt_status cs = status_of(in, c);
+static void visit_decorator(bt_inst *in, const bt_node *d, int kind) {
+  bt_status cs = visit(in, (int)kids_of(in, d)[0]);
   if (kind == BT_NOT && cs == BT_SUCCESS) cs = BT_FAILED;
   else if (kind == BT_NOT && cs == BT_FAILED) cs = BT_SUCCESS;
   else if (kind == BT_FAILIFRUNNING && cs == BT_RUNNING) cs = BT_FAILED;
   else if (kind == BT_FAILIFSUCCESS && cs == BT_SUCCESS) cs = BT_FAILED;
   else if (kind == BT_SUCCEED && cs != BT_RUNNING) cs = BT_SUCCESS;
   else if (kind == BT_FAIL && cs != BT_RUNNING) cs = BT_FAILED;
-  set_status(in, n, cs);
+  set_node_status(in, d, cs);
 }
 
 /* ---- LoopNode: a Sequence that starts over; after maxreps passes, SUCCESS ----
  * A pass that ends without reaching maxreps resets the children and leaves the status as it was
  * (as written). */
 
-static void visit_loop(bt_inst *in, int n) {
-  const bt_node *d = node_at(in, n);
-  mem_seq *m = mem_of(in, n);
-  if (status_of(in, n) != BT_RUNNING) {
+static void visit_loop(bt_inst *in, int n, const bt_node *d) {
+  mem_seq *m = kind_mem(in, d);
+  const uint32_t *kids = kids_of(in, d);
+  if (node_status(in, d) != BT_RUNNING) {
     m->idx = 1;
     m->rep = 0;
   }
   if (m->idx == 0) m->idx = 1; /* as in visit_sequence */
   while (m->idx <= d->nchildren) {
-    int c = child_at(in, n, m->idx - 1);
-    bt_node_visit(in, c);
-    bt_status cs = status_of(in, c);
+    bt_status cs = visit(in, (int)kids[m->idx - 1]);
     if (cs == BT_RUNNING || cs == BT_FAILED) {
-      set_status(in, n, cs);
+      set_node_status(in, d, cs);
       return;
     }
     m->idx++;
@@ -280,7 +288,7 @@ static void visit_loop(bt_inst *in, int n) {
   m->idx = 1;
   m->rep++;
   if (!(d->flags & NF_NIL_PARAM) && (double)m->rep >= d->param) {
-    set_status(in, n, BT_SUCCESS);
+    set_node_status(in, d, BT_SUCCESS);
     return;
   }
   FOR_TOUCHED_CHILD(in, n, c, 0) bt_node_reset(in, c);
@@ -381,21 +389,20 @@ static void evaluate_priority(bt_inst *in, int n, double time) {
   if (!found) set_status(in, n, BT_FAILED);
 }
 
-static void visit_priority(bt_inst *in, int n) {
-  const bt_node *d = node_at(in, n);
-  mem_prio *m = mem_of(in, n);
+static void visit_priority(bt_inst *in, int n, const bt_node *d) {
+  mem_prio *m = kind_mem(in, d);
   double time = inst_now(in);
-  int has_last = *flags_of(in, n) & SF_LASTTIME;
+  int has_last = in->flags[d->state] & SF_LASTTIME;
   if (!has_last || m->lasttime + d->param < time) {
     evaluate_priority(in, n, time);
     return;
   }
   if (!m->idx || m->idx > d->nchildren) return;
-  int c = child_at(in, n, m->idx - 1);
+  int c = (int)kids_of(in, d)[m->idx - 1];
   if (status_of(in, c) != BT_RUNNING) return;
-  bt_node_visit(in, c);
-  set_status(in, n, status_of(in, c));
-  if (status_of(in, n) != BT_RUNNING) *flags_of(in, n) &= (uint8_t)~SF_LASTTIME;
+  bt_status cs = visit(in, c);
+  set_node_status(in, d, cs);
+  if (cs != BT_RUNNING) in->flags[d->state] &= (uint8_t)~SF_LASTTIME;
 }
 
 static void reset_priority(bt_inst *in, int n) {
@@ -826,6 +833,7 @@ void inst_mark_touched(bt_inst *in) {
   const bt_def *def = in->def;
   in->settled = 0;
   for (uint32_t w = 0; w < def->nwords; w++) in->dirty[w] = in->touched[w] = 0;
+  in->unsaved = 1;
   for (uint32_t s = 0; s < def->nstates; s++) {
     if (in->status[s] != in->last[s]) bit_set(in->dirty, s);
     if (!is_clean(in, (int)def->states[s].node)) bit_set(in->touched, s);
@@ -865,31 +873,27 @@ static int can_visit(const bt_inst *in, int n, int kind) {
   }
 }
 
-static void visit_kind(bt_inst *in, int n, int kind) {
+static void visit_kind(bt_inst *in, int n, const bt_node *d, int kind) {
   /* a visit may change the node's memory even when its status stays READY (a LoopNode's pass) */
-  touch(in, state_of(in, n));
-  if (!can_visit(in, n, kind)) { /* an override deferred to a visit the node cannot do */
-    set_status(in, n, BT_FAILED);
-    return;
-  }
+  touch(in, d->state);
   switch (kind) {
-    case BT_SEQUENCE: visit_sequence(in, n); break;
-    case BT_SELECTOR: visit_selector(in, n); break;
-    case BT_PRIORITY: visit_priority(in, n); break;
+    case BT_SEQUENCE: visit_sequence(in, d); break;
+    case BT_SELECTOR: visit_selector(in, d); break;
+    case BT_PRIORITY: visit_priority(in, n, d); break;
     case BT_PARALLEL:
     case BT_PARALLEL_ANY: visit_parallel(in, n); break;
-    case BT_LOOP: visit_loop(in, n); break;
+    case BT_LOOP: visit_loop(in, n, d); break;
     case BT_RANDOM: visit_random(in, n); break;
-    case BT_CONDITION: visit_condition(in, n); break;
-    case BT_MULTICONDITION: visit_multicondition(in, n); break;
-    case BT_CONDITIONWAIT: visit_conditionwait(in, n); break;
-    case BT_ACTION: visit_action(in, n); break;
-    case BT_WAIT: visit_wait(in, n); break;
+    case BT_CONDITION: visit_condition(in, n, d); break;
+    case BT_MULTICONDITION: visit_multicondition(in, n, d); break;
+    case BT_CONDITIONWAIT: visit_conditionwait(in, n, d); break;
+    case BT_ACTION: visit_action(in, n, d); break;
+    case BT_WAIT: visit_wait(in, n, d); break;
     case BT_NOT:
     case BT_FAILIFRUNNING:
     case BT_FAILIFSUCCESS:
     case BT_SUCCEED:
-    case BT_FAIL: visit_decorator(in, n, kind); break;
+    case BT_FAIL: visit_decorator(in, d, kind); break;
     case BT_EVENT: visit_event(in, n); break;
     case BT_LATCH: visit_latch(in, n); break;
     case BT_TASK: visit_task(in, n); break;
@@ -899,12 +903,12 @@ static void visit_kind(bt_inst *in, int n, int kind) {
     case BT_REPEAT: visit_repeat(in, n); break;
     case BT_COOLDOWN: visit_cooldown(in, n); break;
     case BT_TIMEOUT: visit_timeout(in, n); break;
-    case BT_SUBTREE: visit_decorator(in, n, kind); break; /* passes its child's status on */
+    case BT_SUBTREE: visit_decorator(in, d, kind); break; /* passes its child's status on */
     default: visit_base(in, n); break;
   }
 }
 
-static void reset_kind(bt_inst *in, int n, int kind) {
+static inline void reset_kind(bt_inst *in, int n, int kind) {
   switch (kind) {
     case BT_SEQUENCE:
     case BT_SELECTOR: reset_idx(in, n); break;
@@ -919,7 +923,7 @@ static void reset_kind(bt_inst *in, int n, int kind) {
   }
 }
 
-static void step_kind(bt_inst *in, int n, int kind) {
+static inline void step_kind(bt_inst *in, int n, int kind) {
   switch (kind) {
     case BT_PARALLEL:
     case BT_PARALLEL_ANY: step_parallel(in, n); break;
@@ -954,20 +958,28 @@ static int describe_kind(bt_inst *in, int n, int kind, bt_buf *out) {
 
 /* ---- dispatch: the node's ops first, as a Lua override would be ---- */
 
-void bt_node_visit(bt_inst *in, int n) {
+/* Visits n and returns its status after the visit. */
+static bt_status visit(bt_inst *in, int n) {
   const bt_node *d = node_at(in, n);
-  if (d->ops && d->ops->visit) {
+  if (d->hooks & HOOK_VISIT) {
     touch(in, d->state);
     bt_call c = make_call(in, n);
-    if (d->ops->visit(&c) != BT_DEFAULT) return;
+    if (d->ops->visit(&c) != BT_DEFAULT) return node_status(in, d);
+    if (!can_visit(in, n, d->kind)) { /* the override deferred to a visit the node cannot do */
+      set_node_status(in, d, BT_FAILED);
+      return BT_FAILED;
+    }
   }
-  visit_kind(in, n, d->kind);
+  visit_kind(in, n, d, d->kind);
+  return node_status(in, d);
 }
+
+void bt_node_visit(bt_inst *in, int n) { visit(in, n); }
 
 void bt_node_reset(bt_inst *in, int n) {
   const bt_node *d = node_at(in, n);
   if (has_own_reset(d)) {
-    if (d->ops->reset) {
+    if (d->hooks & HOOK_RESET) {
       bt_call c = make_call(in, n);
       if (d->ops->reset(&c) != BT_DEFAULT) return;
     }
@@ -981,7 +993,7 @@ void bt_node_reset(bt_inst *in, int n) {
 
 void bt_node_step(bt_inst *in, int n) {
   const bt_node *d = node_at(in, n);
-  if (d->ops && d->ops->step) {
+  if (d->hooks & HOOK_STEP) {
     bt_call c = make_call(in, n);
     if (d->ops->step(&c) != BT_DEFAULT) return;
   }
@@ -1075,7 +1087,7 @@ int bt_node_visit_as(bt_inst *in, int n, int kind) {
   if (!valid(in, n) || !compatible(in, n, kind)) return BT_EINVAL;
   kind = kind == BT_BEHAVIOUR ? BT_BEHAVIOUR : node_at(in, n)->kind;
   if (!can_visit(in, n, kind)) return BT_EINVAL;
-  visit_kind(in, n, kind);
+  visit_kind(in, n, node_at(in, n), kind);
   return BT_OK;
 }
 

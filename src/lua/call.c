@@ -111,6 +111,22 @@ void lbt_report(lbt_state *S, lua_State *L, const char *message) {
   lua_settop(L, base - 1);
 }
 
+/* Reports the error of a failed call (its message on the top, popped) as
+ * "<path>: <what>: <message>". */
+static void report_failure(lbt_state *S, lua_State *L, int rc, const bt_inst *inst, int node,
+                           const char *what) {
+  if (rc == LUA_ERRMEM) lua_gc(L, LUA_GCCOLLECT); /* what the script left behind, before reporting */
+  const char *msg = lua_tostring(L, -1);
+  if (!msg) msg = "(error without message)";
+  if (inst) lbt_push_path(L, inst, node);
+  else lua_pushliteral(L, "bt");
+  lua_pushfstring(L, "%s: %s%s%s", lua_tostring(L, -1), what ? what : "", what ? ": " : "", msg);
+  lua_replace(L, -3);
+  lua_pop(L, 1);
+  lbt_report(S, L, lua_tostring(L, -1));
+  lua_pop(L, 1);
+}
+
 int lbt_pcall(lbt_state *S, lua_State *L, int nargs, int nres, int msgh, const bt_inst *inst,
               int node, const char *what) {
   int base = 0;
@@ -126,25 +142,18 @@ int lbt_pcall(lbt_state *S, lua_State *L, int nargs, int nres, int msgh, const b
   S->L = L;
   S->depth++;
   /* the script gets the memory limit; bt's own work around it keeps the reserve */
-  int reserve = S->mem ? S->mem->reserve : 0;
-  if (S->mem) S->mem->reserve = 0;
+  lbt_memory *mem = S->mem;
+  int reserve = 0;
+  if (mem) {
+    reserve = mem->reserve;
+    mem->reserve = 0;
+  }
   int rc = lua_pcall(L, nargs, nres, msgh);
-  if (S->mem) S->mem->reserve = reserve;
+  if (mem) mem->reserve = reserve;
   S->depth--;
   S->L = saved;
   limit_end(S, L, &h);
   if (base) lua_remove(L, base);
-  if (rc == LUA_OK) return LUA_OK;
-  if (rc == LUA_ERRMEM) lua_gc(L, LUA_GCCOLLECT); /* what the script left behind, before reporting */
-  /* the error: "<path>: <what>: <message>" */
-  const char *msg = lua_tostring(L, -1);
-  if (!msg) msg = "(error without message)";
-  if (inst) lbt_push_path(L, inst, node);
-  else lua_pushliteral(L, "bt");
-  lua_pushfstring(L, "%s: %s%s%s", lua_tostring(L, -1), what ? what : "", what ? ": " : "", msg);
-  lua_replace(L, -3);
-  lua_pop(L, 1);
-  lbt_report(S, L, lua_tostring(L, -1));
-  lua_pop(L, 1);
+  if (rc != LUA_OK) report_failure(S, L, rc, inst, node, what);
   return rc;
 }

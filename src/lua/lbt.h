@@ -79,11 +79,11 @@ static inline int lbt_is_template(const lbt_tree *t, int s) {
 }
 
 enum {
-  LBT_UV_OBJS = 1, /* state + 1 -> the node objects the tree needs: nodes written in Lua,
+  LBT_UV_FNS = 1,  /* first: every think reads these two, next to the userdata's header */
+  LBT_UV_INST,
+  LBT_UV_OBJS,     /* state + 1 -> the node objects the tree needs: nodes written in Lua,
                       EventNodes, LatchNodes, nodes carrying fields of a script's own */
   LBT_UV_VIEWS,    /* state + 1 -> any other node object, weakly: made anew when gone */
-  LBT_UV_FNS,
-  LBT_UV_INST,
   LBT_UV_DATA,     /* state + 1 -> an EventNode's event data */
   LBT_UV_EVENTS,   /* the EventNodes that FireEvent reaches */
   LBT_UV_DEF,

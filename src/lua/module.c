@@ -84,6 +84,7 @@ double lbt_clock(lbt_state *S, lua_State *L, int msgh) {
 
 static double host_now(void *data) {
   lbt_state *S = data;
+  if (S->clock_fixed) return S->last_time; /* bt.set_clock(t): no call at all */
   return lbt_clock(S, S->L, S->msgh);
 }
 

@@ -12,9 +12,7 @@
 
 /* ---- entering a tree: what the core's callbacks need, pushed on the caller's stack ---- */
 
-void lbt_enter(lua_State *L, int tree_idx, lbt_ctx *saved, lua_State **saved_L) {
-  tree_idx = lua_absindex(L, tree_idx);
-  lbt_tree *t = lua_touserdata(L, tree_idx);
+static void enter_tree(lua_State *L, lbt_tree *t, int tree_idx, lbt_ctx *saved, lua_State **saved_L) {
   *saved = t->ctx;
   *saved_L = t->S->L;
   luaL_checkstack(L, 40, "bt: tree too deep for the Lua stack");
@@ -28,8 +26,7 @@ void lbt_enter(lua_State *L, int tree_idx, lbt_ctx *saved, lua_State **saved_L) 
   if (t->S->mem) t->S->mem->reserve++;
 }
 
-void lbt_leave(lua_State *L, int tree_idx, const lbt_ctx *saved, lua_State *saved_L) {
-  lbt_tree *t = lua_touserdata(L, tree_idx);
+static void leave_tree(lua_State *L, lbt_tree *t, const lbt_ctx *saved, lua_State *saved_L) {
   if (t->S->mem) t->S->mem->reserve--;
   lua_settop(L, t->ctx.fns - 1);
   t->S->msgh = t->ctx.outer_msgh;
@@ -37,10 +34,19 @@ void lbt_leave(lua_State *L, int tree_idx, const lbt_ctx *saved, lua_State *save
   t->S->L = saved_L;
 }
 
+void lbt_enter(lua_State *L, int tree_idx, lbt_ctx *saved, lua_State **saved_L) {
+  tree_idx = lua_absindex(L, tree_idx);
+  enter_tree(L, lua_touserdata(L, tree_idx), tree_idx, saved, saved_L);
+}
+
+void lbt_leave(lua_State *L, int tree_idx, const lbt_ctx *saved, lua_State *saved_L) {
+  leave_tree(L, lua_touserdata(L, tree_idx), saved, saved_L);
+}
+
 lbt_tree *lbt_test_tree(lua_State *L, int idx) {
   lbt_tree *t = lua_touserdata(L, idx);
-  if (!t || lua_type(L, idx) != LUA_TUSERDATA || lua_rawlen(L, idx) < sizeof *t || t->magic != LBT_TREE_MAGIC)
-    return NULL;
+  /* a light userdata has no length: lua_rawlen gives 0 */
+  if (!t || lua_rawlen(L, idx) < sizeof *t || t->magic != LBT_TREE_MAGIC) return NULL;
   return t;
 }
 
@@ -761,11 +767,11 @@ static int tree_update(lua_State *L) {
     return luaL_error(L, "Update: the tree is thinking (Update called from inside its own think)");
   lbt_ctx saved;
   lua_State *saved_L;
-  lbt_enter(L, 1, &saved, &saved_L);
+  enter_tree(L, t, 1, &saved, &saved_L);
   t->S->thinking++;
   bt_inst_update(t->inst);
   t->S->thinking--;
-  lbt_leave(L, 1, &saved, saved_L);
+  leave_tree(L, t, &saved, saved_L);
   lbt_run_deferred(L, t->S); /* a reload asked for during the think */
   return 0;
 }
