@@ -111,6 +111,13 @@ static void reset_base(bt_inst *in, int n) {
   FOR_TOUCHED_CHILD(in, n, c, 0) bt_node_reset(in, c);
 }
 
+/* Visits child c afresh: reset first if its last visit ended it (a RUNNING child goes on). */
+static bt_status visit_again(bt_inst *in, int c) {
+  bt_status s = status_of(in, c);
+  if (s == BT_SUCCESS || s == BT_FAILED) bt_node_reset(in, c);
+  return visit(in, c);
+}
+
 static void step_base(bt_inst *in, int n) {
   if (status_of(in, n) != BT_RUNNING) {
     bt_node_reset(in, n);
@@ -374,10 +381,7 @@ static void evaluate_priority(bt_inst *in, int n, double time) {
       bt_node_reset(in, c);
       continue;
     }
-    bt_status s = status_of(in, c);
-    if (s == BT_FAILED || s == BT_SUCCESS) bt_node_reset(in, c);
-    bt_node_visit(in, c);
-    bt_status cs = status_of(in, c);
+    bt_status cs = visit_again(in, c);
     if (cs == BT_SUCCESS || cs == BT_RUNNING) {
       if (test_anyway && m->idx != (uint32_t)i && m->idx && m->idx <= (uint32_t)count)
         bt_node_reset(in, child_at(in, n, m->idx - 1));
@@ -583,10 +587,7 @@ static void visit_active_selector(bt_inst *in, int n) {
   uint32_t count = node_at(in, n)->nchildren;
   for (uint32_t i = 0; i < count; i++) {
     int c = child_at(in, n, i);
-    bt_status s = status_of(in, c);
-    if (s == BT_SUCCESS || s == BT_FAILED) bt_node_reset(in, c);
-    bt_node_visit(in, c);
-    bt_status cs = status_of(in, c);
+    bt_status cs = visit_again(in, c);
     if (cs == BT_RUNNING || cs == BT_SUCCESS) {
       set_status(in, n, cs);
       FOR_TOUCHED_CHILD(in, n, j, i + 1) bt_node_reset(in, j);
@@ -656,10 +657,7 @@ static void visit_monitor(bt_inst *in, int n) {
   uint32_t count = node_at(in, n)->nchildren;
   for (uint32_t i = 0; i + 1 < count; i++) {
     int c = child_at(in, n, i);
-    bt_status s = status_of(in, c);
-    if (s == BT_SUCCESS || s == BT_FAILED) bt_node_reset(in, c);
-    bt_node_visit(in, c);
-    if (status_of(in, c) == BT_FAILED) {
+    if (visit_again(in, c) == BT_FAILED) {
       set_status(in, n, BT_FAILED);
       return;
     }

@@ -400,14 +400,17 @@ static int ctor_priority(lua_State *L) {
   return 0;
 }
 
-static int ctor_parallel(lua_State *L) {
-  check_self(L, "ParallelNode");
+/* A composite whose constructor takes (children, name). */
+static int ctor_named_composite(lua_State *L, const char *fname, const char *name) {
+  check_self(L, fname);
   lua_settop(L, 3);
-  check_children(L, 1, "ParallelNode");
-  check_optname(L, 2, "ParallelNode");
-  init_node(L, "Parallel", 3, 2);
+  check_children(L, 1, fname);
+  check_optname(L, 2, fname);
+  init_node(L, name, 3, 2);
   return 0;
 }
+
+static int ctor_parallel(lua_State *L) { return ctor_named_composite(L, "ParallelNode", "Parallel"); }
 
 static int ctor_parallel_any(lua_State *L) {
   check_self(L, "ParallelNodeAny");
@@ -609,12 +612,7 @@ static int ctor_monitor(lua_State *L) {
 }
 
 static int ctor_active_selector(lua_State *L) {
-  check_self(L, "ActiveSelectorNode");
-  lua_settop(L, 3);
-  check_children(L, 1, "ActiveSelectorNode");
-  check_optname(L, 2, "ActiveSelectorNode");
-  init_node(L, "ActiveSelector", 3, 2);
-  return 0;
+  return ctor_named_composite(L, "ActiveSelectorNode", "ActiveSelector");
 }
 
 /* A decorator of bt's with a number parameter: field = the number at arg 2, then a name. */
