@@ -78,8 +78,8 @@ end
 H.Twice = Twice
 
 -- A mock entity with Don't Starve's event interface.
-function H.entity()
-  local e = { handlers = {}, listens = {}, removes = {} }
+function H.entity(name)
+  local e = { name = name, handlers = {}, listens = {}, removes = {} }
   function e:ListenForEvent(event, fn, ...)
     self.listens[#self.listens + 1] = { self = self, event = event, fn = fn, nextra = select("#", ...) }
     self.handlers[event] = self.handlers[event] or {}

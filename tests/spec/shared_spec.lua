@@ -1,21 +1,8 @@
 -- Shared definitions: bt.define, BT(inst, definition), definition:instantiate, bt.SharedBrain.
 local bt = require "bt"
 
-local function entity(name)
-  local e = {name = name, listeners = {}}
-  function e:ListenForEvent(ev, fn)
-    self.listeners[ev] = self.listeners[ev] or {}
-    table.insert(self.listeners[ev], fn)
-  end
-  function e:RemoveEventCallback(ev, fn)
-    local l = self.listeners[ev] or {}
-    for i = #l, 1, -1 do if l[i] == fn then table.remove(l, i) end end
-  end
-  function e:PushEvent(ev, data)
-    for _, fn in ipairs({table.unpack(self.listeners[ev] or {})}) do fn(self, data) end
-  end
-  return e
-end
+local H = require "helpers"
+local entity = H.entity
 
 -- A behaviour written in Lua that keeps per-entity state in its fields.
 local Counter = bt.Class(bt.BehaviourNode, function(self, inst)
@@ -110,8 +97,8 @@ describe("shared definitions", function()
     assert.equal(1, plain.poked)
     -- Stop removes this entity's listener only
     ta:Stop()
-    assert.equal(0, #a.listeners.poke)
-    assert.equal(1, #b.listeners.poke)
+    assert.equal(0, #a.handlers.poke)
+    assert.equal(1, #b.handlers.poke)
   end)
 
   it("scatter each entity's Priorities with math.random when it is instantiated", function()

@@ -4,21 +4,7 @@
 local bt = require "bt"
 local H = require "helpers"
 
-local function entity(name)
-  local e = {name = name, listeners = {}}
-  function e:ListenForEvent(ev, fn)
-    self.listeners[ev] = self.listeners[ev] or {}
-    table.insert(self.listeners[ev], fn)
-  end
-  function e:RemoveEventCallback(ev, fn)
-    local l = self.listeners[ev] or {}
-    for i = #l, 1, -1 do if l[i] == fn then table.remove(l, i) end end
-  end
-  function e:PushEvent(ev, data)
-    for _, fn in ipairs({table.unpack(self.listeners[ev] or {})}) do fn(self, data) end
-  end
-  return e
-end
+local entity = H.entity
 
 -- A behaviour written in Lua that counts its visits in a field of its own.
 local Counter = bt.Class(bt.BehaviourNode, function(self, inst, name)
@@ -172,13 +158,13 @@ describe("subtrees", function()
       local pig = entity("pig")
       local tree = bt.BT(pig, root)
       tree:Update()
-      assert.equal(1, #pig.listeners.hit)
+      assert.equal(1, #pig.handlers.hit)
       clock.t = 1
       pig:PushEvent("hit")
       tree:Update() -- the event cleared the Priority's clock: it evaluates at once
       assert.is_true(pig.reacted)
       tree:Stop()
-      assert.equal(0, #pig.listeners.hit)
+      assert.equal(0, #pig.handlers.hit)
       -- an entity without ListenForEvent
       local rock = {}
       local tree2 = bt.BT(rock, bt.PriorityNode({bt.SubtreeNode("react"), bt.WaitNode(5)}, 10, true))
