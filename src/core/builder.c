@@ -126,20 +126,13 @@ static int check_count(bt_builder *b, const bt_spec *s, int count) {
   char label[64];
   kind_label(s->kind, label, sizeof label);
   if (s->ops && s->ops->visit) return BT_OK; /* its own visit decides what its children mean */
+  if (kind_takes_one_child(s->kind)) {
+    if (count == 1) return BT_OK;
+    return fail(b, BT_EINVAL, "bt_builder_back: %s '%s' needs exactly one child, it has %d", label,
+                s->name, count);
+  }
   switch (s->kind) {
     case BT_BEHAVIOUR: return BT_OK;
-    case BT_NOT:
-    case BT_FAILIFRUNNING:
-    case BT_FAILIFSUCCESS:
-    case BT_LATCH:
-    case BT_REPEAT:
-    case BT_SUCCEED:
-    case BT_FAIL:
-    case BT_COOLDOWN:
-    case BT_TIMEOUT:
-      if (count == 1) return BT_OK;
-      return fail(b, BT_EINVAL, "bt_builder_back: %s '%s' needs exactly one child, it has %d", label,
-                  s->name, count);
     case BT_EVENT:
       if (count <= 1) return BT_OK;
       return fail(b, BT_EINVAL, "bt_builder_back: %s '%s' takes at most one child, it has %d", label,

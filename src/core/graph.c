@@ -154,20 +154,10 @@ static int check_node(bt_graph *g, int id) {
   const bt_spec *s = &gn->spec;
   int k = s->kind;
   int custom_visit = s->ops && s->ops->visit;
+  if (kind_takes_one_child(k) && gn->nkids != 1 && !custom_visit)
+    return graph_error(g, BT_EINVAL, "node %d '%s': %s needs exactly one child, it has %d", id,
+                       gn->name, bt_kind_name(k), gn->nkids);
   switch (k) {
-    case BT_NOT:
-    case BT_FAILIFRUNNING:
-    case BT_FAILIFSUCCESS:
-    case BT_LATCH:
-    case BT_REPEAT:
-    case BT_SUCCEED:
-    case BT_FAIL:
-    case BT_COOLDOWN:
-    case BT_TIMEOUT:
-      if (gn->nkids != 1 && !custom_visit)
-        return graph_error(g, BT_EINVAL, "node %d '%s': %s needs exactly one child, it has %d", id,
-                           gn->name, bt_kind_name(k), gn->nkids);
-      break;
     case BT_SUBTREE:
       if (gn->nkids == 0)
         return graph_error(g, BT_EINVAL, "subtree '%s': no library to find it in", gn->name);

@@ -774,6 +774,22 @@ int kind_has_children(int kind) {
   }
 }
 
+/* Decorators and the LatchNode: built with exactly one child. */
+int kind_takes_one_child(int kind) {
+  switch (kind) {
+    case BT_NOT:
+    case BT_FAILIFRUNNING:
+    case BT_FAILIFSUCCESS:
+    case BT_LATCH:
+    case BT_REPEAT:
+    case BT_SUCCEED:
+    case BT_FAIL:
+    case BT_COOLDOWN:
+    case BT_TIMEOUT: return 1;
+    default: return 0;
+  }
+}
+
 int kind_mem_size(int kind) {
   switch (kind) {
     case BT_SEQUENCE:
@@ -850,18 +866,10 @@ static int valid(const bt_inst *in, int n) { return n >= 0 && (uint32_t)n < in->
 static int can_visit(const bt_inst *in, int n, int kind) {
   const bt_node *d = node_at(in, n);
   int fn_ok = d->fn != NULL || !(d->flags & NF_PARAM_FN);
+  if (kind_takes_one_child(kind) || kind == BT_MONITOR)
+    return d->nchildren > 0 && (kind != BT_LATCH || fn_ok);
   switch (kind) {
-    case BT_NOT:
-    case BT_FAILIFRUNNING:
-    case BT_FAILIFSUCCESS:
-    case BT_SUCCEED:
-    case BT_FAIL:
-    case BT_REPEAT:
-    case BT_COOLDOWN:
-    case BT_TIMEOUT:
-    case BT_MONITOR: return d->nchildren > 0;
     case BT_TASK: return d->task != NULL;
-    case BT_LATCH: return d->nchildren > 0 && fn_ok;
     case BT_WAIT: return fn_ok;
     case BT_CONDITION:
     case BT_CONDITIONWAIT:
