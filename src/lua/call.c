@@ -107,6 +107,7 @@ void lbt_report(lbt_state *S, lua_State *L, const char *message) {
   S->depth++;
   lua_pcall(L, 1, 0, base); /* an error inside the handler is dropped */
   S->depth--;
+  S->time_fresh = 0;
   limit_end(S, L, &h);
   lua_settop(L, base - 1);
 }
@@ -151,6 +152,7 @@ int lbt_pcall(lbt_state *S, lua_State *L, int nargs, int nres, int msgh, const b
   int rc = lua_pcall(L, nargs, nres, msgh);
   if (mem) mem->reserve = reserve;
   S->depth--;
+  S->time_fresh = 0; /* the script may have moved the time */
   S->L = saved;
   limit_end(S, L, &h);
   if (base) lua_remove(L, base);

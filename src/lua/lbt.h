@@ -49,6 +49,8 @@ typedef struct lbt_state {
   int clock_ref;     /* registry reference of the clock function, LUA_NOREF for none */
   int clock_fixed;   /* no clock function: the time is last_time (bt.set_clock(number)) */
   int thinking;      /* trees inside tree:Update */
+  int think_depth;   /* depth of the innermost think under way (tree:Update), -1 outside one */
+  int time_fresh;    /* last_time was read at think_depth, and no Lua code has run since */
   int deferred;      /* LBT_REG_DEFERRED holds work for when thinking drops to 0 */
   lbt_memory *mem;   /* the bounded allocator's state, NULL if bt did not make the Lua state */
 } lbt_state;

@@ -67,25 +67,46 @@ int lbt_typeerror(lua_State *L, int idx, int arg, const char *fname, const char 
 
 /* ---- time ---- */
 
-double lbt_clock(lbt_state *S, lua_State *L, int msgh) {
-  if (S->clock_ref == LUA_NOREF) return S->clock_fixed ? S->last_time : monotonic_now() - S->start;
+/* Reads the clock; 0 if the clock function failed (then *out is the last good time). */
+static int read_clock(lbt_state *S, lua_State *L, int msgh, double *out) {
+  *out = S->last_time;
+  if (S->clock_fixed) return 1;
+  if (S->clock_ref == LUA_NOREF) {
+    *out = S->last_time = monotonic_now() - S->start;
+    return 1;
+  }
   lua_rawgeti(L, LUA_REGISTRYINDEX, S->clock_ref);
-  if (lbt_pcall(S, L, 0, 1, msgh, NULL, -1, "clock") != LUA_OK) return S->last_time;
+  if (lbt_pcall(S, L, 0, 1, msgh, NULL, -1, "clock") != LUA_OK) return 0;
   if (lua_type(L, -1) != LUA_TNUMBER) {
     lua_pushfstring(L, "bt: clock: the clock returned %s, not a number", luaL_typename(L, -1));
     lbt_report(S, L, lua_tostring(L, -1));
     lua_pop(L, 2);
-    return S->last_time;
+    return 0;
   }
-  S->last_time = lua_tonumber(L, -1);
+  *out = S->last_time = lua_tonumber(L, -1);
   lua_pop(L, 1);
-  return S->last_time;
+  return 1;
 }
 
+double lbt_clock(lbt_state *S, lua_State *L, int msgh) {
+  double t;
+  read_clock(S, L, msgh, &t);
+  return t;
+}
+
+/* The core's reads of the time. Within a think, a read with no Lua code run since the last one
+ * (Don't Starve's PriorityNode reads GetTime() in Visit and again in Sleep) takes the time that
+ * one gave: the clock is a function of what Lua code set, so a second call would return the
+ * same. Reads from inside Lua code that the think called (a node written in Lua) always call. */
 static double host_now(void *data) {
   lbt_state *S = data;
   if (S->clock_fixed) return S->last_time; /* bt.set_clock(t): no call at all */
-  return lbt_clock(S, S->L, S->msgh);
+  int at_think = S->depth == S->think_depth;
+  if (at_think && S->time_fresh) return S->last_time;
+  double t;
+  int ok = read_clock(S, S->L, S->msgh, &t);
+  S->time_fresh = at_think && ok;
+  return t;
 }
 
 /* math.random(n) from the math library, as Don't Starve's RandomNode calls it */
@@ -132,6 +153,7 @@ static int l_set_clock(lua_State *L) {
   luaL_unref(L, LUA_REGISTRYINDEX, S->clock_ref);
   S->clock_ref = LUA_NOREF;
   S->clock_fixed = t == LUA_TNUMBER;
+  S->time_fresh = 0;
   if (t == LUA_TNUMBER) S->last_time = lua_tonumber(L, 1);
   else if (t == LUA_TFUNCTION) S->clock_ref = luaL_ref(L, LUA_REGISTRYINDEX);
   return 0;
@@ -255,6 +277,7 @@ int luaopen_bt(lua_State *L) {
   S->start = monotonic_now();
   S->tick_time = 1.0 / 30;
   S->clock_ref = LUA_NOREF;
+  S->think_depth = -1;
   S->mem = lbt_memory_of(L);
   lbt_registry_set(L, LBT_REG_STATE);
   for (int slot = LBT_REG_CLASSES; slot <= LBT_REG_COUNT; slot++) {

@@ -768,9 +768,15 @@ static int tree_update(lua_State *L) {
   lbt_ctx saved;
   lua_State *saved_L;
   enter_tree(L, t, 1, &saved, &saved_L);
-  t->S->thinking++;
+  lbt_state *S = t->S;
+  int outer_think_depth = S->think_depth;
+  S->think_depth = S->depth;
+  S->time_fresh = 0;
+  S->thinking++;
   bt_inst_update(t->inst);
-  t->S->thinking--;
+  S->thinking--;
+  S->think_depth = outer_think_depth;
+  S->time_fresh = 0;
   leave_tree(L, t, &saved, saved_L);
   lbt_run_deferred(L, t->S); /* a reload asked for during the think */
   return 0;

@@ -29,3 +29,63 @@ describe("bt.set_clock(number)", function()
       "bad argument #1 to 'set_clock' (function, number or nil expected, got string)")
   end)
 end)
+
+describe("the clock function within a think", function()
+  local now, calls
+  before_each(function()
+    now, calls = 10, 0
+    bt.set_clock(function() calls = calls + 1; return now end)
+  end)
+  after_each(function() bt.set_clock(nil) end)
+
+  it("is called once for reads with no Lua code run between them", function()
+    -- Don't Starve reads GetTime() three times here: the Priority's Visit, the WaitNode's Visit,
+    -- the Priority's Sleep
+    local tree = bt.BT({}, bt.PriorityNode({bt.WaitNode(2)}, 0.25))
+    tree:Update()
+    assert.equal(1, calls)
+    assert.equal(10, tree.root.lasttime)
+    assert.equal(12, tree.root.children[1].wake_time)
+    assert.equal(0.25, tree:GetSleepTime())
+    now = 10.1
+    calls = 0
+    tree:Update()
+    assert.equal(1, calls)
+    assert.near(0.15, tree:GetSleepTime(), 1e-12)
+  end)
+
+  it("is called again once Lua code has run, which may have moved the time", function()
+    local tree = bt.BT({}, bt.PriorityNode({
+      bt.SequenceNode{bt.ActionNode(function() now = now + 1 end), bt.WaitNode(2)},
+    }, 0.25))
+    tree:Update()
+    assert.equal(10, tree.root.lasttime)
+    assert.equal(13, tree.root.children[1].children[2].wake_time)
+    assert.equal(0, tree:GetSleepTime()) -- the Priority slept from 11: its period is over at 10.25
+  end)
+
+  it("is called for every read made from inside Lua code, as a node written in Lua", function()
+    local Mover = bt.Class(bt.BehaviourNode, function(self) bt.BehaviourNode._ctor(self, "Mover") end)
+    function Mover:Visit()
+      now = now + 5
+      self:Sleep(1)
+      self.status = bt.RUNNING
+    end
+    local tree = bt.BT({}, bt.PriorityNode({Mover()}, 1))
+    tree:Update()
+    assert.equal(10, tree.root.lasttime)
+    assert.equal("RUNNING", tree.root.children[1].status)
+    assert.equal(1, tree.root.children[1]:GetSleepTime()) -- it slept from 15, the time it set
+  end)
+
+  it("is called afresh at the next think and by every call of the API", function()
+    local tree = bt.BT({}, bt.SequenceNode{bt.WaitNode(2)})
+    tree:Update()
+    now = 11
+    assert.equal(11, bt.GetTime())
+    assert.equal(1, tree:GetSleepTime())
+    now = 12
+    tree:Update()
+    assert.equal("SUCCESS", tree.root.lastresult)
+  end)
+end)
