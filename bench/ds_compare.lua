@@ -7,6 +7,10 @@
 -- public mirror github.com/zhuyifei1999/dst-scripts), build bt, and run from the repository root:
 --
 --   DS_SCRIPTS=/path/to/scripts build/bench/bench_think bench/ds_compare.lua [--agents N] [--frames N]
+--     [--rounds N]
+--
+-- Every run is measured once per round, the rounds one after another, and the fastest round
+-- counts, so that the runs compared met the same spells of a busy machine.
 --
 -- `make bench` runs it too when DS_SCRIPTS is set.
 
@@ -21,8 +25,9 @@ if not ds_dir or ds_dir == "" then
     "holding behaviourtree.lua)\n")
   os.exit(2)
 end
-local AGENTS, FRAMES = measure.options(arg,
-  "DS_SCRIPTS=/path/to/scripts bench_think bench/ds_compare.lua [--agents N] [--frames N]", 5000, 300)
+local AGENTS, FRAMES, ROUNDS = measure.options(arg,
+  "DS_SCRIPTS=/path/to/scripts bench_think bench/ds_compare.lua [--agents N] [--frames N] [--rounds N]",
+  5000, 300, 3)
 local TICK = measure.TICK
 
 -- Don't Starve's behaviourtree.lua in an environment of its own, reading the time through the
@@ -66,46 +71,41 @@ local function set_time(trees, f)
   for i = 1, #trees do trees[i]:Update() end
 end
 
+-- the same brain compiled once (bt.define) and instantiated per agent; leaves read the inst they
+-- are given instead of a closure's
+local defs = {}
+local function shared(inst, counting)
+  local def = defs[counting]
+  if not def then
+    local leaf = counting and measure.counted(brains.inst_leaf) or brains.inst_leaf
+    def = bt.define(brains.build(bt, brains.small, leaf))
+    defs[counting] = def
+  end
+  return def:instantiate(inst)
+end
+
+local function clock() return now end
+local runs = {
+  {"Don't Starve scripts, GetTime() a Lua fn", ds_tree, lua_clock},
+  {"bt, clock a Lua fn (bt.set_clock(fn))", bt_tree, lua_clock, clock},
+  {"bt, time set per frame (bt.set_clock(t))", bt_tree, set_time},
+  {"bt, one shared definition, clock a Lua fn", shared, lua_clock, clock},
+}
+local list = {}
+for i, r in ipairs(runs) do
+  list[i] = measure.measurement(r[2], AGENTS, FRAMES, r[3], brains.agent, r[4])
+end
+local best = measure.rounds(ROUNDS, list)
+
 print(string.format("Don't Starve scripts and bt, the same %d-node brain, a tree per agent: " ..
-  "%d agents, %d frames at 30 Hz (fastest fifth timed)", brains.count(brains.small), AGENTS, FRAMES))
+  "%d agents, %d frames at 30 Hz (fastest fifth timed), fastest of %d rounds",
+  brains.count(brains.small), AGENTS, FRAMES, ROUNDS))
 print(string.format("%-44s %9s %12s %12s %9s", "run", "ns/think", "leaves/think", "bytes/agent",
   "DS / run"))
-local ds_ns, _, ds_bytes
-local function row(name, ns, leaves, bytes)
-  print(string.format("%-44s %9.1f %12.2f %12.0f %9s", name, ns, leaves, bytes,
-    ds_ns and string.format("%.1fx", ds_ns / ns) or "-"))
+local ds = best[1]
+for i, r in ipairs(runs) do
+  local f = best[i]
+  print(string.format("%-44s %9.1f %12.2f %12.0f %9s", r[1], f.ns, f.leaves, f.bytes,
+    i > 1 and string.format("%.1fx", ds.ns / f.ns) or "-"))
 end
-do
-  local ns, leaves, bytes = measure.scenario(ds_tree, AGENTS, FRAMES, lua_clock, brains.agent)
-  row("Don't Starve scripts, GetTime() a Lua fn", ns, leaves, bytes)
-  ds_ns, ds_bytes = ns, bytes
-end
-do
-  bt.set_clock(function() return now end)
-  local ns, leaves, bytes = measure.scenario(bt_tree, AGENTS, FRAMES, lua_clock, brains.agent)
-  bt.set_clock(nil)
-  row("bt, clock a Lua fn (bt.set_clock(fn))", ns, leaves, bytes)
-end
-do
-  local ns, leaves, bytes = measure.scenario(bt_tree, AGENTS, FRAMES, set_time, brains.agent)
-  row("bt, time set per frame (bt.set_clock(t))", ns, leaves, bytes)
-end
-do
-  -- the same brain compiled once (bt.define) and instantiated per agent; leaves read the inst
-  -- they are given instead of a closure's
-  local defs = {}
-  local function shared(inst, counting)
-    local def = defs[counting]
-    if not def then
-      local leaf = counting and measure.counted(brains.inst_leaf) or brains.inst_leaf
-      def = bt.define(brains.build(bt, brains.small, leaf))
-      defs[counting] = def
-    end
-    return def:instantiate(inst)
-  end
-  bt.set_clock(function() return now end)
-  local ns, leaves, bytes = measure.scenario(shared, AGENTS, FRAMES, lua_clock, brains.agent)
-  bt.set_clock(nil)
-  row("bt, one shared definition, clock a Lua fn", ns, leaves, bytes)
-end
-print(string.format("memory: Don't Starve %.0f bytes per agent", ds_bytes))
+print(string.format("memory: Don't Starve %.0f bytes per agent", ds.bytes))

@@ -5,21 +5,40 @@ local bench = require "bench"
 
 local measure = {TICK = 1 / 30, WARM = 30, PARTS = 5}
 
--- Reads --agents N and --frames N; exits with a usage message on anything else.
-function measure.options(args, usage, agents, frames)
+-- Reads --agents N, --frames N and --rounds N; exits with a usage message on anything else.
+function measure.options(args, usage, agents, frames, rounds)
   local i = 1
   while args[i] do
     local flag, value = args[i], tonumber(args[i + 1])
     if flag == "--agents" and value and value >= 1 then agents = math.floor(value)
     elseif flag == "--frames" and value and value >= measure.PARTS then frames = math.floor(value)
+    elseif flag == "--rounds" and value and value >= 1 then rounds = math.floor(value)
     else
       io.stderr:write("usage: ", usage, "\n", "bad argument: ", flag,
-        value and "" or " (expects a number: agents >= 1, frames >= 5)", "\n")
+        value and "" or " (expects a number: agents >= 1, frames >= 5, rounds >= 1)", "\n")
       os.exit(2)
     end
     i = i + 2
   end
-  return agents, frames
+  return agents, frames, rounds
+end
+
+-- Runs every measurement of the list (a function returning a table of figures with at least ns)
+-- `rounds` times, a round of all of them after another, so that the figures compared with one
+-- another met the same spells of a busy machine. Returns each measurement's figures from its
+-- fastest round, with allocs (if any) the most of any round.
+function measure.rounds(rounds, list)
+  local best = {}
+  for _ = 1, rounds do
+    for i, measurement in ipairs(list) do
+      local r = measurement()
+      local b = best[i]
+      if b and r.allocs then r.allocs = math.max(r.allocs, b.allocs) end
+      if not b or r.ns < b.ns then best[i] = r
+      elseif r.allocs then b.allocs = r.allocs end
+    end
+  end
+  return best
 end
 
 local function full_gc()
@@ -76,6 +95,26 @@ function measure.scenario(make, agents, frames, frame, new_agent)
   run(make, true, counted_agents, frames, frame, new_agent)
   local per_part = frames // measure.PARTS
   return ns, calls / (counted_agents * per_part * measure.PARTS), bytes, allocs, create
+end
+
+-- A measurement for measure.rounds of a scenario (see measure.scenario), with the time read
+-- through clock (a function, for bt.set_clock) if given. Leaf calls are counted in the first
+-- round only: the same brain makes the same calls.
+function measure.measurement(make, agents, frames, frame, new_agent, clock)
+  local leaves
+  return function()
+    if clock then require("bt").set_clock(clock) end
+    local r = {}
+    if leaves then
+      r.ns, r.bytes, r.allocs, r.create = run(make, false, agents, frames, frame, new_agent)
+    else
+      r.ns, leaves, r.bytes, r.allocs, r.create = measure.scenario(make, agents, frames, frame,
+        new_agent)
+    end
+    if clock then require("bt").set_clock(nil) end
+    r.leaves = leaves
+    return r
+  end
 end
 
 -- The floor: a Lua loop over the agents calling leaf(inst) directly, fastest of PARTS parts.

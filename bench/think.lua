@@ -1,12 +1,14 @@
 -- think.lua: what a think costs. Run by `make bench`, or:
 --
---   build/bench/bench_think bench/think.lua [--agents N] [--frames N]
+--   build/bench/bench_think bench/think.lua [--agents N] [--frames N] [--rounds N]
 --
 -- Every agent thinks once per frame at 30 frames a second, and the host sets the time once per
 -- frame (bt.set_clock(t)). Each scenario prints ns per think, leaf calls per think, the ratio to
 -- the floor (ns per think over leaf calls per think times the floor; the floor is a Lua loop
 -- calling the same kind of leaf function directly, measured in the same run), bytes per agent
 -- (heap bytes of Lua and bt together, after a full collection) and heap allocations per think.
+-- Every measurement, the floor too, runs once per round, the rounds one after another, and the
+-- fastest round counts.
 
 local bt = require "bt"
 local bench = require "bench"
@@ -14,8 +16,8 @@ local dir = arg[0]:match("^(.*)/") or "."
 local brains = dofile(dir .. "/brains.lua")
 local measure = dofile(dir .. "/measure.lua")
 
-local AGENTS, FRAMES = measure.options(arg, "bench_think bench/think.lua [--agents N] [--frames N]",
-  5000, 300)
+local AGENTS, FRAMES, ROUNDS = measure.options(arg,
+  "bench_think bench/think.lua [--agents N] [--frames N] [--rounds N]", 5000, 300, 3)
 local TICK = measure.TICK
 
 local function set_time(trees, f)
@@ -53,52 +55,50 @@ local small, large = brains.small, brains.large
 local nsmall, nlarge = brains.count(small), brains.count(large)
 
 print(string.format("bt think benchmark: %d agents, %d frames at 30 Hz after %d to warm up " ..
-  "(fastest fifth timed); the host sets the time once per frame", AGENTS, FRAMES, measure.WARM))
-local floor = measure.floor(brains.inst_leaf("Condition", "idle"), AGENTS, FRAMES, brains.agent)
+  "(fastest fifth timed), fastest of %d rounds; the host sets the time once per frame", AGENTS,
+  FRAMES, measure.WARM, ROUNDS))
+
+local function c_leaves(text)
+  return function()
+    local ns, leaves, bytes, allocs, create = bench.c_run(text, AGENTS, measure.WARM, FRAMES)
+    return {ns = ns, leaves = leaves, bytes = bytes, allocs = allocs, create = create}
+  end
+end
+local function lua_leaves(make, frame)
+  return measure.measurement(make, AGENTS, FRAMES, frame, brains.agent,
+    frame == lua_clock and function() return now end or nil)
+end
+local rows = {
+  {"C leaves, shared definition", nsmall, c_leaves(small)},
+  {"C leaves, shared definition", nlarge, c_leaves(large)},
+  {"Lua leaves, shared definition", nsmall, lua_leaves(shared(small), set_time), lua = true},
+  {"Lua leaves, shared definition", nlarge, lua_leaves(shared(large), set_time), lua = true},
+  {"Lua leaves, a tree per agent (DS)", nsmall, lua_leaves(per_agent(small), set_time), lua = true},
+  {"Lua leaves, shared, Lua clock fn", nsmall, lua_leaves(shared(small), lua_clock), lua = true},
+}
+local list = {function()
+  return {ns = measure.floor(brains.inst_leaf("Condition", "idle"), AGENTS, FRAMES, brains.agent)}
+end}
+for _, r in ipairs(rows) do list[#list + 1] = r[3] end
+local best = measure.rounds(ROUNDS, list)
+local floor = best[1].ns
+
 print(string.format("floor: a Lua loop calling a leaf function directly costs %.1f ns per call", floor))
 print("")
 print(string.format("%-36s %6s %9s %12s %8s %12s %13s", "scenario", "nodes", "ns/think",
   "leaves/think", "x floor", "bytes/agent", "allocs/think"))
-
-local figures = {}
-local function row(key, name, nodes, ns, leaves, bytes, allocs, lua_leaves)
-  figures[key] = ns
-  print(string.format("%-36s %6d %9.1f %12.2f %8s %12.0f %13.3f", name, nodes, ns, leaves,
-    lua_leaves and string.format("%.2f", ns / (leaves * floor)) or "-", bytes, allocs))
+for i, r in ipairs(rows) do
+  local f = best[i + 1]
+  print(string.format("%-36s %6d %9.1f %12.2f %8s %12.0f %13.3f", r[1], r[2], f.ns, f.leaves,
+    r.lua and string.format("%.2f", f.ns / (f.leaves * floor)) or "-", f.bytes, f.allocs))
 end
-
-local creates = {}
-do
-  local ns, leaves, bytes, allocs, create = bench.c_run(small, AGENTS, measure.WARM, FRAMES)
-  row("c_small", "C leaves, shared definition", nsmall, ns, leaves, bytes, allocs, false)
-  creates[#creates + 1] = {"C leaves: bt_inst_create", create}
-  ns, leaves, bytes, allocs = bench.c_run(large, AGENTS, measure.WARM, FRAMES)
-  row("c_large", "C leaves, shared definition", nlarge, ns, leaves, bytes, allocs, false)
-end
-do
-  local ns, leaves, bytes, allocs, create = measure.scenario(shared(small), AGENTS, FRAMES, set_time,
-    brains.agent)
-  row("small", "Lua leaves, shared definition", nsmall, ns, leaves, bytes, allocs, true)
-  creates[#creates + 1] = {"Lua leaves: definition:instantiate(inst)", create}
-  ns, leaves, bytes, allocs = measure.scenario(shared(large), AGENTS, FRAMES, set_time, brains.agent)
-  row("large", "Lua leaves, shared definition", nlarge, ns, leaves, bytes, allocs, true)
-end
-do
-  local ns, leaves, bytes, allocs, create = measure.scenario(per_agent(small), AGENTS, FRAMES,
-    set_time, brains.agent)
-  row("ds", "Lua leaves, a tree per agent (DS)", nsmall, ns, leaves, bytes, allocs, true)
-  creates[#creates + 1] = {"Lua leaves: BT(inst, root), tree built too", create}
-end
-do
-  bt.set_clock(function() return now end)
-  local ns, leaves, bytes, allocs = measure.scenario(shared(small), AGENTS, FRAMES, lua_clock,
-    brains.agent)
-  bt.set_clock(nil)
-  row("clock", "Lua leaves, shared, Lua clock fn", nsmall, ns, leaves, bytes, allocs, true)
-end
-
+local c_small, c_large, lua_small, lua_large, ds = best[2], best[3], best[4], best[5], best[6]
 print("")
 print(string.format("large / small brain: %.2fx with C leaves, %.2fx with Lua leaves",
-  figures.c_large / figures.c_small, figures.large / figures.small))
+  c_large.ns / c_small.ns, lua_large.ns / lua_small.ns))
 print("agent creation:")
-for _, c in ipairs(creates) do print(string.format("  %-44s %8.2f us", c[1], c[2] / 1000)) end
+for _, c in ipairs{{"C leaves: bt_inst_create", c_small.create},
+  {"Lua leaves: definition:instantiate(inst)", lua_small.create},
+  {"Lua leaves: BT(inst, root), tree built too", ds.create}} do
+  print(string.format("  %-44s %8.2f us", c[1], c[2] / 1000))
+end
