@@ -60,6 +60,7 @@ end
 -- parts and the fastest part counts, so that a busy machine disturbs the figure less. Returns
 -- ns per think, bytes per agent, heap allocations per think and ns per agent creation.
 local function run(make, counting, n, frames, frame, new_agent)
+  full_gc() -- what the scenario before left is freed before this one allocates
   math.randomseed(1)
   local insts, trees = {}, {}
   for i = 1, n do insts[i] = new_agent() end
