@@ -274,6 +274,8 @@ static void layout_memory(bt_def *d) {
   d->mem_size = align_up(off, 8);
   size_t n = d->nstates;
   d->nwords = (uint32_t)((n + 63) / 64);
+  d->sum_shift = 0;
+  while (d->nwords > (uint32_t)64 << d->sum_shift) d->sum_shift++;
   d->unshared = d->nstates == d->nnodes;
   d->plain_step = 1;
   for (uint32_t i = 0; i < d->nnodes; i++) {

@@ -49,6 +49,7 @@ int bt_inst_init(bt_inst **out, void *mem, bt_def *def, const bt_host *host, voi
   bt_inst *in = mem;
   unsigned char *base = mem;
   in->def = def;
+  in->sum_shift = def->sum_shift;
   in->host = host;
   in->agent = agent;
   in->rng = (uint64_t)(uintptr_t)in * 0x9E3779B97F4A7C15ULL | 1;
@@ -107,29 +108,44 @@ int bt_inst_thinking(const bt_inst *in) { return in->thinking != 0; }
 static void save_all(bt_inst *in) {
   if (!in->unsaved) return;
   in->unsaved = 0;
-  for (uint32_t w = 0; w < in->def->nwords; w++) {
-    uint64_t bits = in->dirty[w];
-    if (!bits) continue;
-    in->dirty[w] = 0;
-    for (; bits; bits &= bits - 1) {
-      uint32_t s = w * 64 + (uint32_t)__builtin_ctzll(bits);
-      in->last[s] = in->status[s];
+  uint32_t nwords = in->def->nwords;
+  for (uint64_t sum = in->dirty_sum; sum; sum &= sum - 1) {
+    uint32_t w = (uint32_t)__builtin_ctzll(sum) << in->sum_shift;
+    uint32_t end = w + ((uint32_t)1 << in->sum_shift);
+    for (; w < end && w < nwords; w++) {
+      uint64_t bits = in->dirty[w];
+      if (!bits) continue;
+      in->dirty[w] = 0;
+      for (; bits; bits &= bits - 1) {
+        uint32_t s = w * 64 + (uint32_t)__builtin_ctzll(bits);
+        in->last[s] = in->status[s];
+      }
     }
   }
+  in->dirty_sum = 0;
 }
 
 int bt_inst_update(bt_inst *in) {
   /* With thousands of agents a think starts with its instance out of the cache, and the visit
-   * reaches its lines one dependent load after another. A small instance is asked for whole at
-   * once; of a large one, the lines of the root, which every think reads. (Here, not in a
-   * function of its own, which the compiler drops as one without effects.) */
+   * reaches its lines one dependent load after another. The header's second line is asked for
+   * before the first arrives; then a small instance whole; of a large one, the bit sets' first
+   * lines and the lines of each node on the running path the last think ended on, which this
+   * one most likely walks again. (Here, not in a function of its own, which the compiler drops
+   * as one without effects.) */
+  __builtin_prefetch((const char *)in + 64);
   if (in->def->inst_size <= PREFETCH_BYTES) {
-    for (size_t off = 64; off < in->def->inst_size; off += 64) __builtin_prefetch((const char *)in + off);
+    for (size_t off = 128; off < in->def->inst_size; off += 64) __builtin_prefetch((const char *)in + off);
   } else {
     __builtin_prefetch(in->touched);
-    __builtin_prefetch(in->status);
-    __builtin_prefetch(in->flags);
-    __builtin_prefetch(in->mem);
+    __builtin_prefetch(in->dirty);
+    __builtin_prefetch(in->last);
+    const bt_node *nodes = in->def->nodes;
+    for (uint32_t n = in->hint < in->def->nnodes ? in->hint : 0;; n = (uint32_t)nodes[n].up) {
+      __builtin_prefetch(in->status + nodes[n].state);
+      __builtin_prefetch(in->flags + nodes[n].state);
+      __builtin_prefetch(in->mem + nodes[n].mem);
+      if (nodes[n].up < 0) break;
+    }
   }
   if (in->thinking) return BT_EBUSY;
   in->thinking = 1;

@@ -62,6 +62,7 @@ struct bt_def {
   uint32_t *scatter; /* Priority states in graph-id order */
   uint32_t nscatter;
   uint32_t nwords;   /* 64-bit words of one per-state bit set */
+  uint8_t sum_shift; /* a bit of a summary word stands for 1 << sum_shift words of its bit set */
   int unshared;      /* every state is at one place, so state == pre-order index */
   int plain_step;    /* no node has a Reset or Step of the host's (bt_inst.settled applies) */
   size_t mem_size;   /* bytes of node memory per instance */
@@ -83,11 +84,15 @@ typedef struct mem_latch { double last, dur; } mem_latch;
 #define SF_WAKE 0x20      /* Wait wake_time is set */
 #define SF_STARTED 0x40   /* Task: a run is under way (started, not yet finished) */
 
+/* The first cache line holds what a think reads before anything else (the prefetch of the
+ * running path needs def, the arrays and hint); the second, what it reads and writes on the way. */
 struct bt_inst {
   bt_def *def;
   const bt_host *host;
   void *agent;
-  uint64_t rng;
+  uint8_t *status, *flags;
+  unsigned char *mem;
+  uint32_t hint; /* the last node the last think visited: the end of its running path */
   uint16_t thinking;
   uint8_t forceupdate;
   /* The last Step left nothing for the next one to do but walk the running path: set after a
@@ -95,24 +100,45 @@ struct bt_inst {
    * status, a touched bit, an Event trigger or a field. Update skips Step while it is set. */
   uint8_t settled;
   uint8_t unsaved; /* a dirty bit may be set: the next SaveStatus has statuses to copy */
-  uint8_t *status, *last, *flags;
-  unsigned char *mem;
+  uint8_t sum_shift; /* the definition's, next to the summaries */
   /* Bit sets by state. dirty: the status changed since the last SaveStatus. touched: the state
    * may differ from what Reset leaves (READY, child index rewound, no trigger), or the node has
    * a Reset or Step of the host's. A node whose bit is clear needs no Reset and no Step. */
   uint64_t *dirty, *touched;
+  /* Their summaries: bit b clear means words b << sum_shift up to the next group's are all zero
+   * (a set bit may cover zero words), so that SaveStatus and the scans for touched nodes of a
+   * large tree read the words that have bits, not all of them. */
+  uint64_t dirty_sum, touched_sum;
+  uint8_t *last;
+  uint64_t rng;
 };
 
 static inline int bit_get(const uint64_t *set, uint32_t i) { return (int)(set[i >> 6] >> (i & 63) & 1); }
-static inline void bit_set(uint64_t *set, uint32_t i) { set[i >> 6] |= (uint64_t)1 << (i & 63); }
-static inline void bit_clear(uint64_t *set, uint32_t i) { set[i >> 6] &= ~((uint64_t)1 << (i & 63)); }
+static inline uint64_t sum_bit(const bt_inst *in, uint32_t st) {
+  return (uint64_t)1 << ((st >> 6) >> in->sum_shift);
+}
 
 /* Marks state st touched. */
 static inline void touch(bt_inst *in, uint32_t st) {
   uint64_t *w = &in->touched[st >> 6], m = (uint64_t)1 << (st & 63);
   if (*w & m) return;
   *w |= m;
+  in->touched_sum |= sum_bit(in, st);
   in->settled = 0;
+}
+
+/* Clears state st's touched bit. */
+static inline void untouch(bt_inst *in, uint32_t st) {
+  uint64_t *w = &in->touched[st >> 6];
+  *w &= ~((uint64_t)1 << (st & 63));
+  if (!*w && !in->sum_shift) in->touched_sum &= ~sum_bit(in, st);
+}
+
+/* Marks state st's status changed since the last SaveStatus. */
+static inline void mark_dirty(bt_inst *in, uint32_t st) {
+  in->dirty[st >> 6] |= (uint64_t)1 << (st & 63);
+  in->dirty_sum |= sum_bit(in, st);
+  in->unsaved = 1;
 }
 
 static inline const bt_node *node_at(const bt_inst *in, int n) { return &in->def->nodes[n]; }

@@ -13,8 +13,7 @@ static void set_state_status(bt_inst *in, uint32_t st, bt_status s) {
   if (in->status[st] == s) return;
   if (s != BT_READY) touch(in, st);
   in->status[st] = (uint8_t)s;
-  bit_set(in->dirty, st);
-  in->unsaved = 1;
+  mark_dirty(in, st);
   in->settled = 0;
 }
 
@@ -28,13 +27,21 @@ static bt_status visit(bt_inst *in, int n);
 
 static int nchildren(const bt_inst *in, int n) { return (int)node_at(in, n)->nchildren; }
 
-/* The first set bit of set in [from, end), or end. */
-static uint32_t next_bit(const uint64_t *set, uint32_t from, uint32_t end) {
+/* The first touched state in [from, end), or end; words the summary says are zero are skipped
+ * unread. */
+static uint32_t next_touched(const bt_inst *in, uint32_t from, uint32_t end) {
   if (from >= end) return end;
+  const uint64_t *set = in->touched;
   uint32_t w = from >> 6;
   uint64_t bits = set[w] & (~(uint64_t)0 << (from & 63));
   while (!bits) {
-    if ((++w << 6) >= end) return end;
+    uint32_t group = (w + 1) >> in->sum_shift;
+    if (group >= 64) return end;
+    uint64_t later = in->touched_sum & (~(uint64_t)0 << group);
+    if (!later) return end;
+    uint32_t next = (uint32_t)__builtin_ctzll(later) << in->sum_shift;
+    w = next > w + 1 ? next : w + 1;
+    if ((w << 6) >= end) return end;
     bits = set[w];
   }
   uint32_t q = (w << 6) + (uint32_t)__builtin_ctzll(bits);
@@ -57,7 +64,7 @@ static int child_above(const bt_node *nodes, int n, uint32_t q) {
 static int scan_touched_from(const bt_inst *in, int n, uint32_t i) {
   const bt_def *def = in->def;
   const bt_node *d = &def->nodes[n];
-  return i < d->nchildren ? child_above(def->nodes, n, next_bit(in->touched, def->kids[d->children + i], d->end)) : -1;
+  return i < d->nchildren ? child_above(def->nodes, n, next_touched(in, def->kids[d->children + i], d->end)) : -1;
 }
 
 /* n's first child at index i or later whose state is touched (or, for many children, whose
@@ -77,7 +84,7 @@ static inline int touched_from(const bt_inst *in, int n, uint32_t i) {
 static inline int touched_after(const bt_inst *in, int n, int c) {
   const bt_def *def = in->def;
   if (def->nodes[n].nchildren > SCAN_CHILDREN && def->unshared)
-    return child_above(def->nodes, n, next_bit(in->touched, def->nodes[c].end, def->nodes[n].end));
+    return child_above(def->nodes, n, next_touched(in, def->nodes[c].end, def->nodes[n].end));
   return touched_from(in, n, def->nodes[c].sib + 1);
 }
 
@@ -847,10 +854,12 @@ void inst_mark_touched(bt_inst *in) {
   const bt_def *def = in->def;
   in->settled = 0;
   for (uint32_t w = 0; w < def->nwords; w++) in->dirty[w] = in->touched[w] = 0;
+  in->dirty_sum = in->touched_sum = 0;
+  in->sum_shift = def->sum_shift;
   in->unsaved = 1;
   for (uint32_t s = 0; s < def->nstates; s++) {
-    if (in->status[s] != in->last[s]) bit_set(in->dirty, s);
-    if (!is_clean(in, (int)def->states[s].node)) bit_set(in->touched, s);
+    if (in->status[s] != in->last[s]) mark_dirty(in, s);
+    if (!is_clean(in, (int)def->states[s].node)) touch(in, s);
   }
 }
 
@@ -967,6 +976,7 @@ static int describe_kind(bt_inst *in, int n, int kind, bt_buf *out) {
 /* Visits n and returns its status after the visit. */
 static bt_status visit(bt_inst *in, int n) {
   const bt_node *d = node_at(in, n);
+  in->hint = (uint32_t)n;
   if (d->hooks & HOOK_VISIT) {
     touch(in, d->state);
     bt_call c = make_call(in, n);
@@ -991,7 +1001,7 @@ void bt_node_reset(bt_inst *in, int n) {
     }
   } else {
     /* cleared first: whatever the Reset of a child written in Lua does to this node marks it again */
-    bit_clear(in->touched, state_of(in, n));
+    untouch(in, state_of(in, n));
     in->settled = 0;
   }
   reset_kind(in, n, d->kind);
