@@ -8,11 +8,12 @@
  * The script sees a module "bench" with:
  *   bench.now()        monotonic seconds
  *   bench.memory()     bytes live on the heap (Lua and bt) and the number of allocations so far
- *   bench.c_run(brain, agents, warm, frames)
+ *   bench.c_run(brain, agents, warm, frames[, random_order])
  *                      runs a brain (bench/brains.lua's text form) with C leaves, every agent sharing
- *                      one definition and thinking every frame; returns ns per think (the fastest
- *                      fifth of the frames), leaf calls per think, bytes per agent, allocations per
- *                      think and ns per agent creation
+ *                      one definition and thinking every frame (in the order the agents were made,
+ *                      or, if random_order is true, in one random order); returns ns per think (the
+ *                      fastest fifth of the frames), leaf calls per think, bytes per agent,
+ *                      allocations per think and ns per agent creation
  */
 #define _GNU_SOURCE
 #include <malloc.h>
@@ -243,6 +244,18 @@ static int parse_node(parser *ps) {
   return -1;
 }
 
+/* Puts the instances in one random order (the same every run). */
+static void shuffle(bt_inst **insts, int n) {
+  unsigned long long x = 0x9E3779B97F4A7C15ULL;
+  for (int i = n - 1; i > 0; i--) {
+    x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+    int j = (int)((x >> 33) % (unsigned long long)(i + 1));
+    bt_inst *tmp = insts[i];
+    insts[i] = insts[j];
+    insts[j] = tmp;
+  }
+}
+
 static int l_c_run(lua_State *L) {
   const char *text = luaL_checkstring(L, 1);
   int nagents = (int)luaL_checkinteger(L, 2);
@@ -250,6 +263,7 @@ static int l_c_run(lua_State *L) {
   int frames = (int)luaL_checkinteger(L, 4);
   luaL_argcheck(L, nagents > 0, 2, "at least one agent");
   luaL_argcheck(L, frames >= PARTS, 4, "at least 5 frames");
+  int random_order = lua_toboolean(L, 5);
 
   static parser ps;
   memset(&ps, 0, sizeof ps);
@@ -280,6 +294,7 @@ static int l_c_run(lua_State *L) {
     if (bt_inst_create(&insts[i], def, &host, &agents[i], 0) != BT_OK) return luaL_error(L, "out of memory");
   double create = now() - t0;
   long long bytes = bytes_live - bytes0;
+  if (random_order) shuffle(insts, nagents);
 
   int f = 0;
   for (; f < warm; f++) {

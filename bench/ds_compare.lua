@@ -7,7 +7,7 @@
 -- public mirror github.com/zhuyifei1999/dst-scripts), build bt, and run from the repository root:
 --
 --   DS_SCRIPTS=/path/to/scripts build/bench/bench_think bench/ds_compare.lua [--agents N] [--frames N]
---     [--rounds N]
+--     [--rounds N] [--order made|random]
 --
 -- Every run is measured once per round, the rounds one after another, and the fastest round
 -- counts, so that the runs compared met the same spells of a busy machine.
@@ -26,8 +26,8 @@ if not ds_dir or ds_dir == "" then
   os.exit(2)
 end
 local AGENTS, FRAMES, ROUNDS = measure.options(arg,
-  "DS_SCRIPTS=/path/to/scripts bench_think bench/ds_compare.lua [--agents N] [--frames N] [--rounds N]",
-  5000, 300, 3)
+  "DS_SCRIPTS=/path/to/scripts bench_think bench/ds_compare.lua [--agents N] [--frames N] " ..
+  "[--rounds N] [--order made|random]", 5000, 300, 3)
 local TICK = measure.TICK
 
 -- Don't Starve's behaviourtree.lua in an environment of its own, reading the time through the
@@ -98,8 +98,8 @@ end
 local best = measure.rounds(ROUNDS, list)
 
 print(string.format("Don't Starve scripts and bt, the same %d-node brain, a tree per agent: " ..
-  "%d agents, %d frames at 30 Hz (fastest fifth timed), fastest of %d rounds",
-  brains.count(brains.small), AGENTS, FRAMES, ROUNDS))
+  "%d agents thinking %s, %d frames at 30 Hz (fastest fifth timed), fastest of %d rounds",
+  brains.count(brains.small), AGENTS, measure.order(), FRAMES, ROUNDS))
 print(string.format("%-44s %9s %12s %12s %9s", "run", "ns/think", "leaves/think", "bytes/agent",
   "DS / run"))
 local ds = best[1]

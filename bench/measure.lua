@@ -5,22 +5,31 @@ local bench = require "bench"
 
 local measure = {TICK = 1 / 30, WARM = 30, PARTS = 5}
 
--- Reads --agents N, --frames N and --rounds N; exits with a usage message on anything else.
+-- Reads --agents N, --frames N, --rounds N and --order made|random; exits with a usage message
+-- on anything else. --order random sets measure.RANDOM_ORDER.
 function measure.options(args, usage, agents, frames, rounds)
   local i = 1
   while args[i] do
-    local flag, value = args[i], tonumber(args[i + 1])
+    local flag, text = args[i], args[i + 1]
+    local value = tonumber(text)
     if flag == "--agents" and value and value >= 1 then agents = math.floor(value)
     elseif flag == "--frames" and value and value >= measure.PARTS then frames = math.floor(value)
     elseif flag == "--rounds" and value and value >= 1 then rounds = math.floor(value)
+    elseif flag == "--order" and (text == "made" or text == "random") then
+      measure.RANDOM_ORDER = text == "random"
     else
-      io.stderr:write("usage: ", usage, "\n", "bad argument: ", flag,
-        value and "" or " (expects a number: agents >= 1, frames >= 5, rounds >= 1)", "\n")
+      io.stderr:write("usage: ", usage, "\n", "bad argument: ", flag, " ", tostring(text or ""),
+        " (agents >= 1, frames >= 5, rounds >= 1, order made or random)\n")
       os.exit(2)
     end
     i = i + 2
   end
   return agents, frames, rounds
+end
+
+-- "in the order they were made" or "in one random order", for the headers of the tables.
+function measure.order()
+  return measure.RANDOM_ORDER and "in one random order" or "in the order they were made"
 end
 
 -- Runs every measurement of the list (a function returning a table of figures with at least ns)
@@ -69,6 +78,12 @@ local function run(make, counting, n, frames, frame, new_agent)
   local t0 = bench.now()
   for i = 1, n do trees[i] = make(insts[i], counting) end
   local create = bench.now() - t0
+  if measure.RANDOM_ORDER then -- one random order, the same every run
+    for i = n, 2, -1 do
+      local j = math.random(i)
+      trees[i], trees[j] = trees[j], trees[i]
+    end
+  end
   full_gc()
   local bytes = bench.memory() - bytes0
   local f = 1

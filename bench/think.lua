@@ -1,6 +1,7 @@
 -- think.lua: what a think costs. Run by `make bench`, or:
 --
 --   build/bench/bench_think bench/think.lua [--agents N] [--frames N] [--rounds N]
+--     [--order made|random]
 --
 -- Every agent thinks once per frame at 30 frames a second, and the host sets the time once per
 -- frame (bt.set_clock(t)). Each scenario prints ns per think, leaf calls per think, the ratio to
@@ -17,7 +18,8 @@ local brains = dofile(dir .. "/brains.lua")
 local measure = dofile(dir .. "/measure.lua")
 
 local AGENTS, FRAMES, ROUNDS = measure.options(arg,
-  "bench_think bench/think.lua [--agents N] [--frames N] [--rounds N]", 5000, 300, 3)
+  "bench_think bench/think.lua [--agents N] [--frames N] [--rounds N] [--order made|random]",
+  5000, 300, 3)
 local TICK = measure.TICK
 
 local function set_time(trees, f)
@@ -54,13 +56,14 @@ end
 local small, large = brains.small, brains.large
 local nsmall, nlarge = brains.count(small), brains.count(large)
 
-print(string.format("bt think benchmark: %d agents, %d frames at 30 Hz after %d to warm up " ..
-  "(fastest fifth timed), fastest of %d rounds; the host sets the time once per frame", AGENTS,
-  FRAMES, measure.WARM, ROUNDS))
+print(string.format("bt think benchmark: %d agents thinking %s, %d frames at 30 Hz after %d " ..
+  "to warm up (fastest fifth timed), fastest of %d rounds; the host sets the time once per frame",
+  AGENTS, measure.order(), FRAMES, measure.WARM, ROUNDS))
 
 local function c_leaves(text)
   return function()
-    local ns, leaves, bytes, allocs, create = bench.c_run(text, AGENTS, measure.WARM, FRAMES)
+    local ns, leaves, bytes, allocs, create = bench.c_run(text, AGENTS, measure.WARM, FRAMES,
+      measure.RANDOM_ORDER)
     return {ns = ns, leaves = leaves, bytes = bytes, allocs = allocs, create = create}
   end
 end

@@ -1,6 +1,6 @@
 #!/bin/sh
 # check_bench.sh BENCH_THINK SOURCE_DIR: the think benchmark runs on a few agents, prints every
-# row of its table, takes --rounds, and counts no heap allocation per think in steady state; a
+# row of its table, takes --rounds and --order, and counts no heap allocation per think in steady state; a
 # bad flag is refused with a usage message and exit status 2. No time is checked.
 set -u
 bench=$1
@@ -19,6 +19,12 @@ echo "$err" | grep -q 'usage: ' || { echo "FAIL: no usage message: $err"; exit 1
 echo "$out" | grep -q 'fastest of 2 rounds' || { echo "FAIL: --rounds 2 not taken"; exit 1; }
 err=$("$bench" "$src/bench/think.lua" --rounds 0 2>&1)
 [ $? -eq 2 ] || { echo "FAIL: --rounds 0 should exit 2"; exit 1; }
+out=$("$bench" "$src/bench/think.lua" --agents 20 --frames 10 --rounds 1 --order random 2>&1) ||
+  { echo "$out"; echo "FAIL: --order random failed"; exit 1; }
+echo "$out" | grep -q 'in one random order' || { echo "FAIL: --order random not taken"; exit 1; }
+[ "$(echo "$out" | grep -c -E '^(C|Lua) leaves')" -eq 6 ] || { echo "FAIL: --order random rows"; exit 1; }
+err=$("$bench" "$src/bench/think.lua" --order sideways 2>&1)
+[ $? -eq 2 ] || { echo "FAIL: --order sideways should exit 2"; exit 1; }
 err=$(DS_SCRIPTS= "$bench" "$src/bench/ds_compare.lua" 2>&1)
 [ $? -eq 2 ] || { echo "FAIL: ds_compare.lua without DS_SCRIPTS should exit 2"; exit 1; }
 echo "$err" | grep -q 'DS_SCRIPTS' || { echo "FAIL: no DS_SCRIPTS message: $err"; exit 1; }
