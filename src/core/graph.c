@@ -254,53 +254,73 @@ static int analyse(compiler *c, int root) {
 
 static size_t align_up(size_t v, size_t a) { return (v + a - 1) / a * a; }
 
-/* Lays out each state's memory: nextupdatetime first (if any), then the kind's memory. */
-static void layout_memory(bt_def *d) {
-  size_t off = 0;
-  for (uint32_t s = 0; s < d->nstates; s++) {
-    const bt_node *nd = &d->nodes[d->states[s].node];
-    int needs_nut = kind_needs_nut(nd->kind) || (nd->ops && nd->ops->visit);
-    int kmem = kind_mem_size(nd->kind);
-    if (needs_nut || kmem >= 8) off = align_up(off, 8);
-    else if (kmem) off = align_up(off, 4);
-    d->states[s].nut = NO_SLOT;
-    if (needs_nut) {
-      d->states[s].nut = (uint32_t)off;
-      off += sizeof(double);
-    }
-    d->states[s].mem = (uint32_t)off;
-    off += (size_t)kmem;
-  }
-  d->mem_size = align_up(off, 8);
+/* Bytes of a state's memory: nextupdatetime (if any), then the kind's memory; and its alignment. */
+static size_t state_mem_size(const bt_node *nd, int *needs_nut, size_t *align) {
+  *needs_nut = kind_needs_nut(nd->kind) || (nd->ops && nd->ops->visit);
+  int kmem = kind_mem_size(nd->kind);
+  *align = *needs_nut || kmem >= 8 ? 8 : kmem ? 4 : 1;
+  return (*needs_nut ? sizeof(double) : 0) + (size_t)kmem;
+}
+
+/* Lays out the instance. After the header come chunks of 64 states in pre-order, each holding
+ * everything of its states: the dirty and touched words of the bit sets, the statuses, flags and
+ * last results, then each state's memory (nextupdatetime first, if any, then the kind's). A think
+ * reads the chunks of the nodes it visits, so a large tree whose running path lies in its first
+ * nodes touches about the memory of a small tree's instance. Offsets are from the instance's
+ * start. Saved states keep the memory packed, as if in one area (pmem, pnut, mem_size). */
+static int layout_memory(bt_def *d) {
   size_t n = d->nstates;
   d->nwords = (uint32_t)((n + 63) / 64);
   d->sum_shift = 0;
   while (d->nwords > (uint32_t)64 << d->sum_shift) d->sum_shift++;
+  d->chunks = calloc(d->nwords ? d->nwords : 1, sizeof *d->chunks);
+  if (!d->chunks) return BT_ENOMEM;
+  size_t size = INST_HEADER_SIZE, packed = 0;
+  for (uint32_t w = 0; w < d->nwords; w++) {
+    uint32_t first = w * 64, k = (uint32_t)(n - first < 64 ? n - first : 64);
+    d->chunks[w] = (uint32_t)size;
+    size += 2 * sizeof(uint64_t); /* dirty, then touched */
+    for (uint32_t i = 0; i < k; i++) {
+      bt_state *st = &d->states[first + i];
+      st->soff = (uint32_t)(size + i);
+      st->foff = (uint32_t)(size + k + i);
+      st->loff = (uint32_t)(size + 2 * k + i);
+    }
+    size += 3 * (size_t)k;
+    for (uint32_t i = 0; i < k; i++) {
+      bt_state *st = &d->states[first + i];
+      int needs_nut;
+      size_t align, bytes = state_mem_size(&d->nodes[st->node], &needs_nut, &align);
+      size = align_up(size, align);
+      packed = align_up(packed, align);
+      st->nut = st->pnut = NO_SLOT;
+      if (needs_nut) {
+        st->nut = (uint32_t)size;
+        st->pnut = (uint32_t)packed;
+      }
+      st->mem = (uint32_t)(size + (needs_nut ? sizeof(double) : 0));
+      st->pmem = (uint32_t)(packed + (needs_nut ? sizeof(double) : 0));
+      size += bytes;
+      packed += bytes;
+    }
+    size = align_up(size, 8);
+  }
+  d->mem_size = align_up(packed, 8);
+  d->inst_size = align_up(size, 8);
   d->unshared = d->nstates == d->nnodes;
   d->plain_step = 1;
   for (uint32_t i = 0; i < d->nnodes; i++) {
     bt_node *nd = &d->nodes[i];
     nd->mem = d->states[nd->state].mem;
+    nd->soff = d->states[nd->state].soff;
+    nd->foff = d->states[nd->state].foff;
     nd->hooks = 0;
     if (nd->ops && nd->ops->visit) nd->hooks |= HOOK_VISIT;
     if (nd->ops && nd->ops->reset) nd->hooks |= HOOK_RESET;
     if (nd->ops && nd->ops->step) nd->hooks |= HOOK_STEP;
     if (has_own_reset(nd)) d->plain_step = 0;
   }
-  /* what every think reads first: the bit sets, statuses and flags, then the kinds' memory */
-  size_t size = align_up(sizeof(bt_inst), 8);
-  d->off_dirty = size;
-  size += 2 * (size_t)d->nwords * sizeof(uint64_t); /* dirty, then touched */
-  d->off_status = size;
-  size += n;
-  d->off_flags = size;
-  size += n;
-  d->off_last = size;
-  size += n;
-  size = align_up(size, 8);
-  d->off_mem = size;
-  size += d->mem_size;
-  d->inst_size = align_up(size, 8);
+  return BT_OK;
 }
 
 typedef struct emitter {
@@ -453,6 +473,7 @@ static void def_free(bt_def *d) {
   free(d->names);
   free(d->states);
   free(d->scatter);
+  free(d->chunks);
   free(d);
 }
 
@@ -498,7 +519,7 @@ int bt_def_create(bt_def **out, bt_graph *g, int root) {
     rc = graph_error(g, BT_ENOMEM, "bt_def_create: out of memory");
     goto done;
   }
-  layout_memory(d);
+  if (layout_memory(d)) rc = graph_error(g, BT_ENOMEM, "bt_def_create: out of memory");
 done:
   free(c.color);
   free(c.size);

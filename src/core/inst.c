@@ -53,12 +53,7 @@ int bt_inst_init(bt_inst **out, void *mem, bt_def *def, const bt_host *host, voi
   in->host = host;
   in->agent = agent;
   in->rng = (uint64_t)(uintptr_t)in * 0x9E3779B97F4A7C15ULL | 1;
-  in->mem = base + def->off_mem;
-  in->dirty = (uint64_t *)(void *)(base + def->off_dirty);
-  in->touched = in->dirty + def->nwords;
-  in->status = base + def->off_status;
-  in->last = base + def->off_last;
-  in->flags = base + def->off_flags;
+  in->mem = base;
   for (uint32_t s = 0; s < def->nstates; s++) kind_init_mem(in, (int)def->states[s].node);
   inst_mark_touched(in);
   if (!(flags & BT_INST_NOSCATTER)) {
@@ -68,7 +63,7 @@ int bt_inst_init(bt_inst **out, void *mem, bt_def *def, const bt_host *host, voi
       if (d->flags & NF_NOSCATTER) continue;
       mem_prio *m = (mem_prio *)(void *)(in->mem + def->states[s].mem);
       m->lasttime = d->param * 0.5 + (d->param * inst_random(in));
-      in->flags[s] |= SF_LASTTIME;
+      *flags_at(in, s) |= SF_LASTTIME;
     }
   }
   bt_def_retain(def);
@@ -113,12 +108,12 @@ static void save_all(bt_inst *in) {
     uint32_t w = (uint32_t)__builtin_ctzll(sum) << in->sum_shift;
     uint32_t end = w + ((uint32_t)1 << in->sum_shift);
     for (; w < end && w < nwords; w++) {
-      uint64_t bits = in->dirty[w];
+      uint64_t *word = dirty_word(in, w), bits = *word;
       if (!bits) continue;
-      in->dirty[w] = 0;
+      *word = 0;
       for (; bits; bits &= bits - 1) {
         uint32_t s = w * 64 + (uint32_t)__builtin_ctzll(bits);
-        in->last[s] = in->status[s];
+        *last_at(in, s) = *status_at(in, s);
       }
     }
   }
@@ -128,23 +123,21 @@ static void save_all(bt_inst *in) {
 int bt_inst_update(bt_inst *in) {
   /* With thousands of agents a think starts with its instance out of the cache, and the visit
    * reaches its lines one dependent load after another. The header's second line is asked for
-   * before the first arrives; then a small instance whole; of a large one, the bit sets' first
-   * lines and the lines of each node on the running path the last think ended on, which this
-   * one most likely walks again. (Here, not in a function of its own, which the compiler drops
+   * before the first arrives; then a small instance whole; of a large one, the lines of each node
+   * on the running path the last think ended on (its chunk's bit words, its status and its
+   * memory), which this one most likely walks again. (Here, not in a function of its own, which the compiler drops
    * as one without effects.) */
   __builtin_prefetch((const char *)in + 64);
   if (in->def->inst_size <= PREFETCH_BYTES) {
     for (size_t off = 128; off < in->def->inst_size; off += 64) __builtin_prefetch((const char *)in + off);
   } else {
-    __builtin_prefetch(in->touched);
-    __builtin_prefetch(in->dirty);
-    __builtin_prefetch(in->last);
-    const bt_node *nodes = in->def->nodes;
-    for (uint32_t n = in->hint < in->def->nnodes ? in->hint : 0;; n = (uint32_t)nodes[n].up) {
-      __builtin_prefetch(in->status + nodes[n].state);
-      __builtin_prefetch(in->flags + nodes[n].state);
-      __builtin_prefetch(in->mem + nodes[n].mem);
-      if (nodes[n].up < 0) break;
+    const bt_def *def = in->def;
+    for (uint32_t n = in->hint < def->nnodes ? in->hint : 0;; n = (uint32_t)def->nodes[n].up) {
+      const bt_node *d = &def->nodes[n];
+      __builtin_prefetch(in->mem + def->chunks[d->state >> 6]);
+      __builtin_prefetch(in->mem + d->soff);
+      __builtin_prefetch(in->mem + d->mem);
+      if (d->up < 0) break;
     }
   }
   if (in->thinking) return BT_EBUSY;
@@ -267,7 +260,7 @@ int bt_node_has_field(const bt_def *def, int n, int field) {
 int bt_node_get(const bt_inst *in, int n, int field, double *out) {
   field_place p;
   if (find_field(in, n, field, &p)) return BT_EINVAL;
-  uint8_t fl = in->flags[in->def->nodes[n].state];
+  uint8_t fl = *flags_of(in, n);
   if (!p.base) {
     *out = (fl & p.flag) ? 1 : 0;
     return 1;
@@ -300,7 +293,7 @@ int bt_node_set(bt_inst *in, int n, int field, const double *value) {
   if (find_field(in, n, field, &p)) return BT_EINVAL;
   touch(in, in->def->nodes[n].state);
   in->settled = 0;
-  uint8_t *fl = &in->flags[in->def->nodes[n].state];
+  uint8_t *fl = flags_of(in, n);
   if (!p.base) {
     if (value && *value != 0) *fl |= p.flag;
     else *fl &= (uint8_t)~p.flag;
@@ -398,13 +391,20 @@ int bt_inst_save(const bt_inst *in, void *out, size_t size) {
   unsigned char *p = out;
   memcpy(p, &hd, sizeof hd);
   p += sizeof hd;
-  memcpy(p, in->status, d->nstates);
-  p += d->nstates;
-  memcpy(p, in->last, d->nstates);
-  p += d->nstates;
-  memcpy(p, in->flags, d->nstates);
-  p += d->nstates;
-  memcpy(p, in->mem, d->mem_size);
+  uint32_t n = d->nstates;
+  for (uint32_t s = 0; s < n; s++) {
+    p[s] = *status_at(in, s);
+    p[n + s] = *last_at(in, s);
+    p[2 * n + s] = *flags_at(in, s);
+  }
+  p += 3 * (size_t)n;
+  memset(p, 0, d->mem_size); /* the memory packed, as the states' blocks would lie in one area */
+  for (uint32_t s = 0; s < n; s++) {
+    const bt_state *st = &d->states[s];
+    if (st->nut != NO_SLOT) memcpy(p + st->pnut, in->mem + st->nut, sizeof(double));
+    size_t bytes = (size_t)kind_mem_size(d->nodes[st->node].kind);
+    if (bytes) memcpy(p + st->pmem, in->mem + st->mem, bytes);
+  }
   return BT_OK;
 }
 
@@ -426,16 +426,22 @@ int bt_inst_restore(bt_inst *in, const void *data, size_t size) {
     int n = (int)d->states[s].node, kind = d->nodes[n].kind;
     uint32_t idx;
     if (kind == BT_SEQUENCE || kind == BT_SELECTOR || kind == BT_LOOP)
-      memcpy(&idx, mem + d->states[s].mem + offsetof(mem_seq, idx), sizeof idx);
+      memcpy(&idx, mem + d->states[s].pmem + offsetof(mem_seq, idx), sizeof idx);
     else if (kind == BT_PRIORITY)
-      memcpy(&idx, mem + d->states[s].mem + offsetof(mem_prio, idx), sizeof idx);
+      memcpy(&idx, mem + d->states[s].pmem + offsetof(mem_prio, idx), sizeof idx);
     else continue;
     if (!(kind == BT_PRIORITY && idx == 0) && !index_ok(d, n, idx)) return BT_EINVAL;
   }
-  memcpy(in->status, p, d->nstates);
-  memcpy(in->last, p + d->nstates, d->nstates);
-  memcpy(in->flags, p + 2 * d->nstates, d->nstates);
-  memcpy(in->mem, p + 3 * d->nstates, d->mem_size);
+  uint32_t n = d->nstates;
+  for (uint32_t s = 0; s < n; s++) {
+    const bt_state *st = &d->states[s];
+    *status_at(in, s) = p[s];
+    *last_at(in, s) = p[n + s];
+    *flags_at(in, s) = p[2 * n + s];
+    if (st->nut != NO_SLOT) memcpy(in->mem + st->nut, mem + st->pnut, sizeof(double));
+    size_t bytes = (size_t)kind_mem_size(d->nodes[st->node].kind);
+    if (bytes) memcpy(in->mem + st->mem, mem + st->pmem, bytes);
+  }
   in->forceupdate = hd.forceupdate != 0;
   inst_mark_touched(in);
   return BT_OK;

@@ -34,7 +34,8 @@ typedef struct bt_node {
   int32_t up;         /* pre-order parent, -1 for the root */
   uint32_t depth;
   uint32_t name;      /* offset in bt_def.names */
-  uint32_t mem;       /* offset of its state's kind memory in the instance's memory area */
+  uint32_t mem;       /* offset of its state's kind memory in the instance */
+  uint32_t soff, foff; /* offsets of its state's status and flags in the instance */
   double param;
   bt_fn fn, fn2;
   void *ud, *ud2;
@@ -48,8 +49,10 @@ typedef struct bt_state {
   uint32_t node;  /* first pre-order index using it */
   int32_t parent; /* state of Don't Starve's `parent`, -1 if none in the tree */
   int32_t graph;  /* graph id */
-  uint32_t mem;   /* offset of the kind's memory in the instance's memory area */
-  uint32_t nut;   /* offset of nextupdatetime, or NO_SLOT */
+  uint32_t mem;   /* offset of the kind's memory in the instance */
+  uint32_t nut;   /* offset of nextupdatetime in the instance, or NO_SLOT */
+  uint32_t soff, foff, loff; /* offsets of its status, flags and last result in the instance */
+  uint32_t pmem, pnut;       /* mem and nut in a saved state's packed memory */
 } bt_state;
 
 struct bt_def {
@@ -61,13 +64,13 @@ struct bt_def {
   bt_state *states;
   uint32_t *scatter; /* Priority states in graph-id order */
   uint32_t nscatter;
-  uint32_t nwords;   /* 64-bit words of one per-state bit set */
+  uint32_t nwords;   /* 64-bit words of one per-state bit set, and chunks of 64 states */
+  uint32_t *chunks;  /* offset in the instance of each chunk (layout_memory) */
   uint8_t sum_shift; /* a bit of a summary word stands for 1 << sum_shift words of its bit set */
   int unshared;      /* every state is at one place, so state == pre-order index */
   int plain_step;    /* no node has a Reset or Step of the host's (bt_inst.settled applies) */
-  size_t mem_size;   /* bytes of node memory per instance */
+  size_t mem_size;   /* bytes of the node memory of a saved state */
   size_t inst_size;  /* bytes of one instance, header included */
-  size_t off_status, off_last, off_flags, off_mem, off_dirty;
 };
 
 /* Kind memory. */
@@ -84,14 +87,13 @@ typedef struct mem_latch { double last, dur; } mem_latch;
 #define SF_WAKE 0x20      /* Wait wake_time is set */
 #define SF_STARTED 0x40   /* Task: a run is under way (started, not yet finished) */
 
-/* The first cache line holds what a think reads before anything else (the prefetch of the
- * running path needs def, the arrays and hint); the second, what it reads and writes on the way. */
+/* An instance: this header, then the chunks of its states (layout_memory in graph.c). The first
+ * cache line holds what a think reads before anything else. */
 struct bt_inst {
   bt_def *def;
   const bt_host *host;
   void *agent;
-  uint8_t *status, *flags;
-  unsigned char *mem;
+  unsigned char *mem; /* the instance itself: the base of the offsets of bt_state and bt_node */
   uint32_t hint; /* the last node the last think visited: the end of its running path */
   uint16_t thinking;
   uint8_t forceupdate;
@@ -101,26 +103,35 @@ struct bt_inst {
   uint8_t settled;
   uint8_t unsaved; /* a dirty bit may be set: the next SaveStatus has statuses to copy */
   uint8_t sum_shift; /* the definition's, next to the summaries */
-  /* Bit sets by state. dirty: the status changed since the last SaveStatus. touched: the state
-   * may differ from what Reset leaves (READY, child index rewound, no trigger), or the node has
-   * a Reset or Step of the host's. A node whose bit is clear needs no Reset and no Step. */
-  uint64_t *dirty, *touched;
-  /* Their summaries: bit b clear means words b << sum_shift up to the next group's are all zero
-   * (a set bit may cover zero words), so that SaveStatus and the scans for touched nodes of a
-   * large tree read the words that have bits, not all of them. */
+  /* Summaries of the bit sets by state (dirty: the status changed since the last SaveStatus;
+   * touched: the state may differ from what Reset leaves (READY, child index rewound, no
+   * trigger), or the node has a Reset or Step of the host's; a node whose bit is clear needs no
+   * Reset and no Step). Bit b clear means words b << sum_shift up to the next group's are all
+   * zero (a set bit may cover zero words), so that SaveStatus and the scans for touched nodes of
+   * a large tree read the words that have bits, not all of them. */
   uint64_t dirty_sum, touched_sum;
-  uint8_t *last;
   uint64_t rng;
 };
 
-static inline int bit_get(const uint64_t *set, uint32_t i) { return (int)(set[i >> 6] >> (i & 63) & 1); }
+/* A state's status, flags and last result, and the words of the bit sets, in their chunks. */
+static inline uint8_t *status_at(const bt_inst *in, uint32_t st) { return in->mem + in->def->states[st].soff; }
+static inline uint8_t *flags_at(const bt_inst *in, uint32_t st) { return in->mem + in->def->states[st].foff; }
+static inline uint8_t *last_at(const bt_inst *in, uint32_t st) { return in->mem + in->def->states[st].loff; }
+#define INST_HEADER_SIZE ((sizeof(bt_inst) + 7) & ~(size_t)7) /* where the first chunk begins */
+static inline uint64_t *dirty_word(const bt_inst *in, uint32_t w) {
+  return (uint64_t *)(void *)(in->mem + (w ? in->def->chunks[w] : INST_HEADER_SIZE));
+}
+static inline uint64_t *touched_word(const bt_inst *in, uint32_t w) { return dirty_word(in, w) + 1; }
+static inline int touched_bit(const bt_inst *in, uint32_t st) {
+  return (int)(*touched_word(in, st >> 6) >> (st & 63) & 1);
+}
 static inline uint64_t sum_bit(const bt_inst *in, uint32_t st) {
   return (uint64_t)1 << ((st >> 6) >> in->sum_shift);
 }
 
 /* Marks state st touched. */
 static inline void touch(bt_inst *in, uint32_t st) {
-  uint64_t *w = &in->touched[st >> 6], m = (uint64_t)1 << (st & 63);
+  uint64_t *w = touched_word(in, st >> 6), m = (uint64_t)1 << (st & 63);
   if (*w & m) return;
   *w |= m;
   in->touched_sum |= sum_bit(in, st);
@@ -129,14 +140,14 @@ static inline void touch(bt_inst *in, uint32_t st) {
 
 /* Clears state st's touched bit. */
 static inline void untouch(bt_inst *in, uint32_t st) {
-  uint64_t *w = &in->touched[st >> 6];
+  uint64_t *w = touched_word(in, st >> 6);
   *w &= ~((uint64_t)1 << (st & 63));
   if (!*w && !in->sum_shift) in->touched_sum &= ~sum_bit(in, st);
 }
 
 /* Marks state st's status changed since the last SaveStatus. */
 static inline void mark_dirty(bt_inst *in, uint32_t st) {
-  in->dirty[st >> 6] |= (uint64_t)1 << (st & 63);
+  *dirty_word(in, st >> 6) |= (uint64_t)1 << (st & 63);
   in->dirty_sum |= sum_bit(in, st);
   in->unsaved = 1;
 }
@@ -147,10 +158,10 @@ static inline int child_at(const bt_inst *in, int n, uint32_t i) {
   return (int)in->def->kids[in->def->nodes[n].children + i];
 }
 static inline bt_status status_of(const bt_inst *in, int n) {
-  return (bt_status)in->status[state_of(in, n)];
+  return (bt_status)in->mem[in->def->nodes[n].soff];
 }
 static inline void *mem_of(const bt_inst *in, int n) { return in->mem + in->def->nodes[n].mem; }
-static inline uint8_t *flags_of(const bt_inst *in, int n) { return &in->flags[state_of(in, n)]; }
+static inline uint8_t *flags_of(const bt_inst *in, int n) { return in->mem + in->def->nodes[n].foff; }
 static inline int is_leaf(const bt_inst *in, int n) { return in->def->nodes[n].flags & NF_LEAF; }
 /* A node whose Reset or Step is the host's: the core cannot tell that they would change nothing. */
 static inline int has_own_reset(const bt_node *d) { return d->hooks & (HOOK_RESET | HOOK_STEP); }

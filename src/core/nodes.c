@@ -9,17 +9,19 @@
 /* ---- state helpers ---- */
 
 /* A state whose status is not READY is touched already, so an unchanged status needs nothing. */
-static void set_state_status(bt_inst *in, uint32_t st, bt_status s) {
-  if (in->status[st] == s) return;
+static void set_status_byte(bt_inst *in, uint32_t st, uint8_t *status, bt_status s) {
+  if (*status == s) return;
   if (s != BT_READY) touch(in, st);
-  in->status[st] = (uint8_t)s;
+  *status = (uint8_t)s;
   mark_dirty(in, st);
   in->settled = 0;
 }
 
-static void set_status(bt_inst *in, int n, bt_status s) { set_state_status(in, state_of(in, n), s); }
-static void set_node_status(bt_inst *in, const bt_node *d, bt_status s) { set_state_status(in, d->state, s); }
-static bt_status node_status(const bt_inst *in, const bt_node *d) { return (bt_status)in->status[d->state]; }
+static void set_node_status(bt_inst *in, const bt_node *d, bt_status s) {
+  set_status_byte(in, d->state, in->mem + d->soff, s);
+}
+static void set_status(bt_inst *in, int n, bt_status s) { set_node_status(in, node_at(in, n), s); }
+static bt_status node_status(const bt_inst *in, const bt_node *d) { return (bt_status)in->mem[d->soff]; }
 static void *kind_mem(const bt_inst *in, const bt_node *d) { return in->mem + d->mem; }
 static const uint32_t *kids_of(const bt_inst *in, const bt_node *d) { return in->def->kids + d->children; }
 
@@ -31,9 +33,8 @@ static int nchildren(const bt_inst *in, int n) { return (int)node_at(in, n)->nch
  * unread. */
 static uint32_t next_touched(const bt_inst *in, uint32_t from, uint32_t end) {
   if (from >= end) return end;
-  const uint64_t *set = in->touched;
   uint32_t w = from >> 6;
-  uint64_t bits = set[w] & (~(uint64_t)0 << (from & 63));
+  uint64_t bits = *touched_word(in, w) & (~(uint64_t)0 << (from & 63));
   while (!bits) {
     uint32_t group = (w + 1) >> in->sum_shift;
     if (group >= 64) return end;
@@ -42,7 +43,7 @@ static uint32_t next_touched(const bt_inst *in, uint32_t from, uint32_t end) {
     uint32_t next = (uint32_t)__builtin_ctzll(later) << in->sum_shift;
     w = next > w + 1 ? next : w + 1;
     if ((w << 6) >= end) return end;
-    bits = set[w];
+    bits = *touched_word(in, w);
   }
   uint32_t q = (w << 6) + (uint32_t)__builtin_ctzll(bits);
   return q < end ? q : end;
@@ -76,7 +77,7 @@ static inline int touched_from(const bt_inst *in, int n, uint32_t i) {
   if (d->nchildren > SCAN_CHILDREN && def->unshared) return scan_touched_from(in, n, i);
   const uint32_t *kids = def->kids + d->children;
   for (; i < d->nchildren; i++)
-    if (bit_get(in->touched, def->nodes[kids[i]].state)) return (int)kids[i];
+    if (touched_bit(in, def->nodes[kids[i]].state)) return (int)kids[i];
   return -1;
 }
 
@@ -206,7 +207,7 @@ static void visit_wait(bt_inst *in, int n, const bt_node *d) {
       return;
     }
     m->wake = now + t;
-    in->flags[d->state] |= SF_WAKE;
+    in->mem[d->foff] |= SF_WAKE;
     set_node_status(in, d, BT_RUNNING);
   }
   if (node_status(in, d) != BT_RUNNING) return;
@@ -403,7 +404,7 @@ static void evaluate_priority(bt_inst *in, int n, double time) {
 static void visit_priority(bt_inst *in, int n, const bt_node *d) {
   mem_prio *m = kind_mem(in, d);
   double time = inst_now(in);
-  int has_last = in->flags[d->state] & SF_LASTTIME;
+  int has_last = in->mem[d->foff] & SF_LASTTIME;
   if (!has_last || m->lasttime + d->param < time) {
     evaluate_priority(in, n, time);
     return;
@@ -413,7 +414,7 @@ static void visit_priority(bt_inst *in, int n, const bt_node *d) {
   if (status_of(in, c) != BT_RUNNING) return;
   bt_status cs = visit(in, c);
   set_node_status(in, d, cs);
-  if (cs != BT_RUNNING) in->flags[d->state] &= (uint8_t)~SF_LASTTIME;
+  if (cs != BT_RUNNING) in->mem[d->foff] &= (uint8_t)~SF_LASTTIME;
 }
 
 static void reset_priority(bt_inst *in, int n) {
@@ -513,7 +514,7 @@ int bt_inst_fire_event(bt_inst *in, int n) {
   touch(in, state_of(in, n));
   in->settled = 0;
   for (int32_t s = in->def->states[state_of(in, n)].parent; s >= 0; s = in->def->states[s].parent)
-    if (in->def->nodes[in->def->states[s].node].kind == BT_PRIORITY) in->flags[s] &= (uint8_t)~SF_LASTTIME;
+    if (in->def->nodes[in->def->states[s].node].kind == BT_PRIORITY) *flags_at(in, s) &= (uint8_t)~SF_LASTTIME;
   return BT_OK;
 }
 
@@ -853,12 +854,12 @@ static int is_clean(const bt_inst *in, int n) {
 void inst_mark_touched(bt_inst *in) {
   const bt_def *def = in->def;
   in->settled = 0;
-  for (uint32_t w = 0; w < def->nwords; w++) in->dirty[w] = in->touched[w] = 0;
+  for (uint32_t w = 0; w < def->nwords; w++) *dirty_word(in, w) = *touched_word(in, w) = 0;
   in->dirty_sum = in->touched_sum = 0;
   in->sum_shift = def->sum_shift;
   in->unsaved = 1;
   for (uint32_t s = 0; s < def->nstates; s++) {
-    if (in->status[s] != in->last[s]) mark_dirty(in, s);
+    if (*status_at(in, s) != *last_at(in, s)) mark_dirty(in, s);
     if (!is_clean(in, (int)def->states[s].node)) touch(in, s);
   }
 }
@@ -1051,7 +1052,7 @@ void bt_node_stop(bt_inst *in, int n) {
 
 void bt_node_save_status(bt_inst *in, int n) {
   uint32_t st = state_of(in, n);
-  in->last[st] = in->status[st];
+  *last_at(in, st) = *status_at(in, st);
   for (int i = 0; i < nchildren(in, n); i++) bt_node_save_status(in, child_at(in, n, (uint32_t)i));
 }
 
@@ -1076,7 +1077,7 @@ int bt_node_tree_sleep_time(bt_inst *in, int n, double *out) {
 int bt_node_string(bt_inst *in, int n, bt_buf *out) {
   bt_status s = status_of(in, n);
   bt_buf_printf(out, "%s - %s <%s> (", in->def->names + node_at(in, n)->name, bt_status_name(s),
-                bt_status_name(in->last[state_of(in, n)]));
+                bt_status_name(*last_at(in, state_of(in, n))));
   if (s == BT_RUNNING) bt_node_describe(in, n, out);
   return bt_buf_append(out, ")", 1);
 }
@@ -1131,7 +1132,7 @@ int bt_node_describe_as(bt_inst *in, int n, int kind, bt_buf *out) {
 
 bt_status bt_node_status(const bt_inst *in, int n) { return status_of(in, n); }
 
-bt_status bt_node_last(const bt_inst *in, int n) { return (bt_status)in->last[state_of(in, n)]; }
+bt_status bt_node_last(const bt_inst *in, int n) { return (bt_status)*last_at(in, state_of(in, n)); }
 
 void bt_node_set_status(bt_inst *in, int n, bt_status s) {
   if (s < BT_READY || s > BT_RUNNING) return;

@@ -71,12 +71,12 @@ static void copy_state(bt_inst *to, const bt_inst *from, uint32_t st, uint32_t s
   const bt_state *at = &to->def->states[st], *af = &from->def->states[sf];
   int nt = (int)at->node, nf = (int)af->node;
   int kind = to->def->nodes[nt].kind;
-  to->status[st] = from->status[sf];
-  to->last[st] = from->last[sf];
-  uint8_t flags = from->flags[sf];
+  *status_at(to, st) = *status_at(from, sf);
+  *last_at(to, st) = *last_at(from, sf);
+  uint8_t flags = *flags_at(from, sf);
   if (at->nut != NO_SLOT && af->nut != NO_SLOT) memcpy(to->mem + at->nut, from->mem + af->nut, sizeof(double));
   else flags &= (uint8_t)~SF_NUT;
-  to->flags[st] = flags;
+  *flags_at(to, st) = flags;
   int size = kind_mem_size(kind);
   if (size) memcpy(to->mem + at->mem, from->mem + af->mem, (size_t)size);
   /* child indices follow their children */
@@ -95,7 +95,7 @@ static void copy_state(bt_inst *to, const bt_inst *from, uint32_t st, uint32_t s
 static void reevaluate(bt_inst *to, uint32_t st) {
   const bt_state *at = &to->def->states[st];
   int kind = to->def->nodes[at->node].kind;
-  to->status[st] = BT_READY;
+  *status_at(to, st) = BT_READY;
   if (kind == BT_SEQUENCE || kind == BT_SELECTOR || kind == BT_LOOP) {
     mem_seq *m = (mem_seq *)(void *)(to->mem + at->mem);
     m->idx = 1;
@@ -104,7 +104,7 @@ static void reevaluate(bt_inst *to, uint32_t st) {
     ((mem_seq *)(void *)(to->mem + at->mem))->idx = 0;
   } else if (kind == BT_PRIORITY) {
     ((mem_prio *)(void *)(to->mem + at->mem))->idx = 0;
-    to->flags[st] &= (uint8_t)~SF_LASTTIME;
+    *flags_at(to, st) &= (uint8_t)~SF_LASTTIME;
   }
 }
 
@@ -135,7 +135,7 @@ int bt_inst_transfer(bt_inst *to, const bt_inst *from, const int *map, bt_transf
   for (uint32_t s = 0; s < df->nstates; s++) {
     if (inverse[s] >= 0) continue;
     r.gone++;
-    if (from->status[s] != BT_RUNNING) continue;
+    if (*status_at(from, s) != BT_RUNNING) continue;
     for (int n = df->nodes[df->states[s].node].up; n >= 0; n = df->nodes[n].up) {
       int ns = inverse[df->nodes[n].state];
       if (ns >= 0 && !again[ns]) {
@@ -147,7 +147,7 @@ int bt_inst_transfer(bt_inst *to, const bt_inst *from, const int *map, bt_transf
   }
   /* the new code decides at once: every Priority evaluates at the next think */
   for (uint32_t s = 0; s < dt->nstates; s++)
-    if (dt->nodes[dt->states[s].node].kind == BT_PRIORITY) to->flags[s] &= (uint8_t)~SF_LASTTIME;
+    if (dt->nodes[dt->states[s].node].kind == BT_PRIORITY) *flags_at(to, s) &= (uint8_t)~SF_LASTTIME;
   to->forceupdate = from->forceupdate;
   inst_mark_touched(to);
   free(inverse);
