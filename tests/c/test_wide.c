@@ -9,7 +9,8 @@
  * Reset of the host's (always touched), ConditionNodes (touched only while they differ from
  * READY, so that the scans skip words), or ConditionNodes with, at the winners' places,
  * NotDecorators over a ConditionWaitNode (RUNNING while its function is false, else FAILED):
- * there, the winner before is the only touched child past the new one, words away. */
+ * there, the winner before is the only touched child past the new one, words away. A state
+ * saved from such a tree restores into another instance whole. */
 #include "harness.h"
 
 #define MAX_KIDS 5000
@@ -50,6 +51,7 @@ static void test_moving_winner(int n, int mode, const int *wins, int nwins) {
   for (int i = 0; i < n; i++) {
     if (mode == LEAVES) {
       kids_leaf[i] = (leaf)LEAF("c", BT_FAILED);
+      kids_leaf[i].sleep = 0.5; /* a nextupdatetime in every chunk, for the saved state */
       kids_id[i] = add_leaf(g, &kids_leaf[i]);
       continue;
     }
@@ -85,6 +87,27 @@ static void test_moving_winner(int n, int mode, const int *wins, int nwins) {
     if (mode == LEAVES && k > 0 && wins[k - 1] > wins[k])
       CHECK_INT(kids_leaf[wins[k - 1]].resets - resets_before, 2);
   }
+  /* a saved state restores into another instance whole: the same bytes saved again, and the same
+   * next think (the last winner wins again, at a time past the period) */
+  const bt_def *def = bt_inst_def(in);
+  size_t size = bt_inst_state_size(def);
+  unsigned char *a = malloc(size), *b = malloc(size);
+  bt_inst *copy = NULL;
+  REQUIRE(a && b && bt_inst_create(&copy, (bt_def *)def, &HOST, NULL, 0) == BT_OK);
+  CHECK_INT(bt_inst_save(in, a, size), BT_OK);
+  CHECK_INT(bt_inst_restore(copy, a, size), BT_OK);
+  CHECK_INT(bt_inst_save(copy, b, size), BT_OK);
+  CHECK(memcmp(a, b, size) == 0);
+  CHECK_NUM(sleep_of(copy), sleep_of(in));
+  think(in, 2.0 * nwins);
+  think(copy, 2.0 * nwins);
+  CHECK_INT(bt_inst_save(in, a, size), BT_OK);
+  CHECK_INT(bt_inst_save(copy, b, size), BT_OK);
+  CHECK(memcmp(a, b, size) == 0);
+  check_children(copy, n, wins[nwins - 1], mode, "restored");
+  bt_inst_free(copy);
+  free(a);
+  free(b);
   /* Reset reaches every touched child, wherever its word */
   REQUIRE(bt_inst_reset(in) == BT_OK);
   int bad = 0;
