@@ -123,10 +123,10 @@ static void save_all(bt_inst *in) {
 int bt_inst_update(bt_inst *in) {
   /* With thousands of agents a think starts with its instance out of the cache, and the visit
    * reaches its lines one dependent load after another. The header's second line is asked for
-   * before the first arrives; then a small instance whole; of a large one, the lines of each node
-   * on the running path the last think ended on (its chunk's bit words, its status and its
-   * memory), which this one most likely walks again. (Here, not in a function of its own, which the compiler drops
-   * as one without effects.) */
+   * before the first arrives; then a small instance whole; of a large one, the lines of each
+   * node on the running path the last think ended on (its chunk's bit words, its status and its
+   * memory), which this one most likely walks again. (Here, not in a function of its own, which
+   * the compiler drops as one without effects.) */
   __builtin_prefetch((const char *)in + 64);
   if (in->def->inst_size <= PREFETCH_BYTES) {
     for (size_t off = 128; off < in->def->inst_size; off += 64) __builtin_prefetch((const char *)in + off);
