@@ -49,8 +49,9 @@ typedef struct lbt_state {
   int clock_ref;     /* registry reference of the clock function, LUA_NOREF for none */
   int clock_fixed;   /* no clock function: the time is last_time (bt.set_clock(number)) */
   int thinking;      /* trees inside tree:Update */
-  int think_depth;   /* depth of the innermost think under way (tree:Update), -1 outside one */
-  int time_fresh;    /* last_time was read at think_depth, and no Lua code has run since */
+  int group_depth;   /* depth of the innermost API call whose reads of the time share clock calls
+                        (lbt_time_group_begin), -1 outside one */
+  int time_fresh;    /* last_time was read at group_depth, and no Lua code has run since */
   int deferred;      /* LBT_REG_DEFERRED holds work for when thinking drops to 0 */
   lbt_memory *mem;   /* the bounded allocator's state, NULL if bt did not make the Lua state */
 } lbt_state;
@@ -125,6 +126,10 @@ lbt_state *lbt_state_get(lua_State *L);
 void lbt_registry_get(lua_State *L, int slot); /* pushes a registry slot's value */
 void lbt_registry_set(lua_State *L, int slot); /* pops a value into a registry slot */
 double lbt_clock(lbt_state *S, lua_State *L, int msgh); /* msgh: the entry's handler, or 0 */
+/* Within one call of the API (a think, a tree's sleep time or dump), the core's reads of the time
+ * with no Lua code run between them share one clock call. Begin returns what end restores. */
+int lbt_time_group_begin(lbt_state *S);
+void lbt_time_group_end(lbt_state *S, int outer);
 int lbt_argerror(lua_State *L, int arg, const char *fname, const char *msg);
 /* "bad argument #<arg> to '<fname>' (<expected> expected, got <type of the value at idx>)" */
 int lbt_typeerror(lua_State *L, int idx, int arg, const char *fname, const char *expected);

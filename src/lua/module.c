@@ -94,18 +94,31 @@ double lbt_clock(lbt_state *S, lua_State *L, int msgh) {
   return t;
 }
 
-/* The core's reads of the time. Within a think, a read with no Lua code run since the last one
- * (Don't Starve's PriorityNode reads GetTime() in Visit and again in Sleep) takes the time that
- * one gave: the clock is a function of what Lua code set, so a second call would return the
- * same. Reads from inside Lua code that the think called (a node written in Lua) always call. */
+int lbt_time_group_begin(lbt_state *S) {
+  int outer = S->group_depth;
+  S->group_depth = S->depth;
+  S->time_fresh = 0;
+  return outer;
+}
+
+void lbt_time_group_end(lbt_state *S, int outer) {
+  S->group_depth = outer;
+  S->time_fresh = 0;
+}
+
+/* The core's reads of the time. Within a group (a think; a tree's sleep time), a read with no
+ * Lua code run since the last one (Don't Starve's PriorityNode reads GetTime() in Visit and again
+ * in Sleep) takes the time that one gave: the clock is a function of what Lua code set, so a
+ * second call would return the same. Reads from inside Lua code that the group called (a node
+ * written in Lua) always call. */
 static double host_now(void *data) {
   lbt_state *S = data;
   if (S->clock_fixed) return S->last_time; /* bt.set_clock(t): no call at all */
-  int at_think = S->depth == S->think_depth;
-  if (at_think && S->time_fresh) return S->last_time;
+  int in_group = S->depth == S->group_depth;
+  if (in_group && S->time_fresh) return S->last_time;
   double t;
   int ok = read_clock(S, S->L, S->msgh, &t);
-  S->time_fresh = at_think && ok;
+  S->time_fresh = in_group && ok;
   return t;
 }
 
@@ -277,7 +290,7 @@ int luaopen_bt(lua_State *L) {
   S->start = monotonic_now();
   S->tick_time = 1.0 / 30;
   S->clock_ref = LUA_NOREF;
-  S->think_depth = -1;
+  S->group_depth = -1;
   S->mem = lbt_memory_of(L);
   lbt_registry_set(L, LBT_REG_STATE);
   for (int slot = LBT_REG_CLASSES; slot <= LBT_REG_COUNT; slot++) {

@@ -769,14 +769,11 @@ static int tree_update(lua_State *L) {
   lua_State *saved_L;
   enter_tree(L, t, 1, &saved, &saved_L);
   lbt_state *S = t->S;
-  int outer_think_depth = S->think_depth;
-  S->think_depth = S->depth;
-  S->time_fresh = 0;
+  int outer = lbt_time_group_begin(S);
   S->thinking++;
   bt_inst_update(t->inst);
   S->thinking--;
-  S->think_depth = outer_think_depth;
-  S->time_fresh = 0;
+  lbt_time_group_end(S, outer);
   leave_tree(L, t, &saved, saved_L);
   lbt_run_deferred(L, t->S); /* a reload asked for during the think */
   return 0;
@@ -793,7 +790,9 @@ static int tree_get_sleep_time(lua_State *L) {
   lua_State *saved_L;
   double v;
   lbt_enter(L, 1, &saved, &saved_L);
+  int outer = lbt_time_group_begin(t->S);
   int has = bt_inst_sleep_time(t->inst, &v);
+  lbt_time_group_end(t->S, outer);
   lbt_leave(L, 1, &saved, saved_L);
   if (has) lua_pushnumber(L, v);
   else lua_pushnil(L);
@@ -828,7 +827,9 @@ static int tree_tostring(lua_State *L) {
   lua_State *saved_L;
   bt_buf buf = {0};
   lbt_enter(L, 1, &saved, &saved_L);
+  int outer = lbt_time_group_begin(t->S);
   bt_inst_dump(t->inst, &buf);
+  lbt_time_group_end(t->S, outer);
   lbt_leave(L, 1, &saved, saved_L);
   return lbt_push_buf(L, &buf);
 }

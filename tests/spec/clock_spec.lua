@@ -78,6 +78,33 @@ describe("the clock function within a think", function()
     assert.equal(1, tree.root.children[1]:GetSleepTime()) -- it slept from 15, the time it set
   end)
 
+  it("is called once by GetSleepTime and by the dump for reads with no Lua code between", function()
+    -- Don't Starve's GetTreeSleepTime reads GetTime() for the Priority and for the WaitNode
+    local tree = bt.BT({}, bt.PriorityNode({bt.WaitNode(2)}, 0.25, true))
+    tree:Update()
+    now = 10.1
+    calls = 0
+    assert.near(0.15, tree:GetSleepTime(), 1e-12)
+    assert.equal(1, calls)
+    calls = 0
+    local dump = tostring(tree)
+    assert.equal(1, calls)
+    assert.truthy(dump:find(">0.15", 1, true), dump)
+  end)
+
+  it("is called again within GetSleepTime after a node written in Lua moved the time", function()
+    local Slow = bt.Class(bt.BehaviourNode, function(self) bt.BehaviourNode._ctor(self, "Slow") end)
+    function Slow:Visit() self.status = bt.RUNNING end
+    function Slow:GetSleepTime() now = now + 1; return 100 end
+    local tree = bt.BT({}, bt.PriorityNode({bt.ParallelNode{Slow(), bt.WaitNode(20)}}, 30, true))
+    tree:Update() -- at 10: the Priority's clock is 10, the WaitNode wakes at 30
+    calls = 0
+    -- children first, as Don't Starve's GetTreeSleepTime: Slow moves the time to 11, then the
+    -- WaitNode reads 11 (19 s left) and the Priority takes that read (29 s left)
+    assert.equal(19, tree:GetSleepTime())
+    assert.equal(1, calls)
+  end)
+
   it("is called afresh at the next think and by every call of the API", function()
     local tree = bt.BT({}, bt.SequenceNode{bt.WaitNode(2)})
     tree:Update()
