@@ -194,6 +194,16 @@ static void push_named(lua_State *L, int name) {
   lua_remove(L, -2);
 }
 
+/* Registers the value on the top (popped) as the subtree of the name at index name; nil forgets. */
+static void set_named(lua_State *L, int name) {
+  name = lua_absindex(L, name);
+  lbt_registry_get(L, LBT_REG_SUBTREES);
+  lua_pushvalue(L, name);
+  lua_rotate(L, -3, -1); /* table, name, value */
+  lua_rawset(L, -3);
+  lua_pop(L, 1);
+}
+
 /* Pushes the subtree name of the SubtreeNode at obj (a string, or an error). */
 static void push_reference(builder *b, int obj) {
   lua_State *L = b->L;
@@ -729,11 +739,8 @@ static int l_define(lua_State *L) {
   lua_settop(L, 2);
   lbt_compile(L, 1, 1, "define", name);
   if (name) {
-    lbt_registry_get(L, LBT_REG_SUBTREES);
-    lua_pushvalue(L, 2);
     lua_pushvalue(L, 3);
-    lua_rawset(L, -3);
-    lua_pop(L, 1);
+    set_named(L, 2);
   }
   return 1;
 }
@@ -743,11 +750,8 @@ static int l_undefine(lua_State *L) {
   check_subtree_name(L, 1, "undefine", 0);
   lua_settop(L, 1);
   push_named(L, 1);
-  lbt_registry_get(L, LBT_REG_SUBTREES);
-  lua_pushvalue(L, 1);
   lua_pushnil(L);
-  lua_rawset(L, -3);
-  lua_pop(L, 1);
+  set_named(L, 1);
   return 1;
 }
 
