@@ -45,7 +45,7 @@ void bt_graph_free(bt_graph *g) {
 
 const char *bt_graph_errmsg(const bt_graph *g) { return g ? g->err : "no graph"; }
 
-static char *copy_string(const char *s) {
+char *copy_string(const char *s) {
   size_t n = strlen(s) + 1;
   char *p = malloc(n);
   if (p) memcpy(p, s, n);

@@ -135,12 +135,7 @@ int bt_lib_set(bt_lib *lib, const char *name, const bt_graph *g, int root) {
     }
   }
   char *copy_name = NULL;
-  if (rc == BT_OK && at < 0) {
-    size_t len = strlen(name) + 1;
-    copy_name = malloc(len);
-    if (copy_name) memcpy(copy_name, name, len);
-    else rc = BT_ENOMEM;
-  }
+  if (rc == BT_OK && at < 0 && !(copy_name = copy_string(name))) rc = BT_ENOMEM;
   if (rc != BT_OK) {
     bt_graph_free(copy);
     return lib_error(lib, rc, "bt_lib_set: subtree '%s': %s", name, bt_strerror(rc));
