@@ -856,7 +856,6 @@ void inst_mark_touched(bt_inst *in) {
   in->settled = 0;
   for (uint32_t w = 0; w < def->nwords; w++) *dirty_word(in, w) = *touched_word(in, w) = 0;
   in->dirty_sum = in->touched_sum = 0;
-  in->sum_shift = def->sum_shift;
   in->unsaved = 1;
   for (uint32_t s = 0; s < def->nstates; s++) {
     if (*status_at(in, s) != *last_at(in, s)) mark_dirty(in, s);
