@@ -14,6 +14,9 @@
  *                      or, if random_order is true, in one random order); returns ns per think (the
  *                      fastest fifth of the frames), leaf calls per think, bytes per agent,
  *                      allocations per think and ns per agent creation
+ *   bench.nop(...)     does nothing: the least a call from Lua into C costs
+ *   bench.pcall_each(fn, list)
+ *                      calls fn(list[i]) through lua_pcall for each i, as bt calls a leaf
  */
 #define _GNU_SOURCE
 #include <malloc.h>
@@ -339,8 +342,27 @@ static int l_memory(lua_State *L) {
   return 2;
 }
 
-static const luaL_Reg bench_funcs[] = {
-    {"now", l_now}, {"memory", l_memory}, {"c_run", l_c_run}, {NULL, NULL}};
+static int l_nop(lua_State *L) {
+  (void)L;
+  return 0;
+}
+
+static int l_pcall_each(lua_State *L) {
+  luaL_checktype(L, 1, LUA_TFUNCTION);
+  luaL_checktype(L, 2, LUA_TTABLE);
+  lua_Integer n = luaL_len(L, 2);
+  for (lua_Integer i = 1; i <= n; i++) {
+    lua_pushvalue(L, 1);
+    lua_rawgeti(L, 2, i);
+    if (lua_pcall(L, 1, 1, 0) != LUA_OK) return lua_error(L);
+    lua_pop(L, 1);
+  }
+  return 0;
+}
+
+static const luaL_Reg bench_funcs[] = {{"now", l_now},     {"memory", l_memory},
+                                       {"c_run", l_c_run}, {"nop", l_nop},
+                                       {"pcall_each", l_pcall_each}, {NULL, NULL}};
 
 static int open_bench(lua_State *L) {
   luaL_newlib(L, bench_funcs);

@@ -133,18 +133,21 @@ function measure.measurement(make, agents, frames, frame, new_agent, clock)
   end
 end
 
--- The floor: a Lua loop over the agents calling leaf(inst) directly, fastest of PARTS parts.
-function measure.floor(leaf, agents, frames, new_agent)
+local function direct(fn, insts, n) for i = 1, n do fn(insts[i]) end end
+local function protected(fn, insts) bench.pcall_each(fn, insts) end
+
+-- The floor: a Lua loop over the agents calling fn(inst) directly, or, if from_c, a C loop
+-- calling it through lua_pcall (as bt calls a leaf); fastest of PARTS parts, ns per call.
+function measure.floor(fn, agents, frames, new_agent, from_c)
+  local loop = from_c and protected or direct
   local insts = {}
   for i = 1, agents do insts[i] = new_agent() end
-  for i = 1, agents do leaf(insts[i]) end
+  loop(fn, insts, agents)
   local per_part = frames // measure.PARTS
   local best = math.huge
   for _ = 1, measure.PARTS do
     local t0 = bench.now()
-    for _ = 1, per_part do
-      for i = 1, agents do leaf(insts[i]) end
-    end
+    for _ = 1, per_part do loop(fn, insts, agents) end
     best = math.min(best, bench.now() - t0)
   end
   return best / (agents * per_part) * 1e9

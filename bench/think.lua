@@ -79,26 +79,35 @@ local rows = {
   {"Lua leaves, a tree per agent (DS)", nsmall, lua_leaves(per_agent(small), set_time), lua = true},
   {"Lua leaves, shared, Lua clock fn", nsmall, lua_leaves(shared(small), lua_clock), lua = true},
 }
-local list = {function()
-  return {ns = measure.floor(brains.inst_leaf("Condition", "idle"), AGENTS, FRAMES, brains.agent)}
-end}
+local idle = brains.inst_leaf("Condition", "idle")
+local references = {
+  function() return {ns = measure.floor(idle, AGENTS, FRAMES, brains.agent)} end,
+  function() return {ns = measure.floor(idle, AGENTS, FRAMES, brains.agent, true)} end,
+  function() return {ns = measure.floor(bench.nop, AGENTS, FRAMES, brains.agent)} end,
+}
+local list = {table.unpack(references)}
 for _, r in ipairs(rows) do list[#list + 1] = r[3] end
 local best = measure.rounds(ROUNDS, list)
-local floor = best[1].ns
+local floor, protected, c_call = best[1].ns, best[2].ns, best[3].ns
 
 print(string.format("floor: a Lua loop calling a leaf function directly costs %.1f ns per call", floor))
+print(string.format("a C loop calling it through lua_pcall, as bt calls a leaf: %.1f ns per call; " ..
+  "a Lua loop calling an empty C function: %.1f ns per call", protected, c_call))
 print("")
 print(string.format("%-36s %6s %9s %12s %8s %12s %13s", "scenario", "nodes", "ns/think",
   "leaves/think", "x floor", "bytes/agent", "allocs/think"))
 for i, r in ipairs(rows) do
-  local f = best[i + 1]
+  local f = best[i + #references]
   print(string.format("%-36s %6d %9.1f %12.2f %8s %12.0f %13.3f", r[1], r[2], f.ns, f.leaves,
     r.lua and string.format("%.2f", f.ns / (f.leaves * floor)) or "-", f.bytes, f.allocs))
 end
-local c_small, c_large, lua_small, lua_large, ds = best[2], best[3], best[4], best[5], best[6]
+local c_small, c_large, lua_small, lua_large, ds = table.unpack(best, #references + 1)
 print("")
 print(string.format("large / small brain: %.2fx with C leaves, %.2fx with Lua leaves",
   c_large.ns / c_small.ns, lua_large.ns / lua_small.ns))
+local least = c_call + lua_small.leaves * protected
+print(string.format("least a think from Lua can cost, a call into C and %.2f leaf calls through " ..
+  "lua_pcall: %.1f ns, %.2f x floor", lua_small.leaves, least, least / (lua_small.leaves * floor)))
 print("agent creation:")
 for _, c in ipairs{{"C leaves: bt_inst_create", c_small.create},
   {"Lua leaves: definition:instantiate(inst)", lua_small.create},

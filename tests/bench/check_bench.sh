@@ -1,7 +1,8 @@
 #!/bin/sh
 # check_bench.sh BENCH_THINK SOURCE_DIR: the think benchmark runs on a few agents, prints every
-# row of its table, takes --rounds and --order, and counts no heap allocation per think in steady state; a
-# bad flag is refused with a usage message and exit status 2. No time is checked.
+# row of its table and its reference lines, takes --rounds and --order, and counts no heap
+# allocation per think in steady state; a bad flag is refused with a usage message and exit
+# status 2. No time is checked.
 set -u
 bench=$1
 src=$2
@@ -13,6 +14,8 @@ rows=$(echo "$out" | grep -c -E '^(C|Lua) leaves')
 bad=$(echo "$out" | grep -E '^(C|Lua) leaves' | awk '$NF != "0.000"')
 [ -z "$bad" ] || { echo "FAIL: allocations per think:"; echo "$bad"; exit 1; }
 echo "$out" | grep -q '^floor: ' || { echo "FAIL: no floor line"; exit 1; }
+echo "$out" | grep -q '^a C loop calling it through lua_pcall' || { echo "FAIL: no references line"; exit 1; }
+echo "$out" | grep -q '^least a think from Lua can cost' || { echo "FAIL: no least-think line"; exit 1; }
 err=$("$bench" "$src/bench/think.lua" --agents 0 2>&1)
 [ $? -eq 2 ] || { echo "FAIL: --agents 0 should exit 2"; exit 1; }
 echo "$err" | grep -q 'usage: ' || { echo "FAIL: no usage message: $err"; exit 1; }
