@@ -176,7 +176,9 @@ extern const bt_task lbt_task_calls; /* a TaskNode's start, update and finish, i
 int lbt_call_wait_time(bt_call *c);
 int lbt_call_latch_time(bt_call *c);
 int lbt_instantiate(lua_State *L, int def, int inst); /* pushes a tree */
-void lbt_push_tree_obj(lua_State *L, int tree, int state); /* the node object (made on use) */
+/* If the node object of state has an OnStop, pushes the object and its OnStop and returns 1; an
+ * object not made yet is made only then. Else pushes nothing and returns 0. */
+int lbt_push_on_stop(lua_State *L, int tree, int state);
 /* A bound node's `parent` or `children` (which 0 or 1), from its tree: pushes 1 value. */
 void lbt_push_relatives(lua_State *L, int obj, int which);
 

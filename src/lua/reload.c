@@ -170,10 +170,15 @@ static int r_migrate(lua_State *L) {
   for (int n = 0; n < size; n++) {
     int s = bt_def_state(od, n);
     if (bt_def_node_of_state(od, s) != n) continue;
-    lbt_push_tree_obj(L, 1, s);
-    lua_pushvalue(L, -1);
-    if (lua_rawget(L, CARRIED) == LUA_TNIL) stop_object(L, S, -2, old->inst, n);
-    lua_pop(L, 2);
+    if (!lbt_push_on_stop(L, 1, s)) continue;
+    lua_pushvalue(L, -2);
+    if (lua_rawget(L, CARRIED) == LUA_TNIL) {
+      lua_pop(L, 1);
+      lua_insert(L, -2);
+      lbt_pcall(S, L, 1, 0, 0, old->inst, n, "OnStop");
+    } else {
+      lua_pop(L, 3);
+    }
   }
   abort_gone_tasks(L, old, map, nstates);
   lua_Integer nd_count = (lua_Integer)lua_rawlen(L, DISCARDED);

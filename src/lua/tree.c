@@ -361,29 +361,8 @@ static int ops_describe(bt_call *c, bt_buf *out) {
 /* Stop: self:OnStop() when the node has an OnStop, whoever defined it. */
 static int ops_on_stop(bt_call *c) {
   lbt_tree *t = tree_of(c);
-  lua_State *L = t->ctx.L;
-  int s = bt_def_state(bt_inst_def(c->inst), c->node);
-  if (lbt_is_template(t, s)) {
-    /* no copy yet: make one only if the template has an OnStop to call */
-    int has = 1;
-    int copied = push_kept(L, t->ctx.tree, s, LBT_UV_OBJS);
-    if (copied) lua_pop(L, 1);
-    if (!copied) {
-      lua_getiuservalue(L, t->ctx.tree, LBT_UV_DEF);
-      lua_getiuservalue(L, -1, LBT_DEF_UV_TEMPLATES);
-      lua_rawgeti(L, -1, s + 1);
-      has = node_member(L, -1, "OnStop") != LUA_TNIL;
-      lua_pop(L, 4);
-    }
-    if (!has) return BT_OK;
-  }
-  push_obj(t, c);
-  node_member(L, -1, "OnStop");
-  if (lua_isnil(L, -1)) {
-    lua_pop(L, 2);
-    return BT_OK;
-  }
-  call_method(t, c, 0, "OnStop");
+  if (lbt_push_on_stop(t->ctx.L, t->ctx.tree, bt_def_state(bt_inst_def(c->inst), c->node)))
+    call_method(t, c, 0, "OnStop");
   return BT_OK;
 }
 
@@ -548,8 +527,6 @@ static void push_view(lua_State *L, lbt_tree *t, int tree, int s) {
   file_obj(L, tree, view, s, 0);
 }
 
-/* Pushes the node object of state s: the one the tree holds, or made anew (an entity's copy of a
- * template in a shared tree, or a view). */
 /* Pushes the original object of state s of a tree built for one entity and returns 1, if it is
  * still alive: it is reached from the root's object through the children lists that objects
  * keep. Otherwise pushes nothing and returns 0. */
@@ -583,17 +560,50 @@ static int find_original(lua_State *L, int tree, const bt_def *def, int s) {
   return 1;
 }
 
+/* Pushes the node object of state s and returns 1 if it exists; else pushes nothing. */
+static int push_existing(lua_State *L, lbt_tree *t, int tree, int s) {
+  return push_kept(L, tree, s, LBT_UV_OBJS) || push_kept(L, tree, s, LBT_UV_VIEWS) ||
+         (!lbt_is_template(t, s) && find_original(L, tree, bt_inst_def(t->inst), s));
+}
+
+/* Pushes the node object of state s: the one that exists, or made anew (an entity's copy of a
+ * template in a shared tree, or a view). */
 static void push_state_obj(lua_State *L, lbt_tree *t, int tree, int s) {
-  if (push_kept(L, tree, s, LBT_UV_OBJS) || push_kept(L, tree, s, LBT_UV_VIEWS)) return;
-  int tpl = lbt_is_template(t, s);
-  if (!tpl && find_original(L, tree, bt_inst_def(t->inst), s)) return;
-  if (tpl) push_copy(L, t, tree, s);
+  if (push_existing(L, t, tree, s)) return;
+  if (lbt_is_template(t, s)) push_copy(L, t, tree, s);
   else push_view(L, t, tree, s);
 }
 
-void lbt_push_tree_obj(lua_State *L, int tree, int state) {
+/* Pushes what a new object of state s would take its members from: the template it would copy,
+ * or the class of the view it would be. */
+static void push_model(lua_State *L, lbt_tree *t, int tree, int s) {
+  if (lbt_is_template(t, s)) {
+    lua_getiuservalue(L, tree, LBT_UV_DEF);
+    lua_getiuservalue(L, -1, LBT_DEF_UV_TEMPLATES);
+    lua_rawgeti(L, -1, s + 1);
+    lua_replace(L, -3);
+    lua_pop(L, 1);
+  } else {
+    const bt_def *def = bt_inst_def(t->inst);
+    lbt_registry_get(L, LBT_REG_CLASSES);
+    lua_rawgeti(L, -1, bt_def_kind(def, bt_def_node_of_state(def, s)) + 1);
+    lua_remove(L, -2);
+  }
+}
+
+int lbt_push_on_stop(lua_State *L, int tree, int state) {
   tree = lua_absindex(L, tree);
-  push_state_obj(L, lua_touserdata(L, tree), tree, state);
+  lbt_tree *t = lua_touserdata(L, tree);
+  if (!push_existing(L, t, tree, state)) {
+    push_model(L, t, tree, state);
+    int has = node_member(L, -1, "OnStop") != LUA_TNIL;
+    lua_pop(L, 2);
+    if (!has) return 0;
+    push_state_obj(L, t, tree, state);
+  }
+  if (node_member(L, -1, "OnStop") != LUA_TNIL) return 1;
+  lua_pop(L, 2);
+  return 0;
 }
 
 void lbt_push_relatives(lua_State *L, int obj, int which) {

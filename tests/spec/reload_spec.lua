@@ -307,6 +307,86 @@ return B
     assert.equal(tree, insts[1].brain.bt)
   end)
 
+  it("stops a shared brain's old trees without making a copy of every agent's nodes", function()
+    -- only a node with an OnStop needs its object when its tree is stopped; making each agent's
+    -- copy of every node for a reload made it ten times slower
+    local p = fresh()
+    write(p, "wide", [[
+local bt = require "bt"
+return bt.SharedBrain(function()
+  local leaves = {}
+  for i = 1, 40 do leaves[i] = bt.ConditionNode(function(inst) return inst.flag end, "C" .. i) end
+  return bt.PriorityNode({bt.SelectorNode(leaves)}, 0.5)
+end)]])
+    local insts = spawn(require(p .. ".wide"), 100)
+    run(3)
+    local function heap_growth(fn)
+      collectgarbage()
+      collectgarbage("stop")
+      local before = collectgarbage("count")
+      fn()
+      local grown = collectgarbage("count") - before
+      collectgarbage("restart")
+      return grown
+    end
+    local function walk(node)
+      for _, child in ipairs(node.children or {}) do walk(child) end
+    end
+    local copies = heap_growth(function() walk(insts[1].brain.bt.root) end)
+    local ok, info
+    local per_agent = heap_growth(function() ok, info = bt.reload.module(p .. ".wide") end) / #insts
+    assert.is_true(ok, info)
+    assert.equal(100, info.brains)
+    assert.is_true(per_agent < copies / 2,
+      string.format("a reload took %.1f KB per agent; one agent's node copies take %.1f KB", per_agent, copies))
+  end)
+
+  it("stops the old trees' EventNodes: their listeners are removed", function()
+    local p = fresh()
+    local listeners = 0
+    local function entity()
+      return {x = 0, hunger = 0,
+        ListenForEvent = function() listeners = listeners + 1 end,
+        RemoveEventCallback = function() listeners = listeners - 1 end}
+    end
+    write(p, "ev", [[
+local bt = require "bt"
+return bt.SharedBrain(function()
+  return bt.PriorityNode({
+    bt.EventNode(nil, "attacked", bt.ActionNode(function() end, "Flee")),
+    bt.ActionNode(function(inst) inst.x = inst.x + 1 end, "Idle"),
+  }, 0.5)
+end)]])
+    write(p, "dsev", [[
+local bt = require "bt"
+local B = bt.Class(bt.Brain, function(self, inst) bt.Brain._ctor(self, inst) end)
+function B:OnStart()
+  self.bt = bt.BT(self.inst, bt.PriorityNode({
+    bt.EventNode(self.inst, "attacked", bt.ActionNode(function() end, "Flee")),
+    bt.ActionNode(function(inst) inst.x = inst.x + 1 end, "Idle"),
+  }, 0.5))
+end
+return B]])
+    for _, name in ipairs{"ev", "dsev"} do
+      local Brain = require(p .. "." .. name)
+      local insts = {}
+      for i = 1, 3 do
+        local inst = entity()
+        inst.brain = Brain(inst)
+        inst.brain.manager = manager
+        inst.brain:Start()
+        insts[i] = inst
+      end
+      run(2)
+      assert.equal(3, listeners, name)
+      local ok, info = bt.reload.module(p .. "." .. name)
+      assert.is_true(ok, info)
+      assert.equal(3, listeners, name) -- the old trees' listeners removed, the new ones' added
+      for _, inst in ipairs(insts) do inst.brain:Stop() end
+      assert.equal(0, listeners, name)
+    end
+  end)
+
   it("tells a running task that a reload removed that its run was aborted; a kept one runs on", function()
     local p = fresh()
     local function brain(with_dig)
