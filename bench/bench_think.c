@@ -360,9 +360,12 @@ static int l_pcall_each(lua_State *L) {
   return 0;
 }
 
-static const luaL_Reg bench_funcs[] = {{"now", l_now},     {"memory", l_memory},
-                                       {"c_run", l_c_run}, {"nop", l_nop},
-                                       {"pcall_each", l_pcall_each}, {NULL, NULL}};
+static const luaL_Reg bench_funcs[] = {{"now", l_now},
+                                       {"memory", l_memory},
+                                       {"c_run", l_c_run},
+                                       {"nop", l_nop},
+                                       {"pcall_each", l_pcall_each},
+                                       {NULL, NULL}};
 
 static int open_bench(lua_State *L) {
   luaL_newlib(L, bench_funcs);
