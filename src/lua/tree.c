@@ -595,9 +595,10 @@ int lbt_push_on_stop(lua_State *L, int tree, int state) {
   tree = lua_absindex(L, tree);
   lbt_tree *t = lua_touserdata(L, tree);
   if (!push_existing(L, t, tree, state)) {
+    int top = lua_gettop(L);
     push_model(L, t, tree, state);
-    int has = node_member(L, -1, "OnStop") != LUA_TNIL;
-    lua_pop(L, 2);
+    int has = lua_istable(L, -1) && node_member(L, -1, "OnStop") != LUA_TNIL;
+    lua_settop(L, top);
     if (!has) return 0;
     push_state_obj(L, t, tree, state);
   }
