@@ -178,11 +178,11 @@ int graph_nkids(const bt_graph *g, int id);
 const int *graph_kids(const bt_graph *g, int id);
 int graph_parent(const bt_graph *g, int id);
 int graph_fail(bt_graph *g, int code, const char *msg); /* sets the message; returns code */
+char *copy_string(const char *s); /* a malloc'd copy, NULL when out of memory */
 
 /* nodes.c */
 int kind_has_children(int kind);
 int kind_takes_one_child(int kind);
-char *copy_string(const char *s); /* a malloc'd copy, NULL when out of memory */
 int kind_mem_size(int kind);
 int kind_needs_nut(int kind);
 void kind_init_mem(bt_inst *in, int n);
