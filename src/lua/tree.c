@@ -465,6 +465,15 @@ static void bind(lua_State *L, int tree, int obj, int node) {
   lua_rawsetp(L, obj, &lbt_key_node);
 }
 
+/* Pushes the template of state s of a shared definition. */
+static void push_template(lua_State *L, int tree, int s) {
+  lua_getiuservalue(L, tree, LBT_UV_DEF);
+  lua_getiuservalue(L, -1, LBT_DEF_UV_TEMPLATES);
+  lua_rawgeti(L, -1, s + 1);
+  lua_replace(L, -3);
+  lua_pop(L, 1);
+}
+
 /* Pushes the entity's copy of state s of a shared definition, made on first use: the
  * template's fields and class, the entity as inst (for nodes written in Lua, EventNodes and
  * LatchNodes), bound to this tree. Its parent and children are read from the tree. */
@@ -472,9 +481,7 @@ static void push_copy(lua_State *L, lbt_tree *t, int tree, int s) {
   const bt_def *def = bt_inst_def(t->inst);
   int node = bt_def_node_of_state(def, s);
   luaL_checkstack(L, 12, "bt: tree too deep for the Lua stack");
-  lua_getiuservalue(L, tree, LBT_UV_DEF);
-  lua_getiuservalue(L, -1, LBT_DEF_UV_TEMPLATES);
-  lua_rawgeti(L, -1, s + 1);
+  push_template(L, tree, s);
   int tpl = lua_gettop(L);
   lua_newtable(L);
   int copy = lua_gettop(L);
@@ -505,8 +512,8 @@ static void push_copy(lua_State *L, lbt_tree *t, int tree, int s) {
   }
   bind(L, tree, copy, node);
   file_obj(L, tree, copy, s, keep);
-  lua_replace(L, tpl - 2);
-  lua_settop(L, tpl - 2);
+  lua_replace(L, tpl);
+  lua_settop(L, tpl);
 }
 
 /* Pushes a view of node state s of a tree built for one entity whose object is gone: an object
@@ -578,11 +585,7 @@ static void push_state_obj(lua_State *L, lbt_tree *t, int tree, int s) {
  * or the class of the view it would be. */
 static void push_model(lua_State *L, lbt_tree *t, int tree, int s) {
   if (lbt_is_template(t, s)) {
-    lua_getiuservalue(L, tree, LBT_UV_DEF);
-    lua_getiuservalue(L, -1, LBT_DEF_UV_TEMPLATES);
-    lua_rawgeti(L, -1, s + 1);
-    lua_replace(L, -3);
-    lua_pop(L, 1);
+    push_template(L, tree, s);
   } else {
     const bt_def *def = bt_inst_def(t->inst);
     lbt_registry_get(L, LBT_REG_CLASSES);
