@@ -91,6 +91,29 @@ const char *bt_kind_name(int kind);
 /* Returns the name Don't Starve gives a node of this kind when none is given ("Priority", ...). */
 const char *bt_kind_default_name(int kind);
 
+/* What a kind is, as bt_kind_get reports it. */
+typedef struct bt_kind_info {
+  const char *name;         /* its class: bt_kind_name */
+  const char *default_name; /* bt_kind_default_name */
+  int base;                 /* the kind whose class it extends: BT_BEHAVIOUR, or BT_PARALLEL for
+                               ParallelNodeAny; -1 for BT_BEHAVIOUR itself */
+  unsigned flags;           /* BT_KIND_DS, BT_KIND_DECORATOR */
+  unsigned methods;         /* the BT_METHOD_* its class defines itself; it inherits the others */
+} bt_kind_info;
+
+#define BT_KIND_DS 0x01        /* a class of Don't Starve's behaviourtree.lua (the others are bt's) */
+#define BT_KIND_DECORATOR 0x02 /* its class extends DecoratorNode, a BehaviourNode with one child */
+
+/* The methods of a kind's class, as the bt_node_*_as functions apply them. */
+#define BT_METHOD_VISIT 0x01
+#define BT_METHOD_RESET 0x02
+#define BT_METHOD_STEP 0x04
+#define BT_METHOD_SLEEP_TIME 0x08 /* GetSleepTime */
+#define BT_METHOD_DESCRIBE 0x10   /* DBString */
+
+/* Returns what the kind is, or NULL for a bad kind. */
+const bt_kind_info *bt_kind_get(int kind);
+
 typedef struct bt_graph bt_graph; /* a tree being described; mutable */
 typedef struct bt_def bt_def;     /* a compiled tree; immutable, reference counted, shareable */
 typedef struct bt_inst bt_inst;   /* one agent's state for one bt_def */
@@ -256,12 +279,19 @@ typedef struct bt_host {
   void *data;
 } bt_host;
 
+/* Seconds from CLOCK_MONOTONIC: the clock of an instance whose host gives none. */
+double bt_time_monotonic(void);
+
+/* A Priority's first evaluation time, scattered as Don't Starve's PriorityNode constructor draws
+ * it: period * 0.5 + period * random, for a random number in [0, 1). */
+double bt_priority_scatter(double period, double random);
+
 /* Flags of bt_inst_create. */
 #define BT_INST_NOSCATTER 0x01 /* leave every Priority's first evaluation time nil */
 
 /* Creates an instance for an agent. host may be NULL and must outlive the instance. Unless
  * BT_INST_NOSCATTER is given, each Priority without BT_SPEC_NOSCATTER draws its first evaluation
- * time (period * 0.5 + period * random()), in the order of its graph id. */
+ * time (bt_priority_scatter with the host's random number), in the order of its graph id. */
 int bt_inst_create(bt_inst **out, bt_def *def, const bt_host *host, void *agent, unsigned flags);
 
 /* Frees an instance (it must not be thinking). */
@@ -413,6 +443,11 @@ int bt_node_set(bt_inst *inst, int node, int field, const double *value);
 
 /* Non-zero if the node has the field. */
 int bt_node_has_field(const bt_def *def, int node, int field);
+
+/* The value a node of the kind has in the field before it is in a tree, as Don't Starve's
+ * constructor leaves it: returns 1 and sets *out, 0 for nil, or BT_EINVAL if nodes of the kind
+ * have no such field (BT_FIELD_NEXTUPDATETIME is no kind's: it depends on the node). */
+int bt_kind_field_default(int kind, int field, double *out);
 
 /* ---- the brain scheduler: Don't Starve's BrainWrangler ----
  *

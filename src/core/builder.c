@@ -5,7 +5,6 @@
  * gives the innermost node its children. The first error sticks, as in bt_buf.
  */
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,13 +27,7 @@ struct bt_builder {
   char msg[256];
 };
 
-static int fail(bt_builder *b, int code, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(b->msg, sizeof b->msg, fmt, ap);
-  va_end(ap);
-  return b->err = code;
-}
+#define fail(b, code, ...) ((b)->err = bti_fail((b)->msg, sizeof (b)->msg, code, __VA_ARGS__))
 
 static void clear(bt_builder *b) {
   bt_graph_free(b->g);
@@ -71,21 +64,14 @@ static void kind_label(int kind, char *out, size_t size) {
   else snprintf(out, size, "%s", k);
 }
 
-static int grow(void **p, int *cap, int need, size_t elem) {
-  if (need <= *cap) return BT_OK;
-  int ncap = *cap ? *cap * 2 : 16;
-  while (ncap < need) ncap *= 2;
-  void *q = realloc(*p, (size_t)ncap * elem);
-  if (!q) return BT_ENOMEM;
-  *p = q;
-  *cap = ncap;
-  return BT_OK;
-}
-
 /* Whether a spec makes a node with children (opened) rather than a leaf. */
 static int takes_children(const bt_spec *s) {
-  if (s->kind == BT_BEHAVIOUR) return (s->flags & BT_SPEC_CHILDREN) != 0;
-  return s->kind != BT_SUBTREE && kind_has_children(s->kind);
+  switch (bti_kinds[s->kind].children) {
+    case BTI_LEAF:
+    case BTI_NAMED: return 0;
+    case BTI_OPTIONAL: return (s->flags & BT_SPEC_CHILDREN) != 0;
+    default: return 1;
+  }
 }
 
 static int add(bt_builder *b, const bt_spec *spec, int opens, const char *fname) {
@@ -102,8 +88,8 @@ static int add(bt_builder *b, const bt_spec *spec, int opens, const char *fname)
     return fail(b, BT_EINVAL, "%s: a second root ('%s'): the root is closed already", fname,
                 spec->name ? spec->name : bt_kind_default_name(spec->kind));
   if (!b->g && bt_graph_new(&b->g) != BT_OK) return fail(b, BT_ENOMEM, "%s: out of memory", fname);
-  if (grow((void **)&b->kids, &b->capkids, b->nkids + 1, sizeof *b->kids) ||
-      grow((void **)&b->open, &b->capopen, b->nopen + 1, sizeof *b->open))
+  if (bti_grow((void **)&b->kids, &b->capkids, b->nkids + 1, sizeof *b->kids) ||
+      bti_grow((void **)&b->open, &b->capopen, b->nopen + 1, sizeof *b->open))
     return fail(b, BT_ENOMEM, "%s: out of memory", fname);
   int id = bt_graph_add(b->g, spec);
   if (id < 0) return fail(b, id, "%s", bt_graph_errmsg(b->g));
@@ -126,14 +112,13 @@ static int check_count(bt_builder *b, const bt_spec *s, int count) {
   char label[64];
   kind_label(s->kind, label, sizeof label);
   if (s->ops && s->ops->visit) return BT_OK; /* its own visit decides what its children mean */
-  if (kind_takes_one_child(s->kind)) {
-    if (count == 1) return BT_OK;
-    return fail(b, BT_EINVAL, "bt_builder_back: %s '%s' needs exactly one child, it has %d", label,
-                s->name, count);
-  }
-  switch (s->kind) {
-    case BT_BEHAVIOUR: return BT_OK;
-    case BT_EVENT:
+  switch (bti_kinds[s->kind].children) {
+    case BTI_OPTIONAL: return BT_OK;
+    case BTI_ONE:
+      if (count == 1) return BT_OK;
+      return fail(b, BT_EINVAL, "bt_builder_back: %s '%s' needs exactly one child, it has %d", label,
+                  s->name, count);
+    case BTI_AT_MOST_ONE:
       if (count <= 1) return BT_OK;
       return fail(b, BT_EINVAL, "bt_builder_back: %s '%s' takes at most one child, it has %d", label,
                   s->name, count);
@@ -149,7 +134,7 @@ int bt_builder_back(bt_builder *b) {
   if (b->nopen == 0) return fail(b, BT_EINVAL, "bt_builder_back: nothing is open");
   open_node o = b->open[b->nopen - 1];
   int count = b->nkids - o.first;
-  int rc = check_count(b, graph_spec(b->g, o.id), count);
+  int rc = check_count(b, bti_graph_spec(b->g, o.id), count);
   if (rc) return rc;
   rc = bt_graph_set_children(b->g, o.id, b->kids + o.first, count);
   if (rc) return fail(b, rc, "%s", bt_graph_errmsg(b->g));
@@ -163,7 +148,7 @@ static int still_open(bt_builder *b) {
   char list[200] = "", label[64];
   size_t len = 0;
   for (int i = 1; i < b->nopen && len < sizeof list - 1; i++) {
-    const bt_spec *s = graph_spec(b->g, b->open[i].id);
+    const bt_spec *s = bti_graph_spec(b->g, b->open[i].id);
     kind_label(s->kind, label, sizeof label);
     len += (size_t)snprintf(list + len, sizeof list - len, "%s%s '%s'", i > 1 ? ", " : "", label, s->name);
   }

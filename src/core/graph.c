@@ -1,5 +1,4 @@
 /* graph.c: describing a tree (bt_graph) and compiling it into a flat definition (bt_def). */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,13 +19,7 @@ struct bt_graph {
   char err[512];
 };
 
-static int graph_error(bt_graph *g, int code, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(g->err, sizeof g->err, fmt, ap);
-  va_end(ap);
-  return code;
-}
+#define graph_error(g, code, ...) bti_fail((g)->err, sizeof (g)->err, code, __VA_ARGS__)
 
 int bt_graph_new(bt_graph **out) {
   *out = calloc(1, sizeof **out);
@@ -45,13 +38,6 @@ void bt_graph_free(bt_graph *g) {
 
 const char *bt_graph_errmsg(const bt_graph *g) { return g ? g->err : "no graph"; }
 
-char *copy_string(const char *s) {
-  size_t n = strlen(s) + 1;
-  char *p = malloc(n);
-  if (p) memcpy(p, s, n);
-  return p;
-}
-
 static int valid_id(const bt_graph *g, int id) { return id >= 0 && id < g->n; }
 
 int bt_graph_add(bt_graph *g, const bt_spec *spec) {
@@ -66,13 +52,14 @@ int bt_graph_add(bt_graph *g, const bt_spec *spec) {
     g->nodes = p;
     g->cap = cap;
   }
-  char latch_name[64];
+  char param_name[64];
   const char *name = spec->name ? spec->name : bt_kind_default_name(spec->kind);
-  if (!spec->name && spec->kind == BT_LATCH && !(spec->flags & BT_SPEC_PARAM_FN)) {
-    snprintf(latch_name, sizeof latch_name, "Latch (%.14g)", spec->param);
-    name = latch_name;
+  const char *format = bti_kinds[spec->kind].param_name;
+  if (!spec->name && format && !(spec->flags & BT_SPEC_PARAM_FN)) {
+    snprintf(param_name, sizeof param_name, format, spec->param);
+    name = param_name;
   }
-  char *copy = copy_string(name);
+  char *copy = bti_strdup(name);
   if (!copy) return graph_error(g, BT_ENOMEM, "bt_graph_add: out of memory");
   gnode *gn = &g->nodes[g->n];
   memset(gn, 0, sizeof *gn);
@@ -129,65 +116,85 @@ typedef struct compiler {
   uint32_t nstates;
 } compiler;
 
-/* Repeat takes a count of at least 1 (or nil: for ever); Cooldown and Timeout take seconds. */
+/* A param the kind cannot take: a number of passes under 1, seconds that are no number. */
 static int check_param(bt_graph *g, int id) {
   const gnode *gn = &g->nodes[id];
   const bt_spec *s = &gn->spec;
-  switch (s->kind) {
-    case BT_REPEAT:
+  int k = s->kind;
+  switch (bti_kinds[k].param) {
+    case BTI_TIMES:
       if (!(s->flags & BT_SPEC_NIL_PARAM) && !(s->param >= 1))
-        return graph_error(g, BT_EINVAL, "node %d '%s': a RepeatNode repeats at least once, not %g",
-                           id, gn->name, s->param);
+        return graph_error(g, BT_EINVAL, "node %d '%s': %s %s repeats at least once, not %g", id,
+                           gn->name, bti_article(k), bt_kind_name(k), s->param);
       return BT_OK;
-    case BT_COOLDOWN:
-    case BT_TIMEOUT:
+    case BTI_SECONDS:
       if (!(s->param >= 0) || s->param > 1e300)
         return graph_error(g, BT_EINVAL, "node %d '%s': %s needs a number of seconds, not %g", id,
-                           gn->name, bt_kind_name(s->kind), s->param);
+                           gn->name, bt_kind_name(k), s->param);
       return BT_OK;
     default: return BT_OK;
   }
 }
 
-static int check_node(bt_graph *g, int id) {
+/* Children the kind cannot have; a node whose own visit decides what its children mean may have
+ * any (but a node naming a library tree). */
+static int check_children(bt_graph *g, int id) {
   const gnode *gn = &g->nodes[id];
-  const bt_spec *s = &gn->spec;
-  int k = s->kind;
-  int custom_visit = s->ops && s->ops->visit;
-  if (kind_takes_one_child(k) && gn->nkids != 1 && !custom_visit)
-    return graph_error(g, BT_EINVAL, "node %d '%s': %s needs exactly one child, it has %d", id,
-                       gn->name, bt_kind_name(k), gn->nkids);
-  switch (k) {
-    case BT_SUBTREE:
+  int k = gn->spec.kind;
+  int custom_visit = gn->spec.ops && gn->spec.ops->visit;
+  switch (bti_kinds[k].children) {
+    case BTI_ONE:
+      if (gn->nkids != 1 && !custom_visit)
+        return graph_error(g, BT_EINVAL, "node %d '%s': %s needs exactly one child, it has %d", id,
+                           gn->name, bt_kind_name(k), gn->nkids);
+      return BT_OK;
+    case BTI_AT_MOST_ONE:
+      if (gn->nkids > 1 && !custom_visit)
+        return graph_error(g, BT_EINVAL, "node %d '%s': %s %s takes at most one child", id,
+                           gn->name, bti_article(k), bt_kind_name(k));
+      return BT_OK;
+    case BTI_SOME:
+      if (gn->nkids < 1 && !custom_visit)
+        return graph_error(g, BT_EINVAL, "node %d '%s': %s %s needs a child to run", id,
+                           gn->name, bti_article(k), bt_kind_name(k));
+      return BT_OK;
+    case BTI_NAMED:
       if (gn->nkids == 0)
         return graph_error(g, BT_EINVAL, "subtree '%s': no library to find it in", gn->name);
       if (gn->nkids > 1)
-        return graph_error(g, BT_EINVAL, "subtree '%s': a SubtreeNode runs one tree, it has %d children",
-                           gn->name, gn->nkids);
-      break;
-    case BT_EVENT:
-      if (gn->nkids > 1 && !custom_visit)
-        return graph_error(g, BT_EINVAL, "node %d '%s': an EventNode takes at most one child", id,
-                           gn->name);
-      break;
-    case BT_MONITOR:
-      if (gn->nkids < 1 && !custom_visit)
-        return graph_error(g, BT_EINVAL, "node %d '%s': a MonitorNode needs a child to run", id,
-                           gn->name);
-      break;
-    default: break;
+        return graph_error(g, BT_EINVAL, "subtree '%s': %s %s runs one tree, it has %d children",
+                           gn->name, bti_article(k), bt_kind_name(k), gn->nkids);
+      return BT_OK;
+    default: return BT_OK;
   }
-  int rc = check_param(g, id);
-  if (rc != BT_OK) return rc;
-  int needs_fn = (k == BT_CONDITION || k == BT_CONDITIONWAIT || k == BT_ACTION ||
-                  k == BT_MULTICONDITION ||
-                  ((k == BT_WAIT || k == BT_LATCH) && (s->flags & BT_SPEC_PARAM_FN)));
-  if (needs_fn && !custom_visit && (!s->fn || (k == BT_MULTICONDITION && !s->fn2)))
-    return graph_error(g, BT_EINVAL, "node %d '%s': %s needs its function", id, gn->name,
-                       bt_kind_name(k));
-  if (k == BT_TASK && !s->task && !custom_visit)
-    return graph_error(g, BT_EINVAL, "node %d '%s': a TaskNode needs its bt_task", id, gn->name);
-  return BT_OK;
+}
+
+/* The functions the kind needs, unless the node's own visit does without them. */
+static int check_functions(bt_graph *g, int id) {
+  const gnode *gn = &g->nodes[id];
+  const bt_spec *s = &gn->spec;
+  int k = s->kind;
+  if (s->ops && s->ops->visit) return BT_OK;
+  int has;
+  switch (bti_kinds[k].fn) {
+    case BTI_FN: has = s->fn != NULL; break;
+    case BTI_FN2: has = s->fn && s->fn2; break;
+    case BTI_TASK:
+      if (s->task) return BT_OK;
+      return graph_error(g, BT_EINVAL, "node %d '%s': %s %s needs its bt_task", id, gn->name,
+                         bti_article(k), bt_kind_name(k));
+    default: has = !(bti_kinds[k].param == BTI_TIME_FN && (s->flags & BT_SPEC_PARAM_FN)) || s->fn;
+  }
+  if (has) return BT_OK;
+  return graph_error(g, BT_EINVAL, "node %d '%s': %s needs its function", id, gn->name,
+                     bt_kind_name(k));
+}
+
+static int check_node(bt_graph *g, int id) {
+  int rc = check_children(g, id);
+  if (rc == BT_OK) rc = check_param(g, id);
+  if (rc == BT_OK) rc = check_functions(g, id);
+  return rc;
 }
 
 static int cycle_error(compiler *c, const frame *stack, int top, int id) {
@@ -256,8 +263,8 @@ static size_t align_up(size_t v, size_t a) { return (v + a - 1) / a * a; }
 
 /* Bytes of a state's memory: nextupdatetime (if any), then the kind's memory; and its alignment. */
 static size_t state_mem_size(const bt_node *nd, int *needs_nut, size_t *align) {
-  *needs_nut = kind_needs_nut(nd->kind) || (nd->ops && nd->ops->visit);
-  int kmem = kind_mem_size(nd->kind);
+  *needs_nut = bti_kinds[nd->kind].deadline || (nd->ops && nd->ops->visit);
+  int kmem = bti_kinds[nd->kind].mem_size;
   *align = *needs_nut || kmem >= 8 ? 8 : kmem ? 4 : 1;
   return (*needs_nut ? sizeof(double) : 0) + (size_t)kmem;
 }
@@ -344,9 +351,11 @@ static uint32_t emit_node(emitter *e, int id, int32_t up, uint32_t depth) {
     c->nstates++;
   }
   bt_node *nd = &d->nodes[flat];
+  const bti_kind *k = &bti_kinds[s->kind];
   nd->kind = (uint8_t)s->kind;
   nd->flags = 0;
-  if (!kind_has_children(s->kind) && !(s->flags & BT_SPEC_CHILDREN)) nd->flags |= NF_LEAF;
+  if (k->children == BTI_LEAF || (k->children == BTI_OPTIONAL && !(s->flags & BT_SPEC_CHILDREN)))
+    nd->flags |= NF_LEAF;
   if (s->flags & BT_SPEC_NIL_PARAM) nd->flags |= NF_NIL_PARAM;
   if (s->flags & BT_SPEC_PARAM_FN) nd->flags |= NF_PARAM_FN;
   if (s->flags & BT_SPEC_NOSCATTER) nd->flags |= NF_NOSCATTER;
@@ -360,10 +369,7 @@ static uint32_t emit_node(emitter *e, int id, int32_t up, uint32_t depth) {
   nd->depth = depth;
   nd->name = e->name_off[id];
   nd->param = s->param;
-  if (s->flags & BT_SPEC_NIL_PARAM) {
-    if (s->kind == BT_PRIORITY) nd->param = 1; /* Don't Starve: period or 1 */
-    if (s->kind == BT_EVENT) nd->param = 0;    /* priority or 0 */
-  }
+  if ((s->flags & BT_SPEC_NIL_PARAM) && k->param == BTI_DEFAULT) nd->param = k->nil_param;
   nd->fn = s->fn;
   nd->fn2 = s->fn2;
   nd->ud = s->ud;
@@ -443,16 +449,21 @@ static int link_parents(compiler *c, bt_def *d) {
   return BT_OK;
 }
 
+static int scatters(const bt_def *d, uint32_t s) {
+  const bt_node *nd = &d->nodes[d->states[s].node];
+  return bti_kinds[nd->kind].scatters && !(nd->flags & NF_NOSCATTER);
+}
+
 static int collect_scatter(bt_def *d) {
   uint32_t n = 0;
   for (uint32_t s = 0; s < d->nstates; s++)
-    if (d->nodes[d->states[s].node].kind == BT_PRIORITY) n++;
+    if (scatters(d, s)) n++;
   d->scatter = malloc((n ? n : 1) * sizeof *d->scatter);
   if (!d->scatter) return BT_ENOMEM;
   n = 0;
   for (uint32_t s = 0; s < d->nstates; s++)
-    if (d->nodes[d->states[s].node].kind == BT_PRIORITY) d->scatter[n++] = s;
-  /* insertion sort by graph id: priorities are few */
+    if (scatters(d, s)) d->scatter[n++] = s;
+  /* insertion sort by graph id: the scattering nodes are few */
   for (uint32_t i = 1; i < n; i++) {
     uint32_t v = d->scatter[i];
     uint32_t j = i;
@@ -587,15 +598,12 @@ int bt_def_parent(const bt_def *def, int state) {
   return def && state >= 0 && (uint32_t)state < def->nstates ? def->states[state].parent : -1;
 }
 
-/* ---- what subtree.c reads of a graph (internal.h) ---- */
+/* ---- what subtree.c and builder.c read of a graph (internal.h) ---- */
 
-int graph_count(const bt_graph *g) { return g->n; }
-const bt_spec *graph_spec(const bt_graph *g, int id) { return &g->nodes[id].spec; }
-int graph_nkids(const bt_graph *g, int id) { return g->nodes[id].nkids; }
-const int *graph_kids(const bt_graph *g, int id) { return g->nodes[id].kids; }
-int graph_parent(const bt_graph *g, int id) { return g->nodes[id].parent; }
+int bti_graph_count(const bt_graph *g) { return g->n; }
+const bt_spec *bti_graph_spec(const bt_graph *g, int id) { return &g->nodes[id].spec; }
+int bti_graph_nkids(const bt_graph *g, int id) { return g->nodes[id].nkids; }
+const int *bti_graph_kids(const bt_graph *g, int id) { return g->nodes[id].kids; }
+int bti_graph_parent(const bt_graph *g, int id) { return g->nodes[id].parent; }
 
-int graph_fail(bt_graph *g, int code, const char *msg) {
-  snprintf(g->err, sizeof g->err, "%s", msg);
-  return code;
-}
+int bti_graph_fail(bt_graph *g, int code, const char *msg) { return graph_error(g, code, "%s", msg); }

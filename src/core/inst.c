@@ -8,15 +8,15 @@
 
 #define PREFETCH_BYTES 1024 /* the largest instance a think asks for whole at its start */
 
-static double monotonic_now(void) {
+double bt_time_monotonic(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-double inst_now(bt_inst *in) {
+double bti_now(bt_inst *in) {
   if (in->host && in->host->now) return in->host->now(in->host->data);
-  return monotonic_now();
+  return bt_time_monotonic();
 }
 
 /* xorshift64*: the instance's own generator, used when the host gives none */
@@ -29,17 +29,19 @@ static uint64_t next_random(bt_inst *in) {
   return x * 0x2545F4914F6CDD1DULL;
 }
 
-double inst_random(bt_inst *in) {
+double bti_random(bt_inst *in) {
   if (in->host && in->host->random) return in->host->random(in->host->data);
   return (double)(next_random(in) >> 11) * (1.0 / 9007199254740992.0);
 }
 
-int inst_random_int(bt_inst *in, int n, int *out) {
+int bti_random_int(bt_inst *in, int n, int *out) {
   if (in->host && in->host->random_int) return in->host->random_int(in->host->data, n, out);
   if (n < 1) return BT_EINVAL;
   *out = 1 + (int)(next_random(in) % (uint64_t)n);
   return BT_OK;
 }
+
+static void init_fields(bt_inst *in, uint32_t st);
 
 int bt_inst_init(bt_inst **out, void *mem, bt_def *def, const bt_host *host, void *agent,
                  unsigned flags) {
@@ -54,18 +56,9 @@ int bt_inst_init(bt_inst **out, void *mem, bt_def *def, const bt_host *host, voi
   in->agent = agent;
   in->rng = (uint64_t)(uintptr_t)in * 0x9E3779B97F4A7C15ULL | 1;
   in->mem = base;
-  for (uint32_t s = 0; s < def->nstates; s++) kind_init_mem(in, (int)def->states[s].node);
-  inst_mark_touched(in);
-  if (!(flags & BT_INST_NOSCATTER)) {
-    for (uint32_t i = 0; i < def->nscatter; i++) {
-      uint32_t s = def->scatter[i];
-      const bt_node *d = &def->nodes[def->states[s].node];
-      if (d->flags & NF_NOSCATTER) continue;
-      mem_prio *m = (mem_prio *)(void *)(in->mem + def->states[s].mem);
-      m->lasttime = d->param * 0.5 + (d->param * inst_random(in));
-      *flags_at(in, s) |= SF_LASTTIME;
-    }
-  }
+  for (uint32_t s = 0; s < def->nstates; s++) init_fields(in, s);
+  bti_mark_touched(in);
+  if (!(flags & BT_INST_NOSCATTER)) bti_scatter(in);
   bt_def_retain(def);
   *out = in;
   return BT_OK;
@@ -95,7 +88,7 @@ void bt_inst_free(bt_inst *in) {
 
 void *bt_inst_agent(const bt_inst *in) { return in->agent; }
 const bt_def *bt_inst_def(const bt_inst *in) { return in->def; }
-double bt_inst_now(bt_inst *in) { return inst_now(in); }
+double bt_inst_now(bt_inst *in) { return bti_now(in); }
 int bt_inst_thinking(const bt_inst *in) { return in->thinking != 0; }
 
 /* SaveStatus of the whole tree: only states whose status changed since the last one differ, and
@@ -173,153 +166,171 @@ void bt_inst_stop(bt_inst *in) { bt_node_stop(in, 0); }
 
 int bt_inst_dump(bt_inst *in, bt_buf *out) { return bt_node_tree_string(in, 0, "", out); }
 
-/* ---- fields ---- */
+/* ---- fields: each kind's, as kinds.c lays them out in its memory ---- */
 
-typedef struct field_place {
-  unsigned char *base; /* memory of the field, or NULL for a flag */
-  uint8_t flag;        /* presence flag (nilable fields) or the flag itself */
-  int is_index;        /* a uint32 index rather than a double */
-  int nil_zero;        /* index 0 means nil */
-} field_place;
+static uint32_t get_u32(const unsigned char *p) {
+  uint32_t v;
+  memcpy(&v, p, sizeof v);
+  return v;
+}
 
-static int find_field(const bt_inst *in, int n, int field, field_place *p) {
-  if (n < 0 || (uint32_t)n >= in->def->nnodes) return BT_EINVAL;
-  const bt_def *d = in->def;
-  const bt_state *st = &d->states[d->nodes[n].state];
-  unsigned char *mem = in->mem + st->mem;
-  int kind = d->nodes[n].kind;
-  memset(p, 0, sizeof *p);
-  switch (field) {
-    case BT_FIELD_IDX:
-      if (kind == BT_SEQUENCE || kind == BT_SELECTOR || kind == BT_LOOP || kind == BT_RANDOM) {
-        p->base = (unsigned char *)&((mem_seq *)(void *)mem)->idx;
-        p->nil_zero = kind == BT_RANDOM;
-      } else if (kind == BT_PRIORITY) {
-        p->base = (unsigned char *)&((mem_prio *)(void *)mem)->idx;
-        p->nil_zero = 1;
-      } else return BT_EINVAL;
-      p->is_index = 1;
-      return BT_OK;
-    case BT_FIELD_REP:
-      if (kind != BT_LOOP && kind != BT_REPEAT) return BT_EINVAL;
-      p->base = (unsigned char *)&((mem_seq *)(void *)mem)->rep;
-      p->is_index = 1;
-      return BT_OK;
-    case BT_FIELD_LASTTIME:
-      if (kind != BT_PRIORITY) return BT_EINVAL;
-      p->base = (unsigned char *)&((mem_prio *)(void *)mem)->lasttime;
-      p->flag = SF_LASTTIME;
-      return BT_OK;
-    case BT_FIELD_WAKE_TIME:
-      if (kind != BT_WAIT) return BT_EINVAL;
-      p->base = mem;
-      p->flag = SF_WAKE;
-      return BT_OK;
-    case BT_FIELD_NEXTUPDATETIME:
-      if (st->nut == NO_SLOT) return BT_EINVAL;
-      p->base = in->mem + st->nut;
-      p->flag = SF_NUT;
-      return BT_OK;
-    case BT_FIELD_TRIGGERED:
-      if (kind != BT_EVENT) return BT_EINVAL;
-      p->flag = SF_TRIGGERED;
-      return BT_OK;
-    case BT_FIELD_RUNNING:
-      if (kind != BT_MULTICONDITION) return BT_EINVAL;
-      p->flag = SF_RUNNING;
-      return BT_OK;
-    case BT_FIELD_LASTLATCHTIME:
-    case BT_FIELD_LATCHDURATION:
-      if (kind != BT_LATCH) return BT_EINVAL;
-      p->base = field == BT_FIELD_LASTLATCHTIME ? (unsigned char *)&((mem_latch *)(void *)mem)->last
-                                                : (unsigned char *)&((mem_latch *)(void *)mem)->dur;
-      return BT_OK;
-    default: return BT_EINVAL;
+static void put_u32(unsigned char *p, uint32_t v) { memcpy(p, &v, sizeof v); }
+
+static void put_double(unsigned char *p, double v) { memcpy(p, &v, sizeof v); }
+
+/* A new instance's fields: indices and counters rewound, numbers at their first value. */
+static void init_fields(bt_inst *in, uint32_t st) {
+  const bti_kind *k = &bti_kinds[in->def->nodes[in->def->states[st].node].kind];
+  for (int i = 0; i < k->nfields; i++) {
+    const bti_field *f = &k->fields[i];
+    if (f->type == BTI_NUMBER) put_double(field_at(in, st, f), f->init);
+    else if (f->type == BTI_INDEX) put_u32(field_at(in, st, f), bti_rewound(f));
   }
 }
 
-int bt_node_has_field(const bt_def *def, int n, int field) {
-  if (!def || n < 0 || (uint32_t)n >= def->nnodes) return 0;
-  int kind = def->nodes[n].kind;
-  switch (field) {
-    case BT_FIELD_IDX:
-      return kind == BT_SEQUENCE || kind == BT_SELECTOR || kind == BT_LOOP || kind == BT_RANDOM ||
-             kind == BT_PRIORITY;
-    case BT_FIELD_REP: return kind == BT_LOOP || kind == BT_REPEAT;
-    case BT_FIELD_LASTTIME: return kind == BT_PRIORITY;
-    case BT_FIELD_WAKE_TIME: return kind == BT_WAIT;
-    case BT_FIELD_NEXTUPDATETIME: return def->states[def->nodes[n].state].nut != NO_SLOT;
-    case BT_FIELD_TRIGGERED: return kind == BT_EVENT;
-    case BT_FIELD_RUNNING: return kind == BT_MULTICONDITION;
-    case BT_FIELD_LASTLATCHTIME:
-    case BT_FIELD_LATCHDURATION: return kind == BT_LATCH;
-    default: return 0;
+void bti_rewind(bt_inst *in, uint32_t st) {
+  const bti_kind *k = &bti_kinds[in->def->nodes[in->def->states[st].node].kind];
+  for (int i = 0; i < k->nfields; i++) {
+    const bti_field *f = &k->fields[i];
+    if (bti_is_index(f) || f->type == BTI_COUNTER) put_u32(field_at(in, st, f), bti_rewound(f));
   }
 }
 
-int bt_node_get(const bt_inst *in, int n, int field, double *out) {
-  field_place p;
-  if (find_field(in, n, field, &p)) return BT_EINVAL;
-  uint8_t fl = *flags_of(in, n);
-  if (!p.base) {
-    *out = (fl & p.flag) ? 1 : 0;
-    return 1;
+void bti_clear_clock(bt_inst *in, uint32_t st) {
+  const bti_kind *k = &bti_kinds[in->def->nodes[in->def->states[st].node].kind];
+  for (int i = 0; i < k->nfields; i++)
+    if (k->fields[i].type == BTI_CLOCK) *flags_at(in, st) &= (uint8_t)~k->fields[i].flag;
+}
+
+/* Whether a node is as Reset leaves it, so that Reset and Step would not change it. */
+static int is_clean(const bt_inst *in, uint32_t st) {
+  const bt_node *d = &in->def->nodes[in->def->states[st].node];
+  if (has_own_reset(d) || *status_at(in, st) != BT_READY ||
+      (*flags_at(in, st) & (SF_TRIGGERED | SF_STARTED)))
+    return 0;
+  const bti_kind *k = &bti_kinds[d->kind];
+  for (int i = 0; i < k->nfields; i++) {
+    const bti_field *f = &k->fields[i];
+    if ((bti_is_index(f) || f->type == BTI_COUNTER) && get_u32(field_at(in, st, f)) != bti_rewound(f))
+      return 0;
   }
-  if (p.flag && !(fl & p.flag)) return 0;
-  if (p.is_index) {
-    uint32_t v;
-    memcpy(&v, p.base, sizeof v);
-    if (p.nil_zero && v == 0) return 0;
-    *out = v;
-    return 1;
-  }
-  memcpy(out, p.base, sizeof *out);
   return 1;
 }
 
-/* Whether v (not nil) can be the node's child index: a Priority's names a child (it visits
- * children[idx]); a Sequence's, Selector's or Loop's may also be one past the last (done), but not
- * 0. A RandomNode checks its index when it visits. */
-static int index_ok(const bt_def *d, int n, uint32_t v) {
-  switch (d->nodes[n].kind) {
-    case BT_PRIORITY: return v >= 1 && v <= d->nodes[n].nchildren;
-    case BT_RANDOM: return 1;
-    default: return v >= 1;
+void bti_mark_touched(bt_inst *in) {
+  const bt_def *def = in->def;
+  in->settled = 0;
+  for (uint32_t w = 0; w < def->nwords; w++) *dirty_word(in, w) = *touched_word(in, w) = 0;
+  in->dirty_sum = in->touched_sum = 0;
+  in->unsaved = 1;
+  for (uint32_t s = 0; s < def->nstates; s++) {
+    if (*status_at(in, s) != *last_at(in, s)) mark_dirty(in, s);
+    if (!is_clean(in, s)) touch(in, s);
   }
 }
 
+/* Where node n's field lives: its description (NULL for nextupdatetime), or BT_EINVAL. */
+static int find_field(const bt_def *def, int n, int field, const bti_field **out) {
+  if (!def || n < 0 || (uint32_t)n >= def->nnodes) return BT_EINVAL;
+  *out = NULL;
+  if (field == BT_FIELD_NEXTUPDATETIME)
+    return def->states[def->nodes[n].state].nut != NO_SLOT ? BT_OK : BT_EINVAL;
+  *out = bti_field_of(def->nodes[n].kind, field);
+  return *out ? BT_OK : BT_EINVAL;
+}
+
+int bt_node_has_field(const bt_def *def, int n, int field) {
+  const bti_field *f;
+  return find_field(def, n, field, &f) == BT_OK;
+}
+
+int bt_node_get(const bt_inst *in, int n, int field, double *out) {
+  const bti_field *f;
+  if (find_field(in->def, n, field, &f)) return BT_EINVAL;
+  uint32_t st = state_of(in, n);
+  uint8_t fl = *flags_of(in, n);
+  if (!f) { /* nextupdatetime */
+    if (!(fl & SF_NUT)) return 0;
+    memcpy(out, in->mem + in->def->states[st].nut, sizeof *out);
+    return 1;
+  }
+  const unsigned char *p = field_at(in, st, f);
+  switch (f->type) {
+    case BTI_FLAG: *out = (fl & f->flag) ? 1 : 0; return 1;
+    case BTI_TIME:
+    case BTI_CLOCK:
+      if (!(fl & f->flag)) return 0;
+      memcpy(out, p, sizeof *out);
+      return 1;
+    case BTI_NUMBER: memcpy(out, p, sizeof *out); return 1;
+    default: {
+      uint32_t v = get_u32(p);
+      if (v == 0 && f->type != BTI_INDEX && f->type != BTI_COUNTER) return 0;
+      *out = v;
+      return 1;
+    }
+  }
+}
+
+/* Whether v can be the node's child index in field f: a BTI_CHILD names one of its children; a
+ * BTI_INDEX may also be one past the last (done), but not 0; a BTI_INDEX_NIL is checked when the
+ * node visits. */
+static int index_ok(const bt_def *d, int n, const bti_field *f, uint32_t v) {
+  switch (f->type) {
+    case BTI_CHILD: return v >= 1 && v <= d->nodes[n].nchildren;
+    case BTI_INDEX: return v >= 1;
+    default: return 1;
+  }
+}
+
+/* Sets a time with a presence flag: nil clears the flag. */
+static void set_time(uint8_t *fl, uint8_t flag, unsigned char *p, const double *value) {
+  if (!value) {
+    *fl &= (uint8_t)~flag;
+    return;
+  }
+  memcpy(p, value, sizeof *value);
+  *fl |= flag;
+}
+
 int bt_node_set(bt_inst *in, int n, int field, const double *value) {
-  field_place p;
-  if (find_field(in, n, field, &p)) return BT_EINVAL;
-  touch(in, in->def->nodes[n].state);
+  const bti_field *f;
+  if (find_field(in->def, n, field, &f)) return BT_EINVAL;
+  uint32_t st = state_of(in, n);
+  touch(in, st);
   in->settled = 0;
   uint8_t *fl = flags_of(in, n);
-  if (!p.base) {
-    if (value && *value != 0) *fl |= p.flag;
-    else *fl &= (uint8_t)~p.flag;
+  if (!f) {
+    set_time(fl, SF_NUT, in->mem + in->def->states[st].nut, value);
     return BT_OK;
   }
-  if (p.is_index) {
-    uint32_t v = 0;
-    if (value) {
-      if (!(*value >= (p.nil_zero ? 1 : 0) && *value <= 4294967295.0) || *value != (double)(uint32_t)*value)
+  unsigned char *p = field_at(in, st, f);
+  switch (f->type) {
+    case BTI_FLAG:
+      if (value && *value != 0) *fl |= f->flag;
+      else *fl &= (uint8_t)~f->flag;
+      return BT_OK;
+    case BTI_TIME:
+    case BTI_CLOCK: set_time(fl, f->flag, p, value); return BT_OK;
+    case BTI_NUMBER:
+      if (!value) return BT_EINVAL;
+      memcpy(p, value, sizeof *value);
+      return BT_OK;
+    default: {
+      int nilable = f->type == BTI_INDEX_NIL || f->type == BTI_CHILD;
+      uint32_t v = 0;
+      if (value) {
+        if (!(*value >= (nilable ? 1 : 0) && *value <= 4294967295.0) || *value != (double)(uint32_t)*value)
+          return BT_EINVAL;
+        v = (uint32_t)*value;
+        if (bti_is_index(f) && !index_ok(in->def, n, f, v)) return BT_EINVAL;
+      } else if (!nilable) {
         return BT_EINVAL;
-      v = (uint32_t)*value;
-      if (field == BT_FIELD_IDX && !index_ok(in->def, n, v)) return BT_EINVAL;
-    } else if (!p.nil_zero) {
-      return BT_EINVAL;
+      }
+      put_u32(p, v);
+      return BT_OK;
     }
-    memcpy(p.base, &v, sizeof v);
-    return BT_OK;
   }
-  if (!value) {
-    if (!p.flag) return BT_EINVAL;
-    *fl &= (uint8_t)~p.flag;
-    return BT_OK;
-  }
-  memcpy(p.base, value, sizeof *value);
-  if (p.flag) *fl |= p.flag;
-  return BT_OK;
 }
 
 /* ---- saving and restoring ---- */
@@ -402,7 +413,7 @@ int bt_inst_save(const bt_inst *in, void *out, size_t size) {
   for (uint32_t s = 0; s < n; s++) {
     const bt_state *st = &d->states[s];
     if (st->nut != NO_SLOT) memcpy(p + st->pnut, in->mem + st->nut, sizeof(double));
-    size_t bytes = (size_t)kind_mem_size(d->nodes[st->node].kind);
+    size_t bytes = bti_kinds[d->nodes[st->node].kind].mem_size;
     if (bytes) memcpy(p + st->pmem, in->mem + st->mem, bytes);
   }
   return BT_OK;
@@ -420,17 +431,17 @@ int bt_inst_restore(bt_inst *in, const void *data, size_t size) {
   const unsigned char *p = (const unsigned char *)data + sizeof hd;
   for (uint32_t s = 0; s < d->nstates; s++)
     if (p[s] > BT_RUNNING || p[d->nstates + s] > BT_RUNNING) return BT_EINVAL;
-  /* child indices that name no child (a Priority's may be nil) */
+  /* child indices that name no child (those that may be nil may be 0) */
   const unsigned char *mem = p + 3 * (size_t)d->nstates;
   for (uint32_t s = 0; s < d->nstates; s++) {
-    int n = (int)d->states[s].node, kind = d->nodes[n].kind;
-    uint32_t idx;
-    if (kind == BT_SEQUENCE || kind == BT_SELECTOR || kind == BT_LOOP)
-      memcpy(&idx, mem + d->states[s].pmem + offsetof(mem_seq, idx), sizeof idx);
-    else if (kind == BT_PRIORITY)
-      memcpy(&idx, mem + d->states[s].pmem + offsetof(mem_prio, idx), sizeof idx);
-    else continue;
-    if (!(kind == BT_PRIORITY && idx == 0) && !index_ok(d, n, idx)) return BT_EINVAL;
+    int n = (int)d->states[s].node;
+    const bti_kind *k = &bti_kinds[d->nodes[n].kind];
+    for (int i = 0; i < k->nfields; i++) {
+      const bti_field *f = &k->fields[i];
+      if (!bti_is_index(f)) continue;
+      uint32_t idx = get_u32(mem + d->states[s].pmem + f->off);
+      if (!(f->type != BTI_INDEX && idx == 0) && !index_ok(d, n, f, idx)) return BT_EINVAL;
+    }
   }
   uint32_t n = d->nstates;
   for (uint32_t s = 0; s < n; s++) {
@@ -439,10 +450,10 @@ int bt_inst_restore(bt_inst *in, const void *data, size_t size) {
     *last_at(in, s) = p[n + s];
     *flags_at(in, s) = p[2 * n + s];
     if (st->nut != NO_SLOT) memcpy(in->mem + st->nut, mem + st->pnut, sizeof(double));
-    size_t bytes = (size_t)kind_mem_size(d->nodes[st->node].kind);
+    size_t bytes = bti_kinds[d->nodes[st->node].kind].mem_size;
     if (bytes) memcpy(in->mem + st->mem, mem + st->pmem, bytes);
   }
   in->forceupdate = hd.forceupdate != 0;
-  inst_mark_touched(in);
+  bti_mark_touched(in);
   return BT_OK;
 }

@@ -1,4 +1,8 @@
-/* internal.h: the core's data layout, shared by its files and by nothing else. */
+/*
+ * internal.h: the core's data layout and the functions its files share, and nothing else uses.
+ * Every name here carries the prefix bti_ (or is a macro of this header) and is hidden: the
+ * libraries export only what bt.h declares.
+ */
 #ifndef BT_INTERNAL_H
 #define BT_INTERNAL_H
 
@@ -6,13 +10,20 @@
 
 #include "bt.h"
 
+/* Declares a function or object shared by the core's files, invisible outside the library. */
+#if defined(__GNUC__)
+#define BTI_FUNC __attribute__((visibility("hidden"))) extern
+#else
+#define BTI_FUNC extern
+#endif
+
 /* bt_node.flags */
 #define NF_LEAF 0x01      /* no children list: Don't Starve's `not self.children` */
 #define NF_NIL_PARAM 0x02 /* param is nil */
-#define NF_PARAM_FN 0x04  /* Wait/Latch time from fn */
-#define NF_NOSCATTER 0x08 /* Priority without a random first evaluation */
-#define NF_SUCCESS_ONE 0x10 /* PolicyParallel: one child's success is enough */
-#define NF_FAILURE_ALL 0x20 /* PolicyParallel: it fails when every child failed */
+#define NF_PARAM_FN 0x04  /* the param is a time function's (fn) */
+#define NF_NOSCATTER 0x08 /* no random first evaluation time */
+#define NF_SUCCESS_ONE 0x10 /* one child's success is enough */
+#define NF_FAILURE_ALL 0x20 /* it fails when every child failed */
 
 #define NO_SLOT UINT32_MAX
 
@@ -62,7 +73,7 @@ struct bt_def {
   uint32_t *kids;
   char *names;
   bt_state *states;
-  uint32_t *scatter; /* Priority states in graph-id order */
+  uint32_t *scatter; /* the states that draw a first evaluation time, in graph-id order */
   uint32_t nscatter;
   uint32_t nwords;   /* 64-bit words of one per-state bit set, and chunks of 64 states */
   uint32_t *chunks;  /* offset in the instance of each chunk (layout_memory) */
@@ -71,21 +82,107 @@ struct bt_def {
   int plain_step;    /* no node has a Reset or Step of the host's (bt_inst.settled applies) */
   size_t mem_size;   /* bytes of the node memory of a saved state */
   size_t inst_size;  /* bytes of one instance, header included */
+  /* Where each state came from, for a definition built with a library (subtree.c): the offset in
+   * origin_names of the library tree's name (NO_SLOT: the graph it was built from) and the id of
+   * the node in the graph given to bt_lib_set. NULL when nothing came from a library. */
+  uint32_t *origin_name, *origin_id;
+  char *origin_names;
 };
 
-/* Kind memory. */
-typedef struct mem_seq { uint32_t idx, rep; } mem_seq; /* Sequence, Selector, Loop, Random */
-typedef struct mem_prio { double lasttime; uint32_t idx; } mem_prio;
-typedef struct mem_wait { double wake; } mem_wait;
-typedef struct mem_latch { double last, dur; } mem_latch;
+/* ---- the kinds (kinds.c) ---- */
+
+/* The shapes of kind memory (kinds.c says which kind has which). */
+typedef struct mem_seq { uint32_t idx, rep; } mem_seq;           /* a child index and passes */
+typedef struct mem_prio { double lasttime; uint32_t idx; } mem_prio; /* a clock and a child */
+typedef struct mem_wait { double wake; } mem_wait;                  /* a time to wait for */
+typedef struct mem_latch { double last, dur; } mem_latch;           /* a time and a duration */
+
+/* How many children a kind takes. */
+enum {
+  BTI_LEAF,        /* none */
+  BTI_OPTIONAL,    /* a leaf unless its spec has BT_SPEC_CHILDREN; then any number */
+  BTI_ANY,         /* any number (the builder asks for one at least) */
+  BTI_SOME,        /* one at least */
+  BTI_ONE,         /* exactly one */
+  BTI_AT_MOST_ONE, /* none or one */
+  BTI_NAMED        /* a leaf naming a library tree, which becomes its one child */
+};
+
+/* What a kind's param is. */
+enum {
+  BTI_NO_PARAM,
+  BTI_DEFAULT, /* a number; nil stands for the kind's nil_param */
+  BTI_FOREVER, /* a number of passes; nil: for ever */
+  BTI_TIMES,   /* a number of passes, at least 1; nil: for ever */
+  BTI_SECONDS, /* a number of seconds, required */
+  BTI_TIME_FN  /* seconds, or a time function (BT_SPEC_PARAM_FN) */
+};
+
+/* The functions a kind's spec must have. */
+enum { BTI_NO_FN, BTI_FN, BTI_FN2, BTI_TASK };
+
+/* How a field lives in the kind's memory. */
+enum {
+  BTI_INDEX,     /* a child index, 1-based, never nil: 1 when rewound */
+  BTI_INDEX_NIL, /* a child index or nil (0), checked when it is used */
+  BTI_CHILD,     /* nil (0) or the index of one of the node's children */
+  BTI_COUNTER,   /* passes done, 0 when rewound */
+  BTI_TIME,      /* a time, nil while its flag is clear */
+  BTI_CLOCK,     /* a time the node is evaluated by, nil while its flag is clear; cleared to have
+                    it evaluate at once */
+  BTI_NUMBER,    /* a number, never nil, `init` before the first think */
+  BTI_FLAG       /* a flag bit */
+};
+
+typedef struct bti_field {
+  uint8_t id;   /* BT_FIELD_* */
+  uint8_t type;
+  uint8_t flag; /* TIME, CLOCK: the SF_* bit that says it is set; FLAG: the bit itself */
+  uint16_t off; /* offset in the kind's memory */
+  double init;  /* NUMBER: its value in a new instance */
+} bti_field;
+
+#define BTI_MAX_FIELDS 2
+
+/* One kind: everything the core and the binding ask of it but how its nodes behave (nodes.c). */
+typedef struct bti_kind {
+  bt_kind_info info;
+  uint8_t children;  /* BTI_LEAF ... */
+  uint8_t mem_size;  /* bytes of its memory */
+  uint8_t deadline;  /* it keeps a Sleep deadline (nextupdatetime) */
+  uint8_t param;     /* BTI_NO_PARAM ... */
+  uint8_t fn;        /* BTI_NO_FN ... */
+  uint8_t scatters;  /* a new instance draws its first evaluation time */
+  uint8_t nfields;
+  double nil_param;  /* BTI_DEFAULT: the param when it is nil */
+  const char *param_name; /* the default name when the param is a number, a format of it */
+  bti_field fields[BTI_MAX_FIELDS];
+} bti_kind;
+
+BTI_FUNC const bti_kind bti_kinds[BT_KIND_COUNT];
+
+/* The kind's field id, or NULL if it has none such. */
+BTI_FUNC const bti_field *bti_field_of(int kind, int field);
+
+/* "a" or "an", for a message naming the kind. */
+BTI_FUNC const char *bti_article(int kind);
+
+/* The value a child index or counter has when rewound: 1 for BTI_INDEX, else 0 (nil). */
+static inline uint32_t bti_rewound(const bti_field *f) { return f->type == BTI_INDEX; }
+
+static inline int bti_is_index(const bti_field *f) {
+  return f->type == BTI_INDEX || f->type == BTI_INDEX_NIL || f->type == BTI_CHILD;
+}
+
+/* ---- an instance ---- */
 
 /* Per-state flag bits in the instance. */
 #define SF_NUT 0x02       /* nextupdatetime is set */
-#define SF_LASTTIME 0x04  /* Priority lasttime is set */
-#define SF_TRIGGERED 0x08 /* Event triggered */
-#define SF_RUNNING 0x10   /* MultiCondition running */
-#define SF_WAKE 0x20      /* Wait wake_time is set */
-#define SF_STARTED 0x40   /* Task: a run is under way (started, not yet finished) */
+#define SF_LASTTIME 0x04  /* lasttime, a clock, is set */
+#define SF_TRIGGERED 0x08 /* an event fired for the node */
+#define SF_RUNNING 0x10   /* a two-condition node runs on its second condition */
+#define SF_WAKE 0x20      /* the time in a mem_wait is set */
+#define SF_STARTED 0x40   /* a run is under way (started, not yet finished) */
 
 /* An instance: this header, then the chunks of its states (layout_memory in graph.c). The first
  * cache line holds what a think reads before anything else. */
@@ -99,7 +196,7 @@ struct bt_inst {
   uint8_t forceupdate;
   /* The last Step left nothing for the next one to do but walk the running path: set after a
    * Step of a tree whose nodes all have the kinds' own Reset and Step, cleared by any change of a
-   * status, a touched bit, an Event trigger or a field. Update skips Step while it is set. */
+   * status, a touched bit, an event trigger or a field. Update skips Step while it is set. */
   uint8_t settled;
   uint8_t unsaved; /* a dirty bit may be set: the next SaveStatus has statuses to copy */
   uint8_t sum_shift; /* the definition's, next to the summaries */
@@ -166,26 +263,44 @@ static inline int is_leaf(const bt_inst *in, int n) { return in->def->nodes[n].f
 /* A node whose Reset or Step is the host's: the core cannot tell that they would change nothing. */
 static inline int has_own_reset(const bt_node *d) { return d->hooks & (HOOK_RESET | HOOK_STEP); }
 
-/* inst.c */
-double inst_now(bt_inst *in);
-int inst_random_int(bt_inst *in, int n, int *out);
-double inst_random(bt_inst *in);
+/* The memory of state st's field f, and its value as an index or counter. */
+static inline unsigned char *field_at(const bt_inst *in, uint32_t st, const bti_field *f) {
+  return in->mem + in->def->states[st].mem + f->off;
+}
 
-/* graph.c: a graph's nodes, for subtree.c and builder.c (ids must be valid) */
-int graph_count(const bt_graph *g);
-const bt_spec *graph_spec(const bt_graph *g, int id); /* name is the graph's copy */
-int graph_nkids(const bt_graph *g, int id);
-const int *graph_kids(const bt_graph *g, int id);
-int graph_parent(const bt_graph *g, int id);
-int graph_fail(bt_graph *g, int code, const char *msg); /* sets the message; returns code */
-char *copy_string(const char *s); /* a malloc'd copy, NULL when out of memory */
+/* inst.c */
+BTI_FUNC double bti_now(bt_inst *in);
+BTI_FUNC int bti_random_int(bt_inst *in, int n, int *out);
+BTI_FUNC double bti_random(bt_inst *in);
+/* Puts state st's child indices and counters back where Reset leaves them. */
+BTI_FUNC void bti_rewind(bt_inst *in, uint32_t st);
+/* Clears state st's clock (its kind's BTI_CLOCK field), so that it evaluates at its next visit. */
+BTI_FUNC void bti_clear_clock(bt_inst *in, uint32_t st);
+BTI_FUNC void bti_mark_touched(bt_inst *in); /* after the state was written wholesale */
 
 /* nodes.c */
-int kind_has_children(int kind);
-int kind_takes_one_child(int kind);
-int kind_mem_size(int kind);
-int kind_needs_nut(int kind);
-void kind_init_mem(bt_inst *in, int n);
-void inst_mark_touched(bt_inst *in); /* after the state was written wholesale */
+BTI_FUNC void bti_scatter(bt_inst *in); /* each scattering node draws its first evaluation time */
+
+/* graph.c: a graph's nodes, for subtree.c and builder.c (ids must be valid) */
+BTI_FUNC int bti_graph_count(const bt_graph *g);
+BTI_FUNC const bt_spec *bti_graph_spec(const bt_graph *g, int id); /* name is the graph's copy */
+BTI_FUNC int bti_graph_nkids(const bt_graph *g, int id);
+BTI_FUNC const int *bti_graph_kids(const bt_graph *g, int id);
+BTI_FUNC int bti_graph_parent(const bt_graph *g, int id);
+BTI_FUNC int bti_graph_fail(bt_graph *g, int code, const char *msg); /* sets the message; returns code */
+
+/* text.c */
+/* Formats the message into msg (size bytes) and returns code: the error of a handle that keeps
+ * its last message (a graph, a library, a builder). */
+BTI_FUNC int bti_fail(char *msg, size_t size, int code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
+/* mem.c */
+BTI_FUNC char *bti_strdup(const char *s); /* a malloc'd copy, NULL when out of memory */
+/* Makes room for need elements of elem bytes in the array *p of *cap, doubling it. */
+BTI_FUNC int bti_grow(void **p, int *cap, int need, size_t elem);
 
 #endif

@@ -1,6 +1,6 @@
 /*
  * nodes.c: what every node kind does, one section per kind, as Don't Starve Together's
- * behaviourtree.lua does it (see DS_SEMANTICS.md). Each method has a dispatching entry point
+ * behaviourtree.lua does it (docs/nodes.md). Each method has a dispatching entry point
  * (bt_node_visit, ...) that gives the node's bt_ops the first word, as a Lua override would be
  * called, and a per-kind part that is the Don't Starve class's own method.
  */
@@ -119,6 +119,13 @@ static void reset_base(bt_inst *in, int n) {
   FOR_TOUCHED_CHILD(in, n, c, 0) bt_node_reset(in, c);
 }
 
+/* The reset of a kind whose memory holds child indices or counters: they go back to where they
+ * started (kinds.c says which and where). */
+static void reset_rewind(bt_inst *in, int n) {
+  reset_base(in, n);
+  bti_rewind(in, state_of(in, n));
+}
+
 /* Visits child c afresh: reset first if its last visit ended it (a RUNNING child goes on). */
 static bt_status visit_again(bt_inst *in, int c) {
   bt_status s = status_of(in, c);
@@ -141,7 +148,7 @@ static int sleep_base(bt_inst *in, int n, double *out) {
   double *nut = nut_of(in, n);
   double t = 0;
   if (nut && (*flags_of(in, n) & SF_NUT)) {
-    t = *nut - inst_now(in);
+    t = *nut - bti_now(in);
     if (t < 0) t = 0;
   }
   *out = t;
@@ -149,7 +156,7 @@ static int sleep_base(bt_inst *in, int n, double *out) {
 }
 
 void bt_node_sleep(bt_inst *in, int n, double seconds) {
-  double now = inst_now(in);
+  double now = bti_now(in);
   double *nut = nut_of(in, n);
   if (!nut) return;
   touch(in, state_of(in, n));
@@ -199,7 +206,7 @@ static void visit_action(bt_inst *in, int n, const bt_node *d) {
 
 static void visit_wait(bt_inst *in, int n, const bt_node *d) {
   mem_wait *m = kind_mem(in, d);
-  double now = inst_now(in);
+  double now = bti_now(in);
   if (node_status(in, d) != BT_RUNNING) {
     double t = d->param;
     if ((d->flags & NF_PARAM_FN) && call_fn(in, n, d->fn, d->ud, &t) < 0) {
@@ -218,7 +225,7 @@ static void visit_wait(bt_inst *in, int n, const bt_node *d) {
 static int describe_wait(bt_inst *in, int n, bt_buf *out) {
   mem_wait *m = mem_of(in, n);
   if (!(*flags_of(in, n) & SF_WAKE)) return bt_buf_printf(out, "nil");
-  return bt_buf_printf(out, "%2.2f", m->wake - inst_now(in));
+  return bt_buf_printf(out, "%2.2f", m->wake - bti_now(in));
 }
 
 /* ---- SequenceNode: children in order until one is RUNNING or FAILED; resumes at idx ---- */
@@ -242,11 +249,6 @@ static void visit_sequence(bt_inst *in, const bt_node *d) {
 static int describe_idx(bt_inst *in, int n, bt_buf *out) {
   mem_seq *m = mem_of(in, n);
   return bt_buf_printf(out, "%u", (unsigned)m->idx);
-}
-
-static void reset_idx(bt_inst *in, int n) {
-  reset_base(in, n);
-  ((mem_seq *)mem_of(in, n))->idx = 1;
 }
 
 /* ---- SelectorNode: children in order until one is RUNNING or SUCCESS; resumes at idx ---- */
@@ -309,13 +311,6 @@ static void visit_loop(bt_inst *in, int n, const bt_node *d) {
   FOR_TOUCHED_CHILD(in, n, c, 0) bt_node_reset(in, c);
 }
 
-static void reset_loop(bt_inst *in, int n) {
-  reset_base(in, n);
-  mem_seq *m = mem_of(in, n);
-  m->idx = 1;
-  m->rep = 0;
-}
-
 /* ---- RandomNode: from READY, tries the children cyclically from a random one ---- */
 
 static void visit_random(bt_inst *in, int n) {
@@ -332,7 +327,7 @@ static void visit_random(bt_inst *in, int n) {
     return;
   }
   int pick;
-  if (inst_random_int(in, (int)count, &pick) != BT_OK || pick < 1 || (uint32_t)pick > count) {
+  if (bti_random_int(in, (int)count, &pick) != BT_OK || pick < 1 || (uint32_t)pick > count) {
     set_status(in, n, BT_FAILED);
     return;
   }
@@ -352,11 +347,6 @@ static void visit_random(bt_inst *in, int n) {
       return;
     }
   }
-}
-
-static void reset_random(bt_inst *in, int n) {
-  reset_base(in, n);
-  ((mem_seq *)mem_of(in, n))->idx = 0;
 }
 
 /* ---- PriorityNode: re-evaluates its children at most once per period ----
@@ -403,7 +393,7 @@ static void evaluate_priority(bt_inst *in, int n, double time) {
 
 static void visit_priority(bt_inst *in, int n, const bt_node *d) {
   mem_prio *m = kind_mem(in, d);
-  double time = inst_now(in);
+  double time = bti_now(in);
   int has_last = in->mem[d->foff] & SF_LASTTIME;
   if (!has_last || m->lasttime + d->param < time) {
     evaluate_priority(in, n, time);
@@ -417,11 +407,6 @@ static void visit_priority(bt_inst *in, int n, const bt_node *d) {
   if (cs != BT_RUNNING) in->mem[d->foff] &= (uint8_t)~SF_LASTTIME;
 }
 
-static void reset_priority(bt_inst *in, int n) {
-  reset_base(in, n);
-  ((mem_prio *)mem_of(in, n))->idx = 0;
-}
-
 static int sleep_priority(bt_inst *in, int n, double *out) {
   bt_status s = status_of(in, n);
   if (s == BT_READY) {
@@ -432,17 +417,29 @@ static int sleep_priority(bt_inst *in, int n, double *out) {
   mem_prio *m = mem_of(in, n);
   double t = 0;
   if (*flags_of(in, n) & SF_LASTTIME) {
-    t = m->lasttime + node_at(in, n)->param - inst_now(in);
+    t = m->lasttime + node_at(in, n)->param - bti_now(in);
     if (t < 0) t = 0;
   }
   *out = t;
   return 1;
 }
 
+double bt_priority_scatter(double period, double random) { return period * 0.5 + (period * random); }
+
+void bti_scatter(bt_inst *in) {
+  const bt_def *def = in->def;
+  for (uint32_t i = 0; i < def->nscatter; i++) {
+    uint32_t s = def->scatter[i];
+    mem_prio *m = (mem_prio *)(void *)(in->mem + def->states[s].mem);
+    m->lasttime = bt_priority_scatter(def->nodes[def->states[s].node].param, bti_random(in));
+    *flags_at(in, s) |= SF_LASTTIME;
+  }
+}
+
 static int describe_priority(bt_inst *in, int n, bt_buf *out) {
   mem_prio *m = mem_of(in, n);
   double last = (*flags_of(in, n) & SF_LASTTIME) ? m->lasttime : 0;
-  double till = last + node_at(in, n)->param - inst_now(in);
+  double till = last + node_at(in, n)->param - bti_now(in);
   return bt_buf_printf(out, "execute %d, eval in %2.2f", m->idx ? (int)m->idx : -1, till);
 }
 
@@ -514,7 +511,7 @@ int bt_inst_fire_event(bt_inst *in, int n) {
   touch(in, state_of(in, n));
   in->settled = 0;
   for (int32_t s = in->def->states[state_of(in, n)].parent; s >= 0; s = in->def->states[s].parent)
-    if (in->def->nodes[in->def->states[s].node].kind == BT_PRIORITY) *flags_at(in, s) &= (uint8_t)~SF_LASTTIME;
+    bti_clear_clock(in, (uint32_t)s);
   return BT_OK;
 }
 
@@ -526,8 +523,8 @@ static void visit_latch(bt_inst *in, int n) {
   const bt_node *d = node_at(in, n);
   mem_latch *m = mem_of(in, n);
   if (status_of(in, n) == BT_READY) {
-    if (inst_now(in) > m->dur + m->last) {
-      m->last = inst_now(in);
+    if (bti_now(in) > m->dur + m->last) {
+      m->last = bti_now(in);
       double dur = d->param;
       if ((d->flags & NF_PARAM_FN) && call_fn(in, n, d->fn, d->ud, &dur) < 0) {
         set_status(in, n, BT_FAILED);
@@ -699,11 +696,6 @@ static void visit_repeat(bt_inst *in, int n) {
   set_status(in, n, BT_RUNNING);
 }
 
-static void reset_repeat(bt_inst *in, int n) {
-  reset_base(in, n);
-  ((mem_seq *)mem_of(in, n))->rep = 0;
-}
-
 static int sleep_repeat(bt_inst *in, int n, double *out) {
   if (status_of(in, n) != BT_RUNNING || status_of(in, child_at(in, n, 0)) == BT_RUNNING) return 0;
   *out = 0;
@@ -715,26 +707,37 @@ static int describe_rep(bt_inst *in, int n, bt_buf *out) {
 }
 
 /* ---- CooldownDecorator: after its child ran, FAILED for param seconds ----
- * The cooldown starts when the child ends, or when the node is interrupted while it runs. */
+ * The cooldown starts when the child ends, or when the node is interrupted while it runs; until
+ * then (SF_WAKE clear) the node may run. */
+
+static void cool_down(bt_inst *in, int n, double now) {
+  ((mem_wait *)mem_of(in, n))->wake = now + node_at(in, n)->param;
+  *flags_of(in, n) |= SF_WAKE;
+}
 
 static void visit_cooldown(bt_inst *in, int n) {
   mem_wait *m = mem_of(in, n);
-  double now = inst_now(in);
-  if (status_of(in, n) != BT_RUNNING && now < m->wake) {
+  double now = bti_now(in);
+  if (status_of(in, n) != BT_RUNNING && (*flags_of(in, n) & SF_WAKE) && now < m->wake) {
     set_status(in, n, BT_FAILED);
     return;
   }
   int c = child_at(in, n, 0);
   bt_node_visit(in, c);
   bt_status cs = status_of(in, c);
-  if (cs != BT_RUNNING) m->wake = now + node_at(in, n)->param;
+  if (cs != BT_RUNNING) cool_down(in, n, now);
   set_status(in, n, cs);
 }
 
 static void reset_cooldown(bt_inst *in, int n) {
-  if (status_of(in, n) == BT_RUNNING)
-    ((mem_wait *)mem_of(in, n))->wake = inst_now(in) + node_at(in, n)->param;
+  if (status_of(in, n) == BT_RUNNING) cool_down(in, n, bti_now(in));
   reset_base(in, n);
+}
+
+/* The seconds until it may run again (0 when it may). */
+static int describe_cooldown(bt_inst *in, int n, bt_buf *out) {
+  double t = (*flags_of(in, n) & SF_WAKE) ? ((mem_wait *)mem_of(in, n))->wake - bti_now(in) : 0;
+  return bt_buf_printf(out, "%2.2f", t > 0 ? t : 0);
 }
 
 /* ---- TimeoutDecorator: FAILED when its child has run param seconds ----
@@ -743,7 +746,7 @@ static void reset_cooldown(bt_inst *in, int n) {
 
 static void visit_timeout(bt_inst *in, int n) {
   mem_wait *m = mem_of(in, n);
-  double now = inst_now(in);
+  double now = bti_now(in);
   if (status_of(in, n) != BT_RUNNING) m->wake = now + node_at(in, n)->param;
   if (now >= m->wake) {
     set_status(in, n, BT_FAILED);
@@ -756,134 +759,38 @@ static void visit_timeout(bt_inst *in, int n) {
 
 static int sleep_timeout(bt_inst *in, int n, double *out) {
   if (status_of(in, n) != BT_RUNNING) return 0;
-  double t = ((mem_wait *)mem_of(in, n))->wake - inst_now(in);
+  double t = ((mem_wait *)mem_of(in, n))->wake - bti_now(in);
   *out = t > 0 ? t : 0;
   return 1;
 }
 
-/* Cooldown: the seconds until it may run again (0 when it may); Timeout: the seconds left. */
-static int describe_time_left(bt_inst *in, int n, bt_buf *out) {
-  double t = ((mem_wait *)mem_of(in, n))->wake - inst_now(in);
+/* The seconds left. */
+static int describe_timeout(bt_inst *in, int n, bt_buf *out) {
+  double t = ((mem_wait *)mem_of(in, n))->wake - bti_now(in);
   return bt_buf_printf(out, "%2.2f", t > 0 ? t : 0);
 }
 
-/* ---- per-kind tables ---- */
-
-int kind_has_children(int kind) {
-  switch (kind) {
-    case BT_BEHAVIOUR:
-    case BT_CONDITION:
-    case BT_MULTICONDITION:
-    case BT_CONDITIONWAIT:
-    case BT_ACTION:
-    case BT_WAIT:
-    case BT_TASK: return 0;
-    default: return 1;
-  }
-}
-
-/* Decorators and the LatchNode: built with exactly one child. */
-int kind_takes_one_child(int kind) {
-  switch (kind) {
-    case BT_NOT:
-    case BT_FAILIFRUNNING:
-    case BT_FAILIFSUCCESS:
-    case BT_LATCH:
-    case BT_REPEAT:
-    case BT_SUCCEED:
-    case BT_FAIL:
-    case BT_COOLDOWN:
-    case BT_TIMEOUT: return 1;
-    default: return 0;
-  }
-}
-
-int kind_mem_size(int kind) {
-  switch (kind) {
-    case BT_SEQUENCE:
-    case BT_SELECTOR:
-    case BT_LOOP:
-    case BT_RANDOM:
-    case BT_REPEAT: return sizeof(mem_seq);
-    case BT_PRIORITY: return sizeof(mem_prio);
-    case BT_WAIT:
-    case BT_COOLDOWN:
-    case BT_TIMEOUT: return sizeof(mem_wait);
-    case BT_LATCH: return sizeof(mem_latch);
-    default: return 0;
-  }
-}
-
-/* Leaves that can be RUNNING keep a Sleep deadline; a ConditionNode's sleep time is always nil. */
-int kind_needs_nut(int kind) { return !kind_has_children(kind) && kind != BT_CONDITION; }
-
-void kind_init_mem(bt_inst *in, int n) {
-  switch (node_at(in, n)->kind) {
-    case BT_SEQUENCE:
-    case BT_SELECTOR:
-    case BT_LOOP: ((mem_seq *)mem_of(in, n))->idx = 1; break;
-    case BT_LATCH: {
-      mem_latch *m = mem_of(in, n);
-      m->last = -1.0 / 0.0;
-      m->dur = 0;
-      break;
-    }
-    case BT_COOLDOWN: ((mem_wait *)mem_of(in, n))->wake = -1.0 / 0.0; break;
-    default: break;
-  }
-}
-
-/* Whether a node is as Reset leaves it, so that Reset and Step would not change it. */
-static int is_clean(const bt_inst *in, int n) {
-  const bt_node *d = node_at(in, n);
-  if (has_own_reset(d) || status_of(in, n) != BT_READY ||
-      (*flags_of((bt_inst *)in, n) & (SF_TRIGGERED | SF_STARTED)))
-    return 0;
-  const mem_seq *m = mem_of(in, n);
-  switch (d->kind) {
-    case BT_SEQUENCE:
-    case BT_SELECTOR: return m->idx == 1;
-    case BT_LOOP: return m->idx == 1 && m->rep == 0;
-    case BT_REPEAT: return m->rep == 0;
-    case BT_RANDOM: return m->idx == 0;
-    case BT_PRIORITY: return ((const mem_prio *)mem_of(in, n))->idx == 0;
-    default: return 1;
-  }
-}
-
-void inst_mark_touched(bt_inst *in) {
-  const bt_def *def = in->def;
-  in->settled = 0;
-  for (uint32_t w = 0; w < def->nwords; w++) *dirty_word(in, w) = *touched_word(in, w) = 0;
-  in->dirty_sum = in->touched_sum = 0;
-  in->unsaved = 1;
-  for (uint32_t s = 0; s < def->nstates; s++) {
-    if (*status_at(in, s) != *last_at(in, s)) mark_dirty(in, s);
-    if (!is_clean(in, (int)def->states[s].node)) touch(in, s);
-  }
-}
-
+/* Whether a method of the class of `kind` may apply to node n: kind is n's kind or a base of its
+ * class. */
 static int compatible(const bt_inst *in, int n, int kind) {
-  int k = node_at(in, n)->kind;
-  return kind == k || kind == BT_BEHAVIOUR || (kind == BT_PARALLEL && k == BT_PARALLEL_ANY);
+  for (int k = node_at(in, n)->kind; k >= 0; k = bti_kinds[k].info.base)
+    if (k == kind) return 1;
+  return 0;
 }
 
 static int valid(const bt_inst *in, int n) { return n >= 0 && (uint32_t)n < in->def->nnodes; }
 
-/* Whether the node has what the kind's own visit needs: the child of a decorator or a Latch, the
- * functions of a leaf. bt_def_create lets a node whose bt_ops has a visit go without them. */
+/* Whether the node has what the kind's own visit needs: the child of a kind that takes one,
+ * the functions of a leaf. bt_def_create lets a node whose bt_ops has a visit go without them. */
 static int can_visit(const bt_inst *in, int n, int kind) {
   const bt_node *d = node_at(in, n);
-  int fn_ok = d->fn != NULL || !(d->flags & NF_PARAM_FN);
-  if (kind_takes_one_child(kind) || kind == BT_MONITOR)
-    return d->nchildren > 0 && (kind != BT_LATCH || fn_ok);
-  switch (kind) {
-    case BT_TASK: return d->task != NULL;
-    case BT_WAIT: return fn_ok;
-    case BT_CONDITION:
-    case BT_CONDITIONWAIT:
-    case BT_ACTION: return d->fn != NULL;
-    case BT_MULTICONDITION: return d->fn != NULL && d->fn2 != NULL;
+  const bti_kind *k = &bti_kinds[kind];
+  if ((k->children == BTI_ONE || k->children == BTI_SOME) && d->nchildren == 0) return 0;
+  if (k->param == BTI_TIME_FN && (d->flags & NF_PARAM_FN) && !d->fn) return 0;
+  switch (k->fn) {
+    case BTI_TASK: return d->task != NULL;
+    case BTI_FN: return d->fn != NULL;
+    case BTI_FN2: return d->fn != NULL && d->fn2 != NULL;
     default: return 1;
   }
 }
@@ -925,16 +832,11 @@ static void visit_kind(bt_inst *in, int n, const bt_node *d, int kind) {
 
 static inline void reset_kind(bt_inst *in, int n, int kind) {
   switch (kind) {
-    case BT_SEQUENCE:
-    case BT_SELECTOR: reset_idx(in, n); break;
-    case BT_LOOP: reset_loop(in, n); break;
-    case BT_RANDOM: reset_random(in, n); break;
-    case BT_PRIORITY: reset_priority(in, n); break;
     case BT_EVENT: reset_event(in, n); break;
     case BT_TASK: reset_task(in, n); break;
-    case BT_REPEAT: reset_repeat(in, n); break;
     case BT_COOLDOWN: reset_cooldown(in, n); break;
-    default: reset_base(in, n); break;
+    case BT_BEHAVIOUR: reset_base(in, n); break;
+    default: reset_rewind(in, n); break;
   }
 }
 
@@ -965,8 +867,8 @@ static int describe_kind(bt_inst *in, int n, int kind, bt_buf *out) {
     case BT_LOOP: return describe_idx(in, n, out);
     case BT_WAIT: return describe_wait(in, n, out);
     case BT_REPEAT: return describe_rep(in, n, out);
-    case BT_COOLDOWN:
-    case BT_TIMEOUT: return describe_time_left(in, n, out);
+    case BT_COOLDOWN: return describe_cooldown(in, n, out);
+    case BT_TIMEOUT: return describe_timeout(in, n, out);
     default: return bt_buf_append(out, "", 0);
   }
 }

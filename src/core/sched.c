@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bt.h"
+#include "internal.h"
 
 typedef struct brain_rec {
   uint32_t gen;
@@ -63,17 +63,6 @@ struct bt_sched {
   int registered, waiting, hibernating;
 };
 
-static int grow(void **p, int *cap, int need, size_t size) {
-  if (need <= *cap) return BT_OK;
-  int c = *cap ? *cap : 16;
-  while (c < need) c *= 2;
-  void *q = realloc(*p, (size_t)c * size);
-  if (!q) return BT_ENOMEM;
-  *p = q;
-  *cap = c;
-  return BT_OK;
-}
-
 static brain_rec *rec(const bt_sched *s, int id) {
   return id >= 0 && id < s->nbrains && s->brains[id].used ? &s->brains[id] : NULL;
 }
@@ -92,7 +81,7 @@ static int ticks_add(brain_rec *r, int64_t t) {
   if (ticks_find(r, t) >= 0) return BT_OK;
   if (r->nticks >= 2) {
     int cap = r->cap_more;
-    if (grow((void **)&r->tick_more, &cap, r->nticks - 1, sizeof *r->tick_more)) return BT_ENOMEM;
+    if (bti_grow((void **)&r->tick_more, &cap, r->nticks - 1, sizeof *r->tick_more)) return BT_ENOMEM;
     r->cap_more = (uint16_t)cap;
   }
   *tick_at(r, r->nticks++) = t;
@@ -151,7 +140,7 @@ static int bucket_get(bt_sched *s, int64_t t) {
   if (s->free_bucket_top > 0) {
     b = s->free_buckets[--s->free_bucket_top];
   } else {
-    if (grow((void **)&s->buckets, &s->cap_buckets, s->nbuckets + 1, sizeof *s->buckets)) return -1;
+    if (bti_grow((void **)&s->buckets, &s->cap_buckets, s->nbuckets + 1, sizeof *s->buckets)) return -1;
     b = s->nbuckets++;
     memset(&s->buckets[b], 0, sizeof s->buckets[b]);
   }
@@ -168,7 +157,7 @@ static int bucket_get(bt_sched *s, int64_t t) {
 /* Removes the bucket of slot i (backward-shift deletion keeps probing chains whole). */
 static void bucket_drop(bt_sched *s, int i) {
   int b = s->slots[i].bucket;
-  if (grow((void **)&s->free_buckets, &s->cap_free_buckets, s->free_bucket_top + 1, sizeof(int)) == BT_OK)
+  if (bti_grow((void **)&s->free_buckets, &s->cap_free_buckets, s->free_bucket_top + 1, sizeof(int)) == BT_OK)
     s->free_buckets[s->free_bucket_top++] = b; /* else the bucket is simply not reused */
   int mask = s->nslots - 1;
   s->slots[i].bucket = -1;
@@ -189,7 +178,7 @@ static int bucket_put(bt_sched *s, int64_t t, int id) {
   int b = bucket_get(s, t);
   if (b < 0) return BT_ENOMEM;
   bucket *k = &s->buckets[b];
-  if (grow((void **)&k->ids, &k->cap, k->n + 1, sizeof *k->ids)) return BT_ENOMEM;
+  if (bti_grow((void **)&k->ids, &k->cap, k->n + 1, sizeof *k->ids)) return BT_ENOMEM;
   k->ids[k->n++] = id;
   return BT_OK;
 }
@@ -197,7 +186,7 @@ static int bucket_put(bt_sched *s, int64_t t, int id) {
 /* ---- lists ---- */
 
 static int updaters_add(bt_sched *s, int id) {
-  if (grow((void **)&s->updaters, &s->cap_updaters, s->nupdaters + 1, sizeof *s->updaters))
+  if (bti_grow((void **)&s->updaters, &s->cap_updaters, s->nupdaters + 1, sizeof *s->updaters))
     return BT_ENOMEM;
   s->brains[id].upd_pos = (uint32_t)s->nupdaters;
   s->updaters[s->nupdaters++] = id;
@@ -296,7 +285,7 @@ int bt_sched_brain_new(bt_sched *s) {
     s->free_brain = s->brains[id].next_free;
   } else {
     if (s->nbrains == INT32_MAX) return BT_ETOOBIG;
-    if (grow((void **)&s->brains, &s->cap_brains, s->nbrains + 1, sizeof *s->brains)) return BT_ENOMEM;
+    if (bti_grow((void **)&s->brains, &s->cap_brains, s->nbrains + 1, sizeof *s->brains)) return BT_ENOMEM;
     id = s->nbrains++;
     memset(&s->brains[id], 0, sizeof s->brains[id]);
   }
@@ -399,7 +388,7 @@ int bt_sched_update(bt_sched *s, long long tick, const bt_sched_hooks *hooks) {
   if (!hooks || !hooks->think) return BT_EINVAL;
   s->tick = tick;
   wake_bucket(s, tick);
-  if (grow((void **)&s->snapshot, &s->cap_snapshot, s->nupdaters, sizeof *s->snapshot)) return BT_ENOMEM;
+  if (bti_grow((void **)&s->snapshot, &s->cap_snapshot, s->nupdaters, sizeof *s->snapshot)) return BT_ENOMEM;
   /* the snapshot: later additions think next tick, removals still think this one */
   int n = 0;
   int count = s->nupdaters;

@@ -4,7 +4,6 @@
  * name (which finds missing names, cycles, and trees too big, before anything is copied), then
  * copies the named trees into a graph of its own, one copy per subtree node, and compiles that.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,13 +21,7 @@ struct bt_lib {
   char err[256];
 };
 
-static int lib_error(bt_lib *lib, int code, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(lib->err, sizeof lib->err, fmt, ap);
-  va_end(ap);
-  return code;
-}
+#define lib_error(lib, code, ...) bti_fail((lib)->err, sizeof (lib)->err, code, __VA_ARGS__)
 
 int bt_lib_new(bt_lib **out) {
   if (!out) return BT_EINVAL;
@@ -59,23 +52,23 @@ int bt_lib_has(const bt_lib *lib, const char *name) { return find_entry(lib, nam
 /* Adds to dst a copy of src's nodes ids[0..count) (with their children and parents mapped by map,
  * src id -> dst id, -1 for a node not copied). */
 static int copy_nodes(bt_graph *dst, const bt_graph *src, const int *ids, int count, const int *map) {
-  int base = graph_count(dst);
+  int base = bti_graph_count(dst);
   for (int i = 0; i < count; i++) {
-    int id = bt_graph_add(dst, graph_spec(src, ids[i]));
+    int id = bt_graph_add(dst, bti_graph_spec(src, ids[i]));
     if (id < 0) return id;
   }
   for (int i = 0; i < count; i++) {
-    int nk = graph_nkids(src, ids[i]);
+    int nk = bti_graph_nkids(src, ids[i]);
     if (nk == 0) continue;
     int *kids = malloc((size_t)nk * sizeof *kids);
     if (!kids) return BT_ENOMEM;
-    for (int k = 0; k < nk; k++) kids[k] = map[graph_kids(src, ids[i])[k]];
+    for (int k = 0; k < nk; k++) kids[k] = map[bti_graph_kids(src, ids[i])[k]];
     int rc = bt_graph_set_children(dst, base + i, kids, nk);
     free(kids);
     if (rc) return rc;
   }
   for (int i = 0; i < count; i++) {
-    int p = graph_parent(src, ids[i]);
+    int p = bti_graph_parent(src, ids[i]);
     bt_graph_set_parent(dst, base + i, p >= 0 ? map[p] : -1);
   }
   return BT_OK;
@@ -83,7 +76,7 @@ static int copy_nodes(bt_graph *dst, const bt_graph *src, const int *ids, int co
 
 /* The nodes of g reachable from root, root first (breadth-first); map gets g id -> position. */
 static int reachable(const bt_graph *g, int root, int **ids_out, int **map_out, int *count) {
-  int n = graph_count(g);
+  int n = bti_graph_count(g);
   int *ids = malloc((size_t)n * sizeof *ids), *map = malloc((size_t)n * sizeof *map);
   if (!ids || !map) {
     free(ids);
@@ -95,8 +88,8 @@ static int reachable(const bt_graph *g, int root, int **ids_out, int **map_out, 
   map[root] = 0;
   ids[c++] = root;
   for (int i = 0; i < c; i++) {
-    for (int k = 0; k < graph_nkids(g, ids[i]); k++) {
-      int kid = graph_kids(g, ids[i])[k];
+    for (int k = 0; k < bti_graph_nkids(g, ids[i]); k++) {
+      int kid = bti_graph_kids(g, ids[i])[k];
       if (map[kid] < 0) {
         map[kid] = c;
         ids[c++] = kid;
@@ -112,7 +105,7 @@ static int reachable(const bt_graph *g, int root, int **ids_out, int **map_out, 
 int bt_lib_set(bt_lib *lib, const char *name, const bt_graph *g, int root) {
   if (!lib) return BT_EINVAL;
   if (!name || !name[0]) return lib_error(lib, BT_EINVAL, "bt_lib_set: a subtree needs a name");
-  if (!g || root < 0 || root >= graph_count(g))
+  if (!g || root < 0 || root >= bti_graph_count(g))
     return lib_error(lib, BT_EINVAL, "bt_lib_set: subtree '%s': no root node %d", name, root);
   int *ids, *map, count;
   bt_graph *copy = NULL;
@@ -135,7 +128,7 @@ int bt_lib_set(bt_lib *lib, const char *name, const bt_graph *g, int root) {
     }
   }
   char *copy_name = NULL;
-  if (rc == BT_OK && at < 0 && !(copy_name = copy_string(name))) rc = BT_ENOMEM;
+  if (rc == BT_OK && at < 0 && !(copy_name = bti_strdup(name))) rc = BT_ENOMEM;
   if (rc != BT_OK) {
     bt_graph_free(copy);
     return lib_error(lib, rc, "bt_lib_set: subtree '%s': %s", name, bt_strerror(rc));
@@ -178,8 +171,9 @@ typedef struct measure {
   int refs; /* subtree nodes to expand */
 } measure;
 
+/* A node naming a library tree, not yet given its copy. */
 static int is_reference(const bt_graph *g, int id) {
-  return graph_spec(g, id)->kind == BT_SUBTREE && graph_nkids(g, id) == 0;
+  return bti_kinds[bti_graph_spec(g, id)->kind].children == BTI_NAMED && bti_graph_nkids(g, id) == 0;
 }
 
 static int measure_graph(measure *m, const bt_graph *src, int root, uint32_t *size, uint32_t *height);
@@ -192,7 +186,7 @@ static int cycle_error(measure *m, int at) {
   for (int i = from; i < m->depth && len < sizeof msg - 1; i++)
     len += (size_t)snprintf(msg + len, sizeof msg - len, "%s > ", m->lib->e[m->chain[i]].name);
   if (len < sizeof msg - 1) snprintf(msg + len, sizeof msg - len, "%s", m->lib->e[at].name);
-  return graph_fail(m->g, BT_ECYCLE, msg);
+  return bti_graph_fail(m->g, BT_ECYCLE, msg);
 }
 
 /* The size and height of the named tree, expanded; `in` is the graph that names it. */
@@ -205,14 +199,14 @@ static int measure_entry(measure *m, const char *name, uint32_t *size, uint32_t 
                m->lib->e[m->chain[m->depth - 1]].name);
     else
       snprintf(msg, sizeof msg, "no subtree named '%s'", name);
-    return graph_fail(m->g, BT_EINVAL, msg);
+    return bti_graph_fail(m->g, BT_EINVAL, msg);
   }
   if (m->mark[at] == GRAY) return cycle_error(m, at);
   if (m->mark[at] == WHITE) {
     if (m->depth >= BT_MAX_DEPTH) {
       snprintf(msg, sizeof msg, "tree is deeper than %d levels once its subtrees are expanded",
                BT_MAX_DEPTH);
-      return graph_fail(m->g, BT_ETOOBIG, msg);
+      return bti_graph_fail(m->g, BT_ETOOBIG, msg);
     }
     m->mark[at] = GRAY;
     m->chain[m->depth++] = at;
@@ -234,13 +228,13 @@ typedef struct frame {
  * expanded tree. A node that is its own ancestor counts once here; bt_def_create reports it. */
 static int measure_graph(measure *m, const bt_graph *src, int root, uint32_t *size_out,
                          uint32_t *height_out) {
-  int n = graph_count(src);
+  int n = bti_graph_count(src);
   uint8_t *color = calloc((size_t)n, 1);
   uint32_t *size = calloc((size_t)n, sizeof *size), *height = calloc((size_t)n, sizeof *height);
   frame *stack = malloc((size_t)n * sizeof *stack);
   int rc = BT_OK;
   if (!color || !size || !height || !stack) {
-    rc = graph_fail(m->g, BT_ENOMEM, "bt_def_create_lib: out of memory");
+    rc = bti_graph_fail(m->g, BT_ENOMEM, "bt_def_create_lib: out of memory");
     goto done;
   }
   int top = 0;
@@ -248,8 +242,8 @@ static int measure_graph(measure *m, const bt_graph *src, int root, uint32_t *si
   color[root] = GRAY;
   while (top >= 0) {
     frame *f = &stack[top];
-    if (f->next < graph_nkids(src, f->id)) {
-      int kid = graph_kids(src, f->id)[f->next++];
+    if (f->next < bti_graph_nkids(src, f->id)) {
+      int kid = bti_graph_kids(src, f->id)[f->next++];
       if (color[kid] == WHITE) {
         color[kid] = GRAY;
         stack[++top] = (frame){kid, 0};
@@ -261,13 +255,13 @@ static int measure_graph(measure *m, const bt_graph *src, int root, uint32_t *si
     if (is_reference(src, f->id)) {
       uint32_t es, eh;
       m->refs++;
-      rc = measure_entry(m, graph_spec(src, f->id)->name, &es, &eh);
+      rc = measure_entry(m, bti_graph_spec(src, f->id)->name, &es, &eh);
       if (rc) goto done;
       s += es;
       h += eh;
     }
-    for (int i = 0; i < graph_nkids(src, f->id); i++) {
-      int kid = graph_kids(src, f->id)[i];
+    for (int i = 0; i < bti_graph_nkids(src, f->id); i++) {
+      int kid = bti_graph_kids(src, f->id)[i];
       if (color[kid] != BLACK) continue; /* a cycle */
       s += size[kid];
       if (height[kid] + 1 > h) h = height[kid] + 1;
@@ -292,7 +286,7 @@ done:
 /* A graph with g's nodes (same ids) and, for each reference reachable from root, a copy of its
  * named tree as its child. */
 static int expand(const bt_lib *lib, const bt_graph *g, int root, bt_graph *x) {
-  int n = graph_count(g), count;
+  int n = bti_graph_count(g), count;
   int *all = malloc((size_t)(n ? n : 1) * sizeof *all);
   int *todo = NULL, *map = NULL;
   if (!all) return BT_ENOMEM;
@@ -307,8 +301,8 @@ static int expand(const bt_lib *lib, const bt_graph *g, int root, bt_graph *x) {
   for (int i = 0; i < count && rc == BT_OK; i++) {
     int id = todo[i];
     if (!is_reference(x, id)) continue;
-    const bt_graph *e = lib->e[find_entry(lib, graph_spec(x, id)->name)].g;
-    int en = graph_count(e), base = graph_count(x);
+    const bt_graph *e = lib->e[find_entry(lib, bti_graph_spec(x, id)->name)].g;
+    int en = bti_graph_count(e), base = bti_graph_count(x);
     int *ids = malloc((size_t)en * sizeof *ids);
     if (!ids) {
       rc = BT_ENOMEM;
@@ -347,8 +341,8 @@ static int expand(const bt_lib *lib, const bt_graph *g, int root, bt_graph *x) {
 int bt_def_create_lib(bt_def **out, bt_graph *g, int root, const bt_lib *lib) {
   if (!out) return BT_EINVAL;
   *out = NULL;
-  if (!lib || !g || root < 0 || root >= graph_count(g)) return bt_def_create(out, g, root);
-  graph_fail(g, BT_OK, "");
+  if (!lib || !g || root < 0 || root >= bti_graph_count(g)) return bt_def_create(out, g, root);
+  bti_graph_fail(g, BT_OK, "");
   measure m = {lib, g, NULL, NULL, NULL, NULL, 0, 0};
   size_t ne = (size_t)(lib->n ? lib->n : 1);
   m.mark = calloc(ne, 1);
@@ -358,7 +352,7 @@ int bt_def_create_lib(bt_def **out, bt_graph *g, int root, const bt_lib *lib) {
   uint32_t size = 0, height = 0;
   int rc = BT_OK;
   if (!m.mark || !m.size || !m.height || !m.chain)
-    rc = graph_fail(g, BT_ENOMEM, "bt_def_create_lib: out of memory");
+    rc = bti_graph_fail(g, BT_ENOMEM, "bt_def_create_lib: out of memory");
   if (rc == BT_OK) rc = measure_graph(&m, g, root, &size, &height);
   free(m.mark);
   free(m.size);
@@ -368,11 +362,11 @@ int bt_def_create_lib(bt_def **out, bt_graph *g, int root, const bt_lib *lib) {
   char msg[128];
   if (size > BT_MAX_NODES) {
     snprintf(msg, sizeof msg, "tree has more than %d nodes once its subtrees are expanded", BT_MAX_NODES);
-    return graph_fail(g, BT_ETOOBIG, msg);
+    return bti_graph_fail(g, BT_ETOOBIG, msg);
   }
   if (height > BT_MAX_DEPTH + 1) {
     snprintf(msg, sizeof msg, "tree is deeper than %d levels once its subtrees are expanded", BT_MAX_DEPTH);
-    return graph_fail(g, BT_ETOOBIG, msg);
+    return bti_graph_fail(g, BT_ETOOBIG, msg);
   }
   if (m.refs == 0) return bt_def_create(out, g, root);
   bt_graph *x = NULL;
@@ -380,10 +374,10 @@ int bt_def_create_lib(bt_def **out, bt_graph *g, int root, const bt_lib *lib) {
   if (rc == BT_OK) rc = expand(lib, g, root, x);
   if (rc == BT_OK) {
     rc = bt_def_create(out, x, root);
-    if (rc) graph_fail(g, rc, bt_graph_errmsg(x));
+    if (rc) bti_graph_fail(g, rc, bt_graph_errmsg(x));
   } else {
     snprintf(msg, sizeof msg, "bt_def_create_lib: %s", bt_strerror(rc));
-    graph_fail(g, rc, msg);
+    bti_graph_fail(g, rc, msg);
   }
   bt_graph_free(x);
   return rc;

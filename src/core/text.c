@@ -1,4 +1,4 @@
-/* text.c: names, error strings and the text buffer. */
+/* text.c: error strings and messages, status names, and the text buffer. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,43 +23,12 @@ const char *bt_status_name(int status) {
   return status >= 0 && status <= BT_ABORTED ? names[status] : "UNKNOWN";
 }
 
-static const char *const kind_names[BT_KIND_COUNT][2] = {
-    [BT_BEHAVIOUR] = {"BehaviourNode", ""},
-    [BT_SEQUENCE] = {"SequenceNode", "Sequence"},
-    [BT_SELECTOR] = {"SelectorNode", "Selector"},
-    [BT_PRIORITY] = {"PriorityNode", "Priority"},
-    [BT_PARALLEL] = {"ParallelNode", "Parallel"},
-    [BT_PARALLEL_ANY] = {"ParallelNodeAny", "Parallel(Any)"},
-    [BT_LOOP] = {"LoopNode", "Sequence"},
-    [BT_RANDOM] = {"RandomNode", "Random"},
-    [BT_CONDITION] = {"ConditionNode", "Condition"},
-    [BT_MULTICONDITION] = {"MultiConditionNode", "Condition"},
-    [BT_CONDITIONWAIT] = {"ConditionWaitNode", "Wait"},
-    [BT_ACTION] = {"ActionNode", "ActionNode"},
-    [BT_WAIT] = {"WaitNode", "Wait"},
-    [BT_NOT] = {"NotDecorator", "Not"},
-    [BT_FAILIFRUNNING] = {"FailIfRunningDecorator", "FailIfRunning"},
-    [BT_FAILIFSUCCESS] = {"FailIfSuccessDecorator", "FailIfSuccess"},
-    [BT_EVENT] = {"EventNode", "Event"},
-    [BT_LATCH] = {"LatchNode", "Latch"},
-    [BT_TASK] = {"TaskNode", "Task"},
-    [BT_POLICY_PARALLEL] = {"PolicyParallelNode", "PolicyParallel"},
-    [BT_MONITOR] = {"MonitorNode", "Monitor"},
-    [BT_ACTIVE_SELECTOR] = {"ActiveSelectorNode", "ActiveSelector"},
-    [BT_REPEAT] = {"RepeatNode", "Repeat"},
-    [BT_SUCCEED] = {"AlwaysSucceedDecorator", "AlwaysSucceed"},
-    [BT_FAIL] = {"AlwaysFailDecorator", "AlwaysFail"},
-    [BT_COOLDOWN] = {"CooldownDecorator", "Cooldown"},
-    [BT_TIMEOUT] = {"TimeoutDecorator", "Timeout"},
-    [BT_SUBTREE] = {"SubtreeNode", "Subtree"},
-};
-
-const char *bt_kind_name(int kind) {
-  return kind >= 0 && kind < BT_KIND_COUNT ? kind_names[kind][0] : NULL;
-}
-
-const char *bt_kind_default_name(int kind) {
-  return kind >= 0 && kind < BT_KIND_COUNT ? kind_names[kind][1] : NULL;
+int bti_fail(char *msg, size_t size, int code, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, size, fmt, ap);
+  va_end(ap);
+  return code;
 }
 
 static int buf_reserve(bt_buf *b, size_t extra) {

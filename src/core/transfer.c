@@ -70,42 +70,31 @@ static uint32_t move_index(const bt_inst *to, int nt, const bt_inst *from, int n
 static void copy_state(bt_inst *to, const bt_inst *from, uint32_t st, uint32_t sf, const int *map) {
   const bt_state *at = &to->def->states[st], *af = &from->def->states[sf];
   int nt = (int)at->node, nf = (int)af->node;
-  int kind = to->def->nodes[nt].kind;
+  const bti_kind *k = &bti_kinds[to->def->nodes[nt].kind];
   *status_at(to, st) = *status_at(from, sf);
   *last_at(to, st) = *last_at(from, sf);
   uint8_t flags = *flags_at(from, sf);
   if (at->nut != NO_SLOT && af->nut != NO_SLOT) memcpy(to->mem + at->nut, from->mem + af->nut, sizeof(double));
   else flags &= (uint8_t)~SF_NUT;
   *flags_at(to, st) = flags;
-  int size = kind_mem_size(kind);
-  if (size) memcpy(to->mem + at->mem, from->mem + af->mem, (size_t)size);
-  /* child indices follow their children */
-  if (kind == BT_SEQUENCE || kind == BT_SELECTOR || kind == BT_LOOP || kind == BT_RANDOM) {
-    mem_seq *m = (mem_seq *)(void *)(to->mem + at->mem);
-    uint32_t idx = move_index(to, nt, from, nf, m->idx, map);
-    m->idx = idx != (uint32_t)-1 ? idx : (kind == BT_RANDOM ? 0 : 1);
-  } else if (kind == BT_PRIORITY) {
-    mem_prio *m = (mem_prio *)(void *)(to->mem + at->mem);
-    uint32_t idx = move_index(to, nt, from, nf, m->idx, map);
-    m->idx = idx != (uint32_t)-1 ? idx : 0;
+  if (k->mem_size) memcpy(to->mem + at->mem, from->mem + af->mem, k->mem_size);
+  /* child indices follow their children; one whose child is gone starts over */
+  for (int i = 0; i < k->nfields; i++) {
+    const bti_field *f = &k->fields[i];
+    if (!bti_is_index(f)) continue;
+    uint32_t idx;
+    memcpy(&idx, field_at(to, st, f), sizeof idx);
+    idx = move_index(to, nt, from, nf, idx, map);
+    if (idx == (uint32_t)-1) idx = bti_rewound(f);
+    memcpy(field_at(to, st, f), &idx, sizeof idx);
   }
 }
 
-/* READY, with a fresh child index and, for a Priority, no clock: it re-evaluates. */
+/* READY, with its child indices and counters rewound and its clock cleared: it re-evaluates. */
 static void reevaluate(bt_inst *to, uint32_t st) {
-  const bt_state *at = &to->def->states[st];
-  int kind = to->def->nodes[at->node].kind;
   *status_at(to, st) = BT_READY;
-  if (kind == BT_SEQUENCE || kind == BT_SELECTOR || kind == BT_LOOP) {
-    mem_seq *m = (mem_seq *)(void *)(to->mem + at->mem);
-    m->idx = 1;
-    m->rep = 0;
-  } else if (kind == BT_RANDOM) {
-    ((mem_seq *)(void *)(to->mem + at->mem))->idx = 0;
-  } else if (kind == BT_PRIORITY) {
-    ((mem_prio *)(void *)(to->mem + at->mem))->idx = 0;
-    *flags_at(to, st) &= (uint8_t)~SF_LASTTIME;
-  }
+  bti_rewind(to, st);
+  bti_clear_clock(to, st);
 }
 
 int bt_inst_transfer(bt_inst *to, const bt_inst *from, const int *map, bt_transfer *out) {
@@ -145,11 +134,10 @@ int bt_inst_transfer(bt_inst *to, const bt_inst *from, const int *map, bt_transf
       }
     }
   }
-  /* the new code decides at once: every Priority evaluates at the next think */
-  for (uint32_t s = 0; s < dt->nstates; s++)
-    if (dt->nodes[dt->states[s].node].kind == BT_PRIORITY) *flags_at(to, s) &= (uint8_t)~SF_LASTTIME;
+  /* the new code decides at once: every clock is cleared, so its node evaluates at the next think */
+  for (uint32_t s = 0; s < dt->nstates; s++) bti_clear_clock(to, s);
   to->forceupdate = from->forceupdate;
-  inst_mark_touched(to);
+  bti_mark_touched(to);
   free(inverse);
   free(again);
   if (out) *out = r;

@@ -1,0 +1,169 @@
+/*
+ * kinds.c: the kind table. For every node kind: its names, the class it extends, the methods its
+ * class defines, its children, its memory and fields, its param and functions. Every test of a
+ * kind's property, in the core and in the binding, reads it here; what a kind's nodes do when
+ * visited, reset, stepped, asked for their sleep time or described is in its section of nodes.c.
+ */
+#include <math.h>
+#include <stddef.h>
+
+#include "internal.h"
+
+#define VISIT BT_METHOD_VISIT
+#define RESET BT_METHOD_RESET
+#define STEP BT_METHOD_STEP
+#define SLEEP BT_METHOD_SLEEP_TIME
+#define DESCRIBE BT_METHOD_DESCRIBE
+#define DS BT_KIND_DS
+#define DS_DECORATOR (BT_KIND_DS | BT_KIND_DECORATOR)
+
+/* A field: its id, how it lives in memory struct s, member m, and its flag bit. */
+#define FIELD(id, type, s, m, flag) {BT_FIELD_##id, type, flag, offsetof(s, m), 0}
+#define NUMBER(id, s, m, init) {BT_FIELD_##id, BTI_NUMBER, 0, offsetof(s, m), init}
+#define FLAG(id, flag) {BT_FIELD_##id, BTI_FLAG, flag, 0, 0}
+
+const bti_kind bti_kinds[BT_KIND_COUNT] = {
+    [BT_BEHAVIOUR] = {
+        .info = {"BehaviourNode", "", -1, DS, VISIT | RESET | STEP | SLEEP | DESCRIBE},
+        .children = BTI_OPTIONAL, .deadline = 1},
+    [BT_SEQUENCE] = {
+        .info = {"SequenceNode", "Sequence", BT_BEHAVIOUR, DS, VISIT | RESET | DESCRIBE},
+        .children = BTI_ANY, .mem_size = sizeof(mem_seq),
+        .nfields = 1, .fields = {FIELD(IDX, BTI_INDEX, mem_seq, idx, 0)}},
+    [BT_SELECTOR] = {
+        .info = {"SelectorNode", "Selector", BT_BEHAVIOUR, DS, VISIT | RESET | DESCRIBE},
+        .children = BTI_ANY, .mem_size = sizeof(mem_seq),
+        .nfields = 1, .fields = {FIELD(IDX, BTI_INDEX, mem_seq, idx, 0)}},
+    [BT_PRIORITY] = {
+        .info = {"PriorityNode", "Priority", BT_BEHAVIOUR, DS, VISIT | RESET | SLEEP | DESCRIBE},
+        .children = BTI_ANY, .mem_size = sizeof(mem_prio), .param = BTI_DEFAULT, .nil_param = 1,
+        .scatters = 1,
+        .nfields = 2, .fields = {FIELD(IDX, BTI_CHILD, mem_prio, idx, 0),
+                                 FIELD(LASTTIME, BTI_CLOCK, mem_prio, lasttime, SF_LASTTIME)}},
+    [BT_PARALLEL] = {
+        .info = {"ParallelNode", "Parallel", BT_BEHAVIOUR, DS, VISIT | STEP},
+        .children = BTI_ANY},
+    [BT_PARALLEL_ANY] = {
+        .info = {"ParallelNodeAny", "Parallel(Any)", BT_PARALLEL, DS, 0},
+        .children = BTI_ANY},
+    [BT_LOOP] = {
+        .info = {"LoopNode", "Sequence", BT_BEHAVIOUR, DS, VISIT | RESET | DESCRIBE},
+        .children = BTI_ANY, .mem_size = sizeof(mem_seq), .param = BTI_FOREVER,
+        .nfields = 2, .fields = {FIELD(IDX, BTI_INDEX, mem_seq, idx, 0),
+                                 FIELD(REP, BTI_COUNTER, mem_seq, rep, 0)}},
+    [BT_RANDOM] = {
+        .info = {"RandomNode", "Random", BT_BEHAVIOUR, DS, VISIT | RESET},
+        .children = BTI_ANY, .mem_size = sizeof(mem_seq),
+        .nfields = 1, .fields = {FIELD(IDX, BTI_INDEX_NIL, mem_seq, idx, 0)}},
+    [BT_CONDITION] = {
+        .info = {"ConditionNode", "Condition", BT_BEHAVIOUR, DS, VISIT},
+        .children = BTI_LEAF, .fn = BTI_FN}, /* no deadline: its sleep time is always nil */
+    [BT_MULTICONDITION] = {
+        .info = {"MultiConditionNode", "Condition", BT_BEHAVIOUR, DS, VISIT},
+        .children = BTI_LEAF, .deadline = 1, .fn = BTI_FN2,
+        .nfields = 1, .fields = {FLAG(RUNNING, SF_RUNNING)}},
+    [BT_CONDITIONWAIT] = {
+        .info = {"ConditionWaitNode", "Wait", BT_BEHAVIOUR, DS, VISIT},
+        .children = BTI_LEAF, .deadline = 1, .fn = BTI_FN},
+    [BT_ACTION] = {
+        .info = {"ActionNode", "ActionNode", BT_BEHAVIOUR, DS, VISIT},
+        .children = BTI_LEAF, .deadline = 1, .fn = BTI_FN},
+    [BT_WAIT] = {
+        .info = {"WaitNode", "Wait", BT_BEHAVIOUR, DS, VISIT | DESCRIBE},
+        .children = BTI_LEAF, .deadline = 1, .mem_size = sizeof(mem_wait), .param = BTI_TIME_FN,
+        .nfields = 1, .fields = {FIELD(WAKE_TIME, BTI_TIME, mem_wait, wake, SF_WAKE)}},
+    [BT_NOT] = {
+        .info = {"NotDecorator", "Not", BT_BEHAVIOUR, DS_DECORATOR, VISIT},
+        .children = BTI_ONE},
+    [BT_FAILIFRUNNING] = {
+        .info = {"FailIfRunningDecorator", "FailIfRunning", BT_BEHAVIOUR, DS_DECORATOR, VISIT},
+        .children = BTI_ONE},
+    [BT_FAILIFSUCCESS] = {
+        .info = {"FailIfSuccessDecorator", "FailIfSuccess", BT_BEHAVIOUR, DS_DECORATOR, VISIT},
+        .children = BTI_ONE},
+    [BT_EVENT] = {
+        .info = {"EventNode", "Event", BT_BEHAVIOUR, DS, VISIT | RESET | STEP},
+        .children = BTI_AT_MOST_ONE, .param = BTI_DEFAULT, .nil_param = 0,
+        .nfields = 1, .fields = {FLAG(TRIGGERED, SF_TRIGGERED)}},
+    [BT_LATCH] = {
+        .info = {"LatchNode", "Latch", BT_BEHAVIOUR, DS, VISIT},
+        .children = BTI_ONE, .mem_size = sizeof(mem_latch), .param = BTI_TIME_FN,
+        .param_name = "Latch (%.14g)",
+        .nfields = 2, .fields = {NUMBER(LASTLATCHTIME, mem_latch, last, -HUGE_VAL),
+                                 NUMBER(LATCHDURATION, mem_latch, dur, 0)}},
+    [BT_TASK] = {
+        .info = {"TaskNode", "Task", BT_BEHAVIOUR, 0, VISIT | RESET},
+        .children = BTI_LEAF, .deadline = 1, .fn = BTI_TASK},
+    [BT_POLICY_PARALLEL] = {
+        .info = {"PolicyParallelNode", "PolicyParallel", BT_BEHAVIOUR, 0, VISIT | STEP},
+        .children = BTI_ANY},
+    [BT_MONITOR] = {
+        .info = {"MonitorNode", "Monitor", BT_BEHAVIOUR, 0, VISIT},
+        .children = BTI_SOME},
+    [BT_ACTIVE_SELECTOR] = {
+        .info = {"ActiveSelectorNode", "ActiveSelector", BT_BEHAVIOUR, 0, VISIT},
+        .children = BTI_ANY},
+    [BT_REPEAT] = {
+        .info = {"RepeatNode", "Repeat", BT_BEHAVIOUR, BT_KIND_DECORATOR,
+                 VISIT | RESET | SLEEP | DESCRIBE},
+        .children = BTI_ONE, .mem_size = sizeof(mem_seq), .param = BTI_TIMES,
+        .nfields = 1, .fields = {FIELD(REP, BTI_COUNTER, mem_seq, rep, 0)}},
+    [BT_SUCCEED] = {
+        .info = {"AlwaysSucceedDecorator", "AlwaysSucceed", BT_BEHAVIOUR, BT_KIND_DECORATOR, VISIT},
+        .children = BTI_ONE},
+    [BT_FAIL] = {
+        .info = {"AlwaysFailDecorator", "AlwaysFail", BT_BEHAVIOUR, BT_KIND_DECORATOR, VISIT},
+        .children = BTI_ONE},
+    [BT_COOLDOWN] = {
+        .info = {"CooldownDecorator", "Cooldown", BT_BEHAVIOUR, BT_KIND_DECORATOR,
+                 VISIT | RESET | DESCRIBE},
+        .children = BTI_ONE, .mem_size = sizeof(mem_wait), .param = BTI_SECONDS},
+    [BT_TIMEOUT] = {
+        .info = {"TimeoutDecorator", "Timeout", BT_BEHAVIOUR, BT_KIND_DECORATOR,
+                 VISIT | SLEEP | DESCRIBE},
+        .children = BTI_ONE, .mem_size = sizeof(mem_wait), .param = BTI_SECONDS},
+    [BT_SUBTREE] = {
+        .info = {"SubtreeNode", "Subtree", BT_BEHAVIOUR, 0, VISIT},
+        .children = BTI_NAMED},
+};
+
+static int valid_kind(int kind) { return kind >= 0 && kind < BT_KIND_COUNT; }
+
+const bt_kind_info *bt_kind_get(int kind) { return valid_kind(kind) ? &bti_kinds[kind].info : NULL; }
+
+const char *bt_kind_name(int kind) { return valid_kind(kind) ? bti_kinds[kind].info.name : NULL; }
+
+const char *bt_kind_default_name(int kind) {
+  return valid_kind(kind) ? bti_kinds[kind].info.default_name : NULL;
+}
+
+const bti_field *bti_field_of(int kind, int field) {
+  if (!valid_kind(kind)) return NULL;
+  const bti_kind *k = &bti_kinds[kind];
+  for (int i = 0; i < k->nfields; i++)
+    if (k->fields[i].id == field) return &k->fields[i];
+  return NULL;
+}
+
+const char *bti_article(int kind) {
+  const char *name = bt_kind_name(kind);
+  switch (name ? name[0] : 0) {
+    case 'A':
+    case 'E':
+    case 'I':
+    case 'O':
+    case 'U': return "an";
+    default: return "a";
+  }
+}
+
+int bt_kind_field_default(int kind, int field, double *out) {
+  const bti_field *f = bti_field_of(kind, field);
+  if (!f) return BT_EINVAL;
+  switch (f->type) {
+    case BTI_INDEX:
+    case BTI_COUNTER: *out = bti_rewound(f); return 1;
+    case BTI_NUMBER: *out = f->init; return 1;
+    default: return 0; /* nil: an index that starts nil, a time not set, a flag */
+  }
+}
