@@ -329,6 +329,11 @@ int bt_inst_reset(bt_inst *inst);
 /* Stops the tree: every node's on_stop, parents before children. Allowed inside a think. */
 void bt_inst_stop(bt_inst *inst);
 
+/* Ends the run under way of one node that is gone for good (a reload dropped it), without its
+ * on_stop or its children: a task's finish is told BT_ABORTED; nodes of other kinds have no runs
+ * to end. BT_EINVAL for a bad node. */
+int bt_node_abort(bt_inst *inst, int node);
+
 /* Non-zero while the instance is inside bt_inst_update. */
 int bt_inst_thinking(const bt_inst *inst);
 
@@ -568,6 +573,18 @@ const char *bt_lib_errmsg(const bt_lib *lib);
  * expanded), or as bt_def_create; the message is in bt_graph_errmsg(g). bt_def_create itself
  * refuses an unresolved subtree node with BT_EINVAL. */
 int bt_def_create_lib(bt_def **out, bt_graph *g, int root, const bt_lib *lib);
+
+/* bt_def_create_lib for a tree being defined as the library tree `name` (before bt_lib_set names
+ * it): a subtree node of g naming it refers to g itself, a cycle, and messages name the tree as
+ * the outermost subtree ("subtree cycle: name > b > name", "no subtree named 'x' (in subtree
+ * 'name')"). A tree of that name in lib is not used. BT_EINVAL for an empty name. */
+int bt_def_create_named(bt_def **out, bt_graph *g, int root, const bt_lib *lib, const char *name);
+
+/* Where state s of a definition came from: the name of the library tree it was copied from, its
+ * id in the graph given to bt_lib_set in *id; or NULL, with its graph id in *id, for a node of
+ * the graph the definition was built from (every node, without subtrees). NULL and -1 for a bad
+ * state. The name lives as long as the definition. */
+const char *bt_def_origin(const bt_def *def, int state, int *id);
 
 /* ---- the builder: trees from code, in the fluent style of the Behaviour Tree Starter Kit ----
  *

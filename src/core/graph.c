@@ -485,6 +485,9 @@ static void def_free(bt_def *d) {
   free(d->states);
   free(d->scatter);
   free(d->chunks);
+  free(d->origin_name);
+  free(d->origin_id);
+  free(d->origin_names);
   free(d);
 }
 

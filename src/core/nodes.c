@@ -583,6 +583,12 @@ static void reset_task(bt_inst *in, int n) {
   reset_base(in, n);
 }
 
+int bt_node_abort(bt_inst *in, int n) {
+  if (n < 0 || (uint32_t)n >= in->def->nnodes) return BT_EINVAL;
+  if (node_at(in, n)->kind == BT_TASK) end_run(in, n, BT_ABORTED);
+  return BT_OK;
+}
+
 /* ---- ActiveSelectorNode: a Selector that starts over at every visit ----
  * Each visit tries the children in order (a finished one is reset first), picks the first that is
  * RUNNING or SUCCESS, and resets every child after it: a lower child that was running is

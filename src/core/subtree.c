@@ -1,8 +1,9 @@
 /*
  * subtree.c: a library of named trees (bt_lib) and definitions whose subtree nodes run them
- * (bt_def_create_lib). Building measures the expanded tree first, following the references by
- * name (which finds missing names, cycles, and trees too big, before anything is copied), then
- * copies the named trees into a graph of its own, one copy per subtree node, and compiles that.
+ * (bt_def_create_lib, bt_def_create_named). Building measures the expanded tree first, following
+ * the references by name (which finds missing names, cycles, and trees too big, before anything
+ * is copied), then copies the named trees into a graph of its own, one copy per subtree node,
+ * compiles that, and records in the definition which library tree each state came from.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 typedef struct lib_entry {
   char *name;
   bt_graph *g; /* the named tree; its root is node 0 */
+  int *orig;   /* node id in g -> its id in the graph given to bt_lib_set */
 } lib_entry;
 
 struct bt_lib {
@@ -29,12 +31,15 @@ int bt_lib_new(bt_lib **out) {
   return *out ? BT_OK : BT_ENOMEM;
 }
 
+static void entry_free(lib_entry *e) {
+  free(e->name);
+  bt_graph_free(e->g);
+  free(e->orig);
+}
+
 void bt_lib_free(bt_lib *lib) {
   if (!lib) return;
-  for (int i = 0; i < lib->n; i++) {
-    free(lib->e[i].name);
-    bt_graph_free(lib->e[i].g);
-  }
+  for (int i = 0; i < lib->n; i++) entry_free(&lib->e[i]);
   free(lib->e);
   free(lib);
 }
@@ -107,13 +112,12 @@ int bt_lib_set(bt_lib *lib, const char *name, const bt_graph *g, int root) {
   if (!name || !name[0]) return lib_error(lib, BT_EINVAL, "bt_lib_set: a subtree needs a name");
   if (!g || root < 0 || root >= bti_graph_count(g))
     return lib_error(lib, BT_EINVAL, "bt_lib_set: subtree '%s': no root node %d", name, root);
-  int *ids, *map, count;
+  int *ids = NULL, *map, count;
   bt_graph *copy = NULL;
   int rc = reachable(g, root, &ids, &map, &count);
   if (rc == BT_OK) {
     rc = bt_graph_new(&copy);
     if (rc == BT_OK) rc = copy_nodes(copy, g, ids, count, map);
-    free(ids);
     free(map);
   }
   int at = find_entry(lib, name);
@@ -131,13 +135,16 @@ int bt_lib_set(bt_lib *lib, const char *name, const bt_graph *g, int root) {
   if (rc == BT_OK && at < 0 && !(copy_name = bti_strdup(name))) rc = BT_ENOMEM;
   if (rc != BT_OK) {
     bt_graph_free(copy);
+    free(ids);
     return lib_error(lib, rc, "bt_lib_set: subtree '%s': %s", name, bt_strerror(rc));
   }
   if (at >= 0) {
     bt_graph_free(lib->e[at].g);
+    free(lib->e[at].orig);
     lib->e[at].g = copy;
+    lib->e[at].orig = ids;
   } else {
-    lib->e[lib->n++] = (lib_entry){copy_name, copy};
+    lib->e[lib->n++] = (lib_entry){copy_name, copy, ids};
   }
   lib->err[0] = '\0';
   return BT_OK;
@@ -147,76 +154,87 @@ int bt_lib_remove(bt_lib *lib, const char *name) {
   if (!lib) return BT_EINVAL;
   int at = find_entry(lib, name);
   if (at < 0) return lib_error(lib, BT_EINVAL, "bt_lib_remove: no subtree named '%s'", name ? name : "");
-  free(lib->e[at].name);
-  bt_graph_free(lib->e[at].g);
+  entry_free(&lib->e[at]);
   lib->e[at] = lib->e[--lib->n];
   lib->err[0] = '\0';
   return BT_OK;
 }
 
-/* ---- measuring the expanded tree ---- */
+/* ---- a build: the library, and the tree being built under the name it is being defined as ---- */
 
 enum { WHITE, GRAY, BLACK };
 
 #define SIZE_CAP ((uint32_t)BT_MAX_NODES + 1)
 #define HEIGHT_CAP ((uint32_t)BT_MAX_DEPTH + 2)
 
-typedef struct measure {
+typedef struct build {
   const bt_lib *lib;
-  bt_graph *g;   /* the graph being built: its message */
-  uint8_t *mark; /* per entry: WHITE, GRAY (being measured), BLACK (measured) */
+  bt_graph *g;      /* the graph being built: its message */
+  int root;
+  const char *name; /* the name g is being defined as, or NULL; entry lib->n stands for it */
+  uint8_t *mark;    /* per entry: WHITE, GRAY (being measured), BLACK (measured) */
   uint32_t *size, *height;
   int *chain; /* the entries being measured, outermost first */
   int depth;
   int refs; /* subtree nodes to expand */
-} measure;
+} build;
+
+/* The entry a name refers to in this build (lib->n: g itself), or -1. */
+static int lookup(const build *b, const char *name) {
+  if (b->name && name && strcmp(name, b->name) == 0) return b->lib->n;
+  return find_entry(b->lib, name);
+}
+
+static const char *entry_name(const build *b, int at) { return at == b->lib->n ? b->name : b->lib->e[at].name; }
 
 /* A node naming a library tree, not yet given its copy. */
 static int is_reference(const bt_graph *g, int id) {
   return bti_kinds[bti_graph_spec(g, id)->kind].children == BTI_NAMED && bti_graph_nkids(g, id) == 0;
 }
 
-static int measure_graph(measure *m, const bt_graph *src, int root, uint32_t *size, uint32_t *height);
+/* ---- measuring the expanded tree ---- */
 
-static int cycle_error(measure *m, int at) {
+static int measure_graph(build *b, const bt_graph *src, int root, uint32_t *size, uint32_t *height);
+
+static int cycle_error(build *b, int at) {
   char msg[512];
   size_t len = (size_t)snprintf(msg, sizeof msg, "subtree cycle: ");
-  int from = m->depth - 1;
-  while (from > 0 && m->chain[from] != at) from--;
-  for (int i = from; i < m->depth && len < sizeof msg - 1; i++)
-    len += (size_t)snprintf(msg + len, sizeof msg - len, "%s > ", m->lib->e[m->chain[i]].name);
-  if (len < sizeof msg - 1) snprintf(msg + len, sizeof msg - len, "%s", m->lib->e[at].name);
-  return bti_graph_fail(m->g, BT_ECYCLE, msg);
+  int from = b->depth - 1;
+  while (from > 0 && b->chain[from] != at) from--;
+  for (int i = from; i < b->depth && len < sizeof msg - 1; i++)
+    len += (size_t)snprintf(msg + len, sizeof msg - len, "%s > ", entry_name(b, b->chain[i]));
+  if (len < sizeof msg - 1) snprintf(msg + len, sizeof msg - len, "%s", entry_name(b, at));
+  return bti_graph_fail(b->g, BT_ECYCLE, msg);
 }
 
-/* The size and height of the named tree, expanded; `in` is the graph that names it. */
-static int measure_entry(measure *m, const char *name, uint32_t *size, uint32_t *height) {
+/* The size and height of the named tree, expanded. */
+static int measure_entry(build *b, const char *name, uint32_t *size, uint32_t *height) {
   char msg[512];
-  int at = find_entry(m->lib, name);
+  int at = lookup(b, name);
   if (at < 0) {
-    if (m->depth > 0)
+    if (b->depth > 0)
       snprintf(msg, sizeof msg, "no subtree named '%s' (in subtree '%s')", name,
-               m->lib->e[m->chain[m->depth - 1]].name);
+               entry_name(b, b->chain[b->depth - 1]));
     else
       snprintf(msg, sizeof msg, "no subtree named '%s'", name);
-    return bti_graph_fail(m->g, BT_EINVAL, msg);
+    return bti_graph_fail(b->g, BT_EINVAL, msg);
   }
-  if (m->mark[at] == GRAY) return cycle_error(m, at);
-  if (m->mark[at] == WHITE) {
-    if (m->depth >= BT_MAX_DEPTH) {
+  if (b->mark[at] == GRAY) return cycle_error(b, at);
+  if (b->mark[at] == WHITE) {
+    if (b->depth >= BT_MAX_DEPTH) {
       snprintf(msg, sizeof msg, "tree is deeper than %d levels once its subtrees are expanded",
                BT_MAX_DEPTH);
-      return bti_graph_fail(m->g, BT_ETOOBIG, msg);
+      return bti_graph_fail(b->g, BT_ETOOBIG, msg);
     }
-    m->mark[at] = GRAY;
-    m->chain[m->depth++] = at;
-    int rc = measure_graph(m, m->lib->e[at].g, 0, &m->size[at], &m->height[at]);
-    m->depth--;
+    b->mark[at] = GRAY;
+    b->chain[b->depth++] = at;
+    int rc = measure_graph(b, b->lib->e[at].g, 0, &b->size[at], &b->height[at]);
+    b->depth--;
     if (rc) return rc;
-    m->mark[at] = BLACK;
+    b->mark[at] = BLACK;
   }
-  *size = m->size[at];
-  *height = m->height[at];
+  *size = b->size[at];
+  *height = b->height[at];
   return BT_OK;
 }
 
@@ -226,7 +244,7 @@ typedef struct frame {
 
 /* Depth-first over src from root, as graph.c's analyse, with each reference counted as its
  * expanded tree. A node that is its own ancestor counts once here; bt_def_create reports it. */
-static int measure_graph(measure *m, const bt_graph *src, int root, uint32_t *size_out,
+static int measure_graph(build *b, const bt_graph *src, int root, uint32_t *size_out,
                          uint32_t *height_out) {
   int n = bti_graph_count(src);
   uint8_t *color = calloc((size_t)n, 1);
@@ -234,7 +252,7 @@ static int measure_graph(measure *m, const bt_graph *src, int root, uint32_t *si
   frame *stack = malloc((size_t)n * sizeof *stack);
   int rc = BT_OK;
   if (!color || !size || !height || !stack) {
-    rc = bti_graph_fail(m->g, BT_ENOMEM, "bt_def_create_lib: out of memory");
+    rc = bti_graph_fail(b->g, BT_ENOMEM, "bt_def_create_lib: out of memory");
     goto done;
   }
   int top = 0;
@@ -254,8 +272,8 @@ static int measure_graph(measure *m, const bt_graph *src, int root, uint32_t *si
     uint32_t h = 1;
     if (is_reference(src, f->id)) {
       uint32_t es, eh;
-      m->refs++;
-      rc = measure_entry(m, bti_graph_spec(src, f->id)->name, &es, &eh);
+      b->refs++;
+      rc = measure_entry(b, bti_graph_spec(src, f->id)->name, &es, &eh);
       if (rc) goto done;
       s += es;
       h += eh;
@@ -281,104 +299,205 @@ done:
   return rc;
 }
 
+/* Measures the tree under b->root, expanded: BT_OK, or the error in the graph's message. */
+static int measure(build *b) {
+  size_t ne = (size_t)b->lib->n + 1; /* the last entry stands for the tree being defined */
+  b->mark = calloc(ne, 1);
+  b->size = calloc(ne, sizeof *b->size);
+  b->height = calloc(ne, sizeof *b->height);
+  b->chain = malloc(ne * sizeof *b->chain);
+  uint32_t size = 0, height = 0;
+  int rc = BT_OK;
+  if (!b->mark || !b->size || !b->height || !b->chain)
+    rc = bti_graph_fail(b->g, BT_ENOMEM, "bt_def_create_lib: out of memory");
+  if (rc == BT_OK && b->name) { /* a reference to the name it is being defined as is a cycle */
+    b->mark[b->lib->n] = GRAY;
+    b->chain[b->depth++] = b->lib->n;
+  }
+  if (rc == BT_OK) rc = measure_graph(b, b->g, b->root, &size, &height);
+  free(b->mark);
+  free(b->size);
+  free(b->height);
+  free(b->chain);
+  if (rc) return rc;
+  char msg[128];
+  if (size > BT_MAX_NODES) {
+    snprintf(msg, sizeof msg, "tree has more than %d nodes once its subtrees are expanded", BT_MAX_NODES);
+    return bti_graph_fail(b->g, BT_ETOOBIG, msg);
+  }
+  if (height > BT_MAX_DEPTH + 1) {
+    snprintf(msg, sizeof msg, "tree is deeper than %d levels once its subtrees are expanded", BT_MAX_DEPTH);
+    return bti_graph_fail(b->g, BT_ETOOBIG, msg);
+  }
+  return BT_OK;
+}
+
 /* ---- expanding ---- */
+
+/* Where each node of the expanded graph came from: a library entry (-1: g) and its id there. */
+typedef struct origin {
+  int entry, id;
+} origin;
+
+typedef struct origins {
+  origin *a;
+  int n, cap;
+} origins;
+
+static int origins_add(origins *o, int entry, int id) {
+  if (bti_grow((void **)&o->a, &o->cap, o->n + 1, sizeof *o->a)) return BT_ENOMEM;
+  o->a[o->n++] = (origin){entry, id};
+  return BT_OK;
+}
+
+/* Copies entry e's tree into x as the one child of reference node id; its ids are added to todo,
+ * which has room for *cap. */
+static int expand_one(const bt_lib *lib, bt_graph *x, int id, int e, int **todo, int *count,
+                      size_t *cap, origins *o) {
+  const lib_entry *entry = &lib->e[e];
+  int en = bti_graph_count(entry->g), base = bti_graph_count(x);
+  int *ids = malloc((size_t)en * sizeof *ids), *src_ids = malloc((size_t)en * sizeof *src_ids);
+  int rc = ids && src_ids ? BT_OK : BT_ENOMEM;
+  /* copy_nodes maps with a table indexed by the source id: the copies' ids are base + id */
+  for (int k = 0; rc == BT_OK && k < en; k++) {
+    ids[k] = base + k;
+    src_ids[k] = k;
+    rc = origins_add(o, e, entry->orig[k]);
+  }
+  if (rc == BT_OK) rc = copy_nodes(x, entry->g, src_ids, en, ids);
+  if (rc == BT_OK) rc = bt_graph_set_children(x, id, &base, 1); /* the copy's parent: id */
+  if (rc == BT_OK && (size_t)*count + (size_t)en > *cap) {
+    size_t ncap = *cap * 2 > (size_t)*count + (size_t)en ? *cap * 2 : (size_t)*count + (size_t)en;
+    int *t = realloc(*todo, ncap * sizeof *t);
+    if (t) {
+      *todo = t;
+      *cap = ncap;
+    } else {
+      rc = BT_ENOMEM;
+    }
+  }
+  if (rc == BT_OK)
+    for (int k = 0; k < en; k++) (*todo)[(*count)++] = ids[k];
+  free(ids);
+  free(src_ids);
+  return rc;
+}
 
 /* A graph with g's nodes (same ids) and, for each reference reachable from root, a copy of its
  * named tree as its child. */
-static int expand(const bt_lib *lib, const bt_graph *g, int root, bt_graph *x) {
+static int expand(const bt_lib *lib, const bt_graph *g, int root, bt_graph *x, origins *o) {
   int n = bti_graph_count(g), count;
   int *all = malloc((size_t)(n ? n : 1) * sizeof *all);
   int *todo = NULL, *map = NULL;
   if (!all) return BT_ENOMEM;
-  for (int i = 0; i < n; i++) all[i] = i;
-  int rc = copy_nodes(x, g, all, n, all);
+  int rc = BT_OK;
+  for (int i = 0; rc == BT_OK && i < n; i++) {
+    all[i] = i;
+    rc = origins_add(o, -1, i);
+  }
+  if (rc == BT_OK) rc = copy_nodes(x, g, all, n, all);
   free(all);
   if (rc == BT_OK) rc = reachable(g, root, &todo, &map, &count);
   if (rc) return rc;
   free(map);
   /* todo holds the ids to look at: g's reachable nodes, then each copy's */
   size_t cap = (size_t)count;
-  for (int i = 0; i < count && rc == BT_OK; i++) {
-    int id = todo[i];
-    if (!is_reference(x, id)) continue;
-    const bt_graph *e = lib->e[find_entry(lib, bti_graph_spec(x, id)->name)].g;
-    int en = bti_graph_count(e), base = bti_graph_count(x);
-    int *ids = malloc((size_t)en * sizeof *ids);
-    if (!ids) {
-      rc = BT_ENOMEM;
-      break;
-    }
-    for (int k = 0; k < en; k++) ids[k] = base + k;
-    /* copy_nodes maps with a table indexed by the source id: the copies' ids are base + id */
-    int *emap = ids, *src_ids = malloc((size_t)en * sizeof *src_ids);
-    if (!src_ids) {
-      free(ids);
-      rc = BT_ENOMEM;
-      break;
-    }
-    for (int k = 0; k < en; k++) src_ids[k] = k;
-    rc = copy_nodes(x, e, src_ids, en, emap);
-    free(src_ids);
-    if (rc == BT_OK) rc = bt_graph_set_children(x, id, &base, 1); /* the copy's parent: id */
-    if (rc == BT_OK && (size_t)count + (size_t)en > cap) {
-      size_t ncap = cap * 2 > (size_t)count + (size_t)en ? cap * 2 : (size_t)count + (size_t)en;
-      int *t = realloc(todo, ncap * sizeof *t);
-      if (t) {
-        todo = t;
-        cap = ncap;
-      } else {
-        rc = BT_ENOMEM;
-      }
-    }
-    if (rc == BT_OK)
-      for (int k = 0; k < en; k++) todo[count++] = ids[k];
-    free(ids);
-  }
+  for (int i = 0; i < count && rc == BT_OK; i++)
+    if (is_reference(x, todo[i]))
+      rc = expand_one(lib, x, todo[i], find_entry(lib, bti_graph_spec(x, todo[i])->name), &todo,
+                      &count, &cap, o);
   free(todo);
   return rc;
 }
 
-int bt_def_create_lib(bt_def **out, bt_graph *g, int root, const bt_lib *lib) {
+/* Records in def where each of its states came from. */
+static int set_origins(bt_def *def, const bt_lib *lib, const origins *o) {
+  size_t len = 0;
+  for (int e = 0; e < lib->n; e++) len += strlen(lib->e[e].name) + 1;
+  uint32_t *offset = malloc((size_t)(lib->n ? lib->n : 1) * sizeof *offset);
+  def->origin_name = malloc(def->nstates * sizeof *def->origin_name);
+  def->origin_id = malloc(def->nstates * sizeof *def->origin_id);
+  def->origin_names = malloc(len ? len : 1);
+  if (!offset || !def->origin_name || !def->origin_id || !def->origin_names) {
+    free(offset);
+    return BT_ENOMEM;
+  }
+  size_t pos = 0;
+  for (int e = 0; e < lib->n; e++) {
+    offset[e] = (uint32_t)pos;
+    size_t n = strlen(lib->e[e].name) + 1;
+    memcpy(def->origin_names + pos, lib->e[e].name, n);
+    pos += n;
+  }
+  for (uint32_t s = 0; s < def->nstates; s++) {
+    const origin *from = &o->a[def->states[s].graph];
+    def->origin_name[s] = from->entry < 0 ? NO_SLOT : offset[from->entry];
+    def->origin_id[s] = (uint32_t)from->id;
+  }
+  free(offset);
+  return BT_OK;
+}
+
+/* Builds the definition of g's tree under root, its references resolved from lib (g itself under
+ * name, if name is given). */
+static int build_def(bt_def **out, bt_graph *g, int root, const bt_lib *lib, const char *name) {
+  static const bt_lib empty;
   if (!out) return BT_EINVAL;
   *out = NULL;
-  if (!lib || !g || root < 0 || root >= bti_graph_count(g)) return bt_def_create(out, g, root);
+  if (!g || root < 0 || root >= bti_graph_count(g)) return bt_def_create(out, g, root);
   bti_graph_fail(g, BT_OK, "");
-  measure m = {lib, g, NULL, NULL, NULL, NULL, 0, 0};
-  size_t ne = (size_t)(lib->n ? lib->n : 1);
-  m.mark = calloc(ne, 1);
-  m.size = calloc(ne, sizeof *m.size);
-  m.height = calloc(ne, sizeof *m.height);
-  m.chain = malloc(ne * sizeof *m.chain);
-  uint32_t size = 0, height = 0;
-  int rc = BT_OK;
-  if (!m.mark || !m.size || !m.height || !m.chain)
-    rc = bti_graph_fail(g, BT_ENOMEM, "bt_def_create_lib: out of memory");
-  if (rc == BT_OK) rc = measure_graph(&m, g, root, &size, &height);
-  free(m.mark);
-  free(m.size);
-  free(m.height);
-  free(m.chain);
+  build b = {lib ? lib : &empty, g, root, name, NULL, NULL, NULL, NULL, 0, 0};
+  int rc = measure(&b);
   if (rc) return rc;
-  char msg[128];
-  if (size > BT_MAX_NODES) {
-    snprintf(msg, sizeof msg, "tree has more than %d nodes once its subtrees are expanded", BT_MAX_NODES);
-    return bti_graph_fail(g, BT_ETOOBIG, msg);
-  }
-  if (height > BT_MAX_DEPTH + 1) {
-    snprintf(msg, sizeof msg, "tree is deeper than %d levels once its subtrees are expanded", BT_MAX_DEPTH);
-    return bti_graph_fail(g, BT_ETOOBIG, msg);
-  }
-  if (m.refs == 0) return bt_def_create(out, g, root);
+  if (b.refs == 0) return bt_def_create(out, g, root);
   bt_graph *x = NULL;
+  origins o = {NULL, 0, 0};
   rc = bt_graph_new(&x);
-  if (rc == BT_OK) rc = expand(lib, g, root, x);
+  if (rc == BT_OK) rc = expand(b.lib, g, root, x, &o);
   if (rc == BT_OK) {
     rc = bt_def_create(out, x, root);
     if (rc) bti_graph_fail(g, rc, bt_graph_errmsg(x));
+    else if ((rc = set_origins(*out, b.lib, &o)) != BT_OK) {
+      bt_def_release(*out);
+      *out = NULL;
+      bti_graph_fail(g, rc, "bt_def_create_lib: out of memory");
+    }
   } else {
+    char msg[128];
     snprintf(msg, sizeof msg, "bt_def_create_lib: %s", bt_strerror(rc));
     bti_graph_fail(g, rc, msg);
   }
   bt_graph_free(x);
+  free(o.a);
   return rc;
+}
+
+int bt_def_create_lib(bt_def **out, bt_graph *g, int root, const bt_lib *lib) {
+  if (!lib) {
+    if (out) *out = NULL;
+    return out ? bt_def_create(out, g, root) : BT_EINVAL;
+  }
+  return build_def(out, g, root, lib, NULL);
+}
+
+int bt_def_create_named(bt_def **out, bt_graph *g, int root, const bt_lib *lib, const char *name) {
+  if (!name || !name[0]) {
+    if (g) bti_graph_fail(g, BT_EINVAL, "bt_def_create_named: a subtree needs a name");
+    if (out) *out = NULL;
+    return BT_EINVAL;
+  }
+  return build_def(out, g, root, lib, name);
+}
+
+const char *bt_def_origin(const bt_def *def, int state, int *id) {
+  if (!def || state < 0 || (uint32_t)state >= def->nstates) {
+    if (id) *id = -1;
+    return NULL;
+  }
+  if (!def->origin_name || def->origin_name[state] == NO_SLOT) {
+    if (id) *id = def->states[state].graph;
+    return NULL;
+  }
+  if (id) *id = (int)def->origin_id[state];
+  return def->origin_names + def->origin_name[state];
 }

@@ -137,6 +137,32 @@ static void test_task_optional_calls(void) {
   bt_inst_free(in);
 }
 
+/* bt_node_abort: a task whose run is under way is told ABORTED, once; other nodes and a task
+ * between runs are left as they are. */
+static void test_task_abort(void) {
+  logs();
+  task_leaf A = TASK("A", R), B = TASK("B", S);
+  bt_graph *g = new_graph();
+  int par = add_node(g, BT_PARALLEL, NULL, 0, 0);
+  int a = add_task(g, &A), b = add_task(g, &B);
+  set_kids(g, par, 2, a, b);
+  bt_inst *in = build(g, par, 0);
+  think(in, 1);
+  CHECK_STR(logs(), "start:A update:A start:B update:B finish:B:SUCCESS");
+  CHECK_INT(bt_node_abort(in, at(in, b)), BT_OK); /* B's run ended */
+  CHECK_INT(bt_node_abort(in, 0), BT_OK);         /* the Parallel has no run */
+  CHECK_STR(logs(), "");
+  CHECK_INT(bt_node_abort(in, at(in, a)), BT_OK);
+  CHECK_STR(logs(), "finish:A:ABORTED");
+  CHECK_INT(bt_node_abort(in, at(in, a)), BT_OK);
+  CHECK_STR(logs(), "");
+  CHECK_STR(ST(in, a), "RUNNING"); /* its status is the discarded tree's business */
+  CHECK_INT(bt_node_abort(in, 3), BT_EINVAL);
+  CHECK_INT(bt_node_abort(in, -1), BT_EINVAL);
+  bt_inst_free(in);
+  CHECK_STR(logs(), "");
+}
+
 /* A task sleeps as long as its last update asked, not longer. */
 static int sleepy_update(bt_call *c) {
   task_leaf *t = c->ud;
@@ -660,6 +686,7 @@ int main(void) {
   test_abort_by_reset_and_stop();
   test_abort_by_event();
   test_task_reentry();
+  test_task_abort();
   test_active_selector();
   test_policy_parallel();
   test_monitor();

@@ -1,6 +1,7 @@
 /* test_subtree.c: subtrees by reference (bt_lib, BT_SUBTREE, bt_def_create_lib): expansion, a
  * copy per place of reference, nesting, missing names, cycles with the names in the message,
- * replacing and removing names, trees too big once expanded, dumps and reload matching. */
+ * replacing and removing names, trees too big once expanded, dumps and reload matching, trees
+ * defined under a name (bt_def_create_named) and where each copy came from (bt_def_origin). */
 #include "harness.h"
 
 static bt_lib *new_lib(void) {
@@ -451,6 +452,103 @@ static void test_resolved_by_hand(void) {
   bt_graph_free(g);
 }
 
+/* A tree defined under a name: its own references to the name are a cycle that starts there, and
+ * the tree of that name already in the library is not used (it is the one being replaced). */
+static void test_named(void) {
+  leaf x = LEAF("X", BT_SUCCESS), w = LEAF("W", BT_RUNNING);
+  bt_lib *lib = new_lib();
+  bt_def *d = NULL;
+  /* a > a */
+  bt_graph *g = new_graph();
+  int seq = add_node(g, BT_SEQUENCE, NULL, 0, 0);
+  set_kids(g, seq, 1, add_ref(g, "a"));
+  CHECK_INT(bt_def_create_named(&d, g, seq, lib, "a"), BT_ECYCLE);
+  CHECK_STR(bt_graph_errmsg(g), "subtree cycle: a > a");
+  CHECK(d == NULL);
+  bt_graph_free(g);
+  /* a > c > b > a, with an older "a" in the library that runs nothing */
+  g = new_graph();
+  lib_put(lib, "a", g, add_leaf(g, &w));
+  put_refs(lib, "b", 1, (const char *[]){"a"});
+  put_refs(lib, "c", 1, (const char *[]){"b"});
+  g = new_graph();
+  seq = add_node(g, BT_SEQUENCE, NULL, 0, 0);
+  set_kids(g, seq, 2, add_leaf(g, &x), add_ref(g, "c"));
+  CHECK_INT(bt_def_create_named(&d, g, seq, lib, "a"), BT_ECYCLE);
+  CHECK_STR(bt_graph_errmsg(g), "subtree cycle: a > c > b > a");
+  /* built as itself (not as "a"), the same graph runs the old "a" through c and b */
+  CHECK_INT(bt_def_create_lib(&d, g, seq, lib), BT_OK);
+  CHECK_INT(bt_def_size(d), 8); /* Sequence, X, c, c, b, b, a, W */
+  bt_def_release(d);
+  bt_graph_free(g);
+  /* a missing name is said to be in the tree being defined */
+  g = new_graph();
+  seq = add_node(g, BT_SEQUENCE, NULL, 0, 0);
+  set_kids(g, seq, 1, add_ref(g, "missing"));
+  CHECK_INT(bt_def_create_named(&d, g, seq, lib, "outer"), BT_EINVAL);
+  CHECK_STR(bt_graph_errmsg(g), "no subtree named 'missing' (in subtree 'outer')");
+  CHECK_INT(bt_def_create_named(&d, g, seq, NULL, "outer"), BT_EINVAL);
+  CHECK_STR(bt_graph_errmsg(g), "no subtree named 'missing' (in subtree 'outer')");
+  CHECK_INT(bt_def_create_named(&d, g, seq, lib, ""), BT_EINVAL);
+  CHECK_STR(bt_graph_errmsg(g), "bt_def_create_named: a subtree needs a name");
+  bt_graph_free(g);
+  /* without references, it is bt_def_create */
+  g = new_graph();
+  CHECK_INT(bt_def_create_named(&d, g, add_leaf(g, &x), lib, "solo"), BT_OK);
+  CHECK_INT(bt_def_size(d), 1);
+  bt_def_release(d);
+  bt_graph_free(g);
+  bt_lib_free(lib);
+}
+
+/* bt_def_origin: each state of a definition names the library tree it was copied from, and its
+ * id in the graph that was given to bt_lib_set. */
+static void test_origin(void) {
+  leaf scared = FN("Scared", 1), run = LEAF("Run", BT_RUNNING), idle = LEAF("Idle", BT_RUNNING);
+  bt_lib *lib = new_lib();
+  /* "flee" is built from a graph in which its nodes are not the first: ids 2, 4 and 3 */
+  bt_graph *g = new_graph();
+  add_leaf(g, &idle);
+  add_leaf(g, &idle);
+  int seq = add_node(g, BT_SEQUENCE, "Flee", 0, 0);
+  int run_id = add_leaf(g, &run), scared_id = add_fn(g, BT_CONDITION, &scared, "Scared");
+  set_kids(g, seq, 2, scared_id, run_id);
+  lib_put(lib, "flee", g, seq);
+  g = new_graph();
+  int root = add_prio(g, "Root", 1);
+  int ref1 = add_ref(g, "flee"), i = add_leaf(g, &idle), ref2 = add_ref(g, "flee");
+  set_kids(g, root, 3, ref1, i, ref2);
+  bt_inst *in = build_lib(g, root, lib);
+  bt_lib_free(lib); /* the names stay with the definition */
+  const bt_def *d = bt_inst_def(in);
+  /* Root, flee, Flee, Scared, Run, Idle, flee, Flee, Scared, Run */
+  CHECK_INT(bt_def_size(d), 10);
+  const char *from[] = {NULL, NULL, "flee", "flee", "flee", NULL, NULL, "flee", "flee", "flee"};
+  int ids[] = {root, ref1, seq, scared_id, run_id, i, ref2, seq, scared_id, run_id};
+  for (int n = 0; n < 10; n++) {
+    int id = -5;
+    const char *name = bt_def_origin(d, bt_def_state(d, n), &id);
+    if (from[n]) CHECK_STR(name ? name : "(null)", from[n]);
+    else CHECK(name == NULL);
+    CHECK_INT(id, ids[n]);
+  }
+  int id = 0;
+  CHECK(bt_def_origin(d, -1, &id) == NULL);
+  CHECK_INT(id, -1);
+  CHECK(bt_def_origin(d, bt_def_states(d), &id) == NULL);
+  CHECK_INT(id, -1);
+  bt_inst_free(in);
+  /* a definition built without a library: its own graph ids */
+  g = new_graph();
+  add_leaf(g, &idle);
+  int s2 = add_node(g, BT_SEQUENCE, NULL, 0, 0);
+  set_kids(g, s2, 1, 0);
+  in = build(g, s2, 0);
+  CHECK(bt_def_origin(bt_inst_def(in), 1, &id) == NULL);
+  CHECK_INT(id, 0);
+  bt_inst_free(in);
+}
+
 int main(void) {
   test_expand_and_run();
   test_two_references_are_independent();
@@ -462,5 +560,7 @@ int main(void) {
   test_event_through_subtree();
   test_resolved_by_hand();
   test_task_interrupted();
+  test_named();
+  test_origin();
   return check_report("test_subtree");
 }
