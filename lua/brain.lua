@@ -1,10 +1,11 @@
 -- brain.lua: Don't Starve's Brain, BrainWrangler and BrainManager (scripts/brain.lua), on the C
 -- scheduler. A brain uses the wrangler in its `manager` field, or bt.BrainManager.
-local bt, core = ...
+local bt, shared = ...
 local Class = bt.Class
+local argerror = shared.argerror
 
 -- every brain ever started (weak): a reload rebuilds the trees of those whose code changed
-core.live_brains = setmetatable({}, {__mode = "k"})
+local live_brains = shared.live_brains
 
 local function manager_of(brain)
   return rawget(brain, "manager") or bt.BrainManager
@@ -14,12 +15,12 @@ end
 
 local BrainWrangler = Class(function(self, options)
   if options ~= nil and type(options) ~= "table" then
-    error(string.format("bad argument #1 to 'BrainWrangler' (table or nil expected, got %s)", type(options)), 3)
+    argerror(1, "BrainWrangler", "table or nil expected, got " .. type(options))
   end
-  self._sched = core.scheduler(options and options.policy)
+  self._sched = shared.scheduler(options and options.policy)
 end)
 
-for name, fn in pairs(core.wrangler_methods) do
+for name, fn in pairs(shared.wrangler_methods) do
   BrainWrangler[name] = fn
 end
 
@@ -70,7 +71,7 @@ function Brain:Start()
   if self.paused then
     return
   end
-  core.live_brains[self] = true -- for reloads
+  live_brains[self] = true -- for reloads
   if self.OnStart then
     self:OnStart()
   end
@@ -128,26 +129,13 @@ end
 
 -- ---- shared brains ----
 
--- whether a definition or tree runs a subtree whose name now names another definition
-function core.stale(def)
-  local uses = core.uses(def)
-  if uses then
-    for name, d in pairs(uses) do
-      if core.subtrees[name] ~= d then
-        return true
-      end
-    end
-  end
-  return false
-end
-
 -- SharedBrain(root) or SharedBrain(build): a Brain class whose tree is compiled once, from root,
 -- or from build() when the first brain starts, and instantiated for each entity. The tree's
 -- functions receive the entity; nodes written in Lua are copied for each entity.
 local function SharedBrain(build)
   local t = type(build)
   if t ~= "function" and not (t == "table" and getmetatable(build) and getmetatable(build).__bt_node) then
-    error(string.format("bad argument #1 to 'SharedBrain' (node or function expected, got %s)", t), 2)
+    argerror(1, "SharedBrain", "node or function expected, got " .. t)
   end
   local B = Class(Brain, function(self, inst)
     Brain._ctor(self, inst)
@@ -155,7 +143,7 @@ local function SharedBrain(build)
   local definition
   function B.GetDefinition()
     -- built from a function, the tree is built again once a subtree it runs was redefined
-    if definition and t == "function" and core.stale(definition) then
+    if definition and t == "function" and shared.stale(definition) then
       definition = nil
     end
     if not definition then

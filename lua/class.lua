@@ -2,14 +2,12 @@
 -- the metatable of its instances, holds a copy of its base's members, and builds an instance
 -- when called. Node classes (those with __bt_node) keep the __index and __newindex they inherit,
 -- through which a node's state in its tree is read and written.
-local _, core = ...
+local _, shared = ...
 
 -- base class -> its subclasses (weak), so that a reload that patches a class reaches the
 -- members its subclasses copied from it
-local subclasses = setmetatable({}, {__mode = "k"})
-if core then
-  core.subclasses = subclasses
-end
+local subclasses = shared.subclasses
+local argerror = shared.argerror
 
 local function is_a(self, klass)
   local m = getmetatable(self)
@@ -37,10 +35,10 @@ local function Class(base, ctor)
     subclasses[base] = subclasses[base] or setmetatable({}, {__mode = "k"})
     subclasses[base][c] = true
   elseif base ~= nil then
-    error(string.format("bad argument #1 to 'Class' (table or function expected, got %s)", type(base)), 2)
+    argerror(1, "Class", "table or function expected, got " .. type(base))
   end
   if ctor ~= nil and type(ctor) ~= "function" then
-    error(string.format("bad argument #2 to 'Class' (function expected, got %s)", type(ctor)), 2)
+    argerror(2, "Class", "function expected, got " .. type(ctor))
   end
 
   if not (base and rawget(base, "__bt_node")) then

@@ -7,8 +7,8 @@
 -- any error stops the reload there, and nothing has changed. The apply pass runs them again,
 -- require now answering with the loaded tables, which are patched in place as each file runs,
 -- so that references held elsewhere see the new code; then every live brain whose code
--- changed gets a new tree, with each agent's state carried over by path (core.migrate).
-local bt, core = ...
+-- changed gets a new tree, with each agent's state carried over by path (shared.migrate).
+local bt, shared = ...
 
 local reload = {}
 bt.reload = reload
@@ -18,7 +18,7 @@ local requires = {} -- module name -> {required module name = true}
 local loading = {}  -- the modules being run, innermost last
 local original_require
 local watcher
-local Brain = bt.Brain
+local argerror = shared.argerror
 
 local function traceback(msg)
   return debug.traceback(tostring(msg), 2)
@@ -251,7 +251,7 @@ local function is_brain_class(v)
   end
   local c = v
   while c do
-    if c == Brain then
+    if c == bt.Brain then
       return true
     end
     c = rawget(c, "_base")
@@ -262,7 +262,7 @@ end
 -- the live brains whose class is exactly cls
 local function brains_of(cls)
   local list = {}
-  for brain in pairs(core.live_brains) do
+  for brain in pairs(shared.live_brains) do
     if getmetatable(brain) == cls and brain.bt and not brain.stopped then
       list[#list + 1] = brain
     end
@@ -317,7 +317,7 @@ end
 
 -- a class's subclasses copied its members when they were defined: give them the new ones
 local function propagate(cls, before, patched)
-  local subs = core.subclasses[cls]
+  local subs = shared.subclasses[cls]
   if not subs then
     return
   end
@@ -349,27 +349,6 @@ local function wake(brain)
   manager:Wake(brain)
 end
 
--- ---- named subtrees (bt.define(root, name)): put back as they were when a reload is refused ----
-
-local function save_subtrees()
-  local copy = {}
-  for name, def in pairs(core.subtrees) do
-    copy[name] = def
-  end
-  return copy
-end
-
-local function restore_subtrees(copy)
-  for name in pairs(core.subtrees) do
-    if copy[name] == nil then
-      core.subtrees[name] = nil
-    end
-  end
-  for name, def in pairs(copy) do
-    core.subtrees[name] = def
-  end
-end
-
 -- gives a live brain of class cls a tree of the new code, carrying its state over
 local function move(brain, cls)
   local old_tree = brain.bt
@@ -386,7 +365,7 @@ local function move(brain, cls)
     brain.bt = old_tree
     return nil, msg
   end
-  core.migrate(old_tree, brain.bt)
+  shared.migrate(old_tree, brain.bt)
   wake(brain)
   return true
 end
@@ -486,8 +465,8 @@ local function reload_batch(names)
   end
   -- and so does every other live brain whose tree runs a subtree that the files redefined
   local stale = {}
-  for brain in pairs(core.live_brains) do
-    if not done[brain] and brain.bt and not brain.stopped and core.stale(brain.bt) then
+  for brain in pairs(shared.live_brains) do
+    if not done[brain] and brain.bt and not brain.stopped and shared.stale(brain.bt) then
       stale[#stale + 1] = brain
     end
   end
@@ -501,22 +480,23 @@ local function reload_batch(names)
   return true, {modules = order, brains = moved}
 end
 
--- a refused reload leaves the named subtrees as they were (the files may have redefined some)
+-- a refused reload leaves the named subtrees (bt.define(root, name)) as they were: the files may
+-- have redefined some
 local function run_reload(names)
-  local saved = save_subtrees()
+  local saved = shared.save_subtrees()
   local ok, info = reload_batch(names)
   if not ok then
-    restore_subtrees(saved)
+    shared.restore_subtrees(saved)
   end
   return ok, info
 end
 
 function reload.module(name)
   if type(name) ~= "string" then
-    error(string.format("bad argument #1 to 'module' (string expected, got %s)", type(name)), 2)
+    argerror(1, "module", "string expected, got " .. type(name))
   end
-  if core.thinking() then
-    core.defer(function() run_reload({name}) end)
+  if shared.thinking() then
+    shared.defer(function() run_reload({name}) end)
     return true, "deferred until the think ends"
   end
   return run_reload({name})
@@ -526,12 +506,11 @@ end
 
 function reload.watch(mode)
   if mode ~= nil and mode ~= "auto" and mode ~= "inotify" and mode ~= "poll" then
-    error(string.format("bad argument #1 to 'watch' (\"auto\", \"inotify\" or \"poll\" expected, got %s)",
-      tostring(mode)), 2)
+    argerror(1, "watch", "\"auto\", \"inotify\" or \"poll\" expected, got " .. tostring(mode))
   end
   reload.enable()
   if not watcher then
-    watcher = core.watcher(mode)
+    watcher = shared.watcher(mode)
     for _, file in pairs(modules) do
       watcher:add(file)
     end
@@ -557,8 +536,8 @@ function reload.poll()
     if #names > 0 then
       table.sort(names)
       local ok, info
-      if core.thinking() then
-        core.defer(function() run_reload(names) end)
+      if shared.thinking() then
+        shared.defer(function() run_reload(names) end)
         ok, info = true, "deferred until the think ends"
       else
         ok, info = run_reload(names)

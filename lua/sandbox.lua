@@ -6,7 +6,7 @@
 -- package.loadlib, package.loaded, and binary chunks. Using one of those raises an error naming
 -- it; bt.sandbox.allow(name, ...) opts in. bt.sandbox.loadfile and bt.sandbox.dofile load a file
 -- the same way.
-local bt, core = ...
+local bt, shared = ...
 
 local sandbox = {}
 bt.sandbox = sandbox
@@ -101,13 +101,13 @@ end
 -- coroutines resumed from a bounded call are bounded too (bt.set_instruction_limit)
 local safe_coroutine = setmetatable({
   resume = function(co, ...)
-    core.bound_thread(co)
+    shared.bound_thread(co)
     return coroutine.resume(co, ...)
   end,
   wrap = function(f)
     local co = coroutine.create(f)
     return function(...)
-      core.bound_thread(co)
+      shared.bound_thread(co)
       local results = table.pack(coroutine.resume(co, ...))
       if not results[1] then
         real.error(results[2], 0)
@@ -174,8 +174,8 @@ function sandbox.allow(...)
         names[#names + 1] = k
       end
       table.sort(names)
-      real.error(string.format("bad argument #%d to 'allow' (one of %s expected, got %s)", i,
-        table.concat(names, ", "), tostring(name)), 2)
+      shared.argerror(i, "allow", string.format("one of %s expected, got %s", table.concat(names, ", "),
+        tostring(name)))
     end
     allowed[name] = true
   end
@@ -184,7 +184,7 @@ end
 -- Loads a file as a chunk of the sandbox (text only unless "binary" is allowed).
 function sandbox.loadfile(path)
   if type(path) ~= "string" then
-    real.error(string.format("bad argument #1 to 'loadfile' (string expected, got %s)", type(path)), 2)
+    shared.argerror(1, "loadfile", "string expected, got " .. type(path))
   end
   sandbox.env()
   return sandbox_loadfile(path)
@@ -226,12 +226,12 @@ end
 -- brains and behaviours) in the sandbox.
 function sandbox.install(list)
   if list ~= nil and type(list) ~= "table" then
-    real.error(string.format("bad argument #1 to 'install' (table of prefixes expected, got %s)", type(list)), 2)
+    shared.argerror(1, "install", "table of prefixes expected, got " .. type(list))
   end
   local new = {}
   for i, p in ipairs(list or {"brains", "behaviours"}) do
     if type(p) ~= "string" or p == "" then
-      real.error(string.format("bad argument #1 to 'install' (prefix %d is not a name)", i), 2)
+      shared.argerror(1, "install", string.format("prefix %d is not a name", i))
     end
     new[#new + 1] = p
   end

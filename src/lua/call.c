@@ -1,12 +1,14 @@
 /* call.c: every call from bt into Lua code goes through lbt_pcall: protected, bounded by the
- * instruction limit, and reported with a traceback and the node's path when it fails. */
+ * instruction limit, and reported with a traceback and the node's path when it fails. Entering a
+ * tree sets up what the core's calls into Lua need; work asked for during a think waits here
+ * until no tree thinks. */
 #include <stdio.h>
 #include <string.h>
 
 #include "lbt.h"
 
 /* Message handler: the error as a string, plus a traceback (as lua.c's msghandler). */
-int lbt_msgh(lua_State *L) {
+static int message_handler(lua_State *L) {
   const char *msg = lua_tostring(L, 1);
   if (msg == NULL) {
     if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING) return 1;
@@ -33,7 +35,7 @@ static void limit_hook(lua_State *L, lua_Debug *ar) {
   luaL_error(L, "instruction limit exceeded (%I instructions)", S->limit);
 }
 
-/* core.bound_thread(co): during a bounded call, gives the coroutine co the call's instruction
+/* shared.bound_thread(co): during a bounded call, gives the coroutine co the call's instruction
  * hook, so that a coroutine made before the call and resumed in it is bounded too. */
 static int l_bound_thread(lua_State *L) {
   lua_State *co = lua_tothread(L, 1);
@@ -41,11 +43,6 @@ static int l_bound_thread(lua_State *L) {
   if (co && co != L && S && S->hooked && lua_gethook(L) == limit_hook)
     lua_sethook(co, limit_hook, LUA_MASKCOUNT, lua_gethookcount(L));
   return 0;
-}
-
-void lbt_add_call_core(lua_State *L, int core) {
-  lua_pushcfunction(L, l_bound_thread);
-  lua_setfield(L, core, "bound_thread");
 }
 
 /* The host's hook, put back when the outermost bounded call returns. */
@@ -100,7 +97,7 @@ void lbt_report(lbt_state *S, lua_State *L, const char *message) {
   }
   lua_insert(L, -2);
   int base = lua_gettop(L) - 1;
-  lua_pushcfunction(L, lbt_msgh);
+  lua_pushcfunction(L, message_handler);
   lua_insert(L, base);
   saved_hook h;
   limit_begin(S, L, &h);
@@ -133,7 +130,7 @@ int lbt_pcall(lbt_state *S, lua_State *L, int nargs, int nres, int msgh, const b
   int base = 0;
   if (!msgh) {
     base = lua_gettop(L) - nargs;
-    lua_pushcfunction(L, lbt_msgh);
+    lua_pushcfunction(L, message_handler);
     lua_insert(L, base);
     msgh = base;
   }
@@ -159,3 +156,104 @@ int lbt_pcall(lbt_state *S, lua_State *L, int nargs, int nres, int msgh, const b
   if (rc != LUA_OK) report_failure(S, L, rc, inst, node, what);
   return rc;
 }
+
+/* ---- entering a tree ---- */
+
+lbt_tree *lbt_tree_test(lua_State *L, int idx) {
+  lbt_tree *t = lua_touserdata(L, idx);
+  /* a light userdata has no length: lua_rawlen gives 0 */
+  if (!t || lua_rawlen(L, idx) < sizeof *t || t->magic != LBT_TREE_MAGIC) return NULL;
+  return t;
+}
+
+void lbt_tree_enter(lua_State *L, int tree, lbt_ctx *saved, lua_State **saved_L) {
+  tree = lua_absindex(L, tree);
+  lbt_tree *t = lua_touserdata(L, tree);
+  *saved = t->ctx;
+  *saved_L = t->S->L;
+  luaL_checkstack(L, 40, "bt: tree too deep for the Lua stack");
+  lua_getiuservalue(L, tree, LBT_UV_FNS);
+  int base = lua_gettop(L);
+  lua_getiuservalue(L, tree, LBT_UV_INST);
+  lua_pushcfunction(L, message_handler);
+  t->ctx = (lbt_ctx){L, tree, base, base + 1, base + 2, t->S->msgh};
+  t->S->L = L;
+  t->S->msgh = base + 2;
+  if (t->S->mem) t->S->mem->reserve++;
+}
+
+void lbt_tree_leave(lua_State *L, int tree, const lbt_ctx *saved, lua_State *saved_L) {
+  lbt_tree *t = lua_touserdata(L, tree);
+  if (t->S->mem) t->S->mem->reserve--;
+  lua_settop(L, t->ctx.fns - 1);
+  t->S->msgh = t->ctx.outer_msgh;
+  t->ctx = *saved;
+  t->S->L = saved_L;
+}
+
+/* ---- work deferred until no tree thinks (a reload asked for inside a think) ---- */
+
+/* shared.thinking(): whether a tree of this Lua state is inside its think */
+static int l_thinking(lua_State *L) {
+  lua_pushboolean(L, lbt_state_get(L)->thinking > 0);
+  return 1;
+}
+
+/* shared.defer(fn): fn() runs once no tree thinks (at the end of the outermost think) */
+static int l_defer(lua_State *L) {
+  if (lua_type(L, 1) != LUA_TFUNCTION) return lbt_typeerror(L, 1, 1, "defer", "function");
+  lbt_registry_get(L, LBT_REG_DEFERRED);
+  lua_pushvalue(L, 1);
+  lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
+  lbt_state_get(L)->deferred = 1;
+  return 0;
+}
+
+void lbt_run_deferred(lua_State *L, lbt_state *S) {
+  if (!S->deferred || S->thinking > 0) return;
+  S->deferred = 0;
+  lbt_registry_get(L, LBT_REG_DEFERRED);
+  int list = lua_gettop(L);
+  lua_newtable(L);
+  lbt_registry_set(L, LBT_REG_DEFERRED);
+  lua_Integer n = (lua_Integer)lua_rawlen(L, list);
+  for (lua_Integer i = 1; i <= n; i++) {
+    lua_rawgeti(L, list, i);
+    lbt_pcall(S, L, 0, 0, 0, NULL, -1, "deferred reload");
+  }
+  lua_settop(L, list - 1);
+}
+
+/* bt.set_error_handler(fn): fn(message) gets the errors of scripts; nil: standard error */
+static int l_set_error_handler(lua_State *L) {
+  int t = lua_type(L, 1);
+  if (t != LUA_TNIL && t != LUA_TNONE && t != LUA_TFUNCTION)
+    return lbt_typeerror(L, 1, 1, "set_error_handler", "function or nil");
+  lua_settop(L, 1);
+  lbt_registry_set(L, LBT_REG_HANDLER);
+  return 0;
+}
+
+/* bt.set_instruction_limit(n): every call into Lua is stopped after n instructions; 0: never */
+static int l_set_instruction_limit(lua_State *L) {
+  if (!lua_isinteger(L, 1) || lua_tointeger(L, 1) < 0)
+    return lbt_argerror(L, 1, "set_instruction_limit",
+                        lua_pushfstring(L, "non-negative integer expected, got %s",
+                                        lua_type(L, 1) == LUA_TNUMBER ? "a fraction or negative number"
+                                                                      : luaL_typename(L, 1)));
+  lbt_state_get(L)->limit = lua_tointeger(L, 1);
+  return 0;
+}
+
+const luaL_Reg lbt_call_functions[] = {
+    {"set_error_handler", l_set_error_handler},
+    {"set_instruction_limit", l_set_instruction_limit},
+    {NULL, NULL},
+};
+
+const luaL_Reg lbt_call_shared[] = {
+    {"thinking", l_thinking},
+    {"defer", l_defer},
+    {"bound_thread", l_bound_thread},
+    {NULL, NULL},
+};

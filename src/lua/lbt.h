@@ -1,4 +1,26 @@
-/* lbt.h: what the files of the Lua binding share. Not installed. */
+/*
+ * lbt.h: what the files of the Lua binding share. Not installed.
+ *
+ * The files are layered; each calls only the files listed before it:
+ *
+ *   state.c    the module's state and registry, argument errors, statuses
+ *   memory.c   Lua states of bounded memory
+ *   call.c     every call into Lua (lbt_pcall), error reports, the instruction limit, entering
+ *              a tree, work deferred until no tree thinks
+ *   clock.c    the time every node reads, and the core's random numbers
+ *   objects.c  node objects: their fields in a tree's instance, making them, binding them
+ *   leaves.c   the core's calls into Lua: leaf, time and task functions, overridden methods
+ *   classes.c  the node classes: one section per kind (constructor, what the constructor's
+ *              fields mean to the core), the methods, events
+ *   compile.c  definitions: a graph of node objects compiled, named subtrees
+ *   tree.c     BT(inst, root) and the tree methods
+ *   sched.c    BrainWrangler's scheduler
+ *   reload.c   moving live agents to a tree of new code
+ *   watch.c    the file watcher of hot reload
+ *   module.c   luaopen_bt, and nothing else
+ *
+ * Every name here is hidden: the libraries export only bt.h's and bt_lua.h's.
+ */
 #ifndef LBT_H
 #define LBT_H
 
@@ -8,9 +30,18 @@
 #include "bt.h"
 #include "bt_lua.h"
 
-/* Upvalue-free registry slots, all inside the module's registry table (lbt_registry). */
+/* Declares a function or object shared by the binding's files, invisible outside the library. */
+#if defined(__GNUC__)
+#define LBT_FUNC __attribute__((visibility("hidden"))) extern
+#else
+#define LBT_FUNC extern
+#endif
+
+/* ---- the data the files share ---- */
+
+/* Slots of the module's registry table (lbt_registry_get). */
 #define LBT_REG_STATE 1       /* the lbt_state userdata */
-#define LBT_REG_CLASSES 2     /* kind + 1 -> builtin class */
+#define LBT_REG_CLASSES 2     /* kind + 1 -> the kind's class */
 #define LBT_REG_HANDLER 3     /* the error handler, or nil */
 #define LBT_REG_BT 4          /* the BT table: tree methods */
 #define LBT_REG_MODULE 5      /* the module table */
@@ -22,23 +53,20 @@
 #define LBT_REG_DEFCACHE 11   /* definition hash -> holder of a compiled bt_def (weak values) */
 #define LBT_REG_WEAKVALUES 12 /* the metatable {__mode = "v"} */
 #define LBT_REG_SUBTREES 13   /* name -> definition: the named definitions (bt.define(root, name)) */
-#define LBT_REG_COUNT 13
+#define LBT_REG_LIB 14        /* the bt_lib of the named definitions' graphs, in a box */
+#define LBT_REG_CTORFIELDS 15 /* name -> true: the fields the classes' constructors set */
+#define LBT_REG_COUNT 15
 
-/* The allocator's state of a Lua state made by bt_lua_newstate (memory.c). */
+/* The allocator's state of a Lua state made by bt_lua_newstate. */
 typedef struct lbt_memory {
   size_t used, limit; /* bytes; limit 0 for none */
   int reserve;        /* bt's own work is under way: it may go past the limit by a reserve */
 } lbt_memory;
 
-lbt_memory *lbt_memory_of(lua_State *L); /* NULL for a state bt did not make */
-void lbt_open_memory(lua_State *L, int module);
-void lbt_add_call_core(lua_State *L, int core); /* core.bound_thread */
-
 /* Per lua_State module state. */
 typedef struct lbt_state {
   bt_host host;      /* the core's clock and random numbers, data = this */
   lua_State *L;      /* the thread the core may call back into right now */
-  int registry;      /* registry reference of the module's table */
   double start;      /* monotonic time when the module was loaded */
   double last_time;  /* the clock's last good value */
   double tick_time;  /* bt.set_tick_time: seconds per scheduler tick */
@@ -56,7 +84,7 @@ typedef struct lbt_state {
   lbt_memory *mem;   /* the bounded allocator's state, NULL if bt did not make the Lua state */
 } lbt_state;
 
-/* What an entry point pushed for the core's callbacks: absolute stack indices in L. */
+/* What an entered tree pushed for the core's callbacks: absolute stack indices in L. */
 typedef struct lbt_ctx {
   lua_State *L;
   int tree, fns, inst, msgh;
@@ -71,126 +99,194 @@ typedef struct lbt_tree {
   bt_inst *inst;
   lbt_state *S;
   lbt_ctx ctx;
+  const int *slot_base; /* node -> what to add to its functions' slots (copies of subtrees), or NULL */
   int shared; /* an instance of a shared definition: objs are the entity's copies, made on use */
   int nown;   /* graph ids below this are the entity's own node objects; the rest (every node of a
                  shared definition, the nodes of subtrees) are templates, copied on use */
 } lbt_tree;
 
-/* Whether state s of the tree is a template's (its object is the entity's copy, made on use). */
-static inline int lbt_is_template(const lbt_tree *t, int s) {
-  return bt_def_graph_id(bt_inst_def(t->inst), s) >= t->nown;
-}
-
 enum {
   LBT_UV_FNS = 1,  /* first: every think reads these two, next to the userdata's header */
   LBT_UV_INST,
-  LBT_UV_OBJS,     /* state + 1 -> the node objects the tree needs: nodes written in Lua,
-                      EventNodes, LatchNodes, nodes carrying fields of a script's own */
+  LBT_UV_OBJS,     /* state + 1 -> the node objects the tree needs: nodes written in Lua, those
+                      holding their entity, nodes carrying fields of a script's own */
   LBT_UV_VIEWS,    /* state + 1 -> any other node object, weakly: made anew when gone */
-  LBT_UV_DATA,     /* state + 1 -> an EventNode's event data */
-  LBT_UV_EVENTS,   /* the EventNodes that FireEvent reaches */
+  LBT_UV_DATA,     /* state + 1 -> a node's Lua data: an event's data, a task's object */
+  LBT_UV_EVENTS,   /* the nodes listening for events that FireEvent reaches */
   LBT_UV_DEF,
   LBT_UV_COUNT = LBT_UV_DEF
 };
 
-/* OBJS, VIEWS, DATA and EVENTS are made on first use: pushes the table, made now if create,
- * or nil. */
-void lbt_tree_table(lua_State *L, int tree, int uv, int create);
+/* A definition userdata, of the metatable LBT_DEF_META. */
+#define LBT_DEF_META "bt.definition"
 
-/* A definition userdata. Its user values: templates (state + 1 -> node object), fns, root. */
 typedef struct lbt_def {
   bt_def *def;
+  const int *slot_base; /* its trees' lbt_tree.slot_base */
   int shared; /* made by bt.define: its objects are templates, copied for each entity */
   int nown;   /* graph ids of the root's own objects are below this: 0 for a shared definition;
                  the nodes of subtrees come after them */
-  int nnodes; /* graph nodes: own objects and those of subtrees */
+  int copies; /* states copied from named subtrees */
 } lbt_def;
 
 enum {
-  LBT_DEF_UV_TEMPLATES = 1,
-  LBT_DEF_UV_FNS,
-  LBT_DEF_UV_ROOT,
-  LBT_DEF_UV_HOLDER, /* the shared holder of its bt_def (see compile.c) */
-  LBT_DEF_UV_USES,   /* subtree name -> the definition it ran when this one was built, or nil */
-  LBT_DEF_UV_COUNT = LBT_DEF_UV_USES
+  LBT_DEF_UV_TEMPLATES = 1, /* state + 1 -> node object */
+  LBT_DEF_UV_FNS,           /* the leaf functions, by slot */
+  LBT_DEF_UV_OBJS,          /* a shared definition's own objects by graph id + 1 */
+  LBT_DEF_UV_HOLDER,        /* the shared holder of its bt_def (compile.c) */
+  LBT_DEF_UV_USES,          /* subtree name -> the definition it ran when this one was built, or nil */
+  LBT_DEF_UV_GRAPH,         /* a named definition's graph, in a box: the library's entry */
+  LBT_DEF_UV_SLOTS,         /* the memory of slot_base */
+  LBT_DEF_UV_COUNT = LBT_DEF_UV_SLOTS
 };
 
 /* Private table keys on node objects. */
-extern const char lbt_key_tree; /* the lbt_tree userdata a node belongs to */
-extern const char lbt_key_node; /* its pre-order index there (or in its definition) */
-extern const char lbt_key_def;  /* the definition userdata a template belongs to */
-extern const char lbt_key_noscatter; /* on a PriorityNode template: built with noscatter */
+LBT_FUNC const char lbt_key_tree; /* the lbt_tree userdata a node belongs to */
+LBT_FUNC const char lbt_key_node; /* its pre-order index there (or in its definition) */
+LBT_FUNC const char lbt_key_def;  /* the definition userdata a template belongs to */
 
-/* module.c */
-lbt_state *lbt_state_get(lua_State *L);
-void lbt_registry_get(lua_State *L, int slot); /* pushes a registry slot's value */
-void lbt_registry_set(lua_State *L, int slot); /* pops a value into a registry slot */
-double lbt_clock(lbt_state *S, lua_State *L, int msgh); /* msgh: the entry's handler, or 0 */
-/* Within one call of the API (a think, a tree's sleep time or dump), the core's reads of the time
- * with no Lua code run between them share one clock call. Begin returns what end restores. */
-int lbt_time_group_begin(lbt_state *S);
-void lbt_time_group_end(lbt_state *S, int outer);
-int lbt_argerror(lua_State *L, int arg, const char *fname, const char *msg);
-/* "bad argument #<arg> to '<fname>' (<expected> expected, got <type of the value at idx>)" */
-int lbt_typeerror(lua_State *L, int idx, int arg, const char *fname, const char *expected);
+/* ---- state.c ---- */
 
-/* call.c: protected calls into Lua, error reports, the instruction limit */
+LBT_FUNC lbt_state *lbt_state_get(lua_State *L);
+LBT_FUNC void lbt_registry_new(lua_State *L);     /* makes the module's registry table */
+LBT_FUNC int lbt_registry_exists(lua_State *L);   /* whether the module is open in this state */
+LBT_FUNC void lbt_registry_get(lua_State *L, int slot); /* pushes a registry slot's value */
+LBT_FUNC void lbt_registry_set(lua_State *L, int slot); /* pops a value into a registry slot */
+/* Raises "bad argument #<arg> to '<fname>' (<msg>)", or "bad self to '<fname>' (<msg>)" for arg
+ * 0, where the user's code called the API (the innermost Lua function outside bt's own files).
+ * Every argument error of the binding goes through it. */
+LBT_FUNC int lbt_argerror(lua_State *L, int arg, const char *fname, const char *msg);
+/* lbt_argerror with "<expected> expected, got <type of the value at idx>". */
+LBT_FUNC int lbt_typeerror(lua_State *L, int idx, int arg, const char *fname, const char *expected);
+LBT_FUNC lua_Number lbt_checknumber(lua_State *L, int idx, int arg, const char *fname);
+LBT_FUNC int lbt_status_code(lua_State *L, int idx); /* the status a string names (READY..RUNNING), or -1 */
+LBT_FUNC void lbt_push_status(lua_State *L, int status); /* pushes its name, "ABORTED" included */
+/* Pushes buf's text and frees buf, which is freed also when that raises (no memory). Returns 1. */
+LBT_FUNC int lbt_push_buf(lua_State *L, bt_buf *buf);
+LBT_FUNC void lbt_push_math_random(lua_State *L); /* math.random of the math library */
+LBT_FUNC const luaL_Reg lbt_state_shared[]; /* shared.argerror(arg, fname, msg) */
+
+/* ---- memory.c ---- */
+
+LBT_FUNC lbt_memory *lbt_memory_of(lua_State *L); /* NULL for a state bt did not make */
+LBT_FUNC const luaL_Reg lbt_memory_functions[]; /* bt.set_memory_limit, bt.memory */
+
+/* ---- call.c ---- */
+
 /* Calls the function below nargs arguments, protected, under the instruction limit, with the
  * message handler at stack index msgh (0: one is pushed for the call). On error, reports it with
- * the node's path (what names the method, or NULL) and returns the error code, results popped. */
-int lbt_pcall(lbt_state *S, lua_State *L, int nargs, int nres, int msgh, const bt_inst *inst,
-              int node, const char *what);
-int lbt_msgh(lua_State *L); /* the message handler: the error and a traceback */
-void lbt_report(lbt_state *S, lua_State *L, const char *message);
-void lbt_push_path(lua_State *L, const bt_inst *inst, int node);
+ * the node's path (what names the method, or NULL) and returns the error code, results popped.
+ * Every call from bt into Lua code goes through it. */
+LBT_FUNC int lbt_pcall(lbt_state *S, lua_State *L, int nargs, int nres, int msgh,
+                       const bt_inst *inst, int node, const char *what);
+LBT_FUNC void lbt_report(lbt_state *S, lua_State *L, const char *message);
+LBT_FUNC void lbt_push_path(lua_State *L, const bt_inst *inst, int node);
 
-/* node.c */
-int lbt_is_node(lua_State *L, int idx);
-int lbt_node_kind(lua_State *L, int idx); /* the builtin kind its class derives from */
-void lbt_open_nodes(lua_State *L, int module);
-int lbt_view_get(lua_State *L, lbt_tree *t, int node, int code); /* pushes a value; 0 if no view */
-int lbt_view_set(lua_State *L, lbt_tree *t, int node, int code, int value);
-int lbt_view_code(lua_State *L, int key); /* view code of a key, 0 if none */
-int lbt_status_code(lua_State *L, int idx); /* the status a string names (READY..RUNNING), or -1 */
-void lbt_push_status(lua_State *L, int status); /* pushes its name, "ABORTED" included */
-void lbt_push_event_listener(lua_State *L, int obj); /* function(inst, data) obj:OnEvent(data) */
-void lbt_strip_views(lua_State *L, const bt_def *def, int node, int obj);
-/* Pushes buf's text and frees buf, which is freed also when that raises (no memory). Returns 1. */
-int lbt_push_buf(lua_State *L, bt_buf *buf);
+LBT_FUNC lbt_tree *lbt_tree_test(lua_State *L, int idx); /* the tree userdata at idx, or NULL */
 
-/* sched.c: pushes the private table lua/brain.lua builds BrainWrangler from */
-void lbt_push_sched_core(lua_State *L);
+/* Entering a tree. The core calls back into Lua (leaves, a script's Visit, OnStop, ...) through
+ * what the tree's entry pushed: the tree's functions, its inst, a message handler, and the thread
+ * to call in. So every entry point that makes the core act on a tree's instance (a think, Reset,
+ * Stop, a sleep time, a dump, a node method, an event, a reload's stops) enters that tree before
+ * the call and leaves it after, on the same stack; entries nest. lbt_tree_leave pops what enter
+ * pushed. A tree whose instance is gone (collected) must not be entered. */
+LBT_FUNC void lbt_tree_enter(lua_State *L, int tree, lbt_ctx *saved, lua_State **saved_L);
+LBT_FUNC void lbt_tree_leave(lua_State *L, int tree, const lbt_ctx *saved, lua_State *saved_L);
 
-/* compile.c */
-/* Pushes a definition of the tree under root (shared: bt.define's, else BT's for one entity);
- * defining: the subtree name it is registered as (a reference to it is a cycle), or NULL. */
-int lbt_compile(lua_State *L, int root, int shared, const char *fname, const char *defining);
-lbt_def *lbt_test_def(lua_State *L, int idx);
-void lbt_open_compile(lua_State *L, int module);
-void lbt_add_subtree_core(lua_State *L, int core); /* core.subtrees, core.uses */
+LBT_FUNC void lbt_run_deferred(lua_State *L, lbt_state *S); /* the work deferred during thinks */
+LBT_FUNC const luaL_Reg lbt_call_functions[]; /* bt.set_error_handler, bt.set_instruction_limit */
+LBT_FUNC const luaL_Reg lbt_call_shared[]; /* shared.thinking, shared.defer, shared.bound_thread */
 
-/* tree.c */
-extern const bt_ops lbt_builtin_ops, lbt_custom_ops;
-int lbt_call_truth(bt_call *c);
-extern const bt_task lbt_task_calls; /* a TaskNode's start, update and finish, in Lua */
-int lbt_call_wait_time(bt_call *c);
-int lbt_call_latch_time(bt_call *c);
-int lbt_instantiate(lua_State *L, int def, int inst); /* pushes a tree */
+/* ---- clock.c ---- */
+
+LBT_FUNC void lbt_host_init(lbt_state *S); /* the core's clock and random numbers */
+/* Within one call of the API (a think, a tree's sleep time or dump), the core's reads of the time
+ * with no Lua code run between them share one clock call. Begin returns what end restores. */
+LBT_FUNC int lbt_time_group_begin(lbt_state *S);
+LBT_FUNC void lbt_time_group_end(lbt_state *S, int outer);
+LBT_FUNC const luaL_Reg lbt_clock_functions[]; /* bt.set_clock, bt.GetTime */
+
+/* ---- objects.c ---- */
+
+LBT_FUNC int lbt_is_node(lua_State *L, int idx);
+LBT_FUNC int lbt_node_kind(lua_State *L, int idx); /* the kind its class derives from, or -1 */
+/* Whether the node object's class is not its kind's own: a script's subclass. */
+LBT_FUNC int lbt_is_custom(lua_State *L, int idx);
+/* The tree a node object is bound to and its index there, or NULL; pushes nothing. */
+LBT_FUNC lbt_tree *lbt_node_tree(lua_State *L, int obj, int *node);
+LBT_FUNC int lbt_node_index(lua_State *L);    /* __index of every node class */
+LBT_FUNC int lbt_node_newindex(lua_State *L); /* __newindex of every node class */
+LBT_FUNC void lbt_open_views(lua_State *L);   /* the field names node objects have */
+/* Pushes the table uv (OBJS, VIEWS, DATA, EVENTS) of the tree, made now if create, or nil. */
+LBT_FUNC void lbt_tree_table(lua_State *L, int tree, int uv, int create);
+/* Pushes the node object of state s of the tree: the one that exists, or made anew. */
+LBT_FUNC void lbt_push_state_obj(lua_State *L, lbt_tree *t, int tree, int s);
+/* Pushes obj[key] read raw from the object, else from its class, and returns its type: a script
+ * that gave the object an __index cannot raise in the middle of a think. */
+LBT_FUNC int lbt_node_member(lua_State *L, int obj, const char *key);
+/* Binds the root's own objects of a tree built for one entity to its instance (tree at index
+ * tree, its definition d at index def): their state moves into the instance. */
+LBT_FUNC void lbt_adopt_objects(lua_State *L, lbt_tree *t, int tree, int def, const lbt_def *d);
+/* Makes obj, an own object of a shared definition, its template (stripped of state). */
+LBT_FUNC void lbt_make_template(lua_State *L, const bt_def *def, int node, int obj, int defud);
 /* If the node object of state has an OnStop, pushes the object and its OnStop and returns 1; an
  * object not made yet is made only then. Else pushes nothing and returns 0. */
-int lbt_push_on_stop(lua_State *L, int tree, int state);
-/* A bound node's `parent` or `children` (which 0 or 1), from its tree: pushes 1 value. */
-void lbt_push_relatives(lua_State *L, int obj, int which);
+LBT_FUNC int lbt_push_on_stop(lua_State *L, int tree, int state);
 
-/* reload.c, watch.c */
-void lbt_add_reload_core(lua_State *L, int core);
-void lbt_run_deferred(lua_State *L, lbt_state *S);
-void lbt_push_watch_core(lua_State *L); /* pushes the watcher constructor */
-void lbt_open_tree(lua_State *L, int module);
-lbt_tree *lbt_node_tree(lua_State *L, int obj, int *node); /* NULL if unbound; pushes nothing */
-lbt_tree *lbt_test_tree(lua_State *L, int idx); /* the tree userdata at idx, or NULL */
-void lbt_enter(lua_State *L, int tree_idx, lbt_ctx *saved, lua_State **saved_L);
-void lbt_leave(lua_State *L, int tree_idx, const lbt_ctx *saved, lua_State *saved_L);
-int lbt_fire(lua_State *L, int obj, int data); /* EventNode:OnEvent for a node object */
+/* ---- leaves.c ---- */
+
+/* The leaf functions of a definition being compiled, by slot. */
+typedef struct lbt_slots {
+  lua_State *L;
+  int table; /* absolute index */
+  int n;
+} lbt_slots;
+
+/* Pops the value on the top into the next slot; returns what the core gives back as its ud. */
+LBT_FUNC void *lbt_slot_add(lbt_slots *slots);
+LBT_FUNC int lbt_call_truth(bt_call *c);     /* fn(inst), truthiness */
+LBT_FUNC int lbt_call_time(bt_call *c);      /* fn(): a number of seconds */
+LBT_FUNC int lbt_call_time_inst(bt_call *c); /* fn(the node object's inst): seconds */
+LBT_FUNC const bt_task lbt_task_calls;       /* a task's start, update and finish */
+/* The overrides of a node whose class is its kind's own (a script's OnStop only), and of one
+ * whose class a script derived (any method). */
+LBT_FUNC const bt_ops lbt_builtin_ops, lbt_custom_ops;
+
+/* ---- classes.c ---- */
+
+/* Reads the node object at obj into s (kind, name, params, functions into slots); template: it
+ * is an object of a shared definition. Pushes the string s->name points into: pop it once the
+ * spec is used. Raises what is wrong with the object, prefixed with fname. */
+LBT_FUNC void lbt_class_spec(lua_State *L, int obj, int template, lbt_slots *slots,
+                             const char *fname, bt_spec *s);
+/* The nodes of a new tree that listen for events: the entity listens for each template's event
+ * through its inst, or FireEvent reaches the node; an own node that did not listen is reached by
+ * FireEvent. */
+LBT_FUNC void lbt_events_bind(lua_State *L, lbt_tree *t, int tree, int inst);
+/* tree:FireEvent(event, data): tree, event and data at those indices. */
+LBT_FUNC void lbt_events_fire(lua_State *L, int tree, int event, int data);
+LBT_FUNC void lbt_open_classes(lua_State *L, int module);
+/* Pushes a list of the classes and constructors of Don't Starve's that install_globals sets. */
+LBT_FUNC void lbt_push_global_names(lua_State *L);
+
+/* ---- compile.c ---- */
+
+/* Pushes a definition of the tree under root (shared: bt.define's, else BT's for one entity);
+ * defining: the subtree name it is being defined as (a reference to it is a cycle), or NULL. */
+LBT_FUNC int lbt_compile(lua_State *L, int root, int shared, const char *fname, const char *defining);
+LBT_FUNC lbt_def *lbt_def_test(lua_State *L, int idx);
+LBT_FUNC void lbt_open_compile(lua_State *L, int module);
+LBT_FUNC const luaL_Reg lbt_compile_shared[]; /* shared.uses, stale, save_subtrees, restore_subtrees */
+
+/* ---- tree.c ---- */
+
+LBT_FUNC void lbt_open_tree(lua_State *L, int module);
+
+/* ---- sched.c, reload.c, watch.c: the private functions lua/brain.lua and lua/reload.lua use ---- */
+
+/* bt.set_tick_time; shared.scheduler and shared.wrangler_methods */
+LBT_FUNC void lbt_open_sched(lua_State *L, int module, int shared);
+LBT_FUNC const luaL_Reg lbt_reload_shared[];            /* shared.migrate */
+LBT_FUNC int lbt_watcher_new(lua_State *L);             /* shared.watcher(mode) */
 
 #endif

@@ -11,7 +11,10 @@ typedef struct lbt_embedded_file {
   size_t size;
 } lbt_embedded_file;
 
-/* Terminated by an entry whose name is NULL. */
+/* Terminated by an entry whose name is NULL. Hidden, as lbt.h's names. */
+#if defined(__GNUC__)
+__attribute__((visibility("hidden")))
+#endif
 extern const lbt_embedded_file lbt_embedded_files[];
 
 #endif

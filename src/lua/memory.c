@@ -71,9 +71,10 @@ size_t bt_lua_memory_used(lua_State *L) {
 
 /* bt.set_memory_limit(bytes): 0 for none */
 static int l_set_memory_limit(lua_State *L) {
-  lua_Integer n = luaL_checkinteger(L, 1);
-  luaL_argcheck(L, n >= 0, 1, "a number of bytes >= 0 expected");
-  if (bt_lua_set_memory_limit(L, (size_t)n) != BT_OK)
+  if (!lua_isinteger(L, 1)) return lbt_typeerror(L, 1, 1, "set_memory_limit", "integer");
+  if (lua_tointeger(L, 1) < 0)
+    return lbt_argerror(L, 1, "set_memory_limit", "a number of bytes >= 0 expected");
+  if (bt_lua_set_memory_limit(L, (size_t)lua_tointeger(L, 1)) != BT_OK)
     return luaL_error(L, "set_memory_limit: this Lua state was not made by bt_lua_newstate, so bt "
                          "cannot bound its memory");
   return 0;
@@ -91,11 +92,8 @@ static int l_memory(lua_State *L) {
   return 2;
 }
 
-static const luaL_Reg memory_funcs[] = {
-    {"set_memory_limit", l_set_memory_limit}, {"memory", l_memory}, {NULL, NULL}};
-
-void lbt_open_memory(lua_State *L, int module) {
-  lua_pushvalue(L, module);
-  luaL_setfuncs(L, memory_funcs, 0);
-  lua_pop(L, 1);
-}
+const luaL_Reg lbt_memory_functions[] = {
+    {"set_memory_limit", l_set_memory_limit},
+    {"memory", l_memory},
+    {NULL, NULL},
+};

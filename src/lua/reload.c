@@ -1,30 +1,31 @@
 /*
- * reload.c: what lua/reload.lua needs from C: moving a live agent from its old tree to a tree of
- * the new code (core.migrate), and knowing when no tree thinks, so that a reload asked for
- * during a think waits for its end (core.thinking, core.defer).
+ * reload.c: what lua/reload.lua needs from C, moving a live agent from its old tree to a tree of
+ * the new code (shared.migrate), and the C API of hot reload (bt_lua_reload_*), which calls
+ * lua/reload.lua's functions.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "lbt.h"
 
-#define TREE_META "bt.tree"
+/* core.migrate's work: the two trees at indices 1 and 2, the map of the new tree's states to the
+ * old one's, and the tables the phases share. */
+typedef struct move {
+  lua_State *L;
+  lbt_state *S;
+  lbt_tree *old, *neu;
+  const bt_def *od, *nd;
+  int *map;
+  int nstates; /* the new tree's */
+} move;
+
+enum { OOBJS = 4, ODATA, NOBJS, NDATA, CARRIED, DISCARDED, OTPL, NTPL };
 
 static lbt_tree *check_tree(lua_State *L, int idx) {
-  lbt_tree *t = luaL_checkudata(L, idx, TREE_META);
+  lbt_tree *t = lbt_tree_test(L, idx);
+  if (!t) lbt_typeerror(L, idx, idx, "migrate", "BT");
   if (!t->inst) luaL_error(L, "migrate: a tree was garbage collected");
   return t;
-}
-
-static int is_custom(lua_State *L, int obj) {
-  int kind = lbt_node_kind(L, obj);
-  if (kind < 0) return 0;
-  lua_getmetatable(L, obj);
-  lbt_registry_get(L, LBT_REG_CLASSES);
-  lua_rawgeti(L, -1, kind + 1);
-  int custom = !lua_rawequal(L, -1, -3);
-  lua_pop(L, 3);
-  return custom;
 }
 
 /* obj:OnStop(), protected, if the object has one. */
@@ -71,40 +72,8 @@ static void apply_config(lua_State *L, int obj, int old_tpl, int new_tpl) {
   }
 }
 
-/* A task of the old tree (at index 1) that has no place in the new one is reset there: if its
- * run was under way, its finish is told BT_ABORTED. Matched tasks run on in the new tree. */
-static void abort_gone_tasks(lua_State *L, lbt_tree *old, const int *map, int nstates) {
-  const bt_def *od = bt_inst_def(old->inst);
-  int ostates = bt_def_states(od);
-  unsigned char *kept = lua_newuserdatauv(L, (size_t)(ostates ? ostates : 1), 0);
-  memset(kept, 0, (size_t)(ostates ? ostates : 1));
-  for (int ns = 0; ns < nstates; ns++)
-    if (map[ns] >= 0 && map[ns] < ostates) kept[map[ns]] = 1;
-  lbt_ctx saved;
-  lua_State *saved_L;
-  lbt_enter(L, 1, &saved, &saved_L);
-  for (int s = 0; s < ostates; s++) {
-    int n = bt_def_node_of_state(od, s);
-    if (!kept[s] && bt_def_kind(od, n) == BT_TASK) bt_node_reset_as(old->inst, n, BT_TASK);
-  }
-  lbt_leave(L, 1, &saved, saved_L);
-  lua_pop(L, 1);
-}
-
-/* core.migrate(old_tree, new_tree): see lua/reload.lua. Returns matched, gone, re-evaluated. */
-static int r_migrate(lua_State *L) {
-  lbt_tree *old = check_tree(L, 1), *neu = check_tree(L, 2);
-  lbt_state *S = lbt_state_get(L);
-  lua_settop(L, 2);
-  const bt_def *od = bt_inst_def(old->inst), *nd = bt_inst_def(neu->inst);
-  int nstates = bt_def_states(nd);
-  int *map = lua_newuserdatauv(L, (size_t)(nstates ? nstates : 1) * sizeof *map, 0);
-  bt_def_match(od, nd, map);
-  bt_transfer r;
-  int rc = bt_inst_transfer(neu->inst, old->inst, map, &r);
-  if (rc == BT_EBUSY) return luaL_error(L, "migrate: a tree is thinking");
-  if (rc != BT_OK) return luaL_error(L, "not enough memory");
-  enum { OOBJS = 4, ODATA, NOBJS, NDATA, CARRIED, DISCARDED, OTPL, NTPL };
+/* Pushes the tables the phases share, at OOBJS .. NTPL. */
+static void push_tables(lua_State *L) {
   lbt_tree_table(L, 1, LBT_UV_OBJS, 1);
   lbt_tree_table(L, 1, LBT_UV_DATA, 1);
   lbt_tree_table(L, 2, LBT_UV_OBJS, 1);
@@ -117,128 +86,141 @@ static int r_migrate(lua_State *L) {
   lua_getiuservalue(L, 2, LBT_UV_DEF);
   lua_getiuservalue(L, -1, LBT_DEF_UV_TEMPLATES);
   lua_replace(L, NTPL);
+}
 
-  for (int ns = 0; ns < nstates; ns++) {
-    int os = map[ns];
+/* The old object at obj, a node written in Lua that was running (its progress is in its
+ * fields), becomes the object of new state ns; a new object made for that state is discarded. */
+static void carry(move *m, int obj, int os, int ns) {
+  lua_State *L = m->L;
+  if (bt_def_graph_id(m->od, os) >= m->old->nown &&
+      bt_def_graph_id(m->nd, ns) >= m->neu->nown) { /* both copies of templates */
+    lua_rawgeti(L, OTPL, os + 1);
+    lua_rawgeti(L, NTPL, ns + 1);
+    apply_config(L, obj, obj + 1, obj + 2);
+    lua_settop(L, obj);
+  } else if (lua_rawgeti(L, NOBJS, ns + 1) != LUA_TNIL) {
+    lua_rawseti(L, DISCARDED, (lua_Integer)lua_rawlen(L, DISCARDED) + 1);
+  } else {
+    lua_pop(L, 1);
+  }
+  lua_pushvalue(L, 2);
+  lua_rawsetp(L, obj, &lbt_key_tree);
+  lua_pushinteger(L, bt_def_node_of_state(m->nd, ns));
+  lua_rawsetp(L, obj, &lbt_key_node);
+  lua_pushvalue(L, obj);
+  lua_rawseti(L, NOBJS, ns + 1);
+  /* its parent and children are the new tree's, read from it when asked for */
+  lua_pushliteral(L, "children");
+  lua_pushnil(L);
+  lua_rawset(L, obj);
+  lua_pushliteral(L, "parent");
+  lua_pushnil(L);
+  lua_rawset(L, obj);
+  lua_pushvalue(L, obj);
+  lua_pushboolean(L, 1);
+  lua_rawset(L, CARRIED);
+}
+
+/* Phase 1: each matched state keeps its Lua data (an event's data, a task's object), and a
+ * running node written in Lua its object. */
+static void carry_objects(move *m) {
+  lua_State *L = m->L;
+  for (int ns = 0; ns < m->nstates; ns++) {
+    int os = m->map[ns];
     if (os < 0) continue;
-    int nnode = bt_def_node_of_state(nd, ns);
-    if (bt_def_kind(nd, nnode) == BT_EVENT || bt_def_kind(nd, nnode) == BT_TASK) {
-      lua_rawgeti(L, ODATA, os + 1);
-      lua_rawseti(L, NDATA, ns + 1);
-    }
+    lua_rawgeti(L, ODATA, os + 1);
+    lua_rawseti(L, NDATA, ns + 1);
     if (lua_rawgeti(L, OOBJS, os + 1) == LUA_TNIL) {
       lua_pop(L, 1);
       continue;
     }
     int obj = lua_gettop(L);
-    /* a node written in Lua that was running keeps its object: its progress */
-    if (!is_custom(L, obj) || bt_node_status(old->inst, bt_def_node_of_state(od, os)) != BT_RUNNING) {
-      lua_pop(L, 1);
-      continue;
-    }
-    if (lbt_is_template(old, os) && lbt_is_template(neu, ns)) {
-      lua_rawgeti(L, OTPL, os + 1);
-      lua_rawgeti(L, NTPL, ns + 1);
-      apply_config(L, obj, obj + 1, obj + 2);
-      lua_settop(L, obj);
-    } else if (lua_rawgeti(L, NOBJS, ns + 1) != LUA_TNIL) {
-      lua_rawseti(L, DISCARDED, (lua_Integer)lua_rawlen(L, DISCARDED) + 1);
-    } else {
-      lua_pop(L, 1);
-    }
-    lua_pushvalue(L, 2);
-    lua_rawsetp(L, obj, &lbt_key_tree);
-    lua_pushinteger(L, nnode);
-    lua_rawsetp(L, obj, &lbt_key_node);
-    lua_pushvalue(L, obj);
-    lua_rawseti(L, NOBJS, ns + 1);
-    /* its parent and children are the new tree's, read from it when asked for */
-    lua_pushliteral(L, "children");
-    lua_pushnil(L);
-    lua_rawset(L, obj);
-    lua_pushliteral(L, "parent");
-    lua_pushnil(L);
-    lua_rawset(L, obj);
-    lua_pushvalue(L, obj);
-    lua_pushboolean(L, 1);
-    lua_rawset(L, CARRIED);
+    if (lbt_is_custom(L, obj) && bt_node_status(m->old->inst, bt_def_node_of_state(m->od, os)) == BT_RUNNING)
+      carry(m, obj, os, ns);
     lua_settop(L, obj - 1);
   }
+}
 
-  /* everything of the old tree that was not carried over is stopped, parents first */
-  int size = bt_def_size(od);
+/* Phase 2: everything of the old tree that was not carried over is stopped, parents first. */
+static void stop_old(move *m) {
+  lua_State *L = m->L;
+  int size = bt_def_size(m->od);
   for (int n = 0; n < size; n++) {
-    int s = bt_def_state(od, n);
-    if (bt_def_node_of_state(od, s) != n) continue;
+    int s = bt_def_state(m->od, n);
+    if (bt_def_node_of_state(m->od, s) != n) continue;
     if (!lbt_push_on_stop(L, 1, s)) continue;
     lua_pushvalue(L, -2);
     if (lua_rawget(L, CARRIED) == LUA_TNIL) {
       lua_pop(L, 1);
       lua_insert(L, -2);
-      lbt_pcall(S, L, 1, 0, 0, old->inst, n, "OnStop");
+      lbt_pcall(m->S, L, 1, 0, 0, m->old->inst, n, "OnStop");
     } else {
       lua_pop(L, 3);
     }
   }
-  abort_gone_tasks(L, old, map, nstates);
-  lua_Integer nd_count = (lua_Integer)lua_rawlen(L, DISCARDED);
-  for (lua_Integer i = 1; i <= nd_count; i++) {
+}
+
+/* Phase 3: a node of the old tree that has no place in the new one ends its run (a task's
+ * finish is told BT_ABORTED); matched nodes run on in the new tree. */
+static void abort_gone(move *m) {
+  lua_State *L = m->L;
+  int ostates = bt_def_states(m->od);
+  unsigned char *kept = lua_newuserdatauv(L, (size_t)(ostates ? ostates : 1), 0);
+  memset(kept, 0, (size_t)(ostates ? ostates : 1));
+  for (int ns = 0; ns < m->nstates; ns++)
+    if (m->map[ns] >= 0 && m->map[ns] < ostates) kept[m->map[ns]] = 1;
+  lbt_ctx saved;
+  lua_State *saved_L;
+  lbt_tree_enter(L, 1, &saved, &saved_L);
+  for (int s = 0; s < ostates; s++)
+    if (!kept[s]) bt_node_abort(m->old->inst, bt_def_node_of_state(m->od, s));
+  lbt_tree_leave(L, 1, &saved, saved_L);
+  lua_pop(L, 1);
+}
+
+/* Phase 4: the new objects that kept old ones replaced are stopped. */
+static void stop_discarded(move *m) {
+  lua_State *L = m->L;
+  lua_Integer n = (lua_Integer)lua_rawlen(L, DISCARDED);
+  for (lua_Integer i = 1; i <= n; i++) {
     lua_rawgeti(L, DISCARDED, i);
-    stop_object(L, S, -1, neu->inst, 0);
+    stop_object(L, m->S, -1, m->neu->inst, 0);
     lua_pop(L, 1);
   }
+}
+
+/* shared.migrate(old_tree, new_tree): see lua/reload.lua. Returns matched, gone, re-evaluated. */
+static int l_migrate(lua_State *L) {
+  move m;
+  m.L = L;
+  m.old = check_tree(L, 1);
+  m.neu = check_tree(L, 2);
+  m.S = lbt_state_get(L);
+  lua_settop(L, 2);
+  m.od = bt_inst_def(m.old->inst);
+  m.nd = bt_inst_def(m.neu->inst);
+  m.nstates = bt_def_states(m.nd);
+  m.map = lua_newuserdatauv(L, (size_t)(m.nstates ? m.nstates : 1) * sizeof *m.map, 0);
+  bt_def_match(m.od, m.nd, m.map);
+  bt_transfer r;
+  int rc = bt_inst_transfer(m.neu->inst, m.old->inst, m.map, &r);
+  if (rc == BT_EBUSY) return luaL_error(L, "migrate: a tree is thinking");
+  if (rc != BT_OK) return luaL_error(L, "not enough memory");
+  push_tables(L);
+  carry_objects(&m);
+  stop_old(&m);
+  abort_gone(&m);
+  stop_discarded(&m);
   lua_pushinteger(L, r.matched);
   lua_pushinteger(L, r.gone);
   lua_pushinteger(L, r.reevaluate);
   return 3;
 }
 
-/* core.thinking(): whether a tree of this Lua state is inside its think */
-static int r_thinking(lua_State *L) {
-  lua_pushboolean(L, lbt_state_get(L)->thinking > 0);
-  return 1;
-}
-
-/* core.defer(fn): fn() runs once no tree thinks (at the end of the outermost think) */
-static int r_defer(lua_State *L) {
-  luaL_checktype(L, 1, LUA_TFUNCTION);
-  lbt_registry_get(L, LBT_REG_DEFERRED);
-  lua_pushvalue(L, 1);
-  lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
-  lbt_state_get(L)->deferred = 1;
-  return 0;
-}
-
-void lbt_run_deferred(lua_State *L, lbt_state *S) {
-  if (!S->deferred || S->thinking > 0) return;
-  S->deferred = 0;
-  lbt_registry_get(L, LBT_REG_DEFERRED);
-  int list = lua_gettop(L);
-  lua_newtable(L);
-  lbt_registry_set(L, LBT_REG_DEFERRED);
-  lua_Integer n = (lua_Integer)lua_rawlen(L, list);
-  for (lua_Integer i = 1; i <= n; i++) {
-    lua_rawgeti(L, list, i);
-    lbt_pcall(S, L, 0, 0, 0, NULL, -1, "deferred reload");
-  }
-  lua_settop(L, list - 1);
-}
-
-static const luaL_Reg reload_core[] = {
-    {"migrate", r_migrate},
-    {"thinking", r_thinking},
-    {"defer", r_defer},
+const luaL_Reg lbt_reload_shared[] = {
+    {"migrate", l_migrate},
     {NULL, NULL},
 };
-
-void lbt_add_reload_core(lua_State *L, int core) {
-  lbt_add_subtree_core(L, core);
-  lua_pushvalue(L, core);
-  luaL_setfuncs(L, reload_core, 0);
-  lbt_push_watch_core(L);
-  lua_setfield(L, -2, "watcher");
-  lua_pop(L, 1);
-}
 
 /* ---- the C API (bt_lua.h) ---- */
 

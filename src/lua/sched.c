@@ -4,6 +4,7 @@
  * scheduler ids and back. Update thinks each due brain with brain:OnUpdate() and files it by
  * brain:GetSleepTime(), as Don't Starve's BrainWrangler does.
  */
+#include <math.h>
 #include <string.h>
 
 #include "lbt.h"
@@ -22,11 +23,10 @@ typedef struct lbt_sched {
 
 /* self._sched of the wrangler at index 1, pushed at index top; checks it. */
 static lbt_sched *get(lua_State *L, const char *method) {
-  if (lua_type(L, 1) != LUA_TTABLE)
-    luaL_error(L, "bad self to '%s' (BrainWrangler expected, got %s)", method, luaL_typename(L, 1));
+  if (lua_type(L, 1) != LUA_TTABLE) lbt_typeerror(L, 1, 0, method, "BrainWrangler");
   lua_getfield(L, 1, "_sched");
   lbt_sched *w = luaL_testudata(L, -1, SCHED_META);
-  if (!w || !w->s) luaL_error(L, "bad self to '%s' (BrainWrangler expected)", method);
+  if (!w || !w->s) lbt_typeerror(L, 1, 0, method, "BrainWrangler");
   bt_sched_set_tick_time(w->s, w->S->tick_time);
   return w;
 }
@@ -58,8 +58,7 @@ static int brain_id(lua_State *L, lbt_sched *w, int ud, int idx, int create) {
 
 static void check_brain(lua_State *L, const char *method) {
   int t = lua_type(L, 2);
-  if (t != LUA_TTABLE && t != LUA_TUSERDATA)
-    luaL_error(L, "bad argument #1 to '%s' (brain expected, got %s)", method, luaL_typename(L, 2));
+  if (t != LUA_TTABLE && t != LUA_TUSERDATA) lbt_typeerror(L, 2, 1, method, "brain");
 }
 
 /* Forgets the brain's id: now, or after the Update under way (a brain removed during a tick
@@ -85,7 +84,7 @@ static void forget(lua_State *L, lbt_sched *w, int ud, int id) {
   bt_sched_brain_free(w->s, id);
 }
 
-static int w_add(lua_State *L) {
+static int wrangler_add(lua_State *L) {
   lbt_sched *w = get(L, "AddInstance");
   int ud = lua_gettop(L);
   check_brain(L, "AddInstance");
@@ -94,7 +93,7 @@ static int w_add(lua_State *L) {
   return 0;
 }
 
-static int w_remove(lua_State *L) {
+static int wrangler_remove(lua_State *L) {
   lbt_sched *w = get(L, "RemoveInstance");
   int ud = lua_gettop(L);
   check_brain(L, "RemoveInstance");
@@ -106,24 +105,24 @@ static int w_remove(lua_State *L) {
 }
 
 /* Wake, Hibernate, Sleep act on registered brains only. */
-static int w_wake(lua_State *L) {
+static int wrangler_wake(lua_State *L) {
   lbt_sched *w = get(L, "Wake");
   int id = brain_id(L, w, lua_gettop(L), 2, 0);
   if (id >= 0) bt_sched_wake(w->s, id);
   return 0;
 }
 
-static int w_hibernate(lua_State *L) {
+static int wrangler_hibernate(lua_State *L) {
   lbt_sched *w = get(L, "Hibernate");
   int id = brain_id(L, w, lua_gettop(L), 2, 0);
   if (id >= 0) bt_sched_hibernate(w->s, id);
   return 0;
 }
 
-static int w_sleep(lua_State *L) {
+static int wrangler_sleep(lua_State *L) {
   lbt_sched *w = get(L, "Sleep");
   int ud = lua_gettop(L);
-  double t = luaL_checknumber(L, 3);
+  double t = lbt_checknumber(L, 3, 2, "Sleep");
   int id = brain_id(L, w, ud, 2, 0);
   if (id >= 0 && bt_sched_sleep(w->s, id, t) != BT_OK) return luaL_error(L, "not enough memory");
   return 0;
@@ -224,12 +223,12 @@ static int hook_think(void *ud, int id, double *sleep) {
   return has;
 }
 
-static int w_update(lua_State *L) {
+static int wrangler_update(lua_State *L) {
   lbt_sched *w = get(L, "Update");
   int ud = lua_gettop(L);
-  if (!lua_isinteger(L, 2))
-    return luaL_error(L, "bad argument #1 to 'Update' (integer tick expected, got %s)",
-                      lua_type(L, 2) == LUA_TNUMBER ? "a fraction" : luaL_typename(L, 2));
+  if (lua_type(L, 2) == LUA_TNUMBER && !lua_isinteger(L, 2))
+    return lbt_argerror(L, 1, "Update", "integer tick expected, got a fraction");
+  if (!lua_isinteger(L, 2)) return lbt_typeerror(L, 2, 1, "Update", "integer tick");
   lua_Integer tick = lua_tointeger(L, 2);
   lua_State *saved_L = w->L;
   int saved_ud = w->ud;
@@ -260,7 +259,7 @@ static int w_update(lua_State *L) {
 }
 
 /* wrangler:GetList(brain): "updating", "waiting" (and its tick), "hibernating", or nil */
-static int w_get_list(lua_State *L) {
+static int wrangler_get_list(lua_State *L) {
   lbt_sched *w = get(L, "GetList");
   int id = brain_id(L, w, lua_gettop(L), 2, 0);
   long long wake = 0;
@@ -276,7 +275,7 @@ static int w_get_list(lua_State *L) {
   }
 }
 
-static int w_stats(lua_State *L) {
+static int wrangler_stats(lua_State *L) {
   lbt_sched *w = get(L, "GetStats");
   bt_sched_stats st;
   bt_sched_stats_get(w->s, &st);
@@ -297,12 +296,12 @@ static int w_stats(lua_State *L) {
 }
 
 /* wrangler:SetPeriod(brain, seconds): the fixed-rate policy's bound for this brain */
-static int w_set_period(lua_State *L) {
+static int wrangler_set_period(lua_State *L) {
   lbt_sched *w = get(L, "SetPeriod");
   int ud = lua_gettop(L);
   check_brain(L, "SetPeriod");
-  double p = luaL_checknumber(L, 3);
-  if (!(p >= 0)) return luaL_error(L, "bad argument #2 to 'SetPeriod' (non-negative number expected)");
+  double p = lbt_checknumber(L, 3, 2, "SetPeriod");
+  if (!(p >= 0)) return lbt_argerror(L, 2, "SetPeriod", "non-negative number expected");
   bt_sched_set_period(w->s, brain_id(L, w, ud, 2, 1), p);
   return 0;
 }
@@ -315,9 +314,11 @@ static int sched_gc(lua_State *L) {
   return 0;
 }
 
-/* core.scheduler(policy): a new scheduler userdata ("ds" or "fixed_rate") */
+/* shared.scheduler(policy): a new scheduler userdata ("ds" or "fixed_rate") */
 static int sched_new(lua_State *L) {
-  const char *policy = luaL_optstring(L, 1, "ds");
+  int t = lua_type(L, 1);
+  if (t != LUA_TNONE && t != LUA_TNIL && t != LUA_TSTRING) return lbt_typeerror(L, 1, 1, "BrainWrangler", "string or nil");
+  const char *policy = t == LUA_TSTRING ? lua_tostring(L, 1) : "ds";
   int p;
   if (strcmp(policy, "ds") == 0) p = BT_SCHED_DS;
   else if (strcmp(policy, "fixed_rate") == 0) p = BT_SCHED_FIXED_RATE;
@@ -336,29 +337,37 @@ static int sched_new(lua_State *L) {
 }
 
 static const luaL_Reg wrangler_methods[] = {
-    {"AddInstance", w_add},
-    {"RemoveInstance", w_remove},
-    {"Wake", w_wake},
-    {"Hibernate", w_hibernate},
-    {"Sleep", w_sleep},
-    {"Update", w_update},
-    {"GetList", w_get_list},
-    {"GetStats", w_stats},
-    {"SetPeriod", w_set_period},
+    {"AddInstance", wrangler_add},
+    {"RemoveInstance", wrangler_remove},
+    {"Wake", wrangler_wake},
+    {"Hibernate", wrangler_hibernate},
+    {"Sleep", wrangler_sleep},
+    {"Update", wrangler_update},
+    {"GetList", wrangler_get_list},
+    {"GetStats", wrangler_stats},
+    {"SetPeriod", wrangler_set_period},
     {NULL, NULL},
 };
 
-/* Pushes a table: scheduler (constructor) and the wrangler methods written in C. */
-void lbt_push_sched_core(lua_State *L) {
+/* bt.set_tick_time(seconds): the tick length sleep times are converted with */
+static int l_set_tick_time(lua_State *L) {
+  if (lua_type(L, 1) != LUA_TNUMBER) return lbt_typeerror(L, 1, 1, "set_tick_time", "positive number");
+  if (!(lua_tonumber(L, 1) > 0) || lua_tonumber(L, 1) == HUGE_VAL)
+    return lbt_argerror(L, 1, "set_tick_time", "positive number expected, got a number that is not positive");
+  lbt_state_get(L)->tick_time = lua_tonumber(L, 1);
+  return 0;
+}
+
+void lbt_open_sched(lua_State *L, int module, int shared) {
+  lua_pushcfunction(L, l_set_tick_time);
+  lua_setfield(L, module, "set_tick_time");
   if (luaL_newmetatable(L, SCHED_META)) {
     lua_pushcfunction(L, sched_gc);
     lua_setfield(L, -2, "__gc");
   }
   lua_pop(L, 1);
-  lua_newtable(L);
   lua_pushcfunction(L, sched_new);
-  lua_setfield(L, -2, "scheduler");
-  lua_newtable(L);
-  luaL_setfuncs(L, wrangler_methods, 0);
-  lua_setfield(L, -2, "wrangler_methods");
+  lua_setfield(L, shared, "scheduler");
+  luaL_newlib(L, wrangler_methods);
+  lua_setfield(L, shared, "wrangler_methods");
 }

@@ -27,7 +27,11 @@ typedef struct lbt_watch {
   int fd; /* inotify descriptor, or -1 when polling */
 } lbt_watch;
 
-static lbt_watch *check_watch(lua_State *L) { return luaL_checkudata(L, 1, WATCH_META); }
+static lbt_watch *check_watch(lua_State *L, const char *method) {
+  lbt_watch *w = luaL_testudata(L, 1, WATCH_META);
+  if (!w) lbt_typeerror(L, 1, 0, method, "watcher");
+  return w;
+}
 
 /* Pushes "mtime.nsec/size" of path, or nil if it cannot be read. */
 static void push_stamp(lua_State *L, const char *path) {
@@ -41,9 +45,10 @@ static void push_stamp(lua_State *L, const char *path) {
 }
 
 /* watcher:add(path): watch this file. Returns true, or nil and a message. */
-static int w_add(lua_State *L) {
-  lbt_watch *w = check_watch(L);
-  const char *path = luaL_checkstring(L, 2);
+static int watcher_add(lua_State *L) {
+  lbt_watch *w = check_watch(L, "add");
+  if (lua_type(L, 2) != LUA_TSTRING) return lbt_typeerror(L, 2, 1, "add", "string");
+  const char *path = lua_tostring(L, 2);
   char real[PATH_MAX];
   if (!realpath(path, real)) {
     lua_pushnil(L);
@@ -95,8 +100,8 @@ static void report(lua_State *L, int files, int seen, int res, const char *real)
 }
 
 /* watcher:poll(): the watched files (as given to add) that changed since the last poll. */
-static int w_poll(lua_State *L) {
-  lbt_watch *w = check_watch(L);
+static int watcher_poll(lua_State *L) {
+  lbt_watch *w = check_watch(L, "poll");
   lua_settop(L, 1);
   lua_getiuservalue(L, 1, UV_FILES);
   int files = lua_gettop(L);
@@ -152,26 +157,41 @@ static int w_poll(lua_State *L) {
 }
 
 /* watcher:mode(): "inotify" or "poll" */
-static int w_mode(lua_State *L) {
-  lua_pushstring(L, check_watch(L)->fd >= 0 ? "inotify" : "poll");
+static int watcher_mode(lua_State *L) {
+  lua_pushstring(L, check_watch(L, "mode")->fd >= 0 ? "inotify" : "poll");
   return 1;
 }
 
-static int w_gc(lua_State *L) {
+static int watcher_gc(lua_State *L) {
   lbt_watch *w = lua_touserdata(L, 1);
   if (w->fd >= 0) close(w->fd);
   w->fd = -1;
   return 0;
 }
 
-/* core.watcher(mode): a new watcher; mode "poll" forces polling, otherwise inotify if it can */
-static int w_new(lua_State *L) {
-  const char *mode = luaL_optstring(L, 1, "auto");
+static const luaL_Reg watcher_methods[] = {
+    {"add", watcher_add},
+    {"poll", watcher_poll},
+    {"mode", watcher_mode},
+    {NULL, NULL},
+};
+
+/* shared.watcher(mode): a new watcher; mode "poll" forces polling, otherwise inotify if it can */
+int lbt_watcher_new(lua_State *L) {
+  int t = lua_type(L, 1);
+  if (t != LUA_TNONE && t != LUA_TNIL && t != LUA_TSTRING) return lbt_typeerror(L, 1, 1, "watch", "string or nil");
+  const char *mode = t == LUA_TSTRING ? lua_tostring(L, 1) : "auto";
   if (strcmp(mode, "auto") && strcmp(mode, "inotify") && strcmp(mode, "poll"))
     return luaL_error(L, "bad watch mode '%s' (\"auto\", \"inotify\" or \"poll\")", mode);
   lbt_watch *w = lua_newuserdatauv(L, sizeof *w, UV_COUNT);
   w->fd = -1;
-  luaL_setmetatable(L, WATCH_META);
+  if (luaL_newmetatable(L, WATCH_META)) {
+    lua_pushcfunction(L, watcher_gc);
+    lua_setfield(L, -2, "__gc");
+    luaL_newlib(L, watcher_methods);
+    lua_setfield(L, -2, "__index");
+  }
+  lua_setmetatable(L, -2);
   for (int uv = 1; uv <= UV_COUNT; uv++) {
     lua_newtable(L);
     lua_setiuservalue(L, -2, uv);
@@ -181,22 +201,4 @@ static int w_new(lua_State *L) {
 #endif
   if (w->fd < 0 && strcmp(mode, "inotify") == 0) return luaL_error(L, "inotify is not available here");
   return 1;
-}
-
-static const luaL_Reg watch_methods[] = {
-    {"add", w_add},
-    {"poll", w_poll},
-    {"mode", w_mode},
-    {NULL, NULL},
-};
-
-void lbt_push_watch_core(lua_State *L) {
-  if (luaL_newmetatable(L, WATCH_META)) {
-    lua_pushcfunction(L, w_gc);
-    lua_setfield(L, -2, "__gc");
-    luaL_newlib(L, watch_methods);
-    lua_setfield(L, -2, "__index");
-  }
-  lua_pop(L, 1);
-  lua_pushcfunction(L, w_new);
 }

@@ -1,0 +1,1145 @@
+/*
+ * classes.c: Don't Starve's node classes, and the kinds bt adds, in Lua. Each is a Class whose
+ * instances are plain tables (so scripts may add fields and override methods) holding what the
+ * constructor was given. The classes, their bases and the methods each defines come from the
+ * core's kind table (bt_kind_get); what is particular to a kind in Lua is in its section below:
+ * its constructor, and how the fields the constructor set become the core's bt_spec.
+ */
+#include <string.h>
+
+#include "lbt.h"
+
+/* ---- argument checks, in the words of luaL_argerror ---- */
+
+/* Constructor argument `arg` (1-based, after self) is at stack index arg + 1. */
+
+static void check_self(lua_State *L, const char *fname) {
+  if (lua_type(L, 1) != LUA_TTABLE) lbt_typeerror(L, 1, 0, fname, "the node under construction");
+}
+
+static int is_callable(lua_State *L, int idx) {
+  if (lua_type(L, idx) == LUA_TFUNCTION) return 1;
+  if (!lua_getmetatable(L, idx)) return 0;
+  int yes = lua_getfield(L, -1, "__call") != LUA_TNIL;
+  lua_pop(L, 2);
+  return yes;
+}
+
+static void check_function(lua_State *L, int arg, const char *fname) {
+  if (!is_callable(L, arg + 1)) lbt_typeerror(L, arg + 1, arg, fname, "function");
+}
+
+static void check_optname(lua_State *L, int arg, const char *fname) {
+  int t = lua_type(L, arg + 1);
+  if (t > LUA_TNIL && t != LUA_TSTRING) lbt_typeerror(L, arg + 1, arg, fname, "string or nil");
+}
+
+static void check_optnumber(lua_State *L, int arg, const char *fname) {
+  int t = lua_type(L, arg + 1);
+  if (t > LUA_TNIL && t != LUA_TNUMBER) lbt_typeerror(L, arg + 1, arg, fname, "number or nil");
+}
+
+static void check_node(lua_State *L, int arg, const char *fname) {
+  if (!lbt_is_node(L, arg + 1)) lbt_typeerror(L, arg + 1, arg, fname, "node");
+}
+
+static void check_time(lua_State *L, int arg, const char *fname) {
+  if (lua_type(L, arg + 1) != LUA_TNUMBER && !is_callable(L, arg + 1))
+    lbt_typeerror(L, arg + 1, arg, fname, "number or function");
+}
+
+static void check_children(lua_State *L, int arg, const char *fname) {
+  int idx = arg + 1;
+  if (lua_type(L, idx) != LUA_TTABLE) lbt_typeerror(L, idx, arg, fname, "table");
+  lua_Integer n = (lua_Integer)lua_rawlen(L, idx);
+  for (lua_Integer i = 1; i <= n; i++) {
+    lua_rawgeti(L, idx, i);
+    if (!lbt_is_node(L, -1)) {
+      const char *msg = lua_pushfstring(L, "node expected at index %I, got %s", i, luaL_typename(L, -1));
+      lbt_argerror(L, arg, fname, msg);
+    }
+    lua_pop(L, 1);
+  }
+  lua_Integer keys = 0;
+  lua_pushnil(L);
+  while (lua_next(L, idx)) {
+    keys++;
+    lua_pop(L, 1);
+  }
+  if (keys != n) lbt_argerror(L, arg, fname, "children must be a list of nodes without holes");
+}
+
+/* ---- what constructors set ---- */
+
+/* The kind a constructor makes: its upvalue. */
+static int ctor_kind(lua_State *L) { return (int)lua_tointeger(L, lua_upvalueindex(1)); }
+
+/* Sets name and children as BehaviourNode._ctor does, and each child's parent. */
+static void init_node(lua_State *L, const char *name, int name_idx, int children_idx) {
+  name_idx = name_idx ? lua_absindex(L, name_idx) : 0;
+  children_idx = children_idx ? lua_absindex(L, children_idx) : 0;
+  lua_pushliteral(L, "name");
+  if (name_idx && !lua_isnoneornil(L, name_idx)) lua_pushvalue(L, name_idx);
+  else lua_pushstring(L, name);
+  lua_rawset(L, 1);
+  if (!children_idx || lua_isnoneornil(L, children_idx)) return;
+  lua_pushliteral(L, "children");
+  lua_pushvalue(L, children_idx);
+  lua_rawset(L, 1);
+  lua_Integer n = (lua_Integer)lua_rawlen(L, children_idx);
+  for (lua_Integer i = 1; i <= n; i++) {
+    lua_rawgeti(L, children_idx, i);
+    lua_pushliteral(L, "parent");
+    lua_pushvalue(L, 1);
+    lua_rawset(L, -3);
+    lua_pop(L, 1);
+  }
+}
+
+static void set_field(lua_State *L, const char *key, int value_idx) {
+  lua_pushstring(L, key);
+  lua_pushvalue(L, value_idx);
+  lua_rawset(L, 1);
+}
+
+/* Wraps the single child at stack index idx in a new children table, pushed. */
+static int push_single(lua_State *L, int idx) {
+  lua_createtable(L, 1, 0);
+  if (!lua_isnil(L, idx)) {
+    lua_pushvalue(L, idx);
+    lua_rawseti(L, -2, 1);
+  }
+  return lua_gettop(L);
+}
+
+/* The fields the constructors below set, besides the state that moves into a tree: an object
+ * with only these can be made anew from its definition (objects.c's must_keep). */
+static const char *const ctor_fields[] = {
+    "name", "children", "parent", "fn", "action", "start", "continue", "period", "maxreps",
+    "wait_time", "stoponanycomplete", "task", "success_policy", "failure_policy", "times",
+    "seconds", "subtree", NULL};
+
+/* ---- what the core is told of a node object ---- */
+
+typedef struct reader {
+  lua_State *L;
+  int obj;
+  int custom;   /* a script's subclass: its methods may stand for missing functions */
+  int template; /* an object of a shared definition */
+  lbt_slots *slots;
+  const char *fname;
+  bt_spec *s;
+} reader;
+
+/* Raises "<fname>: <fmt with the node's name>". */
+static int spec_error(reader *r, const char *fmt) {
+  lua_State *L = r->L;
+  lua_getfield(L, r->obj, "name");
+  lua_pushfstring(L, fmt, luaL_tolstring(L, -1, NULL));
+  return luaL_error(L, "%s: %s", r->fname, lua_tostring(L, -1));
+}
+
+/* Reads the param from field: a number; nil (BT_SPEC_NIL_PARAM); or, given a time function, a
+ * function (BT_SPEC_PARAM_FN, its slot in ud). Returns 0 for anything else. */
+static int read_param(reader *r, const char *field, bt_fn time_fn) {
+  lua_State *L = r->L;
+  lua_pushstring(L, field);
+  int type = lua_rawget(L, r->obj);
+  if (type == LUA_TNUMBER) {
+    r->s->param = lua_tonumber(L, -1);
+    lua_pop(L, 1);
+  } else if (type == LUA_TNIL) {
+    r->s->flags |= BT_SPEC_NIL_PARAM;
+    lua_pop(L, 1);
+  } else if (time_fn && (type == LUA_TFUNCTION || type == LUA_TTABLE || type == LUA_TUSERDATA)) {
+    r->s->flags |= BT_SPEC_PARAM_FN;
+    r->s->fn = time_fn;
+    r->s->ud = lbt_slot_add(r->slots);
+  } else {
+    lua_pop(L, 1);
+    return 0;
+  }
+  return 1;
+}
+
+/* Reads a leaf function from field into fn and ud; 0 if it is missing. */
+static int read_fn(reader *r, const char *field, bt_fn *fn, void **ud) {
+  lua_State *L = r->L;
+  lua_getfield(L, r->obj, field);
+  if (lua_isnil(L, -1)) {
+    lua_pop(L, 1);
+    return 0;
+  }
+  *fn = lbt_call_truth;
+  *ud = lbt_slot_add(r->slots);
+  return 1;
+}
+
+/* ---- BehaviourNode and DecoratorNode ---- */
+
+static int ctor_behaviour(lua_State *L) {
+  check_self(L, "BehaviourNode");
+  lua_settop(L, 3);
+  if (!lua_isnoneornil(L, 3)) check_children(L, 2, "BehaviourNode");
+  init_node(L, "", 2, lua_isnoneornil(L, 3) ? 0 : 3);
+  return 0;
+}
+
+static int ctor_decorator(lua_State *L) {
+  check_self(L, "DecoratorNode");
+  if (!lua_isnoneornil(L, 3)) check_node(L, 2, "DecoratorNode");
+  lua_settop(L, 3);
+  init_node(L, "Decorator", 2, push_single(L, 3));
+  return 0;
+}
+
+/* ---- SequenceNode(children), SelectorNode(children), RandomNode(children) ---- */
+
+static int ctor_composite(lua_State *L) {
+  int kind = ctor_kind(L);
+  const char *fname = bt_kind_name(kind);
+  check_self(L, fname);
+  lua_settop(L, 2);
+  check_children(L, 1, fname);
+  init_node(L, bt_kind_default_name(kind), 0, 2);
+  return 0;
+}
+
+/* ---- PriorityNode(children, period, noscatter) ----
+ * The constructor draws the first evaluation time, as Don't Starve's does. A shared definition's
+ * Priorities (and a subtree's) are drawn again by each entity's instance, unless the constructor
+ * was told noscatter: the spec decides it, and nothing else does. */
+
+static int ctor_priority(lua_State *L) {
+  check_self(L, "PriorityNode");
+  check_children(L, 1, "PriorityNode");
+  check_optnumber(L, 2, "PriorityNode");
+  lua_settop(L, 4);
+  init_node(L, "Priority", 0, 2);
+  if (lua_isnil(L, 3)) lua_pushinteger(L, 1);
+  else lua_pushvalue(L, 3);
+  set_field(L, "period", lua_gettop(L));
+  if (!lua_toboolean(L, 4)) {
+    lbt_push_math_random(L);
+    lua_call(L, 0, 1);
+    lua_pushnumber(L, bt_priority_scatter(lua_tonumber(L, -2), lua_tonumber(L, -1)));
+    set_field(L, "lasttime", lua_gettop(L));
+  }
+  return 0;
+}
+
+static int spec_priority(reader *r) {
+  if (!read_param(r, "period", NULL)) return 0;
+  /* an entity's own object drew its time in the constructor (or was told not to); a template's
+   * copies draw theirs unless the constructor was told noscatter (it drew no lasttime) */
+  lua_pushliteral(r->L, "lasttime");
+  if (!r->template || lua_rawget(r->L, r->obj) == LUA_TNIL) r->s->flags |= BT_SPEC_NOSCATTER;
+  lua_pop(r->L, 1);
+  return 1;
+}
+
+/* ---- ParallelNode(children, name), ActiveSelectorNode(children, name) ---- */
+
+static int ctor_named_composite(lua_State *L) {
+  int kind = ctor_kind(L);
+  const char *fname = bt_kind_name(kind);
+  check_self(L, fname);
+  lua_settop(L, 3);
+  check_children(L, 1, fname);
+  check_optname(L, 2, fname);
+  init_node(L, bt_kind_default_name(kind), 3, 2);
+  return 0;
+}
+
+/* ---- ParallelNodeAny(children) ---- */
+
+static int ctor_parallel_any(lua_State *L) {
+  check_self(L, "ParallelNodeAny");
+  lua_settop(L, 2);
+  check_children(L, 1, "ParallelNodeAny");
+  init_node(L, "Parallel(Any)", 0, 2);
+  lua_pushboolean(L, 1);
+  set_field(L, "stoponanycomplete", lua_gettop(L));
+  return 0;
+}
+
+/* ---- LoopNode(children, maxreps) ---- */
+
+static int ctor_loop(lua_State *L) {
+  check_self(L, "LoopNode");
+  check_children(L, 1, "LoopNode");
+  check_optnumber(L, 2, "LoopNode");
+  lua_settop(L, 3);
+  init_node(L, "Sequence", 0, 2);
+  set_field(L, "maxreps", 3);
+  return 0;
+}
+
+static int spec_loop(reader *r) { return read_param(r, "maxreps", NULL); }
+
+/* ---- ConditionNode(fn, name), ConditionWaitNode(fn, name), ActionNode(action, name) ---- */
+
+static const char *fn_field(int kind) { return kind == BT_ACTION ? "action" : "fn"; }
+
+static int ctor_fn_leaf(lua_State *L) {
+  int kind = ctor_kind(L);
+  const char *fname = bt_kind_name(kind);
+  check_self(L, fname);
+  lua_settop(L, 3);
+  check_function(L, 1, fname);
+  check_optname(L, 2, fname);
+  init_node(L, bt_kind_default_name(kind), 3, 0);
+  set_field(L, fn_field(kind), 2);
+  return 0;
+}
+
+static int spec_fn_leaf(reader *r) {
+  return read_fn(r, fn_field(r->s->kind), &r->s->fn, &r->s->ud) || r->custom;
+}
+
+/* ---- MultiConditionNode(start, continue, name) ---- */
+
+static int ctor_multicondition(lua_State *L) {
+  check_self(L, "MultiConditionNode");
+  lua_settop(L, 4);
+  check_function(L, 1, "MultiConditionNode");
+  check_function(L, 2, "MultiConditionNode");
+  check_optname(L, 3, "MultiConditionNode");
+  init_node(L, "Condition", 4, 0);
+  set_field(L, "start", 2);
+  set_field(L, "continue", 3);
+  return 0;
+}
+
+static int spec_multicondition(reader *r) {
+  bt_spec *s = r->s;
+  return (read_fn(r, "start", &s->fn, &s->ud) & read_fn(r, "continue", &s->fn2, &s->ud2)) || r->custom;
+}
+
+/* ---- WaitNode(seconds or fn): fn is called with nothing ---- */
+
+static int ctor_wait(lua_State *L) {
+  check_self(L, "WaitNode");
+  lua_settop(L, 2);
+  check_time(L, 1, "WaitNode");
+  init_node(L, "Wait", 0, 0);
+  set_field(L, "wait_time", 2);
+  return 0;
+}
+
+static int spec_wait(reader *r) { return read_param(r, "wait_time", lbt_call_time); }
+
+/* ---- NotDecorator(child), FailIfRunningDecorator(child), FailIfSuccessDecorator(child) ---- */
+
+static int ctor_decorator_kind(lua_State *L) {
+  int kind = ctor_kind(L);
+  const char *fname = bt_kind_name(kind);
+  check_self(L, fname);
+  check_node(L, 1, fname);
+  lua_settop(L, 2);
+  init_node(L, bt_kind_default_name(kind), 0, push_single(L, 2));
+  return 0;
+}
+
+/* ---- EventNode(inst, event, child, priority) ----
+ * Its object holds the entity it listens through, and a listener that an OnStop removes; an
+ * event's data is the node's Lua data in the tree. The entity listens through its inst when
+ * the inst has ListenForEvent; otherwise tree:FireEvent delivers the event. */
+
+/* The listener an EventNode registers: function(inst, data) self:OnEvent(data) end */
+static int event_listener(lua_State *L) {
+  lua_settop(L, 2);
+  int self = lua_upvalueindex(1);
+  int node = -1;
+  lbt_tree *t = lbt_node_tree(L, self, &node);
+  lua_getfield(L, self, "OnEvent");
+  lua_pushvalue(L, self);
+  lua_pushvalue(L, 2);
+  lbt_pcall(lbt_state_get(L), L, 2, 0, 0, t ? t->inst : NULL, node, "event");
+  return 0;
+}
+
+/* Makes the object at obj listen through the inst at inst: inst:ListenForEvent(obj.event,
+ * obj.eventfn), the listener kept as obj.eventfn. */
+static void listen(lua_State *L, int obj, int inst) {
+  lua_pushvalue(L, obj);
+  lua_pushcclosure(L, event_listener, 1);
+  int fn = lua_gettop(L);
+  lua_pushliteral(L, "eventfn");
+  lua_pushvalue(L, fn);
+  lua_rawset(L, obj);
+  lua_getfield(L, inst, "ListenForEvent");
+  lua_pushvalue(L, inst);
+  lua_getfield(L, obj, "event");
+  lua_pushvalue(L, fn);
+  lua_call(L, 3, 0);
+  lua_settop(L, fn - 1);
+}
+
+static int ctor_event(lua_State *L) {
+  check_self(L, "EventNode");
+  lua_settop(L, 5);
+  int t = lua_type(L, 2);
+  if (t != LUA_TTABLE && t != LUA_TUSERDATA && t != LUA_TNIL)
+    lbt_typeerror(L, 2, 1, "EventNode", "table or nil");
+  if (lua_type(L, 3) != LUA_TSTRING && lua_type(L, 3) != LUA_TNUMBER)
+    lbt_typeerror(L, 3, 2, "EventNode", "string");
+  if (!lua_isnil(L, 4)) check_node(L, 3, "EventNode");
+  check_optnumber(L, 4, "EventNode");
+  lua_pushfstring(L, "Event(%s)", lua_tostring(L, 3));
+  int name = lua_gettop(L);
+  init_node(L, NULL, name, push_single(L, 4));
+  set_field(L, "inst", 2);
+  set_field(L, "event", 3);
+  if (lua_isnil(L, 5)) lua_pushinteger(L, 0);
+  else lua_pushvalue(L, 5);
+  set_field(L, "priority", lua_gettop(L));
+  if (t != LUA_TNIL && lua_getfield(L, 2, "ListenForEvent") != LUA_TNIL) listen(L, 1, 2);
+  return 0;
+}
+
+/* A shared EventNode cannot have subscribed through an inst: each entity subscribes its own. */
+static int spec_event(reader *r) {
+  if (r->template) {
+    lua_pushliteral(r->L, "eventfn");
+    if (lua_rawget(r->L, r->obj) != LUA_TNIL)
+      spec_error(r, "EventNode '%s' listens through its inst; in a shared definition give it inst "
+                    "nil (each entity then listens through its own)");
+    lua_pop(r->L, 1);
+  }
+  return read_param(r, "priority", NULL);
+}
+
+/* EventNode:OnEvent(data) for the node object at obj, with the event data at data. */
+static void fire(lua_State *L, int obj, int data) {
+  obj = lua_absindex(L, obj);
+  data = lua_absindex(L, data);
+  int node;
+  lbt_tree *t = lbt_node_tree(L, obj, &node);
+  if (t) {
+    lbt_ctx saved;
+    lua_State *saved_L;
+    lua_rawgetp(L, obj, &lbt_key_tree);
+    int tree = lua_gettop(L);
+    lbt_tree_enter(L, tree, &saved, &saved_L);
+    bt_inst_fire_event(t->inst, node);
+    lbt_tree_table(L, tree, LBT_UV_DATA, 1);
+    lua_pushvalue(L, data);
+    lua_rawseti(L, -2, bt_def_state(bt_inst_def(t->inst), node) + 1);
+    lua_pop(L, 1);
+    lbt_tree_leave(L, tree, &saved, saved_L);
+    lua_pop(L, 1);
+  } else {
+    /* not in a tree yet: what Don't Starve's OnEvent does to the plain fields */
+    lua_pushboolean(L, 1);
+    lua_setfield(L, obj, "triggered");
+    lua_pushvalue(L, data);
+    lua_setfield(L, obj, "data");
+  }
+  /* if self.inst.brain then self.inst.brain:ForceUpdate() end */
+  lua_getfield(L, obj, "inst");
+  if (lua_type(L, -1) == LUA_TTABLE || lua_type(L, -1) == LUA_TUSERDATA) {
+    lua_getfield(L, -1, "brain");
+    if (!lua_isnil(L, -1)) {
+      lua_getfield(L, -1, "ForceUpdate");
+      lua_insert(L, -2);
+      lbt_pcall(lbt_state_get(L), L, 1, 0, 0, t ? t->inst : NULL, node, "brain:ForceUpdate");
+    } else {
+      lua_pop(L, 1);
+    }
+  }
+  lua_pop(L, 1);
+  if (!t) {
+    /* DoToParents: clear the clock of every PriorityNode above */
+    lua_pushvalue(L, obj);
+    for (;;) {
+      lua_getfield(L, -1, "parent");
+      lua_remove(L, -2);
+      if (!lbt_is_node(L, -1)) break;
+      if (lbt_node_kind(L, -1) == BT_PRIORITY) {
+        lua_pushnil(L);
+        lua_setfield(L, -2, "lasttime");
+      }
+    }
+    lua_pop(L, 1);
+  }
+}
+
+static int m_on_event(lua_State *L) {
+  if (!lbt_is_node(L, 1) || lbt_node_kind(L, 1) != BT_EVENT)
+    return lbt_typeerror(L, 1, 0, "OnEvent", "EventNode");
+  lua_settop(L, 2);
+  fire(L, 1, 2);
+  return 0;
+}
+
+/* EventNode:OnStop(): removes the listener that the constructor registered. */
+static int m_event_on_stop(lua_State *L) {
+  if (lua_type(L, 1) != LUA_TTABLE) return lbt_typeerror(L, 1, 0, "OnStop", "EventNode");
+  lua_getfield(L, 1, "eventfn");
+  if (lua_isnil(L, -1)) return 0;
+  lua_getfield(L, 1, "inst");
+  lua_getfield(L, -1, "RemoveEventCallback");
+  lua_insert(L, -2);
+  lua_getfield(L, 1, "event");
+  lua_pushvalue(L, -4);
+  lua_call(L, 3, 0);
+  lua_pushliteral(L, "eventfn");
+  lua_pushnil(L);
+  lua_rawset(L, 1);
+  return 0;
+}
+
+static const luaL_Reg event_methods[] = {
+    {"OnEvent", m_on_event},
+    {"OnStop", m_event_on_stop},
+    {NULL, NULL},
+};
+
+/* Adds an EventNode to those FireEvent reaches. */
+static void add_event(lua_State *L, int tree, int node) {
+  lbt_tree_table(L, tree, LBT_UV_EVENTS, 1);
+  lua_pushinteger(L, node);
+  lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
+  lua_pop(L, 1);
+}
+
+/* Whether the entity at inst listens for events itself (it has ListenForEvent). */
+static int listens(lua_State *L, int inst) {
+  int t = lua_type(L, inst);
+  if (t != LUA_TTABLE && t != LUA_TUSERDATA) return 0;
+  int yes = lua_getfield(L, inst, "ListenForEvent") != LUA_TNIL;
+  lua_pop(L, 1);
+  return yes;
+}
+
+void lbt_events_bind(lua_State *L, lbt_tree *t, int tree, int inst) {
+  tree = lua_absindex(L, tree);
+  inst = lua_absindex(L, inst);
+  const bt_def *def = bt_inst_def(t->inst);
+  int listening = -1; /* whether the inst listens: asked only if a template's EventNode needs it */
+  /* the entity's own EventNodes first (they listen through the inst their constructor took),
+   * then those of the templates it copies */
+  for (int own = 1; own >= 0; own--) {
+    for (int s = 0; s < bt_def_states(def); s++) {
+      int node = bt_def_node_of_state(def, s);
+      if (bt_def_kind(def, node) != BT_EVENT) continue;
+      if ((bt_def_graph_id(def, s) < t->nown) != own) continue;
+      if (own) {
+        lbt_push_state_obj(L, t, tree, s);
+        lua_pushliteral(L, "eventfn");
+        if (lua_rawget(L, -2) == LUA_TNIL) add_event(L, tree, node);
+        lua_pop(L, 2);
+        continue;
+      }
+      if (listening < 0) listening = listens(L, inst);
+      if (!listening) {
+        add_event(L, tree, node);
+      } else {
+        lbt_push_state_obj(L, t, tree, s);
+        listen(L, lua_gettop(L), inst);
+        lua_pop(L, 1);
+      }
+    }
+  }
+}
+
+void lbt_events_fire(lua_State *L, int tree, int event, int data) {
+  tree = lua_absindex(L, tree);
+  event = lua_absindex(L, event);
+  data = lua_absindex(L, data);
+  lbt_tree_table(L, tree, LBT_UV_EVENTS, 1);
+  int events = lua_gettop(L);
+  lbt_tree *t = lua_touserdata(L, tree);
+  int n = (int)lua_rawlen(L, events);
+  for (int i = 1; i <= n; i++) {
+    lua_rawgeti(L, events, i);
+    int node = (int)lua_tointeger(L, -1);
+    lua_pop(L, 1);
+    if (!t->inst) break;
+    lbt_push_state_obj(L, t, tree, bt_def_state(bt_inst_def(t->inst), node));
+    lua_getfield(L, -1, "event");
+    if (lua_rawequal(L, -1, event)) fire(L, -2, data);
+    lua_pop(L, 2);
+  }
+  lua_settop(L, events - 1);
+}
+
+/* ---- LatchNode(inst, duration or fn, child): fn is called with inst ---- */
+
+static int ctor_latch(lua_State *L) {
+  check_self(L, "LatchNode");
+  lua_settop(L, 4);
+  check_time(L, 2, "LatchNode");
+  check_node(L, 3, "LatchNode");
+  lua_pushfstring(L, "Latch (%s)", luaL_tolstring(L, 3, NULL));
+  int name = lua_gettop(L);
+  init_node(L, NULL, name, push_single(L, 4));
+  set_field(L, "inst", 2);
+  set_field(L, "latchduration", 3);
+  return 0;
+}
+
+static int spec_latch(reader *r) { return read_param(r, "latchduration", lbt_call_time_inst); }
+
+/* ---- TaskNode(task, name): task is a table, an object or a Class with an update method ---- */
+
+static int ctor_task(lua_State *L) {
+  check_self(L, "TaskNode");
+  lua_settop(L, 3);
+  if (lua_type(L, 2) != LUA_TTABLE) lbt_typeerror(L, 2, 1, "TaskNode", "table");
+  lua_getfield(L, 2, "update");
+  if (!is_callable(L, -1)) lbt_argerror(L, 1, "TaskNode", "the task has no update function");
+  lua_pop(L, 1);
+  check_optname(L, 2, "TaskNode");
+  init_node(L, "Task", 3, 0);
+  set_field(L, "task", 2);
+  return 0;
+}
+
+/* The task table goes into a slot; the core calls it through lbt_task_calls. */
+static int spec_task(reader *r) {
+  lua_pushliteral(r->L, "task");
+  if (lua_rawget(r->L, r->obj) != LUA_TTABLE) {
+    lua_pop(r->L, 1);
+    return r->custom;
+  }
+  r->s->task = &lbt_task_calls;
+  r->s->ud = lbt_slot_add(r->slots);
+  return 1;
+}
+
+/* ---- PolicyParallelNode(children, success, failure, name) ---- */
+
+/* A policy argument: nil (the default), "REQUIRE_ONE" or "REQUIRE_ALL"; pushes the policy. */
+static void push_policy(lua_State *L, int arg, const char *fname, const char *dflt) {
+  int idx = arg + 1;
+  if (lua_isnil(L, idx)) {
+    lua_pushstring(L, dflt);
+    return;
+  }
+  const char *p = lua_tostring(L, idx);
+  if (lua_type(L, idx) != LUA_TSTRING || (strcmp(p, "REQUIRE_ONE") != 0 && strcmp(p, "REQUIRE_ALL") != 0))
+    lbt_argerror(L, arg, fname, "bt.REQUIRE_ONE or bt.REQUIRE_ALL expected");
+  lua_pushvalue(L, idx);
+}
+
+static int ctor_policy_parallel(lua_State *L) {
+  check_self(L, "PolicyParallelNode");
+  lua_settop(L, 5);
+  check_children(L, 1, "PolicyParallelNode");
+  check_optname(L, 4, "PolicyParallelNode");
+  push_policy(L, 2, "PolicyParallelNode", "REQUIRE_ALL");
+  push_policy(L, 3, "PolicyParallelNode", "REQUIRE_ONE");
+  init_node(L, "PolicyParallel", 5, 2);
+  set_field(L, "success_policy", 6);
+  set_field(L, "failure_policy", 7);
+  return 0;
+}
+
+static int policy_is(reader *r, const char *field, const char *policy) {
+  lua_pushstring(r->L, field);
+  lua_rawget(r->L, r->obj);
+  int yes = lua_type(r->L, -1) == LUA_TSTRING && strcmp(lua_tostring(r->L, -1), policy) == 0;
+  lua_pop(r->L, 1);
+  return yes;
+}
+
+static int spec_policy_parallel(reader *r) {
+  if (policy_is(r, "success_policy", "REQUIRE_ONE")) r->s->flags |= BT_SPEC_SUCCESS_ONE;
+  if (policy_is(r, "failure_policy", "REQUIRE_ALL")) r->s->flags |= BT_SPEC_FAILURE_ALL;
+  return 1;
+}
+
+/* ---- MonitorNode(conditions, child, name): the children are the conditions, then child ---- */
+
+static int ctor_monitor(lua_State *L) {
+  check_self(L, "MonitorNode");
+  lua_settop(L, 4);
+  check_children(L, 1, "MonitorNode");
+  check_node(L, 2, "MonitorNode");
+  check_optname(L, 3, "MonitorNode");
+  lua_Integer n = (lua_Integer)lua_rawlen(L, 2);
+  lua_createtable(L, (int)n + 1, 0);
+  for (lua_Integer i = 1; i <= n; i++) {
+    lua_rawgeti(L, 2, i);
+    lua_rawseti(L, -2, i);
+  }
+  lua_pushvalue(L, 3);
+  lua_rawseti(L, -2, n + 1);
+  init_node(L, "Monitor", 4, lua_gettop(L));
+  return 0;
+}
+
+/* ---- RepeatNode(child, times, name), CooldownDecorator(child, seconds, name),
+ * TimeoutDecorator(child, seconds, name) ---- */
+
+/* The field that holds the count or the seconds. */
+static const char *counted_field(int kind) { return kind == BT_REPEAT ? "times" : "seconds"; }
+
+static int ctor_counted(lua_State *L) {
+  int kind = ctor_kind(L);
+  const char *fname = bt_kind_name(kind);
+  check_self(L, fname);
+  lua_settop(L, 4);
+  check_node(L, 1, fname);
+  check_optname(L, 3, fname);
+  int isnum = lua_type(L, 3) == LUA_TNUMBER;
+  double v = lua_tonumber(L, 3);
+  if (kind == BT_REPEAT) { /* times: nil (for ever) or at least 1 */
+    if (!lua_isnil(L, 3) && !(isnum && v >= 1))
+      lbt_argerror(L, 2, fname, "a number of times, at least 1, or nil expected");
+  } else if (!(isnum && v >= 0 && v <= 1e300)) { /* seconds */
+    lbt_argerror(L, 2, fname, "a number of seconds, at least 0, expected");
+  }
+  init_node(L, bt_kind_default_name(kind), 4, push_single(L, 2));
+  set_field(L, counted_field(kind), 3);
+  return 0;
+}
+
+static int spec_counted(reader *r) {
+  int kind = r->s->kind;
+  return read_param(r, counted_field(kind), NULL) &&
+         (kind == BT_REPEAT || !(r->s->flags & BT_SPEC_NIL_PARAM));
+}
+
+/* ---- AlwaysSucceedDecorator(child, name), AlwaysFailDecorator(child, name) ---- */
+
+static int ctor_named_decorator(lua_State *L) {
+  int kind = ctor_kind(L);
+  const char *fname = bt_kind_name(kind);
+  check_self(L, fname);
+  lua_settop(L, 3);
+  check_node(L, 1, fname);
+  check_optname(L, 2, fname);
+  init_node(L, bt_kind_default_name(kind), 3, push_single(L, 2));
+  return 0;
+}
+
+/* ---- SubtreeNode(name): runs the definition registered as name (bt.define(root, name)),
+ * looked up when the tree that holds it is compiled. Its name in dumps is the subtree's. ---- */
+
+static int ctor_subtree(lua_State *L) {
+  check_self(L, "SubtreeNode");
+  lua_settop(L, 2);
+  if (lua_type(L, 2) != LUA_TSTRING) lbt_typeerror(L, 2, 1, "SubtreeNode", "string");
+  if (lua_rawlen(L, 2) == 0) lbt_argerror(L, 1, "SubtreeNode", "the name of a subtree expected, got \"\"");
+  init_node(L, NULL, 2, 0);
+  set_field(L, "subtree", 2);
+  return 0;
+}
+
+/* The core looks the subtree up by the node's name: the field subtree. */
+static int spec_subtree(reader *r) {
+  lua_pushliteral(r->L, "subtree");
+  if (lua_rawget(r->L, r->obj) != LUA_TSTRING)
+    spec_error(r, "SubtreeNode '%s' names no subtree (its field subtree is no string)");
+  lua_replace(r->L, -2); /* in place of the node's name */
+  r->s->name = lua_tostring(r->L, -1);
+  return 1;
+}
+
+/* ---- the kinds ---- */
+
+#define CLASS_INST 0x01 /* its objects hold the entity the constructor took (field inst) */
+#define CLASS_DATA 0x02 /* its field `data` is its Lua data in the tree */
+
+typedef struct kind_class {
+  lua_CFunction ctor;
+  int (*spec)(reader *r); /* reads what the kind's core spec needs; 0 if it is missing */
+  unsigned flags;
+  const luaL_Reg *methods; /* besides those of bt_kind_get's methods */
+} kind_class;
+
+static const kind_class kind_classes[BT_KIND_COUNT] = {
+    [BT_BEHAVIOUR] = {ctor_behaviour},
+    [BT_SEQUENCE] = {ctor_composite},
+    [BT_SELECTOR] = {ctor_composite},
+    [BT_PRIORITY] = {ctor_priority, spec_priority},
+    [BT_PARALLEL] = {ctor_named_composite},
+    [BT_PARALLEL_ANY] = {ctor_parallel_any},
+    [BT_LOOP] = {ctor_loop, spec_loop},
+    [BT_RANDOM] = {ctor_composite},
+    [BT_CONDITION] = {ctor_fn_leaf, spec_fn_leaf},
+    [BT_MULTICONDITION] = {ctor_multicondition, spec_multicondition},
+    [BT_CONDITIONWAIT] = {ctor_fn_leaf, spec_fn_leaf},
+    [BT_ACTION] = {ctor_fn_leaf, spec_fn_leaf},
+    [BT_WAIT] = {ctor_wait, spec_wait},
+    [BT_NOT] = {ctor_decorator_kind},
+    [BT_FAILIFRUNNING] = {ctor_decorator_kind},
+    [BT_FAILIFSUCCESS] = {ctor_decorator_kind},
+    [BT_EVENT] = {ctor_event, spec_event, CLASS_INST | CLASS_DATA, event_methods},
+    [BT_LATCH] = {ctor_latch, spec_latch, CLASS_INST},
+    [BT_TASK] = {ctor_task, spec_task},
+    [BT_POLICY_PARALLEL] = {ctor_policy_parallel, spec_policy_parallel},
+    [BT_MONITOR] = {ctor_monitor},
+    [BT_ACTIVE_SELECTOR] = {ctor_named_composite},
+    [BT_REPEAT] = {ctor_counted, spec_counted},
+    [BT_SUCCEED] = {ctor_named_decorator},
+    [BT_FAIL] = {ctor_named_decorator},
+    [BT_COOLDOWN] = {ctor_counted, spec_counted},
+    [BT_TIMEOUT] = {ctor_counted, spec_counted},
+    [BT_SUBTREE] = {ctor_subtree, spec_subtree},
+};
+
+void lbt_class_spec(lua_State *L, int obj, int template, lbt_slots *slots, const char *fname,
+                    bt_spec *s) {
+  obj = lua_absindex(L, obj);
+  memset(s, 0, sizeof *s);
+  reader r = {L, obj, lbt_is_custom(L, obj), template, slots, fname, s};
+  s->kind = lbt_node_kind(L, obj);
+  s->ops = r.custom ? &lbt_custom_ops : &lbt_builtin_ops;
+  lua_getfield(L, obj, "name");
+  luaL_tolstring(L, -1, NULL);
+  lua_remove(L, -2);
+  s->name = lua_tostring(L, -1);
+  lua_pushliteral(L, "children");
+  if (lua_rawget(L, obj) == LUA_TTABLE) s->flags |= BT_SPEC_CHILDREN;
+  lua_pop(L, 1);
+  int (*spec)(reader *) = kind_classes[s->kind].spec;
+  if (spec && !spec(&r)) spec_error(&r, "node '%s' lacks the parameter or function of its kind");
+}
+
+/* ---- WhileNode, IfNode, IfThenDoWhileNode: functions that compose nodes ---- */
+
+static void push_class(lua_State *L, int kind) {
+  lbt_registry_get(L, LBT_REG_CLASSES);
+  lua_rawgeti(L, -1, kind + 1);
+  lua_remove(L, -2);
+}
+
+/* Pushes kind_class{ first, node } where first is on top of the stack (popped). */
+static void compose(lua_State *L, int kind, int node_idx) {
+  int first = lua_gettop(L);
+  push_class(L, kind);
+  lua_createtable(L, 2, 0);
+  lua_pushvalue(L, first);
+  lua_rawseti(L, -2, 1);
+  lua_pushvalue(L, node_idx);
+  lua_rawseti(L, -2, 2);
+  lua_call(L, 1, 1);
+  lua_remove(L, first);
+}
+
+static int guarded(lua_State *L, const char *fname, int composite) {
+  if (!is_callable(L, 1)) lbt_typeerror(L, 1, 1, fname, "function");
+  int t = lua_type(L, 2);
+  if (t != LUA_TNIL && t != LUA_TNONE && t != LUA_TSTRING) lbt_typeerror(L, 2, 2, fname, "string or nil");
+  if (!lbt_is_node(L, 3)) lbt_typeerror(L, 3, 3, fname, "node");
+  lua_settop(L, 3);
+  push_class(L, BT_CONDITION);
+  lua_pushvalue(L, 1);
+  lua_pushvalue(L, 2);
+  lua_call(L, 2, 1);
+  compose(L, composite, 3);
+  return 1;
+}
+
+static int l_while(lua_State *L) { return guarded(L, "WhileNode", BT_PARALLEL); }
+static int l_if(lua_State *L) { return guarded(L, "IfNode", BT_SEQUENCE); }
+
+static int l_ifthendowhile(lua_State *L) {
+  const char *fname = "IfThenDoWhileNode";
+  if (!is_callable(L, 1)) lbt_typeerror(L, 1, 1, fname, "function");
+  if (!is_callable(L, 2)) lbt_typeerror(L, 2, 2, fname, "function");
+  int t = lua_type(L, 3);
+  if (t != LUA_TNIL && t != LUA_TNONE && t != LUA_TSTRING) lbt_typeerror(L, 3, 3, fname, "string or nil");
+  if (!lbt_is_node(L, 4)) lbt_typeerror(L, 4, 4, fname, "node");
+  lua_settop(L, 4);
+  push_class(L, BT_MULTICONDITION);
+  lua_pushvalue(L, 1);
+  lua_pushvalue(L, 2);
+  lua_pushvalue(L, 3);
+  lua_call(L, 3, 1);
+  compose(L, BT_PARALLEL, 4);
+  return 1;
+}
+
+static const luaL_Reg composers[] = {
+    {"WhileNode", l_while},
+    {"IfNode", l_if},
+    {"IfThenDoWhileNode", l_ifthendowhile},
+    {NULL, NULL},
+};
+
+/* ---- methods: the class's own method, applied to a node of a tree ---- */
+
+typedef struct bound {
+  lbt_tree *t;
+  int node;
+  int tree_idx;
+  lbt_ctx saved;
+  lua_State *saved_L;
+} bound;
+
+/* Checks that self (index 1) is a node in a tree, pushes its tree and enters it. */
+static void enter_self(lua_State *L, const char *method, bound *b) {
+  if (!lbt_is_node(L, 1)) lbt_typeerror(L, 1, 0, method, "node");
+  b->t = lbt_node_tree(L, 1, &b->node);
+  if (!b->t) {
+    lua_getfield(L, 1, "name");
+    luaL_error(L, "%s: node '%s' is not in a tree yet (wrap its root with BT first)", method,
+               luaL_tolstring(L, -1, NULL));
+  }
+  lua_rawgetp(L, 1, &lbt_key_tree);
+  b->tree_idx = lua_gettop(L);
+  lbt_tree_enter(L, b->tree_idx, &b->saved, &b->saved_L);
+}
+
+static void leave_self(lua_State *L, bound *b) { lbt_tree_leave(L, b->tree_idx, &b->saved, b->saved_L); }
+
+static int method_kind(lua_State *L) { return (int)lua_tointeger(L, lua_upvalueindex(1)); }
+
+/* The method of kind's class was called on a node of another kind. */
+static int bad_kind(lua_State *L, const char *method, bound *b) {
+  const char *got = bt_kind_name(bt_def_kind(bt_inst_def(b->t->inst), b->node));
+  const char *msg = lua_pushfstring(L, "%s expected, got %s", bt_kind_name(method_kind(L)), got);
+  return lbt_argerror(L, 0, method, msg);
+}
+
+static int m_visit(lua_State *L) {
+  bound b;
+  enter_self(L, "Visit", &b);
+  int rc = bt_node_visit_as(b.t->inst, b.node, method_kind(L));
+  leave_self(L, &b);
+  return rc ? bad_kind(L, "Visit", &b) : 0;
+}
+
+static int m_reset(lua_State *L) {
+  bound b;
+  enter_self(L, "Reset", &b);
+  int rc = bt_node_reset_as(b.t->inst, b.node, method_kind(L));
+  leave_self(L, &b);
+  return rc ? bad_kind(L, "Reset", &b) : 0;
+}
+
+static int m_step(lua_State *L) {
+  bound b;
+  enter_self(L, "Step", &b);
+  int rc = bt_node_step_as(b.t->inst, b.node, method_kind(L));
+  leave_self(L, &b);
+  return rc ? bad_kind(L, "Step", &b) : 0;
+}
+
+static int m_get_sleep_time(lua_State *L) {
+  bound b;
+  double v;
+  enter_self(L, "GetSleepTime", &b);
+  int rc = bt_node_sleep_time_as(b.t->inst, b.node, method_kind(L), &v);
+  leave_self(L, &b);
+  if (rc < 0) return bad_kind(L, "GetSleepTime", &b);
+  if (rc == 1) lua_pushnumber(L, v);
+  else lua_pushnil(L);
+  return 1;
+}
+
+static int m_dbstring(lua_State *L) {
+  bound b;
+  bt_buf buf = {0};
+  enter_self(L, "DBString", &b);
+  int rc = bt_node_describe_as(b.t->inst, b.node, method_kind(L), &buf);
+  leave_self(L, &b);
+  if (rc == BT_EINVAL) {
+    bt_buf_free(&buf);
+    return bad_kind(L, "DBString", &b);
+  }
+  return lbt_push_buf(L, &buf);
+}
+
+static int m_save_status(lua_State *L) {
+  bound b;
+  enter_self(L, "SaveStatus", &b);
+  bt_node_save_status(b.t->inst, b.node);
+  leave_self(L, &b);
+  return 0;
+}
+
+static int m_stop(lua_State *L) {
+  bound b;
+  enter_self(L, "Stop", &b);
+  bt_node_stop(b.t->inst, b.node);
+  leave_self(L, &b);
+  return 0;
+}
+
+static int m_sleep(lua_State *L) {
+  bound b;
+  double t = lbt_checknumber(L, 2, 1, "Sleep");
+  enter_self(L, "Sleep", &b);
+  bt_node_sleep(b.t->inst, b.node, t);
+  leave_self(L, &b);
+  return 0;
+}
+
+static int m_get_tree_sleep_time(lua_State *L) {
+  bound b;
+  double v;
+  enter_self(L, "GetTreeSleepTime", &b);
+  int has = bt_node_tree_sleep_time(b.t->inst, b.node, &v);
+  leave_self(L, &b);
+  if (has) lua_pushnumber(L, v);
+  else lua_pushnil(L);
+  return 1;
+}
+
+static int m_get_string(lua_State *L) {
+  bound b;
+  bt_buf buf = {0};
+  enter_self(L, "GetString", &b);
+  bt_node_string(b.t->inst, b.node, &buf);
+  leave_self(L, &b);
+  return lbt_push_buf(L, &buf);
+}
+
+static int m_get_tree_string(lua_State *L) {
+  bound b;
+  bt_buf buf = {0};
+  int t = lua_type(L, 2);
+  if (t != LUA_TNONE && t != LUA_TNIL && t != LUA_TSTRING && t != LUA_TNUMBER)
+    lbt_typeerror(L, 2, 1, "GetTreeString", "string or nil");
+  const char *indent = t > LUA_TNIL ? lua_tostring(L, 2) : "";
+  enter_self(L, "GetTreeString", &b);
+  bt_node_tree_string(b.t->inst, b.node, indent, &buf);
+  leave_self(L, &b);
+  return lbt_push_buf(L, &buf);
+}
+
+/* DoToParents(fn): fn(parent), fn(grandparent), ... following the `parent` fields. */
+static int m_do_to_parents(lua_State *L) {
+  if (lua_type(L, 1) != LUA_TTABLE) return lbt_typeerror(L, 1, 0, "DoToParents", "node");
+  lua_settop(L, 2);
+  lua_pushvalue(L, 1);
+  for (;;) {
+    lua_getfield(L, -1, "parent");
+    lua_remove(L, -2);
+    if (lua_isnil(L, -1)) return 0;
+    lua_pushvalue(L, 2);
+    lua_pushvalue(L, -2);
+    lua_call(L, 1, 0);
+  }
+}
+
+/* The methods a kind's class may define itself (bt_kind_info.methods). */
+static const struct {
+  unsigned method;
+  const char *name;
+  lua_CFunction fn;
+} kind_methods[] = {
+    {BT_METHOD_VISIT, "Visit", m_visit},
+    {BT_METHOD_RESET, "Reset", m_reset},
+    {BT_METHOD_STEP, "Step", m_step},
+    {BT_METHOD_SLEEP_TIME, "GetSleepTime", m_get_sleep_time},
+    {BT_METHOD_DESCRIBE, "DBString", m_dbstring},
+};
+
+/* BehaviourNode's methods that no class redefines. */
+static const luaL_Reg behaviour_methods[] = {
+    {"SaveStatus", m_save_status},
+    {"Stop", m_stop},
+    {"Sleep", m_sleep},
+    {"GetTreeSleepTime", m_get_tree_sleep_time},
+    {"GetString", m_get_string},
+    {"GetTreeString", m_get_tree_string},
+    {"DoToParents", m_do_to_parents},
+    {NULL, NULL},
+};
+
+/* ---- the classes ---- */
+
+/* Sets the methods the class of kind defines itself on the class at the top of the stack. */
+static void set_methods(lua_State *L, int kind) {
+  unsigned own = bt_kind_get(kind)->methods;
+  for (size_t i = 0; i < sizeof kind_methods / sizeof *kind_methods; i++) {
+    if (!(own & kind_methods[i].method)) continue;
+    lua_pushinteger(L, kind);
+    lua_pushcclosure(L, kind_methods[i].fn, 1);
+    lua_setfield(L, -2, kind_methods[i].name);
+  }
+  if (kind_classes[kind].methods) luaL_setfuncs(L, kind_classes[kind].methods, 0);
+}
+
+static void set_flag(lua_State *L, const char *name, int on) {
+  if (!on) return;
+  lua_pushboolean(L, 1);
+  lua_setfield(L, -2, name);
+}
+
+/* Pushes Class(base, ctor) (base at index base_idx, or 0 for none), the constructor a closure
+ * over the kind; with kind < 0, ctor is the function itself. */
+static void new_class(lua_State *L, int base_idx, lua_CFunction ctor, int kind) {
+  lbt_registry_get(L, LBT_REG_CLASS);
+  if (base_idx) lua_pushvalue(L, base_idx);
+  lua_pushinteger(L, kind);
+  lua_pushcclosure(L, ctor, 1);
+  lua_call(L, base_idx ? 2 : 1, 1);
+  if (kind < 0) return;
+  lua_pushinteger(L, kind);
+  lua_setfield(L, -2, "__bt_kind");
+  set_methods(L, kind);
+  set_flag(L, "__bt_inst", kind_classes[kind].flags & CLASS_INST);
+  set_flag(L, "__bt_data", kind_classes[kind].flags & CLASS_DATA);
+}
+
+void lbt_open_classes(lua_State *L, int module) {
+  lbt_open_views(L);
+  lbt_registry_get(L, LBT_REG_CTORFIELDS);
+  for (const char *const *f = ctor_fields; *f; f++) {
+    lua_pushboolean(L, 1);
+    lua_setfield(L, -2, *f);
+  }
+  lua_pop(L, 1);
+  lbt_registry_get(L, LBT_REG_CLASSES);
+  int reg = lua_gettop(L);
+
+  /* BehaviourNode: the base of every node class */
+  new_class(L, 0, ctor_behaviour, BT_BEHAVIOUR);
+  int behaviour = lua_gettop(L);
+  lua_pushboolean(L, 1);
+  lua_setfield(L, behaviour, "__bt_node");
+  lua_pushcfunction(L, lbt_node_index);
+  lua_setfield(L, behaviour, "__index");
+  lua_pushcfunction(L, lbt_node_newindex);
+  lua_setfield(L, behaviour, "__newindex");
+  luaL_setfuncs(L, behaviour_methods, 0);
+  lua_pushvalue(L, behaviour);
+  lua_rawseti(L, reg, BT_BEHAVIOUR + 1);
+  lua_pushvalue(L, behaviour);
+  lua_setfield(L, module, "BehaviourNode");
+
+  new_class(L, behaviour, ctor_decorator, -1);
+  int decorator = lua_gettop(L);
+  lua_pushvalue(L, decorator);
+  lua_setfield(L, module, "DecoratorNode");
+
+  /* the others, each after its base (the kind table lists a base before the kinds extending it) */
+  for (int kind = BT_BEHAVIOUR + 1; kind < BT_KIND_COUNT; kind++) {
+    const bt_kind_info *k = bt_kind_get(kind);
+    if (k->flags & BT_KIND_DECORATOR) lua_pushvalue(L, decorator);
+    else lua_rawgeti(L, reg, k->base + 1);
+    new_class(L, lua_gettop(L), kind_classes[kind].ctor, kind);
+    lua_pushvalue(L, -1);
+    lua_rawseti(L, reg, kind + 1);
+    lua_setfield(L, module, k->name);
+    lua_pop(L, 1);
+  }
+
+  lua_pushvalue(L, module);
+  luaL_setfuncs(L, composers, 0);
+  lua_settop(L, reg - 1);
+}
+
+void lbt_push_global_names(lua_State *L) {
+  lua_newtable(L);
+  int n = 0;
+  for (int kind = 0; kind < BT_KIND_COUNT; kind++) {
+    if (!(bt_kind_get(kind)->flags & BT_KIND_DS)) continue;
+    lua_pushstring(L, bt_kind_name(kind));
+    lua_rawseti(L, -2, ++n);
+  }
+  lua_pushliteral(L, "DecoratorNode");
+  lua_rawseti(L, -2, ++n);
+  for (const luaL_Reg *c = composers; c->name; c++) {
+    lua_pushstring(L, c->name);
+    lua_rawseti(L, -2, ++n);
+  }
+}

@@ -1,0 +1,123 @@
+/* clock.c: the time every node reads (bt.set_clock, bt.GetTime), and the random numbers the core
+ * draws, both from Lua: the host's clock function or the monotonic clock, and math.random. */
+#include "lbt.h"
+
+/* Reads the clock; 0 if the clock function failed (then *out is the last good time). */
+static int read_clock(lbt_state *S, lua_State *L, int msgh, double *out) {
+  *out = S->last_time;
+  if (S->clock_fixed) return 1;
+  if (S->clock_ref == LUA_NOREF) {
+    *out = S->last_time = bt_time_monotonic() - S->start;
+    return 1;
+  }
+  lua_rawgeti(L, LUA_REGISTRYINDEX, S->clock_ref);
+  if (lbt_pcall(S, L, 0, 1, msgh, NULL, -1, "clock") != LUA_OK) return 0;
+  if (lua_type(L, -1) != LUA_TNUMBER) {
+    lua_pushfstring(L, "bt: clock: the clock returned %s, not a number", luaL_typename(L, -1));
+    lbt_report(S, L, lua_tostring(L, -1));
+    lua_pop(L, 2);
+    return 0;
+  }
+  *out = S->last_time = lua_tonumber(L, -1);
+  lua_pop(L, 1);
+  return 1;
+}
+
+/* The time; msgh: the entry's message handler, or 0. */
+static double clock_now(lbt_state *S, lua_State *L, int msgh) {
+  double t;
+  read_clock(S, L, msgh, &t);
+  return t;
+}
+
+int lbt_time_group_begin(lbt_state *S) {
+  int outer = S->group_depth;
+  S->group_depth = S->depth;
+  S->time_fresh = 0;
+  return outer;
+}
+
+void lbt_time_group_end(lbt_state *S, int outer) {
+  S->group_depth = outer;
+  S->time_fresh = 0;
+}
+
+/* The core's reads of the time. Within a group (a think; a tree's sleep time), a read with no
+ * Lua code run since the last one (a node that reads GetTime() in Visit and again in Sleep) takes
+ * the time that one gave: the clock is a function of what Lua code set, so a second call would
+ * return the same. Reads from inside Lua code that the group called (a node written in Lua)
+ * always call. */
+static double host_now(void *data) {
+  lbt_state *S = data;
+  if (S->clock_fixed) return S->last_time; /* bt.set_clock(t): no call at all */
+  int in_group = S->depth == S->group_depth;
+  if (in_group && S->time_fresh) return S->last_time;
+  double t;
+  int ok = read_clock(S, S->L, S->msgh, &t);
+  S->time_fresh = in_group && ok;
+  return t;
+}
+
+/* math.random(n), as Don't Starve calls it to pick a child */
+static int host_random_int(void *data, int n, int *out) {
+  lbt_state *S = data;
+  lua_State *L = S->L;
+  lbt_push_math_random(L);
+  lua_pushinteger(L, n);
+  if (lbt_pcall(S, L, 1, 1, 0, NULL, -1, "math.random") != LUA_OK) return BT_EINVAL;
+  *out = (int)lua_tointeger(L, -1);
+  lua_pop(L, 1);
+  return BT_OK;
+}
+
+static double host_random(void *data) {
+  lbt_state *S = data;
+  lua_State *L = S->L;
+  lbt_push_math_random(L);
+  if (lbt_pcall(S, L, 0, 1, 0, NULL, -1, "math.random") != LUA_OK) return 0.5;
+  double v = lua_tonumber(L, -1);
+  lua_pop(L, 1);
+  return v;
+}
+
+void lbt_host_init(lbt_state *S) {
+  S->host.now = host_now;
+  S->host.random = host_random;
+  S->host.random_int = host_random_int;
+  S->host.data = S;
+  S->start = bt_time_monotonic();
+  S->clock_ref = LUA_NOREF;
+  S->group_depth = -1;
+}
+
+/* bt.set_clock(fn): fn() gives the time; bt.set_clock(t): the time stands at t (a number) until
+ * set again; bt.set_clock(nil): seconds since the module was loaded. */
+static int l_set_clock(lua_State *L) {
+  int t = lua_type(L, 1);
+  if (t != LUA_TNIL && t != LUA_TNONE && t != LUA_TFUNCTION && t != LUA_TNUMBER)
+    return lbt_typeerror(L, 1, 1, "set_clock", "function, number or nil");
+  lua_settop(L, 1);
+  lbt_state *S = lbt_state_get(L);
+  luaL_unref(L, LUA_REGISTRYINDEX, S->clock_ref);
+  S->clock_ref = LUA_NOREF;
+  S->clock_fixed = t == LUA_TNUMBER;
+  S->time_fresh = 0;
+  if (t == LUA_TNUMBER) S->last_time = lua_tonumber(L, 1);
+  else if (t == LUA_TFUNCTION) S->clock_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+  return 0;
+}
+
+static int l_get_time(lua_State *L) {
+  lbt_state *S = lbt_state_get(L);
+  lua_State *saved = S->L;
+  S->L = L;
+  lua_pushnumber(L, clock_now(S, L, 0));
+  S->L = saved;
+  return 1;
+}
+
+const luaL_Reg lbt_clock_functions[] = {
+    {"set_clock", l_set_clock},
+    {"GetTime", l_get_time},
+    {NULL, NULL},
+};

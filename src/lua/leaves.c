@@ -1,0 +1,300 @@
+/*
+ * leaves.c: the core's calls into Lua. A tree's leaf functions (conditions, actions, time
+ * functions, tasks) sit in its definition's table of slots; each node holds its slot as its ud.
+ * The methods a script's subclass overrides (Visit, Reset, Step, GetSleepTime, DBString, OnStop)
+ * are called through the node's bt_ops. Every call runs in the tree entered by the API call under
+ * way (lbt_tree_enter), through lbt_pcall.
+ */
+#include <stdint.h>
+
+#include "lbt.h"
+
+void *lbt_slot_add(lbt_slots *slots) {
+  lua_rawseti(slots->L, slots->table, ++slots->n);
+  return (void *)(intptr_t)slots->n;
+}
+
+static lbt_tree *tree_of(bt_call *c) { return bt_inst_agent(c->inst); }
+
+/* Pushes the function in the slot the call's ud names (a copy of a subtree's node names a slot
+ * of its subtree's functions, which the tree's table holds from slot_base[node] on). */
+static void push_slot(lbt_tree *t, bt_call *c) {
+  lua_Integer slot = (lua_Integer)(intptr_t)c->ud;
+  if (t->slot_base) slot += t->slot_base[c->node];
+  lua_rawgeti(t->ctx.L, t->ctx.fns, slot);
+}
+
+/* Pushes the node object of the call's node. */
+static void push_obj(lbt_tree *t, bt_call *c) {
+  lbt_push_state_obj(t->ctx.L, t, t->ctx.tree, bt_def_state(bt_inst_def(c->inst), c->node));
+}
+
+/* ---- leaf functions ---- */
+
+int lbt_call_truth(bt_call *c) {
+  lbt_tree *t = tree_of(c);
+  lua_State *L = t->ctx.L;
+  push_slot(t, c);
+  lua_pushvalue(L, t->ctx.inst);
+  if (lbt_pcall(t->S, L, 1, 1, t->ctx.msgh, c->inst, c->node, NULL) != LUA_OK) return -1;
+  int r = lua_toboolean(L, -1);
+  lua_pop(L, 1);
+  return r;
+}
+
+/* Leaves a number result of a time function in c->value. */
+static int take_number(bt_call *c, lbt_tree *t, const char *what) {
+  lua_State *L = t->ctx.L;
+  if (lua_type(L, -1) != LUA_TNUMBER) {
+    lbt_push_path(L, c->inst, c->node);
+    lua_pushfstring(L, "%s: %s returned %s, not a number", lua_tostring(L, -1), what,
+                    luaL_typename(L, -2));
+    lbt_report(t->S, L, lua_tostring(L, -1));
+    lua_pop(L, 3);
+    return -1;
+  }
+  c->value = lua_tonumber(L, -1);
+  lua_pop(L, 1);
+  return 1;
+}
+
+/* A time function's number result in c->value; a message names the function as "the
+ * <kind>'s <what> function". */
+static int take_time(bt_call *c, lbt_tree *t, const char *what) {
+  lua_State *L = t->ctx.L;
+  if (lua_type(L, -1) == LUA_TNUMBER) return take_number(c, t, NULL);
+  lua_pushfstring(L, "the %s's %s function", bt_kind_name(bt_def_kind(bt_inst_def(c->inst), c->node)),
+                  what);
+  lua_insert(L, -2);
+  int r = take_number(c, t, lua_tostring(L, -2));
+  lua_pop(L, 1);
+  return r;
+}
+
+static int call_time(bt_call *c, int with_inst) {
+  lbt_tree *t = tree_of(c);
+  lua_State *L = t->ctx.L;
+  push_slot(t, c);
+  if (with_inst) {
+    push_obj(t, c);
+    lbt_node_member(L, -1, "inst");
+    lua_remove(L, -2);
+  }
+  if (lbt_pcall(t->S, L, with_inst, 1, t->ctx.msgh, c->inst, c->node, NULL) != LUA_OK) return -1;
+  return take_time(c, t, with_inst ? "duration" : "time");
+}
+
+int lbt_call_time(bt_call *c) { return call_time(c, 0); }
+
+int lbt_call_time_inst(bt_call *c) { return call_time(c, 1); }
+
+/* ---- tasks: start, update and finish of the task, called as its methods ----
+ * self is the task given to its node, or, when that is a Class, the entity's own object of it,
+ * made by calling the class with the entity at the first start and kept with the tree. */
+
+/* (self, method name, inst[, status]): true and self[name](self, inst[, status])'s two first
+ * results, or false if self has no such method. In the protected call, so that a script's
+ * __index may raise. */
+static int task_method(lua_State *L) {
+  int nargs = lua_gettop(L) - 2;
+  lua_pushvalue(L, 2);
+  lua_gettable(L, 1);
+  if (lua_isnil(L, -1)) {
+    lua_pushboolean(L, 0);
+    return 1;
+  }
+  lua_pushboolean(L, 1);
+  lua_insert(L, 1);
+  lua_insert(L, 2); /* true, fn, self, name, args */
+  lua_remove(L, 4);
+  lua_call(L, nargs + 1, 2);
+  return 3;
+}
+
+static int is_class(lua_State *L, int idx) {
+  lua_pushliteral(L, "is_instance");
+  int yes = lua_rawget(L, idx) == LUA_TFUNCTION && lua_getmetatable(L, idx);
+  lua_pop(L, yes ? 2 : 1);
+  return yes;
+}
+
+/* Pushes the task's self; returns 0 (pushing nothing) if making the entity's object failed. */
+static int push_task_self(lbt_tree *t, bt_call *c) {
+  lua_State *L = t->ctx.L;
+  push_slot(t, c);
+  int task = lua_gettop(L);
+  if (!is_class(L, task)) return 1;
+  int s = bt_def_state(bt_inst_def(c->inst), c->node);
+  lbt_tree_table(L, t->ctx.tree, LBT_UV_DATA, 1);
+  if (lua_rawgeti(L, -1, s + 1) != LUA_TNIL) {
+    lua_replace(L, task);
+    lua_settop(L, task);
+    return 1;
+  }
+  lua_pop(L, 1);
+  lua_pushvalue(L, task);
+  lua_pushvalue(L, t->ctx.inst);
+  if (lbt_pcall(t->S, L, 1, 1, t->ctx.msgh, c->inst, c->node, "task object") != LUA_OK) {
+    lua_settop(L, task - 1);
+    return 0;
+  }
+  lua_pushvalue(L, -1);
+  lua_rawseti(L, task + 1, s + 1);
+  lua_replace(L, task);
+  lua_settop(L, task);
+  return 1;
+}
+
+/* Calls the task's method with the entity (and status, if >= 0); leaves its two first results
+ * and returns 1, returns 0 if it has no such method, or -1 after reporting an error. */
+static int call_task(bt_call *c, const char *method, int status) {
+  lbt_tree *t = tree_of(c);
+  lua_State *L = t->ctx.L;
+  lua_pushcfunction(L, task_method);
+  if (!push_task_self(t, c)) {
+    lua_pop(L, 1);
+    return -1;
+  }
+  lua_pushstring(L, method);
+  lua_pushvalue(L, t->ctx.inst);
+  if (status >= 0) lbt_push_status(L, status);
+  if (lbt_pcall(t->S, L, status >= 0 ? 4 : 3, 3, t->ctx.msgh, c->inst, c->node, method) != LUA_OK)
+    return -1;
+  if (lua_toboolean(L, -3)) {
+    lua_remove(L, -3);
+    return 1;
+  }
+  lua_pop(L, 3);
+  return 0;
+}
+
+static int task_start(bt_call *c) {
+  int r = call_task(c, "start", -1);
+  if (r > 0) lua_pop(tree_of(c)->ctx.L, 2);
+  return r < 0 ? -1 : 0;
+}
+
+/* update's results: a status (or true for SUCCESS, false for FAILED), then optionally the seconds
+ * the task may sleep. */
+static int task_update(bt_call *c) {
+  lbt_tree *t = tree_of(c);
+  lua_State *L = t->ctx.L;
+  int r = call_task(c, "update", -1);
+  if (r <= 0) return BT_FAILED;
+  int status = lbt_status_code(L, -2);
+  if (lua_type(L, -2) == LUA_TBOOLEAN) status = lua_toboolean(L, -2) ? BT_SUCCESS : BT_FAILED;
+  if (status != BT_SUCCESS && status != BT_FAILED && status != BT_RUNNING) {
+    const char *got = luaL_tolstring(L, -2, NULL);
+    lbt_push_path(L, c->inst, c->node);
+    lua_pushfstring(L, "%s: update returned %s, not bt.SUCCESS, bt.FAILED or bt.RUNNING",
+                    lua_tostring(L, -1), got);
+    lbt_report(t->S, L, lua_tostring(L, -1));
+    lua_pop(L, 5);
+    return BT_FAILED;
+  }
+  if (status == BT_RUNNING && lua_type(L, -1) == LUA_TNUMBER) bt_node_sleep(c->inst, c->node, lua_tonumber(L, -1));
+  lua_pop(L, 2);
+  return status;
+}
+
+static void task_finish(bt_call *c, bt_status status) {
+  if (call_task(c, "finish", status) > 0) lua_pop(tree_of(c)->ctx.L, 2);
+}
+
+const bt_task lbt_task_calls = {task_start, task_update, task_finish};
+
+/* ---- methods a script overrides ---- */
+
+/* Pushes obj[method] above the node object and returns 1 if it is not the method of the node's
+ * kind's own class (a script overrides it); otherwise pops both and returns 0. */
+static int overridden(lbt_tree *t, bt_call *c, const char *method) {
+  lua_State *L = t->ctx.L;
+  push_obj(t, c);
+  lbt_node_member(L, -1, method);
+  lbt_registry_get(L, LBT_REG_CLASSES);
+  lua_rawgeti(L, -1, bt_def_kind(bt_inst_def(c->inst), c->node) + 1);
+  lua_pushstring(L, method); /* bt's own classes hold their methods */
+  lua_rawget(L, -2);
+  int same = lua_rawequal(L, -1, -4);
+  lua_pop(L, 3);
+  if (!same && !lua_isnil(L, -1)) return 1;
+  lua_pop(L, 2);
+  return 0;
+}
+
+/* tostring(v) for v at 1, for a protected call */
+static int to_string(lua_State *L) {
+  luaL_tolstring(L, 1, NULL);
+  return 1;
+}
+
+/* Calls the pushed obj[method] with obj as self (both popped), with nres results. */
+static int call_method(lbt_tree *t, bt_call *c, int nres, const char *what) {
+  lua_State *L = t->ctx.L;
+  lua_insert(L, -2);
+  return lbt_pcall(t->S, L, 1, nres, t->ctx.msgh, c->inst, c->node, what);
+}
+
+static int ops_visit(bt_call *c) {
+  lbt_tree *t = tree_of(c);
+  if (!overridden(t, c, "Visit")) return BT_DEFAULT;
+  if (call_method(t, c, 0, NULL) != LUA_OK) bt_node_set_status(c->inst, c->node, BT_FAILED);
+  return BT_OK;
+}
+
+static int ops_reset(bt_call *c) {
+  lbt_tree *t = tree_of(c);
+  if (!overridden(t, c, "Reset")) return BT_DEFAULT;
+  call_method(t, c, 0, "Reset");
+  return BT_OK;
+}
+
+static int ops_step(bt_call *c) {
+  lbt_tree *t = tree_of(c);
+  if (!overridden(t, c, "Step")) return BT_DEFAULT;
+  call_method(t, c, 0, "Step");
+  return BT_OK;
+}
+
+static int ops_sleep_time(bt_call *c) {
+  lbt_tree *t = tree_of(c);
+  if (!overridden(t, c, "GetSleepTime")) return BT_DEFAULT;
+  if (call_method(t, c, 1, "GetSleepTime") != LUA_OK) return 0;
+  lua_State *L = t->ctx.L;
+  if (lua_isnil(L, -1)) {
+    lua_pop(L, 1);
+    return 0;
+  }
+  return take_number(c, t, "GetSleepTime") == 1 ? 1 : 0;
+}
+
+static int ops_describe(bt_call *c, bt_buf *out) {
+  lbt_tree *t = tree_of(c);
+  if (!overridden(t, c, "DBString")) return BT_DEFAULT;
+  if (call_method(t, c, 1, "DBString") != LUA_OK) return bt_buf_append(out, "?", 1);
+  lua_State *L = t->ctx.L;
+  int type = lua_type(L, -1);
+  if (type != LUA_TSTRING && type != LUA_TNUMBER) { /* its __tostring or __name may raise */
+    lua_pushcfunction(L, to_string);
+    lua_insert(L, -2);
+    if (lbt_pcall(t->S, L, 1, 1, t->ctx.msgh, c->inst, c->node, "DBString") != LUA_OK)
+      return bt_buf_append(out, "?", 1);
+  }
+  size_t len;
+  const char *s = lua_tolstring(L, -1, &len);
+  int rc = bt_buf_append(out, s, len);
+  lua_pop(L, 1);
+  return rc;
+}
+
+/* Stop: self:OnStop() when the node has an OnStop, whoever defined it. */
+static int ops_on_stop(bt_call *c) {
+  lbt_tree *t = tree_of(c);
+  if (lbt_push_on_stop(t->ctx.L, t->ctx.tree, bt_def_state(bt_inst_def(c->inst), c->node)))
+    call_method(t, c, 0, "OnStop");
+  return BT_OK;
+}
+
+const bt_ops lbt_builtin_ops = {NULL, NULL, NULL, ops_on_stop, NULL, NULL};
+const bt_ops lbt_custom_ops = {ops_visit, ops_reset, ops_step, ops_on_stop, ops_sleep_time,
+                               ops_describe};

@@ -1,0 +1,606 @@
+/*
+ * objects.c: node objects. A constructor makes a plain table of its node's class, holding what
+ * it was given. Once BT wraps the tree, the object is bound to the tree and its state (status,
+ * lastresult, idx, lasttime, ...) lives in the tree's instance, read and written through the
+ * classes' __index and __newindex here. Objects of a shared definition are templates: each
+ * entity gets copies, made when first asked for; an object that nothing holds is made anew, as a
+ * view of its node, when asked for again.
+ */
+#include <string.h>
+
+#include "lbt.h"
+
+const char lbt_key_tree = 0;
+const char lbt_key_node = 0;
+const char lbt_key_def = 0;
+
+/* ---- views: the fields of a node object that live in its tree's instance ---- */
+
+enum {
+  VK_NONE,
+  VK_STATUS,
+  VK_LASTRESULT,
+  VK_IDX,
+  VK_REP,
+  VK_LASTTIME,
+  VK_WAKE_TIME,
+  VK_NEXTUPDATETIME,
+  VK_TRIGGERED,
+  VK_RUNNING,
+  VK_LASTLATCHTIME,
+  VK_LATCHDURATION,
+  VK_DATA,     /* the node's Lua data in the tree, for a class that says so (__bt_data) */
+  VK_PARENT,
+  VK_CHILDREN,
+  VK_COUNT
+};
+
+static const char *const view_names[VK_COUNT] = {
+    NULL,           "status",   "lastresult",    "idx",       "rep",       "lasttime",
+    "wake_time",    "nextupdatetime", "triggered", "running", "lastlatchtime",
+    "currentlatchduration", "data", "parent", "children"};
+
+static const int view_fields[VK_COUNT] = {
+    [VK_IDX] = BT_FIELD_IDX,
+    [VK_REP] = BT_FIELD_REP,
+    [VK_LASTTIME] = BT_FIELD_LASTTIME,
+    [VK_WAKE_TIME] = BT_FIELD_WAKE_TIME,
+    [VK_NEXTUPDATETIME] = BT_FIELD_NEXTUPDATETIME,
+    [VK_TRIGGERED] = BT_FIELD_TRIGGERED,
+    [VK_RUNNING] = BT_FIELD_RUNNING,
+    [VK_LASTLATCHTIME] = BT_FIELD_LASTLATCHTIME,
+    [VK_LATCHDURATION] = BT_FIELD_LATCHDURATION,
+};
+
+/* Whether a view code is one of the core's fields (bt_node_get/bt_node_set). */
+static int is_field(int code) { return code >= VK_IDX && code < VK_DATA; }
+
+void lbt_open_views(lua_State *L) {
+  lbt_registry_get(L, LBT_REG_VIEWKEYS);
+  for (int i = 1; i < VK_COUNT; i++) {
+    lua_pushinteger(L, i);
+    lua_setfield(L, -2, view_names[i]);
+  }
+  lua_pop(L, 1);
+}
+
+static int view_code(lua_State *L, int key) {
+  if (lua_type(L, key) != LUA_TSTRING) return VK_NONE;
+  key = lua_absindex(L, key);
+  lbt_registry_get(L, LBT_REG_VIEWKEYS);
+  lua_pushvalue(L, key);
+  lua_rawget(L, -2);
+  int code = (int)lua_tointeger(L, -1);
+  lua_pop(L, 2);
+  return code;
+}
+
+/* ---- classes, as the node objects see them ---- */
+
+int lbt_is_node(lua_State *L, int idx) {
+  if (lua_type(L, idx) != LUA_TTABLE || !lua_getmetatable(L, idx)) return 0;
+  lua_pushliteral(L, "__bt_node");
+  lua_rawget(L, -2);
+  int yes = lua_toboolean(L, -1);
+  lua_pop(L, 2);
+  return yes;
+}
+
+int lbt_node_kind(lua_State *L, int idx) {
+  if (!lua_getmetatable(L, idx)) return -1;
+  lua_pushliteral(L, "__bt_kind");
+  lua_rawget(L, -2);
+  int kind = lua_isinteger(L, -1) ? (int)lua_tointeger(L, -1) : -1;
+  lua_pop(L, 2);
+  return kind;
+}
+
+static void push_class(lua_State *L, int kind) {
+  lbt_registry_get(L, LBT_REG_CLASSES);
+  lua_rawgeti(L, -1, kind + 1);
+  lua_remove(L, -2);
+}
+
+int lbt_is_custom(lua_State *L, int idx) {
+  int kind = lbt_node_kind(L, idx);
+  if (kind < 0 || !lua_getmetatable(L, idx)) return 0;
+  push_class(L, kind);
+  int custom = !lua_rawequal(L, -1, -2);
+  lua_pop(L, 2);
+  return custom;
+}
+
+/* Whether the class of kind says so (a private field its section of classes.c sets). */
+static int class_says(lua_State *L, int kind, const char *what) {
+  int top = lua_gettop(L);
+  push_class(L, kind);
+  int yes = 0;
+  if (lua_istable(L, -1)) {
+    lua_pushstring(L, what);
+    yes = lua_rawget(L, -2) != LUA_TNIL && lua_toboolean(L, -1);
+  }
+  lua_settop(L, top);
+  return yes;
+}
+
+/* The node's object holds its entity (as the field inst): its constructor takes one. */
+static int takes_inst(lua_State *L, int kind) { return class_says(L, kind, "__bt_inst"); }
+
+/* The node's `data` is its Lua data in the tree (an event's data). */
+static int has_data(lua_State *L, int kind) { return class_says(L, kind, "__bt_data"); }
+
+int lbt_node_member(lua_State *L, int obj, const char *key) {
+  obj = lua_absindex(L, obj);
+  lua_pushstring(L, key);
+  if (lua_rawget(L, obj) != LUA_TNIL) return lua_type(L, -1);
+  lua_pop(L, 1);
+  if (!lua_getmetatable(L, obj)) {
+    lua_pushnil(L);
+    return LUA_TNIL;
+  }
+  lua_pushstring(L, key);
+  int type = lua_rawget(L, -2);
+  lua_remove(L, -2);
+  return type;
+}
+
+/* ---- bound objects ---- */
+
+lbt_tree *lbt_node_tree(lua_State *L, int obj, int *node) {
+  obj = lua_absindex(L, obj);
+  *node = -1;
+  if (lua_type(L, obj) != LUA_TTABLE) return NULL;
+  /* The keys are in the node's own table, where pairs finds them and rawset can change them:
+   * believe them only if they are a tree and an index into it. */
+  lua_rawgetp(L, obj, &lbt_key_tree);
+  lbt_tree *t = lbt_tree_test(L, -1);
+  lua_rawgetp(L, obj, &lbt_key_node);
+  int isint;
+  lua_Integer n = lua_tointegerx(L, -1, &isint);
+  lua_pop(L, 2);
+  if (!t || !t->inst || !isint || n < 0 || n >= bt_def_size(bt_inst_def(t->inst))) return NULL;
+  *node = (int)n;
+  return t;
+}
+
+static void bind(lua_State *L, int tree, int obj, int node) {
+  lua_pushvalue(L, tree);
+  lua_rawsetp(L, obj, &lbt_key_tree);
+  lua_pushinteger(L, node);
+  lua_rawsetp(L, obj, &lbt_key_node);
+}
+
+void lbt_tree_table(lua_State *L, int tree, int uv, int create) {
+  tree = lua_absindex(L, tree);
+  if (lua_getiuservalue(L, tree, uv) != LUA_TNIL || !create) return;
+  lua_pop(L, 1);
+  lua_newtable(L);
+  if (uv == LBT_UV_VIEWS) {
+    lbt_registry_get(L, LBT_REG_WEAKVALUES);
+    lua_setmetatable(L, -2);
+  }
+  lua_pushvalue(L, -1);
+  lua_setiuservalue(L, tree, uv);
+}
+
+/* Pushes the value of a view of node `node`; returns 0 (pushing nothing) if it has none. */
+static int view_get(lua_State *L, lbt_tree *t, int node, int code) {
+  const bt_def *def = bt_inst_def(t->inst);
+  switch (code) {
+    case VK_STATUS: lbt_push_status(L, bt_node_status(t->inst, node)); return 1;
+    case VK_LASTRESULT: lbt_push_status(L, bt_node_last(t->inst, node)); return 1;
+    default: break;
+  }
+  if (!is_field(code) || !bt_node_has_field(def, node, view_fields[code])) return 0;
+  double v;
+  if (bt_node_get(t->inst, node, view_fields[code], &v) != 1) {
+    lua_pushnil(L);
+  } else if (code == VK_TRIGGERED || code == VK_RUNNING) {
+    lua_pushboolean(L, v != 0);
+  } else if (code == VK_IDX || code == VK_REP) {
+    lua_pushinteger(L, (lua_Integer)v);
+  } else {
+    lua_pushnumber(L, v);
+  }
+  return 1;
+}
+
+/* Sets a view of node `node` to the value at index value; returns 0 if the node has no such
+ * view. Raises what is wrong with the value. */
+static int view_set(lua_State *L, lbt_tree *t, int node, int code, int value) {
+  const bt_def *def = bt_inst_def(t->inst);
+  if (code == VK_STATUS) {
+    int s = lbt_status_code(L, value);
+    if (s < 0)
+      return luaL_error(L, "invalid status %s for node '%s' (READY, SUCCESS, FAILED or RUNNING)",
+                        luaL_tolstring(L, value, NULL), bt_def_name(def, node));
+    bt_node_set_status(t->inst, node, (bt_status)s);
+    return 1;
+  }
+  if (code == VK_LASTRESULT)
+    return luaL_error(L, "lastresult of node '%s' is set by the tree's think, not by scripts",
+                      bt_def_name(def, node));
+  if (!is_field(code) || !bt_node_has_field(def, node, view_fields[code])) return 0;
+  int type = lua_type(L, value);
+  double v;
+  const double *pv = &v;
+  if (type == LUA_TNIL) pv = NULL;
+  else if (code == VK_TRIGGERED || code == VK_RUNNING) v = lua_toboolean(L, value);
+  else if (type == LUA_TNUMBER) v = lua_tonumber(L, value);
+  else
+    return luaL_error(L, "field '%s' of node '%s' takes a number, got %s", view_names[code],
+                      bt_def_name(def, node), luaL_typename(L, value));
+  if (bt_node_set(t->inst, node, view_fields[code], pv) != BT_OK)
+    return luaL_error(L, "bad value for field '%s' of node '%s'", view_names[code],
+                      bt_def_name(def, node));
+  return 1;
+}
+
+/* What a field reads before the node is in a tree: what Don't Starve's constructor set. */
+static void push_unbound(lua_State *L, int kind, int code) {
+  double v;
+  if (code == VK_STATUS || code == VK_LASTRESULT) {
+    lbt_push_status(L, BT_READY);
+  } else if (is_field(code) && bt_kind_field_default(kind, view_fields[code], &v) == 1) {
+    lua_Integer i;
+    if (lua_numbertointeger(v, &i) && (lua_Number)i == v) lua_pushinteger(L, i);
+    else lua_pushnumber(L, v);
+  } else {
+    lua_pushnil(L);
+  }
+}
+
+/* ---- making node objects for a tree's states ---- */
+
+/* Pushes the object the tree holds for state s in its table uv (OBJS or VIEWS) and returns 1,
+ * or pushes nothing and returns 0. */
+static int push_kept(lua_State *L, int tree, int s, int uv) {
+  if (lua_getiuservalue(L, tree, uv) != LUA_TTABLE) {
+    lua_pop(L, 1);
+    return 0;
+  }
+  if (lua_rawgeti(L, -1, s + 1) == LUA_TNIL) {
+    lua_pop(L, 2);
+    return 0;
+  }
+  lua_remove(L, -2);
+  return 1;
+}
+
+/* Files the object at obj as the object of state s: strongly (the tree needs it) or weakly. */
+static void file_obj(lua_State *L, int tree, int obj, int s, int keep) {
+  lbt_tree_table(L, tree, keep ? LBT_UV_OBJS : LBT_UV_VIEWS, 1);
+  lua_pushvalue(L, obj);
+  lua_rawseti(L, -2, s + 1);
+  lua_pop(L, 1);
+}
+
+/* Whether state s of the tree is a template's (its object is the entity's copy, made on use). */
+static int is_template(const lbt_tree *t, int s) {
+  return bt_def_graph_id(bt_inst_def(t->inst), s) >= t->nown;
+}
+
+/* Pushes the template of state s of a shared definition. */
+static void push_template(lua_State *L, int tree, int s) {
+  lua_getiuservalue(L, tree, LBT_UV_DEF);
+  lua_getiuservalue(L, -1, LBT_DEF_UV_TEMPLATES);
+  lua_rawgeti(L, -1, s + 1);
+  lua_replace(L, -3);
+  lua_pop(L, 1);
+}
+
+/* Pushes the entity's copy of state s of a shared definition, made on first use: the
+ * template's fields and class, the entity as inst (for nodes written in Lua and those whose
+ * class takes one), bound to this tree. Its parent and children are read from the tree. */
+static void push_copy(lua_State *L, lbt_tree *t, int tree, int s) {
+  const bt_def *def = bt_inst_def(t->inst);
+  int node = bt_def_node_of_state(def, s);
+  luaL_checkstack(L, 12, "bt: tree too deep for the Lua stack");
+  push_template(L, tree, s);
+  int tpl = lua_gettop(L);
+  lua_newtable(L);
+  int copy = lua_gettop(L);
+  lua_pushnil(L);
+  while (lua_next(L, tpl)) {
+    const char *key = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : NULL;
+    if (key && strcmp(key, "children") != 0 && strcmp(key, "parent") != 0) {
+      lua_pushvalue(L, -2);
+      lua_insert(L, -2);
+      lua_rawset(L, copy);
+    } else {
+      lua_pop(L, 1);
+    }
+  }
+  lua_getmetatable(L, tpl);
+  lua_setmetatable(L, copy);
+  int keep = lbt_is_custom(L, copy) || takes_inst(L, bt_def_kind(def, node));
+  if (keep) {
+    lua_pushliteral(L, "inst");
+    lua_getiuservalue(L, tree, LBT_UV_INST);
+    lua_rawset(L, copy);
+  }
+  bind(L, tree, copy, node);
+  file_obj(L, tree, copy, s, keep);
+  lua_replace(L, tpl);
+  lua_settop(L, tpl);
+}
+
+/* Pushes a view of node state s of a tree built for one entity whose object is gone: an object
+ * of the node's class, bound to it, with its name. */
+static void push_view(lua_State *L, lbt_tree *t, int tree, int s) {
+  const bt_def *def = bt_inst_def(t->inst);
+  int node = bt_def_node_of_state(def, s);
+  lua_createtable(L, 0, 3);
+  int view = lua_gettop(L);
+  push_class(L, bt_def_kind(def, node));
+  lua_setmetatable(L, view);
+  lua_pushliteral(L, "name");
+  lua_pushstring(L, bt_def_name(def, node));
+  lua_rawset(L, view); /* not through the class's __newindex: a script may have replaced it */
+  bind(L, tree, view, node);
+  file_obj(L, tree, view, s, 0);
+}
+
+/* Pushes the original object of state s of a tree built for one entity and returns 1, if it is
+ * still alive: it is reached from the root's object through the children lists that objects
+ * keep. Otherwise pushes nothing and returns 0. */
+static int find_original(lua_State *L, int tree, const bt_def *def, int s) {
+  int path[BT_MAX_DEPTH + 1], depth = 0;
+  for (int n = bt_def_node_of_state(def, s); n > 0 && depth <= BT_MAX_DEPTH; n = bt_def_up(def, n))
+    path[depth++] = bt_def_child_index(def, n);
+  if (!push_kept(L, tree, 0, LBT_UV_OBJS) && !push_kept(L, tree, 0, LBT_UV_VIEWS)) return 0;
+  while (depth > 0) {
+    lua_pushliteral(L, "children");
+    if (lua_type(L, -2) != LUA_TTABLE || lua_rawget(L, -2) != LUA_TTABLE) {
+      lua_pop(L, 2);
+      return 0;
+    }
+    lua_rawgeti(L, -1, path[--depth] + 1);
+    lua_replace(L, -3);
+    lua_pop(L, 1);
+  }
+  int node = -1;
+  if (lua_type(L, -1) == LUA_TTABLE) {
+    lua_rawgetp(L, -1, &lbt_key_tree);
+    lua_rawgetp(L, -2, &lbt_key_node);
+    node = lua_rawequal(L, -2, tree) ? (int)lua_tointeger(L, -1) : -1;
+    lua_pop(L, 2);
+  }
+  if (node < 0 || bt_def_state(def, node) != s) {
+    lua_pop(L, 1);
+    return 0;
+  }
+  file_obj(L, tree, lua_gettop(L), s, 0);
+  return 1;
+}
+
+/* Pushes the node object of state s and returns 1 if it exists; else pushes nothing. */
+static int push_existing(lua_State *L, lbt_tree *t, int tree, int s) {
+  return push_kept(L, tree, s, LBT_UV_OBJS) || push_kept(L, tree, s, LBT_UV_VIEWS) ||
+         (!is_template(t, s) && find_original(L, tree, bt_inst_def(t->inst), s));
+}
+
+void lbt_push_state_obj(lua_State *L, lbt_tree *t, int tree, int s) {
+  tree = lua_absindex(L, tree);
+  if (push_existing(L, t, tree, s)) return;
+  if (is_template(t, s)) push_copy(L, t, tree, s);
+  else push_view(L, t, tree, s);
+}
+
+/* Pushes what a new object of state s would take its members from: the template it would copy,
+ * or the class of the view it would be. */
+static void push_model(lua_State *L, lbt_tree *t, int tree, int s) {
+  if (is_template(t, s)) {
+    push_template(L, tree, s);
+  } else {
+    const bt_def *def = bt_inst_def(t->inst);
+    push_class(L, bt_def_kind(def, bt_def_node_of_state(def, s)));
+  }
+}
+
+int lbt_push_on_stop(lua_State *L, int tree, int state) {
+  tree = lua_absindex(L, tree);
+  lbt_tree *t = lua_touserdata(L, tree);
+  if (!push_existing(L, t, tree, state)) {
+    int top = lua_gettop(L);
+    push_model(L, t, tree, state);
+    int has = lua_istable(L, -1) && lbt_node_member(L, -1, "OnStop") != LUA_TNIL;
+    lua_settop(L, top);
+    if (!has) return 0;
+    lbt_push_state_obj(L, t, tree, state);
+  }
+  if (lbt_node_member(L, -1, "OnStop") != LUA_TNIL) return 1;
+  lua_pop(L, 2);
+  return 0;
+}
+
+/* A bound node's `parent` or `children` (which 0 or 1), from its tree: pushes 1 value. */
+static void push_relatives(lua_State *L, int obj, int which) {
+  obj = lua_absindex(L, obj);
+  int node;
+  lbt_tree *t = lbt_node_tree(L, obj, &node);
+  lua_rawgetp(L, obj, &lbt_key_tree);
+  int tree = lua_gettop(L);
+  const bt_def *def = bt_inst_def(t->inst);
+  if (which == 0) {
+    int p = bt_def_parent(def, bt_def_state(def, node));
+    if (p < 0) lua_pushnil(L);
+    else lbt_push_state_obj(L, t, tree, p);
+  } else {
+    int n = bt_def_child_count(def, node);
+    lua_createtable(L, n, 0);
+    for (int i = 0; i < n; i++) {
+      lbt_push_state_obj(L, t, tree, bt_def_state(def, bt_def_child(def, node, i)));
+      lua_rawseti(L, -2, i + 1);
+    }
+    lua_pushliteral(L, "children"); /* cached: a node's children do not change */
+    lua_pushvalue(L, -2);
+    lua_rawset(L, obj);
+  }
+  lua_remove(L, tree);
+}
+
+/* ---- the classes' metamethods ---- */
+
+int lbt_node_index(lua_State *L) {
+  luaL_checktype(L, 1, LUA_TTABLE); /* a script may call it by hand, with anything */
+  if (lua_getmetatable(L, 1)) {
+    lua_pushvalue(L, 2);
+    if (lua_rawget(L, -2) != LUA_TNIL) return 1;
+    lua_pop(L, 2);
+  }
+  int code = view_code(L, 2);
+  if (code == VK_NONE) return 0;
+  int node;
+  lbt_tree *t = lbt_node_tree(L, 1, &node);
+  if (!t) {
+    push_unbound(L, lbt_node_kind(L, 1), code);
+    return 1;
+  }
+  if (code == VK_PARENT || code == VK_CHILDREN) {
+    push_relatives(L, 1, code == VK_CHILDREN);
+    return 1;
+  }
+  if (code == VK_DATA) {
+    if (!has_data(L, bt_def_kind(bt_inst_def(t->inst), node))) return 0;
+    lua_rawgetp(L, 1, &lbt_key_tree);
+    lbt_tree_table(L, lua_gettop(L), LBT_UV_DATA, 0);
+    if (lua_isnil(L, -1)) return 1;
+    lua_rawgeti(L, -1, bt_def_state(bt_inst_def(t->inst), node) + 1);
+    return 1;
+  }
+  return view_get(L, t, node, code) > 0 ? 1 : 0;
+}
+
+int lbt_node_newindex(lua_State *L) {
+  luaL_checktype(L, 1, LUA_TTABLE); /* a script may call it by hand, with anything */
+  int code = view_code(L, 2);
+  int node;
+  lbt_tree *t = code ? lbt_node_tree(L, 1, &node) : NULL;
+  if (t) {
+    if (code == VK_DATA && has_data(L, bt_def_kind(bt_inst_def(t->inst), node))) {
+      lua_rawgetp(L, 1, &lbt_key_tree);
+      lbt_tree_table(L, lua_gettop(L), LBT_UV_DATA, 1);
+      lua_pushvalue(L, 3);
+      lua_rawseti(L, -2, bt_def_state(bt_inst_def(t->inst), node) + 1);
+      return 0;
+    }
+    if (view_set(L, t, node, code, 3)) return 0;
+  }
+  lua_settop(L, 3);
+  lua_rawset(L, 1);
+  return 0;
+}
+
+/* ---- binding the objects of a new tree ---- */
+
+/* Moves state that a node object holds before it is in a tree (the lasttime its constructor drew,
+ * a status or trigger set by a script, an event's data) into the instance. */
+static void migrate(lua_State *L, lbt_tree *t, int tree, int obj, int node) {
+  for (int code = VK_STATUS; code < VK_DATA; code++) {
+    if (code == VK_LASTRESULT) continue;
+    lua_pushstring(L, view_names[code]);
+    if (lua_rawget(L, obj) == LUA_TNIL) {
+      lua_pop(L, 1);
+      continue;
+    }
+    int value = lua_gettop(L);
+    if (view_set(L, t, node, code, value)) {
+      lua_pushstring(L, view_names[code]);
+      lua_pushnil(L);
+      lua_rawset(L, obj);
+    }
+    lua_settop(L, value - 1);
+  }
+  if (has_data(L, bt_def_kind(bt_inst_def(t->inst), node))) {
+    lbt_tree_table(L, tree, LBT_UV_DATA, 1);
+    lua_pushliteral(L, "data");
+    lua_rawget(L, obj);
+    lua_rawseti(L, -2, bt_def_state(bt_inst_def(t->inst), node) + 1);
+    lua_pop(L, 1);
+    lua_pushliteral(L, "data");
+    lua_pushnil(L);
+    lua_rawset(L, obj);
+  }
+}
+
+/* Whether the tree must hold the object of node n strongly: it is written in Lua (it keeps its
+ * own state), or its class takes an inst (it holds the entity, and maybe a listener), or it
+ * carries fields a script added (an OnStop, for instance). Any other node object can be made anew
+ * from the definition when asked for, so the tree holds it only weakly. */
+static int must_keep(lua_State *L, const bt_def *def, int n, int obj) {
+  if (takes_inst(L, bt_def_kind(def, n)) || lbt_is_custom(L, obj)) return 1;
+  lbt_registry_get(L, LBT_REG_CTORFIELDS);
+  int known = lua_gettop(L);
+  int extra = 0;
+  lua_pushnil(L);
+  while (!extra && lua_next(L, obj)) {
+    lua_pop(L, 1);
+    if (lua_type(L, -1) != LUA_TSTRING) continue; /* the binding's keys */
+    lua_pushvalue(L, -1);
+    extra = lua_rawget(L, known) == LUA_TNIL;
+    lua_pop(L, 1);
+  }
+  lua_settop(L, known - 1);
+  return extra;
+}
+
+void lbt_adopt_objects(lua_State *L, lbt_tree *t, int tree, int def_idx, const lbt_def *d) {
+  tree = lua_absindex(L, tree);
+  def_idx = lua_absindex(L, def_idx);
+  const bt_def *def = d->def;
+  lua_getiuservalue(L, def_idx, LBT_DEF_UV_TEMPLATES);
+  int objs = lua_gettop(L);
+  for (int s = 0; s < bt_def_states(def); s++) {
+    if (is_template(t, s)) continue; /* a subtree's: copied on use */
+    lua_rawgeti(L, objs, s + 1);
+    int obj = lua_gettop(L);
+    int node = bt_def_node_of_state(def, s);
+    migrate(L, t, tree, obj, node);
+    /* a node's parent is read from the tree from now on (push_relatives), so that holding a
+     * node holds its subtree (its children) but not the tree above it */
+    lua_pushliteral(L, "parent");
+    lua_pushnil(L);
+    lua_rawset(L, obj);
+    bind(L, tree, obj, node);
+    /* the objects the tree needs are held; the others are found from the root while whoever
+     * holds them does (find_original), and made anew as views if the tree is asked for them later */
+    int keep = must_keep(L, def, node, obj);
+    if (keep || s == 0) file_obj(L, tree, obj, s, keep);
+    lua_pop(L, 1);
+    if (d->copies) { /* the definition keeps the subtrees' templates only */
+      lua_pushnil(L);
+      lua_rawseti(L, objs, s + 1);
+    }
+  }
+  lua_pop(L, 1);
+  if (!d->copies) {
+    lua_pushnil(L);
+    lua_setiuservalue(L, def_idx, LBT_DEF_UV_TEMPLATES);
+  }
+}
+
+/* Removes from obj the raw fields that are views of the node's state in a tree: kept, they would
+ * hide the state of the copies made from a template. Fields the node's kind does not have stay. */
+static void strip_views(lua_State *L, const bt_def *def, int node, int obj) {
+  int kind = bt_def_kind(def, node);
+  for (int code = VK_NONE + 1; code < VK_COUNT; code++) {
+    if (code == VK_PARENT || code == VK_CHILDREN) continue;
+    int applies = code == VK_STATUS || code == VK_LASTRESULT ||
+                  (code == VK_DATA ? has_data(L, kind) : bt_node_has_field(def, node, view_fields[code]));
+    if (!applies) continue;
+    lua_pushstring(L, view_names[code]);
+    lua_pushnil(L);
+    lua_rawset(L, obj);
+  }
+}
+
+void lbt_make_template(lua_State *L, const bt_def *def, int node, int obj, int defud) {
+  obj = lua_absindex(L, obj);
+  defud = lua_absindex(L, defud);
+  strip_views(L, def, node, obj);
+  lua_pushvalue(L, defud);
+  lua_rawsetp(L, obj, &lbt_key_def);
+  lua_pushinteger(L, node);
+  lua_rawsetp(L, obj, &lbt_key_node);
+}
