@@ -17,6 +17,7 @@
  *   sched.c    BrainWrangler's scheduler
  *   reload.c   moving live agents to a tree of new code
  *   watch.c    the file watcher of hot reload
+ *   lbt_embedded.c  the module's Lua files (lua/), written into C by cmake/embed.cmake
  *   module.c   luaopen_bt, and nothing else
  *
  * Every name here is hidden: the libraries export only bt.h's and bt_lua.h's.

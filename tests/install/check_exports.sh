@@ -1,0 +1,40 @@
+#!/bin/sh
+# Installs the build into a fresh prefix and lists the names each installed library exports
+# (nm -g): libbtcore.a exactly the functions bt.h declares, libbt.a and bt.so exactly those of
+# bt.h and bt_lua.h, and each of them named in docs/c-api.md. Anything else is an internal name
+# that leaked, which a host's own names could collide with.
+# usage: check_exports.sh <build dir> <source dir>
+set -eu
+build=$1
+src=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+prefix=$tmp/prefix
+cmake --install "$build" --prefix "$prefix" >/dev/null
+
+# the functions a header declares: bt_* and luaopen_bt names followed by "(", outside comments
+declared() {
+  sed -e 's|/\*.*\*/||' -e '/^ *\*/d' -e '/^ *\/\*/d' "$@" |
+    grep -oE '\b(bt_[a-z0-9_]+|luaopen_bt) *\(' | sed 's/ *($//' | sort -u
+}
+exported() { nm -g --defined-only "$1" | awk 'NF == 3 { print $3 }' | sort -u; }
+
+declared "$src/src/core/bt.h" >"$tmp/core"
+declared "$src/src/core/bt.h" "$src/src/lua/bt_lua.h" >"$tmp/all"
+grep -oE '\b(bt_[a-z0-9_]+|luaopen_bt)\b' "$src/docs/c-api.md" | sort -u >"$tmp/documented"
+
+status=0
+compare() { # library, expected list
+  exported "$prefix/$1" >"$tmp/got"
+  leaked=$(comm -23 "$tmp/got" "$2")
+  missing=$(comm -13 "$tmp/got" "$2")
+  undocumented=$(comm -23 "$tmp/got" "$tmp/documented")
+  [ -z "$leaked" ] || { echo "$1 exports names no public header declares:" $leaked; status=1; }
+  [ -z "$missing" ] || { echo "$1 does not export:" $missing; status=1; }
+  [ -z "$undocumented" ] || { echo "$1 exports names docs/c-api.md does not document:" $undocumented; status=1; }
+  echo "$1: $(wc -l <"$tmp/got") names exported"
+}
+compare lib/libbtcore.a "$tmp/core"
+compare lib/libbt.a "$tmp/all"
+compare lib/lua/5.4/bt.so "$tmp/all"
+exit $status
