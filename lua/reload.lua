@@ -370,8 +370,8 @@ local function move(brain, cls)
   return true
 end
 
-local function reload_batch(names)
-  local order = reload_order(names)
+-- the sources of the modules of order, or nil and the error
+local function read_sources(order)
   local sources = {}
   for _, name in ipairs(order) do
     local file = file_of(name)
@@ -384,8 +384,13 @@ local function reload_batch(names)
     end
     sources[name] = source
   end
+  return sources
+end
 
-  -- the check pass: new values, brains built from them
+-- The check pass: the files run in a fresh environment, and the brains of their new classes are
+-- built, then stopped (they were only a check: their listeners go). Returns true, or nil and the
+-- error; nothing has changed either way.
+local function check(order, sources)
   local values, err = run_batch(order, sources, function(name, vals) return vals[name] end)
   if not values then
     return nil, err
@@ -410,11 +415,16 @@ local function reload_batch(names)
   end
   for _, trees in ipairs(checked) do
     for _, tree in ipairs(trees) do
-      tree:Stop() -- they were only a check: their listeners go
+      tree:Stop()
     end
   end
+  return true
+end
 
-  -- the apply pass: the loaded tables patched in place as each file runs
+-- The apply pass: the files run again, the loaded tables and the globals they set patched in
+-- place, and the classes' subclasses given the new members. Returns the brain classes the files
+-- define, or nil and the error.
+local function apply(order, sources)
   local patched, befores, brain_classes = {}, {}, {}
   local applied, staged, new_requires = run_batch(order, sources,
     function(name) return package.loaded[name] end,
@@ -450,8 +460,13 @@ local function reload_batch(names)
   for name, reqs in pairs(new_requires) do
     requires[name] = reqs
   end
+  return brain_classes
+end
 
-  -- every live brain of a class that changed moves to a tree of the new code
+-- Every live brain of a class that changed moves to a tree of the new code, and so does every
+-- other live brain whose tree runs a subtree that the files redefined. Returns how many moved, or
+-- nil and the error.
+local function move_brains(brain_classes)
   local moved, done = 0, {}
   for _, cls in ipairs(brain_classes) do
     for _, brain in ipairs(brains_of(cls)) do
@@ -463,7 +478,6 @@ local function reload_batch(names)
       moved = moved + 1
     end
   end
-  -- and so does every other live brain whose tree runs a subtree that the files redefined
   local stale = {}
   for brain in pairs(shared.live_brains) do
     if not done[brain] and brain.bt and not brain.stopped and shared.stale(brain.bt) then
@@ -476,6 +490,27 @@ local function reload_batch(names)
       return nil, msg
     end
     moved = moved + 1
+  end
+  return moved
+end
+
+local function reload_batch(names)
+  local order = reload_order(names)
+  local sources, err = read_sources(order)
+  if not sources then
+    return nil, err
+  end
+  local ok, check_err = check(order, sources)
+  if not ok then
+    return nil, check_err
+  end
+  local brain_classes, apply_err = apply(order, sources)
+  if not brain_classes then
+    return nil, apply_err
+  end
+  local moved, move_err = move_brains(brain_classes)
+  if not moved then
+    return nil, move_err
   end
   return true, {modules = order, brains = moved}
 end

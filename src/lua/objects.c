@@ -443,7 +443,8 @@ static void push_relatives(lua_State *L, int obj, int which) {
 /* ---- the classes' metamethods ---- */
 
 int lbt_node_index(lua_State *L) {
-  luaL_checktype(L, 1, LUA_TTABLE); /* a script may call it by hand, with anything */
+  if (lua_type(L, 1) != LUA_TTABLE) /* a script may call it by hand, with anything */
+    return lbt_typeerror(L, 1, 1, "__index", "node");
   if (lua_getmetatable(L, 1)) {
     lua_pushvalue(L, 2);
     if (lua_rawget(L, -2) != LUA_TNIL) return 1;
@@ -473,7 +474,8 @@ int lbt_node_index(lua_State *L) {
 }
 
 int lbt_node_newindex(lua_State *L) {
-  luaL_checktype(L, 1, LUA_TTABLE); /* a script may call it by hand, with anything */
+  if (lua_type(L, 1) != LUA_TTABLE) /* a script may call it by hand, with anything */
+    return lbt_typeerror(L, 1, 1, "__newindex", "node");
   int code = view_code(L, 2);
   int node;
   lbt_tree *t = code ? lbt_node_tree(L, 1, &node) : NULL;

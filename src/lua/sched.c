@@ -317,12 +317,15 @@ static int sched_gc(lua_State *L) {
 /* shared.scheduler(policy): a new scheduler userdata ("ds" or "fixed_rate") */
 static int sched_new(lua_State *L) {
   int t = lua_type(L, 1);
-  if (t != LUA_TNONE && t != LUA_TNIL && t != LUA_TSTRING) return lbt_typeerror(L, 1, 1, "BrainWrangler", "string or nil");
-  const char *policy = t == LUA_TSTRING ? lua_tostring(L, 1) : "ds";
-  int p;
-  if (strcmp(policy, "ds") == 0) p = BT_SCHED_DS;
-  else if (strcmp(policy, "fixed_rate") == 0) p = BT_SCHED_FIXED_RATE;
-  else return luaL_error(L, "bad policy '%s' for BrainWrangler (\"ds\" or \"fixed_rate\")", policy);
+  const char *policy = t == LUA_TSTRING ? lua_tostring(L, 1) : t <= LUA_TNIL ? "ds" : NULL;
+  int p = -1;
+  if (policy && strcmp(policy, "ds") == 0) p = BT_SCHED_DS;
+  else if (policy && strcmp(policy, "fixed_rate") == 0) p = BT_SCHED_FIXED_RATE;
+  if (p < 0) {
+    const char *got = policy ? lua_pushfstring(L, "'%s'", policy) : luaL_typename(L, 1);
+    return lbt_argerror(L, 1, "BrainWrangler",
+                        lua_pushfstring(L, "policy \"ds\" or \"fixed_rate\" expected, got %s", got));
+  }
   lbt_sched *w = lua_newuserdatauv(L, sizeof *w, UV_COUNT);
   memset(w, 0, sizeof *w);
   w->S = lbt_state_get(L);

@@ -129,7 +129,7 @@ void lbt_push_math_random(lua_State *L) {
 
 /* shared.argerror(arg, fname, msg): lbt_argerror for the module's Lua files */
 static int l_argerror(lua_State *L) {
-  int arg = (int)luaL_optinteger(L, 1, 0);
+  int arg = (int)lua_tointeger(L, 1);
   const char *fname = lua_tostring(L, 2), *msg = lua_tostring(L, 3);
   return lbt_argerror(L, arg, fname ? fname : "?", msg ? msg : "?");
 }

@@ -182,7 +182,8 @@ int lbt_watcher_new(lua_State *L) {
   if (t != LUA_TNONE && t != LUA_TNIL && t != LUA_TSTRING) return lbt_typeerror(L, 1, 1, "watch", "string or nil");
   const char *mode = t == LUA_TSTRING ? lua_tostring(L, 1) : "auto";
   if (strcmp(mode, "auto") && strcmp(mode, "inotify") && strcmp(mode, "poll"))
-    return luaL_error(L, "bad watch mode '%s' (\"auto\", \"inotify\" or \"poll\")", mode);
+    return lbt_argerror(L, 1, "watch",
+                        lua_pushfstring(L, "\"auto\", \"inotify\" or \"poll\" expected, got %s", mode));
   lbt_watch *w = lua_newuserdatauv(L, sizeof *w, UV_COUNT);
   w->fd = -1;
   if (luaL_newmetatable(L, WATCH_META)) {
