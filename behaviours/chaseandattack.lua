@@ -1,4 +1,4 @@
--- chaseandattack.lua: ChaseAndAttack, Don't Starve's melee chase (DS_SEMANTICS.md section 6),
+-- chaseandattack.lua: ChaseAndAttack, Don't Starve's melee chase (docs/behaviours.md),
 -- written anew against docs/entity.md.
 --
 --   ChaseAndAttack(inst, max_chase_time, give_up_dist, max_attacks, findnewtargetfn, walk)

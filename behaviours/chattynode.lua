@@ -1,5 +1,5 @@
 -- chattynode.lua: ChattyNode, Don't Starve's "talk while doing something" wrapper
--- (DS_SEMANTICS.md section 6), written anew against docs/entity.md. A wrapper with one child.
+-- (docs/behaviours.md), written anew against docs/entity.md. A wrapper with one child.
 --
 --   ChattyNode(inst, chatlines, child, delay, rand_delay, enter_delay, enter_delay_rand)
 --

@@ -1,4 +1,4 @@
--- doaction.lua: DoAction, Don't Starve's "perform a buffered action" (DS_SEMANTICS.md section 6),
+-- doaction.lua: DoAction, Don't Starve's "perform a buffered action" (docs/behaviours.md),
 -- written anew against docs/entity.md, where an action is a name and a target entity (or nil).
 --
 --   DoAction(inst, getactionfn, name, run, timeout)

@@ -1,5 +1,5 @@
--- faceentity.lua: FaceEntity, Don't Starve's "stop and look at someone" (DS_SEMANTICS.md
--- section 6), written anew against docs/entity.md.
+-- faceentity.lua: FaceEntity, Don't Starve's "stop and look at someone" (docs/behaviours.md),
+-- written anew against docs/entity.md.
 --
 --   FaceEntity(inst, getfn, keepfn, timeout, customalert)
 --

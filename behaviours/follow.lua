@@ -1,4 +1,4 @@
--- follow.lua: Follow, Don't Starve's keep-within-a-band follower (DS_SEMANTICS.md section 6),
+-- follow.lua: Follow, Don't Starve's keep-within-a-band follower (docs/behaviours.md),
 -- written anew against docs/entity.md.
 --
 --   Follow(inst, target, min_dist, target_dist, max_dist, canrun, alwayseval, inlimbo_invalid)

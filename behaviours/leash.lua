@@ -1,4 +1,4 @@
--- leash.lua: Leash, Don't Starve's "don't stray too far from home" (DS_SEMANTICS.md section 6),
+-- leash.lua: Leash, Don't Starve's "don't stray too far from home" (docs/behaviours.md),
 -- written anew against docs/entity.md.
 --
 --   Leash(inst, homelocation, max_dist, inner_return_dist, running)

@@ -1,5 +1,5 @@
 -- minperiod.lua: MinPeriod, Don't Starve's cooldown measured from the child's last success
--- (DS_SEMANTICS.md section 3), written anew. A wrapper with one child.
+-- (docs/behaviours.md), written anew. A wrapper with one child.
 --
 --   MinPeriod(inst, minperiod, immediate, child)
 --

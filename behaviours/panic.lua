@@ -1,4 +1,4 @@
--- panic.lua: Panic, Don't Starve's headless running (DS_SEMANTICS.md section 6), written anew
+-- panic.lua: Panic, Don't Starve's headless running (docs/behaviours.md), written anew
 -- against docs/entity.md.
 --
 --   Panic(inst)

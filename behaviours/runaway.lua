@@ -1,4 +1,4 @@
--- runaway.lua: RunAway, Don't Starve's flight from a "hunter" (DS_SEMANTICS.md section 6),
+-- runaway.lua: RunAway, Don't Starve's flight from a "hunter" (docs/behaviours.md),
 -- written anew against docs/entity.md.
 --
 --   RunAway(inst, hunterparams, see_dist, safe_dist, shouldrunfn, runhome, fix_overhang,

@@ -1,4 +1,4 @@
--- standstill.lua: StandStill, Don't Starve's "stay put" (DS_SEMANTICS.md section 6), written
+-- standstill.lua: StandStill, Don't Starve's "stay put" (docs/behaviours.md), written
 -- anew against docs/entity.md.
 --
 --   StandStill(inst, startfn, keepfn)

@@ -1,4 +1,4 @@
--- wander.lua: Wander, Don't Starve's idle roaming (DS_SEMANTICS.md section 6), written anew
+-- wander.lua: Wander, Don't Starve's idle roaming (docs/behaviours.md), written anew
 -- against docs/entity.md. Always RUNNING once entered: it alternates a wait phase (standing still)
 -- and a walk phase (towards a free point `wander_dist` away at a random angle, or the angle
 -- getdirectionFn gives); when it is farther than max_dist from home it walks straight home.

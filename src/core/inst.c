@@ -180,7 +180,7 @@ static void put_double(unsigned char *p, double v) { memcpy(p, &v, sizeof v); }
 
 /* A new instance's fields: indices and counters rewound, numbers at their first value. */
 static void init_fields(bt_inst *in, uint32_t st) {
-  const bti_kind *k = &bti_kinds[in->def->nodes[in->def->states[st].node].kind];
+  const bti_kind *k = kind_of_state(in, st);
   for (int i = 0; i < k->nfields; i++) {
     const bti_field *f = &k->fields[i];
     if (f->type == BTI_NUMBER) put_double(field_at(in, st, f), f->init);
@@ -188,16 +188,8 @@ static void init_fields(bt_inst *in, uint32_t st) {
   }
 }
 
-void bti_rewind(bt_inst *in, uint32_t st) {
-  const bti_kind *k = &bti_kinds[in->def->nodes[in->def->states[st].node].kind];
-  for (int i = 0; i < k->nfields; i++) {
-    const bti_field *f = &k->fields[i];
-    if (bti_is_index(f) || f->type == BTI_COUNTER) put_u32(field_at(in, st, f), bti_rewound(f));
-  }
-}
-
 void bti_clear_clock(bt_inst *in, uint32_t st) {
-  const bti_kind *k = &bti_kinds[in->def->nodes[in->def->states[st].node].kind];
+  const bti_kind *k = kind_of_state(in, st);
   for (int i = 0; i < k->nfields; i++)
     if (k->fields[i].type == BTI_CLOCK) *flags_at(in, st) &= (uint8_t)~k->fields[i].flag;
 }

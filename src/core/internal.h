@@ -7,6 +7,7 @@
 #define BT_INTERNAL_H
 
 #include <stdint.h>
+#include <string.h>
 
 #include "bt.h"
 
@@ -263,17 +264,27 @@ static inline int is_leaf(const bt_inst *in, int n) { return in->def->nodes[n].f
 /* A node whose Reset or Step is the host's: the core cannot tell that they would change nothing. */
 static inline int has_own_reset(const bt_node *d) { return d->hooks & (HOOK_RESET | HOOK_STEP); }
 
-/* The memory of state st's field f, and its value as an index or counter. */
+/* The kind of state st, and the memory of its field f. */
+static inline const bti_kind *kind_of_state(const bt_inst *in, uint32_t st) {
+  return &bti_kinds[in->def->nodes[in->def->states[st].node].kind];
+}
 static inline unsigned char *field_at(const bt_inst *in, uint32_t st, const bti_field *f) {
   return in->mem + in->def->states[st].mem + f->off;
+}
+
+/* Puts state st's child indices and counters (its kind k's) back where Reset leaves them. */
+static inline void bti_rewind(bt_inst *in, uint32_t st, const bti_kind *k) {
+  for (int i = 0; i < k->nfields; i++) {
+    const bti_field *f = &k->fields[i];
+    uint32_t v = bti_rewound(f);
+    if (bti_is_index(f) || f->type == BTI_COUNTER) memcpy(field_at(in, st, f), &v, sizeof v);
+  }
 }
 
 /* inst.c */
 BTI_FUNC double bti_now(bt_inst *in);
 BTI_FUNC int bti_random_int(bt_inst *in, int n, int *out);
 BTI_FUNC double bti_random(bt_inst *in);
-/* Puts state st's child indices and counters back where Reset leaves them. */
-BTI_FUNC void bti_rewind(bt_inst *in, uint32_t st);
 /* Clears state st's clock (its kind's BTI_CLOCK field), so that it evaluates at its next visit. */
 BTI_FUNC void bti_clear_clock(bt_inst *in, uint32_t st);
 BTI_FUNC void bti_mark_touched(bt_inst *in); /* after the state was written wholesale */

@@ -123,7 +123,8 @@ static void reset_base(bt_inst *in, int n) {
  * started (kinds.c says which and where). */
 static void reset_rewind(bt_inst *in, int n) {
   reset_base(in, n);
-  bti_rewind(in, state_of(in, n));
+  const bt_node *d = node_at(in, n);
+  bti_rewind(in, d->state, &bti_kinds[d->kind]);
 }
 
 /* Visits child c afresh: reset first if its last visit ended it (a RUNNING child goes on). */
@@ -201,8 +202,8 @@ static void visit_action(bt_inst *in, int n, const bt_node *d) {
 }
 
 /* ---- WaitNode: RUNNING until now >= wake_time ----
- * Deviation 1 of API.md: while waiting it sleeps wake_time - now, where Don't Starve passes
- * now - wake_time (negative, so its sleep time is 0). */
+ * docs/lua-api.md's deviation 1: while waiting it sleeps wake_time - now, where Don't Starve
+ * passes now - wake_time (negative, so its sleep time is 0). */
 
 static void visit_wait(bt_inst *in, int n, const bt_node *d) {
   mem_wait *m = kind_mem(in, d);

@@ -446,6 +446,9 @@ static int build_def(bt_def **out, bt_graph *g, int root, const bt_lib *lib, con
   *out = NULL;
   if (!g || root < 0 || root >= bti_graph_count(g)) return bt_def_create(out, g, root);
   bti_graph_fail(g, BT_OK, "");
+  int refs = 0;
+  for (int id = 0; id < bti_graph_count(g) && !refs; id++) refs = is_reference(g, id);
+  if (!refs) return bt_def_create(out, g, root); /* nothing to resolve */
   build b = {lib ? lib : &empty, g, root, name, NULL, NULL, NULL, NULL, 0, 0};
   int rc = measure(&b);
   if (rc) return rc;

@@ -93,7 +93,7 @@ static void copy_state(bt_inst *to, const bt_inst *from, uint32_t st, uint32_t s
 /* READY, with its child indices and counters rewound and its clock cleared: it re-evaluates. */
 static void reevaluate(bt_inst *to, uint32_t st) {
   *status_at(to, st) = BT_READY;
-  bti_rewind(to, st);
+  bti_rewind(to, st, kind_of_state(to, st));
   bti_clear_clock(to, st);
 }
 

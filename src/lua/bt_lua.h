@@ -2,7 +2,7 @@
  * bt_lua.h: the bt Lua module, for hosts that embed Lua.
  *
  * luaL_requiref(L, "bt", luaopen_bt, 0) (or require "bt" with bt.so on package.cpath) opens
- * everything API.md describes; the module needs no package.path.
+ * everything docs/lua-api.md describes; the module needs no package.path.
  */
 #ifndef BT_LUA_H
 #define BT_LUA_H

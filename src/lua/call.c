@@ -159,18 +159,9 @@ int lbt_pcall(lbt_state *S, lua_State *L, int nargs, int nres, int msgh, const b
 
 /* ---- entering a tree ---- */
 
-lbt_tree *lbt_tree_test(lua_State *L, int idx) {
-  lbt_tree *t = lua_touserdata(L, idx);
-  /* a light userdata has no length: lua_rawlen gives 0 */
-  if (!t || lua_rawlen(L, idx) < sizeof *t || t->magic != LBT_TREE_MAGIC) return NULL;
-  return t;
-}
-
-void lbt_tree_enter(lua_State *L, int tree, lbt_ctx *saved, lua_State **saved_L) {
-  tree = lua_absindex(L, tree);
-  lbt_tree *t = lua_touserdata(L, tree);
-  *saved = t->ctx;
-  *saved_L = t->S->L;
+void lbt_tree_enter(lua_State *L, lbt_tree *t, int tree, lbt_entry *outer) {
+  outer->ctx = t->ctx;
+  outer->L = t->S->L;
   luaL_checkstack(L, 40, "bt: tree too deep for the Lua stack");
   lua_getiuservalue(L, tree, LBT_UV_FNS);
   int base = lua_gettop(L);
@@ -182,13 +173,12 @@ void lbt_tree_enter(lua_State *L, int tree, lbt_ctx *saved, lua_State **saved_L)
   if (t->S->mem) t->S->mem->reserve++;
 }
 
-void lbt_tree_leave(lua_State *L, int tree, const lbt_ctx *saved, lua_State *saved_L) {
-  lbt_tree *t = lua_touserdata(L, tree);
+void lbt_tree_leave(lua_State *L, lbt_tree *t, const lbt_entry *outer) {
   if (t->S->mem) t->S->mem->reserve--;
   lua_settop(L, t->ctx.fns - 1);
   t->S->msgh = t->ctx.outer_msgh;
-  t->ctx = *saved;
-  t->S->L = saved_L;
+  t->ctx = outer->ctx;
+  t->S->L = outer->L;
 }
 
 /* ---- work deferred until no tree thinks (a reload asked for inside a think) ---- */

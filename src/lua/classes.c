@@ -417,17 +417,16 @@ static void fire(lua_State *L, int obj, int data) {
   int node;
   lbt_tree *t = lbt_node_tree(L, obj, &node);
   if (t) {
-    lbt_ctx saved;
-    lua_State *saved_L;
+    lbt_entry outer;
     lua_rawgetp(L, obj, &lbt_key_tree);
     int tree = lua_gettop(L);
-    lbt_tree_enter(L, tree, &saved, &saved_L);
+    lbt_tree_enter(L, t, tree, &outer);
     bt_inst_fire_event(t->inst, node);
     lbt_tree_table(L, tree, LBT_UV_DATA, 1);
     lua_pushvalue(L, data);
     lua_rawseti(L, -2, bt_def_state(bt_inst_def(t->inst), node) + 1);
     lua_pop(L, 1);
-    lbt_tree_leave(L, tree, &saved, saved_L);
+    lbt_tree_leave(L, t, &outer);
     lua_pop(L, 1);
   } else {
     /* not in a tree yet: what Don't Starve's OnEvent does to the plain fields */
@@ -741,13 +740,10 @@ static int spec_subtree(reader *r) {
 
 /* ---- the kinds ---- */
 
-#define CLASS_INST 0x01 /* its objects hold the entity the constructor took (field inst) */
-#define CLASS_DATA 0x02 /* its field `data` is its Lua data in the tree */
-
 typedef struct kind_class {
   lua_CFunction ctor;
   int (*spec)(reader *r); /* reads what the kind's core spec needs; 0 if it is missing */
-  unsigned flags;
+  unsigned flags;           /* LBT_CLASS_* */
   const luaL_Reg *methods; /* besides those of bt_kind_get's methods */
 } kind_class;
 
@@ -768,8 +764,8 @@ static const kind_class kind_classes[BT_KIND_COUNT] = {
     [BT_NOT] = {ctor_decorator_kind},
     [BT_FAILIFRUNNING] = {ctor_decorator_kind},
     [BT_FAILIFSUCCESS] = {ctor_decorator_kind},
-    [BT_EVENT] = {ctor_event, spec_event, CLASS_INST | CLASS_DATA, event_methods},
-    [BT_LATCH] = {ctor_latch, spec_latch, CLASS_INST},
+    [BT_EVENT] = {ctor_event, spec_event, LBT_CLASS_INST | LBT_CLASS_DATA, event_methods},
+    [BT_LATCH] = {ctor_latch, spec_latch, LBT_CLASS_INST},
     [BT_TASK] = {ctor_task, spec_task},
     [BT_POLICY_PARALLEL] = {ctor_policy_parallel, spec_policy_parallel},
     [BT_MONITOR] = {ctor_monitor},
@@ -786,8 +782,8 @@ void lbt_class_spec(lua_State *L, int obj, int template, lbt_slots *slots, const
                     bt_spec *s) {
   obj = lua_absindex(L, obj);
   memset(s, 0, sizeof *s);
-  reader r = {L, obj, lbt_is_custom(L, obj), template, slots, fname, s};
   s->kind = lbt_node_kind(L, obj);
+  reader r = {L, obj, lbt_is_custom(L, obj, s->kind), template, slots, fname, s};
   s->ops = r.custom ? &lbt_custom_ops : &lbt_builtin_ops;
   lua_getfield(L, obj, "name");
   luaL_tolstring(L, -1, NULL);
@@ -796,6 +792,7 @@ void lbt_class_spec(lua_State *L, int obj, int template, lbt_slots *slots, const
   lua_pushliteral(L, "children");
   if (lua_rawget(L, obj) == LUA_TTABLE) s->flags |= BT_SPEC_CHILDREN;
   lua_pop(L, 1);
+  if (s->kind < 0 || s->kind >= BT_KIND_COUNT) return; /* a forged class: the core refuses it */
   int (*spec)(reader *) = kind_classes[s->kind].spec;
   if (spec && !spec(&r)) spec_error(&r, "node '%s' lacks the parameter or function of its kind");
 }
@@ -867,9 +864,7 @@ static const luaL_Reg composers[] = {
 typedef struct bound {
   lbt_tree *t;
   int node;
-  int tree_idx;
-  lbt_ctx saved;
-  lua_State *saved_L;
+  lbt_entry outer;
 } bound;
 
 /* Checks that self (index 1) is a node in a tree, pushes its tree and enters it. */
@@ -882,11 +877,10 @@ static void enter_self(lua_State *L, const char *method, bound *b) {
                luaL_tolstring(L, -1, NULL));
   }
   lua_rawgetp(L, 1, &lbt_key_tree);
-  b->tree_idx = lua_gettop(L);
-  lbt_tree_enter(L, b->tree_idx, &b->saved, &b->saved_L);
+  lbt_tree_enter(L, b->t, lua_gettop(L), &b->outer);
 }
 
-static void leave_self(lua_State *L, bound *b) { lbt_tree_leave(L, b->tree_idx, &b->saved, b->saved_L); }
+static void leave_self(lua_State *L, bound *b) { lbt_tree_leave(L, b->t, &b->outer); }
 
 static int method_kind(lua_State *L) { return (int)lua_tointeger(L, lua_upvalueindex(1)); }
 
@@ -1058,12 +1052,6 @@ static void set_methods(lua_State *L, int kind) {
   if (kind_classes[kind].methods) luaL_setfuncs(L, kind_classes[kind].methods, 0);
 }
 
-static void set_flag(lua_State *L, const char *name, int on) {
-  if (!on) return;
-  lua_pushboolean(L, 1);
-  lua_setfield(L, -2, name);
-}
-
 /* Pushes Class(base, ctor) (base at index base_idx, or 0 for none), the constructor a closure
  * over the kind; with kind < 0, ctor is the function itself. */
 static void new_class(lua_State *L, int base_idx, lua_CFunction ctor, int kind) {
@@ -1076,8 +1064,7 @@ static void new_class(lua_State *L, int base_idx, lua_CFunction ctor, int kind) 
   lua_pushinteger(L, kind);
   lua_setfield(L, -2, "__bt_kind");
   set_methods(L, kind);
-  set_flag(L, "__bt_inst", kind_classes[kind].flags & CLASS_INST);
-  set_flag(L, "__bt_data", kind_classes[kind].flags & CLASS_DATA);
+  lbt_state_get(L)->classes[kind] = (unsigned char)kind_classes[kind].flags;
 }
 
 void lbt_open_classes(lua_State *L, int module) {

@@ -212,77 +212,119 @@ static void push_named(lua_State *L, int name) {
   lua_remove(L, -2);
 }
 
-/* Gives the definition at ud (with d) its templates by state, its leaf functions, and, if it runs
- * named subtrees, the subtrees it ran and where in its functions each copy's are. */
-static void resolve(builder *b, lbt_def *d, int ud) {
+/* Pushes the subtrees table of the definition at ud (LBT_DEF_UV_SUBTREES), made now if create,
+ * or nil. */
+static void push_subtrees(lua_State *L, int ud, int create) {
+  ud = lua_absindex(L, ud);
+  if (lua_getiuservalue(L, ud, LBT_DEF_UV_SUBTREES) != LUA_TNIL || !create) return;
+  lua_pop(L, 1);
+  lua_createtable(L, 0, 4);
+  lua_pushvalue(L, -1);
+  lua_setiuservalue(L, ud, LBT_DEF_UV_SUBTREES);
+}
+
+/* Sets field name of the subtrees table of the definition at ud to the value on the top (popped). */
+static void set_subtrees_field(lua_State *L, int ud, const char *name) {
+  push_subtrees(L, ud, 1);
+  lua_insert(L, -2);
+  lua_setfield(L, -2, name);
+  lua_pop(L, 1);
+}
+
+/* Pushes field name of the subtrees table of the definition at ud, or nil. */
+static void push_subtrees_field(lua_State *L, int ud, const char *name) {
+  push_subtrees(L, ud, 0);
+  if (!lua_isnil(L, -1)) lua_getfield(L, -1, name);
+  else lua_pushnil(L);
+  lua_remove(L, -2);
+}
+
+/* Gives the definition at ud its templates by state: the root's own objects (made templates if
+ * the definition is shared), and for each copy of a named subtree, that subtree's object.
+ * Returns how many states are copies. */
+static int set_templates(builder *b, lbt_def *d, int ud) {
   lua_State *L = b->L;
   const bt_def *def = d->def;
-  int states = bt_def_states(def), nnodes = bt_def_size(def);
-  int *state_base = lua_newuserdatauv(L, (size_t)(states ? states : 1) * sizeof(int), 0);
-  lua_newtable(L); /* subtree name -> its copies' first slot */
-  int bases = lua_gettop(L);
-  lua_newtable(L);
-  int uses = lua_gettop(L);
+  int states = bt_def_states(def), copies = 0;
   lua_createtable(L, states, 0);
   int templates = lua_gettop(L);
   for (int s = 0; s < states; s++) {
     int id;
     const char *from = bt_def_origin(def, s, &id);
-    state_base[s] = 0;
-    if (!from) { /* one of the root's own objects */
+    if (!from) {
       lua_rawgeti(L, b->objs, id + 1);
       if (d->shared) lbt_make_template(L, def, bt_def_node_of_state(def, s), -1, ud);
-      lua_rawseti(L, templates, s + 1);
-      continue;
+    } else {
+      copies++;
+      lua_pushstring(L, from);
+      push_named(L, -1);
+      push_subtrees_field(L, -1, "objs");
+      lua_rawgeti(L, -1, id + 1);
+      lua_replace(L, -4);
+      lua_pop(L, 2);
     }
-    d->copies++;
+    lua_rawseti(L, templates, s + 1);
+  }
+  lua_setiuservalue(L, ud, LBT_DEF_UV_TEMPLATES);
+  return copies;
+}
+
+/* For a definition that runs named subtrees: the definitions it ran (uses), and the functions of
+ * each appended to its slots, where its copies' nodes find them (slot_base). */
+static void link_copies(builder *b, lbt_def *d, int ud) {
+  lua_State *L = b->L;
+  const bt_def *def = d->def;
+  int states = bt_def_states(def), nnodes = bt_def_size(def);
+  int *state_base = lua_newuserdatauv(L, (size_t)states * sizeof(int), 0);
+  lua_newtable(L); /* subtree name -> the slot its functions follow */
+  int bases = lua_gettop(L);
+  lua_newtable(L);
+  int uses = lua_gettop(L);
+  for (int s = 0; s < states; s++) {
+    const char *from = bt_def_origin(def, s, NULL);
+    state_base[s] = 0;
+    if (!from) continue;
     lua_pushstring(L, from);
     int name = lua_gettop(L);
-    push_named(L, name);
-    int subtree = lua_gettop(L);
     lua_pushvalue(L, name);
-    lua_pushvalue(L, subtree);
-    lua_rawset(L, uses);
-    lua_getiuservalue(L, subtree, LBT_DEF_UV_OBJS);
-    lua_rawgeti(L, -1, id + 1);
-    lua_rawseti(L, templates, s + 1);
-    lua_pushvalue(L, name);
-    if (lua_rawget(L, bases) == LUA_TNIL) { /* its functions follow those given so far */
+    if (lua_rawget(L, bases) == LUA_TNIL) { /* the first copy of it: its functions come next */
+      push_named(L, name);
+      lua_pushvalue(L, name);
+      lua_pushvalue(L, -2);
+      lua_rawset(L, uses);
       lua_pushvalue(L, name);
       lua_pushinteger(L, b->slots.n);
       lua_rawset(L, bases);
-      lua_getiuservalue(L, subtree, LBT_DEF_UV_FNS);
+      lua_getiuservalue(L, -1, LBT_DEF_UV_FNS);
       for (lua_Integer i = 1, n = (lua_Integer)lua_rawlen(L, -1); i <= n; i++) {
         lua_rawgeti(L, -1, i);
         lbt_slot_add(&b->slots);
       }
-      lua_pop(L, 1);
       lua_pushvalue(L, name);
       lua_rawget(L, bases);
     }
     state_base[s] = (int)lua_tointeger(L, -1);
     lua_settop(L, name - 1);
   }
-  lua_setiuservalue(L, ud, LBT_DEF_UV_TEMPLATES);
-  if (d->copies) {
-    int *slot_base = lua_newuserdatauv(L, (size_t)nnodes * sizeof(int), 0);
-    for (int n = 0; n < nnodes; n++) slot_base[n] = state_base[bt_def_state(def, n)];
-    d->slot_base = slot_base;
-    lua_setiuservalue(L, ud, LBT_DEF_UV_SLOTS);
-    lua_pushvalue(L, uses);
-    lua_setiuservalue(L, ud, LBT_DEF_UV_USES);
-  }
-  lua_createtable(L, b->slots.n, 0); /* exactly sized: every tree of a Don't Starve brain has one */
+  int *slot_base = lua_newuserdatauv(L, (size_t)nnodes * sizeof(int), 0);
+  for (int n = 0; n < nnodes; n++) slot_base[n] = state_base[bt_def_state(def, n)];
+  d->slot_base = slot_base;
+  set_subtrees_field(L, ud, "slots");
+  lua_pushvalue(L, uses);
+  set_subtrees_field(L, ud, "uses");
+  lua_settop(L, bases - 2);
+}
+
+/* Gives the definition at ud its leaf functions, exactly sized: every tree of a Don't Starve brain
+ * has a table of them. */
+static void set_functions(builder *b, int ud) {
+  lua_State *L = b->L;
+  lua_createtable(L, b->slots.n, 0);
   for (int i = 1; i <= b->slots.n; i++) {
     lua_rawgeti(L, b->slots.table, i);
     lua_rawseti(L, -2, i);
   }
   lua_setiuservalue(L, ud, LBT_DEF_UV_FNS);
-  if (d->shared) {
-    lua_pushvalue(L, b->objs);
-    lua_setiuservalue(L, ud, LBT_DEF_UV_OBJS);
-  }
-  lua_settop(L, bases - 2);
 }
 
 int lbt_compile(lua_State *L, int root, int shared, const char *fname, const char *defining) {
@@ -337,10 +379,13 @@ int lbt_compile(lua_State *L, int root, int shared, const char *fname, const cha
     return lua_error(L);
   }
   share_def(L, d, ud);
-  resolve(&b, d, ud);
-  if (defining) { /* the library's entry for the name is made of this graph */
+  if (set_templates(&b, d, ud)) link_copies(&b, d, ud);
+  set_functions(&b, ud);
+  if (defining) { /* the library's entry for the name is made of this graph and these objects */
     lua_pushvalue(L, graph);
-    lua_setiuservalue(L, ud, LBT_DEF_UV_GRAPH);
+    set_subtrees_field(L, ud, "graph");
+    lua_pushvalue(L, b.objs);
+    set_subtrees_field(L, ud, "objs");
   } else {
     bt_graph_free(b.g);
     *box = NULL;
@@ -370,7 +415,7 @@ static void set_named(lua_State *L, int name, int def) {
   const char *key = lua_tostring(L, name);
   if (def) {
     def = lua_absindex(L, def);
-    lua_getiuservalue(L, def, LBT_DEF_UV_GRAPH);
+    push_subtrees_field(L, def, "graph");
     bt_graph **box = lua_touserdata(L, -1);
     lua_pop(L, 1);
     if (bt_lib_set(lib, key, *box, 0) != BT_OK) luaL_error(L, "not enough memory");
@@ -444,7 +489,7 @@ static void push_uses(lua_State *L, int idx) {
     lua_getiuservalue(L, idx, LBT_UV_DEF);
     idx = lua_gettop(L);
   }
-  if (lbt_def_test(L, idx)) lua_getiuservalue(L, idx, LBT_DEF_UV_USES);
+  if (lbt_def_test(L, idx)) push_subtrees_field(L, idx, "uses");
   else lua_pushnil(L);
 }
 

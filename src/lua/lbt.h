@@ -83,7 +83,12 @@ typedef struct lbt_state {
   int time_fresh;    /* last_time was read at group_depth, and no Lua code has run since */
   int deferred;      /* LBT_REG_DEFERRED holds work for when thinking drops to 0 */
   lbt_memory *mem;   /* the bounded allocator's state, NULL if bt did not make the Lua state */
+  unsigned char classes[BT_KIND_COUNT]; /* LBT_CLASS_* of each kind's class (classes.c) */
 } lbt_state;
+
+/* What a kind's class says of its objects. */
+#define LBT_CLASS_INST 0x01 /* its objects hold the entity the constructor took (field inst) */
+#define LBT_CLASS_DATA 0x02 /* its field `data` is its Lua data in the tree */
 
 /* What an entered tree pushed for the core's callbacks: absolute stack indices in L. */
 typedef struct lbt_ctx {
@@ -97,13 +102,12 @@ typedef struct lbt_ctx {
 
 typedef struct lbt_tree {
   unsigned magic; /* LBT_TREE_MAGIC: a cheap check that a userdata is a tree */
+  int nown;       /* graph ids below this are the entity's own node objects; the rest (every node
+                     of a shared definition, the nodes of subtrees) are templates, copied on use */
   bt_inst *inst;
   lbt_state *S;
-  lbt_ctx ctx;
   const int *slot_base; /* node -> what to add to its functions' slots (copies of subtrees), or NULL */
-  int shared; /* an instance of a shared definition: objs are the entity's copies, made on use */
-  int nown;   /* graph ids below this are the entity's own node objects; the rest (every node of a
-                 shared definition, the nodes of subtrees) are templates, copied on use */
+  lbt_ctx ctx;
 } lbt_tree;
 
 enum {
@@ -118,27 +122,34 @@ enum {
   LBT_UV_COUNT = LBT_UV_DEF
 };
 
+/* The tree userdata at idx, or NULL. */
+static inline lbt_tree *lbt_tree_test(lua_State *L, int idx) {
+  lbt_tree *t = (lbt_tree *)lua_touserdata(L, idx);
+  /* a light userdata has no length: lua_rawlen gives 0 */
+  if (!t || lua_rawlen(L, idx) < sizeof *t || t->magic != LBT_TREE_MAGIC) return NULL;
+  return t;
+}
+
 /* A definition userdata, of the metatable LBT_DEF_META. */
 #define LBT_DEF_META "bt.definition"
 
 typedef struct lbt_def {
   bt_def *def;
-  const int *slot_base; /* its trees' lbt_tree.slot_base */
+  const int *slot_base; /* its trees' lbt_tree.slot_base: NULL unless it runs named subtrees */
   int shared; /* made by bt.define: its objects are templates, copied for each entity */
   int nown;   /* graph ids of the root's own objects are below this: 0 for a shared definition;
                  the nodes of subtrees come after them */
-  int copies; /* states copied from named subtrees */
 } lbt_def;
 
 enum {
   LBT_DEF_UV_TEMPLATES = 1, /* state + 1 -> node object */
   LBT_DEF_UV_FNS,           /* the leaf functions, by slot */
-  LBT_DEF_UV_OBJS,          /* a shared definition's own objects by graph id + 1 */
   LBT_DEF_UV_HOLDER,        /* the shared holder of its bt_def (compile.c) */
-  LBT_DEF_UV_USES,          /* subtree name -> the definition it ran when this one was built, or nil */
-  LBT_DEF_UV_GRAPH,         /* a named definition's graph, in a box: the library's entry */
-  LBT_DEF_UV_SLOTS,         /* the memory of slot_base */
-  LBT_DEF_UV_COUNT = LBT_DEF_UV_SLOTS
+  LBT_DEF_UV_SUBTREES,      /* for a definition that is a named subtree or runs some, a table:
+                               objs (its own objects by graph id + 1) and graph (the library's
+                               entry, in a box) of a named one; uses (subtree name -> the
+                               definition it ran when built) and slots (slot_base's memory) */
+  LBT_DEF_UV_COUNT = LBT_DEF_UV_SUBTREES
 };
 
 /* Private table keys on node objects. */
@@ -183,16 +194,20 @@ LBT_FUNC int lbt_pcall(lbt_state *S, lua_State *L, int nargs, int nres, int msgh
 LBT_FUNC void lbt_report(lbt_state *S, lua_State *L, const char *message);
 LBT_FUNC void lbt_push_path(lua_State *L, const bt_inst *inst, int node);
 
-LBT_FUNC lbt_tree *lbt_tree_test(lua_State *L, int idx); /* the tree userdata at idx, or NULL */
 
 /* Entering a tree. The core calls back into Lua (leaves, a script's Visit, OnStop, ...) through
  * what the tree's entry pushed: the tree's functions, its inst, a message handler, and the thread
  * to call in. So every entry point that makes the core act on a tree's instance (a think, Reset,
  * Stop, a sleep time, a dump, a node method, an event, a reload's stops) enters that tree before
- * the call and leaves it after, on the same stack; entries nest. lbt_tree_leave pops what enter
- * pushed. A tree whose instance is gone (collected) must not be entered. */
-LBT_FUNC void lbt_tree_enter(lua_State *L, int tree, lbt_ctx *saved, lua_State **saved_L);
-LBT_FUNC void lbt_tree_leave(lua_State *L, int tree, const lbt_ctx *saved, lua_State *saved_L);
+ * the call and leaves it after, on the same stack; entries nest. t is the tree userdata at the
+ * absolute index tree; lbt_tree_leave pops what enter pushed and puts back the entry it replaced,
+ * kept in outer. A tree whose instance is gone (collected) must not be entered. */
+typedef struct lbt_entry {
+  lbt_ctx ctx;
+  lua_State *L;
+} lbt_entry;
+LBT_FUNC void lbt_tree_enter(lua_State *L, lbt_tree *t, int tree, lbt_entry *outer);
+LBT_FUNC void lbt_tree_leave(lua_State *L, lbt_tree *t, const lbt_entry *outer);
 
 LBT_FUNC void lbt_run_deferred(lua_State *L, lbt_state *S); /* the work deferred during thinks */
 LBT_FUNC const luaL_Reg lbt_call_functions[]; /* bt.set_error_handler, bt.set_instruction_limit */
@@ -211,8 +226,9 @@ LBT_FUNC const luaL_Reg lbt_clock_functions[]; /* bt.set_clock, bt.GetTime */
 
 LBT_FUNC int lbt_is_node(lua_State *L, int idx);
 LBT_FUNC int lbt_node_kind(lua_State *L, int idx); /* the kind its class derives from, or -1 */
-/* Whether the node object's class is not its kind's own: a script's subclass. */
-LBT_FUNC int lbt_is_custom(lua_State *L, int idx);
+/* Whether the class of the node object at idx, of that kind, is not the kind's own: a script's
+ * subclass. */
+LBT_FUNC int lbt_is_custom(lua_State *L, int idx, int kind);
 /* The tree a node object is bound to and its index there, or NULL; pushes nothing. */
 LBT_FUNC lbt_tree *lbt_node_tree(lua_State *L, int obj, int *node);
 LBT_FUNC int lbt_node_index(lua_State *L);    /* __index of every node class */

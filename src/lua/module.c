@@ -6,7 +6,7 @@
 #include "lbt.h"
 #include "lbt_embedded.h"
 
-/* bt.install_globals([env]): the names API.md lists, into env (default _G) */
+/* bt.install_globals([env]): the names docs/lua-api.md lists, into env (default _G) */
 static int l_install_globals(lua_State *L) {
   int t = lua_type(L, 1);
   if (t == LUA_TNONE || t == LUA_TNIL) lua_pushglobaltable(L);

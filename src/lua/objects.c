@@ -29,7 +29,7 @@ enum {
   VK_RUNNING,
   VK_LASTLATCHTIME,
   VK_LATCHDURATION,
-  VK_DATA,     /* the node's Lua data in the tree, for a class that says so (__bt_data) */
+  VK_DATA,     /* the node's Lua data in the tree, for a class that says so (LBT_CLASS_DATA) */
   VK_PARENT,
   VK_CHILDREN,
   VK_COUNT
@@ -101,8 +101,7 @@ static void push_class(lua_State *L, int kind) {
   lua_remove(L, -2);
 }
 
-int lbt_is_custom(lua_State *L, int idx) {
-  int kind = lbt_node_kind(L, idx);
+int lbt_is_custom(lua_State *L, int idx, int kind) {
   if (kind < 0 || !lua_getmetatable(L, idx)) return 0;
   push_class(L, kind);
   int custom = !lua_rawequal(L, -1, -2);
@@ -110,24 +109,11 @@ int lbt_is_custom(lua_State *L, int idx) {
   return custom;
 }
 
-/* Whether the class of kind says so (a private field its section of classes.c sets). */
-static int class_says(lua_State *L, int kind, const char *what) {
-  int top = lua_gettop(L);
-  push_class(L, kind);
-  int yes = 0;
-  if (lua_istable(L, -1)) {
-    lua_pushstring(L, what);
-    yes = lua_rawget(L, -2) != LUA_TNIL && lua_toboolean(L, -1);
-  }
-  lua_settop(L, top);
-  return yes;
-}
-
 /* The node's object holds its entity (as the field inst): its constructor takes one. */
-static int takes_inst(lua_State *L, int kind) { return class_says(L, kind, "__bt_inst"); }
+static int takes_inst(const lbt_state *S, int kind) { return S->classes[kind] & LBT_CLASS_INST; }
 
 /* The node's `data` is its Lua data in the tree (an event's data). */
-static int has_data(lua_State *L, int kind) { return class_says(L, kind, "__bt_data"); }
+static int has_data(const lbt_state *S, int kind) { return S->classes[kind] & LBT_CLASS_DATA; }
 
 int lbt_node_member(lua_State *L, int obj, const char *key) {
   obj = lua_absindex(L, obj);
@@ -313,7 +299,8 @@ static void push_copy(lua_State *L, lbt_tree *t, int tree, int s) {
   }
   lua_getmetatable(L, tpl);
   lua_setmetatable(L, copy);
-  int keep = lbt_is_custom(L, copy) || takes_inst(L, bt_def_kind(def, node));
+  int kind = bt_def_kind(def, node);
+  int keep = lbt_is_custom(L, copy, kind) || takes_inst(t->S, kind);
   if (keep) {
     lua_pushliteral(L, "inst");
     lua_getiuservalue(L, tree, LBT_UV_INST);
@@ -463,7 +450,7 @@ int lbt_node_index(lua_State *L) {
     return 1;
   }
   if (code == VK_DATA) {
-    if (!has_data(L, bt_def_kind(bt_inst_def(t->inst), node))) return 0;
+    if (!has_data(t->S, bt_def_kind(bt_inst_def(t->inst), node))) return 0;
     lua_rawgetp(L, 1, &lbt_key_tree);
     lbt_tree_table(L, lua_gettop(L), LBT_UV_DATA, 0);
     if (lua_isnil(L, -1)) return 1;
@@ -480,7 +467,7 @@ int lbt_node_newindex(lua_State *L) {
   int node;
   lbt_tree *t = code ? lbt_node_tree(L, 1, &node) : NULL;
   if (t) {
-    if (code == VK_DATA && has_data(L, bt_def_kind(bt_inst_def(t->inst), node))) {
+    if (code == VK_DATA && has_data(t->S, bt_def_kind(bt_inst_def(t->inst), node))) {
       lua_rawgetp(L, 1, &lbt_key_tree);
       lbt_tree_table(L, lua_gettop(L), LBT_UV_DATA, 1);
       lua_pushvalue(L, 3);
@@ -514,7 +501,7 @@ static void migrate(lua_State *L, lbt_tree *t, int tree, int obj, int node) {
     }
     lua_settop(L, value - 1);
   }
-  if (has_data(L, bt_def_kind(bt_inst_def(t->inst), node))) {
+  if (has_data(t->S, bt_def_kind(bt_inst_def(t->inst), node))) {
     lbt_tree_table(L, tree, LBT_UV_DATA, 1);
     lua_pushliteral(L, "data");
     lua_rawget(L, obj);
@@ -530,8 +517,9 @@ static void migrate(lua_State *L, lbt_tree *t, int tree, int obj, int node) {
  * own state), or its class takes an inst (it holds the entity, and maybe a listener), or it
  * carries fields a script added (an OnStop, for instance). Any other node object can be made anew
  * from the definition when asked for, so the tree holds it only weakly. */
-static int must_keep(lua_State *L, const bt_def *def, int n, int obj) {
-  if (takes_inst(L, bt_def_kind(def, n)) || lbt_is_custom(L, obj)) return 1;
+static int must_keep(lua_State *L, const lbt_tree *t, int n, int obj) {
+  int kind = bt_def_kind(bt_inst_def(t->inst), n);
+  if (takes_inst(t->S, kind) || lbt_is_custom(L, obj, kind)) return 1;
   lbt_registry_get(L, LBT_REG_CTORFIELDS);
   int known = lua_gettop(L);
   int extra = 0;
@@ -567,16 +555,16 @@ void lbt_adopt_objects(lua_State *L, lbt_tree *t, int tree, int def_idx, const l
     bind(L, tree, obj, node);
     /* the objects the tree needs are held; the others are found from the root while whoever
      * holds them does (find_original), and made anew as views if the tree is asked for them later */
-    int keep = must_keep(L, def, node, obj);
+    int keep = must_keep(L, t, node, obj);
     if (keep || s == 0) file_obj(L, tree, obj, s, keep);
     lua_pop(L, 1);
-    if (d->copies) { /* the definition keeps the subtrees' templates only */
+    if (d->slot_base) { /* the definition keeps the subtrees' templates only */
       lua_pushnil(L);
       lua_rawseti(L, objs, s + 1);
     }
   }
   lua_pop(L, 1);
-  if (!d->copies) {
+  if (!d->slot_base) {
     lua_pushnil(L);
     lua_setiuservalue(L, def_idx, LBT_DEF_UV_TEMPLATES);
   }
@@ -586,10 +574,11 @@ void lbt_adopt_objects(lua_State *L, lbt_tree *t, int tree, int def_idx, const l
  * hide the state of the copies made from a template. Fields the node's kind does not have stay. */
 static void strip_views(lua_State *L, const bt_def *def, int node, int obj) {
   int kind = bt_def_kind(def, node);
+  const lbt_state *S = lbt_state_get(L);
   for (int code = VK_NONE + 1; code < VK_COUNT; code++) {
     if (code == VK_PARENT || code == VK_CHILDREN) continue;
     int applies = code == VK_STATUS || code == VK_LASTRESULT ||
-                  (code == VK_DATA ? has_data(L, kind) : bt_node_has_field(def, node, view_fields[code]));
+                  (code == VK_DATA ? has_data(S, kind) : bt_node_has_field(def, node, view_fields[code]));
     if (!applies) continue;
     lua_pushstring(L, view_names[code]);
     lua_pushnil(L);

@@ -135,7 +135,8 @@ static void carry_objects(move *m) {
       continue;
     }
     int obj = lua_gettop(L);
-    if (lbt_is_custom(L, obj) && bt_node_status(m->old->inst, bt_def_node_of_state(m->od, os)) == BT_RUNNING)
+    int node = bt_def_node_of_state(m->od, os);
+    if (lbt_is_custom(L, obj, bt_def_kind(m->od, node)) && bt_node_status(m->old->inst, node) == BT_RUNNING)
       carry(m, obj, os, ns);
     lua_settop(L, obj - 1);
   }
@@ -169,12 +170,11 @@ static void abort_gone(move *m) {
   memset(kept, 0, (size_t)(ostates ? ostates : 1));
   for (int ns = 0; ns < m->nstates; ns++)
     if (m->map[ns] >= 0 && m->map[ns] < ostates) kept[m->map[ns]] = 1;
-  lbt_ctx saved;
-  lua_State *saved_L;
-  lbt_tree_enter(L, 1, &saved, &saved_L);
+  lbt_entry outer;
+  lbt_tree_enter(L, m->old, 1, &outer);
   for (int s = 0; s < ostates; s++)
     if (!kept[s]) bt_node_abort(m->old->inst, bt_def_node_of_state(m->od, s));
-  lbt_tree_leave(L, 1, &saved, saved_L);
+  lbt_tree_leave(L, m->old, &outer);
   lua_pop(L, 1);
 }
 

@@ -21,7 +21,6 @@ static int instantiate(lua_State *L, int def_idx, int inst) {
   memset(t, 0, sizeof *t);
   t->magic = LBT_TREE_MAGIC;
   t->S = lbt_state_get(L);
-  t->shared = d->shared;
   t->nown = d->nown;
   t->slot_base = d->slot_base;
   /* which Priorities draw their first evaluation time is in their specs (classes.c) */
@@ -71,16 +70,15 @@ static int tree_update(lua_State *L) {
   lbt_tree *t = check_tree(L, "Update");
   if (bt_inst_thinking(t->inst))
     return luaL_error(L, "Update: the tree is thinking (Update called from inside its own think)");
-  lbt_ctx saved;
-  lua_State *saved_L;
-  lbt_tree_enter(L, 1, &saved, &saved_L);
+  lbt_entry outer;
+  lbt_tree_enter(L, t, 1, &outer);
   lbt_state *S = t->S;
-  int outer = lbt_time_group_begin(S);
+  int group = lbt_time_group_begin(S);
   S->thinking++;
   bt_inst_update(t->inst);
   S->thinking--;
-  lbt_time_group_end(S, outer);
-  lbt_tree_leave(L, 1, &saved, saved_L);
+  lbt_time_group_end(S, group);
+  lbt_tree_leave(L, t, &outer);
   lbt_run_deferred(L, t->S); /* a reload asked for during the think */
   return 0;
 }
@@ -92,14 +90,13 @@ static int tree_force_update(lua_State *L) {
 
 static int tree_get_sleep_time(lua_State *L) {
   lbt_tree *t = check_tree(L, "GetSleepTime");
-  lbt_ctx saved;
-  lua_State *saved_L;
+  lbt_entry outer;
   double v;
-  lbt_tree_enter(L, 1, &saved, &saved_L);
-  int outer = lbt_time_group_begin(t->S);
+  lbt_tree_enter(L, t, 1, &outer);
+  int group = lbt_time_group_begin(t->S);
   int has = bt_inst_sleep_time(t->inst, &v);
-  lbt_time_group_end(t->S, outer);
-  lbt_tree_leave(L, 1, &saved, saved_L);
+  lbt_time_group_end(t->S, group);
+  lbt_tree_leave(L, t, &outer);
   if (has) lua_pushnumber(L, v);
   else lua_pushnil(L);
   return 1;
@@ -109,34 +106,31 @@ static int tree_reset(lua_State *L) {
   lbt_tree *t = check_tree(L, "Reset");
   if (bt_inst_thinking(t->inst))
     return luaL_error(L, "Reset: the tree is thinking (Reset called from inside its own think)");
-  lbt_ctx saved;
-  lua_State *saved_L;
-  lbt_tree_enter(L, 1, &saved, &saved_L);
+  lbt_entry outer;
+  lbt_tree_enter(L, t, 1, &outer);
   bt_inst_reset(t->inst);
-  lbt_tree_leave(L, 1, &saved, saved_L);
+  lbt_tree_leave(L, t, &outer);
   return 0;
 }
 
 static int tree_stop(lua_State *L) {
   lbt_tree *t = check_tree(L, "Stop");
-  lbt_ctx saved;
-  lua_State *saved_L;
-  lbt_tree_enter(L, 1, &saved, &saved_L);
+  lbt_entry outer;
+  lbt_tree_enter(L, t, 1, &outer);
   bt_inst_stop(t->inst);
-  lbt_tree_leave(L, 1, &saved, saved_L);
+  lbt_tree_leave(L, t, &outer);
   return 0;
 }
 
 static int tree_tostring(lua_State *L) {
   lbt_tree *t = check_tree(L, "__tostring");
-  lbt_ctx saved;
-  lua_State *saved_L;
+  lbt_entry outer;
   bt_buf buf = {0};
-  lbt_tree_enter(L, 1, &saved, &saved_L);
-  int outer = lbt_time_group_begin(t->S);
+  lbt_tree_enter(L, t, 1, &outer);
+  int group = lbt_time_group_begin(t->S);
   bt_inst_dump(t->inst, &buf);
-  lbt_time_group_end(t->S, outer);
-  lbt_tree_leave(L, 1, &saved, saved_L);
+  lbt_time_group_end(t->S, group);
+  lbt_tree_leave(L, t, &outer);
   return lbt_push_buf(L, &buf);
 }
 

@@ -1,7 +1,7 @@
 /* harness.h: what the C tests share. A clock the test sets (T), scripted random numbers, leaves
  * that read scripted results and log their calls, and short ways to build trees and read them.
- * Include after check.h. Every expected value in the tests is derived from DS_SEMANTICS.md and
- * the Don't Starve scripts (behaviourtree.lua of build 613aaa9c), not from this library's output. */
+ * Include after check.h. Every expected value in the tests is derived from the Don't Starve
+ * scripts (behaviourtree.lua of build 613aaa9c), not from this library's output. */
 #ifndef HARNESS_H
 #define HARNESS_H
 

@@ -1,6 +1,6 @@
 /* test_composites.c: SequenceNode, SelectorNode, LoopNode, RandomNode, and WhileNode / IfNode
- * built from Parallel / Sequence and a ConditionNode. Expected values come from DS_SEMANTICS.md
- * sections 3 and 11b and behaviourtree.lua. */
+ * built from Parallel / Sequence and a ConditionNode. Expected values come from Don't Starve's
+ * behaviourtree.lua. */
 #include "harness.h"
 
 /* ---- SequenceNode ---- */

@@ -3,7 +3,7 @@
  * ("%2.2f", nil printed as 0), each line ending in "\n", children indented by a further "   >".
  * DBStrings: Priority "execute %d, eval in %2.2f" with (lasttime or 0) + period - now, unclamped;
  * Sequence/Selector/Loop the idx; Wait "%2.2f" seconds left; others "". Expected values come
- * from DS_SEMANTICS.md sections 2, 3, 8 and 11b and behaviourtree.lua. */
+ * from Don't Starve's behaviourtree.lua. */
 #include "harness.h"
 
 static void test_dump_priority_sequence_wait(void) {

@@ -1,7 +1,7 @@
 /* test_events.c: EventNode through bt_inst_fire_event. Resetting a running child, triggering for
  * exactly one think, clearing the lasttime of Priority ancestors along DS parent links, the
  * trigger lost to a higher-priority sibling, and PriorityNode's test_anyway. Expected values come
- * from DS_SEMANTICS.md section 3 (EventNode, PriorityNode) and 11b, and behaviourtree.lua. */
+ * from Don't Starve's behaviourtree.lua. */
 #include "harness.h"
 
 static int add_event(bt_graph *g, const char *name, double priority, unsigned flags) {

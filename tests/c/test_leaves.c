@@ -1,6 +1,6 @@
 /* test_leaves.c: BehaviourNode and bt_ops overrides, ConditionNode, MultiConditionNode,
  * ConditionWaitNode, ActionNode, WaitNode, the three decorators and LatchNode.
- * Expected values come from DS_SEMANTICS.md sections 2-3 and 11b and behaviourtree.lua. */
+ * Expected values come from Don't Starve's behaviourtree.lua. */
 #include "harness.h"
 
 /* ---- BehaviourNode ---- */

@@ -1,7 +1,7 @@
 /* test_parallel.c: ParallelNode and ParallelNodeAny. ConditionNode children re-tested on every
  * visit, succeeded children not revisited, the first FAILED child ending the node, and Step
  * resetting only succeeded ConditionNode children so that grandchildren keep their statuses.
- * Expected values come from DS_SEMANTICS.md section 3 and behaviourtree.lua. */
+ * Expected values come from Don't Starve's behaviourtree.lua. */
 #include "harness.h"
 
 static void test_condition_retested(void) {

@@ -1,8 +1,7 @@
 /* test_priority.c: PriorityNode. Evaluation, the period, running-child resume, lasttime cleared
  * when the running child stops, READY roots, scatter and BT_SPEC_NOSCATTER, and the failed
- * sub-priority that keeps counting as failed. Expected values come from DS_SEMANTICS.md
- * section 3 (PriorityNode), 4.1 and 11b, and behaviourtree.lua. EventNode's test_anyway is in
- * test_events.c. */
+ * sub-priority that keeps counting as failed. Expected values come from Don't Starve's
+ * behaviourtree.lua. EventNode's test_anyway is in test_events.c. */
 #include "harness.h"
 
 static void test_first_winner(void) {

@@ -1,7 +1,7 @@
 /* test_think.c: the think cycle (bt_inst_update: Visit, SaveStatus, Step), lastresult, sleep
  * times, force_update, reset, stop with on_stop, BT_EBUSY inside a think, and the node method
- * entry points. Expected values come from DS_SEMANTICS.md sections 1, 2, 4.1 and 11b, and
- * behaviourtree.lua (BT:Update, BT:GetSleepTime, BehaviourNode methods). */
+ * entry points. Expected values come from Don't Starve's behaviourtree.lua (BT:Update,
+ * BT:GetSleepTime, BehaviourNode methods). */
 #include "harness.h"
 
 static void test_visit_save_step(void) {
@@ -487,8 +487,8 @@ static void test_clock_reads(void) {
 }
 
 /* A Priority with many children: a think passes over the children Reset would not change, and
- * still resets every one it would (DS_SEMANTICS.md 1: Step resets each non-RUNNING child of a
- * RUNNING node; Reset of a READY node does not reach its children). */
+ * still resets every one it would (Don't Starve's behaviourtree.lua: Step resets each
+ * non-RUNNING child of a RUNNING node; Reset of a READY node does not reach its children). */
 static void test_wide_priority_step(void) {
   enum { N = 20, RUN = 12 };
   static char names[N][8];
@@ -550,7 +550,7 @@ static void test_wide_priority_step(void) {
 }
 
 /* While nothing changes, a think only walks the running path; a change made by the host between
- * thinks is still seen by the next Step (DS_SEMANTICS.md 1). */
+ * thinks is still seen by the next Step (Don't Starve's behaviourtree.lua). */
 static void test_quiet_thinks_see_host_changes(void) {
   leaf C = FN("C", 1);
   bt_graph *g = new_graph();

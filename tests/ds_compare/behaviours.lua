@@ -18,8 +18,8 @@
 -- same way, and every call is logged with its arguments and answer, so the worlds see the same
 -- inputs as long as they make the same calls, and any difference in the calls is reported.
 --
--- API.md's deviation 1 (a RUNNING WaitNode reports its true remaining time) is applied to the DS
--- side as compare.lua does; deviation 2 (node functions receive inst) is invisible because the
+-- docs/lua-api.md's deviation 1 (a RUNNING WaitNode reports its true remaining time) is applied
+-- to the DS side as compare.lua does; deviation 2 (node functions receive inst) is invisible because the
 -- generated condition and action functions ignore their arguments (the behaviours call their own
 -- stored functions themselves, with the same arguments on both sides).
 --

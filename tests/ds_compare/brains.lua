@@ -41,7 +41,7 @@ local function make_ds()
   load_into(env, ds_dir .. "/class.lua")
   load_into(env, ds_dir .. "/behaviourtree.lua")
   load_into(env, ds_dir .. "/brain.lua")
-  local WaitNode = env.WaitNode -- API.md deviation 1
+  local WaitNode = env.WaitNode -- docs/lua-api.md's deviation 1
   function WaitNode:Visit()
     local current_time = env.GetTime()
     if self.status ~= env.RUNNING then

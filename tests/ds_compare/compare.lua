@@ -9,9 +9,9 @@
 --   DS_SCRIPTS=/path/to/scripts LUA_CPATH="build/lib/lua/5.4/?.so;;" \
 --     lua5.4 tests/ds_compare/compare.lua [first_seed] [seeds] [thinks]
 --
--- API.md's deviation 1 (a RUNNING WaitNode reports its true remaining time) is applied to the DS
--- side by giving its WaitNode the corrected Sleep argument; deviation 2 (functions receive inst)
--- is invisible here because the generated functions ignore their arguments.
+-- docs/lua-api.md's deviation 1 (a RUNNING WaitNode reports its true remaining time) is applied
+-- to the DS side by giving its WaitNode the corrected Sleep argument; deviation 2 (functions
+-- receive inst) is invisible here because the generated functions ignore their arguments.
 
 local ds_dir = os.getenv("DS_SCRIPTS") or error("set DS_SCRIPTS to the folder holding behaviourtree.lua")
 local first_seed = tonumber(arg[1]) or 1

@@ -1,6 +1,6 @@
 #!/bin/sh
-# Installs the build into a fresh prefix and uses it as API.md says a user would: a stock lua5.4
-# loads bt.so through LUA_CPATH, and a C host compiles and links through `pkg-config bt`.
+# Installs the build into a fresh prefix and uses it as docs/lua-api.md says a user would: a stock
+# lua5.4 loads bt.so through LUA_CPATH, and a C host compiles and links through `pkg-config bt`.
 # usage: check_install.sh <build dir> <source dir>   (C hosts are built with $CC, default cc)
 set -eu
 build=$1

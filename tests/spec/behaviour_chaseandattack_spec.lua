@@ -1,6 +1,6 @@
 -- ChaseAndAttack (behaviours/chaseandattack.lua): target selection, the chase, attacks counted
 -- through "onattackother"/"onmissother", the ways it ends, listeners, shared brains.
--- Expected values follow DS_SEMANTICS.md section 6 and docs/behaviours.md. In the fake world a
+-- Expected values follow docs/behaviours.md and the Don't Starve scripts. In the fake world a
 -- wolf runs at 5 units a second, hits within 2 units for 10 damage, then cools down for 1 s.
 
 local H = require "helpers"

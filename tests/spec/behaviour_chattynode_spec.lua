@@ -1,5 +1,5 @@
 -- ChattyNode (behaviours/chattynode.lua): talking while the child runs. Expected values follow
--- DS_SEMANTICS.md section 6 and docs/behaviours.md; math.random is scripted: a line is
+-- docs/behaviours.md and the Don't Starve scripts; math.random is scripted: a line is
 -- lines[floor(r * #lines) + 1], the next one comes delay + r * rand_delay seconds later.
 
 local H = require "helpers"

@@ -1,6 +1,6 @@
 -- DoAction (behaviours/doaction.lua): approaching the target, starting the action, the result
 -- from "actiondone", the ways it fails, listeners, shared brains. Expected values follow
--- DS_SEMANTICS.md section 6 and docs/behaviours.md. In the fake world a sheep walks at 2 units
+-- docs/behaviours.md and the Don't Starve scripts. In the fake world a sheep walks at 2 units
 -- a second and runs at 5; "eat" takes 2 s and lowers hunger by 0.6.
 
 local H = require "helpers"

@@ -1,5 +1,5 @@
 -- FaceEntity (behaviours/faceentity.lua): start, facing, keepfn, timeout, shared brains.
--- Expected values follow DS_SEMANTICS.md section 6 and docs/behaviours.md.
+-- Expected values follow docs/behaviours.md and the Don't Starve scripts.
 
 local H = require "helpers"
 local F = require "fake_entity"

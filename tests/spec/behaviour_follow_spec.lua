@@ -1,6 +1,6 @@
 -- Follow (behaviours/follow.lua): the comfort band, APPROACH and BACKOFF, running, distances
 -- given as functions, losing the target, shared brains. Expected values follow
--- DS_SEMANTICS.md section 6 and docs/behaviours.md. The fake world walks at 2 units a second and
+-- docs/behaviours.md and the Don't Starve scripts. The fake world walks at 2 units a second and
 -- runs at 5. Distances below: min 2, target 5, max 10.
 
 local H = require "helpers"

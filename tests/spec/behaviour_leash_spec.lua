@@ -1,5 +1,5 @@
 -- Leash (behaviours/leash.lua): the leash and the return band, no home, running, shared brains.
--- Expected values follow DS_SEMANTICS.md section 6 and docs/behaviours.md. The fake world walks
+-- Expected values follow docs/behaviours.md and the Don't Starve scripts. The fake world walks
 -- at 2 units a second and runs at 5.
 
 local H = require "helpers"

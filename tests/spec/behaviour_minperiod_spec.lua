@@ -1,5 +1,5 @@
 -- MinPeriod (behaviours/minperiod.lua): a cooldown measured from the child's last success.
--- Expected values follow DS_SEMANTICS.md section 3 (MinPeriod) and docs/behaviours.md. The child
+-- Expected values follow docs/behaviours.md and the Don't Starve scripts. The child
 -- is a scripted leaf (helpers.lua) whose statuses are given per visit.
 
 local H = require "helpers"

@@ -1,6 +1,6 @@
 -- RunAway (behaviours/runaway.lua): finding a hunter, the flight direction, its end, running
--- home, walls, shared brains. Expected values follow DS_SEMANTICS.md section 6 and
--- docs/behaviours.md. In the fake world a sheep runs at 5 units a second and walks at 2.
+-- home, walls, shared brains. Expected values follow docs/behaviours.md and the
+-- Don't Starve scripts. In the fake world a sheep runs at 5 units a second and walks at 2.
 
 local H = require "helpers"
 local F = require "fake_entity"

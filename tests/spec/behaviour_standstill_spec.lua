@@ -1,5 +1,5 @@
 -- StandStill (behaviours/standstill.lua): startfn, keepfn, stopping every think, shared brains.
--- Expected values follow DS_SEMANTICS.md section 6 and docs/behaviours.md.
+-- Expected values follow docs/behaviours.md and the Don't Starve scripts.
 
 local H = require "helpers"
 local F = require "fake_entity"

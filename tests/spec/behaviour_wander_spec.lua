@@ -1,5 +1,5 @@
 -- Wander (behaviours/wander.lua): wait and walk phases, going home, directions, shared brains.
--- Expected values follow DS_SEMANTICS.md section 6 and docs/behaviours.md. math.random is
+-- Expected values follow docs/behaviours.md and the Don't Starve scripts. math.random is
 -- scripted (0.5 unless said otherwise), so a wait phase lasts 1 + 0.5 * 3 = 2.5 s, a walk phase
 -- 2 + 0.5 * 3 = 3.5 s, and a random direction is 0.5 * 360 = 180 degrees. The fake world walks
 -- at 2 units a second.

@@ -1,5 +1,5 @@
 -- Custom behaviours written in Lua: bt.BehaviourNode subclasses, leaves and wrappers with children
--- (API.md: Custom behaviours written in Lua; DS_SEMANTICS.md §2, §3 MinPeriod, §6).
+-- (docs/lua-api.md: Custom behaviours written in Lua).
 
 local H = require "helpers"
 local bt = H.bt

@@ -1,4 +1,5 @@
--- bt.Class: Don't Starve's Class (API.md: Custom behaviours written in Lua; DS scripts/class.lua).
+-- bt.Class: Don't Starve's Class (docs/lua-api.md: Custom behaviours written in Lua; Don't
+-- Starve's scripts/class.lua).
 
 local H = require "helpers"
 local bt = H.bt

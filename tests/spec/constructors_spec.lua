@@ -1,4 +1,5 @@
--- Node constructors: default names, shapes, classes and node fields (API.md: Node constructors).
+-- Node constructors: default names, shapes, classes and node fields (docs/lua-api.md: Node
+-- constructors).
 
 local H = require "helpers"
 local bt = H.bt

@@ -1,4 +1,4 @@
--- Errors in scripts (API.md: Errors in scripts).
+-- Errors in scripts (docs/lua-api.md: Errors in scripts).
 
 local H = require "helpers"
 local bt = H.bt

@@ -1,4 +1,4 @@
--- EventNode and tree:FireEvent (API.md: Events; DS_SEMANTICS.md §3 EventNode, §4.5, §11b).
+-- EventNode and tree:FireEvent (docs/lua-api.md: Events).
 
 local H = require "helpers"
 local bt = H.bt

@@ -1,4 +1,4 @@
--- Loading, install_globals, statuses and time (API.md: Loading, Statuses, Time).
+-- Loading, install_globals, statuses and time (docs/lua-api.md: Loading, Statuses, Time).
 
 local H = require "helpers"
 local bt = H.bt

@@ -1,4 +1,4 @@
--- Brain, BrainWrangler and BrainManager: Don't Starve's brain.lua semantics (API.md, DS_SEMANTICS 4.2-4.3).
+-- Brain, BrainWrangler and BrainManager: Don't Starve's brain.lua semantics (docs/scheduler.md).
 local bt = require "bt"
 
 local t

@@ -128,6 +128,15 @@ describe("metamethods called by hand", function()
   end)
 end)
 
+describe("a forged node", function()
+  it("whose class says it is a node but of no kind is refused by BT and define, naming it", function()
+    local forged = setmetatable({name = "Forged"}, {__bt_node = true})
+    assert.has_error(function() bt.BT({}, forged) end, "BT: cannot add node 'Forged'")
+    local odd = setmetatable({name = "Odd"}, {__bt_node = true, __bt_kind = 999})
+    assert.has_error(function() bt.define(bt.SequenceNode({odd})) end, "define: cannot add node 'Odd'")
+  end)
+end)
+
 -- bt looks up methods on node objects, brains and entities in the middle of a think or a tick.
 -- A script's own __index that raised there used to unwind through the core: the tree stayed
 -- "thinking" for good (and leaked), and the tick's other brains did not think (and leaked).

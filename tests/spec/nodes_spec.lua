@@ -1,4 +1,4 @@
--- The semantics of each node kind, think by think (DS_SEMANTICS.md §3, §11b), except
+-- The semantics of each node kind, think by think (Don't Starve's behaviourtree.lua), except
 -- PriorityNode, ParallelNode and EventNode, which have spec files of their own.
 
 local H = require "helpers"

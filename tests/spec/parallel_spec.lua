@@ -1,4 +1,4 @@
--- ParallelNode, ParallelNodeAny, WhileNode and IfThenDoWhileNode (DS_SEMANTICS.md §3).
+-- ParallelNode, ParallelNodeAny, WhileNode and IfThenDoWhileNode (Don't Starve's behaviourtree.lua).
 
 local H = require "helpers"
 local bt = H.bt

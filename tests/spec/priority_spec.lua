@@ -1,4 +1,4 @@
--- PriorityNode, think by think with a controlled clock (DS_SEMANTICS.md §3 PriorityNode, §11b).
+-- PriorityNode, think by think with a controlled clock (Don't Starve's behaviourtree.lua).
 
 local H = require "helpers"
 local bt = H.bt

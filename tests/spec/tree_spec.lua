@@ -1,5 +1,5 @@
 -- Trees: Update, ForceUpdate, GetSleepTime, Reset, Stop, snapshot, shared nodes, re-entrancy
--- (API.md: Trees; DS_SEMANTICS.md §1, §2, §4.1, §11b).
+-- (docs/lua-api.md: Trees).
 
 local H = require "helpers"
 local bt = H.bt
