@@ -891,29 +891,18 @@ static int bad_kind(lua_State *L, const char *method, bound *b) {
   return lbt_argerror(L, 0, method, msg);
 }
 
-static int m_visit(lua_State *L) {
+/* Visit, Reset or Step of the method's class: the core's bt_node_*_as. */
+static int apply_as(lua_State *L, const char *method, int (*as)(bt_inst *, int, int)) {
   bound b;
-  enter_self(L, "Visit", &b);
-  int rc = bt_node_visit_as(b.t->inst, b.node, method_kind(L));
+  enter_self(L, method, &b);
+  int rc = as(b.t->inst, b.node, method_kind(L));
   leave_self(L, &b);
-  return rc ? bad_kind(L, "Visit", &b) : 0;
+  return rc ? bad_kind(L, method, &b) : 0;
 }
 
-static int m_reset(lua_State *L) {
-  bound b;
-  enter_self(L, "Reset", &b);
-  int rc = bt_node_reset_as(b.t->inst, b.node, method_kind(L));
-  leave_self(L, &b);
-  return rc ? bad_kind(L, "Reset", &b) : 0;
-}
-
-static int m_step(lua_State *L) {
-  bound b;
-  enter_self(L, "Step", &b);
-  int rc = bt_node_step_as(b.t->inst, b.node, method_kind(L));
-  leave_self(L, &b);
-  return rc ? bad_kind(L, "Step", &b) : 0;
-}
+static int m_visit(lua_State *L) { return apply_as(L, "Visit", bt_node_visit_as); }
+static int m_reset(lua_State *L) { return apply_as(L, "Reset", bt_node_reset_as); }
+static int m_step(lua_State *L) { return apply_as(L, "Step", bt_node_step_as); }
 
 static int m_get_sleep_time(lua_State *L) {
   bound b;
