@@ -211,11 +211,12 @@ static int ctor_composite(lua_State *L) {
  * was told noscatter: the spec decides it, and nothing else does. */
 
 static int ctor_priority(lua_State *L) {
-  check_self(L, "PriorityNode");
-  check_children(L, 1, "PriorityNode");
-  check_optnumber(L, 2, "PriorityNode");
+  const char *fname = bt_kind_name(ctor_kind(L));
+  check_self(L, fname);
+  check_children(L, 1, fname);
+  check_optnumber(L, 2, fname);
   lua_settop(L, 4);
-  init_node(L, "Priority", 0, 2);
+  init_node(L, bt_kind_default_name(ctor_kind(L)), 0, 2);
   if (lua_isnil(L, 3)) lua_pushinteger(L, 1);
   else lua_pushvalue(L, 3);
   set_field(L, "period", lua_gettop(L));
@@ -254,10 +255,11 @@ static int ctor_named_composite(lua_State *L) {
 /* ---- ParallelNodeAny(children) ---- */
 
 static int ctor_parallel_any(lua_State *L) {
-  check_self(L, "ParallelNodeAny");
+  const char *fname = bt_kind_name(ctor_kind(L));
+  check_self(L, fname);
   lua_settop(L, 2);
-  check_children(L, 1, "ParallelNodeAny");
-  init_node(L, "Parallel(Any)", 0, 2);
+  check_children(L, 1, fname);
+  init_node(L, bt_kind_default_name(ctor_kind(L)), 0, 2);
   lua_pushboolean(L, 1);
   set_field(L, "stoponanycomplete", lua_gettop(L));
   return 0;
@@ -266,11 +268,12 @@ static int ctor_parallel_any(lua_State *L) {
 /* ---- LoopNode(children, maxreps) ---- */
 
 static int ctor_loop(lua_State *L) {
-  check_self(L, "LoopNode");
-  check_children(L, 1, "LoopNode");
-  check_optnumber(L, 2, "LoopNode");
+  const char *fname = bt_kind_name(ctor_kind(L));
+  check_self(L, fname);
+  check_children(L, 1, fname);
+  check_optnumber(L, 2, fname);
   lua_settop(L, 3);
-  init_node(L, "Sequence", 0, 2);
+  init_node(L, bt_kind_default_name(ctor_kind(L)), 0, 2);
   set_field(L, "maxreps", 3);
   return 0;
 }
@@ -300,12 +303,13 @@ static int spec_fn_leaf(reader *r) {
 /* ---- MultiConditionNode(start, continue, name) ---- */
 
 static int ctor_multicondition(lua_State *L) {
-  check_self(L, "MultiConditionNode");
+  const char *fname = bt_kind_name(ctor_kind(L));
+  check_self(L, fname);
   lua_settop(L, 4);
-  check_function(L, 1, "MultiConditionNode");
-  check_function(L, 2, "MultiConditionNode");
-  check_optname(L, 3, "MultiConditionNode");
-  init_node(L, "Condition", 4, 0);
+  check_function(L, 1, fname);
+  check_function(L, 2, fname);
+  check_optname(L, 3, fname);
+  init_node(L, bt_kind_default_name(ctor_kind(L)), 4, 0);
   set_field(L, "start", 2);
   set_field(L, "continue", 3);
   return 0;
@@ -319,10 +323,11 @@ static int spec_multicondition(reader *r) {
 /* ---- WaitNode(seconds or fn): fn is called with nothing ---- */
 
 static int ctor_wait(lua_State *L) {
-  check_self(L, "WaitNode");
+  const char *fname = bt_kind_name(ctor_kind(L));
+  check_self(L, fname);
   lua_settop(L, 2);
-  check_time(L, 1, "WaitNode");
-  init_node(L, "Wait", 0, 0);
+  check_time(L, 1, fname);
+  init_node(L, bt_kind_default_name(ctor_kind(L)), 0, 0);
   set_field(L, "wait_time", 2);
   return 0;
 }
@@ -377,15 +382,16 @@ static void listen(lua_State *L, int obj, int inst) {
 }
 
 static int ctor_event(lua_State *L) {
-  check_self(L, "EventNode");
+  const char *fname = bt_kind_name(ctor_kind(L));
+  check_self(L, fname);
   lua_settop(L, 5);
   int t = lua_type(L, 2);
   if (t != LUA_TTABLE && t != LUA_TUSERDATA && t != LUA_TNIL)
-    lbt_typeerror(L, 2, 1, "EventNode", "table or nil");
+    lbt_typeerror(L, 2, 1, fname, "table or nil");
   if (lua_type(L, 3) != LUA_TSTRING && lua_type(L, 3) != LUA_TNUMBER)
-    lbt_typeerror(L, 3, 2, "EventNode", "string");
-  if (!lua_isnil(L, 4)) check_node(L, 3, "EventNode");
-  check_optnumber(L, 4, "EventNode");
+    lbt_typeerror(L, 3, 2, fname, "string");
+  if (!lua_isnil(L, 4)) check_node(L, 3, fname);
+  check_optnumber(L, 4, fname);
   lua_pushfstring(L, "Event(%s)", lua_tostring(L, 3));
   int name = lua_gettop(L);
   init_node(L, NULL, name, push_single(L, 4));
@@ -567,10 +573,11 @@ void lbt_events_fire(lua_State *L, int tree, int event, int data) {
 /* ---- LatchNode(inst, duration or fn, child): fn is called with inst ---- */
 
 static int ctor_latch(lua_State *L) {
-  check_self(L, "LatchNode");
+  const char *fname = bt_kind_name(ctor_kind(L));
+  check_self(L, fname);
   lua_settop(L, 4);
-  check_time(L, 2, "LatchNode");
-  check_node(L, 3, "LatchNode");
+  check_time(L, 2, fname);
+  check_node(L, 3, fname);
   lua_pushfstring(L, "Latch (%s)", luaL_tolstring(L, 3, NULL));
   int name = lua_gettop(L);
   init_node(L, NULL, name, push_single(L, 4));
@@ -584,14 +591,15 @@ static int spec_latch(reader *r) { return read_param(r, "latchduration", lbt_cal
 /* ---- TaskNode(task, name): task is a table, an object or a Class with an update method ---- */
 
 static int ctor_task(lua_State *L) {
-  check_self(L, "TaskNode");
+  const char *fname = bt_kind_name(ctor_kind(L));
+  check_self(L, fname);
   lua_settop(L, 3);
-  if (lua_type(L, 2) != LUA_TTABLE) lbt_typeerror(L, 2, 1, "TaskNode", "table");
+  if (lua_type(L, 2) != LUA_TTABLE) lbt_typeerror(L, 2, 1, fname, "table");
   lua_getfield(L, 2, "update");
-  if (!is_callable(L, -1)) lbt_argerror(L, 1, "TaskNode", "the task has no update function");
+  if (!is_callable(L, -1)) lbt_argerror(L, 1, fname, "the task has no update function");
   lua_pop(L, 1);
-  check_optname(L, 2, "TaskNode");
-  init_node(L, "Task", 3, 0);
+  check_optname(L, 2, fname);
+  init_node(L, bt_kind_default_name(ctor_kind(L)), 3, 0);
   set_field(L, "task", 2);
   return 0;
 }
@@ -624,13 +632,14 @@ static void push_policy(lua_State *L, int arg, const char *fname, const char *df
 }
 
 static int ctor_policy_parallel(lua_State *L) {
-  check_self(L, "PolicyParallelNode");
+  const char *fname = bt_kind_name(ctor_kind(L));
+  check_self(L, fname);
   lua_settop(L, 5);
-  check_children(L, 1, "PolicyParallelNode");
-  check_optname(L, 4, "PolicyParallelNode");
-  push_policy(L, 2, "PolicyParallelNode", "REQUIRE_ALL");
-  push_policy(L, 3, "PolicyParallelNode", "REQUIRE_ONE");
-  init_node(L, "PolicyParallel", 5, 2);
+  check_children(L, 1, fname);
+  check_optname(L, 4, fname);
+  push_policy(L, 2, fname, "REQUIRE_ALL");
+  push_policy(L, 3, fname, "REQUIRE_ONE");
+  init_node(L, bt_kind_default_name(ctor_kind(L)), 5, 2);
   set_field(L, "success_policy", 6);
   set_field(L, "failure_policy", 7);
   return 0;
@@ -653,11 +662,12 @@ static int spec_policy_parallel(reader *r) {
 /* ---- MonitorNode(conditions, child, name): the children are the conditions, then child ---- */
 
 static int ctor_monitor(lua_State *L) {
-  check_self(L, "MonitorNode");
+  const char *fname = bt_kind_name(ctor_kind(L));
+  check_self(L, fname);
   lua_settop(L, 4);
-  check_children(L, 1, "MonitorNode");
-  check_node(L, 2, "MonitorNode");
-  check_optname(L, 3, "MonitorNode");
+  check_children(L, 1, fname);
+  check_node(L, 2, fname);
+  check_optname(L, 3, fname);
   lua_Integer n = (lua_Integer)lua_rawlen(L, 2);
   lua_createtable(L, (int)n + 1, 0);
   for (lua_Integer i = 1; i <= n; i++) {
@@ -666,7 +676,7 @@ static int ctor_monitor(lua_State *L) {
   }
   lua_pushvalue(L, 3);
   lua_rawseti(L, -2, n + 1);
-  init_node(L, "Monitor", 4, lua_gettop(L));
+  init_node(L, bt_kind_default_name(ctor_kind(L)), 4, lua_gettop(L));
   return 0;
 }
 
@@ -719,10 +729,11 @@ static int ctor_named_decorator(lua_State *L) {
  * looked up when the tree that holds it is compiled. Its name in dumps is the subtree's. ---- */
 
 static int ctor_subtree(lua_State *L) {
-  check_self(L, "SubtreeNode");
+  const char *fname = bt_kind_name(ctor_kind(L));
+  check_self(L, fname);
   lua_settop(L, 2);
-  if (lua_type(L, 2) != LUA_TSTRING) lbt_typeerror(L, 2, 1, "SubtreeNode", "string");
-  if (lua_rawlen(L, 2) == 0) lbt_argerror(L, 1, "SubtreeNode", "the name of a subtree expected, got \"\"");
+  if (lua_type(L, 2) != LUA_TSTRING) lbt_typeerror(L, 2, 1, fname, "string");
+  if (lua_rawlen(L, 2) == 0) lbt_argerror(L, 1, fname, "the name of a subtree expected, got \"\"");
   init_node(L, NULL, 2, 0);
   set_field(L, "subtree", 2);
   return 0;
