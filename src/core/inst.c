@@ -43,6 +43,17 @@ int bti_random_int(bt_inst *in, int n, int *out) {
 
 static void init_fields(bt_inst *in, uint32_t st);
 
+/* The bit sets of a new instance, whose every state is as Reset leaves it (bti_mark_touched's
+ * result without its reads): touched are only the nodes whose Reset or Step is the host's. */
+static void mark_fresh(bt_inst *in) {
+  const bt_def *def = in->def;
+  in->settled = 0;
+  in->unsaved = 1;
+  if (def->plain_step) return;
+  for (uint32_t s = 0; s < def->nstates; s++)
+    if (has_own_reset(&def->nodes[def->states[s].node])) touch(in, s);
+}
+
 int bt_inst_init(bt_inst **out, void *mem, bt_def *def, const bt_host *host, void *agent,
                  unsigned flags) {
   *out = NULL;
@@ -57,7 +68,7 @@ int bt_inst_init(bt_inst **out, void *mem, bt_def *def, const bt_host *host, voi
   in->rng = (uint64_t)(uintptr_t)in * 0x9E3779B97F4A7C15ULL | 1;
   in->mem = base;
   for (uint32_t s = 0; s < def->nstates; s++) init_fields(in, s);
-  bti_mark_touched(in);
+  mark_fresh(in);
   if (!(flags & BT_INST_NOSCATTER)) bti_scatter(in);
   bt_def_retain(def);
   *out = in;

@@ -518,18 +518,17 @@ static int listens(lua_State *L, int inst) {
   return yes;
 }
 
-void lbt_events_bind(lua_State *L, lbt_tree *t, int tree, int inst) {
+void lbt_events_bind(lua_State *L, lbt_tree *t, int tree, int inst, int templated) {
   tree = lua_absindex(L, tree);
   inst = lua_absindex(L, inst);
   const bt_def *def = bt_inst_def(t->inst);
   int listening = -1; /* whether the inst listens: asked only if a template's EventNode needs it */
   /* the entity's own EventNodes first (they listen through the inst their constructor took),
    * then those of the templates it copies */
-  for (int own = 1; own >= 0; own--) {
+  for (int own = t->nown > 0; own >= !templated; own--) {
     for (int s = 0; s < bt_def_states(def); s++) {
       int node = bt_def_node_of_state(def, s);
-      if (bt_def_kind(def, node) != BT_EVENT) continue;
-      if ((bt_def_graph_id(def, s) < t->nown) != own) continue;
+      if (bt_def_kind(def, node) != BT_EVENT || (bt_def_graph_id(def, s) < t->nown) != own) continue;
       if (own) {
         lbt_push_state_obj(L, t, tree, s);
         lua_pushliteral(L, "eventfn");

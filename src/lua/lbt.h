@@ -278,8 +278,8 @@ LBT_FUNC void lbt_class_spec(lua_State *L, int obj, int template, lbt_slots *slo
                              const char *fname, bt_spec *s);
 /* The nodes of a new tree that listen for events: the entity listens for each template's event
  * through its inst, or FireEvent reaches the node; an own node that did not listen is reached by
- * FireEvent. */
-LBT_FUNC void lbt_events_bind(lua_State *L, lbt_tree *t, int tree, int inst);
+ * FireEvent. templated: the tree has templates (it is shared, or runs named subtrees). */
+LBT_FUNC void lbt_events_bind(lua_State *L, lbt_tree *t, int tree, int inst, int templated);
 /* tree:FireEvent(event, data): tree, event and data at those indices. */
 LBT_FUNC void lbt_events_fire(lua_State *L, int tree, int event, int data);
 LBT_FUNC void lbt_open_classes(lua_State *L, int module);

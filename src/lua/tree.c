@@ -35,7 +35,7 @@ static int instantiate(lua_State *L, int def_idx, int inst) {
   lua_setiuservalue(L, tree, LBT_UV_DEF);
   /* a tree built for one entity: its objects become views of their state in the instance */
   if (!d->shared) lbt_adopt_objects(L, t, tree, def_idx, d);
-  lbt_events_bind(L, t, tree, inst);
+  lbt_events_bind(L, t, tree, inst, d->shared || d->slot_base);
   lua_settop(L, tree);
   return 1;
 }
