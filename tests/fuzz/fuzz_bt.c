@@ -754,6 +754,9 @@ static int act(bt_inst *in) {
     }
     case 6:
       if (afford(in, 1)) bt_inst_stop(in);
+      /* and the last node ends its run for good, as a reload ends a gone node's */
+      EXPECT(bt_node_abort(in, bt_def_size(bt_inst_def(in)) - 1) == BT_OK);
+      EXPECT(bt_node_abort(in, -1) == BT_EINVAL);
       break;
     case 7: {
       int n = event_node(in);
@@ -1181,12 +1184,34 @@ static bt_lib *make_lib(bt_graph *g) {
   return lib;
 }
 
+/* Checks where each state of d says it came from: g itself, or one of the library's names. */
+static void check_origins(const bt_def *d) {
+  for (int s = 0; s < bt_def_states(d) && s < 4096; s++) {
+    int id = -2;
+    const char *from = bt_def_origin(d, s, &id);
+    EXPECT(id >= 0);
+    if (!from) {
+      EXPECT(id == bt_def_graph_id(d, s));
+      continue;
+    }
+    int known = 0;
+    for (int i = 0; i < (int)(sizeof names / sizeof *names); i++) known |= names[i] && !strcmp(from, names[i]);
+    EXPECT(known && from[0]);
+  }
+}
+
 static bt_def *compile(bt_graph *g, int root) {
   bt_def *d = NULL;
   bt_lib *lib = has_subtree() && graph_size > 0 ? make_lib(g) : NULL;
-  int rc = check_code(lib ? bt_def_create_lib(&d, g, root, lib) : bt_def_create(&d, g, root));
+  /* an odd root is compiled as the library tree of a name it may itself run */
+  const char *as = lib && root >= 0 && (root & 1) ? names[root % (int)(sizeof names / sizeof *names)] : NULL;
+  int rc = check_code(!lib ? bt_def_create(&d, g, root)
+                      : as ? bt_def_create_named(&d, g, root, lib, as)
+                           : bt_def_create_lib(&d, g, root, lib));
   bt_lib_free(lib);
-  TRACE("compile root %d: rc %d %s", root, rc, bt_graph_errmsg(g));
+  TRACE("compile root %d%s%s: rc %d %s", root, as ? " as " : "", as ? as : "", rc, bt_graph_errmsg(g));
+  if (as && !as[0]) EXPECT(rc == BT_EINVAL);
+  if (rc == BT_OK) check_origins(d);
   EXPECT(rc == BT_OK || rc == BT_EINVAL || rc == BT_ECYCLE || rc == BT_ETOOBIG || NOMEM(rc));
   if (root < 0 || root >= graph_size) EXPECT(rc == BT_EINVAL);
   if (rc != BT_OK) {
