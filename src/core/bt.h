@@ -577,7 +577,8 @@ int bt_def_create_lib(bt_def **out, bt_graph *g, int root, const bt_lib *lib);
 /* bt_def_create_lib for a tree being defined as the library tree `name` (before bt_lib_set names
  * it): a subtree node of g naming it refers to g itself, a cycle, and messages name the tree as
  * the outermost subtree ("subtree cycle: name > b > name", "no subtree named 'x' (in subtree
- * 'name')"). A tree of that name in lib is not used. BT_EINVAL for an empty name. */
+ * 'name')"). A tree of that name in lib is not used; lib may be NULL (no other trees).
+ * BT_EINVAL for an empty name. */
 int bt_def_create_named(bt_def **out, bt_graph *g, int root, const bt_lib *lib, const char *name);
 
 /* Where state s of a definition came from: the name of the library tree it was copied from, its

@@ -8,7 +8,7 @@
 
 #include "lbt.h"
 
-/* core.migrate's work: the two trees at indices 1 and 2, the map of the new tree's states to the
+/* shared.migrate's work: the two trees at indices 1 and 2, the map of the new tree's states to the
  * old one's, and the tables the phases share. */
 typedef struct move {
   lua_State *L;
