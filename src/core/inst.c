@@ -179,14 +179,6 @@ int bt_inst_dump(bt_inst *in, bt_buf *out) { return bt_node_tree_string(in, 0, "
 
 /* ---- fields: each kind's, as kinds.c lays them out in its memory ---- */
 
-static uint32_t get_u32(const unsigned char *p) {
-  uint32_t v;
-  memcpy(&v, p, sizeof v);
-  return v;
-}
-
-static void put_u32(unsigned char *p, uint32_t v) { memcpy(p, &v, sizeof v); }
-
 static void put_double(unsigned char *p, double v) { memcpy(p, &v, sizeof v); }
 
 /* A new instance's fields: indices and counters rewound, numbers at their first value. */

@@ -272,12 +272,19 @@ static inline unsigned char *field_at(const bt_inst *in, uint32_t st, const bti_
   return in->mem + in->def->states[st].mem + f->off;
 }
 
+/* A child index or counter in kind memory, which need not be aligned for it. */
+static inline uint32_t get_u32(const unsigned char *p) {
+  uint32_t v;
+  memcpy(&v, p, sizeof v);
+  return v;
+}
+static inline void put_u32(unsigned char *p, uint32_t v) { memcpy(p, &v, sizeof v); }
+
 /* Puts state st's child indices and counters (its kind k's) back where Reset leaves them. */
 static inline void bti_rewind(bt_inst *in, uint32_t st, const bti_kind *k) {
   for (int i = 0; i < k->nfields; i++) {
     const bti_field *f = &k->fields[i];
-    uint32_t v = bti_rewound(f);
-    if (bti_is_index(f) || f->type == BTI_COUNTER) memcpy(field_at(in, st, f), &v, sizeof v);
+    if (bti_is_index(f) || f->type == BTI_COUNTER) put_u32(field_at(in, st, f), bti_rewound(f));
   }
 }
 

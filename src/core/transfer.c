@@ -82,11 +82,8 @@ static void copy_state(bt_inst *to, const bt_inst *from, uint32_t st, uint32_t s
   for (int i = 0; i < k->nfields; i++) {
     const bti_field *f = &k->fields[i];
     if (!bti_is_index(f)) continue;
-    uint32_t idx;
-    memcpy(&idx, field_at(to, st, f), sizeof idx);
-    idx = move_index(to, nt, from, nf, idx, map);
-    if (idx == (uint32_t)-1) idx = bti_rewound(f);
-    memcpy(field_at(to, st, f), &idx, sizeof idx);
+    uint32_t idx = move_index(to, nt, from, nf, get_u32(field_at(to, st, f)), map);
+    put_u32(field_at(to, st, f), idx == (uint32_t)-1 ? bti_rewound(f) : idx);
   }
 }
 

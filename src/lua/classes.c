@@ -193,7 +193,8 @@ static int ctor_decorator(lua_State *L) {
   return 0;
 }
 
-/* ---- SequenceNode(children), SelectorNode(children), RandomNode(children) ---- */
+/* ---- SequenceNode(children), SelectorNode(children), RandomNode(children), and
+ * ParallelNodeAny(children), which also sets stoponanycomplete ---- */
 
 static int ctor_composite(lua_State *L) {
   int kind = ctor_kind(L);
@@ -202,6 +203,13 @@ static int ctor_composite(lua_State *L) {
   lua_settop(L, 2);
   check_children(L, 1, fname);
   init_node(L, bt_kind_default_name(kind), 0, 2);
+  return 0;
+}
+
+static int ctor_parallel_any(lua_State *L) {
+  ctor_composite(L);
+  lua_pushboolean(L, 1);
+  set_field(L, "stoponanycomplete", lua_gettop(L));
   return 0;
 }
 
@@ -249,19 +257,6 @@ static int ctor_named_composite(lua_State *L) {
   check_children(L, 1, fname);
   check_optname(L, 2, fname);
   init_node(L, bt_kind_default_name(kind), 3, 2);
-  return 0;
-}
-
-/* ---- ParallelNodeAny(children) ---- */
-
-static int ctor_parallel_any(lua_State *L) {
-  const char *fname = bt_kind_name(ctor_kind(L));
-  check_self(L, fname);
-  lua_settop(L, 2);
-  check_children(L, 1, fname);
-  init_node(L, bt_kind_default_name(ctor_kind(L)), 0, 2);
-  lua_pushboolean(L, 1);
-  set_field(L, "stoponanycomplete", lua_gettop(L));
   return 0;
 }
 
