@@ -40,6 +40,8 @@ demo: build
 
 # DS_SCRIPTS=/path/to/scripts adds the comparison with the original Don't Starve scripts.
 bench: build
+	DS_SCRIPTS="$(DS_SCRIPTS)" $(BUILD)/bench/bench_think bench/behaviours.lua
+	@echo
 	$(BUILD)/bench/bench_think bench/think.lua
 	@echo
 	$(BUILD)/bench/bench_sched

@@ -254,6 +254,10 @@ int bt_def_child_count(const bt_def *def, int node);
 int bt_def_child(const bt_def *def, int node, int i);
 int bt_def_up(const bt_def *def, int node);
 
+/* The bt_ops the node was built with (bt_spec.ops, bt_builder_behaviour), or NULL for none or a
+ * bad index. */
+const bt_ops *bt_def_ops(const bt_def *def, int node);
+
 /* The node's index among its tree parent's children (0-based), or -1 for the root. */
 int bt_def_child_index(const bt_def *def, int node);
 

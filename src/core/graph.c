@@ -562,6 +562,10 @@ int bt_def_kind(const bt_def *def, int node) {
   return valid_node(def, node) ? def->nodes[node].kind : -1;
 }
 
+const bt_ops *bt_def_ops(const bt_def *def, int node) {
+  return valid_node(def, node) ? def->nodes[node].ops : NULL;
+}
+
 const char *bt_def_name(const bt_def *def, int node) {
   return valid_node(def, node) ? def->names + def->nodes[node].name : NULL;
 }

@@ -869,11 +869,15 @@ static const luaL_Reg composers[] = {
 typedef struct bound {
   lbt_tree *t;
   int node;
+  int entered; /* enter_self entered the tree (it was not entered on this thread already) */
+  int flushed; /* lbt_live_flush's result, or -1 if the method flushed nothing */
   lbt_entry outer;
 } bound;
 
-/* Checks that self (index 1) is a node in a tree, pushes its tree and enters it. */
-static void enter_self(lua_State *L, const char *method, bound *b) {
+/* Checks that self (index 1) is a node in a tree, pushes its tree and enters it. Unless the
+ * method only sleeps (it reads and writes no status), the statuses of the tree's live islands
+ * move into the instance for the core to see, and back when leaving. */
+static void enter_self_as(lua_State *L, const char *method, bound *b, int sleeps) {
   if (!lbt_is_node(L, 1)) lbt_typeerror(L, 1, 0, method, "node");
   b->t = lbt_node_tree(L, 1, &b->node);
   if (!b->t) {
@@ -881,11 +885,21 @@ static void enter_self(lua_State *L, const char *method, bound *b) {
     luaL_error(L, "%s: node '%s' is not in a tree yet (wrap its root with BT first)", method,
                luaL_tolstring(L, -1, NULL));
   }
+  b->flushed = -1;
+  b->entered = !sleeps || b->t->ctx.L != L; /* a node's Sleep in its tree's think needs no entry */
+  if (!b->entered) return;
   lua_rawgetp(L, 1, &lbt_key_tree);
-  lbt_tree_enter(L, b->t, lua_gettop(L), &b->outer);
+  int tree = lua_gettop(L);
+  lbt_tree_enter(L, b->t, tree, &b->outer);
+  if (!sleeps && b->t->nlive > b->t->nflushed) b->flushed = lbt_live_flush(L, b->t, tree);
 }
 
-static void leave_self(lua_State *L, bound *b) { lbt_tree_leave(L, b->t, &b->outer); }
+static void enter_self(lua_State *L, const char *method, bound *b) { enter_self_as(L, method, b, 0); }
+
+static void leave_self(lua_State *L, bound *b) {
+  if (b->flushed >= 0) lbt_live_refresh(L, b->t, b->t->ctx.tree, b->flushed);
+  if (b->entered) lbt_tree_leave(L, b->t, &b->outer);
+}
 
 static int method_kind(lua_State *L) { return (int)lua_tointeger(L, lua_upvalueindex(1)); }
 
@@ -953,7 +967,7 @@ static int m_stop(lua_State *L) {
 static int m_sleep(lua_State *L) {
   bound b;
   double t = lbt_checknumber(L, 2, 1, "Sleep");
-  enter_self(L, "Sleep", &b);
+  enter_self_as(L, "Sleep", &b, 1);
   bt_node_sleep(b.t->inst, b.node, t);
   leave_self(L, &b);
   return 0;
@@ -1101,6 +1115,20 @@ void lbt_open_classes(lua_State *L, int module) {
     lua_pushvalue(L, -1);
     lua_rawseti(L, reg, kind + 1);
     lua_setfield(L, module, k->name);
+    lua_pop(L, 1);
+  }
+
+  /* what each class's overridable methods are now, inherited or its own */
+  lbt_state *S = lbt_state_get(L);
+  lbt_registry_get(L, LBT_REG_METHODS);
+  int pinned = lua_gettop(L);
+  for (int kind = 0; kind < BT_KIND_COUNT; kind++) {
+    lua_rawgeti(L, reg, kind + 1);
+    for (int m = 0; m < LBT_METHOD_COUNT; m++) {
+      lua_getfield(L, -1, lbt_method_names[m]);
+      S->methods[kind][m] = lua_topointer(L, -1);
+      lua_rawseti(L, pinned, kind * LBT_METHOD_COUNT + m + 1);
+    }
     lua_pop(L, 1);
   }
 

@@ -48,21 +48,24 @@
 #define LBT_REG_MODULE 5      /* the module table */
 #define LBT_REG_CLASS 6       /* Class */
 #define LBT_REG_VIEWKEYS 7    /* field name -> view code */
-#define LBT_REG_STATUSES 8    /* status code + 1 -> name */
-#define LBT_REG_STATUSCODES 9 /* status name -> code */
-#define LBT_REG_DEFERRED 10   /* functions to run once no tree thinks */
-#define LBT_REG_DEFCACHE 11   /* definition hash -> holder of a compiled bt_def (weak values) */
-#define LBT_REG_WEAKVALUES 12 /* the metatable {__mode = "v"} */
-#define LBT_REG_SUBTREES 13   /* name -> definition: the named definitions (bt.define(root, name)) */
-#define LBT_REG_LIB 14        /* the bt_lib of the named definitions' graphs, in a box */
-#define LBT_REG_CTORFIELDS 15 /* name -> true: the fields the classes' constructors set */
-#define LBT_REG_COUNT 15
+#define LBT_REG_DEFERRED 8    /* functions to run once no tree thinks */
+#define LBT_REG_DEFCACHE 9    /* definition hash -> holder of a compiled bt_def (weak values) */
+#define LBT_REG_WEAKVALUES 10 /* the metatable {__mode = "v"} */
+#define LBT_REG_SUBTREES 11   /* name -> definition: the named definitions (bt.define(root, name)) */
+#define LBT_REG_LIB 12        /* the bt_lib of the named definitions' graphs, in a box */
+#define LBT_REG_CTORFIELDS 13 /* name -> true: the fields the classes' constructors set */
+#define LBT_REG_METHODS 14    /* the values of lbt_state.methods, so that they stay what they were */
+#define LBT_REG_COUNT 14
 
 /* The allocator's state of a Lua state made by bt_lua_newstate. */
 typedef struct lbt_memory {
   size_t used, limit; /* bytes; limit 0 for none */
   int reserve;        /* bt's own work is under way: it may go past the limit by a reserve */
 } lbt_memory;
+
+/* The methods a script's subclass may override, whose calls the core makes (leaves.c). */
+enum { LBT_VISIT, LBT_RESET, LBT_STEP, LBT_SLEEP_TIME, LBT_DESCRIBE, LBT_METHOD_COUNT };
+LBT_FUNC const char *const lbt_method_names[LBT_METHOD_COUNT]; /* "Visit", ... */
 
 /* Per lua_State module state. */
 typedef struct lbt_state {
@@ -84,6 +87,10 @@ typedef struct lbt_state {
   int deferred;      /* LBT_REG_DEFERRED holds work for when thinking drops to 0 */
   lbt_memory *mem;   /* the bounded allocator's state, NULL if bt did not make the Lua state */
   unsigned char classes[BT_KIND_COUNT]; /* LBT_CLASS_* of each kind's class (classes.c) */
+  /* The value of each method a script may override (lbt_method_names) in each kind's class when
+   * the module opened, as lua_topointer gives it (classes.c; LBT_REG_METHODS keeps the values):
+   * a node whose method is another is a script's override. */
+  const void *methods[BT_KIND_COUNT][LBT_METHOD_COUNT];
 } lbt_state;
 
 /* What a kind's class says of its objects. */
@@ -108,6 +115,12 @@ typedef struct lbt_tree {
   lbt_state *S;
   const int *slot_base; /* node -> what to add to its functions' slots (copies of subtrees), or NULL */
   lbt_ctx ctx;
+  /* The nodes written in Lua whose code runs now (leaves.c): each the root of an island, the
+   * node and its descendants written in Lua through parents written in Lua, whose objects hold
+   * their status as a plain field meanwhile (objects.c, lbt_live_put). */
+  int *live;
+  int nlive, live_cap;
+  int nflushed; /* live[0 .. nflushed) are flushed: a method of the core is under way (leaves.c) */
 } lbt_tree;
 
 enum {
@@ -205,6 +218,7 @@ LBT_FUNC void lbt_push_path(lua_State *L, const bt_inst *inst, int node);
 typedef struct lbt_entry {
   lbt_ctx ctx;
   lua_State *L;
+  int nlive, nflushed; /* the tree's islands when entered: what leave puts back, even after an error */
 } lbt_entry;
 LBT_FUNC void lbt_tree_enter(lua_State *L, lbt_tree *t, int tree, lbt_entry *outer);
 LBT_FUNC void lbt_tree_leave(lua_State *L, lbt_tree *t, const lbt_entry *outer);
@@ -246,6 +260,13 @@ LBT_FUNC int lbt_node_member(lua_State *L, int obj, const char *key);
 LBT_FUNC void lbt_adopt_objects(lua_State *L, lbt_tree *t, int tree, int def, const lbt_def *d);
 /* Makes obj, an own object of a shared definition, its template (stripped of state). */
 LBT_FUNC void lbt_make_template(lua_State *L, const bt_def *def, int node, int obj, int defud);
+/* While a node's Lua code runs, its object holds its status as a plain field, so that the code
+ * reads and writes it at a table's speed. Put sets the field from the instance (node is a node
+ * index, tree the tree's stack index); take moves the field's value into the instance (a value
+ * that is no status is reported as the node's error, and the node FAILED) and removes the field,
+ * so that reads and writes go to the instance again. */
+LBT_FUNC void lbt_live_put(lua_State *L, lbt_tree *t, int tree, int node);
+LBT_FUNC void lbt_live_take(lua_State *L, lbt_tree *t, int tree, int node);
 /* If the node object of state has an OnStop, pushes the object and its OnStop and returns 1; an
  * object not made yet is made only then. Else pushes nothing and returns 0. */
 LBT_FUNC int lbt_push_on_stop(lua_State *L, int tree, int state);
@@ -268,6 +289,14 @@ LBT_FUNC const bt_task lbt_task_calls;       /* a task's start, update and finis
 /* The overrides of a node whose class is its kind's own (a script's OnStop only), and of one
  * whose class a script derived (any method). */
 LBT_FUNC const bt_ops lbt_builtin_ops, lbt_custom_ops;
+/* A method of the core called from Lua on a node of a tree whose islands are live (a Visit
+ * running calls a node's Reset, say) first moves their statuses into the instance, removing the
+ * fields (flush: it returns what refresh takes), and, when the core is done, puts the instance's
+ * back into them (refresh). Meanwhile scripts read and write them in the instance. tree: its
+ * stack index. */
+LBT_FUNC int lbt_live_flush(lua_State *L, lbt_tree *t, int tree);
+LBT_FUNC void lbt_live_refresh(lua_State *L, lbt_tree *t, int tree, int flushed);
+LBT_FUNC void lbt_live_free(lua_State *L, lbt_tree *t); /* at the tree's collection */
 
 /* ---- classes.c ---- */
 

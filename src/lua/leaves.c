@@ -203,21 +203,79 @@ static void task_finish(bt_call *c, bt_status status) {
 
 const bt_task lbt_task_calls = {task_start, task_update, task_finish};
 
+/* ---- live islands ---- */
+
+/* Puts (put) or takes the status fields of the island of node `root`: the node and, through
+ * children written in Lua, its descendants written in Lua, which the root's Lua code may visit
+ * directly. */
+static void island(lua_State *L, lbt_tree *t, int tree, int root, int put) {
+  const bt_def *def = bt_inst_def(t->inst);
+  if (put) lbt_live_put(L, t, tree, root);
+  else lbt_live_take(L, t, tree, root);
+  int n = bt_def_child_count(def, root);
+  for (int i = 0; i < n; i++) {
+    int child = bt_def_child(def, root, i);
+    if (bt_def_ops(def, child) == &lbt_custom_ops) island(L, t, tree, child, put);
+  }
+}
+
+/* Makes the island of the call's node live before its Lua code runs; returns what live_end
+ * takes, -1 if there was no memory to note it (the objects then read the instance, a little
+ * slower). */
+static int live_begin(lbt_tree *t, bt_call *c) {
+  lua_State *L = t->ctx.L;
+  if (t->nlive == t->live_cap) {
+    void *ud;
+    lua_Alloc alloc = lua_getallocf(L, &ud);
+    int cap = t->live_cap ? 2 * t->live_cap : 8;
+    int *live = alloc(ud, t->live, (size_t)t->live_cap * sizeof *live, (size_t)cap * sizeof *live);
+    if (!live) return -1;
+    t->live = live;
+    t->live_cap = cap;
+  }
+  int mark = t->nlive;
+  t->live[t->nlive++] = c->node;
+  island(L, t, t->ctx.tree, c->node, 1);
+  return mark;
+}
+
+static void live_end(lbt_tree *t, int mark) {
+  if (mark < 0) return;
+  island(t->ctx.L, t, t->ctx.tree, t->live[mark], 0);
+  t->nlive = mark;
+}
+
+int lbt_live_flush(lua_State *L, lbt_tree *t, int tree) {
+  int flushed = t->nflushed;
+  for (int i = flushed; i < t->nlive; i++) island(L, t, tree, t->live[i], 0);
+  t->nflushed = t->nlive;
+  return flushed;
+}
+
+void lbt_live_refresh(lua_State *L, lbt_tree *t, int tree, int flushed) {
+  for (int i = flushed; i < t->nlive; i++) island(L, t, tree, t->live[i], 1);
+  t->nflushed = flushed;
+}
+
+void lbt_live_free(lua_State *L, lbt_tree *t) {
+  if (!t->live) return;
+  void *ud;
+  lua_Alloc alloc = lua_getallocf(L, &ud);
+  alloc(ud, t->live, (size_t)t->live_cap * sizeof *t->live, 0);
+  t->live = NULL;
+  t->nlive = t->live_cap = t->nflushed = 0;
+}
+
 /* ---- methods a script overrides ---- */
 
-/* Pushes obj[method] above the node object and returns 1 if it is not the method of the node's
- * kind's own class (a script overrides it); otherwise pops both and returns 0. */
-static int overridden(lbt_tree *t, bt_call *c, const char *method) {
+/* Pushes obj[method] above the node object and returns 1 if it is not the method the node's
+ * kind's class had (a script overrides it); otherwise pops both and returns 0. */
+static int overridden(lbt_tree *t, bt_call *c, int method) {
   lua_State *L = t->ctx.L;
   push_obj(t, c);
-  lbt_node_member(L, -1, method);
-  lbt_registry_get(L, LBT_REG_CLASSES);
-  lua_rawgeti(L, -1, bt_def_kind(bt_inst_def(c->inst), c->node) + 1);
-  lua_pushstring(L, method); /* bt's own classes hold their methods */
-  lua_rawget(L, -2);
-  int same = lua_rawequal(L, -1, -4);
-  lua_pop(L, 3);
-  if (!same && !lua_isnil(L, -1)) return 1;
+  int type = lbt_node_member(L, -1, lbt_method_names[method]);
+  int kind = bt_def_kind(bt_inst_def(c->inst), c->node);
+  if (type != LUA_TNIL && lua_topointer(L, -1) != t->S->methods[kind][method]) return 1;
   lua_pop(L, 2);
   return 0;
 }
@@ -235,31 +293,39 @@ static int call_method(lbt_tree *t, bt_call *c, int nres, const char *what) {
   return lbt_pcall(t->S, L, 1, nres, t->ctx.msgh, c->inst, c->node, what);
 }
 
+/* Calls the pushed method as call_method does, with the node's island live meanwhile. */
+static int call_live(lbt_tree *t, bt_call *c, int nres, const char *what) {
+  int mark = live_begin(t, c);
+  int rc = call_method(t, c, nres, what);
+  live_end(t, mark);
+  return rc;
+}
+
 static int ops_visit(bt_call *c) {
   lbt_tree *t = tree_of(c);
-  if (!overridden(t, c, "Visit")) return BT_DEFAULT;
-  if (call_method(t, c, 0, NULL) != LUA_OK) bt_node_set_status(c->inst, c->node, BT_FAILED);
+  if (!overridden(t, c, LBT_VISIT)) return BT_DEFAULT;
+  if (call_live(t, c, 0, NULL) != LUA_OK) bt_node_set_status(c->inst, c->node, BT_FAILED);
   return BT_OK;
 }
 
 static int ops_reset(bt_call *c) {
   lbt_tree *t = tree_of(c);
-  if (!overridden(t, c, "Reset")) return BT_DEFAULT;
-  call_method(t, c, 0, "Reset");
+  if (!overridden(t, c, LBT_RESET)) return BT_DEFAULT;
+  call_live(t, c, 0, "Reset");
   return BT_OK;
 }
 
 static int ops_step(bt_call *c) {
   lbt_tree *t = tree_of(c);
-  if (!overridden(t, c, "Step")) return BT_DEFAULT;
-  call_method(t, c, 0, "Step");
+  if (!overridden(t, c, LBT_STEP)) return BT_DEFAULT;
+  call_live(t, c, 0, "Step");
   return BT_OK;
 }
 
 static int ops_sleep_time(bt_call *c) {
   lbt_tree *t = tree_of(c);
-  if (!overridden(t, c, "GetSleepTime")) return BT_DEFAULT;
-  if (call_method(t, c, 1, "GetSleepTime") != LUA_OK) return 0;
+  if (!overridden(t, c, LBT_SLEEP_TIME)) return BT_DEFAULT;
+  if (call_live(t, c, 1, "GetSleepTime") != LUA_OK) return 0;
   lua_State *L = t->ctx.L;
   if (lua_isnil(L, -1)) {
     lua_pop(L, 1);
@@ -270,7 +336,7 @@ static int ops_sleep_time(bt_call *c) {
 
 static int ops_describe(bt_call *c, bt_buf *out) {
   lbt_tree *t = tree_of(c);
-  if (!overridden(t, c, "DBString")) return BT_DEFAULT;
+  if (!overridden(t, c, LBT_DESCRIBE)) return BT_DEFAULT;
   if (call_method(t, c, 1, "DBString") != LUA_OK) return bt_buf_append(out, "?", 1);
   lua_State *L = t->ctx.L;
   int type = lua_type(L, -1);

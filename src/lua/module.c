@@ -78,21 +78,12 @@ static void open_state(lua_State *L) {
   lua_pop(L, 1);
 }
 
-/* The statuses: bt.SUCCESS ..., their names by code and their codes by name. */
+/* The statuses: bt.SUCCESS ... (ABORTED is what a task's finish is told, never a node's status) */
 static void open_statuses(lua_State *L, int module) {
-  lbt_registry_get(L, LBT_REG_STATUSES);
-  lbt_registry_get(L, LBT_REG_STATUSCODES);
   for (int s = BT_READY; s <= BT_ABORTED; s++) {
-    const char *name = bt_status_name(s);
-    lua_pushstring(L, name);
-    lua_setfield(L, module, name);
-    lua_pushstring(L, name);
-    lua_rawseti(L, -3, s + 1);
-    if (s == BT_ABORTED) break; /* what a task's finish is told, never a node's status */
-    lua_pushinteger(L, s);
-    lua_setfield(L, -2, name);
+    lbt_push_status(L, s);
+    lua_setfield(L, module, bt_status_name(s));
   }
-  lua_pop(L, 2);
   lua_pushliteral(L, "REQUIRE_ONE");
   lua_setfield(L, module, "REQUIRE_ONE");
   lua_pushliteral(L, "REQUIRE_ALL");

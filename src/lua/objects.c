@@ -236,6 +236,48 @@ static void push_unbound(lua_State *L, int kind, int code) {
   }
 }
 
+/* ---- live objects: the status of a node whose Lua code runs is a plain field of its object ---- */
+
+void lbt_live_put(lua_State *L, lbt_tree *t, int tree, int node) {
+  const bt_def *def = bt_inst_def(t->inst);
+  lbt_push_state_obj(L, t, tree, bt_def_state(def, node));
+  lua_pushliteral(L, "status");
+  lbt_push_status(L, bt_node_status(t->inst, node));
+  lua_rawset(L, -3);
+  lua_pop(L, 1);
+}
+
+/* Reports a status a script stored that is none. */
+static void bad_status(lua_State *L, lbt_tree *t, int node, int value) {
+  lbt_push_path(L, t->inst, node);
+  if (lua_type(L, value) == LUA_TSTRING)
+    lua_pushfstring(L, "%s: invalid status %s for node '%s' (READY, SUCCESS, FAILED or RUNNING)",
+                    lua_tostring(L, -1), lua_tostring(L, value), bt_def_name(bt_inst_def(t->inst), node));
+  else
+    lua_pushfstring(L, "%s: invalid status (a %s) for node '%s' (READY, SUCCESS, FAILED or RUNNING)",
+                    lua_tostring(L, -1), luaL_typename(L, value), bt_def_name(bt_inst_def(t->inst), node));
+  lbt_report(t->S, L, lua_tostring(L, -1));
+  lua_pop(L, 2);
+}
+
+void lbt_live_take(lua_State *L, lbt_tree *t, int tree, int node) {
+  const bt_def *def = bt_inst_def(t->inst);
+  lbt_push_state_obj(L, t, tree, bt_def_state(def, node));
+  lua_pushliteral(L, "status");
+  int type = lua_rawget(L, -2);
+  int s = lbt_status_code(L, -1);
+  if (s < 0 && type != LUA_TNIL) {
+    bad_status(L, t, node, lua_gettop(L));
+    s = BT_FAILED;
+  }
+  if (s >= 0 && s != (int)bt_node_status(t->inst, node)) bt_node_set_status(t->inst, node, (bt_status)s);
+  lua_pop(L, 1);
+  lua_pushliteral(L, "status");
+  lua_pushnil(L);
+  lua_rawset(L, -3);
+  lua_pop(L, 1);
+}
+
 /* ---- making node objects for a tree's states ---- */
 
 /* Pushes the object the tree holds for state s in its table uv (OBJS or VIEWS) and returns 1,

@@ -30,6 +30,9 @@ void lbt_registry_set(lua_State *L, int slot) {
   lua_pop(L, 1);
 }
 
+const char *const lbt_method_names[LBT_METHOD_COUNT] = {"Visit", "Reset", "Step", "GetSleepTime",
+                                                        "DBString"};
+
 lbt_state *lbt_state_get(lua_State *L) {
   if (lua_rawgetp(L, LUA_REGISTRYINDEX, &registry_key) != LUA_TTABLE) {
     lua_pop(L, 1);
@@ -81,19 +84,17 @@ lua_Number lbt_checknumber(lua_State *L, int idx, int arg, const char *fname) {
 
 int lbt_status_code(lua_State *L, int idx) {
   if (lua_type(L, idx) != LUA_TSTRING) return -1;
-  idx = lua_absindex(L, idx);
-  lbt_registry_get(L, LBT_REG_STATUSCODES);
-  lua_pushvalue(L, idx);
-  lua_rawget(L, -2);
-  int code = lua_isinteger(L, -1) ? (int)lua_tointeger(L, -1) : -1;
-  lua_pop(L, 2);
-  return code;
+  size_t len;
+  const char *s = lua_tolstring(L, idx, &len);
+  for (int code = BT_READY; code <= BT_RUNNING; code++) {
+    const char *name = bt_status_name(code);
+    if (strlen(name) == len && memcmp(s, name, len) == 0) return code;
+  }
+  return -1;
 }
 
 void lbt_push_status(lua_State *L, int status) {
-  lbt_registry_get(L, LBT_REG_STATUSES);
-  lua_rawgeti(L, -1, status + 1);
-  lua_remove(L, -2);
+  lua_pushstring(L, bt_status_name(status)); /* a literal: Lua's string cache finds it at once */
 }
 
 /* ---- text ---- */

@@ -66,19 +66,32 @@ static lbt_tree *check_tree(lua_State *L, const char *method) {
   return t;
 }
 
+/* Enters the tree at index 1 for a method. Called by a script's Lua code that the tree runs (its
+ * islands are live), the statuses of the live islands move into the instance meanwhile; returns
+ * what leave takes. */
+static int enter(lua_State *L, lbt_tree *t, lbt_entry *outer) {
+  lbt_tree_enter(L, t, 1, outer);
+  return t->nlive > t->nflushed ? lbt_live_flush(L, t, 1) : -1;
+}
+
+static void leave(lua_State *L, lbt_tree *t, const lbt_entry *outer, int flushed) {
+  if (flushed >= 0) lbt_live_refresh(L, t, 1, flushed);
+  lbt_tree_leave(L, t, outer);
+}
+
 static int tree_update(lua_State *L) {
   lbt_tree *t = check_tree(L, "Update");
   if (bt_inst_thinking(t->inst))
     return luaL_error(L, "Update: the tree is thinking (Update called from inside its own think)");
   lbt_entry outer;
-  lbt_tree_enter(L, t, 1, &outer);
+  int flushed = enter(L, t, &outer);
   lbt_state *S = t->S;
   int group = lbt_time_group_begin(S);
   S->thinking++;
   bt_inst_update(t->inst);
   S->thinking--;
   lbt_time_group_end(S, group);
-  lbt_tree_leave(L, t, &outer);
+  leave(L, t, &outer, flushed);
   lbt_run_deferred(L, t->S); /* a reload asked for during the think */
   return 0;
 }
@@ -92,11 +105,11 @@ static int tree_get_sleep_time(lua_State *L) {
   lbt_tree *t = check_tree(L, "GetSleepTime");
   lbt_entry outer;
   double v;
-  lbt_tree_enter(L, t, 1, &outer);
+  int flushed = enter(L, t, &outer);
   int group = lbt_time_group_begin(t->S);
   int has = bt_inst_sleep_time(t->inst, &v);
   lbt_time_group_end(t->S, group);
-  lbt_tree_leave(L, t, &outer);
+  leave(L, t, &outer, flushed);
   if (has) lua_pushnumber(L, v);
   else lua_pushnil(L);
   return 1;
@@ -107,18 +120,18 @@ static int tree_reset(lua_State *L) {
   if (bt_inst_thinking(t->inst))
     return luaL_error(L, "Reset: the tree is thinking (Reset called from inside its own think)");
   lbt_entry outer;
-  lbt_tree_enter(L, t, 1, &outer);
+  int flushed = enter(L, t, &outer);
   bt_inst_reset(t->inst);
-  lbt_tree_leave(L, t, &outer);
+  leave(L, t, &outer, flushed);
   return 0;
 }
 
 static int tree_stop(lua_State *L) {
   lbt_tree *t = check_tree(L, "Stop");
   lbt_entry outer;
-  lbt_tree_enter(L, t, 1, &outer);
+  int flushed = enter(L, t, &outer);
   bt_inst_stop(t->inst);
-  lbt_tree_leave(L, t, &outer);
+  leave(L, t, &outer, flushed);
   return 0;
 }
 
@@ -126,11 +139,11 @@ static int tree_tostring(lua_State *L) {
   lbt_tree *t = check_tree(L, "__tostring");
   lbt_entry outer;
   bt_buf buf = {0};
-  lbt_tree_enter(L, t, 1, &outer);
+  int flushed = enter(L, t, &outer);
   int group = lbt_time_group_begin(t->S);
   bt_inst_dump(t->inst, &buf);
   lbt_time_group_end(t->S, group);
-  lbt_tree_leave(L, t, &outer);
+  leave(L, t, &outer, flushed);
   return lbt_push_buf(L, &buf);
 }
 
@@ -165,6 +178,7 @@ static int tree_gc(lua_State *L) {
   if (t && t->inst && !bt_inst_thinking(t->inst)) {
     bt_inst_fini(t->inst);
     t->inst = NULL;
+    lbt_live_free(L, t);
   }
   return 0;
 }

@@ -105,6 +105,16 @@ static void test_same_as_graph(void) {
   CHECK_INT(bt_def_size(built), 22);
   CHECK_STR(bt_def_name(built, 0), "Priority");
   CHECK_STR(bt_def_name(built, 12), "Latch (5)");
+  /* the ops a node was built with, and none for the others */
+  int grazes = 0;
+  for (int i = 0; i < bt_def_size(built); i++) {
+    int graze_node = strcmp(bt_def_name(built, i), "Graze") == 0;
+    grazes += graze_node;
+    CHECK(bt_def_ops(built, i) == (graze_node ? &GRAZE_OPS : NULL));
+  }
+  CHECK_INT(grazes, 1);
+  CHECK(bt_def_ops(built, -1) == NULL);
+  CHECK(bt_def_ops(built, bt_def_size(built)) == NULL);
   /* the same thinks: a log, the dump and the sleep time after each */
   bt_inst *x = NULL, *y = NULL;
   REQUIRE(bt_inst_create(&x, built, &HOST, NULL, BT_INST_NOSCATTER) == BT_OK);
