@@ -118,15 +118,16 @@ static int has_data(const lbt_state *S, int kind) { return S->classes[kind] & LB
 int lbt_node_member(lua_State *L, int obj, const char *key) {
   obj = lua_absindex(L, obj);
   lua_pushstring(L, key);
-  if (lua_rawget(L, obj) != LUA_TNIL) return lua_type(L, -1);
-  lua_pop(L, 1);
-  if (!lua_getmetatable(L, obj)) {
-    lua_pushnil(L);
-    return LUA_TNIL;
+  lua_pushvalue(L, -1);
+  int type = lua_rawget(L, obj);
+  if (type != LUA_TNIL || !lua_getmetatable(L, obj)) {
+    lua_remove(L, -2);
+    return type;
   }
-  lua_pushstring(L, key);
-  int type = lua_rawget(L, -2);
-  lua_remove(L, -2);
+  lua_rotate(L, -3, -1); /* nil, metatable, key */
+  type = lua_rawget(L, -2);
+  lua_replace(L, -3);
+  lua_pop(L, 1);
   return type;
 }
 
