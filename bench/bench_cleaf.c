@@ -1,7 +1,7 @@
 /*
  * bench_cleaf.c: bt with C leaves against a hand-written floor. Run by `make bench`, or:
  *
- *   bench_cleaf [--agents N] [--frames N] [--rounds N]
+ *   bench_cleaf [--agents N] [--frames N] [--rounds N] [--tree 8|40]
  *
  * Two trees, each run on bt and on the floor, with the same leaf functions and the same agents:
  *
@@ -441,7 +441,7 @@ static void fstep(fctx *c, int n) {
   for (int i = 0; i < d->nkids; i++) fstep(c, d->first + i);
 }
 
-static void floor_update(floor_inst *in) {
+__attribute__((noinline)) static void floor_update(floor_inst *in) {
   const floor_def *def = in->def;
   int n = def->n;
   fctx c = {def->nodes, in->state, in->state + n, (double *)(void *)((char *)in + def->doubles_at),
@@ -450,7 +450,7 @@ static void floor_update(floor_inst *in) {
   fstep(&c, 0);
 }
 
-static floor_inst *floor_create(const floor_def *def, void *agent) {
+__attribute__((noinline)) static floor_inst *floor_create(const floor_def *def, void *agent) {
   floor_inst *in = malloc(def->size);
   if (!in) return NULL;
   in->def = def;
@@ -674,8 +674,8 @@ static void keep_best(result *best, const result *r, int first) {
 
 static int usage(const char *flag, const char *value) {
   fprintf(stderr,
-          "usage: bench_cleaf [--agents N] [--frames N] [--rounds N]\n"
-          "bad argument: %s %s (agents >= 1, frames >= %d, rounds >= 1)\n",
+          "usage: bench_cleaf [--agents N] [--frames N] [--rounds N] [--tree 8|40]\n"
+          "bad argument: %s %s (agents >= 1, frames >= %d, rounds >= 1, tree 8 or 40)\n",
           flag, value ? value : "", PARTS);
   return 2;
 }
@@ -689,7 +689,7 @@ static long parse_count(const char *s, long min) {
 }
 
 int main(int argc, char **argv) {
-  long agents = 10000, frames = 300, rounds = 5;
+  long agents = 10000, frames = 300, rounds = 5, only = 0;
   for (int i = 1; i < argc; i += 2) {
     const char *flag = argv[i], *value = i + 1 < argc ? argv[i + 1] : NULL;
     if (!strcmp(flag, "--print-small") && !value) {
@@ -698,9 +698,9 @@ int main(int argc, char **argv) {
       return 0;
     }
     long *dst = !strcmp(flag, "--agents") ? &agents : !strcmp(flag, "--frames") ? &frames
-              : !strcmp(flag, "--rounds") ? &rounds : NULL;
+              : !strcmp(flag, "--rounds") ? &rounds : !strcmp(flag, "--tree") ? &only : NULL;
     long v = parse_count(value, dst == &frames ? PARTS : 1);
-    if (!dst || v < 0) return usage(flag, value);
+    if (!dst || v < 0 || (dst == &only && v != 8 && v != 40)) return usage(flag, value);
     *dst = v;
   }
   opt_frames = (int)frames;
@@ -723,8 +723,9 @@ int main(int argc, char **argv) {
          "(fastest fifth timed), fastest of %ld rounds\n",
          agents, frames, WARM, rounds);
   result best[2][2];
+  int from = only == 40, to = only == 8 ? 1 : 2; /* the trees to run */
   for (long r = 0; r < rounds; r++)
-    for (int s = 0; s < 2; s++) {
+    for (int s = from; s < to; s++) {
       result b = run_bt(&sc[s]);
       result f = run_floor(&sc[s]);
       keep_best(&best[s][0], &b, r == 0);
@@ -738,7 +739,7 @@ int main(int argc, char **argv) {
   int bad = 0;
   printf("\n%-9s %-6s %9s %13s %12s %13s %12s\n", "tree", "", "ns/think", "leaves/think",
          "bytes/agent", "allocs/think", "ns/creation");
-  for (int s = 0; s < 2; s++) {
+  for (int s = from; s < to; s++) {
     const char *names[2] = {"bt", "floor"};
     for (int k = 0; k < 2; k++) {
       const result *r = &best[s][k];

@@ -321,6 +321,17 @@ static int layout_memory(bt_def *d) {
     nd->mem = d->states[nd->state].mem;
     nd->soff = d->states[nd->state].soff;
     nd->foff = d->states[nd->state].foff;
+    nd->bits = d->chunks[nd->state >> 6];
+    nd->mask = (uint64_t)1 << (nd->state & 63);
+    nd->sum = (uint64_t)1 << ((nd->state >> 6) >> d->sum_shift);
+    const bti_kind *k = &bti_kinds[nd->kind];
+    nd->rewinds = 0;
+    for (int f = 0; f < k->nfields; f++) {
+      const bti_field *fd = &k->fields[f];
+      if (!bti_is_index(fd) && fd->type != BTI_COUNTER) continue;
+      nd->rewind_off[nd->rewinds] = (uint8_t)fd->off;
+      nd->rewind_val[nd->rewinds++] = (uint8_t)bti_rewound(fd);
+    }
     nd->hooks = 0;
     if (nd->ops && nd->ops->visit) nd->hooks |= HOOK_VISIT;
     if (nd->ops && nd->ops->reset) nd->hooks |= HOOK_RESET;

@@ -60,13 +60,11 @@ int bt_inst_init(bt_inst **out, void *mem, bt_def *def, const bt_host *host, voi
   if (!def || !mem) return BT_EINVAL;
   memset(mem, 0, def->inst_size);
   bt_inst *in = mem;
-  unsigned char *base = mem;
   in->def = def;
   in->sum_shift = def->sum_shift;
   in->host = host;
   in->agent = agent;
   in->rng = (uint64_t)(uintptr_t)in * 0x9E3779B97F4A7C15ULL | 1;
-  in->mem = base;
   for (uint32_t s = 0; s < def->nstates; s++) init_fields(in, s);
   mark_fresh(in);
   if (!(flags & BT_INST_NOSCATTER)) bti_scatter(in);
@@ -107,18 +105,19 @@ int bt_inst_thinking(const bt_inst *in) { return in->thinking != 0; }
 static void save_all(bt_inst *in) {
   if (!in->unsaved) return;
   in->unsaved = 0;
-  uint32_t nwords = in->def->nwords;
+  uint32_t nwords = in->def->nwords, nstates = in->def->nstates;
   for (uint64_t sum = in->dirty_sum; sum; sum &= sum - 1) {
     uint32_t w = (uint32_t)__builtin_ctzll(sum) << in->sum_shift;
     uint32_t end = w + ((uint32_t)1 << in->sum_shift);
     for (; w < end && w < nwords; w++) {
-      uint64_t *word = dirty_word(in, w), bits = *word;
-      if (!bits) continue;
+      uint64_t *word = dirty_word(in, w);
+      if (!*word) continue;
       *word = 0;
-      for (; bits; bits &= bits - 1) {
-        uint32_t s = w * 64 + (uint32_t)__builtin_ctzll(bits);
-        *last_at(in, s) = *status_at(in, s);
-      }
+      /* the chunk's statuses over its last results, whole: those of the states whose bit is
+       * clear are equal already (k bytes, at most 64) */
+      uint32_t k = nstates - w * 64 < 64 ? nstates - w * 64 : 64;
+      unsigned char *status = (unsigned char *)(word + 2);
+      memcpy(status + 2 * k, status, k);
     }
   }
   in->dirty_sum = 0;
@@ -138,9 +137,9 @@ int bt_inst_update(bt_inst *in) {
     const bt_def *def = in->def;
     for (uint32_t n = in->hint < def->nnodes ? in->hint : 0;; n = (uint32_t)def->nodes[n].up) {
       const bt_node *d = &def->nodes[n];
-      __builtin_prefetch(in->mem + def->chunks[d->state >> 6]);
-      __builtin_prefetch(in->mem + d->soff);
-      __builtin_prefetch(in->mem + d->mem);
+      __builtin_prefetch(inst_mem(in) + def->chunks[d->state >> 6]);
+      __builtin_prefetch(inst_mem(in) + d->soff);
+      __builtin_prefetch(inst_mem(in) + d->mem);
       if (d->up < 0) break;
     }
   }
@@ -246,7 +245,7 @@ int bt_node_get(const bt_inst *in, int n, int field, double *out) {
   uint8_t fl = *flags_of(in, n);
   if (!f) { /* nextupdatetime */
     if (!(fl & SF_NUT)) return 0;
-    memcpy(out, in->mem + in->def->states[st].nut, sizeof *out);
+    memcpy(out, inst_mem(in) + in->def->states[st].nut, sizeof *out);
     return 1;
   }
   const unsigned char *p = field_at(in, st, f);
@@ -296,7 +295,7 @@ int bt_node_set(bt_inst *in, int n, int field, const double *value) {
   in->settled = 0;
   uint8_t *fl = flags_of(in, n);
   if (!f) {
-    set_time(fl, SF_NUT, in->mem + in->def->states[st].nut, value);
+    set_time(fl, SF_NUT, inst_mem(in) + in->def->states[st].nut, value);
     return BT_OK;
   }
   unsigned char *p = field_at(in, st, f);
@@ -407,9 +406,9 @@ int bt_inst_save(const bt_inst *in, void *out, size_t size) {
   memset(p, 0, d->mem_size); /* the memory packed, as the states' blocks would lie in one area */
   for (uint32_t s = 0; s < n; s++) {
     const bt_state *st = &d->states[s];
-    if (st->nut != NO_SLOT) memcpy(p + st->pnut, in->mem + st->nut, sizeof(double));
+    if (st->nut != NO_SLOT) memcpy(p + st->pnut, inst_mem(in) + st->nut, sizeof(double));
     size_t bytes = bti_kinds[d->nodes[st->node].kind].mem_size;
-    if (bytes) memcpy(p + st->pmem, in->mem + st->mem, bytes);
+    if (bytes) memcpy(p + st->pmem, inst_mem(in) + st->mem, bytes);
   }
   return BT_OK;
 }
@@ -444,9 +443,9 @@ int bt_inst_restore(bt_inst *in, const void *data, size_t size) {
     *status_at(in, s) = p[s];
     *last_at(in, s) = p[n + s];
     *flags_at(in, s) = p[2 * n + s];
-    if (st->nut != NO_SLOT) memcpy(in->mem + st->nut, mem + st->pnut, sizeof(double));
+    if (st->nut != NO_SLOT) memcpy(inst_mem(in) + st->nut, mem + st->pnut, sizeof(double));
     size_t bytes = bti_kinds[d->nodes[st->node].kind].mem_size;
-    if (bytes) memcpy(in->mem + st->mem, mem + st->pmem, bytes);
+    if (bytes) memcpy(inst_mem(in) + st->mem, mem + st->pmem, bytes);
   }
   in->forceupdate = hd.forceupdate != 0;
   bti_mark_touched(in);

@@ -18,6 +18,13 @@
 #define BTI_FUNC extern
 #endif
 
+/* Keeps a function out of line (a cold path), so that its caller stays small. */
+#if defined(__GNUC__)
+#define BTI_NOINLINE __attribute__((noinline))
+#else
+#define BTI_NOINLINE
+#endif
+
 /* bt_node.flags */
 #define NF_LEAF 0x01      /* no children list: Don't Starve's `not self.children` */
 #define NF_NIL_PARAM 0x02 /* param is nil */
@@ -48,6 +55,13 @@ typedef struct bt_node {
   uint32_t name;      /* offset in bt_def.names */
   uint32_t mem;       /* offset of its state's kind memory in the instance */
   uint32_t soff, foff; /* offsets of its state's status and flags in the instance */
+  uint32_t bits;      /* offset of its state's chunk: its dirty word, then its touched word */
+  uint64_t mask;      /* its state's bit in those words */
+  uint64_t sum;       /* the bit of those words in the summaries */
+  /* What its kind's Reset puts back in its memory (bti_rewind's writes, worked out once): the
+   * child indices and counters at these offsets get these values. */
+  uint8_t rewinds;
+  uint8_t rewind_off[2], rewind_val[2];
   double param;
   bt_fn fn, fn2;
   void *ud, *ud2;
@@ -211,13 +225,16 @@ struct bt_inst {
   uint64_t rng;
 };
 
+/* The instance's bytes: the base of the offsets of bt_state and bt_node. */
+static inline unsigned char *inst_mem(const bt_inst *in) { return (unsigned char *)(uintptr_t)in; }
+
 /* A state's status, flags and last result, and the words of the bit sets, in their chunks. */
-static inline uint8_t *status_at(const bt_inst *in, uint32_t st) { return in->mem + in->def->states[st].soff; }
-static inline uint8_t *flags_at(const bt_inst *in, uint32_t st) { return in->mem + in->def->states[st].foff; }
-static inline uint8_t *last_at(const bt_inst *in, uint32_t st) { return in->mem + in->def->states[st].loff; }
+static inline uint8_t *status_at(const bt_inst *in, uint32_t st) { return inst_mem(in) + in->def->states[st].soff; }
+static inline uint8_t *flags_at(const bt_inst *in, uint32_t st) { return inst_mem(in) + in->def->states[st].foff; }
+static inline uint8_t *last_at(const bt_inst *in, uint32_t st) { return inst_mem(in) + in->def->states[st].loff; }
 #define INST_HEADER_SIZE ((sizeof(bt_inst) + 7) & ~(size_t)7) /* where the first chunk begins */
 static inline uint64_t *dirty_word(const bt_inst *in, uint32_t w) {
-  return (uint64_t *)(void *)(in->mem + (w ? in->def->chunks[w] : INST_HEADER_SIZE));
+  return (uint64_t *)(void *)(inst_mem(in) + (w ? in->def->chunks[w] : INST_HEADER_SIZE));
 }
 static inline uint64_t *touched_word(const bt_inst *in, uint32_t w) { return dirty_word(in, w) + 1; }
 static inline int touched_bit(const bt_inst *in, uint32_t st) {
@@ -250,16 +267,41 @@ static inline void mark_dirty(bt_inst *in, uint32_t st) {
   in->unsaved = 1;
 }
 
+/* The same for the state of node d, with the words and bits the definition worked out for it. */
+static inline uint64_t *node_dirty_word(const bt_inst *in, const bt_node *d) {
+  return (uint64_t *)(void *)(inst_mem(in) + d->bits);
+}
+static inline int node_touched(const bt_inst *in, const bt_node *d) {
+  return (node_dirty_word(in, d)[1] & d->mask) != 0;
+}
+static inline void touch_node(bt_inst *in, const bt_node *d) {
+  uint64_t *w = node_dirty_word(in, d) + 1;
+  if (*w & d->mask) return;
+  *w |= d->mask;
+  in->touched_sum |= d->sum;
+  in->settled = 0;
+}
+static inline void untouch_node(bt_inst *in, const bt_node *d) {
+  uint64_t *w = node_dirty_word(in, d) + 1;
+  *w &= ~d->mask;
+  if (!*w && !in->sum_shift) in->touched_sum &= ~d->sum;
+}
+static inline void mark_dirty_node(bt_inst *in, const bt_node *d) {
+  *node_dirty_word(in, d) |= d->mask;
+  in->dirty_sum |= d->sum;
+  in->unsaved = 1;
+}
+
 static inline const bt_node *node_at(const bt_inst *in, int n) { return &in->def->nodes[n]; }
 static inline uint32_t state_of(const bt_inst *in, int n) { return in->def->nodes[n].state; }
 static inline int child_at(const bt_inst *in, int n, uint32_t i) {
   return (int)in->def->kids[in->def->nodes[n].children + i];
 }
 static inline bt_status status_of(const bt_inst *in, int n) {
-  return (bt_status)in->mem[in->def->nodes[n].soff];
+  return (bt_status)inst_mem(in)[in->def->nodes[n].soff];
 }
-static inline void *mem_of(const bt_inst *in, int n) { return in->mem + in->def->nodes[n].mem; }
-static inline uint8_t *flags_of(const bt_inst *in, int n) { return in->mem + in->def->nodes[n].foff; }
+static inline void *mem_of(const bt_inst *in, int n) { return inst_mem(in) + in->def->nodes[n].mem; }
+static inline uint8_t *flags_of(const bt_inst *in, int n) { return inst_mem(in) + in->def->nodes[n].foff; }
 static inline int is_leaf(const bt_inst *in, int n) { return in->def->nodes[n].flags & NF_LEAF; }
 /* A node whose Reset or Step is the host's: the core cannot tell that they would change nothing. */
 static inline int has_own_reset(const bt_node *d) { return d->hooks & (HOOK_RESET | HOOK_STEP); }
@@ -269,7 +311,7 @@ static inline const bti_kind *kind_of_state(const bt_inst *in, uint32_t st) {
   return &bti_kinds[in->def->nodes[in->def->states[st].node].kind];
 }
 static inline unsigned char *field_at(const bt_inst *in, uint32_t st, const bti_field *f) {
-  return in->mem + in->def->states[st].mem + f->off;
+  return inst_mem(in) + in->def->states[st].mem + f->off;
 }
 
 /* A child index or counter in kind memory, which need not be aligned for it. */
