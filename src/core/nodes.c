@@ -33,11 +33,12 @@ static uint32_t next_touched(const bt_inst *in, uint32_t from, uint32_t end) {
   uint32_t w = from >> 6;
   uint64_t bits = *touched_word(in, w) & (~(uint64_t)0 << (from & 63));
   while (!bits) {
-    uint32_t group = (w + 1) >> in->sum_shift;
+    if (w + 1 >= in->def->nwords) return end; /* (and a tree of one chunk has no summaries) */
+    uint32_t group = (w + 1) >> in->def->sum_shift;
     if (group >= 64) return end;
-    uint64_t later = in->touched_sum & (~(uint64_t)0 << group);
+    uint64_t later = *touched_sum(in) & (~(uint64_t)0 << group);
     if (!later) return end;
-    uint32_t next = (uint32_t)__builtin_ctzll(later) << in->sum_shift;
+    uint32_t next = (uint32_t)__builtin_ctzll(later) << in->def->sum_shift;
     w = next > w + 1 ? next : w + 1;
     if ((w << 6) >= end) return end;
     bits = *touched_word(in, w);
@@ -229,7 +230,7 @@ static int describe_wait(bt_inst *in, int n, bt_buf *out) {
 /* ---- SequenceNode: children in order until one is RUNNING or FAILED; resumes at idx ---- */
 
 static void visit_sequence(bt_inst *in, const bt_node *d) {
-  mem_seq *m = kind_mem(in, d);
+  mem_idx *m = kind_mem(in, d);
   const uint32_t *kids = kids_of(in, d);
   /* idx is 1-based; 0 (set by a script) would read before the node's children */
   if (node_status(in, d) != BT_RUNNING || m->idx == 0) m->idx = 1;
@@ -245,14 +246,14 @@ static void visit_sequence(bt_inst *in, const bt_node *d) {
 }
 
 static int describe_idx(bt_inst *in, int n, bt_buf *out) {
-  mem_seq *m = mem_of(in, n);
+  mem_idx *m = mem_of(in, n);
   return bt_buf_printf(out, "%u", (unsigned)m->idx);
 }
 
 /* ---- SelectorNode: children in order until one is RUNNING or SUCCESS; resumes at idx ---- */
 
 static void visit_selector(bt_inst *in, const bt_node *d) {
-  mem_seq *m = kind_mem(in, d);
+  mem_idx *m = kind_mem(in, d);
   const uint32_t *kids = kids_of(in, d);
   if (node_status(in, d) != BT_RUNNING || m->idx == 0) m->idx = 1; /* as in visit_sequence */
   while (m->idx <= d->nchildren) {
