@@ -46,6 +46,8 @@ bench: build
 	@echo
 	$(BUILD)/bench/bench_sched
 	@echo
+	$(BUILD)/bench/bench_cleaf
+	@echo
 	LUA_CPATH="$(BUILD)/lib/lua/5.4/?.so;;" lua5.4 bench/bench_reload.lua
 	@echo
 	@if [ -n "$(DS_SCRIPTS)" ]; then \

@@ -283,9 +283,22 @@ static int layout_memory(bt_def *d) {
   d->chunks = calloc(d->nwords ? d->nwords : 1, sizeof *d->chunks);
   if (!d->chunks) return BT_ENOMEM;
   size_t size = INST_HEADER_SIZE, packed = 0;
+  if (d->nwords > 1) {
+    d->sums_off = (uint32_t)size;
+    size += 2 * sizeof(uint64_t);
+  }
+  d->rng_off = 0;
+  int draws = d->nscatter > 0;
+  for (uint32_t i = 0; i < d->nnodes; i++)
+    if (d->nodes[i].kind == BT_RANDOM) draws = 1;
+  if (draws) {
+    d->rng_off = (uint32_t)size;
+    size += sizeof(uint64_t);
+  }
   for (uint32_t w = 0; w < d->nwords; w++) {
     uint32_t first = w * 64, k = (uint32_t)(n - first < 64 ? n - first : 64);
     d->chunks[w] = (uint32_t)size;
+    if (d->nwords == 1) d->sums_off = (uint32_t)size; /* no summaries: its own words */
     size += 2 * sizeof(uint64_t); /* dirty, then touched */
     for (uint32_t i = 0; i < k; i++) {
       bt_state *st = &d->states[first + i];
@@ -294,10 +307,12 @@ static int layout_memory(bt_def *d) {
       st->loff = (uint32_t)(size + 2 * k + i);
     }
     size += 3 * (size_t)k;
-    for (uint32_t i = 0; i < k; i++) {
-      bt_state *st = &d->states[first + i];
+    /* the memory of the states aligned for a double first, then the others: less padding */
+    for (uint32_t j = 0; j < 2 * k; j++) {
+      bt_state *st = &d->states[first + j % k];
       int needs_nut;
       size_t align, bytes = state_mem_size(&d->nodes[st->node], &needs_nut, &align);
+      if ((align == 8) != (j < k)) continue;
       size = align_up(size, align);
       packed = align_up(packed, align);
       st->nut = st->pnut = NO_SLOT;
@@ -321,6 +336,19 @@ static int layout_memory(bt_def *d) {
     nd->mem = d->states[nd->state].mem;
     nd->soff = d->states[nd->state].soff;
     nd->foff = d->states[nd->state].foff;
+    nd->bits = d->chunks[nd->state >> 6];
+    nd->mask = (uint64_t)1 << (nd->state & 63);
+    nd->sums = d->sums_off;
+    nd->sum = d->nwords > 1 ? (uint64_t)1 << ((nd->state >> 6) >> d->sum_shift) : 0;
+    nd->sum_clear = d->sum_shift ? 0 : nd->sum;
+    const bti_kind *k = &bti_kinds[nd->kind];
+    nd->rewinds = 0;
+    for (int f = 0; f < k->nfields; f++) {
+      const bti_field *fd = &k->fields[f];
+      if (!bti_is_index(fd) && fd->type != BTI_COUNTER) continue;
+      nd->rewind_off[nd->rewinds] = (uint8_t)fd->off;
+      nd->rewind_val[nd->rewinds++] = (uint8_t)bti_rewound(fd);
+    }
     nd->hooks = 0;
     if (nd->ops && nd->ops->visit) nd->hooks |= HOOK_VISIT;
     if (nd->ops && nd->ops->reset) nd->hooks |= HOOK_RESET;
@@ -485,6 +513,7 @@ static void def_free(bt_def *d) {
   free(d->states);
   free(d->scatter);
   free(d->chunks);
+  free(d->image);
   free(d->origin_name);
   free(d->origin_id);
   free(d->origin_names);
@@ -533,7 +562,7 @@ int bt_def_create(bt_def **out, bt_graph *g, int root) {
     rc = graph_error(g, BT_ENOMEM, "bt_def_create: out of memory");
     goto done;
   }
-  if (layout_memory(d)) rc = graph_error(g, BT_ENOMEM, "bt_def_create: out of memory");
+  if (layout_memory(d) || bti_make_image(d)) rc = graph_error(g, BT_ENOMEM, "bt_def_create: out of memory");
 done:
   free(c.color);
   free(c.size);

@@ -19,13 +19,16 @@ double bti_now(bt_inst *in) {
   return bt_time_monotonic();
 }
 
-/* xorshift64*: the instance's own generator, used when the host gives none */
+/* xorshift64*: the instance's own generator, used when the host gives none (only a tree with
+ * Priorities or RandomNodes draws numbers, and only its instances have one) */
 static uint64_t next_random(bt_inst *in) {
-  uint64_t x = in->rng;
+  uint64_t x;
+  if (!in->def->rng_off) return 0;
+  memcpy(&x, inst_mem(in) + in->def->rng_off, sizeof x);
   x ^= x >> 12;
   x ^= x << 25;
   x ^= x >> 27;
-  in->rng = x;
+  memcpy(inst_mem(in) + in->def->rng_off, &x, sizeof x);
   return x * 0x2545F4914F6CDD1DULL;
 }
 
@@ -43,32 +46,36 @@ int bti_random_int(bt_inst *in, int n, int *out) {
 
 static void init_fields(bt_inst *in, uint32_t st);
 
-/* The bit sets of a new instance, whose every state is as Reset leaves it (bti_mark_touched's
- * result without its reads): touched are only the nodes whose Reset or Step is the host's. */
-static void mark_fresh(bt_inst *in) {
-  const bt_def *def = in->def;
+int bti_make_image(bt_def *def) {
+  def->image = calloc(1, def->inst_size);
+  if (!def->image) return BT_ENOMEM;
+  bt_inst *in = (bt_inst *)(void *)def->image;
+  in->def = def;
+  for (uint32_t s = 0; s < def->nstates; s++) init_fields(in, s);
+  /* the bit sets of a new instance, whose every state is as Reset leaves it (bti_mark_touched's
+   * result without its reads): touched are only the nodes whose Reset or Step is the host's */
   in->settled = 0;
   in->unsaved = 1;
-  if (def->plain_step) return;
-  for (uint32_t s = 0; s < def->nstates; s++)
-    if (has_own_reset(&def->nodes[def->states[s].node])) touch(in, s);
+  if (!def->plain_step)
+    for (uint32_t s = 0; s < def->nstates; s++)
+      if (has_own_reset(&def->nodes[def->states[s].node])) touch(in, s);
+  in->def = NULL;
+  return BT_OK;
 }
 
 int bt_inst_init(bt_inst **out, void *mem, bt_def *def, const bt_host *host, void *agent,
                  unsigned flags) {
   *out = NULL;
   if (!def || !mem) return BT_EINVAL;
-  memset(mem, 0, def->inst_size);
+  memcpy(mem, def->image, def->inst_size);
   bt_inst *in = mem;
-  unsigned char *base = mem;
   in->def = def;
-  in->sum_shift = def->sum_shift;
   in->host = host;
   in->agent = agent;
-  in->rng = (uint64_t)(uintptr_t)in * 0x9E3779B97F4A7C15ULL | 1;
-  in->mem = base;
-  for (uint32_t s = 0; s < def->nstates; s++) init_fields(in, s);
-  mark_fresh(in);
+  if (def->rng_off) {
+    uint64_t seed = (uint64_t)(uintptr_t)in * 0x9E3779B97F4A7C15ULL | 1;
+    memcpy(inst_mem(in) + def->rng_off, &seed, sizeof seed);
+  }
   if (!(flags & BT_INST_NOSCATTER)) bti_scatter(in);
   bt_def_retain(def);
   *out = in;
@@ -107,21 +114,31 @@ int bt_inst_thinking(const bt_inst *in) { return in->thinking != 0; }
 static void save_all(bt_inst *in) {
   if (!in->unsaved) return;
   in->unsaved = 0;
-  uint32_t nwords = in->def->nwords;
-  for (uint64_t sum = in->dirty_sum; sum; sum &= sum - 1) {
-    uint32_t w = (uint32_t)__builtin_ctzll(sum) << in->sum_shift;
-    uint32_t end = w + ((uint32_t)1 << in->sum_shift);
-    for (; w < end && w < nwords; w++) {
-      uint64_t *word = dirty_word(in, w), bits = *word;
-      if (!bits) continue;
+  const bt_def *def = in->def;
+  uint32_t nwords = def->nwords, nstates = def->nstates;
+  if (nwords == 1) { /* no summaries */
+    uint64_t *word = dirty_word(in, 0);
+    if (*word) {
       *word = 0;
-      for (; bits; bits &= bits - 1) {
-        uint32_t s = w * 64 + (uint32_t)__builtin_ctzll(bits);
-        *last_at(in, s) = *status_at(in, s);
-      }
+      memcpy((unsigned char *)(word + 2) + 2 * nstates, word + 2, nstates);
+    }
+    return;
+  }
+  for (uint64_t sum = *dirty_sum(in); sum; sum &= sum - 1) {
+    uint32_t w = (uint32_t)__builtin_ctzll(sum) << def->sum_shift;
+    uint32_t end = w + ((uint32_t)1 << def->sum_shift);
+    for (; w < end && w < nwords; w++) {
+      uint64_t *word = dirty_word(in, w);
+      if (!*word) continue;
+      *word = 0;
+      /* the chunk's statuses over its last results, whole: those of the states whose bit is
+       * clear are equal already (k bytes, at most 64) */
+      uint32_t k = nstates - w * 64 < 64 ? nstates - w * 64 : 64;
+      unsigned char *status = (unsigned char *)(word + 2);
+      memcpy(status + 2 * k, status, k);
     }
   }
-  in->dirty_sum = 0;
+  *dirty_sum(in) = 0;
 }
 
 int bt_inst_update(bt_inst *in) {
@@ -138,9 +155,9 @@ int bt_inst_update(bt_inst *in) {
     const bt_def *def = in->def;
     for (uint32_t n = in->hint < def->nnodes ? in->hint : 0;; n = (uint32_t)def->nodes[n].up) {
       const bt_node *d = &def->nodes[n];
-      __builtin_prefetch(in->mem + def->chunks[d->state >> 6]);
-      __builtin_prefetch(in->mem + d->soff);
-      __builtin_prefetch(in->mem + d->mem);
+      __builtin_prefetch(inst_mem(in) + def->chunks[d->state >> 6]);
+      __builtin_prefetch(inst_mem(in) + d->soff);
+      __builtin_prefetch(inst_mem(in) + d->mem);
       if (d->up < 0) break;
     }
   }
@@ -216,7 +233,7 @@ void bti_mark_touched(bt_inst *in) {
   const bt_def *def = in->def;
   in->settled = 0;
   for (uint32_t w = 0; w < def->nwords; w++) *dirty_word(in, w) = *touched_word(in, w) = 0;
-  in->dirty_sum = in->touched_sum = 0;
+  *dirty_sum(in) = *touched_sum(in) = 0;
   in->unsaved = 1;
   for (uint32_t s = 0; s < def->nstates; s++) {
     if (*status_at(in, s) != *last_at(in, s)) mark_dirty(in, s);
@@ -246,7 +263,7 @@ int bt_node_get(const bt_inst *in, int n, int field, double *out) {
   uint8_t fl = *flags_of(in, n);
   if (!f) { /* nextupdatetime */
     if (!(fl & SF_NUT)) return 0;
-    memcpy(out, in->mem + in->def->states[st].nut, sizeof *out);
+    memcpy(out, inst_mem(in) + in->def->states[st].nut, sizeof *out);
     return 1;
   }
   const unsigned char *p = field_at(in, st, f);
@@ -296,7 +313,7 @@ int bt_node_set(bt_inst *in, int n, int field, const double *value) {
   in->settled = 0;
   uint8_t *fl = flags_of(in, n);
   if (!f) {
-    set_time(fl, SF_NUT, in->mem + in->def->states[st].nut, value);
+    set_time(fl, SF_NUT, inst_mem(in) + in->def->states[st].nut, value);
     return BT_OK;
   }
   unsigned char *p = field_at(in, st, f);
@@ -330,7 +347,9 @@ int bt_node_set(bt_inst *in, int n, int field, const double *value) {
 
 /* ---- saving and restoring ---- */
 
-#define STATE_MAGIC 0x31737462u /* "bts1" */
+/* "bts2": version 2 packs a Sequence's and a Selector's memory in 4 bytes (version 1: 8), and the
+ * memory of the states aligned for a double first in each chunk of 64 */
+#define STATE_MAGIC 0x32737462u
 
 typedef struct state_header {
   uint32_t magic;
@@ -407,9 +426,9 @@ int bt_inst_save(const bt_inst *in, void *out, size_t size) {
   memset(p, 0, d->mem_size); /* the memory packed, as the states' blocks would lie in one area */
   for (uint32_t s = 0; s < n; s++) {
     const bt_state *st = &d->states[s];
-    if (st->nut != NO_SLOT) memcpy(p + st->pnut, in->mem + st->nut, sizeof(double));
+    if (st->nut != NO_SLOT) memcpy(p + st->pnut, inst_mem(in) + st->nut, sizeof(double));
     size_t bytes = bti_kinds[d->nodes[st->node].kind].mem_size;
-    if (bytes) memcpy(p + st->pmem, in->mem + st->mem, bytes);
+    if (bytes) memcpy(p + st->pmem, inst_mem(in) + st->mem, bytes);
   }
   return BT_OK;
 }
@@ -444,9 +463,9 @@ int bt_inst_restore(bt_inst *in, const void *data, size_t size) {
     *status_at(in, s) = p[s];
     *last_at(in, s) = p[n + s];
     *flags_at(in, s) = p[2 * n + s];
-    if (st->nut != NO_SLOT) memcpy(in->mem + st->nut, mem + st->pnut, sizeof(double));
+    if (st->nut != NO_SLOT) memcpy(inst_mem(in) + st->nut, mem + st->pnut, sizeof(double));
     size_t bytes = bti_kinds[d->nodes[st->node].kind].mem_size;
-    if (bytes) memcpy(in->mem + st->mem, mem + st->pmem, bytes);
+    if (bytes) memcpy(inst_mem(in) + st->mem, mem + st->pmem, bytes);
   }
   in->forceupdate = hd.forceupdate != 0;
   bti_mark_touched(in);

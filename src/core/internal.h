@@ -18,6 +18,13 @@
 #define BTI_FUNC extern
 #endif
 
+/* Keeps a function out of line (a cold path), so that its caller stays small. */
+#if defined(__GNUC__)
+#define BTI_NOINLINE __attribute__((noinline))
+#else
+#define BTI_NOINLINE
+#endif
+
 /* bt_node.flags */
 #define NF_LEAF 0x01      /* no children list: Don't Starve's `not self.children` */
 #define NF_NIL_PARAM 0x02 /* param is nil */
@@ -48,6 +55,15 @@ typedef struct bt_node {
   uint32_t name;      /* offset in bt_def.names */
   uint32_t mem;       /* offset of its state's kind memory in the instance */
   uint32_t soff, foff; /* offsets of its state's status and flags in the instance */
+  uint32_t bits;      /* offset of its state's chunk: its dirty word, then its touched word */
+  uint64_t mask;      /* its state's bit in those words */
+  uint32_t sums;      /* bt_def.sums_off */
+  uint64_t sum;       /* the bit of those words in the summaries (0 without summaries) */
+  uint64_t sum_clear; /* sum, if a zero word clears it (one word per summary bit), else 0 */
+  /* What its kind's Reset puts back in its memory (bti_rewind's writes, worked out once): the
+   * child indices and counters at these offsets get these values. */
+  uint8_t rewinds;
+  uint8_t rewind_off[2], rewind_val[2];
   double param;
   bt_fn fn, fn2;
   void *ud, *ud2;
@@ -83,6 +99,11 @@ struct bt_def {
   int plain_step;    /* no node has a Reset or Step of the host's (bt_inst.settled applies) */
   size_t mem_size;   /* bytes of the node memory of a saved state */
   size_t inst_size;  /* bytes of one instance, header included */
+  /* Offsets in an instance of the summaries (dirty's, then touched's; in a tree of one chunk,
+   * which needs none, the chunk's own words, and every summary bit is 0), and of the random
+   * generator (0: none; only trees with Priorities or RandomNodes have one). */
+  uint32_t sums_off, rng_off;
+  unsigned char *image; /* a new instance, inst_size bytes: bt_inst_init copies it */
   /* Where each state came from, for a definition built with a library (subtree.c): the offset in
    * origin_names of the library tree's name (NO_SLOT: the graph it was built from) and the id of
    * the node in the graph given to bt_lib_set. NULL when nothing came from a library. */
@@ -93,6 +114,7 @@ struct bt_def {
 /* ---- the kinds (kinds.c) ---- */
 
 /* The shapes of kind memory (kinds.c says which kind has which). */
+typedef struct mem_idx { uint32_t idx; } mem_idx;               /* a child index */
 typedef struct mem_seq { uint32_t idx, rep; } mem_seq;           /* a child index and passes */
 typedef struct mem_prio { double lasttime; uint32_t idx; } mem_prio; /* a clock and a child */
 typedef struct mem_wait { double wake; } mem_wait;                  /* a time to wait for */
@@ -185,46 +207,51 @@ static inline int bti_is_index(const bti_field *f) {
 #define SF_WAKE 0x20      /* the time in a mem_wait is set */
 #define SF_STARTED 0x40   /* a run is under way (started, not yet finished) */
 
-/* An instance: this header, then the chunks of its states (layout_memory in graph.c). The first
- * cache line holds what a think reads before anything else. */
+/* An instance: this header, then (layout_memory in graph.c) the summaries of the bit sets of a
+ * tree of several chunks, the random generator of a tree that draws random numbers, and the
+ * chunks of its states. 32 bytes, so that a small tree's instance is small. */
 struct bt_inst {
   bt_def *def;
   const bt_host *host;
   void *agent;
-  unsigned char *mem; /* the instance itself: the base of the offsets of bt_state and bt_node */
   uint32_t hint; /* the last node the last think visited: the end of its running path */
-  uint16_t thinking;
+  uint8_t thinking;
   uint8_t forceupdate;
   /* The last Step left nothing for the next one to do but walk the running path: set after a
    * Step of a tree whose nodes all have the kinds' own Reset and Step, cleared by any change of a
    * status, a touched bit, an event trigger or a field. Update skips Step while it is set. */
   uint8_t settled;
   uint8_t unsaved; /* a dirty bit may be set: the next SaveStatus has statuses to copy */
-  uint8_t sum_shift; /* the definition's, next to the summaries */
-  /* Summaries of the bit sets by state (dirty: the status changed since the last SaveStatus;
-   * touched: the state may differ from what Reset leaves (READY, child index rewound, no
-   * trigger), or the node has a Reset or Step of the host's; a node whose bit is clear needs no
-   * Reset and no Step). Bit b clear means words b << sum_shift up to the next group's are all
-   * zero (a set bit may cover zero words), so that SaveStatus and the scans for touched nodes of
-   * a large tree read the words that have bits, not all of them. */
-  uint64_t dirty_sum, touched_sum;
-  uint64_t rng;
 };
+/* The summaries of the bit sets by state (dirty: the status changed since the last SaveStatus;
+ * touched: the state may differ from what Reset leaves (READY, child index rewound, no
+ * trigger), or the node has a Reset or Step of the host's; a node whose bit is clear needs no
+ * Reset and no Step). Bit b clear means words b << sum_shift up to the next group's are all
+ * zero (a set bit may cover zero words), so that SaveStatus and the scans for touched nodes of
+ * a large tree read the words that have bits, not all of them. A tree of one chunk has no
+ * summaries: its sum bits are all 0, and the words they would be written to are its own. */
+
+/* The instance's bytes: the base of the offsets of bt_state and bt_node. */
+static inline unsigned char *inst_mem(const bt_inst *in) { return (unsigned char *)(uintptr_t)in; }
 
 /* A state's status, flags and last result, and the words of the bit sets, in their chunks. */
-static inline uint8_t *status_at(const bt_inst *in, uint32_t st) { return in->mem + in->def->states[st].soff; }
-static inline uint8_t *flags_at(const bt_inst *in, uint32_t st) { return in->mem + in->def->states[st].foff; }
-static inline uint8_t *last_at(const bt_inst *in, uint32_t st) { return in->mem + in->def->states[st].loff; }
-#define INST_HEADER_SIZE ((sizeof(bt_inst) + 7) & ~(size_t)7) /* where the first chunk begins */
+static inline uint8_t *status_at(const bt_inst *in, uint32_t st) { return inst_mem(in) + in->def->states[st].soff; }
+static inline uint8_t *flags_at(const bt_inst *in, uint32_t st) { return inst_mem(in) + in->def->states[st].foff; }
+static inline uint8_t *last_at(const bt_inst *in, uint32_t st) { return inst_mem(in) + in->def->states[st].loff; }
+#define INST_HEADER_SIZE ((sizeof(bt_inst) + 7) & ~(size_t)7)
 static inline uint64_t *dirty_word(const bt_inst *in, uint32_t w) {
-  return (uint64_t *)(void *)(in->mem + (w ? in->def->chunks[w] : INST_HEADER_SIZE));
+  return (uint64_t *)(void *)(inst_mem(in) + in->def->chunks[w]);
 }
+static inline uint64_t *dirty_sum(const bt_inst *in) {
+  return (uint64_t *)(void *)(inst_mem(in) + in->def->sums_off);
+}
+static inline uint64_t *touched_sum(const bt_inst *in) { return dirty_sum(in) + 1; }
 static inline uint64_t *touched_word(const bt_inst *in, uint32_t w) { return dirty_word(in, w) + 1; }
 static inline int touched_bit(const bt_inst *in, uint32_t st) {
   return (int)(*touched_word(in, st >> 6) >> (st & 63) & 1);
 }
 static inline uint64_t sum_bit(const bt_inst *in, uint32_t st) {
-  return (uint64_t)1 << ((st >> 6) >> in->sum_shift);
+  return in->def->nwords > 1 ? (uint64_t)1 << ((st >> 6) >> in->def->sum_shift) : 0;
 }
 
 /* Marks state st touched. */
@@ -232,7 +259,7 @@ static inline void touch(bt_inst *in, uint32_t st) {
   uint64_t *w = touched_word(in, st >> 6), m = (uint64_t)1 << (st & 63);
   if (*w & m) return;
   *w |= m;
-  in->touched_sum |= sum_bit(in, st);
+  *touched_sum(in) |= sum_bit(in, st);
   in->settled = 0;
 }
 
@@ -240,13 +267,38 @@ static inline void touch(bt_inst *in, uint32_t st) {
 static inline void untouch(bt_inst *in, uint32_t st) {
   uint64_t *w = touched_word(in, st >> 6);
   *w &= ~((uint64_t)1 << (st & 63));
-  if (!*w && !in->sum_shift) in->touched_sum &= ~sum_bit(in, st);
+  if (!*w && !in->def->sum_shift) *touched_sum(in) &= ~sum_bit(in, st);
 }
 
 /* Marks state st's status changed since the last SaveStatus. */
 static inline void mark_dirty(bt_inst *in, uint32_t st) {
   *dirty_word(in, st >> 6) |= (uint64_t)1 << (st & 63);
-  in->dirty_sum |= sum_bit(in, st);
+  *dirty_sum(in) |= sum_bit(in, st);
+  in->unsaved = 1;
+}
+
+/* The same for the state of node d, with the words and bits the definition worked out for it. */
+static inline uint64_t *node_dirty_word(const bt_inst *in, const bt_node *d) {
+  return (uint64_t *)(void *)(inst_mem(in) + d->bits);
+}
+static inline int node_touched(const bt_inst *in, const bt_node *d) {
+  return (node_dirty_word(in, d)[1] & d->mask) != 0;
+}
+static inline void touch_node(bt_inst *in, const bt_node *d) {
+  uint64_t *w = node_dirty_word(in, d) + 1;
+  if (*w & d->mask) return;
+  *w |= d->mask;
+  *(uint64_t *)(void *)(inst_mem(in) + d->sums + 8) |= d->sum;
+  in->settled = 0;
+}
+static inline void untouch_node(bt_inst *in, const bt_node *d) {
+  uint64_t *w = node_dirty_word(in, d) + 1;
+  *w &= ~d->mask;
+  if (!*w) *(uint64_t *)(void *)(inst_mem(in) + d->sums + 8) &= ~d->sum_clear;
+}
+static inline void mark_dirty_node(bt_inst *in, const bt_node *d) {
+  *node_dirty_word(in, d) |= d->mask;
+  *(uint64_t *)(void *)(inst_mem(in) + d->sums) |= d->sum;
   in->unsaved = 1;
 }
 
@@ -256,10 +308,10 @@ static inline int child_at(const bt_inst *in, int n, uint32_t i) {
   return (int)in->def->kids[in->def->nodes[n].children + i];
 }
 static inline bt_status status_of(const bt_inst *in, int n) {
-  return (bt_status)in->mem[in->def->nodes[n].soff];
+  return (bt_status)inst_mem(in)[in->def->nodes[n].soff];
 }
-static inline void *mem_of(const bt_inst *in, int n) { return in->mem + in->def->nodes[n].mem; }
-static inline uint8_t *flags_of(const bt_inst *in, int n) { return in->mem + in->def->nodes[n].foff; }
+static inline void *mem_of(const bt_inst *in, int n) { return inst_mem(in) + in->def->nodes[n].mem; }
+static inline uint8_t *flags_of(const bt_inst *in, int n) { return inst_mem(in) + in->def->nodes[n].foff; }
 static inline int is_leaf(const bt_inst *in, int n) { return in->def->nodes[n].flags & NF_LEAF; }
 /* A node whose Reset or Step is the host's: the core cannot tell that they would change nothing. */
 static inline int has_own_reset(const bt_node *d) { return d->hooks & (HOOK_RESET | HOOK_STEP); }
@@ -269,7 +321,7 @@ static inline const bti_kind *kind_of_state(const bt_inst *in, uint32_t st) {
   return &bti_kinds[in->def->nodes[in->def->states[st].node].kind];
 }
 static inline unsigned char *field_at(const bt_inst *in, uint32_t st, const bti_field *f) {
-  return in->mem + in->def->states[st].mem + f->off;
+  return inst_mem(in) + in->def->states[st].mem + f->off;
 }
 
 /* A child index or counter in kind memory, which need not be aligned for it. */
@@ -295,6 +347,8 @@ BTI_FUNC double bti_random(bt_inst *in);
 /* Clears state st's clock (its kind's BTI_CLOCK field), so that it evaluates at its next visit. */
 BTI_FUNC void bti_clear_clock(bt_inst *in, uint32_t st);
 BTI_FUNC void bti_mark_touched(bt_inst *in); /* after the state was written wholesale */
+/* Makes def->image, a new instance's bytes but its header's pointers (after layout_memory). */
+BTI_FUNC int bti_make_image(bt_def *def);
 
 /* nodes.c */
 BTI_FUNC void bti_scatter(bt_inst *in); /* each scattering node draws its first evaluation time */

@@ -28,12 +28,12 @@ const bti_kind bti_kinds[BT_KIND_COUNT] = {
         .children = BTI_OPTIONAL, .deadline = 1},
     [BT_SEQUENCE] = {
         .info = {"SequenceNode", "Sequence", BT_BEHAVIOUR, DS, VISIT | RESET | DESCRIBE},
-        .children = BTI_ANY, .mem_size = sizeof(mem_seq),
-        .nfields = 1, .fields = {FIELD(IDX, BTI_INDEX, mem_seq, idx, 0)}},
+        .children = BTI_ANY, .mem_size = sizeof(mem_idx),
+        .nfields = 1, .fields = {FIELD(IDX, BTI_INDEX, mem_idx, idx, 0)}},
     [BT_SELECTOR] = {
         .info = {"SelectorNode", "Selector", BT_BEHAVIOUR, DS, VISIT | RESET | DESCRIBE},
-        .children = BTI_ANY, .mem_size = sizeof(mem_seq),
-        .nfields = 1, .fields = {FIELD(IDX, BTI_INDEX, mem_seq, idx, 0)}},
+        .children = BTI_ANY, .mem_size = sizeof(mem_idx),
+        .nfields = 1, .fields = {FIELD(IDX, BTI_INDEX, mem_idx, idx, 0)}},
     [BT_PRIORITY] = {
         .info = {"PriorityNode", "Priority", BT_BEHAVIOUR, DS, VISIT | RESET | SLEEP | DESCRIBE},
         .children = BTI_ANY, .mem_size = sizeof(mem_prio), .param = BTI_DEFAULT, .nil_param = 1,

@@ -9,20 +9,17 @@
 /* ---- state helpers ---- */
 
 /* A state whose status is not READY is touched already, so an unchanged status needs nothing. */
-static void set_status_byte(bt_inst *in, uint32_t st, uint8_t *status, bt_status s) {
+static inline void set_node_status(bt_inst *in, const bt_node *d, bt_status s) {
+  uint8_t *status = inst_mem(in) + d->soff;
   if (*status == s) return;
-  if (s != BT_READY) touch(in, st);
+  if (s != BT_READY) touch_node(in, d);
   *status = (uint8_t)s;
-  mark_dirty(in, st);
+  mark_dirty_node(in, d);
   in->settled = 0;
 }
-
-static void set_node_status(bt_inst *in, const bt_node *d, bt_status s) {
-  set_status_byte(in, d->state, in->mem + d->soff, s);
-}
 static void set_status(bt_inst *in, int n, bt_status s) { set_node_status(in, node_at(in, n), s); }
-static bt_status node_status(const bt_inst *in, const bt_node *d) { return (bt_status)in->mem[d->soff]; }
-static void *kind_mem(const bt_inst *in, const bt_node *d) { return in->mem + d->mem; }
+static bt_status node_status(const bt_inst *in, const bt_node *d) { return (bt_status)inst_mem(in)[d->soff]; }
+static void *kind_mem(const bt_inst *in, const bt_node *d) { return inst_mem(in) + d->mem; }
 static const uint32_t *kids_of(const bt_inst *in, const bt_node *d) { return in->def->kids + d->children; }
 
 static bt_status visit(bt_inst *in, int n);
@@ -36,11 +33,12 @@ static uint32_t next_touched(const bt_inst *in, uint32_t from, uint32_t end) {
   uint32_t w = from >> 6;
   uint64_t bits = *touched_word(in, w) & (~(uint64_t)0 << (from & 63));
   while (!bits) {
-    uint32_t group = (w + 1) >> in->sum_shift;
+    if (w + 1 >= in->def->nwords) return end; /* (and a tree of one chunk has no summaries) */
+    uint32_t group = (w + 1) >> in->def->sum_shift;
     if (group >= 64) return end;
-    uint64_t later = in->touched_sum & (~(uint64_t)0 << group);
+    uint64_t later = *touched_sum(in) & (~(uint64_t)0 << group);
     if (!later) return end;
-    uint32_t next = (uint32_t)__builtin_ctzll(later) << in->sum_shift;
+    uint32_t next = (uint32_t)__builtin_ctzll(later) << in->def->sum_shift;
     w = next > w + 1 ? next : w + 1;
     if ((w << 6) >= end) return end;
     bits = *touched_word(in, w);
@@ -101,7 +99,7 @@ static int call_fn(bt_inst *in, int n, bt_fn fn, void *ud, double *value) {
 
 static double *nut_of(bt_inst *in, int n) {
   uint32_t off = in->def->states[state_of(in, n)].nut;
-  return off == NO_SLOT ? NULL : (double *)(void *)(in->mem + off);
+  return off == NO_SLOT ? NULL : (double *)(void *)(inst_mem(in) + off);
 }
 
 static bt_call make_call(bt_inst *in, int n) {
@@ -215,7 +213,7 @@ static void visit_wait(bt_inst *in, int n, const bt_node *d) {
       return;
     }
     m->wake = now + t;
-    in->mem[d->foff] |= SF_WAKE;
+    inst_mem(in)[d->foff] |= SF_WAKE;
     set_node_status(in, d, BT_RUNNING);
   }
   if (node_status(in, d) != BT_RUNNING) return;
@@ -232,7 +230,7 @@ static int describe_wait(bt_inst *in, int n, bt_buf *out) {
 /* ---- SequenceNode: children in order until one is RUNNING or FAILED; resumes at idx ---- */
 
 static void visit_sequence(bt_inst *in, const bt_node *d) {
-  mem_seq *m = kind_mem(in, d);
+  mem_idx *m = kind_mem(in, d);
   const uint32_t *kids = kids_of(in, d);
   /* idx is 1-based; 0 (set by a script) would read before the node's children */
   if (node_status(in, d) != BT_RUNNING || m->idx == 0) m->idx = 1;
@@ -248,14 +246,14 @@ static void visit_sequence(bt_inst *in, const bt_node *d) {
 }
 
 static int describe_idx(bt_inst *in, int n, bt_buf *out) {
-  mem_seq *m = mem_of(in, n);
+  mem_idx *m = mem_of(in, n);
   return bt_buf_printf(out, "%u", (unsigned)m->idx);
 }
 
 /* ---- SelectorNode: children in order until one is RUNNING or SUCCESS; resumes at idx ---- */
 
 static void visit_selector(bt_inst *in, const bt_node *d) {
-  mem_seq *m = kind_mem(in, d);
+  mem_idx *m = kind_mem(in, d);
   const uint32_t *kids = kids_of(in, d);
   if (node_status(in, d) != BT_RUNNING || m->idx == 0) m->idx = 1; /* as in visit_sequence */
   while (m->idx <= d->nchildren) {
@@ -395,7 +393,7 @@ static void evaluate_priority(bt_inst *in, int n, double time) {
 static void visit_priority(bt_inst *in, int n, const bt_node *d) {
   mem_prio *m = kind_mem(in, d);
   double time = bti_now(in);
-  int has_last = in->mem[d->foff] & SF_LASTTIME;
+  int has_last = inst_mem(in)[d->foff] & SF_LASTTIME;
   if (!has_last || m->lasttime + d->param < time) {
     evaluate_priority(in, n, time);
     return;
@@ -405,7 +403,7 @@ static void visit_priority(bt_inst *in, int n, const bt_node *d) {
   if (status_of(in, c) != BT_RUNNING) return;
   bt_status cs = visit(in, c);
   set_node_status(in, d, cs);
-  if (cs != BT_RUNNING) in->mem[d->foff] &= (uint8_t)~SF_LASTTIME;
+  if (cs != BT_RUNNING) inst_mem(in)[d->foff] &= (uint8_t)~SF_LASTTIME;
 }
 
 static int sleep_priority(bt_inst *in, int n, double *out) {
@@ -431,7 +429,7 @@ void bti_scatter(bt_inst *in) {
   const bt_def *def = in->def;
   for (uint32_t i = 0; i < def->nscatter; i++) {
     uint32_t s = def->scatter[i];
-    mem_prio *m = (mem_prio *)(void *)(in->mem + def->states[s].mem);
+    mem_prio *m = (mem_prio *)(void *)(inst_mem(in) + def->states[s].mem);
     m->lasttime = bt_priority_scatter(def->nodes[def->states[s].node].param, bti_random(in));
     *flags_at(in, s) |= SF_LASTTIME;
   }
@@ -802,9 +800,16 @@ static int can_visit(const bt_inst *in, int n, int kind) {
   }
 }
 
+/* Kinds whose visit leaves them READY only as they were (without memory, or always ending in
+ * another status, which marks them touched): the others may change their memory and stay READY
+ * (a LoopNode's pass), so their visit marks them touched first. */
+#define UNTOUCHED_VISIT                                                                         \
+  ((1u << BT_SEQUENCE) | (1u << BT_SELECTOR) | (1u << BT_PARALLEL) | (1u << BT_PARALLEL_ANY) |  \
+   (1u << BT_CONDITION) | (1u << BT_CONDITIONWAIT) | (1u << BT_ACTION) | (1u << BT_NOT) |       \
+   (1u << BT_FAILIFRUNNING) | (1u << BT_FAILIFSUCCESS))
+
 static void visit_kind(bt_inst *in, int n, const bt_node *d, int kind) {
-  /* a visit may change the node's memory even when its status stays READY (a LoopNode's pass) */
-  touch(in, d->state);
+  if (!(UNTOUCHED_VISIT >> kind & 1)) touch_node(in, d);
   switch (kind) {
     case BT_SEQUENCE: visit_sequence(in, d); break;
     case BT_SELECTOR: visit_selector(in, d); break;
@@ -883,35 +888,86 @@ static int describe_kind(bt_inst *in, int n, int kind, bt_buf *out) {
 /* ---- dispatch: the node's ops first, as a Lua override would be ---- */
 
 /* Visits n and returns its status after the visit. */
-static bt_status visit(bt_inst *in, int n) {
-  const bt_node *d = node_at(in, n);
-  in->hint = (uint32_t)n;
-  if (d->hooks & HOOK_VISIT) {
-    touch(in, d->state);
-    bt_call c = make_call(in, n);
-    if (d->ops->visit(&c) != BT_DEFAULT) return node_status(in, d);
-    if (!can_visit(in, n, d->kind)) { /* the override deferred to a visit the node cannot do */
-      set_node_status(in, d, BT_FAILED);
-      return BT_FAILED;
-    }
+/* The visit of a node whose bt_ops has a visit: the override first, as a Lua override. */
+static BTI_NOINLINE bt_status visit_hooked(bt_inst *in, int n, const bt_node *d) {
+  touch_node(in, d);
+  bt_call c = make_call(in, n);
+  if (d->ops->visit(&c) != BT_DEFAULT) return node_status(in, d);
+  if (!can_visit(in, n, d->kind)) { /* the override deferred to a visit the node cannot do */
+    set_node_status(in, d, BT_FAILED);
+    return BT_FAILED;
   }
   visit_kind(in, n, d, d->kind);
   return node_status(in, d);
 }
 
+/* The visit of the kinds visit() does not do itself; out of line, so that visit stays small. */
+static BTI_NOINLINE bt_status visit_other(bt_inst *in, int n, const bt_node *d) {
+  visit_kind(in, n, d, d->kind);
+  return node_status(in, d);
+}
+
+/* Visits n and returns its status after the visit. The kinds of most nodes of most trees are
+ * visited here directly (as visit_kind would: they need no touch first). */
+static bt_status visit(bt_inst *in, int n) {
+  const bt_node *d = node_at(in, n);
+  in->hint = (uint32_t)n;
+  if (d->hooks & HOOK_VISIT) return visit_hooked(in, n, d);
+  switch (d->kind) {
+    case BT_CONDITION: visit_condition(in, n, d); break;
+    case BT_ACTION: visit_action(in, n, d); break;
+    case BT_SEQUENCE: visit_sequence(in, d); break;
+    case BT_SELECTOR: visit_selector(in, d); break;
+    default: return visit_other(in, n, d);
+  }
+  return node_status(in, d);
+}
+
 void bt_node_visit(bt_inst *in, int n) { visit(in, n); }
+
+/* The Reset of a node without a Reset or Step of the host's: reset_kind's, with the common kinds
+ * (those whose reset is the base's, plus rewinding their child indices and counters) done here in
+ * one piece, and their touched children reset the same way. */
+#define OWN_RESET ((1u << BT_EVENT) | (1u << BT_TASK) | (1u << BT_COOLDOWN)) /* reset_kind's own */
+
+static void reset_plain(bt_inst *in, const bt_node *d) {
+  const bt_def *def = in->def;
+  /* cleared first: whatever the Reset of a child written in Lua does to this node marks it again */
+  untouch_node(in, d);
+  in->settled = 0;
+  if (OWN_RESET >> d->kind & 1) {
+    reset_kind(in, (int)(d - def->nodes), d->kind);
+    return;
+  }
+  unsigned char *mem = inst_mem(in);
+  if (mem[d->soff] != BT_READY) {
+    mem[d->soff] = BT_READY;
+    mark_dirty_node(in, d);
+    if (d->nchildren > SCAN_CHILDREN && def->unshared) {
+      int n = (int)(d - def->nodes);
+      FOR_TOUCHED_CHILD(in, n, c, 0) bt_node_reset(in, c);
+    } else {
+      const uint32_t *kids = def->kids + d->children;
+      for (uint32_t i = 0; i < d->nchildren; i++) {
+        const bt_node *cd = &def->nodes[kids[i]];
+        if (!node_touched(in, cd)) continue;
+        if (has_own_reset(cd)) bt_node_reset(in, (int)kids[i]);
+        else reset_plain(in, cd);
+      }
+    }
+  }
+  for (int i = 0; i < d->rewinds; i++) put_u32(mem + d->mem + d->rewind_off[i], d->rewind_val[i]);
+}
 
 void bt_node_reset(bt_inst *in, int n) {
   const bt_node *d = node_at(in, n);
-  if (has_own_reset(d)) {
-    if (d->hooks & HOOK_RESET) {
-      bt_call c = make_call(in, n);
-      if (d->ops->reset(&c) != BT_DEFAULT) return;
-    }
-  } else {
-    /* cleared first: whatever the Reset of a child written in Lua does to this node marks it again */
-    untouch(in, state_of(in, n));
-    in->settled = 0;
+  if (!has_own_reset(d)) {
+    reset_plain(in, d);
+    return;
+  }
+  if (d->hooks & HOOK_RESET) {
+    bt_call c = make_call(in, n);
+    if (d->ops->reset(&c) != BT_DEFAULT) return;
   }
   reset_kind(in, n, d->kind);
 }

@@ -74,10 +74,10 @@ static void copy_state(bt_inst *to, const bt_inst *from, uint32_t st, uint32_t s
   *status_at(to, st) = *status_at(from, sf);
   *last_at(to, st) = *last_at(from, sf);
   uint8_t flags = *flags_at(from, sf);
-  if (at->nut != NO_SLOT && af->nut != NO_SLOT) memcpy(to->mem + at->nut, from->mem + af->nut, sizeof(double));
+  if (at->nut != NO_SLOT && af->nut != NO_SLOT) memcpy(inst_mem(to) + at->nut, inst_mem(from) + af->nut, sizeof(double));
   else flags &= (uint8_t)~SF_NUT;
   *flags_at(to, st) = flags;
-  if (k->mem_size) memcpy(to->mem + at->mem, from->mem + af->mem, k->mem_size);
+  if (k->mem_size) memcpy(inst_mem(to) + at->mem, inst_mem(from) + af->mem, k->mem_size);
   /* child indices follow their children; one whose child is gone starts over */
   for (int i = 0; i < k->nfields; i++) {
     const bti_field *f = &k->fields[i];

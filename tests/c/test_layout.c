@@ -1,0 +1,227 @@
+/* test_layout.c: the instance's layout and creation. A small tree's instance is small (the
+ * 8-node tree of bench_cleaf fits a 128-byte allocation), a new instance is the definition's
+ * image with its pointers set (fields at their first values, host hooks marked for Step),
+ * saved states are version 2 and refuse version 1, and trees of one chunk (no summaries) and of
+ * many (summaries, and groups of words per summary bit) think, save and reset alike. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "bt.h"
+#include "check.h"
+
+static double now;
+static double clock_now(void *data) {
+  (void)data;
+  return now;
+}
+static const bt_host host = {clock_now, NULL, NULL, NULL};
+
+static int truth[8];
+static int calls;
+static int leaf(bt_call *c) {
+  calls++;
+  return truth[(int)(size_t)c->ud];
+}
+
+/* Selector(Sequence(Condition c1, Action a1), Sequence(Condition c2, Action a2), Action a3) */
+static bt_def *tree8(void) {
+  bt_builder *b;
+  bt_def *d = NULL;
+  bt_builder_new(&b);
+  bt_builder_selector(b, NULL);
+  bt_builder_sequence(b, NULL);
+  bt_builder_condition(b, leaf, (void *)0, "c1");
+  bt_builder_action(b, leaf, (void *)1, "a1");
+  bt_builder_back(b);
+  bt_builder_sequence(b, NULL);
+  bt_builder_condition(b, leaf, (void *)2, "c2");
+  bt_builder_action(b, leaf, (void *)3, "a2");
+  bt_builder_back(b);
+  bt_builder_action(b, leaf, (void *)4, "a3");
+  CHECK_INT(bt_builder_end(b, &d, NULL), BT_OK);
+  bt_builder_free(b);
+  return d;
+}
+
+static void small_tree(void) {
+  bt_def *d = tree8();
+  /* 32 bytes of header, 16 of bit words, 3 x 8 statuses, flags and last results, 3 deadlines of
+   * the actions and 3 child indices: 112 (160 before the header and Sequence memory shrank) */
+  CHECK(bt_def_inst_size(d) <= 112);
+  /* saved: a 24-byte header, 3 bytes per state, memory packed (3 x 8 + 3 x 4, to 40) */
+  CHECK_INT(bt_inst_state_size(d), 24 + 3 * 8 + 40);
+
+  bt_inst *a, *b;
+  void *mem = malloc(bt_def_inst_size(d));
+  CHECK_INT(bt_inst_create(&a, d, &host, NULL, 0), BT_OK);
+  CHECK_INT(bt_inst_init(&b, mem, d, &host, NULL, 0), BT_OK);
+  CHECK(b == mem);
+  double v = 0;
+  CHECK_INT(bt_node_get(b, 1, BT_FIELD_IDX, &v), 1); /* a Sequence's idx starts at 1 */
+  CHECK_NUM(v, 1);
+  truth[0] = 0;
+  truth[2] = 1;
+  for (int i = 0; i < 3; i++) {
+    calls = 0;
+    CHECK_INT(bt_inst_update(a), BT_OK);
+    CHECK_INT(calls, 3); /* c1, c2, a2 and nothing else: the Selector succeeds with a2 */
+    CHECK_INT(bt_inst_update(b), BT_OK);
+    for (int n = 0; n < bt_def_size(d); n++) {
+      CHECK_INT(bt_node_status(a, n), BT_READY);
+      CHECK_INT(bt_node_last(a, n), bt_node_last(b, n));
+    }
+  }
+  CHECK_INT(bt_node_last(a, 0), BT_SUCCESS);
+  CHECK_INT(bt_node_last(a, 2), BT_FAILED);   /* c1 */
+  CHECK_INT(bt_node_last(a, 7), BT_READY);    /* a3: not visited */
+
+  /* version 2 of the saved state, and a version 1 state refused */
+  size_t size = bt_inst_state_size(d);
+  unsigned char *state = malloc(size);
+  CHECK_INT(bt_inst_save(a, state, size), BT_OK);
+  CHECK(memcmp(state, "bts2", 4) == 0);
+  CHECK_INT(bt_inst_restore(b, state, size), BT_OK);
+  state[3] = '1';
+  CHECK_INT(bt_inst_restore(b, state, size), BT_EINVAL);
+  free(state);
+  bt_inst_free(a);
+  bt_inst_fini(b);
+  free(mem);
+  bt_def_release(d);
+}
+
+/* A new instance's fields are at their first values, whatever instance the memory held before. */
+static void fields_of_a_new_instance(void) {
+  bt_builder *b;
+  bt_def *d = NULL;
+  bt_builder_new(&b);
+  bt_builder_priority(b, NULL, 0.5);
+  bt_builder_latch(b, NULL, 2);
+  bt_builder_wait(b, 1);
+  bt_builder_back(b);
+  bt_builder_loop(b, 3);
+  bt_builder_action(b, leaf, (void *)1, "act");
+  bt_builder_back(b);
+  CHECK_INT(bt_builder_end(b, &d, NULL), BT_OK);
+  bt_builder_free(b);
+  size_t size = bt_def_inst_size(d);
+  void *mem = malloc(size);
+  memset(mem, 0xA5, size);
+  bt_inst *in;
+  CHECK_INT(bt_inst_init(&in, mem, d, &host, NULL, BT_INST_NOSCATTER), BT_OK);
+  double v = 0;
+  CHECK_INT(bt_node_get(in, 0, BT_FIELD_LASTTIME, &v), 0); /* no scatter: nil */
+  CHECK_INT(bt_node_get(in, 0, BT_FIELD_IDX, &v), 0);      /* nil */
+  CHECK_INT(bt_node_get(in, 1, BT_FIELD_LASTLATCHTIME, &v), 1);
+  CHECK(v < -1e300);
+  CHECK_INT(bt_node_get(in, 1, BT_FIELD_LATCHDURATION, &v), 1);
+  CHECK_NUM(v, 0);
+  CHECK_INT(bt_node_get(in, 2, BT_FIELD_WAKE_TIME, &v), 0);
+  CHECK_INT(bt_node_get(in, 2, BT_FIELD_NEXTUPDATETIME, &v), 0);
+  CHECK_INT(bt_node_get(in, 3, BT_FIELD_IDX, &v), 1);
+  CHECK_NUM(v, 1);
+  CHECK_INT(bt_node_get(in, 3, BT_FIELD_REP, &v), 1);
+  CHECK_NUM(v, 0);
+  for (int n = 0; n < bt_def_size(d); n++) {
+    CHECK_INT(bt_node_status(in, n), BT_READY);
+    CHECK_INT(bt_node_last(in, n), BT_READY);
+  }
+  bt_inst_fini(in);
+  /* with scatter, the Priority draws its first evaluation time: in [0.25, 0.75) */
+  CHECK_INT(bt_inst_init(&in, mem, d, &host, NULL, 0), BT_OK);
+  CHECK_INT(bt_node_get(in, 0, BT_FIELD_LASTTIME, &v), 1);
+  CHECK(v >= 0.25 && v < 0.75);
+  bt_inst_fini(in);
+  free(mem);
+  bt_def_release(d);
+}
+
+/* A new instance marks the nodes with a host Reset for Step: DS's Reset reaches every child, so a
+ * host Reset of a node never visited runs when its parent is reset. */
+static int resets;
+static int count_reset(bt_call *c) {
+  (void)c;
+  resets++;
+  return BT_DEFAULT;
+}
+static const bt_ops reset_ops = {NULL, count_reset, NULL, NULL, NULL, NULL};
+
+static void host_reset_of_a_new_instance(void) {
+  bt_builder *b;
+  bt_def *d = NULL;
+  bt_builder_new(&b);
+  bt_builder_sequence(b, NULL);
+  bt_builder_condition(b, leaf, (void *)5, "no"); /* truth[5] == 0 */
+  bt_builder_behaviour(b, &reset_ops, NULL, "Custom");
+  CHECK_INT(bt_builder_end(b, &d, NULL), BT_OK);
+  bt_builder_free(b);
+  bt_inst *in;
+  CHECK_INT(bt_inst_create(&in, d, &host, NULL, 0), BT_OK);
+  resets = 0;
+  CHECK_INT(bt_inst_update(in), BT_OK);
+  CHECK_INT(bt_node_last(in, 0), BT_FAILED);
+  CHECK_INT(resets, 1);
+  bt_inst_free(in);
+  bt_def_release(d);
+}
+
+/* A Selector of n Conditions, the last true (one chunk up to 64 states; more have summaries). */
+static void wide(int n) {
+  bt_graph *g;
+  bt_graph_new(&g);
+  int *kids = malloc((size_t)n * sizeof *kids);
+  for (int i = 0; i < n; i++) {
+    bt_spec s = {0};
+    s.kind = BT_CONDITION;
+    s.fn = leaf;
+    s.ud = (void *)(size_t)(i == n - 1 ? 6 : 5); /* truth[6] == 1 */
+    kids[i] = bt_graph_add(g, &s);
+  }
+  bt_spec r = {0};
+  r.kind = BT_SELECTOR;
+  int root = bt_graph_add(g, &r);
+  CHECK_INT(bt_graph_set_children(g, root, kids, n), BT_OK);
+  bt_def *d = NULL;
+  CHECK_INT(bt_def_create(&d, g, root), BT_OK);
+  bt_graph_free(g);
+  bt_inst *in, *twin;
+  CHECK_INT(bt_inst_create(&in, d, &host, NULL, 0), BT_OK);
+  CHECK_INT(bt_inst_create(&twin, d, &host, NULL, 0), BT_OK);
+  truth[6] = 1;
+  for (int t = 0; t < 3; t++) {
+    calls = 0;
+    CHECK_INT(bt_inst_update(in), BT_OK);
+    CHECK_INT(calls, n);
+    CHECK_INT(bt_node_last(in, 0), BT_SUCCESS);
+    CHECK_INT(bt_node_last(in, 1), BT_FAILED);
+    CHECK_INT(bt_node_last(in, n), BT_SUCCESS);
+    CHECK_INT(bt_node_status(in, n), BT_READY);
+  }
+  size_t size = bt_inst_state_size(d);
+  void *state = malloc(size);
+  CHECK_INT(bt_inst_save(in, state, size), BT_OK);
+  CHECK_INT(bt_inst_restore(twin, state, size), BT_OK);
+  for (int i = 0; i <= n; i++) CHECK_INT(bt_node_last(twin, i), bt_node_last(in, i));
+  /* the last child fails too: every last result FAILED, after a think that changed only two */
+  truth[6] = 0;
+  CHECK_INT(bt_inst_update(twin), BT_OK);
+  CHECK_INT(bt_node_last(twin, 0), BT_FAILED);
+  CHECK_INT(bt_node_last(twin, n), BT_FAILED);
+  CHECK_INT(bt_node_last(twin, n / 2), BT_FAILED);
+  free(state);
+  free(kids);
+  bt_inst_free(in);
+  bt_inst_free(twin);
+  bt_def_release(d);
+}
+
+int main(void) {
+  small_tree();
+  fields_of_a_new_instance();
+  host_reset_of_a_new_instance();
+  wide(8);
+  wide(63);  /* with the root: 64 states, one chunk */
+  wide(64);  /* two chunks: summaries */
+  wide(5000); /* 79 words: a summary bit stands for two */
+  return check_report("test_layout");
+}
