@@ -103,6 +103,36 @@ function brains.build(env, text, leaf)
   return build(brains.parse(text))
 end
 
+-- A function(env, leaf) that builds the same node objects as brains.build(env, text, leaf), with
+-- the constructor calls written out as a brain's OnStart has them (the text is parsed once, here).
+function brains.builder(text)
+  local ctor = {Priority = "PriorityNode", Sequence = "SequenceNode", Selector = "SelectorNode",
+    Parallel = "ParallelNode", Loop = "LoopNode", Not = "NotDecorator",
+    FailIfSuccess = "FailIfSuccessDecorator", While = "WhileNode", If = "IfNode",
+    Condition = "ConditionNode", Action = "ActionNode", Wait = "WaitNode"}
+  local function gen(n)
+    local kind = n[1]
+    local kids = {}
+    local first = (kind == "Priority" or kind == "While" or kind == "If" or kind == "Condition"
+      or kind == "Action" or kind == "Wait") and 3 or 2
+    for i = first, #n do kids[#kids + 1] = gen(n[i]) end
+    local list = "{" .. table.concat(kids, ", ") .. "}"
+    local c = "env." .. assert(ctor[kind], "brain: unknown kind " .. tostring(kind))
+    if kind == "Priority" then return string.format("%s(%s, %s)", c, list, n[2])
+    elseif kind == "Not" or kind == "FailIfSuccess" then return string.format("%s(%s)", c, kids[1])
+    elseif kind == "While" or kind == "If" then
+      return string.format("%s(leaf(\"Condition\", %q), %q, %s)", c, n[2], n[2], kids[1])
+    elseif kind == "Condition" or kind == "Action" then
+      return string.format("%s(leaf(%q, %q), %q)", c, kind, n[2], n[2])
+    elseif kind == "Wait" then return string.format("%s(%s)", c, n[2])
+    end
+    return string.format("%s(%s)", c, list)
+  end
+  local src = "local env, leaf = ...\nreturn " .. gen(brains.parse(text))
+  local chunk = assert(load(src, "=brain"))
+  return function(env, leaf) return chunk(env, leaf) end
+end
+
 -- Leaf functions that read a field of the inst they are given (bt passes the tree's inst).
 function brains.inst_leaf(kind, field)
   local src = kind == "Condition" and "return function(inst) return inst.%s end"

@@ -169,7 +169,8 @@ void lbt_tree_enter(lua_State *L, lbt_tree *t, int tree, lbt_entry *outer) {
   int base = lua_gettop(L);
   lua_getiuservalue(L, tree, LBT_UV_INST);
   lua_pushcfunction(L, message_handler);
-  t->ctx = (lbt_ctx){L, tree, base, base + 1, base + 2, t->S->msgh};
+  lua_getiuservalue(L, tree, LBT_UV_OBJS);
+  t->ctx = (lbt_ctx){L, tree, base, base + 1, base + 2, base + 3, t->S->msgh};
   t->S->L = L;
   t->S->msgh = base + 2;
   if (t->S->mem) t->S->mem->reserve++;

@@ -1120,7 +1120,7 @@ void lbt_open_classes(lua_State *L, int module) {
 
   /* what each class's overridable methods are now, inherited or its own */
   lbt_state *S = lbt_state_get(L);
-  lbt_registry_get(L, LBT_REG_METHODS);
+  lbt_registry_get(L, LBT_REG_PINNED);
   int pinned = lua_gettop(L);
   for (int kind = 0; kind < BT_KIND_COUNT; kind++) {
     lua_rawgeti(L, reg, kind + 1);

@@ -54,7 +54,7 @@
 #define LBT_REG_SUBTREES 11   /* name -> definition: the named definitions (bt.define(root, name)) */
 #define LBT_REG_LIB 12        /* the bt_lib of the named definitions' graphs, in a box */
 #define LBT_REG_CTORFIELDS 13 /* name -> true: the fields the classes' constructors set */
-#define LBT_REG_METHODS 14    /* the values of lbt_state.methods, so that they stay what they were */
+#define LBT_REG_PINNED 14     /* what lbt_state points to (its methods and status names), kept alive */
 #define LBT_REG_COUNT 14
 
 /* The allocator's state of a Lua state made by bt_lua_newstate. */
@@ -88,9 +88,12 @@ typedef struct lbt_state {
   lbt_memory *mem;   /* the bounded allocator's state, NULL if bt did not make the Lua state */
   unsigned char classes[BT_KIND_COUNT]; /* LBT_CLASS_* of each kind's class (classes.c) */
   /* The value of each method a script may override (lbt_method_names) in each kind's class when
-   * the module opened, as lua_topointer gives it (classes.c; LBT_REG_METHODS keeps the values):
+   * the module opened, as lua_topointer gives it (classes.c; LBT_REG_PINNED keeps the values):
    * a node whose method is another is a script's override. */
   const void *methods[BT_KIND_COUNT][LBT_METHOD_COUNT];
+  /* The Lua strings of the four statuses (module.c): Lua keeps one copy of each short string, so
+   * a value is a status if lua_tostring gives one of these (lbt_status_of). */
+  const char *status_names[BT_RUNNING + 1];
 } lbt_state;
 
 /* What a kind's class says of its objects. */
@@ -101,6 +104,7 @@ typedef struct lbt_state {
 typedef struct lbt_ctx {
   lua_State *L;
   int tree, fns, inst, msgh;
+  int objs; /* the tree's table LBT_UV_OBJS as it was when entered (nil if none then) */
   int outer_msgh; /* the module state's msgh before this entry */
 } lbt_ctx;
 
@@ -185,6 +189,14 @@ LBT_FUNC int lbt_argerror(lua_State *L, int arg, const char *fname, const char *
 LBT_FUNC int lbt_typeerror(lua_State *L, int idx, int arg, const char *fname, const char *expected);
 LBT_FUNC lua_Number lbt_checknumber(lua_State *L, int idx, int arg, const char *fname);
 LBT_FUNC int lbt_status_code(lua_State *L, int idx); /* the status a string names (READY..RUNNING), or -1 */
+/* lbt_status_code by the strings' identity (lbt_state.status_names), for the hot paths. */
+static inline int lbt_status_of(const lbt_state *S, lua_State *L, int idx) {
+  if (lua_type(L, idx) != LUA_TSTRING) return -1;
+  const char *s = lua_tostring(L, idx);
+  for (int code = 0; code <= BT_RUNNING; code++)
+    if (s == S->status_names[code]) return code;
+  return -1;
+}
 LBT_FUNC void lbt_push_status(lua_State *L, int status); /* pushes its name, "ABORTED" included */
 /* Pushes buf's text and frees buf, which is freed also when that raises (no memory). Returns 1. */
 LBT_FUNC int lbt_push_buf(lua_State *L, bt_buf *buf);
@@ -261,12 +273,12 @@ LBT_FUNC void lbt_adopt_objects(lua_State *L, lbt_tree *t, int tree, int def, co
 /* Makes obj, an own object of a shared definition, its template (stripped of state). */
 LBT_FUNC void lbt_make_template(lua_State *L, const bt_def *def, int node, int obj, int defud);
 /* While a node's Lua code runs, its object holds its status as a plain field, so that the code
- * reads and writes it at a table's speed. Put sets the field from the instance (node is a node
- * index, tree the tree's stack index); take moves the field's value into the instance (a value
- * that is no status is reported as the node's error, and the node FAILED) and removes the field,
- * so that reads and writes go to the instance again. */
-LBT_FUNC void lbt_live_put(lua_State *L, lbt_tree *t, int tree, int node);
-LBT_FUNC void lbt_live_take(lua_State *L, lbt_tree *t, int tree, int node);
+ * reads and writes it at a table's speed. Put sets the field of the object at stack index obj,
+ * node `node` of the tree, from the instance; take moves the field's value into the instance (a
+ * value that is no status is reported as the node's error, and the node FAILED) and removes the
+ * field, so that reads and writes go to the instance again. */
+LBT_FUNC void lbt_live_put(lua_State *L, lbt_tree *t, int obj, int node);
+LBT_FUNC void lbt_live_take(lua_State *L, lbt_tree *t, int obj, int node);
 /* If the node object of state has an OnStop, pushes the object and its OnStop and returns 1; an
  * object not made yet is made only then. Else pushes nothing and returns 0. */
 LBT_FUNC int lbt_push_on_stop(lua_State *L, int tree, int state);

@@ -24,9 +24,16 @@ static void push_slot(lbt_tree *t, bt_call *c) {
   lua_rawgeti(t->ctx.L, t->ctx.fns, slot);
 }
 
-/* Pushes the node object of the call's node. */
+/* Pushes the node object of the call's node: one the tree keeps (a node written in Lua), found
+ * at once, or any other. */
 static void push_obj(lbt_tree *t, bt_call *c) {
-  lbt_push_state_obj(t->ctx.L, t, t->ctx.tree, bt_def_state(bt_inst_def(c->inst), c->node));
+  lua_State *L = t->ctx.L;
+  int s = bt_def_state(bt_inst_def(c->inst), c->node);
+  if (lua_type(L, t->ctx.objs) == LUA_TTABLE) {
+    if (lua_rawgeti(L, t->ctx.objs, s + 1) != LUA_TNIL) return;
+    lua_pop(L, 1);
+  }
+  lbt_push_state_obj(L, t, t->ctx.tree, s);
 }
 
 /* ---- leaf functions ---- */
@@ -205,24 +212,34 @@ const bt_task lbt_task_calls = {task_start, task_update, task_finish};
 
 /* ---- live islands ---- */
 
-/* Puts (put) or takes the status fields of the island of node `root`: the node and, through
- * children written in Lua, its descendants written in Lua, which the root's Lua code may visit
- * directly. */
-static void island(lua_State *L, lbt_tree *t, int tree, int root, int put) {
+/* Puts (put) or takes the status fields of the island of node `root`, whose object is at stack
+ * index obj: the node and, through children written in Lua, its descendants written in Lua,
+ * which the root's Lua code may visit directly. tree: the tree's stack index. */
+static void island(lua_State *L, lbt_tree *t, int tree, int root, int obj, int put) {
   const bt_def *def = bt_inst_def(t->inst);
-  if (put) lbt_live_put(L, t, tree, root);
-  else lbt_live_take(L, t, tree, root);
+  if (put) lbt_live_put(L, t, obj, root);
+  else lbt_live_take(L, t, obj, root);
   int n = bt_def_child_count(def, root);
   for (int i = 0; i < n; i++) {
     int child = bt_def_child(def, root, i);
-    if (bt_def_ops(def, child) == &lbt_custom_ops) island(L, t, tree, child, put);
+    if (bt_def_ops(def, child) != &lbt_custom_ops) continue;
+    lbt_push_state_obj(L, t, tree, bt_def_state(def, child));
+    island(L, t, tree, child, lua_gettop(L), put);
+    lua_pop(L, 1);
   }
 }
 
-/* Makes the island of the call's node live before its Lua code runs; returns what live_end
- * takes, -1 if there was no memory to note it (the objects then read the instance, a little
- * slower). */
-static int live_begin(lbt_tree *t, bt_call *c) {
+/* The same, for the island of a node whose object is not on the stack. */
+static void island_of(lua_State *L, lbt_tree *t, int tree, int root, int put) {
+  lbt_push_state_obj(L, t, tree, bt_def_state(bt_inst_def(t->inst), root));
+  island(L, t, tree, root, lua_gettop(L), put);
+  lua_pop(L, 1);
+}
+
+/* Makes the island of the call's node (its object at stack index obj) live before its Lua code
+ * runs; returns what live_end takes, -1 if there was no memory to note it (the objects then read
+ * the instance, a little slower). */
+static int live_begin(lbt_tree *t, bt_call *c, int obj) {
   lua_State *L = t->ctx.L;
   if (t->nlive == t->live_cap) {
     void *ud;
@@ -235,25 +252,25 @@ static int live_begin(lbt_tree *t, bt_call *c) {
   }
   int mark = t->nlive;
   t->live[t->nlive++] = c->node;
-  island(L, t, t->ctx.tree, c->node, 1);
+  island(L, t, t->ctx.tree, c->node, obj, 1);
   return mark;
 }
 
-static void live_end(lbt_tree *t, int mark) {
+static void live_end(lbt_tree *t, int mark, int obj) {
   if (mark < 0) return;
-  island(t->ctx.L, t, t->ctx.tree, t->live[mark], 0);
+  island(t->ctx.L, t, t->ctx.tree, t->live[mark], obj, 0);
   t->nlive = mark;
 }
 
 int lbt_live_flush(lua_State *L, lbt_tree *t, int tree) {
   int flushed = t->nflushed;
-  for (int i = flushed; i < t->nlive; i++) island(L, t, tree, t->live[i], 0);
+  for (int i = flushed; i < t->nlive; i++) island_of(L, t, tree, t->live[i], 0);
   t->nflushed = t->nlive;
   return flushed;
 }
 
 void lbt_live_refresh(lua_State *L, lbt_tree *t, int tree, int flushed) {
-  for (int i = flushed; i < t->nlive; i++) island(L, t, tree, t->live[i], 1);
+  for (int i = flushed; i < t->nlive; i++) island_of(L, t, tree, t->live[i], 1);
   t->nflushed = flushed;
 }
 
@@ -295,9 +312,14 @@ static int call_method(lbt_tree *t, bt_call *c, int nres, const char *what) {
 
 /* Calls the pushed method as call_method does, with the node's island live meanwhile. */
 static int call_live(lbt_tree *t, bt_call *c, int nres, const char *what) {
-  int mark = live_begin(t, c);
+  lua_State *L = t->ctx.L;
+  int obj = lua_gettop(L) - 1;
+  lua_pushvalue(L, obj); /* kept below the call for live_end */
+  lua_insert(L, obj);
+  int mark = live_begin(t, c, obj);
   int rc = call_method(t, c, nres, what);
-  live_end(t, mark);
+  live_end(t, mark, obj);
+  lua_remove(L, obj);
   return rc;
 }
 

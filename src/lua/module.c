@@ -80,10 +80,18 @@ static void open_state(lua_State *L) {
 
 /* The statuses: bt.SUCCESS ... (ABORTED is what a task's finish is told, never a node's status) */
 static void open_statuses(lua_State *L, int module) {
+  lbt_state *S = lbt_state_get(L);
+  lbt_registry_get(L, LBT_REG_PINNED);
   for (int s = BT_READY; s <= BT_ABORTED; s++) {
     lbt_push_status(L, s);
+    if (s <= BT_RUNNING) {
+      S->status_names[s] = lua_tostring(L, -1);
+      lua_pushvalue(L, -1);
+      lua_rawseti(L, -3, -s - 1); /* the methods take the positive keys */
+    }
     lua_setfield(L, module, bt_status_name(s));
   }
+  lua_pop(L, 1);
   lua_pushliteral(L, "REQUIRE_ONE");
   lua_setfield(L, module, "REQUIRE_ONE");
   lua_pushliteral(L, "REQUIRE_ALL");

@@ -117,17 +117,17 @@ static int has_data(const lbt_state *S, int kind) { return S->classes[kind] & LB
 
 int lbt_node_member(lua_State *L, int obj, const char *key) {
   obj = lua_absindex(L, obj);
+  if (!lua_getmetatable(L, obj)) lua_pushnil(L);
   lua_pushstring(L, key);
   lua_pushvalue(L, -1);
-  int type = lua_rawget(L, obj);
-  if (type != LUA_TNIL || !lua_getmetatable(L, obj)) {
-    lua_remove(L, -2);
-    return type;
+  int type = lua_rawget(L, obj); /* metatable, key, value */
+  if (type == LUA_TNIL && lua_istable(L, -3)) {
+    lua_pop(L, 1);
+    type = lua_rawget(L, -2);
+  } else {
+    lua_replace(L, -2);
   }
-  lua_rotate(L, -3, -1); /* nil, metatable, key */
-  type = lua_rawget(L, -2);
-  lua_replace(L, -3);
-  lua_pop(L, 1);
+  lua_replace(L, -2);
   return type;
 }
 
@@ -239,13 +239,10 @@ static void push_unbound(lua_State *L, int kind, int code) {
 
 /* ---- live objects: the status of a node whose Lua code runs is a plain field of its object ---- */
 
-void lbt_live_put(lua_State *L, lbt_tree *t, int tree, int node) {
-  const bt_def *def = bt_inst_def(t->inst);
-  lbt_push_state_obj(L, t, tree, bt_def_state(def, node));
+void lbt_live_put(lua_State *L, lbt_tree *t, int obj, int node) {
   lua_pushliteral(L, "status");
   lbt_push_status(L, bt_node_status(t->inst, node));
-  lua_rawset(L, -3);
-  lua_pop(L, 1);
+  lua_rawset(L, obj);
 }
 
 /* Reports a status a script stored that is none. */
@@ -261,12 +258,10 @@ static void bad_status(lua_State *L, lbt_tree *t, int node, int value) {
   lua_pop(L, 2);
 }
 
-void lbt_live_take(lua_State *L, lbt_tree *t, int tree, int node) {
-  const bt_def *def = bt_inst_def(t->inst);
-  lbt_push_state_obj(L, t, tree, bt_def_state(def, node));
+void lbt_live_take(lua_State *L, lbt_tree *t, int obj, int node) {
   lua_pushliteral(L, "status");
-  int type = lua_rawget(L, -2);
-  int s = lbt_status_code(L, -1);
+  int type = lua_rawget(L, obj);
+  int s = lbt_status_of(t->S, L, -1);
   if (s < 0 && type != LUA_TNIL) {
     bad_status(L, t, node, lua_gettop(L));
     s = BT_FAILED;
@@ -275,8 +270,7 @@ void lbt_live_take(lua_State *L, lbt_tree *t, int tree, int node) {
   lua_pop(L, 1);
   lua_pushliteral(L, "status");
   lua_pushnil(L);
-  lua_rawset(L, -3);
-  lua_pop(L, 1);
+  lua_rawset(L, obj);
 }
 
 /* ---- making node objects for a tree's states ---- */
