@@ -8,6 +8,7 @@ local _, shared = ...
 -- members its subclasses copied from it
 local subclasses = shared.subclasses
 local argerror = shared.argerror
+local new_object = shared.new_object
 
 local function is_a(self, klass)
   local m = getmetatable(self)
@@ -41,13 +42,14 @@ local function Class(base, ctor)
     argerror(2, "Class", "function expected, got " .. type(ctor))
   end
 
-  if not (base and rawget(base, "__bt_node")) then
+  local is_node = base and rawget(base, "__bt_node")
+  if not is_node then
     c.__index = c
   end
 
   local mt = {}
   mt.__call = function(_, ...)
-    local obj = setmetatable({}, c)
+    local obj = is_node and new_object(c) or setmetatable({}, c)
     if c._ctor then
       c._ctor(obj, ...)
     end

@@ -788,7 +788,7 @@ void lbt_class_spec(lua_State *L, int obj, int template, lbt_slots *slots, const
   obj = lua_absindex(L, obj);
   memset(s, 0, sizeof *s);
   s->kind = lbt_node_kind(L, obj);
-  reader r = {L, obj, lbt_is_custom(L, obj, s->kind), template, slots, fname, s};
+  reader r = {L, obj, lbt_is_custom(L, lbt_state_get(L), obj, s->kind), template, slots, fname, s};
   s->ops = r.custom ? &lbt_custom_ops : &lbt_builtin_ops;
   lua_getfield(L, obj, "name");
   luaL_tolstring(L, -1, NULL);
@@ -1123,7 +1123,8 @@ void lbt_open_classes(lua_State *L, int module) {
   lbt_registry_get(L, LBT_REG_PINNED);
   int pinned = lua_gettop(L);
   for (int kind = 0; kind < BT_KIND_COUNT; kind++) {
-    lua_rawgeti(L, reg, kind + 1);
+    lua_rawgeti(L, reg, kind + 1); /* kept by LBT_REG_CLASSES */
+    S->class_of[kind] = lua_topointer(L, -1);
     for (int m = 0; m < LBT_METHOD_COUNT; m++) {
       lua_getfield(L, -1, lbt_method_names[m]);
       S->methods[kind][m] = lua_topointer(L, -1);

@@ -91,6 +91,7 @@ typedef struct lbt_state {
    * the module opened, as lua_topointer gives it (classes.c; LBT_REG_PINNED keeps the values):
    * a node whose method is another is a script's override. */
   const void *methods[BT_KIND_COUNT][LBT_METHOD_COUNT];
+  const void *class_of[BT_KIND_COUNT]; /* each kind's class, as lua_topointer gives it (classes.c) */
   /* The Lua strings of the four statuses (module.c): Lua keeps one copy of each short string, so
    * a value is a status if lua_tostring gives one of these (lbt_status_of). */
   const char *status_names[BT_RUNNING + 1];
@@ -250,11 +251,12 @@ LBT_FUNC const luaL_Reg lbt_clock_functions[]; /* bt.set_clock, bt.GetTime */
 
 /* ---- objects.c ---- */
 
+LBT_FUNC const luaL_Reg lbt_objects_shared[]; /* shared.new_object(class) */
 LBT_FUNC int lbt_is_node(lua_State *L, int idx);
 LBT_FUNC int lbt_node_kind(lua_State *L, int idx); /* the kind its class derives from, or -1 */
 /* Whether the class of the node object at idx, of that kind, is not the kind's own: a script's
  * subclass. */
-LBT_FUNC int lbt_is_custom(lua_State *L, int idx, int kind);
+LBT_FUNC int lbt_is_custom(lua_State *L, const lbt_state *S, int idx, int kind);
 /* The tree a node object is bound to and its index there, or NULL; pushes nothing. */
 LBT_FUNC lbt_tree *lbt_node_tree(lua_State *L, int obj, int *node);
 LBT_FUNC int lbt_node_index(lua_State *L);    /* __index of every node class */

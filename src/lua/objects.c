@@ -101,11 +101,10 @@ static void push_class(lua_State *L, int kind) {
   lua_remove(L, -2);
 }
 
-int lbt_is_custom(lua_State *L, int idx, int kind) {
-  if (kind < 0 || !lua_getmetatable(L, idx)) return 0;
-  push_class(L, kind);
-  int custom = !lua_rawequal(L, -1, -2);
-  lua_pop(L, 2);
+int lbt_is_custom(lua_State *L, const lbt_state *S, int idx, int kind) {
+  if (kind < 0 || kind >= BT_KIND_COUNT || !lua_getmetatable(L, idx)) return 0;
+  int custom = lua_topointer(L, -1) != S->class_of[kind];
+  lua_pop(L, 1);
   return custom;
 }
 
@@ -130,6 +129,21 @@ int lbt_node_member(lua_State *L, int obj, const char *key) {
   lua_replace(L, -2);
   return type;
 }
+
+/* shared.new_object(class): an empty node object of the class, with room for the fields a
+ * constructor and a tree give it, so that filling it in does not grow it field by field */
+static int l_new_object(lua_State *L) {
+  luaL_checktype(L, 1, LUA_TTABLE);
+  lua_createtable(L, 0, 8);
+  lua_pushvalue(L, 1);
+  lua_setmetatable(L, -2);
+  return 1;
+}
+
+const luaL_Reg lbt_objects_shared[] = {
+    {"new_object", l_new_object},
+    {NULL, NULL},
+};
 
 /* ---- bound objects ---- */
 
@@ -337,7 +351,7 @@ static void push_copy(lua_State *L, lbt_tree *t, int tree, int s) {
   lua_getmetatable(L, tpl);
   lua_setmetatable(L, copy);
   int kind = bt_def_kind(def, node);
-  int keep = lbt_is_custom(L, copy, kind) || takes_inst(t->S, kind);
+  int keep = lbt_is_custom(L, t->S, copy, kind) || takes_inst(t->S, kind);
   if (keep) {
     lua_pushliteral(L, "inst");
     lua_getiuservalue(L, tree, LBT_UV_INST);
@@ -523,8 +537,10 @@ int lbt_node_newindex(lua_State *L) {
 /* Moves state that a node object holds before it is in a tree (the lasttime its constructor drew,
  * a status or trigger set by a script, an event's data) into the instance. */
 static void migrate(lua_State *L, lbt_tree *t, int tree, int obj, int node) {
+  const bt_def *def = bt_inst_def(t->inst);
   for (int code = VK_STATUS; code < VK_DATA; code++) {
-    if (code == VK_LASTRESULT) continue;
+    if (code == VK_LASTRESULT || (is_field(code) && !bt_node_has_field(def, node, view_fields[code])))
+      continue; /* only what the node has: the rest would stay where it is anyway */
     lua_pushstring(L, view_names[code]);
     if (lua_rawget(L, obj) == LUA_TNIL) {
       lua_pop(L, 1);
@@ -556,7 +572,7 @@ static void migrate(lua_State *L, lbt_tree *t, int tree, int obj, int node) {
  * from the definition when asked for, so the tree holds it only weakly. */
 static int must_keep(lua_State *L, const lbt_tree *t, int n, int obj) {
   int kind = bt_def_kind(bt_inst_def(t->inst), n);
-  if (takes_inst(t->S, kind) || lbt_is_custom(L, obj, kind)) return 1;
+  if (takes_inst(t->S, kind) || lbt_is_custom(L, t->S, obj, kind)) return 1;
   lbt_registry_get(L, LBT_REG_CTORFIELDS);
   int known = lua_gettop(L);
   int extra = 0;

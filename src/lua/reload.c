@@ -136,7 +136,7 @@ static void carry_objects(move *m) {
     }
     int obj = lua_gettop(L);
     int node = bt_def_node_of_state(m->od, os);
-    if (lbt_is_custom(L, obj, bt_def_kind(m->od, node)) && bt_node_status(m->old->inst, node) == BT_RUNNING)
+    if (lbt_is_custom(L, m->old->S, obj, bt_def_kind(m->od, node)) && bt_node_status(m->old->inst, node) == BT_RUNNING)
       carry(m, obj, os, ns);
     lua_settop(L, obj - 1);
   }
