@@ -1091,9 +1091,11 @@ void lbt_open_classes(lua_State *L, int module) {
   int behaviour = lua_gettop(L);
   lua_pushboolean(L, 1);
   lua_setfield(L, behaviour, "__bt_node");
-  lua_pushcfunction(L, lbt_node_index);
+  lbt_registry_get(L, LBT_REG_VIEWKEYS);
+  lua_pushcclosure(L, lbt_node_index, 1);
   lua_setfield(L, behaviour, "__index");
-  lua_pushcfunction(L, lbt_node_newindex);
+  lbt_registry_get(L, LBT_REG_VIEWKEYS);
+  lua_pushcclosure(L, lbt_node_newindex, 1);
   lua_setfield(L, behaviour, "__newindex");
   luaL_setfuncs(L, behaviour_methods, 0);
   lua_pushvalue(L, behaviour);

@@ -95,6 +95,9 @@ typedef struct lbt_state {
   /* The Lua strings of the four statuses (module.c): Lua keeps one copy of each short string, so
    * a value is a status if lua_tostring gives one of these (lbt_status_of). */
   const char *status_names[BT_RUNNING + 1];
+  /* Brain's OnUpdate and GetSleepTime (lua/brain.lua) as lua_topointer gives them (module.c): the
+   * scheduler runs a brain whose methods are these without calling them (sched.c). */
+  const void *brain_update, *brain_sleep_time;
 } lbt_state;
 
 /* What a kind's class says of its objects. */
@@ -259,8 +262,9 @@ LBT_FUNC int lbt_node_kind(lua_State *L, int idx); /* the kind its class derives
 LBT_FUNC int lbt_is_custom(lua_State *L, const lbt_state *S, int idx, int kind);
 /* The tree a node object is bound to and its index there, or NULL; pushes nothing. */
 LBT_FUNC lbt_tree *lbt_node_tree(lua_State *L, int obj, int *node);
-LBT_FUNC int lbt_node_index(lua_State *L);    /* __index of every node class */
-LBT_FUNC int lbt_node_newindex(lua_State *L); /* __newindex of every node class */
+/* __index and __newindex of every node class: closures over LBT_REG_VIEWKEYS */
+LBT_FUNC int lbt_node_index(lua_State *L);
+LBT_FUNC int lbt_node_newindex(lua_State *L);
 LBT_FUNC void lbt_open_views(lua_State *L);   /* the field names node objects have */
 /* Pushes the table uv (OBJS, VIEWS, DATA, EVENTS) of the tree, made now if create, or nil. */
 LBT_FUNC void lbt_tree_table(lua_State *L, int tree, int uv, int create);
@@ -341,6 +345,11 @@ LBT_FUNC const luaL_Reg lbt_compile_shared[]; /* shared.uses, stale, save_subtre
 /* ---- tree.c ---- */
 
 LBT_FUNC void lbt_open_tree(lua_State *L, int module);
+/* For a brain whose tree's methods are bt's own: if the value at index 1 is a tree, not thinking,
+ * and the BT table's Update and GetSleepTime are still bt's own, does tree:Update() and returns
+ * what tree:GetSleepTime() gives (1 and *sleep, or 0 for nil); else returns -1, having done
+ * nothing. */
+LBT_FUNC int lbt_tree_think_now(lua_State *L, double *sleep);
 
 /* ---- sched.c, reload.c, watch.c: the private functions lua/brain.lua and lua/reload.lua use ---- */
 

@@ -78,6 +78,20 @@ static void open_state(lua_State *L) {
   lua_pop(L, 1);
 }
 
+/* Notes Brain's own OnUpdate and GetSleepTime (lbt_state.brain_update, brain_sleep_time). */
+static void pin_brain_methods(lua_State *L, int module) {
+  lbt_state *S = lbt_state_get(L);
+  lbt_registry_get(L, LBT_REG_PINNED);
+  lua_getfield(L, module, "Brain");
+  lua_getfield(L, -1, "OnUpdate");
+  S->brain_update = lua_topointer(L, -1);
+  lua_setfield(L, -3, "OnUpdate");
+  lua_getfield(L, -1, "GetSleepTime");
+  S->brain_sleep_time = lua_topointer(L, -1);
+  lua_setfield(L, -3, "GetSleepTime");
+  lua_pop(L, 2);
+}
+
 /* The statuses: bt.SUCCESS ... (ABORTED is what a task's finish is told, never a node's status) */
 static void open_statuses(lua_State *L, int module) {
   lbt_state *S = lbt_state_get(L);
@@ -155,6 +169,7 @@ int luaopen_bt(lua_State *L) {
   lbt_open_compile(L, module);
   lbt_open_tree(L, module);
   run_embedded(L, "brain.lua", shared, 0);
+  pin_brain_methods(L, module);
   run_embedded(L, "reload.lua", shared, 0);
   run_embedded(L, "sandbox.lua", shared, 0);
   lua_settop(L, module);

@@ -64,14 +64,14 @@ void lbt_open_views(lua_State *L) {
   lua_pop(L, 1);
 }
 
+/* The view code of the key at index key, for __index and __newindex, whose first upvalue is the
+ * table LBT_REG_VIEWKEYS. */
 static int view_code(lua_State *L, int key) {
   if (lua_type(L, key) != LUA_TSTRING) return VK_NONE;
-  key = lua_absindex(L, key);
-  lbt_registry_get(L, LBT_REG_VIEWKEYS);
   lua_pushvalue(L, key);
-  lua_rawget(L, -2);
+  lua_rawget(L, lua_upvalueindex(1));
   int code = (int)lua_tointeger(L, -1);
-  lua_pop(L, 2);
+  lua_pop(L, 1);
   return code;
 }
 

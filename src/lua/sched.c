@@ -205,6 +205,30 @@ static int hook_ready(void *ud, int id) {
   return ready;
 }
 
+/* For the brain at 1, whose methods OnUpdate and GetSleepTime are Brain's own and that has no
+ * DoUpdate: what those methods do, its tree's Update and GetSleepTime, without calling them.
+ * Returns true and the sleep time (or nil), or false if the brain is not such a brain. */
+static int think_own(lua_State *L) {
+  lbt_state *S = lua_touserdata(L, lua_upvalueindex(1));
+  lua_settop(L, 1);
+  lua_getfield(L, 1, "OnUpdate");
+  lua_getfield(L, 1, "GetSleepTime");
+  lua_getfield(L, 1, "DoUpdate");
+  if (lua_topointer(L, 2) != S->brain_update || lua_topointer(L, 3) != S->brain_sleep_time ||
+      !lua_isnil(L, 4)) {
+    lua_pushboolean(L, 0);
+    return 1;
+  }
+  lua_getfield(L, 1, "bt");
+  lua_replace(L, 1);
+  double sleep;
+  int has = lbt_tree_think_now(L, &sleep);
+  lua_pushboolean(L, has >= 0);
+  if (has > 0) lua_pushnumber(L, sleep);
+  else lua_pushnil(L);
+  return 2;
+}
+
 /* brain:OnUpdate(), then brain:GetSleepTime() */
 static int hook_think(void *ud, int id, double *sleep) {
   lbt_sched *w = ud;
@@ -212,7 +236,22 @@ static int hook_think(void *ud, int id, double *sleep) {
   int top = lua_gettop(L);
   int brain = push_brain(w, id);
   int has = 0;
-  if (!lua_isnil(L, brain)) {
+  if (lua_isnil(L, brain)) {
+    lua_settop(L, top);
+    return 0;
+  }
+  lua_pushlightuserdata(L, w->S);
+  lua_pushcclosure(L, think_own, 1);
+  lua_pushvalue(L, brain);
+  if (lbt_pcall(w->S, L, 1, 2, 0, NULL, -1, "OnUpdate") != LUA_OK) { /* a lookup raised: reported */
+    lua_settop(L, top);
+    return 0;
+  }
+  if (lua_toboolean(L, -2)) {
+    has = lua_type(L, -1) == LUA_TNUMBER;
+    if (has) *sleep = lua_tonumber(L, -1);
+  } else {
+    lua_settop(L, brain);
     call_method(w, brain, "OnUpdate", 0);
     if (call_method(w, brain, "GetSleepTime", 1) == LUA_OK && lua_type(L, -1) == LUA_TNUMBER) {
       *sleep = lua_tonumber(L, -1);

@@ -79,10 +79,8 @@ static void leave(lua_State *L, lbt_tree *t, const lbt_entry *outer, int flushed
   lbt_tree_leave(L, t, outer);
 }
 
-static int tree_update(lua_State *L) {
-  lbt_tree *t = check_tree(L, "Update");
-  if (bt_inst_thinking(t->inst))
-    return luaL_error(L, "Update: the tree is thinking (Update called from inside its own think)");
+/* A think of the tree at index 1, t, which is not thinking. */
+static void think(lua_State *L, lbt_tree *t) {
   lbt_entry outer;
   int flushed = enter(L, t, &outer);
   lbt_state *S = t->S;
@@ -93,6 +91,13 @@ static int tree_update(lua_State *L) {
   lbt_time_group_end(S, group);
   leave(L, t, &outer, flushed);
   lbt_run_deferred(L, t->S); /* a reload asked for during the think */
+}
+
+static int tree_update(lua_State *L) {
+  lbt_tree *t = check_tree(L, "Update");
+  if (bt_inst_thinking(t->inst))
+    return luaL_error(L, "Update: the tree is thinking (Update called from inside its own think)");
+  think(L, t);
   return 0;
 }
 
@@ -101,18 +106,38 @@ static int tree_force_update(lua_State *L) {
   return 0;
 }
 
-static int tree_get_sleep_time(lua_State *L) {
-  lbt_tree *t = check_tree(L, "GetSleepTime");
+/* The sleep time of the tree at index 1, t: 1 and *out, or 0 for none. */
+static int sleep_time(lua_State *L, lbt_tree *t, double *out) {
   lbt_entry outer;
-  double v;
   int flushed = enter(L, t, &outer);
   int group = lbt_time_group_begin(t->S);
-  int has = bt_inst_sleep_time(t->inst, &v);
+  int has = bt_inst_sleep_time(t->inst, out);
   lbt_time_group_end(t->S, group);
   leave(L, t, &outer, flushed);
-  if (has) lua_pushnumber(L, v);
+  return has;
+}
+
+static int tree_get_sleep_time(lua_State *L) {
+  lbt_tree *t = check_tree(L, "GetSleepTime");
+  double v;
+  if (sleep_time(L, t, &v)) lua_pushnumber(L, v);
   else lua_pushnil(L);
   return 1;
+}
+
+int lbt_tree_think_now(lua_State *L, double *sleep) {
+  lbt_tree *t = lbt_tree_test(L, 1);
+  if (!t || !t->inst || bt_inst_thinking(t->inst)) return -1;
+  lbt_registry_get(L, LBT_REG_BT);
+  lua_pushliteral(L, "Update");
+  lua_rawget(L, -2);
+  lua_pushliteral(L, "GetSleepTime");
+  lua_rawget(L, -3);
+  int stock = lua_tocfunction(L, -2) == tree_update && lua_tocfunction(L, -1) == tree_get_sleep_time;
+  lua_pop(L, 3);
+  if (!stock) return -1;
+  think(L, t);
+  return sleep_time(L, t, sleep);
 }
 
 static int tree_reset(lua_State *L) {

@@ -47,6 +47,52 @@ describe("BrainWrangler", function()
     return b, inst
   end
 
+  it("thinks a brain of Brain's own methods as they would, and calls what a script puts in their place", function()
+    -- two brains of the same tree: one with Brain's own methods, one whose OnUpdate only calls
+    -- Brain's (so the wrangler calls its methods); they must be filed alike at every tick
+    local function make(slow)
+      local B = bt.Class(bt.Brain, function(self, inst) bt.Brain._ctor(self, inst) end)
+      function B:OnStart()
+        self.bt = bt.BT(self.inst, bt.SequenceNode{bt.WaitNode(0.5), bt.WaitNode(0.7)})
+      end
+      if slow then function B:OnUpdate() bt.Brain.OnUpdate(self) end end
+      local inst = {}
+      local b = B(inst)
+      b.manager = m
+      inst.brain = b
+      b:Start()
+      return b, B
+    end
+    local fast, F = make(false)
+    local slow = make(true)
+    local function same(from, to)
+      for k = from, to do
+        tick_to(m, k, k)
+        local fl, fw = m:GetList(fast)
+        local sl, sw = m:GetList(slow)
+        assert.same({sl, sw}, {fl, fw}, "tick " .. k)
+      end
+    end
+    same(1, 16)
+    assert.equal("waiting", (m:GetList(fast)))
+    -- the tree's methods patched in the BT table are called
+    local update, updates = bt.BT.Update, 0
+    bt.BT.Update = function(tree) updates = updates + 1; return update(tree) end
+    local ok, err = pcall(same, 17, 40)
+    bt.BT.Update = update
+    assert(ok, err)
+    assert.equal(2, updates) -- each brain once, when its second wait ended
+    assert.equal("hibernating", (m:GetList(fast)))
+    -- and so are a GetSleepTime and a DoUpdate of the brain's class
+    local did = 0
+    function F:DoUpdate() did = did + 1 end
+    function F:GetSleepTime() return 1 end
+    fast:ForceUpdate()
+    tick_to(m, 41, 41)
+    assert.equal(1, did)
+    assert.same({"waiting", 41 + 30}, {m:GetList(fast)})
+  end)
+
   it("files a brain by its sleep time: floor(tick + sleep / tick_time)", function()
     local b = start("w", function() return bt.SequenceNode{bt.WaitNode(0.5)} end)
     assert.equal("updating", m:GetList(b))
