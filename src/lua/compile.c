@@ -397,6 +397,23 @@ int lbt_compile(lua_State *L, int root, int shared, const char *fname, const cha
 
 lbt_def *lbt_def_test(lua_State *L, int idx) { return luaL_testudata(L, idx, LBT_DEF_META); }
 
+void lbt_push_own_def(lua_State *L, int def_idx) {
+  def_idx = lua_absindex(L, def_idx);
+  lbt_def *d = lua_touserdata(L, def_idx);
+  lbt_registry_get(L, LBT_REG_OWNDEFS);
+  if (lua_rawgetp(L, -1, d->def) != LUA_TNIL) {
+    lua_remove(L, -2);
+    return;
+  }
+  lua_pop(L, 1);
+  lua_pushnil(L); /* its trees hold their functions */
+  lua_setiuservalue(L, def_idx, LBT_DEF_UV_FNS);
+  lua_pushvalue(L, def_idx);
+  lua_rawsetp(L, -2, d->def);
+  lua_pop(L, 1);
+  lua_pushvalue(L, def_idx);
+}
+
 static int def_gc(lua_State *L) {
   lbt_def *d = lbt_def_test(L, 1); /* a script may call it by hand, with anything */
   if (!d) return 0;
@@ -607,11 +624,12 @@ void lbt_open_compile(lua_State *L, int module) {
   if (bt_lib_new(lib) != BT_OK) luaL_error(L, "not enough memory");
   lbt_registry_set(L, LBT_REG_LIB);
   lbt_registry_get(L, LBT_REG_DEFCACHE);
-  lua_createtable(L, 0, 1);
-  lua_pushliteral(L, "v");
-  lua_setfield(L, -2, "__mode");
+  lbt_registry_get(L, LBT_REG_WEAKVALUES);
   lua_setmetatable(L, -2);
-  lua_pop(L, 1);
+  lbt_registry_get(L, LBT_REG_OWNDEFS);
+  lbt_registry_get(L, LBT_REG_WEAKVALUES);
+  lua_setmetatable(L, -2);
+  lua_pop(L, 2);
   new_meta(L, LBT_DEF_META, def_gc);
   lua_pushliteral(L, "BT definition");
   lua_setfield(L, -2, "__name");

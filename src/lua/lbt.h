@@ -55,7 +55,9 @@
 #define LBT_REG_LIB 12        /* the bt_lib of the named definitions' graphs, in a box */
 #define LBT_REG_CTORFIELDS 13 /* name -> true: the fields the classes' constructors set */
 #define LBT_REG_PINNED 14     /* what lbt_state points to (its methods and status names), kept alive */
-#define LBT_REG_COUNT 14
+#define LBT_REG_OWNDEFS 15    /* bt_def (light userdata) -> the definition every tree built for one
+                                 entity with that shape keeps, once built (weak values) */
+#define LBT_REG_COUNT 15
 
 /* The allocator's state of a Lua state made by bt_lua_newstate. */
 typedef struct lbt_memory {
@@ -122,6 +124,8 @@ typedef struct lbt_tree {
   bt_inst *inst;
   lbt_state *S;
   const int *slot_base; /* node -> what to add to its functions' slots (copies of subtrees), or NULL */
+  int own_fns;          /* its function of slot i is its user value LBT_UV_COUNT + i (a tree built for
+                           one entity); else its table LBT_UV_FNS has them */
   lbt_ctx ctx;
   /* The nodes written in Lua whose code runs now (leaves.c): each the root of an island, the
    * node and its descendants written in Lua through parents written in Lua, whose objects hold
@@ -132,7 +136,8 @@ typedef struct lbt_tree {
 } lbt_tree;
 
 enum {
-  LBT_UV_FNS = 1,  /* first: every think reads these two, next to the userdata's header */
+  LBT_UV_FNS = 1,  /* first: every think reads these two, next to the userdata's header; nil if
+                      the tree holds its functions itself (lbt_tree.own_fns) */
   LBT_UV_INST,
   LBT_UV_OBJS,     /* state + 1 -> the node objects the tree needs: nodes written in Lua, those
                       holding their entity, nodes carrying fields of a script's own */
@@ -339,6 +344,10 @@ LBT_FUNC void lbt_push_global_names(lua_State *L);
  * defining: the subtree name it is being defined as (a reference to it is a cycle), or NULL. */
 LBT_FUNC int lbt_compile(lua_State *L, int root, int shared, const char *fname, const char *defining);
 LBT_FUNC lbt_def *lbt_def_test(lua_State *L, int idx);
+/* Pushes the definition that trees built for one entity from the definition at def_idx keep once
+ * built: one per shape, holding no entity's functions (each tree holds its own). The definition
+ * at def_idx, of such a tree (not shared, without subtrees), becomes that one if there is none. */
+LBT_FUNC void lbt_push_own_def(lua_State *L, int def_idx);
 LBT_FUNC void lbt_open_compile(lua_State *L, int module);
 LBT_FUNC const luaL_Reg lbt_compile_shared[]; /* shared.uses, stale, save_subtrees, restore_subtrees */
 

@@ -20,6 +20,10 @@ static lbt_tree *tree_of(bt_call *c) { return bt_inst_agent(c->inst); }
  * of its subtree's functions, which the tree's table holds from slot_base[node] on). */
 static void push_slot(lbt_tree *t, bt_call *c) {
   lua_Integer slot = (lua_Integer)(intptr_t)c->ud;
+  if (t->own_fns) {
+    lua_getiuservalue(t->ctx.L, t->ctx.tree, LBT_UV_COUNT + (int)slot);
+    return;
+  }
   if (t->slot_base) slot += t->slot_base[c->node];
   lua_rawgeti(t->ctx.L, t->ctx.fns, slot);
 }

@@ -8,27 +8,42 @@
 #include "lbt.h"
 
 #define TREE_META "bt.tree"
+#define OWN_FNS_MAX 32768 /* the most functions a tree holds as user values */
 
 /* Pushes a tree of the definition at def_idx for the entity at inst. */
 static int instantiate(lua_State *L, int def_idx, int inst) {
   def_idx = lua_absindex(L, def_idx);
   inst = lua_absindex(L, inst);
   lbt_def *d = lbt_def_test(L, def_idx);
+  /* A tree built for one entity holds its functions itself, as user values after its own (Lua
+   * gives a userdata fewer than 65,535): its definition keeps none (lbt_push_own_def). */
+  lua_getiuservalue(L, def_idx, LBT_DEF_UV_FNS);
+  int fns = lua_gettop(L);
+  int own = !d->shared && !d->slot_base && lua_rawlen(L, fns) <= OWN_FNS_MAX;
+  int nfns = own ? (int)lua_rawlen(L, fns) : 0;
   /* one block: the lbt_tree, then the instance */
   size_t head = (sizeof(lbt_tree) + 7) & ~(size_t)7;
-  lbt_tree *t = lua_newuserdatauv(L, head + bt_def_inst_size(d->def), LBT_UV_COUNT);
+  lbt_tree *t = lua_newuserdatauv(L, head + bt_def_inst_size(d->def), LBT_UV_COUNT + nfns);
   int tree = lua_gettop(L);
   memset(t, 0, sizeof *t);
   t->magic = LBT_TREE_MAGIC;
   t->S = lbt_state_get(L);
   t->nown = d->nown;
   t->slot_base = d->slot_base;
+  t->own_fns = own;
   /* which Priorities draw their first evaluation time is in their specs (classes.c) */
   if (bt_inst_init(&t->inst, (char *)t + head, d->def, &t->S->host, t, 0) != BT_OK)
     return luaL_error(L, "not enough memory");
   luaL_setmetatable(L, TREE_META);
-  lua_getiuservalue(L, def_idx, LBT_DEF_UV_FNS);
-  lua_setiuservalue(L, tree, LBT_UV_FNS);
+  if (own) {
+    for (int i = 1; i <= nfns; i++) {
+      lua_rawgeti(L, fns, i);
+      lua_setiuservalue(L, tree, LBT_UV_COUNT + i);
+    }
+  } else {
+    lua_pushvalue(L, fns);
+    lua_setiuservalue(L, tree, LBT_UV_FNS);
+  }
   lua_pushvalue(L, inst);
   lua_setiuservalue(L, tree, LBT_UV_INST);
   lua_pushvalue(L, def_idx);
@@ -36,6 +51,10 @@ static int instantiate(lua_State *L, int def_idx, int inst) {
   /* a tree built for one entity: its objects become views of their state in the instance */
   if (!d->shared) lbt_adopt_objects(L, t, tree, def_idx, d);
   lbt_events_bind(L, t, tree, inst, d->shared || d->slot_base);
+  if (!d->shared && !d->slot_base) { /* it keeps the one definition of its shape */
+    lbt_push_own_def(L, def_idx);
+    lua_setiuservalue(L, tree, LBT_UV_DEF);
+  }
   lua_settop(L, tree);
   return 1;
 }

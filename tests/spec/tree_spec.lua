@@ -55,6 +55,22 @@ describe("tree:Update", function()
     assert.equal(bt.READY, P.lastresult)
   end)
 
+  it("trees built for one entity each, of the same shape, each call their own functions", function()
+    local log = {}
+    local function brain(name, ok)
+      return bt.PriorityNode({
+        bt.IfNode(function() log[#log + 1] = name .. "?"; return ok end, "Ok?",
+          bt.ActionNode(function() log[#log + 1] = name .. "!" end, "Do")),
+        bt.ActionNode(function() log[#log + 1] = name .. " idle" end, "Idle"),
+      }, 1, true)
+    end
+    local trees = {}
+    for i = 1, 3 do trees[i] = bt.BT({}, brain("t" .. i, i ~= 2)) end
+    collectgarbage() -- only the trees hold their functions now
+    for i = 1, 3 do trees[i]:Update() end
+    assert.same({"t1?", "t1!", "t2?", "t2 idle", "t3?", "t3!"}, log)
+  end)
+
   it("another tree may be updated from inside a think", function()
     local inner_leaf = H.leaf("Inner", bt.RUNNING)
     local inner = bt.BT({}, inner_leaf)
