@@ -15,6 +15,7 @@
 -- `make bench` runs it too when DS_SCRIPTS is set.
 
 local bt = require "bt"
+local bench = require "bench"
 local dir = arg[0]:match("^(.*)/") or "."
 local brains = dofile(dir .. "/brains.lua")
 local measure = dofile(dir .. "/measure.lua")
@@ -51,14 +52,29 @@ end
 ds.require("class")
 ds.require("behaviourtree")
 
+-- Each agent's tree is built as a brain's OnStart builds it: the constructor calls written out,
+-- leaves closures over the agent.
+local build = brains.builder(brains.small)
+
 local function ds_tree(inst, counting)
   local leaf = brains.closure_leaf(inst, brains.small)
-  return ds.BT(inst, brains.build(ds, brains.small, counting and measure.counted(leaf) or leaf))
+  return ds.BT(inst, build(ds, counting and measure.counted(leaf) or leaf))
 end
 
 local function bt_tree(inst, counting)
   local leaf = brains.closure_leaf(inst, brains.small)
-  return bt.BT(inst, brains.build(bt, brains.small, counting and measure.counted(leaf) or leaf))
+  return bt.BT(inst, build(bt, counting and measure.counted(leaf) or leaf))
+end
+
+-- The closures alone, as each agent's brain makes them: what a tree per agent must hold anyway.
+local function closures(inst)
+  local leaf = brains.closure_leaf(inst, brains.small)
+  local list = {}
+  for kind, field in brains.small:gmatch("%((%a+) (%a[%w_]*)") do
+    if kind == "While" or kind == "If" then kind = "Condition" end
+    if kind == "Condition" or kind == "Action" then list[#list + 1] = leaf(kind, field) end
+  end
+  return list
 end
 
 local function lua_clock(trees, f)
@@ -100,12 +116,58 @@ local best = measure.rounds(ROUNDS, list)
 print(string.format("Don't Starve scripts and bt, the same %d-node brain, a tree per agent: " ..
   "%d agents thinking %s, %d frames at 30 Hz (fastest fifth timed), fastest of %d rounds",
   brains.count(brains.small), AGENTS, measure.order(), FRAMES, ROUNDS))
-print(string.format("%-44s %9s %12s %12s %9s", "run", "ns/think", "leaves/think", "bytes/agent",
-  "DS / run"))
-local ds = best[1]
+print(string.format("%-44s %9s %12s %12s %12s %9s %12s", "run", "ns/think", "leaves/think",
+  "bytes/agent", "ns/creation", "DS / run", "DS creation"))
+local ds_run = best[1]
 for i, r in ipairs(runs) do
   local f = best[i]
-  print(string.format("%-44s %9.1f %12.2f %12.0f %9s", r[1], f.ns, f.leaves, f.bytes,
-    i > 1 and string.format("%.1fx", ds.ns / f.ns) or "-"))
+  print(string.format("%-44s %9.1f %12.2f %12.0f %12.0f %9s %12s", r[1], f.ns, f.leaves, f.bytes,
+    f.create, i > 1 and string.format("%.1fx", ds_run.ns / f.ns) or "-",
+    i > 1 and string.format("%.2fx", ds_run.create / f.create) or "-"))
 end
-print(string.format("memory: Don't Starve %.0f bytes per agent", ds.bytes))
+
+-- the closures alone: what any tree per agent holds besides its own state (the bytes of lists of
+-- them less those of lists as long of booleans)
+local function bytes_of(make)
+  collectgarbage()
+  collectgarbage()
+  local kept, insts = {}, {}
+  for i = 1, AGENTS do insts[i] = brains.agent() end
+  collectgarbage()
+  collectgarbage()
+  local bytes0 = bench.memory()
+  for i = 1, AGENTS do kept[i] = make(insts[i]) end
+  collectgarbage()
+  collectgarbage()
+  return (bench.memory() - bytes0) / AGENTS
+end
+local closure_bytes = bytes_of(closures) - bytes_of(function(inst)
+  local list = closures(inst)
+  for i = 1, #list do list[i] = true end
+  return list
+end)
+local entity, shared_run = best[2], best[4]
+print(string.format("a tree per agent (clock a Lua fn) against one shared definition (the same clock): " ..
+  "%.2fx the think (target 1.2x), %.0f bytes per agent (target 1536), of which %.0f are its " ..
+  "brain's closures (measured alone); creation %.2fx faster than Don't Starve (target 3x)",
+  entity.ns / shared_run.ns, entity.bytes, closure_bytes, ds_run.create / entity.create))
+
+-- what building the node objects alone costs on each (the closures made too), against which the
+-- rest of BT(inst, root) is what bt adds
+local function ctor_ns(env)
+  local best = math.huge
+  for _ = 1, ROUNDS do
+    collectgarbage()
+    collectgarbage()
+    local kept, insts = {}, {}
+    for i = 1, AGENTS do insts[i] = brains.agent() end
+    local t0 = bench.now()
+    for i = 1, AGENTS do kept[i] = build(env, brains.closure_leaf(insts[i], brains.small)) end
+    best = math.min(best, (bench.now() - t0) / AGENTS * 1e9)
+  end
+  return best
+end
+local ds_ctor, bt_ctor = ctor_ns(ds), ctor_ns(bt)
+print(string.format("the constructors alone (node objects and closures, no BT): Don't Starve %.0f ns, " ..
+  "bt %.0f ns per agent; BT(inst, root) adds %.0f ns on bt", ds_ctor, bt_ctor,
+  entity.create - bt_ctor))

@@ -46,10 +46,12 @@ local function shared(text)
   end
 end
 
+-- each agent builds its tree as a brain's OnStart does: constructor calls written out
 local function per_agent(text)
+  local build = brains.builder(text)
   return function(inst, counting)
     local leaf = brains.closure_leaf(inst, text)
-    return bt.BT(inst, brains.build(bt, text, counting and measure.counted(leaf) or leaf))
+    return bt.BT(inst, build(bt, counting and measure.counted(leaf) or leaf))
   end
 end
 

@@ -791,8 +791,10 @@ void lbt_class_spec(lua_State *L, int obj, int template, lbt_slots *slots, const
   reader r = {L, obj, lbt_is_custom(L, lbt_state_get(L), obj, s->kind), template, slots, fname, s};
   s->ops = r.custom ? &lbt_custom_ops : &lbt_builtin_ops;
   lua_getfield(L, obj, "name");
-  luaL_tolstring(L, -1, NULL);
-  lua_remove(L, -2);
+  if (lua_type(L, -1) != LUA_TSTRING) {
+    luaL_tolstring(L, -1, NULL);
+    lua_remove(L, -2);
+  }
   s->name = lua_tostring(L, -1);
   lua_pushliteral(L, "children");
   if (lua_rawget(L, obj) == LUA_TTABLE) s->flags |= BT_SPEC_CHILDREN;
