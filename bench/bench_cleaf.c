@@ -20,7 +20,7 @@
  *
  * Printed per tree and implementation: ns per think (the fastest fifth of the frames), leaf
  * calls per think, heap bytes per agent (malloc_usable_size of what creating it allocated; malloc
- * is wrapped at link time, as in bench_think.c), heap allocations per think and ns per agent
+ * is wrapped at link time by heap.c), heap allocations per think and ns per agent
  * creation; then bt/floor for each, next to the targets. Every measurement runs once per round,
  * the rounds one after another, and the fastest round counts (as bench/measure.lua does). Exits
  * with status 1 if bt and the floor disagree on a leaf call or a status.
@@ -35,52 +35,9 @@
 #include <time.h>
 
 #include "bt.h"
+#include "heap.h"
 
-/* ---- counting allocations ---- */
-
-/* Not static: the floor's malloc calls are in this file, and the compiler must not conclude that
- * an outside function (malloc, wrapped by the linker) leaves them unchanged. */
-long long alloc_count, bytes_live;
-
-void *__real_malloc(size_t size);
-void *__real_calloc(size_t count, size_t size);
-void *__real_realloc(void *p, size_t size);
-void __real_free(void *p);
-
-void *__wrap_malloc(size_t size) {
-  void *p = __real_malloc(size);
-  if (p) {
-    alloc_count++;
-    bytes_live += (long long)malloc_usable_size(p);
-  }
-  return p;
-}
-
-void *__wrap_calloc(size_t count, size_t size) {
-  void *p = __real_calloc(count, size);
-  if (p) {
-    alloc_count++;
-    bytes_live += (long long)malloc_usable_size(p);
-  }
-  return p;
-}
-
-void *__wrap_realloc(void *p, size_t size) {
-  long long before = p ? (long long)malloc_usable_size(p) : 0;
-  void *q = __real_realloc(p, size);
-  if (q) {
-    alloc_count++;
-    bytes_live += (long long)malloc_usable_size(q) - before;
-  } else if (size == 0) {
-    bytes_live -= before;
-  }
-  return q;
-}
-
-void __wrap_free(void *p) {
-  if (p) bytes_live -= (long long)malloc_usable_size(p);
-  __real_free(p);
-}
+/* ---- counting allocations: heap.c ---- */
 
 static double wall(void) {
   struct timespec ts;
@@ -584,18 +541,18 @@ static result run_bt(scenario *sc) {
   bt_inst **insts = calloc((size_t)n, sizeof *insts);
   if (!insts) exit(1);
   rng_state = 1;
-  long long bytes0 = bytes_live;
+  long long bytes0 = heap_bytes;
   double t0 = wall();
   for (int i = 0; i < n; i++)
     if (bt_inst_create(&insts[i], sc->def, &host, &sc->agents[i], 0) != BT_OK) exit(1);
   r.create = (wall() - t0) / n * 1e9;
-  r.bytes = (double)(bytes_live - bytes0) / n;
+  r.bytes = (double)(heap_bytes - bytes0) / n;
   int f = 0;
   for (; f < WARM; f++) {
     frame_time = (f + 1) / 30.0;
     for (int i = 0; i < n; i++) bt_inst_update(insts[i]);
   }
-  long long calls0 = leaf_calls, allocs0 = alloc_count;
+  long long calls0 = leaf_calls, allocs0 = heap_allocs;
   int per_part = opt_frames / PARTS;
   double best = 1e300;
   for (int part = 0; part < PARTS; part++) {
@@ -610,7 +567,7 @@ static result run_bt(scenario *sc) {
   double thinks = (double)n * per_part;
   r.ns = best / thinks * 1e9;
   r.leaves = (double)(leaf_calls - calls0) / (thinks * PARTS);
-  r.allocs = (double)(alloc_count - allocs0) / (thinks * PARTS);
+  r.allocs = (double)(heap_allocs - allocs0) / (thinks * PARTS);
   int nodes = sc->floor.n;
   for (int i = 0; i < n; i++)
     for (int k = 0; k < nodes; k++)
@@ -626,18 +583,18 @@ static result run_floor(scenario *sc) {
   floor_inst **insts = calloc((size_t)n, sizeof *insts);
   if (!insts) exit(1);
   rng_state = 1;
-  long long bytes0 = bytes_live;
+  long long bytes0 = heap_bytes;
   double t0 = wall();
   for (int i = 0; i < n; i++)
     if (!(insts[i] = floor_create(&sc->floor, &sc->agents[i]))) exit(1);
   r.create = (wall() - t0) / n * 1e9;
-  r.bytes = (double)(bytes_live - bytes0) / n;
+  r.bytes = (double)(heap_bytes - bytes0) / n;
   int f = 0;
   for (; f < WARM; f++) {
     frame_time = (f + 1) / 30.0;
     for (int i = 0; i < n; i++) floor_update(insts[i]);
   }
-  long long calls0 = leaf_calls, allocs0 = alloc_count;
+  long long calls0 = leaf_calls, allocs0 = heap_allocs;
   int per_part = opt_frames / PARTS;
   double best = 1e300;
   for (int part = 0; part < PARTS; part++) {
@@ -652,7 +609,7 @@ static result run_floor(scenario *sc) {
   double thinks = (double)n * per_part;
   r.ns = best / thinks * 1e9;
   r.leaves = (double)(leaf_calls - calls0) / (thinks * PARTS);
-  r.allocs = (double)(alloc_count - allocs0) / (thinks * PARTS);
+  r.allocs = (double)(heap_allocs - allocs0) / (thinks * PARTS);
   int nodes = sc->floor.n;
   for (int i = 0; i < n; i++)
     for (int k = 0; k < nodes; k++)

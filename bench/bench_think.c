@@ -31,64 +31,22 @@
 
 #include "bt.h"
 #include "bt_lua.h"
+#include "heap.h"
 
-/* ---- counting allocations ---- */
-
-static long long alloc_count;
-static long long bytes_live;
-
-void *__real_malloc(size_t size);
-void *__real_calloc(size_t count, size_t size);
-void *__real_realloc(void *p, size_t size);
-void __real_free(void *p);
-
-void *__wrap_malloc(size_t size) {
-  void *p = __real_malloc(size);
-  if (p) {
-    alloc_count++;
-    bytes_live += (long long)malloc_usable_size(p);
-  }
-  return p;
-}
-
-void *__wrap_calloc(size_t count, size_t size) {
-  void *p = __real_calloc(count, size);
-  if (p) {
-    alloc_count++;
-    bytes_live += (long long)malloc_usable_size(p);
-  }
-  return p;
-}
-
-void *__wrap_realloc(void *p, size_t size) {
-  long long before = p ? (long long)malloc_usable_size(p) : 0;
-  void *q = __real_realloc(p, size);
-  if (q) {
-    alloc_count++;
-    bytes_live += (long long)malloc_usable_size(q) - before;
-  } else if (size == 0) {
-    bytes_live -= before;
-  }
-  return q;
-}
-
-void __wrap_free(void *p) {
-  if (p) bytes_live -= (long long)malloc_usable_size(p);
-  __real_free(p);
-}
+/* ---- counting allocations: bt's by heap.c, Lua's by its allocator here ---- */
 
 static void *lua_alloc(void *ud, void *p, size_t osize, size_t nsize) {
   (void)ud;
   long long before = p ? (long long)malloc_usable_size(p) : 0;
   if (nsize == 0) {
-    bytes_live -= before;
+    heap_bytes -= before;
     __real_free(p);
     return NULL;
   }
   void *q = __real_realloc(p, nsize);
   if (q) {
-    if (!p || nsize > osize) alloc_count++;
-    bytes_live += (long long)malloc_usable_size(q) - before;
+    if (!p || nsize > osize) heap_allocs++;
+    heap_bytes += (long long)malloc_usable_size(q) - before;
   }
   return q;
 }
@@ -291,12 +249,12 @@ static int l_c_run(lua_State *L) {
   int idle = field_index(&ps, "idle"), calm = field_index(&ps, "calm");
   for (int i = 0; i < nagents; i++) agents[i].field[idle] = agents[i].field[calm] = 1;
 
-  long long bytes0 = bytes_live;
+  long long bytes0 = heap_bytes;
   double t0 = now();
   for (int i = 0; i < nagents; i++)
     if (bt_inst_create(&insts[i], def, &host, &agents[i], 0) != BT_OK) return luaL_error(L, "out of memory");
   double create = now() - t0;
-  long long bytes = bytes_live - bytes0;
+  long long bytes = heap_bytes - bytes0;
   if (random_order) shuffle(insts, nagents);
 
   int f = 0;
@@ -305,7 +263,7 @@ static int l_c_run(lua_State *L) {
     for (int i = 0; i < nagents; i++) bt_inst_update(insts[i]);
   }
   /* timed in PARTS parts, the fastest counting, as bench/measure.lua does */
-  long long calls0 = leaf_calls, allocs0 = alloc_count;
+  long long calls0 = leaf_calls, allocs0 = heap_allocs;
   int per_part = frames / PARTS;
   double dt = 1e300;
   for (int part = 0; part < PARTS; part++) {
@@ -321,7 +279,7 @@ static int l_c_run(lua_State *L) {
   lua_pushnumber(L, dt / thinks * 1e9);
   lua_pushnumber(L, (double)(leaf_calls - calls0) / (thinks * PARTS));
   lua_pushnumber(L, (double)bytes / nagents);
-  lua_pushnumber(L, (double)(alloc_count - allocs0) / (thinks * PARTS));
+  lua_pushnumber(L, (double)(heap_allocs - allocs0) / (thinks * PARTS));
   lua_pushnumber(L, create / nagents * 1e9);
 
   for (int i = 0; i < nagents; i++) bt_inst_free(insts[i]);
@@ -337,8 +295,8 @@ static int l_now(lua_State *L) {
 }
 
 static int l_memory(lua_State *L) {
-  lua_pushinteger(L, bytes_live);
-  lua_pushinteger(L, alloc_count);
+  lua_pushinteger(L, heap_bytes);
+  lua_pushinteger(L, heap_allocs);
   return 2;
 }
 
