@@ -209,7 +209,7 @@ static int hook_ready(void *ud, int id) {
  * DoUpdate: what those methods do, its tree's Update and GetSleepTime, without calling them.
  * Returns true and the sleep time (or nil), or false if the brain is not such a brain. */
 static int think_own(lua_State *L) {
-  lbt_state *S = lua_touserdata(L, lua_upvalueindex(1));
+  const lbt_state *S = lbt_state_get(L);
   lua_settop(L, 1);
   lua_getfield(L, 1, "OnUpdate");
   lua_getfield(L, 1, "GetSleepTime");
@@ -240,8 +240,7 @@ static int hook_think(void *ud, int id, double *sleep) {
     lua_settop(L, top);
     return 0;
   }
-  lua_pushlightuserdata(L, w->S);
-  lua_pushcclosure(L, think_own, 1);
+  lua_pushcfunction(L, think_own);
   lua_pushvalue(L, brain);
   if (lbt_pcall(w->S, L, 1, 2, 0, NULL, -1, "OnUpdate") != LUA_OK) { /* a lookup raised: reported */
     lua_settop(L, top);

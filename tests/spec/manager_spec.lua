@@ -93,6 +93,34 @@ describe("BrainWrangler", function()
     assert.same({"waiting", 41 + 30}, {m:GetList(fast)})
   end)
 
+  it("allocates nothing per think of a brain", function()
+    local function kb_over_ticks(nbrains)
+      local w = bt.BrainWrangler()
+      local B = bt.Class(bt.Brain, function(self, inst) bt.Brain._ctor(self, inst) end)
+      function B:OnStart()
+        self.bt = bt.BT(self.inst, bt.PriorityNode({bt.ActionNode(function() end, "A"),
+          bt.WaitNode(0.1)}, 0.25))
+      end
+      for _ = 1, nbrains do
+        local inst = {}
+        local b = B(inst)
+        b.manager = w
+        inst.brain = b
+        b:Start()
+      end
+      tick_to(w, 1, 60)
+      collectgarbage()
+      collectgarbage("stop")
+      local before = collectgarbage("count")
+      tick_to(w, 61, 600)
+      local kb = collectgarbage("count") - before
+      collectgarbage("restart")
+      return kb
+    end
+    -- what the ticks themselves allocate is the same with no brain
+    assert.equal(kb_over_ticks(0), kb_over_ticks(10))
+  end)
+
   it("files a brain by its sleep time: floor(tick + sleep / tick_time)", function()
     local b = start("w", function() return bt.SequenceNode{bt.WaitNode(0.5)} end)
     assert.equal("updating", m:GetList(b))
