@@ -9,7 +9,8 @@
  *              a tree, work deferred until no tree thinks
  *   clock.c    the time every node reads, and the core's random numbers
  *   objects.c  node objects: their fields in a tree's instance, making them, binding them
- *   leaves.c   the core's calls into Lua: leaf, time and task functions, overridden methods
+ *   leaves.c   the core's calls into Lua: leaf, time and task functions, overridden methods,
+ *              the live islands (statuses as plain fields while a Lua method runs)
  *   classes.c  the node classes: one section per kind (constructor, what the constructor's
  *              fields mean to the core), the methods, events
  *   compile.c  definitions: a graph of node objects compiled, named subtrees
