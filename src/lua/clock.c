@@ -107,8 +107,9 @@ static int l_set_clock(lua_State *L) {
   return 0;
 }
 
+/* bt.GetTime(): the module's state is its upvalue (lbt_open_clock), as behaviours call it often */
 static int l_get_time(lua_State *L) {
-  lbt_state *S = lbt_state_get(L);
+  lbt_state *S = lua_touserdata(L, lua_upvalueindex(1));
   lua_State *saved = S->L;
   S->L = L;
   lua_pushnumber(L, clock_now(S, L, 0));
@@ -116,8 +117,10 @@ static int l_get_time(lua_State *L) {
   return 1;
 }
 
-const luaL_Reg lbt_clock_functions[] = {
-    {"set_clock", l_set_clock},
-    {"GetTime", l_get_time},
-    {NULL, NULL},
-};
+void lbt_open_clock(lua_State *L, int module) {
+  lua_pushcfunction(L, l_set_clock);
+  lua_setfield(L, module, "set_clock");
+  lua_pushlightuserdata(L, lbt_state_get(L));
+  lua_pushcclosure(L, l_get_time, 1);
+  lua_setfield(L, module, "GetTime");
+}

@@ -256,7 +256,7 @@ LBT_FUNC void lbt_host_init(lbt_state *S); /* the core's clock and random number
  * with no Lua code run between them share one clock call. Begin returns what end restores. */
 LBT_FUNC int lbt_time_group_begin(lbt_state *S);
 LBT_FUNC void lbt_time_group_end(lbt_state *S, int outer);
-LBT_FUNC const luaL_Reg lbt_clock_functions[]; /* bt.set_clock, bt.GetTime */
+LBT_FUNC void lbt_open_clock(lua_State *L, int module); /* bt.set_clock, bt.GetTime */
 
 /* ---- objects.c ---- */
 

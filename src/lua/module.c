@@ -150,7 +150,7 @@ int luaopen_bt(lua_State *L) {
   lbt_registry_get(L, LBT_REG_MODULE);
   int module = lua_gettop(L);
   open_statuses(L, module);
-  luaL_setfuncs(L, lbt_clock_functions, 0);
+  lbt_open_clock(L, module);
   luaL_setfuncs(L, lbt_call_functions, 0);
   luaL_setfuncs(L, lbt_memory_functions, 0);
   lua_pushcfunction(L, l_install_globals);
