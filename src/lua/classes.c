@@ -880,8 +880,8 @@ typedef struct bound {
  * method only sleeps (it reads and writes no status), the statuses of the tree's live islands
  * move into the instance for the core to see, and back when leaving. */
 static void enter_self_as(lua_State *L, const char *method, bound *b, int sleeps) {
-  if (!lbt_is_node(L, 1)) lbt_typeerror(L, 1, 0, method, "node");
-  b->t = lbt_node_tree(L, 1, &b->node);
+  b->t = lbt_node_tree(L, 1, &b->node); /* bound: a node (only bt binds objects to trees) */
+  if (!b->t && !lbt_is_node(L, 1)) lbt_typeerror(L, 1, 0, method, "node");
   if (!b->t) {
     lua_getfield(L, 1, "name");
     luaL_error(L, "%s: node '%s' is not in a tree yet (wrap its root with BT first)", method,
