@@ -191,7 +191,8 @@ local function reset(node)
 end
 
 -- One agent: its behaviour objects, the statuses of the While and the If, the Priority's state
--- (its first evaluation scattered over a period, as Don't Starve's constructor does).
+-- (its first evaluation scattered over a period, as Don't Starve's constructor does), and the
+-- closures of its conditions and action.
 local function floor_agent(inst)
   local a = {
     inst = inst,
@@ -201,6 +202,10 @@ local function floor_agent(inst)
     still = ds.StandStill(inst, startfn, keepfn),
     scared = READY, hungry = READY, status = READY, idx = nil,
     lasttime = .25 * 0.5 + .25 * math.random(),
+    -- the brain's own closures, as the trees have them
+    is_scared = function() return scared(inst) end,
+    is_hungry = function() return hungry(inst) end,
+    eat = function() eat(inst) end,
   }
   a.kids = {a.panic, a.leash, false, a.chatty, a.still}
   return a
@@ -209,9 +214,8 @@ end
 -- Visits child i of the Priority; returns its status. The While is a Parallel of its condition
 -- and Panic, the If a Sequence of its condition and the action, as Don't Starve builds them.
 local function visit(a, i)
-  local inst = a.inst
   if i == 1 then
-    if not scared(inst) then
+    if not a.is_scared() then
       a.scared = FAILED
     else
       local panic = a.panic
@@ -221,7 +225,7 @@ local function visit(a, i)
     end
     return a.scared
   elseif i == 3 then
-    if hungry(inst) then eat(inst); a.hungry = SUCCESS else a.hungry = FAILED end
+    if a.is_hungry() then a.eat(); a.hungry = SUCCESS else a.hungry = FAILED end
     return a.hungry
   end
   local node = a.kids[i]
