@@ -355,11 +355,11 @@ LBT_FUNC const luaL_Reg lbt_compile_shared[]; /* shared.uses, stale, save_subtre
 /* ---- tree.c ---- */
 
 LBT_FUNC void lbt_open_tree(lua_State *L, int module);
-/* For a brain whose tree's methods are bt's own: if the value at index 1 is a tree, not thinking,
- * and the BT table's Update and GetSleepTime are still bt's own, does tree:Update() and returns
- * what tree:GetSleepTime() gives (1 and *sleep, or 0 for nil); else returns -1, having done
- * nothing. */
-LBT_FUNC int lbt_tree_think_now(lua_State *L, double *sleep);
+/* What tree:Update() and tree:GetSleepTime() do, for the tree at index 1, if it is a tree and
+ * the BT table's method is still bt's own: update returns 1 having thought (0, doing nothing, if
+ * not, or if the tree is thinking); sleep returns 1 and *sleep, or 0 for nil (-1 if not). */
+LBT_FUNC int lbt_tree_update_own(lua_State *L);
+LBT_FUNC int lbt_tree_sleep_own(lua_State *L, double *sleep);
 
 /* ---- sched.c, reload.c, watch.c: the private functions lua/brain.lua and lua/reload.lua use ---- */
 

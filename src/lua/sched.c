@@ -207,7 +207,8 @@ static int hook_ready(void *ud, int id) {
 
 /* For the brain at 1, whose methods OnUpdate and GetSleepTime are Brain's own and that has no
  * DoUpdate: what those methods do, its tree's Update and GetSleepTime, without calling them.
- * Returns true and the sleep time (or nil), or false if the brain is not such a brain. */
+ * Returns true and the sleep time (or nil), or false, having done nothing, if the brain or its
+ * tree has methods of a script's. */
 static int think_own(lua_State *L) {
   const lbt_state *S = lbt_state_get(L);
   lua_settop(L, 1);
@@ -219,13 +220,32 @@ static int think_own(lua_State *L) {
     lua_pushboolean(L, 0);
     return 1;
   }
+  lua_settop(L, 1);
   lua_getfield(L, 1, "bt");
+  lua_insert(L, 1); /* tree, brain */
+  if (!lbt_tree_update_own(L)) {
+    lua_pushboolean(L, 0);
+    return 1;
+  }
+  lua_settop(L, 2);
+  lua_getfield(L, 2, "bt"); /* the brain's tree now: a reload during the think may have made another */
   lua_replace(L, 1);
   double sleep;
-  int has = lbt_tree_think_now(L, &sleep);
-  lua_pushboolean(L, has >= 0);
-  if (has > 0) lua_pushnumber(L, sleep);
-  else lua_pushnil(L);
+  int has = lbt_tree_sleep_own(L, &sleep);
+  lua_pushboolean(L, 1);
+  if (has < 0) { /* Brain's GetSleepTime: self.bt:GetSleepTime() if self.bt, else 0 */
+    if (!lua_toboolean(L, 1)) {
+      lua_pushinteger(L, 0);
+    } else {
+      lua_getfield(L, 1, "GetSleepTime");
+      lua_pushvalue(L, 1);
+      lua_call(L, 1, 1);
+    }
+  } else if (has) {
+    lua_pushnumber(L, sleep);
+  } else {
+    lua_pushnil(L);
+  }
   return 2;
 }
 

@@ -144,19 +144,28 @@ static int tree_get_sleep_time(lua_State *L) {
   return 1;
 }
 
-int lbt_tree_think_now(lua_State *L, double *sleep) {
+/* The tree at index 1 if it is one whose BT method `name` is still bt's own fn, else NULL. */
+static lbt_tree *own_method(lua_State *L, const char *name, lua_CFunction fn) {
   lbt_tree *t = lbt_tree_test(L, 1);
-  if (!t || !t->inst || bt_inst_thinking(t->inst)) return -1;
+  if (!t || !t->inst) return NULL;
   lbt_registry_get(L, LBT_REG_BT);
-  lua_pushliteral(L, "Update");
+  lua_pushstring(L, name);
   lua_rawget(L, -2);
-  lua_pushliteral(L, "GetSleepTime");
-  lua_rawget(L, -3);
-  int stock = lua_tocfunction(L, -2) == tree_update && lua_tocfunction(L, -1) == tree_get_sleep_time;
-  lua_pop(L, 3);
-  if (!stock) return -1;
+  int own = lua_tocfunction(L, -1) == fn;
+  lua_pop(L, 2);
+  return own ? t : NULL;
+}
+
+int lbt_tree_update_own(lua_State *L) {
+  lbt_tree *t = own_method(L, "Update", tree_update);
+  if (!t || bt_inst_thinking(t->inst)) return 0;
   think(L, t);
-  return sleep_time(L, t, sleep);
+  return 1;
+}
+
+int lbt_tree_sleep_own(lua_State *L, double *sleep) {
+  lbt_tree *t = own_method(L, "GetSleepTime", tree_get_sleep_time);
+  return t ? sleep_time(L, t, sleep) : -1;
 }
 
 static int tree_reset(lua_State *L) {

@@ -93,6 +93,29 @@ describe("BrainWrangler", function()
     assert.same({"waiting", 41 + 30}, {m:GetList(fast)})
   end)
 
+  it("files a brain by the tree it has after its think, when the think gave it another", function()
+    local function make(slow)
+      local B = bt.Class(bt.Brain, function(self, inst) bt.Brain._ctor(self, inst) end)
+      function B:OnStart()
+        self.bt = bt.BT(self.inst, bt.ActionNode(function()
+          self.bt = bt.BT(self.inst, bt.WaitNode(5)) -- as a reload during the think would
+          self.bt:Update()
+        end, "Swap"))
+      end
+      if slow then function B:OnUpdate() bt.Brain.OnUpdate(self) end end
+      local inst = {}
+      local b = B(inst)
+      b.manager = m
+      inst.brain = b
+      b:Start()
+      return b
+    end
+    local fast, slow = make(false), make(true)
+    tick_to(m, 1, 1)
+    assert.same({"waiting", 1 + 150}, {m:GetList(slow)})
+    assert.same({m:GetList(slow)}, {m:GetList(fast)})
+  end)
+
   it("allocates nothing per think of a brain", function()
     local function kb_over_ticks(nbrains)
       local w = bt.BrainWrangler()
