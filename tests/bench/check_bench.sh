@@ -1,6 +1,6 @@
 #!/bin/sh
 # check_bench.sh BENCH_THINK SOURCE_DIR: the think benchmark runs on a few agents, prints every
-# row of its table and its reference lines, takes --rounds and --order, and counts no heap
+# row of its table and its reference lines (and so does the brain of behaviour classes), takes --rounds and --order, and counts no heap
 # allocation per think in steady state; a bad flag is refused with a usage message and exit
 # status 2. No time is checked.
 set -u
@@ -31,4 +31,14 @@ err=$("$bench" "$src/bench/think.lua" --order sideways 2>&1)
 err=$(DS_SCRIPTS= "$bench" "$src/bench/ds_compare.lua" 2>&1)
 [ $? -eq 2 ] || { echo "FAIL: ds_compare.lua without DS_SCRIPTS should exit 2"; exit 1; }
 echo "$err" | grep -q 'DS_SCRIPTS' || { echo "FAIL: no DS_SCRIPTS message: $err"; exit 1; }
+# the brain of behaviour classes: without DS_SCRIPTS, bt's own behaviours and the field benchmark
+out=$(DS_SCRIPTS= "$bench" "$src/bench/behaviours.lua" --agents 20 --frames 10 --rounds 1 2>&1) ||
+  { echo "$out"; echo "FAIL: behaviours.lua failed"; exit 1; }
+echo "$out"
+echo "$out" | grep -q "^bt, bt's own behaviours/ " || { echo "FAIL: no row of bt's own behaviours"; exit 1; }
+echo "$out" | grep -q '^node / plain: ' || { echo "FAIL: no field benchmark"; exit 1; }
+echo "$out" | grep -q 'set DS_SCRIPTS' || { echo "FAIL: no DS_SCRIPTS hint"; exit 1; }
+err=$("$bench" "$src/bench/behaviours.lua" --frames 2 2>&1)
+[ $? -eq 2 ] || { echo "FAIL: behaviours.lua --frames 2 should exit 2"; exit 1; }
+echo "$err" | grep -q 'usage: ' || { echo "FAIL: no usage message: $err"; exit 1; }
 echo "ok"
