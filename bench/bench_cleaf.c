@@ -34,6 +34,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "brain_text.h"
 #include "bt.h"
 #include "heap.h"
 
@@ -64,136 +65,21 @@ static const char SMALL[] =
     "  (If calm (Sequence (Selector (Not (Condition alarmed)) (Action cope)) (Loop (Sequence"
     " (Condition idle) (Wait 1.5) (Action wander) (Wait 0.5) (Action look))))))";
 
-/* ---- parsing: text to a tree of pnodes (While and If become what Don't Starve builds) ---- */
-
-enum { K_PRIORITY, K_SEQUENCE, K_SELECTOR, K_PARALLEL, K_LOOP, K_NOT, K_FAILIFSUCCESS, K_WAIT,
-       K_CONDITION, K_ACTION };
+/* ---- the trees, read (bench/brain_text.c) ---- */
 
 #define MAX_NODES 256
-#define MAX_KIDS 32
 #define MAX_FIELDS 64
-
-typedef struct pnode {
-  int kind;
-  double param;  /* Priority period, Wait seconds */
-  int field;     /* Condition, Action: the agent's field */
-  int nkids;
-  int kids[MAX_KIDS];
-} pnode;
 
 typedef struct tree {
   const char *name;
-  pnode nodes[MAX_NODES];
-  int n, root;
-  char fields[MAX_FIELDS][16];
-  int nfields;
+  brain b;
 } tree;
 
-typedef struct parser {
-  const char *p;
-  tree *t;
-  const char *error;
-} parser;
-
-static void skip_space(parser *ps) {
-  while (*ps->p == ' ' || *ps->p == '\n' || *ps->p == '\t') ps->p++;
-}
-
-static int read_atom(parser *ps, char *out, size_t size) {
-  skip_space(ps);
-  size_t n = strcspn(ps->p, " \n\t()");
-  if (n == 0 || n >= size) {
-    ps->error = "bad atom";
-    return -1;
-  }
-  memcpy(out, ps->p, n);
-  out[n] = '\0';
-  ps->p += n;
-  return 0;
-}
-
-static int field_index(tree *t, const char *name) {
-  for (int i = 0; i < t->nfields; i++)
-    if (strcmp(t->fields[i], name) == 0) return i;
-  if (t->nfields == MAX_FIELDS || strlen(name) >= sizeof t->fields[0]) return -1;
-  strcpy(t->fields[t->nfields], name);
-  return t->nfields++;
-}
-
-static int new_node(parser *ps, int kind, double param, int field, const int *kids, int nkids) {
-  if (ps->t->n == MAX_NODES) {
-    ps->error = "too many nodes";
-    return -1;
-  }
-  pnode *p = &ps->t->nodes[ps->t->n];
-  p->kind = kind;
-  p->param = param;
-  p->field = field;
-  p->nkids = nkids;
-  memcpy(p->kids, kids, (size_t)nkids * sizeof *kids);
-  return ps->t->n++;
-}
-
-static int parse_node(parser *ps) {
-  char kind[32], arg[32];
-  skip_space(ps);
-  if (*ps->p != '(') {
-    ps->error = "'(' expected";
-    return -1;
-  }
-  ps->p++;
-  if (read_atom(ps, kind, sizeof kind) < 0) return -1;
-  int has_field = !strcmp(kind, "While") || !strcmp(kind, "If") || !strcmp(kind, "Condition") ||
-                  !strcmp(kind, "Action");
-  int has_number = !strcmp(kind, "Priority") || !strcmp(kind, "Wait");
-  if ((has_field || has_number) && read_atom(ps, arg, sizeof arg) < 0) return -1;
-  int field = has_field ? field_index(ps->t, arg) : -1;
-  if (has_field && field < 0) {
-    ps->error = "too many fields";
-    return -1;
-  }
-  int kids[MAX_KIDS], nkids = 0;
-  for (;;) {
-    skip_space(ps);
-    if (*ps->p == ')') {
-      ps->p++;
-      break;
-    }
-    if (nkids == MAX_KIDS - 1) {
-      ps->error = "too many children";
-      return -1;
-    }
-    int kid = parse_node(ps);
-    if (kid < 0) return -1;
-    kids[nkids++] = kid;
-  }
-  double num = has_number ? atof(arg) : 0;
-  if (!strcmp(kind, "Priority")) return new_node(ps, K_PRIORITY, num, -1, kids, nkids);
-  if (!strcmp(kind, "Sequence")) return new_node(ps, K_SEQUENCE, 0, -1, kids, nkids);
-  if (!strcmp(kind, "Selector")) return new_node(ps, K_SELECTOR, 0, -1, kids, nkids);
-  if (!strcmp(kind, "Parallel")) return new_node(ps, K_PARALLEL, 0, -1, kids, nkids);
-  if (!strcmp(kind, "Loop")) return new_node(ps, K_LOOP, 0, -1, kids, nkids);
-  if (!strcmp(kind, "Not") && nkids == 1) return new_node(ps, K_NOT, 0, -1, kids, nkids);
-  if (!strcmp(kind, "FailIfSuccess") && nkids == 1) return new_node(ps, K_FAILIFSUCCESS, 0, -1, kids, 1);
-  if (!strcmp(kind, "Wait") && nkids == 0) return new_node(ps, K_WAIT, num, -1, kids, 0);
-  if (!strcmp(kind, "Condition") && nkids == 0) return new_node(ps, K_CONDITION, 0, field, kids, 0);
-  if (!strcmp(kind, "Action") && nkids == 0) return new_node(ps, K_ACTION, 0, field, kids, 0);
-  if ((!strcmp(kind, "While") || !strcmp(kind, "If")) && nkids == 1) {
-    int pair[2] = {new_node(ps, K_CONDITION, 0, field, kids, 0), kids[0]};
-    if (pair[0] < 0) return -1;
-    return new_node(ps, kind[0] == 'W' ? K_PARALLEL : K_SEQUENCE, 0, -1, pair, 2);
-  }
-  ps->error = "unknown kind or wrong number of children";
-  return -1;
-}
-
-static int parse_tree(tree *t, const char *name, const char *text) {
-  memset(t, 0, sizeof *t);
+static int read_tree(tree *t, const char *name, const char *text) {
   t->name = name;
-  parser ps = {text, t, NULL};
-  t->root = parse_node(&ps);
-  if (t->root < 0) {
-    fprintf(stderr, "bench_cleaf: %s: %s near '%.20s'\n", name, ps.error, ps.p);
+  if (brain_read(&t->b, text) || t->b.n > MAX_NODES || t->b.nfields > MAX_FIELDS) {
+    fprintf(stderr, "bench_cleaf: %s: %s near '%.20s'\n", name,
+            t->b.error ? t->b.error : "too many nodes or fields", t->b.near ? t->b.near : "");
     return -1;
   }
   return 0;
@@ -290,7 +176,7 @@ static void freset(fctx *c, int n) {
   if (c->st[n] == READY) return;
   c->st[n] = READY;
   const fnode *d = &c->d[n];
-  c->ix[n] = d->kind == K_PRIORITY ? NIL : 0;
+  c->ix[n] = d->kind == BRAIN_PRIORITY ? NIL : 0;
   for (int i = 0; i < d->nkids; i++) freset(c, d->first + i);
 }
 
@@ -298,40 +184,40 @@ static uint8_t fvisit(fctx *c, int n) {
   const fnode *d = &c->d[n];
   uint8_t *st = c->st, *ix = c->ix;
   switch (d->kind) {
-    case K_CONDITION:
+    case BRAIN_CONDITION:
       c->call.ud = d->ud;
       return st[n] = d->fn(&c->call) ? SUCCESS : FAILED;
-    case K_ACTION:
+    case BRAIN_ACTION:
       c->call.ud = d->ud;
       d->fn(&c->call);
       return st[n] = SUCCESS;
-    case K_SEQUENCE:
-    case K_LOOP:
+    case BRAIN_SEQUENCE:
+    case BRAIN_LOOP:
       if (st[n] != RUNNING) ix[n] = 0;
       for (; ix[n] < d->nkids; ix[n]++) {
         uint8_t s = fvisit(c, d->first + ix[n]);
         if (s == RUNNING || s == FAILED) return st[n] = s;
       }
-      if (d->kind == K_SEQUENCE) return st[n] = SUCCESS;
+      if (d->kind == BRAIN_SEQUENCE) return st[n] = SUCCESS;
       ix[n] = 0; /* a Loop without maxreps: reset the children, keep the status (as written) */
       for (int i = 0; i < d->nkids; i++) freset(c, d->first + i);
       return st[n];
-    case K_SELECTOR:
+    case BRAIN_SELECTOR:
       if (st[n] != RUNNING) ix[n] = 0;
       for (; ix[n] < d->nkids; ix[n]++) {
         uint8_t s = fvisit(c, d->first + ix[n]);
         if (s == RUNNING || s == SUCCESS) return st[n] = s;
       }
       return st[n] = FAILED;
-    case K_NOT: {
+    case BRAIN_NOT: {
       uint8_t s = fvisit(c, d->first);
       return st[n] = s == SUCCESS ? FAILED : s == FAILED ? SUCCESS : s;
     }
-    case K_FAILIFSUCCESS: {
+    case BRAIN_FAILIFSUCCESS: {
       uint8_t s = fvisit(c, d->first);
       return st[n] = s == SUCCESS ? FAILED : s;
     }
-    case K_WAIT: {
+    case BRAIN_WAIT: {
       double *wake = &c->dbl[d->slot];
       if (st[n] != RUNNING) {
         *wake = c->now + d->param;
@@ -340,17 +226,17 @@ static uint8_t fvisit(fctx *c, int n) {
       if (c->now >= *wake) st[n] = SUCCESS;
       return st[n];
     }
-    case K_PARALLEL: {
+    case BRAIN_PARALLEL: {
       int done = 1;
       for (int i = 0; i < d->nkids; i++) {
         int k = d->first + i;
-        if (c->d[k].kind == K_CONDITION) freset(c, k);
+        if (c->d[k].kind == BRAIN_CONDITION) freset(c, k);
         if (st[k] != SUCCESS && fvisit(c, k) == FAILED) return st[n] = FAILED;
         if (st[k] == RUNNING) done = 0;
       }
       return st[n] = done ? SUCCESS : RUNNING;
     }
-    case K_PRIORITY: {
+    case BRAIN_PRIORITY: {
       double *last = &c->dbl[d->slot]; /* nil is -inf: -inf + period < now */
       if (*last + d->param < c->now) {
         *last = c->now;
@@ -388,10 +274,10 @@ static void fstep(fctx *c, int n) {
     freset(c, n);
     return;
   }
-  if (d->kind == K_PARALLEL) {
+  if (d->kind == BRAIN_PARALLEL) {
     for (int i = 0; i < d->nkids; i++) {
       int k = d->first + i;
-      if (c->st[k] == SUCCESS && c->d[k].kind == K_CONDITION) freset(c, k);
+      if (c->st[k] == SUCCESS && c->d[k].kind == BRAIN_CONDITION) freset(c, k);
     }
     return;
   }
@@ -416,8 +302,8 @@ __attribute__((noinline)) static floor_inst *floor_create(const floor_def *def, 
   double *dbl = (double *)(void *)((char *)in + def->doubles_at);
   for (int i = 0; i < def->n; i++) {
     const fnode *d = &def->nodes[i];
-    in->state[def->n + i] = d->kind == K_PRIORITY ? NIL : 0;
-    if (d->kind == K_WAIT) dbl[d->slot] = 0;
+    in->state[def->n + i] = d->kind == BRAIN_PRIORITY ? NIL : 0;
+    if (d->kind == BRAIN_WAIT) dbl[d->slot] = 0;
   }
   for (int i = 0; i < def->nscatter; i++) {
     const fnode *d = &def->nodes[def->scatter[i]];
@@ -427,36 +313,36 @@ __attribute__((noinline)) static floor_inst *floor_create(const floor_def *def, 
 }
 
 /* Flattens the tree breadth first, so that the children of a node are next to one another. */
-static void floor_build(floor_def *f, const tree *t) {
+static void floor_build(floor_def *f, const brain *b) {
   memset(f, 0, sizeof *f);
   int order[MAX_NODES], head = 0, tail = 0;
-  order[tail++] = t->root;
+  order[tail++] = b->root;
   f->n = 1;
   while (head < tail) {
     int at = head, p = order[head++];
-    const pnode *pn = &t->nodes[p];
+    const brain_node *pn = &b->nodes[p];
     fnode *d = &f->nodes[at];
     d->kind = (uint8_t)pn->kind;
     d->nkids = (uint8_t)pn->nkids;
     d->first = (uint16_t)tail;
     d->param = pn->param;
-    if (pn->kind == K_PRIORITY || pn->kind == K_WAIT) d->slot = (uint16_t)f->ndoubles++;
-    if (pn->kind == K_CONDITION || pn->kind == K_ACTION) {
-      d->fn = pn->kind == K_CONDITION ? floor_condition : floor_action;
+    if (pn->kind == BRAIN_PRIORITY || pn->kind == BRAIN_WAIT) d->slot = (uint16_t)f->ndoubles++;
+    if (pn->kind == BRAIN_CONDITION || pn->kind == BRAIN_ACTION) {
+      d->fn = pn->kind == BRAIN_CONDITION ? floor_condition : floor_action;
       d->ud = (void *)(size_t)pn->field;
     }
-    for (int i = 0; i < pn->nkids; i++) order[tail++] = pn->kids[i];
+    for (int i = 0; i < pn->nkids; i++) order[tail++] = b->kids[pn->first + i];
   }
   f->n = tail;
   f->doubles_at = (offsetof(floor_inst, state) + 2 * (size_t)f->n + 7) & ~(size_t)7;
   f->size = f->doubles_at + (size_t)f->ndoubles * sizeof(double);
   for (int i = 0; i < tail; i++) f->bt_node[i] = order[i]; /* a graph id until map_nodes */
-  for (int p = 0; p < t->n; p++) /* pnodes are numbered in the order they were made */
+  for (int p = 0; p < b->n; p++) /* nodes are numbered in the order they were made */
     for (int i = 0; i < tail; i++)
-      if (order[i] == p && f->nodes[i].kind == K_PRIORITY) f->scatter[f->nscatter++] = i;
+      if (order[i] == p && f->nodes[i].kind == BRAIN_PRIORITY) f->scatter[f->nscatter++] = i;
 }
 
-/* Turns the floor's graph ids (bt_build gives pnode i graph id i) into bt node indices. */
+/* Turns the floor's graph ids (bt_build gives brain node i graph id i) into bt node indices. */
 static void map_nodes(floor_def *f, const bt_def *def) {
   int node_of[MAX_NODES];
   for (int s = 0; s < bt_def_states(def); s++) node_of[bt_def_graph_id(def, s)] = bt_def_node_of_state(def, s);
@@ -465,29 +351,10 @@ static void map_nodes(floor_def *f, const bt_def *def) {
 
 /* ---- bt ---- */
 
-static int bt_build(bt_def **out, const tree *t) {
+static int bt_build(bt_def **out, const brain *b) {
   bt_graph *g;
   if (bt_graph_new(&g) != BT_OK) return -1;
-  for (int i = 0; i < t->n; i++) {
-    const pnode *p = &t->nodes[i];
-    bt_spec s = {0};
-    static const int kinds[] = {BT_PRIORITY, BT_SEQUENCE, BT_SELECTOR, BT_PARALLEL, BT_LOOP,
-                                BT_NOT, BT_FAILIFSUCCESS, BT_WAIT, BT_CONDITION, BT_ACTION};
-    s.kind = kinds[p->kind];
-    s.param = p->param;
-    if (p->kind == K_LOOP) s.flags = BT_SPEC_NIL_PARAM;
-    if (p->kind == K_CONDITION || p->kind == K_ACTION) {
-      s.name = t->fields[p->field];
-      s.fn = p->kind == K_CONDITION ? bt_condition : bt_action;
-      s.ud = (void *)(size_t)p->field;
-    }
-    if (bt_graph_add(g, &s) != i || (p->nkids && bt_graph_set_children(g, i, p->kids, p->nkids) != BT_OK)) {
-      fprintf(stderr, "bench_cleaf: %s\n", bt_graph_errmsg(g));
-      bt_graph_free(g);
-      return -1;
-    }
-  }
-  int rc = bt_def_create(out, g, t->root);
+  int rc = brain_graph(b, g, bt_condition, bt_action) ? BT_EINVAL : bt_def_create(out, g, b->root);
   if (rc != BT_OK) fprintf(stderr, "bench_cleaf: %s\n", bt_graph_errmsg(g));
   bt_graph_free(g);
   return rc == BT_OK ? 0 : -1;
@@ -517,8 +384,8 @@ static int opt_frames;
 /* Sets the agents' fields: for the 8-node tree a third of the agents take each branch; for the
  * brain, idle and calm are true, as in bench/brains.lua. */
 static void set_fields(scenario *sc) {
-  int c1 = field_index(&sc->t, "c1"), c2 = field_index(&sc->t, "c2");
-  int idle = field_index(&sc->t, "idle"), calm = field_index(&sc->t, "calm");
+  int c1 = brain_field(&sc->t.b, "c1"), c2 = brain_field(&sc->t.b, "c2");
+  int idle = brain_field(&sc->t.b, "idle"), calm = brain_field(&sc->t.b, "calm");
   int is8 = sc->t.name[0] == '8';
   for (int i = 0; i < sc->nagents; i++) {
     agent *a = &sc->agents[i];
@@ -663,12 +530,12 @@ int main(int argc, char **argv) {
   opt_frames = (int)frames;
 
   static scenario sc[2];
-  if (parse_tree(&sc[0].t, "8 nodes", TREE8) || parse_tree(&sc[1].t, "40 nodes", SMALL)) return 1;
+  if (read_tree(&sc[0].t, "8 nodes", TREE8) || read_tree(&sc[1].t, "40 nodes", SMALL)) return 1;
   for (int s = 0; s < 2; s++) {
     sc[s].nagents = (int)agents;
     sc[s].agents = calloc((size_t)agents, sizeof(agent));
-    if (!sc[s].agents || bt_build(&sc[s].def, &sc[s].t)) return 1;
-    floor_build(&sc[s].floor, &sc[s].t);
+    if (!sc[s].agents || bt_build(&sc[s].def, &sc[s].t.b)) return 1;
+    floor_build(&sc[s].floor, &sc[s].t.b);
     map_nodes(&sc[s].floor, sc[s].def);
     set_fields(&sc[s]);
   }

@@ -30,6 +30,7 @@
 #include <lualib.h>
 
 #include "bt.h"
+#include "brain_text.h"
 #include "bt_lua.h"
 #include "heap.h"
 
@@ -66,14 +67,6 @@ typedef struct agent {
   unsigned char field[MAX_FIELDS];
 } agent;
 
-typedef struct parser {
-  const char *p;
-  bt_graph *g;
-  char names[MAX_FIELDS][16];
-  int nnames;
-  const char *error;
-} parser;
-
 static long long leaf_calls;
 static double c_time;
 
@@ -92,117 +85,6 @@ static int c_action(bt_call *call) {
   const agent *a = bt_inst_agent(call->inst);
   leaf_calls++;
   return a->field[(size_t)call->ud] || 1;
-}
-
-static void skip_space(parser *ps) {
-  while (*ps->p == ' ' || *ps->p == '\n' || *ps->p == '\t') ps->p++;
-}
-
-static int read_atom(parser *ps, char *out, size_t size) {
-  skip_space(ps);
-  size_t n = strcspn(ps->p, " \n\t()");
-  if (n == 0 || n >= size) {
-    ps->error = "bad atom";
-    return -1;
-  }
-  memcpy(out, ps->p, n);
-  out[n] = '\0';
-  ps->p += n;
-  return 0;
-}
-
-static int field_index(parser *ps, const char *name) {
-  for (int i = 0; i < ps->nnames; i++)
-    if (strcmp(ps->names[i], name) == 0) return i;
-  if (ps->nnames == MAX_FIELDS || strlen(name) >= sizeof ps->names[0]) {
-    ps->error = "too many or too long field names";
-    return -1;
-  }
-  strcpy(ps->names[ps->nnames], name);
-  return ps->nnames++;
-}
-
-static int add_leaf(parser *ps, int kind, const char *field) {
-  int index = field_index(ps, field);
-  if (index < 0) return -1;
-  bt_spec spec = {0};
-  spec.kind = kind;
-  spec.name = ps->names[index];
-  spec.fn = kind == BT_CONDITION ? c_condition : c_action;
-  spec.ud = (void *)(size_t)index;
-  int id = bt_graph_add(ps->g, &spec);
-  if (id < 0) ps->error = bt_graph_errmsg(ps->g);
-  return id;
-}
-
-static int add_node(parser *ps, int kind, double param, const int *kids, int nkids) {
-  bt_spec spec = {0};
-  spec.kind = kind;
-  spec.param = param;
-  int id = bt_graph_add(ps->g, &spec);
-  if (id >= 0 && nkids > 0 && bt_graph_set_children(ps->g, id, kids, nkids) != BT_OK) id = -1;
-  if (id < 0) ps->error = bt_graph_errmsg(ps->g);
-  return id;
-}
-
-/* Parses one (Kind args... children...) and returns its node id, or -1 with ps->error set. */
-static int parse_node(parser *ps) {
-  char kind[32], arg[32];
-  skip_space(ps);
-  if (*ps->p != '(') {
-    ps->error = "'(' expected";
-    return -1;
-  }
-  ps->p++;
-  if (read_atom(ps, kind, sizeof kind) < 0) return -1;
-  int has_field = !strcmp(kind, "While") || !strcmp(kind, "If") || !strcmp(kind, "Condition") ||
-                  !strcmp(kind, "Action");
-  int has_number = !strcmp(kind, "Priority") || !strcmp(kind, "Wait");
-  if ((has_field || has_number) && read_atom(ps, arg, sizeof arg) < 0) return -1;
-  int kids[256], nkids = 0;
-  for (;;) {
-    skip_space(ps);
-    if (*ps->p == ')') {
-      ps->p++;
-      break;
-    }
-    if (nkids == 256) {
-      ps->error = "more than 256 children";
-      return -1;
-    }
-    int kid = parse_node(ps);
-    if (kid < 0) return -1;
-    kids[nkids++] = kid;
-  }
-  if (!strcmp(kind, "Priority")) return add_node(ps, BT_PRIORITY, atof(arg), kids, nkids);
-  if (!strcmp(kind, "Sequence")) return add_node(ps, BT_SEQUENCE, 0, kids, nkids);
-  if (!strcmp(kind, "Selector")) return add_node(ps, BT_SELECTOR, 0, kids, nkids);
-  if (!strcmp(kind, "Parallel")) return add_node(ps, BT_PARALLEL, 0, kids, nkids);
-  if (!strcmp(kind, "Loop")) {
-    bt_spec spec = {0};
-    spec.kind = BT_LOOP;
-    spec.flags = BT_SPEC_NIL_PARAM;
-    int id = bt_graph_add(ps->g, &spec);
-    if (id >= 0 && bt_graph_set_children(ps->g, id, kids, nkids) != BT_OK) id = -1;
-    if (id < 0) ps->error = bt_graph_errmsg(ps->g);
-    return id;
-  }
-  if (!strcmp(kind, "Not")) return add_node(ps, BT_NOT, 0, kids, nkids);
-  if (!strcmp(kind, "FailIfSuccess")) return add_node(ps, BT_FAILIFSUCCESS, 0, kids, nkids);
-  if (!strcmp(kind, "Wait")) return add_node(ps, BT_WAIT, atof(arg), NULL, 0);
-  if (!strcmp(kind, "Condition")) return add_leaf(ps, BT_CONDITION, arg);
-  if (!strcmp(kind, "Action")) return add_leaf(ps, BT_ACTION, arg);
-  if (!strcmp(kind, "While") || !strcmp(kind, "If")) {
-    int pair[2] = {add_leaf(ps, BT_CONDITION, arg), nkids == 1 ? kids[0] : -1};
-    if (pair[0] < 0) return -1;
-    if (pair[1] < 0) {
-      ps->error = "While and If take one child";
-      return -1;
-    }
-    return add_node(ps, kind[0] == 'W' ? BT_PARALLEL : BT_SEQUENCE, 0, pair, 2);
-  }
-  ps->error = "unknown kind";
-  return -1;
 }
 
 /* Puts the instances in one random order (the same every run). */
@@ -226,28 +108,32 @@ static int l_c_run(lua_State *L) {
   luaL_argcheck(L, frames >= PARTS, 4, "at least 5 frames");
   int random_order = lua_toboolean(L, 5);
 
-  static parser ps;
-  memset(&ps, 0, sizeof ps);
-  ps.p = text;
-  if (bt_graph_new(&ps.g) != BT_OK) return luaL_error(L, "out of memory");
-  int root = parse_node(&ps);
+  brain b;
+  bt_graph *g = NULL;
   bt_def *def = NULL;
-  if (root < 0 || bt_def_create(&def, ps.g, root) != BT_OK) {
-    const char *msg = ps.error ? ps.error : bt_graph_errmsg(ps.g);
+  if (brain_read(&b, text) || b.nfields > MAX_FIELDS || bt_graph_new(&g) != BT_OK ||
+      brain_graph(&b, g, c_condition, c_action) || bt_def_create(&def, g, b.root) != BT_OK) {
+    const char *msg = b.error ? b.error : b.nfields > MAX_FIELDS ? "too many fields"
+                      : g ? bt_graph_errmsg(g) : "out of memory";
     char near[24];
-    snprintf(near, sizeof near, "%.20s", ps.p);
+    snprintf(near, sizeof near, "%.20s", b.near ? b.near : "");
     lua_pushfstring(L, "brain: %s near '%s'", msg, near);
-    bt_graph_free(ps.g);
+    bt_graph_free(g);
+    brain_free(&b);
     return lua_error(L);
   }
-  bt_graph_free(ps.g);
+  bt_graph_free(g);
 
   static const bt_host host = {c_now, NULL, NULL, NULL};
   agent *agents = calloc((size_t)nagents, sizeof *agents);
   bt_inst **insts = calloc((size_t)nagents, sizeof *insts);
   if (!agents || !insts) return luaL_error(L, "out of memory");
-  int idle = field_index(&ps, "idle"), calm = field_index(&ps, "calm");
-  for (int i = 0; i < nagents; i++) agents[i].field[idle] = agents[i].field[calm] = 1;
+  int idle = brain_field(&b, "idle"), calm = brain_field(&b, "calm");
+  brain_free(&b);
+  for (int i = 0; i < nagents; i++) {
+    if (idle >= 0) agents[i].field[idle] = 1;
+    if (calm >= 0) agents[i].field[calm] = 1;
+  }
 
   long long bytes0 = heap_bytes;
   double t0 = now();
