@@ -402,39 +402,51 @@ static void set_fields(scenario *sc) {
 /* The statuses of every node of every agent after a bt run, for the floor run to compare with. */
 static uint8_t *bt_statuses;
 
-static result run_bt(scenario *sc) {
-  result r;
-  int n = sc->nagents;
-  bt_inst **insts = calloc((size_t)n, sizeof *insts);
-  if (!insts) exit(1);
-  rng_state = 1;
-  long long bytes0 = heap_bytes;
-  double t0 = wall();
-  for (int i = 0; i < n; i++)
-    if (bt_inst_create(&insts[i], sc->def, &host, &sc->agents[i], 0) != BT_OK) exit(1);
-  r.create = (wall() - t0) / n * 1e9;
-  r.bytes = (double)(heap_bytes - bytes0) / n;
-  int f = 0;
-  for (; f < WARM; f++) {
-    frame_time = (f + 1) / 30.0;
+/* One frame: every agent thinks once, on bt or on the floor (the loops stay direct calls). */
+static void frame(void **insts, int n, int on_floor, int f) {
+  frame_time = (f + 1) / 30.0;
+  if (on_floor)
+    for (int i = 0; i < n; i++) floor_update(insts[i]);
+  else
     for (int i = 0; i < n; i++) bt_inst_update(insts[i]);
-  }
+}
+
+/* The frames of a run: WARM of them, then the timed ones in PARTS parts, the fastest counting;
+ * fills in ns, leaves and allocs per think. */
+static void run_frames(result *r, void **insts, int n, int on_floor) {
+  int f = 0;
+  for (; f < WARM; f++) frame(insts, n, on_floor, f);
   long long calls0 = leaf_calls, allocs0 = heap_allocs;
   int per_part = opt_frames / PARTS;
   double best = 1e300;
   for (int part = 0; part < PARTS; part++) {
-    t0 = wall();
-    for (int end = f + per_part; f < end; f++) {
-      frame_time = (f + 1) / 30.0;
-      for (int i = 0; i < n; i++) bt_inst_update(insts[i]);
-    }
+    double t0 = wall();
+    for (int end = f + per_part; f < end; f++) frame(insts, n, on_floor, f);
     double t = wall() - t0;
     if (t < best) best = t;
   }
   double thinks = (double)n * per_part;
-  r.ns = best / thinks * 1e9;
-  r.leaves = (double)(leaf_calls - calls0) / (thinks * PARTS);
-  r.allocs = (double)(heap_allocs - allocs0) / (thinks * PARTS);
+  r->ns = best / thinks * 1e9;
+  r->leaves = (double)(leaf_calls - calls0) / (thinks * PARTS);
+  r->allocs = (double)(heap_allocs - allocs0) / (thinks * PARTS);
+}
+
+static result run_bt(scenario *sc) {
+  result r;
+  int n = sc->nagents;
+  void **insts = calloc((size_t)n, sizeof *insts);
+  if (!insts) exit(1);
+  rng_state = 1;
+  long long bytes0 = heap_bytes;
+  double t0 = wall();
+  for (int i = 0; i < n; i++) {
+    bt_inst *in;
+    if (bt_inst_create(&in, sc->def, &host, &sc->agents[i], 0) != BT_OK) exit(1);
+    insts[i] = in;
+  }
+  r.create = (wall() - t0) / n * 1e9;
+  r.bytes = (double)(heap_bytes - bytes0) / n;
+  run_frames(&r, insts, n, 0);
   int nodes = sc->floor.n;
   for (int i = 0; i < n; i++)
     for (int k = 0; k < nodes; k++)
@@ -447,7 +459,7 @@ static result run_bt(scenario *sc) {
 static result run_floor(scenario *sc) {
   result r;
   int n = sc->nagents;
-  floor_inst **insts = calloc((size_t)n, sizeof *insts);
+  void **insts = calloc((size_t)n, sizeof *insts);
   if (!insts) exit(1);
   rng_state = 1;
   long long bytes0 = heap_bytes;
@@ -456,31 +468,13 @@ static result run_floor(scenario *sc) {
     if (!(insts[i] = floor_create(&sc->floor, &sc->agents[i]))) exit(1);
   r.create = (wall() - t0) / n * 1e9;
   r.bytes = (double)(heap_bytes - bytes0) / n;
-  int f = 0;
-  for (; f < WARM; f++) {
-    frame_time = (f + 1) / 30.0;
-    for (int i = 0; i < n; i++) floor_update(insts[i]);
-  }
-  long long calls0 = leaf_calls, allocs0 = heap_allocs;
-  int per_part = opt_frames / PARTS;
-  double best = 1e300;
-  for (int part = 0; part < PARTS; part++) {
-    t0 = wall();
-    for (int end = f + per_part; f < end; f++) {
-      frame_time = (f + 1) / 30.0;
-      for (int i = 0; i < n; i++) floor_update(insts[i]);
-    }
-    double t = wall() - t0;
-    if (t < best) best = t;
-  }
-  double thinks = (double)n * per_part;
-  r.ns = best / thinks * 1e9;
-  r.leaves = (double)(leaf_calls - calls0) / (thinks * PARTS);
-  r.allocs = (double)(heap_allocs - allocs0) / (thinks * PARTS);
+  run_frames(&r, insts, n, 1);
   int nodes = sc->floor.n;
-  for (int i = 0; i < n; i++)
+  for (int i = 0; i < n; i++) {
+    const floor_inst *in = insts[i];
     for (int k = 0; k < nodes; k++)
-      if (bt_statuses[(size_t)i * nodes + k] != insts[i]->state[k]) sc->mismatches++;
+      if (bt_statuses[(size_t)i * nodes + k] != in->state[k]) sc->mismatches++;
+  }
   for (int i = 0; i < n; i++) free(insts[i]);
   free(insts);
   return r;
