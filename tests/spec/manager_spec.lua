@@ -23,6 +23,21 @@ local function brain_class(build, log)
   return B
 end
 
+-- A started brain of manager whose OnStart builds build(brain) as its tree; with slow, its OnUpdate
+-- only calls Brain's, so that the wrangler calls the brain's methods instead of doing what
+-- Brain's own would. Returns the brain and its class.
+local function own_brain(manager, build, slow)
+  local B = bt.Class(bt.Brain, function(self, inst) bt.Brain._ctor(self, inst) end)
+  function B:OnStart() self.bt = bt.BT(self.inst, build(self)) end
+  if slow then function B:OnUpdate() bt.Brain.OnUpdate(self) end end
+  local inst = {}
+  local b = B(inst)
+  b.manager = manager
+  inst.brain = b
+  b:Start()
+  return b, B
+end
+
 describe("BrainWrangler", function()
   local m, log
   before_each(function()
@@ -51,17 +66,8 @@ describe("BrainWrangler", function()
     -- two brains of the same tree: one with Brain's own methods, one whose OnUpdate only calls
     -- Brain's (so the wrangler calls its methods); they must be filed alike at every tick
     local function make(slow)
-      local B = bt.Class(bt.Brain, function(self, inst) bt.Brain._ctor(self, inst) end)
-      function B:OnStart()
-        self.bt = bt.BT(self.inst, bt.SequenceNode{bt.WaitNode(0.5), bt.WaitNode(0.7)})
-      end
-      if slow then function B:OnUpdate() bt.Brain.OnUpdate(self) end end
-      local inst = {}
-      local b = B(inst)
-      b.manager = m
-      inst.brain = b
-      b:Start()
-      return b, B
+      return own_brain(m, function() return bt.SequenceNode{bt.WaitNode(0.5), bt.WaitNode(0.7)} end,
+        slow)
     end
     local fast, F = make(false)
     local slow = make(true)
@@ -95,20 +101,12 @@ describe("BrainWrangler", function()
 
   it("files a brain by the tree it has after its think, when the think gave it another", function()
     local function make(slow)
-      local B = bt.Class(bt.Brain, function(self, inst) bt.Brain._ctor(self, inst) end)
-      function B:OnStart()
-        self.bt = bt.BT(self.inst, bt.ActionNode(function()
-          self.bt = bt.BT(self.inst, bt.WaitNode(5)) -- as a reload during the think would
-          self.bt:Update()
-        end, "Swap"))
-      end
-      if slow then function B:OnUpdate() bt.Brain.OnUpdate(self) end end
-      local inst = {}
-      local b = B(inst)
-      b.manager = m
-      inst.brain = b
-      b:Start()
-      return b
+      return own_brain(m, function(brain)
+        return bt.ActionNode(function()
+          brain.bt = bt.BT(brain.inst, bt.WaitNode(5)) -- as a reload during the think would
+          brain.bt:Update()
+        end, "Swap")
+      end, slow)
     end
     local fast, slow = make(false), make(true)
     tick_to(m, 1, 1)
@@ -119,17 +117,10 @@ describe("BrainWrangler", function()
   it("allocates nothing per think of a brain", function()
     local function kb_over_ticks(nbrains)
       local w = bt.BrainWrangler()
-      local B = bt.Class(bt.Brain, function(self, inst) bt.Brain._ctor(self, inst) end)
-      function B:OnStart()
-        self.bt = bt.BT(self.inst, bt.PriorityNode({bt.ActionNode(function() end, "A"),
-          bt.WaitNode(0.1)}, 0.25))
-      end
       for _ = 1, nbrains do
-        local inst = {}
-        local b = B(inst)
-        b.manager = w
-        inst.brain = b
-        b:Start()
+        own_brain(w, function()
+          return bt.PriorityNode({bt.ActionNode(function() end, "A"), bt.WaitNode(0.1)}, 0.25)
+        end)
       end
       tick_to(w, 1, 60)
       collectgarbage()
