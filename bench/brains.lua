@@ -76,35 +76,10 @@ function brains.parse(text)
   return node()
 end
 
--- Builds the node objects of a brain with the constructors in env (bt's or Don't Starve's).
--- leaf(kind, field) returns the function of a Condition or Action ("Condition" or "Action").
-function brains.build(env, text, leaf)
-  local function build(n)
-    local kind = n[1]
-    local kids = {}
-    local first = (kind == "Priority" or kind == "While" or kind == "If" or kind == "Condition"
-      or kind == "Action" or kind == "Wait") and 3 or 2
-    for i = first, #n do kids[#kids + 1] = build(n[i]) end
-    if kind == "Priority" then return env.PriorityNode(kids, n[2])
-    elseif kind == "Sequence" then return env.SequenceNode(kids)
-    elseif kind == "Selector" then return env.SelectorNode(kids)
-    elseif kind == "Parallel" then return env.ParallelNode(kids)
-    elseif kind == "Loop" then return env.LoopNode(kids)
-    elseif kind == "Not" then return env.NotDecorator(kids[1])
-    elseif kind == "FailIfSuccess" then return env.FailIfSuccessDecorator(kids[1])
-    elseif kind == "While" then return env.WhileNode(leaf("Condition", n[2]), n[2], kids[1])
-    elseif kind == "If" then return env.IfNode(leaf("Condition", n[2]), n[2], kids[1])
-    elseif kind == "Condition" then return env.ConditionNode(leaf("Condition", n[2]), n[2])
-    elseif kind == "Action" then return env.ActionNode(leaf("Action", n[2]), n[2])
-    elseif kind == "Wait" then return env.WaitNode(n[2])
-    end
-    error("brain: unknown kind " .. tostring(kind))
-  end
-  return build(brains.parse(text))
-end
-
--- A function(env, leaf) that builds the same node objects as brains.build(env, text, leaf), with
--- the constructor calls written out as a brain's OnStart has them (the text is parsed once, here).
+-- A function(env, leaf) that builds the node objects of a brain with the constructors in env (bt's
+-- or Don't Starve's), the constructor calls written out as a brain's OnStart has them (the text
+-- is parsed once, here). leaf(kind, field) returns the function of a Condition or an Action
+-- ("Condition" or "Action").
 function brains.builder(text)
   local ctor = {Priority = "PriorityNode", Sequence = "SequenceNode", Selector = "SelectorNode",
     Parallel = "ParallelNode", Loop = "LoopNode", Not = "NotDecorator",

@@ -94,7 +94,7 @@ local function shared(inst, counting)
   local def = defs[counting]
   if not def then
     local leaf = counting and measure.counted(brains.inst_leaf) or brains.inst_leaf
-    def = bt.define(brains.build(bt, brains.small, leaf))
+    def = bt.define(brains.builder(brains.small)(bt, leaf))
     defs[counting] = def
   end
   return def:instantiate(inst)

@@ -39,7 +39,7 @@ local function shared(text)
     local def = defs[counting]
     if not def then
       local leaf = counting and measure.counted(brains.inst_leaf) or brains.inst_leaf
-      def = bt.define(brains.build(bt, text, leaf))
+      def = bt.define(brains.builder(text)(bt, leaf))
       defs[counting] = def
     end
     return def:instantiate(inst)
