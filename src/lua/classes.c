@@ -893,13 +893,13 @@ static void enter_self_as(lua_State *L, const char *method, bound *b, int sleeps
   lua_rawgetp(L, 1, &lbt_key_tree);
   int tree = lua_gettop(L);
   lbt_tree_enter(L, b->t, tree, &b->outer);
-  if (!sleeps && b->t->nlive > b->t->nflushed) b->flushed = lbt_live_flush(L, b->t, tree);
+  if (!sleeps && b->t->nlive > b->t->nflushed) b->flushed = lbt_live_flush(b->t);
 }
 
 static void enter_self(lua_State *L, const char *method, bound *b) { enter_self_as(L, method, b, 0); }
 
 static void leave_self(lua_State *L, bound *b) {
-  if (b->flushed >= 0) lbt_live_refresh(L, b->t, b->t->ctx.tree, b->flushed);
+  if (b->flushed >= 0) lbt_live_refresh(b->t, b->flushed);
   if (b->entered) lbt_tree_leave(L, b->t, &b->outer);
 }
 

@@ -198,8 +198,8 @@ LBT_FUNC int lbt_argerror(lua_State *L, int arg, const char *fname, const char *
 /* lbt_argerror with "<expected> expected, got <type of the value at idx>". */
 LBT_FUNC int lbt_typeerror(lua_State *L, int idx, int arg, const char *fname, const char *expected);
 LBT_FUNC lua_Number lbt_checknumber(lua_State *L, int idx, int arg, const char *fname);
-LBT_FUNC int lbt_status_code(lua_State *L, int idx); /* the status a string names (READY..RUNNING), or -1 */
-/* lbt_status_code by the strings' identity (lbt_state.status_names), for the hot paths. */
+/* The status (READY..RUNNING) the string at idx names, or -1: Lua keeps one copy of each short
+ * string, so the string is one of lbt_state.status_names. */
 static inline int lbt_status_of(const lbt_state *S, lua_State *L, int idx) {
   if (lua_type(L, idx) != LUA_TSTRING) return -1;
   const char *s = lua_tostring(L, idx);
@@ -314,12 +314,12 @@ LBT_FUNC const bt_task lbt_task_calls;       /* a task's start, update and finis
  * whose class a script derived (any method). */
 LBT_FUNC const bt_ops lbt_builtin_ops, lbt_custom_ops;
 /* A method of the core called from Lua on a node of a tree whose islands are live (a Visit
- * running calls a node's Reset, say) first moves their statuses into the instance, removing the
- * fields (flush: it returns what refresh takes), and, when the core is done, puts the instance's
- * back into them (refresh). Meanwhile scripts read and write them in the instance. tree: its
- * stack index. */
-LBT_FUNC int lbt_live_flush(lua_State *L, lbt_tree *t, int tree);
-LBT_FUNC void lbt_live_refresh(lua_State *L, lbt_tree *t, int tree, int flushed);
+ * running calls a node's Reset, say), once it entered the tree, first moves their statuses into
+ * the instance, removing the fields (flush: it returns what refresh takes), and, when the core is
+ * done, before leaving, puts the instance's back into them (refresh). Meanwhile scripts read and
+ * write them in the instance. */
+LBT_FUNC int lbt_live_flush(lbt_tree *t);
+LBT_FUNC void lbt_live_refresh(lbt_tree *t, int flushed);
 LBT_FUNC void lbt_live_free(lua_State *L, lbt_tree *t); /* at the tree's collection */
 
 /* ---- classes.c ---- */

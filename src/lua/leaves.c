@@ -28,17 +28,19 @@ static void push_slot(lbt_tree *t, bt_call *c) {
   lua_rawgeti(t->ctx.L, t->ctx.fns, slot);
 }
 
-/* Pushes the node object of the call's node: one the tree keeps (a node written in Lua), found
- * at once, or any other. */
-static void push_obj(lbt_tree *t, bt_call *c) {
+/* Pushes the object of node `node` of the entered tree t: one the tree keeps (a node written in
+ * Lua), found at once, or any other. */
+static void push_node_obj(lbt_tree *t, int node) {
   lua_State *L = t->ctx.L;
-  int s = bt_def_state(bt_inst_def(c->inst), c->node);
+  int s = bt_def_state(bt_inst_def(t->inst), node);
   if (lua_type(L, t->ctx.objs) == LUA_TTABLE) {
     if (lua_rawgeti(L, t->ctx.objs, s + 1) != LUA_TNIL) return;
     lua_pop(L, 1);
   }
   lbt_push_state_obj(L, t, t->ctx.tree, s);
 }
+
+static void push_obj(lbt_tree *t, bt_call *c) { push_node_obj(t, c->node); }
 
 /* ---- leaf functions ---- */
 
@@ -192,7 +194,7 @@ static int task_update(bt_call *c) {
   lua_State *L = t->ctx.L;
   int r = call_task(c, "update", -1);
   if (r <= 0) return BT_FAILED;
-  int status = lbt_status_code(L, -2);
+  int status = lbt_status_of(t->S, L, -2);
   if (lua_type(L, -2) == LUA_TBOOLEAN) status = lua_toboolean(L, -2) ? BT_SUCCESS : BT_FAILED;
   if (status != BT_SUCCESS && status != BT_FAILED && status != BT_RUNNING) {
     const char *got = luaL_tolstring(L, -2, NULL);
@@ -216,10 +218,11 @@ const bt_task lbt_task_calls = {task_start, task_update, task_finish};
 
 /* ---- live islands ---- */
 
-/* Puts (put) or takes the status fields of the island of node `root`, whose object is at stack
- * index obj: the node and, through children written in Lua, its descendants written in Lua,
- * which the root's Lua code may visit directly. tree: the tree's stack index. */
-static void island(lua_State *L, lbt_tree *t, int tree, int root, int obj, int put) {
+/* Puts (put) or takes the status fields of the island of node `root` of the entered tree t,
+ * whose object is at stack index obj: the node and, through children written in Lua, its
+ * descendants written in Lua, which the root's Lua code may visit directly. */
+static void island(lbt_tree *t, int root, int obj, int put) {
+  lua_State *L = t->ctx.L;
   const bt_def *def = bt_inst_def(t->inst);
   if (put) lbt_live_put(L, t, obj, root);
   else lbt_live_take(L, t, obj, root);
@@ -227,27 +230,26 @@ static void island(lua_State *L, lbt_tree *t, int tree, int root, int obj, int p
   for (int i = 0; i < n; i++) {
     int child = bt_def_child(def, root, i);
     if (bt_def_ops(def, child) != &lbt_custom_ops) continue;
-    lbt_push_state_obj(L, t, tree, bt_def_state(def, child));
-    island(L, t, tree, child, lua_gettop(L), put);
+    push_node_obj(t, child);
+    island(t, child, lua_gettop(L), put);
     lua_pop(L, 1);
   }
 }
 
-/* The same, for the island of a node whose object is not on the stack. */
-static void island_of(lua_State *L, lbt_tree *t, int tree, int root, int put) {
-  lbt_push_state_obj(L, t, tree, bt_def_state(bt_inst_def(t->inst), root));
-  island(L, t, tree, root, lua_gettop(L), put);
-  lua_pop(L, 1);
+/* The same, for the island of live[i], whose object is not on the stack. */
+static void island_at(lbt_tree *t, int i, int put) {
+  push_node_obj(t, t->live[i]);
+  island(t, t->live[i], lua_gettop(t->ctx.L), put);
+  lua_pop(t->ctx.L, 1);
 }
 
 /* Makes the island of the call's node (its object at stack index obj) live before its Lua code
  * runs; returns what live_end takes, -1 if there was no memory to note it (the objects then read
  * the instance, a little slower). */
 static int live_begin(lbt_tree *t, bt_call *c, int obj) {
-  lua_State *L = t->ctx.L;
   if (t->nlive == t->live_cap) {
     void *ud;
-    lua_Alloc alloc = lua_getallocf(L, &ud);
+    lua_Alloc alloc = lua_getallocf(t->ctx.L, &ud);
     int cap = t->live_cap ? 2 * t->live_cap : 8;
     int *live = alloc(ud, t->live, (size_t)t->live_cap * sizeof *live, (size_t)cap * sizeof *live);
     if (!live) return -1;
@@ -256,25 +258,25 @@ static int live_begin(lbt_tree *t, bt_call *c, int obj) {
   }
   int mark = t->nlive;
   t->live[t->nlive++] = c->node;
-  island(L, t, t->ctx.tree, c->node, obj, 1);
+  island(t, c->node, obj, 1);
   return mark;
 }
 
 static void live_end(lbt_tree *t, int mark, int obj) {
   if (mark < 0) return;
-  island(t->ctx.L, t, t->ctx.tree, t->live[mark], obj, 0);
+  island(t, t->live[mark], obj, 0);
   t->nlive = mark;
 }
 
-int lbt_live_flush(lua_State *L, lbt_tree *t, int tree) {
+int lbt_live_flush(lbt_tree *t) {
   int flushed = t->nflushed;
-  for (int i = flushed; i < t->nlive; i++) island_of(L, t, tree, t->live[i], 0);
+  for (int i = flushed; i < t->nlive; i++) island_at(t, i, 0);
   t->nflushed = t->nlive;
   return flushed;
 }
 
-void lbt_live_refresh(lua_State *L, lbt_tree *t, int tree, int flushed) {
-  for (int i = flushed; i < t->nlive; i++) island_of(L, t, tree, t->live[i], 1);
+void lbt_live_refresh(lbt_tree *t, int flushed) {
+  for (int i = flushed; i < t->nlive; i++) island_at(t, i, 1);
   t->nflushed = flushed;
 }
 

@@ -211,7 +211,7 @@ static int view_get(lua_State *L, lbt_tree *t, int node, int code) {
 static int view_set(lua_State *L, lbt_tree *t, int node, int code, int value) {
   const bt_def *def = bt_inst_def(t->inst);
   if (code == VK_STATUS) {
-    int s = lbt_status_code(L, value);
+    int s = lbt_status_of(t->S, L, value);
     if (s < 0)
       return luaL_error(L, "invalid status %s for node '%s' (READY, SUCCESS, FAILED or RUNNING)",
                         luaL_tolstring(L, value, NULL), bt_def_name(def, node));

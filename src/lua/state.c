@@ -82,17 +82,6 @@ lua_Number lbt_checknumber(lua_State *L, int idx, int arg, const char *fname) {
 
 /* ---- statuses ---- */
 
-int lbt_status_code(lua_State *L, int idx) {
-  if (lua_type(L, idx) != LUA_TSTRING) return -1;
-  size_t len;
-  const char *s = lua_tolstring(L, idx, &len);
-  for (int code = BT_READY; code <= BT_RUNNING; code++) {
-    const char *name = bt_status_name(code);
-    if (strlen(name) == len && memcmp(s, name, len) == 0) return code;
-  }
-  return -1;
-}
-
 void lbt_push_status(lua_State *L, int status) {
   lua_pushstring(L, bt_status_name(status)); /* a literal: Lua's string cache finds it at once */
 }

@@ -90,11 +90,11 @@ static lbt_tree *check_tree(lua_State *L, const char *method) {
  * what leave takes. */
 static int enter(lua_State *L, lbt_tree *t, lbt_entry *outer) {
   lbt_tree_enter(L, t, 1, outer);
-  return t->nlive > t->nflushed ? lbt_live_flush(L, t, 1) : -1;
+  return t->nlive > t->nflushed ? lbt_live_flush(t) : -1;
 }
 
 static void leave(lua_State *L, lbt_tree *t, const lbt_entry *outer, int flushed) {
-  if (flushed >= 0) lbt_live_refresh(L, t, 1, flushed);
+  if (flushed >= 0) lbt_live_refresh(t, flushed);
   lbt_tree_leave(L, t, outer);
 }
 
