@@ -64,7 +64,7 @@ static int add_node(reader *r, int kind, double param, int field, const int *kid
       grow(&b->kids, &r->kid_cap, b->nkids + nkids, sizeof *b->kids))
     return fail(r, "out of memory");
   b->nodes[b->n] = (brain_node){kind, param, field, b->nkids, nkids};
-  memcpy(b->kids + b->nkids, kids, (size_t)nkids * sizeof *kids);
+  if (nkids > 0) memcpy(b->kids + b->nkids, kids, (size_t)nkids * sizeof *kids);
   b->nkids += nkids;
   return b->n++;
 }
