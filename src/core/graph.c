@@ -355,6 +355,9 @@ static int layout_memory(bt_def *d) {
     if (nd->ops && nd->ops->step) nd->hooks |= HOOK_STEP;
     if (has_own_reset(nd)) d->plain_step = 0;
   }
+  d->walk_reset = d->plain_step;
+  for (uint32_t i = 0; i < d->nnodes; i++)
+    if (d->nodes[i].kind == BT_TASK) d->walk_reset = 0;
   return BT_OK;
 }
 

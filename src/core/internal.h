@@ -97,6 +97,7 @@ struct bt_def {
   uint8_t sum_shift; /* a bit of a summary word stands for 1 << sum_shift words of its bit set */
   int unshared;      /* every state is at one place, so state == pre-order index */
   int plain_step;    /* no node has a Reset or Step of the host's (bt_inst.settled applies) */
+  int walk_reset;    /* plain_step, and no TaskNode (whose abort calls the host): nodes.c's reset_walk */
   size_t mem_size;   /* bytes of the node memory of a saved state */
   size_t inst_size;  /* bytes of one instance, header included */
   /* Offsets in an instance of the summaries (dirty's, then touched's; in a tree of one chunk,

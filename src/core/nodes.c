@@ -930,6 +930,59 @@ void bt_node_visit(bt_inst *in, int n) { visit(in, n); }
  * one piece, and their touched children reset the same way. */
 #define OWN_RESET ((1u << BT_EVENT) | (1u << BT_TASK) | (1u << BT_COOLDOWN)) /* reset_kind's own */
 
+static void reset_plain(bt_inst *in, const bt_node *d);
+
+/* reset_plain of the nodes [i, end) of a tree whose nodes have no Reset or Step of the host's,
+ * walked in pre-order instead of recursively: a node the recursion would not reach (an untouched
+ * child, or any child of a node already READY) is passed over with its whole subtree, a node with
+ * many children goes through reset_plain (which scans their touched bits a word at a time). The
+ * writes are the recursion's, but a node's rewinds come before its children's resets: only a
+ * TaskNode's abort, which calls the host, could tell, and trees with one are not walked
+ * (bt_def.walk_reset). With one chunk (one_chunk, a constant where it is inlined) its
+ * two bit words stay in registers for the walk. */
+static inline void reset_walk_in(bt_inst *in, uint32_t i, uint32_t end, int one_chunk) {
+  const bt_node *nodes = in->def->nodes;
+  unsigned char *mem = inst_mem(in);
+  uint64_t *words = dirty_word(in, 0), dirty = words[0], touched = words[1], was = dirty;
+  int first = 1;
+  while (i < end) {
+    const bt_node *d = &nodes[i];
+    if (!first && !(one_chunk ? (touched & d->mask) != 0 : node_touched(in, d))) {
+      i = d->end;
+      continue;
+    }
+    first = 0;
+    if (OWN_RESET >> d->kind & 1 || d->nchildren > SCAN_CHILDREN) {
+      if (one_chunk) words[0] = dirty, words[1] = touched;
+      reset_plain(in, d);
+      if (one_chunk) dirty = words[0], touched = words[1];
+      i = d->end;
+      continue;
+    }
+    if (one_chunk) touched &= ~d->mask;
+    else untouch_node(in, d);
+    for (int r = 0; r < d->rewinds; r++) put_u32(mem + d->mem + d->rewind_off[r], d->rewind_val[r]);
+    if (mem[d->soff] != BT_READY) {
+      mem[d->soff] = BT_READY;
+      if (one_chunk) dirty |= d->mask;
+      else mark_dirty_node(in, d);
+      i++;
+    } else {
+      i = d->end;
+    }
+  }
+  if (one_chunk) {
+    if (dirty != was) in->unsaved = 1;
+    words[0] = dirty;
+    words[1] = touched;
+  }
+}
+
+static void reset_walk(bt_inst *in, uint32_t i, uint32_t end) {
+  if (in->def->nwords == 1) reset_walk_in(in, i, end, 1);
+  else reset_walk_in(in, i, end, 0);
+}
+
 static void reset_plain(bt_inst *in, const bt_node *d) {
   const bt_def *def = in->def;
   /* cleared first: whatever the Reset of a child written in Lua does to this node marks it again */
@@ -962,7 +1015,12 @@ static void reset_plain(bt_inst *in, const bt_node *d) {
 void bt_node_reset(bt_inst *in, int n) {
   const bt_node *d = node_at(in, n);
   if (!has_own_reset(d)) {
-    reset_plain(in, d);
+    if (in->def->walk_reset) {
+      in->settled = 0;
+      reset_walk(in, (uint32_t)n, d->end);
+    } else {
+      reset_plain(in, d);
+    }
     return;
   }
   if (d->hooks & HOOK_RESET) {

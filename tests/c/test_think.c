@@ -84,6 +84,39 @@ static void test_lastresult_of_unvisited_nodes(void) {
   bt_inst_free(in);
 }
 
+/* A Reset that passes a triggered EventNode still READY (whose Reset is its kind's own and changes
+ * no status) after other statuses went back to READY: the next think's SaveStatus still copies
+ * them (a first version of the walking Reset lost them, showing FAILED where Don't Starve shows
+ * READY). */
+static void test_lastresult_after_reset_through_event(void) {
+  logs();
+  leaf C1 = FN("C1", 0), A = FN("A", 1); /* function leaves: no Reset of the host's anywhere */
+  bt_graph *g = new_graph();
+  int r = add_prio(g, NULL, 10);
+  int s = add_node(g, BT_SEQUENCE, NULL, 0, 0);
+  int c1 = add_fn(g, BT_CONDITION, &C1, NULL);
+  int e = add_node(g, BT_EVENT, "Event(e)", 0, 0);
+  int l = add_fn(g, BT_ACTION, &A, NULL);
+  set_kids(g, e, 1, l);
+  set_kids(g, s, 2, c1, e);
+  set_kids(g, r, 1, s);
+  bt_inst *in = build(g, r, 0);
+  CHECK_INT(bt_inst_fire_event(in, at(in, e)), BT_OK);
+  think(in, 0); /* the Sequence fails at C1: the EventNode is not visited */
+  CHECK_STR(logs(), "C1");
+  CHECK_STR(LST(in, r), "FAILED");
+  CHECK_STR(LST(in, s), "FAILED");
+  CHECK_STR(LST(in, c1), "FAILED");
+  CHECK_STR(LST(in, e), "READY");
+  CHECK_STR(ST(in, c1), "READY"); /* Step reset the tree after SaveStatus */
+  think(in, 1); /* not due (0 + 10): nothing runs, and SaveStatus copies the READYs */
+  CHECK_STR(logs(), "");
+  CHECK_STR(LST(in, r), "READY");
+  CHECK_STR(LST(in, s), "READY");
+  CHECK_STR(LST(in, c1), "READY");
+  bt_inst_free(in);
+}
+
 static void test_bt_node_save_status(void) {
   logs();
   leaf A = LEAF("A", BT_SUCCESS);
@@ -583,6 +616,7 @@ static void test_quiet_thinks_see_host_changes(void) {
 int main(void) {
   test_visit_save_step();
   test_lastresult_of_unvisited_nodes();
+  test_lastresult_after_reset_through_event();
   test_bt_node_save_status();
   test_sleep_min_over_running_path();
   test_sleep_nil_and_non_leaf();
