@@ -8,7 +8,6 @@ local _, shared = ...
 -- members its subclasses copied from it
 local subclasses = shared.subclasses
 local argerror = shared.argerror
-local new_object = shared.new_object
 
 local function is_a(self, klass)
   local m = getmetatable(self)
@@ -47,14 +46,8 @@ local function Class(base, ctor)
     c.__index = c
   end
 
-  local mt = {}
-  mt.__call = function(_, ...)
-    local obj = is_node and new_object(c) or setmetatable({}, c)
-    if c._ctor then
-      c._ctor(obj, ...)
-    end
-    return obj
-  end
+  -- a C function: `return SomeClass(...)`, a tail call, keeps the caller's frame for errors
+  local mt = {__call = is_node and shared.construct_node or shared.construct}
 
   c._ctor = ctor
   c.is_a = is_a

@@ -140,6 +140,42 @@ static void open_shared(lua_State *L, int module, int shared) {
   lua_setfield(L, shared, "subclasses");
 }
 
+/* ---- the module's functions written in Lua ---- */
+
+static int keep_frame_done(lua_State *L, int status, lua_KContext ctx) {
+  (void)status;
+  (void)ctx;
+  return lua_gettop(L);
+}
+
+/* Calls the Lua function in its upvalue with its arguments and returns its results. A C function:
+ * `return bt.SharedBrain(5)` in a designer's function, a tail call, keeps that function's frame,
+ * so that an argument error names its line (a tail call to a Lua function would replace it). */
+static int keep_frame(lua_State *L) {
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_insert(L, 1);
+  lua_callk(L, lua_gettop(L) - 1, LUA_MULTRET, 0, keep_frame_done);
+  return lua_gettop(L);
+}
+
+/* Puts each function of table t written in Lua behind keep_frame, and those of its tables
+ * (bt.reload, bt.sandbox); classes (tables with a metatable) have a C __call already. */
+static void keep_frames(lua_State *L, int t, int depth) {
+  lua_pushnil(L);
+  while (lua_next(L, t)) {
+    int v = lua_gettop(L);
+    if (lua_type(L, v - 1) == LUA_TSTRING && lua_type(L, v) == LUA_TFUNCTION && !lua_iscfunction(L, v)) {
+      lua_pushvalue(L, v - 1);
+      lua_pushvalue(L, v);
+      lua_pushcclosure(L, keep_frame, 1);
+      lua_rawset(L, t); /* an existing key: lua_next may go on */
+    } else if (depth > 0 && lua_type(L, v) == LUA_TTABLE && !lua_getmetatable(L, v)) {
+      keep_frames(L, v, depth - 1);
+    }
+    lua_settop(L, v - 1);
+  }
+}
+
 int luaopen_bt(lua_State *L) {
   if (lbt_registry_exists(L)) {
     lbt_registry_get(L, LBT_REG_MODULE);
@@ -172,6 +208,7 @@ int luaopen_bt(lua_State *L) {
   pin_brain_methods(L, module);
   run_embedded(L, "reload.lua", shared, 0);
   run_embedded(L, "sandbox.lua", shared, 0);
+  keep_frames(L, module, 1);
   lua_settop(L, module);
   return 1;
 }

@@ -130,18 +130,36 @@ int lbt_node_member(lua_State *L, int obj, const char *key) {
   return type;
 }
 
-/* shared.new_object(class): an empty node object of the class, with room for the fields a
- * constructor and a tree give it, so that filling it in does not grow it field by field */
-static int l_new_object(lua_State *L) {
-  luaL_checktype(L, 1, LUA_TTABLE);
-  lua_createtable(L, 0, 8);
+/* Calls class._ctor(obj, ...) with the arguments after the class at 1 and returns obj: the
+ * __call of a Class. A C function, so that `return SomeNode(...)` in a designer's function, a tail
+ * call, keeps that function's frame: an argument error in the constructor names its line. */
+static int construct(lua_State *L, int node) {
+  int nargs = lua_gettop(L) - 1;
+  luaL_checkstack(L, nargs + 3, "too many constructor arguments");
+  lua_createtable(L, 0, node ? 8 : 0);
   lua_pushvalue(L, 1);
   lua_setmetatable(L, -2);
+  lua_insert(L, 2); /* class, obj, args... */
+  if (lua_getfield(L, 1, "_ctor") == LUA_TNIL) {
+    lua_settop(L, 2);
+    return 1;
+  }
+  lua_insert(L, 3);
+  lua_pushvalue(L, 2);
+  lua_insert(L, 4); /* class, obj, ctor, obj, args... */
+  lua_call(L, nargs + 1, 0);
   return 1;
 }
 
+/* shared.construct_node / shared.construct: the __call of a node class (whose objects are made
+ * with room for the fields a constructor and a tree give them, so that filling one in does not
+ * grow it field by field) and of any other class */
+static int l_construct_node(lua_State *L) { return construct(L, 1); }
+static int l_construct(lua_State *L) { return construct(L, 0); }
+
 const luaL_Reg lbt_objects_shared[] = {
-    {"new_object", l_new_object},
+    {"construct_node", l_construct_node},
+    {"construct", l_construct},
     {NULL, NULL},
 };
 

@@ -48,6 +48,25 @@ describe("argument errors", function()
     })
   end)
 
+  it("name the line of a return that calls the constructor or function (a tail call)", function()
+    local prio_line = debug.getinfo(1, "l").currentline + 1
+    local Prio = bt.Class(bt.PriorityNode, function(self, children) bt.PriorityNode._ctor(self, children, 1) end)
+    check({
+      {function() return bt.PriorityNode(42, 1) end, "bad argument #1 to 'PriorityNode' (table expected, got number)"},
+      {function() return bt.WhileNode(5) end, "bad argument #1 to 'WhileNode' (function expected, got number)"},
+      {function() return bt.BT({}, 5) end, "bad argument #2 to 'BT' (node or definition expected, got number)"},
+      {function() return bt.BrainWrangler(5) end, "bad argument #1 to 'BrainWrangler' (table or nil expected, got number)"},
+      {function() return bt.Class(5) end, "bad argument #1 to 'Class' (table or function expected, got number)"},
+      {function() return bt.SharedBrain(5) end, "bad argument #1 to 'SharedBrain' (node or function expected, got number)"},
+      {function() return bt.reload.module(5) end, "bad argument #1 to 'module' (string expected, got number)"},
+      {function() return bt.sandbox.loadfile(5) end, "bad argument #1 to 'loadfile' (string expected, got number)"},
+    })
+    -- a subclass written in Lua: the mistake is in its constructor, which names that line
+    local err = error_of(function() return Prio(42) end)
+    assert.equal(string.format("%s:%d: bad argument #1 to 'PriorityNode' (table expected, got number)",
+      debug.getinfo(1, "S").short_src, prio_line), err)
+  end)
+
   it("say what a bad self is in one way", function()
     local tree = bt.BT({}, bt.SequenceNode({bt.ActionNode(function() end, "A")}))
     tree:Update()

@@ -175,6 +175,11 @@ end)]], p, p, name))
     ok, err = bt.reload.module(p .. ".brain")
     assert.is_nil(ok)
     assert.truthy(err:find("no tree today", 1, true))
+    -- a constructor error in the brain's return (a tail call) names the brain file's line
+    write(p, "brain", "local bt = require 'bt'\nreturn bt.SharedBrain(function()\n  return bt.PriorityNode(42, 1)\nend)\n")
+    ok, err = bt.reload.module(p .. ".brain")
+    assert.is_nil(ok)
+    assert.truthy(err:find(p .. "/brain.lua:3: bad argument #1 to 'PriorityNode'", 1, true), err)
     assert.equal(tree, insts[1].brain.bt)
     local x = insts[1].x
     run(60)
