@@ -353,6 +353,7 @@ end
 local function move(brain, cls)
   local old_tree = brain.bt
   local ok, msg
+  local outer = shared.made_begin()
   if cls.GetDefinition then
     ok, msg = xpcall(function() brain.bt = bt.BT(brain.inst, cls.GetDefinition()) end, traceback)
   else
@@ -361,7 +362,14 @@ local function move(brain, cls)
       ok, msg = false, "OnStart built no new tree"
     end
   end
+  local made = shared.made_end(outer)
   if not ok then
+    -- what the failed build made goes: a tree it finished, and the nodes no tree holds
+    local built = rawget(brain, "bt")
+    if built ~= old_tree and built ~= nil and getmetatable(built) == getmetatable(old_tree) then
+      built:Stop()
+    end
+    shared.stop_unplaced(made)
     brain.bt = old_tree
     return nil, msg
   end
@@ -390,7 +398,19 @@ end
 -- The check pass: the files run in a fresh environment, and the brains of their new classes are
 -- built, then stopped (they were only a check: their listeners go). Returns true, or nil and the
 -- error; nothing has changed either way.
+local check_brains
+
 local function check(order, sources)
+  -- every node the check makes goes with it: those its trees hold are stopped with the trees,
+  -- the others (made, then never given to BT, as by an OnStart that failed half-way) by
+  -- stop_unplaced, so that no listener of theirs outlives the check
+  local outer = shared.made_begin()
+  local ok, err = check_brains(order, sources)
+  shared.stop_unplaced(shared.made_end(outer))
+  return ok, err
+end
+
+function check_brains(order, sources)
   local values, err = run_batch(order, sources, function(name, vals) return vals[name] end)
   if not values then
     return nil, err

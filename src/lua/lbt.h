@@ -58,7 +58,8 @@
 #define LBT_REG_PINNED 14     /* what lbt_state points to (its methods and status names), kept alive */
 #define LBT_REG_OWNDEFS 15    /* bt_def (light userdata) -> the definition every tree built for one
                                  entity with that shape keeps, once built (weak values) */
-#define LBT_REG_COUNT 15
+#define LBT_REG_MADE 16       /* nil, or the list of node objects made since shared.made_begin */
+#define LBT_REG_COUNT 16
 
 /* The allocator's state of a Lua state made by bt_lua_newstate. */
 typedef struct lbt_memory {

@@ -130,6 +130,16 @@ int lbt_node_member(lua_State *L, int obj, const char *key) {
   return type;
 }
 
+/* Adds the node object at obj to the list of LBT_REG_MADE, if there is one. */
+static void note_made(lua_State *L, int obj) {
+  lbt_registry_get(L, LBT_REG_MADE);
+  if (lua_type(L, -1) == LUA_TTABLE) {
+    lua_pushvalue(L, obj);
+    lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
+  }
+  lua_pop(L, 1);
+}
+
 /* Calls class._ctor(obj, ...) with the arguments after the class at 1 and returns obj: the
  * __call of a Class. A C function, so that `return SomeNode(...)` in a designer's function, a tail
  * call, keeps that function's frame: an argument error in the constructor names its line. */
@@ -140,6 +150,7 @@ static int construct(lua_State *L, int node) {
   lua_pushvalue(L, 1);
   lua_setmetatable(L, -2);
   lua_insert(L, 2); /* class, obj, args... */
+  if (node) note_made(L, 2);
   if (lua_getfield(L, 1, "_ctor") == LUA_TNIL) {
     lua_settop(L, 2);
     return 1;
@@ -157,9 +168,59 @@ static int construct(lua_State *L, int node) {
 static int l_construct_node(lua_State *L) { return construct(L, 1); }
 static int l_construct(lua_State *L) { return construct(L, 0); }
 
+/* shared.made_begin(): from now on every node object made is listed; returns the list of an
+ * outer collection under way (or nil), to give to made_end. */
+static int l_made_begin(lua_State *L) {
+  lbt_registry_get(L, LBT_REG_MADE);
+  lua_newtable(L);
+  lbt_registry_set(L, LBT_REG_MADE);
+  return 1;
+}
+
+/* shared.made_end(outer): the node objects made since the matching made_begin, as a list; the
+ * outer collection (its result) goes on and lists them too. */
+static int l_made_end(lua_State *L) {
+  lua_settop(L, 1);
+  lbt_registry_get(L, LBT_REG_MADE);
+  if (lua_type(L, 1) == LUA_TTABLE) {
+    lua_Integer n = (lua_Integer)lua_rawlen(L, 2), at = (lua_Integer)lua_rawlen(L, 1);
+    for (lua_Integer i = 1; i <= n; i++) {
+      lua_rawgeti(L, 2, i);
+      lua_rawseti(L, 1, at + i);
+    }
+  }
+  lua_pushvalue(L, 1);
+  lbt_registry_set(L, LBT_REG_MADE);
+  return 1;
+}
+
+/* shared.stop_unplaced(list): calls the OnStop of each node object of list that is in no tree
+ * (made, then never given to BT: its listeners would outlive it), as Stop would; errors are
+ * reported and the others still stopped. */
+static int l_stop_unplaced(lua_State *L) {
+  luaL_checktype(L, 1, LUA_TTABLE);
+  lbt_state *S = lbt_state_get(L);
+  lua_Integer n = (lua_Integer)lua_rawlen(L, 1);
+  for (lua_Integer i = 1; i <= n; i++) {
+    int node;
+    lua_rawgeti(L, 1, i);
+    if (lbt_node_tree(L, -1, &node) || lua_getfield(L, -1, "OnStop") == LUA_TNIL) {
+      lua_settop(L, 1);
+      continue;
+    }
+    lua_insert(L, -2);
+    lbt_pcall(S, L, 1, 0, 0, NULL, -1, "OnStop");
+    lua_settop(L, 1);
+  }
+  return 0;
+}
+
 const luaL_Reg lbt_objects_shared[] = {
     {"construct_node", l_construct_node},
     {"construct", l_construct},
+    {"made_begin", l_made_begin},
+    {"made_end", l_made_end},
+    {"stop_unplaced", l_stop_unplaced},
     {NULL, NULL},
 };
 

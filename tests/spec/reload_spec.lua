@@ -396,6 +396,37 @@ return B]])
     end
   end)
 
+  it("leaves no listener of a refused reload behind: nodes its check made and never placed are stopped", function()
+    local p = fresh()
+    local function ds_brain(body)
+      write(p, "half", [[
+local bt = require "bt"
+local B = bt.Class(bt.Brain, function(self, inst) bt.Brain._ctor(self, inst) end)
+function B:OnStart()
+  local ev = bt.EventNode(self.inst, "attacked", bt.ActionNode(function() end, "Flee"))
+]] .. body .. [[
+end
+return B]])
+    end
+    ds_brain('  self.bt = bt.BT(self.inst, bt.PriorityNode({ev, bt.ActionNode(function() end, "Idle")}, 0.5))\n')
+    local Brain = require(p .. ".half")
+    local inst = H.entity("half")
+    inst.brain = Brain(inst)
+    inst.brain.manager = manager
+    inst.brain:Start()
+    run(2)
+    assert.equal(1, #inst.handlers.attacked)
+    -- a broken edit: OnStart makes its EventNode (which listens at once), then raises before BT
+    ds_brain('  error("broken half-way")\n')
+    local ok, err = bt.reload.module(p .. ".half")
+    assert.is_nil(ok)
+    assert.truthy(err:find("broken half-way", 1, true), err)
+    assert.equal(1, #inst.handlers.attacked) -- only the running tree's: the check's was removed
+    assert.same({inst.brain.bt.root.children[1].eventfn}, inst.handlers.attacked)
+    inst.brain:Stop()
+    assert.same({}, inst.handlers.attacked)
+  end)
+
   it("tells a running task that a reload removed that its run was aborted; a kept one runs on", function()
     local p = fresh()
     local function brain(with_dig)
