@@ -29,9 +29,12 @@ local allowed = {}
 local prefixes -- nil until install()
 local env
 
-local function refuse(name, level)
-  real.error(string.format("%s is not available to brain and behaviour files " ..
-    "(a host that trusts them can allow it: bt.sandbox.allow(%q))", name, name), level + 1)
+-- Raises "<file>:<line>: <what> is not available ..." at the script's line that used it, however
+-- many of bt's own functions lie between (the sandbox's, hot reload's environment), with the call
+-- that allows it (option, one of OPTIONS).
+local function refuse(what, option)
+  real.error(string.format("%s%s not available to brain and behaviour files " ..
+    "(a host that trusts them can allow it: bt.sandbox.allow(%q))", shared.where(), what, option), 0)
 end
 
 local function mode_of(mode)
@@ -39,7 +42,7 @@ local function mode_of(mode)
     return mode or "bt"
   end
   if mode ~= nil and mode ~= "t" and type(mode) == "string" and not mode:find("t", 1, true) then
-    refuse("binary chunks", 3)
+    refuse("binary chunks are", "binary")
   end
   return "t"
 end
@@ -53,7 +56,7 @@ local function guarded(name, source, safe)
         return source[k]
       end
       if source[k] ~= nil then
-        refuse(full, 2)
+        refuse(full .. " is", full)
       end
     end,
   })
@@ -95,7 +98,7 @@ local function sandbox_require(name)
       and name ~= "package" then
     return loaded
   end
-  refuse(string.format("require %q", tostring(name)), 2)
+  refuse(string.format("require %q is", tostring(name)), "require")
 end
 
 -- coroutines resumed from a bounded call are bounded too (bt.set_instruction_limit)
@@ -121,7 +124,7 @@ local function safe_collectgarbage(opt, ...)
   if allowed.collectgarbage or SAFE_COLLECT[opt or "collect"] then
     return real.collectgarbage(opt, ...)
   end
-  refuse(string.format("collectgarbage(%q)", tostring(opt)), 2)
+  refuse(string.format("collectgarbage(%q) is", tostring(opt)), "collectgarbage")
 end
 
 local function sandbox_dofile(path)
@@ -132,9 +135,19 @@ local function sandbox_dofile(path)
   return chunk()
 end
 
+-- what scripts call in place of Lua's own functions, entered through C (shared.keep_frame), so
+-- that a script's `return require "x"` (a tail call) keeps its line for the error
+sandbox_load = shared.keep_frame(sandbox_load)
+sandbox_loadfile = shared.keep_frame(sandbox_loadfile)
+sandbox_dofile = shared.keep_frame(sandbox_dofile)
+sandbox_require = shared.keep_frame(sandbox_require)
+safe_collectgarbage = shared.keep_frame(safe_collectgarbage)
+safe_coroutine.resume = shared.keep_frame(safe_coroutine.resume)
+safe_coroutine.wrap = shared.keep_frame(safe_coroutine.wrap)
+
 local special = {
-  io = function() if allowed.io then return real.io end refuse("io", 3) end,
-  debug = function() if allowed.debug then return real.debug end refuse("debug", 3) end,
+  io = function() if allowed.io then return real.io end refuse("io is", "io") end,
+  debug = function() if allowed.debug then return real.debug end refuse("debug is", "debug") end,
   os = function() return safe_os end,
   package = function() return safe_package end,
   load = function() return sandbox_load end,
@@ -153,8 +166,7 @@ function sandbox.env()
       __index = function(_, k)
         local get = special[k]
         if get then
-          local v = get() -- not a tail call: refuse counts this frame
-          return v
+          return get()
         end
         return _G[k]
       end,

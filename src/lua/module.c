@@ -121,25 +121,6 @@ static void push_weak_keys(lua_State *L) {
   lua_setmetatable(L, -2);
 }
 
-/* What the module's C files give its Lua files, and what those share with one another: every
- * brain ever started (weak), and each class's subclasses (weak), for reloads. */
-static void open_shared(lua_State *L, int module, int shared) {
-  lua_pushvalue(L, shared);
-  luaL_setfuncs(L, lbt_state_shared, 0);
-  luaL_setfuncs(L, lbt_call_shared, 0);
-  luaL_setfuncs(L, lbt_objects_shared, 0);
-  luaL_setfuncs(L, lbt_compile_shared, 0);
-  luaL_setfuncs(L, lbt_reload_shared, 0);
-  lua_pop(L, 1);
-  lbt_open_sched(L, module, shared);
-  lua_pushcfunction(L, lbt_watcher_new);
-  lua_setfield(L, shared, "watcher");
-  push_weak_keys(L);
-  lua_setfield(L, shared, "live_brains");
-  push_weak_keys(L);
-  lua_setfield(L, shared, "subclasses");
-}
-
 /* ---- the module's functions written in Lua ---- */
 
 static int keep_frame_done(lua_State *L, int status, lua_KContext ctx) {
@@ -158,6 +139,15 @@ static int keep_frame(lua_State *L) {
   return lua_gettop(L);
 }
 
+/* shared.keep_frame(fn): fn behind keep_frame, for the functions the sandbox gives scripts in
+ * place of Lua's (require, load, ...), whose errors must name the script's line */
+static int l_keep_frame(lua_State *L) {
+  luaL_checktype(L, 1, LUA_TFUNCTION);
+  lua_settop(L, 1);
+  lua_pushcclosure(L, keep_frame, 1);
+  return 1;
+}
+
 /* Puts each function of table t written in Lua behind keep_frame, and those of its tables
  * (bt.reload, bt.sandbox); classes (tables with a metatable) have a C __call already. */
 static void keep_frames(lua_State *L, int t, int depth) {
@@ -174,6 +164,27 @@ static void keep_frames(lua_State *L, int t, int depth) {
     }
     lua_settop(L, v - 1);
   }
+}
+
+/* What the module's C files give its Lua files, and what those share with one another: every
+ * brain ever started (weak), and each class's subclasses (weak), for reloads. */
+static void open_shared(lua_State *L, int module, int shared) {
+  lua_pushvalue(L, shared);
+  luaL_setfuncs(L, lbt_state_shared, 0);
+  luaL_setfuncs(L, lbt_call_shared, 0);
+  luaL_setfuncs(L, lbt_objects_shared, 0);
+  luaL_setfuncs(L, lbt_compile_shared, 0);
+  luaL_setfuncs(L, lbt_reload_shared, 0);
+  lua_pop(L, 1);
+  lbt_open_sched(L, module, shared);
+  lua_pushcfunction(L, lbt_watcher_new);
+  lua_setfield(L, shared, "watcher");
+  lua_pushcfunction(L, l_keep_frame);
+  lua_setfield(L, shared, "keep_frame");
+  push_weak_keys(L);
+  lua_setfield(L, shared, "live_brains");
+  push_weak_keys(L);
+  lua_setfield(L, shared, "subclasses");
 }
 
 int luaopen_bt(lua_State *L) {

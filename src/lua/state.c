@@ -124,7 +124,15 @@ static int l_argerror(lua_State *L) {
   return lbt_argerror(L, arg, fname ? fname : "?", msg ? msg : "?");
 }
 
+/* shared.where(): "chunk:line: " of the innermost Lua function outside the module's own Lua
+ * files, or "" (push_where's), for errors the Lua files raise about a script's use of a name */
+static int l_where(lua_State *L) {
+  push_where(L);
+  return 1;
+}
+
 const luaL_Reg lbt_state_shared[] = {
     {"argerror", l_argerror},
+    {"where", l_where},
     {NULL, NULL},
 };

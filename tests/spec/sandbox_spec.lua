@@ -77,10 +77,11 @@ describe("brain and behaviour files in the sandbox", function()
     local code = write("behaviours", string.format(
       "local f, e = load(%q) assert(f == nil) return e\n", string.dump(function() end)))
     assert.is_true(contains(require(code), "binary chunk"))
-    local code2 = write("behaviours", "return load('return 5', 'x', 'b')\n")
+    local code2, path2 = write("behaviours", "return load('return 5', 'x', 'b')\n")
     local ok2, err2 = pcall(require, code2)
     assert.is_false(ok2)
-    assert.is_true(contains(err2, "binary chunks is not available"), err2)
+    assert.is_true(contains(err2, path2 .. ":1: binary chunks are not available"), err2)
+    assert.is_true(contains(err2, 'bt.sandbox.allow("binary")'), err2)
   end)
 
   it("see the host's globals and the safe parts of os, and share their own globals", function()
