@@ -49,6 +49,12 @@ local function Class(base, ctor)
   -- a C function: `return SomeClass(...)`, a tail call, keeps the caller's frame for errors
   local mt = {__call = is_node and shared.construct_node or shared.construct}
 
+  -- where it was made, for the reports of errors in the trees of brains of this class (call.c)
+  local where = shared.where()
+  if where ~= "" then
+    shared.origins[c] = where:sub(1, -3)
+  end
+
   c._ctor = ctor
   c.is_a = is_a
   c.is_class = is_class

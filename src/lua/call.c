@@ -69,7 +69,27 @@ static void limit_end(lbt_state *S, lua_State *L, const saved_hook *h) {
   S->hooked = 0;
 }
 
-/* Pushes the names from the root to node, joined by '/'. */
+/* Adds node's name to b, with "#k" if siblings share it: it is the k-th of them. */
+static void add_name(luaL_Buffer *b, const bt_def *def, int node) {
+  const char *name = bt_def_name(def, node);
+  luaL_addstring(b, name);
+  int up = bt_def_up(def, node);
+  if (up < 0) return;
+  int same = 0, k = 0;
+  for (int i = 0, n = bt_def_child_count(def, up); i < n; i++) {
+    int c = bt_def_child(def, up, i);
+    if (strcmp(bt_def_name(def, c), name) != 0) continue;
+    same++;
+    if (c == node) k = same;
+  }
+  if (same > 1) {
+    char tag[24];
+    snprintf(tag, sizeof tag, "#%d", k);
+    luaL_addstring(b, tag);
+  }
+}
+
+/* Pushes the names from the root to node, joined by '/': a path that names one node. */
 void lbt_push_path(lua_State *L, const bt_inst *inst, int node) {
   const bt_def *def = bt_inst_def(inst);
   int chain[BT_MAX_DEPTH + 1];
@@ -78,15 +98,89 @@ void lbt_push_path(lua_State *L, const bt_inst *inst, int node) {
   luaL_Buffer b;
   luaL_buffinit(L, &b);
   while (n-- > 0) {
-    luaL_addstring(&b, bt_def_name(def, chain[n]));
+    add_name(&b, def, chain[n]);
     if (n > 0) luaL_addchar(&b, '/');
   }
   luaL_pushresult(&b);
 }
 
-/* Hands message (popped) to the error handler, or writes it to standard error. */
-void lbt_report(lbt_state *S, lua_State *L, const char *message) {
-  lua_pushstring(L, message);
+/* Pushes what names the entity at idx without running Lua code (raw fields only): "<kind> <id>"
+ * from prefab or kind and GUID or id, else its name, else its type and address. */
+static void push_entity_label(lua_State *L, int idx) {
+  static const char *const kinds[] = {"prefab", "kind"}, *const ids[] = {"GUID", "id"};
+  idx = lua_absindex(L, idx);
+  if (lua_type(L, idx) != LUA_TTABLE) {
+    lua_pushfstring(L, "%s: %p", luaL_typename(L, idx), lua_topointer(L, idx));
+    return;
+  }
+  int top = lua_gettop(L);
+  const char *kind = NULL, *id = NULL;
+  for (int i = 0; i < 2 && !kind; i++) {
+    lua_pushstring(L, kinds[i]);
+    if (lua_rawget(L, idx) == LUA_TSTRING) kind = lua_tostring(L, -1);
+  }
+  for (int i = 0; i < 2 && !id; i++) {
+    lua_pushstring(L, ids[i]);
+    int type = lua_rawget(L, idx);
+    if (type == LUA_TNUMBER || type == LUA_TSTRING) id = lua_tostring(L, -1);
+  }
+  if (kind || id) {
+    lua_pushfstring(L, "%s%s%s", kind ? kind : "", kind && id ? " " : "", id ? id : "");
+  } else {
+    lua_pushliteral(L, "name");
+    if (lua_rawget(L, idx) != LUA_TSTRING) {
+      lua_pop(L, 1);
+      lua_pushfstring(L, "table: %p", lua_topointer(L, idx));
+    }
+  }
+  lua_replace(L, top + 1);
+  lua_settop(L, top + 1);
+}
+
+/* Pushes "creature: <label>[, brain: <file>:<line>]" for the tree of inst if it is entered on L
+ * and has an entity (the brain: where the class of the entity's `brain` was made,
+ * LBT_REG_ORIGINS), else "". Runs no Lua code. */
+static void push_context(lua_State *L, const bt_inst *inst) {
+  lbt_tree *t = inst ? bt_inst_agent(inst) : NULL;
+  if (!t || t->magic != LBT_TREE_MAGIC || t->ctx.L != L || lua_isnoneornil(L, t->ctx.inst)) {
+    lua_pushliteral(L, "");
+    return;
+  }
+  int top = lua_gettop(L), ent = t->ctx.inst;
+  push_entity_label(L, ent);
+  lua_pushfstring(L, "creature: %s", lua_tostring(L, -1));
+  int line = lua_gettop(L);
+  lua_pushliteral(L, "brain");
+  if (lua_type(L, ent) == LUA_TTABLE && lua_rawget(L, ent) == LUA_TTABLE && lua_getmetatable(L, -1)) {
+    lbt_registry_get(L, LBT_REG_ORIGINS);
+    lua_insert(L, -2);
+    if (lua_rawget(L, -2) == LUA_TSTRING)
+      lua_pushfstring(L, "%s, brain: %s", lua_tostring(L, line), lua_tostring(L, -1));
+    else
+      lua_pushvalue(L, line);
+  } else {
+    lua_pushvalue(L, line);
+  }
+  lua_replace(L, top + 1);
+  lua_settop(L, top + 1);
+}
+
+/* Hands message to the error handler, or writes it to standard error. For a node of the tree of
+ * inst (NULL: none), the line naming its creature and brain (push_context) goes after the
+ * message's first part, before its traceback. */
+void lbt_report(lbt_state *S, lua_State *L, const bt_inst *inst, const char *message) {
+  push_context(L, inst);
+  if (lua_rawlen(L, -1) == 0) {
+    lua_pop(L, 1);
+    lua_pushstring(L, message);
+  } else {
+    const char *tb = strstr(message, "\nstack traceback:");
+    size_t head = tb ? (size_t)(tb - message) : strlen(message);
+    lua_pushlstring(L, message, head);
+    lua_pushfstring(L, "%s\n%s%s", lua_tostring(L, -1), lua_tostring(L, -2), message + head);
+    lua_replace(L, -3);
+    lua_pop(L, 1);
+  }
   lbt_registry_get(L, LBT_REG_HANDLER);
   if (lua_isnil(L, -1)) {
     lua_pop(L, 1);
@@ -121,7 +215,7 @@ static void report_failure(lbt_state *S, lua_State *L, int rc, const bt_inst *in
   lua_pushfstring(L, "%s: %s%s%s", lua_tostring(L, -1), what ? what : "", what ? ": " : "", msg);
   lua_replace(L, -3);
   lua_pop(L, 1);
-  lbt_report(S, L, lua_tostring(L, -1));
+  lbt_report(S, L, inst, lua_tostring(L, -1));
   lua_pop(L, 1);
 }
 

@@ -59,7 +59,8 @@
 #define LBT_REG_OWNDEFS 15    /* bt_def (light userdata) -> the definition every tree built for one
                                  entity with that shape keeps, once built (weak values) */
 #define LBT_REG_MADE 16       /* nil, or the list of node objects made since shared.made_begin */
-#define LBT_REG_COUNT 16
+#define LBT_REG_ORIGINS 17    /* class -> "file:line" where Class made it (weak keys) */
+#define LBT_REG_COUNT 17
 
 /* The allocator's state of a Lua state made by bt_lua_newstate. */
 typedef struct lbt_memory {
@@ -227,7 +228,7 @@ LBT_FUNC const luaL_Reg lbt_memory_functions[]; /* bt.set_memory_limit, bt.memor
  * Every call from bt into Lua code goes through it. */
 LBT_FUNC int lbt_pcall(lbt_state *S, lua_State *L, int nargs, int nres, int msgh,
                        const bt_inst *inst, int node, const char *what);
-LBT_FUNC void lbt_report(lbt_state *S, lua_State *L, const char *message);
+LBT_FUNC void lbt_report(lbt_state *S, lua_State *L, const bt_inst *inst, const char *message);
 LBT_FUNC void lbt_push_path(lua_State *L, const bt_inst *inst, int node);
 
 

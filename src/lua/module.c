@@ -68,7 +68,9 @@ static void open_state(lua_State *L) {
   S->mem = lbt_memory_of(L);
   lbt_registry_set(L, LBT_REG_STATE);
   for (int slot = LBT_REG_CLASSES; slot <= LBT_REG_COUNT; slot++) {
-    if (slot == LBT_REG_HANDLER || slot == LBT_REG_CLASS || slot == LBT_REG_LIB) continue;
+    if (slot == LBT_REG_HANDLER || slot == LBT_REG_CLASS || slot == LBT_REG_LIB || slot == LBT_REG_MADE ||
+        slot == LBT_REG_ORIGINS)
+      continue;
     lua_newtable(L);
     lbt_registry_set(L, slot);
   }
@@ -166,6 +168,14 @@ static void keep_frames(lua_State *L, int t, int depth) {
   }
 }
 
+/* A new, empty LBT_REG_ORIGINS, also shared.origins (class.lua fills it). */
+static void set_origins(lua_State *L, int shared) {
+  push_weak_keys(L);
+  lua_pushvalue(L, -1);
+  lbt_registry_set(L, LBT_REG_ORIGINS);
+  lua_setfield(L, shared, "origins");
+}
+
 /* What the module's C files give its Lua files, and what those share with one another: every
  * brain ever started (weak), and each class's subclasses (weak), for reloads. */
 static void open_shared(lua_State *L, int module, int shared) {
@@ -185,6 +195,7 @@ static void open_shared(lua_State *L, int module, int shared) {
   lua_setfield(L, shared, "live_brains");
   push_weak_keys(L);
   lua_setfield(L, shared, "subclasses");
+  set_origins(L, shared);
 }
 
 int luaopen_bt(lua_State *L) {
@@ -220,6 +231,7 @@ int luaopen_bt(lua_State *L) {
   run_embedded(L, "reload.lua", shared, 0);
   run_embedded(L, "sandbox.lua", shared, 0);
   keep_frames(L, module, 1);
+  set_origins(L, shared); /* the module's own classes were made where it was required: no origin */
   lua_settop(L, module);
   return 1;
 }

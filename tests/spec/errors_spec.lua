@@ -32,6 +32,46 @@ describe("an error in a node's Lua code", function()
     assert.equal(RUNNING, root.lastresult)
   end)
 
+  it("names the creature and the file of its brain's class, whichever brain shares the code", function()
+    local errs = H.errors()
+    -- two brain classes sharing Brain's methods: Lua's traceback may name the shared OnUpdate after
+    -- either, so the message says which creature and brain it was
+    local Villager = bt.Class(bt.Brain, function(self, inst) bt.Brain._ctor(self, inst) end)
+    local sheep_line = debug.getinfo(1, "l").currentline + 1
+    local Sheep = bt.Class(bt.Brain, function(self, inst) bt.Brain._ctor(self, inst) end)
+    function Villager:OnStart() self.bt = bt.BT(self.inst, bt.ActionNode(function() end, "Chat")) end
+    function Sheep:OnStart()
+      self.bt = bt.BT(self.inst, bt.PriorityNode({bt.ActionNode(function() error("no grass") end, "Graze")}, 1, true))
+    end
+    local villager, sheep = {kind = "villager", id = 3}, {kind = "sheep", id = 12}
+    villager.brain, sheep.brain = Villager(villager), Sheep(sheep)
+    villager.brain:OnStart()
+    sheep.brain:OnStart()
+    villager.brain:OnUpdate()
+    sheep.brain:OnUpdate()
+    assert.equal(1, #errs)
+    local where = string.format("creature: sheep 12, brain: %s:%d", debug.getinfo(1, "S").short_src, sheep_line)
+    assert.is_true(has(errs[1], "Priority/Graze: ") and has(errs[1], "no grass"), errs[1])
+    assert.is_true(has(errs[1], "\n" .. where .. "\nstack traceback:"), errs[1])
+    -- Don't Starve's entities: prefab and GUID; a tree without a brain names the creature only
+    local tree = bt.BT({prefab = "pigman", GUID = 100042}, bt.ActionNode(function() error("oops") end, "Act"))
+    tree:Update()
+    assert.is_true(has(errs[2], "Act: ") and has(errs[2], "\ncreature: pigman 100042\nstack traceback:"), errs[2])
+    -- a tree without an entity: the message as before
+    bt.BT(nil, bt.ActionNode(function() error("plain") end, "Act")):Update()
+    assert.is_false(has(errs[3], "creature:"), errs[3])
+  end)
+
+  it("names one node in its path: siblings that share a name are numbered", function()
+    local errs = H.errors()
+    local function chat(fail) return bt.ActionNode(function() if fail then error("hush") end end, "Chat") end
+    local root = bt.SequenceNode({chat(false), bt.ActionNode(function() end, "Look"), chat(true)})
+    bt.BT({}, bt.PriorityNode({bt.ActionNode(function() error("alone") end, "Solo"), root}, 1, true)):Update()
+    assert.equal(2, #errs)
+    assert.is_true(has(errs[1], "Priority/Solo: "), errs[1])
+    assert.is_true(has(errs[2], "Priority/Sequence/Chat#2: "), errs[2])
+  end)
+
   it("sends one message per failure, on every think that fails", function()
     local errs = H.errors()
     local tree = bt.BT({}, bt.SequenceNode { bt.ConditionNode(function() error("again") end, "Check") })
