@@ -245,6 +245,10 @@ end
 
 -- ---- brains ----
 
+local function is_class(v)
+  return type(v) == "table" and rawget(v, "is_instance") ~= nil
+end
+
 local function is_brain_class(v)
   if type(v) ~= "table" or rawget(v, "is_instance") == nil then
     return false
@@ -268,6 +272,23 @@ local function brains_of(cls)
     end
   end
   return list
+end
+
+-- the brain classes of a module's new value, each with the old one it replaces (or nil): the
+-- value itself, or the classes held in its keys (a module returning a table of brain classes)
+local function brain_pairs(old, new)
+  if is_brain_class(new) then
+    return {{old, new}}
+  end
+  local pairs_of = {}
+  if type(new) == "table" and not is_class(new) then
+    for k, v in pairs(new) do
+      if is_brain_class(v) then
+        pairs_of[#pairs_of + 1] = {type(old) == "table" and rawget(old, k) or nil, v}
+      end
+    end
+  end
+  return pairs_of
 end
 
 -- builds, for each live brain of old, a tree of the new brain class new, without touching the
@@ -297,14 +318,25 @@ end
 
 -- ---- patching tables in place ----
 
-local function patch(old, new)
+-- Patches old with new's keys; a class held in one of old's keys (a module returning a table of
+-- classes) is patched in place too, not replaced, so that its objects get the new methods.
+-- befores[t] gets each patched table's keys as they were, and list the tables in the order they
+-- were patched.
+local function patch(old, new, befores, list)
   local before = {}
   for k, v in pairs(old) do
     before[k] = v
   end
+  befores[old] = before
+  list[#list + 1] = old
   for k, v in pairs(new) do
+    local was = before[k]
     if k ~= "is_instance" then
-      rawset(old, k, v == new and old or v) -- a class is its own __index
+      if v ~= new and is_class(v) and is_class(was) and was ~= v and not befores[was] then
+        patch(was, v, befores, list)
+      else
+        rawset(old, k, v == new and old or v) -- a class is its own __index
+      end
     end
   end
   for k in pairs(before) do
@@ -312,7 +344,6 @@ local function patch(old, new)
       rawset(old, k, nil)
     end
   end
-  return before
 end
 
 -- a class's subclasses copied its members when they were defined: give them the new ones
@@ -417,8 +448,8 @@ function check_brains(order, sources)
   end
   local checked = {}
   for _, name in ipairs(order) do
-    local new, old = values[name], package.loaded[name]
-    if is_brain_class(new) then
+    for _, pair in ipairs(brain_pairs(package.loaded[name], values[name])) do
+      local old, new = pair[1], pair[2]
       if new.GetDefinition then
         local ok, msg = xpcall(new.GetDefinition, traceback)
         if not ok then
@@ -445,20 +476,16 @@ end
 -- place, and the classes' subclasses given the new members. Returns the brain classes the files
 -- define, or nil and the error.
 local function apply(order, sources)
-  local patched, befores, brain_classes = {}, {}, {}
+  local patched, befores, brain_classes, list = {}, {}, {}, {}
   local applied, staged, new_requires = run_batch(order, sources,
     function(name) return package.loaded[name] end,
     function(name, value)
       local old = package.loaded[name]
       if type(old) == "table" and type(value) == "table" and old ~= value then
-        befores[old] = patch(old, value)
-        patched[old] = true
+        patch(old, value, befores, list)
         value = old
       end
       package.loaded[name] = value
-      if is_brain_class(value) then
-        brain_classes[#brain_classes + 1] = value
-      end
     end)
   if not applied then
     return nil, "the reload failed half-way, after its check passed: " .. tostring(staged)
@@ -467,15 +494,20 @@ local function apply(order, sources)
     for k, v in pairs(globals) do
       local old = rawget(base, k)
       if type(old) == "table" and type(v) == "table" and old ~= v then
-        befores[old] = patch(old, v)
-        patched[old] = true
+        patch(old, v, befores, list)
       else
         rawset(base, k, v)
       end
     end
   end
-  for cls, before in pairs(befores) do
-    propagate(cls, before, patched)
+  for _, t in ipairs(list) do
+    patched[t] = true
+  end
+  for _, cls in ipairs(list) do
+    propagate(cls, befores[cls], patched)
+    if is_brain_class(cls) then
+      brain_classes[#brain_classes + 1] = cls
+    end
   end
   for name, reqs in pairs(new_requires) do
     requires[name] = reqs

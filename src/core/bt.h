@@ -365,8 +365,9 @@ size_t bt_inst_state_size(const bt_def *def);
 int bt_inst_save(const bt_inst *inst, void *out, size_t size);
 
 /* Restores a state saved by bt_inst_save from an instance of an equal definition (same
- * bt_def_hash). BT_EINVAL if the bytes are not such a state (a status or child index out of
- * range, as bt_node_set refuses it); BT_EBUSY inside a think. */
+ * bt_def_hash). BT_EINVAL if the bytes are not such a state (another definition's: another
+ * size, shape or hash; another format; a status or child index out of range, as bt_node_set
+ * refuses it); BT_EBUSY inside a think. A refused restore leaves the instance unchanged. */
 int bt_inst_restore(bt_inst *inst, const void *data, size_t size);
 
 /* ---- reloading: carrying an agent's state to a new definition of its tree ---- */

@@ -195,8 +195,9 @@ static int l_made_end(lua_State *L) {
 }
 
 /* shared.stop_unplaced(list): calls the OnStop of each node object of list that is in no tree
- * (made, then never given to BT: its listeners would outlive it), as Stop would; errors are
- * reported and the others still stopped. */
+ * and no definition (made, then never given to BT: its listeners would outlive it), as Stop
+ * would; errors are reported and the others still stopped. The templates of a shared definition
+ * hold no entity and listen to nothing. */
 static int l_stop_unplaced(lua_State *L) {
   luaL_checktype(L, 1, LUA_TTABLE);
   lbt_state *S = lbt_state_get(L);
@@ -204,10 +205,12 @@ static int l_stop_unplaced(lua_State *L) {
   for (lua_Integer i = 1; i <= n; i++) {
     int node;
     lua_rawgeti(L, 1, i);
-    if (lbt_node_tree(L, -1, &node) || lua_getfield(L, -1, "OnStop") == LUA_TNIL) {
+    if (lbt_node_tree(L, -1, &node) || lua_rawgetp(L, -1, &lbt_key_def) != LUA_TNIL ||
+        lua_getfield(L, -2, "OnStop") == LUA_TNIL) {
       lua_settop(L, 1);
       continue;
     }
+    lua_replace(L, -2); /* OnStop over the nil of lbt_key_def */
     lua_insert(L, -2);
     lbt_pcall(S, L, 1, 0, 0, NULL, -1, "OnStop");
     lua_settop(L, 1);

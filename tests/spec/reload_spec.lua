@@ -427,6 +427,47 @@ return B]])
     assert.same({}, inst.handlers.attacked)
   end)
 
+  it("patches the classes a module keeps in its table in place, and moves the brains of those that are brains", function()
+    local p = fresh()
+    local function kit(step, hunger)
+      write(p, "kit", string.format([[
+local bt = require "bt"
+local M = {}
+M.Walk = bt.Class(bt.BehaviourNode, function(self, inst) bt.BehaviourNode._ctor(self, "Walk"); self.inst = inst end)
+function M.Walk:Visit()
+  self.inst.x = self.inst.x + %d
+  self.status = bt.RUNNING
+end
+M.Brain = bt.Class(bt.Brain, function(self, inst) bt.Brain._ctor(self, inst) end)
+function M.Brain:OnStart()
+  local inst = self.inst
+  self.bt = bt.BT(inst, bt.PriorityNode({
+    bt.WhileNode(function() return inst.hunger > %d end, "Hungry", bt.ActionNode(function() inst.ate = true end, "Eat")),
+    M.Walk(inst),
+  }, 0.5, true))
+end
+return M]], step, hunger))
+    end
+    kit(1, 10)
+    local M = require(p .. ".kit")
+    local Walk = M.Walk
+    local insts = spawn(M.Brain, 2)
+    run(3)
+    local walk = insts[1].brain.bt.root.children[2]
+    assert.equal(3, insts[1].x)
+    kit(100, 3)
+    local ok, info = bt.reload.module(p .. ".kit")
+    assert.is_true(ok, info)
+    assert.equal(2, info.brains) -- the brain class kept in the module's table moved its brains
+    assert.equal(Walk, M.Walk)   -- patched, not replaced: an old object's class has the new Visit
+    assert.equal(Walk.Visit, getmetatable(walk).Visit)
+    run(1)
+    assert.equal(103, insts[1].x) -- the kept Walk ran the new Visit
+    for _, inst in ipairs(insts) do inst.hunger = 5 end
+    run(16)
+    assert.is_true(insts[1].ate)  -- and the new condition (hunger > 3, was > 10) decides
+  end)
+
   it("tells a running task that a reload removed that its run was aborted; a kept one runs on", function()
     local p = fresh()
     local function brain(with_dig)
