@@ -153,6 +153,26 @@ describe("BrainWrangler", function()
     assert.equal(2, #log)
   end)
 
+  it("wakes a waiting brain only at its own tick: ticks that skip numbers leave it waiting", function()
+    local b = start("w", function() return bt.SequenceNode{bt.WaitNode(0.5)} end)
+    tick_to(m, 1, 1)
+    assert.equal(16, select(2, m:GetList(b)))
+    tick_to(m, 10, 10)
+    tick_to(m, 20, 30) -- tick 16 never came: as Don't Starve's tickwaiters[current_tick]
+    assert.equal(1, #log)
+    assert.equal("waiting", m:GetList(b))
+    m:Wake(b)
+    tick_to(m, 31, 31)
+    assert.equal(2, #log)
+  end)
+
+  it("keeps a period under the ds policy without using it", function()
+    local b = start("w", function() return bt.SequenceNode{bt.WaitNode(5)} end)
+    m:SetPeriod(b, 0.1)
+    tick_to(m, 1, 1)
+    assert.equal(151, select(2, m:GetList(b))) -- the Wait's 5 s, not the period's 0.1
+  end)
+
   it("uses the tick length set by bt.set_tick_time", function()
     bt.set_tick_time(0.1)
     local b = start("w", function() return bt.SequenceNode{bt.WaitNode(0.5)} end)
