@@ -394,6 +394,54 @@ typedef struct bt_transfer {
  * the next think). The force-update flag carries over. BT_EBUSY if either instance is thinking. */
 int bt_inst_transfer(bt_inst *to, const bt_inst *from, const int *map, bt_transfer *out);
 
+/* ---- saved games: an agent's state as portable text, restored node by node by path ---- */
+
+/* Appends the instance's state to out as text: the shape of its tree (each node's kind, name and
+ * number of children, in pre-order), then each state's status, last result, flags and memory,
+ * and the force-update flag. Numbers are written out as text (doubles as the hexadecimal digits
+ * of their IEEE 754 bits), so the text does not depend on byte order, type sizes or the locale.
+ * Times are written as they are, with `now` (the host's time of the save), which
+ * bt_inst_import uses to shift them. BT_EBUSY inside a think; BT_ENOMEM. */
+int bt_inst_export(const bt_inst *inst, double now, bt_buf *out);
+
+/* A state read back from bt_inst_export's text: its shape and its states. */
+typedef struct bt_saved bt_saved;
+
+/* Reads a text written by bt_inst_export. BT_EINVAL when it is not one, and err (errsize bytes)
+ * says what is wrong: "not a saved tree state ...", "saved with format version N ...",
+ * "truncated: ..." or "corrupt at byte N: ..."; BT_ENOMEM. */
+int bt_saved_open(bt_saved **out, const void *data, size_t size, char *err, size_t errsize);
+void bt_saved_free(bt_saved *saved);
+
+/* The saved tree, as bt_def_* describe a definition: its nodes in pre-order (root 0), their
+ * kind, name, tree parent (-1 for the root) and state; a state's first node and saved status;
+ * the time of the save. BT_EINVAL (NULL for the name) for a bad node or state. */
+int bt_saved_size(const bt_saved *saved);
+int bt_saved_states(const bt_saved *saved);
+int bt_saved_kind(const bt_saved *saved, int node);
+const char *bt_saved_name(const bt_saved *saved, int node);
+int bt_saved_up(const bt_saved *saved, int node);
+int bt_saved_state(const bt_saved *saved, int node);
+int bt_saved_node_of_state(const bt_saved *saved, int state);
+int bt_saved_status(const bt_saved *saved, int state);
+double bt_saved_time(const bt_saved *saved);
+
+/* bt_def_match with the saved tree as `from`: map[s] is the saved state at the same path as
+ * state s of `to`, or -1. Returns the number of matched states (0: no path in common, not even
+ * the root's). */
+int bt_saved_match(const bt_saved *saved, const bt_def *to, int *map);
+
+/* Gives the instance the saved state where map (from bt_saved_match) matches, as
+ * bt_inst_transfer does: the instance first becomes as a new one (no first evaluation times
+ * drawn), then matched nodes take their saved status, last result and memory, child indices
+ * follow their children, and the nodes above a saved running node that is gone re-evaluate.
+ * Every saved time is shifted by now minus the time of the save. When every state of the
+ * instance and of the saved tree is matched (the same shape), every Priority keeps its saved
+ * clock and the tree resumes as it was saved; otherwise every Priority evaluates at the next
+ * think. Nothing is called (no on_stop, no task finish). BT_EBUSY inside a think; BT_ENOMEM
+ * (the instance is then unchanged). */
+int bt_inst_import(bt_inst *inst, const bt_saved *saved, const int *map, double now, bt_transfer *out);
+
 /* The node's current status and the status saved by the last think. */
 bt_status bt_node_status(const bt_inst *inst, int node);
 bt_status bt_node_last(const bt_inst *inst, int node);

@@ -94,7 +94,7 @@ static void reevaluate(bt_inst *to, uint32_t st) {
   bti_clear_clock(to, st);
 }
 
-int bt_inst_transfer(bt_inst *to, const bt_inst *from, const int *map, bt_transfer *out) {
+int bti_transfer(bt_inst *to, const bt_inst *from, const int *map, bt_transfer *out, int keep_clocks) {
   bt_transfer r = {0, 0, 0};
   if (!to || !from || !map) return BT_EINVAL;
   if (to->thinking || from->thinking) return BT_EBUSY;
@@ -131,12 +131,18 @@ int bt_inst_transfer(bt_inst *to, const bt_inst *from, const int *map, bt_transf
       }
     }
   }
-  /* the new code decides at once: every clock is cleared, so its node evaluates at the next think */
-  for (uint32_t s = 0; s < dt->nstates; s++) bti_clear_clock(to, s);
+  /* the new code decides at once: every clock is cleared, so its node evaluates at the next think
+   * (a saved state restored into the tree it came from keeps them: it resumes as it was) */
+  if (!keep_clocks)
+    for (uint32_t s = 0; s < dt->nstates; s++) bti_clear_clock(to, s);
   to->forceupdate = from->forceupdate;
   bti_mark_touched(to);
   free(inverse);
   free(again);
   if (out) *out = r;
   return BT_OK;
+}
+
+int bt_inst_transfer(bt_inst *to, const bt_inst *from, const int *map, bt_transfer *out) {
+  return bti_transfer(to, from, map, out, 0);
 }

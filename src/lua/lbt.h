@@ -17,6 +17,7 @@
  *   tree.c     BT(inst, root) and the tree methods
  *   sched.c    BrainWrangler's scheduler
  *   reload.c   moving live agents to a tree of new code
+ *   save.c     a tree's state saved with a game and restored (the C side of lua/save.lua)
  *   watch.c    the file watcher of hot reload
  *   lbt_embedded.c  the module's Lua files (lua/), written into C by cmake/embed.cmake
  *   module.c   luaopen_bt, and nothing else
@@ -368,6 +369,8 @@ LBT_FUNC int lbt_tree_sleep_own(lua_State *L, double *sleep);
 /* bt.set_tick_time; shared.scheduler and shared.wrangler_methods */
 LBT_FUNC void lbt_open_sched(lua_State *L, int module, int shared);
 LBT_FUNC const luaL_Reg lbt_reload_shared[];            /* shared.migrate */
+/* shared.tree_export, tree_objects, saved_open, saved_apply, state_object, tick_time */
+LBT_FUNC const luaL_Reg lbt_save_shared[];
 LBT_FUNC int lbt_watcher_new(lua_State *L);             /* shared.watcher(mode) */
 
 #endif

@@ -185,6 +185,7 @@ static void open_shared(lua_State *L, int module, int shared) {
   luaL_setfuncs(L, lbt_objects_shared, 0);
   luaL_setfuncs(L, lbt_compile_shared, 0);
   luaL_setfuncs(L, lbt_reload_shared, 0);
+  luaL_setfuncs(L, lbt_save_shared, 0);
   lua_pop(L, 1);
   lbt_open_sched(L, module, shared);
   lua_pushcfunction(L, lbt_watcher_new);
@@ -229,6 +230,7 @@ int luaopen_bt(lua_State *L) {
   run_embedded(L, "brain.lua", shared, 0);
   pin_brain_methods(L, module);
   run_embedded(L, "reload.lua", shared, 0);
+  run_embedded(L, "save.lua", shared, 0);
   run_embedded(L, "sandbox.lua", shared, 0);
   keep_frames(L, module, 1);
   set_origins(L, shared); /* the module's own classes were made where it was required: no origin */

@@ -1,0 +1,585 @@
+/*
+ * save.c: an agent's state as portable text, to keep with a saved game (bt_inst_export), read back
+ * (bt_saved_open) and restored into a tree of the same shape or of a changed one, matched node by
+ * node by path as a reload matches them (bt_saved_match, bt_inst_import).
+ *
+ * The text is a header line, a line per node in pre-order, a line per state, and "end":
+ *
+ *   bt-state 1 <nodes> <states> <force update: 0 or 1> <the time of the save>
+ *   <state> <kind> <children> <name length>:<name>
+ *   <status> <last result> <flags> <Sleep deadline, or -> <memory...>
+ *   end
+ *
+ * Kinds by their class name (PriorityNode), statuses by name, flags (the SF_ bits) and child
+ * indices and counters as decimal numbers, doubles as x and the 16 hexadecimal digits of their
+ * IEEE 754 bits: nothing depends on byte order, the size of types or the locale. Times are
+ * written as they were, with the time of the save; a restore shifts them all by its own time
+ * minus that one, so that every deadline is as far away as it was.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define VERSION 1
+#define SAVED_FLAGS (SF_NUT | SF_LASTTIME | SF_TRIGGERED | SF_RUNNING | SF_WAKE | SF_STARTED)
+#define BLOCK 24 /* a saved state's memory in a bt_saved: the kind's (16 bytes at most), then its deadline */
+
+/* ---- the kinds' memory, item by item ---- */
+
+enum { I_U32, I_TIME, I_DOUBLE }; /* I_TIME: a time, shifted on restore */
+
+typedef struct item {
+  uint8_t type, off;
+} item;
+
+/* The items of a kind's memory; returns how many, or -1 for a memory this file cannot write. */
+static int items_of(int kind, item *it) {
+  size_t size = bti_kinds[kind].mem_size;
+  switch (kind) {
+    case BT_PRIORITY:
+      it[0] = (item){I_TIME, offsetof(mem_prio, lasttime)};
+      it[1] = (item){I_U32, offsetof(mem_prio, idx)};
+      return size == sizeof(mem_prio) ? 2 : -1;
+    case BT_LATCH:
+      it[0] = (item){I_TIME, offsetof(mem_latch, last)};
+      it[1] = (item){I_DOUBLE, offsetof(mem_latch, dur)};
+      return size == sizeof(mem_latch) ? 2 : -1;
+    case BT_WAIT:
+    case BT_COOLDOWN:
+    case BT_TIMEOUT:
+      it[0] = (item){I_TIME, offsetof(mem_wait, wake)};
+      return size == sizeof(mem_wait) ? 1 : -1;
+    default: /* child indices and counters */
+      if (size % 4 || size > 8) return -1;
+      for (size_t i = 0; i < size / 4; i++) it[i] = (item){I_U32, (uint8_t)(4 * i)};
+      return (int)(size / 4);
+  }
+}
+
+static uint64_t bits_of(double v) {
+  uint64_t u;
+  memcpy(&u, &v, sizeof u);
+  return u;
+}
+
+static double double_of(uint64_t u) {
+  double v;
+  memcpy(&v, &u, sizeof v);
+  return v;
+}
+
+/* ---- writing ---- */
+
+static void put_double(bt_buf *out, double v) { bt_buf_printf(out, " x%016llx", (unsigned long long)bits_of(v)); }
+
+int bt_inst_export(const bt_inst *in, double now, bt_buf *out) {
+  if (!in || !out) return BT_EINVAL;
+  if (in->thinking) return BT_EBUSY;
+  const bt_def *d = in->def;
+  bt_buf_printf(out, "bt-state %d %lu %lu %d", VERSION, (unsigned long)d->nnodes, (unsigned long)d->nstates,
+                in->forceupdate ? 1 : 0);
+  put_double(out, now);
+  bt_buf_append(out, "\n", 1);
+  for (uint32_t n = 0; n < d->nnodes; n++) {
+    const bt_node *nd = &d->nodes[n];
+    const char *name = d->names + nd->name;
+    bt_buf_printf(out, "%lu %s %lu %lu:", (unsigned long)nd->state, bt_kind_name(nd->kind),
+                  (unsigned long)nd->nchildren, (unsigned long)strlen(name));
+    bt_buf_append(out, name, strlen(name));
+    bt_buf_append(out, "\n", 1);
+  }
+  for (uint32_t s = 0; s < d->nstates; s++) {
+    const bt_state *st = &d->states[s];
+    int kind = d->nodes[st->node].kind;
+    uint8_t fl = *flags_at(in, s) & SAVED_FLAGS;
+    bt_buf_printf(out, "%s %s %u", bt_status_name(*status_at(in, s)), bt_status_name(*last_at(in, s)), fl);
+    if (st->nut != NO_SLOT && (fl & SF_NUT)) {
+      double t;
+      memcpy(&t, inst_mem(in) + st->nut, sizeof t);
+      put_double(out, t);
+    } else {
+      bt_buf_append(out, " -", 2);
+    }
+    item it[4];
+    int k = items_of(kind, it);
+    if (k < 0) return BT_EINVAL; /* a kind whose memory this file does not know: a bug */
+    const unsigned char *mem = inst_mem(in) + st->mem;
+    for (int i = 0; i < k; i++) {
+      if (it[i].type == I_U32) {
+        bt_buf_printf(out, " %lu", (unsigned long)get_u32(mem + it[i].off));
+      } else {
+        double v;
+        memcpy(&v, mem + it[i].off, sizeof v);
+        put_double(out, v);
+      }
+    }
+    bt_buf_append(out, "\n", 1);
+  }
+  bt_buf_append(out, "end\n", 4);
+  return out->err ? out->err : BT_OK;
+}
+
+/* ---- reading ---- */
+
+struct bt_saved {
+  bt_def def;         /* the saved shape: what bt_def_match and bti_transfer read of a definition */
+  unsigned char *mem; /* an instance of it: a bt_inst, then each state's status, flags, last
+                         result, and its memory and deadline in a block of BLOCK bytes */
+  size_t mem_size;
+  double now;         /* the time of the save */
+};
+
+typedef struct reader {
+  const char *p;
+  size_t n, pos;
+  char *err;
+  size_t errsize;
+} reader;
+
+static int fail(reader *r, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+static int fail(reader *r, const char *fmt, ...) {
+  char msg[160];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  /* a text cut short ends in the middle of a word (a whole text ends with a newline) */
+  size_t e = r->pos;
+  while (e < r->n && r->p[e] != ' ' && r->p[e] != '\n') e++;
+  if (r->err && r->errsize) {
+    if (e >= r->n) snprintf(r->err, r->errsize, "truncated: %s at the end of the text", msg);
+    else snprintf(r->err, r->errsize, "corrupt at byte %lu: %s", (unsigned long)r->pos, msg);
+  }
+  return BT_EINVAL;
+}
+
+static void skip_space(reader *r) {
+  while (r->pos < r->n && (r->p[r->pos] == ' ' || r->p[r->pos] == '\n')) r->pos++;
+}
+
+/* The next word (up to a space or newline): its start and length, 0 if there is none. */
+static size_t word(reader *r, const char **start) {
+  skip_space(r);
+  size_t b = r->pos;
+  while (r->pos < r->n && r->p[r->pos] != ' ' && r->p[r->pos] != '\n') r->pos++;
+  *start = r->p + b;
+  return r->pos - b;
+}
+
+static int is_word(const char *w, size_t len, const char *s) { return strlen(s) == len && memcmp(w, s, len) == 0; }
+
+/* A decimal number up to max. */
+static int read_u32(reader *r, uint32_t max, uint32_t *out, const char *what) {
+  const char *w;
+  size_t b = (skip_space(r), r->pos), len = word(r, &w);
+  uint64_t v = 0;
+  if (len == 0 || len > 10) {
+    r->pos = b;
+    return fail(r, "expected %s", what);
+  }
+  for (size_t i = 0; i < len; i++) {
+    if (w[i] < '0' || w[i] > '9') {
+      r->pos = b;
+      return fail(r, "expected %s", what);
+    }
+    v = v * 10 + (uint64_t)(w[i] - '0');
+  }
+  if (v > max) {
+    r->pos = b;
+    return fail(r, "%s %llu is out of range (at most %lu)", what, (unsigned long long)v, (unsigned long)max);
+  }
+  *out = (uint32_t)v;
+  return BT_OK;
+}
+
+static int hexval(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  return -1;
+}
+
+/* x and 16 hexadecimal digits; with nil_ok, "-" gives 0 (nil). Returns 1 for a number. */
+static int read_double(reader *r, double *out, int nil_ok, const char *what) {
+  const char *w;
+  size_t b = (skip_space(r), r->pos), len = word(r, &w);
+  if (nil_ok && len == 1 && w[0] == '-') return 0;
+  uint64_t u = 0;
+  int ok = len == 17 && w[0] == 'x';
+  for (size_t i = 1; ok && i < len; i++) {
+    int h = hexval(w[i]);
+    ok = h >= 0;
+    u = u << 4 | (uint64_t)(h < 0 ? 0 : h);
+  }
+  if (!ok) {
+    r->pos = b;
+    return fail(r, "expected %s (x and 16 hexadecimal digits%s)", what, nil_ok ? ", or -" : "");
+  }
+  *out = double_of(u);
+  return 1;
+}
+
+static int read_status(reader *r, uint8_t *out, const char *what) {
+  const char *w;
+  size_t b = (skip_space(r), r->pos), len = word(r, &w);
+  for (int s = BT_READY; s <= BT_RUNNING; s++)
+    if (is_word(w, len, bt_status_name(s))) {
+      *out = (uint8_t)s;
+      return BT_OK;
+    }
+  r->pos = b;
+  return fail(r, "expected %s (READY, SUCCESS, FAILED or RUNNING)", what);
+}
+
+static int read_kind(reader *r, uint8_t *out) {
+  const char *w;
+  size_t b = (skip_space(r), r->pos), len = word(r, &w);
+  for (int k = 0; k < BT_KIND_COUNT; k++)
+    if (is_word(w, len, bt_kind_name(k))) {
+      *out = (uint8_t)k;
+      return BT_OK;
+    }
+  r->pos = b;
+  return fail(r, "expected a node kind (a class name such as PriorityNode), got '%.*s'", (int)(len > 40 ? 40 : len), w);
+}
+
+void bt_saved_free(bt_saved *sv) {
+  if (!sv) return;
+  free(sv->def.nodes);
+  free(sv->def.kids);
+  free(sv->def.names);
+  free(sv->def.states);
+  free(sv->mem);
+  free(sv);
+}
+
+/* The header: sets the counts and the time of the save. */
+static int read_header(reader *r, bt_saved *sv, uint32_t *force) {
+  const char *w;
+  size_t len = word(r, &w);
+  if (!is_word(w, len, "bt-state")) {
+    r->pos = 0;
+    if (r->err && r->errsize) snprintf(r->err, r->errsize, "not a saved tree state (it does not start with 'bt-state')");
+    return BT_EINVAL;
+  }
+  uint32_t version;
+  if (read_u32(r, UINT32_MAX, &version, "a version number")) return BT_EINVAL;
+  if (version != VERSION) {
+    if (r->err && r->errsize)
+      snprintf(r->err, r->errsize, "saved with format version %lu; this version of bt reads version %d",
+               (unsigned long)version, VERSION);
+    return BT_EINVAL;
+  }
+  if (read_u32(r, BT_MAX_NODES, &sv->def.nnodes, "the number of nodes") ||
+      read_u32(r, sv->def.nnodes, &sv->def.nstates, "the number of states") ||
+      read_u32(r, 1, force, "the force-update flag (0 or 1)") ||
+      read_double(r, &sv->now, 0, "the time of the save") < 0)
+    return BT_EINVAL;
+  if (sv->def.nnodes == 0) return fail(r, "a tree has one node at least");
+  if (sv->def.nstates == 0) return fail(r, "a tree has one state at least");
+  return BT_OK;
+}
+
+/* The nodes: shape, kinds and names. The children of each node follow it in pre-order. */
+static int read_nodes(reader *r, bt_saved *sv) {
+  bt_def *d = &sv->def;
+  uint32_t nn = d->nnodes;
+  size_t names_cap = 64, names_len = 0;
+  uint32_t *stack = malloc(nn * sizeof *stack), depth = 0, nkids = 0;
+  uint32_t *left = malloc(nn * sizeof *left); /* children still to come, of the nodes on the stack */
+  d->nodes = calloc(nn, sizeof *d->nodes);
+  d->kids = malloc(nn * sizeof *d->kids);
+  d->states = calloc(d->nstates, sizeof *d->states);
+  d->names = malloc(names_cap);
+  int rc = BT_ENOMEM;
+  if (!stack || !left || !d->nodes || !d->kids || !d->states || !d->names) goto done;
+  rc = BT_EINVAL;
+  for (uint32_t s = 0; s < d->nstates; s++) d->states[s].node = UINT32_MAX;
+  for (uint32_t n = 0; n < nn; n++) {
+    bt_node *nd = &d->nodes[n];
+    uint32_t state, nchildren, namelen;
+    if (read_u32(r, d->nstates - 1, &state, "a state number") || read_kind(r, &nd->kind) ||
+        read_u32(r, nn - 1, &nchildren, "a number of children"))
+      goto done;
+    /* <length>:<name> */
+    skip_space(r);
+    size_t b = r->pos;
+    while (r->pos < r->n && r->p[r->pos] != ':') r->pos++;
+    reader lr = {r->p, r->pos, b, NULL, 0};
+    if (r->pos >= r->n || read_u32(&lr, 4096, &namelen, "a name length") || lr.pos != r->pos) {
+      r->pos = b;
+      rc = fail(r, "expected a name as <length>:<name>");
+      goto done;
+    }
+    r->pos++;
+    if (r->n - r->pos < namelen) {
+      r->pos = r->n;
+      rc = fail(r, "a name of %lu bytes", (unsigned long)namelen);
+      goto done;
+    }
+    if (names_len + namelen + 1 > names_cap) {
+      while (names_len + namelen + 1 > names_cap) names_cap *= 2;
+      char *p = realloc(d->names, names_cap);
+      if (!p) {
+        rc = BT_ENOMEM;
+        goto done;
+      }
+      d->names = p;
+    }
+    memcpy(d->names + names_len, r->p + r->pos, namelen);
+    d->names[names_len + namelen] = '\0';
+    nd->name = (uint32_t)names_len;
+    names_len += namelen + 1;
+    r->pos += namelen;
+    /* its place in the tree */
+    nd->state = state;
+    nd->nchildren = nchildren;
+    nd->children = nkids;
+    if (nchildren > nn - 1 - nkids) {
+      rc = fail(r, "node %lu has more children than the tree has nodes", (unsigned long)n);
+      goto done;
+    }
+    nkids += nchildren;
+    if (n == 0) {
+      nd->up = -1;
+    } else {
+      if (depth == 0) {
+        rc = fail(r, "node %lu comes after the whole tree", (unsigned long)n);
+        goto done;
+      }
+      uint32_t up = stack[depth - 1];
+      nd->up = (int32_t)up;
+      nd->depth = depth;
+      nd->sib = d->nodes[up].nchildren - left[depth - 1];
+      d->kids[d->nodes[up].children + nd->sib] = n;
+      if (--left[depth - 1] == 0) depth--;
+      while (depth > 0 && left[depth - 1] == 0) depth--;
+    }
+    if (nchildren) {
+      if (depth >= BT_MAX_DEPTH) {
+        rc = fail(r, "the tree is deeper than %d levels", BT_MAX_DEPTH);
+        goto done;
+      }
+      stack[depth] = n;
+      left[depth++] = nchildren;
+    }
+    /* a state at several places (a node under several parents) has one kind */
+    bt_state *st = &d->states[state];
+    if (st->node == UINT32_MAX) {
+      st->node = n;
+    } else if (d->nodes[st->node].kind != nd->kind || d->nodes[st->node].nchildren != nchildren) {
+      rc = fail(r, "node %lu shares state %lu with a node of another kind or shape", (unsigned long)n,
+                (unsigned long)state);
+      goto done;
+    }
+  }
+  if (depth > 0) {
+    rc = fail(r, "node %lu expects %lu more children", (unsigned long)stack[depth - 1],
+              (unsigned long)left[depth - 1]);
+    goto done;
+  }
+  for (uint32_t s = 0; s < d->nstates; s++)
+    if (d->states[s].node == UINT32_MAX) {
+      rc = fail(r, "state %lu belongs to no node", (unsigned long)s);
+      goto done;
+    }
+  rc = BT_OK;
+done:
+  free(stack);
+  free(left);
+  return rc;
+}
+
+/* Whether a saved child index may stand (as bt_inst_restore checks them). */
+static int index_fits(const bti_field *f, uint32_t v, uint32_t nchildren) {
+  switch (f->type) {
+    case BTI_CHILD: return v == 0 || v <= nchildren;
+    case BTI_INDEX: return v >= 1;
+    default: return 1;
+  }
+}
+
+/* The states: statuses, flags, deadlines and memory, into an instance of the saved shape. */
+static int read_states(reader *r, bt_saved *sv, uint32_t force) {
+  bt_def *d = &sv->def;
+  uint32_t ns = d->nstates;
+  size_t base = INST_HEADER_SIZE + ((3 * (size_t)ns + 7) & ~(size_t)7);
+  sv->mem_size = base + (size_t)BLOCK * ns;
+  sv->mem = calloc(1, sv->mem_size);
+  if (!sv->mem) return BT_ENOMEM;
+  bt_inst *in = (bt_inst *)(void *)sv->mem;
+  in->def = d;
+  in->forceupdate = (uint8_t)force;
+  for (uint32_t s = 0; s < ns; s++) {
+    bt_state *st = &d->states[s];
+    st->soff = (uint32_t)(INST_HEADER_SIZE + s);
+    st->loff = (uint32_t)(INST_HEADER_SIZE + ns + s);
+    st->foff = (uint32_t)(INST_HEADER_SIZE + 2 * (size_t)ns + s);
+    st->mem = (uint32_t)(base + (size_t)BLOCK * s);
+    st->nut = st->mem + 16;
+    st->parent = -1;
+    const bt_node *nd = &d->nodes[st->node];
+    uint32_t flags;
+    double t;
+    if (read_status(r, status_at(in, s), "a status") || read_status(r, last_at(in, s), "a last result") ||
+        read_u32(r, 255, &flags, "flags"))
+      return BT_EINVAL;
+    if (flags & ~(uint32_t)SAVED_FLAGS) return fail(r, "flags %lu name no state of a node", (unsigned long)flags);
+    int has = read_double(r, &t, 1, "a Sleep deadline");
+    if (has < 0) return BT_EINVAL;
+    if (has) memcpy(inst_mem(in) + st->nut, &t, sizeof t);
+    else flags &= (uint32_t)~SF_NUT;
+    *flags_at(in, s) = (uint8_t)flags;
+    item it[4];
+    int k = items_of(nd->kind, it);
+    if (k < 0) return fail(r, "a %s cannot be restored", bt_kind_name(nd->kind));
+    unsigned char *mem = inst_mem(in) + st->mem;
+    for (int i = 0; i < k; i++) {
+      if (it[i].type == I_U32) {
+        uint32_t v;
+        if (read_u32(r, UINT32_MAX, &v, "a child index or counter")) return BT_EINVAL;
+        put_u32(mem + it[i].off, v);
+      } else {
+        if (read_double(r, &t, 0, "a time") < 0) return BT_EINVAL;
+        memcpy(mem + it[i].off, &t, sizeof t);
+      }
+    }
+    /* child indices that name no child */
+    const bti_kind *kd = &bti_kinds[nd->kind];
+    for (int i = 0; i < kd->nfields; i++) {
+      const bti_field *f = &kd->fields[i];
+      if (bti_is_index(f) && !index_fits(f, get_u32(mem + f->off), nd->nchildren))
+        return fail(r, "state %lu's child index %lu names no child of its %s", (unsigned long)s,
+                    (unsigned long)get_u32(mem + f->off), bt_kind_name(nd->kind));
+    }
+  }
+  const char *w;
+  size_t len = word(r, &w);
+  if (!is_word(w, len, "end")) {
+    r->pos -= len;
+    return fail(r, "expected 'end' after the states");
+  }
+  return BT_OK;
+}
+
+int bt_saved_open(bt_saved **out, const void *data, size_t size, char *err, size_t errsize) {
+  if (err && errsize) err[0] = '\0';
+  if (!out) return BT_EINVAL;
+  *out = NULL;
+  if (!data) {
+    if (err && errsize) snprintf(err, errsize, "no text");
+    return BT_EINVAL;
+  }
+  bt_saved *sv = calloc(1, sizeof *sv);
+  if (!sv) return BT_ENOMEM;
+  reader r = {data, size, 0, err, errsize};
+  uint32_t force = 0;
+  int rc = read_header(&r, sv, &force);
+  if (!rc) rc = read_nodes(&r, sv);
+  if (!rc) rc = read_states(&r, sv, force);
+  if (rc) {
+    if (rc == BT_ENOMEM && err && errsize) snprintf(err, errsize, "not enough memory");
+    bt_saved_free(sv);
+    return rc;
+  }
+  *out = sv;
+  return BT_OK;
+}
+
+/* ---- the saved shape ---- */
+
+static int bad_node(const bt_saved *sv, int n) { return !sv || n < 0 || (uint32_t)n >= sv->def.nnodes; }
+
+int bt_saved_size(const bt_saved *sv) { return sv ? (int)sv->def.nnodes : 0; }
+int bt_saved_states(const bt_saved *sv) { return sv ? (int)sv->def.nstates : 0; }
+double bt_saved_time(const bt_saved *sv) { return sv ? sv->now : 0; }
+int bt_saved_kind(const bt_saved *sv, int n) { return bad_node(sv, n) ? BT_EINVAL : sv->def.nodes[n].kind; }
+const char *bt_saved_name(const bt_saved *sv, int n) {
+  return bad_node(sv, n) ? NULL : sv->def.names + sv->def.nodes[n].name;
+}
+int bt_saved_up(const bt_saved *sv, int n) { return bad_node(sv, n) ? BT_EINVAL : sv->def.nodes[n].up; }
+int bt_saved_state(const bt_saved *sv, int n) { return bad_node(sv, n) ? BT_EINVAL : (int)sv->def.nodes[n].state; }
+int bt_saved_node_of_state(const bt_saved *sv, int s) {
+  if (!sv || s < 0 || (uint32_t)s >= sv->def.nstates) return BT_EINVAL;
+  return (int)sv->def.states[s].node;
+}
+int bt_saved_status(const bt_saved *sv, int s) {
+  if (!sv || s < 0 || (uint32_t)s >= sv->def.nstates) return BT_EINVAL;
+  return *status_at((const bt_inst *)(const void *)sv->mem, (uint32_t)s);
+}
+
+int bt_saved_match(const bt_saved *sv, const bt_def *to, int *map) {
+  if (!sv) return BT_EINVAL;
+  return bt_def_match(&sv->def, to, map);
+}
+
+/* ---- restoring ---- */
+
+int bt_inst_import(bt_inst *in, const bt_saved *sv, const int *map, double now, bt_transfer *out) {
+  if (!in || !sv || !map) return BT_EINVAL;
+  if (in->thinking) return BT_EBUSY;
+  const bt_def *d = in->def;
+  unsigned char *copy = malloc(sv->mem_size);
+  if (!copy) return BT_ENOMEM;
+  memcpy(copy, sv->mem, sv->mem_size);
+  bt_inst *from = (bt_inst *)(void *)copy;
+  /* every time moves by the time between the save and now (0 for a restore at the same time:
+   * the times are then exactly the saved ones) */
+  double shift = now - sv->now;
+  int keep_clocks = 1;
+  int *seen = calloc(sv->def.nstates, sizeof *seen);
+  if (!seen) {
+    free(copy);
+    return BT_ENOMEM;
+  }
+  for (uint32_t s = 0; s < sv->def.nstates; s++) {
+    const bt_state *st = &sv->def.states[s];
+    unsigned char *mem = copy + st->mem;
+    if (*flags_at(from, s) & SF_NUT) {
+      double t;
+      memcpy(&t, copy + st->nut, sizeof t);
+      t += shift;
+      memcpy(copy + st->nut, &t, sizeof t);
+    }
+    item it[4];
+    int k = items_of(sv->def.nodes[st->node].kind, it);
+    for (int i = 0; i < k; i++)
+      if (it[i].type == I_TIME) {
+        double t;
+        memcpy(&t, mem + it[i].off, sizeof t);
+        t += shift;
+        memcpy(mem + it[i].off, &t, sizeof t);
+      }
+  }
+  /* the same shape (every state of each side matched, once): it resumes as it was saved, clocks
+   * included; else, as after a reload, every Priority evaluates at the next think */
+  for (uint32_t s = 0; s < d->nstates; s++) {
+    if (map[s] < 0 || (uint32_t)map[s] >= sv->def.nstates || seen[map[s]]++) keep_clocks = 0;
+  }
+  if (d->nstates != sv->def.nstates) keep_clocks = 0;
+  free(seen);
+  /* the instance becomes as new (its generator kept), then takes the saved states; kept as it
+   * was if that fails */
+  size_t head = INST_HEADER_SIZE, rng = d->rng_off;
+  unsigned char *backup = malloc(d->inst_size);
+  if (!backup) {
+    free(copy);
+    return BT_ENOMEM;
+  }
+  memcpy(backup, inst_mem(in), d->inst_size);
+  memcpy(inst_mem(in) + head, d->image + head, d->inst_size - head);
+  if (rng) memcpy(inst_mem(in) + rng, backup + rng, sizeof(uint64_t));
+  in->hint = 0;
+  int rc = bti_transfer(in, from, map, out, keep_clocks);
+  if (rc != BT_OK) memcpy(inst_mem(in), backup, d->inst_size);
+  free(backup);
+  free(copy);
+  return rc;
+}
