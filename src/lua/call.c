@@ -69,16 +69,19 @@ static void limit_end(lbt_state *S, lua_State *L, const saved_hook *h) {
   S->hooked = 0;
 }
 
-/* Adds node's name to b, with "#k" if siblings share it: it is the k-th of them. */
-static void add_name(luaL_Buffer *b, const bt_def *def, int node) {
-  const char *name = bt_def_name(def, node);
+/* Adds node's name to b, with "#k" if siblings share it: it is the k-th of them. The nodes are in
+ * pre-order, so the children of p are the nodes after it whose parent is p, up to the first
+ * whose parent comes before p. */
+static void add_name(luaL_Buffer *b, const lbt_shape *sh, int node) {
+  const char *name = sh->name(sh->data, node);
   luaL_addstring(b, name);
-  int up = bt_def_up(def, node);
-  if (up < 0) return;
+  int p = sh->up(sh->data, node);
+  if (p < 0) return;
   int same = 0, k = 0;
-  for (int i = 0, n = bt_def_child_count(def, up); i < n; i++) {
-    int c = bt_def_child(def, up, i);
-    if (strcmp(bt_def_name(def, c), name) != 0) continue;
+  for (int c = p + 1; c < sh->size; c++) {
+    int up = sh->up(sh->data, c);
+    if (up < p) break;
+    if (up != p || strcmp(sh->name(sh->data, c), name) != 0) continue;
     same++;
     if (c == node) k = same;
   }
@@ -89,19 +92,26 @@ static void add_name(luaL_Buffer *b, const bt_def *def, int node) {
   }
 }
 
-/* Pushes the names from the root to node, joined by '/': a path that names one node. */
-void lbt_push_path(lua_State *L, const bt_inst *inst, int node) {
-  const bt_def *def = bt_inst_def(inst);
+void lbt_push_shape_path(lua_State *L, const lbt_shape *sh, int node) {
   int chain[BT_MAX_DEPTH + 1];
   int n = 0;
-  for (int i = node; i >= 0 && n <= BT_MAX_DEPTH; i = bt_def_up(def, i)) chain[n++] = i;
+  for (int i = node; i >= 0 && n <= BT_MAX_DEPTH; i = sh->up(sh->data, i)) chain[n++] = i;
   luaL_Buffer b;
   luaL_buffinit(L, &b);
   while (n-- > 0) {
-    add_name(&b, def, chain[n]);
+    add_name(&b, sh, chain[n]);
     if (n > 0) luaL_addchar(&b, '/');
   }
   luaL_pushresult(&b);
+}
+
+static int def_up(const void *def, int node) { return bt_def_up(def, node); }
+static const char *def_name(const void *def, int node) { return bt_def_name(def, node); }
+
+void lbt_push_path(lua_State *L, const bt_inst *inst, int node) {
+  const bt_def *def = bt_inst_def(inst);
+  lbt_shape sh = {def, bt_def_size(def), def_up, def_name};
+  lbt_push_shape_path(L, &sh, node);
 }
 
 /* Pushes what names the entity at idx without running Lua code (raw fields only): "<kind> <id>"

@@ -230,7 +230,17 @@ LBT_FUNC const luaL_Reg lbt_memory_functions[]; /* bt.set_memory_limit, bt.memor
 LBT_FUNC int lbt_pcall(lbt_state *S, lua_State *L, int nargs, int nres, int msgh,
                        const bt_inst *inst, int node, const char *what);
 LBT_FUNC void lbt_report(lbt_state *S, lua_State *L, const bt_inst *inst, const char *message);
+/* Pushes node's path: the names from the root joined by '/', siblings that share a name
+ * numbered "#1", "#2", ... in their order, so that a path names one node. */
 LBT_FUNC void lbt_push_path(lua_State *L, const bt_inst *inst, int node);
+/* The same for a tree given by its nodes in pre-order (a definition, or a saved state's shape). */
+typedef struct lbt_shape {
+  const void *data;
+  int size;
+  int (*up)(const void *data, int node);            /* parent, -1 for the root */
+  const char *(*name)(const void *data, int node);
+} lbt_shape;
+LBT_FUNC void lbt_push_shape_path(lua_State *L, const lbt_shape *shape, int node);
 
 
 /* Entering a tree. The core calls back into Lua (leaves, a script's Visit, OnStop, ...) through

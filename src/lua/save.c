@@ -76,18 +76,13 @@ static int saved_gc(lua_State *L) {
   return 0;
 }
 
-/* Pushes the path of a saved node: the names from the root joined by '/', as errors show them. */
+static int saved_up(const void *sv, int node) { return bt_saved_up(sv, node); }
+static const char *saved_name(const void *sv, int node) { return bt_saved_name(sv, node); }
+
+/* Pushes the path of a saved node, as errors show a node's (lbt_push_path). */
 static void push_saved_path(lua_State *L, const bt_saved *sv, int node) {
-  int chain[BT_MAX_DEPTH + 1];
-  int n = 0;
-  for (int i = node; i >= 0 && n <= BT_MAX_DEPTH; i = bt_saved_up(sv, i)) chain[n++] = i;
-  luaL_Buffer b;
-  luaL_buffinit(L, &b);
-  while (n-- > 0) {
-    luaL_addstring(&b, bt_saved_name(sv, chain[n]));
-    if (n > 0) luaL_addchar(&b, '/');
-  }
-  luaL_pushresult(&b);
+  lbt_shape sh = {sv, bt_saved_size(sv), saved_up, saved_name};
+  lbt_push_shape_path(L, &sh, node);
 }
 
 /* shared.saved_open(tree, text): the text read and matched with the tree's states. Returns the
