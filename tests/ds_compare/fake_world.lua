@@ -153,6 +153,8 @@ function M.new_world(seed, log, clock, tuning_tables)
   end
   -- the stategraph answers what it does not know as stubs too
   permissive_methods(W.inst.sg, "sg")
+  W.inst.sg.mem = W.inst.sg.mem or {}
+  W.inst.sg.statemem = W.inst.sg.statemem or {}
 
   -- TUNING, STRINGS, ACTIONS
   tuning_tables = tuning_tables or {}
@@ -182,6 +184,24 @@ function M.new_world(seed, log, clock, tuning_tables)
   local install = W.install
   function W.install(env)
     install(env)
+    -- TheWorld: its map and itself answer unknown methods as stubs; its components are stubs;
+    -- TheWorld.state.isX a boolean, any other state a number, both from the name and the seed
+    local world = env.TheWorld
+    permissive_methods(world.Map, "TheWorld.Map")
+    permissive_methods(world, "TheWorld")
+    world.ismastersim = true
+    world.components = setmetatable({}, {__index = function(_, n)
+      if type(n) ~= "string" then return nil end
+      return stub("TheWorld.components." .. n)
+    end})
+    world.state = setmetatable({}, {__index = function(t, k)
+      if type(k) ~= "string" then return nil end
+      local h = mix(seed, strhash(k), 1)
+      local v
+      if k:match("^is") then v = h % 2 == 1 else v = h % 20 end
+      rawset(t, k, v)
+      return v
+    end})
     env.TUNING = tuning_table("TUNING")
     local strings = env.STRINGS
     env.STRINGS = strings_table("STRINGS", {})

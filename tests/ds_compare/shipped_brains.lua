@@ -13,7 +13,8 @@
 -- between ticks. Without brain names it runs every brain file that returns a Brain class.
 -- A brain whose Don't Starve side raises an error (the fake world lacks what it needs) is
 -- compared up to that tick and reported with the error; bt containing an error where Don't
--- Starve raised none, or any difference, is a mismatch. VERBOSE=1 prints the first differing
+-- Starve raised none, or any difference, is a mismatch; an error in the fake world's own code
+-- counts as a DS error (the fake falls short). VERBOSE=1 prints the first differing
 -- tick in full. The exit status is 0 only without mismatch.
 
 local ds_dir = os.getenv("DS_SCRIPTS") or error("set DS_SCRIPTS to the folder holding brain.lua")
@@ -205,7 +206,8 @@ for _, name in ipairs(names) do
   local worst, why, thinks_all = "match", nil, 0
   for seed = 1, nseeds do
     local ok, res, reason, thinks = pcall(run, name, seed)
-    if not ok then res, reason = "mismatch", "harness: " .. tostring(res) end
+    -- an error outside both sides' thinks (in the fake world's own code): the fake falls short
+    if not ok then res, reason = "ds error", "fake world: " .. tostring(res) end
     thinks_all = thinks_all + (thinks or 0)
     if res ~= "match" then
       worst, why = res, string.format("seed %d: %s", seed, tostring(reason))
