@@ -292,6 +292,10 @@ double bt_priority_scatter(double period, double random);
 
 /* Flags of bt_inst_create. */
 #define BT_INST_NOSCATTER 0x01 /* leave every Priority's first evaluation time nil */
+/* Don't Starve's exact WaitNode (docs/lua-api.md, deviation 1 switched off): a RUNNING WaitNode
+ * calls Sleep(now - wake_time), a negative time, as Don't Starve's does, so its sleep time is 0
+ * and the brain thinks every tick until it ends; without the flag it sleeps wake_time - now. */
+#define BT_INST_EXACT 0x02
 
 /* Creates an instance for an agent. host may be NULL and must outlive the instance. Unless
  * BT_INST_NOSCATTER is given, each Priority without BT_SPEC_NOSCATTER draws its first evaluation
@@ -308,6 +312,13 @@ int bt_inst_init(bt_inst **out, void *mem, bt_def *def, const bt_host *host, voi
 
 /* Ends an instance made by bt_inst_init (it must not be thinking); the host frees the memory. */
 void bt_inst_fini(bt_inst *inst);
+
+/* The flags of bt_inst_create that the instance keeps: BT_INST_EXACT or 0. */
+unsigned bt_inst_flags(const bt_inst *inst);
+
+/* Sets or clears BT_INST_EXACT (on: nonzero); it applies from the next visit of a WaitNode. No
+ * errors (a tree being reloaded takes the flag of the tree it replaces this way). */
+void bt_inst_set_exact(bt_inst *inst, int on);
 
 /* The agent pointer and definition given to bt_inst_create. */
 void *bt_inst_agent(const bt_inst *inst);

@@ -76,6 +76,7 @@ int bt_inst_init(bt_inst **out, void *mem, bt_def *def, const bt_host *host, voi
     uint64_t seed = (uint64_t)(uintptr_t)in * 0x9E3779B97F4A7C15ULL | 1;
     memcpy(inst_mem(in) + def->rng_off, &seed, sizeof seed);
   }
+  in->exact = (flags & BT_INST_EXACT) != 0;
   if (!(flags & BT_INST_NOSCATTER)) bti_scatter(in);
   bt_def_retain(def);
   *out = in;
@@ -108,6 +109,9 @@ void *bt_inst_agent(const bt_inst *in) { return in->agent; }
 const bt_def *bt_inst_def(const bt_inst *in) { return in->def; }
 double bt_inst_now(bt_inst *in) { return bti_now(in); }
 int bt_inst_thinking(const bt_inst *in) { return in->thinking != 0; }
+unsigned bt_inst_flags(const bt_inst *in) { return in->exact ? BT_INST_EXACT : 0; }
+
+void bt_inst_set_exact(bt_inst *in, int on) { in->exact = on != 0; }
 
 /* SaveStatus of the whole tree: only states whose status changed since the last one differ, and
  * a think that changed none has no bits to look at. */

@@ -217,7 +217,8 @@ struct bt_inst {
   void *agent;
   uint32_t hint; /* the last node the last think visited: the end of its running path */
   uint8_t thinking;
-  uint8_t forceupdate;
+  uint8_t forceupdate : 1;
+  uint8_t exact : 1; /* BT_INST_EXACT: Don't Starve's WaitNode sleep (a bit: the header stays 32 bytes) */
   /* The last Step left nothing for the next one to do but walk the running path: set after a
    * Step of a tree whose nodes all have the kinds' own Reset and Step, cleared by any change of a
    * status, a touched bit, an event trigger or a field. Update skips Step while it is set. */

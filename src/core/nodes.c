@@ -201,7 +201,7 @@ static void visit_action(bt_inst *in, int n, const bt_node *d) {
 
 /* ---- WaitNode: RUNNING until now >= wake_time ----
  * docs/lua-api.md's deviation 1: while waiting it sleeps wake_time - now, where Don't Starve
- * passes now - wake_time (negative, so its sleep time is 0). */
+ * passes now - wake_time (negative, so its sleep time is 0); BT_INST_EXACT passes that. */
 
 static void visit_wait(bt_inst *in, int n, const bt_node *d) {
   mem_wait *m = kind_mem(in, d);
@@ -218,7 +218,7 @@ static void visit_wait(bt_inst *in, int n, const bt_node *d) {
   }
   if (node_status(in, d) != BT_RUNNING) return;
   if (now >= m->wake) set_node_status(in, d, BT_SUCCESS);
-  else bt_node_sleep(in, n, m->wake - now);
+  else bt_node_sleep(in, n, in->exact ? now - m->wake : m->wake - now);
 }
 
 static int describe_wait(bt_inst *in, int n, bt_buf *out) {

@@ -82,6 +82,13 @@ static void init_node(lua_State *L, const char *name, int name_idx, int children
   if (name_idx && !lua_isnoneornil(L, name_idx)) lua_pushvalue(L, name_idx);
   else lua_pushstring(L, name);
   lua_rawset(L, 1);
+  lbt_state *S = lbt_state_get(L);
+  if (S->exact) { /* bt.set_exact: Don't Starve's two fields, its id counted across all nodes */
+    lua_pushinteger(L, 0);
+    lua_setfield(L, 1, "nextupdatetick");
+    lua_pushinteger(L, S->next_id++);
+    lua_setfield(L, 1, "id");
+  }
   if (!children_idx || lua_isnoneornil(L, children_idx)) return;
   lua_pushliteral(L, "children");
   lua_pushvalue(L, children_idx);

@@ -30,9 +30,9 @@ static double clock_now(lbt_state *S, lua_State *L, int msgh) {
   return t;
 }
 
-int lbt_time_group_begin(lbt_state *S) {
+int lbt_time_group_begin(lbt_state *S, int share) {
   int outer = S->group_depth;
-  S->group_depth = S->depth;
+  S->group_depth = share ? S->depth : -1; /* a DS-exact tree shares no read: every one calls */
   S->time_fresh = 0;
   return outer;
 }

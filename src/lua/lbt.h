@@ -91,6 +91,8 @@ typedef struct lbt_state {
                         (lbt_time_group_begin), -1 outside one */
   int time_fresh;    /* last_time was read at group_depth, and no Lua code has run since */
   int deferred;      /* LBT_REG_DEFERRED holds work for when thinking drops to 0 */
+  int exact;         /* bt.set_exact: trees built from now on are DS-exact; constructors set id */
+  lua_Integer next_id; /* the id the next node constructor gives under exact (Don't Starve's NODE_COUNT) */
   lbt_memory *mem;   /* the bounded allocator's state, NULL if bt did not make the Lua state */
   unsigned char classes[BT_KIND_COUNT]; /* LBT_CLASS_* of each kind's class (classes.c) */
   /* The value of each method a script may override (lbt_method_names) in each kind's class when
@@ -130,6 +132,7 @@ typedef struct lbt_tree {
   const int *slot_base; /* node -> what to add to its functions' slots (copies of subtrees), or NULL */
   int own_fns;          /* its function of slot i is its user value LBT_UV_COUNT + i (a tree built for
                            one entity); else its table LBT_UV_FNS has them */
+  int exact;            /* DS-exact (docs/lua-api.md): functions get no inst, every read calls the clock */
   lbt_ctx ctx;
   /* The nodes written in Lua whose code runs now (leaves.c): each the root of an island, the
    * node and its descendants written in Lua through parents written in Lua, whose objects hold
@@ -266,8 +269,9 @@ LBT_FUNC const luaL_Reg lbt_call_shared[]; /* shared.thinking, shared.defer, sha
 
 LBT_FUNC void lbt_host_init(lbt_state *S); /* the core's clock and random numbers */
 /* Within one call of the API (a think, a tree's sleep time or dump), the core's reads of the time
- * with no Lua code run between them share one clock call. Begin returns what end restores. */
-LBT_FUNC int lbt_time_group_begin(lbt_state *S);
+ * with no Lua code run between them share one clock call; with share 0 (a DS-exact tree) none
+ * do, every read calls the clock. Begin returns what end restores. */
+LBT_FUNC int lbt_time_group_begin(lbt_state *S, int share);
 LBT_FUNC void lbt_time_group_end(lbt_state *S, int outer);
 LBT_FUNC void lbt_open_clock(lua_State *L, int module); /* bt.set_clock, bt.GetTime */
 

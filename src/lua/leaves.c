@@ -48,8 +48,9 @@ int lbt_call_truth(bt_call *c) {
   lbt_tree *t = tree_of(c);
   lua_State *L = t->ctx.L;
   push_slot(t, c);
-  lua_pushvalue(L, t->ctx.inst);
-  if (lbt_pcall(t->S, L, 1, 1, t->ctx.msgh, c->inst, c->node, NULL) != LUA_OK) return -1;
+  int nargs = !t->exact; /* DS-exact: called without arguments, as Don't Starve calls them */
+  if (nargs) lua_pushvalue(L, t->ctx.inst);
+  if (lbt_pcall(t->S, L, nargs, 1, t->ctx.msgh, c->inst, c->node, NULL) != LUA_OK) return -1;
   int r = lua_toboolean(L, -1);
   lua_pop(L, 1);
   return r;

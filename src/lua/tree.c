@@ -10,8 +10,20 @@
 #define TREE_META "bt.tree"
 #define OWN_FNS_MAX 32768 /* the most functions a tree holds as user values */
 
+/* Whether a tree is DS-exact: the options table at opts (nil: bt.set_exact's setting), whose
+ * field exact, if not nil, says. */
+static int read_exact(lua_State *L, int opts, int arg, const char *fname) {
+  lbt_state *S = lbt_state_get(L);
+  if (lua_isnoneornil(L, opts)) return S->exact;
+  if (!lua_istable(L, opts)) return lbt_typeerror(L, opts, arg, fname, "table or nil");
+  int type = lua_getfield(L, opts, "exact");
+  int exact = type == LUA_TNIL ? S->exact : lua_toboolean(L, -1);
+  lua_pop(L, 1);
+  return exact;
+}
+
 /* Pushes a tree of the definition at def_idx for the entity at inst. */
-static int instantiate(lua_State *L, int def_idx, int inst) {
+static int instantiate(lua_State *L, int def_idx, int inst, int exact) {
   def_idx = lua_absindex(L, def_idx);
   inst = lua_absindex(L, inst);
   lbt_def *d = lbt_def_test(L, def_idx);
@@ -31,8 +43,9 @@ static int instantiate(lua_State *L, int def_idx, int inst) {
   t->nown = d->nown;
   t->slot_base = d->slot_base;
   t->own_fns = own;
+  t->exact = exact;
   /* which Priorities draw their first evaluation time is in their specs (classes.c) */
-  if (bt_inst_init(&t->inst, (char *)t + head, d->def, &t->S->host, t, 0) != BT_OK)
+  if (bt_inst_init(&t->inst, (char *)t + head, d->def, &t->S->host, t, exact ? BT_INST_EXACT : 0) != BT_OK)
     return luaL_error(L, "not enough memory");
   luaL_setmetatable(L, TREE_META);
   if (own) {
@@ -59,20 +72,32 @@ static int instantiate(lua_State *L, int def_idx, int inst) {
   return 1;
 }
 
-/* definition:instantiate(inst): the same as BT(inst, definition) */
+/* definition:instantiate(inst[, options]): the same as BT(inst, definition[, options]) */
 static int def_instantiate(lua_State *L) {
   if (!lbt_def_test(L, 1)) return lbt_typeerror(L, 1, 0, "instantiate", "definition");
-  lua_settop(L, 2);
-  return instantiate(L, 1, 2);
+  lua_settop(L, 3);
+  return instantiate(L, 1, 2, read_exact(L, 3, 2, "instantiate"));
 }
 
-/* BT(inst, root or definition): called through the BT table's __call, so the table is argument 1 */
+/* BT(inst, root or definition[, options]): called through the BT table's __call, so the table
+ * is argument 1 */
 static int tree_new(lua_State *L) {
-  lua_settop(L, 3);
-  if (lbt_def_test(L, 3)) return instantiate(L, 3, 2);
+  lua_settop(L, 4);
+  int exact = read_exact(L, 4, 3, "BT");
+  if (lbt_def_test(L, 3)) return instantiate(L, 3, 2, exact);
   if (!lbt_is_node(L, 3)) return lbt_typeerror(L, 3, 2, "BT", "node or definition");
   lbt_compile(L, 3, 0, "BT", NULL);
-  return instantiate(L, -1, 2);
+  return instantiate(L, -1, 2, exact);
+}
+
+/* bt.set_exact(on): whether trees built from now on are DS-exact, and node constructors give
+ * nodes Don't Starve's id and nextupdatetick; returns the previous setting. */
+static int set_exact(lua_State *L) {
+  lbt_state *S = lbt_state_get(L);
+  luaL_checkany(L, 1);
+  lua_pushboolean(L, S->exact);
+  S->exact = lua_toboolean(L, 1);
+  return 1;
 }
 
 
@@ -103,7 +128,7 @@ static void think(lua_State *L, lbt_tree *t) {
   lbt_entry outer;
   int flushed = enter(L, t, &outer);
   lbt_state *S = t->S;
-  int group = lbt_time_group_begin(S);
+  int group = lbt_time_group_begin(S, !t->exact);
   S->thinking++;
   bt_inst_update(t->inst);
   S->thinking--;
@@ -129,7 +154,7 @@ static int tree_force_update(lua_State *L) {
 static int sleep_time(lua_State *L, lbt_tree *t, double *out) {
   lbt_entry outer;
   int flushed = enter(L, t, &outer);
-  int group = lbt_time_group_begin(t->S);
+  int group = lbt_time_group_begin(t->S, !t->exact);
   int has = bt_inst_sleep_time(t->inst, out);
   lbt_time_group_end(t->S, group);
   leave(L, t, &outer, flushed);
@@ -193,7 +218,7 @@ static int tree_tostring(lua_State *L) {
   lbt_entry outer;
   bt_buf buf = {0};
   int flushed = enter(L, t, &outer);
-  int group = lbt_time_group_begin(t->S);
+  int group = lbt_time_group_begin(t->S, !t->exact);
   bt_inst_dump(t->inst, &buf);
   lbt_time_group_end(t->S, group);
   leave(L, t, &outer, flushed);
@@ -236,8 +261,8 @@ static int tree_gc(lua_State *L) {
   return 0;
 }
 
-/* The BT table's members (so scripts may patch BT's methods), then tree.inst and tree.root.
- * Upvalues: the BT table, "inst", "root". */
+/* The BT table's members (so scripts may patch BT's methods), then tree.inst, tree.root and
+ * tree.exact. Upvalues: the BT table, "inst", "root", "exact". */
 static int tree_index(lua_State *L) {
   lua_pushvalue(L, 2);
   if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNIL) return 1;
@@ -250,6 +275,10 @@ static int tree_index(lua_State *L) {
   if (lua_rawequal(L, 2, lua_upvalueindex(3))) {
     if (!t->inst) return 0;
     lbt_push_state_obj(L, t, 1, 0);
+    return 1;
+  }
+  if (lua_rawequal(L, 2, lua_upvalueindex(4))) {
+    lua_pushboolean(L, t->exact);
     return 1;
   }
   return 0;
@@ -279,7 +308,8 @@ void lbt_open_tree(lua_State *L, int module) {
   lbt_registry_get(L, LBT_REG_BT);
   lua_pushliteral(L, "inst");
   lua_pushliteral(L, "root");
-  lua_pushcclosure(L, tree_index, 3);
+  lua_pushliteral(L, "exact");
+  lua_pushcclosure(L, tree_index, 4);
   lua_setfield(L, -2, "__index");
   lua_pushliteral(L, "BT");
   lua_setfield(L, -2, "__name");
@@ -298,4 +328,6 @@ void lbt_open_tree(lua_State *L, int module) {
   lua_setfield(L, -2, "__call");
   lua_setmetatable(L, -2);
   lua_setfield(L, module, "BT");
+  lua_pushcfunction(L, set_exact);
+  lua_setfield(L, module, "set_exact");
 }

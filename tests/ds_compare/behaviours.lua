@@ -23,6 +23,9 @@
 -- generated condition and action functions ignore their arguments (the behaviours call their own
 -- stored functions themselves, with the same arguments on both sides).
 --
+-- EXACT=1: the DS side runs unpatched (its WaitNode sleeps 0) and bt runs DS-exact
+-- (bt.set_exact(true)); then the number of calls of each side's clock is compared as well.
+--
 -- Environment: VERBOSE=1 prints every think's dumps and calls; MAXFAIL=n stops after n failing
 -- seeds (default 1); COVERAGE=1 counts, over the run, each node name with each last result, and
 -- each kind of call made on the fake entity.
@@ -41,9 +44,13 @@ local ser, serargs, mix = fake.ser, fake.serargs, fake.mix
 
 local bt = require "bt"
 
+local exact = os.getenv("EXACT") == "1"
 local now = 0
-local function clock() return now end
-bt.set_clock(clock)
+local clock_calls = {ds = 0, bt = 0} -- the calls of each side's clock (compared under EXACT)
+local function ds_clock() clock_calls.ds = clock_calls.ds + 1; return now end
+local function bt_clock() clock_calls.bt = clock_calls.bt + 1; return now end
+bt.set_clock(bt_clock)
+bt.set_exact(exact)
 
 -- errors that bt contains go to the log of the bt world (and so show up as a difference)
 local bt_errors = nil
@@ -91,7 +98,7 @@ local function make_ds(W)
   env.require("behaviourtree")
   -- deviation 1: WaitNode sleeps until it wakes
   local WaitNode = env.WaitNode
-  function WaitNode:Visit()
+  if not exact then function WaitNode:Visit()
     local current_time = env.GetTime()
     if self.status ~= env.RUNNING then
       self.wake_time = current_time + env.FunctionOrValue(self.wait_time)
@@ -104,7 +111,7 @@ local function make_ds(W)
         self:Sleep(self.wake_time - current_time)
       end
     end
-  end
+  end end
   load_behaviours(env)
   return env
 end
@@ -619,8 +626,9 @@ local function run(seed)
   local spec, rnd = spec_gen(seed)
   now = (rnd(4) - 1) * 0.7
   local dslog, btlog = {}, {}
-  local dsW = fake.new_world(seed, dslog, clock)
-  local btW = fake.new_world(seed, btlog, clock)
+  local dsW = fake.new_world(seed, dslog, ds_clock)
+  local btW = fake.new_world(seed, btlog, bt_clock)
+  clock_calls.ds, clock_calls.bt = 0, 0
   bt_errors = btlog
   math.randomseed(seed)
   local ds = world(make_ds(dsW), dsW, seed, dslog)
@@ -657,6 +665,9 @@ local function run(seed)
         table.concat(dslog, "\n", seen + 1, #dslog), table.concat(btlog, "\n", seen + 1, #btlog))
     end
     if wake.ds ~= wake.bt then problems[#problems + 1] = "wakes: DS " .. wake.ds .. " bt " .. wake.bt end
+    if exact and clock_calls.ds ~= clock_calls.bt then
+      problems[#problems + 1] = "clock calls: DS " .. clock_calls.ds .. " bt " .. clock_calls.bt
+    end
     -- the fakes themselves (this can only differ after a difference in the calls, or if a
     -- behaviour wrote a different value into a component field)
     local fa, fc = dsW.fingerprint(), btW.fingerprint()

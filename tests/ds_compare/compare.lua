@@ -12,6 +12,10 @@
 -- docs/lua-api.md's deviation 1 (a RUNNING WaitNode reports its true remaining time) is applied
 -- to the DS side by giving its WaitNode the corrected Sleep argument; deviation 2 (functions
 -- receive inst) is invisible here because the generated functions ignore their arguments.
+--
+-- EXACT=1: the DS side runs unpatched and bt runs DS-exact (bt.set_exact(true)); then the
+-- number of arguments each function receives, every node's id and nextupdatetick fields and its
+-- nextupdatetime, and the number of calls of each side's clock are compared as well.
 
 local ds_dir = os.getenv("DS_SCRIPTS") or error("set DS_SCRIPTS to the folder holding behaviourtree.lua")
 local first_seed = tonumber(arg[1]) or 1
@@ -25,11 +29,14 @@ local shared = os.getenv("SHARED")
 -- WIDE=1: composites get up to three times as many children, and every other tree shares no
 -- node, which is where a think scans the touched bits of a subtree instead of its children.
 local wide = os.getenv("WIDE")
+local exact = os.getenv("EXACT") == "1"
 
 local bt = require "bt"
 
 local now = 0
-local function clock() return now end
+local clock_calls = {ds = 0, bt = 0} -- the calls of each side's clock (compared under EXACT)
+local function ds_clock() clock_calls.ds = clock_calls.ds + 1; return now end
+local function bt_clock() clock_calls.bt = clock_calls.bt + 1; return now end
 
 -- ---- the two worlds ----
 
@@ -44,7 +51,7 @@ end
 
 local function make_ds()
   local env = new_env()
-  env.GetTime = clock
+  env.GetTime = ds_clock
   env.FRAMES = 1 / 30
   env.FunctionOrValue = function(v, ...)
     if type(v) == "function" then return v(...) end
@@ -58,7 +65,7 @@ local function make_ds()
   env.require("behaviourtree")
   -- deviation 1: WaitNode sleeps until it wakes
   local WaitNode = env.WaitNode
-  function WaitNode:Visit()
+  if not exact then function WaitNode:Visit()
     local current_time = env.GetTime()
     if self.status ~= env.RUNNING then
       self.wake_time = current_time + env.FunctionOrValue(self.wait_time)
@@ -71,7 +78,7 @@ local function make_ds()
         self:Sleep(self.wake_time - current_time)
       end
     end
-  end
+  end end
   env.require("behaviours/minperiod")
   env.require("behaviours/chattynode")
   return env
@@ -80,7 +87,7 @@ end
 local function make_bt()
   local env = new_env()
   bt.install_globals(env)
-  env.GetTime = clock
+  env.GetTime = bt_clock
   env.FRAMES = 1 / 30
   env.FunctionOrValue = function(v, ...)
     if type(v) == "function" then return v(...) end
@@ -95,7 +102,8 @@ local function make_bt()
   return env
 end
 
-bt.set_clock(clock)
+bt.set_clock(bt_clock)
+bt.set_exact(exact)
 
 -- ---- deterministic scripted results ----
 
@@ -199,13 +207,13 @@ local function world(env, seed, log, name)
 
   local Scripted = env.Class(env.BehaviourNode, function(self, id)
     env.BehaviourNode._ctor(self, "Scripted" .. id)
-    self.id = id
+    self.sid = id
     self.visits = 0
   end)
   function Scripted:Visit()
     self.visits = self.visits + 1
-    local r = result(self.id, 7)
-    log[#log + 1] = "visit " .. self.id .. " " .. tostring(self.status)
+    local r = result(self.sid, 7)
+    log[#log + 1] = "visit " .. self.sid .. " " .. tostring(self.status)
     if r <= 1 then self.status = env.FAILED
     elseif r == 2 then self.status = env.SUCCESS
     else
@@ -214,17 +222,17 @@ local function world(env, seed, log, name)
     end
   end
   function Scripted:DBString() return "visits " .. self.visits end
-  function Scripted:OnStop() log[#log + 1] = "stop " .. self.id end
+  function Scripted:OnStop() log[#log + 1] = "stop " .. self.sid end
 
   local Parent = env.Class(env.BehaviourNode, function(self, id, kids)
     env.BehaviourNode._ctor(self, "Parent" .. id, kids)
-    self.id = id
+    self.sid = id
   end)
   function Parent:Visit()
-    local r = result(self.id, 3)
+    local r = result(self.sid, 3)
     for i, child in ipairs(self.children) do
       child:Visit()
-      log[#log + 1] = "parent " .. self.id .. " child " .. i .. " " .. child.status
+      log[#log + 1] = "parent " .. self.sid .. " child " .. i .. " " .. child.status
       if child.status ~= env.SUCCESS or r == 0 then
         self.status = child.status
         return
@@ -233,14 +241,14 @@ local function world(env, seed, log, name)
     self.status = env.SUCCESS
   end
   function Parent:Reset()
-    log[#log + 1] = "reset parent " .. self.id
+    log[#log + 1] = "reset parent " .. self.sid
     self._base.Reset(self)
   end
 
   local function truth(id)
-    return function()
+    return function(...)
       local v = result(id, 3) ~= 0
-      log[#log + 1] = "fn " .. id .. " " .. tostring(v)
+      log[#log + 1] = "fn " .. id .. " " .. tostring(v) .. (exact and " args " .. select("#", ...) or "")
       return v
     end
   end
@@ -317,12 +325,14 @@ end
 
 -- ---- observation ----
 
-local function observe(root)
+local function observe(root, first_id)
   local out = {}
   local function walk(n, depth)
     out[#out + 1] = string.rep(" ", depth) .. tostring(n.name) .. " " .. tostring(n.status) .. " " .. tostring(n.lastresult)
       .. " idx=" .. tostring(n.idx) .. " last=" .. fmt(n.lasttime) .. " wake=" .. fmt(n.wake_time)
       .. " trig=" .. tostring(n.triggered and true or false) .. " rep=" .. tostring(n.rep)
+      .. (exact and " id=" .. tostring(type(n.id) == "number" and math.tointeger(n.id - first_id) or n.id)
+        .. " tick=" .. tostring(n.nextupdatetick) .. " nut=" .. fmt(n.nextupdatetime) or "")
     for _, c in ipairs(n.children or {}) do walk(c, depth + 1) end
   end
   walk(root, 0)
@@ -333,6 +343,7 @@ local function run(seed)
   local spec, rnd = spec_gen(seed)
   now = (rnd(4) - 1) * 0.7
   local dslog, btlog = {}, {}
+  clock_calls.ds, clock_calls.bt = 0, 0
   local ds = world(make_ds(), seed, dslog, "ds")
   local b = world(make_bt(), seed, btlog, "bt")
   local wake = {ds = 0, bt = 0}
@@ -341,6 +352,9 @@ local function run(seed)
   local dstree = ds.env.BT(ds.inst, dsroot)
   ds.tree = dstree
   math.randomseed(seed)
+  -- Don't Starve's ids count from 0 in each world (behaviourtree.lua is loaded anew); bt's count
+  -- on across seeds: compare each node's id less that of a node made just before the tree
+  local first_id = exact and bt.BehaviourNode().id + 1 or 0
   local btroot = b.build(spec)
   local bttree
   if shared then
@@ -355,7 +369,7 @@ local function run(seed)
 
   local function compare(step)
     local problems = {}
-    local a, c = normal(observe(dsroot)), normal(observe(btroot))
+    local a, c = normal(observe(dsroot, 0)), normal(observe(btroot, first_id))
     if a ~= c then problems[#problems + 1] = "statuses:\nDS:\n" .. a .. "\nbt:\n" .. c end
     local sa, sc = dstree:GetSleepTime(), bttree:GetSleepTime()
     if fmt(sa) ~= fmt(sc) then problems[#problems + 1] = "sleep: DS " .. fmt(sa) .. " bt " .. fmt(sc) end
@@ -364,6 +378,9 @@ local function run(seed)
     local la, lc = table.concat(dslog, "\n"), table.concat(btlog, "\n")
     if la ~= lc then problems[#problems + 1] = "calls:\nDS:\n" .. la .. "\nbt:\n" .. lc end
     if wake.ds ~= wake.bt then problems[#problems + 1] = "wakes: DS " .. wake.ds .. " bt " .. wake.bt end
+    if exact and clock_calls.ds ~= clock_calls.bt then
+      problems[#problems + 1] = "clock calls: DS " .. clock_calls.ds .. " bt " .. clock_calls.bt
+    end
     if #problems > 0 then
       print(string.format("seed %d step %s: MISMATCH", seed, step))
       print(table.concat(problems, "\n----\n"))
