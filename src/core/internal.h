@@ -172,7 +172,11 @@ typedef struct bti_field {
 typedef struct bti_kind {
   bt_kind_info info;
   uint8_t children;  /* BTI_LEAF ... */
-  uint8_t mem_size;  /* bytes of its memory */
+  uint8_t mem_size;  /* bytes of its memory: its doubles first, then its 32-bit words */
+  /* What its memory holds, for saved states (save.c): bit i of mem_times set if its double i is a
+   * time (shifted when a saved state is restored at another time), of mem_doubles if it is
+   * another number; then mem_words child indices and counters. */
+  uint8_t mem_times, mem_doubles, mem_words;
   uint8_t deadline;  /* it keeps a Sleep deadline (nextupdatetime) */
   uint8_t param;     /* BTI_NO_PARAM ... */
   uint8_t fn;        /* BTI_NO_FN ... */

@@ -28,15 +28,16 @@ const bti_kind bti_kinds[BT_KIND_COUNT] = {
         .children = BTI_OPTIONAL, .deadline = 1},
     [BT_SEQUENCE] = {
         .info = {"SequenceNode", "Sequence", BT_BEHAVIOUR, DS, VISIT | RESET | DESCRIBE},
-        .children = BTI_ANY, .mem_size = sizeof(mem_idx),
+        .children = BTI_ANY, .mem_size = sizeof(mem_idx), .mem_words = 1,
         .nfields = 1, .fields = {FIELD(IDX, BTI_INDEX, mem_idx, idx, 0)}},
     [BT_SELECTOR] = {
         .info = {"SelectorNode", "Selector", BT_BEHAVIOUR, DS, VISIT | RESET | DESCRIBE},
-        .children = BTI_ANY, .mem_size = sizeof(mem_idx),
+        .children = BTI_ANY, .mem_size = sizeof(mem_idx), .mem_words = 1,
         .nfields = 1, .fields = {FIELD(IDX, BTI_INDEX, mem_idx, idx, 0)}},
     [BT_PRIORITY] = {
         .info = {"PriorityNode", "Priority", BT_BEHAVIOUR, DS, VISIT | RESET | SLEEP | DESCRIBE},
-        .children = BTI_ANY, .mem_size = sizeof(mem_prio), .param = BTI_DEFAULT, .nil_param = 1,
+        .children = BTI_ANY, .mem_size = sizeof(mem_prio), .mem_times = 1, .mem_words = 1,
+        .param = BTI_DEFAULT, .nil_param = 1,
         .scatters = 1,
         .nfields = 2, .fields = {FIELD(IDX, BTI_CHILD, mem_prio, idx, 0),
                                  FIELD(LASTTIME, BTI_CLOCK, mem_prio, lasttime, SF_LASTTIME)}},
@@ -48,12 +49,12 @@ const bti_kind bti_kinds[BT_KIND_COUNT] = {
         .children = BTI_ANY},
     [BT_LOOP] = {
         .info = {"LoopNode", "Sequence", BT_BEHAVIOUR, DS, VISIT | RESET | DESCRIBE},
-        .children = BTI_ANY, .mem_size = sizeof(mem_seq), .param = BTI_FOREVER,
+        .children = BTI_ANY, .mem_size = sizeof(mem_seq), .mem_words = 2, .param = BTI_FOREVER,
         .nfields = 2, .fields = {FIELD(IDX, BTI_INDEX, mem_seq, idx, 0),
                                  FIELD(REP, BTI_COUNTER, mem_seq, rep, 0)}},
     [BT_RANDOM] = {
         .info = {"RandomNode", "Random", BT_BEHAVIOUR, DS, VISIT | RESET},
-        .children = BTI_ANY, .mem_size = sizeof(mem_seq),
+        .children = BTI_ANY, .mem_size = sizeof(mem_seq), .mem_words = 2,
         .nfields = 1, .fields = {FIELD(IDX, BTI_INDEX_NIL, mem_seq, idx, 0)}},
     [BT_CONDITION] = {
         .info = {"ConditionNode", "Condition", BT_BEHAVIOUR, DS, VISIT},
@@ -70,7 +71,8 @@ const bti_kind bti_kinds[BT_KIND_COUNT] = {
         .children = BTI_LEAF, .deadline = 1, .fn = BTI_FN},
     [BT_WAIT] = {
         .info = {"WaitNode", "Wait", BT_BEHAVIOUR, DS, VISIT | DESCRIBE},
-        .children = BTI_LEAF, .deadline = 1, .mem_size = sizeof(mem_wait), .param = BTI_TIME_FN,
+        .children = BTI_LEAF, .deadline = 1, .mem_size = sizeof(mem_wait), .mem_times = 1,
+        .param = BTI_TIME_FN,
         .nfields = 1, .fields = {FIELD(WAKE_TIME, BTI_TIME, mem_wait, wake, SF_WAKE)}},
     [BT_NOT] = {
         .info = {"NotDecorator", "Not", BT_BEHAVIOUR, DS_DECORATOR, VISIT},
@@ -87,7 +89,8 @@ const bti_kind bti_kinds[BT_KIND_COUNT] = {
         .nfields = 1, .fields = {FLAG(TRIGGERED, SF_TRIGGERED)}},
     [BT_LATCH] = {
         .info = {"LatchNode", "Latch", BT_BEHAVIOUR, DS, VISIT},
-        .children = BTI_ONE, .mem_size = sizeof(mem_latch), .param = BTI_TIME_FN,
+        .children = BTI_ONE, .mem_size = sizeof(mem_latch), .mem_times = 1, .mem_doubles = 2,
+        .param = BTI_TIME_FN,
         .param_name = "Latch (%.14g)",
         .nfields = 2, .fields = {NUMBER(LASTLATCHTIME, mem_latch, last, -HUGE_VAL),
                                  NUMBER(LATCHDURATION, mem_latch, dur, 0)}},
@@ -106,7 +109,7 @@ const bti_kind bti_kinds[BT_KIND_COUNT] = {
     [BT_REPEAT] = {
         .info = {"RepeatNode", "Repeat", BT_BEHAVIOUR, BT_KIND_DECORATOR,
                  VISIT | RESET | SLEEP | DESCRIBE},
-        .children = BTI_ONE, .mem_size = sizeof(mem_seq), .param = BTI_TIMES,
+        .children = BTI_ONE, .mem_size = sizeof(mem_seq), .mem_words = 2, .param = BTI_TIMES,
         .nfields = 1, .fields = {FIELD(REP, BTI_COUNTER, mem_seq, rep, 0)}},
     [BT_SUCCEED] = {
         .info = {"AlwaysSucceedDecorator", "AlwaysSucceed", BT_BEHAVIOUR, BT_KIND_DECORATOR, VISIT},
@@ -117,11 +120,11 @@ const bti_kind bti_kinds[BT_KIND_COUNT] = {
     [BT_COOLDOWN] = {
         .info = {"CooldownDecorator", "Cooldown", BT_BEHAVIOUR, BT_KIND_DECORATOR,
                  VISIT | RESET | DESCRIBE},
-        .children = BTI_ONE, .mem_size = sizeof(mem_wait), .param = BTI_SECONDS},
+        .children = BTI_ONE, .mem_size = sizeof(mem_wait), .mem_times = 1, .param = BTI_SECONDS},
     [BT_TIMEOUT] = {
         .info = {"TimeoutDecorator", "Timeout", BT_BEHAVIOUR, BT_KIND_DECORATOR,
                  VISIT | SLEEP | DESCRIBE},
-        .children = BTI_ONE, .mem_size = sizeof(mem_wait), .param = BTI_SECONDS},
+        .children = BTI_ONE, .mem_size = sizeof(mem_wait), .mem_times = 1, .param = BTI_SECONDS},
     [BT_SUBTREE] = {
         .info = {"SubtreeNode", "Subtree", BT_BEHAVIOUR, 0, VISIT},
         .children = BTI_NAMED},

@@ -25,6 +25,7 @@
 
 #define VERSION 1
 #define SAVED_FLAGS (SF_NUT | SF_LASTTIME | SF_TRIGGERED | SF_RUNNING | SF_WAKE | SF_STARTED)
+#define MAX_ITEMS 4 /* items of a kind's memory (16 bytes at most) */
 #define BLOCK 24 /* a saved state's memory in a bt_saved: the kind's (16 bytes at most), then its deadline */
 
 /* ---- the kinds' memory, item by item ---- */
@@ -35,28 +36,17 @@ typedef struct item {
   uint8_t type, off;
 } item;
 
-/* The items of a kind's memory; returns how many, or -1 for a memory this file cannot write. */
+/* The items of a kind's memory, as kinds.c describes it (mem_times, mem_doubles, mem_words); returns
+ * how many, or -1 for a memory this file cannot write. */
 static int items_of(int kind, item *it) {
-  size_t size = bti_kinds[kind].mem_size;
-  switch (kind) {
-    case BT_PRIORITY:
-      it[0] = (item){I_TIME, offsetof(mem_prio, lasttime)};
-      it[1] = (item){I_U32, offsetof(mem_prio, idx)};
-      return size == sizeof(mem_prio) ? 2 : -1;
-    case BT_LATCH:
-      it[0] = (item){I_TIME, offsetof(mem_latch, last)};
-      it[1] = (item){I_DOUBLE, offsetof(mem_latch, dur)};
-      return size == sizeof(mem_latch) ? 2 : -1;
-    case BT_WAIT:
-    case BT_COOLDOWN:
-    case BT_TIMEOUT:
-      it[0] = (item){I_TIME, offsetof(mem_wait, wake)};
-      return size == sizeof(mem_wait) ? 1 : -1;
-    default: /* child indices and counters */
-      if (size % 4 || size > 8) return -1;
-      for (size_t i = 0; i < size / 4; i++) it[i] = (item){I_U32, (uint8_t)(4 * i)};
-      return (int)(size / 4);
-  }
+  const bti_kind *k = &bti_kinds[kind];
+  int n = 0;
+  size_t off = 0;
+  for (unsigned dbl = k->mem_times | k->mem_doubles; dbl >> n & 1; n++, off += 8)
+    it[n] = (item){(uint8_t)(k->mem_times >> n & 1 ? I_TIME : I_DOUBLE), (uint8_t)off};
+  if (n + k->mem_words > MAX_ITEMS || off + 4u * k->mem_words > k->mem_size) return -1;
+  for (int w = 0; w < k->mem_words; w++, off += 4) it[n++] = (item){I_U32, (uint8_t)off};
+  return n;
 }
 
 static uint64_t bits_of(double v) {
@@ -103,7 +93,7 @@ int bt_inst_export(const bt_inst *in, double now, bt_buf *out) {
     } else {
       bt_buf_append(out, " -", 2);
     }
-    item it[4];
+    item it[MAX_ITEMS];
     int k = items_of(kind, it);
     if (k < 0) return BT_EINVAL; /* a kind whose memory this file does not know: a bug */
     const unsigned char *mem = inst_mem(in) + st->mem;
@@ -437,7 +427,7 @@ static int read_states(reader *r, bt_saved *sv, uint32_t force) {
     if (has) memcpy(inst_mem(in) + st->nut, &t, sizeof t);
     else flags &= (uint32_t)~SF_NUT;
     *flags_at(in, s) = (uint8_t)flags;
-    item it[4];
+    item it[MAX_ITEMS];
     int k = items_of(nd->kind, it);
     if (k < 0) return fail(r, "a %s cannot be restored", bt_kind_name(nd->kind));
     unsigned char *mem = inst_mem(in) + st->mem;
@@ -548,7 +538,7 @@ int bt_inst_import(bt_inst *in, const bt_saved *sv, const int *map, double now, 
       t += shift;
       memcpy(copy + st->nut, &t, sizeof t);
     }
-    item it[4];
+    item it[MAX_ITEMS];
     int k = items_of(sv->def.nodes[st->node].kind, it);
     for (int i = 0; i < k; i++)
       if (it[i].type == I_TIME) {
