@@ -128,4 +128,20 @@ function ChaseAndAttack:DBString()
     util.describe(self.inst:GetTarget()), self.numattacks, chase)
 end
 
+-- Saved games (docs/lua-api.md "Saved games"): the attacks counted, the chase clock (as seconds
+-- from the save, nil while stopped) and whether it listens for attacks. The target is the
+-- entity's own (inst:GetTarget()), saved with the entity by the game, not here.
+function ChaseAndAttack:OnSave(ctx)
+  return {numattacks = self.numattacks, chase_start = self.startruntime and self.startruntime - ctx.now,
+          listening = self.onattackfn ~= nil}
+end
+
+function ChaseAndAttack:OnLoad(data, ctx)
+  self.numattacks = data.numattacks or 0
+  self.startruntime = data.chase_start and ctx.now + data.chase_start
+  if data.listening and self.inst ~= nil then
+    self:Listen() -- the saved node counted attacks: so does this one, from now on
+  end
+end
+
 return ChaseAndAttack

@@ -72,4 +72,19 @@ function ChattyNode:DBString()
     tostring(self.lastline or ""))
 end
 
+-- Saved games (docs/lua-api.md "Saved games"): when the next line is due, as seconds from the
+-- save, and the last line said.
+function ChattyNode:OnSave(ctx)
+  local last = self.lastline
+  if type(last) ~= "string" and type(last) ~= "number" then
+    last = nil -- a line that is not text (a table from chatlines(inst)) is only shown in dumps
+  end
+  return {next_in = self.nextchattime and self.nextchattime - ctx.now, lastline = last}
+end
+
+function ChattyNode:OnLoad(data, ctx)
+  self.nextchattime = data.next_in and ctx.now + data.next_in
+  self.lastline = data.lastline
+end
+
 return ChattyNode

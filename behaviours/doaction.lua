@@ -79,6 +79,7 @@ function DoAction:Visit()
     self.pendingstatus = nil
     self.started = false
     self.goalx, self.goaly = nil, nil
+    self.targetgone, self.loaded = nil, nil
     if action then
       self.time = bt.GetTime()
       self.status = bt.RUNNING
@@ -89,7 +90,15 @@ function DoAction:Visit()
 
   if self.status == bt.RUNNING then
     local target = self.acttarget
-    if not self.started and (target == nil or target:IsValid()) then
+    if self.loaded then -- the first think after a saved game was loaded (OnLoad)
+      self.loaded = nil
+      if self.started and self.pendingstatus == nil and not inst:IsBusy() then
+        -- the action it had started was not saved with the brain: start it again
+        self.started = false
+        self.goalx, self.goaly = nil, nil
+      end
+    end
+    if not self.started and not self.targetgone and (target == nil or target:IsValid()) then
       self:Approach()
     end
     if self.status == bt.RUNNING then
@@ -100,7 +109,7 @@ function DoAction:Visit()
       -- a result that came wins, even if the target is gone since (eaten, say)
       if self.pendingstatus ~= nil then
         self.status = self.pendingstatus
-      elseif target ~= nil and not target:IsValid() then
+      elseif self.targetgone or (target ~= nil and not target:IsValid()) then
         self.status = bt.FAILED
       elseif self.started and not inst:IsBusy() then
         self.status = bt.FAILED
@@ -115,6 +124,32 @@ end
 function DoAction:DBString()
   local phase = self.started and "doing" or "going to"
   return string.format("%s %s %s", phase, tostring(self.act), util.describe(self.acttarget))
+end
+
+-- Saved games (docs/lua-api.md "Saved games"): the action, its target (an entity, by its id),
+-- reach and start (as seconds from the save, for the timeout), whether it was started, a result
+-- that came and was not yet taken, the point it walks to, and whether it listens for
+-- "actiondone". An action in flight in the world is the entity's, not the brain's: if the
+-- entity is not busy at the first think after the load, the node starts the action again
+-- (walking back within reach if need be), keeping its timeout clock. A target that is gone
+-- (from_id gave nil) fails the node at that think, as an invalid target does.
+function DoAction:OnSave(ctx)
+  return {act = self.act, target = self.acttarget, had_target = self.acttarget ~= nil,
+          reach = self.actreach, started = self.started, pending = self.pendingstatus,
+          goalx = self.goalx, goaly = self.goaly, since = self.time and self.time - ctx.now,
+          listening = self.onactiondone ~= nil}
+end
+
+function DoAction:OnLoad(data, ctx)
+  self.act, self.acttarget, self.actreach = data.act, data.target, data.reach
+  self.targetgone = data.had_target and data.target == nil or nil
+  self.started, self.pendingstatus = data.started, data.pending
+  self.goalx, self.goaly = data.goalx, data.goaly
+  self.time = data.since and ctx.now + data.since
+  self.loaded = true
+  if data.listening and self.inst ~= nil then
+    self:Listen()
+  end
 end
 
 return DoAction

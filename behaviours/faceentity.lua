@@ -54,4 +54,16 @@ function FaceEntity:DBString()
   return string.format("facing %s for %2.2f", util.describe(self.target), bt.GetTime() - self.starttime)
 end
 
+-- Saved games (docs/lua-api.md "Saved games"): the target (an entity, saved by its id: one that
+-- is gone comes back nil, and the node fails at its next think) and the start, as seconds from
+-- the save.
+function FaceEntity:OnSave(ctx)
+  return {target = self.target, started = self.starttime and self.starttime - ctx.now}
+end
+
+function FaceEntity:OnLoad(data, ctx)
+  self.target = data.target
+  self.starttime = data.started and ctx.now + data.started or ctx.now
+end
+
 return FaceEntity

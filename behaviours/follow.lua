@@ -116,4 +116,19 @@ function Follow:DBString()
   return string.format("%s %s, (%2.2f)", util.describe(target), self.action, dist)
 end
 
+-- Saved games (docs/lua-api.md "Saved games"): the target being followed (an entity, by its id:
+-- one that is gone comes back nil, and a running Follow fails and stops at its next think), the
+-- action, whether its last order was to run, and the distances evaluated for that target.
+function Follow:OnSave()
+  return {currenttarget = self.currenttarget, action = self.action, ran = self.ran,
+          min_dist = self.min_dist, target_dist = self.target_dist, max_dist = self.max_dist}
+end
+
+function Follow:OnLoad(data)
+  self.currenttarget = data.currenttarget
+  self.action = data.action or "STAND"
+  self.ran = data.ran
+  self.min_dist, self.target_dist, self.max_dist = data.min_dist, data.target_dist, data.max_dist
+end
+
 return Follow

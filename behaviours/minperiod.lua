@@ -49,4 +49,16 @@ function MinPeriod:DBString()
   return string.format("Waiting for %2.2f (min period is %2.2f)", self.minperiod - since, self.minperiod)
 end
 
+-- Saved games (docs/lua-api.md "Saved games"): the time of the child's last success (or of the
+-- start, without `immediate`), as seconds from the save (negative), and whether it has begun.
+-- The saved time replaces the one the new tree's constructor noted.
+function MinPeriod:OnSave(ctx)
+  return {last = self.lastsuccesstime and self.lastsuccesstime - ctx.now, begun = self.begun}
+end
+
+function MinPeriod:OnLoad(data, ctx)
+  self.lastsuccesstime = data.last and ctx.now + data.last
+  self.begun = data.begun
+end
+
 return MinPeriod

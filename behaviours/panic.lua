@@ -36,4 +36,15 @@ function Panic:DBString()
   return string.format("running at %.0f, turns in %2.2f", self.angle or 0, self.waittime - bt.GetTime())
 end
 
+-- Saved games (docs/lua-api.md "Saved games"): the direction and the time of the next change,
+-- as seconds from the save.
+function Panic:OnSave(ctx)
+  return {angle = self.angle, turn_in = self.waittime and self.waittime - ctx.now}
+end
+
+function Panic:OnLoad(data, ctx)
+  self.angle = data.angle
+  self.waittime = data.turn_in and ctx.now + data.turn_in
+end
+
 return Panic

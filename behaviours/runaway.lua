@@ -153,4 +153,21 @@ function RunAway:DBString()
     util.value(self.safe_dist, self.inst) or 0)
 end
 
+-- Saved games (docs/lua-api.md "Saved games"): the hunter (an entity, by its id: one that is gone
+-- comes back nil, and a running RunAway fails and stops at its next think) and a kept corrected
+-- direction with its start, as seconds from the save.
+function RunAway:OnSave(ctx)
+  return {hunter = self.hunter, avoid_angle = self.avoid_angle,
+          avoid_since = self.avoid_time and self.avoid_time - ctx.now}
+end
+
+function RunAway:OnLoad(data, ctx)
+  self.hunter = data.hunter
+  self.avoid_angle = data.avoid_angle
+  self.avoid_time = data.avoid_since and ctx.now + data.avoid_since
+  if self.avoid_time == nil then
+    self.avoid_angle = nil
+  end
+end
+
 return RunAway

@@ -156,4 +156,18 @@ function Wander:DBString()
     self.far_from_home and "Go Home" or "Go Wherever")
 end
 
+-- Saved games (docs/lua-api.md "Saved games"): the phase (walking or waiting), its end as
+-- seconds from the save, and whether the last walk went home. The walk itself is the entity's
+-- (its GoToPoint), which the game restores with the entity.
+function Wander:OnSave(ctx)
+  return {walking = self.walking, phase_left = self.waittime and self.waittime - ctx.now,
+          far_from_home = self.far_from_home}
+end
+
+function Wander:OnLoad(data, ctx)
+  self.walking = data.walking
+  self.waittime = data.phase_left and ctx.now + data.phase_left
+  self.far_from_home = data.far_from_home or false
+end
+
 return Wander
