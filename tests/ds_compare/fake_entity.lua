@@ -71,18 +71,22 @@ function Vec:Dist(o) return math.sqrt(self:DistSq(o)) end
 function Vec:Dot(o) return self.x * o.x + self.y * o.y + self.z * o.z end
 function Vec:GetNormalized() local l = self:Length() if l == 0 then return V(0, 0, 0) end return self / l end
 function Vec:Normalize() local n = self:GetNormalized() self.x, self.y, self.z = n.x, n.y, n.z return self end
+function Vec:GetNormalizedAndLength() local l = self:Length() if l == 0 then return V(0, 0, 0), 0 end return self / l, l end
 function Vec:IsVector3() return true end
 M.V = V
 M.Vec = Vec
 
 -- ---- serialising arguments for the call log ----
 
+local ser
+-- a number, or whatever a brain put where a number goes (a stub, a table): logged as it is
 local function num(v)
+  if type(v) ~= "number" then return ser(v) end
   if v ~= v then return "nan" end
   return string.format("%.17g", v)
 end
 
-local function ser(v, depth)
+function ser(v, depth)
   local t = type(v)
   if t == "number" then return num(v)
   elseif t == "string" then return string.format("%q", v)
@@ -176,8 +180,18 @@ function M.new_world(seed, log, clock)
 
   local function pos_of(e) return e.x, e.y, e.z end
 
+  -- where a thing is: an entity or a point where it says; anything else a brain passes for an
+  -- entity (a made-up stub) somewhere fixed by its name; nothing at all is an error, as in the game
+  local function where(o)
+    if type(o) == "table" and type(rawget(o, "x")) == "number" then return o.x, o.y, o.z end
+    if o == nil then error("an entity expected, got nil", 3) end
+    local h = strhash(tostring(o))
+    return h % 41 - 20, 0, (h // 41) % 41 - 20
+  end
   local function dist2(a, b)
-    local dx, dy, dz = a.x - b.x, a.y - b.y, a.z - b.z
+    local ax, ay, az = where(a)
+    local bx, by, bz = where(b)
+    local dx, dy, dz = ax - bx, ay - by, az - bz
     return dx * dx + dy * dy + dz * dz
   end
 
@@ -208,7 +222,12 @@ function M.new_world(seed, log, clock)
   Ent.GetCurrentPlatform = logged("GetCurrentPlatform", nil, function(e) return e.platform end)
   Ent.GetPhysicsRadius = logged("GetPhysicsRadius", nil, function(e, default) return e.radius or default end)
   Ent.IsOnValidGround = logged("IsOnValidGround", nil, function(e) return land(e.x, e.z) end)
-  Ent.IsNear = logged("IsNear", nil, function(e, o, d) return dist2(e, o) < d * d end)
+  Ent.GetDistanceSqToPoint = logged("GetDistanceSqToPoint", nil, function(e, x, y, z)
+    if type(x) == "table" then x, y, z = x.x, x.y, x.z end
+    local dx, dy, dz = e.x - x, e.y - (y or 0), e.z - z
+    return dx * dx + dy * dy + dz * dz
+  end)
+  Ent.IsNear = logged("IsNear", nil, function(e, o, d) return o ~= nil and dist2(e, o) < d * d end)
   Ent.GetPositionAdjacentTo = logged("GetPositionAdjacentTo", nil, function(e, target, d)
     local dx, dz = e.x - target.x, e.z - target.z
     local l = math.sqrt(dx * dx + dz * dz)
@@ -272,6 +291,7 @@ function M.new_world(seed, log, clock)
       e.components.inventoryitem = {owner = e, GetGrandOwner = logged("inventoryitem:GetGrandOwner", nil, function(o) return o.grandowner end)}
     end
     W.ents[#W.ents + 1] = e
+    if W.on_new_ent then W.on_new_ent(e) end
     return e
   end
   W.new_ent = new_ent
@@ -282,8 +302,21 @@ function M.new_world(seed, log, clock)
   -- a light and a player are always somewhere
   new_ent(5, rng() * 30 - 15, rng() * 30 - 15)
   new_ent(1, rng() * 30 - 15, rng() * 30 - 15)
-  -- a boat to stand on
-  W.boat = setmetatable({_logname = "boat"}, {__tostring = function() return "boat" end})
+  -- a boat to stand on: an entity that is not among the others (FindEntities does not see it)
+  W.boat = setmetatable({
+    GUID = 99, prefab = "boat", _logname = "boat", tags = {boat = true}, x = rng() * 10 - 5, y = 0,
+    z = rng() * 10 - 5, rotation = 0, valid = true, visible = true, limbo = false, radius = 4, speed = 0,
+    listeners = {}, components = {},
+  }, Ent)
+  -- the boat knows who stands on it (a set, as the game's walkableplatform keeps it)
+  W.boat.components.walkableplatform = {owner = W.boat,
+    GetEntitiesOnPlatform = logged("walkableplatform:GetEntitiesOnPlatform", nil, function(b)
+      local on = {}
+      if W.inst and W.inst.platform == b then on[W.inst] = true end
+      return on
+    end)}
+  W.boat.entity = setmetatable({owner = W.boat}, EntityHandle)
+  W.boat.Transform = setmetatable({owner = W.boat}, Transform)
 
   -- ---- the brain's entity ----
 
@@ -413,6 +446,7 @@ function M.new_world(seed, log, clock)
     combat.target = nil
     if old then inst:PushEvent("giveuptarget", {target = old}) end
   end)
+  combat.HasTarget = logged("combat:HasTarget", nil, function() return combat.target ~= nil end)
   combat.InCooldown = logged("combat:InCooldown", nil, function() return combat.cooldown end)
   combat.CanTarget = logged("combat:CanTarget", nil, function(_, guy)
     return alive(guy) and script("CanTarget", 4) ~= 0
@@ -444,6 +478,12 @@ function M.new_world(seed, log, clock)
   if rng(5) == 1 then knownlocations.locs.home = nil end
   knownlocations.GetLocation = logged("knownlocations:GetLocation", nil, function(_, name)
     local p = knownlocations.locs[name]
+    -- "home" comes and goes; any other location (a spawn point, a landing spot ...) the entity
+    -- knows from the start, as the prefabs that use them remember them at once
+    if p == nil and name ~= "home" and type(name) == "string" then
+      local h = strhash(name)
+      p = V(home.x + h % 17 - 8, 0, home.z + h % 13 - 6)
+    end
     return p and V(p.x, p.y, p.z) or nil
   end)
   inst.components.knownlocations = knownlocations

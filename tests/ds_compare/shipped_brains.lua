@@ -11,16 +11,21 @@
 -- Each brain runs alone in its world for `ticks` ticks of 1/30 s, once per seed 1..seeds; events
 -- that its EventNodes listen for (found in its source) and common ones are pushed on its entity
 -- between ticks. Without brain names it runs every brain file that returns a Brain class.
--- A brain whose Don't Starve side raises an error (the fake world lacks what it needs) is
--- compared up to that tick and reported with the error; bt containing an error where Don't
--- Starve raised none, or any difference, is a mismatch; an error in the fake world's own code
--- counts as a DS error (the fake falls short). VERBOSE=1 prints the first differing
--- tick in full. The exit status is 0 only without mismatch.
+-- A brain whose Don't Starve side raises an error in the brain's or behaviours' code (the fake
+-- world lacks what it needs) is compared up to that tick and counted as "ds error"; an error
+-- raised in the fake world's own code (fake_*.lua), on the Don't Starve side or outside the thinks,
+-- ends that brain's comparison too and is counted as "fake error": neither is ever a match. bt
+-- containing an error where Don't Starve raised none, or any difference, is a mismatch. A file of
+-- brains/ that makes no brain (braincommon, beecommon) is reported as a helper. VERBOSE=1 prints
+-- the first differing tick in full; TRACE=1 adds a traceback to errors. The exit status is 0 only
+-- without mismatch.
 
 local ds_dir = os.getenv("DS_SCRIPTS") or error("set DS_SCRIPTS to the folder holding brain.lua")
 local nseeds = tonumber(arg[1]) or 3
 local nticks = tonumber(arg[2]) or 300
 local verbose = os.getenv("VERBOSE")
+-- TRACE=1 adds a traceback to the DS side's errors
+local trace = os.getenv("TRACE") and debug.traceback or function(e) return e end
 
 local here = arg[0]:match("^(.*)[/\\][^/\\]*$") or "."
 local fake_world = dofile(here .. "/fake_world.lua")
@@ -60,10 +65,38 @@ else
   p:close()
 end
 table.sort(names)
+-- the sources whose use of TUNING and of fields shapes what the fake makes up: every brain,
+-- every behaviour and every file they require, whichever brains run (so a brain's world does
+-- not depend on which others run with it)
 local sources = {}
-for _, n in ipairs(names) do sources[#sources + 1] = read(ds_dir .. "/brains/" .. n .. ".lua") or "" end
-sources[#sources + 1] = read(ds_dir .. "/brains/braincommon.lua") or ""
-local tuning_tables = fake_world.tuning_tables(sources)
+do
+  local seen = {class = true, behaviourtree = true, brain = true}
+  local queue = {}
+  local p = io.popen('ls "' .. ds_dir .. '/brains" "' .. ds_dir .. '/behaviours"')
+  local dir
+  for f in p:lines() do
+    local d = f:match("/(%w+):$")
+    if d then dir = d end
+    local n = f:match("^(.*)%.lua$")
+    if n and dir then queue[#queue + 1] = dir .. "/" .. n end
+  end
+  p:close()
+  table.sort(queue)
+  local i = 1
+  while queue[i] do
+    local name = queue[i]
+    i = i + 1
+    if not seen[name] then
+      seen[name] = true
+      local src = read(ds_dir .. "/" .. name .. ".lua")
+      if src then
+        sources[#sources + 1] = src
+        for req in src:gmatch('require%s*%(?%s*["\']([%w_/]+)["\']') do queue[#queue + 1] = req end
+      end
+    end
+  end
+end
+local shapes = fake_world.shapes(sources)
 
 local BEHAVIOURS = {}
 do
@@ -111,6 +144,16 @@ local function make_env(W, side, log)
   return env
 end
 
+-- a file in brains/ that makes no brain (braincommon, beecommon: functions the brains share)
+local NOT_A_BRAIN = "helper, not a brain"
+
+-- an error raised in the fake world's own code is the fake falling short, not a brain's doing:
+-- it ends that brain's comparison and is counted apart, never as a match
+local function classify(kind, err)
+  if tostring(err):match("^%S*fake_[%w_]+%.lua:%d+:") then return "fake error" end
+  return kind
+end
+
 local COMMON_EVENTS = {"attacked", "newcombattarget", "onattackother", "epicscare", "panic", "gohome"}
 
 local function run(name, seed)
@@ -122,14 +165,14 @@ local function run(name, seed)
   for _, side in ipairs({"ds", "bt"}) do
     local log = {}
     if side == "bt" then bt_errors = log end
-    local W = fake_world.new_world(seed, log, side == "ds" and ds_now or bt_now, tuning_tables)
+    local W = fake_world.new_world(seed, log, side == "ds" and ds_now or bt_now, shapes)
     local w = {side = side, W = W, log = log}
     tick = 0
     math.randomseed(seed)
     local ok, err = pcall(function()
       w.env = make_env(W, side, log)
       local B = w.env.require("brains/" .. name)
-      if type(B) ~= "table" or not B._ctor then error("not a brain class", 0) end
+      if type(B) ~= "table" or not B._ctor or not (B.OnStart or B.OnUpdate) then error(NOT_A_BRAIN, 0) end
       local inst = W.inst
       local b = B(inst)
       b.inst = inst
@@ -140,11 +183,17 @@ local function run(name, seed)
         update(self)
         local s = self:GetSleepTime()
         log[#log + 1] = "think, sleep " .. (s and string.format("%.17g", s) or "nil")
-        log[#log + 1] = tostring(self)
+        -- the dump calls the behaviours' DBString methods, which may raise on what a brain leaves
+        -- unset (Leash's with a home position function that returns nothing): on both sides alike
+        local ok, dump = pcall(tostring, self)
+        log[#log + 1] = ok and dump or ("dump raised: " .. tostring(dump))
       end
       b:Start()
     end)
-    if not ok then return "load", (side == "ds" and "DS: " or "bt: ") .. tostring(err) end
+    if not ok then
+      if err == NOT_A_BRAIN then return "helper", nil, 0 end
+      return classify("load", err), (side == "ds" and "DS: " or "bt: ") .. tostring(err), 0
+    end
     worlds[side] = w
   end
   local ds, b = worlds.ds, worlds.bt
@@ -178,19 +227,22 @@ local function run(name, seed)
     local ev = rnd(20) == 0 and events[1 + rnd(#events)] or nil
     local r1 = rnd(1000)
     for _, w in ipairs({ds, b}) do
+      -- what happens between thinks (callbacks of finished actions, events) may draw random
+      -- numbers: from the same state on both sides
+      math.randomseed(seed * 100000 + t, 1)
       w.W.advance(TICK, t)
       if ev then
         local e = w.W.ents[1 + r1 % #w.W.ents]
         local ok, err = pcall(w.W.inst.PushEvent, w.W.inst, ev, {attacker = e, target = e, damage = 10, duration = 5})
         if not ok then
-          if w.side == "ds" then return "ds error", "event " .. ev .. ": " .. tostring(err), thinks end
+          if w.side == "ds" then return classify("ds error", err), "event " .. ev .. ": " .. tostring(err), thinks end
           return "mismatch", "bt raised on event " .. ev .. ": " .. tostring(err), thinks
         end
       end
     end
     math.randomseed(seed * 100000 + t)
-    local ok, err = pcall(ds.env.BrainManager.Update, ds.env.BrainManager, t)
-    if not ok then return "ds error", string.format("tick %d: %s", t, tostring(err)), thinks end
+    local ok, err = xpcall(ds.env.BrainManager.Update, trace, ds.env.BrainManager, t)
+    if not ok then return classify("ds error", err), string.format("tick %d: %s", t, tostring(err)), thinks end
     math.randomseed(seed * 100000 + t)
     bt.BrainManager:Update(t)
     for _, l in ipairs(ds.log) do if l:sub(1, 6) == "think," then thinks = thinks + 1 end end
@@ -199,7 +251,7 @@ local function run(name, seed)
   return "match", nil, thinks
 end
 
-local counts = {match = 0, mismatch = 0, load = 0, ["ds error"] = 0}
+local counts = {match = 0, mismatch = 0, load = 0, ["ds error"] = 0, ["fake error"] = 0, helper = 0}
 local results = {}
 local total_thinks = 0
 for _, name in ipairs(names) do
@@ -207,8 +259,9 @@ for _, name in ipairs(names) do
   for seed = 1, nseeds do
     local ok, res, reason, thinks = pcall(run, name, seed)
     -- an error outside both sides' thinks (in the fake world's own code): the fake falls short
-    if not ok then res, reason = "ds error", "fake world: " .. tostring(res) end
+    if not ok then res, reason = "fake error", "outside the thinks: " .. tostring(res) end
     thinks_all = thinks_all + (thinks or 0)
+    if res == "helper" then worst = "helper" break end
     if res ~= "match" then
       worst, why = res, string.format("seed %d: %s", seed, tostring(reason))
       break
@@ -219,8 +272,9 @@ for _, name in ipairs(names) do
   results[#results + 1] = {name = name, res = worst, why = why, thinks = thinks_all}
 end
 for _, r in ipairs(results) do
-  print(string.format("%-28s %-9s %6d thinks%s", r.name, r.res, r.thinks, r.why and ("  " .. r.why:gsub("\n.*", "")) or ""))
+  local why = r.why and (os.getenv("TRACE") and r.why or r.why:gsub("\n.*", "")) or (r.res == "helper" and NOT_A_BRAIN) or nil
+  print(string.format("%-28s %-10s %6d thinks%s", r.name, r.res, r.thinks, why and ("  " .. why) or ""))
 end
-print(string.format("%d brain files, %d seeds, %d ticks: %d match, %d mismatched, %d stopped by a DS error in the fake world, %d do not load; %d thinks compared",
-  #names, nseeds, nticks, counts.match, counts.mismatch, counts["ds error"], counts.load, total_thinks))
+print(string.format("%d brain files, %d seeds, %d ticks: %d match, %d mismatched, %d stopped by a DS error in the fake world, %d by an error in the fake's own code, %d do not load, %d helpers (not brains); %d thinks compared",
+  #names, nseeds, nticks, counts.match, counts.mismatch, counts["ds error"], counts["fake error"], counts.load, counts.helper, total_thinks))
 os.exit(counts.mismatch == 0 and 0 or 1)
