@@ -1,0 +1,196 @@
+-- try_brain.lua: runs one Don't Starve brain file on bt, alone, in fake_world.lua's fake world,
+-- and prints every think: the tick, the brain's sleep time and its tree dump (tostring(brain)).
+-- For a modder porting a brain (docs/porting-a-ds-brain.md): the brain, the behaviour files it
+-- requires and the game's globals it uses need no game.
+--
+--   DS_SCRIPTS=/path/to/scripts LUA_CPATH="build/lib/lua/5.4/?.so;;" \
+--     lua5.4 tests/ds_compare/try_brain.lua [options] brain.lua [ticks] [seed]
+--
+-- options:
+--   --exact     bt's DS-exact mode (bt.set_exact(true)): Don't Starve's timing to the tick
+--   --original  run the file on Don't Starve's own class.lua, behaviourtree.lua and brain.lua
+--               instead of bt; with --exact on the bt run, the two outputs are the same text
+--   --calls     also print the calls the brain and its behaviours made on the world
+--
+-- ticks (default 300) are ticks of 1/30 s; seed (default 1) decides what the fake world answers
+-- and which events happen. `require "x/y"` in the brain and in what it loads looks first in the
+-- scripts folder the brain file is in (the folder above its `brains/`, if it is in one), then in
+-- DS_SCRIPTS: a mod's own behaviours come before the game's. The events the brain's EventNodes
+-- listen for, and a few common ones, are pushed on its entity now and then, as
+-- tests/ds_compare/shipped_brains.lua does. The exit status is 1 if the brain does not load or
+-- an error escapes a think (which, on bt, only the --original run can do).
+
+local usage = "usage: try_brain.lua [--exact] [--original] [--calls] brain.lua [ticks] [seed]"
+local opts, args = {}, {}
+for _, a in ipairs(arg) do
+  local o = a:match("^%-%-(%w+)$")
+  if o then
+    if o ~= "exact" and o ~= "original" and o ~= "calls" then io.stderr:write(usage, "\n") os.exit(2) end
+    opts[o] = true
+  else
+    args[#args + 1] = a
+  end
+end
+local brain_file = args[1]
+if not brain_file then io.stderr:write(usage, "\n") os.exit(2) end
+local nticks = tonumber(args[2]) or 300
+local seed = tonumber(args[3]) or 1
+local ds_dir = os.getenv("DS_SCRIPTS")
+if not ds_dir then io.stderr:write("set DS_SCRIPTS to the game's scripts folder (the one holding brain.lua)\n") os.exit(2) end
+
+local here = arg[0]:match("^(.*)[/\\][^/\\]*$") or "."
+local fake_world = dofile(here .. "/fake_world.lua")
+
+local function read(path)
+  local f = io.open(path)
+  if not f then return nil end
+  local s = f:read("a")
+  f:close()
+  return s
+end
+local function ls(dir)
+  local out = {}
+  local p = io.popen('ls "' .. dir .. '" 2>/dev/null')
+  for f in p:lines() do
+    local n = f:match("^(.*)%.lua$")
+    if n then out[#out + 1] = n end
+  end
+  p:close()
+  table.sort(out)
+  return out
+end
+
+local brain_src = read(brain_file)
+if not brain_src then io.stderr:write("cannot open ", brain_file, "\n") os.exit(2) end
+-- where `require` looks: the brain's own scripts folder, then the game's
+local roots = {}
+local brain_dir = brain_file:match("^(.*)[/\\][^/\\]*$") or "."
+local mod_root = brain_dir:match("^(.*)[/\\]brains$") or (brain_dir == "brains" and ".")
+if mod_root and mod_root ~= ds_dir then roots[#roots + 1] = mod_root end
+roots[#roots + 1] = ds_dir
+local function find(name)
+  for _, r in ipairs(roots) do
+    local path = r .. "/" .. name .. ".lua"
+    if read(path) then return path end
+  end
+end
+
+local TICK = 1 / 30
+local tick = 0
+local function now() return tick * TICK end
+
+local bt
+if not opts.original then
+  bt = require "bt"
+  bt.set_exact(opts.exact == true)
+  bt.set_clock(now)
+  bt.set_tick_time(TICK)
+  -- bt contains errors in scripts and reports them here; print them where the thinks are
+  bt.set_error_handler(function(msg) print("error: " .. tostring(msg)) end)
+end
+
+-- what the fake world makes up follows how the sources use it: every behaviour and brain of the
+-- game, and this brain (as tests/ds_compare/shipped_brains.lua does, so both runs agree)
+local sources = {brain_src}
+for _, d in ipairs({"behaviours", "brains"}) do
+  for _, n in ipairs(ls(ds_dir .. "/" .. d)) do sources[#sources + 1] = read(ds_dir .. "/" .. d .. "/" .. n .. ".lua") end
+end
+local log = {}
+local W = fake_world.new_world(seed, log, now, fake_world.shapes(sources))
+
+-- the brain's globals: bt's (bt.install_globals) or the original scripts', and the fake world's
+local env = setmetatable({}, {__index = _G})
+local loaded = {}
+env.require = function(name)
+  name = name:gsub("%.lua$", "")
+  -- on bt, bt.install_globals() stands for class.lua, behaviourtree.lua and brain.lua
+  if bt and (name == "class" or name == "behaviourtree" or name == "brain") then return end
+  if loaded[name] ~= nil then return loaded[name] end
+  local path = find(name) or error("require " .. name .. ": not in " .. table.concat(roots, " or "), 2)
+  local r = assert(loadfile(path, "t", env))()
+  loaded[name] = r == nil and true or r
+  return r
+end
+if bt then
+  bt.install_globals(env)
+end
+W.install(env)
+env.GetTime = now
+env.GetTick = function() return tick end
+env.GetTickTime = function() return TICK end
+if not bt then
+  env.require("class")
+  env.require("behaviourtree")
+  env.require("brain")
+end
+-- in the game every behaviour file is loaded before long, and brains use the globals they define
+-- without requiring them: load them all (approach.lua after follow.lua, whose DBString it redefines)
+local behaviours = ls(ds_dir .. "/behaviours")
+table.sort(behaviours, function(a, b) return (a == "approach" and "~" or a) < (b == "approach" and "~" or b) end)
+for _, f in ipairs(behaviours) do pcall(env.require, "behaviours/" .. f) end
+
+-- the calls made on the world since the last print (with --calls), indented
+local function flush_calls()
+  if opts.calls then
+    for _, l in ipairs(log) do print("  " .. l) end
+  end
+  for k in pairs(log) do log[k] = nil end
+end
+
+math.randomseed(seed)
+local chunk, err = loadfile(brain_file, "t", env)
+local ok, Brain = pcall(chunk or error, err)
+if not ok or type(Brain) ~= "table" or not Brain._ctor then
+  print("does not load: " .. (ok and "the file returns no Brain class" or tostring(Brain)))
+  os.exit(1)
+end
+local inst = W.inst
+local brain = Brain(inst)
+brain.inst = inst
+inst.brain = brain
+local update = brain.OnUpdate
+brain.OnUpdate = function(self)
+  update(self)
+  local s = self:GetSleepTime()
+  print(string.format("tick %d: thought, sleep %s", tick, s and string.format("%.2f", s) or "nil (hibernates)"))
+  flush_calls()
+  local okd, dump = pcall(tostring, self)
+  print(okd and dump or ("dump raised: " .. tostring(dump)))
+end
+brain:Start()
+-- on standard error, so that the outputs of two runs compare with diff
+io.stderr:write(string.format("%s on %s, seed %d, %d ticks\n", brain_file,
+  bt and (opts.exact and "bt (DS-exact)" or "bt") or "the original scripts", seed, nticks))
+if opts.calls and #log > 0 then print("start:") end
+flush_calls()
+
+-- events: those the brain's EventNodes listen for, and common ones
+local events = {"attacked", "newcombattarget", "onattackother", "epicscare", "panic", "gohome"}
+for e in brain_src:gmatch('EventNode%(%s*[%w_.]+%s*,%s*"([%w_]+)"') do events[#events + 1] = e end
+local control = seed
+local function rnd(k)
+  control = (control * 48271 + 7) % 2147483647
+  return control % k
+end
+local manager = bt and bt.BrainManager or env.BrainManager
+for t = 1, nticks do
+  tick = t
+  local ev = rnd(20) == 0 and events[1 + rnd(#events)] or nil
+  local r1 = rnd(1000)
+  math.randomseed(seed * 100000 + t, 1)
+  W.advance(TICK, t)
+  if ev then
+    local e = W.ents[1 + r1 % #W.ents]
+    print(string.format("tick %d: event %s", t, ev))
+    inst:PushEvent(ev, {attacker = e, target = e, damage = 10, duration = 5})
+  end
+  math.randomseed(seed * 100000 + t)
+  local okt, errt = pcall(manager.Update, manager, t)
+  if not okt then
+    print(string.format("tick %d: error: %s", t, tostring(errt)))
+    os.exit(1)
+  end
+  -- calls of a tick without a think (the manager asking whether the entity is asleep)
+  if opts.calls and #log > 0 then print(string.format("tick %d: no think", t)) end
+  flush_calls()
+end
