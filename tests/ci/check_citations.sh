@@ -1,0 +1,102 @@
+#!/bin/sh
+# check_citations.sh SRC [BUILD]: the repository stands alone. Fails, naming file and line, when
+# a file under SRC
+#   - cites a design document that is not part of the repository: DESIGN.md, API.md (docs/lua-api.md
+#     and docs/c-api.md are ours) or DS_SEMANTICS.md (ours is docs/ds-semantics.md);
+#   - names a folder of the machine the project was written on (/work/..., ../shared);
+#   - names a page docs/<name>.md that does not exist;
+#   - or, in a Markdown file, links to a relative path that does not exist or leaves SRC.
+# It reads the files with find and grep, so it works on an export without .git. Skipped: .git,
+# BUILD (a build folder inside SRC) and folders named build*, binary files, and this file.
+#
+# check_citations.sh --selftest: makes a tree with one fault of each kind and one clean file, and
+# checks that each fault is reported and the clean file is not (so the check can fail).
+set -u
+
+check() {
+  src=$1
+  build=${2:-}
+  status=0
+  list=$(mktemp)
+  find "$src" \( -name .git -o -name 'build*' -type d \) -prune -o -type f -print |
+    while IFS= read -r f; do
+      [ -n "$build" ] && case "$f" in "$build"/*) continue ;; esac
+      case "$f" in */tests/ci/check_citations.sh) continue ;; esac
+      grep -Iq . "$f" 2>/dev/null && printf '%s\n' "$f"
+    done >"$list"
+
+  # the design documents that live outside the repository
+  hits=$(tr '\n' '\0' <"$list" | xargs -0 grep -n -i -E \
+    '(^|[^a-z0-9_-])(design|api|ds_semantics)\.md|ds_semantics' 2>/dev/null)
+  [ -z "$hits" ] || { echo "cites a document outside the repository:"; echo "$hits"; status=1; }
+
+  # folders of the machine it was written on
+  hits=$(tr '\n' '\0' <"$list" | xargs -0 grep -n -E '(^|[^A-Za-z0-9_.])/work/|\.\./shared' 2>/dev/null)
+  [ -z "$hits" ] || { echo "names a path outside the repository:"; echo "$hits"; status=1; }
+
+  # docs/<name>.md that does not exist
+  tr '\n' '\0' <"$list" | xargs -0 grep -n -o -E '(^|[^A-Za-z0-9_./-])docs/[A-Za-z0-9_-]+\.md' 2>/dev/null |
+    while IFS= read -r hit; do
+      page=${hit##*docs/}
+      [ -f "$src/docs/$page" ] || echo "$hit: no such page"
+    done >"$list.pages"
+  [ -s "$list.pages" ] && { echo "names a page that does not exist:"; cat "$list.pages"; status=1; }
+
+  # relative links of Markdown files: [text](path) and [text](path#anchor)
+  grep -E '\.md$' "$list" | while IFS= read -r f; do
+    dir=$(dirname "$f")
+    grep -n -o -E '\]\([^)[:space:]]+\)' "$f" | while IFS= read -r hit; do
+      line=${hit%%:*}
+      target=${hit#*](}
+      target=${target%)}
+      target=${target%%#*}
+      case "$target" in ''|http://*|https://*|mailto:*) continue ;; esac
+      case "$target" in /*) echo "$f:$line: $target: an absolute path"; continue ;; esac
+      if [ ! -e "$dir/$target" ]; then
+        echo "$f:$line: $target: no such file"
+        continue
+      fi
+      real=$(cd "$(dirname "$dir/$target")" && pwd -P)
+      root=$(cd "$src" && pwd -P)
+      case "$real/" in "$root"/*) ;; *) echo "$f:$line: $target: outside the repository" ;; esac
+    done
+  done >"$list.links"
+  [ -s "$list.links" ] && { echo "links to what is not in the repository:"; cat "$list.links"; status=1; }
+
+  rm -f "$list" "$list.pages" "$list.links"
+  return $status
+}
+
+selftest() {
+  t=$(mktemp -d)
+  mkdir -p "$t/repo/docs" "$t/repo/src" "$t/shared"
+  for p in nodes lua-api c-api; do echo "# ok" >"$t/repo/docs/$p.md"; done
+  echo "x" >"$t/shared/outside.md"
+  printf '%s\n' "-- see DESIGN.md" >"$t/repo/src/a.lua"
+  printf '%s\n' "/* API.md, deviation 1 */" >"$t/repo/src/b.c"
+  printf '%s\n' "-- DS_SEMANTICS section 6" >"$t/repo/src/c.lua"
+  printf '%s\n' "see /work/shared/notes" >"$t/repo/src/d.txt"
+  printf '%s\n' "see docs/missing-page.md" >"$t/repo/src/e.lua"
+  printf '%s\n' "[out](../../shared/outside.md) [gone](gone.md)" >"$t/repo/docs/f.md"
+  printf '%s\n' "-- docs/lua-api.md and docs/c-api.md are ours; [n](nodes.md#x), docs/nodes.md" >"$t/repo/docs/g.md"
+  out=$(check "$t/repo")
+  rc=$?
+  fail=0
+  [ $rc -ne 0 ] || { echo "selftest: the faults were not reported"; fail=1; }
+  for want in src/a.lua:1 src/b.c:1 src/c.lua:1 src/d.txt:1 src/e.lua:1 \
+              "docs/f.md:1: ../../shared/outside.md: outside" "docs/f.md:1: gone.md: no such file"; do
+    printf '%s\n' "$out" | grep -q -F "$want" || { echo "selftest: not reported: $want"; fail=1; }
+  done
+  printf '%s\n' "$out" | grep -q "g\.md" && { echo "selftest: a clean file was reported:"; echo "$out"; fail=1; }
+  rm -rf "$t"
+  [ $fail -eq 0 ] && echo "selftest: every fault reported, the clean file not"
+  return $fail
+}
+
+if [ "${1:-}" = --selftest ]; then
+  selftest
+  exit $?
+fi
+[ $# -ge 1 ] || { echo "usage: check_citations.sh SRC [BUILD] | --selftest" >&2; exit 2; }
+check "$1" "${2:-}" || exit 1
+echo "no citation leaves the repository"
