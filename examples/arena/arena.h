@@ -19,9 +19,9 @@ typedef struct arena {
   int reload_ok;
   double reload_time;   /* when it came (simulated seconds) */
 
-  int brain_class[KIND_CREATURES]; /* registry refs of the Brain classes, or LUA_NOREF */
-  int brain_broken[KIND_CREATURES]; /* a brain of that kind failed to start: start no more */
-  char brain_error[KIND_CREATURES][160]; /* the first line of the kind's load or start error */
+  int brain_class[KINDS_MAX]; /* registry refs of the Brain classes, or LUA_NOREF */
+  int brain_broken[KINDS_MAX]; /* a brain of that kind failed to start: start no more */
+  char brain_error[KINDS_MAX][160]; /* the first line of the kind's load or start error */
 
   /* registry refs */
   int ref_insts;     /* id -> inst, weak: a removed entity's inst stays while scripts hold it */
@@ -41,7 +41,8 @@ typedef struct arena {
 int arena_lua_init(arena *a, unsigned long long seed);
 void arena_lua_close(arena *a);
 
-/* Loads brains/<kind>.lua for every creature kind (require "brains.<kind>"); reports each failure
+/* Loads the brain of every creature kind (its kinds file entry's brain, brains/<kind>.lua: require
+ * "brains.<kind>"); reports each failure
  * with its file and line and goes on (creatures of that kind then have no brain). Returns the
  * number that loaded. With a->watch, starts watching their files and their behaviours'. */
 int arena_load_brains(arena *a);

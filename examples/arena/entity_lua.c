@@ -16,6 +16,7 @@
 #include <lualib.h>
 
 #include "arena.h"
+#include "kinds.h"
 #include "bt_lua.h"
 
 #define UV_ARENA lua_upvalueindex(1)
@@ -550,7 +551,7 @@ static int m_is_day(lua_State *L) {
 
 static int m_tostring(lua_State *L) {
   entity *e = to_entity(L, 1);
-  if (e) lua_pushfstring(L, "%s#%d", kind_name(e->kind), e->id);
+  if (e) lua_pushfstring(L, "%s#%d", kind_name(&arena_of(L)->w, e->kind), e->id);
   else lua_pushliteral(L, "entity");
   return 1;
 }
@@ -645,7 +646,7 @@ int arena_lua_init(arena *a, unsigned long long seed) {
     return -1;
   }
   a->L = L;
-  for (int k = 0; k < KIND_CREATURES; k++) a->brain_class[k] = LUA_NOREF;
+  for (int k = 0; k < KINDS_MAX; k++) a->brain_class[k] = LUA_NOREF;
   luaL_openlibs(L);
 
   /* brains and behaviours come from the data directory, before anything else */
@@ -756,19 +757,21 @@ void arena_lua_close(arena *a) {
 
 static void brain_error(arena *a, int k, const char *what, const char *msg) {
   first_line(a->brain_error[k], sizeof a->brain_error[k], msg);
-  fprintf(stderr, "bt-arena: %s for %s: %s\n", what, kind_name((kind_t)k), msg);
+  fprintf(stderr, "bt-arena: %s for %s: %s\n", what, kind_name(&a->w, k), msg);
 }
 
-/* require "brains.<kind>" (from the data directory first on package.path); sets the kind's
- * brain class. 1 on success. */
+/* require "brains.<kind>" (the kind's brain file as a module, from the data directory first on
+ * package.path); sets the kind's brain class. 1 on success. */
 static int load_brain(arena *a, int k) {
   lua_State *L = a->L;
+  char module[sizeof a->w.kinds[k].brain];
+  kinds_module(&a->w.kinds[k], module, sizeof module);
   lua_settop(L, 0);
   lua_pushcfunction(L, traceback);
-  lua_pushfstring(L, "%s/brains/%s.lua", a->data_dir, kind_name((kind_t)k));
+  lua_pushstring(L, a->w.kinds[k].brain);
   const char *path = lua_tostring(L, 2);
   lua_getglobal(L, "require");
-  lua_pushfstring(L, "brains.%s", kind_name((kind_t)k));
+  lua_pushstring(L, module);
   if (lua_pcall(L, 1, 1, 1) != LUA_OK) {
     brain_error(a, k, "no brain", lua_tostring(L, -1));
     return 0;
@@ -798,7 +801,7 @@ static int load_brain(arena *a, int k) {
 int arena_load_brains(arena *a) {
   int loaded = 0;
   if (a->watch) bt_lua_reload_enable(a->L);
-  for (int k = 0; k < KIND_CREATURES; k++) loaded += load_brain(a, k);
+  for (int k = 0; k < a->w.nkinds; k++) loaded += load_brain(a, k);
   lua_settop(a->L, 0);
   if (a->watch && bt_lua_reload_watch(a->L, "auto") != BT_OK)
     fprintf(stderr, "bt-arena: cannot watch the brain files: reloads stay off\n");
@@ -843,7 +846,7 @@ static void new_insts(arena *a, int insts) {
     lua_createtable(L, 0, 4);
     lua_pushinteger(L, e->id);
     lua_setfield(L, -2, "id");
-    lua_pushstring(L, kind_name(e->kind));
+    lua_pushstring(L, kind_name(w, e->kind));
     lua_setfield(L, -2, "kind");
     lua_rawgeti(L, LUA_REGISTRYINDEX, a->ref_meta);
     lua_setmetatable(L, -2);
@@ -853,7 +856,7 @@ static void new_insts(arena *a, int insts) {
     lua_pushvalue(L, -2);
     lua_rawseti(L, -2, e->id);
     lua_pop(L, 1);
-    if (e->kind < KIND_CREATURES) start_brain(a, e);
+    if (world_is_creature(e)) start_brain(a, e);
     lua_pop(L, 1);
   }
   /* brains started above may have spawned nothing; keep whatever came meanwhile */
@@ -978,9 +981,9 @@ static void on_reload(void *ud, const char *file, int ok, const char *message) {
   if (!a->live) fprintf(stderr, "bt-arena: %s\n", message);
   if (!ok) return;
   /* a brain that could not load before: its creatures start now */
-  for (int k = 0; k < KIND_CREATURES; k++) {
-    char tail[64]; /* the watcher names the file as require found it: .../brains/<kind>.lua */
-    snprintf(tail, sizeof tail, "brains/%s.lua", kind_name((kind_t)k));
+  for (int k = 0; k < a->w.nkinds; k++) {
+    char tail[128]; /* the watcher names the file as require found it: .../brains/<kind>.lua */
+    snprintf(tail, sizeof tail, "/%s", a->w.kinds[k].brain);
     size_t lt = strlen(tail), lf = strlen(file);
     int same = lf >= lt && strcmp(file + lf - lt, tail) == 0;
     if (!same || a->brain_class[k] != LUA_NOREF || !load_brain(a, k)) continue;

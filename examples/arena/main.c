@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "arena.h"
+#include "kinds.h"
 #include "view.h"
 
 #ifndef BT_ARENA_SOURCE_DATA
@@ -198,7 +199,15 @@ int main(int argc, char **argv) {
     fprintf(stderr, "bt-arena: no brains/ directory in %s; pass --data DIR\n", looked);
     return 1;
   }
-  if (world_init(&a.w, (int)opt.agents, opt.seed) != 0) {
+  /* the creature kinds: brains/kinds.lua of the data directory (kinds.h) */
+  static kind_info kinds[KINDS_MAX];
+  int nkinds = 0;
+  char kinds_err[1024];
+  if (kinds_load(a.data_dir, KINDS_FILE, kinds, &nkinds, kinds_err, sizeof kinds_err) != 0) {
+    fprintf(stderr, "bt-arena: %s\n", kinds_err);
+    return 2;
+  }
+  if (world_init(&a.w, (int)opt.agents, opt.seed, kinds, nkinds) != 0) {
     fprintf(stderr, "bt-arena: out of memory making the world\n");
     return 1;
   }
