@@ -7,6 +7,7 @@
 
 #include <lua.h>
 
+#include "errors.h"
 #include "world.h"
 
 typedef struct arena {
@@ -15,9 +16,13 @@ typedef struct arena {
   const char *data_dir;
   int live; /* the terminal view is up: keep standard error quiet until it is closed */
   int watch; /* --watch: brains and behaviours reload when their files are saved */
-  char reload_msg[160]; /* the last reload's line, for the view */
-  int reload_ok;
-  double reload_time;   /* when it came (simulated seconds) */
+  /* the view's last line: the last reload or error, in one line (errors.h); an error stays until
+   * the next reload, a reload that went through for 5 seconds */
+  char status[256];
+  int status_ok;
+  double status_time; /* when it came (simulated seconds) */
+  error_log errors;   /* live: every error, written out when the terminal is back */
+  long long kinds_stamp; /* --watch: the kinds file's modification time and size, when last read */
 
   int brain_class[KINDS_MAX]; /* registry refs of the Brain classes, or LUA_NOREF */
   int brain_broken[KINDS_MAX]; /* a brain of that kind failed to start: start no more */
@@ -32,8 +37,6 @@ typedef struct arena {
   int ref_manager, ref_update, ref_stats;
 
   long long script_errors;
-  char first_error[1024]; /* the first script error, for the report at exit in live mode */
-  char last_error[160];   /* the last one's first line, for the view */
 } arena;
 
 /* Opens Lua and bt on the arena's world: package.path, the clock, the tick time, the error

@@ -8,9 +8,11 @@
  * bit). A removed entity keeps its inst (the same table) as long as some script holds it;
  * IsValid() is then false.
  */
+#define _POSIX_C_SOURCE 200809L /* st_mtim in struct stat */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <lauxlib.h>
 #include <lualib.h>
@@ -36,19 +38,28 @@ static int traceback(lua_State *L) {
   return 1;
 }
 
-static void first_line(char *dst, size_t size, const char *msg) {
-  size_t n = strcspn(msg, "\n");
-  if (n >= size) n = size - 1;
-  memcpy(dst, msg, n);
-  dst[n] = 0;
+/* An error for the view's last line (and, live, for the report at exit). */
+static void show_error(arena *a, const char *msg) {
+  error_line(a->status, sizeof a->status, msg, a->data_dir, sizeof a->status - 1);
+  a->status_ok = 0;
+  a->status_time = a->w.time;
+  if (a->live) error_log_add(&a->errors, msg);
 }
 
 /* Every contained script error comes here: bt's error handler and the host's own pcalls. */
 static void report(arena *a, const char *msg) {
   a->script_errors++;
-  first_line(a->last_error, sizeof a->last_error, msg);
-  if (a->script_errors == 1) snprintf(a->first_error, sizeof a->first_error, "%s", msg);
-  if (a->live) return;
+  error_line(a->status, sizeof a->status, msg, a->data_dir, sizeof a->status - 1);
+  a->status_ok = 0;
+  a->status_time = a->w.time;
+  if (a->live) {
+    size_t n = strlen(msg) + 16;
+    char *full = malloc(n);
+    if (full) snprintf(full, n, "script error: %s", msg);
+    error_log_add(&a->errors, full ? full : msg);
+    free(full);
+    return;
+  }
   if (a->script_errors <= 10) fprintf(stderr, "bt-arena: script error: %s\n", msg);
   if (a->script_errors == 10)
     fprintf(stderr, "bt-arena: further script errors are counted, not shown (script_errors= in the summary)\n");
@@ -756,8 +767,11 @@ void arena_lua_close(arena *a) {
 /* ---- brains ---- */
 
 static void brain_error(arena *a, int k, const char *what, const char *msg) {
-  first_line(a->brain_error[k], sizeof a->brain_error[k], msg);
-  fprintf(stderr, "bt-arena: %s for %s: %s\n", what, kind_name(&a->w, k), msg);
+  error_line(a->brain_error[k], sizeof a->brain_error[k], msg, a->data_dir, sizeof a->brain_error[k] - 1);
+  lua_pushfstring(a->L, "%s for %s: %s", what, kind_name(&a->w, k), msg);
+  show_error(a, lua_tostring(a->L, -1));
+  if (!a->live) fprintf(stderr, "bt-arena: %s\n", lua_tostring(a->L, -1));
+  lua_pop(a->L, 1);
 }
 
 /* require "brains.<kind>" (the kind's brain file as a module, from the data directory first on
@@ -975,9 +989,13 @@ void arena_doing(arena *a, int id, char *buf, size_t size) {
 
 static void on_reload(void *ud, const char *file, int ok, const char *message) {
   arena *a = ud;
-  first_line(a->reload_msg, sizeof a->reload_msg, message);
-  a->reload_ok = ok;
-  a->reload_time = a->w.time;
+  if (ok) {
+    error_line(a->status, sizeof a->status, message, a->data_dir, sizeof a->status - 1);
+    a->status_ok = 1;
+    a->status_time = a->w.time;
+  } else {
+    show_error(a, message);
+  }
   if (!a->live) fprintf(stderr, "bt-arena: %s\n", message);
   if (!ok) return;
   /* a brain that could not load before: its creatures start now */
@@ -998,6 +1016,71 @@ static void on_reload(void *ud, const char *file, int ok, const char *message) {
   }
 }
 
-void arena_reload_poll(arena *a) {
-  if (a->watch) bt_lua_reload_poll(a->L, on_reload, a);
+/* The kinds file's modification time and size, as one number (0: cannot stat it). */
+static long long kinds_stamp(const arena *a) {
+  char path[4096];
+  struct stat st;
+  snprintf(path, sizeof path, "%s/%s", a->data_dir, KINDS_FILE);
+  if (stat(path, &st) != 0) return 0;
+  return ((long long)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec) ^ ((long long)st.st_size << 40);
 }
+
+/* The kinds file was saved: its numbers, looks and food apply at once (to the living too); a kind
+ * added, removed or renamed is refused, and tags, home, share and brain wait for a restart. */
+static void reload_kinds(arena *a) {
+  static kind_info k[KINDS_MAX];
+  int n = 0;
+  char err[1024], msg[1200];
+  world *w = &a->w;
+  if (kinds_load(a->data_dir, KINDS_FILE, k, &n, err, sizeof err) != 0) {
+    snprintf(msg, sizeof msg, "refused %s: %s", KINDS_FILE, err);
+    on_reload(a, KINDS_FILE, 0, msg);
+    return;
+  }
+  int same = n == w->nkinds;
+  for (int i = 0; same && i < n; i++) same = strcmp(k[i].name, w->kinds[i].name) == 0;
+  if (!same) {
+    snprintf(msg, sizeof msg, "refused %s: %s: kinds added, removed or renamed take a restart of bt-arena",
+             KINDS_FILE, KINDS_FILE);
+    on_reload(a, KINDS_FILE, 0, msg);
+    return;
+  }
+  int later = 0;
+  for (int i = 0; i < n; i++) {
+    kind_info *o = &w->kinds[i];
+    int tags = o->ntags != k[i].ntags;
+    for (int t = 0; !tags && t < o->ntags; t++) tags = strcmp(o->tags[t], k[i].tags[t]) != 0;
+    later |= tags || o->home != k[i].home || o->share != k[i].share || strcmp(o->brain, k[i].brain) != 0;
+    memcpy(k[i].tags, o->tags, sizeof o->tags);
+    k[i].ntags = o->ntags;
+    k[i].home = o->home;
+    k[i].share = o->share;
+    memcpy(k[i].brain, o->brain, sizeof o->brain);
+    *o = k[i];
+  }
+  for (int i = 0; i < w->creatures.n; i++) {
+    entity *e = w->ents[w->creatures.v[i]];
+    const kind_info *ki = &w->kinds[e->kind];
+    e->max_health = ki->health;
+    if (e->health > e->max_health) e->health = e->max_health;
+    e->damage = ki->damage;
+    e->range = ki->range;
+    e->cooldown = ki->cooldown;
+    e->radius = ki->radius;
+  }
+  snprintf(msg, sizeof msg, "reloaded %s%s", KINDS_FILE,
+           later ? " (changes of tags, home, share or brain take a restart)" : "");
+  on_reload(a, KINDS_FILE, 1, msg);
+}
+
+void arena_reload_poll(arena *a) {
+  if (!a->watch) return;
+  bt_lua_reload_poll(a->L, on_reload, a);
+  long long stamp = kinds_stamp(a);
+  if (!a->kinds_stamp) a->kinds_stamp = stamp; /* the first poll: as loaded */
+  if (stamp && stamp != a->kinds_stamp) {
+    a->kinds_stamp = stamp;
+    reload_kinds(a);
+  }
+}
+

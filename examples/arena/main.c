@@ -290,8 +290,7 @@ int main(int argc, char **argv) {
     }
     view_close();
     a.live = 0;
-    if (a.script_errors)
-      fprintf(stderr, "bt-arena: %lld script errors; the first:\n%s\n", a.script_errors, a.first_error);
+    error_log_print(&a.errors, stderr, "bt-arena: "); /* every error of the run, in full */
   }
 
   double end = now();
@@ -306,11 +305,15 @@ int main(int argc, char **argv) {
   long long ticks = tick > 0 ? tick : 0;
   double per = ticks > 0 ? 1e6 / (double)ticks : 0;
   printf("agents=%ld simulated=%.1fs wall=%.2fs ticks=%lld thinks=%lld brain_us_per_tick=%.0f "
-         "host_us_per_tick=%.0f alive=%d brains=%d registered=%lld deaths=%lld births=%lld script_errors=%lld\n",
+         "host_us_per_tick=%.0f alive=%d brains=%d registered=%lld deaths=%lld births=%lld script_errors=%lld ",
          opt.agents, (double)ticks / TICKS_PER_SECOND, end - start, ticks, thinks, brain_time * per,
          host_time * per, alive, brains, registered, a.w.deaths, a.w.births, a.script_errors);
+  for (int k = 0; k < a.w.nkinds; k++) /* the living of each kind: alive_by_kind=sheep:20,wolf:5,... */
+    printf("%s%s:%d", k ? "," : "alive_by_kind=", a.w.kinds[k].name, a.w.alive[k]);
+  printf("\n");
   fflush(stdout);
   arena_lua_close(&a);
+  error_log_free(&a.errors);
   world_free(&a.w);
   return 0;
 }

@@ -313,8 +313,8 @@ void view_draw(arena *a, const view_info *vi) {
     put(&o, "\r\n", 2);
   }
 
-  /* the last line: a reload of the last 5 seconds, an error, or else the legend (one column
-   * short: no scrolling) */
+  /* the last line: the last error (until the next reload), a reload of the last 5 seconds, a kind
+   * without a brain, or else the legend (one column short: no scrolling) */
   const char *err = NULL;
   char kinds[64] = "";
   for (int k = 0; k < w->nkinds; k++)
@@ -322,14 +322,11 @@ void view_draw(arena *a, const view_info *vi) {
       if (!err) err = a->brain_error[k];
       snprintf(kinds + strlen(kinds), sizeof kinds - strlen(kinds), "%s%s", *kinds ? ", " : "", kind_name(w, k));
     }
-  if (a->reload_msg[0] && a->w.time - a->reload_time < 5) {
-    snprintf(text, sizeof text, " %s", a->reload_msg);
-    line(&o, a->reload_ok ? "1;97;42" : "1;97;41", text, cols - 1);
+  if (a->status[0] && (!a->status_ok || a->w.time - a->status_time < 5)) {
+    snprintf(text, sizeof text, " %s", a->status);
+    line(&o, a->status_ok ? "1;97;42" : "1;97;41", text, cols - 1);
   } else if (err) {
     snprintf(text, sizeof text, " no brain for %s: %s", kinds, err);
-    line(&o, "1;97;41", text, cols - 1);
-  } else if (a->script_errors) {
-    snprintf(text, sizeof text, " %lld script errors; last: %s", a->script_errors, a->last_error);
     line(&o, "1;97;41", text, cols - 1);
   } else {
     int n = 0;
