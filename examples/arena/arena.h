@@ -7,6 +7,7 @@
 
 #include <lua.h>
 
+#include "errors.h"
 #include "world.h"
 
 typedef struct arena {
@@ -15,13 +16,17 @@ typedef struct arena {
   const char *data_dir;
   int live; /* the terminal view is up: keep standard error quiet until it is closed */
   int watch; /* --watch: brains and behaviours reload when their files are saved */
-  char reload_msg[160]; /* the last reload's line, for the view */
-  int reload_ok;
-  double reload_time;   /* when it came (simulated seconds) */
+  /* the view's last line: the last reload or error, in one line (errors.h); an error stays until
+   * the next reload, a reload that went through for 5 seconds */
+  char status[256];
+  int status_ok;
+  double status_time; /* when it came (simulated seconds) */
+  error_log errors;   /* live: every error, written out when the terminal is back */
+  long long kinds_stamp; /* --watch: the kinds file's modification time and size, when last read */
 
-  int brain_class[KIND_CREATURES]; /* registry refs of the Brain classes, or LUA_NOREF */
-  int brain_broken[KIND_CREATURES]; /* a brain of that kind failed to start: start no more */
-  char brain_error[KIND_CREATURES][160]; /* the first line of the kind's load or start error */
+  int brain_class[KINDS_MAX]; /* registry refs of the Brain classes, or LUA_NOREF */
+  int brain_broken[KINDS_MAX]; /* a brain of that kind failed to start: start no more */
+  char brain_error[KINDS_MAX][160]; /* the first line of the kind's load or start error */
 
   /* registry refs */
   int ref_insts;     /* id -> inst, weak: a removed entity's inst stays while scripts hold it */
@@ -32,8 +37,6 @@ typedef struct arena {
   int ref_manager, ref_update, ref_stats;
 
   long long script_errors;
-  char first_error[1024]; /* the first script error, for the report at exit in live mode */
-  char last_error[160];   /* the last one's first line, for the view */
 } arena;
 
 /* Opens Lua and bt on the arena's world: package.path, the clock, the tick time, the error
@@ -41,7 +44,8 @@ typedef struct arena {
 int arena_lua_init(arena *a, unsigned long long seed);
 void arena_lua_close(arena *a);
 
-/* Loads brains/<kind>.lua for every creature kind (require "brains.<kind>"); reports each failure
+/* Loads the brain of every creature kind (its kinds file entry's brain, brains/<kind>.lua: require
+ * "brains.<kind>"); reports each failure
  * with its file and line and goes on (creatures of that kind then have no brain). Returns the
  * number that loaded. With a->watch, starts watching their files and their behaviours'. */
 int arena_load_brains(arena *a);

@@ -8,14 +8,17 @@
  * bit). A removed entity keeps its inst (the same table) as long as some script holds it;
  * IsValid() is then false.
  */
+#define _POSIX_C_SOURCE 200809L /* st_mtim in struct stat */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <lauxlib.h>
 #include <lualib.h>
 
 #include "arena.h"
+#include "kinds.h"
 #include "bt_lua.h"
 
 #define UV_ARENA lua_upvalueindex(1)
@@ -35,19 +38,28 @@ static int traceback(lua_State *L) {
   return 1;
 }
 
-static void first_line(char *dst, size_t size, const char *msg) {
-  size_t n = strcspn(msg, "\n");
-  if (n >= size) n = size - 1;
-  memcpy(dst, msg, n);
-  dst[n] = 0;
+/* An error for the view's last line (and, live, for the report at exit). */
+static void show_error(arena *a, const char *msg) {
+  error_line(a->status, sizeof a->status, msg, a->data_dir, sizeof a->status - 1);
+  a->status_ok = 0;
+  a->status_time = a->w.time;
+  if (a->live) error_log_add(&a->errors, msg);
 }
 
 /* Every contained script error comes here: bt's error handler and the host's own pcalls. */
 static void report(arena *a, const char *msg) {
   a->script_errors++;
-  first_line(a->last_error, sizeof a->last_error, msg);
-  if (a->script_errors == 1) snprintf(a->first_error, sizeof a->first_error, "%s", msg);
-  if (a->live) return;
+  error_line(a->status, sizeof a->status, msg, a->data_dir, sizeof a->status - 1);
+  a->status_ok = 0;
+  a->status_time = a->w.time;
+  if (a->live) {
+    size_t n = strlen(msg) + 16;
+    char *full = malloc(n);
+    if (full) snprintf(full, n, "script error: %s", msg);
+    error_log_add(&a->errors, full ? full : msg);
+    free(full);
+    return;
+  }
   if (a->script_errors <= 10) fprintf(stderr, "bt-arena: script error: %s\n", msg);
   if (a->script_errors == 10)
     fprintf(stderr, "bt-arena: further script errors are counted, not shown (script_errors= in the summary)\n");
@@ -550,7 +562,7 @@ static int m_is_day(lua_State *L) {
 
 static int m_tostring(lua_State *L) {
   entity *e = to_entity(L, 1);
-  if (e) lua_pushfstring(L, "%s#%d", kind_name(e->kind), e->id);
+  if (e) lua_pushfstring(L, "%s#%d", kind_name(&arena_of(L)->w, e->kind), e->id);
   else lua_pushliteral(L, "entity");
   return 1;
 }
@@ -645,7 +657,7 @@ int arena_lua_init(arena *a, unsigned long long seed) {
     return -1;
   }
   a->L = L;
-  for (int k = 0; k < KIND_CREATURES; k++) a->brain_class[k] = LUA_NOREF;
+  for (int k = 0; k < KINDS_MAX; k++) a->brain_class[k] = LUA_NOREF;
   luaL_openlibs(L);
 
   /* brains and behaviours come from the data directory, before anything else */
@@ -755,20 +767,25 @@ void arena_lua_close(arena *a) {
 /* ---- brains ---- */
 
 static void brain_error(arena *a, int k, const char *what, const char *msg) {
-  first_line(a->brain_error[k], sizeof a->brain_error[k], msg);
-  fprintf(stderr, "bt-arena: %s for %s: %s\n", what, kind_name((kind_t)k), msg);
+  error_line(a->brain_error[k], sizeof a->brain_error[k], msg, a->data_dir, sizeof a->brain_error[k] - 1);
+  lua_pushfstring(a->L, "%s for %s: %s", what, kind_name(&a->w, k), msg);
+  show_error(a, lua_tostring(a->L, -1));
+  if (!a->live) fprintf(stderr, "bt-arena: %s\n", lua_tostring(a->L, -1));
+  lua_pop(a->L, 1);
 }
 
-/* require "brains.<kind>" (from the data directory first on package.path); sets the kind's
- * brain class. 1 on success. */
+/* require "brains.<kind>" (the kind's brain file as a module, from the data directory first on
+ * package.path); sets the kind's brain class. 1 on success. */
 static int load_brain(arena *a, int k) {
   lua_State *L = a->L;
+  char module[sizeof a->w.kinds[k].brain];
+  kinds_module(&a->w.kinds[k], module, sizeof module);
   lua_settop(L, 0);
   lua_pushcfunction(L, traceback);
-  lua_pushfstring(L, "%s/brains/%s.lua", a->data_dir, kind_name((kind_t)k));
+  lua_pushstring(L, a->w.kinds[k].brain);
   const char *path = lua_tostring(L, 2);
   lua_getglobal(L, "require");
-  lua_pushfstring(L, "brains.%s", kind_name((kind_t)k));
+  lua_pushstring(L, module);
   if (lua_pcall(L, 1, 1, 1) != LUA_OK) {
     brain_error(a, k, "no brain", lua_tostring(L, -1));
     return 0;
@@ -798,7 +815,7 @@ static int load_brain(arena *a, int k) {
 int arena_load_brains(arena *a) {
   int loaded = 0;
   if (a->watch) bt_lua_reload_enable(a->L);
-  for (int k = 0; k < KIND_CREATURES; k++) loaded += load_brain(a, k);
+  for (int k = 0; k < a->w.nkinds; k++) loaded += load_brain(a, k);
   lua_settop(a->L, 0);
   if (a->watch && bt_lua_reload_watch(a->L, "auto") != BT_OK)
     fprintf(stderr, "bt-arena: cannot watch the brain files: reloads stay off\n");
@@ -843,7 +860,7 @@ static void new_insts(arena *a, int insts) {
     lua_createtable(L, 0, 4);
     lua_pushinteger(L, e->id);
     lua_setfield(L, -2, "id");
-    lua_pushstring(L, kind_name(e->kind));
+    lua_pushstring(L, kind_name(w, e->kind));
     lua_setfield(L, -2, "kind");
     lua_rawgeti(L, LUA_REGISTRYINDEX, a->ref_meta);
     lua_setmetatable(L, -2);
@@ -853,7 +870,7 @@ static void new_insts(arena *a, int insts) {
     lua_pushvalue(L, -2);
     lua_rawseti(L, -2, e->id);
     lua_pop(L, 1);
-    if (e->kind < KIND_CREATURES) start_brain(a, e);
+    if (world_is_creature(e)) start_brain(a, e);
     lua_pop(L, 1);
   }
   /* brains started above may have spawned nothing; keep whatever came meanwhile */
@@ -972,15 +989,19 @@ void arena_doing(arena *a, int id, char *buf, size_t size) {
 
 static void on_reload(void *ud, const char *file, int ok, const char *message) {
   arena *a = ud;
-  first_line(a->reload_msg, sizeof a->reload_msg, message);
-  a->reload_ok = ok;
-  a->reload_time = a->w.time;
+  if (ok) {
+    error_line(a->status, sizeof a->status, message, a->data_dir, sizeof a->status - 1);
+    a->status_ok = 1;
+    a->status_time = a->w.time;
+  } else {
+    show_error(a, message);
+  }
   if (!a->live) fprintf(stderr, "bt-arena: %s\n", message);
   if (!ok) return;
   /* a brain that could not load before: its creatures start now */
-  for (int k = 0; k < KIND_CREATURES; k++) {
-    char tail[64]; /* the watcher names the file as require found it: .../brains/<kind>.lua */
-    snprintf(tail, sizeof tail, "brains/%s.lua", kind_name((kind_t)k));
+  for (int k = 0; k < a->w.nkinds; k++) {
+    char tail[128]; /* the watcher names the file as require found it: .../brains/<kind>.lua */
+    snprintf(tail, sizeof tail, "/%s", a->w.kinds[k].brain);
     size_t lt = strlen(tail), lf = strlen(file);
     int same = lf >= lt && strcmp(file + lf - lt, tail) == 0;
     if (!same || a->brain_class[k] != LUA_NOREF || !load_brain(a, k)) continue;
@@ -995,6 +1016,71 @@ static void on_reload(void *ud, const char *file, int ok, const char *message) {
   }
 }
 
-void arena_reload_poll(arena *a) {
-  if (a->watch) bt_lua_reload_poll(a->L, on_reload, a);
+/* The kinds file's modification time and size, as one number (0: cannot stat it). */
+static long long kinds_stamp(const arena *a) {
+  char path[4096];
+  struct stat st;
+  snprintf(path, sizeof path, "%s/%s", a->data_dir, KINDS_FILE);
+  if (stat(path, &st) != 0) return 0;
+  return ((long long)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec) ^ ((long long)st.st_size << 40);
 }
+
+/* The kinds file was saved: its numbers, looks and food apply at once (to the living too); a kind
+ * added, removed or renamed is refused, and tags, home, share and brain wait for a restart. */
+static void reload_kinds(arena *a) {
+  static kind_info k[KINDS_MAX];
+  int n = 0;
+  char err[1024], msg[1200];
+  world *w = &a->w;
+  if (kinds_load(a->data_dir, KINDS_FILE, k, &n, err, sizeof err) != 0) {
+    snprintf(msg, sizeof msg, "refused %s: %s", KINDS_FILE, err);
+    on_reload(a, KINDS_FILE, 0, msg);
+    return;
+  }
+  int same = n == w->nkinds;
+  for (int i = 0; same && i < n; i++) same = strcmp(k[i].name, w->kinds[i].name) == 0;
+  if (!same) {
+    snprintf(msg, sizeof msg, "refused %s: %s: kinds added, removed or renamed take a restart of bt-arena",
+             KINDS_FILE, KINDS_FILE);
+    on_reload(a, KINDS_FILE, 0, msg);
+    return;
+  }
+  int later = 0;
+  for (int i = 0; i < n; i++) {
+    kind_info *o = &w->kinds[i];
+    int tags = o->ntags != k[i].ntags;
+    for (int t = 0; !tags && t < o->ntags; t++) tags = strcmp(o->tags[t], k[i].tags[t]) != 0;
+    later |= tags || o->home != k[i].home || o->share != k[i].share || strcmp(o->brain, k[i].brain) != 0;
+    memcpy(k[i].tags, o->tags, sizeof o->tags);
+    k[i].ntags = o->ntags;
+    k[i].home = o->home;
+    k[i].share = o->share;
+    memcpy(k[i].brain, o->brain, sizeof o->brain);
+    *o = k[i];
+  }
+  for (int i = 0; i < w->creatures.n; i++) {
+    entity *e = w->ents[w->creatures.v[i]];
+    const kind_info *ki = &w->kinds[e->kind];
+    e->max_health = ki->health;
+    if (e->health > e->max_health) e->health = e->max_health;
+    e->damage = ki->damage;
+    e->range = ki->range;
+    e->cooldown = ki->cooldown;
+    e->radius = ki->radius;
+  }
+  snprintf(msg, sizeof msg, "reloaded %s%s", KINDS_FILE,
+           later ? " (changes of tags, home, share or brain take a restart)" : "");
+  on_reload(a, KINDS_FILE, 1, msg);
+}
+
+void arena_reload_poll(arena *a) {
+  if (!a->watch) return;
+  bt_lua_reload_poll(a->L, on_reload, a);
+  long long stamp = kinds_stamp(a);
+  if (!a->kinds_stamp) a->kinds_stamp = stamp; /* the first poll: as loaded */
+  if (stamp && stamp != a->kinds_stamp) {
+    a->kinds_stamp = stamp;
+    reload_kinds(a);
+  }
+}
+

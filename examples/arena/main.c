@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "arena.h"
+#include "kinds.h"
 #include "view.h"
 
 #ifndef BT_ARENA_SOURCE_DATA
@@ -198,7 +199,15 @@ int main(int argc, char **argv) {
     fprintf(stderr, "bt-arena: no brains/ directory in %s; pass --data DIR\n", looked);
     return 1;
   }
-  if (world_init(&a.w, (int)opt.agents, opt.seed) != 0) {
+  /* the creature kinds: brains/kinds.lua of the data directory (kinds.h) */
+  static kind_info kinds[KINDS_MAX];
+  int nkinds = 0;
+  char kinds_err[1024];
+  if (kinds_load(a.data_dir, KINDS_FILE, kinds, &nkinds, kinds_err, sizeof kinds_err) != 0) {
+    fprintf(stderr, "bt-arena: %s\n", kinds_err);
+    return 2;
+  }
+  if (world_init(&a.w, (int)opt.agents, opt.seed, kinds, nkinds) != 0) {
     fprintf(stderr, "bt-arena: out of memory making the world\n");
     return 1;
   }
@@ -281,8 +290,7 @@ int main(int argc, char **argv) {
     }
     view_close();
     a.live = 0;
-    if (a.script_errors)
-      fprintf(stderr, "bt-arena: %lld script errors; the first:\n%s\n", a.script_errors, a.first_error);
+    error_log_print(&a.errors, stderr, "bt-arena: "); /* every error of the run, in full */
   }
 
   double end = now();
@@ -297,11 +305,15 @@ int main(int argc, char **argv) {
   long long ticks = tick > 0 ? tick : 0;
   double per = ticks > 0 ? 1e6 / (double)ticks : 0;
   printf("agents=%ld simulated=%.1fs wall=%.2fs ticks=%lld thinks=%lld brain_us_per_tick=%.0f "
-         "host_us_per_tick=%.0f alive=%d brains=%d registered=%lld deaths=%lld births=%lld script_errors=%lld\n",
+         "host_us_per_tick=%.0f alive=%d brains=%d registered=%lld deaths=%lld births=%lld script_errors=%lld ",
          opt.agents, (double)ticks / TICKS_PER_SECOND, end - start, ticks, thinks, brain_time * per,
          host_time * per, alive, brains, registered, a.w.deaths, a.w.births, a.script_errors);
+  for (int k = 0; k < a.w.nkinds; k++) /* the living of each kind: alive_by_kind=sheep:20,wolf:5,... */
+    printf("%s%s:%d", k ? "," : "alive_by_kind=", a.w.kinds[k].name, a.w.alive[k]);
+  printf("\n");
   fflush(stdout);
   arena_lua_close(&a);
+  error_log_free(&a.errors);
   world_free(&a.w);
   return 0;
 }

@@ -20,8 +20,7 @@
 
 static struct termios saved_termios;
 static int raw_on, screen_on, stdin_eof;
-static int shown[SHOWN]; /* the creatures listed under the map */
-static const kind_t SHOWN_KINDS[SHOWN] = {KIND_SHEEP, KIND_WOLF, KIND_VILLAGER, KIND_GUARD, KIND_SHEEP};
+static int shown[SHOWN]; /* the creatures listed under the map: one of each kind in turn */
 
 int view_open(void) {
   if (isatty(STDIN_FILENO) && tcgetattr(STDIN_FILENO, &saved_termios) == 0) {
@@ -115,23 +114,34 @@ static void line(out *o, const char *sgr, const char *text, int cols) {
 
 typedef struct cell {
   char glyph;
-  unsigned char prio;
+  int prio;
   const char *sgr;
 } cell;
 
-static const char *const KIND_SGR[KIND_COUNT] = {
-    [KIND_SHEEP] = "97", [KIND_WOLF] = "1;91", [KIND_VILLAGER] = "93", [KIND_GUARD] = "1;96",
-    [KIND_GRASS] = "92", [KIND_FIELD] = "33", [KIND_HOUSE] = "1;31", [KIND_DEN] = "35", [KIND_POST] = "36",
-};
-static const char KIND_GLYPH[KIND_COUNT] = {'s', 'W', 'v', 'G', '"', '#', 'H', 'D', 'P'};
-static const unsigned char KIND_PRIO[KIND_COUNT] = {5, 8, 6, 7, 3, 2, 4, 4, 4};
+/* Objects' looks; a creature kind's glyph and colour come from the kinds file. */
+static const char *const OBJECT_SGR[KIND_COUNT - KINDS_MAX] = {"92", "33", "1;31", "35", "36"};
+static const char OBJECT_GLYPH[KIND_COUNT - KINDS_MAX] = {'"', '#', 'H', 'D', 'P'};
+static const unsigned char OBJECT_PRIO[KIND_COUNT - KINDS_MAX] = {3, 2, 4, 4, 4};
+#define PRIO_SHOWN 255
+
+static const char *kind_sgr(const world *w, int k) { return k >= KINDS_MAX ? OBJECT_SGR[k - KINDS_MAX] : w->kinds[k].sgr; }
+static char kind_glyph(const world *w, int k) { return k >= KINDS_MAX ? OBJECT_GLYPH[k - KINDS_MAX] : w->kinds[k].glyph; }
+
+/* Where creatures share a cell, the one that hits hardest is drawn (ties: the later kind). */
+static int kind_prio(const world *w, int k) {
+  if (k >= KINDS_MAX) return OBJECT_PRIO[k - KINDS_MAX];
+  int rank = 0;
+  for (int j = 0; j < w->nkinds; j++)
+    rank += w->kinds[j].damage < w->kinds[k].damage || (w->kinds[j].damage == w->kinds[k].damage && j < k);
+  return 5 + rank;
+}
 
 static void mark(cell *map, int mc, int mr, int c, int r, char g, int prio, const char *sgr) {
   if (c < 0 || r < 0 || c >= mc || r >= mr) return;
   cell *x = &map[r * mc + c];
   if (prio < x->prio) return;
   x->glyph = g;
-  x->prio = (unsigned char)prio;
+  x->prio = prio;
   x->sgr = sgr;
 }
 
@@ -150,7 +160,7 @@ static void pick_shown(const world *w) {
     int best = 0;
     for (int j = 0; j < w->creatures.n; j++) {
       entity *c = w->ents[w->creatures.v[j]];
-      if (c->kind != SHOWN_KINDS[i] || c->dead || is_shown(c->id)) continue;
+      if (c->kind != i % w->nkinds || c->dead || is_shown(c->id)) continue;
       if (!best || c->id < best) best = c->id;
     }
     shown[i] = best;
@@ -193,12 +203,16 @@ void view_draw(arena *a, const view_info *vi) {
   /* status line: the clock, the population, and the brains' cost when there is room */
   char text[512], clk[64], extra[128];
   clock_text(w, clk, sizeof clk);
-  int n = snprintf(text, sizeof text, " %s t=%.1fs | sheep %d wolves %d villagers %d guards %d | q quits", clk,
-                   w->time, w->alive[KIND_SHEEP], w->alive[KIND_WOLF], w->alive[KIND_VILLAGER],
-                   w->alive[KIND_GUARD]);
-  if (n > cols) /* short labels: the glyphs of the map */
-    n = snprintf(text, sizeof text, " %s t=%.1fs | s %d W %d v %d G %d | q quits", clk, w->time, w->alive[KIND_SHEEP],
-                 w->alive[KIND_WOLF], w->alive[KIND_VILLAGER], w->alive[KIND_GUARD]);
+  int n = snprintf(text, sizeof text, " %s t=%.1fs |", clk, w->time);
+  for (int k = 0; k < w->nkinds && n < (int)sizeof text; k++)
+    n += snprintf(text + n, sizeof text - (size_t)n, " %s %d", w->kinds[k].plural, w->alive[k]);
+  if (n < (int)sizeof text) n += snprintf(text + n, sizeof text - (size_t)n, " | q quits");
+  if (n > cols) { /* short labels: the glyphs of the map */
+    n = snprintf(text, sizeof text, " %s t=%.1fs |", clk, w->time);
+    for (int k = 0; k < w->nkinds && n < (int)sizeof text; k++)
+      n += snprintf(text + n, sizeof text - (size_t)n, " %c %d", w->kinds[k].glyph, w->alive[k]);
+    if (n < (int)sizeof text) n += snprintf(text + n, sizeof text - (size_t)n, " | q quits");
+  }
   int m = snprintf(extra, sizeof extra, " | brains %.2f ms/tick, %.0f thinks/s", vi->brain_us / 1000, vi->thinks_per_s);
   if (n + m <= cols && n + m < (int)sizeof text) strcat(text, extra);
   line(&o, day ? "30;47" : "97;44", text, cols);
@@ -233,21 +247,23 @@ void view_draw(arena *a, const view_info *vi) {
       for (int c = COL(f->x - f->radius); c <= COL(f->x + f->radius); c++) {
         double x = (c + 0.5) * sx - f->x, y = w->h - (r + 0.5) * sy - f->y;
         if (x * x + y * y <= f->radius * f->radius || (r == ROW(f->y) && c == COL(f->x)))
-          mark(map, mc, mr, c, r, '#', 2, KIND_SGR[KIND_FIELD]);
+          mark(map, mc, mr, c, r, '#', 2, kind_sgr(w, KIND_FIELD));
       }
   }
   pick_shown(w);
+  static char reverse[KINDS_MAX][32]; /* the shown creatures' colours, reversed */
   for (int i = 0; i < w->active.n; i++) {
     entity *e = w->ents[w->active.v[i]];
     if (e->kind == KIND_FIELD) continue;
-    int prio = KIND_PRIO[e->kind];
-    const char *sgr = KIND_SGR[e->kind];
-    char g = KIND_GLYPH[e->kind];
+    int prio = kind_prio(w, e->kind);
+    const char *sgr = kind_sgr(w, e->kind);
+    char g = kind_glyph(w, e->kind);
     if (e->dead) g = 'x', sgr = "90";
     if (e->kind == KIND_GRASS && !day) sgr = "32";
     if (is_shown(e->id)) {
-      prio = 9;
-      sgr = e->kind == KIND_WOLF ? "1;7;91" : e->kind == KIND_GUARD ? "1;7;96" : e->kind == KIND_VILLAGER ? "7;93" : "7;97";
+      prio = PRIO_SHOWN;
+      snprintf(reverse[e->kind], sizeof reverse[e->kind], "7;%s", sgr);
+      sgr = reverse[e->kind];
     }
     mark(map, mc, mr, COL(e->x), ROW(e->y), g, prio, sgr);
   }
@@ -259,7 +275,7 @@ void view_draw(arena *a, const view_info *vi) {
     snprintf(said, sizeof said, "\"%s\"", e->say);
     int r = ROW(e->y), c = COL(e->x) + 1;
     if (c + (int)strlen(said) > mc) c = COL(e->x) - (int)strlen(said);
-    for (int k = 0; said[k]; k++) mark(map, mc, mr, c + k, r, said[k], 9, "1;97");
+    for (int k = 0; said[k]; k++) mark(map, mc, mr, c + k, r, said[k], PRIO_SHOWN, "1;97");
   }
   for (int r = 0; r < mr; r++) {
     const char *cur = NULL;
@@ -288,35 +304,36 @@ void view_draw(arena *a, const view_info *vi) {
     char said[64] = "";
     if (e->say_until > w->time && e->say[0]) snprintf(said, sizeof said, "\"%s\"", e->say);
     char name[32];
-    snprintf(name, sizeof name, "%s#%d", kind_name(e->kind), e->id);
-    snprintf(text, sizeof text, " %c %-12s hp %3.0f  hunger %.2f %-5s %-6s  %-24.24s %s", KIND_GLYPH[e->kind],
+    snprintf(name, sizeof name, "%s#%d", kind_name(w, e->kind), e->id);
+    snprintf(text, sizeof text, " %c %-12s hp %3.0f  hunger %.2f %-5s %-6s  %-24.24s %s", kind_glyph(w, e->kind),
              name, e->health, e->hunger,
              world_is_tired(e) ? "tired" : "", e->action ? e->action : (e->move ? (e->run ? "runs" : "walks") : ""),
              doing, said);
-    line(&o, KIND_SGR[e->kind], text, cols);
+    line(&o, kind_sgr(w, e->kind), text, cols);
     put(&o, "\r\n", 2);
   }
 
-  /* the last line: a reload of the last 5 seconds, an error, or else the legend (one column
-   * short: no scrolling) */
+  /* the last line: the last error (until the next reload), a reload of the last 5 seconds, a kind
+   * without a brain, or else the legend (one column short: no scrolling) */
   const char *err = NULL;
   char kinds[64] = "";
-  for (int k = 0; k < KIND_CREATURES; k++)
+  for (int k = 0; k < w->nkinds; k++)
     if (a->brain_error[k][0]) {
       if (!err) err = a->brain_error[k];
-      snprintf(kinds + strlen(kinds), sizeof kinds - strlen(kinds), "%s%s", *kinds ? ", " : "", kind_name((kind_t)k));
+      snprintf(kinds + strlen(kinds), sizeof kinds - strlen(kinds), "%s%s", *kinds ? ", " : "", kind_name(w, k));
     }
-  if (a->reload_msg[0] && a->w.time - a->reload_time < 5) {
-    snprintf(text, sizeof text, " %s", a->reload_msg);
-    line(&o, a->reload_ok ? "1;97;42" : "1;97;41", text, cols - 1);
+  if (a->status[0] && (!a->status_ok || a->w.time - a->status_time < 5)) {
+    snprintf(text, sizeof text, " %s", a->status);
+    line(&o, a->status_ok ? "1;97;42" : "1;97;41", text, cols - 1);
   } else if (err) {
     snprintf(text, sizeof text, " no brain for %s: %s", kinds, err);
     line(&o, "1;97;41", text, cols - 1);
-  } else if (a->script_errors) {
-    snprintf(text, sizeof text, " %lld script errors; last: %s", a->script_errors, a->last_error);
-    line(&o, "1;97;41", text, cols - 1);
   } else {
-    line(&o, "2", " s sheep W wolf v villager G guard \" grass # field H house D den P post ~ pond", cols - 1);
+    int n = 0;
+    for (int k = 0; k < w->nkinds && n < (int)sizeof text; k++)
+      n += snprintf(text + n, sizeof text - (size_t)n, " %c %s", w->kinds[k].glyph, w->kinds[k].name);
+    if (n < (int)sizeof text) snprintf(text + n, sizeof text - (size_t)n, " \" grass # field H house D den P post ~ pond");
+    line(&o, "2", text, cols - 1);
   }
   size_t done = 0;
   while (done < o.n) {

@@ -15,24 +15,13 @@
 #define HIT_CHANCE 0.85 /* a swing in range hits this often */
 #define BIRTH_PERIOD 5.0
 
-typedef struct kind_info {
-  const char *name;
-  const char *tags[3];
-  double walk, run, health, damage, range, cooldown;
-  double hunger_rate, fatigue_rate; /* per second, idle */
-  double radius;
-} kind_info;
-
-static const kind_info KINDS[KIND_COUNT] = {
-    [KIND_SHEEP] = {"sheep", {"sheep", "prey"}, 2.0, 4.5, 60, 5, 1.2, 2.0, 1 / 110.0, 1 / 90.0, 0.5},
-    [KIND_WOLF] = {"wolf", {"wolf", "predator"}, 3.0, 7.5, 100, 25, 2.0, 1.5, 1 / 150.0, 1 / 80.0, 0.6},
-    [KIND_VILLAGER] = {"villager", {"villager", "prey"}, 2.5, 5.0, 80, 8, 1.5, 1.5, 1 / 140.0, 1 / 70.0, 0.5},
-    [KIND_GUARD] = {"guard", {"guard"}, 3.0, 6.5, 150, 30, 2.5, 1.2, 1 / 140.0, 1 / 90.0, 0.5},
-    [KIND_GRASS] = {"grass", {"grass", "food"}, 0, 0, 0, 0, 0, 0, 0, 0, 0.5},
-    [KIND_FIELD] = {"field", {"field"}, 0, 0, 0, 0, 0, 0, 0, 0, 4.0},
-    [KIND_HOUSE] = {"house", {"house"}, 0, 0, 0, 0, 0, 0, 0, 0, 2.0},
-    [KIND_DEN] = {"den", {"den"}, 0, 0, 0, 0, 0, 0, 0, 0, 2.5},
-    [KIND_POST] = {"post", {"post"}, 0, 0, 0, 0, 0, 0, 0, 0, 1.0},
+/* The world's objects; creature kinds come from the kinds file. */
+static const kind_info OBJECTS[KIND_COUNT - KINDS_MAX] = {
+    {.name = "grass", .tags = {"grass", "food"}, .ntags = 2, .radius = 0.5},
+    {.name = "field", .tags = {"field"}, .ntags = 1, .radius = 4.0},
+    {.name = "house", .tags = {"house"}, .ntags = 1, .radius = 2.0},
+    {.name = "den", .tags = {"den"}, .ntags = 1, .radius = 2.5},
+    {.name = "post", .tags = {"post"}, .ntags = 1, .radius = 1.0},
 };
 
 static const char *const EXTRA_TAGS[] = {"prey", "predator", "food", "player", NULL};
@@ -42,9 +31,12 @@ struct find_hit {
   int id;
 };
 
-const char *kind_name(kind_t k) { return k < KIND_COUNT ? KINDS[k].name : "?"; }
+const char *kind_name(const world *w, int k) {
+  return (k >= 0 && k < w->nkinds) || (k >= KINDS_MAX && k < KIND_COUNT) ? w->kinds[k].name : "?";
+}
 
-static int is_creature(const entity *e) { return e->kind < KIND_CREATURES; }
+static int is_creature(const entity *e) { return e->kind < KINDS_MAX; }
+int world_is_creature(const entity *e) { return is_creature(e); }
 
 /* ---- numbers ---- */
 
@@ -195,7 +187,7 @@ entity *world_get(const world *w, int id) {
   return e && e->valid ? e : NULL;
 }
 
-static entity *spawn(world *w, kind_t k, double x, double y) {
+static entity *spawn(world *w, int k, double x, double y) {
   if (w->nents == w->cap_ents) {
     int cap = w->cap_ents * 2;
     entity **p = realloc(w->ents, (size_t)cap * sizeof *p);
@@ -205,7 +197,7 @@ static entity *spawn(world *w, kind_t k, double x, double y) {
   }
   entity *e = calloc(1, sizeof *e);
   if (!e) return NULL;
-  const kind_info *ki = &KINDS[k];
+  const kind_info *ki = &w->kinds[k];
   e->id = w->nents;
   e->kind = k;
   e->tags = w->kind_tag[k];
@@ -224,7 +216,7 @@ static entity *spawn(world *w, kind_t k, double x, double y) {
   w->ents[w->nents++] = e;
   e->active_slot = w->active.n;
   if (vec_push(&w->active, e->id) || grid_insert(w, e) || vec_push(&w->spawned, e->id)) return NULL;
-  if (k < KIND_CREATURES) {
+  if (k < KINDS_MAX) {
     e->creature_slot = w->creatures.n;
     if (vec_push(&w->creatures, e->id)) return NULL;
     w->alive[k]++;
@@ -247,7 +239,7 @@ static void near_point(world *w, double x, double y, double r, double *ox, doubl
   *oy = y;
 }
 
-static entity *spawn_creature(world *w, kind_t k, double x, double y, int home) {
+static entity *spawn_creature(world *w, int k, double x, double y, int home) {
   double px, py;
   near_point(w, x, y, 3, &px, &py);
   entity *e = spawn(w, k, px, py);
@@ -359,7 +351,7 @@ void world_stop(world *w, entity *e) {
 /* One tick of locomotion: straight on, sliding around ponds, stopping at the edge, at the goal,
  * or when stuck. */
 static void locomote(world *w, entity *e) {
-  const kind_info *ki = &KINDS[e->kind];
+  const kind_info *ki = &w->kinds[e->kind];
   double step = (e->run ? ki->run : ki->walk) * w->dt;
   double nx, ny, before = 0;
   int arrive = 0;
@@ -557,10 +549,10 @@ static int in_reach(const entity *e, const entity *t) {
   return dist2(e->x, e->y, t->x, t->y) <= r * r;
 }
 
-static int edible(const entity *e, const entity *t) {
-  if (t->kind == KIND_GRASS) return e->kind == KIND_SHEEP; /* grass is for grazers */
-  if (t->kind == KIND_HOUSE) return e->kind == KIND_VILLAGER || e->kind == KIND_GUARD;
-  return 0;
+/* What a kind eats is in its kinds file entry (eats): grass, a house (a meal at home). */
+static int edible(const world *w, const entity *e, const entity *t) {
+  if (t->kind != KIND_GRASS && t->kind != KIND_HOUSE) return 0;
+  return is_creature(e) && (w->kinds[e->kind].eats >> (t->kind - KINDS_MAX)) & 1;
 }
 
 /* Where it may rest: anywhere if it has no home, else near its home or at a house, den or post
@@ -574,7 +566,7 @@ static int may_rest(const world *w, const entity *e, const entity *t) {
 
 static int action_possible(const world *w, const entity *e, const char *action, const entity *t) {
   if (t && (!t->valid || t->dead || t == e || !in_reach(e, t))) return 0;
-  if (strcmp(action, "eat") == 0) return t && edible(e, t);
+  if (strcmp(action, "eat") == 0) return t && edible(w, e, t);
   if (strcmp(action, "work") == 0) return t && t->kind == KIND_FIELD;
   if (strcmp(action, "rest") == 0) return may_rest(w, e, t);
   return 1;
@@ -656,7 +648,7 @@ void world_say(world *w, entity *e, const char *text) {
 /* ---- the tick ---- */
 
 static void needs(world *w, entity *e) {
-  const kind_info *ki = &KINDS[e->kind];
+  const kind_info *ki = &w->kinds[e->kind];
   double dt = w->dt;
   int moving = e->move != MOVE_NONE;
   e->hunger += ki->hunger_rate * dt * (moving && e->run ? 1.5 : 1);
@@ -683,7 +675,8 @@ static int pick(world *w, const int_vec *v) {
 static void births(world *w) {
   if (w->time < w->next_birth) return;
   w->next_birth = w->time + BIRTH_PERIOD;
-  for (int k = 0; k < KIND_CREATURES; k++) {
+  for (int k = 0; k < w->nkinds; k++) {
+    home_t where = w->kinds[k].home;
     int deficit = w->initial[k] - w->alive[k];
     int n = w->initial[k] / 25;
     if (n < 1) n = 1;
@@ -691,26 +684,30 @@ static void births(world *w) {
     for (int i = 0; i < n; i++) {
       entity *home = NULL;
       double x, y;
-      switch (k) {
-        case KIND_SHEEP: {
+      switch (where) {
+        case HOME_MEADOW: {
           if (!w->npatches) return;
           patch *p = &w->patches[(int)(world_rand(w) * w->npatches)];
           x = p->x;
           y = p->y;
           break;
         }
-        case KIND_WOLF: home = world_get(w, pick(w, &w->dens)); break;
-        case KIND_VILLAGER: home = world_get(w, pick(w, &w->houses)); break;
+        case HOME_NONE:
+          x = rand_range(w, EDGE, w->w - EDGE);
+          y = rand_range(w, EDGE, w->h - EDGE);
+          break;
+        case HOME_DEN: home = world_get(w, pick(w, &w->dens)); break;
+        case HOME_HOUSE: home = world_get(w, pick(w, &w->houses)); break;
         default: home = world_get(w, pick(w, &w->posts)); break;
       }
-      if (k != KIND_SHEEP) {
+      if (where != HOME_MEADOW && where != HOME_NONE) {
         if (!home) break;
         x = home->x;
         y = home->y;
       }
-      entity *e = spawn_creature(w, (kind_t)k, x, y, home ? home->id : 0);
+      entity *e = spawn_creature(w, k, x, y, home ? home->id : 0);
       if (!e) return;
-      if (k == KIND_SHEEP) e->has_home = 1, e->hx = x, e->hy = y; /* its meadow */
+      if (where == HOME_MEADOW) e->has_home = 1, e->hx = x, e->hy = y; /* its meadow */
       e->hunger = 0.1;
       w->births++;
     }
@@ -781,14 +778,45 @@ static void place(world *w, double margin, int tries, const double *ax, const do
   }
 }
 
+/* The creatures of each kind: agents * share / (the shares' sum), rounded, for all but the last
+ * kind, which gets the rest; where the rounding overshoots, the latest kinds give some up. */
+static void census(const world *w, int agents, int *counts) {
+  double total = 0;
+  for (int k = 0; k < w->nkinds; k++) total += w->kinds[k].share;
+  int sum = 0, last = w->nkinds - 1;
+  for (int k = 0; k < last; k++) {
+    counts[k] = total > 0 ? (int)floor(agents * (w->kinds[k].share / total) + 0.5) : 0;
+    sum += counts[k];
+  }
+  for (int k = last - 1; k >= 0 && sum > agents; k--) {
+    int give = sum - agents < counts[k] ? sum - agents : counts[k];
+    counts[k] -= give;
+    sum -= give;
+  }
+  counts[last] = agents - sum;
+}
+
+/* How many of the kinds living at `home` go to group g of n (villages, ...): counts spread
+ * evenly, the first groups taking one more. */
+static int share_of(const world *w, const int *counts, home_t home, int g, int n) {
+  int m = 0;
+  for (int k = 0; k < w->nkinds; k++)
+    if (w->kinds[k].home == home) m += counts[k] / n + (g < counts[k] % n);
+  return m;
+}
+
+static int living_at(const world *w, const int *counts, home_t home) {
+  int m = 0;
+  for (int k = 0; k < w->nkinds; k++)
+    if (w->kinds[k].home == home) m += counts[k];
+  return m;
+}
+
 static int build(world *w, int agents) {
-  int sheep = (int)floor(agents * 0.5 + 0.5);
-  int wolves = (int)floor(agents * 0.125 + 0.5);
-  int villagers = (int)floor(agents * 0.25 + 0.5);
-  if (sheep + wolves + villagers > agents) villagers = agents - sheep - wolves;
-  if (villagers < 0) wolves += villagers, villagers = 0;
-  int guards = agents - sheep - wolves - villagers;
-  int counts[KIND_CREATURES] = {sheep, wolves, villagers, guards};
+  int counts[KINDS_MAX];
+  census(w, agents, counts);
+  int villagers = living_at(w, counts, HOME_HOUSE), guards = living_at(w, counts, HOME_POST);
+  int wolves = living_at(w, counts, HOME_DEN), sheep = living_at(w, counts, HOME_MEADOW);
 
   /* ponds */
   double area = w->w * w->h / (160.0 * 80.0);
@@ -813,8 +841,8 @@ static int build(world *w, int agents) {
   for (int v = 0; v < nvillages; v++) place(w, 16, 12, vx, vy, v, &vx[v], &vy[v]);
   int_vec vhouses = {0}, vposts = {0};
   for (int v = 0; v < nvillages; v++) {
-    int nv = villagers / nvillages + (v < villagers % nvillages);
-    int ng = guards / nvillages + (v < guards % nvillages);
+    int nv = share_of(w, counts, HOME_HOUSE, v, nvillages);
+    int ng = share_of(w, counts, HOME_POST, v, nvillages);
     int nh = (nv + 1) / 2, nf = nh ? (nh + 1) / 2 : 0, np = (ng + 1) / 2;
     vhouses.n = 0;
     for (int i = 0; i < nh; i++) {
@@ -853,14 +881,20 @@ static int build(world *w, int agents) {
       entity *p = spawn(w, KIND_POST, x, y);
       if (!p || vec_push(&vposts, p->id) || vec_push(&w->posts, p->id)) return free(vx), free(vy), -1;
     }
-    /* their people */
-    for (int i = 0; i < nv; i++) {
-      entity *h = w->ents[vhouses.v[i / 2]];
-      if (!spawn_creature(w, KIND_VILLAGER, h->x, h->y, h->id)) return free(vx), free(vy), -1;
+    /* their people: two to a house, in the order of the kinds; then the posts' */
+    for (int k = 0, i = 0; k < w->nkinds; k++) {
+      if (w->kinds[k].home != HOME_HOUSE) continue;
+      for (int j = counts[k] / nvillages + (v < counts[k] % nvillages); j > 0; j--, i++) {
+        entity *h = w->ents[vhouses.v[i / 2]];
+        if (!spawn_creature(w, k, h->x, h->y, h->id)) return free(vx), free(vy), -1;
+      }
     }
-    for (int i = 0; i < ng; i++) {
-      entity *p = w->ents[vposts.v[i % np]];
-      if (!spawn_creature(w, KIND_GUARD, p->x, p->y, p->id)) return free(vx), free(vy), -1;
+    for (int k = 0, i = 0; k < w->nkinds; k++) {
+      if (w->kinds[k].home != HOME_POST) continue;
+      for (int j = counts[k] / nvillages + (v < counts[k] % nvillages); j > 0; j--, i++) {
+        entity *p = w->ents[vposts.v[i % np]];
+        if (!spawn_creature(w, k, p->x, p->y, p->id)) return free(vx), free(vy), -1;
+      }
     }
   }
   vec_free(&vhouses);
@@ -881,9 +915,12 @@ static int build(world *w, int agents) {
     entity *den = spawn(w, KIND_DEN, x, y);
     if (!den || vec_push(&w->dens, den->id)) return free(vx), free(vy), -1;
   }
-  for (int i = 0; i < wolves; i++) {
-    entity *den = w->ents[w->dens.v[i % ndens]];
-    if (!spawn_creature(w, KIND_WOLF, den->x, den->y, den->id)) return free(vx), free(vy), -1;
+  for (int k = 0, i = 0; k < w->nkinds; k++) {
+    if (w->kinds[k].home != HOME_DEN) continue;
+    for (int j = 0; j < counts[k]; j++, i++) {
+      entity *den = w->ents[w->dens.v[i % ndens]];
+      if (!spawn_creature(w, k, den->x, den->y, den->id)) return free(vx), free(vy), -1;
+    }
   }
 
   /* meadows: patches of grass away from the villages; every third one within a wolf's reach of
@@ -918,20 +955,35 @@ static int build(world *w, int agents) {
   }
   free(vx);
   free(vy);
-  for (int i = 0; i < sheep; i++) {
-    patch *p = &w->patches[i % w->npatches];
-    entity *e = spawn_creature(w, KIND_SHEEP, p->x, p->y, 0);
-    if (!e) return -1;
-    e->has_home = 1; /* its meadow */
-    e->hx = p->x;
-    e->hy = p->y;
+  for (int k = 0, i = 0; k < w->nkinds; k++) {
+    if (w->kinds[k].home != HOME_MEADOW) continue;
+    for (int j = 0; j < counts[k]; j++, i++) {
+      patch *p = &w->patches[i % w->npatches];
+      entity *e = spawn_creature(w, k, p->x, p->y, 0);
+      if (!e) return -1;
+      e->has_home = 1; /* its meadow */
+      e->hx = p->x;
+      e->hy = p->y;
+    }
   }
-  for (int k = 0; k < KIND_CREATURES; k++) w->initial[k] = counts[k];
+  /* the homeless: anywhere */
+  for (int k = 0; k < w->nkinds; k++) {
+    if (w->kinds[k].home != HOME_NONE) continue;
+    for (int j = 0; j < counts[k]; j++) {
+      double x = rand_range(w, EDGE, w->w - EDGE), y = rand_range(w, EDGE, w->h - EDGE);
+      if (!spawn_creature(w, k, x, y, 0)) return -1;
+    }
+  }
+  for (int k = 0; k < w->nkinds; k++) w->initial[k] = counts[k];
   return 0;
 }
 
-int world_init(world *w, int agents, uint64_t seed) {
+int world_init(world *w, int agents, uint64_t seed, const kind_info *kinds, int n) {
   memset(w, 0, sizeof *w);
+  if (n < 1 || n > KINDS_MAX) return -1;
+  w->nkinds = n;
+  memcpy(w->kinds, kinds, (size_t)n * sizeof *kinds);
+  memcpy(&w->kinds[KINDS_MAX], OBJECTS, sizeof OBJECTS);
   uint64_t s = seed;
   w->rng = splitmix(&s) | 1;
   double f = agents > 200 ? sqrt(agents / 200.0) : 1; /* keep the crowd's density */
@@ -951,10 +1003,13 @@ int world_init(world *w, int agents, uint64_t seed) {
   w->pond_cells = calloc((size_t)w->gw * (size_t)w->gh, sizeof *w->pond_cells);
   if (!w->ents || !w->cells || !w->pond_cells) return -1;
   for (int k = 0; k < KIND_COUNT; k++)
-    for (int i = 0; i < 3 && KINDS[k].tags[i]; i++) add_tag(w, KINDS[k].tags[i]);
+    for (int i = 0; i < w->kinds[k].ntags; i++) add_tag(w, w->kinds[k].tags[i]);
   for (int i = 0; EXTRA_TAGS[i]; i++) add_tag(w, EXTRA_TAGS[i]);
   for (int k = 0; k < KIND_COUNT; k++)
-    for (int i = 0; i < 3 && KINDS[k].tags[i]; i++) w->kind_tag[k] |= (tagmask)1 << world_tag(w, KINDS[k].tags[i]);
+    for (int i = 0; i < w->kinds[k].ntags; i++) {
+      int t = world_tag(w, w->kinds[k].tags[i]);
+      if (t >= 0) w->kind_tag[k] |= (tagmask)1 << t;
+    }
   w->tag_predator = (tagmask)1 << world_tag(w, "predator");
   w->tag_prey = (tagmask)1 << world_tag(w, "prey");
   return build(w, agents);

@@ -12,20 +12,39 @@
 
 #include <stdint.h>
 
-/* Creature kinds first: they have brains. The rest are the world's objects. */
+/* Creature kinds are numbered 0 to world.nkinds - 1, in the order of the kinds file
+ * (brains/kinds.lua, see kinds.h); the world's objects come after the most there can be. */
+#define KINDS_MAX 16
 typedef enum {
-  KIND_SHEEP,
-  KIND_WOLF,
-  KIND_VILLAGER,
-  KIND_GUARD,
-  KIND_GRASS,
+  KIND_GRASS = KINDS_MAX,
   KIND_FIELD,
   KIND_HOUSE,
   KIND_DEN,
   KIND_POST,
   KIND_COUNT
 } kind_t;
-#define KIND_CREATURES 4
+
+/* Where creatures of a kind are placed, born and at home. */
+typedef enum { HOME_NONE, HOME_MEADOW, HOME_DEN, HOME_HOUSE, HOME_POST } home_t;
+
+#define KIND_TAGS_MAX 4
+#define KIND_NAME_MAX 24
+
+/* What a kind is: a creature kind from the kinds file, or one of the world's objects. */
+typedef struct kind_info {
+  char name[KIND_NAME_MAX], plural[KIND_NAME_MAX];
+  char tags[KIND_TAGS_MAX][KIND_NAME_MAX]; /* the first ntags are set */
+  int ntags;
+  char glyph;
+  char sgr[24];   /* the view's colour: an SGR parameter list, such as "1;91" */
+  char brain[96]; /* the brain's file, relative to the data directory: brains/sheep.lua */
+  home_t home;
+  unsigned eats;  /* bits (1 << (k - KINDS_MAX)) of the objects its "eat" takes: grass, house */
+  double share;   /* its part of the agents, a weight */
+  double walk, run, health, damage, range, cooldown;
+  double hunger_rate, fatigue_rate; /* per second, idle */
+  double radius;
+} kind_info;
 
 typedef uint64_t tagmask;
 #define TAG_MAX 64
@@ -34,7 +53,7 @@ enum { MOVE_NONE, MOVE_POINT, MOVE_DIR };
 
 typedef struct entity {
   int id;   /* index into world.ents; never reused */
-  kind_t kind;
+  int kind; /* a creature kind (below KINDS_MAX) or a kind_t */
   tagmask tags;
   double x, y, angle; /* angle in degrees */
   double radius;      /* how far from its centre it can be reached (objects) */
@@ -114,6 +133,8 @@ typedef struct world {
 
   const char *tag_names[TAG_MAX];
   int ntags;
+  kind_info kinds[KIND_COUNT]; /* creature kinds 0 to nkinds - 1, then the objects */
+  int nkinds;
   tagmask kind_tag[KIND_COUNT];
   tagmask tag_predator, tag_prey;
 
@@ -122,8 +143,8 @@ typedef struct world {
   patch *patches;
   int npatches;
 
-  int initial[KIND_CREATURES]; /* the population the world keeps up by births */
-  int alive[KIND_CREATURES];
+  int initial[KINDS_MAX]; /* the population the world keeps up by births */
+  int alive[KINDS_MAX];
   double next_birth;
   long long deaths, births;
 
@@ -141,14 +162,16 @@ typedef struct world {
   int_vec dens, houses, posts, fields;
 } world;
 
-/* Makes a world for `agents` creatures from `seed`; 0 on success, -1 out of memory. */
-int world_init(world *w, int agents, uint64_t seed);
+/* Makes a world for `agents` creatures of the n kinds (1 to KINDS_MAX, valid: see kinds.h) from
+ * `seed`; 0 on success, -1 out of memory. */
+int world_init(world *w, int agents, uint64_t seed, const kind_info *kinds, int n);
 void world_free(world *w);
 
 /* Advances the world by one tick of w->dt seconds ending at `time`. */
 void world_step(world *w, double time);
 
-const char *kind_name(kind_t k);
+const char *kind_name(const world *w, int k);
+int world_is_creature(const entity *e);
 int world_is_day(const world *w);
 
 /* The valid entity with that id, or NULL; world_any also returns removed ones. */

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Checks of bt-arena, run by ctest (tests/CMakeLists.txt, tests arena.*).
-# usage: check_arena.sh <headless|broken_brain|watch|bad_flags> <bt-arena> <source dir>
+# usage: check_arena.sh <headless|broken_brain|watch|kinds|bad_kinds|error_lines|bad_flags> <bt-arena> <source dir>
+# (exit 77: skipped, for a tool that is missing)
 set -u
 check=$1
 arena=$2
@@ -15,7 +16,7 @@ field() { echo "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
 summary_ok() { # <stdout file> <agents> <ticks>
   [ "$(wc -l < "$1")" -eq 1 ] || fail "expected one line on standard output, got: $(cat "$1")"
   line=$(cat "$1")
-  echo "$line" | grep -Eq "^agents=$2 simulated=[0-9.]+s wall=[0-9.]+s ticks=$3 thinks=[0-9]+ brain_us_per_tick=[0-9]+ host_us_per_tick=[0-9]+ alive=[0-9]+ brains=[0-9]+ registered=[0-9]+ deaths=[0-9]+ births=[0-9]+ script_errors=[0-9]+$" \
+  echo "$line" | grep -Eq "^agents=$2 simulated=[0-9.]+s wall=[0-9.]+s ticks=$3 thinks=[0-9]+ brain_us_per_tick=[0-9]+ host_us_per_tick=[0-9]+ alive=[0-9]+ brains=[0-9]+ registered=[0-9]+ deaths=[0-9]+ births=[0-9]+ script_errors=[0-9]+ alive_by_kind=[a-z_0-9]+:[0-9]+(,[a-z_0-9]+:[0-9]+)*$" \
     || fail "summary line not as documented: $line"
 }
 
@@ -83,6 +84,144 @@ watch)
   wait $pid 2>/dev/null
   grep "bt-arena: re" "$tmp/err"
   ! grep -q "script error" "$tmp/err" || { cat "$tmp/err"; fail "script errors after the reloads"; }
+  ;;
+
+kinds)
+  # a new kind is an entry in brains/kinds.lua and a brain file: rabbits live without touching C
+  mkdir -p "$tmp/data"
+  cp -R "$src/brains" "$src/behaviours" "$tmp/data/"
+  cat > "$tmp/data/brains/rabbit.lua" <<'LUA'
+local bt = require "bt"
+local RunAway = require "behaviours.runaway"
+local Wander = require "behaviours.wander"
+return bt.SharedBrain(function()
+  return bt.PriorityNode({ RunAway(nil, "predator", 6, 10), Wander(nil, nil, 8) }, .25)
+end)
+LUA
+  # the default kinds first: today's four, in today's numbers
+  "$arena" --agents 300 --seconds 2 --headless --data "$tmp/data" > "$tmp/out" 2> "$tmp/err" || fail "exit $?: $(cat "$tmp/err")"
+  [ "$(field alive_by_kind "$(cat "$tmp/out")")" = "sheep:150,wolf:38,villager:75,guard:37" ] \
+    || fail "the default kinds are not sheep 150, wolves 38, villagers 75, guards 37 of 300: $(cat "$tmp/out")"
+  sed -i '$d' "$tmp/data/brains/kinds.lua" # the closing brace of the list
+  cat >> "$tmp/data/brains/kinds.lua" <<'LUA'
+  {
+    name = "rabbit", glyph = "r", colour = "magenta", tags = { "rabbit", "prey" },
+    share = 0.1, home = "meadow", eats = { "grass" },
+    walk = 2.5, run = 6, health = 20, damage = 0, range = 0, cooldown = 0, hunger = 80, tired = 100,
+  },
+}
+LUA
+  "$arena" --agents 300 --seconds 5 --headless --data "$tmp/data" > "$tmp/out" 2> "$tmp/err"
+  rc=$?
+  [ $rc -eq 0 ] || fail "exit $rc with a rabbit kind: $(cat "$tmp/err")"
+  [ ! -s "$tmp/err" ] || fail "errors with a rabbit kind: $(cat "$tmp/err")"
+  summary_ok "$tmp/out" 300 150
+  line=$(cat "$tmp/out")
+  echo "$line"
+  rabbits=$(field alive_by_kind "$line" | tr ',' '\n' | sed -n 's/^rabbit://p')
+  [ -n "$rabbits" ] && [ "$rabbits" -gt 0 ] || fail "no rabbits in the world: $line"
+  [ "$(field alive "$line")" = "$(field brains "$line")" ] || fail "a rabbit without a brain: $line"
+  [ "$(field script_errors "$line")" = 0 ] || fail "script errors: $line"
+  ;;
+
+bad_kinds)
+  # a bad entry stops the arena (exit 2) with the file, line, kind and field
+  mkdir -p "$tmp/data"
+  cp -R "$src/brains" "$src/behaviours" "$tmp/data/"
+  good=$tmp/kinds.good
+  cp "$tmp/data/brains/kinds.lua" "$good"
+  wolf_line=$(grep -n 'name = "wolf"' "$good" | cut -d: -f1)
+  walk_line=$(awk -v s="$wolf_line" 'NR > s && /walk = / { print NR; exit }' "$good")
+  health_line=$(awk -v s="$wolf_line" 'NR > s && /health = / { print NR; exit }' "$good")
+  home_line=$(awk -v s="$wolf_line" 'NR > s && /home = / { print NR; exit }' "$good")
+  bad() { # <sed expression> <expected message (grep -F)>
+    sed "$1" "$good" > "$tmp/data/brains/kinds.lua"
+    "$arena" --agents 40 --seconds 1 --headless --data "$tmp/data" > "$tmp/out" 2> "$tmp/err"
+    rc=$?
+    [ $rc -eq 2 ] || fail "'$1': exit $rc, expected 2: $(cat "$tmp/err")"
+    grep -qF -- "$2" "$tmp/err" || fail "'$1': expected '$2', got: $(cat "$tmp/err")"
+    [ ! -s "$tmp/out" ] || fail "'$1': a summary line after a bad kinds file"
+    echo "$(head -1 "$tmp/err")"
+  }
+  bad "${wolf_line},\$s/walk = 3,/walk = \"fast\",/" "bt-arena: brains/kinds.lua:$walk_line: kind 'wolf': field 'walk' must be a number above 0"
+  bad "${wolf_line},\$s/health = 100,/helth = 100,/" "brains/kinds.lua:$health_line: kind 'wolf': field 'helth' is not a field of a kind"
+  bad "${wolf_line},\$s/home = \"den\",/home = \"cave\",/" "brains/kinds.lua:$home_line: kind 'wolf': field 'home' must be one of"
+  bad "${wolf_line}s/glyph = \"W\"/glyph = \"s\"/" "brains/kinds.lua:$wolf_line: kind 'wolf': field 'glyph' is the glyph of kind 'sheep' too"
+  bad "${wolf_line}s/name = \"wolf\"/name = \"sheep\"/" "kind 'sheep': field 'name' is the name of kind 1 too"
+  bad "s/^return {/return {{/" "brains/kinds.lua:"
+  bad "1,/^return {/s/^return {/return 42 --/;/^return 42/,\$d" "brains/kinds.lua: expected the file to return a list of kinds"
+  rm "$tmp/data/brains/kinds.lua"
+  "$arena" --agents 40 --seconds 1 --headless --data "$tmp/data" > "$tmp/out" 2> "$tmp/err"
+  [ $? -eq 2 ] && grep -qF "brains/kinds.lua: cannot read it" "$tmp/err" || fail "a missing kinds file: $(cat "$tmp/err")"
+
+  # with --watch, a bad edit is refused and the old kinds stay; a good one is taken
+  cp "$good" "$tmp/data/brains/kinds.lua"
+  "$arena" --agents 40 --seconds 100000 --headless --watch --data "$tmp/data" > "$tmp/out" 2> "$tmp/err" &
+  pid=$!
+  wait_for() { # <pattern>: up to 30 s
+    for _ in $(seq 300); do
+      grep -q "$1" "$tmp/err" && return 0
+      kill -0 $pid 2>/dev/null || return 1
+      sleep 0.1
+    done
+    return 1
+  }
+  sleep 1
+  sed "${wolf_line},\$s/walk = 3,/walk = -1,/" "$good" > "$tmp/data/brains/kinds.lua"
+  wait_for "refused brains/kinds.lua: brains/kinds.lua:$walk_line: kind 'wolf': field 'walk'" \
+    || { kill $pid; cat "$tmp/err"; fail "no 'refused' line for a bad kinds file under --watch"; }
+  sleep 0.2
+  sed "${wolf_line},\$s/walk = 3,/walk = 3.5,/" "$good" > "$tmp/data/brains/kinds.lua"
+  wait_for "reloaded brains/kinds.lua" || { kill $pid; cat "$tmp/err"; fail "no 'reloaded' line for a good kinds file"; }
+  kill -0 $pid 2>/dev/null || fail "the arena stopped"
+  kill $pid
+  wait $pid 2>/dev/null
+  grep "kinds.lua" "$tmp/err"
+  ;;
+
+error_lines)
+  # live, in a terminal of 80 x 24: an error's one-line form on the view's last line (message
+  # first, paths relative to the data directory, the creature and its brain file first), kept
+  # on screen; every error in full on standard error at exit
+  command -v script > /dev/null || { echo "SKIP: arena.error_lines needs script(1) (Debian: bsdutils)"; exit 77; }
+  mkdir -p "$tmp/data"
+  cp -R "$src/brains" "$src/behaviours" "$tmp/data/"
+  leaf=$tmp/data/behaviours/wander.lua
+  visit=$(grep -n '^function Wander:Visit' "$leaf" | cut -d: -f1)
+  [ -n "$visit" ] || fail "no Wander:Visit in behaviours/wander.lua"
+  sed -i "${visit}a\\  error(\"the wander leaf is broken\")" "$leaf"
+  bline=$((visit + 1))
+  COLUMNS=80 LINES=24 script -qec "stty cols 80 rows 24; '$arena' --agents 300 --seconds 3 --data '$tmp/data' 2> '$tmp/err'" /dev/null \
+    < /dev/null > "$tmp/screen"
+  rc=$?
+  [ $rc -eq 0 ] || fail "exit $rc: $(cat "$tmp/err")"
+  # the last line of the last frame: what follows the escape of its colour (white on red)
+  last=$(tr '\033' '\n' < "$tmp/screen" | sed -n 's/^\[0;1;97;41m//p' | tail -1)
+  echo "last line: '$last'"
+  grep -q "^creature: [a-z]* [0-9]*, brain: .*brains/[a-z]*.lua:[0-9]*$" "$tmp/err" \
+    || fail "the error at exit does not name the creature and its brain: $(cat "$tmp/err")"
+  echo "$last" | grep -Eq "^ ([a-z]+) [0-9]+ brains/\1\.lua: Priority[A-Za-z#0-9/]*: behaviours/wander\.lua:$bline: " \
+    || fail "expected the last line as ' <kind> <id> brains/<kind>.lua: Priority/...: behaviours/wander.lua:$bline: <message>', got '$last'"
+  [ ${#last} -le 79 ] || fail "the last line is ${#last} columns, above 79: '$last'"
+  case $last in *"$tmp"*) fail "the last line has the data directory's path: '$last'" ;; esac
+  grep -q "^bt-arena: script error: Priority/Wander: .*wander.lua:$bline: the wander leaf is broken$" "$tmp/err" \
+    || fail "the error is not written out in full at exit: $(cat "$tmp/err")"
+  grep -q "^stack traceback:" "$tmp/err" || fail "no traceback in the error at exit"
+  grep -q "^(.* times)$" "$tmp/err" || fail "a repeated error does not say how often"
+
+  # a refused reload: "refused <file>:<line>: <message>", the path said once, and it stays
+  # (the arena runs 8 s after the refusal, past the 5 s a reload used to show)
+  cp "$src/behaviours/wander.lua" "$leaf"
+  ( sleep 2; echo "return oops(" >> "$leaf" ) &
+  COLUMNS=80 LINES=24 script -qec "stty cols 80 rows 24; '$arena' --agents 40 --seconds 10 --watch --data '$tmp/data' 2> '$tmp/err'" /dev/null \
+    < /dev/null > "$tmp/screen"
+  wait
+  last=$(tr '\033' '\n' < "$tmp/screen" | sed -n 's/^\[0;1;97;41m//p' | tail -1)
+  echo "last line: '$last'"
+  case $last in " refused behaviours/wander.lua:"[0-9]*": "*) ;; *) fail "refused reload line: '$last'" ;; esac
+  frames_after=$(tr '\033' '\n' < "$tmp/screen" | grep -c '^\[0;1;97;41m refused')
+  [ "$frames_after" -ge 35 ] || fail "the refusal was on screen for $frames_after frames; it should stay to the end (5 frames a second)"
+  grep -q "^bt-arena: refused .*behaviours/wander.lua" "$tmp/err" || fail "the refusal is not written out at exit: $(cat "$tmp/err")"
   ;;
 
 bad_flags)
