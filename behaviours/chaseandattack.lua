@@ -13,7 +13,11 @@
 -- (no limit) or functions of inst. It counts attacks by listening to "onattackother" and
 -- "onmissother", from its first visit until OnStop.
 local bt = require "bt"
-local util = require "behaviours.util"
+-- the name require gave this file (nil under dofile) tells where the behaviours are: "bt." when
+-- installed (bt.behaviours.x), "" in a game's or the source tree's behaviours/ (docs/lua-api.md)
+local here = ...
+local prefix = type(here) == "string" and here:match("^(.*)behaviours[./][^./]+$") or ""
+local util = require(prefix .. "behaviours.util")
 
 local ChaseAndAttack = bt.Class(bt.BehaviourNode, function(self, inst, max_chase_time, give_up_dist,
                                                             max_attacks, findnewtargetfn, walk)

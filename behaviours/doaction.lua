@@ -13,7 +13,11 @@
 -- Don't Starve's, it never sleeps: while it runs the brain thinks every tick. It listens to
 -- "actiondone" from its first visit until OnStop.
 local bt = require "bt"
-local util = require "behaviours.util"
+-- the name require gave this file (nil under dofile) tells where the behaviours are: "bt." when
+-- installed (bt.behaviours.x), "" in a game's or the source tree's behaviours/ (docs/lua-api.md)
+local here = ...
+local prefix = type(here) == "string" and here:match("^(.*)behaviours[./][^./]+$") or ""
+local util = require(prefix .. "behaviours.util")
 
 local DoAction = bt.Class(bt.BehaviourNode, function(self, inst, getactionfn, name, run, timeout)
   bt.BehaviourNode._ctor(self, name or "DoAction")

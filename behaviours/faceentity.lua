@@ -9,7 +9,11 @@
 -- the target. Sleeps .5 s. Never succeeds by itself without a timeout. customalert (a stategraph
 -- state in Don't Starve) is accepted and ignored: the host animates.
 local bt = require "bt"
-local util = require "behaviours.util"
+-- the name require gave this file (nil under dofile) tells where the behaviours are: "bt." when
+-- installed (bt.behaviours.x), "" in a game's or the source tree's behaviours/ (docs/lua-api.md)
+local here = ...
+local prefix = type(here) == "string" and here:match("^(.*)behaviours[./][^./]+$") or ""
+local util = require(prefix .. "behaviours.util")
 
 local FaceEntity = bt.Class(bt.BehaviourNode, function(self, inst, getfn, keepfn, timeout, customalert)
   bt.BehaviourNode._ctor(self, "FaceEntity")

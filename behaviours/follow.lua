@@ -12,7 +12,11 @@
 -- else move straight away. FAILED and stop when the target is gone or dead. Sleeps .25 s.
 -- inlimbo_invalid is accepted for Don't Starve's signature and ignored (no limbo here).
 local bt = require "bt"
-local util = require "behaviours.util"
+-- the name require gave this file (nil under dofile) tells where the behaviours are: "bt." when
+-- installed (bt.behaviours.x), "" in a game's or the source tree's behaviours/ (docs/lua-api.md)
+local here = ...
+local prefix = type(here) == "string" and here:match("^(.*)behaviours[./][^./]+$") or ""
+local util = require(prefix .. "behaviours.util")
 
 local Follow = bt.Class(bt.BehaviourNode, function(self, inst, target, min_dist, target_dist, max_dist,
                                                    canrun, alwayseval, inlimbo_invalid)

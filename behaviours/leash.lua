@@ -10,7 +10,11 @@
 -- SUCCESS (a hysteresis band). Like Don't Starve's it never sleeps: while it runs the brain
 -- thinks every tick.
 local bt = require "bt"
-local util = require "behaviours.util"
+-- the name require gave this file (nil under dofile) tells where the behaviours are: "bt." when
+-- installed (bt.behaviours.x), "" in a game's or the source tree's behaviours/ (docs/lua-api.md)
+local here = ...
+local prefix = type(here) == "string" and here:match("^(.*)behaviours[./][^./]+$") or ""
+local util = require(prefix .. "behaviours.util")
 
 local Leash = bt.Class(bt.BehaviourNode, function(self, inst, homelocation, max_dist, inner_return_dist,
                                                   running)

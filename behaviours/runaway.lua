@@ -14,7 +14,11 @@
 -- direction is kept for 1 s. SUCCESS and stop once farther than safe_dist. Sleeps .25 s.
 -- fix_overhang is accepted for Don't Starve's signature and ignored (no ocean here).
 local bt = require "bt"
-local util = require "behaviours.util"
+-- the name require gave this file (nil under dofile) tells where the behaviours are: "bt." when
+-- installed (bt.behaviours.x), "" in a game's or the source tree's behaviours/ (docs/lua-api.md)
+local here = ...
+local prefix = type(here) == "string" and here:match("^(.*)behaviours[./][^./]+$") or ""
+local util = require(prefix .. "behaviours.util")
 
 local RunAway = bt.Class(bt.BehaviourNode, function(self, inst, hunterparams, see_dist, safe_dist,
                                                     shouldrunfn, runhome, fix_overhang, walk_instead,

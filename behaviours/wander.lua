@@ -13,7 +13,11 @@
 -- data: {wander_dist = 12 (number or function of inst), offest_attempts = 8, should_run
 -- (boolean or function of inst)}.
 local bt = require "bt"
-local util = require "behaviours.util"
+-- the name require gave this file (nil under dofile) tells where the behaviours are: "bt." when
+-- installed (bt.behaviours.x), "" in a game's or the source tree's behaviours/ (docs/lua-api.md)
+local here = ...
+local prefix = type(here) == "string" and here:match("^(.*)behaviours[./][^./]+$") or ""
+local util = require(prefix .. "behaviours.util")
 
 local Wander = bt.Class(bt.BehaviourNode, function(self, inst, homelocation, max_dist, times,
                                                     getdirectionFn, setdirectionFn, checkpointFn, data)

@@ -2,11 +2,15 @@
 -- nearest house when hungry, walks back to its post (its home) when it strays, and otherwise
 -- patrols around the post.
 local bt = require "bt"
-local ChaseAndAttack = require "behaviours.chaseandattack"
-local DoAction = require "behaviours.doaction"
-local Leash = require "behaviours.leash"
-local Wander = require "behaviours.wander"
-local util = require "behaviours.util"
+-- the name require gave this file (nil under dofile) tells where the behaviours are: "bt." when
+-- installed (bt.brains.x), "" in a game's or the source tree's brains/ (docs/lua-api.md)
+local here = ...
+local prefix = type(here) == "string" and here:match("^(.*)brains[./][^./]+$") or ""
+local ChaseAndAttack = require(prefix .. "behaviours.chaseandattack")
+local DoAction = require(prefix .. "behaviours.doaction")
+local Leash = require(prefix .. "behaviours.leash")
+local Wander = require(prefix .. "behaviours.wander")
+local util = require(prefix .. "behaviours.util")
 
 local SEE_DIST = 15         -- how far the guard watches
 local THREAT_DIST = 6       -- a predator this close to a villager is a threat

@@ -5,10 +5,14 @@
 -- `inst.brain = SheepBrain(inst); inst.brain:Start()`. It is a shared brain: the tree is built
 -- once, for every sheep, so the functions in it take the sheep as their argument.
 local bt = require "bt"
-local ChattyNode = require "behaviours.chattynode"
-local DoAction = require "behaviours.doaction"
-local RunAway = require "behaviours.runaway"
-local Wander = require "behaviours.wander"
+-- the name require gave this file (nil under dofile) tells where the behaviours are: "bt." when
+-- installed (bt.brains.x), "" in a game's or the source tree's brains/ (docs/lua-api.md)
+local here = ...
+local prefix = type(here) == "string" and here:match("^(.*)brains[./][^./]+$") or ""
+local ChattyNode = require(prefix .. "behaviours.chattynode")
+local DoAction = require(prefix .. "behaviours.doaction")
+local RunAway = require(prefix .. "behaviours.runaway")
+local Wander = require(prefix .. "behaviours.wander")
 
 local SEE_WOLF_DIST = 8     -- a wolf this close makes it run
 local SAFE_DIST = 12        -- until it is this far away

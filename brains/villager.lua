@@ -1,12 +1,16 @@
 -- villager.lua: a villager. It runs from wolves; eats when hungry (food lying near, or at home);
 -- by day it works the nearest field, or strolls near home; at night it goes home and rests.
 local bt = require "bt"
-local DoAction = require "behaviours.doaction"
-local Leash = require "behaviours.leash"
-local RunAway = require "behaviours.runaway"
-local StandStill = require "behaviours.standstill"
-local Wander = require "behaviours.wander"
-local util = require "behaviours.util"
+-- the name require gave this file (nil under dofile) tells where the behaviours are: "bt." when
+-- installed (bt.brains.x), "" in a game's or the source tree's brains/ (docs/lua-api.md)
+local here = ...
+local prefix = type(here) == "string" and here:match("^(.*)brains[./][^./]+$") or ""
+local DoAction = require(prefix .. "behaviours.doaction")
+local Leash = require(prefix .. "behaviours.leash")
+local RunAway = require(prefix .. "behaviours.runaway")
+local StandStill = require(prefix .. "behaviours.standstill")
+local Wander = require(prefix .. "behaviours.wander")
+local util = require(prefix .. "behaviours.util")
 
 local SEE_WOLF_DIST = 10
 local SAFE_DIST = 15

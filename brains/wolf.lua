@@ -1,12 +1,16 @@
 -- wolf.lua: a wolf. By night it hunts prey near its den with ChaseAndAttack, leashed to the
 -- den; by day it goes back to the den and rests there.
 local bt = require "bt"
-local ChaseAndAttack = require "behaviours.chaseandattack"
-local DoAction = require "behaviours.doaction"
-local Leash = require "behaviours.leash"
-local StandStill = require "behaviours.standstill"
-local Wander = require "behaviours.wander"
-local util = require "behaviours.util"
+-- the name require gave this file (nil under dofile) tells where the behaviours are: "bt." when
+-- installed (bt.brains.x), "" in a game's or the source tree's brains/ (docs/lua-api.md)
+local here = ...
+local prefix = type(here) == "string" and here:match("^(.*)brains[./][^./]+$") or ""
+local ChaseAndAttack = require(prefix .. "behaviours.chaseandattack")
+local DoAction = require(prefix .. "behaviours.doaction")
+local Leash = require(prefix .. "behaviours.leash")
+local StandStill = require(prefix .. "behaviours.standstill")
+local Wander = require(prefix .. "behaviours.wander")
+local util = require(prefix .. "behaviours.util")
 
 local SEE_PREY_DIST = 12    -- how far it spots prey
 local MAX_CHASE_TIME = 10   -- seconds without landing a blow before it gives up

@@ -1,11 +1,11 @@
 -- sandbox.lua: the environment brain and behaviour files run in (docs/sandbox.md).
 --
--- bt.sandbox.install() makes require load the modules named brains.* and behaviours.* (or the
--- prefixes given) from package.path as text, into one shared environment: every global of the
--- host but io, debug, os.execute and the other os functions that touch the system,
--- package.loadlib, package.loaded, and binary chunks. Using one of those raises an error naming
--- it; bt.sandbox.allow(name, ...) opts in. bt.sandbox.loadfile and bt.sandbox.dofile load a file
--- the same way.
+-- bt.sandbox.install() makes require load the modules named brains.* and behaviours.*, and
+-- bt.brains.* and bt.behaviours.* (or the prefixes given), from package.path as text, into one
+-- shared environment: every global of the host but io, debug, os.execute and the other os
+-- functions that touch the system, package.loadlib, package.loaded, and binary chunks. Using one
+-- of those raises an error naming it; bt.sandbox.allow(name, ...) opts in. bt.sandbox.loadfile
+-- and bt.sandbox.dofile load a file the same way.
 local bt, shared = ...
 
 local sandbox = {}
@@ -235,13 +235,14 @@ local function searcher(name)
 end
 
 -- From now on require loads the modules whose names start with one of the prefixes (default
--- brains and behaviours) in the sandbox.
+-- brains and behaviours, and the installed copies of bt's own, bt.brains and bt.behaviours) in
+-- the sandbox.
 function sandbox.install(list)
   if list ~= nil and type(list) ~= "table" then
     shared.argerror(1, "install", "table of prefixes expected, got " .. type(list))
   end
   local new = {}
-  for i, p in ipairs(list or {"brains", "behaviours"}) do
+  for i, p in ipairs(list or {"brains", "behaviours", "bt.brains", "bt.behaviours"}) do
     if type(p) ~= "string" or p == "" then
       shared.argerror(1, "install", string.format("prefix %d is not a name", i))
     end

@@ -1,0 +1,742 @@
+---@meta bt
+-- SPDX-License-Identifier: MIT
+-- bt.lua: the lua-language-server (LuaLS) annotations of the module `bt`, for completion and
+-- type checks in editors. Never loaded by Lua: bt.so is the module, and this file only describes
+-- it. Installed as the addon folder `library/bt.lua` beside `config.json` (docs/lua-api.md says
+-- how to point LuaLS at it). tests/spec/annotations_spec.lua checks that every public name of
+-- the module has an annotation here and that every name annotated here exists: a name added to
+-- the module needs its lines here.
+--
+-- Layout, which that test reads: `---@class bt.X[: bt.Y]` followed by `local X = {}` is a table
+-- of the module (or an object the module gives); `function X:m(...)`, `function X.f(...)` and
+-- `---@field` lines are its members; a `---@class` followed by nothing but `---@field` lines
+-- describes the shape of a table given to or returned by bt.
+
+---@alias bt.Status "SUCCESS"|"FAILED"|"READY"|"RUNNING"
+---@alias bt.Policy "REQUIRE_ONE"|"REQUIRE_ALL"
+---@alias bt.Result bt.Status|"ABORTED"
+
+---A TaskNode's task: a table (or a Class, giving each entity its own object) with `update`, and
+---optionally `start` and `finish`, called as methods with the tree's `inst`.
+---@class bt.Task
+---@field start? fun(self: table, inst: any)
+---@field update fun(self: table, inst: any): (bt.Status|boolean), number?
+---@field finish? fun(self: table, inst: any, status: bt.Result)
+
+---Options of `bt.BT`, `definition:instantiate`: `exact` true or false overrides `bt.set_exact`.
+---@class bt.TreeOptions
+---@field exact? boolean
+
+---Options of the saves: `to_id(entity)` (save) and `from_id(id)` (restore) map entities to ids.
+---@class bt.SaveOptions
+---@field to_id? fun(entity: any): (string|number|nil)
+---@field from_id? fun(id: string|number): any
+
+---What `OnSave` and `OnLoad` of a node written in Lua are given.
+---@class bt.SaveContext
+---@field now number the time of the save, or of the restore
+---@field to_id? fun(entity: any): (string|number|nil)
+---@field from_id? fun(id: string|number): any
+
+---One line of `tree:snapshot()`.
+---@class bt.SnapshotEntry
+---@field depth integer
+---@field name string
+---@field status bt.Status
+---@field last bt.Status
+
+---What `manager:Restore` returns.
+---@class bt.RestoreReport
+---@field dropped table<string|number, string[]> the paths each brain did not restore, by id
+---@field missing (string|number)[] the ids whose entity, or its brain, is gone
+
+---What `manager:GetStats()` returns.
+---@class bt.ManagerStats
+---@field thinks integer
+---@field registered integer
+---@field updating integer
+---@field waiting integer
+---@field hibernating integer
+---@field tick integer
+
+---Options of `bt.BrainWrangler`.
+---@class bt.WranglerOptions
+---@field policy? "ds"|"fixed_rate"
+
+---One entry of `bt.reload.poll()`.
+---@class bt.ReloadResult
+---@field file string
+---@field modules string[]
+---@field ok boolean
+---@field message? string
+
+---The module: `local bt = require "bt"` (docs/lua-api.md). Lua 5.4 only.
+---@class bt
+local bt = {}
+
+---@type "SUCCESS"
+bt.SUCCESS = "SUCCESS"
+---@type "FAILED"
+bt.FAILED = "FAILED"
+---@type "READY"
+bt.READY = "READY"
+---@type "RUNNING"
+bt.RUNNING = "RUNNING"
+---What a TaskNode's `finish` is told when its run was interrupted; never a node's status.
+---@type "ABORTED"
+bt.ABORTED = "ABORTED"
+---@type "REQUIRE_ONE"
+bt.REQUIRE_ONE = "REQUIRE_ONE"
+---@type "REQUIRE_ALL"
+bt.REQUIRE_ALL = "REQUIRE_ALL"
+---The version, e.g. "0.2.0".
+---@type string
+bt.VERSION = ""
+
+---The DS-exact mode for trees and nodes made from now on; returns the previous setting.
+---@param on boolean
+---@return boolean previous
+function bt.set_exact(on) end
+
+---Don't Starve's Class: `Class(ctor)` or `Class(base, ctor)`.
+---@param base_or_ctor table|fun(self: table, ...)
+---@param ctor? fun(self: table, ...)
+---@return table class
+function bt.Class(base_or_ctor, ctor) end
+
+---Sets the time source: a function returning seconds, a number (the time stands still), or nil
+---(the default monotonic clock).
+---@param clock (fun(): number)|number|nil
+function bt.set_clock(clock) end
+
+---The current time from the clock, in seconds.
+---@return number
+function bt.GetTime() end
+
+---`handler(message)` receives every contained script error; nil restores the default (stderr).
+---@param handler fun(message: string)|nil
+function bt.set_error_handler(handler) end
+
+---Bounds each call from bt into Lua to `n` VM instructions; 0 removes the bound.
+---@param n integer
+function bt.set_instruction_limit(n) end
+
+---The memory bound of a Lua state made by `bt_lua_newstate`; 0 removes it.
+---@param bytes integer
+function bt.set_memory_limit(bytes) end
+
+---The bytes in use and the bound, or nil for a state bt did not make.
+---@return integer? used
+---@return integer? limit
+function bt.memory() end
+
+---Puts the statuses, the Don't Starve constructors, BT, Class, the brain classes and GetTime into
+---`env` (default _G), where it has none; returns `env`.
+---@param env? table
+---@return table env
+function bt.install_globals(env) end
+
+---Compiles the tree under `root` once, for many entities; with `name`, registers it as the
+---subtree `bt.SubtreeNode(name)` runs.
+---@param root bt.BehaviourNode
+---@param name? string
+---@return bt.Definition
+function bt.define(root, name) end
+
+---Forgets a subtree name; returns the definition it named, or nil.
+---@param name string
+---@return bt.Definition?
+function bt.undefine(name) end
+
+---The definition registered as `name`, or nil.
+---@param name string
+---@return bt.Definition?
+function bt.defined(name) end
+
+---A Brain class whose tree is compiled once (from `root`, or `build()` when the first brain
+---starts) and instantiated for each entity.
+---@param root_or_build bt.BehaviourNode|fun(): bt.BehaviourNode
+---@return bt.SharedBrainClass
+function bt.SharedBrain(root_or_build) end
+
+---The tick length every manager converts sleep times with (default 1/30 s).
+---@param seconds number
+function bt.set_tick_time(seconds) end
+
+---A Parallel of `ConditionNode(cond, name)` and `node`: the condition is tested on every think.
+---@param cond fun(inst: any): any
+---@param name string?
+---@param node bt.BehaviourNode
+---@return bt.ParallelNode
+function bt.WhileNode(cond, name, node) end
+
+---A Sequence of `ConditionNode(cond, name)` and `node`: the condition is tested on entry.
+---@param cond fun(inst: any): any
+---@param name string?
+---@param node bt.BehaviourNode
+---@return bt.SequenceNode
+function bt.IfNode(cond, name, node) end
+
+---A Parallel of `MultiConditionNode(ifcond, whilecond, name)` and `node`.
+---@param ifcond fun(inst: any): any
+---@param whilecond fun(inst: any): any
+---@param name string?
+---@param node bt.BehaviourNode
+---@return bt.ParallelNode
+function bt.IfThenDoWhileNode(ifcond, whilecond, name, node) end
+
+---Hot reload of brains and behaviours (docs/reload.md).
+---@class bt.reload
+local reload = {}
+bt.reload = reload
+
+---From now on every module `require` loads from package.path is tracked.
+function reload.enable() end
+
+---Whether `enable()` (or `watch()`) was called.
+---@return boolean
+function reload.enabled() end
+
+---Reloads the module `name` and every tracked module that requires it.
+---@param name string
+---@return true|nil ok
+---@return {modules: string[], brains: integer}|string result_or_message
+function reload.module(name) end
+
+---Watches the files of the tracked modules; returns the mode used.
+---@param mode? "auto"|"inotify"|"poll"
+---@return "inotify"|"poll"
+function reload.watch(mode) end
+
+---Reloads the modules whose files changed since the last poll; never blocks.
+---@return bt.ReloadResult[]
+function reload.poll() end
+
+---The tracked modules: name -> file.
+---@return table<string, string>
+function reload.modules() end
+
+---The sandbox of brain and behaviour files (docs/sandbox.md).
+---@class bt.sandbox
+local sandbox = {}
+bt.sandbox = sandbox
+
+---From now on `require` loads the modules under `prefixes` (default brains, behaviours,
+---bt.brains, bt.behaviours) in the sandbox.
+---@param prefixes? string[]
+function sandbox.install(prefixes) end
+
+---Opts in: gives the sandboxed files each named capability ("io", "debug", "require", ...).
+---@param name string
+---@param ... string
+function sandbox.allow(name, ...) end
+
+---Loads a file as text into the sandbox environment.
+---@param path string
+---@return function? chunk
+---@return string? message
+function sandbox.loadfile(path) end
+
+---Loads and runs a file in the sandbox; returns what it returns.
+---@param path string
+---@return any ...
+function sandbox.dofile(path) end
+
+---The sandbox environment, shared by every sandboxed file.
+---@return table
+function sandbox.env() end
+
+---The environment the module `name` loads in: the sandbox's, or nil.
+---@param name string
+---@return table?
+function sandbox.env_for(name) end
+
+---What bt.Class gives every class and its objects.
+---@class bt.Object
+---@field _base? table the base class
+local Object = {}
+
+---The class's constructor: subclasses call their base's, `Base._ctor(self, ...)`.
+---@param ... any
+function Object:_ctor(...) end
+
+---Whether the object is of class `class` (or a subclass).
+---@param class table
+---@return boolean
+function Object:is_a(class) end
+
+---Whether this is a class, not an object made from one.
+---@return boolean
+function Object:is_class() end
+
+---Whether `obj` is an object of this class.
+---@param obj any
+---@return boolean
+function Object:is_instance(obj) end
+
+---A node (docs/lua-api.md "Node objects"); the base class of nodes written in Lua.
+---@class bt.BehaviourNode: bt.Object
+---@field name string
+---@field status bt.Status assignable, to one of the four
+---@field lastresult bt.Status the status saved by the last think (read only)
+---@field children? bt.BehaviourNode[]
+---@field parent? bt.BehaviourNode
+---@field inst any the entity, for nodes that have one
+---@field nextupdatetime? number the deadline set by `Sleep`
+---@field OnStop? fun(self: bt.BehaviourNode) called by `Stop`
+---@field OnSave? fun(self: bt.BehaviourNode, ctx: bt.SaveContext): table? what a saved game keeps
+---@field OnLoad? fun(self: bt.BehaviourNode, data: table?, ctx: bt.SaveContext)
+---@overload fun(name?: string, children?: bt.BehaviourNode[]): bt.BehaviourNode
+local BehaviourNode = {}
+bt.BehaviourNode = BehaviourNode
+
+---Runs the node for this think.
+function BehaviourNode:Visit() end
+
+---Back to READY, and the children.
+function BehaviourNode:Reset() end
+
+---After a think: a node that is not RUNNING is reset.
+function BehaviourNode:Step() end
+
+---Keeps the status as the last result.
+function BehaviourNode:SaveStatus() end
+
+---Calls `OnStop` of the node and of every node below.
+function BehaviourNode:Stop() end
+
+---`nextupdatetime = GetTime() + seconds`.
+---@param seconds number
+function BehaviourNode:Sleep(seconds) end
+
+---Seconds until the node wants to think again, or nil.
+---@return number?
+function BehaviourNode:GetSleepTime() end
+
+---The least sleep time of the running nodes at and below this one, or nil.
+---@return number?
+function BehaviourNode:GetTreeSleepTime() end
+
+---The node's text in dumps while it runs.
+---@return string
+function BehaviourNode:DBString() end
+
+---The node's dump line.
+---@return string
+function BehaviourNode:GetString() end
+
+---The dump of the node and the nodes below it.
+---@param indent? string
+---@return string
+function BehaviourNode:GetTreeString(indent) end
+
+---`fn(parent)`, `fn(grandparent)`, ... up to the root.
+---@param fn fun(node: bt.BehaviourNode)
+function BehaviourNode:DoToParents(fn) end
+
+---The base class of decorators: nodes of one child.
+---@class bt.DecoratorNode: bt.BehaviourNode
+---@overload fun(name?: string, child?: bt.BehaviourNode): bt.DecoratorNode
+local DecoratorNode = {}
+bt.DecoratorNode = DecoratorNode
+
+---Runs its children in order until one fails.
+---@class bt.SequenceNode: bt.BehaviourNode
+---@field idx? integer the child it resumes at
+---@overload fun(children: bt.BehaviourNode[]): bt.SequenceNode
+local SequenceNode = {}
+bt.SequenceNode = SequenceNode
+
+---Runs its children in order until one succeeds.
+---@class bt.SelectorNode: bt.BehaviourNode
+---@field idx? integer
+---@overload fun(children: bt.BehaviourNode[]): bt.SelectorNode
+local SelectorNode = {}
+bt.SelectorNode = SelectorNode
+
+---Re-evaluates its children every `period` seconds (default 1); the first evaluation is
+---scattered unless `noscatter`.
+---@class bt.PriorityNode: bt.BehaviourNode
+---@field period number
+---@field lasttime? number time of the last evaluation
+---@field idx? integer the selected child
+---@overload fun(children: bt.BehaviourNode[], period?: number, noscatter?: boolean): bt.PriorityNode
+local PriorityNode = {}
+bt.PriorityNode = PriorityNode
+
+---Runs every child each think; fails when one fails.
+---@class bt.ParallelNode: bt.BehaviourNode
+---@field stoponanycomplete? boolean
+---@overload fun(children: bt.BehaviourNode[], name?: string): bt.ParallelNode
+local ParallelNode = {}
+bt.ParallelNode = ParallelNode
+
+---A Parallel that succeeds as soon as any child is done.
+---@class bt.ParallelNodeAny: bt.ParallelNode
+---@overload fun(children: bt.BehaviourNode[]): bt.ParallelNodeAny
+local ParallelNodeAny = {}
+bt.ParallelNodeAny = ParallelNodeAny
+
+---A Sequence repeated `maxreps` times (nil: for ever).
+---@class bt.LoopNode: bt.BehaviourNode
+---@field maxreps? number
+---@field idx? integer
+---@field rep integer passes completed
+---@overload fun(children: bt.BehaviourNode[], maxreps?: number): bt.LoopNode
+local LoopNode = {}
+bt.LoopNode = LoopNode
+
+---Tries its children from a random one until one does not fail.
+---@class bt.RandomNode: bt.BehaviourNode
+---@field idx? integer
+---@overload fun(children: bt.BehaviourNode[]): bt.RandomNode
+local RandomNode = {}
+bt.RandomNode = RandomNode
+
+---SUCCESS if `fn(inst)` is truthy, else FAILED.
+---@class bt.ConditionNode: bt.BehaviourNode
+---@field fn fun(inst: any): any
+---@overload fun(fn: fun(inst: any): any, name?: string): bt.ConditionNode
+local ConditionNode = {}
+bt.ConditionNode = ConditionNode
+
+---Tests `start(inst)` until it holds, then `continue(inst)`.
+---@class bt.MultiConditionNode: bt.BehaviourNode
+---@field start fun(inst: any): any
+---@field continue fun(inst: any): any
+---@field running boolean whether it has started
+---@overload fun(start: fun(inst: any): any, continue: fun(inst: any): any, name?: string): bt.MultiConditionNode
+local MultiConditionNode = {}
+bt.MultiConditionNode = MultiConditionNode
+
+---RUNNING until `fn(inst)` is truthy, then SUCCESS.
+---@class bt.ConditionWaitNode: bt.BehaviourNode
+---@field fn fun(inst: any): any
+---@overload fun(fn: fun(inst: any): any, name?: string): bt.ConditionWaitNode
+local ConditionWaitNode = {}
+bt.ConditionWaitNode = ConditionWaitNode
+
+---Calls `fn(inst)`, then SUCCESS.
+---@class bt.ActionNode: bt.BehaviourNode
+---@field action fun(inst: any)
+---@overload fun(fn: fun(inst: any), name?: string): bt.ActionNode
+local ActionNode = {}
+bt.ActionNode = ActionNode
+
+---RUNNING for `time` seconds (or `time()`), then SUCCESS.
+---@class bt.WaitNode: bt.BehaviourNode
+---@field wait_time number|fun(): number
+---@field wake_time? number when it ends
+---@overload fun(time: number|fun(): number): bt.WaitNode
+local WaitNode = {}
+bt.WaitNode = WaitNode
+
+---Inverts its child's SUCCESS and FAILED.
+---@class bt.NotDecorator: bt.DecoratorNode
+---@overload fun(child: bt.BehaviourNode): bt.NotDecorator
+local NotDecorator = {}
+bt.NotDecorator = NotDecorator
+
+---FAILED while its child runs.
+---@class bt.FailIfRunningDecorator: bt.DecoratorNode
+---@overload fun(child: bt.BehaviourNode): bt.FailIfRunningDecorator
+local FailIfRunningDecorator = {}
+bt.FailIfRunningDecorator = FailIfRunningDecorator
+
+---FAILED when its child succeeds.
+---@class bt.FailIfSuccessDecorator: bt.DecoratorNode
+---@overload fun(child: bt.BehaviourNode): bt.FailIfSuccessDecorator
+local FailIfSuccessDecorator = {}
+bt.FailIfSuccessDecorator = FailIfSuccessDecorator
+
+---Runs its child when `event` fires on `inst` (or through `tree:FireEvent`).
+---@class bt.EventNode: bt.BehaviourNode
+---@field event string
+---@field priority number
+---@field triggered boolean whether its event fired for this think
+---@field data any the event's data
+---@field eventfn? fun(inst: any, data: any) the listener, if it subscribed
+---@overload fun(inst: any, event: string, child?: bt.BehaviourNode, priority?: number): bt.EventNode
+local EventNode = {}
+bt.EventNode = EventNode
+
+---Delivers the event.
+---@param data any
+function EventNode:OnEvent(data) end
+
+---Removes its listener.
+function EventNode:OnStop() end
+
+---Runs its child at most once per `duration` seconds.
+---@class bt.LatchNode: bt.BehaviourNode
+---@field latchduration number|fun(inst: any): number
+---@field lastlatchtime number when it last started
+---@field currentlatchduration number the duration drawn then
+---@overload fun(inst: any, duration: number|fun(inst: any): number, child: bt.BehaviourNode): bt.LatchNode
+local LatchNode = {}
+bt.LatchNode = LatchNode
+
+---Runs a task with start, update and finish (the Behaviour Tree Starter Kit's contract).
+---@class bt.TaskNode: bt.BehaviourNode
+---@field task bt.Task|table
+---@overload fun(task: bt.Task|table, name?: string): bt.TaskNode
+local TaskNode = {}
+bt.TaskNode = TaskNode
+
+---A Priority without a period: re-evaluates its children at every think.
+---@class bt.ActiveSelectorNode: bt.BehaviourNode
+---@overload fun(children: bt.BehaviourNode[], name?: string): bt.ActiveSelectorNode
+local ActiveSelectorNode = {}
+bt.ActiveSelectorNode = ActiveSelectorNode
+
+---A Parallel whose success and failure policies are REQUIRE_ONE or REQUIRE_ALL.
+---@class bt.PolicyParallelNode: bt.BehaviourNode
+---@field success_policy bt.Policy
+---@field failure_policy bt.Policy
+---@overload fun(children: bt.BehaviourNode[], success?: bt.Policy, failure?: bt.Policy, name?: string): bt.PolicyParallelNode
+local PolicyParallelNode = {}
+bt.PolicyParallelNode = PolicyParallelNode
+
+---Runs `child` while every condition holds.
+---@class bt.MonitorNode: bt.BehaviourNode
+---@overload fun(conditions: bt.BehaviourNode[], child: bt.BehaviourNode, name?: string): bt.MonitorNode
+local MonitorNode = {}
+bt.MonitorNode = MonitorNode
+
+---Runs its child `times` times (nil: for ever).
+---@class bt.RepeatNode: bt.DecoratorNode
+---@field times? number
+---@field rep integer passes completed
+---@overload fun(child: bt.BehaviourNode, times?: number, name?: string): bt.RepeatNode
+local RepeatNode = {}
+bt.RepeatNode = RepeatNode
+
+---SUCCESS whatever its child ends with.
+---@class bt.AlwaysSucceedDecorator: bt.DecoratorNode
+---@overload fun(child: bt.BehaviourNode, name?: string): bt.AlwaysSucceedDecorator
+local AlwaysSucceedDecorator = {}
+bt.AlwaysSucceedDecorator = AlwaysSucceedDecorator
+
+---FAILED whatever its child ends with.
+---@class bt.AlwaysFailDecorator: bt.DecoratorNode
+---@overload fun(child: bt.BehaviourNode, name?: string): bt.AlwaysFailDecorator
+local AlwaysFailDecorator = {}
+bt.AlwaysFailDecorator = AlwaysFailDecorator
+
+---FAILED without visiting its child for `seconds` after the child ended.
+---@class bt.CooldownDecorator: bt.DecoratorNode
+---@field seconds number
+---@overload fun(child: bt.BehaviourNode, seconds: number, name?: string): bt.CooldownDecorator
+local CooldownDecorator = {}
+bt.CooldownDecorator = CooldownDecorator
+
+---FAILED once its child has run `seconds`.
+---@class bt.TimeoutDecorator: bt.DecoratorNode
+---@field seconds number
+---@overload fun(child: bt.BehaviourNode, seconds: number, name?: string): bt.TimeoutDecorator
+local TimeoutDecorator = {}
+bt.TimeoutDecorator = TimeoutDecorator
+
+---Runs the subtree registered as `name` with `bt.define(root, name)`.
+---@class bt.SubtreeNode: bt.BehaviourNode
+---@field subtree string
+---@overload fun(name: string): bt.SubtreeNode
+local SubtreeNode = {}
+bt.SubtreeNode = SubtreeNode
+
+---A tree for one entity: `bt.BT(inst, root[, options])`; its methods live in this table.
+---@class bt.BT
+---@field inst any what was given to BT
+---@field root bt.BehaviourNode
+---@field exact boolean whether the tree is DS-exact
+---@overload fun(inst: any, root: bt.BehaviourNode|bt.Definition, options?: bt.TreeOptions): bt.BT
+local BT = {}
+bt.BT = BT
+
+---One think: Visit the root, save every status as its last result, Step.
+function BT:Update() end
+
+---The next `GetSleepTime` returns 0 until the next `Update`.
+function BT:ForceUpdate() end
+
+---Seconds until the tree wants to think again, or nil (hibernate).
+---@return number?
+function BT:GetSleepTime() end
+
+---Every status back to READY.
+function BT:Reset() end
+
+---Every node's `OnStop`, parents first.
+function BT:Stop() end
+
+---Delivers `event` to the tree's EventNodes that did not subscribe through their inst.
+---@param event string
+---@param data? any
+function BT:FireEvent(event, data) end
+
+---Every node in pre-order.
+---@return bt.SnapshotEntry[]
+function BT:snapshot() end
+
+---The tree's whole state as a string, for a saved game.
+---@param options? bt.SaveOptions
+---@return string
+function BT:save(options) end
+
+---Restores a string of `save`: the saved paths that found no place, or nil and a message.
+---@param s string
+---@param options? bt.SaveOptions
+---@return string[]? dropped
+---@return string? message
+function BT:restore(s, options) end
+
+---A tree compiled once for many entities: what `bt.define` returns.
+---@class bt.Definition
+local Definition = {}
+
+---A tree of this definition for the entity `inst`.
+---@param inst any
+---@param options? bt.TreeOptions
+---@return bt.BT
+function Definition:instantiate(inst, options) end
+
+---The number of nodes.
+---@return integer
+function Definition:size() end
+
+---Don't Starve's Brain class (docs/scheduler.md): subclasses call `bt.Brain._ctor(self, inst)`
+---and build `self.bt` in `OnStart`.
+---@class bt.Brain: bt.Object
+---@field inst any the entity
+---@field bt? bt.BT the brain's tree
+---@field manager? bt.BrainWrangler the wrangler it uses (bt.BrainManager when unset)
+---@field stopped? boolean
+---@field paused boolean
+---@field OnStart? fun(self: bt.Brain) builds `self.bt`
+---@field OnStop? fun(self: bt.Brain)
+---@field DoUpdate? fun(self: bt.Brain) before each think
+---@field OnInitializationComplete? fun(self: bt.Brain)
+---@overload fun(inst: any): bt.Brain
+local Brain = {}
+bt.Brain = Brain
+
+---OnStart, registers with its manager, OnInitializationComplete (unless paused).
+function Brain:Start() end
+
+---OnStop, the tree's Stop, unregisters (unless paused).
+function Brain:Stop() end
+
+---One think: DoUpdate if defined, then the tree's Update.
+function Brain:OnUpdate() end
+
+---The tree's sleep time, or 0 without a tree.
+---@return number?
+function Brain:GetSleepTime() end
+
+---The tree's ForceUpdate and the manager's Wake.
+function Brain:ForceUpdate() end
+
+---Unregisters and sets `paused`.
+function Brain:Pause() end
+
+---Registers again.
+function Brain:Resume() end
+
+---A handler per event name, called with the event's data.
+---@param event string
+---@param fn fun(data: any)
+function Brain:AddEventHandler(event, fn) end
+
+---Calls the handler of `event`.
+---@param event string
+---@param data? any
+function Brain:PushEvent(event, data) end
+
+---The tree's state and the brain's place in its manager, as a string.
+---@param options? bt.SaveOptions
+---@return string
+function Brain:Save(options) end
+
+---Restores a string of `Save`: the paths not restored, or nil and a message.
+---@param s string
+---@param options? bt.SaveOptions
+---@return string[]? dropped
+---@return string? message
+function Brain:Restore(s, options) end
+
+---A Brain class of `bt.SharedBrain`: one compiled tree for every brain of the class.
+---@class bt.SharedBrainClass: bt.Brain
+---@overload fun(inst: any): bt.SharedBrainClass
+local SharedBrainClass = {}
+
+---The definition the class's brains are made of.
+---@return bt.Definition
+function SharedBrainClass.GetDefinition() end
+
+---A brain scheduler, Don't Starve's BrainWrangler: `bt.BrainWrangler([options])`.
+---@class bt.BrainWrangler: bt.Object
+---@overload fun(options?: bt.WranglerOptions): bt.BrainWrangler
+local BrainWrangler = {}
+bt.BrainWrangler = BrainWrangler
+
+---The default manager.
+---@type bt.BrainWrangler
+bt.BrainManager = BrainWrangler
+
+---Registers the brain among the updaters.
+---@param brain bt.Brain
+function BrainWrangler:AddInstance(brain) end
+
+---Takes the brain out of every list.
+---@param brain bt.Brain
+function BrainWrangler:RemoveInstance(brain) end
+
+---Moves a registered brain to the updaters.
+---@param brain bt.Brain
+function BrainWrangler:Wake(brain) end
+
+---Moves a registered brain out of every tick until woken.
+---@param brain bt.Brain
+function BrainWrangler:Hibernate(brain) end
+
+---A registered brain waits that many seconds (in ticks).
+---@param brain bt.Brain
+---@param seconds number
+function BrainWrangler:Sleep(brain, seconds) end
+
+---One tick.
+---@param current_tick integer
+function BrainWrangler:Update(current_tick) end
+
+---Removes `inst.brain` if it is registered.
+---@param inst any
+function BrainWrangler:OnRemoveEntity(inst) end
+
+---"updating", "waiting" and the tick it waits for, "hibernating", or nil.
+---@param brain bt.Brain
+---@return "updating"|"waiting"|"hibernating"|nil list
+---@return integer? wake_tick
+function BrainWrangler:GetList(brain) end
+
+---The counts of thinks and of brains per list.
+---@return bt.ManagerStats
+function BrainWrangler:GetStats() end
+
+---Under the fixed-rate policy, the longest the brain sleeps.
+---@param brain bt.Brain
+---@param seconds number
+function BrainWrangler:SetPeriod(brain, seconds) end
+
+---The state of every brain whose entity `options.to_id` names, as one string.
+---@param options bt.SaveOptions
+---@return string
+function BrainWrangler:Save(options) end
+
+---Restores every saved brain, all or nothing.
+---@param s string
+---@param options bt.SaveOptions
+---@return bt.RestoreReport? report
+---@return string? message
+function BrainWrangler:Restore(s, options) end
+
+return bt

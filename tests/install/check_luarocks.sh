@@ -1,0 +1,80 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# `luarocks make` as docs/lua-api.md says a Lua developer runs it, on a copy of the source tree,
+# into a fresh tree; then a stock lua5.4 that sees that tree only (not the source tree) runs
+# require "bt", the shipped behaviours and brains under bt., and a brain thinking with
+# bt.behaviours.wander on the fake world of tests/spec.
+# usage: check_luarocks.sh <source dir> [rockspec file name]   (default: bt-<project version>-1)
+# Exits 77 (ctest: skipped) when luarocks is not installed, unless BT_REQUIRE_LUAROCKS=1 (.ci/run),
+# which makes that a failure.
+set -eu
+src=$1
+if ! command -v luarocks >/dev/null 2>&1; then
+  echo "SKIPPED: luarocks is not installed (Debian: apt-get install luarocks)"
+  [ "${BT_REQUIRE_LUAROCKS:-0}" = 1 ] && { echo "BT_REQUIRE_LUAROCKS=1: luarocks is required"; exit 1; }
+  exit 77
+fi
+version=$(sed -n 's/^project(bt VERSION \([0-9.]*\) .*/\1/p' "$src/CMakeLists.txt")
+rockspec=${2:-bt-$version-1.rockspec}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+mkdir "$tmp/src" "$tmp/empty" "$tmp/home"
+
+# a copy without build folders (any folder holding a CMakeCache.txt) and without .git
+tar -C "$src" --exclude=./.git --exclude-tag-all=CMakeCache.txt -cf - . | tar -C "$tmp/src" -xf -
+rocks() { HOME="$tmp/home" luarocks --lua-version=5.4 --tree "$tmp/tree" "$@"; }
+rocks lint "$tmp/src/$rockspec" || { echo "luarocks lint $rockspec failed"; exit 1; }
+if ! (cd "$tmp/src" && CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-2} rocks make "$rockspec") \
+     >"$tmp/make.log" 2>&1; then
+  cat "$tmp/make.log"
+  echo "luarocks make $rockspec failed"
+  exit 1
+fi
+
+lmod=$tmp/tree/share/lua/5.4
+cmod=$tmp/tree/lib/lua/5.4
+for f in "$cmod/bt.so" "$lmod/bt/behaviours/wander.lua" "$lmod/bt/behaviours/util.lua" \
+         "$lmod/bt/brains/sheep.lua"; do
+  [ -f "$f" ] || { echo "missing after luarocks make: ${f#"$tmp/tree/"}"; ls -R "$tmp/tree"; exit 1; }
+done
+for f in "$lmod/bt.lua" "$lmod/bt/init.lua"; do
+  [ ! -e "$f" ] || { echo "installed ${f#"$tmp/tree/"} would shadow bt.so"; exit 1; }
+done
+rockdir=$(rocks show --rock-dir bt)
+[ -f "$rockdir/lua-language-server/library/bt.lua" ] \
+  || { echo "the LuaLS annotations are not in the rock ($rockdir)"; exit 1; }
+rock=${rockspec%.rockspec}
+rocks list --porcelain | grep -q "^bt	${rock#bt-}	installed" \
+  || { rocks list; echo "luarocks list does not show $rock"; exit 1; }
+
+out=$(cd "$tmp/empty" && LUA_PATH="$lmod/?.lua;$lmod/?/init.lua;$src/tests/spec/?.lua" \
+  LUA_CPATH="$cmod/?.so" lua5.4 -e '
+  local bt = require "bt"
+  assert(package.searchpath("bt", package.cpath):find("/tree/lib/lua/5.4/bt.so", 1, true))
+  local Wander = require "bt.behaviours.wander"
+  assert(Wander:is_class() and Wander._base == bt.BehaviourNode, "Wander is a BehaviourNode class")
+  assert(package.loaded["bt.behaviours.util"], "wander.lua required util under bt.")
+  assert(not package.loaded["behaviours.util"], "wander.lua required util outside bt.")
+  for _, m in ipairs({"chaseandattack", "chattynode", "doaction", "faceentity", "follow", "leash",
+                      "minperiod", "panic", "runaway", "standstill", "util"}) do
+    require("bt.behaviours." .. m)
+  end
+  for _, m in ipairs({"guard", "sheep", "villager", "wolf"}) do
+    assert(require("bt.brains." .. m)._base == bt.Brain, m .. " is a Brain class")
+  end
+  for name in pairs(package.loaded) do
+    assert(not name:match("^behaviours") and not name:match("^brains"), "loaded " .. name)
+  end
+  -- a brain of the installed Wander thinks, in the fake world of tests/spec
+  local F = require "fake_entity"
+  local world = F.world()
+  bt.set_clock(world:clock())
+  local sheep = world:spawn("sheep", 0, 0)
+  local tree = bt.BT(sheep, bt.PriorityNode({Wander(sheep)}, 0.25, true))
+  tree:Update()
+  io.write(tostring(tree))')
+case $out in
+  "Priority - RUNNING <RUNNING> (execute 1, eval in"*">Wander - RUNNING <RUNNING>"*) ;;
+  *) echo "the installed bt.behaviours.wander did not think:"; echo "$out"; exit 1 ;;
+esac
+echo "luarocks make $rockspec: bt, bt.behaviours.*, bt.brains.* work from a LuaRocks tree"
