@@ -81,14 +81,14 @@ echo "install: headers, libraries, bt.so and pkg-config files work"
 
 # The programs, as a user runs them after `make install`: from an empty folder, with the data
 # installed beside them (share/bt, found from the executable's path), also once the installed tree
-# has moved; each answers --help and --version; no path of the source or build tree is in them.
+# has moved (a copy of bin/ and share/ elsewhere); each answers --help and --version; no path of
+# the source or build tree is in them.
 for f in bin/bt-hello bin/bt-arena share/bt/hello/brain.lua share/bt/brains/sheep.lua \
          share/man/man1/bt-hello.1 share/man/man1/bt-arena.1; do
   [ -f "$prefix/$f" ] || { echo "missing after install: $f"; exit 1; }
 done
-mkdir "$prefix/empty"
-mv "$prefix/bin" "$prefix/share" "$prefix/moved/" 2>/dev/null || {
-  mkdir "$prefix/moved" && mv "$prefix/bin" "$prefix/share" "$prefix/moved/"; }
+mkdir "$prefix/empty" "$prefix/moved"
+cp -R "$prefix/bin" "$prefix/share" "$prefix/moved/" # a copy: what follows may use the original
 version=$(pkg-config --modversion bt)
 for prog in bt-hello bt-arena; do
   exe=$prefix/moved/bin/$prog
