@@ -26,11 +26,19 @@ local function trim(text) -- trailing blanks of each line and trailing empty lin
   return (text:gsub("[ \t]+\n", "\n"):gsub("[ \t]+$", ""):gsub("\n+$", ""))
 end
 
--- A sanitized build's bt.so needs the sanitizer runtimes preloaded into the stock lua5.4.
+-- A sanitized build's bt.so needs the sanitizer runtimes preloaded into the stock lua5.4: the
+-- blocks then find a lua5.4 first on PATH that preloads them.
+local tmp = os.tmpname()
 local preload = os.getenv("BT_SANITIZE_PRELOAD")
 local prelude = "set -e\n"
 if preload and preload ~= "" then
-  prelude = prelude .. "lua5.4() { LD_PRELOAD=" .. quote(preload) .. ' command lua5.4 "$@"; }\n'
+  local which = assert(io.popen("command -v lua5.4"))
+  local lua = assert(which:read("l"), "no lua5.4 on PATH")
+  which:close()
+  assert(os.execute("mkdir " .. quote(tmp .. ".bin")))
+  write(tmp .. ".bin/lua5.4", "#!/bin/sh\nLD_PRELOAD=" .. quote(preload) .. " exec " .. quote(lua) .. ' "$@"\n')
+  assert(os.execute("chmod +x " .. quote(tmp .. ".bin/lua5.4")))
+  prelude = prelude .. "export PATH=" .. quote(tmp .. ".bin") .. ':"$PATH"\n'
 end
 prelude = prelude .. "export LUA_CPATH=" .. quote(build .. "/lib/lua/5.4/?.so;;") ..
   " LUA_PATH=" .. quote("./?.lua;;") .. "\ncd " .. quote(src) .. "\n"
@@ -40,7 +48,6 @@ local ls = assert(io.popen("ls " .. quote(src .. "/docs") .. "/*.md"))
 for path in ls:lines() do files[#files + 1] = path end
 ls:close()
 
-local tmp = os.tmpname()
 local failures, ran, compared, in_readme = {}, 0, 0, 0
 for _, path in ipairs(files) do
   local name = path:sub(#src + 2)
@@ -112,6 +119,8 @@ os.remove(tmp)
 os.remove(tmp .. ".lua")
 os.remove(tmp .. ".sh")
 os.remove(tmp .. ".err")
+os.remove(tmp .. ".bin/lua5.4")
+os.remove(tmp .. ".bin")
 if in_readme == 0 then
   failures[#failures + 1] = "README.md: no block marked <!-- doc-test: runs --> (its Lua example was)"
 end
