@@ -1,29 +1,52 @@
-# The entry points: make demo, make test, make bench. Each installs the Debian packages it needs
-# (once), configures and builds with CMake in $(BUILD), then runs.
+# The entry points: make demo, make test, make bench. Each checks for the tools it needs, configures
+# and builds with CMake in $(BUILD), then runs. When a tool is missing: on Debian, as root or with
+# sudo, it installs the Debian packages that have it (once); elsewhere, or with INSTALL_DEPS=no, it
+# says what is missing, with the Debian package names, and stops.
 BUILD ?= build
 PREFIX ?= /usr/local
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
-DEBIAN_PACKAGES = gcc libc6-dev make cmake pkg-config lua5.4 liblua5.4-dev lua-busted
+INSTALL_DEPS ?= yes
+
+# What each target needs, as command:Debian package ("cc" must also compile a C file with <stdio.h>:
+# gcc+libc6-dev; "lua5.4.pc" is the Lua 5.4 headers and library as `pkg-config lua5.4` finds them).
+BUILD_NEEDS = cc:gcc+libc6-dev cmake:cmake pkg-config:pkg-config lua5.4:lua5.4 lua5.4.pc:liblua5.4-dev
+TEST_NEEDS = busted:lua-busted
+# what .ci/run needs besides: valgrind (tests/ci/valgrind.sh), clang (tests/fuzz/run.sh), a C++
+# compiler and luarocks (the consumer and rockspec tests), groff (the man pages' test)
+CI_NEEDS = valgrind:valgrind clang:clang g++:g++ luarocks:luarocks groff:groff-base
+NEEDS = $(BUILD_NEEDS)
 
 .PHONY: all deps ci-deps build test demo bench install clean
 
 all: build
 
-# Installs whichever of the Debian packages are missing (apt-get update runs once, only then).
+# Checks NEEDS; installs what is missing where it can (apt-get update runs once, only then).
 deps:
-	@missing=""; for p in $(DEBIAN_PACKAGES); do \
-	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	@missing=""; packages=""; \
+	for need in $(NEEDS); do \
+	  tool=$${need%%:*}; \
+	  case $$tool in \
+	    *.pc) pkg-config --exists $${tool%.pc} 2>/dev/null ;; \
+	    cc) command -v cc >/dev/null 2>&1 && printf '#include <stdio.h>\nint main(void) { return 0; }\n' \
+	          | cc -x c -o /dev/null - >/dev/null 2>&1 ;; \
+	    *) command -v $$tool >/dev/null 2>&1 ;; \
+	  esac || { missing="$$missing $$tool"; packages="$$packages $$(echo $${need#*:} | tr + ' ')"; }; \
 	done; \
-	if [ -n "$$missing" ]; then \
-	  echo "Installing Debian packages:$$missing"; \
-	  sudo=""; [ "$$(id -u)" = 0 ] || sudo=sudo; \
-	  $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq $$missing >/dev/null \
-	    || { echo "could not install:$$missing" >&2; exit 1; }; \
+	[ -n "$$missing" ] || exit 0; \
+	sudo=""; \
+	if [ "$$(id -u)" != 0 ]; then command -v sudo >/dev/null 2>&1 && sudo=sudo || sudo=none; fi; \
+	if [ "$(INSTALL_DEPS)" = yes ] && [ "$$sudo" != none ] && command -v dpkg >/dev/null 2>&1 \
+	    && command -v apt-get >/dev/null 2>&1; then \
+	  echo "Missing:$$missing; installing the Debian packages:$$packages"; \
+	  $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq $$packages >/dev/null \
+	    || { echo "could not install:$$packages" >&2; exit 1; }; \
+	else \
+	  echo "make: missing:$$missing" >&2; \
+	  echo "  (Debian packages:$$packages; install them or your system's equivalents, then run make again)" >&2; \
+	  exit 1; \
 	fi
 
-# What .ci/run needs besides: valgrind (tests/ci/valgrind.sh) and clang (tests/fuzz/run.sh), installed
-# with the others in one apt-get run.
-ci-deps: DEBIAN_PACKAGES += valgrind clang
+ci-deps: NEEDS += $(TEST_NEEDS) $(CI_NEEDS)
 ci-deps: deps
 
 $(BUILD)/CMakeCache.txt: | deps
@@ -32,7 +55,10 @@ $(BUILD)/CMakeCache.txt: | deps
 build: deps $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
 
+# busted is needed here only; a build configured before it was there looks for it again
+test: NEEDS += $(TEST_NEEDS)
 test: build
+	@if grep -q '^BUSTED_PROGRAM:FILEPATH=.*NOTFOUND' $(BUILD)/CMakeCache.txt; then cmake $(BUILD) >/dev/null; fi
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
 demo: build

@@ -3,7 +3,7 @@
  * on a 2-D plane with day and night, each driven by the brain of its kind (brains/<kind>.lua, a
  * Brain class); the creatures' entity interface (docs/entity.md) is implemented in C.
  *
- *   bt-arena [--agents N] [--seconds S] [--headless] [--watch] [--seed N] [--data DIR]
+ *   bt-arena [--agents N] [--seconds S] [--headless] [--watch] [--seed N] [--data DIR] [--help] [--version]
  *
  * Each tick (30 per simulated second): the world moves (world_step), the scripts hear what
  * happened (arena_sync), then bt.BrainManager:Update(tick) thinks the brains that are due.
@@ -23,15 +23,18 @@
 #include <unistd.h>
 
 #include "arena.h"
+#include "bt.h"
 #include "kinds.h"
 #include "view.h"
 
-#ifndef BT_ARENA_SOURCE_DATA
-#define BT_ARENA_SOURCE_DATA ""
+/* the installed data directory, relative to the directory of the installed executable (CMake sets
+ * it from CMAKE_INSTALL_BINDIR and CMAKE_INSTALL_DATADIR; no absolute path is compiled in) */
+#ifndef BT_ARENA_DATA
+#define BT_ARENA_DATA "../share/bt"
 #endif
-#ifndef BT_ARENA_INSTALL_DATA
-#define BT_ARENA_INSTALL_DATA "/usr/local/share/bt"
-#endif
+/* in the build tree, a file beside the executable that names the source tree (CMake writes it
+ * there; it is not installed) */
+#define SOURCE_MARK "bt-arena.source"
 
 #define TICKS_PER_SECOND 30
 #define DRAW_EVERY 6 /* ticks between redraws: 5 a second */
@@ -70,8 +73,9 @@ static const char USAGE[] =
     "  --watch       reload brains and behaviours when their files are saved, and say so\n"
     "  --seed N      the world's and the brains' random seed (default 1)\n"
     "  --data DIR    the directory holding brains/ and behaviours/ (default: the source\n"
-    "                tree when it exists, else the installed share/bt)\n"
+    "                tree when run from the build tree, else share/bt of the installation)\n"
     "  --help        this text\n"
+    "  --version     bt-arena's version\n"
     "\n"
     "Live, the world is drawn in the terminal at real time (30 ticks a second); q quits.\n";
 
@@ -103,6 +107,10 @@ static void parse(int argc, char **argv, options *o) {
     const char *arg = argv[i];
     if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
       fputs(USAGE, stdout);
+      exit(0);
+    }
+    if (strcmp(arg, "--version") == 0) {
+      printf("bt-arena (bt) %s\n", BT_VERSION);
       exit(0);
     }
     if (strcmp(arg, "--watch") == 0) {
@@ -158,32 +166,36 @@ static void parse(int argc, char **argv, options *o) {
   if (o->seconds < 0) o->seconds = o->headless ? 30 : 0;
 }
 
-/* The data directory: --data, else the source tree compiled in (when it is still there), else
- * share/bt beside the executable's bin/, else the install prefix compiled in. `looked` lists
- * the places tried. */
+/* The data directory: --data, else the source tree named by bt-arena.source beside the executable
+ * (the build tree), else BT_ARENA_DATA from the executable's directory (the installation).
+ * `looked` lists the places tried. */
 static const char *find_data(const options *o, char *looked, size_t size) {
   if (o->data) return o->data;
-  snprintf(looked, size, "%s", *BT_ARENA_SOURCE_DATA ? BT_ARENA_SOURCE_DATA : "(no source tree)");
-  if (has_brains(BT_ARENA_SOURCE_DATA)) return BT_ARENA_SOURCE_DATA;
-  static char path[PATH_MAX];
+  snprintf(looked, size, "(nowhere: the executable's path is unknown)");
   char exe[PATH_MAX];
   ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  if (n > 0) {
-    exe[n] = 0;
-    char *slash = strrchr(exe, '/');
-    if (slash) {
-      *slash = 0;
-      if (snprintf(path, sizeof path, "%s/../share/bt", exe) < (int)sizeof path) {
-        size_t used = strlen(looked);
-        snprintf(looked + used, size - used, ", %s", path);
-        if (has_brains(path)) return path;
-      }
+  if (n <= 0) return NULL;
+  exe[n] = 0;
+  char *slash = strrchr(exe, '/');
+  if (!slash) return NULL;
+  *slash = 0;
+  static char path[PATH_MAX];
+  looked[0] = 0;
+  char mark[PATH_MAX];
+  FILE *f = snprintf(mark, sizeof mark, "%s/" SOURCE_MARK, exe) < (int)sizeof mark ? fopen(mark, "r") : NULL;
+  if (f) {
+    int got = fgets(path, sizeof path, f) != NULL;
+    fclose(f);
+    if (got) {
+      path[strcspn(path, "\r\n")] = 0;
+      snprintf(looked, size, "%s (from %s), ", path, mark);
+      if (has_brains(path)) return path;
     }
   }
+  if (snprintf(path, sizeof path, "%s/%s", exe, BT_ARENA_DATA) >= (int)sizeof path) return NULL;
   size_t used = strlen(looked);
-  snprintf(looked + used, size - used, ", %s", BT_ARENA_INSTALL_DATA);
-  if (has_brains(BT_ARENA_INSTALL_DATA)) return BT_ARENA_INSTALL_DATA;
-  return NULL;
+  snprintf(looked + used, size - used, "%s", path);
+  return has_brains(path) ? path : NULL;
 }
 
 /* ---- the game ---- */

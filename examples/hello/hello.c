@@ -3,15 +3,54 @@
  * the game loop: 30 ticks a simulated second, the world moves, then the brain manager thinks the
  * brains that are due. After each think it prints a line and, when it changed, the tree dump.
  *
- *   bt-hello [brain.lua] [seconds]
+ *   bt-hello [brain.lua [seconds]]
+ *
+ * Without a brain file it runs its own: brain.lua beside the executable in the build tree, or
+ * share/bt/hello/brain.lua of the installation, found from the executable's own path.
  */
+#define _POSIX_C_SOURCE 200809L
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include <lauxlib.h>
 #include <lualib.h>
 
 #include "bt_lua.h"
+
+/* the installed brain, relative to the directory of the installed executable (CMake sets it from
+ * CMAKE_INSTALL_BINDIR and CMAKE_INSTALL_DATADIR; no absolute path is compiled in) */
+#ifndef BT_HELLO_DATA
+#define BT_HELLO_DATA "../share/bt/hello"
+#endif
+
+static const char USAGE[] =
+    "usage: bt-hello [brain.lua [seconds]]\n"
+    "\n"
+    "The smallest bt host: one entity, a sheep that grazes, eats when hungry and runs from a\n"
+    "passing wolf, driven by a brain file. It prints a line per think and the tree dump when\n"
+    "it changed.\n"
+    "\n"
+    "  brain.lua     the brain file (default: the brain installed with bt-hello, in\n"
+    "                share/bt/hello/brain.lua)\n"
+    "  seconds       simulated seconds to run (default 8)\n"
+    "  --help        this text\n"
+    "  --version     bt-hello's version\n";
+
+/* path = the directory of this executable + "/" + rel; 0 when that file exists */
+static int beside_exe(char *path, size_t size, const char *rel) {
+  char exe[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n <= 0) return -1;
+  exe[n] = 0;
+  char *slash = strrchr(exe, '/');
+  if (!slash) return -1;
+  *slash = 0;
+  if (snprintf(path, size, "%s/%s", exe, rel) >= (int)size) return -1;
+  return access(path, R_OK);
+}
 
 static double sim_time; /* the game's clock, in seconds */
 
@@ -27,8 +66,45 @@ static int fail(lua_State *L) {
 }
 
 int main(int argc, char **argv) {
-  const char *brain_file = argc > 1 ? argv[1] : "examples/hello/brain.lua";
-  double seconds = argc > 2 ? atof(argv[2]) : 8;
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+      fputs(USAGE, stdout);
+      return 0;
+    }
+    if (strcmp(argv[i], "--version") == 0) {
+      printf("bt-hello (bt) %s\n", BT_VERSION);
+      return 0;
+    }
+    if (argv[i][0] == '-' && argv[i][1]) {
+      fprintf(stderr, "bt-hello: unknown flag '%s'\n(bt-hello --help lists the arguments)\n", argv[i]);
+      return 2;
+    }
+  }
+  if (argc > 3) {
+    fprintf(stderr, "bt-hello: unexpected argument '%s'\n(bt-hello --help lists the arguments)\n", argv[3]);
+    return 2;
+  }
+  double seconds = 8;
+  if (argc > 2) {
+    char *end;
+    seconds = strtod(argv[2], &end);
+    if (!*argv[2] || *end || !(seconds > 0) || seconds > 1e6) {
+      fprintf(stderr, "bt-hello: seconds must be a number above 0, got '%s'\n", argv[2]);
+      return 2;
+    }
+  }
+  const char *brain_file = argc > 1 ? argv[1] : NULL;
+  char found[PATH_MAX + 64];
+  if (!brain_file) { /* the build tree's copy beside the executable, else the installed one */
+    if (beside_exe(found, sizeof found, "brain.lua") == 0 ||
+        beside_exe(found, sizeof found, BT_HELLO_DATA "/brain.lua") == 0) {
+      brain_file = found;
+    } else {
+      fprintf(stderr, "bt-hello: no brain.lua beside the executable nor in %s/ beside it; "
+                      "name one: bt-hello brain.lua\n", BT_HELLO_DATA);
+      return 1;
+    }
+  }
 
   lua_State *L = luaL_newstate();
   luaL_openlibs(L);

@@ -19,7 +19,7 @@
 extern "C" {
 #endif
 
-#define BT_VERSION "0.1.0"
+#define BT_VERSION "0.2.0"
 
 /* Error codes. */
 #define BT_OK 0

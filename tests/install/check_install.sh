@@ -77,4 +77,39 @@ CEOF
 "${CC:-cc}" -std=c11 -Wall -Wextra -Werror -o "$prefix/core" "$prefix/core.c" $(pkg-config --cflags --libs btcore)
 [ "$("$prefix/core")" = "Sequence - READY <SUCCESS> ()>0.00
    >Condition - READY <SUCCESS> ()>0.00" ] || { echo "the core-only host printed:"; "$prefix/core"; exit 1; }
-echo "install: headers, libraries, bt.so and pkg-config files work from $prefix"
+echo "install: headers, libraries, bt.so and pkg-config files work"
+
+# The programs, as a user runs them after `make install`: from an empty folder, with the data
+# installed beside them (share/bt, found from the executable's path), also once the installed tree
+# has moved (a copy of bin/ and share/ elsewhere); each answers --help and --version; no path of
+# the source or build tree is in them.
+for f in bin/bt-hello bin/bt-arena share/bt/hello/brain.lua share/bt/brains/sheep.lua \
+         share/man/man1/bt-hello.1 share/man/man1/bt-arena.1; do
+  [ -f "$prefix/$f" ] || { echo "missing after install: $f"; exit 1; }
+done
+mkdir "$prefix/empty" "$prefix/moved"
+cp -R "$prefix/bin" "$prefix/share" "$prefix/moved/" # a copy: what follows may use the original
+version=$(pkg-config --modversion bt)
+for prog in bt-hello bt-arena; do
+  exe=$prefix/moved/bin/$prog
+  out=$(cd "$prefix/empty" && "$exe" --version) || { echo "$prog --version failed"; exit 1; }
+  [ "$out" = "$prog (bt) $version" ] || { echo "$prog --version printed: $out (expected $prog (bt) $version)"; exit 1; }
+  (cd "$prefix/empty" && "$exe" --help) | grep -q "^usage: $prog" || { echo "$prog --help printed no usage"; exit 1; }
+  # debug information aside (it names the sources), and not with the sanitizers (whose reports do)
+  if command -v objcopy >/dev/null 2>&1 && [ -z "${BT_SANITIZE_PRELOAD:-}" ]; then
+    objcopy --strip-debug "$exe" "$prefix/stripped"
+    for dir in "$src" "$build"; do
+      ! grep -qF "$dir" "$prefix/stripped" || { echo "installed $prog contains the path $dir"; exit 1; }
+    done
+  fi
+done
+out=$(cd "$prefix/empty" && "$prefix/moved/bin/bt-hello" 2>&1) || { echo "installed bt-hello failed: $out"; exit 1; }
+echo "$out" | head -1 | grep -q "^t= 0.03 " && echo "$out" | grep -q "RunAway - READY <SUCCESS>" \
+  || { echo "installed bt-hello did not run its brain (no think, or no running away from the wolf):"; echo "$out" | tail -5; exit 1; }
+(cd "$prefix/empty" && "$prefix/moved/bin/bt-arena" --headless --seconds 3 > "$prefix/arena.out" 2> "$prefix/arena.err") \
+  || { echo "installed bt-arena --headless failed: $(cat "$prefix/arena.err")"; exit 1; }
+grep -q "^agents=40 simulated=3.0s .* alive=40 brains=40 registered=40 .* script_errors=0$" "$prefix/arena.out" \
+  && [ ! -s "$prefix/arena.err" ] \
+  || { echo "installed bt-arena --headless printed:"; cat "$prefix/arena.out" "$prefix/arena.err"; exit 1; }
+[ -z "$(ls -A "$prefix/empty")" ] || { echo "the programs wrote into the current folder: $(ls -A "$prefix/empty")"; exit 1; }
+echo "install: bt-hello and bt-arena run from an empty folder with their installed data, answer --help and --version"

@@ -141,7 +141,10 @@ function H.run_lua(code)
   local f = assert(io.open(script, "w"))
   f:write(code)
   f:close()
-  local p = assert(io.popen("lua5.4 " .. script .. " 2>" .. errfile))
+  -- the child finds bt.so and the helpers where this process does (LUA_CPATH, or busted's cpath)
+  local function quote(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
+  local p = assert(io.popen(string.format("LUA_CPATH=%s LUA_PATH=%s lua5.4 %s 2>%s",
+    quote(package.cpath), quote(package.path), script, errfile)))
   local out = p:read("a")
   local ok = p:close()
   local ef = assert(io.open(errfile))
@@ -150,6 +153,32 @@ function H.run_lua(code)
   os.remove(script)
   os.remove(errfile)
   return out, err, ok
+end
+
+-- For a spec whose calls change the process for good (bt.sandbox.allow): true when it runs in a
+-- process of its own (ctest runs each spec so, and sets BT_SPEC_ALONE); otherwise, as in a plain
+-- `busted` of every spec, it adds one test that runs `file` in a busted process of its own, and
+-- returns false: the spec then returns without defining its tests here. `describe` and `it` are
+-- the spec's (busted gives them to spec files, not to modules).
+function H.own_process(file, describe, it)
+  if os.getenv("BT_SPEC_ALONE") then
+    return true
+  end
+  local busted = arg and arg[0] or "busted"
+  describe(file, function()
+    it("passes in a busted process of its own", function()
+      local function quote(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
+      local p = assert(io.popen(string.format(
+        "BT_SPEC_ALONE=1 LUA_CPATH=%s LUA_PATH=%s lua5.4 %s --ignore-lua -o TAP %s 2>&1",
+        quote(package.cpath), quote(package.path), quote(busted), quote(file))))
+      local out = p:read("a")
+      local ok = p:close()
+      if not ok or not out:find("\nok ", 1, true) then
+        error(file .. " failed in a process of its own:\n" .. out, 0)
+      end
+    end)
+  end)
+  return false
 end
 
 -- Counts the occurrences of a plain substring.

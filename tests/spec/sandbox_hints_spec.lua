@@ -1,6 +1,10 @@
 -- The hints of the sandbox's refusals (docs/sandbox.md): each message names the script's file and
 -- line and ends with a call of bt.sandbox.allow; that call, made by the host, works, and then the
 -- same script runs. In a file of its own: the calls allow for the rest of the process.
+local H = require "helpers"
+if not H.own_process("tests/spec/sandbox_hints_spec.lua", describe, it) then
+  return
+end
 local bt = require "bt"
 
 local root = os.tmpname()

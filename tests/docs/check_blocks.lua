@@ -1,0 +1,131 @@
+-- Runs the code blocks of README.md and docs/*.md that are complete programs, and compares their
+-- output with the doc's where it shows it. A block is one when the line before its fence is
+--   <!-- doc-test: runs -->          (a lua or sh block; it must exit with status 0)
+-- and the block that shows what it prints has, on the line before its fence,
+--   <!-- doc-test: output -->        (compared with the standard output of the last block run)
+-- Blocks run from the source root with the build's bt.so on LUA_CPATH; in sh blocks, `P/lib/`
+-- (the install prefix of "after make install PREFIX=P") is the build tree's lib/, which has the
+-- same lib/lua/5.4/bt.so.
+-- usage: lua5.4 check_blocks.lua <source dir> <build dir>
+local src, build = arg[1], arg[2]
+assert(src and build, "usage: lua5.4 check_blocks.lua <source dir> <build dir>")
+
+local function quote(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
+local function read(path)
+  local f = assert(io.open(path))
+  local text = f:read("a")
+  f:close()
+  return text
+end
+local function write(path, text)
+  local f = assert(io.open(path, "w"))
+  f:write(text)
+  f:close()
+end
+local function trim(text) -- trailing blanks of each line and trailing empty lines
+  return (text:gsub("[ \t]+\n", "\n"):gsub("[ \t]+$", ""):gsub("\n+$", ""))
+end
+
+-- A sanitized build's bt.so needs the sanitizer runtimes preloaded into the stock lua5.4: the
+-- blocks then find a lua5.4 first on PATH that preloads them.
+local tmp = os.tmpname()
+local preload = os.getenv("BT_SANITIZE_PRELOAD")
+local prelude = "set -e\n"
+if preload and preload ~= "" then
+  local which = assert(io.popen("command -v lua5.4"))
+  local lua = assert(which:read("l"), "no lua5.4 on PATH")
+  which:close()
+  assert(os.execute("mkdir " .. quote(tmp .. ".bin")))
+  write(tmp .. ".bin/lua5.4", "#!/bin/sh\nLD_PRELOAD=" .. quote(preload) .. " exec " .. quote(lua) .. ' "$@"\n')
+  assert(os.execute("chmod +x " .. quote(tmp .. ".bin/lua5.4")))
+  prelude = prelude .. "export PATH=" .. quote(tmp .. ".bin") .. ':"$PATH"\n'
+end
+prelude = prelude .. "export LUA_CPATH=" .. quote(build .. "/lib/lua/5.4/?.so;;") ..
+  " LUA_PATH=" .. quote("./?.lua;;") .. "\ncd " .. quote(src) .. "\n"
+
+local files = {src .. "/README.md"}
+local ls = assert(io.popen("ls " .. quote(src .. "/docs") .. "/*.md"))
+for path in ls:lines() do files[#files + 1] = path end
+ls:close()
+
+local failures, ran, compared, in_readme = {}, 0, 0, 0
+for _, path in ipairs(files) do
+  local name = path:sub(#src + 2)
+  local lines = {}
+  for line in (read(path) .. "\n"):gmatch("(.-)\n") do lines[#lines + 1] = line end
+  local last -- {where, stdout} of the last block run in this file
+  local i = 1
+  while i <= #lines do
+    local what = lines[i]:match("^<!%-%- doc%-test: (%a+)")
+    if what then
+      local fence, lang = (lines[i + 1] or ""):match("^%s*(```+)(%w*)%s*$")
+      local where = name .. ":" .. (i + 1)
+      if not fence then
+        failures[#failures + 1] = where .. ": a doc-test marker not followed by a code block"
+      else
+        local indent = lines[i + 1]:match("^(%s*)") -- a block in a list item is indented
+        local body, j = {}, i + 2
+        while j <= #lines and not lines[j]:match("^%s*" .. fence .. "%s*$") do
+          local line = lines[j]
+          body[#body + 1] = line:sub(1, #indent) == indent and line:sub(#indent + 1) or line
+          j = j + 1
+        end
+        local code = table.concat(body, "\n") .. "\n"
+        if what == "runs" then
+          local script
+          if lang == "lua" then
+            write(tmp .. ".lua", code)
+            script = prelude .. "lua5.4 " .. quote(tmp .. ".lua") .. "\n"
+          elseif lang == "sh" then
+            script = prelude .. code:gsub("P/lib/", (build:gsub("%%", "%%%%")) .. "/lib/")
+          else
+            failures[#failures + 1] = where .. ": runs a block of '" .. lang .. "', not lua or sh"
+          end
+          if script then
+            write(tmp .. ".sh", script)
+            local p = assert(io.popen("sh " .. quote(tmp .. ".sh") .. " 2>" .. quote(tmp .. ".err")))
+            local out = p:read("a")
+            local ok, _, status = p:close()
+            local err = read(tmp .. ".err")
+            ran = ran + 1
+            if name == "README.md" then in_readme = in_readme + 1 end
+            if not ok then
+              failures[#failures + 1] = string.format("%s: exit %s; standard error:\n%s", where, status, err)
+            end
+            last = {where = where, out = out}
+            print(string.format("%s: ran (%s), exit %s", where, lang, ok and 0 or status))
+          end
+        elseif what == "output" then
+          if not last then
+            failures[#failures + 1] = where .. ": an output block with no block run before it"
+          else
+            compared = compared + 1
+            if trim(last.out) ~= trim(code) then
+              failures[#failures + 1] = string.format("%s: %s printed\n%s\ninstead of\n%s", where,
+                last.where, last.out, code)
+            end
+            last = nil
+          end
+        else
+          failures[#failures + 1] = where .. ": unknown doc-test marker '" .. what .. "'"
+        end
+        i = j
+      end
+    end
+    i = i + 1
+  end
+end
+os.remove(tmp)
+os.remove(tmp .. ".lua")
+os.remove(tmp .. ".sh")
+os.remove(tmp .. ".err")
+os.remove(tmp .. ".bin/lua5.4")
+os.remove(tmp .. ".bin")
+if in_readme == 0 then
+  failures[#failures + 1] = "README.md: no block marked <!-- doc-test: runs --> (its Lua example was)"
+end
+if #failures > 0 then
+  io.stderr:write("FAIL: ", table.concat(failures, "\nFAIL: "), "\n")
+  os.exit(1)
+end
+print(string.format("doc blocks: %d ran, %d outputs as the docs show them", ran, compared))
