@@ -57,7 +57,8 @@ export LD_LIBRARY_PATH="$prefix/$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 readelf -d "$prefix/hello" | grep -q 'NEEDED.*\[libbt\.so\.0\]' \
   || { echo "the pkg-config host is not linked to libbt.so.0"; exit 1; }
 "${CC:-cc}" -std=c11 -Wall -Wextra -Werror -o "$prefix/hello_static" "$src/examples/hello/hello.c" \
-  $(pkg-config --cflags bt) "$prefix/$lib/libbt.a" $(pkg-config --libs --static lua5.4) -lm
+  $(pkg-config --cflags bt) "$prefix/$lib/libbt.a" $(pkg-config --libs --static lua5.4) -lm \
+  $(pkg-config --libs-only-other bt)
 ! readelf -d "$prefix/hello_static" | grep -q 'libbt\.so' \
   || { echo "the static host needs libbt.so"; exit 1; }
 (cd "$src" && "$prefix/hello_static" examples/hello/brain.lua 2) | grep -q "Priority - RUNNING" \
