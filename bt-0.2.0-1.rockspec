@@ -41,6 +41,9 @@ build = {
     BT_LUA_LMOD_DIR = "$(LUADIR)",
     BT_LUALS_DIR = "$(PREFIX)/lua-language-server",
     LUA_INCLUDE_DIR = "$(LUA_INCDIR)",
-    BUILD_TESTING = "OFF",
+    -- the module alone: bt's tests, benchmarks and example programs are not part of the rock
+    BT_BUILD_TESTS = "OFF",
+    BT_BUILD_BENCH = "OFF",
+    BT_BUILD_EXAMPLES = "OFF",
   },
 }

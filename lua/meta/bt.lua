@@ -92,6 +92,9 @@ bt.REQUIRE_ALL = "REQUIRE_ALL"
 ---The version, e.g. "0.2.0".
 ---@type string
 bt.VERSION = ""
+---The module and its version as Lua's own `_VERSION` reads, e.g. "bt 0.2.0".
+---@type string
+bt._VERSION = ""
 
 ---The DS-exact mode for trees and nodes made from now on; returns the previous setting.
 ---@param on boolean

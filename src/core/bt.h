@@ -15,11 +15,15 @@
 
 #include <stddef.h>
 
+#include "bt_version.h" /* BT_VERSION ("0.2.0"), BT_VERSION_MAJOR, _MINOR, _PATCH: generated */
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define BT_VERSION "0.2.0"
+/* The version of the library linked in, as BT_VERSION ("MAJOR.MINOR.PATCH"); a host built against
+ * one version's headers can compare it with BT_VERSION at run time. Static, never NULL; no errors. */
+const char *bt_version(void);
 
 /* Error codes. */
 #define BT_OK 0

@@ -1,10 +1,12 @@
-/* text.c: error strings and messages, status names, and the text buffer. */
+/* text.c: the version, error strings and messages, status names, and the text buffer. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
+
+const char *bt_version(void) { return BT_VERSION; }
 
 const char *bt_strerror(int code) {
   switch (code) {

@@ -7,13 +7,14 @@
 #ifndef BT_LUA_H
 #define BT_LUA_H
 
-#include <lua.h>
-
 #include "bt.h"
 
+/* lua.h has no extern "C" of its own: C++ hosts get Lua's C names through this block (as lua.hpp) */
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+#include <lua.h>
 
 /* Opens the module and returns its table (the same table each time in one lua_State). */
 int luaopen_bt(lua_State *L);

@@ -216,6 +216,8 @@ int luaopen_bt(lua_State *L) {
   lua_setfield(L, module, "install_globals");
   lua_pushliteral(L, BT_VERSION);
   lua_setfield(L, module, "VERSION");
+  lua_pushliteral(L, "bt " BT_VERSION); /* as Lua's own _VERSION, "Lua 5.4" */
+  lua_setfield(L, module, "_VERSION");
 
   lua_newtable(L);
   int shared = lua_gettop(L);

@@ -1,12 +1,16 @@
 #!/bin/sh
 # Installs the build into a fresh prefix and lists the names each installed library exports
-# (nm -g): libbtcore.a exactly the functions bt.h declares, libbt.a and bt.so exactly those of
-# bt.h and bt_lua.h, and each of them named in docs/c-api.md. Anything else is an internal name
+# (nm -g; nm -D for the shared libraries' dynamic symbols): libbtcore.a and libbtcore.so exactly
+# the functions bt.h declares, libbt.a, libbt.so and bt.so exactly those of bt.h and bt_lua.h, and
+# each of them named in docs/c-api.md. Anything else is an internal name
 # that leaked, which a host's own names could collide with.
-# usage: check_exports.sh <build dir> <source dir>
+# usage: check_exports.sh <build dir> <source dir> [libdir [Lua C module dir]]
+#   (as CMake installs them, default lib and lib/lua/5.4)
 set -eu
 build=$1
 src=$2
+lib=${3:-lib}
+luacdir=${4:-$lib/lua/5.4}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 prefix=$tmp/prefix
@@ -17,7 +21,12 @@ declared() {
   sed -e 's|/\*.*\*/||' -e '/^ *\*/d' -e '/^ *\/\*/d' "$@" |
     grep -oE '\b(bt_[a-z0-9_]+|luaopen_bt) *\(' | sed 's/ *($//' | sort -u
 }
-exported() { nm -g --defined-only "$1" | awk 'NF == 3 { print $3 }' | sort -u; }
+exported() { # a dynamic symbol versioned by the linker would read name@@VER: there is none
+  case $1 in
+    *.a) nm -g --defined-only "$1" ;;
+    *) nm -D --defined-only "$1" ;;
+  esac | awk 'NF == 3 { print $3 }' | sort -u
+}
 
 declared "$src/src/core/bt.h" >"$tmp/core"
 declared "$src/src/core/bt.h" "$src/src/lua/bt_lua.h" >"$tmp/all"
@@ -34,7 +43,9 @@ compare() { # library, expected list
   [ -z "$undocumented" ] || { echo "$1 exports names docs/c-api.md does not document:" $undocumented; status=1; }
   echo "$1: $(wc -l <"$tmp/got") names exported"
 }
-compare lib/libbtcore.a "$tmp/core"
-compare lib/libbt.a "$tmp/all"
-compare lib/lua/5.4/bt.so "$tmp/all"
+compare $lib/libbtcore.a "$tmp/core"
+compare $lib/libbtcore.so "$tmp/core"
+compare $lib/libbt.a "$tmp/all"
+compare $lib/libbt.so "$tmp/all"
+compare $luacdir/bt.so "$tmp/all"
 exit $status

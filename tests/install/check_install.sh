@@ -1,16 +1,21 @@
 #!/bin/sh
 # Installs the build into a fresh prefix and uses it as docs/lua-api.md says a user would: a stock
-# lua5.4 loads bt.so through LUA_CPATH, and a C host compiles and links through `pkg-config bt`.
-# usage: check_install.sh <build dir> <source dir>   (C hosts are built with $CC, default cc)
+# lua5.4 loads bt.so through LUA_CPATH, and a C host compiles and links through `pkg-config bt`
+# (the shared libbt.so), or names the static libbt.a.
+# usage: check_install.sh <build dir> <source dir> [libdir [Lua C module dir]]
+#   (as CMake installs them, default lib and lib/lua/5.4; C hosts are built with $CC, default cc)
 set -eu
 build=$1
 src=$2
+lib=${3:-lib}
+luacdir=${4:-$lib/lua/5.4}
 prefix=$(mktemp -d)
 trap 'rm -rf "$prefix"' EXIT
 
 cmake --install "$build" --prefix "$prefix" >/dev/null
-for f in include/bt.h include/bt_lua.h lib/libbt.a lib/libbtcore.a lib/lua/5.4/bt.so \
-         lib/pkgconfig/bt.pc lib/pkgconfig/btcore.pc; do
+for f in include/bt.h include/bt_lua.h include/bt_version.h $lib/libbt.a $lib/libbtcore.a \
+         $lib/libbt.so.0 $lib/libbtcore.so.0 $luacdir/bt.so $lib/pkgconfig/bt.pc $lib/pkgconfig/btcore.pc \
+         $lib/cmake/bt/btConfig.cmake $lib/cmake/bt/btConfigVersion.cmake $lib/cmake/bt/btTargets.cmake; do
   [ -f "$prefix/$f" ] || { echo "missing after install: $f"; exit 1; }
 done
 for f in "$prefix/share/lua/5.4/bt.lua" "$prefix/share/lua/5.4/bt/init.lua"; do
@@ -28,7 +33,7 @@ lua54() {
 }
 
 # a stock interpreter, from the installed tree only
-out=$(cd "$prefix" && LUA_CPATH="$prefix/lib/lua/5.4/?.so;;" \
+out=$(cd "$prefix" && LUA_CPATH="$prefix/$luacdir/?.so;;" \
   LUA_PATH="$prefix/share/lua/5.4/?.lua;$prefix/share/lua/5.4/?/init.lua;;" lua54 -e '
   local before = {}
   for k in pairs(_G) do before[k] = true end
@@ -41,12 +46,23 @@ expected='Priority - READY <SUCCESS> ()>0.00
    >Act - READY <SUCCESS> ()>0.00'
 [ "$out" = "$expected" ] || { echo "stock lua5.4 run printed:"; echo "$out"; exit 1; }
 
-# a C host through pkg-config
-export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
+# a C host through pkg-config, with the shared library (found through LD_LIBRARY_PATH: the prefix
+# is not on the loader's path), then with the static one
+export PKG_CONFIG_PATH="$prefix/$lib/pkgconfig"
+export LD_LIBRARY_PATH="$prefix/$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 "${CC:-cc}" -std=c11 -Wall -Wextra -Werror -o "$prefix/hello" "$src/examples/hello/hello.c" \
   $(pkg-config --cflags --libs bt)
 (cd "$src" && "$prefix/hello" examples/hello/brain.lua 2) | grep -q "Priority - RUNNING" \
   || { echo "the pkg-config host did not think"; exit 1; }
+readelf -d "$prefix/hello" | grep -q 'NEEDED.*\[libbt\.so\.0\]' \
+  || { echo "the pkg-config host is not linked to libbt.so.0"; exit 1; }
+"${CC:-cc}" -std=c11 -Wall -Wextra -Werror -o "$prefix/hello_static" "$src/examples/hello/hello.c" \
+  $(pkg-config --cflags bt) "$prefix/$lib/libbt.a" $(pkg-config --libs --static lua5.4) -lm \
+  $(pkg-config --libs-only-other bt)
+! readelf -d "$prefix/hello_static" | grep -q 'libbt\.so' \
+  || { echo "the static host needs libbt.so"; exit 1; }
+(cd "$src" && "$prefix/hello_static" examples/hello/brain.lua 2) | grep -q "Priority - RUNNING" \
+  || { echo "the static host did not think"; exit 1; }
 
 # the core alone, without Lua
 cat > "$prefix/core.c" <<'CEOF'
