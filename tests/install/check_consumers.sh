@@ -131,13 +131,6 @@ case $what in
       path=$(cd "$path" && pwd -P)
       for f in $(grep -rlaF "$path" "$root" || true); do
         rel=${f#$root}
-        # The arena's data folder in the source tree is the arena rework's to remove (issue 16);
-        # until its CMakeLists.txt stops passing it, that one finding is reported and let pass.
-        if [ "$rel" = /usr/bin/bt-arena ] && [ "$path" = "$(cd "$src" && pwd -P)" ] &&
-           grep -q BT_ARENA_SOURCE_DATA "$src/examples/arena/CMakeLists.txt"; then
-          echo "KNOWN, not failed: $rel holds $path (BT_ARENA_SOURCE_DATA of examples/arena)"
-          continue
-        fi
         echo "$rel holds $path"
         status=1
       done
