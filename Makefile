@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The entry points: make demo, make test, make bench. Each checks for the tools it needs, configures
 # and builds with CMake in $(BUILD), then runs. When a tool is missing: on Debian, as root or with
 # sudo, it installs the Debian packages that have it (once); elsewhere, or with INSTALL_DEPS=no, it

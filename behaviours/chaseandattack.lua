@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- chaseandattack.lua: ChaseAndAttack, Don't Starve's melee chase (docs/behaviours.md),
 -- written anew against docs/entity.md.
 --

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- chattynode.lua: ChattyNode, Don't Starve's "talk while doing something" wrapper
 -- (docs/behaviours.md), written anew against docs/entity.md. A wrapper with one child.
 --

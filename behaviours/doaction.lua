@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- doaction.lua: DoAction, Don't Starve's "perform a buffered action" (docs/behaviours.md),
 -- written anew against docs/entity.md, where an action is a name and a target entity (or nil).
 --

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- faceentity.lua: FaceEntity, Don't Starve's "stop and look at someone" (docs/behaviours.md),
 -- written anew against docs/entity.md.
 --

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- follow.lua: Follow, Don't Starve's keep-within-a-band follower (docs/behaviours.md),
 -- written anew against docs/entity.md.
 --

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- leash.lua: Leash, Don't Starve's "don't stray too far from home" (docs/behaviours.md),
 -- written anew against docs/entity.md.
 --

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- minperiod.lua: MinPeriod, Don't Starve's cooldown measured from the child's last success
 -- (docs/behaviours.md), written anew. A wrapper with one child.
 --

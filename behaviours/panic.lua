@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- panic.lua: Panic, Don't Starve's headless running (docs/behaviours.md), written anew
 -- against docs/entity.md.
 --

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- runaway.lua: RunAway, Don't Starve's flight from a "hunter" (docs/behaviours.md),
 -- written anew against docs/entity.md.
 --

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- standstill.lua: StandStill, Don't Starve's "stay put" (docs/behaviours.md), written
 -- anew against docs/entity.md.
 --

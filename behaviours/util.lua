@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- util.lua: small helpers shared by the behaviours in this folder (not a behaviour itself).
 -- Plain Lua over the entity interface of docs/entity.md.
 local M = {}

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- wander.lua: Wander, Don't Starve's idle roaming (docs/behaviours.md), written anew
 -- against docs/entity.md. Always RUNNING once entered: it alternates a wait phase (standing still)
 -- and a walk phase (towards a free point `wander_dist` away at a random angle, or the angle

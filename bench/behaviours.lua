@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- behaviours.lua: what a think costs when the leaves are behaviour classes (BehaviourNode
 -- subclasses with a Visit in Lua), as in every real brain. Run by `make bench`, or:
 --

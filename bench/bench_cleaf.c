@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench_cleaf.c: bt with C leaves against a hand-written floor. Run by `make bench`, or:
  *

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- bench_reload.lua: the time to reload the brain of 10,000 live agents, for a shared brain
 -- (bt.SharedBrain) and for a per-entity brain (Don't Starve's style), with a behaviour in each
 -- tree that is running when the reload comes. Run by `make bench`:

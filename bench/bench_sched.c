@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench_sched.c: the brain scheduler's cost per frame for 1,000 due brains among 1,000, 100,000
  * and 1,000,000 registered ones. Every brain sleeps so that exactly 1,000 are due each tick

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench_think.c: the host of the think benchmark (bench/think.lua). It embeds Lua with bt, counts
  * every heap allocation (Lua's through its allocator, bt's by wrapping malloc and friends at link

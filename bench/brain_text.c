@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* brain_text.c: bench/brains.lua's text form of a brain, read in C (brain_text.h). */
 #include "brain_text.h"
 

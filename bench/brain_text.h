@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * brain_text.h: a brain in bench/brains.lua's text form, read in C by the C-leaf benchmarks
  * (bench_think's C-leaf rows and bench_cleaf). While and If become what Don't Starve builds: a

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- brains.lua: the brains the think benchmark runs, written once as text so that the C host, bt's
 -- Lua API and the original Don't Starve scripts all build the same tree from them.
 --

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # callgrind_cleaf.sh [BUILD_DIR]: instructions per think and per agent creation of bt and of the
 # floor in bench_cleaf, counted by callgrind (steadier than a clock on a busy machine). For each
 # tree it runs bench_cleaf under callgrind on 1,000 agents for 30 + 50 frames, once collecting

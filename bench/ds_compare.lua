@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- ds_compare.lua: the think benchmark's brain on the original Don't Starve scripts and on bt, in
 -- one run, each agent building its own tree the Don't Starve way (leaves are closures over the
 -- agent) and every agent thinking every frame; then bt with one definition shared by all agents.

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- exact.lua: what bt's DS-exact mode (bt.set_exact, docs/lua-api.md) costs. Runs the same
 -- population of brains for a simulated minute under the default mode and under the exact one,
 -- and prints thinks per brain per simulated second, clock calls per think, microseconds of CPU

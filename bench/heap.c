@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* heap.c: counts every heap allocation and the bytes live (heap.h). */
 #define _GNU_SOURCE
 #include <malloc.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * heap.h: the benchmarks' count of heap allocations and of the bytes live on the heap. heap.c wraps
  * malloc, calloc, realloc and free at link time (-Wl,--wrap=malloc,...): every allocation bt, Lua

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- measure.lua: how the think benchmarks time thinks, count leaf calls and weigh agents. Run under
 -- bench_think, which provides the "bench" module (a clock and heap counters).
 

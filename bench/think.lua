@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- think.lua: what a think costs. Run by `make bench`, or:
 --
 --   build/bench/bench_think bench/think.lua [--agents N] [--frames N] [--rounds N]

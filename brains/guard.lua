@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- guard.lua: a guard. It chases and attacks predators that come near villagers, eats at the
 -- nearest house when hungry, walks back to its post (its home) when it strays, and otherwise
 -- patrols around the post.

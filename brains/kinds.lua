@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- kinds.lua: the creature kinds of bt-arena, one entry each, in the order the world is made
 -- (docs/arena.md, "Creature kinds", says what each field means). A new kind is an entry here and
 -- its brain, brains/<name>.lua: no C to touch.

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- sheep.lua: a sheep. It flees wolves (bleating in alarm), grazes on grass when hungry, and
 -- otherwise wanders near its home, bleating now and then.
 --

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- villager.lua: a villager. It runs from wolves; eats when hungry (food lying near, or at home);
 -- by day it works the nearest field, or strolls near home; at night it goes home and rests.
 local bt = require "bt"

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- wolf.lua: a wolf. By night it hunts prey near its den with ChaseAndAttack, leashed to the
 -- den; by day it goes back to the den and rests there.
 local bt = require "bt"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Writes OUTPUT, a C file holding each of the Lua files in FILES (a ;-list), for lbt_embedded.h.
 # Run as: cmake -DOUTPUT=... -DFILES=a.lua|b.lua -DBASE=... -P embed.cmake
 string(REPLACE "|" ";" FILES "${FILES}")

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # BT_SANITIZE=ON builds every target (core, binding, bt.so, libbt.a, examples, benchmarks, C
 # tests) with AddressSanitizer and UndefinedBehaviorSanitizer, and makes every finding fatal.
 # Included from the top-level CMakeLists.txt before any target is defined.

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- brain.lua: Don't Starve's Brain, BrainWrangler and BrainManager (scripts/brain.lua), on the C
 -- scheduler. A brain uses the wrangler in its `manager` field, or bt.BrainManager.
 local bt, shared = ...

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- class.lua: Don't Starve's Class. Class(ctor) or Class(base, ctor) makes a class: a table that is
 -- the metatable of its instances, holds a copy of its base's members, and builds an instance
 -- when called. Node classes (those with __bt_node) keep the __index and __newindex they inherit,

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- reload.lua: hot reload of brains and behaviours (docs/reload.md).
 --
 -- bt.reload.enable() tracks every module loaded by require from then on: its file and the

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- sandbox.lua: the environment brain and behaviour files run in (docs/sandbox.md).
 --
 -- bt.sandbox.install() makes require load the modules named brains.* and behaviours.*, and

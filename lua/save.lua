@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- save.lua: a tree's, a brain's and a brain manager's state as a string for a saved game, and
 -- back (docs/lua-api.md "Saved games", docs/scheduler.md "Saved games"). The core writes the
 -- tree's state with the shape it was saved from (src/core/save.c); this file adds the Lua data of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * arena.h: the host's state shared by main.c, entity_lua.c and view.c: the world, the Lua state
  * with bt, the creatures' brains, and what went wrong in the scripts.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * entity_lua.c: the entity interface of docs/entity.md, in C. Every creature and object is a Lua
  * table `inst` = {id = <n>, kind = "<kind>"} whose methods come from one shared metatable of C

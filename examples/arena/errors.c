@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * errors.c: the one-line form of an error, and the log of a live run's errors (see errors.h).
  */

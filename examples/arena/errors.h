@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * errors.h: what the arena shows of an error: one line that fits the view (error_line), and the
  * log of every error of a live run, written out when the terminal is back (error_log).

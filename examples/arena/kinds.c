@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * kinds.c: reads the kinds file (see kinds.h). The file is checked by a Lua function (CHECK
  * below), which also finds the lines of the entries and fields it complains about in the file's

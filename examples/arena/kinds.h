@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * kinds.h: the creature kinds of the arena, read from a Lua file of the data directory
  * (brains/kinds.lua; its format is in docs/arena.md, "Creature kinds").

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * main.c: bt-arena, a game host that embeds Lua and bt. Sheep, wolves, villagers and guards live
  * on a 2-D plane with day and night, each driven by the brain of its kind (brains/<kind>.lua, a

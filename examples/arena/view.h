@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * view.h: the live terminal view: the map scaled to the terminal, a status line, a few creatures
  * and what their brains are doing. ANSI escapes; the terminal goes to raw mode (no echo, keys

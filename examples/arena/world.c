@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * world.c: the arena's world (see world.h). Plain C; the scripts hear about it through the
  * queues that entity_lua.c drains.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * world.h: the arena's world, in plain C (no Lua): a 2-D plane with ponds, grass, fields, houses,
  * wolf dens and guard posts; creatures that walk, run, fight, act, get hungry and tired, die and

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- brain.lua: the brain bt-hello runs. A sheep that runs from a passing wolf, eats when hungry,
 -- and grazes otherwise. Its entity is a plain table the host updates (x, hunger, wolf_near):
 -- this brain uses no behaviours, only bt's nodes, whose functions receive the entity.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * hello.c: the smallest host. It embeds Lua, opens bt, starts a brain for one entity, and runs
  * the game loop: 30 ticks a simulated second, the world moves, then the brain manager thinks the

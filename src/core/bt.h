@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bt.h: the bt core. Behaviour trees with Don't Starve's semantics, in plain C11, without Lua.
  *

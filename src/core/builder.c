@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * builder.c: trees from code in the fluent style of the Behaviour Tree Starter Kit
  * (sequence() ... back() ... end()), over a bt_graph. The builder keeps the open nodes as a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* graph.c: describing a tree (bt_graph) and compiling it into a flat definition (bt_def). */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* inst.c: per-agent instances: creation, the think cycle, sleep times, fields, the host's clock. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>

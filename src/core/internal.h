@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * internal.h: the core's data layout and the functions its files share, and nothing else uses.
  * Every name here carries the prefix bti_ (or is a macro of this header) and is hidden: the

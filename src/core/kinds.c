@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * kinds.c: the kind table. For every node kind: its names, the class it extends, the methods its
  * class defines, its children, its memory and fields, its param and functions. Every test of a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* mem.c: the core's growable arrays and copied strings. */
 #include <stdlib.h>
 #include <string.h>

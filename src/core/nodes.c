@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * nodes.c: what every node kind does, one section per kind, as Don't Starve Together's
  * behaviourtree.lua does it (docs/nodes.md). Each method has a dispatching entry point

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * save.c: an agent's state as portable text, to keep with a saved game (bt_inst_export), read back
  * (bt_saved_open) and restored into a tree of the same shape or of a changed one, matched node by

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sched.c: the brain scheduler, Don't Starve's BrainWrangler (scripts/brain.lua) in C.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * subtree.c: a library of named trees (bt_lib) and definitions whose subtree nodes run them
  * (bt_def_create_lib, bt_def_create_named). Building measures the expanded tree first, following

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* text.c: the version, error strings and messages, status names, and the text buffer. */
 #include <stdarg.h>
 #include <stdio.h>

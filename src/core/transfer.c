@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * transfer.c: carrying an agent's state from one definition of its tree to another, as a
  * reload of its brain needs. Nodes are matched by their path from the root (kinds and names);

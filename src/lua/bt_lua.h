@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bt_lua.h: the bt Lua module, for hosts that embed Lua.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* call.c: every call from bt into Lua code goes through lbt_pcall: protected, bounded by the
  * instruction limit, and reported with a traceback and the node's path when it fails. Entering a
  * tree sets up what the core's calls into Lua need; work asked for during a think waits here

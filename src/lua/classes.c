@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * classes.c: Don't Starve's node classes, and the kinds bt adds, in Lua. Each is a Class whose
  * instances are plain tables (so scripts may add fields and override methods) holding what the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* clock.c: the time every node reads (bt.set_clock, bt.GetTime), and the random numbers the core
  * draws, both from Lua: the host's clock function or the monotonic clock, and math.random. */
 #include "lbt.h"

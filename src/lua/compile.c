@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * compile.c: turns a graph of node objects into a definition (a core bt_def, the leaf functions,
  * and the node objects by state), held by a definition userdata. BT(inst, root) compiles the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * lbt.h: what the files of the Lua binding share. Not installed.
  *

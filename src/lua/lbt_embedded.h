@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* lbt_embedded.h: the module's Lua files (lua/), compiled into it by cmake/embed.cmake. */
 #ifndef LBT_EMBEDDED_H
 #define LBT_EMBEDDED_H

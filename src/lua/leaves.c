@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * leaves.c: the core's calls into Lua. A tree's leaf functions (conditions, actions, time
  * functions, tasks) sit in its definition's table of slots; each node holds its slot as its ud.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* memory.c: Lua states whose memory is bounded (bt_lua_newstate), and bt.set_memory_limit. */
 #include <stdio.h>
 #include <stdlib.h>

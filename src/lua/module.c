@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* module.c: luaopen_bt. It makes the module's state and registry, opens each file of the binding
  * (lbt.h lists them) into the module table, and runs the module's Lua files (lua/) with the
  * module and a table of what the C files share with them. */

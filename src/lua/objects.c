@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * objects.c: node objects. A constructor makes a plain table of its node's class, holding what
  * it was given. Once BT wraps the tree, the object is bound to the tree and its state (status,

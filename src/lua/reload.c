@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * reload.c: what lua/reload.lua needs from C, moving a live agent from its old tree to a tree of
  * the new code (shared.migrate), and the C API of hot reload (bt_lua_reload_*), which calls

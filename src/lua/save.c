@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * save.c: what lua/save.lua needs from C to save a tree's state with a game and restore it
  * (tree:save, tree:restore): the core's text of the instance (bt_inst_export), the node objects

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sched.c: the C scheduler (bt_sched) behind bt.BrainWrangler. A wrangler table keeps its
  * scheduler userdata in the field _sched; the userdata's user values map brain objects to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* state.c: the ground floor of the binding: the module's state and registry, argument errors,
  * statuses, and the text of the core's buffers. It calls no other file of the binding. */
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tree.c: BT(inst, root) and BT(inst, definition): a tree userdata (an lbt_tree and the agent's
  * bt_inst in one block) for one entity, and the tree methods of Don't Starve's BT. Each method

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * watch.c: the file watcher behind bt.reload.watch. On Linux it asks inotify about the folders
  * of the watched files (editors often save by renaming a new file over the old one); elsewhere,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # check_bench.sh BENCH_THINK SOURCE_DIR: the think benchmark runs on a few agents, prints every
 # row of its table and its reference lines (and so does the brain of behaviour classes), takes --rounds and --order, and counts no heap
 # allocation per think in steady state; a bad flag is refused with a usage message and exit

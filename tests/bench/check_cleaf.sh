@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # check_cleaf.sh BENCH_CLEAF SOURCE_DIR: bench_cleaf runs on a few agents, prints both trees' rows,
 # finds bt and the floor making the same leaf calls and leaving the same statuses (else it exits
 # 1), allocates nothing per think, and refuses bad flags with a usage message and exit status 2;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* check.h: the C tests' assertions. A failed CHECK prints where and why and counts a failure;
  * main returns check_report(), non-zero if anything failed. */
 #ifndef CHECK_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* harness.h: what the C tests share. A clock the test sets (T), scripted random numbers, leaves
  * that read scripted results and log their calls, and short ways to build trees and read them.
  * Include after check.h. Every expected value in the tests is derived from the Don't Starve

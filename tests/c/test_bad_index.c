@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_bad_index.c: a child index that names no child (bt_node_set, which scripts reach through
  * `node.idx = ...`) is refused, and the node goes on as before. Before, the core took it and
  * read the definition's children array at idx - 1 unchecked: out of its bounds (ASan:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_builder.c: the fluent C builder (bt_builder_*). It builds the same definition as the graph
  * API (bt_def_equal, bt_def_hash) that thinks the same; each mistake gets its error and message;
  * errors stick; end() closes the root and leaves the builder empty for the next tree; subtrees

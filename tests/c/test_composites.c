@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_composites.c: SequenceNode, SelectorNode, LoopNode, RandomNode, and WhileNode / IfNode
  * built from Parallel / Sequence and a ConditionNode. Expected values come from Don't Starve's
  * behaviourtree.lua. */

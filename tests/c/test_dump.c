@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_dump.c: bt_inst_dump byte for byte, as BehaviourNode:GetTreeString builds it: per node
  * "<name> - <status> <<lastresult>> (<DBString if RUNNING>)" then ">" and the tree sleep time
  * ("%2.2f", nil printed as 0), each line ending in "\n", children indented by a further "   >".

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_events.c: EventNode through bt_inst_fire_event. Resetting a running child, triggering for
  * exactly one think, clearing the lasttime of Priority ancestors along DS parent links, the
  * trigger lost to a higher-priority sibling, and PriorityNode's test_anyway. Expected values come

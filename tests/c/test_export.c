@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_export.c: an instance's state as portable text (bt_inst_export), read back
  * (bt_saved_open) and restored (bt_inst_import) into the same shape, a changed one, at a later
  * clock; texts of other trees and broken texts are refused and change nothing. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_graph.c: graphs and definitions (the bt_def_* accessors, shared nodes, names), graph errors
  * (cycles, decorators without exactly one child, depth and size limits, bad ids), node fields
  * (bt_node_get / bt_node_set), the *_as base-class calls, and the name tables. Names and defaults

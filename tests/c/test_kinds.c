@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_kinds.c: the kind table (bt_kind_get, bt_kind_field_default): Don't Starve's classes as
  * behaviourtree.lua defines them (names, bases, the methods each class defines itself, the fields
  * its constructor sets), and every kind's inherited methods doing exactly what its base's do. */

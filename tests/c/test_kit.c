@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_kit.c: the node kinds bt adds beside Don't Starve's (docs/nodes.md): tasks with the
  * Behaviour Tree Starter Kit's contract (start, update, finish told once, ABORTED when
  * interrupted), PolicyParallel, Monitor, ActiveSelector, Repeat, AlwaysSucceed, AlwaysFail,

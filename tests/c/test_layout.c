@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_layout.c: the instance's layout and creation. A small tree's instance is small (the
  * 8-node tree of bench_cleaf fits a 128-byte allocation), a new instance is the definition's
  * image with its pointers set (fields at their first values, host hooks marked for Step),

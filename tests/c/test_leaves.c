@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_leaves.c: BehaviourNode and bt_ops overrides, ConditionNode, MultiConditionNode,
  * ConditionWaitNode, ActionNode, WaitNode, the three decorators and LatchNode.
  * Expected values come from Don't Starve's behaviourtree.lua. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_lua_memory.c: a Lua state made by bt_lua_newstate with a memory limit. A script that
  * allocates past the limit fails its node and the error is reported; the think goes on, the host
  * keeps running, and the tree thinks again. bt.set_memory_limit and bt.memory. */

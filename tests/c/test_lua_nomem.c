@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_lua_nomem.c: running out of memory in a state of bounded memory (bt_lua_newstate) where
  * bt holds C memory of its own: the text of a dump (tostring(tree), node:GetTreeString()) while it
  * becomes a Lua string, and the graph that BT(inst, root) compiles. The Lua error ("not enough

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_lua_reload.c: a C host reloading a brain through bt_lua.h: bt_lua_reload_enable,
  * bt_lua_reload, bt_lua_reload_watch and bt_lua_reload_poll. */
 #define _POSIX_C_SOURCE 200809L

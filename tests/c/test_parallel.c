@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_parallel.c: ParallelNode and ParallelNodeAny. ConditionNode children re-tested on every
  * visit, succeeded children not revisited, the first FAILED child ending the node, and Step
  * resetting only succeeded ConditionNode children so that grandchildren keep their statuses.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_priority.c: PriorityNode. Evaluation, the period, running-child resume, lasttime cleared
  * when the running child stops, READY roots, scatter and BT_SPEC_NOSCATTER, and the failed
  * sub-priority that keeps counting as failed. Expected values come from Don't Starve's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_reload.c: matching two definitions by path and carrying an agent's state across a reload
  * (bt_def_match, bt_inst_transfer). */
 #include <stdarg.h>

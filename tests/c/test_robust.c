@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_robust.c: what broken or hostile hosts and scripts do to the core, found by the fuzzer
  * (tests/fuzz): each call is refused with an error code or survived, never a crash. */
 #include "harness.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_save.c: an instance's state saved and restored, into itself and into a twin agent. */
 #include <stdlib.h>
 

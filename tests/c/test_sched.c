@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_sched.c: the brain scheduler against Don't Starve's BrainWrangler (scripts/brain.lua). */
 #include <stdlib.h>
 

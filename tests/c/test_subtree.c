@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_subtree.c: subtrees by reference (bt_lib, BT_SUBTREE, bt_def_create_lib): expansion, a
  * copy per place of reference, nesting, missing names, cycles with the names in the message,
  * replacing and removing names, trees too big once expanded, dumps and reload matching, trees

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_think.c: the think cycle (bt_inst_update: Visit, SaveStatus, Step), lastresult, sleep
  * times, force_update, reset, stop with on_stop, BT_EBUSY inside a think, and the node method
  * entry points. Expected values come from Don't Starve's behaviourtree.lua (BT:Update,

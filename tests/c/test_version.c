@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_version.c: the version a host sees is the one project() in CMakeLists.txt gives
  * (BT_TEST_PROJECT_VERSION, passed by tests/CMakeLists.txt): BT_VERSION, its parts and bt_version(). */
 #include <bt.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_wide.c: trees wider than a word of the instance's bit sets. An instance keeps a bit per
  * state for "status changed since the last SaveStatus" and "may differ from what Reset leaves",
  * in 64-bit words, and a summary word over each set (a bit per word, or per two words past 4,096

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # check_citations.sh SRC [BUILD]: the repository stands alone. Fails, naming file and line, when
 # a file under SRC
 #   - cites a design document that is not part of the repository: DESIGN.md, API.md (docs/lua-api.md

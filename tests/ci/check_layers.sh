@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The files of src/lua call one another in one direction only: lbt.h lists them in order, and
 # each may call only the files listed before it. Reads what each object file defines and what
 # it uses (nm), and names every call that goes the other way (which makes a circle).

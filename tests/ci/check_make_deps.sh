@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The Makefile's dependency check (its `deps` target), run with a PATH of stub directories: where a
 # tool is missing and the machine is not a Debian one with apt-get and root or sudo, make names the
 # tool and its Debian package and stops, without running apt-get; on Debian it runs apt-get for

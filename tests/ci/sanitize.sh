@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # CI: the whole test suite with AddressSanitizer and UndefinedBehaviorSanitizer (BT_SANITIZE,
 # cmake/sanitize.cmake). Configures its own build directory, builds everything instrumented and
 # runs every ctest test; any sanitizer finding aborts its test. Run from the repository root.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # CI: valgrind memcheck over every C test (tests/c/test_*.c) of a normal, uninstrumented build.
 # Any invalid access, use of an uninitialised value, leak (definite, indirect or possible), or a
 # test's own failure fails the run. Installs valgrind if it is missing. Run from the repository

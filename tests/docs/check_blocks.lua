@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- Runs the code blocks of README.md and docs/*.md that are complete programs, and compares their
 -- output with the doc's where it shows it. A block is one when the line before its fence is
 --   <!-- doc-test: runs -->          (a lua or sh block; it must exit with status 0)

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- behaviours.lua: runs Don't Starve Together's own behaviour files (scripts/behaviours/*.lua,
 -- loaded unchanged) in randomly composed brains, on the original DST scripts and on bt side by
 -- side, think by think, and stops at the first difference in statuses, last results, behaviour

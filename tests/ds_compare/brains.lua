@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- brains.lua: runs random populations of brains on Don't Starve Together's own brain.lua and
 -- behaviourtree.lua and on bt side by side, tick by tick, and stops at the first tick where the
 -- brains that thought, or the sleep times they reported, differ.

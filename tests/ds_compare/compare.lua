@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- compare.lua: runs random Don't Starve-style trees on the original Don't Starve Together scripts
 -- and on bt side by side, think by think, and stops at the first difference in statuses, last
 -- results, sleep times, tree dumps, leaf calls or brain wake-ups.

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- fake_entity.lua: a deterministic, scripted stand-in for the Don't Starve game objects that the
 -- shipped behaviour files (scripts/behaviours/*.lua) call: the brain's entity with its components
 -- (locomotor, combat, health, talker, homeseeker, follower, knownlocations), its stategraph, the

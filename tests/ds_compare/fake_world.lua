@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- fake_world.lua: a permissive fake Don't Starve world in which the shipped brains
 -- (scripts/brains/*.lua) can build their trees and think: fake_entity.lua's scripted entity,
 -- components, stategraph, entities around it and host globals, with everything they lack made up

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- shipped_brains.lua: runs the shipped Don't Starve Together brains (scripts/brains/*.lua),
 -- unchanged, in fake_world.lua's fake world, on the original scripts (class.lua, brain.lua,
 -- behaviourtree.lua, behaviours/) and on bt in its DS-exact mode, side by side, tick by tick,

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- try_brain.lua: runs one Don't Starve brain file on bt, alone, in fake_world.lua's fake world,
 -- and prints every think: the tick, the brain's sleep time and its tree dump (tostring(brain)).
 -- For a modder porting a brain (docs/porting-a-ds-brain.md): the brain, the behaviour files it

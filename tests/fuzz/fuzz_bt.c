@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fuzz_bt.c: a libFuzzer target for the bt core (build with -DBT_FUZZ=ON and clang; run with
  * tests/fuzz/run.sh SECONDS).

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # tests/fuzz/run.sh SECONDS: fuzzes the bt core for SECONDS (run from the repository root).
 #
 # Installs clang (and what configuring the project needs) from Debian if missing, configures and

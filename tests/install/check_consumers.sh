@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # bt as other projects take it (docs/embedding.md), each check one ctest test:
 #   stage <src> <dir> <version>            builds bt from <src> as Debian would (prefix /usr, libdir
 #                                          lib/x86_64-linux-gnu) and installs it with DESTDIR=<dir>/root

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Installs the build into a fresh prefix and lists the names each installed library exports
 # (nm -g; nm -D for the shared libraries' dynamic symbols): libbtcore.a and libbtcore.so exactly
 # the functions bt.h declares, libbt.a, libbt.so and bt.so exactly those of bt.h and bt_lua.h, and

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Installs the build into a fresh prefix and uses it as docs/lua-api.md says a user would: a stock
 # lua5.4 loads bt.so through LUA_CPATH, and a C host compiles and links through `pkg-config bt`
 # (the shared libbt.so), or names the static libbt.a.

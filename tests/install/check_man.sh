@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The man pages of the installed programs (docs/man): each renders without a warning, and names
 # every flag its program's --help lists. Without groff the test is skipped (exit 77), visibly.
 # usage: check_man.sh <man page> <program>

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The version is written once, in project() of CMakeLists.txt (<version> here): CHANGELOG.md's
 # newest release must be it, and the Lua module built from this tree must say it (bt.VERSION,
 # bt._VERSION = "bt <version>"). bt_version() and BT_VERSION are tests/c/test_version.c's.

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- The LuaLS annotations (lua/meta/bt.lua, docs/lua-api.md "Editors"): every public name of the
 -- module has an annotation, and every annotation names something that exists. A name added to
 -- the module without its annotation, or an annotation left behind by a removed name, fails here.

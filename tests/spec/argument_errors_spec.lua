@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- argument_errors_spec.lua: every argument error of the module, raised in C or in its Lua files,
 -- has one form: "<file>:<line>: bad argument #<n> to '<function>' (<what> expected, got <what>)",
 -- or "bad self to '<function>' (...)" for the object a method was called on, where the file and

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- ChaseAndAttack (behaviours/chaseandattack.lua): target selection, the chase, attacks counted
 -- through "onattackother"/"onmissother", the ways it ends, listeners, shared brains.
 -- Expected values follow docs/behaviours.md and the Don't Starve scripts. In the fake world a

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- ChattyNode (behaviours/chattynode.lua): talking while the child runs. Expected values follow
 -- docs/behaviours.md and the Don't Starve scripts; math.random is scripted: a line is
 -- lines[floor(r * #lines) + 1], the next one comes delay + r * rand_delay seconds later.

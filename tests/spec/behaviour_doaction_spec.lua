@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- DoAction (behaviours/doaction.lua): approaching the target, starting the action, the result
 -- from "actiondone", the ways it fails, listeners, shared brains. Expected values follow
 -- docs/behaviours.md and the Don't Starve scripts. In the fake world a sheep walks at 2 units

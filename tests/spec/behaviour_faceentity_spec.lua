@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- FaceEntity (behaviours/faceentity.lua): start, facing, keepfn, timeout, shared brains.
 -- Expected values follow docs/behaviours.md and the Don't Starve scripts.
 

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- Follow (behaviours/follow.lua): the comfort band, APPROACH and BACKOFF, running, distances
 -- given as functions, losing the target, shared brains. Expected values follow
 -- docs/behaviours.md and the Don't Starve scripts. The fake world walks at 2 units a second and

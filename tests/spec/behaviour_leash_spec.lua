@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- Leash (behaviours/leash.lua): the leash and the return band, no home, running, shared brains.
 -- Expected values follow docs/behaviours.md and the Don't Starve scripts. The fake world walks
 -- at 2 units a second and runs at 5.

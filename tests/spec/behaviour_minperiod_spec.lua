@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- MinPeriod (behaviours/minperiod.lua): a cooldown measured from the child's last success.
 -- Expected values follow docs/behaviours.md and the Don't Starve scripts. The child
 -- is a scripted leaf (helpers.lua) whose statuses are given per visit.

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- Panic (behaviours/panic.lua): random directions every 0.25 to 0.5 s, sleeping until the next
 -- change; never ends. Expected values follow docs/behaviours.md and the Don't Starve scripts;
 -- math.random is scripted: direction = r * 360, the next change after .25 + r * .25 s.

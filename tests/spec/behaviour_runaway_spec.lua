@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- RunAway (behaviours/runaway.lua): finding a hunter, the flight direction, its end, running
 -- home, walls, shared brains. Expected values follow docs/behaviours.md and the
 -- Don't Starve scripts. In the fake world a sheep runs at 5 units a second and walks at 2.

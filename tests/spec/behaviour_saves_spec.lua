@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- Saved games of the behaviours in behaviours/ (docs/behaviours.md "Saved games"): each behaviour
 -- that keeps progress in Lua fields saves it with OnSave and takes it back with OnLoad.
 --

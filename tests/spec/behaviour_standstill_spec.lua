@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- StandStill (behaviours/standstill.lua): startfn, keepfn, stopping every think, shared brains.
 -- Expected values follow docs/behaviours.md and the Don't Starve scripts.
 

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- Wander (behaviours/wander.lua): wait and walk phases, going home, directions, shared brains.
 -- Expected values follow docs/behaviours.md and the Don't Starve scripts. math.random is
 -- scripted (0.5 unless said otherwise), so a wait phase lasts 1 + 0.5 * 3 = 2.5 s, a walk phase

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- Custom behaviours written in Lua: bt.BehaviourNode subclasses, leaves and wrappers with children
 -- (docs/lua-api.md: Custom behaviours written in Lua).
 

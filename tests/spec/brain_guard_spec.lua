@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- brains/guard.lua in the fake world, thought by a BrainWrangler at 30 ticks a second.
 -- The guard's tree (see the brain file): a Priority (.25) of
 --   ChaseAndAttack(8 s, 20, a predator within 15 that is within 6 of a villager),

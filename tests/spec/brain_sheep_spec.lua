@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- brains/sheep.lua in the fake world, thought by a BrainWrangler at 30 ticks a second.
 -- The sheep's tree (see the brain file): a Priority (period .25) of
 --   ChattyNode(RunAway from "predator", see 8, safe 12),

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- brains/villager.lua in the fake world, thought by a BrainWrangler at 30 ticks a second.
 -- The villager's tree (see the brain file): a Priority (.25) of
 --   RunAway(from "predator", see 10, safe 15),

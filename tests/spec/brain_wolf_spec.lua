@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- brains/wolf.lua in the fake world, thought by a BrainWrangler at 30 ticks a second.
 -- The wolf's tree (see the brain file): a Priority (.25) of
 --   WhileNode(night, Priority(.25){Leash(den, 25, 10, run), ChaseAndAttack(10 s, 20, prey within 12),

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- bt.Class: Don't Starve's Class (docs/lua-api.md: Custom behaviours written in Lua; Don't
 -- Starve's scripts/class.lua).
 

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- bt.set_clock with a number: the time stands still until set again.
 local bt = require "bt"
 

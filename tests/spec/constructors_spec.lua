@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- Node constructors: default names, shapes, classes and node fields (docs/lua-api.md: Node
 -- constructors).
 

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- tostring(tree): Don't Starve's tree dump, byte for byte (docs/lua-api.md: Trees).
 -- Format of a line: indent .. "<name> - <STATUS> <<LAST>> (<DBString if RUNNING>)>" .. %2.2f of the
 -- node's tree sleep time (nil as 0.00) .. "\n"; children indented by a further "   >".

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- Errors in scripts (docs/lua-api.md: Errors in scripts).
 
 local H = require "helpers"

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- EventNode and tree:FireEvent (docs/lua-api.md: Events).
 
 local H = require "helpers"

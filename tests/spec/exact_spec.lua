@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- The DS-exact mode (docs/lua-api.md, "Deviations from Don't Starve"): bt.set_exact and BT's
 -- options table switch off deviations 1, 2, 6 and 7.
 --

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- fake_entity.lua: a scripted fake world implementing the entity interface of docs/entity.md in
 -- Lua, for the specs of behaviours/ and brains/.
 --

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- Loading, install_globals, statuses and time (docs/lua-api.md: Loading, Statuses, Time).
 
 local H = require "helpers"

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- Shared helpers for the busted specs of the `bt` Lua API (docs/lua-api.md).
 -- Every expected value in the specs is written by hand from those documents and from
 -- Don't Starve's behaviourtree.lua; these helpers only build inputs and read outputs.

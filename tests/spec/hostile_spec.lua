@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- Scripts that misbehave (docs/errors.md): every misuse is a clear error or a contained script
 -- error, never a crash or a hang, and what is running goes on.
 local bt = require "bt"

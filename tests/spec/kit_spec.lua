@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- The node kinds bt adds beside Don't Starve's (docs/nodes.md): TaskNode with the Behaviour
 -- Tree Starter Kit's contract, PolicyParallelNode, MonitorNode, ActiveSelectorNode, RepeatNode,
 -- AlwaysSucceedDecorator, AlwaysFailDecorator, CooldownDecorator, TimeoutDecorator.

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- The status of a node written in Lua is a plain field of its object while its Lua code runs
 -- (docs/lua-api.md: Custom behaviours written in Lua): the code reads and writes it at a table's
 -- speed, and everything else (the tree, other nodes, the core's methods called meanwhile, code

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- Brain, BrainWrangler and BrainManager: Don't Starve's brain.lua semantics (docs/scheduler.md).
 local bt = require "bt"
 

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- Scripts that misuse what the module lets them reach: metamethods called by hand with other
 -- values, and a node's private keys (visible to pairs) overwritten with rawset. Most of these
 -- used to read or write memory bt did not own (under BT_SANITIZE, tests/ci/sanitize.sh, the

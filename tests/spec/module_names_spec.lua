@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- The names the shipped behaviours and brains load under (docs/lua-api.md, "Module names"): a
 -- game's folders with Don't Starve's require "behaviours/wander", and the source tree's
 -- behaviours.wander; each file requires its siblings under the prefix of its own name.

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- The semantics of each node kind, think by think (Don't Starve's behaviourtree.lua), except
 -- PriorityNode, ParallelNode and EventNode, which have spec files of their own.
 

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- ParallelNode, ParallelNodeAny, WhileNode and IfThenDoWhileNode (Don't Starve's behaviourtree.lua).
 
 local H = require "helpers"

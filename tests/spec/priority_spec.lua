@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- PriorityNode, think by think with a controlled clock (Don't Starve's behaviourtree.lua).
 
 local H = require "helpers"

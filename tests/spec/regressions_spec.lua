@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- Bugs found by comparing bt with the original scripts (tests/ds_compare), each pinned here.
 local bt = require "bt"
 

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- Hot reload (docs/reload.md): bt.reload.enable, module, watch, poll.
 local bt = require "bt"
 local H = require "helpers"

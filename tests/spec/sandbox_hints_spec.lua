@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- The hints of the sandbox's refusals (docs/sandbox.md): each message names the script's file and
 -- line and ends with a call of bt.sandbox.allow; that call, made by the host, works, and then the
 -- same script runs. In a file of its own: the calls allow for the rest of the process.

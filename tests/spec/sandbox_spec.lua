@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- The sandbox of brain and behaviour files (docs/sandbox.md): bt.sandbox.install, loadfile,
 -- dofile, env, allow; binary chunks refused; coroutines bounded by the instruction limit.
 local bt = require "bt"

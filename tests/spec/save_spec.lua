@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- Saved games (docs/lua-api.md "Saved games", docs/scheduler.md "Saved games"): tree:save and
 -- tree:restore, Brain:Save and Brain:Restore, BrainWrangler:Save and BrainWrangler:Restore,
 -- behaviours' OnSave and OnLoad.

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- Shared definitions: bt.define, BT(inst, definition), definition:instantiate, bt.SharedBrain.
 local bt = require "bt"
 

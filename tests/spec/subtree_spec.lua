@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- Subtrees by reference (docs/lua-api.md, "Subtrees"): bt.define(root, name), bt.SubtreeNode,
 -- bt.undefine, bt.defined; in trees built for one entity and in shared definitions; nodes
 -- written in Lua inside; missing names, cycles, redefinition, dumps, events, hot reload.

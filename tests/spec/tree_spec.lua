@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- Trees: Update, ForceUpdate, GetSleepTime, Reset, Stop, snapshot, shared nodes, re-entrancy
 -- (docs/lua-api.md: Trees).
 

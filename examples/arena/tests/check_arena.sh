@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Checks of bt-arena, run by ctest (tests/CMakeLists.txt, tests arena.*).
 # usage: check_arena.sh <headless|broken_brain|watch|kinds|bad_kinds|error_lines|bad_flags> <bt-arena> <source dir>
 # (exit 77: skipped, for a tool that is missing)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A C host of the core alone (no Lua): one condition under a sequence, thought once. */
 #include <bt.h>
 #include <stdio.h>

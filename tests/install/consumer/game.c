@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A C host: prints the versions (headers, library, Lua module) and a brain's first think. */
 #include <bt.h>
 #include <bt_lua.h>

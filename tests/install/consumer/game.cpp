@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 // A C++ host: the same as game.c. bt.h and bt_lua.h come first, with the lua.h bt_lua.h includes
 // (whose C names reach C++ only through bt_lua.h's extern "C"); lauxlib.h and lualib.h have no
 // extern "C" of their own either.
