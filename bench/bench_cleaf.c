@@ -511,6 +511,16 @@ int main(int argc, char **argv) {
   long agents = 10000, frames = 300, rounds = 5, only = 0;
   for (int i = 1; i < argc; i += 2) {
     const char *flag = argv[i], *value = i + 1 < argc ? argv[i + 1] : NULL;
+    if (!strcmp(flag, "--help") && !value) {
+      printf("usage: bench_cleaf [--agents N] [--frames N] [--rounds N] [--tree 8|40]\n\n"
+             "bt with C leaves against a hand-written floor: think, bytes and creation of an\n"
+             "8-node tree and a 40-node brain (docs/performance.md).\n");
+      return 0;
+    }
+    if (!strcmp(flag, "--version") && !value) {
+      printf("bench_cleaf (bt) %s\n", BT_VERSION);
+      return 0;
+    }
     if (!strcmp(flag, "--print-small") && !value) {
       fputs(SMALL, stdout);
       putchar('\n');

@@ -224,6 +224,16 @@ static int report(lua_State *L) {
 }
 
 int main(int argc, char **argv) {
+  if (argc == 2 && !strcmp(argv[1], "--help")) {
+    printf("usage: bench_think SCRIPT [arguments...]\n\n"
+           "Runs a Lua benchmark script (bench/*.lua) with bt and the bench module (allocation\n"
+           "counts, a monotonic clock) preloaded; docs/performance.md describes each script.\n");
+    return 0;
+  }
+  if (argc == 2 && !strcmp(argv[1], "--version")) {
+    printf("bench_think (bt) %s\n", BT_VERSION);
+    return 0;
+  }
   if (argc < 2) {
     fprintf(stderr, "usage: %s SCRIPT [arguments...]\n", argv[0]);
     return 2;
