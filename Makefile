@@ -13,8 +13,8 @@ INSTALL_DEPS ?= yes
 BUILD_NEEDS = cc:gcc+libc6-dev cmake:cmake pkg-config:pkg-config lua5.4:lua5.4 lua5.4.pc:liblua5.4-dev
 TEST_NEEDS = busted:lua-busted
 # what .ci/run needs besides: valgrind (tests/ci/valgrind.sh), clang (tests/fuzz/run.sh), a C++
-# compiler and luarocks (the consumer and rockspec tests), groff (the man pages' test)
-CI_NEEDS = valgrind:valgrind clang:clang g++:g++ luarocks:luarocks groff:groff-base
+# compiler and luarocks (the consumer and rockspec tests), groff (the man pages' test), graphviz (dot.graphviz)
+CI_NEEDS = valgrind:valgrind clang:clang g++:g++ luarocks:luarocks groff:groff-base dot:graphviz
 NEEDS = $(BUILD_NEEDS)
 
 .PHONY: all deps ci-deps build test demo bench install clean

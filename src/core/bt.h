@@ -741,6 +741,28 @@ int bt_builder_task(bt_builder *b, const bt_task *task, void *ud, const char *na
 /* A subtree node that runs the tree named name in the lib given to bt_builder_end. */
 int bt_builder_subtree(bt_builder *b, const char *name);
 
+/* ---- pictures: a tree in Graphviz's DOT language (docs/debugging.md) ----
+ *
+ * `dot -Tsvg tree.dot > tree.svg` draws them. One box per node state, top down (rankdir=TB),
+ * children left to right in order, labelled with the name, the kind (bt_kind_name) and the
+ * parameter where it matters (a Priority's period, a Wait's seconds, ...). A node shared by
+ * several parents is drawn once, with a double border and "shared: N places", and an edge from
+ * each parent; the copy of a library tree under a subtree node is a dashed cluster labelled
+ * "subtree <name>". Names are escaped (quotes, backslashes, newlines, control bytes). The text
+ * depends on the tree alone (and, for an instance, its statuses): the same tree gives the same
+ * bytes. On failure out keeps what it held before. */
+
+/* Appends the definition's picture to out. BT_EINVAL for a NULL def or out; BT_ENOMEM. */
+int bt_def_dot(const bt_def *def, bt_buf *out);
+
+/* Appends the picture of the instance's tree with its statuses: each box filled with the
+ * colour of its status now (READY white #ffffff, SUCCESS green #b7e4a8, FAILED red #f4a6a6,
+ * RUNNING yellow #ffe08a), bordered with the colour of its last result (READY grey #808080,
+ * SUCCESS #2e7d32, FAILED #c62828, RUNNING #b8860b), "STATUS <LAST>" in its label as in the
+ * dump, and the running path (the running nodes under a running root) and its edges bold. Reads
+ * statuses only, so it may be called inside a think. BT_EINVAL for a NULL inst or out; BT_ENOMEM. */
+int bt_inst_dot(const bt_inst *inst, bt_buf *out);
+
 #ifdef __cplusplus
 }
 #endif
