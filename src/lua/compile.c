@@ -492,9 +492,19 @@ static int def_size(lua_State *L) {
   return 1;
 }
 
+/* definition:dot(): the tree as a Graphviz DOT graph (bt_def_dot) */
+static int def_dot(lua_State *L) {
+  lbt_def *d = lbt_def_test(L, 1);
+  if (!d) return lbt_typeerror(L, 1, 0, "dot", "definition");
+  bt_buf buf = {0};
+  bt_def_dot(d->def, &buf);
+  return lbt_push_buf(L, &buf);
+}
+
 /* A definition's methods; tree.c adds instantiate. */
 static const luaL_Reg def_methods[] = {
     {"size", def_size},
+    {"dot", def_dot},
     {NULL, NULL},
 };
 

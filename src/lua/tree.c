@@ -226,6 +226,17 @@ static int tree_tostring(lua_State *L) {
   return lbt_push_buf(L, &buf);
 }
 
+/* tree:dot(): the tree with its statuses as a Graphviz DOT graph (bt_inst_dot) */
+static int tree_dot(lua_State *L) {
+  lbt_tree *t = check_tree(L, "dot");
+  lbt_entry outer;
+  bt_buf buf = {0};
+  int flushed = enter(L, t, &outer);
+  bt_inst_dot(t->inst, &buf);
+  leave(L, t, &outer, flushed);
+  return lbt_push_buf(L, &buf);
+}
+
 static int tree_snapshot(lua_State *L) {
   lbt_tree *t = check_tree(L, "snapshot");
   const bt_def *def = bt_inst_def(t->inst);
@@ -293,6 +304,7 @@ static const luaL_Reg tree_methods[] = {
     {"Stop", tree_stop},
     {"FireEvent", tree_fire_event},
     {"snapshot", tree_snapshot},
+    {"dot", tree_dot},
     {"__tostring", tree_tostring},
     {NULL, NULL},
 };
