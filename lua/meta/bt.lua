@@ -581,6 +581,10 @@ function BT:FireEvent(event, data) end
 ---@return bt.SnapshotEntry[]
 function BT:snapshot() end
 
+---The tree with its statuses as a Graphviz DOT graph (docs/debugging.md).
+---@return string
+function BT:dot() end
+
 ---The tree's whole state as a string, for a saved game.
 ---@param options? bt.SaveOptions
 ---@return string
@@ -606,6 +610,10 @@ function Definition:instantiate(inst, options) end
 ---The number of nodes.
 ---@return integer
 function Definition:size() end
+
+---The definition as a Graphviz DOT graph, without statuses (docs/debugging.md).
+---@return string
+function Definition:dot() end
 
 ---Don't Starve's Brain class (docs/scheduler.md): subclasses call `bt.Brain._ctor(self, inst)`
 ---and build `self.bt` in `OnStart`.
