@@ -340,6 +340,14 @@ static void do_dump(bt_inst *in) {
       int rc = bt_inst_dump(in, &b);
       EXPECT(rc == BT_OK || NOMEM(rc));
     }
+    if (afford(in, 8)) { /* the DOT picture: whole, or nothing appended */
+      bt_buf d = {0};
+      int rc = bt_inst_dot(in, &d);
+      EXPECT(rc == BT_OK || NOMEM(rc));
+      EXPECT(rc != BT_OK || (d.len >= 2 && strcmp(d.data + d.len - 2, "}\n") == 0));
+      EXPECT(rc == BT_OK || d.len == 0);
+      bt_buf_free(&d);
+    }
   } else {
     int n = any_node(in);
     int rc = bt_node_describe(in, n, &b);
