@@ -748,9 +748,10 @@ int bt_builder_subtree(bt_builder *b, const char *name);
  * parameter where it matters (a Priority's period, a Wait's seconds, ...). A node shared by
  * several parents is drawn once, with a double border and "shared: N places", and an edge from
  * each parent; the copy of a library tree under a subtree node is a dashed cluster labelled
- * "subtree <name>". Names are escaped (quotes, backslashes, newlines, control bytes). The text
- * depends on the tree alone (and, for an instance, its statuses): the same tree gives the same
- * bytes. On failure out keeps what it held before. */
+ * "subtree <name>". Names are escaped: quotes, backslashes and newlines as DOT wants them,
+ * control bytes and bytes that are not UTF-8 shown as \xNN. The text depends on the tree alone
+ * (and, for an instance, its statuses): the same tree gives the same bytes. On failure out keeps
+ * what it held before. */
 
 /* Appends the definition's picture to out. BT_EINVAL for a NULL def or out; BT_ENOMEM. */
 int bt_def_dot(const bt_def *def, bt_buf *out);

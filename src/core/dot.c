@@ -18,14 +18,30 @@
 static const char *const fill_colour[] = {"#ffffff", "#b7e4a8", "#f4a6a6", "#ffe08a"};
 static const char *const border_colour[] = {"#808080", "#2e7d32", "#c62828", "#b8860b"};
 
+/* The length of the valid UTF-8 character at p (not overlong, no surrogate, at most U+10FFFF),
+ * or 0. */
+static int utf8_len(const unsigned char *p) {
+  if (p[0] < 0x80) return 1;
+  int n = p[0] >= 0xf0 ? 4 : p[0] >= 0xe0 ? 3 : p[0] >= 0xc2 ? 2 : 0;
+  if (!n || p[0] > 0xf4) return 0;
+  for (int i = 1; i < n; i++)
+    if ((p[i] & 0xc0) != 0x80) return 0;
+  if (n == 3 && ((p[0] == 0xe0 && p[1] < 0xa0) || (p[0] == 0xed && p[1] >= 0xa0))) return 0;
+  if (n == 4 && ((p[0] == 0xf0 && p[1] < 0x90) || (p[0] == 0xf4 && p[1] >= 0x90))) return 0;
+  return n;
+}
+
 /* Appends s as the inside of a DOT quoted string that shows it as it is: quotes and
- * backslashes escaped, a newline as a line break, other control bytes as \xNN. */
+ * backslashes escaped, a newline as a line break, other control bytes and bytes that are no
+ * UTF-8 (Graphviz reads UTF-8) as \xNN. */
 static void put_escaped(bt_buf *out, const char *s) {
-  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+  for (const unsigned char *p = (const unsigned char *)s; *p;) {
+    int n = utf8_len(p);
     if (*p == '"' || *p == '\\') bt_buf_printf(out, "\\%c", *p);
     else if (*p == '\n') bt_buf_append(out, "\\n", 2);
-    else if (*p < 0x20 || *p == 0x7f) bt_buf_printf(out, "\\\\x%02X", *p);
-    else bt_buf_append(out, (const char *)p, 1);
+    else if (!n || *p < 0x20 || *p == 0x7f) bt_buf_printf(out, "\\\\x%02X", *p);
+    else bt_buf_append(out, (const char *)p, (size_t)n);
+    p += n ? n : 1;
   }
 }
 

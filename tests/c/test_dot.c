@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* test_dot.c: bt_def_dot and bt_inst_dot. The picture of a known tree (a Priority over a library
- * subtree, a Sequence whose names need escaping, a Wait, a leaf shared by two Sequences), as a
- * definition and as an instance after two thinks, equals tests/c/expected/dot_def.dot and
+ * subtree, a Sequence and a Condition whose names need escaping (UTF-8 kept, a stray byte
+ * not), a Wait, a leaf shared by two Sequences), as a definition and as an instance after two
+ * thinks, equals tests/c/expected/dot_def.dot and
  * dot_inst.dot byte for byte (BT_SOURCE_DIR names the source tree; with BT_DOT_UPDATE=1 the test
  * writes them instead). Then: parameters of the other kinds, escaping, errors, appending, and
  * that a failed picture leaves the buffer as it was. tests/ci/check_dot.sh has Graphviz read the
@@ -59,7 +60,7 @@ static bt_inst *known_tree(void) {
   int root = add_prio(g, "Root", 0.5);
   int ref = add_node(g, BT_SUBTREE, "flee", 0, 0);
   int eat = add_node(g, BT_SEQUENCE, "Eat\nnow", 0, 0);
-  int has = add_fn(g, BT_CONDITION, &HAS, "Has \"food\"\\?");
+  int has = add_fn(g, BT_CONDITION, &HAS, "Has \"food\"\\? \xc3\xa9\xff");
   int idle = add_leaf(g, &IDLE);
   int rest = add_node(g, BT_SEQUENCE, "Rest", 0, 0);
   int wait = add_node(g, BT_WAIT, NULL, 2, 0);
