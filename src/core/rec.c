@@ -34,7 +34,12 @@ static size_t bucket_of(const bt_inst *in, size_t size) {
   return (size_t)((p >> 4) * (uintptr_t)0x9E3779B97F4A7C15ull >> 7) & (size - 1);
 }
 
+/* The recorder of the instance thinking on this thread: a think's records skip the table. */
+static _Thread_local const bt_inst *cur_in;
+static _Thread_local bt_rec *cur_rec;
+
 static bt_rec *table_find(const bt_inst *in) {
+  if (in == cur_in) return cur_rec;
   if (!table) return NULL;
   for (bt_rec *r = table[bucket_of(in, table_size)]; r; r = r->next)
     if (r->inst == in) return r;
@@ -59,6 +64,7 @@ static int table_grow(void) {
 }
 
 static void table_remove(bt_rec *rec) {
+  if (cur_rec == rec) cur_in = NULL, cur_rec = NULL;
   for (bt_rec **p = &table[bucket_of(rec->inst, table_size)]; *p; p = &(*p)->next)
     if (*p == rec) {
       *p = rec->next;
@@ -113,10 +119,14 @@ void bti_rec_think_begin(bt_inst *in) {
   if (!r) return;
   r->think++;
   r->now = bti_now(in);
+  cur_in = in;
+  cur_rec = r;
 }
 
 void bti_rec_think_end(bt_inst *in) {
   bt_rec *r = table_find(in);
+  cur_in = NULL;
+  cur_rec = NULL;
   if (!r) return;
   bt_rec_entry e = {0};
   e.type = BT_REC_THINK;
