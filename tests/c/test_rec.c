@@ -149,6 +149,39 @@ static void test_ring_keeps_last_n(void) {
   bt_inst_free(in);
 }
 
+/* A restore and a transfer (a reload) write statuses too: each change is recorded. */
+static bt_inst *seq_tree(leaf *C, leaf *B) {
+  bt_graph *g = new_graph();
+  int c = add_fn(g, BT_CONDITION, C, "C"), b = add_leaf(g, B), s = add_node(g, BT_SEQUENCE, "S", 0, 0);
+  set_kids(g, s, 2, c, b);
+  return build(g, s, 0);
+}
+
+static void test_restore_and_transfer(void) {
+  leaf C = FN("C", 1), B = LEAF("B", BT_RUNNING);
+  bt_inst *from = seq_tree(&C, &B), *to = seq_tree(&C, &B);
+  think(from, 1); /* S and B run */
+  bt_rec *r = attach(to, 16);
+  const bt_def *d = bt_inst_def(to);
+  int map[8];
+  REQUIRE(bt_def_match(bt_inst_def(from), d, map) == 3);
+  REQUIRE(bt_inst_transfer(to, from, map, NULL) == BT_OK);
+  CHECK_STR(ring_text(to, r), "S:READY>RUNNING B:READY>RUNNING");
+  REQUIRE(bt_inst_reset(to) == BT_OK);
+  unsigned char saved[4096];
+  REQUIRE(bt_inst_state_size(d) <= sizeof saved);
+  REQUIRE(bt_inst_save(from, saved, sizeof saved) == BT_OK);
+  bt_rec_clear(r);
+  REQUIRE(bt_inst_restore(to, saved, bt_inst_state_size(d)) == BT_OK);
+  CHECK_STR(ring_text(to, r), "S:READY>RUNNING B:READY>RUNNING");
+  for (int n = 0; n < 3; n++) CHECK_INT(bt_node_status(to, n), bt_node_status(from, n));
+  /* bt_inst_free detaches the recorder; it may then be freed */
+  bt_inst_free(to);
+  CHECK_INT((int)bt_rec_count(r), 2);
+  bt_rec_free(r);
+  bt_inst_free(from);
+}
+
 /* ---- differential: replaying the records onto a shadow of the statuses gives the statuses ---- */
 
 static unsigned long long seed = 88172645463325252ull;
@@ -238,6 +271,7 @@ int main(void) {
   test_sequence_order();
   test_think_sleep_and_event();
   test_ring_keeps_last_n();
+  test_restore_and_transfer();
   test_differential();
   return check_report("test_rec");
 }
