@@ -268,6 +268,19 @@ static void test_differential(void) {
 }
 
 int main(void) {
+  /* built with BT_RECORDER=OFF: attaching is refused, and there is nothing else to test */
+  leaf B = LEAF("B", BT_RUNNING);
+  bt_graph *g = new_graph();
+  bt_inst *probe = build(g, add_leaf(g, &B), 0);
+  bt_rec *r = NULL;
+  REQUIRE(bt_rec_create(&r, 4) == BT_OK);
+  int rc = bt_inst_set_recorder(probe, r);
+  bt_rec_free(r);
+  bt_inst_free(probe);
+  if (rc == BT_EINVAL) {
+    printf("test_rec: the recorder is compiled out (BT_RECORDER=OFF): bt_inst_set_recorder refuses\n");
+    return 0;
+  }
   test_sequence_order();
   test_think_sleep_and_event();
   test_ring_keeps_last_n();
