@@ -101,6 +101,8 @@ struct bt_def {
   int walk_reset;    /* plain_step, and no TaskNode (whose abort calls the host): nodes.c's reset_walk */
   size_t mem_size;   /* bytes of the node memory of a saved state */
   size_t inst_size;  /* bytes of one instance, header included */
+  uint32_t rec_off;  /* offset of the instance's recorder (rec.c), its last 8 bytes; the end of its
+                        state (inst_size without it) when the recorder is compiled out */
   /* Offsets in an instance of the summaries (dirty's, then touched's; in a tree of one chunk,
    * which needs none, the chunk's own words, and every summary bit is 0), and of the random
    * generator (0: none; only trees with Priorities or RandomNodes have one). */

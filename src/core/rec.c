@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * rec.c: the transition recorder (bt.h "the transition recorder"). An instance's header has one
- * bit, `recording`, and no room for a pointer (it stays 32 bytes): the recorders of the
- * instances that have one are in a table keyed by the instance's address, looked up only when
- * the bit is set.
+ * bit, `recording` (it stays 32 bytes); the recorder itself is a pointer in the instance's last
+ * 8 bytes (bt_def.rec_off), read only when the bit is set. No state outside the instances: two
+ * threads may record two instances at once.
  */
 #include <stdlib.h>
 #include "internal.h"
@@ -12,7 +12,6 @@
 _Static_assert(sizeof(void *) != 8 || sizeof(bt_inst) == 32, "bt_inst's header is 32 bytes");
 
 struct bt_rec {
-  bt_rec *next; /* in its bucket of the table */
   bt_inst *inst;
   bt_rec_entry *ring;
   size_t cap, head, count; /* head: where the next record goes */
@@ -26,58 +25,17 @@ struct bt_rec {
 
 #if BT_RECORDER
 
-static bt_rec **table;
-static size_t table_size, table_count;
-
-static size_t bucket_of(const bt_inst *in, size_t size) {
-  uintptr_t p = (uintptr_t)in;
-  return (size_t)((p >> 4) * (uintptr_t)0x9E3779B97F4A7C15ull >> 7) & (size - 1);
+/* The instance's recorder: a pointer in its last 8 bytes (bt_def.rec_off), NULL if none. */
+static bt_rec **slot_of(const bt_inst *in) {
+  return (bt_rec **)(void *)(inst_mem(in) + in->def->rec_off);
 }
+static bt_rec *rec_of(const bt_inst *in) { return in->recording ? *slot_of(in) : NULL; }
 
-/* The recorder of the instance thinking on this thread: a think's records skip the table. */
-static _Thread_local const bt_inst *cur_in;
-static _Thread_local bt_rec *cur_rec;
-
-static bt_rec *table_find(const bt_inst *in) {
-  if (in == cur_in) return cur_rec;
-  if (!table) return NULL;
-  for (bt_rec *r = table[bucket_of(in, table_size)]; r; r = r->next)
-    if (r->inst == in) return r;
-  return NULL;
-}
-
-static int table_grow(void) {
-  size_t size = table_size ? table_size * 2 : 64;
-  bt_rec **t = calloc(size, sizeof *t);
-  if (!t) return BT_ENOMEM;
-  for (size_t b = 0; b < table_size; b++)
-    for (bt_rec *r = table[b], *next; r; r = next) {
-      next = r->next;
-      size_t nb = bucket_of(r->inst, size);
-      r->next = t[nb];
-      t[nb] = r;
-    }
-  free(table);
-  table = t;
-  table_size = size;
-  return BT_OK;
-}
-
-static void table_remove(bt_rec *rec) {
-  if (cur_rec == rec) cur_in = NULL, cur_rec = NULL;
-  for (bt_rec **p = &table[bucket_of(rec->inst, table_size)]; *p; p = &(*p)->next)
-    if (*p == rec) {
-      *p = rec->next;
-      break;
-    }
-  rec->inst->recording = 0;
+static void detach(bt_rec *rec) {
+  bt_inst *in = rec->inst;
+  *slot_of(in) = NULL;
+  in->recording = 0;
   rec->inst = NULL;
-  rec->next = NULL;
-  if (--table_count == 0) {
-    free(table);
-    table = NULL;
-    table_size = 0;
-  }
 }
 
 static void put(bt_rec *r, const bt_rec_entry *e) {
@@ -91,7 +49,7 @@ static void put(bt_rec *r, const bt_rec_entry *e) {
 }
 
 void bti_rec_status(bt_inst *in, const bt_node *d, int from, int to) {
-  bt_rec *r = table_find(in);
+  bt_rec *r = rec_of(in);
   if (!r) return;
   bt_rec_entry e = {0};
   e.type = BT_REC_STATUS;
@@ -104,7 +62,7 @@ void bti_rec_status(bt_inst *in, const bt_node *d, int from, int to) {
 }
 
 void bti_rec_event(bt_inst *in, int n) {
-  bt_rec *r = table_find(in);
+  bt_rec *r = rec_of(in);
   if (!r) return;
   bt_rec_entry e = {0};
   e.type = BT_REC_EVENT;
@@ -115,18 +73,14 @@ void bti_rec_event(bt_inst *in, int n) {
 }
 
 void bti_rec_think_begin(bt_inst *in) {
-  bt_rec *r = table_find(in);
+  bt_rec *r = rec_of(in);
   if (!r) return;
   r->think++;
   r->now = bti_now(in);
-  cur_in = in;
-  cur_rec = r;
 }
 
 void bti_rec_think_end(bt_inst *in) {
-  bt_rec *r = table_find(in);
-  cur_in = NULL;
-  cur_rec = NULL;
+  bt_rec *r = rec_of(in);
   if (!r) return;
   bt_rec_entry e = {0};
   e.type = BT_REC_THINK;
@@ -142,22 +96,17 @@ void bti_rec_think_end(bt_inst *in) {
 int bt_inst_set_recorder(bt_inst *in, bt_rec *rec) {
   if (!in) return BT_EINVAL;
   if (rec && rec->inst && rec->inst != in) return BT_EINVAL;
-  bt_rec *old = table_find(in);
+  bt_rec *old = rec_of(in);
   if (old == rec) return BT_OK;
-  if (rec && table_count + 1 > table_size && table_grow() != BT_OK) return BT_ENOMEM;
-  if (old) table_remove(old);
+  if (old) detach(old);
   if (!rec) return BT_OK;
-  if (!table && table_grow() != BT_OK) return BT_ENOMEM;
-  size_t b = bucket_of(in, table_size);
   rec->inst = in;
-  rec->next = table[b];
-  table[b] = rec;
-  table_count++;
+  *slot_of(in) = rec;
   in->recording = 1;
   return BT_OK;
 }
 
-bt_rec *bt_inst_recorder(const bt_inst *in) { return in && in->recording ? table_find(in) : NULL; }
+bt_rec *bt_inst_recorder(const bt_inst *in) { return in ? rec_of(in) : NULL; }
 
 #else
 
@@ -166,7 +115,7 @@ bt_rec *bt_inst_recorder(const bt_inst *in) {
   (void)in;
   return NULL;
 }
-static void table_remove(bt_rec *rec) { (void)rec; }
+static void detach(bt_rec *rec) { (void)rec; }
 
 #endif
 
@@ -187,7 +136,7 @@ int bt_rec_create(bt_rec **out, size_t capacity) {
 
 void bt_rec_free(bt_rec *r) {
   if (!r) return;
-  if (r->inst) table_remove(r);
+  if (r->inst) detach(r);
   free(r->ring);
   free(r->label);
   free(r);

@@ -565,7 +565,7 @@ int bt_inst_import(bt_inst *in, const bt_saved *sv, const int *map, double now, 
     return BT_ENOMEM;
   }
   memcpy(backup, inst_mem(in), d->inst_size);
-  memcpy(inst_mem(in) + head, d->image + head, d->inst_size - head);
+  memcpy(inst_mem(in) + head, d->image + head, d->rec_off - head); /* the recorder stays attached */
   if (rng) memcpy(inst_mem(in) + rng, backup + rng, sizeof(uint64_t));
   in->hint = 0;
   int rc = bti_transfer(in, from, map, out, keep_clocks);
