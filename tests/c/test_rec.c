@@ -175,9 +175,31 @@ static void test_restore_and_transfer(void) {
   REQUIRE(bt_inst_restore(to, saved, bt_inst_state_size(d)) == BT_OK);
   CHECK_STR(ring_text(to, r), "S:READY>RUNNING B:READY>RUNNING");
   for (int n = 0; n < 3; n++) CHECK_INT(bt_node_status(to, n), bt_node_status(from, n));
-  /* bt_inst_free detaches the recorder; it may then be freed */
+  /* a saved game's text (bt_inst_import): each status from what it was to what was saved, once,
+   * and the recorder stays attached */
+  bt_buf text = {0};
+  REQUIRE(bt_inst_export(from, 1, &text) == BT_OK);
+  bt_saved *sv = NULL;
+  char err[200];
+  REQUIRE(bt_saved_open(&sv, text.data, text.len, err, sizeof err) == BT_OK);
+  REQUIRE(bt_inst_reset(to) == BT_OK);
+  bt_rec_clear(r);
+  REQUIRE(bt_saved_match(sv, d, map) == 3);
+  REQUIRE(bt_inst_import(to, sv, map, 1, NULL) == BT_OK);
+  CHECK_STR(ring_text(to, r), "S:READY>RUNNING B:READY>RUNNING");
+  CHECK(bt_inst_recorder(to) == r);
+  bt_rec_clear(r);
+  REQUIRE(bt_inst_import(to, sv, map, 1, NULL) == BT_OK); /* the same again: nothing changes */
+  CHECK_STR(ring_text(to, r), "");
+  bt_saved_free(sv);
+  free(text.data);
+  /* bt_inst_free detaches the recorder, which keeps its records; it may then be freed */
+  think(to, 2);
+  size_t kept = bt_rec_count(r);
+  CHECK(kept > 0);
   bt_inst_free(to);
-  CHECK_INT((int)bt_rec_count(r), 2);
+  CHECK_INT((int)bt_rec_count(r), (int)kept);
+  CHECK(bt_inst_recorder(from) == NULL);
   bt_rec_free(r);
   bt_inst_free(from);
 }
