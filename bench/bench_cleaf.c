@@ -586,7 +586,7 @@ int main(int argc, char **argv) {
     for (int k = 0; k < nodes; k++)
       deadlines += bt_node_has_field(def, bt_def_node_of_state(def, k), BT_FIELD_NEXTUPDATETIME);
     printf("%-9s instance: bt %zu bytes, of which %d last results and %d flags (a byte per node), "
-           "%d Sleep deadlines (%d), bit words %d; floor %zu\n",
+           "%d Sleep deadlines (%d), bit words %d, the recorder's pointer 8; floor %zu\n",
            "", bt_def_inst_size(def), nodes, nodes, deadlines, 8 * deadlines, 16 * ((nodes + 63) / 64),
            sc[s].floor.size);
     int same = sc[s].bt_leaves == sc[s].floor_leaves && sc[s].mismatches == 0;

@@ -764,6 +764,59 @@ int bt_def_dot(const bt_def *def, bt_buf *out);
  * statuses only, so it may be called inside a think. BT_EINVAL for a NULL inst or out; BT_ENOMEM. */
 int bt_inst_dot(const bt_inst *inst, bt_buf *out);
 
+/* ---- the transition recorder (docs/c-api.md "The transition recorder") ----
+ * A bt_rec watches one instance: every change of a node's status (in a think, a Reset, a
+ * transfer, a restore or bt_node_set_status), every think and every event fired, in order, into
+ * a ring buffer of the last N records and/or a callback. Off (no recorder attached) it costs one
+ * test of a bit of the instance's header per status change; built with -DBT_RECORDER=OFF it is
+ * compiled out (bt_inst_set_recorder then fails with BT_EINVAL). The recorder lives in the
+ * instance (no state is shared between instances): attach, detach and read a recorder on the
+ * thread that thinks its instance. */
+typedef struct bt_rec bt_rec;
+
+enum {
+  BT_REC_STATUS = 1, /* node's status went from `from` to `to` */
+  BT_REC_THINK = 2,  /* a think ended; sleep is the sleep time it asked for (has_sleep 0: none) */
+  BT_REC_EVENT = 3   /* an event was fired for node (bt_inst_fire_event) */
+};
+
+typedef struct bt_rec_entry {
+  unsigned char type;      /* BT_REC_* */
+  unsigned char from, to;  /* STATUS: the statuses (bt_status) */
+  unsigned char has_sleep; /* THINK: the tree asked for a sleep time */
+  int node;                /* STATUS, EVENT: the pre-order index of the node; THINK: -1 */
+  unsigned long long think;/* the number of the think it happened in or after (the first is 1) */
+  double time;             /* the instance's clock (bt_host.now) */
+  double sleep;            /* THINK: the sleep time */
+} bt_rec_entry;
+
+/* Called with each record as it is made (e is valid during the call only). */
+typedef void (*bt_rec_fn)(void *ud, const bt_rec_entry *e);
+
+/* A new recorder keeping the last `capacity` records (0: none, a callback only). BT_ENOMEM. */
+int bt_rec_create(bt_rec **out, size_t capacity);
+/* Detaches it from its instance if attached, and frees it. NULL is allowed. */
+void bt_rec_free(bt_rec *rec);
+/* The callback sink (fn NULL: none). */
+void bt_rec_set_callback(bt_rec *rec, bt_rec_fn fn, void *ud);
+/* The host's stable agent id and label ("sheep 12"; copied; NULL: none). BT_ENOMEM. */
+int bt_rec_set_agent(bt_rec *rec, unsigned long long id, const char *label);
+unsigned long long bt_rec_agent(const bt_rec *rec);
+const char *bt_rec_label(const bt_rec *rec); /* "" when none */
+/* Records in the ring (at most the capacity), and records made since creation or bt_rec_clear. */
+size_t bt_rec_count(const bt_rec *rec);
+unsigned long long bt_rec_total(const bt_rec *rec);
+/* Copies the i-th record in the ring, 0 the oldest; BT_EINVAL when i >= bt_rec_count. */
+int bt_rec_get(const bt_rec *rec, size_t i, bt_rec_entry *out);
+/* Empties the ring and zeroes the total (the think number goes on). */
+void bt_rec_clear(bt_rec *rec);
+/* Attaches rec to inst (NULL detaches; a recorder watches one instance at a time, an instance has
+ * one recorder at most: attaching replaces and detaches the previous one). BT_EINVAL when rec is
+ * attached to another instance or the recorder is compiled out, BT_ENOMEM. Free or detach before
+ * bt_inst_free/bt_inst_fini. */
+int bt_inst_set_recorder(bt_inst *inst, bt_rec *rec);
+bt_rec *bt_inst_recorder(const bt_inst *inst);
+
 #ifdef __cplusplus
 }
 #endif

@@ -330,6 +330,10 @@ static int layout_memory(bt_def *d) {
   }
   d->mem_size = align_up(packed, 8);
   d->inst_size = align_up(size, 8);
+  d->rec_off = (uint32_t)d->inst_size; /* the recorder's pointer after the state, outside the header */
+#if BT_RECORDER
+  d->inst_size += sizeof(void *);
+#endif
   d->unshared = d->nstates == d->nnodes;
   d->plain_step = 1;
   for (uint32_t i = 0; i < d->nnodes; i++) {

@@ -96,6 +96,7 @@ int bt_inst_create(bt_inst **out, bt_def *def, const bt_host *host, void *agent,
 
 void bt_inst_fini(bt_inst *in) {
   if (!in) return;
+  if (in->recording) bt_inst_set_recorder(in, NULL);
   bt_def_release(in->def);
   in->def = NULL;
 }
@@ -168,6 +169,7 @@ int bt_inst_update(bt_inst *in) {
   }
   if (in->thinking) return BT_EBUSY;
   in->thinking = 1;
+  if (BTI_RECORDING(in)) bti_rec_think_begin(in);
   bt_node_visit(in, 0);
   save_all(in);
   if (!in->settled) {
@@ -176,6 +178,7 @@ int bt_inst_update(bt_inst *in) {
   }
   in->forceupdate = 0;
   in->thinking = 0;
+  if (BTI_RECORDING(in)) bti_rec_think_end(in);
   return BT_OK;
 }
 
@@ -465,6 +468,7 @@ int bt_inst_restore(bt_inst *in, const void *data, size_t size) {
   uint32_t n = d->nstates;
   for (uint32_t s = 0; s < n; s++) {
     const bt_state *st = &d->states[s];
+    rec_status(in, &d->nodes[st->node], *status_at(in, s), p[s]);
     *status_at(in, s) = p[s];
     *last_at(in, s) = p[n + s];
     *flags_at(in, s) = p[2 * n + s];

@@ -101,6 +101,8 @@ struct bt_def {
   int walk_reset;    /* plain_step, and no TaskNode (whose abort calls the host): nodes.c's reset_walk */
   size_t mem_size;   /* bytes of the node memory of a saved state */
   size_t inst_size;  /* bytes of one instance, header included */
+  uint32_t rec_off;  /* offset of the instance's recorder (rec.c), its last 8 bytes; the end of its
+                        state (inst_size without it) when the recorder is compiled out */
   /* Offsets in an instance of the summaries (dirty's, then touched's; in a tree of one chunk,
    * which needs none, the chunk's own words, and every summary bit is 0), and of the random
    * generator (0: none; only trees with Priorities or RandomNodes have one). */
@@ -224,6 +226,7 @@ struct bt_inst {
   uint8_t thinking;
   uint8_t forceupdate : 1;
   uint8_t exact : 1; /* BT_INST_EXACT: Don't Starve's WaitNode sleep (a bit: the header stays 32 bytes) */
+  uint8_t recording : 1; /* a bt_rec is attached (rec.c keeps it): every status change is recorded */
   /* The last Step left nothing for the next one to do but walk the running path: set after a
    * Step of a tree whose nodes all have the kinds' own Reset and Step, cleared by any change of a
    * status, a touched bit, an event trigger or a field. Update skips Step while it is set. */
@@ -259,6 +262,25 @@ static inline int touched_bit(const bt_inst *in, uint32_t st) {
 }
 static inline uint64_t sum_bit(const bt_inst *in, uint32_t st) {
   return in->def->nwords > 1 ? (uint64_t)1 << ((st >> 6) >> in->def->sum_shift) : 0;
+}
+
+/* ---- the transition recorder (rec.c) ---- */
+/* BT_RECORDER 0 (cmake -DBT_RECORDER=OFF) compiles it out: no test of `recording` anywhere. */
+#ifndef BT_RECORDER
+#define BT_RECORDER 1
+#endif
+BTI_FUNC void bti_rec_status(bt_inst *in, const bt_node *d, int from, int to);
+BTI_FUNC void bti_rec_event(bt_inst *in, int n);
+BTI_FUNC void bti_rec_think_begin(bt_inst *in);
+BTI_FUNC void bti_rec_think_end(bt_inst *in);
+#if BT_RECORDER
+#define BTI_RECORDING(in) __builtin_expect((in)->recording, 0)
+#else
+#define BTI_RECORDING(in) 0
+#endif
+/* Every write of a status goes through here or tests BTI_RECORDING itself: records it if it changes. */
+static inline void rec_status(bt_inst *in, const bt_node *d, int from, int to) {
+  if (BTI_RECORDING(in) && from != to) bti_rec_status(in, d, from, to);
 }
 
 /* Marks state st touched. */

@@ -13,6 +13,7 @@
 static inline void set_node_status(bt_inst *in, const bt_node *d, bt_status s) {
   uint8_t *status = inst_mem(in) + d->soff;
   if (*status == s) return;
+  rec_status(in, d, *status, s);
   if (s != BT_READY) touch_node(in, d);
   *status = (uint8_t)s;
   mark_dirty_node(in, d);
@@ -506,6 +507,7 @@ static void reset_event(bt_inst *in, int n) {
 
 int bt_inst_fire_event(bt_inst *in, int n) {
   if (n < 0 || (uint32_t)n >= in->def->nnodes || node_at(in, n)->kind != BT_EVENT) return BT_EINVAL;
+  if (BTI_RECORDING(in)) bti_rec_event(in, n);
   if (status_of(in, n) == BT_RUNNING && nchildren(in, n) == 1) bt_node_reset(in, child_at(in, n, 0));
   *flags_of(in, n) |= SF_TRIGGERED;
   touch(in, state_of(in, n));
@@ -964,6 +966,7 @@ static inline void reset_walk_in(bt_inst *in, uint32_t i, uint32_t end, int one_
     else untouch_node(in, d);
     for (int r = 0; r < d->rewinds; r++) put_u32(mem + d->mem + d->rewind_off[r], d->rewind_val[r]);
     if (mem[d->soff] != BT_READY) {
+      rec_status(in, d, mem[d->soff], BT_READY);
       mem[d->soff] = BT_READY;
       if (one_chunk) dirty |= d->mask;
       else mark_dirty_node(in, d);
@@ -995,6 +998,7 @@ static void reset_plain(bt_inst *in, const bt_node *d) {
   }
   unsigned char *mem = inst_mem(in);
   if (mem[d->soff] != BT_READY) {
+    rec_status(in, d, mem[d->soff], BT_READY);
     mem[d->soff] = BT_READY;
     mark_dirty_node(in, d);
     if (d->nchildren > SCAN_CHILDREN && def->unshared) {

@@ -565,11 +565,19 @@ int bt_inst_import(bt_inst *in, const bt_saved *sv, const int *map, double now, 
     return BT_ENOMEM;
   }
   memcpy(backup, inst_mem(in), d->inst_size);
-  memcpy(inst_mem(in) + head, d->image + head, d->inst_size - head);
+  /* a recorder (which stays attached) sees each status go from what it was to what was saved,
+   * not the steps through the new instance's READY */
+  int recording = in->recording;
+  in->recording = 0;
+  memcpy(inst_mem(in) + head, d->image + head, d->rec_off - head);
   if (rng) memcpy(inst_mem(in) + rng, backup + rng, sizeof(uint64_t));
   in->hint = 0;
   int rc = bti_transfer(in, from, map, out, keep_clocks);
   if (rc != BT_OK) memcpy(inst_mem(in), backup, d->inst_size);
+  in->recording = (uint8_t)(recording & 1);
+  if (rc == BT_OK)
+    for (uint32_t s = 0; s < d->nstates; s++)
+      rec_status(in, &d->nodes[d->states[s].node], backup[d->states[s].soff], *status_at(in, s));
   free(backup);
   free(copy);
   return rc;

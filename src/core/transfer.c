@@ -72,6 +72,7 @@ static void copy_state(bt_inst *to, const bt_inst *from, uint32_t st, uint32_t s
   const bt_state *at = &to->def->states[st], *af = &from->def->states[sf];
   int nt = (int)at->node, nf = (int)af->node;
   const bti_kind *k = &bti_kinds[to->def->nodes[nt].kind];
+  rec_status(to, &to->def->nodes[nt], *status_at(to, st), *status_at(from, sf));
   *status_at(to, st) = *status_at(from, sf);
   *last_at(to, st) = *last_at(from, sf);
   uint8_t flags = *flags_at(from, sf);
@@ -90,6 +91,7 @@ static void copy_state(bt_inst *to, const bt_inst *from, uint32_t st, uint32_t s
 
 /* READY, with its child indices and counters rewound and its clock cleared: it re-evaluates. */
 static void reevaluate(bt_inst *to, uint32_t st) {
+  rec_status(to, &to->def->nodes[to->def->states[st].node], *status_at(to, st), BT_READY);
   *status_at(to, st) = BT_READY;
   bti_rewind(to, st, kind_of_state(to, st));
   bti_clear_clock(to, st);

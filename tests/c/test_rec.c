@@ -1,0 +1,312 @@
+/* SPDX-License-Identifier: MIT */
+/* test_rec.c: the transition recorder (bt_rec_*): every status change recorded once and in order,
+ * for Don't Starve's nodes, host behaviours, shared nodes, Resets, transfers and restores; the ring
+ * keeps the last N; the callback sees the same stream. */
+#include "harness.h"
+
+static char TRACE[8192];
+
+static void trace_add(const bt_inst *in, const bt_rec_entry *e) {
+  char one[128];
+  const bt_def *d = bt_inst_def(in);
+  if (e->type == BT_REC_STATUS)
+    snprintf(one, sizeof one, "%s:%s>%s ", bt_def_name(d, e->node), bt_status_name((bt_status)e->from),
+             bt_status_name((bt_status)e->to));
+  else if (e->type == BT_REC_EVENT)
+    snprintf(one, sizeof one, "event:%s ", bt_def_name(d, e->node));
+  else if (e->has_sleep)
+    snprintf(one, sizeof one, "think%llu@%g(%g) ", e->think, e->time, e->sleep);
+  else
+    snprintf(one, sizeof one, "think%llu@%g ", e->think, e->time);
+  strncat(TRACE, one, sizeof TRACE - strlen(TRACE) - 1);
+}
+
+/* The ring, oldest first, as text. */
+static const char *ring_text(const bt_inst *in, const bt_rec *r) {
+  TRACE[0] = 0;
+  bt_rec_entry e;
+  for (size_t i = 0; i < bt_rec_count(r); i++) {
+    REQUIRE(bt_rec_get(r, i, &e) == BT_OK);
+    trace_add(in, &e);
+  }
+  size_t n = strlen(TRACE);
+  if (n) TRACE[n - 1] = 0;
+  return TRACE;
+}
+
+static bt_rec *attach(bt_inst *in, size_t cap) {
+  bt_rec *r = NULL;
+  REQUIRE(bt_rec_create(&r, cap) == BT_OK);
+  REQUIRE(bt_inst_set_recorder(in, r) == BT_OK);
+  return r;
+}
+
+/* SequenceNode: the condition succeeds, the behaviour runs; the sequence takes its child's status
+ * after the child's visit; Step resets the finished condition (BehaviourNode:Step). */
+static void test_sequence_order(void) {
+  leaf C = FN("C", 1), B = LEAF("B", BT_RUNNING);
+  bt_graph *g = new_graph();
+  int c = add_fn(g, BT_CONDITION, &C, "C"), b = add_leaf(g, &B), s = add_node(g, BT_SEQUENCE, "S", 0, 0);
+  set_kids(g, s, 2, c, b);
+  bt_inst *in = build(g, s, 0);
+  bt_rec *r = attach(in, 64);
+  CHECK(bt_inst_recorder(in) == r);
+  think(in, 1);
+  CHECK_STR(ring_text(in, r), "C:READY>SUCCESS B:READY>RUNNING S:READY>RUNNING C:SUCCESS>READY think1@1(0)");
+  B.status = BT_SUCCESS;
+  bt_rec_clear(r);
+  think(in, 2);
+  /* S runs on from B (its index stays 2); B and S succeed; Step resets S, then its children */
+  CHECK_STR(ring_text(in, r), "B:RUNNING>SUCCESS S:RUNNING>SUCCESS S:SUCCESS>READY B:SUCCESS>READY think2@2"); /* nothing runs: no sleep */
+  bt_rec_clear(r);
+  think(in, 3); /* nothing stays changed, but each change is recorded */
+  CHECK_STR(ring_text(in, r),
+            "C:READY>SUCCESS B:READY>SUCCESS S:READY>SUCCESS S:SUCCESS>READY C:SUCCESS>READY B:SUCCESS>READY think3@3");
+  /* a status the host sets outside a think, and a Reset */
+  bt_rec_clear(r);
+  T = 4;
+  bt_node_set_status(in, 2, BT_RUNNING);
+  bt_node_set_status(in, 2, BT_RUNNING); /* no change: no record */
+  bt_node_set_status(in, 0, BT_RUNNING);
+  REQUIRE(bt_inst_reset(in) == BT_OK); /* the walking Reset: S, then its children not READY */
+  CHECK_STR(ring_text(in, r), "B:READY>RUNNING S:READY>RUNNING S:RUNNING>READY B:RUNNING>READY");
+  bt_rec_entry e;
+  REQUIRE(bt_rec_get(r, 0, &e) == BT_OK);
+  CHECK_NUM(e.time, 4);
+  CHECK_INT((int)e.think, 3);
+  CHECK_INT(bt_rec_get(r, 4, &e), BT_EINVAL);
+  /* detached: nothing more */
+  REQUIRE(bt_inst_set_recorder(in, NULL) == BT_OK);
+  CHECK(bt_inst_recorder(in) == NULL);
+  think(in, 5);
+  CHECK_INT((int)bt_rec_count(r), 4);
+  bt_rec_free(r);
+  bt_inst_free(in);
+}
+
+/* A think records the sleep time it asks for; an event fired is recorded before its effects
+ * (EventNode: READY until triggered; OnEvent resets a running child). */
+static void test_think_sleep_and_event(void) {
+  leaf A = LEAF("A", BT_RUNNING);
+  A.sleep = 0.5;
+  bt_graph *g = new_graph();
+  int a = add_leaf(g, &A), ev = add_node(g, BT_EVENT, "E", 0, 0), p = add_prio(g, "P", 0.5);
+  set_kids(g, ev, 1, a);
+  set_kids(g, p, 1, ev);
+  bt_inst *in = build(g, p, 0);
+  bt_rec *r = attach(in, 64);
+  REQUIRE(bt_rec_set_agent(r, 12, "sheep 12") == BT_OK);
+  CHECK_INT((int)bt_rec_agent(r), 12);
+  CHECK_STR(bt_rec_label(r), "sheep 12");
+  think(in, 1);
+  bt_rec_clear(r);
+  T = 1.25;
+  REQUIRE(bt_inst_fire_event(in, 1) == BT_OK);
+  think(in, 1.25);
+  CHECK_STR(ring_text(in, r), "event:E E:READY>RUNNING A:READY>RUNNING P:READY>RUNNING think2@1.25(0.5)");
+  bt_rec_clear(r);
+  T = 1.5;
+  REQUIRE(bt_inst_fire_event(in, 1) == BT_OK);
+  think(in, 1.5);
+  CHECK_STR(ring_text(in, r), "event:E A:RUNNING>READY A:READY>RUNNING think3@1.5(0.5)");
+  bt_rec_free(r); /* detaches */
+  CHECK(bt_inst_recorder(in) == NULL);
+  bt_inst_free(in);
+}
+
+/* The ring keeps the last N records, and the callback sees every one, in the same order. */
+static bt_rec_entry SEEN[4096];
+static size_t nseen;
+static void on_record(void *ud, const bt_rec_entry *e) {
+  (void)ud;
+  if (nseen < 4096) SEEN[nseen] = *e;
+  nseen++;
+}
+
+static void test_ring_keeps_last_n(void) {
+  leaf C = FN("C", 1), B = LEAF("B", BT_RUNNING);
+  bt_graph *g = new_graph();
+  int c = add_fn(g, BT_CONDITION, &C, "C"), b = add_leaf(g, &B), s = add_node(g, BT_SEQUENCE, "S", 0, 0);
+  set_kids(g, s, 2, c, b);
+  bt_inst *in = build(g, s, 0);
+  bt_rec *r = attach(in, 5);
+  bt_rec_set_callback(r, on_record, NULL);
+  nseen = 0;
+  for (int t = 1; t <= 20; t++) {
+    B.status = t % 3 ? BT_RUNNING : BT_SUCCESS;
+    C.result = t % 4 ? 1 : -1;
+    think(in, t);
+  }
+  CHECK((size_t)bt_rec_total(r) == nseen);
+  CHECK(nseen > 20);
+  CHECK_INT((int)bt_rec_count(r), 5);
+  for (size_t i = 0; i < 5; i++) {
+    bt_rec_entry e;
+    REQUIRE(bt_rec_get(r, i, &e) == BT_OK);
+    CHECK(memcmp(&e, &SEEN[nseen - 5 + i], sizeof e) == 0);
+  }
+  bt_rec_free(r);
+  bt_inst_free(in);
+}
+
+/* A restore and a transfer (a reload) write statuses too: each change is recorded. */
+static bt_inst *seq_tree(leaf *C, leaf *B) {
+  bt_graph *g = new_graph();
+  int c = add_fn(g, BT_CONDITION, C, "C"), b = add_leaf(g, B), s = add_node(g, BT_SEQUENCE, "S", 0, 0);
+  set_kids(g, s, 2, c, b);
+  return build(g, s, 0);
+}
+
+static void test_restore_and_transfer(void) {
+  leaf C = FN("C", 1), B = LEAF("B", BT_RUNNING);
+  bt_inst *from = seq_tree(&C, &B), *to = seq_tree(&C, &B);
+  think(from, 1); /* S and B run */
+  bt_rec *r = attach(to, 16);
+  const bt_def *d = bt_inst_def(to);
+  int map[8];
+  REQUIRE(bt_def_match(bt_inst_def(from), d, map) == 3);
+  REQUIRE(bt_inst_transfer(to, from, map, NULL) == BT_OK);
+  CHECK_STR(ring_text(to, r), "S:READY>RUNNING B:READY>RUNNING");
+  REQUIRE(bt_inst_reset(to) == BT_OK);
+  unsigned char saved[4096];
+  REQUIRE(bt_inst_state_size(d) <= sizeof saved);
+  REQUIRE(bt_inst_save(from, saved, sizeof saved) == BT_OK);
+  bt_rec_clear(r);
+  REQUIRE(bt_inst_restore(to, saved, bt_inst_state_size(d)) == BT_OK);
+  CHECK_STR(ring_text(to, r), "S:READY>RUNNING B:READY>RUNNING");
+  for (int n = 0; n < 3; n++) CHECK_INT(bt_node_status(to, n), bt_node_status(from, n));
+  /* a saved game's text (bt_inst_import): each status from what it was to what was saved, once,
+   * and the recorder stays attached */
+  bt_buf text = {0};
+  REQUIRE(bt_inst_export(from, 1, &text) == BT_OK);
+  bt_saved *sv = NULL;
+  char err[200];
+  REQUIRE(bt_saved_open(&sv, text.data, text.len, err, sizeof err) == BT_OK);
+  REQUIRE(bt_inst_reset(to) == BT_OK);
+  bt_rec_clear(r);
+  REQUIRE(bt_saved_match(sv, d, map) == 3);
+  REQUIRE(bt_inst_import(to, sv, map, 1, NULL) == BT_OK);
+  CHECK_STR(ring_text(to, r), "S:READY>RUNNING B:READY>RUNNING");
+  CHECK(bt_inst_recorder(to) == r);
+  bt_rec_clear(r);
+  REQUIRE(bt_inst_import(to, sv, map, 1, NULL) == BT_OK); /* the same again: nothing changes */
+  CHECK_STR(ring_text(to, r), "");
+  bt_saved_free(sv);
+  free(text.data);
+  /* bt_inst_free detaches the recorder, which keeps its records; it may then be freed */
+  think(to, 2);
+  size_t kept = bt_rec_count(r);
+  CHECK(kept > 0);
+  bt_inst_free(to);
+  CHECK_INT((int)bt_rec_count(r), (int)kept);
+  CHECK(bt_inst_recorder(from) == NULL);
+  bt_rec_free(r);
+  bt_inst_free(from);
+}
+
+/* ---- differential: replaying the records onto a shadow of the statuses gives the statuses ---- */
+
+static unsigned long long seed = 88172645463325252ull;
+static unsigned rnd(unsigned n) {
+  seed ^= seed << 13;
+  seed ^= seed >> 7;
+  seed ^= seed << 17;
+  return (unsigned)(seed % n);
+}
+
+#define MAXL 24
+static leaf LEAVES[MAXL];
+static int nleaves;
+static unsigned char SHADOW[1024];
+static const bt_inst *SHADOW_IN;
+static int shadow_bad;
+
+static void on_shadow(void *ud, const bt_rec_entry *e) {
+  (void)ud;
+  if (e->type != BT_REC_STATUS) return;
+  int st = bt_def_state(bt_inst_def(SHADOW_IN), e->node);
+  if (SHADOW[st] != e->from || e->from == e->to) shadow_bad++;
+  SHADOW[st] = e->to;
+}
+
+static int gen(bt_graph *g, int depth, int *pool, int *npool) {
+  if (depth >= 4 || rnd(3) == 0) {
+    if (*npool && rnd(4) == 0) return pool[rnd((unsigned)*npool)]; /* a shared node */
+    if (nleaves >= MAXL) return pool[0];
+    leaf *l = &LEAVES[nleaves++];
+    static const char *names[MAXL] = {"l0", "l1", "l2", "l3", "l4", "l5", "l6", "l7", "l8", "l9", "l10", "l11",
+                                      "l12", "l13", "l14", "l15", "l16", "l17", "l18", "l19", "l20", "l21", "l22", "l23"};
+    *l = (leaf)LEAF(names[l - LEAVES], BT_RUNNING);
+    int id = rnd(2) ? add_leaf(g, l) : add_fn(g, rnd(2) ? BT_CONDITION : BT_ACTION, l, names[l - LEAVES]);
+    pool[(*npool)++] = id;
+    return id;
+  }
+  static const int kinds[] = {BT_SEQUENCE, BT_SELECTOR, BT_PRIORITY, BT_PARALLEL, BT_NOT, BT_LOOP, BT_EVENT};
+  int kind = kinds[rnd(sizeof kinds / sizeof kinds[0])];
+  int one = kind == BT_NOT || kind == BT_EVENT;
+  int n = one ? 1 : 1 + (int)rnd(3), kids[4];
+  for (int i = 0; i < n; i++) kids[i] = gen(g, depth + 1, pool, npool);
+  int id = kind == BT_PRIORITY ? add_prio(g, NULL, 0.25 * rnd(3)) : add_node(g, kind, NULL, kind == BT_LOOP ? 2 : 0, 0);
+  REQUIRE(bt_graph_set_children(g, id, kids, n) == BT_OK);
+  return id;
+}
+
+static void test_differential(void) {
+  for (int round = 0; round < 300; round++) {
+    nleaves = 0;
+    int pool[MAXL * 2], npool = 0;
+    bt_graph *g = new_graph();
+    int root = gen(g, 0, pool, &npool);
+    bt_def *def = NULL;
+    if (bt_def_create(&def, g, root) != BT_OK) { /* e.g. one node twice among a parent's children */
+      bt_graph_free(g);
+      continue;
+    }
+    bt_graph_free(g);
+    bt_inst *in = NULL;
+    REQUIRE(bt_inst_create(&in, def, &HOST, NULL, 0) == BT_OK);
+    bt_def_release(def);
+    bt_rec *r = attach(in, 0);
+    bt_rec_set_callback(r, on_shadow, NULL);
+    SHADOW_IN = in;
+    memset(SHADOW, BT_READY, sizeof SHADOW);
+    shadow_bad = 0;
+    for (int t = 1; t <= 30; t++) {
+      for (int i = 0; i < nleaves; i++) {
+        static const int st[] = {BT_SUCCESS, BT_FAILED, BT_RUNNING};
+        LEAVES[i].status = st[rnd(3)];
+        LEAVES[i].result = (int)rnd(3) - 1;
+      }
+      if (rnd(8) == 0) REQUIRE(bt_inst_reset(in) == BT_OK);
+      if (rnd(8) == 0) bt_inst_force_update(in);
+      think(in, t * 0.2);
+      for (int n = 0; n < bt_def_size(bt_inst_def(in)); n++)
+        if (SHADOW[bt_def_state(bt_inst_def(in), n)] != bt_node_status(in, n)) shadow_bad++;
+    }
+    CHECK_INT(shadow_bad, 0);
+    bt_rec_free(r);
+    bt_inst_free(in);
+  }
+}
+
+int main(void) {
+  /* built with BT_RECORDER=OFF: attaching is refused, and there is nothing else to test */
+  leaf B = LEAF("B", BT_RUNNING);
+  bt_graph *g = new_graph();
+  bt_inst *probe = build(g, add_leaf(g, &B), 0);
+  bt_rec *r = NULL;
+  REQUIRE(bt_rec_create(&r, 4) == BT_OK);
+  int rc = bt_inst_set_recorder(probe, r);
+  bt_rec_free(r);
+  bt_inst_free(probe);
+  if (rc == BT_EINVAL) {
+    printf("test_rec: the recorder is compiled out (BT_RECORDER=OFF): bt_inst_set_recorder refuses\n");
+    return 0;
+  }
+  test_sequence_order();
+  test_think_sleep_and_event();
+  test_ring_keeps_last_n();
+  test_restore_and_transfer();
+  test_differential();
+  return check_report("test_rec");
+}
