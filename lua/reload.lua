@@ -437,8 +437,11 @@ local function check(order, sources)
   -- the others (made, then never given to BT, as by an OnStart that failed half-way) by
   -- stop_unplaced, so that no listener of theirs outlives the check
   local outer = shared.made_begin()
-  local ok, err = check_brains(order, sources)
-  shared.stop_unplaced(shared.made_end(outer))
+  local done, ok, err = pcall(check_brains, order, sources)
+  shared.stop_unplaced(shared.made_end(outer)) -- whatever happened, the collection ends here
+  if not done then
+    error(ok, 0)
+  end
   return ok, err
 end
 
