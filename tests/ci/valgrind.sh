@@ -34,6 +34,9 @@ blog=$build/valgrind-build.log
 
 passed=0
 failed=""
+# what ctest gives the tests (test_dot reads its expected pictures from the source tree)
+BT_SOURCE_DIR=$(pwd)
+export BT_SOURCE_DIR
 for src in tests/c/test_*.c; do
   name=$(basename "$src" .c)
   bin=$build/tests/$name
