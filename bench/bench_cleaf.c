@@ -53,18 +53,6 @@ static const char TREE8[] =
     "(Selector (Sequence (Condition c1) (Action a1)) (Sequence (Condition c2) (Action a2))"
     " (Action a3))";
 
-/* bench/brains.lua's brains.small, character for character (`bench_cleaf --print-small` prints
- * it; a ctest compares it with the Lua file's). */
-static const char SMALL[] =
-    "(Priority 0.25\n"
-    "  (While scared (Parallel (Action flee) (Wait 2)))\n"
-    "  (If hungry (Sequence (Action find) (Wait 1) (Action eat)))\n"
-    "  (While night (Priority 0.5\n"
-    "    (If home (Action sleep))\n"
-    "    (Sequence (Condition tired) (Wait 3))))\n"
-    "  (Sequence (Condition bored) (Not (Condition busy)) (Action play))\n"
-    "  (If calm (Sequence (Selector (Not (Condition alarmed)) (Action cope)) (Loop (Sequence"
-    " (Condition idle) (Wait 1.5) (Action wander) (Wait 0.5) (Action look))))))";
 
 /* ---- the trees, read (bench/brain_text.c) ---- */
 
@@ -522,7 +510,7 @@ int main(int argc, char **argv) {
       return 0;
     }
     if (!strcmp(flag, "--print-small") && !value) {
-      fputs(SMALL, stdout);
+      fputs(brain_small, stdout);
       putchar('\n');
       return 0;
     }
@@ -535,7 +523,7 @@ int main(int argc, char **argv) {
   opt_frames = (int)frames;
 
   static scenario sc[2];
-  if (read_tree(&sc[0].t, "8 nodes", TREE8) || read_tree(&sc[1].t, "40 nodes", SMALL)) return 1;
+  if (read_tree(&sc[0].t, "8 nodes", TREE8) || read_tree(&sc[1].t, "40 nodes", brain_small)) return 1;
   for (int s = 0; s < 2; s++) {
     sc[s].nagents = (int)agents;
     sc[s].agents = calloc((size_t)agents, sizeof(agent));

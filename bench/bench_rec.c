@@ -15,16 +15,6 @@
 #include "brain_text.h"
 #include "bt.h"
 
-static const char SMALL[] =
-    "(Priority 0.25\n"
-    "  (While scared (Parallel (Action flee) (Wait 2)))\n"
-    "  (If hungry (Sequence (Action find) (Wait 1) (Action eat)))\n"
-    "  (While night (Priority 0.5\n"
-    "    (If home (Action sleep))\n"
-    "    (Sequence (Condition tired) (Wait 3))))\n"
-    "  (Sequence (Condition bored) (Not (Condition busy)) (Action play))\n"
-    "  (If calm (Sequence (Selector (Not (Condition alarmed)) (Action cope)) (Loop (Sequence"
-    " (Condition idle) (Wait 1.5) (Action wander) (Wait 0.5) (Action look))))))";
 
 typedef struct agent {
   unsigned char field[64];
@@ -120,7 +110,7 @@ int main(int argc, char **argv) {
   brain b;
   bt_graph *g;
   bt_def *def = NULL;
-  if (brain_read(&b, SMALL) || bt_graph_new(&g) != BT_OK || brain_graph(&b, g, condition, action) ||
+  if (brain_read(&b, brain_small) || bt_graph_new(&g) != BT_OK || brain_graph(&b, g, condition, action) ||
       bt_def_create(&def, g, b.root) != BT_OK)
     return 1;
   bt_graph_free(g);

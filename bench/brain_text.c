@@ -5,6 +5,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+const char brain_small[] =
+    "(Priority 0.25\n"
+    "  (While scared (Parallel (Action flee) (Wait 2)))\n"
+    "  (If hungry (Sequence (Action find) (Wait 1) (Action eat)))\n"
+    "  (While night (Priority 0.5\n"
+    "    (If home (Action sleep))\n"
+    "    (Sequence (Condition tired) (Wait 3))))\n"
+    "  (Sequence (Condition bored) (Not (Condition busy)) (Action play))\n"
+    "  (If calm (Sequence (Selector (Not (Condition alarmed)) (Action cope)) (Loop (Sequence"
+    " (Condition idle) (Wait 1.5) (Action wander) (Wait 0.5) (Action look))))))";
+
 typedef struct reader {
   brain *b;
   const char *p;

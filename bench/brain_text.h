@@ -14,6 +14,10 @@ enum {
   BRAIN_FAILIFSUCCESS, BRAIN_WAIT, BRAIN_CONDITION, BRAIN_ACTION
 };
 
+/* bench/brains.lua's brains.small, character for character (`bench_cleaf --print-small` prints
+ * it; a ctest compares it with the Lua file's): the 40-node brain of the C-leaf benchmarks. */
+extern const char brain_small[];
+
 #define BRAIN_FIELD_LEN 16 /* a field name's bytes, its terminating zero included */
 
 typedef struct brain_node {
