@@ -4,7 +4,6 @@
 # a file under SRC
 #   - cites a design document that is not part of the repository: DESIGN.md, API.md (docs/lua-api.md
 #     and docs/c-api.md are ours) or DS_SEMANTICS.md (ours is docs/ds-semantics.md);
-#   - names a folder outside the repository (../shared, where the design notes lived);
 #   - names a page docs/<name>.md that does not exist;
 #   - or, in a Markdown file, links to a relative path that does not exist or leaves SRC.
 # It reads the files with find and grep, so it works on an export without .git. Skipped: .git,
@@ -30,10 +29,6 @@ check() {
   hits=$(tr '\n' '\0' <"$list" | xargs -0 grep -n -i -E \
     '(^|[^a-z0-9_-])(design|api|ds_semantics)\.md|ds_semantics' 2>/dev/null)
   [ -z "$hits" ] || { echo "cites a document outside the repository:"; echo "$hits"; status=1; }
-
-  # a folder beside the repository
-  hits=$(tr '\n' '\0' <"$list" | xargs -0 grep -n -E '\.\./shared' 2>/dev/null)
-  [ -z "$hits" ] || { echo "names a path outside the repository:"; echo "$hits"; status=1; }
 
   # docs/<name>.md that does not exist
   tr '\n' '\0' <"$list" | xargs -0 grep -n -o -E '(^|[^A-Za-z0-9_./-])docs/[A-Za-z0-9_-]+\.md' 2>/dev/null |
@@ -70,22 +65,21 @@ check() {
 
 selftest() {
   t=$(mktemp -d)
-  mkdir -p "$t/repo/docs" "$t/repo/src" "$t/shared"
+  mkdir -p "$t/repo/docs" "$t/repo/src" "$t/beside"
   for p in nodes lua-api c-api; do echo "# ok" >"$t/repo/docs/$p.md"; done
-  echo "x" >"$t/shared/outside.md"
+  echo "x" >"$t/beside/outside.md"
   printf '%s\n' "-- see DESIGN.md" >"$t/repo/src/a.lua"
   printf '%s\n' "/* API.md, deviation 1 */" >"$t/repo/src/b.c"
   printf '%s\n' "-- DS_SEMANTICS section 6" >"$t/repo/src/c.lua"
-  printf '%s\n' "see ../shared/notes" >"$t/repo/src/d.txt"
   printf '%s\n' "see docs/missing-page.md" >"$t/repo/src/e.lua"
-  printf '%s\n' "[out](../../shared/outside.md) [gone](gone.md)" >"$t/repo/docs/f.md"
+  printf '%s\n' "[out](../../beside/outside.md) [gone](gone.md)" >"$t/repo/docs/f.md"
   printf '%s\n' "-- docs/lua-api.md and docs/c-api.md are ours; [n](nodes.md#x), docs/nodes.md" >"$t/repo/docs/g.md"
   out=$(check "$t/repo")
   rc=$?
   fail=0
   [ $rc -ne 0 ] || { echo "selftest: the faults were not reported"; fail=1; }
-  for want in src/a.lua:1 src/b.c:1 src/c.lua:1 src/d.txt:1 src/e.lua:1 \
-              "docs/f.md:1: ../../shared/outside.md: outside" "docs/f.md:1: gone.md: no such file"; do
+  for want in src/a.lua:1 src/b.c:1 src/c.lua:1 src/e.lua:1 \
+              "docs/f.md:1: ../../beside/outside.md: outside" "docs/f.md:1: gone.md: no such file"; do
     printf '%s\n' "$out" | grep -q -F "$want" || { echo "selftest: not reported: $want"; fail=1; }
   done
   printf '%s\n' "$out" | grep -q "g\.md" && { echo "selftest: a clean file was reported:"; echo "$out"; fail=1; }
