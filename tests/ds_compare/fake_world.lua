@@ -62,6 +62,30 @@ end
 --   fake does not set: "value" (called, indexed or a method called on it: a stub), "list" (only
 --   indexed with [ ]: a list of stubs), "number" (only in arithmetic or comparisons). A field no
 --   source uses so is nil (not set), as flags are.
+-- ---- files of the scripts, for the runners (shipped_brains.lua, try_brain.lua) ----
+
+-- The text of a file, or nil if it cannot be read.
+function M.read_file(path)
+  local f = io.open(path)
+  if not f then return nil end
+  local s = f:read("a")
+  f:close()
+  return s
+end
+
+-- The names of the .lua files of a folder, without ".lua", sorted ({} if it cannot be listed).
+function M.lua_names(dir)
+  local out = {}
+  local p = io.popen('ls "' .. dir .. '" 2>/dev/null')
+  for f in p:lines() do
+    local n = f:match("^(.*)%.lua$")
+    if n then out[#out + 1] = n end
+  end
+  p:close()
+  table.sort(out)
+  return out
+end
+
 local function strip_comments(src)
   src = src:gsub("%-%-%[(=*)%[.-%]%1%]", "")
   return (src:gsub("%-%-[^\n]*", ""))

@@ -45,25 +45,14 @@ bt.set_tick_time(TICK)
 local bt_errors
 bt.set_error_handler(function(msg) if bt_errors then bt_errors[#bt_errors + 1] = "BT ERROR " .. tostring(msg) end end)
 
-local function read(path)
-  local f = io.open(path)
-  if not f then return nil end
-  local s = f:read("a")
-  f:close()
-  return s
-end
+local read = fake_world.read_file
 
 -- the brain files, and the sources whose TUNING tables matter
 local names = {}
 if arg[3] then
   for i = 3, #arg do names[#names + 1] = arg[i] end
 else
-  local p = io.popen('ls "' .. ds_dir .. '/brains"')
-  for f in p:lines() do
-    local n = f:match("^(.*)%.lua$")
-    if n then names[#names + 1] = n end
-  end
-  p:close()
+  names = fake_world.lua_names(ds_dir .. "/brains")
 end
 table.sort(names)
 -- the sources whose use of TUNING and of fields shapes what the fake makes up: every brain,
@@ -73,15 +62,9 @@ local sources = {}
 do
   local seen = {class = true, behaviourtree = true, brain = true}
   local queue = {}
-  local p = io.popen('ls "' .. ds_dir .. '/brains" "' .. ds_dir .. '/behaviours"')
-  local dir
-  for f in p:lines() do
-    local d = f:match("/(%w+):$")
-    if d then dir = d end
-    local n = f:match("^(.*)%.lua$")
-    if n and dir then queue[#queue + 1] = dir .. "/" .. n end
+  for _, dir in ipairs({"behaviours", "brains"}) do
+    for _, n in ipairs(fake_world.lua_names(ds_dir .. "/" .. dir)) do queue[#queue + 1] = dir .. "/" .. n end
   end
-  p:close()
   table.sort(queue)
   local i = 1
   while queue[i] do
@@ -100,16 +83,10 @@ end
 local shapes = fake_world.shapes(sources)
 
 local BEHAVIOURS = {}
-do
-  local p = io.popen('ls "' .. ds_dir .. '/behaviours"')
-  for f in p:lines() do
-    local n = f:match("^(.*)%.lua$")
-    if n and n ~= "approach" then BEHAVIOURS[#BEHAVIOURS + 1] = n end
-  end
-  p:close()
-  table.sort(BEHAVIOURS)
-  BEHAVIOURS[#BEHAVIOURS + 1] = "approach"
+for _, n in ipairs(fake_world.lua_names(ds_dir .. "/behaviours")) do
+  if n ~= "approach" then BEHAVIOURS[#BEHAVIOURS + 1] = n end
 end
+BEHAVIOURS[#BEHAVIOURS + 1] = "approach"
 
 local function make_env(W, side, log)
   local env = setmetatable({}, {__index = _G})

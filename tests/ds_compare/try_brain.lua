@@ -42,24 +42,7 @@ if not ds_dir then io.stderr:write("set DS_SCRIPTS to the game's scripts folder 
 local here = arg[0]:match("^(.*)[/\\][^/\\]*$") or "."
 local fake_world = dofile(here .. "/fake_world.lua")
 
-local function read(path)
-  local f = io.open(path)
-  if not f then return nil end
-  local s = f:read("a")
-  f:close()
-  return s
-end
-local function ls(dir)
-  local out = {}
-  local p = io.popen('ls "' .. dir .. '" 2>/dev/null')
-  for f in p:lines() do
-    local n = f:match("^(.*)%.lua$")
-    if n then out[#out + 1] = n end
-  end
-  p:close()
-  table.sort(out)
-  return out
-end
+local read, ls = fake_world.read_file, fake_world.lua_names
 
 local brain_src = read(brain_file)
 if not brain_src then io.stderr:write("cannot open ", brain_file, "\n") os.exit(2) end
