@@ -766,31 +766,53 @@ int bt_inst_dot(const bt_inst *inst, bt_buf *out);
 
 /* ---- the transition recorder (docs/c-api.md "The transition recorder") ----
  * A bt_rec watches one instance: every change of a node's status (in a think, a Reset, a
- * transfer, a restore or bt_node_set_status), every think and every event fired, in order, into
- * a ring buffer of the last N records and/or a callback. Off (no recorder attached) it costs one
- * test of a bit of the instance's header per status change; built with -DBT_RECORDER=OFF it is
- * compiled out (bt_inst_set_recorder then fails with BT_EINVAL). The recorder lives in the
- * instance (no state is shared between instances): attach, detach and read a recorder on the
- * thread that thinks its instance. */
+ * transfer, a restore or bt_node_set_status), every think with its sleep time and what woke it,
+ * every event fired, the errors the host contained, reloads, and records of the host's own, in
+ * order, into a ring buffer of the last N records and/or a callback. Off (no recorder attached) it
+ * costs one test of a bit of the instance's header per status change; built with
+ * -DBT_RECORDER=OFF it is compiled out (bt_inst_set_recorder then fails with BT_EINVAL). The
+ * recorder lives in the instance (no state is shared between instances): attach, detach and read
+ * a recorder on the thread that thinks its instance. */
 typedef struct bt_rec bt_rec;
 
 enum {
   BT_REC_STATUS = 1, /* node's status went from `from` to `to` */
-  BT_REC_THINK = 2,  /* a think ended; sleep is the sleep time it asked for (has_sleep 0: none) */
-  BT_REC_EVENT = 3   /* an event was fired for node (bt_inst_fire_event) */
+  BT_REC_THINK = 2,  /* a think ended: sleep is the sleep time it asked for (has_sleep 0: none),
+                        cause what made it think (BT_WAKE_*) */
+  BT_REC_EVENT = 3,  /* an event was fired for node (bt_inst_fire_event) */
+  BT_REC_ERROR = 4,  /* the host contained an error of node's code: text is the message */
+  BT_REC_RELOAD = 5, /* the instance took the state of one of another definition (bt_inst_transfer):
+                        def_from and def_to are their bt_def_hash */
+  BT_REC_HOST = 6    /* a record of the host's (bt_inst_record_host): node is its code, text and
+                        size its bytes */
+};
+
+/* What made a think happen (bt_rec_entry.cause of a BT_REC_THINK). */
+enum {
+  BT_WAKE_DEADLINE = 0, /* its sleep time ran out (or it thinks every tick) */
+  BT_WAKE_START = 1,    /* the first think the recorder saw */
+  BT_WAKE_EVENT = 2,    /* an event was fired since the last think (bt_inst_fire_event) */
+  BT_WAKE_FORCE = 3     /* bt_inst_force_update was called since the last think */
 };
 
 typedef struct bt_rec_entry {
   unsigned char type;      /* BT_REC_* */
   unsigned char from, to;  /* STATUS: the statuses (bt_status) */
   unsigned char has_sleep; /* THINK: the tree asked for a sleep time */
-  int node;                /* STATUS, EVENT: the pre-order index of the node; THINK: -1 */
+  unsigned char cause;     /* THINK: BT_WAKE_* */
+  int node;                /* STATUS, EVENT, ERROR: the pre-order index of the node (-1: the
+                              error of no one node); HOST: the host's code; others -1 */
   unsigned long long think;/* the number of the think it happened in or after (the first is 1) */
   double time;             /* the instance's clock (bt_host.now) */
   double sleep;            /* THINK: the sleep time */
+  unsigned long long def_from, def_to; /* RELOAD: the definitions' hashes */
+  const char *text;        /* ERROR, HOST: the bytes (ERROR's end with a 0); NULL for others */
+  size_t size;             /* ERROR, HOST: their number (ERROR's without the 0) */
 } bt_rec_entry;
 
-/* Called with each record as it is made (e is valid during the call only). */
+/* Called with each record as it is made (e and its text are valid during the call only). A
+ * think's record is made when its sleep time is known: when the host asks for it
+ * (bt_inst_sleep_time), or else before the next record or read of the recorder. */
 typedef void (*bt_rec_fn)(void *ud, const bt_rec_entry *e);
 
 /* A new recorder keeping the last `capacity` records (0: none, a callback only). BT_ENOMEM. */
@@ -804,18 +826,43 @@ int bt_rec_set_agent(bt_rec *rec, unsigned long long id, const char *label);
 unsigned long long bt_rec_agent(const bt_rec *rec);
 const char *bt_rec_label(const bt_rec *rec); /* "" when none */
 /* Records in the ring (at most the capacity), and records made since creation or bt_rec_clear. */
-size_t bt_rec_count(const bt_rec *rec);
-unsigned long long bt_rec_total(const bt_rec *rec);
-/* Copies the i-th record in the ring, 0 the oldest; BT_EINVAL when i >= bt_rec_count. */
-int bt_rec_get(const bt_rec *rec, size_t i, bt_rec_entry *out);
+size_t bt_rec_count(bt_rec *rec);
+unsigned long long bt_rec_total(bt_rec *rec);
+/* Copies the i-th record in the ring, 0 the oldest (its text stays valid until the record leaves
+ * the ring); BT_EINVAL when i >= bt_rec_count. */
+int bt_rec_get(bt_rec *rec, size_t i, bt_rec_entry *out);
 /* Empties the ring and zeroes the total (the think number goes on). */
 void bt_rec_clear(bt_rec *rec);
+/* The instance rec watches (NULL: none). */
+bt_inst *bt_rec_inst(const bt_rec *rec);
 /* Attaches rec to inst (NULL detaches; a recorder watches one instance at a time, an instance has
- * one recorder at most: attaching replaces and detaches the previous one). BT_EINVAL when rec is
- * attached to another instance or the recorder is compiled out, BT_ENOMEM. Free or detach before
- * bt_inst_free/bt_inst_fini. */
+ * one recorder at most: attaching replaces and detaches the previous one, and frees it if the
+ * instance's definition made it). BT_EINVAL when rec is attached to another instance or the
+ * recorder is compiled out, BT_ENOMEM. bt_inst_fini detaches the recorder. */
 int bt_inst_set_recorder(bt_inst *inst, bt_rec *rec);
 bt_rec *bt_inst_recorder(const bt_inst *inst);
+
+/* What a definition gives the recorders it makes (bt_def_set_recording). */
+typedef struct bt_rec_options {
+  size_t capacity; /* the ring's size (0: none) */
+  bt_rec_fn fn;    /* the callback (NULL: none) */
+  void *ud;
+} bt_rec_options;
+
+/* Switches recording on (opts) or off (NULL) for the instances bt_inst_init makes of def from now
+ * on: each gets a recorder of its own, made with opts, which bt_inst_recorder returns and
+ * bt_inst_fini frees (instances made before are left as they are). BT_EINVAL for a NULL def or a
+ * recorder compiled out; BT_ENOMEM (bt_inst_init fails with BT_ENOMEM when it cannot make one). */
+int bt_def_set_recording(bt_def *def, const bt_rec_options *opts);
+
+/* Records that the host contained an error of the code of node (-1: of no one node), with its
+ * message (copied). Nothing is recorded when no recorder is attached. BT_EINVAL for a NULL inst
+ * or message or a node out of range; BT_ENOMEM. */
+int bt_inst_record_error(bt_inst *inst, int node, const char *message);
+/* Records `size` bytes of the host's, with a code of its own (a position, a target: what a replay
+ * needs), at the instance's time. Nothing is recorded when no recorder is attached. BT_EINVAL for
+ * a NULL inst, or NULL data with a size; BT_ENOMEM. */
+int bt_inst_record_host(bt_inst *inst, int code, const void *data, size_t size);
 
 #ifdef __cplusplus
 }

@@ -525,6 +525,7 @@ static void def_free(bt_def *d) {
   free(d->origin_name);
   free(d->origin_id);
   free(d->origin_names);
+  free(d->recording);
   free(d);
 }
 

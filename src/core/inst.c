@@ -80,6 +80,12 @@ int bt_inst_init(bt_inst **out, void *mem, bt_def *def, const bt_host *host, voi
   in->exact = (flags & BT_INST_EXACT) != 0;
   if (!(flags & BT_INST_NOSCATTER)) bti_scatter(in);
   bt_def_retain(def);
+#if BT_RECORDER
+  if (def->recording && bti_rec_init(in) != BT_OK) {
+    bt_def_release(def);
+    return BT_ENOMEM;
+  }
+#endif
   *out = in;
   return BT_OK;
 }
@@ -182,14 +188,19 @@ int bt_inst_update(bt_inst *in) {
   return BT_OK;
 }
 
-void bt_inst_force_update(bt_inst *in) { in->forceupdate = 1; }
+void bt_inst_force_update(bt_inst *in) {
+  in->forceupdate = 1;
+  if (BTI_RECORDING(in)) bti_rec_force(in);
+}
 
 int bt_inst_sleep_time(bt_inst *in, double *out) {
-  if (in->forceupdate) {
+  int has = 1;
+  if (in->forceupdate)
     *out = 0;
-    return 1;
-  }
-  return bt_node_tree_sleep_time(in, 0, out);
+  else
+    has = bt_node_tree_sleep_time(in, 0, out);
+  if (BTI_RECORDING(in)) bti_rec_sleep(in, has, has ? *out : 0);
+  return has;
 }
 
 int bt_inst_reset(bt_inst *in) {

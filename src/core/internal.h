@@ -113,6 +113,7 @@ struct bt_def {
    * the node in the graph given to bt_lib_set. NULL when nothing came from a library. */
   uint32_t *origin_name, *origin_id;
   char *origin_names;
+  bt_rec_options *recording; /* bt_def_set_recording's: each new instance gets a recorder (rec.c) */
 };
 
 /* ---- the kinds (kinds.c) ---- */
@@ -273,6 +274,10 @@ BTI_FUNC void bti_rec_status(bt_inst *in, const bt_node *d, int from, int to);
 BTI_FUNC void bti_rec_event(bt_inst *in, int n);
 BTI_FUNC void bti_rec_think_begin(bt_inst *in);
 BTI_FUNC void bti_rec_think_end(bt_inst *in);
+BTI_FUNC void bti_rec_force(bt_inst *in);
+BTI_FUNC void bti_rec_sleep(bt_inst *in, int has_sleep, double sleep);
+BTI_FUNC void bti_rec_reload(bt_inst *in, const bt_def *from);
+BTI_FUNC int bti_rec_init(bt_inst *in); /* the recorder its definition asks for (bt_def_set_recording) */
 #if BT_RECORDER
 #define BTI_RECORDING(in) __builtin_expect((in)->recording, 0)
 #else

@@ -147,5 +147,6 @@ int bti_transfer(bt_inst *to, const bt_inst *from, const int *map, bt_transfer *
 }
 
 int bt_inst_transfer(bt_inst *to, const bt_inst *from, const int *map, bt_transfer *out) {
+  if (to && from && map && !to->thinking && !from->thinking && BTI_RECORDING(to)) bti_rec_reload(to, from->def);
   return bti_transfer(to, from, map, out, 0);
 }

@@ -14,6 +14,12 @@ static void trace_add(const bt_inst *in, const bt_rec_entry *e) {
              bt_status_name((bt_status)e->to));
   else if (e->type == BT_REC_EVENT)
     snprintf(one, sizeof one, "event:%s ", bt_def_name(d, e->node));
+  else if (e->type == BT_REC_RELOAD)
+    snprintf(one, sizeof one, "reload:%s ", e->def_from == e->def_to ? "same" : "other");
+  else if (e->type == BT_REC_ERROR)
+    snprintf(one, sizeof one, "error:%s:%s ", e->node >= 0 ? bt_def_name(d, e->node) : "-", e->text);
+  else if (e->type == BT_REC_HOST)
+    snprintf(one, sizeof one, "host%d:%.*s ", e->node, (int)e->size, e->text);
   else if (e->has_sleep)
     snprintf(one, sizeof one, "think%llu@%g(%g) ", e->think, e->time, e->sleep);
   else
@@ -22,7 +28,7 @@ static void trace_add(const bt_inst *in, const bt_rec_entry *e) {
 }
 
 /* The ring, oldest first, as text. */
-static const char *ring_text(const bt_inst *in, const bt_rec *r) {
+static const char *ring_text(const bt_inst *in, bt_rec *r) {
   TRACE[0] = 0;
   bt_rec_entry e;
   for (size_t i = 0; i < bt_rec_count(r); i++) {
@@ -166,7 +172,7 @@ static void test_restore_and_transfer(void) {
   int map[8];
   REQUIRE(bt_def_match(bt_inst_def(from), d, map) == 3);
   REQUIRE(bt_inst_transfer(to, from, map, NULL) == BT_OK);
-  CHECK_STR(ring_text(to, r), "S:READY>RUNNING B:READY>RUNNING");
+  CHECK_STR(ring_text(to, r), "reload:same S:READY>RUNNING B:READY>RUNNING");
   REQUIRE(bt_inst_reset(to) == BT_OK);
   unsigned char saved[4096];
   REQUIRE(bt_inst_state_size(d) <= sizeof saved);
@@ -202,6 +208,194 @@ static void test_restore_and_transfer(void) {
   CHECK(bt_inst_recorder(from) == NULL);
   bt_rec_free(r);
   bt_inst_free(from);
+}
+
+/* What made each think: the first the recorder sees, a deadline, ForceUpdate, an event. */
+static const char *CAUSE[] = {"deadline", "start", "event", "force"};
+static char CAUSES[256];
+static void on_cause(void *ud, const bt_rec_entry *e) {
+  (void)ud;
+  if (e->type != BT_REC_THINK) return;
+  strncat(CAUSES, CAUSE[e->cause], sizeof CAUSES - strlen(CAUSES) - 2);
+  strcat(CAUSES, " ");
+}
+
+static void test_wake_causes(void) {
+  leaf A = LEAF("A", BT_RUNNING);
+  bt_graph *g = new_graph();
+  int a = add_leaf(g, &A), ev = add_node(g, BT_EVENT, "E", 0, 0), p = add_prio(g, "P", 0.5);
+  set_kids(g, ev, 1, a);
+  set_kids(g, p, 1, ev);
+  bt_inst *in = build(g, p, 0);
+  bt_rec *r = attach(in, 0);
+  bt_rec_set_callback(r, on_cause, NULL);
+  CAUSES[0] = 0;
+  think(in, 1);
+  think(in, 2);
+  bt_inst_force_update(in);
+  think(in, 3);
+  REQUIRE(bt_inst_fire_event(in, 1) == BT_OK);
+  think(in, 4);
+  REQUIRE(bt_inst_fire_event(in, 1) == BT_OK);
+  bt_inst_force_update(in); /* the latest says */
+  think(in, 5);
+  think(in, 6);
+  bt_rec_total(r); /* the last think's record is made when it is read */
+  CHECK_STR(CAUSES, "start deadline force event force deadline ");
+  bt_rec_free(r);
+  bt_inst_free(in);
+}
+
+/* A think's record is made when the host asks for the sleep time, with the time it got: the
+ * recorder does not walk the tree again. */
+static bt_rec_entry LAST;
+static int nthinks;
+static void on_think(void *ud, const bt_rec_entry *e) {
+  (void)ud;
+  if (e->type == BT_REC_THINK) LAST = *e, nthinks++;
+}
+
+static void test_think_record_takes_the_sleep_asked(void) {
+  leaf A = LEAF("A", BT_RUNNING);
+  A.sleep = 0.75;
+  bt_graph *g = new_graph();
+  int a = add_leaf(g, &A);
+  bt_inst *in = build(g, a, 0);
+  bt_rec *r = attach(in, 0);
+  bt_rec_set_callback(r, on_think, NULL);
+  nthinks = 0;
+  T = 1;
+  REQUIRE(bt_inst_update(in) == BT_OK);
+  CHECK_INT(nthinks, 0); /* not yet: the sleep time is not known */
+  double t = -1;
+  CHECK_INT(bt_inst_sleep_time(in, &t), 1);
+  CHECK_INT(nthinks, 1);
+  CHECK_NUM(LAST.sleep, t);
+  CHECK_INT(LAST.has_sleep, 1);
+  CHECK_INT((int)LAST.think, 1);
+  CHECK_INT(bt_inst_sleep_time(in, &t), 1); /* asked again: no second record */
+  CHECK_INT(nthinks, 1);
+  /* not asked: made before the next think's first record, from the tree as it is then */
+  T = 2;
+  REQUIRE(bt_inst_update(in) == BT_OK);
+  T = 3;
+  REQUIRE(bt_inst_update(in) == BT_OK);
+  CHECK_INT(nthinks, 2);
+  CHECK_INT((int)LAST.think, 2);
+  CHECK_NUM(LAST.time, 2);
+  CHECK_NUM(LAST.sleep, 0.75);
+  A.status = BT_SUCCESS;
+  T = 4;
+  REQUIRE(bt_inst_update(in) == BT_OK);
+  bt_rec_free(r); /* detaching makes the pending one */
+  CHECK_INT(nthinks, 4);
+  CHECK_INT(LAST.has_sleep, 0); /* A succeeded: nothing runs */
+  bt_inst_free(in);
+}
+
+/* Errors the host contained and records of its own carry their bytes; the ring frees them when
+ * they leave it (the sanitizer and valgrind runs see a leak otherwise). */
+static void test_error_and_host_records(void) {
+  leaf A = LEAF("A", BT_RUNNING);
+  bt_graph *g = new_graph();
+  int a = add_leaf(g, &A), s = add_node(g, BT_SEQUENCE, "S", 0, 0);
+  set_kids(g, s, 1, a);
+  bt_inst *in = build(g, s, 0);
+  CHECK_INT(bt_inst_record_error(in, 0, "no recorder: nothing"), BT_OK);
+  bt_rec *r = attach(in, 3);
+  T = 7;
+  CHECK_INT(bt_inst_record_error(in, 1, "attempt to index a nil value"), BT_OK);
+  CHECK_INT(bt_inst_record_error(in, -1, "brain.lua:3: oops"), BT_OK);
+  static const char pos[] = {'x', 0, 'y'}; /* bytes, not a string */
+  CHECK_INT(bt_inst_record_host(in, 7, pos, sizeof pos), BT_OK);
+  CHECK_STR(ring_text(in, r), "error:A:attempt to index a nil value error:-:brain.lua:3: oops host7:x");
+  bt_rec_entry e;
+  REQUIRE(bt_rec_get(r, 2, &e) == BT_OK);
+  CHECK_INT((int)e.size, 3);
+  CHECK(memcmp(e.text, pos, 3) == 0);
+  CHECK_NUM(e.time, 7);
+  REQUIRE(bt_rec_get(r, 0, &e) == BT_OK);
+  CHECK_INT((int)e.size, (int)strlen("attempt to index a nil value"));
+  CHECK_INT(bt_inst_record_error(in, 2, "x"), BT_EINVAL); /* no node 2 */
+  CHECK_INT(bt_inst_record_error(in, -2, "x"), BT_EINVAL);
+  CHECK_INT(bt_inst_record_error(in, 0, NULL), BT_EINVAL);
+  CHECK_INT(bt_inst_record_host(in, 1, NULL, 4), BT_EINVAL);
+  CHECK_INT(bt_inst_record_host(in, 1, NULL, 0), BT_OK);
+  for (int t = 8; t < 12; t++) think(in, t); /* the text records leave the ring */
+  CHECK_INT((int)bt_rec_count(r), 3);
+  bt_rec_free(r);
+  bt_inst_free(in);
+}
+
+/* A reload records both definitions' hashes before the statuses it moves. */
+static void test_reload_record(void) {
+  leaf C = FN("C", 1), B = LEAF("B", BT_RUNNING), D = LEAF("D", BT_RUNNING);
+  bt_inst *from = seq_tree(&C, &B);
+  bt_graph *g = new_graph();
+  int c = add_fn(g, BT_CONDITION, &C, "C"), b = add_leaf(g, &B), d = add_leaf(g, &D),
+      s = add_node(g, BT_SEQUENCE, "S", 0, 0);
+  set_kids(g, s, 3, c, d, b);
+  bt_inst *to = build(g, s, 0);
+  think(from, 1);
+  bt_rec *r = attach(to, 8);
+  int map[8];
+  REQUIRE(bt_def_match(bt_inst_def(to), bt_inst_def(from), map) >= 0);
+  REQUIRE(bt_def_match(bt_inst_def(from), bt_inst_def(to), map) >= 0);
+  REQUIRE(bt_inst_transfer(to, from, map, NULL) == BT_OK);
+  bt_rec_entry e;
+  REQUIRE(bt_rec_get(r, 0, &e) == BT_OK);
+  CHECK_INT(e.type, BT_REC_RELOAD);
+  CHECK(e.def_from == bt_def_hash(bt_inst_def(from)));
+  CHECK(e.def_to == bt_def_hash(bt_inst_def(to)));
+  CHECK(e.def_from != e.def_to);
+  bt_rec_free(r);
+  bt_inst_free(from);
+  bt_inst_free(to);
+}
+
+/* Recording switched on for a definition: each instance made afterwards has a recorder of its
+ * own, which its bt_inst_fini frees; one made before has none; switched off, none again. */
+static int def_records;
+static void count_record(void *ud, const bt_rec_entry *e) {
+  (void)e;
+  (*(int *)ud)++;
+}
+
+static void test_recording_by_definition(void) {
+  leaf A = LEAF("A", BT_RUNNING);
+  bt_graph *g = new_graph();
+  int a = add_leaf(g, &A);
+  bt_def *def = NULL;
+  REQUIRE(bt_def_create(&def, g, a) == BT_OK);
+  bt_graph_free(g);
+  bt_inst *before = NULL, *x = NULL, *y = NULL, *after = NULL;
+  REQUIRE(bt_inst_create(&before, def, &HOST, NULL, 0) == BT_OK);
+  bt_rec_options o = {4, count_record, &def_records};
+  CHECK_INT(bt_def_set_recording(NULL, &o), BT_EINVAL);
+  REQUIRE(bt_def_set_recording(def, &o) == BT_OK);
+  REQUIRE(bt_inst_create(&x, def, &HOST, NULL, 0) == BT_OK);
+  REQUIRE(bt_inst_create(&y, def, &HOST, NULL, 0) == BT_OK);
+  REQUIRE(bt_def_set_recording(def, NULL) == BT_OK);
+  REQUIRE(bt_inst_create(&after, def, &HOST, NULL, 0) == BT_OK);
+  CHECK(bt_inst_recorder(before) == NULL);
+  CHECK(bt_inst_recorder(after) == NULL);
+  CHECK(bt_inst_recorder(x) != NULL && bt_inst_recorder(y) != NULL);
+  CHECK(bt_inst_recorder(x) != bt_inst_recorder(y));
+  CHECK(bt_rec_inst(bt_inst_recorder(x)) == x);
+  def_records = 0;
+  think(x, 1);
+  think(y, 1);
+  think(before, 1);
+  CHECK_INT((int)bt_rec_count(bt_inst_recorder(x)), 2); /* A:READY>RUNNING, the think */
+  CHECK_INT((int)bt_rec_total(bt_inst_recorder(y)), 2);
+  CHECK_INT(def_records, 4);
+  bt_inst_free(x); /* frees its recorder */
+  REQUIRE(bt_inst_set_recorder(y, NULL) == BT_OK); /* so does detaching it */
+  CHECK(bt_inst_recorder(y) == NULL);
+  bt_inst_free(y);
+  bt_inst_free(before);
+  bt_inst_free(after);
+  bt_def_release(def);
 }
 
 /* ---- differential: replaying the records onto a shadow of the statuses gives the statuses ---- */
@@ -307,6 +501,11 @@ int main(void) {
   test_think_sleep_and_event();
   test_ring_keeps_last_n();
   test_restore_and_transfer();
+  test_wake_causes();
+  test_think_record_takes_the_sleep_asked();
+  test_error_and_host_records();
+  test_reload_record();
+  test_recording_by_definition();
   test_differential();
   return check_report("test_rec");
 }
