@@ -278,6 +278,20 @@ BTI_FUNC void bti_rec_force(bt_inst *in);
 BTI_FUNC void bti_rec_sleep(bt_inst *in, int has_sleep, double sleep);
 BTI_FUNC void bti_rec_reload(bt_inst *in, const bt_def *from);
 BTI_FUNC int bti_rec_init(bt_inst *in); /* the recorder its definition asks for (bt_def_set_recording) */
+BTI_FUNC void bti_rec_saved(bt_inst *in); /* a think saved its statuses as last results */
+
+/* ---- the log's side of a recorder (log.c) ----
+ * A recorder writing to a log (bt_rec_set_log) holds a bti_logrec, log.c's buffer for it; rec.c
+ * calls these with each record it files, when the instance is attached, when a think saved its
+ * statuses, and when the recorder goes. */
+typedef struct bti_logrec bti_logrec;
+BTI_FUNC bti_logrec **bti_rec_logp(bt_rec *rec); /* rec.c: where a recorder keeps its bti_logrec */
+BTI_FUNC void bti_log_status(bti_logrec *lr, int node, unsigned statuses, unsigned long long think,
+                             double time); /* statuses: from | to << 4 */
+BTI_FUNC void bti_log_entry(bti_logrec *lr, const bt_rec_entry *e); /* any other record */
+BTI_FUNC void bti_log_attached(bti_logrec *lr, bt_inst *in);
+BTI_FUNC void bti_log_saved(bti_logrec *lr, bt_inst *in, unsigned long long think, double time);
+BTI_FUNC void bti_log_release(bti_logrec *lr); /* the recorder is freed */
 #if BT_RECORDER
 #define BTI_RECORDING(in) __builtin_expect((in)->recording, 0)
 #else

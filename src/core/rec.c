@@ -50,6 +50,7 @@ struct bt_rec {
   uint8_t owned;   /* made by the instance's definition (bt_def_set_recording): its instance frees it */
   uint8_t pending; /* `think` holds the last think's record, waiting for its sleep time */
   slot last;       /* the pending think */
+  bti_logrec *log; /* log.c's buffer of this recorder's records for its log (bt_rec_set_log) */
 };
 
 static int has_extra(int type) { return type == BT_REC_ERROR || type == BT_REC_RELOAD || type == BT_REC_HOST; }
@@ -85,6 +86,15 @@ static void entry_of(const slot *s, bt_rec_entry *e) {
 /* Files a record: into the ring (taking its extra) and to the callback. */
 static void put(bt_rec *r, slot *s) {
   r->total++;
+  if (r->log) {
+    if (s->type == BT_REC_STATUS) {
+      bti_log_status(r->log, s->node, s->statuses, s->think, s->time);
+    } else {
+      bt_rec_entry e;
+      entry_of(s, &e);
+      bti_log_entry(r->log, &e);
+    }
+  }
   if (r->fn) {
     bt_rec_entry e;
     entry_of(s, &e);
@@ -262,6 +272,7 @@ int bt_inst_set_recorder(bt_inst *in, bt_rec *rec) {
   rec->cause = BT_WAKE_START;
   *slot_of(in) = rec;
   in->recording = 1;
+  if (rec->log) bti_log_attached(rec->log, in);
   return BT_OK;
 }
 
@@ -279,6 +290,11 @@ int bt_def_set_recording(bt_def *def, const bt_rec_options *opts) {
   return BT_OK;
 }
 
+void bti_rec_saved(bt_inst *in) {
+  bt_rec *r = rec_of(in);
+  if (r && r->log) bti_log_saved(r->log, in, r->think, r->now);
+}
+
 int bti_rec_init(bt_inst *in) {
   const bt_rec_options *o = in->def->recording;
   bt_rec *r = NULL;
@@ -286,6 +302,10 @@ int bti_rec_init(bt_inst *in) {
   if (bt_rec_create(&r, o->capacity) != BT_OK) return BT_ENOMEM;
   bt_rec_set_callback(r, o->fn, o->ud);
   r->owned = 1;
+  if (o->log && bt_rec_set_log(r, o->log) != BT_OK) {
+    bt_rec_free(r);
+    return BT_ENOMEM;
+  }
   return bt_inst_set_recorder(in, r);
 }
 
@@ -336,6 +356,7 @@ static void ring_clear(bt_rec *r) {
 void bt_rec_free(bt_rec *r) {
   if (!r) return;
   if (r->inst) detach(r);
+  if (r->log) bti_log_release(r->log);
   ring_clear(r);
   free(r->ring);
   free(r->label);
@@ -363,6 +384,7 @@ int bt_rec_set_agent(bt_rec *r, unsigned long long id, const char *label) {
 unsigned long long bt_rec_agent(const bt_rec *r) { return r->agent; }
 const char *bt_rec_label(const bt_rec *r) { return r->label ? r->label : ""; }
 bt_inst *bt_rec_inst(const bt_rec *r) { return r ? r->inst : NULL; }
+bti_logrec **bti_rec_logp(bt_rec *r) { return &r->log; }
 
 size_t bt_rec_count(bt_rec *r) {
   if (r->inst) settle(r);

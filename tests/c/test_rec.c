@@ -370,7 +370,7 @@ static void test_recording_by_definition(void) {
   bt_graph_free(g);
   bt_inst *before = NULL, *x = NULL, *y = NULL, *after = NULL;
   REQUIRE(bt_inst_create(&before, def, &HOST, NULL, 0) == BT_OK);
-  bt_rec_options o = {4, count_record, &def_records};
+  bt_rec_options o = {4, count_record, &def_records, NULL};
   CHECK_INT(bt_def_set_recording(NULL, &o), BT_EINVAL);
   REQUIRE(bt_def_set_recording(def, &o) == BT_OK);
   REQUIRE(bt_inst_create(&x, def, &HOST, NULL, 0) == BT_OK);
