@@ -370,7 +370,7 @@ void bti_log_saved(bti_logrec *lr, bt_inst *in, unsigned long long think, double
 
 /* The recorder is attached to in: its records now name in's nodes. A SHAPE record says so, with
  * the statuses and last results of in that are not READY (it may have run before). */
-void bti_log_attached(bti_logrec *lr, bt_inst *in) {
+void bti_log_attached(bti_logrec *lr, bt_inst *in, unsigned long long think, double time) {
   bt_log *log = lr->log;
   const bt_def *def = in->def;
   uint64_t hash = bt_def_hash(def);
@@ -405,6 +405,8 @@ void bti_log_attached(bti_logrec *lr, bt_inst *in) {
   raw *x = raw_next(lr);
   if (!x) return;
   x->type = RAW_SHAPE;
+  x->think = think;
+  x->time = time;
   /* its bytes: the hash, the number of entries, the entries (made once the count is known) */
   bytes *b = &lr->cur.b, e = {0};
   size_t start = b->len;
@@ -521,8 +523,7 @@ static int encode(bt_log *log, bti_logrec *lr, const raw *x, const unsigned char
   bytes *c = &log->chunk;
   if (!bytes_reserve(c, 64)) return 0;
   unsigned char *p = c->p + c->len;
-  int timed = x->type != RAW_SHAPE;
-  if (timed && (x->think != lr->think || bti_bits(x->time) != bti_bits(lr->time))) {
+  if (x->think != lr->think || bti_bits(x->time) != bti_bits(lr->time)) {
     long i = time_index(log, x->time);
     if (i < 0) return 0;
     if (x->think == lr->think + 1 && i < REC_TIME_SHORT) {
@@ -829,8 +830,7 @@ int bt_rec_set_log(bt_rec *rec, bt_log *log) {
   else log->first = lr;
   log->last = lr;
   unlock(log);
-  bt_inst *in = bt_rec_inst(rec);
-  if (in) bti_log_attached(lr, in);
+  bti_rec_log_attach(rec);
   return BT_OK;
 #endif
 }

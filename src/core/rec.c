@@ -272,7 +272,7 @@ int bt_inst_set_recorder(bt_inst *in, bt_rec *rec) {
   rec->cause = BT_WAKE_START;
   *slot_of(in) = rec;
   in->recording = 1;
-  if (rec->log) bti_log_attached(rec->log, in);
+  bti_rec_log_attach(rec);
   return BT_OK;
 }
 
@@ -288,6 +288,10 @@ int bt_def_set_recording(bt_def *def, const bt_rec_options *opts) {
   free(def->recording);
   def->recording = copy;
   return BT_OK;
+}
+
+void bti_rec_log_attach(bt_rec *r) {
+  if (r->inst && r->log) bti_log_attached(r->log, r->inst, r->think, time_of(r, r->inst));
 }
 
 void bti_rec_saved(bt_inst *in) {
@@ -317,6 +321,7 @@ bt_rec *bt_inst_recorder(const bt_inst *in) {
   return NULL;
 }
 static void detach(bt_rec *rec) { (void)rec; }
+void bti_rec_log_attach(bt_rec *r) { (void)r; }
 static void settle(bt_rec *r) { (void)r; }
 int bt_def_set_recording(bt_def *def, const bt_rec_options *opts) {
   (void)opts;

@@ -183,6 +183,7 @@ static void run_world(bt_log *log, int frames) {
   w.a = tree_a();
   w.b = tree_b();
   nseen = 0;
+  T = 0; /* the attach records' time */
   static const char *labels[NAGENTS] = {"sheep 1", "sheep 2", "wolf 3", "guard 4", "sheep 5"};
   for (int i = 0; i < NAGENTS; i++) {
     REQUIRE(bt_inst_create(&w.in[i], i == 3 ? w.b : w.a, &HOST, NULL, BT_INST_NOSCATTER) == BT_OK);
