@@ -107,6 +107,7 @@ struct bti_logrec {
   char *label, *want_label;
   uint64_t shape;         /* the hash of the shape last attached (0 with has_shape 0: none) */
   int has_shape;
+  int blind;              /* its shape could not be written: its records are lost until it can */
   bt_buf describe;        /* scratch for DBStrings */
   /* the encoder's context: the agent's last record as the reader will know it */
   uint64_t think;
@@ -127,7 +128,7 @@ static int raw_grow(rawbuf *b) {
 /* The next raw record of lr's current buffer, or NULL (counted as lost) without memory. */
 static raw *raw_next(bti_logrec *lr) {
   rawbuf *b = &lr->cur;
-  if (b->n == b->cap && !raw_grow(b)) {
+  if ((b->n == b->cap && !raw_grow(b)) || lr->blind) {
     b->lost++;
     return NULL;
   }
@@ -167,7 +168,9 @@ struct bt_log {
   uint64_t *shapes;         /* hashes of the shapes serialized */
   int nshapes, shapes_cap;
   bytes pending;            /* framed SHAPE and WORLD blocks for the next flush */
-  int err;                  /* the first error; BT_EIO stops the writes */
+  int err;                  /* the first error */
+  int stopped;              /* a write failed, or a flush ran out of memory: nothing more is written
+                               (after memory ran out, the end still is: the log stays whole) */
   char errmsg[256];
   bt_log_stats stats;
   /* the batch being encoded: the shapes and host records, the agents' declarations, the
@@ -323,14 +326,9 @@ void bti_log_saved(bti_logrec *lr, bt_inst *in, unsigned long long think, double
   x->think = think;
   x->time = time;
   if (!(lr->log->flags & BT_LOG_DBSTRINGS)) return;
-  /* the DBStrings and sleep times of the running nodes, encoded as the record will hold them */
-  x = raw_next(lr);
-  if (!x) return;
-  x->type = RAW_DESCRIBE;
-  x->think = think;
-  x->time = time;
-  bytes *b = &lr->cur.b, e = {0};
-  size_t start = b->len;
+  /* the DBStrings and sleep times of the running nodes, encoded as the record will hold them; the
+   * record is made after them, since the host's describe may make records of its own */
+  bytes e = {0};
   int count = 0, prev = 0, ok = 1;
   const bt_def *def = in->def;
   for (uint32_t n = 0; ok && n < def->nnodes; n++) {
@@ -354,18 +352,26 @@ void bti_log_saved(bti_logrec *lr, bt_inst *in, unsigned long long think, double
     prev = (int)n;
     count++;
   }
-  unsigned char h[10];
-  ok = ok && bytes_put(b, h, bti_put_varint(h, (uint64_t)count)) && bytes_put(b, e.p, e.len) &&
-       b->len <= UINT32_MAX;
-  bytes_free(&e);
-  if (!ok) {
-    b->len = start;
-    lr->cur.n--;
+  x = ok ? raw_next(lr) : NULL;
+  if (x) {
+    x->type = RAW_DESCRIBE;
+    x->think = think;
+    x->time = time;
+    bytes *b = &lr->cur.b;
+    size_t start = b->len;
+    unsigned char h[10];
+    if (bytes_put(b, h, bti_put_varint(h, (uint64_t)count)) && bytes_put(b, e.p, e.len) && b->len <= UINT32_MAX) {
+      x->u.t.off = (uint32_t)start;
+      x->u.t.size = (uint32_t)(b->len - start);
+    } else {
+      b->len = start;
+      lr->cur.n--;
+      lr->cur.lost++;
+    }
+  } else if (!ok) {
     lr->cur.lost++;
-    return;
   }
-  x->u.t.off = (uint32_t)start;
-  x->u.t.size = (uint32_t)(b->len - start);
+  bytes_free(&e);
 }
 
 /* The recorder is attached to in: its records now name in's nodes. A SHAPE record says so, with
@@ -395,6 +401,7 @@ void bti_log_attached(bti_logrec *lr, bt_inst *in, unsigned long long think, dou
         fail(log, BT_ENOMEM, "%s", "out of memory: a shape could not be kept (its agents' records are lost)");
         unlock(log);
         lr->cur.lost++;
+        lr->blind = 1;
         return;
       }
     }
@@ -402,8 +409,12 @@ void bti_log_attached(bti_logrec *lr, bt_inst *in, unsigned long long think, dou
     lr->shape = hash;
     lr->has_shape = 1;
   }
+  lr->blind = 0;
   raw *x = raw_next(lr);
-  if (!x) return;
+  if (!x) {
+    lr->blind = 1;
+    return;
+  }
   x->type = RAW_SHAPE;
   x->think = think;
   x->time = time;
@@ -432,6 +443,7 @@ void bti_log_attached(bti_logrec *lr, bt_inst *in, unsigned long long think, dou
     b->len = start;
     lr->cur.n--;
     lr->cur.lost++;
+    lr->blind = 1;
     return;
   }
   x->u.t.off = (uint32_t)start;
@@ -536,8 +548,7 @@ static int encode(bt_log *log, bti_logrec *lr, const raw *x, const unsigned char
     lr->think = x->think;
     lr->time = x->time;
   }
-  const unsigned char *text = b + x->u.t.off;
-  size_t size = 0;
+  size_t size = 0; /* the bytes of the record's in b, from x->u.t.off */
   switch (x->type) {
     case BT_REC_STATUS:
       *p++ = (unsigned char)(REC_STATUS | (x->a & 3) | (x->a >> 4 & 3) << 2);
@@ -581,7 +592,7 @@ static int encode(bt_log *log, bti_logrec *lr, const raw *x, const unsigned char
   }
   c->len = (size_t)(p - c->p);
   if (x->type <= BT_REC_HOST) log->records++;
-  return bytes_put(c, text, size);
+  return !size || bytes_put(c, b + x->u.t.off, size);
 }
 
 /* Encodes the batch (declarations, then each recorder's spare) into log->out. 0 without memory. */
@@ -620,7 +631,7 @@ static int encode_batch(bt_log *log) {
 
 /* Writes log->out; a failure stops the log's writes for good. */
 static void write_out(bt_log *log) {
-  if (!log->out.len || log->err == BT_EIO) return;
+  if (!log->out.len || log->err == BT_EIO) return; /* (the end is written after a stop for memory) */
   int bad;
   if (log->file) {
     bad = fwrite(log->out.p, 1, log->out.len, log->file) != log->out.len || fflush(log->file) != 0;
@@ -629,7 +640,9 @@ static void write_out(bt_log *log) {
   }
   lock(log);
   if (bad) {
+    log->err = 0; /* a write error is the one to report: the log's bytes end there */
     fail(log, BT_EIO, "cannot write the log: %s", log->file ? strerror(errno) : "the write function failed");
+    log->stopped = 1;
   } else {
     log->stats.bytes += log->out.len;
   }
@@ -641,8 +654,10 @@ static void write_batch(bt_log *log) {
   log->records = log->statuses = log->lost = 0;
   int ok = encode_batch(log);
   lock(log);
-  if (!ok) fail(log, BT_ENOMEM, "%s", "out of memory: a flush's records were lost");
-  else {
+  if (!ok) {
+    fail(log, BT_ENOMEM, "%s", "out of memory: the log stopped at a flush (what it holds before stays readable)");
+    log->stopped = 1;
+  } else {
     log->stats.records += log->records;
     log->stats.statuses += log->statuses;
     log->stats.lost += log->lost;
@@ -735,7 +750,7 @@ int bt_log_flush(bt_log *log) {
   lock(log);
   wait_idle(log);
   sweep(log);
-  int stopped = log->err == BT_EIO;
+  int stopped = log->stopped;
   int ok = 1;
   for (bti_logrec *lr = log->first; lr; lr = lr->next) {
     if (!lr->cur.n && !lr->cur.lost) continue;
@@ -758,19 +773,19 @@ int bt_log_flush(bt_log *log) {
       }
     }
     ok = ok && declare(log, lr);
-    if (ok) {
-      log->batch[log->nbatch++] = lr;
-    } else { /* out of memory: these records are lost, and said to be */
-      lr->spare.n = lr->spare.b.len = 0;
-      lr->cur.lost += lr->spare.lost + 1;
-      lr->spare.lost = 0;
-    }
+    if (ok) log->batch[log->nbatch++] = lr;
+    else lr->spare.n = lr->spare.b.len = lr->spare.lost = 0;
   }
   bytes t = log->batch_pending;
   log->batch_pending = log->pending;
   log->pending = t;
   log->pending.len = 0;
-  if (!ok) fail(log, BT_ENOMEM, "%s", "out of memory: a flush's records were lost");
+  if (!ok) { /* out of memory: the log stops (an agent's next records could not be read without these) */
+    fail(log, BT_ENOMEM, "%s", "out of memory: the log stopped at a flush (what it holds before stays readable)");
+    log->stopped = stopped = 1;
+    for (size_t i = 0; i < log->nbatch; i++) log->batch[i]->spare.n = log->batch[i]->spare.b.len = log->batch[i]->spare.lost = 0;
+    log->nbatch = 0;
+  }
   int rc = log->err;
   if (stopped) {
     log->batch_pending.len = log->decl.len = 0;
@@ -787,7 +802,7 @@ int bt_log_flush(bt_log *log) {
 #endif
   unlock(log);
   write_batch(log);
-  return log->err == BT_EIO ? BT_EIO : rc;
+  return log->err;
 }
 
 int bt_log_write_host(bt_log *log, double time, int code, const void *data, size_t size) {

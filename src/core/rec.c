@@ -125,21 +125,26 @@ static void put_think(bt_rec *r, int has_sleep, double sleep) {
   put(r, &r->last);
 }
 
-static double think_time(void *r) { return ((bt_rec *)r)->last.time; }
+static double think_time(void *t) { return *(const double *)t; }
 
 /* Files the pending think's record, asking the tree for its sleep time as it was at the think's
- * end: on the think's clock (the host's clock may have moved on since). */
+ * end: on the think's clock (the host's clock may have moved on since). The record leaves `last`
+ * first: a sleep time override may make records of its own (filed before it), or think again. */
 static void settle(bt_rec *r) {
   if (!r->pending) return;
+  slot think = r->last;
+  r->pending = 0;
   bt_inst *in = r->inst;
   const bt_host *own = in->host;
-  bt_host at_think = {think_time, NULL, NULL, r}; /* a sleep time draws no random number */
+  bt_host at_think = {think_time, NULL, NULL, &think.time}; /* a sleep time draws no random number */
   in->host = &at_think;
   double t = 0;
   int has = bt_node_tree_sleep_time(in, 0, &t);
   in->host = own;
   if (in->forceupdate) has = 1, t = 0;
-  put_think(r, has, t);
+  think.has_sleep = (uint8_t)(has != 0);
+  think.u.sleep = has ? t : 0;
+  put(r, &think);
 }
 
 static void detach(bt_rec *rec) {
