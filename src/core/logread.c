@@ -329,6 +329,7 @@ static int read_header(bt_log_reader *r) {
   int rc = have(r, LOG_HEADER_SIZE);
   if (rc < 0) return rc;
   size_t n = r->len - r->pos < LOG_HEADER_SIZE ? r->len - r->pos : LOG_HEADER_SIZE;
+  if (n == 0) return 0; /* nothing yet (and perhaps no buffer) */
   const unsigned char *h = r->buf + r->pos;
   if (memcmp(h, LOG_MAGIC, n < LOG_MAGIC_SIZE ? n : LOG_MAGIC_SIZE) != 0)
     return fail_with(r, BT_EFORMAT, "not a bt log: its first bytes are not a bt log's (\\x89BTLOG\\r\\n)");
