@@ -56,7 +56,7 @@ static void think(bt_inst *in) {
 }
 
 /* Where a run's records go. */
-enum { TO_NOTHING, TO_RING, TO_LOG, TO_LOG_THREAD };
+enum { TO_NOTHING, TO_RING, TO_LOG, TO_LOG_THREAD, TO_NO_SINK };
 
 static const char *log_path; /* the log file the runs write (removed at the end) */
 
@@ -78,7 +78,7 @@ static double run(bt_def *def, agent *agents, int n, int frames, int to, double 
   bt_rec **rec = calloc((size_t)n, sizeof *rec);
   if (!in || !rec) exit(1);
   rng_state = 1;
-  bt_log *log = to >= TO_LOG ? open_log(to == TO_LOG_THREAD ? BT_LOG_THREAD : 0) : NULL;
+  bt_log *log = to == TO_LOG || to == TO_LOG_THREAD ? open_log(to == TO_LOG_THREAD ? BT_LOG_THREAD : 0) : NULL;
   for (int i = 0; i < n; i++) {
     if (bt_inst_create(&in[i], def, &host, &agents[i], 0) != BT_OK) exit(1);
     if (to != TO_NOTHING && (bt_rec_create(&rec[i], to == TO_RING ? 256 : 0) != BT_OK ||
@@ -220,15 +220,23 @@ static double read_log(long long *records) {
   return best;
 }
 
+/* The index of --only's value in argv. */
+static int i_only(int argc, char **argv) {
+  for (int i = 1; i + 1 < argc; i++)
+    if (!strcmp(argv[i], "--only")) return i + 1;
+  return 0;
+}
+
 int main(int argc, char **argv) {
-  int agents = 10000, frames = 300, rounds = 5, measure = 0;
+  int agents = 10000, frames = 300, rounds = 5, measure = 0, only = -1;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--help")) {
-      printf("usage: bench_rec [--agents N] [--frames N] [--rounds N]\n\n"
+      printf("usage: bench_rec [--agents N] [--frames N] [--rounds N] [--only off|ring|log|thread|nosink]\n\n"
              "What the transition recorder costs a think: compiled out, compiled in and off, and\n"
              "on into ring buffers or a log file, on the 40-node brain with C leaves; the bytes a\n"
              "transition takes in the log of a world, and how fast the log reads back\n"
-             "(docs/performance.md). The log is written to $TMPDIR (default /tmp) and removed.\n");
+             "(docs/performance.md). The log is written to $TMPDIR (default /tmp) and removed.\n"
+             "--only runs one of the rows, for a profiler, and prints its figure alone.\n");
       return 0;
     }
     if (!strcmp(argv[i], "--version")) {
@@ -237,6 +245,17 @@ int main(int argc, char **argv) {
     }
     if (!strcmp(argv[i], "--measure")) { /* one figure, for bench_rec to read from bench_rec_norec */
       measure = 1;
+      continue;
+    }
+    if (!strcmp(argv[i], "--only") && i + 1 < argc) {
+      static const char *const rows[] = {"off", "ring", "log", "thread", "nosink"};
+      for (int k = 0; k < 5; k++)
+        if (!strcmp(argv[i + 1], rows[k])) only = k;
+      if (only < 0) {
+        fprintf(stderr, "bench_rec: bad argument '%s' (--help)\n", argv[i + 1]);
+        return 2;
+      }
+      i++;
       continue;
     }
     int *dst = !strcmp(argv[i], "--agents") ? &agents : !strcmp(argv[i], "--frames") ? &frames
@@ -267,13 +286,23 @@ int main(int argc, char **argv) {
     printf("%.3f\n", best);
     return 0;
   }
-  /* the reference: this program built on a core without the recorder, next to this one */
-  char cmd[4096];
-  snprintf(cmd, sizeof cmd, "'%s_norec' --measure --agents %d --frames %d --rounds 1", argv[0], agents, frames);
   char path[4096];
   const char *tmp = getenv("TMPDIR");
   snprintf(path, sizeof path, "%s/bench_rec_%ld.btlog", tmp && *tmp ? tmp : "/tmp", (long)getpid());
   log_path = path;
+  if (only >= 0) {
+    double best = 1e300, per = 0;
+    for (int r = 0; r < rounds; r++) {
+      double ns = run(def, ag, agents, frames, only, &per, NULL);
+      if (ns < best) best = ns;
+    }
+    printf("%s: %.1f ns/think (%.1f records a think)\n", argv[i_only(argc, argv)], best, per);
+    remove(path);
+    return 0;
+  }
+  /* the reference: this program built on a core without the recorder, next to this one */
+  char cmd[4096];
+  snprintf(cmd, sizeof cmd, "'%s_norec' --measure --agents %d --frames %d --rounds 1", argv[0], agents, frames);
   double out = 1e300, off = 1e300, on = 1e300, logged = 1e300, threaded = 1e300, per = 0, per_log = 0;
   bt_log_stats st = {0};
   for (int r = 0; r < rounds; r++) {

@@ -287,8 +287,11 @@ BTI_FUNC void bti_rec_saved(bt_inst *in); /* a think saved its statuses as last 
 typedef struct bti_logrec bti_logrec;
 BTI_FUNC bti_logrec **bti_rec_logp(bt_rec *rec); /* rec.c: where a recorder keeps its bti_logrec */
 BTI_FUNC void bti_rec_log_attach(bt_rec *rec);   /* rec.c: tells its log the instance it watches */
-BTI_FUNC void bti_log_status(bti_logrec *lr, int node, unsigned statuses, unsigned long long think,
-                             double time); /* statuses: from | to << 4 */
+BTI_FUNC unsigned bti_rec_agent_gen(const bt_rec *rec); /* rec.c: changes with bt_rec_set_agent */
+/* A record without bytes (STATUS, THINK, EVENT): a is STATUS's from | to << 4, THINK's cause; b is
+ * THINK's has_sleep. */
+BTI_FUNC void bti_log_record(bti_logrec *lr, int type, unsigned a, unsigned b, int node, unsigned long long think,
+                             double time, double sleep);
 BTI_FUNC void bti_log_entry(bti_logrec *lr, const bt_rec_entry *e); /* any other record */
 BTI_FUNC void bti_log_attached(bti_logrec *lr, bt_inst *in, unsigned long long think, double time);
 BTI_FUNC void bti_log_saved(bti_logrec *lr, bt_inst *in, unsigned long long think, double time);

@@ -76,7 +76,7 @@ typedef struct raw {
   uint8_t type;
   uint8_t a;     /* STATUS: from | to << 4; THINK: the cause */
   uint8_t b;     /* THINK: has_sleep */
-  uint8_t pad;
+  uint8_t saved; /* a think saved its statuses (a SAVED record) just before this record */
   int32_t node;  /* STATUS, EVENT, ERROR: the node; HOST: the code */
   uint64_t think;
   double time;
@@ -96,19 +96,27 @@ typedef struct rawbuf {
 } rawbuf;
 
 struct bti_logrec {
+  /* the think path's, on the recorder's thread */
+  rawbuf cur;             /* the think path appends to cur; a flush swaps it with spare */
   bt_log *log;
+  uint8_t saved;          /* a think saved its statuses: the next record says so */
+  uint8_t blind;          /* its shape could not be written: its records are lost until it can */
+  int has_shape;
+  uint64_t saved_think;   /* the think that saved them */
+  double saved_time;
+  uint64_t shape;         /* the hash of the shape last attached (0 with has_shape 0: none) */
+  bt_buf describe;        /* scratch for DBStrings */
+  /* the flush's and the encoder's (on the log's thread with BT_LOG_THREAD): a cache line apart,
+   * so that the two threads do not write the same one */
+  _Alignas(64) rawbuf spare;
   bt_rec *rec;            /* NULL once the recorder was freed or went to another log */
-  rawbuf cur, spare;      /* the think path appends to cur; a flush swaps them; spare is encoded */
   struct bti_logrec *next;
   /* what the log declared of the agent, and what it is now (read at flushes, and when the
    * recorder goes) */
   int index;              /* its number in the log, -1 until declared */
+  unsigned gen;           /* bti_rec_agent_gen when the agent was last looked at */
   unsigned long long id, want_id;
   char *label, *want_label;
-  uint64_t shape;         /* the hash of the shape last attached (0 with has_shape 0: none) */
-  int has_shape;
-  int blind;              /* its shape could not be written: its records are lost until it can */
-  bt_buf describe;        /* scratch for DBStrings */
   /* the encoder's context: the agent's last record as the reader will know it */
   uint64_t think;
   double time;
@@ -132,7 +140,10 @@ static raw *raw_next(bti_logrec *lr) {
     b->lost++;
     return NULL;
   }
-  return &b->r[b->n++];
+  raw *x = &b->r[b->n++];
+  x->saved = lr->saved;
+  lr->saved = 0;
+  return x;
 }
 
 /* Puts n bytes into lr's current byte buffer for the record x: 1, or 0 (x dropped, counted as
@@ -179,7 +190,9 @@ struct bt_log {
   bti_logrec **batch;
   size_t nbatch, batch_cap;
   /* the encoder's buffers */
-  bytes out, body, chunk;
+  bytes out, body;
+  size_t chunk_at; /* where the open agent's records' size goes in body */
+  int prev_index;  /* the last agent's number in the frame block */
   uint64_t *times;          /* the frame's time table, by index, and its hash of bits -> index + 1 */
   size_t ntimes, times_cap;
   uint64_t *hkeys;
@@ -289,14 +302,17 @@ static int shape_known(const bt_log *log, uint64_t hash) {
 
 /* ---- the think path: each record, as it is, into the recorder's buffer ---- */
 
-void bti_log_status(bti_logrec *lr, int node, unsigned statuses, unsigned long long think, double time) {
+void bti_log_record(bti_logrec *lr, int type, unsigned a, unsigned b, int node, unsigned long long think,
+                    double time, double sleep) {
   raw *x = raw_next(lr);
   if (!x) return;
-  x->type = BT_REC_STATUS;
-  x->a = (uint8_t)statuses;
+  x->type = (uint8_t)type;
+  x->a = (uint8_t)a;
+  x->b = (uint8_t)b;
   x->node = node;
   x->think = think;
   x->time = time;
+  x->u.sleep = sleep;
 }
 
 void bti_log_entry(bti_logrec *lr, const bt_rec_entry *e) {
@@ -320,12 +336,17 @@ void bti_log_entry(bti_logrec *lr, const bt_rec_entry *e) {
 }
 
 void bti_log_saved(bti_logrec *lr, bt_inst *in, unsigned long long think, double time) {
+  if (!(lr->log->flags & BT_LOG_DBSTRINGS)) { /* the next record (or the flush) says it */
+    lr->saved = 1;
+    lr->saved_think = think;
+    lr->saved_time = time;
+    return;
+  }
   raw *x = raw_next(lr);
   if (!x) return;
   x->type = RAW_SAVED;
   x->think = think;
   x->time = time;
-  if (!(lr->log->flags & BT_LOG_DBSTRINGS)) return;
   /* the DBStrings and sleep times of the running nodes, encoded as the record will hold them; the
    * record is made after them, since the host's describe may make records of its own */
   bytes e = {0};
@@ -500,39 +521,62 @@ static void times_clear(bt_log *log) {
   log->ntimes = 0;
 }
 
-/* Appends the frame block of the records encoded so far (the time table, then body) to out. */
+/* Appends the frame block of the records encoded so far (the time table, then body) to out,
+ * written in place. */
 static int put_frame(bt_log *log) {
   if (!log->body.len) return 1;
-  bytes p = {0};
-  int ok = bytes_varint(&p, log->ntimes) && bytes_reserve(&p, log->ntimes * 8 + log->body.len);
-  if (ok) {
-    for (size_t i = 0; i < log->ntimes; i++) bti_put_u64(p.p + p.len + 8 * i, log->times[i]);
-    p.len += log->ntimes * 8;
-    memcpy(p.p + p.len, log->body.p, log->body.len);
-    p.len += log->body.len;
-    ok = put_block(&log->out, BLOCK_FRAME, p.p, p.len);
-  }
-  bytes_free(&p);
+  unsigned char head[22];
+  size_t nt = bti_put_varint(head + 11, log->ntimes); /* the payload's first field, kept aside */
+  size_t size = nt + 8 * log->ntimes + log->body.len;
+  head[0] = BLOCK_FRAME;
+  size_t h = 1 + bti_put_varint(head + 1, size);
+  if (!bytes_reserve(&log->out, h + size + 4)) return 0;
+  unsigned char *start = log->out.p + log->out.len, *q = start;
+  memcpy(q, head, h);
+  memcpy(q + h, head + 11, nt);
+  q += h + nt;
+  for (size_t i = 0; i < log->ntimes; i++, q += 8) bti_put_u64(q, log->times[i]);
+  memcpy(q, log->body.p, log->body.len);
+  q += log->body.len;
+  uint32_t crc = bti_crc32(0, start, (size_t)(q - start));
+  for (int i = 0; i < 4; i++) *q++ = (unsigned char)(crc >> (8 * i));
+  log->out.len = (size_t)(q - log->out.p);
   log->body.len = 0;
+  log->prev_index = 0; /* agents' numbers start again in the next block */
   times_clear(log);
-  return ok;
+  return 1;
 }
 
-/* Appends the agent's records encoded into chunk to the body: the agent's number (as the
- * difference from the previous one's, zigzag), their size, the records. */
-static int put_chunk(bt_log *log, int index, int *prev_index) {
-  if (!log->chunk.len) return 1;
-  int ok = bytes_varint(&log->body, bti_zigzag((int64_t)index - *prev_index)) &&
-           bytes_varint(&log->body, log->chunk.len) && bytes_put(&log->body, log->chunk.p, log->chunk.len);
-  *prev_index = index;
-  log->chunk.len = 0;
-  return ok;
+/* An agent's records in the body: the agent's number (as the difference from the previous one's
+ * in the block, zigzag), their size, the records. A chunk is opened with one byte for its size,
+ * and closed once its size is known (moving the records when the size takes more bytes). */
+static int open_chunk(bt_log *log, int index) {
+  if (!bytes_reserve(&log->body, 11)) return 0;
+  log->body.len += bti_put_varint(log->body.p + log->body.len, bti_zigzag((int64_t)index - log->prev_index));
+  log->prev_index = index;
+  log->chunk_at = log->body.len++;
+  return 1;
 }
 
-/* Encodes one record of lr into log->chunk (after the record that moves the agent's think and
+static int close_chunk(bt_log *log) {
+  size_t start = log->chunk_at + 1, size = log->body.len - start;
+  if (size < 0x80) {
+    log->body.p[log->chunk_at] = (unsigned char)size;
+    return 1;
+  }
+  unsigned char v[10];
+  size_t n = bti_put_varint(v, size);
+  if (!bytes_reserve(&log->body, n - 1)) return 0;
+  memmove(log->body.p + start + n - 1, log->body.p + start, size);
+  memcpy(log->body.p + log->chunk_at, v, n);
+  log->body.len += n - 1;
+  return 1;
+}
+
+/* Encodes one record of lr into the body (after the record that moves the agent's think and
  * time, when they moved). 0 without memory. */
 static int encode(bt_log *log, bti_logrec *lr, const raw *x, const unsigned char *b) {
-  bytes *c = &log->chunk;
+  bytes *c = &log->body;
   if (!bytes_reserve(c, 64)) return 0;
   unsigned char *p = c->p + c->len;
   if (x->think != lr->think || bti_bits(x->time) != bti_bits(lr->time)) {
@@ -548,6 +592,7 @@ static int encode(bt_log *log, bti_logrec *lr, const raw *x, const unsigned char
     lr->think = x->think;
     lr->time = x->time;
   }
+  if (x->saved) *p++ = REC_SAVED;
   size_t size = 0; /* the bytes of the record's in b, from x->u.t.off */
   switch (x->type) {
     case BT_REC_STATUS:
@@ -601,24 +646,25 @@ static int encode_batch(bt_log *log) {
   int ok = bytes_put(&log->out, log->batch_pending.p, log->batch_pending.len) &&
            bytes_put(&log->out, log->decl.p, log->decl.len);
   log->batch_pending.len = log->decl.len = 0;
-  int prev_index = 0;
-  log->body.len = log->chunk.len = 0;
+  log->body.len = 0;
+  log->prev_index = 0;
   times_clear(log);
   for (size_t i = 0; i < log->nbatch; i++) {
     bti_logrec *lr = log->batch[i];
     rawbuf *s = &lr->spare;
+    ok = ok && open_chunk(log, lr->index);
     for (size_t k = 0; ok && k < s->n; k++) {
       ok = encode(log, lr, &s->r[k], s->b.p);
-      if (ok && log->chunk.len + log->body.len > LOG_FRAME_SPLIT) /* a frame block is cut here */
-        ok = put_chunk(log, lr->index, &prev_index) && put_frame(log);
+      if (ok && log->body.len > LOG_FRAME_SPLIT && k + 1 < s->n) /* a frame block ends here */
+        ok = close_chunk(log) && put_frame(log) && open_chunk(log, lr->index);
     }
     if (ok && s->lost) {
       unsigned char l[11];
       l[0] = REC_LOST;
-      ok = bytes_put(&log->chunk, l, 1 + bti_put_varint(l + 1, s->lost));
+      ok = bytes_put(&log->body, l, 1 + bti_put_varint(l + 1, s->lost));
       log->lost += s->lost;
     }
-    ok = ok && put_chunk(log, lr->index, &prev_index);
+    ok = ok && close_chunk(log);
     if (ok && log->body.len > LOG_FRAME_SPLIT) ok = put_frame(log);
     s->n = 0;
     s->b.len = 0;
@@ -693,6 +739,8 @@ static void wait_idle(bt_log *log) { (void)log; }
 /* Makes the agent's declaration if it changed (under the lock). */
 static int declare(bt_log *log, bti_logrec *lr) {
   if (lr->rec) {
+    unsigned gen = bti_rec_agent_gen(lr->rec);
+    if (lr->index >= 0 && gen == lr->gen) return 1; /* no bt_rec_set_agent since it was declared */
     const char *label = bt_rec_label(lr->rec);
     lr->want_id = bt_rec_agent(lr->rec);
     if (!lr->want_label || strcmp(lr->want_label, label) != 0) {
@@ -701,6 +749,7 @@ static int declare(bt_log *log, bti_logrec *lr) {
       free(lr->want_label);
       lr->want_label = copy;
     }
+    lr->gen = gen;
   }
   const char *want = lr->want_label ? lr->want_label : "";
   if (lr->index >= 0 && lr->id == lr->want_id && lr->label && strcmp(lr->label, want) == 0) return 1;
@@ -753,6 +802,15 @@ int bt_log_flush(bt_log *log) {
   int stopped = log->stopped;
   int ok = 1;
   for (bti_logrec *lr = log->first; lr; lr = lr->next) {
+    if (lr->saved) { /* a think saved its statuses and no record followed yet */
+      lr->saved = 0;
+      raw *x = raw_next(lr);
+      if (x) {
+        x->type = RAW_SAVED;
+        x->think = lr->saved_think;
+        x->time = lr->saved_time;
+      }
+    }
     if (!lr->cur.n && !lr->cur.lost) continue;
     rawbuf t = lr->cur;
     lr->cur = lr->spare;
@@ -831,8 +889,9 @@ int bt_rec_set_log(bt_rec *rec, bt_log *log) {
   if (*p && (*p)->log == log) return BT_OK;
   bti_logrec *lr = NULL;
   if (log) {
-    lr = calloc(1, sizeof *lr);
+    lr = aligned_alloc(_Alignof(bti_logrec), sizeof *lr);
     if (!lr) return BT_ENOMEM;
+    memset(lr, 0, sizeof *lr);
     lr->log = log;
     lr->rec = rec;
     lr->index = -1;
@@ -990,7 +1049,6 @@ int bt_log_close(bt_log *log) {
   bytes_free(&log->decl);
   bytes_free(&log->out);
   bytes_free(&log->body);
-  bytes_free(&log->chunk);
   free(log->batch);
   free(log->shapes);
   free(log->times);

@@ -51,6 +51,7 @@ struct bt_rec {
   uint8_t pending; /* `think` holds the last think's record, waiting for its sleep time */
   slot last;       /* the pending think */
   bti_logrec *log; /* log.c's buffer of this recorder's records for its log (bt_rec_set_log) */
+  unsigned agent_gen; /* counts bt_rec_set_agent's calls: the log declares the agent again */
 };
 
 static int has_extra(int type) { return type == BT_REC_ERROR || type == BT_REC_RELOAD || type == BT_REC_HOST; }
@@ -87,8 +88,9 @@ static void entry_of(const slot *s, bt_rec_entry *e) {
 static void put(bt_rec *r, slot *s) {
   r->total++;
   if (r->log) {
-    if (s->type == BT_REC_STATUS) {
-      bti_log_status(r->log, s->node, s->statuses, s->think, s->time);
+    if (!has_extra(s->type)) {
+      bti_log_record(r->log, s->type, (unsigned)(s->statuses | s->cause), s->has_sleep, s->node, s->think, s->time,
+                     s->u.sleep);
     } else {
       bt_rec_entry e;
       entry_of(s, &e);
@@ -388,6 +390,7 @@ int bt_rec_set_agent(bt_rec *r, unsigned long long id, const char *label) {
   free(r->label);
   r->label = copy;
   r->agent = id;
+  r->agent_gen++;
   return BT_OK;
 }
 
@@ -395,6 +398,7 @@ unsigned long long bt_rec_agent(const bt_rec *r) { return r->agent; }
 const char *bt_rec_label(const bt_rec *r) { return r->label ? r->label : ""; }
 bt_inst *bt_rec_inst(const bt_rec *r) { return r ? r->inst : NULL; }
 bti_logrec **bti_rec_logp(bt_rec *r) { return &r->log; }
+unsigned bti_rec_agent_gen(const bt_rec *r) { return r->agent_gen; }
 
 size_t bt_rec_count(bt_rec *r) {
   if (r->inst) settle(r);

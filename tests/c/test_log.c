@@ -759,40 +759,63 @@ static void test_shape_paths_and_def(void) {
   free(m.p);
 }
 
-/* Many agents with many records in one frame: the frame is written as several blocks, read back
- * the same. */
+/* Many agents with many records in one frame: the frame is written as several blocks (agents'
+ * numbers counted again from each block's start), read back the same. */
 static void test_big_frame(void) {
   mem m = {0};
   bt_log *log = NULL;
   REQUIRE(bt_log_open_fn(&log, mem_write, &m, 0, NULL, 0) == BT_OK);
   leaf A = LEAF("A", BT_RUNNING);
-  bt_graph *g = new_graph();
-  bt_inst *in = build(g, add_leaf(g, &A), 0);
-  bt_rec *rec = NULL;
-  REQUIRE(bt_rec_create(&rec, 0) == BT_OK);
-  REQUIRE(bt_rec_set_log(rec, log) == BT_OK);
-  REQUIRE(bt_inst_set_recorder(in, rec) == BT_OK);
+  enum { N = 4 };
+  bt_inst *in[N];
+  bt_rec *rec[N];
+  for (int i = 0; i < N; i++) {
+    bt_graph *g = new_graph();
+    in[i] = build(g, add_leaf(g, &A), 0);
+    REQUIRE(bt_rec_create(&rec[i], 0) == BT_OK);
+    REQUIRE(bt_rec_set_agent(rec[i], 50 + (unsigned long long)i, NULL) == BT_OK);
+    REQUIRE(bt_rec_set_log(rec[i], log) == BT_OK);
+    REQUIRE(bt_inst_set_recorder(in[i], rec[i]) == BT_OK);
+  }
   static char big[300000];
   for (size_t i = 0; i < sizeof big; i++) big[i] = (char)(i * 7);
-  for (int k = 0; k < 8; k++) REQUIRE(bt_inst_record_host(in, k, big, sizeof big) == BT_OK);
+  for (int k = 0; k < 8; k++) REQUIRE(bt_inst_record_host(in[0], k, big, sizeof big) == BT_OK);
+  for (int i = 1; i < N; i++) {
+    REQUIRE(bt_inst_record_host(in[i], 100 + i, big, sizeof big / 2) == BT_OK);
+    think_at(in[i], 1);
+  }
   REQUIRE(bt_log_flush(log) == BT_OK);
-  bt_rec_free(rec);
-  bt_inst_free(in);
+  for (int i = 0; i < N; i++) {
+    bt_rec_free(rec[i]);
+    bt_inst_free(in[i]);
+  }
   REQUIRE(bt_log_close(log) == BT_OK);
   int counts[8] = {0};
   size_t ends[1];
   walk_blocks(m.p, m.len, counts, ends, 0);
-  CHECK(counts[3] >= 2);
+  CHECK(counts[3] >= 3);
   bt_log_reader *r = reader_of(m.p, m.len);
   bt_log_record x;
-  int n = 0;
-  while (bt_log_read(r, &x) == 1)
-    if (x.entry.type == BT_REC_HOST) {
+  int n = 0, others = 0, thinks = 0;
+  while (bt_log_read(r, &x) == 1) {
+    if (x.entry.type == BT_REC_THINK) {
+      CHECK(x.agent >= 51 && x.agent < 50 + N);
+      thinks++;
+    }
+    if (x.entry.type != BT_REC_HOST) continue;
+    if (x.agent == 50) {
       CHECK_INT(x.entry.node, n);
       CHECK(x.entry.size == sizeof big && memcmp(x.entry.text, big, sizeof big) == 0);
       n++;
+    } else {
+      CHECK_INT(x.entry.node, 100 + (int)(x.agent - 50));
+      CHECK(x.entry.size == sizeof big / 2 && memcmp(x.entry.text, big, sizeof big / 2) == 0);
+      others++;
     }
+  }
   CHECK_INT(n, 8);
+  CHECK_INT(others, N - 1);
+  CHECK_INT(thinks, N - 1);
   CHECK_INT(bt_log_reader_where(r, NULL), BT_LOG_ENDED);
   bt_log_reader_free(r);
   free(m.p);
