@@ -301,7 +301,10 @@ static void say_where(const source *s) {
 
 /* Prints s (n bytes) as it is but tabs, newlines, backslashes and other control bytes, escaped. */
 static void put_escaped(const char *s, size_t n) {
-  for (size_t i = 0; i < n; i++) {
+  size_t plain = 0; /* the bytes that need no escape, written at once */
+  while (plain < n && (unsigned char)s[plain] >= 0x20 && s[plain] != '\\' && s[plain] != 0x7f) plain++;
+  fwrite(s, 1, plain, stdout);
+  for (size_t i = plain; i < n; i++) {
     unsigned char c = (unsigned char)s[i];
     if (c == '\\') fputs("\\\\", stdout);
     else if (c == '\t') fputs("\\t", stdout);
@@ -314,13 +317,32 @@ static void put_escaped(const char *s, size_t n) {
 
 static const char *CAUSES[] = {"deadline", "start", "event", "force"};
 
-/* The node's path (a static buffer). */
+/* The paths of the nodes of the shapes met, made once each. */
+typedef struct paths {
+  const bt_log_shape *shape;
+  char **path;
+  struct paths *next;
+} paths;
+static paths *path_cache;
+
+/* The node's path (kept for the program's life). */
 static const char *path_of(const bt_log_shape *s, int node) {
-  static bt_buf b;
-  b.len = 0;
-  b.err = 0;
-  if (bt_log_shape_path(s, node, &b) != BT_OK || !b.data) return "?";
-  return b.data;
+  paths *c = path_cache;
+  while (c && c->shape != s) c = c->next;
+  if (!c) {
+    c = calloc(1, sizeof *c);
+    if (!c || !(c->path = calloc((size_t)bt_log_shape_size(s), sizeof *c->path))) die("out of memory");
+    c->shape = s;
+    c->next = path_cache;
+    path_cache = c;
+  }
+  if (node < 0 || node >= bt_log_shape_size(s)) return "?";
+  if (!c->path[node]) {
+    bt_buf b = {0};
+    if (bt_log_shape_path(s, node, &b) != BT_OK || !b.data) die("out of memory");
+    c->path[node] = b.data;
+  }
+  return c->path[node];
 }
 
 /* ---- print ---- */
@@ -369,21 +391,54 @@ static int wanted(const options *o, const bt_log_record *rec) {
   return 1;
 }
 
-static void print_record(const bt_log_record *rec) {
+/* The first fields of a line: time, agent, label, think. Records come in runs of one agent and one
+ * time (a think's), so the text of the last ones is kept. */
+static void print_head(const bt_log_record *rec) {
+  static char time_text[64], agent_text[64];
+  static double last_time = -1;
+  static int have_time, last_index = -2;
+  static unsigned long long last_agent;
+  static const char *last_label;
   const bt_rec_entry *e = &rec->entry;
-  printf("%.4f\t", e->time);
+  if (!have_time || memcmp(&e->time, &last_time, sizeof last_time) != 0) {
+    snprintf(time_text, sizeof time_text, "%.4f\t", e->time);
+    last_time = e->time;
+    have_time = 1;
+  }
+  fputs(time_text, stdout);
   if (rec->agent_index < 0) {
     fputs("-\t-\t-\t", stdout);
-  } else {
-    printf("%llu\t", rec->agent);
-    if (rec->label[0]) put_escaped(rec->label, strlen(rec->label));
-    else putchar('-');
-    printf("\t%llu\t", e->think);
+    return;
   }
+  if (rec->agent_index != last_index || rec->agent != last_agent || rec->label != last_label) {
+    snprintf(agent_text, sizeof agent_text, "%llu\t", rec->agent);
+    last_index = rec->agent_index;
+    last_agent = rec->agent;
+    last_label = rec->label;
+  }
+  fputs(agent_text, stdout);
+  if (rec->label[0]) put_escaped(rec->label, strlen(rec->label));
+  else putchar('-');
+  char digits[24], *d = digits + sizeof digits;
+  *--d = '\t';
+  unsigned long long think = e->think;
+  do *--d = (char)('0' + think % 10); while ((think /= 10) != 0);
+  *--d = '\t';
+  fwrite(d, 1, (size_t)(digits + sizeof digits - d), stdout);
+}
+
+static void print_record(const bt_log_record *rec) {
+  const bt_rec_entry *e = &rec->entry;
+  print_head(rec);
   fputs(type_name(e->type), stdout);
   switch (e->type) {
     case BT_REC_STATUS:
-      printf("\t%s\t%s>%s", path_of(rec->shape, e->node), bt_status_name(e->from), bt_status_name(e->to));
+      putchar('\t');
+      fputs(path_of(rec->shape, e->node), stdout);
+      putchar('\t');
+      fputs(bt_status_name(e->from), stdout);
+      putchar('>');
+      fputs(bt_status_name(e->to), stdout);
       break;
     case BT_REC_THINK:
       printf("\t%s\t", CAUSES[e->cause & 3]);
