@@ -861,6 +861,40 @@ static void test_recorder_moves(void) {
   free(m2.p);
 }
 
+/* Recording switched on for a definition with a log: every instance made of it writes there. */
+static void test_recording_by_definition(void) {
+  mem m = {0};
+  bt_log *log = NULL;
+  REQUIRE(bt_log_open_fn(&log, mem_write, &m, 0, NULL, 0) == BT_OK);
+  bt_def *a = tree_a();
+  bt_rec_options o = {0, NULL, NULL, log};
+  REQUIRE(bt_def_set_recording(a, &o) == BT_OK);
+  bt_inst *in[3];
+  for (int i = 0; i < 3; i++) {
+    REQUIRE(bt_inst_create(&in[i], a, &HOST, NULL, BT_INST_NOSCATTER) == BT_OK);
+    REQUIRE(bt_rec_set_agent(bt_inst_recorder(in[i]), 7 + (unsigned long long)i, "made") == BT_OK);
+    CHECK(bt_rec_log(bt_inst_recorder(in[i])) == log);
+  }
+  for (int i = 0; i < 3; i++) think_at(in[i], 1);
+  REQUIRE(bt_log_flush(log) == BT_OK);
+  for (int i = 0; i < 3; i++) bt_inst_free(in[i]); /* frees their recorders */
+  REQUIRE(bt_def_set_recording(a, NULL) == BT_OK);
+  bt_def_release(a);
+  REQUIRE(bt_log_close(log) == BT_OK);
+  bt_log_reader *r = reader_of(m.p, m.len);
+  bt_log_record x;
+  int thinks = 0;
+  while (bt_log_read(r, &x) == 1)
+    if (x.entry.type == BT_REC_THINK) {
+      CHECK(x.agent >= 7 && x.agent <= 9);
+      CHECK_STR(x.label, "made");
+      thinks++;
+    }
+  CHECK_INT(thinks, 3);
+  bt_log_reader_free(r);
+  free(m.p);
+}
+
 int main(void) {
   leaf B = LEAF("B", BT_RUNNING);
   bt_graph *g = new_graph();
@@ -887,5 +921,6 @@ int main(void) {
   test_shape_paths_and_def();
   test_big_frame();
   test_recorder_moves();
+  test_recording_by_definition();
   return check_report("test_log");
 }

@@ -5,7 +5,7 @@
 #   tree     the agent's tree at each think's time, from the log, is the live dump taken then, and
 #            with --dot the live picture
 #   why      the latest switch and its cause for each kind (start, period, ended, event, force,
-#            reload, entered) is expected/why.txt
+#            reload, entered), of Priorities and an ActiveSelector, is expected/why.txt
 #   print    filters by agent, label, node path, time range, status and type (expected/print.txt);
 #            the standard input reads as the file
 #   a log cut short prints the records of its whole blocks and says where it stopped (exit 0);
@@ -47,6 +47,7 @@ done
 {
   for t in 1 2.8 3.05 3.5 4.5 5.5 6.6 7.2 8; do "$bt_log" why "$log" --agent 1 --at $t; done
   for t in 1 2.5; do "$bt_log" why "$log" --label 'wolf*' --at $t; done
+  for t in 0.5 1; do "$bt_log" why "$log" --agent 3 --at $t; done
 } > "$tmp/why.txt" 2>&1 || fail "why exited $?"
 hashless < "$tmp/why.txt" > "$tmp/why.h"
 hashless < "$dir/expected/why.txt" > "$tmp/why.e"

@@ -17,6 +17,8 @@
  * Agent 2, "wolf 2": Root, a Priority of period 1, over Night (a Sequence of IsNight and Sleepy, a
  * Priority of period 0.5 over Tired and Wander) and Play. 0.0 start (Play); 2.0 night: Root
  * switches to Night by its period, and Sleepy, started by it, chooses Wander (entered).
+ * Agent 3, "guard 3": Guard, an ActiveSelector, over Alarm (a Sequence of Alarmed and Shout) and
+ * Patrol. 0.0 start (Patrol); 1.0 alarmed: Guard re-evaluates and Alarm passes (period).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -33,7 +35,7 @@ static double now(void *d) {
 static const bt_host HOST = {now, NULL, NULL, NULL};
 
 /* The leaves' results, set by the script. */
-static int scared, night, tired;
+static int scared, night, tired, alarmed;
 static int run_status = BT_RUNNING, cry_status = BT_RUNNING;
 
 static int cond(bt_call *c) { return *(int *)c->ud; }
@@ -116,6 +118,24 @@ static bt_def *wolf_tree(void) {
   return def;
 }
 
+static bt_def *guard_tree(void) {
+  bt_builder *b = NULL;
+  check(bt_builder_new(&b), "builder");
+  bt_builder_active_selector(b, "Guard");
+  bt_builder_sequence(b, "Alarm");
+  bt_builder_condition(b, cond, &alarmed, "Alarmed");
+  leaf(b, "Shout", NULL);
+  bt_builder_back(b);
+  leaf(b, "Patrol", NULL);
+  bt_def *def = NULL;
+  if (bt_builder_end(b, &def, NULL) != BT_OK) {
+    fprintf(stderr, "log_scenarios: %s\n", bt_builder_errmsg(b));
+    exit(1);
+  }
+  bt_builder_free(b);
+  return def;
+}
+
 static const char *dir;
 
 static void write_file(const char *what, int agent, double t, const bt_buf *b) {
@@ -157,9 +177,14 @@ int main(int argc, char **argv) {
     fprintf(stderr, "log_scenarios: %s\n", err);
     return 1;
   }
-  bt_def *sheep = sheep_tree(0), *wolf = wolf_tree();
-  bt_inst *s = NULL, *w = NULL;
-  bt_rec *rs = NULL, *rw = NULL;
+  bt_def *sheep = sheep_tree(0), *wolf = wolf_tree(), *guard = guard_tree();
+  bt_inst *s = NULL, *w = NULL, *gd = NULL;
+  bt_rec *rs = NULL, *rw = NULL, *rg = NULL;
+  check(bt_inst_create(&gd, guard, &HOST, NULL, 0), "guard");
+  check(bt_rec_create(&rg, 0), "recorder");
+  check(bt_rec_set_agent(rg, 3, "guard 3"), "agent");
+  check(bt_rec_set_log(rg, log), "log");
+  check(bt_inst_set_recorder(gd, rg), "attach");
   check(bt_inst_create(&s, sheep, &HOST, NULL, 0), "sheep");
   check(bt_inst_create(&w, wolf, &HOST, NULL, 0), "wolf");
   check(bt_rec_create(&rs, 0), "recorder");
@@ -173,6 +198,10 @@ int main(int argc, char **argv) {
 
   think(s, 1, 0.0);
   think(w, 2, 0.0);
+  think(gd, 3, 0.0);
+  check(bt_log_flush(log), "flush");
+  alarmed = 1;
+  think(gd, 3, 1.0);
   check(bt_log_flush(log), "flush");
   think(s, 1, 1.5);
   think(s, 1, 2.0);
@@ -222,6 +251,9 @@ int main(int argc, char **argv) {
 
   bt_rec_free(rs);
   bt_rec_free(rw);
+  bt_rec_free(rg);
+  bt_inst_free(gd);
+  bt_def_release(guard);
   bt_inst_free(s);
   bt_inst_free(w);
   bt_def_release(sheep);
