@@ -957,7 +957,7 @@ enum {
 };
 
 typedef struct bt_log_record {
-  bt_rec_entry entry;        /* as the recorder made it (text: valid until the next read) */
+  bt_rec_entry entry;        /* as the recorder made it (text: valid until the next read or feed) */
   unsigned long long agent;  /* the host's agent id (bt_rec_set_agent; 0 for BT_LOG_WORLD) */
   const char *label;         /* its label ("" when none) */
   int agent_index;           /* the agent's number in the log, 0 up, in order of appearance
@@ -990,7 +990,7 @@ int bt_log_reader_feed(bt_log_reader *r, const void *data, size_t size);
 void bt_log_reader_free(bt_log_reader *r); /* NULL is allowed */
 
 /* Reads the next record into *out: 1 when there is one (its text and label stay valid until the
- * next read); 0 when there is none for now (bt_log_reader_where says why: the log's end, or its
+ * next read or feed); 0 when there is none for now (bt_log_reader_where says why: the log's end, or its
  * bytes end: a reader of a file that grows reads on at the next call); or an error, after which
  * every call returns it: BT_EFORMAT (not a log, another format version), BT_ECORRUPT (damaged
  * bytes: the message says at which byte and what), BT_EIO, BT_ENOMEM. Every record of the blocks

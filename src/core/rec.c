@@ -298,7 +298,7 @@ int bt_def_set_recording(bt_def *def, const bt_rec_options *opts) {
 }
 
 void bti_rec_log_attach(bt_rec *r) {
-  if (r->inst && r->log) bti_log_attached(r->log, r->inst, r->think, time_of(r, r->inst));
+  if (r->inst && r->log) bti_log_attached(r->log, r->inst, r->think, bti_now(r->inst));
 }
 
 void bti_rec_saved(bt_inst *in) {
