@@ -25,6 +25,7 @@
 
 #include "arena.h"
 #include "bt.h"
+#include "inspect.h"
 #include "kinds.h"
 #include "view.h"
 
@@ -259,46 +260,66 @@ int main(int argc, char **argv) {
     }
     a.live = 1;
     view_info vi = {0};
+    static inspector in;
+    inspect_init(&in, &a);
     double next = now(), window_start = next, window_brain = 0, window_host = 0;
-    long long window_ticks = 0, window_thinks = arena_thinks(&a, NULL);
-    int quit = 0;
+    long long window_ticks = 0, window_thinks = arena_thinks(&a, NULL), frame = 0;
+    int quit = 0, step = 0, redraw = 0;
     while (!quit && !quit_signal && (total < 0 || tick < total)) {
-      tick++;
+      frame++;
       double t0 = now();
-      world_step(&a.w, (double)tick / TICKS_PER_SECOND);
-      arena_sync(&a);
-      arena_reload_poll(&a);
-      double t1 = now();
-      arena_think(&a, tick);
+      if (!in.paused || step) { /* paused, the world stands still but for a step asked for */
+        step = 0;
+        tick++;
+        world_step(&a.w, (double)tick / TICKS_PER_SECOND);
+        arena_sync(&a);
+        arena_reload_poll(&a);
+        double t1 = now();
+        arena_think(&a, tick);
+        double t2 = now();
+        brain_time += t2 - t1;
+        host_time += t1 - t0;
+        window_brain += t2 - t1;
+        window_host += t1 - t0;
+        window_ticks++;
+      } else {
+        arena_reload_poll(&a); /* a saved edit is taken (and said) while paused too */
+      }
       double t2 = now();
-      brain_time += t2 - t1;
-      host_time += t1 - t0;
-      window_brain += t2 - t1;
-      window_host += t1 - t0;
-      window_ticks++;
       if (t2 - window_start >= 1) { /* the figures in the status line: the last second's */
         long long thinks = arena_thinks(&a, NULL);
-        vi.brain_us = window_brain * 1e6 / window_ticks;
-        vi.host_us = window_host * 1e6 / window_ticks;
+        if (window_ticks > 0) {
+          vi.brain_us = window_brain * 1e6 / window_ticks;
+          vi.host_us = window_host * 1e6 / window_ticks;
+        }
         vi.thinks_per_s = (double)(thinks - window_thinks) / (t2 - window_start);
         window_thinks = thinks;
         window_start = t2;
         window_brain = window_host = 0;
         window_ticks = 0;
       }
-      if (tick % DRAW_EVERY == 1) {
+      if (redraw || frame % DRAW_EVERY == 1) {
+        redraw = 0;
         vi.tick = tick;
         double t3 = now();
-        view_draw(&a, &vi);
+        view_draw(&a, &vi, &in);
         host_time += now() - t3;
         window_host += now() - t3;
       }
       next += 1.0 / TICKS_PER_SECOND;
       double late = now() - next;
       if (late > 0.5) next = now(); /* fell behind: do not race to catch up */
-      for (double left; !quit && !quit_signal && (left = next - now()) > 0;) {
+      for (double left; !quit && !quit_signal && !step && (left = next - now()) > 0;) {
         int key = view_key((int)ceil(left * 1000));
-        if (key == 'q' || key == 'Q' || key == 3) quit = 1;
+        if (key < 0) continue;
+        int asked = inspect_key(&in, &a, key);
+        if (asked == INSPECT_QUIT) quit = 1;
+        else if (asked == INSPECT_STEP) step = 1; /* the tick runs at once, then the frame */
+        else if (asked == INSPECT_REDRAW) {
+          vi.tick = tick;
+          view_draw(&a, &vi, &in);
+        }
+        redraw |= asked == INSPECT_STEP;
       }
     }
     view_close();
