@@ -8,8 +8,9 @@
  *
  * Each tick (30 per simulated second): the world moves (world_step), the scripts hear what
  * happened (arena_sync), then bt.BrainManager:Update(tick) thinks the brains that are due.
- * Live, it runs at real time and draws the world in the terminal; headless, it runs as fast as it
- * can and prints one summary line.
+ * Live, it runs at real time and draws the world in the terminal, where keys pause it, step it a
+ * tick at a time and inspect one creature's tree (inspect.h); headless, it runs as fast as it can
+ * and prints one summary line.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -79,7 +80,9 @@ static const char USAGE[] =
     "  --help        this text\n"
     "  --version     bt-arena's version\n"
     "\n"
-    "Live, the world is drawn in the terminal at real time (30 ticks a second); q quits.\n";
+    "Live, the world is drawn in the terminal at real time (30 ticks a second); q quits,\n"
+    "space pauses, '.' runs one tick, Tab (or a kind's letter, or the arrows) picks a creature\n"
+    "and shows its tree, Esc closes it (docs/arena.md and bt-arena(1) list every key).\n";
 
 static void die_usage(const char *fmt, const char *a, const char *b) {
   fprintf(stderr, "bt-arena: ");
