@@ -57,8 +57,16 @@ static void test_sequence_order(void) {
   bt_inst *in = build(g, s, 0);
   bt_rec *r = attach(in, 64);
   CHECK(bt_inst_recorder(in) == r);
-  think(in, 1);
+  T = 1;
+  REQUIRE(bt_inst_update(in) == BT_OK);
+  bt_rec_entry first;
+  REQUIRE(bt_rec_get(r, 0, &first) == BT_OK); /* read before the think's record is made */
+  CHECK_NUM(first.time, 1);
+  CHECK_INT((int)first.think, 1);
   CHECK_STR(ring_text(in, r), "C:READY>SUCCESS B:READY>RUNNING S:READY>RUNNING C:SUCCESS>READY think1@1(0)");
+  T = 1.5; /* the host's clock moves on: the records keep their think's time */
+  REQUIRE(bt_rec_get(r, 2, &first) == BT_OK);
+  CHECK_NUM(first.time, 1);
   B.status = BT_SUCCESS;
   bt_rec_clear(r);
   think(in, 2);

@@ -5,7 +5,6 @@
 local H = require "helpers"
 local bt = H.bt
 
-
 -- "<path> FROM>TO" for status records, "think <cause>" for thinks, "<type> <path>" for others
 local function story(rec, first)
   local out = {}
