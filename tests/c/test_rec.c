@@ -310,6 +310,10 @@ static void test_error_and_host_records(void) {
   set_kids(g, s, 1, a);
   bt_inst *in = build(g, s, 0);
   CHECK_INT(bt_inst_record_error(in, 0, "no recorder: nothing"), BT_OK);
+  bt_rec *big = NULL;
+  CHECK_INT(bt_rec_create(&big, (size_t)BT_REC_MAX_CAPACITY + 1), BT_EINVAL);
+  CHECK(big == NULL);
+  CHECK_INT(bt_rec_create(NULL, 4), BT_EINVAL);
   bt_rec *r = attach(in, 3);
   T = 7;
   CHECK_INT(bt_inst_record_error(in, 1, "attempt to index a nil value"), BT_OK);
