@@ -429,8 +429,9 @@ static void panel_record(out *o, const panel *p, int i) {
   char text[256];
   snprintf(text, sizeof text, " %8.2f #%-4lld ", rec->time, rec->think);
   seg(o, &col, width, "2", text);
-  if (strcmp(rec->type, "status") == 0) {
-    snprintf(text, sizeof text, "%s ", rec->path[0] ? rec->path : "?");
+  if (strcmp(rec->type, "status") == 0) { /* a record from before a reload has no path */
+    if (rec->path[0]) snprintf(text, sizeof text, "%s ", rec->path);
+    else snprintf(text, sizeof text, "node %d ", rec->node);
     seg(o, &col, width, "0", text);
     seg(o, &col, width, status_sgr(rec->from), status_word(rec->from));
     seg(o, &col, width, "0", " > ");
@@ -445,7 +446,7 @@ static void panel_record(out *o, const panel *p, int i) {
   } else {
     snprintf(text, sizeof text, "%s%s%s%s%s%s%s", rec->type, rec->path[0] ? " " : "", rec->path,
              rec->cause[0] ? " " : "", rec->cause, rec->message[0] ? ": " : "", rec->message);
-    seg(o, &col, width, "35", text);
+    seg(o, &col, width, strcmp(rec->type, "error") == 0 ? "31" : "35", text);
   }
   pad(o, &col, width, "0");
 }

@@ -283,6 +283,14 @@ LUA
   since $mark | grep -q '^\[0;[0-9;]*mFeast$' || { stop; fail "the tree has no line for the node Feast"; }
   wait_for $mark '^\[0;1;33mWander$' || { stop; fail "the running path (Wander, highlighted) is not shown"; }
   since $mark | grep -q '^\[0;1;30;103mr' || { stop; fail "the selected rabbit is not marked on the map"; }
+  # its last transitions, from the recorder attached on the pick: thinks, and status changes by path
+  # (a bt built with -DBT_RECORDER=OFF has none, and the panel says so)
+  wait_for $mark '^\[0;2m(think, sleeps|record: the recorder is compiled out)' || { stop; fail "no think among the rabbit's last transitions"; }
+  if since $mark | grep -q 'record: the recorder is compiled out'; then
+    echo "(bt is built without the recorder: the panel says so; transitions not checked)"
+  else
+    wait_for $mark '^\[0;0mPriority/[A-Za-z0-9#/]+ $' || { stop; fail "no status change among the rabbit's last transitions"; }
+  fi
   first=$(since $mark | sed -n 's/^\[0;7;[0-9;]*m r rabbit#\([0-9]*\) .*/\1/p' | tail -1)
   key r
   wait_for $mark "^\[0;7;[0-9;]*m r rabbit#[0-9]+ " || { stop; fail "a second 'r' shows no rabbit"; }
