@@ -241,8 +241,11 @@ local bt = require "bt"
 local Wander = require "behaviours.wander"
 return bt.SharedBrain(function()
   return bt.PriorityNode({
-    bt.WhileNode(function(inst) return inst:GetHunger() > 2 end, "NeverStarving",
-      bt.ActionNode(function() end, "Feast")),
+    bt.WhileNode(function(inst) return inst:GetHunger() > 2 end, "NeverStarving", bt.SequenceNode {
+      bt.ActionNode(function() end, "Feast"), bt.ActionNode(function() end, "Nap"),
+      bt.ActionNode(function() end, "Dig"), bt.ActionNode(function() end, "Hop"),
+      bt.ActionNode(function() end, "Sniff"), bt.ActionNode(function() end, "Burrow"),
+    }),
     Wander(nil, nil, 8),
   }, .25)
 end)
@@ -278,10 +281,16 @@ LUA
 
   wait_for 0 ' day 1 ' || { stop; fail "no frame: $(cat "$tmp/err")"; }
   key r
-  wait_for $mark 'NeverStarving' || { stop; fail "'r' did not show a rabbit's tree"; }
+  # its 11 nodes in the panel's 8 lines: following the running path (Wander), the last 8 show
   wait_for $mark '^\[0;7;[0-9;]*m r rabbit#[0-9]+ ' || { stop; fail "'r' did not show the rabbit's header"; }
-  since $mark | grep -q '^\[0;[0-9;]*mFeast$' || { stop; fail "the tree has no line for the node Feast"; }
+  wait_for $mark '^\[0;[0-9;]*mFeast$' || { stop; fail "the tree has no line for the node Feast"; }
   wait_for $mark '^\[0;1;33mWander$' || { stop; fail "the running path (Wander, highlighted) is not shown"; }
+  wait_for $mark '^\[0;7;[0-9;]*m nodes 4-11 of 11 $' || { stop; fail "the panel does not say it shows nodes 4-11 of 11"; }
+  key '\033[5~' # Page Up: the top of the tree
+  wait_for $mark '^\[0;7;[0-9;]*m nodes 1-8 of 11 $' || { stop; fail "Page Up did not scroll to nodes 1-8"; }
+  wait_for $mark '^\[0;[0-9;]*mNeverStarving$' || { stop; fail "scrolled up, the tree has no line for NeverStarving"; }
+  key ']'
+  wait_for $mark '^\[0;7;[0-9;]*m nodes 4-11 of 11 $' || { stop; fail "']' did not scroll down"; }
   since $mark | grep -q '^\[0;1;30;103mr' || { stop; fail "the selected rabbit is not marked on the map"; }
   # its last transitions, from the recorder attached on the pick: thinks, and status changes by path
   # (a bt built with -DBT_RECORDER=OFF has none, and the panel says so)
