@@ -271,7 +271,8 @@ int main(int argc, char **argv) {
     while (!quit && !quit_signal && (total < 0 || tick < total)) {
       frame++;
       double t0 = now();
-      if (!in.paused || step) { /* paused, the world stands still but for a step asked for */
+      int advance = !in.paused || step;
+      if (advance) { /* paused, the world stands still but for a step asked for */
         step = 0;
         tick++;
         world_step(&a.w, (double)tick / TICKS_PER_SECOND);
@@ -306,8 +307,10 @@ int main(int argc, char **argv) {
         vi.tick = tick;
         double t3 = now();
         view_draw(&a, &vi, &in);
-        host_time += now() - t3;
-        window_host += now() - t3;
+        if (advance) { /* the host's cost per tick: frames drawn while paused run no tick */
+          host_time += now() - t3;
+          window_host += now() - t3;
+        }
       }
       next += 1.0 / TICKS_PER_SECOND;
       double late = now() - next;

@@ -25,6 +25,9 @@ static struct termios saved_termios;
 static int raw_on, screen_on, stdin_eof;
 static int shown[SHOWN]; /* the creatures listed under the map: one of each kind in turn */
 static arena_inspection inspection; /* the inspector's creature, read at each frame */
+/* per node of it, whether it is on the running path, and scratch by depth (grown as needed) */
+static unsigned char *on_path, *on_path_by_depth;
+static int on_path_cap;
 
 int view_open(void) {
   if (isatty(STDIN_FILENO) && tcgetattr(STDIN_FILENO, &saved_termios) == 0) {
@@ -53,6 +56,10 @@ void view_close(void) {
     raw_on = 0;
   }
   arena_inspection_free(&inspection);
+  free(on_path);
+  free(on_path_by_depth);
+  on_path = on_path_by_depth = NULL;
+  on_path_cap = 0;
 }
 
 /* A byte of standard input within timeout_ms, or -1. */
@@ -266,22 +273,23 @@ typedef struct panel {
   unsigned char *on_path;     /* per node: on the running path (RUNNING, under a running root) */
 } panel;
 
-/* Marks the running path; returns the deepest node on it, or -1. */
-static int running_path(const arena_inspection *ins, unsigned char *on_path) {
-  static unsigned char *by_depth;
-  static int cap;
-  int deepest = -1;
-  if (ins->nnodes + 1 > cap) {
-    unsigned char *p = realloc(by_depth, (size_t)ins->nnodes + 1);
-    if (!p) return -1;
-    by_depth = p;
-    cap = ins->nnodes + 1;
+/* Marks the running path (the RUNNING nodes under a running root) into on_path; returns the
+ * deepest node on it, or -1 (also without memory, and then on_path is NULL). */
+static int running_path(const arena_inspection *ins) {
+  if (ins->nnodes + 1 > on_path_cap) {
+    unsigned char *p = realloc(on_path, (size_t)ins->nnodes + 1);
+    if (p) on_path = p;
+    unsigned char *q = p ? realloc(on_path_by_depth, (size_t)ins->nnodes + 1) : NULL;
+    if (q) on_path_by_depth = q;
+    if (!p || !q) return -1;
+    on_path_cap = ins->nnodes + 1;
   }
+  int deepest = -1;
   for (int i = 0; i < ins->nnodes; i++) {
     int d = ins->nodes[i].depth;
     if (d < 0 || d > i) d = 0; /* pre-order: a node is at most as deep as nodes before it */
-    int on = ins->nodes[i].status == BT_RUNNING && (d == 0 || by_depth[d - 1]);
-    by_depth[d] = (unsigned char)on;
+    int on = ins->nodes[i].status == BT_RUNNING && (d == 0 || on_path_by_depth[d - 1]);
+    on_path_by_depth[d] = (unsigned char)on;
     on_path[i] = (unsigned char)on;
     if (on) deepest = i;
   }
@@ -291,8 +299,6 @@ static int running_path(const arena_inspection *ins, unsigned char *on_path) {
 /* Lays the panel out in rows x width: the header, the tree (following the running path unless
  * scrolled), and the last transitions below when there is room. */
 static void panel_layout(panel *p, inspector *in, int rows, int width) {
-  static unsigned char *on_path;
-  static int cap;
   p->rows = rows;
   p->width = width;
   p->record_rows = rows >= 12 ? rows * 2 / 5 : 0;
@@ -301,17 +307,8 @@ static void panel_layout(panel *p, inspector *in, int rows, int width) {
   const arena_inspection *ins = &inspection;
   int deepest = -1;
   if (ins->has_tree && ins->nnodes > 0) {
-    if (ins->nnodes > cap) {
-      unsigned char *q = realloc(on_path, (size_t)ins->nnodes);
-      if (q) {
-        on_path = q;
-        cap = ins->nnodes;
-      }
-    }
-    if (ins->nnodes <= cap) {
-      p->on_path = on_path;
-      deepest = running_path(ins, on_path);
-    }
+    deepest = running_path(ins);
+    if (ins->nnodes + 1 <= on_path_cap) p->on_path = on_path;
   }
   int most = ins->nnodes > p->tree_rows ? ins->nnodes - p->tree_rows : 0;
   int top = in->scroll;
