@@ -133,6 +133,12 @@ static void think(lua_State *L, lbt_tree *t) {
   S->thinking++;
   bt_inst_update(t->inst);
   S->thinking--;
+  /* a recorder takes the think's record with its sleep time, which may call the tree's Lua
+   * nodes: asked here, with the tree entered, never later from a read or a collection */
+  if (bt_inst_recorder(t->inst)) {
+    double sleep;
+    bt_inst_sleep_time(t->inst, &sleep);
+  }
   lbt_time_group_end(S, group);
   leave(L, t, &outer, flushed);
   lbt_run_deferred(L, t->S); /* a reload asked for during the think */

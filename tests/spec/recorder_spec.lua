@@ -110,6 +110,27 @@ describe("the recorder", function()
     assert.equal(1, #errors) -- still reported as before
   end)
 
+  it("takes a think's sleep time while the tree is entered, so nodes written in Lua are asked safely", function()
+    -- before: the think's record waited for its sleep time until the recorder was read or
+    -- collected, then asked the tree's Lua nodes with no tree entered, and the process crashed
+    local out, err, ok = H.run_lua([[
+      local H = require "helpers"
+      local bt = H.bt
+      local tree = bt.BT({}, bt.PriorityNode({H.Twice(H.leaf("Flip", {"SUCCESS", "FAILED", "RUNNING"})),
+        H.leaf("Graze", "RUNNING")}, 0.5, true))
+      local rec = tree:record({capacity = 4})
+      tree:Update()
+      tree:Update()
+      local last = rec:records()[#rec:records()]
+      print(last.type, last.sleep)
+      rec = nil
+      collectgarbage()
+      print("done")
+    ]])
+    assert.is_true(ok, err)
+    assert.equal("think\t0.0\ndone\n", out)
+  end)
+
   it("detaches with nil, and refuses what is not a recorder or options", function()
     local tree = bt.BT({}, bt.ActionNode(function() end, "A"))
     local rec = bt.Recorder({ capacity = 8, agent = 5, label = "sheep 5" })
