@@ -864,6 +864,108 @@ int bt_inst_record_error(bt_inst *inst, int node, const char *message);
  * a NULL inst, or NULL data with a size; BT_ENOMEM. */
 int bt_inst_record_host(bt_inst *inst, int code, const void *data, size_t size);
 
+/* ---- statistics: per-node figures from the recorder's records (docs/c-api.md "Statistics") ----
+ * A bt_stats counts, for each tree shape (bt_def_hash) and each node of it (pre-order index),
+ * summed over any number of agents, what the records say the node did. It is fed the records of
+ * live recorders (bt_rec_set_stats: a recorder of capacity 0 keeps no ring, so statistics cost no
+ * log), or records decoded from anywhere (bt_stats_add). The figures, from records alone:
+ *   visits     the node was entered: its status changed in a think from READY to another, or
+ *              from SUCCESS or FAILED to other than READY (a finished node visited again without
+ *              a reset). A running node visited again that stays RUNNING makes no record and is
+ *              no new visit (see thinks); a visit that leaves a node READY is not seen.
+ *   successes, failures   changes to SUCCESS, to FAILED, in a think
+ *   aborts     runs interrupted: changes from RUNNING to READY (a reset by a parent, a Priority
+ *              choosing another child, an event, bt_inst_reset), in a think or not
+ *   runs       changes to RUNNING, in a think or not (a restore or reload that sets a node
+ *              RUNNING starts a run, and is no visit)
+ *   thinks     thinks at whose end the node was RUNNING
+ *   time       seconds spent RUNNING, summed over runs: a run lasts from the record of its change
+ *              to RUNNING to that of its change out of RUNNING; a run under way counts up to the
+ *              time of its agent's latest record
+ *   longest    the longest run, runs under way included
+ *   running    agents in which the node runs now
+ *   errors     BT_REC_ERROR records naming the node (bt_inst_record_error)
+ * "In a think" is told from the records: a record whose think number is above that of its
+ * agent's latest BT_REC_THINK record was made in a think. A run is kept per agent and node: a
+ * change to RUNNING of a node already running ends the run under way first. Reading a bt_stats
+ * (and resetting or merging it) first makes the last think's record its live recorders may still
+ * hold (bt_rec_total's settling), so a read right after bt_inst_update counts that think. A bt_stats belongs
+ * to one thread, as a recorder does; merge the bt_stats of several threads with bt_stats_merge. */
+
+/* One node's figures (bt_stats_node_get, bt_stats_list). */
+typedef struct bt_stats_node {
+  unsigned long long shape; /* bt_def_hash of its tree */
+  int node;                 /* its pre-order index */
+  int running;              /* agents in which it runs now */
+  unsigned long long visits, successes, failures, aborts, runs, thinks, errors;
+  double time;    /* seconds running */
+  double longest; /* the longest run, in seconds */
+} bt_stats_node;
+
+/* One shape's figures (bt_stats_shape_get). */
+typedef struct bt_stats_shape {
+  unsigned long long shape; /* bt_def_hash */
+  int nodes;                /* its node count (bt_def_size) */
+  int agents;               /* agents whose records were counted */
+  unsigned long long thinks; /* BT_REC_THINK records */
+  unsigned long long errors; /* BT_REC_ERROR records of no one node (node -1) */
+  const bt_def *def; /* a definition of the shape a live recorder fed (held until bt_stats_free),
+                        to name the nodes with bt_def_name; NULL for shapes known by bt_stats_add */
+} bt_stats_shape;
+
+/* Orders of bt_stats_list. */
+enum {
+  BT_STATS_BY_TREE = 0,  /* shapes in the order they were first seen, nodes in pre-order */
+  BT_STATS_BY_TIME = 1,  /* hottest first: most time running, then most visits, then tree order */
+  BT_STATS_BY_VISITS = 2 /* most visits, then most time running, then tree order */
+};
+
+typedef struct bt_stats bt_stats;
+
+/* An empty bt_stats. BT_EINVAL (out NULL), BT_ENOMEM. */
+int bt_stats_create(bt_stats **out);
+/* Detaches it from every recorder that feeds it (bt_rec_set_stats(rec, NULL)) and frees it. NULL
+ * is allowed. */
+void bt_stats_free(bt_stats *st);
+/* Makes st the statistics that rec feeds (NULL: none; a recorder feeds one bt_stats). Each
+ * recorder is an agent of its own; a recorder that stops feeding st (detached, freed, or
+ * given another) ends its runs under way at the time of its latest record. A shared node's
+ * figures are counted at its first place (bt_def_node_of_state). BT_EINVAL (rec NULL), BT_ENOMEM. */
+int bt_rec_set_stats(bt_rec *rec, bt_stats *st);
+bt_stats *bt_rec_stats(const bt_rec *rec);
+/* Switches statistics on (st) or off (NULL) for the instances bt_inst_init makes of def from now
+ * on: each feeds st through its recorder, the one bt_def_set_recording gives it, or else one of
+ * capacity 0 and no callback made for the purpose (bt_inst_recorder returns it; bt_inst_fini frees
+ * it). Instances made before are left as they are. st must outlive those instances' recorders.
+ * BT_EINVAL for a NULL def or a recorder compiled out (bt_inst_init fails with BT_ENOMEM when it
+ * cannot attach a recorder to st). */
+int bt_def_set_stats(bt_def *def, bt_stats *st);
+/* Counts one record of `agent` (any id of the caller's: each agent's runs are its own), made by an
+ * instance of a tree of shape `shape` (bt_def_hash) with `nodes` nodes. When the shape of an agent
+ * changes (a reload), its runs under way end at the time of its latest record. BT_EINVAL: st or e
+ * NULL, nodes < 1, a shape already known with another node count, an unknown type, a STATUS
+ * record with a node out of range or bad statuses, an ERROR record with a node out of range;
+ * BT_ENOMEM. A refused record changes nothing. */
+int bt_stats_add(bt_stats *st, unsigned long long agent, unsigned long long shape, int nodes,
+                 const bt_rec_entry *e);
+/* Zeroes every figure; the runs under way go on, counted from `now` (the agents' clock). */
+void bt_stats_reset(bt_stats *st, double now);
+/* Adds src's figures into dst, shape by shape, src's runs under way counted as far as they went
+ * (as running, and as time). BT_EINVAL (NULL, dst == src, a shape with another node count);
+ * BT_ENOMEM (dst is then unchanged). */
+int bt_stats_merge(bt_stats *dst, bt_stats *src);
+/* Shapes counted so far, and the i-th (0: the first seen); BT_EINVAL for a bad i. */
+int bt_stats_shape_count(bt_stats *st);
+int bt_stats_shape_get(bt_stats *st, int i, bt_stats_shape *out);
+/* One node's figures; BT_EINVAL for a shape not counted or a node out of range. */
+int bt_stats_node_get(bt_stats *st, unsigned long long shape, int node, bt_stats_node *out);
+/* Every node of every shape, in the order given (BT_STATS_BY_*): writes the first min(max, n)
+ * rows and returns n, the number of rows there are; BT_EINVAL (bad order, rows NULL with max > 0),
+ * BT_ENOMEM. */
+int bt_stats_list(bt_stats *st, int order, bt_stats_node *rows, int max);
+/* Records a live recorder could not count for want of memory (0 unless allocations failed). */
+unsigned long long bt_stats_dropped(const bt_stats *st);
+
 #ifdef __cplusplus
 }
 #endif

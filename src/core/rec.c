@@ -45,6 +45,7 @@ struct bt_rec {
   char *label;
   bt_rec_fn fn;
   void *ud;
+  bti_stats_agent *stats; /* the statistics it feeds (stats.c), or NULL */
   double now;      /* the clock of the think under way */
   uint8_t cause;   /* what will make the next think (BT_WAKE_*) */
   uint8_t owned;   /* made by the instance's definition (bt_def_set_recording): its instance frees it */
@@ -85,10 +86,11 @@ static void entry_of(const slot *s, bt_rec_entry *e) {
 /* Files a record: into the ring (taking its extra) and to the callback. */
 static void put(bt_rec *r, slot *s) {
   r->total++;
-  if (r->fn) {
+  if (r->fn || r->stats) {
     bt_rec_entry e;
     entry_of(s, &e);
-    r->fn(r->ud, &e);
+    if (r->fn) r->fn(r->ud, &e);
+    if (r->stats) bti_stats_record(r->stats, &e);
   }
   if (r->cap) {
     slot *to = &r->ring[r->head];
@@ -135,6 +137,7 @@ static void settle(bt_rec *r) {
 static void detach(bt_rec *rec) {
   bt_inst *in = rec->inst;
   settle(rec);
+  if (rec->stats) bti_stats_unwatch(rec->stats);
   *slot_of(in) = NULL;
   in->recording = 0;
   rec->inst = NULL;
@@ -282,11 +285,20 @@ int bt_def_set_recording(bt_def *def, const bt_rec_options *opts) {
 int bti_rec_init(bt_inst *in) {
   const bt_rec_options *o = in->def->recording;
   bt_rec *r = NULL;
-  if (!o) return BT_OK;
-  if (bt_rec_create(&r, o->capacity) != BT_OK) return BT_ENOMEM;
-  bt_rec_set_callback(r, o->fn, o->ud);
+  if (!o && !in->def->stats) return BT_OK;
+  if (bt_rec_create(&r, o ? o->capacity : 0) != BT_OK) return BT_ENOMEM;
+  if (o) bt_rec_set_callback(r, o->fn, o->ud);
   r->owned = 1;
-  return bt_inst_set_recorder(in, r);
+  int rc = bt_inst_set_recorder(in, r);
+  if (rc == BT_OK) rc = bt_rec_set_stats(r, in->def->stats);
+  if (rc != BT_OK) bt_rec_free(r);
+  return rc;
+}
+
+int bt_def_set_stats(bt_def *def, bt_stats *st) {
+  if (!def) return BT_EINVAL;
+  def->stats = st;
+  return BT_OK;
 }
 
 #else
@@ -301,6 +313,10 @@ static void settle(bt_rec *r) { (void)r; }
 int bt_def_set_recording(bt_def *def, const bt_rec_options *opts) {
   (void)opts;
   return def ? BT_EINVAL : BT_EINVAL;
+}
+int bt_def_set_stats(bt_def *def, bt_stats *st) {
+  (void)def, (void)st;
+  return BT_EINVAL;
 }
 int bt_inst_record_error(bt_inst *in, int node, const char *message) {
   if (!in || !message || node < -1 || (node >= 0 && (uint32_t)node >= in->def->nnodes)) return BT_EINVAL;
@@ -336,6 +352,7 @@ static void ring_clear(bt_rec *r) {
 void bt_rec_free(bt_rec *r) {
   if (!r) return;
   if (r->inst) detach(r);
+  bt_rec_set_stats(r, NULL);
   ring_clear(r);
   free(r->ring);
   free(r->label);
@@ -359,6 +376,19 @@ int bt_rec_set_agent(bt_rec *r, unsigned long long id, const char *label) {
   r->agent = id;
   return BT_OK;
 }
+
+int bt_rec_set_stats(bt_rec *r, bt_stats *st) {
+  if (!r) return BT_EINVAL;
+  if (r->inst) settle(r); /* the last think's record goes to the statistics it was made for */
+  if (r->stats && bti_stats_of(r->stats) == st) return BT_OK;
+  bti_stats_agent *a = NULL;
+  if (st && !(a = bti_stats_attach(st, r))) return BT_ENOMEM;
+  if (r->stats) bti_stats_detach(r->stats);
+  r->stats = a;
+  return BT_OK;
+}
+
+bt_stats *bt_rec_stats(const bt_rec *r) { return r && r->stats ? bti_stats_of(r->stats) : NULL; }
 
 unsigned long long bt_rec_agent(const bt_rec *r) { return r->agent; }
 const char *bt_rec_label(const bt_rec *r) { return r->label ? r->label : ""; }
