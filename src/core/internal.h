@@ -284,7 +284,7 @@ typedef struct bti_stats_agent bti_stats_agent;
 BTI_FUNC bti_stats_agent *bti_stats_attach(bt_stats *st, bt_rec *rec); /* NULL: out of memory */
 BTI_FUNC void bti_stats_detach(bti_stats_agent *a); /* ends its runs under way, frees it */
 BTI_FUNC void bti_stats_unwatch(bti_stats_agent *a); /* its recorder left its instance: ends its runs */
-BTI_FUNC void bti_stats_record(bti_stats_agent *a, const bt_rec_entry *e);
+BTI_FUNC void bti_stats_record(bti_stats_agent *a, const bt_inst *in, const bt_rec_entry *e);
 BTI_FUNC bt_stats *bti_stats_of(const bti_stats_agent *a);
 #if BT_RECORDER
 #define BTI_RECORDING(in) __builtin_expect((in)->recording, 0)

@@ -90,7 +90,7 @@ static void put(bt_rec *r, slot *s) {
     bt_rec_entry e;
     entry_of(s, &e);
     if (r->fn) r->fn(r->ud, &e);
-    if (r->stats) bti_stats_record(r->stats, &e);
+    if (r->stats) bti_stats_record(r->stats, r->inst, &e);
   }
   if (r->cap) {
     slot *to = &r->ring[r->head];

@@ -325,15 +325,14 @@ void bti_stats_unwatch(bti_stats_agent *a) {
 
 bt_stats *bti_stats_of(const bti_stats_agent *a) { return a->st; }
 
-void bti_stats_record(bti_stats_agent *a, const bt_rec_entry *e) {
-  bt_inst *in = bt_rec_inst(a->rec);
+void bti_stats_record(bti_stats_agent *a, const bt_inst *in, const bt_rec_entry *e) {
   const bt_def *def = in ? in->def : a->def;
   if (!def || (def != a->def && agent_follow(a, def) != BT_OK)) {
     a->st->dropped++;
     return;
   }
   int node = e->node;
-  if ((e->type == BT_REC_STATUS || e->type == BT_REC_ERROR) && node >= 0)
+  if (!def->unshared && (e->type == BT_REC_STATUS || e->type == BT_REC_ERROR) && node >= 0)
     node = (int)def->states[def->nodes[node].state].node; /* a shared node counts at its first place */
   count(a, e, node);
 }
