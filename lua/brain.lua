@@ -76,6 +76,9 @@ function Brain:Start()
   if self.OnStart then
     self:OnStart()
   end
+  if rawget(self, "recorder") then -- the new tree records into the brain's recorder
+    shared.follow_recorder(self)
+  end
   self.stopped = false
   manager_of(self):AddInstance(self)
   if self.OnInitializationComplete then
@@ -109,6 +112,29 @@ function Brain:Stop()
   end
   self.stopped = true
   manager_of(self):RemoveInstance(self)
+end
+
+-- brain:Record(recorder or options or nil): the brain's tree records into the recorder (one made
+-- from the options: bt.Recorder's, with the entity's id and label), kept in brain.recorder and on
+-- whichever tree the brain has (a restart or a reload keeps it); nil stops. Returns the recorder.
+function Brain:Record(options)
+  if not options then
+    local tree, rec = rawget(self, "bt"), rawget(self, "recorder")
+    if tree and rec and tree:recorder() == rec then
+      tree:record(nil)
+    end
+    self.recorder = nil
+    return nil
+  end
+  if shared.is_recorder(options) then
+    self.recorder = options
+  elseif type(options) ~= "table" then
+    argerror(1, "Record", "Recorder, table or nil expected, got " .. type(options))
+  else
+    self.recorder = nil
+  end
+  shared.follow_recorder(self, options)
+  return self.recorder
 end
 
 function Brain:PushEvent(event, data)

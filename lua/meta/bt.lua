@@ -585,6 +585,15 @@ function BT:snapshot() end
 ---@return string
 function BT:dot() end
 
+---Attaches a recorder (one made from the options), or detaches with nil; returns it.
+---@param rec bt.Recorder|bt.RecorderOptions|nil
+---@return bt.Recorder?
+function BT:record(rec) end
+
+---The recorder attached to the tree, or nil.
+---@return bt.Recorder?
+function BT:recorder() end
+
 ---The tree's whole state as a string, for a saved game.
 ---@param options? bt.SaveOptions
 ---@return string
@@ -596,6 +605,64 @@ function BT:save(options) end
 ---@return string[]? dropped
 ---@return string? message
 function BT:restore(s, options) end
+
+---Options of `bt.Recorder`, `tree:record`, `brain:Record` and `BrainWrangler:Record`.
+---@class bt.RecorderOptions
+---@field capacity? integer records kept (default 256; 0: none)
+---@field agent? integer the agent id (default: the entity's GUID or id)
+---@field label? string the label (default: "<prefab or kind> <id>")
+
+---One record of a recorder (docs/lua-api.md "Recording").
+---@class bt.Record
+---@field seq integer its number: 1 for the recorder's first
+---@field type "status"|"think"|"event"|"error"|"reload"|"host"
+---@field think integer the think it was made in or after
+---@field time number the tree's clock
+---@field node? integer status, event, error: pre-order index from 1
+---@field name? string the node's name
+---@field path? string the node's path
+---@field from? string status: the status before; reload: the old shape's hash
+---@field to? string status: the status after; reload: the new shape's hash
+---@field sleep? number think: the sleep time it asked for
+---@field cause? "start"|"deadline"|"event"|"force" think: what made it think
+---@field message? string error: the message
+---@field code? integer host: its code
+---@field data? string host: its bytes
+
+---A transition recorder: `bt.Recorder([options])`.
+---@class bt.Recorder
+local Recorder = {}
+
+---A new recorder, attached to nothing.
+---@param options? bt.RecorderOptions
+---@return bt.Recorder
+function bt.Recorder(options) end
+
+---The records kept whose seq is at least `first` (default 1), oldest first.
+---@param first? integer
+---@return bt.Record[]
+function Recorder:records(first) end
+
+---Records kept.
+---@return integer
+function Recorder:count() end
+
+---Records made since it was made or cleared.
+---@return integer
+function Recorder:total() end
+
+---Forgets every record.
+function Recorder:clear() end
+
+---The agent id and label.
+---@return integer id
+---@return string label
+function Recorder:agent() end
+
+---Sets the agent id and label.
+---@param id integer
+---@param label? string
+function Recorder:set_agent(id, label) end
 
 ---A tree compiled once for many entities: what `bt.define` returns.
 ---@class bt.Definition
@@ -623,6 +690,7 @@ function Definition:dot() end
 ---@field manager? bt.BrainWrangler the wrangler it uses (bt.BrainManager when unset)
 ---@field stopped? boolean
 ---@field paused boolean
+---@field recorder? bt.Recorder what `Record` attached
 ---@field OnStart? fun(self: bt.Brain) builds `self.bt`
 ---@field OnStop? fun(self: bt.Brain)
 ---@field DoUpdate? fun(self: bt.Brain) before each think
@@ -675,6 +743,12 @@ function Brain:Save(options) end
 ---@return string? message
 function Brain:Restore(s, options) end
 
+---Records the brain's tree, whichever it has, into the recorder (one made from the options);
+---nil stops. Returns the recorder, kept in `brain.recorder`.
+---@param rec bt.Recorder|bt.RecorderOptions|nil
+---@return bt.Recorder?
+function Brain:Record(rec) end
+
 ---A Brain class of `bt.SharedBrain`: one compiled tree for every brain of the class.
 ---@class bt.SharedBrainClass: bt.Brain
 ---@overload fun(inst: any): bt.SharedBrainClass
@@ -718,6 +792,10 @@ function BrainWrangler:Sleep(brain, seconds) end
 ---One tick.
 ---@param current_tick integer
 function BrainWrangler:Update(current_tick) end
+
+---Every brain it thinks records into a recorder of its own (`brain.recorder`), or, with nil, none.
+---@param options bt.RecorderOptions|nil
+function BrainWrangler:Record(options) end
 
 ---Removes `inst.brain` if it is registered.
 ---@param inst any

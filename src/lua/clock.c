@@ -15,7 +15,7 @@ static int read_clock(lbt_state *S, lua_State *L, int msgh, double *out) {
   if (lbt_pcall(S, L, 0, 1, msgh, NULL, -1, "clock") != LUA_OK) return 0;
   if (lua_type(L, -1) != LUA_TNUMBER) {
     lua_pushfstring(L, "bt: clock: the clock returned %s, not a number", luaL_typename(L, -1));
-    lbt_report(S, L, NULL, lua_tostring(L, -1));
+    lbt_report(S, L, NULL, -1, lua_tostring(L, -1));
     lua_pop(L, 2);
     return 0;
   }

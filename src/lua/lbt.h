@@ -16,6 +16,7 @@
  *              fields mean to the core), the methods, events
  *   compile.c  definitions: a graph of node objects compiled, named subtrees
  *   tree.c     BT(inst, root) and the tree methods
+ *   recorder.c bt.Recorder: a tree's transition recorder, tree:record, a brain's recorder
  *   sched.c    BrainWrangler's scheduler
  *   reload.c   moving live agents to a tree of new code
  *   save.c     a tree's state saved with a game and restored (the C side of lua/save.lua)
@@ -62,7 +63,8 @@
                                  entity with that shape keeps, once built (weak values) */
 #define LBT_REG_MADE 16       /* nil, or the list of node objects made since shared.made_begin */
 #define LBT_REG_ORIGINS 17    /* class -> "file:line" where Class made it (weak keys) */
-#define LBT_REG_COUNT 17
+#define LBT_REG_RECORDERS 18  /* tree -> the bt.Recorder attached to it (weak keys; recorder.c) */
+#define LBT_REG_COUNT 18
 
 /* The allocator's state of a Lua state made by bt_lua_newstate. */
 typedef struct lbt_memory {
@@ -107,6 +109,8 @@ typedef struct lbt_state {
   /* Brain's OnUpdate and GetSleepTime (lua/brain.lua) as lua_topointer gives them (module.c): the
    * scheduler runs a brain whose methods are these without calling them (sched.c). */
   const void *brain_update, *brain_sleep_time;
+  int recorded_brains; /* a brain was given a recorder (Brain:Record): the scheduler keeps it on
+                          the brain's tree (recorder.c) */
 } lbt_state;
 
 /* What a kind's class says of its objects. */
@@ -233,7 +237,7 @@ LBT_FUNC const luaL_Reg lbt_memory_functions[]; /* bt.set_memory_limit, bt.memor
  * Every call from bt into Lua code goes through it. */
 LBT_FUNC int lbt_pcall(lbt_state *S, lua_State *L, int nargs, int nres, int msgh,
                        const bt_inst *inst, int node, const char *what);
-LBT_FUNC void lbt_report(lbt_state *S, lua_State *L, const bt_inst *inst, const char *message);
+LBT_FUNC void lbt_report(lbt_state *S, lua_State *L, const bt_inst *inst, int node, const char *message);
 /* Pushes node's path: the names from the root joined by '/', siblings that share a name
  * numbered "#1", "#2", ... in their order, so that a path names one node. */
 LBT_FUNC void lbt_push_path(lua_State *L, const bt_inst *inst, int node);
@@ -245,6 +249,18 @@ typedef struct lbt_shape {
   const char *(*name)(const void *data, int node);
 } lbt_shape;
 LBT_FUNC void lbt_push_shape_path(lua_State *L, const lbt_shape *shape, int node);
+/* Pushes what names the entity at idx without running Lua code (raw fields only): "<kind> <id>"
+ * from prefab or kind and GUID or id, else its name, else its type and address. */
+LBT_FUNC void lbt_push_entity_label(lua_State *L, int idx);
+
+/* ---- the recorder (recorder.c) ---- */
+LBT_FUNC void lbt_open_recorder(lua_State *L, int module);
+LBT_FUNC const luaL_Reg lbt_recorder_shared[];
+/* A reload: the recorder of the tree at from (if any, and if the tree at to has none) moves to it. */
+LBT_FUNC void lbt_recorder_move(lua_State *L, int from, int to);
+/* The brain at idx keeps its recorder (its raw field `recorder`; with options at opts (0: none),
+ * one is made if it has none) attached to its tree (its raw field `bt`). */
+LBT_FUNC void lbt_recorder_follow(lua_State *L, int brain, int opts);
 
 
 /* Entering a tree. The core calls back into Lua (leaves, a script's Visit, OnStop, ...) through

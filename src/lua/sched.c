@@ -12,7 +12,7 @@
 
 #define SCHED_META "bt.scheduler"
 
-enum { UV_IDS = 1, UV_BRAINS, UV_PENDING, UV_COUNT = 3 };
+enum { UV_IDS = 1, UV_BRAINS, UV_PENDING, UV_RECORD, UV_COUNT = 4 }; /* UV_RECORD: Record's options */
 
 typedef struct lbt_sched {
   bt_sched *s;
@@ -20,6 +20,7 @@ typedef struct lbt_sched {
   int updating; /* nesting of Update */
   lua_State *L; /* during Update */
   int ud;       /* the userdata's stack index during Update */
+  int record;   /* Record is on: every brain it thinks records (options: UV_RECORD) */
 } lbt_sched;
 
 /* self._sched of the wrangler at index 1, pushed at index top; checks it. */
@@ -261,6 +262,11 @@ static int hook_think(void *ud, int id, double *sleep) {
     lua_settop(L, top);
     return 0;
   }
+  if (w->record || w->S->recorded_brains) {
+    if (w->record) lua_getiuservalue(L, w->ud, UV_RECORD);
+    lbt_recorder_follow(L, brain, w->record ? -1 : 0);
+    lua_settop(L, brain);
+  }
   lua_pushcfunction(L, think_own);
   lua_pushvalue(L, brain);
   if (lbt_pcall(w->S, L, 1, 2, 0, NULL, -1, "OnUpdate") != LUA_OK) { /* a lookup raised: reported */
@@ -398,7 +404,43 @@ static int sched_new(lua_State *L) {
   return 1;
 }
 
+/* wrangler:Record(options or nil): every brain it thinks records into a bt.Recorder of its own
+ * (brain.recorder, made with the options: capacity, ...; the agent id and label are its
+ * entity's), or, with nil or false, none does any more (each brain's recorder is detached and
+ * dropped). */
+static int wrangler_record(lua_State *L) {
+  lbt_sched *w = get(L, "Record");
+  int ud = lua_gettop(L);
+  if (lua_toboolean(L, 2) && !lua_istable(L, 2)) return lbt_typeerror(L, 2, 1, "Record", "table or nil");
+  if (lua_toboolean(L, 2)) {
+    lua_pushvalue(L, 2);
+    lua_setiuservalue(L, ud, UV_RECORD);
+    w->record = 1;
+    return 0;
+  }
+  w->record = 0;
+  lua_getiuservalue(L, ud, UV_IDS);
+  int ids = lua_gettop(L);
+  lua_pushnil(L);
+  while (lua_next(L, ids)) { /* brain -> id */
+    lua_pop(L, 1);
+    if (lua_type(L, -1) == LUA_TTABLE) {
+      lua_pushliteral(L, "bt");
+      lua_rawget(L, -2);
+      lbt_tree *t = lbt_tree_test(L, -1);
+      lua_pushliteral(L, "recorder");
+      if (lua_rawget(L, -3) != LUA_TNIL && t && t->inst) bt_inst_set_recorder(t->inst, NULL);
+      lua_pop(L, 2);
+      lua_pushliteral(L, "recorder");
+      lua_pushnil(L);
+      lua_rawset(L, -3);
+    }
+  }
+  return 0;
+}
+
 static const luaL_Reg wrangler_methods[] = {
+    {"Record", wrangler_record},
     {"AddInstance", wrangler_add},
     {"RemoveInstance", wrangler_remove},
     {"Wake", wrangler_wake},

@@ -92,6 +92,8 @@ local function runtime(name)
     return getmetatable(bt.define(bt.ActionNode(function() end))).__index
   elseif name == "bt.SharedBrainClass" then
     return bt.SharedBrain(function() return bt.ActionNode(function() end) end)
+  elseif name == "bt.Recorder" then
+    return getmetatable(bt.Recorder()).__index
   end
   local path = name:match("^bt%.(.+)$")
   local t = bt
