@@ -388,6 +388,8 @@ int bt_rec_set_stats(bt_rec *r, bt_stats *st) {
   return BT_OK;
 }
 
+bti_stats_agent *bti_rec_stats_agent(const bt_rec *r) { return r->stats; }
+
 bt_stats *bt_rec_stats(const bt_rec *r) { return r && r->stats ? bti_stats_of(r->stats) : NULL; }
 
 unsigned long long bt_rec_agent(const bt_rec *r) { return r->agent; }

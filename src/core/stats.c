@@ -7,8 +7,10 @@
  * A bt_stats keeps, per shape, each node's figures of the runs that ended, and, per agent, the
  * runs under way: their start times, and the list of the nodes running (a think's record adds
  * one to the `thinks` of each). Reading adds the runs under way, up to their agent's latest
- * record, to the figures kept. Agents fed by bt_stats_add are found by their id in an open
- * addressing table; a recorder's agent is its own, reached from the recorder.
+ * record, to the figures kept. With bt_stats_keep_agents, a recorder's agent also keeps figures
+ * of its own (`own`), counted from `since` (its last reset). Agents fed by bt_stats_add are found
+ * by their id in an open addressing table; a recorder's agent is its own, reached from the
+ * recorder.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -30,33 +32,37 @@ typedef struct shape {
   int index; /* its place in bt_stats.shapes */
   int agents;
   unsigned long long thinks, errors;
-  bt_def *def; /* held: a definition of the shape a live recorder fed, or NULL */
+  bt_def *def;  /* held: a definition of the shape a live recorder fed, or NULL */
   figures *fig; /* nodes of them */
 } shape;
 
 struct bti_stats_agent {
   bt_stats *st;
   bti_stats_agent *prev, *next; /* every agent of st */
-  bt_rec *rec;         /* a recorder's agent: the recorder; NULL for bt_stats_add's */
-  unsigned long long id; /* bt_stats_add's agent id */
-  const bt_def *def;   /* a recorder's agent: the definition its shape was taken from */
-  shape *sh;           /* the shape of its tree; NULL until its first record */
-  int cap;             /* nodes the arrays below have room for */
-  double *start;       /* per node: the start of its run under way */
-  uint32_t *run, *pos; /* the nodes running, run[0 .. nrun), and each node's place there or NONE */
+  bt_rec *rec;                  /* a recorder's agent: the recorder; NULL for bt_stats_add's */
+  unsigned long long id;        /* bt_stats_add's agent id */
+  const bt_def *def;            /* a recorder's agent: the definition its shape was taken from */
+  shape *sh;                    /* the shape of its tree; NULL until its first record */
+  int cap;                      /* nodes the arrays below have room for */
+  double *start;                /* per node: the start of its run under way */
+  uint32_t *run, *pos;          /* the nodes running, run[0 .. nrun), and each one's place there or NONE */
   uint32_t nrun;
-  double last;               /* the time of its latest record */
-  unsigned long long think;  /* the think number of its latest THINK record */
-  unsigned gen;              /* the reset it was last counted in (bt_stats.gen) */
+  double last;                  /* the time of its latest record */
+  unsigned long long think;     /* the think number of its latest THINK record */
+  unsigned gen;                 /* the reset it was last counted in (bt_stats.gen) */
+  figures *own;                 /* its own figures (bt_stats_keep_agents; a recorder's agent only) */
+  unsigned long long own_thinks, own_errors;
+  double since; /* its own figures count runs from here (its last reset) */
 };
 
 struct bt_stats {
   shape **shapes;
   int nshapes, cap;
-  bti_stats_agent *agents;  /* a list of every agent */
-  bti_stats_agent **table;  /* bt_stats_add's agents by id: open addressing, tcap a power of 2 */
+  bti_stats_agent *agents; /* a list of every agent */
+  bti_stats_agent **table; /* bt_stats_add's agents by id: open addressing, tcap a power of 2 */
   size_t tcap, tcount;
-  unsigned gen;             /* bumped by bt_stats_reset; 0 is no reset's */
+  unsigned gen; /* bumped by bt_stats_reset; 0 is no reset's */
+  int keep_agents;
   unsigned long long dropped;
 };
 
@@ -92,16 +98,11 @@ static void shape_put(bt_stats *st, shape *sh) {
   st->shapes[st->nshapes++] = sh;
 }
 
-/* The shape of that hash, made if new; NULL when out of memory or, with *bad set, when the shape
- * is known with another node count. */
-static shape *shape_get(bt_stats *st, unsigned long long hash, int nodes, int *bad) {
+/* The shape of that hash, made if new; NULL when out of memory or when the shape is known with
+ * another node count. */
+static shape *shape_get(bt_stats *st, unsigned long long hash, int nodes) {
   shape *sh = shape_find(st, hash);
-  *bad = 0;
-  if (sh) {
-    if (sh->nodes == nodes) return sh;
-    *bad = 1;
-    return NULL;
-  }
+  if (sh) return sh->nodes == nodes ? sh : NULL;
   if (bti_grow((void **)&st->shapes, &st->cap, st->nshapes + 1, sizeof *st->shapes) != BT_OK) return NULL;
   if (!(sh = shape_new(hash, nodes))) return NULL;
   shape_put(st, sh);
@@ -110,12 +111,20 @@ static shape *shape_get(bt_stats *st, unsigned long long hash, int nodes, int *b
 
 /* ---- runs ---- */
 
-static void run_end(bti_stats_agent *a, uint32_t n, double t) {
-  figures *f = &a->sh->fig[n];
-  double d = t - a->start[n];
-  if (!(d > 0)) d = 0; /* a clock that went back, or NaN */
+static double span(double from, double to) {
+  double d = to - from;
+  return d > 0 ? d : 0; /* a clock that went back, or NaN */
+}
+
+static void add_run(figures *f, double d) {
   f->time += d;
   if (d > f->longest) f->longest = d;
+}
+
+static void run_end(bti_stats_agent *a, uint32_t n, double t) {
+  double start = a->start[n];
+  add_run(&a->sh->fig[n], span(start, t));
+  if (a->own) add_run(&a->own[n], span(start > a->since ? start : a->since, t));
   uint32_t i = a->pos[n], moved = a->run[--a->nrun];
   a->run[i] = moved;
   a->pos[moved] = i;
@@ -133,20 +142,29 @@ static void runs_end(bti_stats_agent *a) {
   while (a->nrun) run_end(a, a->run[a->nrun - 1], a->last);
 }
 
-/* Makes sh the agent's shape, with room for its nodes, its runs under way ended: BT_OK, or
- * BT_ENOMEM with the agent unchanged. */
+static void own_clear(bti_stats_agent *a, int nodes, double since) {
+  if (a->own) memset(a->own, 0, (size_t)nodes * sizeof *a->own);
+  a->own_thinks = a->own_errors = 0;
+  a->since = since;
+}
+
+/* Makes sh the agent's shape, with room for its nodes, its runs under way ended and its own
+ * figures afresh: BT_OK, or BT_ENOMEM with the agent unchanged. */
 static int agent_switch(bti_stats_agent *a, shape *sh) {
   double *start = NULL;
   uint32_t *run = NULL, *pos = NULL;
+  figures *own = NULL;
+  int keep = a->rec && a->st->keep_agents;
+  size_t n = (size_t)sh->nodes;
   if (sh->nodes > a->cap) {
-    size_t n = (size_t)sh->nodes;
     start = malloc(n * sizeof *start);
     run = malloc(n * sizeof *run);
     pos = malloc(n * sizeof *pos);
-    if (!start || !run || !pos) {
-      free(start), free(run), free(pos);
-      return BT_ENOMEM;
-    }
+  }
+  if (keep && (sh->nodes > a->cap || !a->own)) own = malloc((sh->nodes > a->cap ? n : (size_t)a->cap) * sizeof *own);
+  if ((sh->nodes > a->cap && (!start || !run || !pos)) || (keep && (sh->nodes > a->cap || !a->own) && !own)) {
+    free(start), free(run), free(pos), free(own);
+    return BT_ENOMEM;
   }
   if (a->sh) runs_end(a);
   if (start) {
@@ -154,9 +172,14 @@ static int agent_switch(bti_stats_agent *a, shape *sh) {
     a->start = start, a->run = run, a->pos = pos;
     a->cap = sh->nodes;
   }
+  if (own) {
+    free(a->own);
+    a->own = own;
+  }
   for (int i = 0; i < sh->nodes; i++) a->pos[i] = NONE;
   a->nrun = 0;
   a->sh = sh;
+  own_clear(a, sh->nodes, -INFINITY);
   a->gen = a->st->gen - 1; /* counted among the shape's agents at its next record */
   return BT_OK;
 }
@@ -165,6 +188,7 @@ static int agent_switch(bti_stats_agent *a, shape *sh) {
 
 static void count(bti_stats_agent *a, const bt_rec_entry *e, int node) {
   shape *sh = a->sh;
+  figures spare;
   if (a->gen != a->st->gen) {
     a->gen = a->st->gen;
     sh->agents++;
@@ -172,30 +196,39 @@ static void count(bti_stats_agent *a, const bt_rec_entry *e, int node) {
   int in_think = e->think > a->think;
   switch (e->type) {
   case BT_REC_STATUS: {
-    figures *f = &sh->fig[node];
     uint32_t n = (uint32_t)node;
+    figures *f = &sh->fig[n], *g = a->own ? &a->own[n] : &spare;
     int from = e->from, to = e->to;
     if (a->pos[n] != NONE) run_end(a, n, e->time); /* from RUNNING, or a record went missing */
     if (to == BT_RUNNING) {
       run_begin(a, n, e->time);
-      f->runs++;
+      f->runs++, g->runs++;
     }
-    if (from == BT_RUNNING && to == BT_READY) f->aborts++;
+    if (from == BT_RUNNING && to == BT_READY) f->aborts++, g->aborts++;
     if (in_think) {
-      if (from != BT_RUNNING && to != BT_READY) f->visits++;
-      if (to == BT_SUCCESS) f->successes++;
-      if (to == BT_FAILED) f->failures++;
+      if (from != BT_RUNNING && to != BT_READY) f->visits++, g->visits++;
+      if (to == BT_SUCCESS) f->successes++, g->successes++;
+      if (to == BT_FAILED) f->failures++, g->failures++;
     }
     break;
   }
   case BT_REC_THINK:
     sh->thinks++;
-    for (uint32_t i = 0; i < a->nrun; i++) sh->fig[a->run[i]].thinks++;
+    a->own_thinks++;
+    for (uint32_t i = 0; i < a->nrun; i++) {
+      sh->fig[a->run[i]].thinks++;
+      if (a->own) a->own[a->run[i]].thinks++;
+    }
     a->think = e->think;
     break;
   case BT_REC_ERROR:
-    if (node >= 0) sh->fig[node].errors++;
-    else sh->errors++;
+    if (node >= 0) {
+      sh->fig[node].errors++;
+      if (a->own) a->own[node].errors++;
+    } else {
+      sh->errors++;
+      a->own_errors++;
+    }
     break;
   default: /* events, reloads and the host's records say nothing of the figures */
     break;
@@ -236,7 +269,7 @@ static void agent_free(bti_stats_agent *a) {
   if (a->prev) a->prev->next = a->next;
   else st->agents = a->next;
   if (a->next) a->next->prev = a->prev;
-  free(a->start), free(a->run), free(a->pos);
+  free(a->start), free(a->run), free(a->pos), free(a->own);
   free(a);
 }
 
@@ -282,21 +315,23 @@ static bti_stats_agent *agent_of_id(bt_stats *st, unsigned long long id) {
 
 /* ---- a recorder's agent ---- */
 
-/* The agent's shape for def (a recorder moved to an instance of another definition): BT_OK,
- * BT_ENOMEM. */
+/* The agent's shape for def (its recorder watches an instance of it): BT_OK, or BT_ENOMEM with the
+ * agent left without a shape (its records are dropped until one can be made). */
 static int agent_follow(bti_stats_agent *a, const bt_def *def) {
-  int bad;
-  shape *sh = shape_get(a->st, bt_def_hash(def), (int)def->nnodes, &bad);
-  if (!sh || agent_switch(a, sh) != BT_OK) {
-    if (a->sh) runs_end(a);
-    a->sh = NULL;
-    a->def = NULL;
-    return BT_ENOMEM;
+  unsigned long long hash = bt_def_hash(def);
+  if (!a->sh || a->sh->hash != hash) {
+    shape *sh = shape_get(a->st, hash, (int)def->nnodes);
+    if (!sh || agent_switch(a, sh) != BT_OK) {
+      if (a->sh) runs_end(a);
+      a->sh = NULL;
+      a->def = NULL;
+      return BT_ENOMEM;
+    }
   }
   a->def = def;
-  if (!sh->def) {
-    sh->def = (bt_def *)(uintptr_t)def;
-    bt_def_retain(sh->def);
+  if (!a->sh->def) {
+    a->sh->def = (bt_def *)(uintptr_t)def;
+    bt_def_retain(a->sh->def);
   }
   return BT_OK;
 }
@@ -339,13 +374,12 @@ void bti_stats_record(bti_stats_agent *a, const bt_inst *in, const bt_rec_entry 
 
 /* ---- the API ---- */
 
-/* Makes the records the live recorders still hold back: the last think's, which waits for the
+/* Files the records the live recorders still hold back: the last think's, which waits for the
  * host to ask for its sleep time (bt_rec_total files it). */
 static void settle(bt_stats *st) {
   for (bti_stats_agent *a = st->agents; a; a = a->next)
     if (a->rec) bt_rec_total(a->rec);
 }
-
 
 int bt_stats_create(bt_stats **out) {
   if (!out) return BT_EINVAL;
@@ -368,6 +402,28 @@ void bt_stats_free(bt_stats *st) {
   free(st);
 }
 
+int bt_stats_keep_agents(bt_stats *st, int on) {
+  if (!st) return BT_EINVAL;
+  if (!on) {
+    for (bti_stats_agent *a = st->agents; a; a = a->next) free(a->own), a->own = NULL;
+    st->keep_agents = 0;
+    return BT_OK;
+  }
+  if (st->keep_agents) return BT_OK;
+  settle(st);
+  int ok = 1;
+  for (bti_stats_agent *a = st->agents; a && ok; a = a->next)
+    if (a->rec && a->sh && !(a->own = calloc((size_t)a->cap, sizeof *a->own))) ok = 0;
+  if (!ok) {
+    for (bti_stats_agent *a = st->agents; a; a = a->next) free(a->own), a->own = NULL;
+    return BT_ENOMEM;
+  }
+  for (bti_stats_agent *a = st->agents; a; a = a->next)
+    if (a->own) own_clear(a, a->sh->nodes, a->last); /* from its latest record on */
+  st->keep_agents = 1;
+  return BT_OK;
+}
+
 int bt_stats_add(bt_stats *st, unsigned long long agent, unsigned long long shape_hash, int nodes,
                  const bt_rec_entry *e) {
   if (!st || !e || nodes < 1 || !entry_valid(e, nodes)) return BT_EINVAL;
@@ -376,8 +432,7 @@ int bt_stats_add(bt_stats *st, unsigned long long agent, unsigned long long shap
   bti_stats_agent *a = agent_of_id(st, agent);
   if (!a) return BT_ENOMEM;
   if (!a->sh || a->sh->hash != shape_hash) {
-    int bad;
-    shape *sh = shape_get(st, shape_hash, nodes, &bad);
+    shape *sh = shape_get(st, shape_hash, nodes);
     if (!sh || agent_switch(a, sh) != BT_OK) return BT_ENOMEM;
   }
   count(a, e, e->node);
@@ -394,30 +449,15 @@ void bt_stats_reset(bt_stats *st, double now) {
     sh->thinks = sh->errors = 0;
   }
   if (++st->gen == 0) st->gen = 1;
-  for (bti_stats_agent *a = st->agents; a; a = a->next)
+  for (bti_stats_agent *a = st->agents; a; a = a->next) {
     for (uint32_t i = 0; i < a->nrun; i++) a->start[a->run[i]] = now;
+    if (a->sh) own_clear(a, a->sh->nodes, now);
+  }
   st->dropped = 0;
 }
 
-/* The runs under way of the agents, added to rows laid out as base[shape index] + node. */
-static void add_under_way(const bt_stats *st, bt_stats_node *rows, const int *base) {
-  for (const bti_stats_agent *a = st->agents; a; a = a->next) {
-    if (!a->sh) continue;
-    for (uint32_t i = 0; i < a->nrun; i++) {
-      uint32_t n = a->run[i];
-      bt_stats_node *r = &rows[base[a->sh->index] + (int)n];
-      double d = a->last - a->start[n];
-      if (!(d > 0)) d = 0;
-      r->time += d;
-      if (d > r->longest) r->longest = d;
-      r->running++;
-    }
-  }
-}
-
-static void row_of(const shape *sh, int n, bt_stats_node *r) {
-  const figures *f = &sh->fig[n];
-  r->shape = sh->hash;
+static void row_of(unsigned long long hash, const figures *f, int n, bt_stats_node *r) {
+  r->shape = hash;
   r->node = n;
   r->running = (int)f->running;
   r->visits = f->visits;
@@ -431,7 +471,16 @@ static void row_of(const shape *sh, int n, bt_stats_node *r) {
   r->longest = f->longest;
 }
 
-/* Every row, in tree order, runs under way included: n rows, or NULL when out of memory. */
+/* Adds a run under way since `start` to a row, up to the agent's latest record. */
+static void add_under_way(bt_stats_node *r, double start, double last) {
+  double d = span(start, last);
+  r->time += d;
+  if (d > r->longest) r->longest = d;
+  r->running++;
+}
+
+/* Every row of the shapes, in tree order, runs under way included: n rows, or NULL when out of
+ * memory. */
 static bt_stats_node *rows_all(const bt_stats *st, int *n) {
   int total = 0;
   int *base = malloc(((size_t)st->nshapes + 1) * sizeof *base);
@@ -445,11 +494,28 @@ static bt_stats_node *rows_all(const bt_stats *st, int *n) {
     free(base);
     return NULL;
   }
-  for (int i = 0; i < st->nshapes; i++)
-    for (int k = 0; k < st->shapes[i]->nodes; k++) row_of(st->shapes[i], k, &rows[base[i] + k]);
-  add_under_way(st, rows, base);
+  for (int i = 0; i < st->nshapes; i++) {
+    const shape *sh = st->shapes[i];
+    for (int k = 0; k < sh->nodes; k++) row_of(sh->hash, &sh->fig[k], k, &rows[base[i] + k]);
+  }
+  for (const bti_stats_agent *a = st->agents; a; a = a->next)
+    if (a->sh)
+      for (uint32_t i = 0; i < a->nrun; i++)
+        add_under_way(&rows[base[a->sh->index] + (int)a->run[i]], a->start[a->run[i]], a->last);
   free(base);
   *n = total;
+  return rows;
+}
+
+/* The agent's own rows, in tree order, its runs under way included; NULL when out of memory. */
+static bt_stats_node *rows_own(const bti_stats_agent *a) {
+  bt_stats_node *rows = malloc((size_t)a->sh->nodes * sizeof *rows);
+  if (!rows) return NULL;
+  for (int k = 0; k < a->sh->nodes; k++) row_of(a->sh->hash, &a->own[k], k, &rows[k]);
+  for (uint32_t i = 0; i < a->nrun; i++) {
+    double start = a->start[a->run[i]];
+    add_under_way(&rows[a->run[i]], start > a->since ? start : a->since, a->last);
+  }
   return rows;
 }
 
@@ -473,7 +539,7 @@ int bt_stats_merge(bt_stats *dst, bt_stats *src) {
     if (!shape_find(dst, src->shapes[i]->hash) && !(made[k++] = shape_new(src->shapes[i]->hash, src->shapes[i]->nodes)))
       ok = 0;
   if (!ok) {
-    for (int k = 0; k < fresh && made; k++)
+    for (int k = 0; made && k < fresh; k++)
       if (made[k]) shape_free(made[k]);
     free(made);
     free(rows);
@@ -516,17 +582,20 @@ int bt_stats_shape_count(bt_stats *st) {
   return st->nshapes;
 }
 
-int bt_stats_shape_get(bt_stats *st, int i, bt_stats_shape *out) {
-  if (!st || !out) return BT_EINVAL;
-  settle(st);
-  if (i < 0 || i >= st->nshapes) return BT_EINVAL;
-  const shape *sh = st->shapes[i];
+static void shape_info(const shape *sh, bt_stats_shape *out) {
   out->shape = sh->hash;
   out->nodes = sh->nodes;
   out->agents = sh->agents;
   out->thinks = sh->thinks;
   out->errors = sh->errors;
   out->def = sh->def;
+}
+
+int bt_stats_shape_get(bt_stats *st, int i, bt_stats_shape *out) {
+  if (!st || !out) return BT_EINVAL;
+  settle(st);
+  if (i < 0 || i >= st->nshapes) return BT_EINVAL;
+  shape_info(st->shapes[i], out);
   return BT_OK;
 }
 
@@ -534,19 +603,13 @@ int bt_stats_node_get(bt_stats *st, unsigned long long hash, int node, bt_stats_
   if (st) settle(st);
   const shape *sh = st ? shape_find(st, hash) : NULL;
   if (!sh || !out || node < 0 || node >= sh->nodes) return BT_EINVAL;
-  row_of(sh, node, out);
-  for (const bti_stats_agent *a = st->agents; a; a = a->next) {
-    if (a->sh != sh || a->pos[node] == NONE) continue;
-    double d = a->last - a->start[node];
-    if (!(d > 0)) d = 0;
-    out->time += d;
-    if (d > out->longest) out->longest = d;
-    out->running++;
-  }
+  row_of(sh->hash, &sh->fig[node], node, out);
+  for (const bti_stats_agent *a = st->agents; a; a = a->next)
+    if (a->sh == sh && a->pos[node] != NONE) add_under_way(out, a->start[node], a->last);
   return BT_OK;
 }
 
-/* Sorting: rows_all gives the rows in tree order, so a row's place there breaks every tie. */
+/* Sorting: the rows come in tree order, so a row's place there breaks every tie. */
 typedef struct ranked {
   bt_stats_node row;
   int place;
@@ -568,13 +631,9 @@ static int by_visits(const void *pa, const void *pb) {
   return c ? c : (a->place > b->place) - (a->place < b->place);
 }
 
-int bt_stats_list(bt_stats *st, int order, bt_stats_node *rows, int max) {
-  if (!st || order < BT_STATS_BY_TREE || order > BT_STATS_BY_VISITS || max < 0 || (!rows && max > 0))
-    return BT_EINVAL;
-  settle(st);
-  int n = 0;
-  bt_stats_node *all = rows_all(st, &n);
-  if (!all) return BT_ENOMEM;
+/* Writes the first min(max, n) of the n rows `all` (which it frees) in the order asked; returns n
+ * or BT_ENOMEM. */
+static int rows_out(bt_stats_node *all, int n, int order, bt_stats_node *rows, int max) {
   if (max > n) max = n;
   if (order == BT_STATS_BY_TREE) {
     if (max) memcpy(rows, all, (size_t)max * sizeof *rows);
@@ -594,4 +653,63 @@ int bt_stats_list(bt_stats *st, int order, bt_stats_node *rows, int max) {
   return n;
 }
 
+static int list_args_valid(int order, const bt_stats_node *rows, int max) {
+  return order >= BT_STATS_BY_TREE && order <= BT_STATS_BY_VISITS && max >= 0 && (rows || max == 0);
+}
+
+int bt_stats_list(bt_stats *st, int order, bt_stats_node *rows, int max) {
+  if (!st || !list_args_valid(order, rows, max)) return BT_EINVAL;
+  settle(st);
+  int n = 0;
+  bt_stats_node *all = rows_all(st, &n);
+  return all ? rows_out(all, n, order, rows, max) : BT_ENOMEM;
+}
+
 unsigned long long bt_stats_dropped(const bt_stats *st) { return st ? st->dropped : 0; }
+
+/* ---- a recorder's own figures (bt_stats_keep_agents) ---- */
+
+/* rec's agent, with its own figures and a shape, its held-back record filed; NULL if none. */
+static bti_stats_agent *own_agent(bt_rec *rec) {
+  if (!rec) return NULL;
+  bt_rec_total(rec);
+  bti_stats_agent *a = bti_rec_stats_agent(rec);
+  bt_inst *in = bt_rec_inst(rec);
+  if (a && !a->sh && in) agent_follow(a, in->def); /* attached before its recorder watched a tree */
+  return a && a->own && a->sh ? a : NULL;
+}
+
+int bt_rec_stats_shape(bt_rec *rec, bt_stats_shape *out) {
+  bti_stats_agent *a = own_agent(rec);
+  if (!a || !out) return BT_EINVAL;
+  shape_info(a->sh, out);
+  out->agents = 1;
+  out->thinks = a->own_thinks;
+  out->errors = a->own_errors;
+  return BT_OK;
+}
+
+int bt_rec_stats_node(bt_rec *rec, int node, bt_stats_node *out) {
+  bti_stats_agent *a = own_agent(rec);
+  if (!a || !out || node < 0 || node >= a->sh->nodes) return BT_EINVAL;
+  row_of(a->sh->hash, &a->own[node], node, out);
+  if (a->pos[node] != NONE) {
+    double start = a->start[node];
+    add_under_way(out, start > a->since ? start : a->since, a->last);
+  }
+  return BT_OK;
+}
+
+int bt_rec_stats_list(bt_rec *rec, int order, bt_stats_node *rows, int max) {
+  bti_stats_agent *a = own_agent(rec);
+  if (!a || !list_args_valid(order, rows, max)) return BT_EINVAL;
+  bt_stats_node *all = rows_own(a);
+  return all ? rows_out(all, a->sh->nodes, order, rows, max) : BT_ENOMEM;
+}
+
+int bt_rec_stats_reset(bt_rec *rec, double now) {
+  bti_stats_agent *a = own_agent(rec);
+  if (!a) return BT_EINVAL;
+  own_clear(a, a->sh->nodes, now);
+  return BT_OK;
+}

@@ -240,6 +240,92 @@ static void test_agents(void) {
   bt_def_release(def);
 }
 
+/* One bt_stats that keeps the agents' own figures gives a population's figures and each agent's.
+ * The script of test_agents: agent one runs W (node 2) from 0 to 4, agent two from 1 to 2 and
+ * from 3 on; then agent two's own figures are reset at t=6, and it thinks at t=7. */
+static void test_own_figures(void) {
+  leaf C = FN("C", 1), W = LEAF("W", BT_RUNNING);
+  bt_graph *g = new_graph();
+  int c = add_fn(g, BT_CONDITION, &C, "C"), w = add_leaf(g, &W), s = add_node(g, BT_SEQUENCE, "S", 0, 0);
+  set_kids(g, s, 2, c, w);
+  bt_def *def = NULL;
+  REQUIRE(bt_def_create(&def, g, s) == BT_OK);
+  bt_graph_free(g);
+  bt_stats *st = new_stats();
+  REQUIRE(bt_stats_keep_agents(st, 1) == BT_OK);
+  bt_inst *one = NULL, *two = NULL;
+  REQUIRE(bt_inst_create(&one, def, &HOST, NULL, 0) == BT_OK);
+  REQUIRE(bt_inst_create(&two, def, &HOST, NULL, 0) == BT_OK);
+  bt_rec *r1 = feed(one, st), *r2 = feed(two, st);
+  think(one, 0);
+  think(two, 1);
+  W.status = BT_SUCCESS;
+  think(two, 2);
+  W.status = BT_RUNNING;
+  think(two, 3);
+  W.status = BT_SUCCESS;
+  think(one, 4);
+  W.status = BT_RUNNING;
+  think(two, 6);
+  bt_stats_node f;
+  REQUIRE(bt_rec_stats_node(r1, 2, &f) == BT_OK);
+  COUNTS(f, 1, 1, 0, 0, 1, 1, 0, 0);
+  CHECK_NUM(f.time, 4);
+  REQUIRE(bt_rec_stats_node(r2, 2, &f) == BT_OK);
+  COUNTS(f, 2, 1, 0, 0, 2, 3, 0, 1);
+  CHECK_NUM(f.time, 1 + 3);
+  CHECK_NUM(f.longest, 3);
+  bt_stats_shape sh;
+  REQUIRE(bt_rec_stats_shape(r1, &sh) == BT_OK);
+  CHECK(sh.agents == 1 && sh.thinks == 2 && sh.nodes == 3 && sh.def == def);
+  REQUIRE(bt_rec_stats_shape(r2, &sh) == BT_OK);
+  CHECK_INT((int)sh.thinks, 4);
+  REQUIRE(bt_stats_node_get(st, bt_def_hash(def), 2, &f) == BT_OK); /* the population's */
+  COUNTS(f, 3, 2, 0, 0, 3, 4, 0, 1);
+  /* agent two's own figures afresh at t=6: its run under way counts from there */
+  REQUIRE(bt_rec_stats_reset(r2, 6) == BT_OK);
+  think(two, 7);
+  REQUIRE(bt_rec_stats_node(r2, 2, &f) == BT_OK);
+  COUNTS(f, 0, 0, 0, 0, 0, 1, 0, 1);
+  CHECK_NUM(f.time, 1);
+  REQUIRE(bt_stats_node_get(st, bt_def_hash(def), 2, &f) == BT_OK); /* the population's go on */
+  COUNTS(f, 3, 2, 0, 0, 3, 5, 0, 1);
+  CHECK_NUM(f.time, 1 + 4 + 4);
+  bt_stats_node rows[4];
+  CHECK_INT(bt_rec_stats_list(r2, BT_STATS_BY_VISITS, rows, 4), 3);
+  CHECK_INT(rows[0].node, 0); /* no visits since the reset; S and W ran 1 s (tree order), C none */
+  CHECK_INT(rows[1].node, 2);
+  CHECK_INT(rows[2].node, 1);
+  CHECK_INT(bt_rec_stats_node(r2, 3, &f), BT_EINVAL);
+  CHECK_INT(bt_rec_stats_list(r2, 9, rows, 4), BT_EINVAL);
+  /* a recorder without statistics, or statistics that keep no agents' figures */
+  bt_rec *bare = NULL;
+  REQUIRE(bt_rec_create(&bare, 0) == BT_OK);
+  CHECK_INT(bt_rec_stats_node(bare, 0, &f), BT_EINVAL);
+  CHECK_INT(bt_rec_stats_shape(NULL, &sh), BT_EINVAL);
+  CHECK_INT(bt_rec_stats_reset(bare, 0), BT_EINVAL);
+  bt_rec_free(bare);
+  REQUIRE(bt_stats_keep_agents(st, 0) == BT_OK);
+  CHECK_INT(bt_rec_stats_node(r1, 0, &f), BT_EINVAL);
+  /* switched on again: from each agent's latest record (two's, t=7) */
+  REQUIRE(bt_stats_keep_agents(st, 1) == BT_OK);
+  think(two, 9);
+  REQUIRE(bt_rec_stats_node(r2, 2, &f) == BT_OK);
+  COUNTS(f, 0, 0, 0, 0, 0, 1, 0, 1);
+  CHECK_NUM(f.time, 2);
+  /* a reset of the whole zeroes the agents' own figures too */
+  bt_stats_reset(st, 9);
+  REQUIRE(bt_rec_stats_node(r2, 2, &f) == BT_OK);
+  COUNTS(f, 0, 0, 0, 0, 0, 0, 0, 1);
+  CHECK_NUM(f.time, 0);
+  bt_rec_free(r1);
+  bt_rec_free(r2);
+  bt_inst_free(one);
+  bt_inst_free(two);
+  bt_stats_free(st);
+  bt_def_release(def);
+}
+
 /* A reset zeroes the figures; a run under way goes on, counted from the reset's time. */
 static void test_reset(void) {
   leaf C = FN("C", 1), B = LEAF("B", BT_RUNNING);
@@ -503,10 +589,16 @@ static void test_recorder_moves(void) {
   bt_stats_node f = fig(st, one, 1);
   COUNTS(f, 1, 0, 0, 0, 1, 2, 0, 0);
   CHECK_NUM(f.time, 2);
+  REQUIRE(bt_stats_keep_agents(st, 1) == BT_OK);
   REQUIRE(bt_inst_set_recorder(two, r) == BT_OK);
   think(two, 5);
   CHECK_INT(bt_stats_shape_count(st), 2);
   f = fig(st, two, 0);
+  COUNTS(f, 1, 0, 0, 0, 1, 1, 0, 1);
+  bt_stats_shape own; /* the recorder's own figures are those of its new tree's shape */
+  REQUIRE(bt_rec_stats_shape(r, &own) == BT_OK);
+  CHECK(own.shape == bt_def_hash(bt_inst_def(two)) && own.nodes == 1 && own.thinks == 1);
+  REQUIRE(bt_rec_stats_node(r, 0, &f) == BT_OK);
   COUNTS(f, 1, 0, 0, 0, 1, 1, 0, 1);
   bt_rec_set_stats(r, NULL);
   f = fig(st, two, 0);
@@ -629,6 +721,7 @@ int main(void) {
   test_parallel();
   test_errors();
   test_agents();
+  test_own_figures();
   test_reset();
   test_outside_a_think();
   test_shared_node();
