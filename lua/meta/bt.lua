@@ -608,7 +608,7 @@ function BT:restore(s, options) end
 
 ---Options of `bt.Recorder`, `tree:record`, `brain:Record` and `BrainWrangler:Record`.
 ---@class bt.RecorderOptions
----@field capacity? integer records kept (default 256; 0: none)
+---@field capacity? integer records kept (default 256; 0: none; at most 2097152)
 ---@field agent? integer the agent id (default: the entity's GUID or id)
 ---@field label? string the label (default: "<prefab or kind> <id>")
 

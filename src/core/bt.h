@@ -815,7 +815,9 @@ typedef struct bt_rec_entry {
  * (bt_inst_sleep_time), or else before the next record or read of the recorder. */
 typedef void (*bt_rec_fn)(void *ud, const bt_rec_entry *e);
 
-/* A new recorder keeping the last `capacity` records (0: none, a callback only). BT_ENOMEM. */
+/* A new recorder keeping the last `capacity` records (0: none, a callback only; at most
+ * BT_REC_MAX_CAPACITY). BT_EINVAL for a NULL out or a capacity too large, BT_ENOMEM. */
+#define BT_REC_MAX_CAPACITY 2097152
 int bt_rec_create(bt_rec **out, size_t capacity);
 /* Detaches it from its instance if attached, and frees it. NULL is allowed. */
 void bt_rec_free(bt_rec *rec);
@@ -829,7 +831,8 @@ const char *bt_rec_label(const bt_rec *rec); /* "" when none */
 size_t bt_rec_count(bt_rec *rec);
 unsigned long long bt_rec_total(bt_rec *rec);
 /* Copies the i-th record in the ring, 0 the oldest (its text stays valid until the record leaves
- * the ring); BT_EINVAL when i >= bt_rec_count. */
+ * the ring); BT_EINVAL when i >= bt_rec_count. The ring keeps a think's sleep time as a float (7
+ * significant digits); the callback gets it as the tree gave it. */
 int bt_rec_get(bt_rec *rec, size_t i, bt_rec_entry *out);
 /* Empties the ring and zeroes the total (the think number goes on). */
 void bt_rec_clear(bt_rec *rec);

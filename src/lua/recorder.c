@@ -10,6 +10,8 @@
 #include "lbt.h"
 
 #define REC_META "bt.recorder"
+#define LBT_STR_(x) #x
+#define LBT_STR(x) LBT_STR_(x)
 #define DEFAULT_CAPACITY 256
 
 typedef struct lbt_rec {
@@ -40,8 +42,8 @@ static lbt_rec *make(lua_State *L, int idx, int arg, const char *fname) {
     if (!lua_istable(L, idx)) lbt_typeerror(L, idx, arg, fname, "table or nil");
     int type = lua_getfield(L, idx, "capacity");
     if (type != LUA_TNIL) {
-      if (!lua_isinteger(L, -1) || (capacity = lua_tointeger(L, -1)) < 0 || capacity > 1 << 24)
-        lbt_argerror(L, arg, fname, "capacity: a whole number from 0 to 16777216 expected");
+      if (!lua_isinteger(L, -1) || (capacity = lua_tointeger(L, -1)) < 0 || capacity > BT_REC_MAX_CAPACITY)
+        lbt_argerror(L, arg, fname, "capacity: a whole number from 0 to " LBT_STR(BT_REC_MAX_CAPACITY) " expected");
     }
     type = lua_getfield(L, idx, "agent");
     if (type != LUA_TNIL && (!lua_isinteger(L, -1) || (agent = lua_tointeger(L, -1)) < 0))

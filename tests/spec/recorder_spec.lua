@@ -5,7 +5,6 @@
 local H = require "helpers"
 local bt = H.bt
 
-
 -- "<path> FROM>TO" for status records, "think <cause>" for thinks, "<type> <path>" for others
 local function story(rec, first)
   local out = {}
@@ -123,7 +122,7 @@ describe("the recorder", function()
     assert.has_error(function() tree:record(42) end,
       "bad argument #1 to 'record' (Recorder, table or nil expected, got number)")
     assert.has_error(function() bt.Recorder({ capacity = -1 }) end,
-      "bad argument #1 to 'Recorder' (capacity: a whole number from 0 to 16777216 expected)")
+      "bad argument #1 to 'Recorder' (capacity: a whole number from 0 to 2097152 expected)")
     assert.has_error(function() bt.Recorder({ label = 3 }) end,
       "bad argument #1 to 'Recorder' (label: a string expected)")
     -- one recorder watches one tree: attaching it to another moves it
