@@ -287,6 +287,7 @@ BTI_FUNC void bti_stats_unwatch(bti_stats_agent *a); /* its recorder left its in
 BTI_FUNC void bti_stats_record(bti_stats_agent *a, const bt_inst *in, const bt_rec_entry *e);
 BTI_FUNC bt_stats *bti_stats_of(const bti_stats_agent *a);
 BTI_FUNC bti_stats_agent *bti_rec_stats_agent(const bt_rec *rec); /* rec.c: the agent rec feeds, or NULL */
+BTI_FUNC void bti_rec_drop_stats(bt_rec *rec); /* rec.c: rec feeds nothing more, without filing a held-back record */
 #if BT_RECORDER
 #define BTI_RECORDING(in) __builtin_expect((in)->recording, 0)
 #else

@@ -511,6 +511,11 @@ int bt_rec_set_stats(bt_rec *r, bt_stats *st) {
 
 bti_stats_agent *bti_rec_stats_agent(const bt_rec *r) { return r->stats; }
 
+void bti_rec_drop_stats(bt_rec *r) {
+  if (r->stats) bti_stats_detach(r->stats);
+  r->stats = NULL;
+}
+
 bt_stats *bt_rec_stats(const bt_rec *r) { return r && r->stats ? bti_stats_of(r->stats) : NULL; }
 
 unsigned long long bt_rec_agent(const bt_rec *r) { return r->agent; }

@@ -393,7 +393,7 @@ void bt_stats_free(bt_stats *st) {
   if (!st) return;
   while (st->agents) {
     bti_stats_agent *a = st->agents;
-    if (a->rec) bt_rec_set_stats(a->rec, NULL); /* detaches and frees a */
+    if (a->rec) bti_rec_drop_stats(a->rec); /* detaches and frees a, calling nothing of the host's */
     else agent_free(a);
   }
   for (int i = 0; i < st->nshapes; i++) shape_free(st->shapes[i]);
@@ -675,7 +675,7 @@ static bti_stats_agent *own_agent(bt_rec *rec) {
   bt_rec_total(rec);
   bti_stats_agent *a = bti_rec_stats_agent(rec);
   bt_inst *in = bt_rec_inst(rec);
-  if (a && !a->sh && in) agent_follow(a, in->def); /* attached before its recorder watched a tree */
+  if (a && in && a->def != in->def) agent_follow(a, in->def); /* it has not yet seen this tree */
   return a && a->own && a->sh ? a : NULL;
 }
 

@@ -417,6 +417,46 @@ static void test_shared_node(void) {
   bt_inst_free(in);
 }
 
+/* A finished node visited again without a reset is visited again: a host's node (its own visit,
+ * as a Lua subclass writes one) visits its child F twice a think, and F succeeds, then fails.
+ * Pre-order Twice=0 F=1. A think: F READY>SUCCESS, SUCCESS>FAILED, Twice READY>FAILED. */
+static void flip_hook(bt_call *c, leaf *l) {
+  (void)c;
+  l->status = l->calls % 2 ? BT_SUCCESS : BT_FAILED;
+}
+
+static int twice_visit(bt_call *c) {
+  int child = bt_def_child(bt_inst_def(c->inst), c->node, 0);
+  bt_node_visit(c->inst, child);
+  bt_node_visit(c->inst, child);
+  bt_node_set_status(c->inst, c->node, bt_node_status(c->inst, child));
+  return BT_OK;
+}
+
+static void test_visited_again(void) {
+  static const bt_ops twice_ops = {.visit = twice_visit};
+  leaf F = LEAF("F", BT_SUCCESS);
+  F.hook = flip_hook;
+  bt_graph *g = new_graph();
+  int f = add_leaf(g, &F);
+  bt_spec sp = {.kind = BT_BEHAVIOUR, .name = "Twice", .flags = BT_SPEC_CHILDREN, .ops = &twice_ops};
+  int tw = bt_graph_add(g, &sp);
+  set_kids(g, tw, 1, f);
+  bt_inst *in = build(g, tw, 0);
+  bt_stats *st = new_stats();
+  bt_rec *r = feed(in, st);
+  think(in, 1);
+  think(in, 2);
+  CHECK_INT(F.calls, 4);
+  bt_stats_node x = fig(st, in, 1);
+  COUNTS(x, 4, 2, 2, 0, 0, 0, 0, 0);
+  x = fig(st, in, 0);
+  COUNTS(x, 2, 0, 2, 0, 0, 0, 0, 0);
+  bt_rec_free(r);
+  bt_stats_free(st);
+  bt_inst_free(in);
+}
+
 /* Records fed by hand, as a log reader feeds them: two agents, a shape change, what is refused. */
 static bt_rec_entry status_rec(int node, int from, int to, unsigned long long think, double t) {
   bt_rec_entry e;
@@ -725,6 +765,7 @@ int main(void) {
   test_reset();
   test_outside_a_think();
   test_shared_node();
+  test_visited_again();
   test_recorder_moves();
   test_differential();
   return check_report("test_stats");
