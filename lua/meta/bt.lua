@@ -44,6 +44,8 @@
 ---@field name string
 ---@field status bt.Status
 ---@field last bt.Status
+---@field dbstring? string what the dump shows in parentheses: only while the node runs, not empty
+---@field sleep? number the node's tree sleep time (the dump's last column); nil for none
 
 ---What `manager:Restore` returns.
 ---@class bt.RestoreReport
