@@ -186,9 +186,15 @@ static int agent_switch(bti_stats_agent *a, shape *sh) {
 
 /* ---- counting a record ---- */
 
+/* Adds one to a figure of node n, in its shape's row and the agent's own. */
+#define BUMP(a, n, field)                          \
+  do {                                             \
+    (a)->sh->fig[n].field++;                       \
+    if ((a)->own) (a)->own[n].field++;             \
+  } while (0)
+
 static void count(bti_stats_agent *a, const bt_rec_entry *e, int node) {
   shape *sh = a->sh;
-  figures spare;
   if (a->gen != a->st->gen) {
     a->gen = a->st->gen;
     sh->agents++;
@@ -197,34 +203,29 @@ static void count(bti_stats_agent *a, const bt_rec_entry *e, int node) {
   switch (e->type) {
   case BT_REC_STATUS: {
     uint32_t n = (uint32_t)node;
-    figures *f = &sh->fig[n], *g = a->own ? &a->own[n] : &spare;
     int from = e->from, to = e->to;
     if (a->pos[n] != NONE) run_end(a, n, e->time); /* from RUNNING, or a record went missing */
     if (to == BT_RUNNING) {
       run_begin(a, n, e->time);
-      f->runs++, g->runs++;
+      BUMP(a, n, runs);
     }
-    if (from == BT_RUNNING && to == BT_READY) f->aborts++, g->aborts++;
+    if (from == BT_RUNNING && to == BT_READY) BUMP(a, n, aborts);
     if (in_think) {
-      if (from != BT_RUNNING && to != BT_READY) f->visits++, g->visits++;
-      if (to == BT_SUCCESS) f->successes++, g->successes++;
-      if (to == BT_FAILED) f->failures++, g->failures++;
+      if (from != BT_RUNNING && to != BT_READY) BUMP(a, n, visits);
+      if (to == BT_SUCCESS) BUMP(a, n, successes);
+      if (to == BT_FAILED) BUMP(a, n, failures);
     }
     break;
   }
   case BT_REC_THINK:
     sh->thinks++;
     a->own_thinks++;
-    for (uint32_t i = 0; i < a->nrun; i++) {
-      sh->fig[a->run[i]].thinks++;
-      if (a->own) a->own[a->run[i]].thinks++;
-    }
+    for (uint32_t i = 0; i < a->nrun; i++) BUMP(a, a->run[i], thinks);
     a->think = e->think;
     break;
   case BT_REC_ERROR:
     if (node >= 0) {
-      sh->fig[node].errors++;
-      if (a->own) a->own[node].errors++;
+      BUMP(a, node, errors);
     } else {
       sh->errors++;
       a->own_errors++;

@@ -41,8 +41,8 @@ static int check_order(lua_State *L, int idx, int arg, const char *fname) {
   static const char *const names[] = {"tree", "time", "visits"};
   static const int orders[] = {BT_STATS_BY_TREE, BT_STATS_BY_TIME, BT_STATS_BY_VISITS};
   if (lua_isnoneornil(L, idx)) return -1;
-  const char *s = lua_tostring(L, idx);
-  for (int i = 0; s && lua_type(L, idx) == LUA_TSTRING && i < 3; i++)
+  const char *s = lua_type(L, idx) == LUA_TSTRING ? lua_tostring(L, idx) : NULL;
+  for (int i = 0; s && i < 3; i++)
     if (!strcmp(s, names[i])) return orders[i];
   return lbt_argerror(L, arg, fname, "\"tree\", \"time\", \"visits\" or nil expected");
 }
