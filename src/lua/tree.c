@@ -266,8 +266,7 @@ static int tree_snapshot(lua_State *L) {
   }
   lbt_time_group_end(t->S, group);
   leave(L, t, &outer, flushed);
-  if (buf.len == 0 && !buf.err) lua_pushliteral(L, "");
-  else lbt_push_buf(L, &buf); /* frees buf; raises without memory */
+  lbt_push_buf(L, &buf); /* frees buf; raises without memory */
   const char *text = lua_tostring(L, -1);
   lua_createtable(L, n, 0);
   for (int i = 0; i < n; i++) {
