@@ -4,7 +4,8 @@
  * brains.small with C leaves (bench_cleaf's 40-node brain), in one run: the core with the
  * recorder compiled out (bench_rec_norec, the same program built on a core made with
  * BT_RECORDER=0, which bench_rec runs and reads), compiled in and off, and on, every agent
- * recorded into a ring buffer of its own. Figures are printed, never asserted.
+ * recorded into a ring buffer of its own, or feeding one bt_stats through a recorder of capacity 0
+ * (run-time statistics, src/core/stats.c). Figures are printed, never asserted.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
@@ -51,15 +52,17 @@ static void think(bt_inst *in) {
 }
 
 /* ns per think of `frames` frames (after 30 to warm up) of n agents, fastest fifth; ring > 0:
- * each agent records into a ring of that many records. Records per think in *per_think. */
-static double run(bt_def *def, agent *agents, int n, int frames, size_t ring, double *per_think) {
+ * each agent records into a ring of that many records; st: each agent's recorder (of capacity
+ * `ring`, 0 or not) feeds st. Records per think in *per_think. */
+static double run(bt_def *def, agent *agents, int n, int frames, size_t ring, bt_stats *st, double *per_think) {
   bt_inst **in = calloc((size_t)n, sizeof *in);
   bt_rec **rec = calloc((size_t)n, sizeof *rec);
   if (!in || !rec) exit(1);
   rng_state = 1;
   for (int i = 0; i < n; i++) {
     if (bt_inst_create(&in[i], def, &host, &agents[i], 0) != BT_OK) exit(1);
-    if (ring && (bt_rec_create(&rec[i], ring) != BT_OK || bt_inst_set_recorder(in[i], rec[i]) != BT_OK)) {
+    if ((ring || st) && (bt_rec_create(&rec[i], ring) != BT_OK || bt_inst_set_recorder(in[i], rec[i]) != BT_OK ||
+                         bt_rec_set_stats(rec[i], st) != BT_OK)) {
       fprintf(stderr, "bench_rec: cannot attach a recorder\n");
       exit(1);
     }
@@ -131,7 +134,7 @@ int main(int argc, char **argv) {
   if (measure) {
     double best = 1e300;
     for (int r = 0; r < rounds; r++) {
-      double ns = run(def, ag, agents, frames, 0, NULL);
+      double ns = run(def, ag, agents, frames, 0, NULL, NULL);
       if (ns < best) best = ns;
     }
     printf("%.3f\n", best);
@@ -140,16 +143,20 @@ int main(int argc, char **argv) {
   /* the reference: this program built on a core without the recorder, next to this one */
   char cmd[4096];
   snprintf(cmd, sizeof cmd, "'%s_norec' --measure --agents %d --frames %d --rounds 1", argv[0], agents, frames);
-  double out = 1e300, off = 1e300, on = 1e300, per = 0;
+  double out = 1e300, off = 1e300, on = 1e300, counted = 1e300, per = 0;
+  bt_stats *st = NULL;
+  if (bt_stats_create(&st) != BT_OK) return 1;
   for (int r = 0; r < rounds; r++) {
     FILE *p = popen(cmd, "r");
     double v;
     if (p && fscanf(p, "%lf", &v) == 1 && v < out) out = v;
     if (p) pclose(p);
-    double ns = run(def, ag, agents, frames, 0, NULL);
+    double ns = run(def, ag, agents, frames, 0, NULL, NULL);
     if (ns < off) off = ns;
-    ns = run(def, ag, agents, frames, 256, &per);
+    ns = run(def, ag, agents, frames, 256, NULL, &per);
     if (ns < on) on = ns;
+    ns = run(def, ag, agents, frames, 0, st, NULL);
+    if (ns < counted) counted = ns;
   }
   printf("the transition recorder: %d agents of the 40-node brain with C leaves, %d frames at 30 Hz, "
          "fastest of %d rounds\n", agents, frames, rounds);
@@ -160,6 +167,9 @@ int main(int argc, char **argv) {
   printf("  compiled in, off              %8.1f ns/think  %+.1f%%\n", off, out < 1e300 ? (off / out - 1) * 100 : 0);
   printf("  on, a ring of 256 per agent   %8.1f ns/think  %+.1f%%  (%.1f records a think)\n", on,
          out < 1e300 ? (on / out - 1) * 100 : 0, per);
+  printf("  on, statistics, no ring       %8.1f ns/think  %+.1f%%  (one bt_stats for every agent)\n", counted,
+         out < 1e300 ? (counted / out - 1) * 100 : 0);
+  bt_stats_free(st);
   bt_def_release(def);
   free(ag);
   return 0;

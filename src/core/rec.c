@@ -69,6 +69,7 @@ struct bt_rec {
   char *label;
   bt_rec_fn fn;
   void *ud;
+  bti_stats_agent *stats; /* the statistics it feeds (stats.c), or NULL */
   double now;        /* the clock of the think under way, or of the pending one */
   uint8_t cause;     /* what will make the next think (BT_WAKE_*) */
   uint8_t owned;     /* made by the instance's definition (bt_def_set_recording): its instance frees it */
@@ -155,6 +156,7 @@ static slot *next_slot(bt_rec *r) {
 static void put(bt_rec *r, const bt_rec_entry *e, int in_think) {
   r->total++;
   if (r->fn) r->fn(r->ud, e);
+  if (r->stats) bti_stats_record(r->stats, r->inst, e);
   if (!r->cap) return;
   slot *s = next_slot(r);
   if (e->type == BT_REC_THINK) {
@@ -170,7 +172,7 @@ static void put(bt_rec *r, const bt_rec_entry *e, int in_think) {
 
 /* Files the pending think's record, with its sleep time. */
 static void put_think(bt_rec *r, int has_sleep, double sleep) {
-  if (!r->fn && r->cap) { /* the common case: one slot, no entry */
+  if (!r->fn && !r->stats && r->cap) { /* the common case: one slot, no entry */
     r->pending = 0;
     r->total++;
     slot *s = next_slot(r);
@@ -212,6 +214,7 @@ static void settle(bt_rec *r) {
 static void detach(bt_rec *rec) {
   bt_inst *in = rec->inst;
   settle(rec);
+  if (rec->stats) bti_stats_unwatch(rec->stats);
   *slot_of(in) = NULL;
   in->recording = 0;
   rec->inst = NULL;
@@ -222,7 +225,7 @@ void bti_rec_status(bt_inst *in, const bt_node *d, int from, int to) {
   bt_rec *r = *slot_of(in);
   int node = (int)(d - in->def->nodes);
   if (r->pending) settle(r);
-  if (in->thinking && !r->fn && r->cap) { /* the common case: one word into the ring */
+  if (in->thinking && !r->fn && !r->stats && r->cap) { /* the common case: one word into the ring */
     slot *s = next_slot(r);
     s->word = W_MAKE(BT_REC_STATUS, from, to, 0, 0, 1, node);
     s->w2.think = (uint32_t)r->think;
@@ -312,6 +315,7 @@ static void put_extra(bt_rec *r, bt_inst *in, bt_rec_entry *e, extra *x) {
   }
   r->total++;
   if (r->fn) r->fn(r->ud, e);
+  if (r->stats) bti_stats_record(r->stats, in, e);
   if (!x) return;
   slot *s = next_slot(r);
   s->word = W_MAKE(e->type, 0, 0, 0, 0, 0, e->type == BT_REC_HOST ? -1 : e->node);
@@ -395,11 +399,20 @@ int bt_def_set_recording(bt_def *def, const bt_rec_options *opts) {
 int bti_rec_init(bt_inst *in) {
   const bt_rec_options *o = in->def->recording;
   bt_rec *r = NULL;
-  if (!o) return BT_OK;
-  if (bt_rec_create(&r, o->capacity) != BT_OK) return BT_ENOMEM;
-  bt_rec_set_callback(r, o->fn, o->ud);
+  if (!o && !in->def->stats) return BT_OK;
+  if (bt_rec_create(&r, o ? o->capacity : 0) != BT_OK) return BT_ENOMEM;
+  if (o) bt_rec_set_callback(r, o->fn, o->ud);
   r->owned = 1;
-  return bt_inst_set_recorder(in, r);
+  int rc = bt_inst_set_recorder(in, r);
+  if (rc == BT_OK) rc = bt_rec_set_stats(r, in->def->stats);
+  if (rc != BT_OK) bt_rec_free(r);
+  return rc;
+}
+
+int bt_def_set_stats(bt_def *def, bt_stats *st) {
+  if (!def) return BT_EINVAL;
+  def->stats = st;
+  return BT_OK;
 }
 
 #else
@@ -414,6 +427,10 @@ static void settle(bt_rec *r) { (void)r; }
 int bt_def_set_recording(bt_def *def, const bt_rec_options *opts) {
   (void)def;
   (void)opts;
+  return BT_EINVAL;
+}
+int bt_def_set_stats(bt_def *def, bt_stats *st) {
+  (void)def, (void)st;
   return BT_EINVAL;
 }
 int bt_inst_record_error(bt_inst *in, int node, const char *message) {
@@ -456,6 +473,7 @@ static void ring_clear(bt_rec *r) {
 void bt_rec_free(bt_rec *r) {
   if (!r) return;
   if (r->inst) detach(r);
+  bt_rec_set_stats(r, NULL);
   ring_clear(r);
   free(r->ring);
   free(r->label);
@@ -479,6 +497,26 @@ int bt_rec_set_agent(bt_rec *r, unsigned long long id, const char *label) {
   r->agent = id;
   return BT_OK;
 }
+
+int bt_rec_set_stats(bt_rec *r, bt_stats *st) {
+  if (!r) return BT_EINVAL;
+  if (r->inst) settle(r); /* the last think's record goes to the statistics it was made for */
+  if (r->stats && bti_stats_of(r->stats) == st) return BT_OK;
+  bti_stats_agent *a = NULL;
+  if (st && !(a = bti_stats_attach(st, r))) return BT_ENOMEM;
+  if (r->stats) bti_stats_detach(r->stats);
+  r->stats = a;
+  return BT_OK;
+}
+
+bti_stats_agent *bti_rec_stats_agent(const bt_rec *r) { return r->stats; }
+
+void bti_rec_drop_stats(bt_rec *r) {
+  if (r->stats) bti_stats_detach(r->stats);
+  r->stats = NULL;
+}
+
+bt_stats *bt_rec_stats(const bt_rec *r) { return r && r->stats ? bti_stats_of(r->stats) : NULL; }
 
 unsigned long long bt_rec_agent(const bt_rec *r) { return r->agent; }
 const char *bt_rec_label(const bt_rec *r) { return r->label ? r->label : ""; }

@@ -118,6 +118,15 @@ static int l_get_time(lua_State *L) {
   return 1;
 }
 
+double lbt_clock_now(lua_State *L) {
+  lbt_state *S = lbt_state_get(L);
+  lua_State *saved = S->L;
+  S->L = L;
+  double t = clock_now(S, L, 0);
+  S->L = saved;
+  return t;
+}
+
 void lbt_open_clock(lua_State *L, int module) {
   lua_pushcfunction(L, l_set_clock);
   lua_setfield(L, module, "set_clock");

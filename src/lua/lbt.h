@@ -16,6 +16,7 @@
  *              fields mean to the core), the methods, events
  *   compile.c  definitions: a graph of node objects compiled, named subtrees
  *   tree.c     BT(inst, root) and the tree methods
+ *   stats.c    bt.Stats: per-node statistics as tables, tree:stats
  *   recorder.c bt.Recorder: a tree's transition recorder, tree:record, a brain's recorder
  *   sched.c    BrainWrangler's scheduler
  *   reload.c   moving live agents to a tree of new code
@@ -253,6 +254,13 @@ LBT_FUNC void lbt_push_shape_path(lua_State *L, const lbt_shape *shape, int node
  * from prefab or kind and GUID or id, else its name, else its type and address. */
 LBT_FUNC void lbt_push_entity_label(lua_State *L, int idx);
 
+/* ---- statistics (stats.c) ---- */
+LBT_FUNC void lbt_open_stats(lua_State *L, int module);
+/* The bt_stats of the bt.Stats at idx, or NULL if it is none. */
+LBT_FUNC bt_stats *lbt_stats_test(lua_State *L, int idx);
+/* Pushes a new bt.Stats (it keeps each recorder's own figures) and returns its bt_stats. */
+LBT_FUNC bt_stats *lbt_stats_new(lua_State *L);
+
 /* ---- the recorder (recorder.c) ---- */
 LBT_FUNC void lbt_open_recorder(lua_State *L, int module);
 LBT_FUNC const luaL_Reg lbt_recorder_shared[];
@@ -291,6 +299,7 @@ LBT_FUNC void lbt_host_init(lbt_state *S); /* the core's clock and random number
 LBT_FUNC int lbt_time_group_begin(lbt_state *S, int share);
 LBT_FUNC void lbt_time_group_end(lbt_state *S, int outer);
 LBT_FUNC void lbt_open_clock(lua_State *L, int module); /* bt.set_clock, bt.GetTime */
+LBT_FUNC double lbt_clock_now(lua_State *L);            /* bt.GetTime() */
 
 /* ---- objects.c ---- */
 

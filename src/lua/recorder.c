@@ -33,7 +33,8 @@ static void set_def(lbt_rec *r, bt_def *def) {
   r->def = def;
 }
 
-/* The options table at idx (argument arg of fname): capacity, agent, label; pushes the recorder. */
+/* The options table at idx (argument arg of fname): capacity, agent, label, stats; pushes the
+ * recorder (its user value: the bt.Stats it feeds, or nil). */
 static lbt_rec *make(lua_State *L, int idx, int arg, const char *fname) {
   lua_Integer capacity = DEFAULT_CAPACITY, agent = 0;
   const char *label = NULL;
@@ -51,15 +52,32 @@ static lbt_rec *make(lua_State *L, int idx, int arg, const char *fname) {
     type = lua_getfield(L, idx, "label");
     if (type != LUA_TNIL && type != LUA_TSTRING) lbt_argerror(L, arg, fname, "label: a string expected");
     label = lua_tostring(L, -1);
-    lua_pop(L, 3);
+    type = lua_getfield(L, idx, "stats"); /* true: a bt.Stats of its own */
+    if (type != LUA_TNIL && !lbt_stats_test(L, -1) && !(type == LUA_TBOOLEAN))
+      lbt_argerror(L, arg, fname, "stats: a boolean or a bt.Stats expected");
+    if (type == LUA_TBOOLEAN) {
+      int on = lua_toboolean(L, -1);
+      lua_pop(L, 1);
+      if (on) lbt_stats_new(L);
+      else lua_pushnil(L);
+    }
+    lua_replace(L, -4); /* stats where capacity was (the options table keeps the label's string) */
+    lua_pop(L, 2);
+  } else {
+    lua_pushnil(L);
   }
-  lbt_rec *r = lua_newuserdatauv(L, sizeof *r, 0);
+  int stats = lua_gettop(L);
+  lbt_rec *r = lua_newuserdatauv(L, sizeof *r, 1);
   r->rec = NULL;
   r->def = NULL;
   luaL_setmetatable(L, REC_META);
   if (bt_rec_create(&r->rec, (size_t)capacity) != BT_OK ||
-      bt_rec_set_agent(r->rec, (unsigned long long)agent, label) != BT_OK)
+      bt_rec_set_agent(r->rec, (unsigned long long)agent, label) != BT_OK ||
+      bt_rec_set_stats(r->rec, lbt_stats_test(L, stats)) != BT_OK)
     luaL_error(L, "not enough memory");
+  lua_pushvalue(L, stats);
+  lua_setiuservalue(L, -2, 1);
+  lua_remove(L, stats);
   return r;
 }
 
@@ -179,6 +197,13 @@ static int rec_count(lua_State *L) {
 
 static int rec_total(lua_State *L) {
   lua_pushinteger(L, (lua_Integer)bt_rec_total(check_rec(L, 1, "total")->rec));
+  return 1;
+}
+
+/* rec:stats(): the bt.Stats it feeds, or nil */
+static int rec_stats(lua_State *L) {
+  check_rec(L, 1, "stats");
+  lua_getiuservalue(L, 1, 1);
   return 1;
 }
 
@@ -377,6 +402,7 @@ static int l_is_recorder(lua_State *L) {
 static const luaL_Reg rec_methods[] = {
     {"records", rec_records}, {"count", rec_count},         {"total", rec_total},
     {"clear", rec_clear},     {"agent", rec_agent},         {"set_agent", rec_set_agent},
+    {"stats", rec_stats},
     {NULL, NULL},
 };
 
