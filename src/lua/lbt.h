@@ -110,8 +110,6 @@ typedef struct lbt_state {
   /* Brain's OnUpdate and GetSleepTime (lua/brain.lua) as lua_topointer gives them (module.c): the
    * scheduler runs a brain whose methods are these without calling them (sched.c). */
   const void *brain_update, *brain_sleep_time;
-  int recorded_brains; /* a brain was given a recorder (Brain:Record): the scheduler keeps it on
-                          the brain's tree (recorder.c) */
 } lbt_state;
 
 /* What a kind's class says of its objects. */
@@ -400,8 +398,10 @@ LBT_FUNC const luaL_Reg lbt_compile_shared[]; /* shared.uses, stale, save_subtre
 LBT_FUNC void lbt_open_tree(lua_State *L, int module);
 /* What tree:Update() and tree:GetSleepTime() do, for the tree at index 1, if it is a tree and
  * the BT table's method is still bt's own: update returns 1 having thought (0, doing nothing, if
- * not, or if the tree is thinking); sleep returns 1 and *sleep, or 0 for nil (-1 if not). */
-LBT_FUNC int lbt_tree_update_own(lua_State *L);
+ * not, or if the tree is thinking), and in *has_sleep what sleep would return at the think's
+ * end if the think asked for it (a recorded tree's does), else -1; sleep returns 1 and *sleep,
+ * or 0 for nil (-1 if not). */
+LBT_FUNC int lbt_tree_update_own(lua_State *L, int *has_sleep, double *sleep);
 LBT_FUNC int lbt_tree_sleep_own(lua_State *L, double *sleep);
 
 /* ---- sched.c, reload.c, watch.c: the private functions lua/brain.lua and lua/reload.lua use ---- */

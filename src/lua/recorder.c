@@ -389,7 +389,6 @@ void lbt_recorder_follow(lua_State *L, int brain, int opts) {
 static int l_follow(lua_State *L) {
   lua_settop(L, 2);
   lbt_recorder_follow(L, 1, lua_isnil(L, 2) ? 0 : 2);
-  lbt_state_get(L)->recorded_brains = 1;
   return 0;
 }
 

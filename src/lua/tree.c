@@ -124,8 +124,9 @@ static void leave(lua_State *L, lbt_tree *t, const lbt_entry *outer, int flushed
   lbt_tree_leave(L, t, outer);
 }
 
-/* A think of the tree at index 1, t, which is not thinking. */
-static void think(lua_State *L, lbt_tree *t) {
+/* A think of the tree at index 1, t, which is not thinking. Returns -1, or, when the tree records
+ * (its recorder then has the think's record), whether it asks for a sleep time, in *sleep. */
+static int think(lua_State *L, lbt_tree *t, double *sleep) {
   lbt_entry outer;
   int flushed = enter(L, t, &outer);
   lbt_state *S = t->S;
@@ -135,20 +136,19 @@ static void think(lua_State *L, lbt_tree *t) {
   S->thinking--;
   /* a recorder takes the think's record with its sleep time, which may call the tree's Lua
    * nodes: asked here, with the tree entered, never later from a read or a collection */
-  if (bt_inst_recorder(t->inst)) {
-    double sleep;
-    bt_inst_sleep_time(t->inst, &sleep);
-  }
+  int has = bt_inst_recorder(t->inst) ? bt_inst_sleep_time(t->inst, sleep) : -1;
   lbt_time_group_end(S, group);
   leave(L, t, &outer, flushed);
   lbt_run_deferred(L, t->S); /* a reload asked for during the think */
+  return has;
 }
 
 static int tree_update(lua_State *L) {
   lbt_tree *t = check_tree(L, "Update");
   if (bt_inst_thinking(t->inst))
     return luaL_error(L, "Update: the tree is thinking (Update called from inside its own think)");
-  think(L, t);
+  double sleep;
+  think(L, t, &sleep);
   return 0;
 }
 
@@ -188,10 +188,10 @@ static lbt_tree *own_method(lua_State *L, const char *name, lua_CFunction fn) {
   return own ? t : NULL;
 }
 
-int lbt_tree_update_own(lua_State *L) {
+int lbt_tree_update_own(lua_State *L, int *has_sleep, double *sleep) {
   lbt_tree *t = own_method(L, "Update", tree_update);
   if (!t || bt_inst_thinking(t->inst)) return 0;
-  think(L, t);
+  *has_sleep = think(L, t, sleep);
   return 1;
 }
 
