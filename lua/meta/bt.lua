@@ -221,6 +221,52 @@ function reload.poll() end
 ---@return table<string, string>
 function reload.modules() end
 
+---The log files of the transition recorders, read (docs/lua-api.md "Log files").
+---@class bt.log
+local log = {}
+bt.log = log
+
+---A reader of the log file at `path` (also one still being written), or nil and a message.
+---@param path string
+---@return bt.LogReader? reader
+---@return string? message
+function log.open(path) end
+
+---A reader of the log held in the string `s`.
+---@param s string
+---@return bt.LogReader
+function log.read(s) end
+
+---A record of a log: `type` ("status", "think", "event", "error", "reload", "host", "world",
+---"lost"; with `{all = true}` also "attach", "saved", "describe"), `time`, and for an agent's
+---records `agent`, `label`, `think` and `shape`, then what the type has.
+---@class bt.LogRecord
+---@field type string
+---@field time number
+---@field agent? integer
+---@field label? string
+---@field think? integer
+---@field shape? string the hash of the agent's tree (16 hexadecimal digits)
+---@field node? integer 1-based pre-order index (status, event, error of a node)
+---@field path? string
+---@field from? string status: bt.Status; reload: a tree's hash
+---@field to? string
+---@field cause? "deadline"|"start"|"event"|"force"
+---@field sleep? number
+---@field message? string
+---@field code? integer
+---@field data? string
+---@field count? integer
+---@field statuses? table[]
+---@field nodes? table[]
+
+---What `bt.log.open` and `bt.log.read` give: a reader of a log's records.
+---@class bt.LogReader
+---@field records fun(self: bt.LogReader, options?: {all?: boolean}): (fun(): bt.LogRecord?)
+---@field shape fun(self: bt.LogReader, hash: string): table?
+---@field where fun(self: bt.LogReader): ("more"|"ended"|"whole"|"cut"|"failed"), integer
+---@field close fun(self: bt.LogReader)
+
 ---The sandbox of brain and behaviour files (docs/sandbox.md).
 ---@class bt.sandbox
 local sandbox = {}

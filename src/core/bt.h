@@ -33,6 +33,9 @@ const char *bt_version(void);
 #define BT_ECYCLE (-3)  /* a node is its own ancestor */
 #define BT_ETOOBIG (-4) /* the tree is deeper than BT_MAX_DEPTH or has more than BT_MAX_NODES nodes */
 #define BT_EBUSY (-5)   /* the tree is thinking and the call is not allowed from inside a think */
+#define BT_EIO (-6)     /* a file could not be opened, read or written (the message says why) */
+#define BT_EFORMAT (-7) /* not a bt log, or a log of a format version this library does not read */
+#define BT_ECORRUPT (-8) /* a bt log whose bytes are damaged (the message says where) */
 #define BT_DEFAULT 2    /* returned by a bt_ops function: "do what the node's kind does" */
 
 #define BT_MAX_DEPTH 1000     /* deepest tree bt_def_create accepts */
@@ -846,10 +849,13 @@ int bt_inst_set_recorder(bt_inst *inst, bt_rec *rec);
 bt_rec *bt_inst_recorder(const bt_inst *inst);
 
 /* What a definition gives the recorders it makes (bt_def_set_recording). */
+typedef struct bt_log bt_log; /* a log file being written (below) */
+
 typedef struct bt_rec_options {
   size_t capacity; /* the ring's size (0: none) */
   bt_rec_fn fn;    /* the callback (NULL: none) */
   void *ud;
+  bt_log *log;     /* the log each recorder writes to (bt_rec_set_log; NULL: none) */
 } bt_rec_options;
 
 /* Switches recording on (opts) or off (NULL) for the instances bt_inst_init makes of def from now
@@ -982,6 +988,184 @@ int bt_rec_stats_node(bt_rec *rec, int node, bt_stats_node *out);
 int bt_rec_stats_list(bt_rec *rec, int order, bt_stats_node *rows, int max);
 /* Zeroes the recorder's own figures; its runs under way count on from `now`. BT_EINVAL as above. */
 int bt_rec_stats_reset(bt_rec *rec, double now);
+
+/* ---- the log file: what many agents' recorders saw, in a file (docs/log-format.md) ----
+ * A bt_log is a sink of any number of recorders, each the recorder of one agent. On the think
+ * path a recorder only appends its record to a buffer of its own (agents thinking on different
+ * threads share nothing); bt_log_flush, which the host calls at each frame end, encodes what every
+ * recorder of the log made since the last flush (varints, deltas, one table of the frame's times)
+ * and writes it as one block, in the order the recorders were given to the log, after the shape
+ * of every tree first used (keyed by bt_def_hash: the agents of one brain share it) and the id and
+ * label of every agent first seen. With BT_LOG_THREAD the encoding and writing happen on a thread
+ * of the log's own and the flush only swaps buffers. A log is read back with a bt_log_reader
+ * (below), tools/bt-log, or bt.log.open from Lua; a log cut anywhere reads to its last whole
+ * block. Errors are kept: bt_log_errmsg says what went wrong. */
+
+#define BT_LOG_DBSTRINGS 0x01 /* each think also keeps its running nodes' DBStrings and sleep times
+                                 (what the dump shows; they cost a describe call per running node) */
+#define BT_LOG_THREAD 0x02   /* encode and write on a thread of the log's own */
+
+/* Where a log's bytes go: write returns 0, or non-zero on failure (the log then fails with
+ * BT_EIO). With BT_LOG_THREAD it is called on the log's thread. */
+typedef int (*bt_log_write_fn)(void *ud, const void *data, size_t size);
+
+/* Creates (or truncates) the file at path and writes the log's header. On failure *out is NULL
+ * and err (errsize bytes, may be NULL) says why: BT_EINVAL (NULL out or path, unknown flags, or
+ * BT_LOG_THREAD where threads are not built in), BT_EIO (the file cannot be created), BT_ENOMEM. */
+int bt_log_open(bt_log **out, const char *path, unsigned flags, char *err, size_t errsize);
+/* The same, writing through fn(ud, ...) instead of a file (a socket, memory, a host's own file). */
+int bt_log_open_fn(bt_log **out, bt_log_write_fn fn, void *ud, unsigned flags, char *err, size_t errsize);
+
+/* Makes rec write to log as well as to its ring and callback (NULL: to no log; a recorder writes
+ * to one log at most, and setting another detaches it from the first). Records made before are
+ * not written; records not yet flushed still are. Any thread may call it, but not while rec's
+ * instance thinks nor during a bt_log_flush of either log. BT_EINVAL for a NULL rec or a
+ * recorder compiled out, BT_ENOMEM. */
+int bt_rec_set_log(bt_rec *rec, bt_log *log);
+bt_log *bt_rec_log(const bt_rec *rec); /* NULL: none */
+
+/* Writes what the log's recorders recorded since the last flush: call it at each frame end, when
+ * none of their instances thinks (from one thread at a time). With BT_LOG_THREAD it waits for the
+ * log's thread to finish the previous flush, hands it this one and returns. BT_EIO once a write
+ * failed (then and later: nothing more is written, recorders go on recording into nothing;
+ * bt_log_errmsg says why), BT_ENOMEM (the records of this flush are lost), BT_EINVAL for NULL. */
+int bt_log_flush(bt_log *log);
+
+/* Records `size` bytes of the host's that belong to no one agent (the world's state in a frame),
+ * with a code of its own and a time; written at the next flush before the agents' records of that
+ * flush. Call it from the thread that flushes. BT_EINVAL for a NULL log, NULL data with a size, or
+ * a size over 16 MiB; BT_ENOMEM. */
+int bt_log_write_host(bt_log *log, double time, int code, const void *data, size_t size);
+
+/* Flushes, writes the log's end, closes the file bt_log_open opened and frees the log; the
+ * recorders still writing to it are detached from it (a think whose record was not yet made,
+ * because the host never asked for its sleep time, is not in the log: free or detach recorders
+ * first to keep it). Returns BT_OK or the log's first error (BT_EIO, BT_ENOMEM). NULL is allowed. */
+int bt_log_close(bt_log *log);
+
+/* The message of the log's first error ("" if none). */
+const char *bt_log_errmsg(const bt_log *log);
+
+/* What a log has written so far (with BT_LOG_THREAD: up to the last flush its thread finished). */
+typedef struct bt_log_stats {
+  unsigned long long records;  /* the recorders' records written (BT_REC_*) */
+  unsigned long long statuses; /* of which BT_REC_STATUS: the transitions */
+  unsigned long long bytes;    /* bytes written, header included */
+  unsigned long long lost;     /* records lost for want of memory (each marked in the log) */
+  int shapes, agents;          /* shapes and agents declared */
+} bt_log_stats;
+void bt_log_stats_get(bt_log *log, bt_log_stats *out);
+
+/* ---- reading a log ---- */
+
+typedef struct bt_log_reader bt_log_reader;
+typedef struct bt_log_shape bt_log_shape; /* a tree's shape, as the log keeps it */
+
+/* Record types a log adds to the recorder's BT_REC_* (bt_log_record.entry.type). */
+enum {
+  BT_LOG_SAVED = 16,    /* a think saved its statuses as last results (the dump's <LASTRESULT>):
+                           every node's last result is now its status */
+  BT_LOG_DESCRIBE = 17, /* the running nodes' DBStrings and sleep times at a think's end
+                           (BT_LOG_DBSTRINGS logs only): bt_log_reader_describe reads them */
+  BT_LOG_WORLD = 18,    /* bt_log_write_host's: entry.node is the code, text and size the bytes;
+                           of no agent */
+  BT_LOG_LOST = 19,     /* entry.size records of this agent were lost here for want of memory */
+  BT_LOG_ATTACH = 20    /* the agent's recorder was attached to an instance of record.shape: its
+                           nodes are READY with last results READY but for the entry.size ones
+                           bt_log_reader_state reads (it may have run before) */
+};
+
+typedef struct bt_log_record {
+  bt_rec_entry entry;        /* as the recorder made it (text: valid until the next read or feed) */
+  unsigned long long agent;  /* the host's agent id (bt_rec_set_agent; 0 for BT_LOG_WORLD) */
+  const char *label;         /* its label ("" when none) */
+  int agent_index;           /* the agent's number in the log, 0 up, in order of appearance
+                                (-1 for BT_LOG_WORLD) */
+  const bt_log_shape *shape; /* the agent's tree at this record (NULL: none yet, BT_LOG_WORLD) */
+  unsigned long long offset; /* the byte offset of the block the record came from */
+} bt_log_record;
+
+/* Where a reader stopped (bt_log_reader_where). */
+enum {
+  BT_LOG_MORE = 0,  /* it has not reached the end of what it was given */
+  BT_LOG_ENDED = 1, /* the log's end was read: the writer closed it */
+  BT_LOG_WHOLE = 2, /* the bytes end after a whole block but the log has no end (yet): it is being
+                       written, or its writer stopped without closing it */
+  BT_LOG_CUT = 3,   /* the bytes end inside a block (or the header): the log was cut there, or
+                       the rest is being written */
+  BT_LOG_FAILED = 4 /* an error stopped it (bt_log_reader_errmsg) */
+};
+
+/* Opens the log file at path for reading. On failure *out is NULL and err (errsize bytes, may be
+ * NULL) says why: BT_EIO (cannot open it), BT_EFORMAT (its first bytes are not a bt log's, or its
+ * format version is not one this library reads), BT_EINVAL (NULL out or path), BT_ENOMEM. A file
+ * shorter than the header whose bytes begin one is accepted: it is being written. */
+int bt_log_reader_open(bt_log_reader **out, const char *path, char *err, size_t errsize);
+/* A reader of bytes the host feeds it (bt_log_reader_feed): a log in memory, a pipe, a socket. */
+int bt_log_reader_new(bt_log_reader **out);
+/* Appends size bytes (copied) to what a reader made by bt_log_reader_new reads. BT_EINVAL for a
+ * reader of a file, BT_ENOMEM. */
+int bt_log_reader_feed(bt_log_reader *r, const void *data, size_t size);
+void bt_log_reader_free(bt_log_reader *r); /* NULL is allowed */
+
+/* Reads the next record into *out: 1 when there is one (its text and label stay valid until the
+ * next read or feed); 0 when there is none for now (bt_log_reader_where says why: the log's end, or its
+ * bytes end: a reader of a file that grows reads on at the next call); or an error, after which
+ * every call returns it: BT_EFORMAT (not a log, another format version), BT_ECORRUPT (damaged
+ * bytes: the message says at which byte and what), BT_EIO, BT_ENOMEM. Every record of the blocks
+ * before the error was read. */
+int bt_log_read(bt_log_reader *r, bt_log_record *out);
+
+/* Why reading stopped (BT_LOG_*), and in *offset (may be NULL) how far: the end of the last block
+ * whose records were all read (a log cut anywhere reads up to there). */
+int bt_log_reader_where(const bt_log_reader *r, unsigned long long *offset);
+/* The message of the reader's error ("" if none). */
+const char *bt_log_reader_errmsg(const bt_log_reader *r);
+/* The header's flags (BT_LOG_DBSTRINGS: the log keeps DBStrings and sleep times), or -1 before
+ * the header was read. */
+int bt_log_reader_flags(const bt_log_reader *r);
+
+/* The i-th entry of the BT_LOG_DESCRIBE record just read: its node, its sleep time (1 and *sleep,
+ * or 0 for none) and its DBString (text, len bytes; valid until the next read). BT_EINVAL when i
+ * is not below the record's entry.size or the last record read is no BT_LOG_DESCRIBE. */
+int bt_log_reader_describe(const bt_log_reader *r, size_t i, int *node, int *has_sleep,
+                           double *sleep, const char **text, size_t *len);
+
+/* The i-th entry of the BT_LOG_ATTACH record just read: a node and its status and last result.
+ * BT_EINVAL when i is not below entry.size or the last record read is no BT_LOG_ATTACH. */
+int bt_log_reader_state(const bt_log_reader *r, size_t i, int *node, int *status, int *last);
+
+/* The shape of that hash the log has declared so far (NULL: none). It lives as long as the reader. */
+const bt_log_shape *bt_log_reader_shape(const bt_log_reader *r, unsigned long long hash);
+
+/* A shape's nodes, in pre-order (root 0), as bt_def_* describe a definition's: its hash, its
+ * number of nodes, and a node's kind (a bt_kind, or -1 for a kind this library does not know),
+ * the kind's name as the log wrote it, its name, its number of children, its i-th child, its tree
+ * parent (-1 for the root), its state (nodes placed under several parents share one); bad
+ * indices give -1 or NULL. bt_log_shape_param returns 1 and the parameter (a Priority's period,
+ * a Wait's seconds, ...; a nil one as its kind reads it: a Priority's period 1) or 0 for none. */
+unsigned long long bt_log_shape_hash(const bt_log_shape *s);
+int bt_log_shape_size(const bt_log_shape *s);
+int bt_log_shape_kind(const bt_log_shape *s, int node);
+const char *bt_log_shape_kind_name(const bt_log_shape *s, int node);
+const char *bt_log_shape_name(const bt_log_shape *s, int node);
+int bt_log_shape_child_count(const bt_log_shape *s, int node);
+int bt_log_shape_child(const bt_log_shape *s, int node, int i);
+int bt_log_shape_up(const bt_log_shape *s, int node);
+int bt_log_shape_state(const bt_log_shape *s, int node);
+int bt_log_shape_param(const bt_log_shape *s, int node, double *out);
+
+/* Appends the node's path to out: the names from the root joined by '/', a node whose siblings
+ * share its name numbered "#1", "#2", ... in their order (as the Lua binding names nodes), so that
+ * a path names one node. BT_EINVAL for a bad node or NULL out, BT_ENOMEM. */
+int bt_log_shape_path(const bt_log_shape *s, int node, bt_buf *out);
+/* The node at that path, or -1. */
+int bt_log_shape_find(const bt_log_shape *s, const char *path);
+
+/* Builds a definition of the shape (one reference), for bt_def_dot, bt_inst_dot, bt_def_match:
+ * the same nodes, kinds, names, parameters and shared nodes, with leaves whose functions fail.
+ * BT_EINVAL for a NULL argument or a kind this library does not know; as bt_def_create. */
+int bt_log_shape_def(const bt_log_shape *s, bt_def **out);
 
 #ifdef __cplusplus
 }

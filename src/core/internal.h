@@ -288,6 +288,25 @@ BTI_FUNC void bti_stats_record(bti_stats_agent *a, const bt_inst *in, const bt_r
 BTI_FUNC bt_stats *bti_stats_of(const bti_stats_agent *a);
 BTI_FUNC bti_stats_agent *bti_rec_stats_agent(const bt_rec *rec); /* rec.c: the agent rec feeds, or NULL */
 BTI_FUNC void bti_rec_drop_stats(bt_rec *rec); /* rec.c: rec feeds nothing more, without filing a held-back record */
+
+BTI_FUNC void bti_rec_saved(bt_inst *in); /* a think saved its statuses as last results */
+
+/* ---- the log's side of a recorder (log.c) ----
+ * A recorder writing to a log (bt_rec_set_log) holds a bti_logrec, log.c's buffer for it; rec.c
+ * calls these with each record it files, when the instance is attached, when a think saved its
+ * statuses, and when the recorder goes. */
+typedef struct bti_logrec bti_logrec;
+BTI_FUNC bti_logrec **bti_rec_logp(bt_rec *rec); /* rec.c: where a recorder keeps its bti_logrec */
+BTI_FUNC void bti_rec_log_attach(bt_rec *rec);   /* rec.c: tells its log the instance it watches */
+BTI_FUNC unsigned bti_rec_agent_gen(const bt_rec *rec); /* rec.c: changes with bt_rec_set_agent */
+/* A record without bytes (STATUS, THINK, EVENT): a is STATUS's from | to << 4, THINK's cause; b is
+ * THINK's has_sleep. */
+BTI_FUNC void bti_log_record(bti_logrec *lr, int type, unsigned a, unsigned b, int node, unsigned long long think,
+                             double time, double sleep);
+BTI_FUNC void bti_log_entry(bti_logrec *lr, const bt_rec_entry *e); /* any other record */
+BTI_FUNC void bti_log_attached(bti_logrec *lr, bt_inst *in, unsigned long long think, double time);
+BTI_FUNC void bti_log_saved(bti_logrec *lr, bt_inst *in, unsigned long long think, double time);
+BTI_FUNC void bti_log_release(bti_logrec *lr); /* the recorder is freed */
 #if BT_RECORDER
 #define BTI_RECORDING(in) __builtin_expect((in)->recording, 0)
 #else

@@ -70,6 +70,8 @@ struct bt_rec {
   bt_rec_fn fn;
   void *ud;
   bti_stats_agent *stats; /* the statistics it feeds (stats.c), or NULL */
+  bti_logrec *log;        /* log.c's buffer of this recorder's records for its log (bt_rec_set_log) */
+  unsigned agent_gen;     /* counts bt_rec_set_agent's calls: the log declares the agent again */
   double now;        /* the clock of the think under way, or of the pending one */
   uint8_t cause;     /* what will make the next think (BT_WAKE_*) */
   uint8_t owned;     /* made by the instance's definition (bt_def_set_recording): its instance frees it */
@@ -151,10 +153,13 @@ static slot *next_slot(bt_rec *r) {
   return s;
 }
 
-/* Files a STATUS, EVENT or THINK record: to the callback, and into the ring. in_think: made
- * inside a think, so its time is the think's (a THINK keeps its own). */
+/* Files a STATUS, EVENT or THINK record: to the log, the callback, the statistics, and into the
+ * ring. in_think: made inside a think, so its time is the think's (a THINK keeps its own). */
 static void put(bt_rec *r, const bt_rec_entry *e, int in_think) {
   r->total++;
+  if (r->log)
+    bti_log_record(r->log, e->type, e->type == BT_REC_THINK ? e->cause : (unsigned)(e->from | e->to << 4),
+                   e->has_sleep, e->node, e->think, e->time, e->sleep);
   if (r->fn) r->fn(r->ud, e);
   if (r->stats) bti_stats_record(r->stats, r->inst, e);
   if (!r->cap) return;
@@ -169,37 +174,49 @@ static void put(bt_rec *r, const bt_rec_entry *e, int in_think) {
   s->u.time = e->time;
 }
 
+/* No sink but the ring: a record needs no bt_rec_entry. */
+static int ring_only(const bt_rec *r) { return !r->fn && !r->stats && !r->log && r->cap; }
 
-/* Files the pending think's record, with its sleep time. */
-static void put_think(bt_rec *r, int has_sleep, double sleep) {
-  if (!r->fn && !r->stats && r->cap) { /* the common case: one slot, no entry */
-    r->pending = 0;
+/* Files a think's record, with its sleep time. */
+static void file_think(bt_rec *r, int cause, unsigned long long think, double time, int has_sleep, double sleep) {
+  if (ring_only(r)) { /* the common case: one slot, no entry */
     r->total++;
     slot *s = next_slot(r);
-    s->word = W_MAKE(BT_REC_THINK, 0, 0, r->last_cause, has_sleep != 0, 0, (int)(r->think & ((1u << 21) - 1)) - 1);
+    s->word = W_MAKE(BT_REC_THINK, 0, 0, cause, has_sleep != 0, 0, (int)(think & ((1u << 21) - 1)) - 1);
     s->w2.sleep = has_sleep ? (float)sleep : 0;
-    s->u.time = r->now;
+    s->u.time = time;
     return;
   }
   bt_rec_entry e;
   memset(&e, 0, sizeof e);
-  r->pending = 0;
   e.type = BT_REC_THINK;
-  e.cause = r->last_cause;
+  e.cause = (unsigned char)cause;
   e.has_sleep = (unsigned char)(has_sleep != 0);
   e.sleep = has_sleep ? sleep : 0;
   e.node = -1;
-  e.think = r->think;
-  e.time = r->now;
+  e.think = think;
+  e.time = time;
   put(r, &e, 0);
+}
+
+/* Files the pending think's record, with its sleep time. */
+static void put_think(bt_rec *r, int has_sleep, double sleep) {
+  r->pending = 0;
+  file_think(r, r->last_cause, r->think, r->now, has_sleep, sleep);
 }
 
 static double think_clock(void *r) { return ((bt_rec *)r)->now; }
 
 /* Files the pending think's record, asking the tree for its sleep time as it was at the think's
- * end: on the think's clock (the host's clock may have moved on since). */
+ * end: on the think's clock (the host's clock may have moved on since). The record stops being
+ * pending first: a sleep time override may make records of its own (filed before it) or think
+ * again, and must not settle it a second time. */
 static void settle(bt_rec *r) {
   if (!r->pending) return;
+  r->pending = 0;
+  int cause = r->last_cause;
+  unsigned long long think = r->think;
+  double time = r->now;
   bt_inst *in = r->inst;
   const bt_host *own = in->host;
   bt_host at_think = {think_clock, NULL, NULL, r}; /* a sleep time draws no random number */
@@ -208,7 +225,7 @@ static void settle(bt_rec *r) {
   int has = bt_node_tree_sleep_time(in, 0, &t);
   in->host = own;
   if (in->forceupdate) has = 1, t = 0;
-  put_think(r, has, t);
+  file_think(r, cause, think, time, has, t);
 }
 
 static void detach(bt_rec *rec) {
@@ -225,7 +242,7 @@ void bti_rec_status(bt_inst *in, const bt_node *d, int from, int to) {
   bt_rec *r = *slot_of(in);
   int node = (int)(d - in->def->nodes);
   if (r->pending) settle(r);
-  if (in->thinking && !r->fn && !r->stats && r->cap) { /* the common case: one word into the ring */
+  if (in->thinking && ring_only(r)) { /* the common case: one word into the ring */
     slot *s = next_slot(r);
     s->word = W_MAKE(BT_REC_STATUS, from, to, 0, 0, 1, node);
     s->w2.think = (uint32_t)r->think;
@@ -302,7 +319,8 @@ static extra *extra_new(const bt_rec *r, const void *data, size_t size, int *fai
   return x;
 }
 
-/* ERROR, RELOAD and HOST records: to the callback with the caller's bytes, into the ring with x. */
+/* ERROR, RELOAD and HOST records: to the log, the callback and the statistics with the caller's
+ * bytes, into the ring with x. */
 static void put_extra(bt_rec *r, bt_inst *in, bt_rec_entry *e, extra *x) {
   if (r->pending) settle(r);
   e->think = r->think;
@@ -314,6 +332,7 @@ static void put_extra(bt_rec *r, bt_inst *in, bt_rec_entry *e, extra *x) {
     x->def_to = e->def_to;
   }
   r->total++;
+  if (r->log) bti_log_entry(r->log, e);
   if (r->fn) r->fn(r->ud, e);
   if (r->stats) bti_stats_record(r->stats, in, e);
   if (!x) return;
@@ -379,6 +398,7 @@ int bt_inst_set_recorder(bt_inst *in, bt_rec *rec) {
   rec->cause = BT_WAKE_START;
   *slot_of(in) = rec;
   in->recording = 1;
+  bti_rec_log_attach(rec);
   return BT_OK;
 }
 
@@ -396,6 +416,15 @@ int bt_def_set_recording(bt_def *def, const bt_rec_options *opts) {
   return BT_OK;
 }
 
+void bti_rec_log_attach(bt_rec *r) {
+  if (r->inst && r->log) bti_log_attached(r->log, r->inst, r->think, bti_now(r->inst));
+}
+
+void bti_rec_saved(bt_inst *in) {
+  bt_rec *r = rec_of(in);
+  if (r && r->log) bti_log_saved(r->log, in, r->think, r->now);
+}
+
 int bti_rec_init(bt_inst *in) {
   const bt_rec_options *o = in->def->recording;
   bt_rec *r = NULL;
@@ -404,6 +433,7 @@ int bti_rec_init(bt_inst *in) {
   if (o) bt_rec_set_callback(r, o->fn, o->ud);
   r->owned = 1;
   int rc = bt_inst_set_recorder(in, r);
+  if (rc == BT_OK && o && o->log) rc = bt_rec_set_log(r, o->log);
   if (rc == BT_OK) rc = bt_rec_set_stats(r, in->def->stats);
   if (rc != BT_OK) bt_rec_free(r);
   return rc;
@@ -423,6 +453,7 @@ bt_rec *bt_inst_recorder(const bt_inst *in) {
   return NULL;
 }
 static void detach(bt_rec *rec) { (void)rec; }
+void bti_rec_log_attach(bt_rec *r) { (void)r; }
 static void settle(bt_rec *r) { (void)r; }
 int bt_def_set_recording(bt_def *def, const bt_rec_options *opts) {
   (void)def;
@@ -474,6 +505,7 @@ void bt_rec_free(bt_rec *r) {
   if (!r) return;
   if (r->inst) detach(r);
   bt_rec_set_stats(r, NULL);
+  if (r->log) bti_log_release(r->log);
   ring_clear(r);
   free(r->ring);
   free(r->label);
@@ -495,6 +527,7 @@ int bt_rec_set_agent(bt_rec *r, unsigned long long id, const char *label) {
   free(r->label);
   r->label = copy;
   r->agent = id;
+  r->agent_gen++;
   return BT_OK;
 }
 
@@ -521,6 +554,8 @@ bt_stats *bt_rec_stats(const bt_rec *r) { return r && r->stats ? bti_stats_of(r-
 unsigned long long bt_rec_agent(const bt_rec *r) { return r->agent; }
 const char *bt_rec_label(const bt_rec *r) { return r->label ? r->label : ""; }
 bt_inst *bt_rec_inst(const bt_rec *r) { return r ? r->inst : NULL; }
+bti_logrec **bti_rec_logp(bt_rec *r) { return &r->log; }
+unsigned bti_rec_agent_gen(const bt_rec *r) { return r->agent_gen; }
 
 size_t bt_rec_count(bt_rec *r) {
   if (r->inst) settle(r);

@@ -17,6 +17,9 @@ const char *bt_strerror(int code) {
     case BT_ECYCLE: return "node is its own ancestor";
     case BT_ETOOBIG: return "tree too large";
     case BT_EBUSY: return "not allowed while the tree thinks";
+    case BT_EIO: return "input/output error";
+    case BT_EFORMAT: return "not a bt log, or of another format version";
+    case BT_ECORRUPT: return "damaged log";
     default: return "unknown error";
   }
 }

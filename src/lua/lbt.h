@@ -22,6 +22,7 @@
  *   reload.c   moving live agents to a tree of new code
  *   save.c     a tree's state saved with a game and restored (the C side of lua/save.lua)
  *   watch.c    the file watcher of hot reload
+ *   logfile.c  bt.log: the recorders' log files read (a layer over the core's bt_log_reader)
  *   lbt_embedded.c  the module's Lua files (lua/), written into C by cmake/embed.cmake
  *   module.c   luaopen_bt, and nothing else
  *
@@ -411,6 +412,10 @@ LBT_FUNC void lbt_open_sched(lua_State *L, int module, int shared);
 LBT_FUNC const luaL_Reg lbt_reload_shared[];            /* shared.migrate */
 /* shared.tree_export, tree_objects, saved_open, saved_apply, state_object, tick_time */
 LBT_FUNC const luaL_Reg lbt_save_shared[];
+
+/* ---- logfile.c ---- */
+
+LBT_FUNC void lbt_open_logfile(lua_State *L, int module); /* bt.log.open, bt.log.read */
 LBT_FUNC int lbt_watcher_new(lua_State *L);             /* shared.watcher(mode) */
 
 #endif

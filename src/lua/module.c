@@ -232,6 +232,7 @@ int luaopen_bt(lua_State *L) {
   lbt_open_compile(L, module);
   lbt_open_tree(L, module);
   lbt_open_stats(L, module);
+  lbt_open_logfile(L, module);
   lbt_open_recorder(L, module);
   run_embedded(L, "brain.lua", shared, 0);
   pin_brain_methods(L, module);

@@ -382,7 +382,7 @@ static void test_recording_by_definition(void) {
   bt_graph_free(g);
   bt_inst *before = NULL, *x = NULL, *y = NULL, *after = NULL;
   REQUIRE(bt_inst_create(&before, def, &HOST, NULL, 0) == BT_OK);
-  bt_rec_options o = {4, count_record, &def_records};
+  bt_rec_options o = {4, count_record, &def_records, NULL};
   CHECK_INT(bt_def_set_recording(NULL, &o), BT_EINVAL);
   REQUIRE(bt_def_set_recording(def, &o) == BT_OK);
   REQUIRE(bt_inst_create(&x, def, &HOST, NULL, 0) == BT_OK);
@@ -495,6 +495,44 @@ static void test_differential(void) {
   }
 }
 
+/* A sleep time override that makes a record while the recorder works out a think's sleep time
+ * (settling the think before the next record): its record is filed, then the think's, once. */
+static int TYPES[16], ntypes;
+static void on_type(void *ud, const bt_rec_entry *e) {
+  (void)ud;
+  if (ntypes < 16) TYPES[ntypes++] = e->type;
+}
+static int sleep_records(bt_call *c) {
+  REQUIRE(bt_inst_record_host(c->inst, 1, "s", 1) == BT_OK);
+  c->value = 0.5;
+  return 1;
+}
+
+static void test_settle_reentered(void) {
+  static const bt_ops ops = {leaf_visit, NULL, NULL, NULL, sleep_records, NULL};
+  leaf A = LEAF("A", BT_RUNNING);
+  bt_graph *g = new_graph();
+  bt_spec s;
+  memset(&s, 0, sizeof s);
+  s.kind = BT_BEHAVIOUR;
+  s.name = "A";
+  s.ops = &ops;
+  s.ops_ud = &A;
+  int a = bt_graph_add(g, &s);
+  bt_inst *in = build(g, a, 0);
+  bt_rec *r = attach(in, 0);
+  bt_rec_set_callback(r, on_type, NULL);
+  ntypes = 0;
+  think(in, 1);
+  bt_rec_total(r); /* settles: the override records while it does */
+  CHECK_INT(ntypes, 3);
+  CHECK_INT(TYPES[0], BT_REC_STATUS);
+  CHECK_INT(TYPES[1], BT_REC_HOST);
+  CHECK_INT(TYPES[2], BT_REC_THINK);
+  bt_rec_free(r);
+  bt_inst_free(in);
+}
+
 int main(void) {
   /* built with BT_RECORDER=OFF: attaching is refused, and there is nothing else to test */
   leaf B = LEAF("B", BT_RUNNING);
@@ -519,5 +557,6 @@ int main(void) {
   test_reload_record();
   test_recording_by_definition();
   test_differential();
+  test_settle_reentered();
   return check_report("test_rec");
 }

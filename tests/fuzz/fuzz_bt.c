@@ -625,6 +625,86 @@ static void do_sched(void) {
   EXPECT(st.registered <= NINST && st.waiting <= NINST && st.hibernating <= NINST);
 }
 
+/* ---- the log: when the input's last byte has its high bit set, each instance's recorder writes
+ * to a log in memory (with DBStrings when its next bit is set too), flushed after each top-level
+ * action and read back at the end: it must read to its end, with every record the recorders made
+ * (fewer only when an allocation failed) ---- */
+
+static bt_log *flog;
+static bt_rec *frecs[NINST];
+static unsigned char *flog_bytes;
+static size_t flog_len, flog_cap;
+static unsigned long long frecords; /* records the recorders made */
+
+static int flog_write(void *ud, const void *data, size_t size) {
+  (void)ud;
+  if (flog_len + size > flog_cap) {
+    size_t cap = flog_cap ? flog_cap : 4096;
+    while (cap < flog_len + size) cap *= 2;
+    unsigned char *p = __real_realloc(flog_bytes, cap);
+    EXPECT(p);
+    flog_bytes = p;
+    flog_cap = cap;
+  }
+  memcpy(flog_bytes + flog_len, data, size);
+  flog_len += size;
+  return 0;
+}
+
+static void trace_record(void *ud, const bt_rec_entry *e) {
+  TRACE("record of agent %d: type %d node %d think %llu", (int)(intptr_t)ud, e->type, e->node, e->think);
+}
+
+static void log_attach(int i) {
+  if (!flog || !insts[i]) return;
+  int rc = bt_rec_create(&frecs[i], 0);
+  EXPECT(rc == BT_OK || NOMEM(rc));
+  if (rc != BT_OK) return;
+  if (tracing) bt_rec_set_callback(frecs[i], trace_record, (void *)(intptr_t)i);
+  rc = bt_rec_set_agent(frecs[i], (unsigned long long)i, i == 1 ? "one" : NULL);
+  EXPECT(rc == BT_OK || NOMEM(rc));
+  rc = bt_rec_set_log(frecs[i], flog);
+  EXPECT(rc == BT_OK || NOMEM(rc));
+  rc = bt_inst_set_recorder(insts[i], frecs[i]);
+  EXPECT(rc == BT_OK || NOMEM(rc));
+}
+
+static void log_detach(int i) {
+  if (!frecs[i]) return;
+  frecords += bt_rec_total(frecs[i]);
+  bt_rec_free(frecs[i]);
+  frecs[i] = NULL;
+}
+
+static void log_flush(void) {
+  if (!flog) return;
+  int rc = bt_log_flush(flog);
+  EXPECT(rc == BT_OK || NOMEM(rc));
+}
+
+/* Closes the log and reads it back. */
+static void log_check(void) {
+  if (!flog) return;
+  int rc = bt_log_close(flog);
+  EXPECT(rc == BT_OK || NOMEM(rc));
+  flog = NULL;
+  bt_log_reader *r = NULL;
+  EXPECT(bt_log_reader_new(&r) == BT_OK && bt_log_reader_feed(r, flog_bytes, flog_len) == BT_OK);
+  bt_log_record rec;
+  unsigned long long n = 0;
+  while ((rc = bt_log_read(r, &rec)) == 1) {
+    if (rec.entry.type <= BT_REC_HOST) n++;
+    TRACE("read back: agent %llu type %d node %d think %llu", rec.agent, rec.entry.type, rec.entry.node, rec.entry.think);
+  }
+  if (rc != 0 || bt_log_reader_where(r, NULL) != BT_LOG_ENDED)
+    fprintf(stderr, "bt_fuzz: the log does not read back: %s\n", bt_log_reader_errmsg(r));
+  if (n != frecords) TRACE("the log has %llu records, the recorders made %llu", n, frecords);
+  EXPECT(rc == 0 && bt_log_reader_where(r, NULL) == BT_LOG_ENDED);
+  EXPECT(n <= frecords && (n == frecords || alloc_failed));
+  TRACE("log: %llu records of %llu read back from %zu bytes", n, frecords, flog_len);
+  bt_log_reader_free(r);
+}
+
 /* ---- instances ---- */
 
 static void drop_inst(int i) {
@@ -637,6 +717,7 @@ static void drop_inst(int i) {
     bt_inst_free(insts[i]);
   }
   insts[i] = NULL;
+  log_detach(i);
 }
 
 static const bt_host *inst_host[NINST];
@@ -658,6 +739,7 @@ static void make_inst(int i, bt_def *d) {
   }
   EXPECT(rc == BT_OK || NOMEM(rc));
   if (rc == BT_OK) EXPECT(bt_inst_def(insts[i]) == d && !bt_inst_thinking(insts[i]));
+  log_attach(i);
 }
 
 /* The twin check: a think (what 0) or reset (1) of the instance, and the same on a twin made of
@@ -689,6 +771,9 @@ static void twin(bt_inst *x, int what) {
     twin_step(x, what);
     return;
   }
+  /* a recorder settles its last think (asking the overrides for the sleep time) before its
+   * instance's next think, which the twin, unrecorded, would not: settle it before */
+  if (frecs[i]) bt_rec_total(frecs[i]);
   unsigned char *a = __real_malloc(size), *b = __real_malloc(size);
   EXPECT(a && b);
   EXPECT(bt_inst_save(x, a, size) == BT_OK);
@@ -1353,10 +1438,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   work = 0;
   now_value = 0;
   cur = 0;
+  frecords = 0;
+  flog_len = 0;
+  if (size && (data[size - 1] & 0x80)) { /* (read without taking it from the script) */
+    int rc = bt_log_open_fn(&flog, flog_write, NULL, (data[size - 1] & 0x40) ? BT_LOG_DBSTRINGS : 0, NULL, 0);
+    EXPECT(rc == BT_OK);
+  }
   build();
   twin_mode = 0;
   if (insts[0]) {
     twin_mode = (byte() & 7) == 1;
+    /* a log keeping DBStrings calls the describe overrides, which read the input, at each think
+     * of the recorded instance and not of its twin */
+    if (flog && (data[size - 1] & 0x40)) twin_mode = 0;
     /* the scheduler: one brain per instance */
     double tick = (byte() & 1) ? number() : 0.033;
     int rc = bt_sched_create(&sched, tick);
@@ -1376,9 +1470,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       if (!act(insts[cur])) continue; /* a zero byte: nothing done */
       for (int i = 0; i < NINST; i++)
         if (insts[i]) check_inst(insts[i]);
+      log_flush();
     }
   }
   alloc_countdown = -1;
   world_free();
+  log_check();
   return 0;
 }

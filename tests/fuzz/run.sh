@@ -3,9 +3,11 @@
 # tests/fuzz/run.sh SECONDS: fuzzes the bt core for SECONDS (run from the repository root).
 #
 # Installs clang (and what configuring the project needs) from Debian if missing, configures and
-# builds the libFuzzer target in its own build directory ($BT_FUZZ_BUILD, default build-fuzz) with
-# clang and -DBT_FUZZ=ON, and runs it from the committed seed corpus, tests/fuzz/corpus. New
-# inputs go to a temporary directory, so the committed corpus stays as it is.
+# builds the libFuzzer targets in their own build directory ($BT_FUZZ_BUILD, default build-fuzz)
+# with clang and -DBT_FUZZ=ON, and runs them from the committed seed corpora: bt_fuzz (the core,
+# tests/fuzz/corpus) for three quarters of the time, then bt_fuzz_log (the log file's reader,
+# tests/fuzz/corpus_log) for the rest (at least 1 s). New inputs go to temporary directories, so
+# the committed corpora stay as they are.
 #
 # Exit status: 0 no finding; 1 a finding (a crash, leak, timeout, out-of-memory, sanitizer report
 # or broken expectation: the input that caused it is printed); 2 bad usage or a failed build.
@@ -51,7 +53,7 @@ if ! cmake -S . -B "$build" -DCMAKE_C_COMPILER=clang -DBT_FUZZ=ON -DBUILD_TESTIN
   echo "run.sh: configuring $build failed" >&2
   exit 2
 fi
-if ! cmake --build "$build" --target bt_fuzz -j "$jobs"; then
+if ! cmake --build "$build" --target bt_fuzz bt_fuzz_log -j "$jobs"; then
   echo "run.sh: building bt_fuzz failed" >&2
   exit 2
 fi
@@ -63,15 +65,30 @@ rm -f "$findings"/crash-* "$findings"/leak-* "$findings"/timeout-* "$findings"/o
 log="$build/fuzz.log"
 corpus=$(mktemp -d)
 trap 'rm -rf "$corpus"' EXIT INT TERM
+log_seconds=$((seconds / 4))
+[ "$log_seconds" -ge 1 ] || log_seconds=1
+core_seconds=$((seconds - log_seconds))
+[ "$core_seconds" -ge 1 ] || core_seconds=1
 
-echo "run.sh: fuzzing for $seconds s (log: $log)"
+# run_target NAME SECONDS SEEDS: one libFuzzer target, its log appended to $log; 0 or its status
+run_target() {
+  echo "run.sh: fuzzing $1 for $2 s (log: $log)"
+  mkdir -p "$corpus/$1"
+  ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:print_summary=1 \
+    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    "$build/tests/fuzz/$1" -max_total_time="$2" -timeout=10 -rss_limit_mb=2048 \
+    -max_len=4096 -print_final_stats=1 -artifact_prefix="$findings/" \
+    "$corpus/$1" "$3" >>"$log" 2>&1
+}
+
+: >"$log"
 set +e
-ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:print_summary=1 \
-  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-  "$build/tests/fuzz/bt_fuzz" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
-  -max_len=4096 -print_final_stats=1 -artifact_prefix="$findings/" \
-  "$corpus" tests/fuzz/corpus >"$log" 2>&1
+run_target bt_fuzz "$core_seconds" tests/fuzz/corpus
 status=$?
+if [ "$status" -eq 0 ]; then
+  run_target bt_fuzz_log "$log_seconds" tests/fuzz/corpus_log
+  status=$?
+fi
 set -e
 
 grep -E '^(#[0-9]+[[:space:]]+(pulse|DONE)|Done|stat::)' "$log" | tail -n 8 || true
@@ -80,10 +97,10 @@ if [ "$status" -ne 0 ] || [ -n "$found" ]; then
   echo
   tail -n 60 "$log"
   echo
-  echo "run.sh: FINDING (bt_fuzz exit status $status)"
+  echo "run.sh: FINDING (exit status $status)"
   for f in $found; do
     echo "run.sh: input: $f"
-    echo "run.sh: reproduce: $build/tests/fuzz/bt_fuzz $f"
+    echo "run.sh: reproduce: $build/tests/fuzz/bt_fuzz $f (or bt_fuzz_log, for an input of the log's corpus)"
   done
   exit 1
 fi

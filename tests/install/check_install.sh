@@ -100,14 +100,14 @@ echo "install: headers, libraries, bt.so and pkg-config files work"
 # installed beside them (share/bt, found from the executable's path), also once the installed tree
 # has moved (a copy of bin/ and share/ elsewhere); each answers --help and --version; no path of
 # the source or build tree is in them.
-for f in bin/bt-hello bin/bt-arena share/bt/hello/brain.lua share/bt/brains/sheep.lua \
-         share/man/man1/bt-hello.1 share/man/man1/bt-arena.1; do
+for f in bin/bt-hello bin/bt-arena bin/bt-log share/bt/hello/brain.lua share/bt/brains/sheep.lua \
+         share/man/man1/bt-hello.1 share/man/man1/bt-arena.1 share/man/man1/bt-log.1; do
   [ -f "$prefix/$f" ] || { echo "missing after install: $f"; exit 1; }
 done
 mkdir "$prefix/empty" "$prefix/moved"
 cp -R "$prefix/bin" "$prefix/share" "$prefix/moved/" # a copy: what follows may use the original
 version=$(pkg-config --modversion bt)
-for prog in bt-hello bt-arena; do
+for prog in bt-hello bt-arena bt-log; do
   exe=$prefix/moved/bin/$prog
   out=$(cd "$prefix/empty" && "$exe" --version) || { echo "$prog --version failed"; exit 1; }
   [ "$out" = "$prog (bt) $version" ] || { echo "$prog --version printed: $out (expected $prog (bt) $version)"; exit 1; }
@@ -129,4 +129,4 @@ grep -q "^agents=40 simulated=3.0s .* alive=40 brains=40 registered=40 .* script
   && [ ! -s "$prefix/arena.err" ] \
   || { echo "installed bt-arena --headless printed:"; cat "$prefix/arena.out" "$prefix/arena.err"; exit 1; }
 [ -z "$(ls -A "$prefix/empty")" ] || { echo "the programs wrote into the current folder: $(ls -A "$prefix/empty")"; exit 1; }
-echo "install: bt-hello and bt-arena run from an empty folder with their installed data, answer --help and --version"
+echo "install: bt-hello and bt-arena run from an empty folder with their installed data; they and bt-log answer --help and --version"

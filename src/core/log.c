@@ -1,0 +1,1068 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * log.c: the log file's writer (bt.h "the log file"; the format: logfmt.h, docs/log-format.md).
+ *
+ * On the think path a recorder writing to a log hands each record to its bti_logrec, which
+ * appends it, as it is, to a buffer of its own (`cur`): 32 bytes a record, and any bytes it
+ * carries in a byte buffer beside. Nothing is shared between recorders there, so agents thinking
+ * on different threads need no lock. bt_log_flush, at a frame end, swaps every recorder's `cur`
+ * with its `spare` and encodes the spares, in the order the recorders were given to the log, into
+ * one frame block: each agent's records as the differences from its previous record (varints),
+ * and the frame's times once, in a table the records refer to by index. With BT_LOG_THREAD the
+ * encoding and the write happen on the log's own thread, and the flush only swaps.
+ *
+ * Shapes are written once per bt_def_hash: when a recorder is attached to an instance whose shape
+ * the log has not seen, the shape is serialized at once (under the log's lock: it is rare) into
+ * the blocks the next flush writes first, so that a definition freed before the flush is still
+ * described. An agent is declared (its number, id and label) when it first has records to write,
+ * and again when its id or label changed.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "internal.h"
+#include "logfmt.h"
+
+#ifndef BT_LOG_THREADS
+#define BT_LOG_THREADS 1
+#endif
+#if BT_LOG_THREADS
+#include <pthread.h>
+#endif
+
+/* ---- buffers ---- */
+
+typedef struct bytes {
+  unsigned char *p;
+  size_t len, cap;
+} bytes;
+
+static int bytes_reserve(bytes *b, size_t more) {
+  if (b->cap - b->len >= more) return 1;
+  if (more > SIZE_MAX / 2 - b->len) return 0;
+  size_t cap = b->cap ? b->cap : 256;
+  while (cap - b->len < more) cap *= 2;
+  unsigned char *p = realloc(b->p, cap);
+  if (!p) return 0;
+  b->p = p;
+  b->cap = cap;
+  return 1;
+}
+
+static int bytes_put(bytes *b, const void *data, size_t n) {
+  if (!bytes_reserve(b, n)) return 0;
+  if (n) memcpy(b->p + b->len, data, n);
+  b->len += n;
+  return 1;
+}
+
+static int bytes_varint(bytes *b, uint64_t v) {
+  if (!bytes_reserve(b, 10)) return 0;
+  b->len += bti_put_varint(b->p + b->len, v);
+  return 1;
+}
+
+static void bytes_free(bytes *b) {
+  free(b->p);
+  memset(b, 0, sizeof *b);
+}
+
+/* ---- what a recorder appends on the think path ---- */
+
+enum { RAW_SAVED = 7, RAW_SHAPE = 8, RAW_DESCRIBE = 9 }; /* besides BT_REC_STATUS ... BT_REC_HOST */
+
+typedef struct raw {
+  uint8_t type;
+  uint8_t a;     /* STATUS: from | to << 4; THINK: the cause */
+  uint8_t b;     /* THINK: has_sleep */
+  uint8_t saved; /* a think saved its statuses (a SAVED record) just before this record */
+  int32_t node;  /* STATUS, EVENT, ERROR: the node; HOST: the code */
+  uint64_t think;
+  double time;
+  union {
+    double sleep; /* THINK */
+    struct {
+      uint32_t off, size; /* ERROR, HOST, RELOAD, SHAPE, DESCRIBE: their bytes in `b` */
+    } t;
+  } u;
+} raw;
+
+typedef struct rawbuf {
+  raw *r;
+  size_t n, cap;
+  bytes b;       /* the bytes records carry */
+  uint64_t lost; /* records lost (no memory) after the last of r */
+} rawbuf;
+
+struct bti_logrec {
+  /* the think path's, on the recorder's thread */
+  rawbuf cur;             /* the think path appends to cur; a flush swaps it with spare */
+  bt_log *log;
+  uint8_t saved;          /* a think saved its statuses: the next record says so */
+  uint8_t blind;          /* its shape could not be written: its records are lost until it can */
+  int has_shape;
+  uint64_t saved_think;   /* the think that saved them */
+  double saved_time;
+  uint64_t shape;         /* the hash of the shape last attached (0 with has_shape 0: none) */
+  bt_buf describe;        /* scratch for DBStrings */
+  /* the flush's and the encoder's (on the log's thread with BT_LOG_THREAD): a cache line apart,
+   * so that the two threads do not write the same one */
+  _Alignas(64) rawbuf spare;
+  bt_rec *rec;            /* NULL once the recorder was freed or went to another log */
+  struct bti_logrec *next;
+  /* what the log declared of the agent, and what it is now (read at flushes, and when the
+   * recorder goes) */
+  int index;              /* its number in the log, -1 until declared */
+  unsigned gen;           /* bti_rec_agent_gen when the agent was last looked at */
+  unsigned long long id, want_id;
+  char *label, *want_label;
+  /* the encoder's context: the agent's last record as the reader will know it */
+  uint64_t think;
+  double time;
+  int32_t node;
+};
+
+static int raw_grow(rawbuf *b) {
+  size_t cap = b->cap ? b->cap * 2 : 16;
+  if (cap > SIZE_MAX / sizeof(raw)) return 0;
+  raw *r = realloc(b->r, cap * sizeof *r);
+  if (!r) return 0;
+  b->r = r;
+  b->cap = cap;
+  return 1;
+}
+
+/* The next raw record of lr's current buffer, or NULL (counted as lost) without memory. */
+static raw *raw_next(bti_logrec *lr) {
+  rawbuf *b = &lr->cur;
+  if ((b->n == b->cap && !raw_grow(b)) || lr->blind) {
+    b->lost++;
+    return NULL;
+  }
+  raw *x = &b->r[b->n++];
+  x->saved = lr->saved;
+  lr->saved = 0;
+  return x;
+}
+
+/* Puts n bytes into lr's current byte buffer for the record x: 1, or 0 (x dropped, counted as
+ * lost) without memory. */
+static int raw_bytes(bti_logrec *lr, raw *x, const void *data, size_t n) {
+  rawbuf *b = &lr->cur;
+  if (n > LOG_MAX_TEXT) n = LOG_MAX_TEXT;
+  if (b->b.len > UINT32_MAX - n || !bytes_put(&b->b, data, n)) {
+    b->n--;
+    b->lost++;
+    return 0;
+  }
+  x->u.t.off = (uint32_t)(b->b.len - n);
+  x->u.t.size = (uint32_t)n;
+  return 1;
+}
+
+static void rawbuf_free(rawbuf *b) {
+  free(b->r);
+  bytes_free(&b->b);
+}
+
+/* ---- the log ---- */
+
+struct bt_log {
+  unsigned flags;
+  FILE *file; /* bt_log_open's, which bt_log_close closes */
+  bt_log_write_fn write;
+  void *ud;
+  bti_logrec *first, *last; /* the recorders, in the order they were given */
+  int agents;               /* agents declared */
+  /* under the lock: */
+  uint64_t *shapes;         /* hashes of the shapes serialized */
+  int nshapes, shapes_cap;
+  bytes pending;            /* framed SHAPE and WORLD blocks for the next flush */
+  int err;                  /* the first error */
+  int stopped;              /* a write failed, or a flush ran out of memory: nothing more is written
+                               (after memory ran out, the end still is: the log stays whole) */
+  char errmsg[256];
+  bt_log_stats stats;
+  /* the batch being encoded: the shapes and host records, the agents' declarations, the
+   * recorders with records (their spares) */
+  bytes batch_pending, decl;
+  bti_logrec **batch;
+  size_t nbatch, batch_cap;
+  /* the encoder's buffers */
+  bytes out, body;
+  size_t chunk_at; /* where the open agent's records' size goes in body */
+  int prev_index;  /* the last agent's number in the frame block */
+  uint64_t *times;          /* the frame's time table, by index, and its hash of bits -> index + 1 */
+  size_t ntimes, times_cap;
+  uint64_t *hkeys;
+  uint32_t *hvals;
+  size_t hcap;
+  unsigned long long records, statuses, lost; /* counted by the encoder, into stats after it */
+#if BT_LOG_THREADS
+  pthread_mutex_t mu;
+  pthread_cond_t work, idle;
+  pthread_t thread;
+  int threaded, busy, stop;
+#endif
+};
+
+static void lock(bt_log *log) {
+#if BT_LOG_THREADS
+  pthread_mutex_lock(&log->mu);
+#else
+  (void)log;
+#endif
+}
+
+static void unlock(bt_log *log) {
+#if BT_LOG_THREADS
+  pthread_mutex_unlock(&log->mu);
+#else
+  (void)log;
+#endif
+}
+
+/* Keeps the first error (under the lock). */
+static int fail(bt_log *log, int code, const char *fmt, const char *what) {
+  if (!log->err) {
+    log->err = code;
+    snprintf(log->errmsg, sizeof log->errmsg, fmt, what);
+  }
+  return code;
+}
+
+/* Appends a block: its type, the size of its payload, the payload, the CRC-32 of all three. */
+static int put_block(bytes *out, int type, const unsigned char *payload, size_t n) {
+  unsigned char head[11];
+  head[0] = (unsigned char)type;
+  size_t h = 1 + bti_put_varint(head + 1, n);
+  uint32_t crc = bti_crc32(bti_crc32(0, head, h), payload, n);
+  unsigned char tail[4] = {(unsigned char)crc, (unsigned char)(crc >> 8), (unsigned char)(crc >> 16),
+                           (unsigned char)(crc >> 24)};
+  return bytes_put(out, head, h) && bytes_put(out, payload, n) && bytes_put(out, tail, 4);
+}
+
+/* ---- shapes ---- */
+
+static unsigned shape_flags(const bt_node *d) {
+  unsigned f = 0;
+  if (d->flags & NF_LEAF) f |= SHAPE_LEAF;
+  if (d->flags & NF_NIL_PARAM) f |= SHAPE_NIL_PARAM;
+  if (d->flags & NF_PARAM_FN) f |= SHAPE_PARAM_FN;
+  if (d->flags & NF_NOSCATTER) f |= SHAPE_NOSCATTER;
+  if (d->flags & NF_SUCCESS_ONE) f |= SHAPE_SUCCESS_ONE;
+  if (d->flags & NF_FAILURE_ALL) f |= SHAPE_FAILURE_ALL;
+  if (bti_bits(d->param) != 0) f |= SHAPE_HAS_PARAM;
+  return f;
+}
+
+/* Appends the SHAPE block of def: its hash, the names of the kinds it uses, then each node in
+ * pre-order: its kind (an index in those names), flags, param, name, children, state. */
+static int put_shape(bytes *out, const bt_def *def, uint64_t hash) {
+  bytes p = {0};
+  int index_of[BT_KIND_COUNT], kinds[BT_KIND_COUNT], nkinds = 0;
+  for (int k = 0; k < BT_KIND_COUNT; k++) index_of[k] = -1;
+  for (uint32_t n = 0; n < def->nnodes; n++)
+    if (index_of[def->nodes[n].kind] < 0) {
+      index_of[def->nodes[n].kind] = nkinds;
+      kinds[nkinds++] = def->nodes[n].kind;
+    }
+  unsigned char h[8];
+  bti_put_u64(h, hash);
+  int ok = bytes_put(&p, h, 8) && bytes_varint(&p, (uint64_t)nkinds);
+  for (int i = 0; ok && i < nkinds; i++) {
+    const char *name = bt_kind_name(kinds[i]);
+    ok = bytes_varint(&p, strlen(name)) && bytes_put(&p, name, strlen(name));
+  }
+  ok = ok && bytes_varint(&p, def->nnodes);
+  for (uint32_t n = 0; ok && n < def->nnodes; n++) {
+    const bt_node *d = &def->nodes[n];
+    const char *name = def->names + d->name;
+    unsigned f = shape_flags(d);
+    ok = bytes_varint(&p, (uint64_t)index_of[d->kind]) && bytes_varint(&p, f);
+    if (ok && (f & SHAPE_HAS_PARAM)) {
+      bti_put_u64(h, bti_bits(d->param));
+      ok = bytes_put(&p, h, 8);
+    }
+    ok = ok && bytes_varint(&p, strlen(name)) && bytes_put(&p, name, strlen(name)) &&
+         bytes_varint(&p, d->nchildren) && bytes_varint(&p, d->state);
+  }
+  ok = ok && put_block(out, BLOCK_SHAPE, p.p, p.len);
+  bytes_free(&p);
+  return ok;
+}
+
+/* 1 if the log has serialized the shape of hash, else 0 (under the lock). */
+static int shape_known(const bt_log *log, uint64_t hash) {
+  for (int i = 0; i < log->nshapes; i++)
+    if (log->shapes[i] == hash) return 1;
+  return 0;
+}
+
+/* ---- the think path: each record, as it is, into the recorder's buffer ---- */
+
+void bti_log_record(bti_logrec *lr, int type, unsigned a, unsigned b, int node, unsigned long long think,
+                    double time, double sleep) {
+  raw *x = raw_next(lr);
+  if (!x) return;
+  x->type = (uint8_t)type;
+  x->a = (uint8_t)a;
+  x->b = (uint8_t)b;
+  x->node = node;
+  x->think = think;
+  x->time = time;
+  x->u.sleep = sleep;
+}
+
+void bti_log_entry(bti_logrec *lr, const bt_rec_entry *e) {
+  raw *x = raw_next(lr);
+  if (!x) return;
+  x->type = e->type;
+  x->a = e->cause;
+  x->b = e->has_sleep;
+  x->node = e->node;
+  x->think = e->think;
+  x->time = e->time;
+  x->u.sleep = e->sleep;
+  if (e->type == BT_REC_ERROR || e->type == BT_REC_HOST) {
+    raw_bytes(lr, x, e->text, e->size);
+  } else if (e->type == BT_REC_RELOAD) {
+    unsigned char h[16];
+    bti_put_u64(h, e->def_from);
+    bti_put_u64(h + 8, e->def_to);
+    raw_bytes(lr, x, h, sizeof h);
+  }
+}
+
+void bti_log_saved(bti_logrec *lr, bt_inst *in, unsigned long long think, double time) {
+  if (!(lr->log->flags & BT_LOG_DBSTRINGS)) { /* the next record (or the flush) says it */
+    lr->saved = 1;
+    lr->saved_think = think;
+    lr->saved_time = time;
+    return;
+  }
+  raw *x = raw_next(lr);
+  if (!x) return;
+  x->type = RAW_SAVED;
+  x->think = think;
+  x->time = time;
+  /* the DBStrings and sleep times of the running nodes, encoded as the record will hold them; the
+   * record is made after them, since the host's describe may make records of its own */
+  bytes e = {0};
+  int count = 0, prev = 0, ok = 1;
+  const bt_def *def = in->def;
+  for (uint32_t n = 0; ok && n < def->nnodes; n++) {
+    if (*status_at(in, def->nodes[n].state) != BT_RUNNING) continue;
+    double t = 0;
+    int has = bt_node_tree_sleep_time(in, (int)n, &t);
+    lr->describe.len = 0;
+    lr->describe.err = 0;
+    if (lr->describe.data) lr->describe.data[0] = 0;
+    bt_node_describe(in, (int)n, &lr->describe);
+    size_t len = lr->describe.err ? 0 : lr->describe.len;
+    if (len > LOG_MAX_TEXT) len = LOG_MAX_TEXT;
+    int form = has ? bti_sleep_form(t) : SLEEP_NONE;
+    ok = bytes_reserve(&e, 10 + 1 + 8 + 10);
+    if (!ok) break;
+    e.len += bti_put_varint(e.p + e.len, bti_zigzag((int64_t)n - prev));
+    e.p[e.len++] = (unsigned char)form;
+    e.len += bti_put_sleep(e.p + e.len, form, t);
+    e.len += bti_put_varint(e.p + e.len, len);
+    ok = bytes_put(&e, lr->describe.data, len);
+    prev = (int)n;
+    count++;
+  }
+  x = ok ? raw_next(lr) : NULL;
+  if (x) {
+    x->type = RAW_DESCRIBE;
+    x->think = think;
+    x->time = time;
+    bytes *b = &lr->cur.b;
+    size_t start = b->len;
+    unsigned char h[10];
+    if (bytes_put(b, h, bti_put_varint(h, (uint64_t)count)) && bytes_put(b, e.p, e.len) && b->len <= UINT32_MAX) {
+      x->u.t.off = (uint32_t)start;
+      x->u.t.size = (uint32_t)(b->len - start);
+    } else {
+      b->len = start;
+      lr->cur.n--;
+      lr->cur.lost++;
+    }
+  } else if (!ok) {
+    lr->cur.lost++;
+  }
+  bytes_free(&e);
+}
+
+/* The recorder is attached to in: its records now name in's nodes. A SHAPE record says so, with
+ * the statuses and last results of in that are not READY (it may have run before). */
+void bti_log_attached(bti_logrec *lr, bt_inst *in, unsigned long long think, double time) {
+  bt_log *log = lr->log;
+  const bt_def *def = in->def;
+  uint64_t hash = bt_def_hash(def);
+  if (!lr->has_shape || lr->shape != hash) {
+    lock(log);
+    if (!shape_known(log, hash)) {
+      int ok = 1;
+      if (log->nshapes == log->shapes_cap) {
+        int cap = log->shapes_cap ? log->shapes_cap * 2 : 8;
+        uint64_t *s = realloc(log->shapes, (size_t)cap * sizeof *s);
+        if (s) {
+          log->shapes = s;
+          log->shapes_cap = cap;
+        } else {
+          ok = 0;
+        }
+      }
+      if (ok && put_shape(&log->pending, def, hash)) {
+        log->shapes[log->nshapes++] = hash;
+        log->stats.shapes++;
+      } else {
+        fail(log, BT_ENOMEM, "%s", "out of memory: a shape could not be kept (its agents' records are lost)");
+        unlock(log);
+        lr->cur.lost++;
+        lr->blind = 1;
+        return;
+      }
+    }
+    unlock(log);
+    lr->shape = hash;
+    lr->has_shape = 1;
+  }
+  lr->blind = 0;
+  raw *x = raw_next(lr);
+  if (!x) {
+    lr->blind = 1;
+    return;
+  }
+  x->type = RAW_SHAPE;
+  x->think = think;
+  x->time = time;
+  /* its bytes: the hash, the number of entries, the entries (made once the count is known) */
+  bytes *b = &lr->cur.b, e = {0};
+  size_t start = b->len;
+  int count = 0, prev = 0, ok = 1;
+  for (uint32_t n = 0; ok && n < def->nnodes; n++) {
+    uint32_t st = def->nodes[n].state;
+    if (def->states[st].node != n) continue; /* a shared node's first place stands for all */
+    uint8_t s = *status_at(in, st), l = *last_at(in, st);
+    if (s == BT_READY && l == BT_READY) continue;
+    ok = bytes_reserve(&e, 11);
+    if (!ok) break;
+    e.len += bti_put_varint(e.p + e.len, bti_zigzag((int64_t)n - prev));
+    e.p[e.len++] = (unsigned char)((s & 3) | (l & 3) << 2);
+    prev = (int)n;
+    count++;
+  }
+  unsigned char h[18];
+  bti_put_u64(h, hash);
+  size_t hn = 8 + bti_put_varint(h + 8, (uint64_t)count);
+  ok = ok && bytes_put(b, h, hn) && bytes_put(b, e.p, e.len) && b->len <= UINT32_MAX;
+  bytes_free(&e);
+  if (!ok) {
+    b->len = start;
+    lr->cur.n--;
+    lr->cur.lost++;
+    lr->blind = 1;
+    return;
+  }
+  x->u.t.off = (uint32_t)start;
+  x->u.t.size = (uint32_t)(b->len - start);
+}
+
+/* ---- encoding a flush ---- */
+
+/* The index of time t in the frame's table, added if new; -1 without memory. */
+static long time_index(bt_log *log, double t) {
+  uint64_t bits = bti_bits(t);
+  if (log->ntimes && log->times[log->ntimes - 1] == bits) return (long)log->ntimes - 1;
+  if (log->ntimes * 2 >= log->hcap) { /* grow the hash, and rehash the table */
+    size_t cap = log->hcap ? log->hcap * 2 : 64;
+    uint64_t *k = malloc(cap * sizeof *k);
+    uint32_t *v = calloc(cap, sizeof *v);
+    if (!k || !v || cap > UINT32_MAX) {
+      free(k);
+      free(v);
+      return -1;
+    }
+    free(log->hkeys);
+    free(log->hvals);
+    log->hkeys = k;
+    log->hvals = v;
+    log->hcap = cap;
+    for (size_t i = 0; i < log->ntimes; i++) {
+      size_t j = (size_t)(log->times[i] * 0x9E3779B97F4A7C15ULL >> 20) & (cap - 1);
+      while (v[j]) j = (j + 1) & (cap - 1);
+      k[j] = log->times[i];
+      v[j] = (uint32_t)i + 1;
+    }
+  }
+  size_t j = (size_t)(bits * 0x9E3779B97F4A7C15ULL >> 20) & (log->hcap - 1);
+  while (log->hvals[j]) {
+    if (log->hkeys[j] == bits) return (long)log->hvals[j] - 1;
+    j = (j + 1) & (log->hcap - 1);
+  }
+  if (log->ntimes == log->times_cap) {
+    size_t cap = log->times_cap ? log->times_cap * 2 : 16;
+    uint64_t *tt = realloc(log->times, cap * sizeof *tt);
+    if (!tt) return -1;
+    log->times = tt;
+    log->times_cap = cap;
+  }
+  log->hkeys[j] = bits;
+  log->hvals[j] = (uint32_t)log->ntimes + 1;
+  log->times[log->ntimes] = bits;
+  return (long)log->ntimes++;
+}
+
+static void times_clear(bt_log *log) {
+  if (log->hvals && log->ntimes) memset(log->hvals, 0, log->hcap * sizeof *log->hvals);
+  log->ntimes = 0;
+}
+
+/* Appends the frame block of the records encoded so far (the time table, then body) to out,
+ * written in place. */
+static int put_frame(bt_log *log) {
+  if (!log->body.len) return 1;
+  unsigned char head[22];
+  size_t nt = bti_put_varint(head + 11, log->ntimes); /* the payload's first field, kept aside */
+  size_t size = nt + 8 * log->ntimes + log->body.len;
+  head[0] = BLOCK_FRAME;
+  size_t h = 1 + bti_put_varint(head + 1, size);
+  if (!bytes_reserve(&log->out, h + size + 4)) return 0;
+  unsigned char *start = log->out.p + log->out.len, *q = start;
+  memcpy(q, head, h);
+  memcpy(q + h, head + 11, nt);
+  q += h + nt;
+  for (size_t i = 0; i < log->ntimes; i++, q += 8) bti_put_u64(q, log->times[i]);
+  memcpy(q, log->body.p, log->body.len);
+  q += log->body.len;
+  uint32_t crc = bti_crc32(0, start, (size_t)(q - start));
+  for (int i = 0; i < 4; i++) *q++ = (unsigned char)(crc >> (8 * i));
+  log->out.len = (size_t)(q - log->out.p);
+  log->body.len = 0;
+  log->prev_index = 0; /* agents' numbers start again in the next block */
+  times_clear(log);
+  return 1;
+}
+
+/* An agent's records in the body: the agent's number (as the difference from the previous one's
+ * in the block, zigzag), their size, the records. A chunk is opened with one byte for its size,
+ * and closed once its size is known (moving the records when the size takes more bytes). */
+static int open_chunk(bt_log *log, int index) {
+  if (!bytes_reserve(&log->body, 11)) return 0;
+  log->body.len += bti_put_varint(log->body.p + log->body.len, bti_zigzag((int64_t)index - log->prev_index));
+  log->prev_index = index;
+  log->chunk_at = log->body.len++;
+  return 1;
+}
+
+static int close_chunk(bt_log *log) {
+  size_t start = log->chunk_at + 1, size = log->body.len - start;
+  if (size < 0x80) {
+    log->body.p[log->chunk_at] = (unsigned char)size;
+    return 1;
+  }
+  unsigned char v[10];
+  size_t n = bti_put_varint(v, size);
+  if (!bytes_reserve(&log->body, n - 1)) return 0;
+  memmove(log->body.p + start + n - 1, log->body.p + start, size);
+  memcpy(log->body.p + log->chunk_at, v, n);
+  log->body.len += n - 1;
+  return 1;
+}
+
+/* Encodes one record of lr into the body (after the record that moves the agent's think and
+ * time, when they moved). 0 without memory. */
+static int encode(bt_log *log, bti_logrec *lr, const raw *x, const unsigned char *b) {
+  bytes *c = &log->body;
+  if (!bytes_reserve(c, 64)) return 0;
+  unsigned char *p = c->p + c->len;
+  if (x->think != lr->think || bti_bits(x->time) != bti_bits(lr->time)) {
+    long i = time_index(log, x->time);
+    if (i < 0) return 0;
+    if (x->think == lr->think + 1 && i < REC_TIME_SHORT) {
+      *p++ = (unsigned char)(REC_TIME + i);
+    } else {
+      *p++ = REC_TIME_ANY;
+      p += bti_put_varint(p, bti_zigzag((int64_t)(x->think - lr->think)));
+      p += bti_put_varint(p, (uint64_t)i);
+    }
+    lr->think = x->think;
+    lr->time = x->time;
+  }
+  if (x->saved) *p++ = REC_SAVED;
+  size_t size = 0; /* the bytes of the record's in b, from x->u.t.off */
+  switch (x->type) {
+    case BT_REC_STATUS:
+      *p++ = (unsigned char)(REC_STATUS | (x->a & 3) | (x->a >> 4 & 3) << 2);
+      p += bti_put_varint(p, bti_zigzag((int64_t)x->node - lr->node));
+      lr->node = x->node;
+      log->statuses++;
+      break;
+    case BT_REC_THINK: {
+      int form = x->b ? bti_sleep_form(x->u.sleep) : SLEEP_NONE;
+      *p++ = (unsigned char)(REC_THINK | (x->a & 3) | form << 2);
+      p += bti_put_sleep(p, form, x->u.sleep);
+      break;
+    }
+    case BT_REC_EVENT:
+      *p++ = REC_EVENT;
+      p += bti_put_varint(p, bti_zigzag((int64_t)x->node - lr->node));
+      lr->node = x->node;
+      break;
+    case BT_REC_ERROR:
+    case BT_REC_HOST:
+      *p++ = x->type == BT_REC_ERROR ? REC_ERROR : REC_HOST;
+      p += bti_put_varint(p, bti_zigzag(x->node));
+      p += bti_put_varint(p, x->u.t.size);
+      size = x->u.t.size;
+      break;
+    case BT_REC_RELOAD:
+      *p++ = REC_RELOAD;
+      size = 16;
+      break;
+    case RAW_SHAPE:
+      *p++ = REC_SHAPE;
+      size = x->u.t.size;
+      lr->node = 0; /* node differences start again from the root */
+      break;
+    case RAW_SAVED: *p++ = REC_SAVED; break;
+    case RAW_DESCRIBE:
+      *p++ = REC_DESCRIBE;
+      size = x->u.t.size;
+      break;
+    default: return 1; /* not a type a recorder makes */
+  }
+  c->len = (size_t)(p - c->p);
+  if (x->type <= BT_REC_HOST) log->records++;
+  return !size || bytes_put(c, b + x->u.t.off, size);
+}
+
+/* Encodes the batch (declarations, then each recorder's spare) into log->out. 0 without memory. */
+static int encode_batch(bt_log *log) {
+  log->out.len = 0;
+  int ok = bytes_put(&log->out, log->batch_pending.p, log->batch_pending.len) &&
+           bytes_put(&log->out, log->decl.p, log->decl.len);
+  log->batch_pending.len = log->decl.len = 0;
+  log->body.len = 0;
+  log->prev_index = 0;
+  times_clear(log);
+  for (size_t i = 0; i < log->nbatch; i++) {
+    bti_logrec *lr = log->batch[i];
+    rawbuf *s = &lr->spare;
+    ok = ok && open_chunk(log, lr->index);
+    for (size_t k = 0; ok && k < s->n; k++) {
+      ok = encode(log, lr, &s->r[k], s->b.p);
+      if (ok && log->body.len > LOG_FRAME_SPLIT && k + 1 < s->n) /* a frame block ends here */
+        ok = close_chunk(log) && put_frame(log) && open_chunk(log, lr->index);
+    }
+    if (ok && s->lost) {
+      unsigned char l[11];
+      l[0] = REC_LOST;
+      ok = bytes_put(&log->body, l, 1 + bti_put_varint(l + 1, s->lost));
+      log->lost += s->lost;
+    }
+    ok = ok && close_chunk(log);
+    if (ok && log->body.len > LOG_FRAME_SPLIT) ok = put_frame(log);
+    s->n = 0;
+    s->b.len = 0;
+    s->lost = 0;
+  }
+  ok = ok && put_frame(log);
+  log->nbatch = 0;
+  return ok;
+}
+
+/* Writes log->out; a failure stops the log's writes for good. */
+static void write_out(bt_log *log) {
+  if (!log->out.len || log->err == BT_EIO) return; /* (the end is written after a stop for memory) */
+  int bad;
+  if (log->file) {
+    bad = fwrite(log->out.p, 1, log->out.len, log->file) != log->out.len || fflush(log->file) != 0;
+  } else {
+    bad = log->write(log->ud, log->out.p, log->out.len) != 0;
+  }
+  lock(log);
+  if (bad) {
+    log->err = 0; /* a write error is the one to report: the log's bytes end there */
+    fail(log, BT_EIO, "cannot write the log: %s", log->file ? strerror(errno) : "the write function failed");
+    log->stopped = 1;
+  } else {
+    log->stats.bytes += log->out.len;
+  }
+  unlock(log);
+}
+
+/* Encodes and writes the batch; the counts go to the stats. */
+static void write_batch(bt_log *log) {
+  log->records = log->statuses = log->lost = 0;
+  int ok = encode_batch(log);
+  lock(log);
+  if (!ok) {
+    fail(log, BT_ENOMEM, "%s", "out of memory: the log stopped at a flush (what it holds before stays readable)");
+    log->stopped = 1;
+  } else {
+    log->stats.records += log->records;
+    log->stats.statuses += log->statuses;
+    log->stats.lost += log->lost;
+  }
+  unlock(log);
+  if (ok) write_out(log);
+}
+
+#if BT_LOG_THREADS
+static void *writer_main(void *arg) {
+  bt_log *log = arg;
+  pthread_mutex_lock(&log->mu);
+  for (;;) {
+    while (!log->busy && !log->stop) pthread_cond_wait(&log->work, &log->mu);
+    if (!log->busy) break;
+    pthread_mutex_unlock(&log->mu);
+    write_batch(log);
+    pthread_mutex_lock(&log->mu);
+    log->busy = 0;
+    pthread_cond_broadcast(&log->idle);
+  }
+  pthread_mutex_unlock(&log->mu);
+  return NULL;
+}
+
+static void wait_idle(bt_log *log) { /* under the lock */
+  while (log->busy) pthread_cond_wait(&log->idle, &log->mu);
+}
+#else
+static void wait_idle(bt_log *log) { (void)log; }
+#endif
+
+/* Makes the agent's declaration if it changed (under the lock). */
+static int declare(bt_log *log, bti_logrec *lr) {
+  if (lr->rec) {
+    unsigned gen = bti_rec_agent_gen(lr->rec);
+    if (lr->index >= 0 && gen == lr->gen) return 1; /* no bt_rec_set_agent since it was declared */
+    const char *label = bt_rec_label(lr->rec);
+    lr->want_id = bt_rec_agent(lr->rec);
+    if (!lr->want_label || strcmp(lr->want_label, label) != 0) {
+      char *copy = bti_strdup(label);
+      if (!copy) return 0;
+      free(lr->want_label);
+      lr->want_label = copy;
+    }
+    lr->gen = gen;
+  }
+  const char *want = lr->want_label ? lr->want_label : "";
+  if (lr->index >= 0 && lr->id == lr->want_id && lr->label && strcmp(lr->label, want) == 0) return 1;
+  char *copy = bti_strdup(want);
+  if (!copy) return 0;
+  if (lr->index < 0) lr->index = log->agents++;
+  free(lr->label);
+  lr->label = copy;
+  lr->id = lr->want_id;
+  size_t n = strlen(copy);
+  bytes p = {0};
+  int ok = bytes_varint(&p, (uint64_t)lr->index) && bytes_varint(&p, lr->id) && bytes_varint(&p, n) &&
+           bytes_put(&p, copy, n) && put_block(&log->decl, BLOCK_AGENT, p.p, p.len);
+  bytes_free(&p);
+  if (ok) log->stats.agents = log->agents;
+  return ok;
+}
+
+static void logrec_free(bti_logrec *lr) {
+  rawbuf_free(&lr->cur);
+  rawbuf_free(&lr->spare);
+  free(lr->label);
+  free(lr->want_label);
+  bt_buf_free(&lr->describe);
+  free(lr);
+}
+
+/* Frees the recorders that are gone and whose records were all written (under the lock, the
+ * writer idle). */
+static void sweep(bt_log *log) {
+  bti_logrec **p = &log->first, *prev = NULL;
+  while (*p) {
+    bti_logrec *lr = *p;
+    if (!lr->rec && !lr->cur.n && !lr->cur.lost && !lr->spare.n) {
+      *p = lr->next;
+      logrec_free(lr);
+    } else {
+      prev = lr;
+      p = &lr->next;
+    }
+  }
+  log->last = prev;
+}
+
+int bt_log_flush(bt_log *log) {
+  if (!log) return BT_EINVAL;
+  lock(log);
+  wait_idle(log);
+  sweep(log);
+  int stopped = log->stopped;
+  int ok = 1;
+  for (bti_logrec *lr = log->first; lr; lr = lr->next) {
+    if (lr->saved) { /* a think saved its statuses and no record followed yet */
+      lr->saved = 0;
+      raw *x = raw_next(lr);
+      if (x) {
+        x->type = RAW_SAVED;
+        x->think = lr->saved_think;
+        x->time = lr->saved_time;
+      }
+    }
+    if (!lr->cur.n && !lr->cur.lost) continue;
+    rawbuf t = lr->cur;
+    lr->cur = lr->spare;
+    lr->spare = t;
+    if (stopped) { /* nothing more is written: drop them */
+      lr->spare.n = lr->spare.b.len = 0;
+      lr->spare.lost = 0;
+      continue;
+    }
+    if (ok && log->nbatch == log->batch_cap) {
+      size_t cap = log->batch_cap ? log->batch_cap * 2 : 64;
+      bti_logrec **b = realloc(log->batch, cap * sizeof *b);
+      if (b) {
+        log->batch = b;
+        log->batch_cap = cap;
+      } else {
+        ok = 0;
+      }
+    }
+    ok = ok && declare(log, lr);
+    if (ok) log->batch[log->nbatch++] = lr;
+    else lr->spare.n = lr->spare.b.len = lr->spare.lost = 0;
+  }
+  bytes t = log->batch_pending;
+  log->batch_pending = log->pending;
+  log->pending = t;
+  log->pending.len = 0;
+  if (!ok) { /* out of memory: the log stops (an agent's next records could not be read without these) */
+    fail(log, BT_ENOMEM, "%s", "out of memory: the log stopped at a flush (what it holds before stays readable)");
+    log->stopped = stopped = 1;
+    for (size_t i = 0; i < log->nbatch; i++) log->batch[i]->spare.n = log->batch[i]->spare.b.len = log->batch[i]->spare.lost = 0;
+    log->nbatch = 0;
+  }
+  int rc = log->err;
+  if (stopped) {
+    log->batch_pending.len = log->decl.len = 0;
+    unlock(log);
+    return rc;
+  }
+#if BT_LOG_THREADS
+  if (log->threaded) {
+    log->busy = 1;
+    pthread_cond_signal(&log->work);
+    unlock(log);
+    return rc;
+  }
+#endif
+  unlock(log);
+  write_batch(log);
+  return log->err;
+}
+
+int bt_log_write_host(bt_log *log, double time, int code, const void *data, size_t size) {
+  if (!log || (!data && size) || size > LOG_MAX_TEXT) return BT_EINVAL;
+  bytes p = {0};
+  unsigned char t[8];
+  bti_put_u64(t, bti_bits(time));
+  int ok = bytes_put(&p, t, 8) && bytes_varint(&p, bti_zigzag(code)) && bytes_varint(&p, size) &&
+           bytes_put(&p, data, size);
+  lock(log);
+  ok = ok && put_block(&log->pending, BLOCK_WORLD, p.p, p.len);
+  unlock(log);
+  bytes_free(&p);
+  return ok ? BT_OK : BT_ENOMEM;
+}
+
+/* ---- recorders and logs ---- */
+
+int bt_rec_set_log(bt_rec *rec, bt_log *log) {
+#if !BT_RECORDER
+  (void)log;
+  return rec ? BT_EINVAL : BT_EINVAL;
+#else
+  if (!rec) return BT_EINVAL;
+  bti_logrec **p = bti_rec_logp(rec);
+  if (*p && (*p)->log == log) return BT_OK;
+  bti_logrec *lr = NULL;
+  if (log) {
+    lr = aligned_alloc(_Alignof(bti_logrec), sizeof *lr);
+    if (!lr) return BT_ENOMEM;
+    memset(lr, 0, sizeof *lr);
+    lr->log = log;
+    lr->rec = rec;
+    lr->index = -1;
+  }
+  if (*p) bti_log_release(*p);
+  *p = lr;
+  if (!lr) return BT_OK;
+  lock(log);
+  if (log->last) log->last->next = lr;
+  else log->first = lr;
+  log->last = lr;
+  unlock(log);
+  bti_rec_log_attach(rec);
+  return BT_OK;
+#endif
+}
+
+bt_log *bt_rec_log(const bt_rec *rec) {
+  if (!rec) return NULL;
+  bti_logrec *lr = *bti_rec_logp((bt_rec *)(uintptr_t)rec);
+  return lr ? lr->log : NULL;
+}
+
+/* The recorder goes (freed, or to another log): its records not yet written still will be, under
+ * the id and label it has now. */
+void bti_log_release(bti_logrec *lr) {
+  bt_log *log = lr->log;
+  bt_rec *rec = lr->rec;
+  char *label = bti_strdup(bt_rec_label(rec));
+  lock(log);
+  lr->want_id = bt_rec_agent(rec);
+  if (label) {
+    free(lr->want_label);
+    lr->want_label = label;
+  }
+  lr->rec = NULL;
+  unlock(log);
+  *bti_rec_logp(rec) = NULL;
+}
+
+/* Puts the message into err (errsize bytes; err may be NULL) and returns code. */
+static int open_error(char *err, size_t errsize, int code, const char *msg) {
+  if (err && errsize) snprintf(err, errsize, "%s", msg);
+  return code;
+}
+
+static int open_log(bt_log **out, FILE *file, bt_log_write_fn fn, void *ud, unsigned flags, char *err,
+                    size_t errsize) {
+  bt_log *log = calloc(1, sizeof *log);
+  if (!log) return open_error(err, errsize, BT_ENOMEM, "out of memory");
+  log->flags = flags;
+  log->file = file;
+  log->write = fn;
+  log->ud = ud;
+#if BT_LOG_THREADS
+  pthread_mutex_init(&log->mu, NULL);
+  pthread_cond_init(&log->work, NULL);
+  pthread_cond_init(&log->idle, NULL);
+  if (flags & BT_LOG_THREAD) {
+    if (pthread_create(&log->thread, NULL, writer_main, log) != 0) {
+      pthread_mutex_destroy(&log->mu);
+      pthread_cond_destroy(&log->work);
+      pthread_cond_destroy(&log->idle);
+      free(log);
+      return open_error(err, errsize, BT_ENOMEM, "cannot start the log's thread");
+    }
+    log->threaded = 1;
+  }
+#endif
+  unsigned char head[LOG_HEADER_SIZE] = {0};
+  memcpy(head, LOG_MAGIC, LOG_MAGIC_SIZE);
+  head[8] = LOG_VERSION;
+  head[9] = (unsigned char)(flags & BT_LOG_DBSTRINGS);
+  uint32_t crc = bti_crc32(0, head, 12);
+  for (int i = 0; i < 4; i++) head[12 + i] = (unsigned char)(crc >> (8 * i));
+  bytes_put(&log->out, head, sizeof head);
+  write_out(log);
+  log->out.len = 0;
+  if (log->err) {
+    if (err && errsize) snprintf(err, errsize, "%s", log->errmsg);
+    int rc = log->err;
+    log->file = NULL; /* the caller's (bt_log_open closes it) */
+    bt_log_close(log);
+    return rc;
+  }
+  *out = log;
+  return BT_OK;
+}
+
+int bt_log_open_fn(bt_log **out, bt_log_write_fn fn, void *ud, unsigned flags, char *err, size_t errsize) {
+  if (err && errsize) err[0] = 0;
+  if (!out) return BT_EINVAL;
+  *out = NULL;
+  if (!fn || (flags & ~(unsigned)(BT_LOG_DBSTRINGS | BT_LOG_THREAD)) || (!BT_LOG_THREADS && (flags & BT_LOG_THREAD))) {
+    if (err && errsize) snprintf(err, errsize, "%s", !fn ? "no write function" : "unknown flags");
+    return BT_EINVAL;
+  }
+  return open_log(out, NULL, fn, ud, flags, err, errsize);
+}
+
+int bt_log_open(bt_log **out, const char *path, unsigned flags, char *err, size_t errsize) {
+  if (err && errsize) err[0] = 0;
+  if (!out) return BT_EINVAL;
+  *out = NULL;
+  if (!path || (flags & ~(unsigned)(BT_LOG_DBSTRINGS | BT_LOG_THREAD)) || (!BT_LOG_THREADS && (flags & BT_LOG_THREAD))) {
+    if (err && errsize) snprintf(err, errsize, "%s", !path ? "no path" : "unknown flags");
+    return BT_EINVAL;
+  }
+  FILE *f = fopen(path, "wb");
+  if (!f) {
+    if (err && errsize) snprintf(err, errsize, "cannot create %s: %s", path, strerror(errno));
+    return BT_EIO;
+  }
+  int rc = open_log(out, f, NULL, NULL, flags, err, errsize);
+  if (rc != BT_OK) fclose(f);
+  return rc;
+}
+
+int bt_log_close(bt_log *log) {
+  if (!log) return BT_OK;
+  bt_log_flush(log);
+  lock(log);
+  wait_idle(log);
+#if BT_LOG_THREADS
+  if (log->threaded) {
+    log->stop = 1;
+    pthread_cond_signal(&log->work);
+    unlock(log);
+    pthread_join(log->thread, NULL);
+    lock(log);
+  }
+#endif
+  for (bti_logrec *lr = log->first, *next; lr; lr = next) {
+    next = lr->next;
+    if (lr->rec) *bti_rec_logp(lr->rec) = NULL;
+    logrec_free(lr);
+  }
+  unlock(log);
+  if (log->err != BT_EIO) { /* the end: the records written */
+    unsigned char p[10];
+    log->out.len = 0;
+    if (put_block(&log->out, BLOCK_END, p, bti_put_varint(p, log->stats.records))) write_out(log);
+  }
+  int rc = log->err;
+  if (log->file && fclose(log->file) != 0 && !rc) {
+    rc = fail(log, BT_EIO, "cannot close the log: %s", strerror(errno));
+  }
+#if BT_LOG_THREADS
+  pthread_mutex_destroy(&log->mu);
+  pthread_cond_destroy(&log->work);
+  pthread_cond_destroy(&log->idle);
+#endif
+  bytes_free(&log->pending);
+  bytes_free(&log->batch_pending);
+  bytes_free(&log->decl);
+  bytes_free(&log->out);
+  bytes_free(&log->body);
+  free(log->batch);
+  free(log->shapes);
+  free(log->times);
+  free(log->hkeys);
+  free(log->hvals);
+  free(log);
+  return rc;
+}
+
+const char *bt_log_errmsg(const bt_log *log) { return log ? log->errmsg : ""; }
+
+void bt_log_stats_get(bt_log *log, bt_log_stats *out) {
+  if (!log || !out) return;
+  lock(log);
+  *out = log->stats;
+  unlock(log);
+}

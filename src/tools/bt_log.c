@@ -1,0 +1,916 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bt-log: reads the log files bt's recorders write (docs/log-format.md) and says what happened:
+ *
+ *   bt-log print FILE [filters]   the records, one line each, tab-separated
+ *   bt-log tree FILE --agent A --at T [--dot]   an agent's tree at a moment, as the dump shows it
+ *   bt-log why FILE --agent A --at T   why each Priority and ActiveSelector above what runs runs
+ *                                      its child: the latest switch and its cause
+ *   bt-log stats FILE             (not in this version: the statistics module brings it)
+ *
+ * docs/man/bt-log.1 and docs/debugging.md describe every flag and every output format; both are
+ * stable, for scripts. FILE may be "-": the standard input. A log still being written is read as
+ * far as it goes; --follow waits for more.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bt.h"
+
+static const char USAGE[] =
+    "usage: bt-log print FILE [--agent ID]... [--label PATTERN]... [--node PATH]...\n"
+    "                         [--from T] [--to T] [--status NAME]... [--type TYPE]... [--follow]\n"
+    "       bt-log tree FILE (--agent ID | --label PATTERN) --at T [--dot]\n"
+    "       bt-log why FILE (--agent ID | --label PATTERN) --at T\n"
+    "       bt-log stats FILE   (not in this version)\n"
+    "\n"
+    "Reads a log file of bt's recorders (FILE - reads the standard input), also one still\n"
+    "being written, and prints:\n"
+    "  print   its records, one line each: time, agent, label, think, type, then what the\n"
+    "          type says, separated by tabs\n"
+    "  tree    an agent's tree at time T, in the layout of the tree dump, or as DOT\n"
+    "  why     for each Priority and ActiveSelector above what the agent runs at T: the\n"
+    "          latest switch of its running child, its time and its cause\n"
+    "\n"
+    "  --agent ID       the agent of that id (print: any of those given)\n"
+    "  --label PATTERN  agents whose label matches the shell pattern (print: any of those)\n"
+    "  --node PATH      records of nodes whose path, or an ancestor's, matches the pattern\n"
+    "                   (Root/Flee, */Wander; siblings of one name are Name#1, Name#2, ...)\n"
+    "  --from T, --to T records from, and to, time T (seconds; both included)\n"
+    "  --status NAME    status records into READY, SUCCESS, FAILED or RUNNING\n"
+    "  --type TYPE      records of that type: status think event error reload host world lost\n"
+    "                   (the default: all of these), attach saved describe\n"
+    "  --follow         at the end of the file, wait for more until the log's end\n"
+    "  --at T           the moment, in seconds, of tree and why\n"
+    "  --dot            tree: the Graphviz DOT picture, statuses coloured\n"
+    "  --help           this text\n"
+    "  --version        bt-log's version\n"
+    "\n"
+    "Exit status: 0 when the file was read (to its end, or as far as it goes: a log cut or\n"
+    "being written, which a line on standard error says), 1 when it is not a log or is\n"
+    "damaged (the records before the damage are printed), 2 for bad usage.\n";
+
+static const char *prog_file; /* FILE, for messages */
+
+static void die_usage(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "bt-log: ");
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fprintf(stderr, "\n(bt-log --help lists the subcommands and flags)\n");
+  exit(2);
+}
+
+static void die(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "bt-log: ");
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fprintf(stderr, "\n");
+  exit(1);
+}
+
+/* ---- options ---- */
+
+#define MAX_LIST 64
+
+typedef struct options {
+  const char *command, *file;
+  unsigned long long agents[MAX_LIST];
+  int nagents;
+  const char *labels[MAX_LIST];
+  int nlabels;
+  const char *nodes[MAX_LIST];
+  int nnodes;
+  double from, to, at;
+  int has_at;
+  unsigned statuses; /* bit per status; 0: any */
+  unsigned types;    /* bit per record type; 0: the default ones */
+  int follow, dot;
+} options;
+
+static const struct {
+  const char *name;
+  int type;
+} TYPES[] = {{"status", BT_REC_STATUS}, {"think", BT_REC_THINK},   {"event", BT_REC_EVENT},
+             {"error", BT_REC_ERROR},   {"reload", BT_REC_RELOAD}, {"host", BT_REC_HOST},
+             {"world", BT_LOG_WORLD},   {"lost", BT_LOG_LOST},     {"attach", BT_LOG_ATTACH},
+             {"saved", BT_LOG_SAVED},   {"describe", BT_LOG_DESCRIBE}};
+#define NTYPES (sizeof TYPES / sizeof TYPES[0])
+#define DEFAULT_TYPES 0xff /* the first 8 of TYPES */
+
+static const char *type_name(int type) {
+  for (size_t i = 0; i < NTYPES; i++)
+    if (TYPES[i].type == type) return TYPES[i].name;
+  return "unknown";
+}
+
+static unsigned type_bit(int type) {
+  for (size_t i = 0; i < NTYPES; i++)
+    if (TYPES[i].type == type) return 1u << i;
+  return 0;
+}
+
+static double parse_time(const char *flag, const char *v) {
+  char *end = NULL;
+  errno = 0;
+  double t = strtod(v, &end);
+  if (!*v || *end || errno || t != t) die_usage("%s needs a time in seconds, got '%s'", flag, v);
+  return t;
+}
+
+/* Calls fn on each comma-separated word of v. */
+static void each_word(const char *flag, const char *v, void (*fn)(const char *flag, const char *word, options *o),
+                      options *o) {
+  char buf[256];
+  if (strlen(v) >= sizeof buf) die_usage("%s: '%s' is too long", flag, v);
+  snprintf(buf, sizeof buf, "%s", v);
+  for (char *save = NULL, *w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save)) fn(flag, w, o);
+}
+
+static void add_status(const char *flag, const char *w, options *o) {
+  for (int s = BT_READY; s <= BT_RUNNING; s++)
+    if (strcmp(w, bt_status_name(s)) == 0) {
+      o->statuses |= 1u << s;
+      return;
+    }
+  die_usage("%s: '%s' is no status (READY, SUCCESS, FAILED, RUNNING)", flag, w);
+}
+
+static void add_type(const char *flag, const char *w, options *o) {
+  for (size_t i = 0; i < NTYPES; i++)
+    if (strcmp(w, TYPES[i].name) == 0) {
+      o->types |= 1u << i;
+      return;
+    }
+  die_usage("%s: '%s' is no record type (status think event error reload host world lost attach saved "
+            "describe)",
+            flag, w);
+}
+
+static void parse(int argc, char **argv, options *o) {
+  memset(o, 0, sizeof *o);
+  o->from = -1e308;
+  o->to = 1e308;
+  for (int i = 1; i < argc; i++) {
+    const char *arg = argv[i];
+    if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+      fputs(USAGE, stdout);
+      exit(0);
+    }
+    if (strcmp(arg, "--version") == 0) {
+      printf("bt-log (bt) %s\n", BT_VERSION);
+      exit(0);
+    }
+  }
+  for (int i = 1; i < argc; i++) {
+    const char *arg = argv[i];
+    if (strcmp(arg, "--follow") == 0) {
+      o->follow = 1;
+      continue;
+    }
+    if (strcmp(arg, "--dot") == 0) {
+      o->dot = 1;
+      continue;
+    }
+    static const char *const valued[] = {"--agent", "--label", "--node", "--from", "--to",
+                                         "--status", "--type", "--at", NULL};
+    const char *flag = NULL, *value = NULL;
+    for (int k = 0; valued[k]; k++) {
+      size_t n = strlen(valued[k]);
+      if (strncmp(arg, valued[k], n) == 0 && (arg[n] == 0 || arg[n] == '=')) {
+        flag = valued[k];
+        if (arg[n] == '=') value = arg + n + 1;
+        else if (i + 1 < argc) value = argv[++i];
+        else die_usage("%s needs a value", flag);
+        break;
+      }
+    }
+    if (!flag) {
+      if (arg[0] == '-' && arg[1]) die_usage("unknown flag '%s'", arg);
+      if (!o->command) o->command = arg;
+      else if (!o->file) o->file = arg;
+      else die_usage("unexpected argument '%s'", arg);
+      continue;
+    }
+    if (strcmp(flag, "--agent") == 0) {
+      char *end = NULL;
+      errno = 0;
+      unsigned long long v = strtoull(value, &end, 10);
+      if (!*value || *end || errno || value[0] == '-') die_usage("--agent needs an agent's id (a whole number), got '%s'", value);
+      if (o->nagents == MAX_LIST) die_usage("more than %d --agent", MAX_LIST);
+      o->agents[o->nagents++] = v;
+    } else if (strcmp(flag, "--label") == 0 || strcmp(flag, "--node") == 0) {
+      if (!*value) die_usage("%s needs a pattern", flag);
+      int *n = flag[2] == 'l' ? &o->nlabels : &o->nnodes;
+      if (*n == MAX_LIST) die_usage("more than %d %s", MAX_LIST, flag);
+      (flag[2] == 'l' ? o->labels : o->nodes)[(*n)++] = value;
+    } else if (strcmp(flag, "--from") == 0) {
+      o->from = parse_time(flag, value);
+    } else if (strcmp(flag, "--to") == 0) {
+      o->to = parse_time(flag, value);
+    } else if (strcmp(flag, "--at") == 0) {
+      o->at = parse_time(flag, value);
+      o->has_at = 1;
+    } else if (strcmp(flag, "--status") == 0) {
+      each_word(flag, value, add_status, o);
+    } else {
+      each_word(flag, value, add_type, o);
+    }
+  }
+  if (!o->command) die_usage("no subcommand (print, tree, why)");
+  if (!o->file) die_usage("%s: no FILE", o->command);
+}
+
+/* ---- reading ---- */
+
+typedef struct source {
+  bt_log_reader *r;
+  FILE *in; /* the standard input, fed to r */
+  int follow;
+} source;
+
+static void source_open(source *s, const char *file, int follow) {
+  char err[512];
+  memset(s, 0, sizeof *s);
+  s->follow = follow;
+  prog_file = file;
+  if (strcmp(file, "-") == 0) {
+    prog_file = "(standard input)";
+    s->in = stdin;
+    if (bt_log_reader_new(&s->r) != BT_OK) die("out of memory");
+    return;
+  }
+  int rc = bt_log_reader_open(&s->r, file, err, sizeof err);
+  if (rc == BT_EINVAL || rc == BT_ENOMEM) die("%s: %s", file, bt_strerror(rc));
+  if (rc != BT_OK) die("%s", err);
+}
+
+static void pause_a_little(void) {
+  struct timespec ts = {0, 200000000}; /* 0.2 s */
+  nanosleep(&ts, NULL);
+}
+
+/* The next record: 1, 0 at the end of what there is (with --follow: at the log's end), or dies
+ * with the reader's error. */
+static int next(source *s, bt_log_record *rec) {
+  for (;;) {
+    int rc = bt_log_read(s->r, rec);
+    if (rc == 1) return 1;
+    if (rc < 0) {
+      fflush(stdout);
+      die("%s: %s", prog_file, bt_log_reader_errmsg(s->r));
+    }
+    if (bt_log_reader_where(s->r, NULL) == BT_LOG_ENDED) return 0;
+    if (s->in) {
+      char buf[65536];
+      size_t n = fread(buf, 1, sizeof buf, s->in);
+      if (n > 0) {
+        if (bt_log_reader_feed(s->r, buf, n) != BT_OK) die("out of memory");
+        continue;
+      }
+      return 0; /* the end of the standard input */
+    }
+    if (!s->follow) return 0;
+    fflush(stdout);
+    pause_a_little();
+  }
+}
+
+/* Says on standard error where reading stopped when it was not at the log's end. */
+static void say_where(const source *s) {
+  unsigned long long at = 0;
+  int where = bt_log_reader_where(s->r, &at);
+  if (where == BT_LOG_CUT)
+    fprintf(stderr, "bt-log: %s: stopped at byte %llu: the bytes after it are not a whole block "
+                    "(the log was cut there, or is being written)\n", prog_file, at);
+  else if (where == BT_LOG_WHOLE)
+    fprintf(stderr, "bt-log: %s: read to byte %llu: the log has no end (it is being written, or "
+                    "its writer did not close it)\n", prog_file, at);
+}
+
+/* ---- text ---- */
+
+/* Prints s (n bytes) as it is but tabs, newlines, backslashes and other control bytes, escaped. */
+static void put_escaped(const char *s, size_t n) {
+  size_t plain = 0; /* the bytes that need no escape, written at once */
+  while (plain < n && (unsigned char)s[plain] >= 0x20 && s[plain] != '\\' && s[plain] != 0x7f) plain++;
+  fwrite(s, 1, plain, stdout);
+  for (size_t i = plain; i < n; i++) {
+    unsigned char c = (unsigned char)s[i];
+    if (c == '\\') fputs("\\\\", stdout);
+    else if (c == '\t') fputs("\\t", stdout);
+    else if (c == '\n') fputs("\\n", stdout);
+    else if (c == '\r') fputs("\\r", stdout);
+    else if (c < 0x20 || c == 0x7f) printf("\\x%02x", c);
+    else putchar(c);
+  }
+}
+
+static const char *CAUSES[] = {"deadline", "start", "event", "force"};
+
+/* The paths of the nodes of the shapes met, made once each. */
+typedef struct paths {
+  const bt_log_shape *shape;
+  char **path;
+  struct paths *next;
+} paths;
+static paths *path_cache;
+
+/* The node's path (kept for the program's life). */
+static const char *path_of(const bt_log_shape *s, int node) {
+  paths *c = path_cache;
+  while (c && c->shape != s) c = c->next;
+  if (!c) {
+    c = calloc(1, sizeof *c);
+    if (!c || !(c->path = calloc((size_t)bt_log_shape_size(s), sizeof *c->path))) die("out of memory");
+    c->shape = s;
+    c->next = path_cache;
+    path_cache = c;
+  }
+  if (node < 0 || node >= bt_log_shape_size(s)) return "?";
+  if (!c->path[node]) {
+    bt_buf b = {0};
+    if (bt_log_shape_path(s, node, &b) != BT_OK || !b.data) die("out of memory");
+    c->path[node] = b.data;
+  }
+  return c->path[node];
+}
+
+/* ---- print ---- */
+
+/* 1 if the node, or one of its ancestors, has a path matching one of the patterns. */
+static int node_matches(const options *o, const bt_log_shape *s, int node) {
+  bt_buf b = {0};
+  if (bt_log_shape_path(s, node, &b) != BT_OK || !b.data) return 0;
+  int match = 0;
+  for (size_t len = b.len;; ) {
+    b.data[len] = 0;
+    for (int i = 0; i < o->nnodes && !match; i++) match = fnmatch(o->nodes[i], b.data, 0) == 0;
+    if (match) break;
+    char *slash = strrchr(b.data, '/');
+    if (!slash) break;
+    len = (size_t)(slash - b.data);
+  }
+  bt_buf_free(&b);
+  return match;
+}
+
+static int agent_matches(const options *o, const bt_log_record *rec) {
+  if (o->nagents) {
+    int any = 0;
+    for (int i = 0; i < o->nagents && !any; i++) any = o->agents[i] == rec->agent;
+    if (!any) return 0;
+  }
+  if (o->nlabels) {
+    int any = 0;
+    for (int i = 0; i < o->nlabels && !any; i++) any = fnmatch(o->labels[i], rec->label, 0) == 0;
+    if (!any) return 0;
+  }
+  return 1;
+}
+
+static int wanted(const options *o, const bt_log_record *rec) {
+  const bt_rec_entry *e = &rec->entry;
+  if (!(type_bit(e->type) & (o->types ? o->types : DEFAULT_TYPES))) return 0;
+  if (e->time < o->from || e->time > o->to) return 0;
+  if ((o->nagents || o->nlabels) && (rec->agent_index < 0 || !agent_matches(o, rec))) return 0;
+  if (o->statuses && (e->type != BT_REC_STATUS || !(o->statuses & 1u << e->to))) return 0;
+  if (o->nnodes) {
+    int has_node = e->type == BT_REC_STATUS || e->type == BT_REC_EVENT || (e->type == BT_REC_ERROR && e->node >= 0);
+    if (!has_node || !rec->shape || !node_matches(o, rec->shape, e->node)) return 0;
+  }
+  return 1;
+}
+
+/* The first fields of a line: time, agent, label, think. Records come in runs of one agent and one
+ * time (a think's), so the text of the last ones is kept. */
+static void print_head(const bt_log_record *rec) {
+  static char time_text[64], agent_text[64];
+  static double last_time = -1;
+  static int have_time, last_index = -2;
+  static unsigned long long last_agent;
+  static const char *last_label;
+  const bt_rec_entry *e = &rec->entry;
+  if (!have_time || memcmp(&e->time, &last_time, sizeof last_time) != 0) {
+    snprintf(time_text, sizeof time_text, "%.4f\t", e->time);
+    last_time = e->time;
+    have_time = 1;
+  }
+  fputs(time_text, stdout);
+  if (rec->agent_index < 0) {
+    fputs("-\t-\t-\t", stdout);
+    return;
+  }
+  if (rec->agent_index != last_index || rec->agent != last_agent || rec->label != last_label) {
+    snprintf(agent_text, sizeof agent_text, "%llu\t", rec->agent);
+    last_index = rec->agent_index;
+    last_agent = rec->agent;
+    last_label = rec->label;
+  }
+  fputs(agent_text, stdout);
+  if (rec->label[0]) put_escaped(rec->label, strlen(rec->label));
+  else putchar('-');
+  char digits[24], *d = digits + sizeof digits;
+  *--d = '\t';
+  unsigned long long think = e->think;
+  do *--d = (char)('0' + think % 10); while ((think /= 10) != 0);
+  *--d = '\t';
+  fwrite(d, 1, (size_t)(digits + sizeof digits - d), stdout);
+}
+
+static void print_record(const bt_log_record *rec) {
+  const bt_rec_entry *e = &rec->entry;
+  print_head(rec);
+  fputs(type_name(e->type), stdout);
+  switch (e->type) {
+    case BT_REC_STATUS:
+      putchar('\t');
+      fputs(path_of(rec->shape, e->node), stdout);
+      putchar('\t');
+      fputs(bt_status_name(e->from), stdout);
+      putchar('>');
+      fputs(bt_status_name(e->to), stdout);
+      break;
+    case BT_REC_THINK:
+      printf("\t%s\t", CAUSES[e->cause & 3]);
+      if (e->has_sleep) printf("%.4f", e->sleep);
+      else putchar('-');
+      break;
+    case BT_REC_EVENT: printf("\t%s", path_of(rec->shape, e->node)); break;
+    case BT_REC_ERROR:
+      printf("\t%s\t", e->node >= 0 ? path_of(rec->shape, e->node) : "-");
+      put_escaped(e->text, e->size);
+      break;
+    case BT_REC_RELOAD: printf("\t%016llx>%016llx", e->def_from, e->def_to); break;
+    case BT_REC_HOST:
+    case BT_LOG_WORLD:
+      printf("\t%d\t%zu\t", e->node, e->size);
+      put_escaped(e->text, e->size);
+      break;
+    case BT_LOG_LOST: printf("\t%zu", e->size); break;
+    case BT_LOG_ATTACH: printf("\t%016llx\t%zu", bt_log_shape_hash(rec->shape), e->size); break;
+    case BT_LOG_DESCRIBE: printf("\t%zu", e->size); break;
+    default: break;
+  }
+  putchar('\n');
+}
+
+static int cmd_print(const options *o) {
+  if (o->has_at || o->dot) die_usage("print: --at and --dot are for tree and why");
+  source s;
+  source_open(&s, o->file, o->follow);
+  bt_log_record rec;
+  while (next(&s, &rec))
+    if (wanted(o, &rec)) print_record(&rec);
+  fflush(stdout);
+  say_where(&s);
+  bt_log_reader_free(s.r);
+  return 0;
+}
+
+/* ---- an agent's tree replayed: tree and why ---- */
+
+/* What a place (a node's index) last did, for why. */
+typedef struct place {
+  int run_child;       /* the child seen running at the last think, or -1 */
+  int was_running;     /* it ran at the last think */
+  int left;            /* how it last stopped running: 0 not stopped, else the status it went to */
+  unsigned long long left_think;
+  double left_time;
+  double started;      /* when it last went to RUNNING */
+  unsigned long long started_think;
+  /* its latest switch (Priority, ActiveSelector) */
+  int sw_child;        /* -1: none */
+  double sw_time;
+  unsigned long long sw_think;
+  const char *sw_cause;
+  char sw_detail[512];
+} place;
+
+typedef struct described {
+  int node, has_sleep;
+  double sleep;
+  char *text;
+} described;
+
+typedef struct replay {
+  unsigned long long agent;
+  char label[256];
+  int found;
+  const bt_log_shape *shape;
+  int size;
+  unsigned char *status, *last; /* by state */
+  place *places;
+  int *same_state;              /* the next place of the same state, or -1 */
+  int *first;                   /* by state: its first place */
+  described *desc;
+  int ndesc;
+  unsigned long long think;     /* the last think's number and time */
+  double think_time;
+  int thinks;                   /* thinks replayed */
+  int fresh;                    /* no think since the shape was attached */
+  /* since the last think */
+  int reload;
+  double reload_time;
+  unsigned long long reload_think, reload_from, reload_to;
+  int events[64], nevents;
+  double event_time[64];
+} replay;
+
+static void replay_shape(replay *p, const bt_log_shape *s) {
+  free(p->status);
+  free(p->last);
+  free(p->places);
+  free(p->same_state);
+  free(p->first);
+  p->shape = s;
+  p->size = bt_log_shape_size(s);
+  size_t n = (size_t)p->size;
+  p->status = calloc(n, 1);
+  p->last = calloc(n, 1);
+  p->places = calloc(n, sizeof *p->places);
+  p->same_state = malloc(n * sizeof *p->same_state);
+  p->first = malloc(n * sizeof *p->first);
+  if (!p->status || !p->last || !p->places || !p->same_state || !p->first) die("out of memory");
+  for (int i = 0; i < p->size; i++) p->first[i] = -1;
+  for (int i = 0; i < p->size; i++) {
+    int st = bt_log_shape_state(s, i);
+    if (p->first[st] < 0) p->first[st] = i;
+    p->places[i].run_child = p->places[i].sw_child = -1;
+    p->same_state[i] = -1;
+    for (int j = i + 1; j < p->size; j++)
+      if (bt_log_shape_state(s, j) == bt_log_shape_state(s, i)) {
+        p->same_state[i] = j;
+        break;
+      }
+  }
+  for (int i = 0; i < p->ndesc; i++) free(p->desc[i].text);
+  p->ndesc = 0;
+  p->fresh = 1;
+  p->nevents = 0;
+}
+
+static int status_at(const replay *p, int node) { return p->status[bt_log_shape_state(p->shape, node)]; }
+static int last_at(const replay *p, int node) { return p->last[bt_log_shape_state(p->shape, node)]; }
+
+static int is_selecting(int kind) { return kind == BT_PRIORITY || kind == BT_ACTIVE_SELECTOR; }
+
+/* The index of child c among its parent's children, from 1. */
+static int child_number(const bt_log_shape *s, int c) {
+  int p = bt_log_shape_up(s, c);
+  for (int i = 0; p >= 0 && i < bt_log_shape_child_count(s, p); i++)
+    if (bt_log_shape_child(s, p, i) == c) return i + 1;
+  return 0;
+}
+
+static int is_below(const bt_log_shape *s, int node, int above) {
+  for (int n = node; n >= 0; n = bt_log_shape_up(s, n))
+    if (n == above) return 1;
+  return 0;
+}
+
+/* At a think's end (cause: BT_WAKE_*, or -1 at the moment asked for): notes, for each Priority
+ * and ActiveSelector whose running child changed, the switch and its cause. */
+static void checkpoint(replay *p, int cause, unsigned long long think) {
+  const bt_log_shape *s = p->shape;
+  for (int n = 0; n < p->size; n++) {
+    place *pl = &p->places[n];
+    int kind = bt_log_shape_kind(s, n), running = status_at(p, n) == BT_RUNNING;
+    if (!is_selecting(kind)) {
+      pl->was_running = running;
+      continue;
+    }
+    int child = -1;
+    for (int i = 0; i < bt_log_shape_child_count(s, n) && child < 0; i++) {
+      int c = bt_log_shape_child(s, n, i);
+      if (status_at(p, c) == BT_RUNNING) child = c;
+    }
+    if (child >= 0 && child != pl->run_child) {
+      int old = pl->run_child;
+      place *c = &p->places[child];
+      pl->sw_child = child;
+      pl->sw_time = c->started;
+      pl->sw_think = c->started_think;
+      char name[200];
+      snprintf(name, sizeof name, "%s (child %d)", bt_log_shape_name(s, child), child_number(s, child));
+      char before[240] = "";
+      if (old >= 0 && old != child)
+        snprintf(before, sizeof before, "%s (child %d)", bt_log_shape_name(s, old), child_number(s, old));
+      int event = -1;
+      for (int i = 0; i < p->nevents && event < 0; i++)
+        if (is_below(s, p->events[i], n)) event = i;
+      if (p->reload) {
+        pl->sw_cause = "reload";
+        int carried = c->started_think == p->reload_think && c->started == p->reload_time;
+        snprintf(pl->sw_detail, sizeof pl->sw_detail,
+                 "a reload at %.4f (think %llu) moved the agent from tree %016llx to tree %016llx, %s", p->reload_time,
+                 p->reload_think, p->reload_from, p->reload_to,
+                 carried ? "which carried it over" : "and every Priority re-evaluated");
+        size_t len = strlen(pl->sw_detail);
+        if (!carried) snprintf(pl->sw_detail + len, sizeof pl->sw_detail - len, ": %s passed", name);
+      } else if (p->fresh) {
+        pl->sw_cause = "start";
+        snprintf(pl->sw_detail, sizeof pl->sw_detail, "the recording starts here: %s runs from the first think recorded",
+                 name);
+      } else if (old >= 0 && p->places[old].left >= BT_SUCCESS && p->places[old].left <= BT_FAILED &&
+                 p->places[old].left_think + 1 >= think) {
+        pl->sw_cause = "ended";
+        snprintf(pl->sw_detail, sizeof pl->sw_detail, "%s ended %s at %.4f (think %llu), so %s chose %s",
+                 before, bt_status_name(p->places[old].left), p->places[old].left_time, p->places[old].left_think,
+                 bt_log_shape_name(s, n), name);
+      } else if (bt_log_shape_up(s, n) >= 0 && !pl->was_running) {
+        pl->sw_cause = "entered";
+        snprintf(pl->sw_detail, sizeof pl->sw_detail,
+                 "%s itself started running (its parent chose it) and chose %s", bt_log_shape_name(s, n), name);
+      } else if (cause == BT_WAKE_EVENT && event >= 0) {
+        pl->sw_cause = "event";
+        snprintf(pl->sw_detail, sizeof pl->sw_detail, "an event fired for %s at %.4f; %s re-evaluated and %s passed",
+                 path_of(s, p->events[event]), p->event_time[event], bt_log_shape_name(s, n), name);
+      } else if (cause == BT_WAKE_FORCE) {
+        pl->sw_cause = "force";
+        snprintf(pl->sw_detail, sizeof pl->sw_detail, "ForceUpdate made this think and %s passed%s%s%s", name,
+                 before[0] ? ", " : "", before[0] && child_number(s, child) < child_number(s, old) ? "an earlier child than " : before[0] ? "after " : "",
+                 before);
+      } else if (cause == BT_WAKE_START) {
+        pl->sw_cause = "start";
+        snprintf(pl->sw_detail, sizeof pl->sw_detail, "the first think recorded chose %s", name);
+      } else if (cause < 0) {
+        pl->sw_cause = "host";
+        snprintf(pl->sw_detail, sizeof pl->sw_detail, "the host set the statuses outside a think: %s runs", name);
+      } else {
+        double period = 0;
+        char when[64] = "re-evaluated at this think";
+        if (kind == BT_PRIORITY && bt_log_shape_param(s, n, &period))
+          snprintf(when, sizeof when, "the period (%.2f s) came round", period);
+        pl->sw_cause = "period";
+        if (old >= 0 && child_number(s, child) < child_number(s, old))
+          snprintf(pl->sw_detail, sizeof pl->sw_detail, "%s and %s passed, an earlier child than %s, which ran", when,
+                   name, before);
+        else
+          snprintf(pl->sw_detail, sizeof pl->sw_detail, "%s and %s passed%s%s", when, name,
+                   before[0] ? " after " : "", before);
+      }
+    }
+    if (child >= 0) pl->run_child = child;
+    pl->was_running = running;
+  }
+  p->reload = 0;
+  p->fresh = 0;
+  p->nevents = 0;
+}
+
+/* Applies one record of the agent. */
+static void apply(replay *p, const bt_log_reader *r, const bt_log_record *rec) {
+  const bt_rec_entry *e = &rec->entry;
+  if (e->type == BT_LOG_ATTACH) {
+    replay_shape(p, rec->shape);
+    for (size_t i = 0; i < e->size; i++) {
+      int node, st, last;
+      if (bt_log_reader_state(r, i, &node, &st, &last) != BT_OK) continue;
+      int state = bt_log_shape_state(p->shape, node);
+      p->status[state] = (unsigned char)st;
+      p->last[state] = (unsigned char)last;
+      if (st == BT_RUNNING)
+        for (int q = p->first[state]; q >= 0; q = p->same_state[q]) {
+          p->places[q].started = e->time;
+          p->places[q].started_think = e->think;
+        }
+    }
+    return;
+  }
+  if (!p->shape) return;
+  switch (e->type) {
+    case BT_REC_STATUS:
+      p->status[bt_log_shape_state(p->shape, e->node)] = e->to;
+      for (int q = p->first[bt_log_shape_state(p->shape, e->node)]; q >= 0; q = p->same_state[q]) {
+        place *pl = &p->places[q];
+        if (e->to == BT_RUNNING) {
+          pl->started = e->time;
+          pl->started_think = e->think;
+          pl->left = 0;
+        } else if (e->from == BT_RUNNING) {
+          pl->left = e->to == BT_READY ? -1 : e->to;
+          pl->left_time = e->time;
+          pl->left_think = e->think;
+        }
+      }
+      break;
+    case BT_LOG_SAVED: memcpy(p->last, p->status, (size_t)p->size); break;
+    case BT_LOG_DESCRIBE:
+      for (int i = 0; i < p->ndesc; i++) free(p->desc[i].text);
+      p->desc = realloc(p->desc, (e->size ? e->size : 1) * sizeof *p->desc);
+      if (!p->desc) die("out of memory");
+      p->ndesc = 0;
+      for (size_t i = 0; i < e->size; i++) {
+        described *d = &p->desc[p->ndesc];
+        const char *text;
+        size_t len;
+        if (bt_log_reader_describe(r, i, &d->node, &d->has_sleep, &d->sleep, &text, &len) != BT_OK) continue;
+        d->text = malloc(len + 1);
+        if (!d->text) die("out of memory");
+        memcpy(d->text, text, len);
+        d->text[len] = 0;
+        p->ndesc++;
+      }
+      break;
+    case BT_REC_THINK:
+      p->think = e->think;
+      p->think_time = e->time;
+      p->thinks++;
+      checkpoint(p, e->cause, e->think);
+      break;
+    case BT_REC_EVENT:
+      if (p->nevents < 64) {
+        p->events[p->nevents] = e->node;
+        p->event_time[p->nevents++] = e->time;
+      }
+      break;
+    case BT_REC_RELOAD:
+      p->reload = 1;
+      p->reload_time = e->time;
+      p->reload_think = e->think;
+      p->reload_from = e->def_from;
+      p->reload_to = e->def_to;
+      break;
+    default: break;
+  }
+}
+
+/* Replays the agent --agent or --label names up to --at; dies when there is none. */
+static void replay_run(const options *o, replay *p, source *s) {
+  if (!o->has_at) die_usage("%s: --at T is needed", o->command);
+  if (o->nagents + o->nlabels != 1) die_usage("%s: one --agent or one --label is needed", o->command);
+  if (o->nnodes || o->statuses || o->types || o->follow || o->from > -1e308 || o->to < 1e308)
+    die_usage("%s: only --agent, --label, --at%s apply", o->command, strcmp(o->command, "tree") ? "" : " and --dot");
+  if (o->dot && strcmp(o->command, "tree")) die_usage("--dot is for tree");
+  memset(p, 0, sizeof *p);
+  source_open(s, o->file, 0);
+  bt_log_record rec;
+  int index = -1;
+  while (next(s, &rec)) {
+    if (rec.agent_index < 0) continue;
+    if (index < 0) {
+      if (!agent_matches(o, &rec)) continue;
+      index = rec.agent_index;
+      p->agent = rec.agent;
+      p->found = 1;
+    }
+    if (rec.agent_index != index) continue;
+    snprintf(p->label, sizeof p->label, "%s", rec.label);
+    if (rec.entry.time > o->at) break;
+    apply(p, s->r, &rec);
+  }
+  if (!p->found) {
+    say_where(s);
+    if (o->nagents) die("%s: no agent %llu in the log", prog_file, o->agents[0]);
+    die("%s: no agent whose label matches '%s' in the log", prog_file, o->labels[0]);
+  }
+  if (!p->shape) die("%s: agent %llu has no tree at %.4f (its first record comes later)", prog_file, p->agent, o->at);
+}
+
+static void print_header(const replay *p, double at) {
+  printf("agent %llu \"", p->agent);
+  put_escaped(p->label, strlen(p->label));
+  printf("\" at %.4f: ", at);
+  if (p->thinks) printf("think %llu at %.4f\n", p->think, p->think_time);
+  else printf("no think yet\n");
+}
+
+static const described *described_of(const replay *p, int node) {
+  for (int i = 0; i < p->ndesc; i++)
+    if (p->desc[i].node == node) return &p->desc[i];
+  return NULL;
+}
+
+static void print_tree(const replay *p, int dbstrings) {
+  const bt_log_shape *s = p->shape;
+  for (int n = 0; n < p->size; n++) {
+    int depth = 0;
+    for (int u = bt_log_shape_up(s, n); u >= 0; u = bt_log_shape_up(s, u)) depth++;
+    for (int d = 0; d < depth; d++) fputs("   >", stdout);
+    int st = status_at(p, n);
+    printf("%s - %s <%s> (", bt_log_shape_name(s, n), bt_status_name(st), bt_status_name(last_at(p, n)));
+    const described *d = st == BT_RUNNING ? described_of(p, n) : NULL;
+    if (d) fputs(d->text, stdout);
+    putchar(')');
+    if (dbstrings) printf(">%2.2f", d && d->has_sleep ? d->sleep : 0.0);
+    putchar('\n');
+  }
+}
+
+static void print_dot(const replay *p) {
+  bt_def *def = NULL;
+  int rc = bt_log_shape_def(p->shape, &def);
+  if (rc != BT_OK) die("%s: the tree of agent %llu cannot be drawn: %s", prog_file, p->agent, bt_strerror(rc));
+  bt_inst *in = NULL;
+  if (bt_inst_create(&in, def, NULL, NULL, BT_INST_NOSCATTER) != BT_OK) die("out of memory");
+  for (int n = 0; n < p->size; n++) bt_node_set_status(in, n, (bt_status)last_at(p, n));
+  bt_node_save_status(in, 0);
+  for (int n = 0; n < p->size; n++) bt_node_set_status(in, n, (bt_status)status_at(p, n));
+  bt_buf b = {0};
+  if (bt_inst_dot(in, &b) != BT_OK) die("out of memory");
+  fputs(b.data, stdout);
+  bt_buf_free(&b);
+  bt_inst_free(in);
+  bt_def_release(def);
+}
+
+static void replay_free(replay *p) {
+  free(p->status);
+  free(p->last);
+  free(p->places);
+  free(p->same_state);
+  free(p->first);
+  for (int i = 0; i < p->ndesc; i++) free(p->desc[i].text);
+  free(p->desc);
+}
+
+static int cmd_tree(const options *o) {
+  replay p;
+  source s;
+  replay_run(o, &p, &s);
+  if (o->dot) {
+    print_dot(&p);
+  } else {
+    print_header(&p, o->at);
+    print_tree(&p, bt_log_reader_flags(s.r) > 0 && (bt_log_reader_flags(s.r) & BT_LOG_DBSTRINGS));
+  }
+  fflush(stdout);
+  say_where(&s);
+  replay_free(&p);
+  bt_log_reader_free(s.r);
+  return 0;
+}
+
+static int cmd_why(const options *o) {
+  replay p;
+  source s;
+  replay_run(o, &p, &s);
+  checkpoint(&p, -1, p.think + 1); /* what changed after the last think, up to --at */
+  const bt_log_shape *sh = p.shape;
+  print_header(&p, o->at);
+  /* the running nodes under a running root, and those of them that select */
+  int lines = 0;
+  printf("running:");
+  int any = 0;
+  for (int n = 0; n < p.size; n++) {
+    int on_path = status_at(&p, n) == BT_RUNNING;
+    for (int u = bt_log_shape_up(sh, n); on_path && u >= 0; u = bt_log_shape_up(sh, u)) on_path = status_at(&p, u) == BT_RUNNING;
+    if (!on_path) continue;
+    int leaf = 1;
+    for (int i = 0; i < bt_log_shape_child_count(sh, n) && leaf; i++)
+      if (status_at(&p, bt_log_shape_child(sh, n, i)) == BT_RUNNING) leaf = 0;
+    if (leaf) {
+      printf(" %s", path_of(sh, n));
+      any = 1;
+    }
+  }
+  printf(any ? "\n" : " nothing\n");
+  for (int n = 0; n < p.size; n++) {
+    int on_path = status_at(&p, n) == BT_RUNNING;
+    for (int u = bt_log_shape_up(sh, n); on_path && u >= 0; u = bt_log_shape_up(sh, u)) on_path = status_at(&p, u) == BT_RUNNING;
+    const place *pl = &p.places[n];
+    if (!on_path || !is_selecting(bt_log_shape_kind(sh, n)) || pl->sw_child < 0) continue;
+    printf("%s: runs %s (child %d) since %.4f (think %llu): %s: %s\n", path_of(sh, n),
+           bt_log_shape_name(sh, pl->sw_child), child_number(sh, pl->sw_child), pl->sw_time, pl->sw_think,
+           pl->sw_cause, pl->sw_detail);
+    lines++;
+  }
+  if (!lines && any) printf("no Priority or ActiveSelector above what runs\n");
+  fflush(stdout);
+  say_where(&s);
+  replay_free(&p);
+  bt_log_reader_free(s.r);
+  return 0;
+}
+
+/* The statistics of a log: per shape and per node. Not in this version: the statistics module of
+ * the core (issue 17, item 5) brings it, with the same figures as at run time. */
+static int cmd_stats(const options *o) {
+  (void)o;
+  fprintf(stderr, "bt-log: stats is not in this version of bt-log\n");
+  return 2;
+}
+
+static const struct {
+  const char *name;
+  int (*run)(const options *o);
+} COMMANDS[] = {{"print", cmd_print}, {"tree", cmd_tree}, {"why", cmd_why}, {"stats", cmd_stats}};
+
+int main(int argc, char **argv) {
+  options o;
+  parse(argc, argv, &o);
+  for (size_t i = 0; i < sizeof COMMANDS / sizeof COMMANDS[0]; i++)
+    if (strcmp(o.command, COMMANDS[i].name) == 0) return COMMANDS[i].run(&o);
+  die_usage("unknown subcommand '%s' (print, tree, why, stats)", o.command);
+  return 2;
+}

@@ -1,0 +1,125 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# check_bt_log.sh BT_LOG LOG_SCENARIOS DIR: bt-log against scripted scenarios recorded through the
+# API (log_scenarios.c says what happens in them):
+#   tree     the agent's tree at each think's time, from the log, is the live dump taken then, and
+#            with --dot the live picture
+#   why      the latest switch and its cause for each kind (start, period, ended, event, force,
+#            reload, entered), of Priorities and an ActiveSelector, is expected/why.txt
+#   print    filters by agent, label, node path, time range, status and type (expected/print.txt);
+#            the standard input reads as the file
+#   a log cut short prints the records of its whole blocks and says where it stopped (exit 0);
+#   damaged and foreign files say so (exit 1); --follow reads a log as it is written to its end;
+#   bad usage exits 2.
+# Hashes of trees (16 hex digits) are compared as HASH: they depend on the core's layout.
+set -u
+bt_log=$1
+scenarios=$2
+dir=$3
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+hashless() { sed 's/[0-9a-f]\{16\}/HASH/g'; }
+
+"$scenarios" "$tmp" || fail "log_scenarios failed"
+log=$tmp/scenario.btlog
+
+# tree: the live dump after every think, and the picture
+n=0
+for dump in "$tmp"/dump-*.txt; do
+  base=$(basename "$dump" .txt)
+  agent=$(echo "$base" | cut -d- -f2)
+  at=$(echo "$base" | cut -d- -f3)
+  out=$("$bt_log" tree "$log" --agent "$agent" --at "$at") || fail "tree --agent $agent --at $at exited $?"
+  printf '%s\n' "$out" | tail -n +2 > "$tmp/tree.txt"
+  cmp -s "$tmp/tree.txt" "$dump" || { diff "$tmp/tree.txt" "$dump"; fail "tree --agent $agent --at $at is not the live dump"; }
+  case $(printf '%s\n' "$out" | head -1) in
+    "agent $agent \""*"\" at $at"*": think "*" at $at"*) ;;
+    *) fail "tree's first line: $(printf '%s\n' "$out" | head -1)" ;;
+  esac
+  "$bt_log" tree "$log" --agent "$agent" --at "$at" --dot > "$tmp/dot.txt" || fail "tree --dot exited $?"
+  cmp -s "$tmp/dot.txt" "$tmp/dot-$agent-$at.txt" || { diff "$tmp/dot.txt" "$tmp/dot-$agent-$at.txt"; fail "tree --dot --agent $agent --at $at is not the live picture"; }
+  n=$((n + 1))
+done
+[ $n -ge 10 ] || fail "only $n dumps"
+
+# why: each cause
+{
+  for t in 1 2.8 3.05 3.5 4.5 5.5 6.6 7.2 8; do "$bt_log" why "$log" --agent 1 --at $t; done
+  for t in 1 2.5; do "$bt_log" why "$log" --label 'wolf*' --at $t; done
+  for t in 0.5 1; do "$bt_log" why "$log" --agent 3 --at $t; done
+} > "$tmp/why.txt" 2>&1 || fail "why exited $?"
+hashless < "$tmp/why.txt" > "$tmp/why.h"
+hashless < "$dir/expected/why.txt" > "$tmp/why.e"
+diff "$tmp/why.h" "$tmp/why.e" || fail "why printed other lines than expected/why.txt"
+for cause in start period ended event force reload entered; do
+  grep -q "): $cause: " "$tmp/why.txt" || fail "why never named the cause $cause"
+done
+
+# print: filters
+{
+  "$bt_log" print "$log" --agent 1 --type think
+  "$bt_log" print "$log" --node 'Root/Hit*' --status RUNNING
+  "$bt_log" print "$log" --label 'wolf*' --from 2 --to 2 --type status
+  "$bt_log" print "$log" --type world,host,error,reload
+} > "$tmp/print.txt" 2>&1 || fail "print exited $?"
+hashless < "$tmp/print.txt" > "$tmp/print.h"
+hashless < "$dir/expected/print.txt" > "$tmp/print.e"
+diff "$tmp/print.h" "$tmp/print.e" || fail "print printed other lines than expected/print.txt"
+"$bt_log" print "$log" > "$tmp/all.txt" 2> "$tmp/all.err" || fail "print exited $?"
+[ ! -s "$tmp/all.err" ] || fail "print of a whole log said: $(cat "$tmp/all.err")"
+"$bt_log" print - < "$log" > "$tmp/stdin.txt" || fail "print - exited $?"
+cmp -s "$tmp/all.txt" "$tmp/stdin.txt" || fail "print - (the standard input) differs from print FILE"
+lines=$(wc -l < "$tmp/all.txt")
+[ "$lines" -gt 80 ] || fail "print printed $lines lines"
+awk -F '\t' 'NF < 6 { exit 1 }' "$tmp/all.txt" || fail "print: a line with fewer than 6 fields"
+
+# a log cut short: the records of the whole blocks, and where it stopped
+size=$(wc -c < "$log")
+head -c $((size - 40)) "$log" > "$tmp/cut.btlog"
+"$bt_log" print "$tmp/cut.btlog" > "$tmp/cut.txt" 2> "$tmp/cut.err" || fail "print of a cut log exited $?"
+grep -q "stopped at byte [0-9]*: the bytes after it are not a whole block" "$tmp/cut.err" \
+  || fail "print of a cut log said: $(cat "$tmp/cut.err")"
+cut_lines=$(wc -l < "$tmp/cut.txt")
+[ "$cut_lines" -gt 0 ] && [ "$cut_lines" -lt "$lines" ] || fail "a cut log printed $cut_lines of $lines lines"
+head -n "$cut_lines" "$tmp/all.txt" | cmp -s - "$tmp/cut.txt" || fail "a cut log's records are not the first of the whole's"
+
+# damaged and foreign files
+cp "$log" "$tmp/bad.btlog"
+printf 'X' | dd of="$tmp/bad.btlog" bs=1 seek=$((size / 2)) conv=notrunc 2>/dev/null
+"$bt_log" print "$tmp/bad.btlog" > /dev/null 2> "$tmp/bad.err"
+[ $? = 1 ] || fail "a damaged log did not exit 1"
+grep -q "corrupt at byte [0-9]*: " "$tmp/bad.err" || fail "a damaged log said: $(cat "$tmp/bad.err")"
+echo 'hello, not a log' > "$tmp/foreign.txt"
+"$bt_log" print "$tmp/foreign.txt" > /dev/null 2> "$tmp/foreign.err"
+[ $? = 1 ] || fail "a foreign file did not exit 1"
+grep -q "not a bt log" "$tmp/foreign.err" || fail "a foreign file said: $(cat "$tmp/foreign.err")"
+"$bt_log" print "$tmp/missing.btlog" > /dev/null 2> "$tmp/missing.err"
+[ $? = 1 ] || fail "a missing file did not exit 1"
+grep -q "cannot open" "$tmp/missing.err" || fail "a missing file said: $(cat "$tmp/missing.err")"
+
+# --follow: a log written while it is read, to its end
+head -c 200 "$log" > "$tmp/growing.btlog"
+"$bt_log" print "$tmp/growing.btlog" --follow > "$tmp/follow.txt" 2> "$tmp/follow.err" &
+pid=$!
+sleep 0.5
+tail -c +201 "$log" >> "$tmp/growing.btlog"
+waited=0
+while kill -0 $pid 2>/dev/null && [ $waited -lt 50 ]; do sleep 0.2; waited=$((waited + 1)); done
+if kill -0 $pid 2>/dev/null; then kill $pid; fail "--follow did not stop at the log's end"; fi
+wait $pid || fail "--follow exited $?"
+cmp -s "$tmp/follow.txt" "$tmp/all.txt" || fail "--follow printed other records than the whole log's"
+
+# usage
+for args in "tree $log --agent 1" "why $log --at 1" "print $log --at 1" "print $log --status WALKING" \
+            "print $log --type nothing" "print $log --bogus" "print" "frobnicate $log" "stats $log" \
+            "tree $log --agent 1 --label x --at 1" "print $log --from soon"; do
+  # shellcheck disable=SC2086 # the words of args are the arguments
+  "$bt_log" $args > /dev/null 2> "$tmp/usage.err"
+  [ $? = 2 ] || fail "bt-log $args did not exit 2"
+  [ -s "$tmp/usage.err" ] || fail "bt-log $args said nothing"
+done
+"$bt_log" tree "$log" --agent 99 --at 1 > /dev/null 2> "$tmp/none.err"
+[ $? = 1 ] && grep -q "no agent 99" "$tmp/none.err" || fail "tree of an agent not in the log: $(cat "$tmp/none.err")"
+
+echo "bt-log: tree is the live dump at $n moments, why names each cause, print filters, cut, damaged and foreign logs, --follow"

@@ -1,0 +1,268 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * log_scenarios DIR: records scripted scenarios through the documented API (bt.h) into
+ * DIR/scenario.btlog, for tests/tools/check_bt_log.sh to check bt-log's print, tree and why
+ * against what happened. It also writes each agent's live tree dump and picture after each think
+ * into DIR/dump-<agent>-<time>.txt and DIR/dot-<agent>-<time>.txt, which `bt-log tree --at
+ * <time>` (with --dot) must print again from the log.
+ *
+ * Agent 1, "sheep 1": Root, a Priority of period 1, over Flee (a Sequence of the condition Scared
+ * and the behaviour Run), Hit (an EventNode over Cry) and Graze. Every switch of Root's running
+ * child has another cause (the times are the thinks'):
+ *   0.0 start (Graze)    1.5, 2.0 no switch        2.6 period: Scared (Flee)
+ *   3.0 Run succeeds: nothing runs                 3.1 ended (Graze)
+ *   4.0 event at Hit (Hit)   5.0 Cry succeeds      5.1 ended (Graze)
+ *   6.5 ForceUpdate, Scared (Flee)                 7.0 a reload into a tree with a Panic
+ *   condition first, which carries Flee over      7.5 a think
+ * Agent 2, "wolf 2": Root, a Priority of period 1, over Night (a Sequence of IsNight and Sleepy, a
+ * Priority of period 0.5 over Tired and Wander) and Play. 0.0 start (Play); 2.0 night: Root
+ * switches to Night by its period, and Sleepy, started by it, chooses Wander (entered).
+ * Agent 3, "guard 3": Guard, an ActiveSelector, over Alarm (a Sequence of Alarmed and Shout) and
+ * Patrol. 0.0 start (Patrol); 1.0 alarmed: Guard re-evaluates and Alarm passes (period).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bt.h"
+
+static double T;
+static double now(void *d) {
+  (void)d;
+  return T;
+}
+static const bt_host HOST = {now, NULL, NULL, NULL};
+
+/* The leaves' results, set by the script. */
+static int scared, night, tired, alarmed;
+static int run_status = BT_RUNNING, cry_status = BT_RUNNING;
+
+static int cond(bt_call *c) { return *(int *)c->ud; }
+
+/* A behaviour: sets the status *ud says, and sleeps half a second while it runs. */
+static int behave(bt_call *c) {
+  int st = c->ud ? *(int *)c->ud : BT_RUNNING;
+  bt_node_set_status(c->inst, c->node, (bt_status)st);
+  if (st == BT_RUNNING) bt_node_sleep(c->inst, c->node, 0.5);
+  return BT_OK;
+}
+static const bt_ops BEHAVE = {behave, NULL, NULL, NULL, NULL, NULL};
+
+static void check(int rc, const char *what) {
+  if (rc != BT_OK) {
+    fprintf(stderr, "log_scenarios: %s: %s\n", what, bt_strerror(rc));
+    exit(1);
+  }
+}
+
+static void leaf(bt_builder *b, const char *name, int *status) { check(bt_builder_behaviour(b, &BEHAVE, status, name), name); }
+
+/* Agent 1's tree; with panic, the Panic condition comes first (the reload's). */
+static bt_def *sheep_tree(int panic) {
+  static int never = 0;
+  bt_builder *b = NULL;
+  check(bt_builder_new(&b), "builder");
+  bt_spec root = {0};
+  root.kind = BT_PRIORITY;
+  root.name = "Root";
+  root.param = 1;
+  root.flags = BT_SPEC_NOSCATTER;
+  check(bt_builder_open(b, &root), "Root");
+  if (panic) bt_builder_condition(b, cond, &never, "Panic");
+  bt_builder_sequence(b, "Flee");
+  bt_builder_condition(b, cond, &scared, "Scared");
+  leaf(b, "Run", &run_status);
+  bt_builder_back(b);
+  bt_builder_event(b, "Hit", 0);
+  leaf(b, "Cry", &cry_status);
+  bt_builder_back(b);
+  leaf(b, "Graze", NULL);
+  bt_def *def = NULL;
+  if (bt_builder_end(b, &def, NULL) != BT_OK) {
+    fprintf(stderr, "log_scenarios: %s\n", bt_builder_errmsg(b));
+    exit(1);
+  }
+  bt_builder_free(b);
+  return def;
+}
+
+static bt_def *wolf_tree(void) {
+  bt_builder *b = NULL;
+  check(bt_builder_new(&b), "builder");
+  bt_spec root = {0};
+  root.kind = BT_PRIORITY;
+  root.name = "Root";
+  root.param = 1;
+  root.flags = BT_SPEC_NOSCATTER;
+  check(bt_builder_open(b, &root), "Root");
+  bt_builder_sequence(b, "Night");
+  bt_builder_condition(b, cond, &night, "IsNight");
+  root.name = "Sleepy";
+  root.param = 0.5;
+  bt_builder_open(b, &root);
+  bt_builder_sequence(b, "Tired");
+  bt_builder_condition(b, cond, &tired, "IsTired");
+  leaf(b, "Rest", NULL);
+  bt_builder_back(b);
+  leaf(b, "Wander", NULL);
+  bt_builder_back(b);
+  bt_builder_back(b);
+  leaf(b, "Play", NULL);
+  bt_def *def = NULL;
+  if (bt_builder_end(b, &def, NULL) != BT_OK) {
+    fprintf(stderr, "log_scenarios: %s\n", bt_builder_errmsg(b));
+    exit(1);
+  }
+  bt_builder_free(b);
+  return def;
+}
+
+static bt_def *guard_tree(void) {
+  bt_builder *b = NULL;
+  check(bt_builder_new(&b), "builder");
+  bt_builder_active_selector(b, "Guard");
+  bt_builder_sequence(b, "Alarm");
+  bt_builder_condition(b, cond, &alarmed, "Alarmed");
+  leaf(b, "Shout", NULL);
+  bt_builder_back(b);
+  leaf(b, "Patrol", NULL);
+  bt_def *def = NULL;
+  if (bt_builder_end(b, &def, NULL) != BT_OK) {
+    fprintf(stderr, "log_scenarios: %s\n", bt_builder_errmsg(b));
+    exit(1);
+  }
+  bt_builder_free(b);
+  return def;
+}
+
+static const char *dir;
+
+static void write_file(const char *what, int agent, double t, const bt_buf *b) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/%s-%d-%.1f.txt", dir, what, agent, t);
+  FILE *f = fopen(path, "w");
+  if (!f || fputs(b->data, f) < 0 || fclose(f) != 0) {
+    fprintf(stderr, "log_scenarios: cannot write %s\n", path);
+    exit(1);
+  }
+}
+
+/* A think at time t as a scheduler makes it, and the tree's dump and picture after it into
+ * dump-<agent>-<t>.txt and dot-<agent>-<t>.txt. */
+static void think(bt_inst *in, int agent, double t) {
+  T = t;
+  check(bt_inst_update(in), "think");
+  double sleep;
+  bt_inst_sleep_time(in, &sleep);
+  bt_buf b = {0}, d = {0};
+  check(bt_inst_dump(in, &b), "dump");
+  check(bt_inst_dot(in, &d), "dot");
+  write_file("dump", agent, t, &b);
+  write_file("dot", agent, t, &d);
+  bt_buf_free(&b);
+  bt_buf_free(&d);
+}
+
+int main(int argc, char **argv) {
+  if (argc != 2) {
+    fprintf(stderr, "usage: log_scenarios DIR\n");
+    return 2;
+  }
+  dir = argv[1];
+  char path[4096], err[512];
+  snprintf(path, sizeof path, "%s/scenario.btlog", dir);
+  bt_log *log = NULL;
+  if (bt_log_open(&log, path, BT_LOG_DBSTRINGS, err, sizeof err) != BT_OK) {
+    fprintf(stderr, "log_scenarios: %s\n", err);
+    return 1;
+  }
+  bt_def *sheep = sheep_tree(0), *wolf = wolf_tree(), *guard = guard_tree();
+  bt_inst *s = NULL, *w = NULL, *gd = NULL;
+  bt_rec *rs = NULL, *rw = NULL, *rg = NULL;
+  check(bt_inst_create(&gd, guard, &HOST, NULL, 0), "guard");
+  check(bt_rec_create(&rg, 0), "recorder");
+  check(bt_rec_set_agent(rg, 3, "guard 3"), "agent");
+  check(bt_rec_set_log(rg, log), "log");
+  check(bt_inst_set_recorder(gd, rg), "attach");
+  check(bt_inst_create(&s, sheep, &HOST, NULL, 0), "sheep");
+  check(bt_inst_create(&w, wolf, &HOST, NULL, 0), "wolf");
+  check(bt_rec_create(&rs, 0), "recorder");
+  check(bt_rec_create(&rw, 0), "recorder");
+  check(bt_rec_set_agent(rs, 1, "sheep 1"), "agent");
+  check(bt_rec_set_agent(rw, 2, "wolf 2"), "agent");
+  check(bt_rec_set_log(rs, log), "log");
+  check(bt_rec_set_log(rw, log), "log");
+  check(bt_inst_set_recorder(s, rs), "attach");
+  check(bt_inst_set_recorder(w, rw), "attach");
+
+  think(s, 1, 0.0);
+  think(w, 2, 0.0);
+  think(gd, 3, 0.0);
+  check(bt_log_flush(log), "flush");
+  alarmed = 1;
+  think(gd, 3, 1.0);
+  check(bt_log_flush(log), "flush");
+  think(s, 1, 1.5);
+  think(s, 1, 2.0);
+  night = 1;
+  think(w, 2, 2.0);
+  check(bt_log_flush(log), "flush");
+  scared = 1;
+  think(s, 1, 2.6);
+  run_status = BT_SUCCESS;
+  think(s, 1, 3.0);
+  scared = 0;
+  think(s, 1, 3.1);
+  run_status = BT_RUNNING;
+  check(bt_log_flush(log), "flush");
+  T = 4.0;
+  check(bt_inst_fire_event(s, 4), "event"); /* Hit: Root 0, Flee 1, Scared 2, Run 3, Hit 4 */
+  think(s, 1, 4.0);
+  check(bt_inst_record_host(s, 7, "x=1", 3), "host record");
+  check(bt_log_write_host(log, 4.0, 1, "day", 3), "world record");
+  check(bt_log_flush(log), "flush");
+  cry_status = BT_SUCCESS;
+  think(s, 1, 5.0);
+  think(s, 1, 5.1);
+  check(bt_log_flush(log), "flush");
+  scared = 1;
+  T = 6.5;
+  bt_inst_force_update(s);
+  think(s, 1, 6.5);
+  check(bt_log_flush(log), "flush");
+
+  /* the reload: a new instance of the edited tree takes the agent's state and its recorder */
+  T = 7.0;
+  bt_def *edited = sheep_tree(1);
+  bt_inst *s2 = NULL;
+  check(bt_inst_create(&s2, edited, &HOST, NULL, 0), "edited sheep");
+  int map[64];
+  if (bt_def_match(bt_inst_def(s), edited, map) < 0) return 1;
+  check(bt_inst_set_recorder(s, NULL), "detach");
+  check(bt_inst_set_recorder(s2, rs), "attach");
+  check(bt_inst_transfer(s2, s, map, NULL), "transfer");
+  check(bt_inst_record_error(s2, 4, "behaviours/run.lua:12: attempt to index a nil value\tat Run"), "error");
+  bt_inst_free(s);
+  s = s2;
+  check(bt_log_flush(log), "flush");
+  think(s, 1, 7.5);
+  check(bt_log_flush(log), "flush");
+
+  bt_rec_free(rs);
+  bt_rec_free(rw);
+  bt_rec_free(rg);
+  bt_inst_free(gd);
+  bt_def_release(guard);
+  bt_inst_free(s);
+  bt_inst_free(w);
+  bt_def_release(sheep);
+  bt_def_release(wolf);
+  bt_def_release(edited);
+  int rc = bt_log_close(log);
+  if (rc != BT_OK) {
+    fprintf(stderr, "log_scenarios: closing the log: %s\n", bt_strerror(rc));
+    return 1;
+  }
+  return 0;
+}
