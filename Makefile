@@ -77,6 +77,8 @@ bench: build
 	@echo
 	$(BUILD)/bench/bench_rec
 	@echo
+	$(BUILD)/bench/bench_think bench/recorder.lua
+	@echo
 	LUA_CPATH="$(BUILD)/lib/lua/5.4/?.so;;" lua5.4 bench/bench_reload.lua
 	@echo
 	@if [ -n "$(DS_SCRIPTS)" ]; then \

@@ -56,7 +56,9 @@ static void think(bt_inst *in) {
 }
 
 /* Where a run's records go. */
-enum { TO_NOTHING, TO_RING, TO_LOG, TO_LOG_THREAD, TO_NO_SINK };
+enum { TO_NOTHING, TO_RING, TO_LOG, TO_LOG_THREAD, TO_NO_SINK, TO_STATS };
+
+static bt_stats *stats_sink; /* TO_STATS: every agent's recorder (of capacity 0) feeds it */
 
 static const char *log_path; /* the log file the runs write (removed at the end) */
 
@@ -72,7 +74,8 @@ static bt_log *open_log(unsigned flags) {
 
 /* ns per think of `frames` frames (after 30 to warm up) of n agents, fastest fifth, a log flushed
  * at each frame's end counted in; with TO_RING each agent records into a ring of 256 records, with
- * TO_LOG into the log file. Records per think in *per_think, the log's figures in *st. */
+ * TO_LOG into the log file, with TO_STATS into run-time statistics (stats_sink). Records per think
+ * in *per_think, the log's figures in *st. */
 static double run(bt_def *def, agent *agents, int n, int frames, int to, double *per_think, bt_log_stats *st) {
   bt_inst **in = calloc((size_t)n, sizeof *in);
   bt_rec **rec = calloc((size_t)n, sizeof *rec);
@@ -84,6 +87,7 @@ static double run(bt_def *def, agent *agents, int n, int frames, int to, double 
     if (to != TO_NOTHING && (bt_rec_create(&rec[i], to == TO_RING ? 256 : 0) != BT_OK ||
                              bt_rec_set_agent(rec[i], (unsigned long long)i, NULL) != BT_OK ||
                              (log && bt_rec_set_log(rec[i], log) != BT_OK) ||
+                             (to == TO_STATS && bt_rec_set_stats(rec[i], stats_sink) != BT_OK) ||
                              bt_inst_set_recorder(in[i], rec[i]) != BT_OK)) {
       fprintf(stderr, "bench_rec: cannot attach a recorder\n");
       exit(1);
@@ -231,7 +235,7 @@ int main(int argc, char **argv) {
   int agents = 10000, frames = 300, rounds = 5, measure = 0, only = -1;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--help")) {
-      printf("usage: bench_rec [--agents N] [--frames N] [--rounds N] [--only off|ring|log|thread|nosink]\n\n"
+      printf("usage: bench_rec [--agents N] [--frames N] [--rounds N] [--only off|ring|log|thread|nosink|stats]\n\n"
              "What the transition recorder costs a think: compiled out, compiled in and off, and\n"
              "on into ring buffers or a log file, on the 40-node brain with C leaves; the bytes a\n"
              "transition takes in the log of a world, and how fast the log reads back\n"
@@ -248,8 +252,8 @@ int main(int argc, char **argv) {
       continue;
     }
     if (!strcmp(argv[i], "--only") && i + 1 < argc) {
-      static const char *const rows[] = {"off", "ring", "log", "thread", "nosink"};
-      for (int k = 0; k < 5; k++)
+      static const char *const rows[] = {"off", "ring", "log", "thread", "nosink", "stats"};
+      for (int k = 0; k < 6; k++)
         if (!strcmp(argv[i + 1], rows[k])) only = k;
       if (only < 0) {
         fprintf(stderr, "bench_rec: bad argument '%s' (--help)\n", argv[i + 1]);
@@ -290,6 +294,7 @@ int main(int argc, char **argv) {
   const char *tmp = getenv("TMPDIR");
   snprintf(path, sizeof path, "%s/bench_rec_%ld.btlog", tmp && *tmp ? tmp : "/tmp", (long)getpid());
   log_path = path;
+  if (bt_stats_create(&stats_sink) != BT_OK) return 1;
   if (only >= 0) {
     double best = 1e300, per = 0;
     for (int r = 0; r < rounds; r++) {
@@ -303,7 +308,8 @@ int main(int argc, char **argv) {
   /* the reference: this program built on a core without the recorder, next to this one */
   char cmd[4096];
   snprintf(cmd, sizeof cmd, "'%s_norec' --measure --agents %d --frames %d --rounds 1", argv[0], agents, frames);
-  double out = 1e300, off = 1e300, on = 1e300, logged = 1e300, threaded = 1e300, per = 0, per_log = 0;
+  double out = 1e300, off = 1e300, on = 1e300, logged = 1e300, threaded = 1e300, counted = 1e300, per = 0,
+         per_log = 0;
   bt_log_stats st = {0};
   for (int r = 0; r < rounds; r++) {
     FILE *p = popen(cmd, "r");
@@ -318,6 +324,8 @@ int main(int argc, char **argv) {
     if (ns < logged) logged = ns;
     ns = run(def, ag, agents, frames, TO_LOG_THREAD, NULL, NULL);
     if (ns < threaded) threaded = ns;
+    ns = run(def, ag, agents, frames, TO_STATS, NULL, NULL);
+    if (ns < counted) counted = ns;
   }
   printf("the transition recorder: %d agents of the 40-node brain with C leaves, %d frames at 30 Hz, "
          "fastest of %d rounds\n", agents, frames, rounds);
@@ -332,6 +340,8 @@ int main(int argc, char **argv) {
          logged, out < 1e300 ? (logged / out - 1) * 100 : 0, st.records ? (double)st.bytes / (double)st.records : 0);
   printf("  on, into a log file, thread   %8.1f ns/think  %+.1f%%  (BT_LOG_THREAD: encoded and written on another)\n",
          threaded, out < 1e300 ? (threaded / out - 1) * 100 : 0);
+  printf("  on, statistics, no ring       %8.1f ns/think  %+.1f%%  (one bt_stats for every agent)\n", counted,
+         out < 1e300 ? (counted / out - 1) * 100 : 0);
   /* the world, into a log; then the log read back */
   int world_frames = frames < 900 ? 900 : frames;
   long long thinks = 0, records = 0;

@@ -25,6 +25,54 @@ for name, fn in pairs(shared.wrangler_methods) do
   BrainWrangler[name] = fn
 end
 
+-- wrangler:Record(options or nil): as the scheduler's, but `stats = true` in the options makes one
+-- bt.Stats that every brain's recorder feeds (each brain's would otherwise have its own), kept in
+-- self._stats for Stats and ResetStats.
+local record = BrainWrangler.Record
+function BrainWrangler:Record(options)
+  if options and type(options) ~= "table" then
+    argerror(1, "Record", "table or nil expected, got " .. type(options))
+  end
+  if options and options.stats == true then
+    local shared_options = {}
+    for k, v in pairs(options) do
+      shared_options[k] = v
+    end
+    shared_options.stats = bt.Stats()
+    options = shared_options
+  end
+  if options and options.stats then
+    rawset(self, "_stats", options.stats)
+  end
+  return record(self, options)
+end
+
+local ORDERS = {tree = true, time = true, visits = true}
+
+local function check_order(order, fname)
+  if order ~= nil and not ORDERS[order] then
+    argerror(1, fname, '"tree", "time", "visits" or nil expected')
+  end
+end
+
+-- wrangler:Stats([order]): the statistics of the brains it records (Record{stats = true}), per
+-- shape: as bt.Stats's shapes
+function BrainWrangler:Stats(order)
+  check_order(order, "Stats")
+  local stats = rawget(self, "_stats")
+  if not stats then
+    argerror(0, "Stats", "the wrangler keeps no statistics: Record{stats = true} switches them on")
+  end
+  return stats:shapes(order)
+end
+
+function BrainWrangler:ResetStats()
+  local stats = rawget(self, "_stats")
+  if stats then
+    stats:reset()
+  end
+end
+
 function BrainWrangler:OnRemoveEntity(inst)
   if inst.brain and self:GetList(inst.brain) then
     self:RemoveInstance(inst.brain)
@@ -76,6 +124,9 @@ function Brain:Start()
   if self.OnStart then
     self:OnStart()
   end
+  if rawget(self, "recorder") then -- the new tree records into the brain's recorder
+    shared.follow_recorder(self)
+  end
   self.stopped = false
   manager_of(self):AddInstance(self)
   if self.OnInitializationComplete then
@@ -109,6 +160,50 @@ function Brain:Stop()
   end
   self.stopped = true
   manager_of(self):RemoveInstance(self)
+end
+
+-- brain:Record(recorder or options or nil): the brain's tree records into the recorder (one made
+-- from the options: bt.Recorder's, with the entity's id and label), kept in brain.recorder and on
+-- whichever tree the brain has (a restart or a reload keeps it); nil stops. Returns the recorder.
+function Brain:Record(options)
+  if not options then
+    local tree, rec = rawget(self, "bt"), rawget(self, "recorder")
+    if tree and rec and tree:recorder() == rec then
+      tree:record(nil)
+    end
+    self.recorder = nil
+    return nil
+  end
+  if shared.is_recorder(options) then
+    self.recorder = options
+  elseif type(options) ~= "table" then
+    argerror(1, "Record", "Recorder, table or nil expected, got " .. type(options))
+  else
+    self.recorder = nil
+  end
+  shared.follow_recorder(self, options)
+  return self.recorder
+end
+
+-- brain:Stats([order]): the figures of the brain's tree (tree:stats), which records with
+-- statistics (Record{stats = true}, its own or its wrangler's)
+local function stats_tree(brain, fname)
+  local tree = rawget(brain, "bt")
+  local rec = tree and tree:recorder()
+  if not (rec and rec:stats()) then
+    argerror(0, fname, "the brain keeps no statistics: brain:Record{stats = true}, or its wrangler's "
+      .. "Record{stats = true}, switches them on")
+  end
+  return tree
+end
+
+function Brain:Stats(order)
+  check_order(order, "Stats")
+  return stats_tree(self, "Stats"):stats(order)
+end
+
+function Brain:ResetStats()
+  stats_tree(self, "ResetStats"):reset_stats()
 end
 
 function Brain:PushEvent(event, data)

@@ -36,6 +36,7 @@ typedef struct arena {
   int ref_meta;      /* the entities' metatable */
   int ref_start, ref_stop, ref_doing; /* helper functions written in Lua */
   int ref_manager, ref_update, ref_stats;
+  int ref_inspect_select, ref_inspect_read; /* the inspector's helpers (arena_inspect_*) */
 
   long long script_errors;
 } arena;
@@ -68,5 +69,53 @@ long long arena_thinks(arena *a, long long *registered);
 
 /* The name of the deepest RUNNING node in the creature's brain, into buf ("-" without a brain). */
 void arena_doing(arena *a, int id, char *buf, size_t size);
+
+/* ---- the inspector (inspect.h): one creature's tree and its last transitions ---- */
+
+/* A node of the tree, as tree:snapshot() gives it (cut to the sizes below). */
+typedef struct arena_node {
+  int depth;
+  int status, last; /* bt_status */
+  int has_sleep;    /* sleep is its tree sleep time */
+  double sleep;
+  char name[64];
+  char dbstring[96]; /* "" when none: the node does not run, or says nothing */
+} arena_node;
+
+/* A record of the tree's recorder: a status change, a think, or another kind of record. */
+typedef struct arena_record {
+  char type[16];   /* "status", "think", ... as the recorder names them */
+  int node;        /* status: the node's 1-based pre-order index, or 0 */
+  int from, to;    /* status: bt_status, or -1 */
+  long long think; /* the think it came in or after */
+  double time;
+  int has_sleep;   /* think: the sleep time it asked for */
+  double sleep;
+  char path[96];   /* status: the node's path ("Priority/Wander") */
+  char cause[32];  /* think: what woke it */
+  char message[96]; /* another kind of record: what it says, if anything */
+} arena_record;
+
+/* What the inspector shows of the selected creature. */
+typedef struct arena_inspection {
+  int has_tree;    /* nodes were read; else why says why not */
+  char why[96];    /* "no brain", "(stopped)", ... */
+  arena_node *nodes;
+  int nnodes, cap_nodes;
+  int recording;   /* records were read; else no_records says why not */
+  char no_records[96];
+  arena_record *records; /* oldest first */
+  int nrecords, cap_records;
+} arena_inspection;
+
+/* Selects the creature `id` for the inspector (0: none): keeps its inst (so that its last tree
+ * stays readable after it dies and leaves) and records its tree's transitions, with a recorder
+ * of the last 64 records; the previous one's recorder is detached. */
+void arena_inspect_select(arena *a, int id);
+
+/* Reads the selected creature's tree (tree:snapshot()) and its recorder's records into *out
+ * (its arrays grow as needed and are kept for the next call). */
+void arena_inspect_read(arena *a, arena_inspection *out);
+void arena_inspection_free(arena_inspection *in);
 
 #endif

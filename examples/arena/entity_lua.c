@@ -638,6 +638,44 @@ static const char GLUE[] =
     "  end\n"
     "  return name\n"
     "end\n"
+    "-- the inspector: the selected creature, and a recorder on its tree (the only one recorded)\n"
+    "local bt = require 'bt'\n"
+    "local picked = {}\n"
+    "local function detach()\n"
+    "  if picked.tree and picked.rec then pcall(picked.tree.record, picked.tree, nil) end\n"
+    "  picked.tree, picked.rec = nil, nil\n"
+    "end\n"
+    "function M.inspect_select(inst)\n"
+    "  detach()\n"
+    "  picked = {inst = inst}\n"
+    "end\n"
+    "-- the recorder follows the creature's tree (a brain that restarts has a new one); a bt built\n"
+    "-- without the recorder refuses it, and says so\n"
+    "local function attach(tree)\n"
+    "  if tree == picked.tree then return end\n"
+    "  detach()\n"
+    "  picked.tree, picked.refused = tree, nil\n"
+    "  if not tree then return end\n"
+    "  local rec = bt.Recorder{capacity = 64}\n"
+    "  local ok, err = pcall(tree.record, tree, rec)\n"
+    "  if ok then picked.rec = rec else picked.refused = tostring(err) end\n"
+    "end\n"
+    "-- the selected creature's tree:snapshot() (or nil and why not), and its records (or nil and\n"
+    "-- why not)\n"
+    "function M.inspect_read()\n"
+    "  local inst = picked.inst\n"
+    "  if not inst then return nil, 'nothing selected', nil, 'nothing selected' end\n"
+    "  local brain = rawget(inst, 'brain')\n"
+    "  local tree = type(brain) == 'table' and brain.bt or nil\n"
+    "  attach(tree)\n"
+    "  local snap, why, records, none\n"
+    "  if not brain then why = 'no brain'\n"
+    "  elseif not tree then why = 'no tree (the brain has not built it)'\n"
+    "  else snap = tree:snapshot() end\n"
+    "  if picked.rec then records = picked.rec:records()\n"
+    "  else none = picked.refused or 'no tree to record' end\n"
+    "  return snap, why, records, none\n"
+    "end\n"
     "return M\n";
 
 static int ref_field(lua_State *L, int t, const char *name) {
@@ -756,6 +794,8 @@ int arena_lua_init(arena *a, unsigned long long seed) {
   a->ref_start = ref_field(L, 1, "start");
   a->ref_stop = ref_field(L, 1, "stop");
   a->ref_doing = ref_field(L, 1, "doing");
+  a->ref_inspect_select = ref_field(L, 1, "inspect_select");
+  a->ref_inspect_read = ref_field(L, 1, "inspect_read");
   lua_settop(L, 0);
   return 0;
 }
@@ -984,6 +1024,129 @@ void arena_doing(arena *a, int id, char *buf, size_t size) {
     if (s) snprintf(buf, size, "%s", s);
     lua_pop(L, 1);
   }
+}
+
+/* ---- the inspector ---- */
+
+void arena_inspect_select(arena *a, int id) {
+  lua_State *L = a->L;
+  lua_rawgeti(L, LUA_REGISTRYINDEX, a->ref_inspect_select);
+  lua_rawgeti(L, LUA_REGISTRYINDEX, a->ref_insts);
+  lua_rawgeti(L, -1, id); /* nil for 0 or a creature whose inst is gone: nothing selected */
+  lua_remove(L, -2);
+  pcall_report(a, 1, 0);
+}
+
+static int status_of_name(const char *name) {
+  for (int s = BT_READY; name && s <= BT_ABORTED; s++)
+    if (strcmp(name, bt_status_name(s)) == 0) return s;
+  return -1;
+}
+
+/* The string field of the table on the top into buf ("" when it is not a string or number). */
+static void field_text(lua_State *L, const char *key, char *buf, size_t size) {
+  lua_getfield(L, -1, key);
+  const char *s = lua_type(L, -1) == LUA_TSTRING || lua_type(L, -1) == LUA_TNUMBER ? lua_tostring(L, -1) : NULL;
+  snprintf(buf, size, "%s", s ? s : "");
+  lua_pop(L, 1);
+}
+
+/* The number field of the table on the top: 1 and *out, or 0 when it is not a number. */
+static int field_number(lua_State *L, const char *key, double *out) {
+  lua_getfield(L, -1, key);
+  int isnum = lua_type(L, -1) == LUA_TNUMBER;
+  if (isnum) *out = lua_tonumber(L, -1);
+  lua_pop(L, 1);
+  return isnum;
+}
+
+/* Room for n items of size bytes in *v (capacity *cap); 0 without memory. */
+static int reserve(void **v, int *cap, int n, size_t size) {
+  if (n <= *cap) return 1;
+  int c = *cap ? *cap : 32;
+  while (c < n) c *= 2;
+  void *p = realloc(*v, (size_t)c * size);
+  if (!p) return 0;
+  *v = p;
+  *cap = c;
+  return 1;
+}
+
+static void read_nodes(lua_State *L, int snap, arena_inspection *out) {
+  int n = (int)lua_rawlen(L, snap);
+  if (!reserve((void **)&out->nodes, &out->cap_nodes, n, sizeof *out->nodes)) {
+    snprintf(out->why, sizeof out->why, "not enough memory for %d nodes", n);
+    return;
+  }
+  char text[16];
+  for (int i = 0; i < n; i++) {
+    arena_node *d = &out->nodes[i];
+    double v = 0;
+    lua_rawgeti(L, snap, i + 1);
+    d->depth = field_number(L, "depth", &v) ? (int)v : 0;
+    field_text(L, "name", d->name, sizeof d->name);
+    field_text(L, "status", text, sizeof text);
+    d->status = status_of_name(text);
+    field_text(L, "last", text, sizeof text);
+    d->last = status_of_name(text);
+    field_text(L, "dbstring", d->dbstring, sizeof d->dbstring);
+    d->has_sleep = field_number(L, "sleep", &d->sleep);
+    lua_pop(L, 1);
+  }
+  out->nnodes = n;
+  out->has_tree = 1;
+}
+
+static void read_records(lua_State *L, int recs, arena_inspection *out) {
+  int n = (int)lua_rawlen(L, recs);
+  if (!reserve((void **)&out->records, &out->cap_records, n, sizeof *out->records)) {
+    snprintf(out->no_records, sizeof out->no_records, "not enough memory for %d records", n);
+    return;
+  }
+  char text[16];
+  for (int i = 0; i < n; i++) {
+    arena_record *r = &out->records[i];
+    double v = 0;
+    lua_rawgeti(L, recs, i + 1);
+    field_text(L, "type", r->type, sizeof r->type);
+    r->node = field_number(L, "node", &v) ? (int)v : 0;
+    field_text(L, "from", text, sizeof text);
+    r->from = status_of_name(text);
+    field_text(L, "to", text, sizeof text);
+    r->to = status_of_name(text);
+    r->think = field_number(L, "think", &v) ? (long long)v : 0;
+    r->time = field_number(L, "time", &v) ? v : 0;
+    r->has_sleep = field_number(L, "sleep", &r->sleep);
+    field_text(L, "path", r->path, sizeof r->path);
+    field_text(L, "cause", r->cause, sizeof r->cause);
+    field_text(L, "message", r->message, sizeof r->message);
+    lua_pop(L, 1);
+  }
+  out->nrecords = n;
+  out->recording = 1;
+}
+
+void arena_inspect_read(arena *a, arena_inspection *out) {
+  lua_State *L = a->L;
+  int top = lua_gettop(L);
+  out->has_tree = out->recording = 0;
+  out->nnodes = out->nrecords = 0;
+  snprintf(out->why, sizeof out->why, "(the brain's tree could not be read)");
+  snprintf(out->no_records, sizeof out->no_records, "(the records could not be read)");
+  lua_rawgeti(L, LUA_REGISTRYINDEX, a->ref_inspect_read);
+  if (pcall_report(a, 0, 4) == 0) {
+    if (lua_istable(L, top + 1)) read_nodes(L, top + 1, out);
+    else snprintf(out->why, sizeof out->why, "%s", lua_tostring(L, top + 2) ? lua_tostring(L, top + 2) : "");
+    if (lua_istable(L, top + 3)) read_records(L, top + 3, out);
+    else snprintf(out->no_records, sizeof out->no_records, "%s", lua_tostring(L, top + 4) ? lua_tostring(L, top + 4) : "");
+  }
+  lua_settop(L, top);
+}
+
+void arena_inspection_free(arena_inspection *in) {
+  free(in->nodes);
+  free(in->records);
+  memset(in, 0, sizeof *in);
 }
 
 /* ---- reloading (--watch) ---- */

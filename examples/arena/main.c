@@ -8,8 +8,9 @@
  *
  * Each tick (30 per simulated second): the world moves (world_step), the scripts hear what
  * happened (arena_sync), then bt.BrainManager:Update(tick) thinks the brains that are due.
- * Live, it runs at real time and draws the world in the terminal; headless, it runs as fast as it
- * can and prints one summary line.
+ * Live, it runs at real time and draws the world in the terminal, where keys pause it, step it a
+ * tick at a time and inspect one creature's tree (inspect.h); headless, it runs as fast as it can
+ * and prints one summary line.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -25,6 +26,7 @@
 
 #include "arena.h"
 #include "bt.h"
+#include "inspect.h"
 #include "kinds.h"
 #include "view.h"
 
@@ -78,7 +80,9 @@ static const char USAGE[] =
     "  --help        this text\n"
     "  --version     bt-arena's version\n"
     "\n"
-    "Live, the world is drawn in the terminal at real time (30 ticks a second); q quits.\n";
+    "Live, the world is drawn in the terminal at real time (30 ticks a second); q quits,\n"
+    "space pauses, '.' runs one tick, Tab (or a kind's letter, or the arrows) picks a creature\n"
+    "and shows its tree, Esc closes it (docs/arena.md and bt-arena(1) list every key).\n";
 
 static void die_usage(const char *fmt, const char *a, const char *b) {
   fprintf(stderr, "bt-arena: ");
@@ -259,46 +263,69 @@ int main(int argc, char **argv) {
     }
     a.live = 1;
     view_info vi = {0};
+    static inspector in;
+    inspect_init(&in, &a);
     double next = now(), window_start = next, window_brain = 0, window_host = 0;
-    long long window_ticks = 0, window_thinks = arena_thinks(&a, NULL);
-    int quit = 0;
+    long long window_ticks = 0, window_thinks = arena_thinks(&a, NULL), frame = 0;
+    int quit = 0, step = 0, redraw = 0;
     while (!quit && !quit_signal && (total < 0 || tick < total)) {
-      tick++;
+      frame++;
       double t0 = now();
-      world_step(&a.w, (double)tick / TICKS_PER_SECOND);
-      arena_sync(&a);
-      arena_reload_poll(&a);
-      double t1 = now();
-      arena_think(&a, tick);
+      int advance = !in.paused || step;
+      if (advance) { /* paused, the world stands still but for a step asked for */
+        step = 0;
+        tick++;
+        world_step(&a.w, (double)tick / TICKS_PER_SECOND);
+        arena_sync(&a);
+        arena_reload_poll(&a);
+        double t1 = now();
+        arena_think(&a, tick);
+        double t2 = now();
+        brain_time += t2 - t1;
+        host_time += t1 - t0;
+        window_brain += t2 - t1;
+        window_host += t1 - t0;
+        window_ticks++;
+      } else {
+        arena_reload_poll(&a); /* a saved edit is taken (and said) while paused too */
+      }
       double t2 = now();
-      brain_time += t2 - t1;
-      host_time += t1 - t0;
-      window_brain += t2 - t1;
-      window_host += t1 - t0;
-      window_ticks++;
       if (t2 - window_start >= 1) { /* the figures in the status line: the last second's */
         long long thinks = arena_thinks(&a, NULL);
-        vi.brain_us = window_brain * 1e6 / window_ticks;
-        vi.host_us = window_host * 1e6 / window_ticks;
+        if (window_ticks > 0) {
+          vi.brain_us = window_brain * 1e6 / window_ticks;
+          vi.host_us = window_host * 1e6 / window_ticks;
+        }
         vi.thinks_per_s = (double)(thinks - window_thinks) / (t2 - window_start);
         window_thinks = thinks;
         window_start = t2;
         window_brain = window_host = 0;
         window_ticks = 0;
       }
-      if (tick % DRAW_EVERY == 1) {
+      if (redraw || frame % DRAW_EVERY == 1) {
+        redraw = 0;
         vi.tick = tick;
         double t3 = now();
-        view_draw(&a, &vi);
-        host_time += now() - t3;
-        window_host += now() - t3;
+        view_draw(&a, &vi, &in);
+        if (advance) { /* the host's cost per tick: frames drawn while paused run no tick */
+          host_time += now() - t3;
+          window_host += now() - t3;
+        }
       }
       next += 1.0 / TICKS_PER_SECOND;
       double late = now() - next;
       if (late > 0.5) next = now(); /* fell behind: do not race to catch up */
-      for (double left; !quit && !quit_signal && (left = next - now()) > 0;) {
+      for (double left; !quit && !quit_signal && !step && (left = next - now()) > 0;) {
         int key = view_key((int)ceil(left * 1000));
-        if (key == 'q' || key == 'Q' || key == 3) quit = 1;
+        if (key < 0) continue;
+        int asked = inspect_key(&in, &a, key);
+        if (asked == INSPECT_QUIT) quit = 1;
+        else if (asked == INSPECT_STEP) step = 1; /* the tick runs at once, then the frame */
+        else if (asked == INSPECT_REDRAW) {
+          vi.tick = tick;
+          view_draw(&a, &vi, &in);
+        }
+        redraw |= asked == INSPECT_STEP;
       }
     }
     view_close();

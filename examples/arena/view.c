@@ -5,6 +5,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "view.h"
 
+#include "bt.h"
+
 #include <errno.h>
 #include <math.h>
 #include <poll.h>
@@ -22,6 +24,10 @@
 static struct termios saved_termios;
 static int raw_on, screen_on, stdin_eof;
 static int shown[SHOWN]; /* the creatures listed under the map: one of each kind in turn */
+static arena_inspection inspection; /* the inspector's creature, read at each frame */
+/* per node of it, whether it is on the running path, and scratch by depth (grown as needed) */
+static unsigned char *on_path, *on_path_by_depth;
+static int on_path_cap;
 
 int view_open(void) {
   if (isatty(STDIN_FILENO) && tcgetattr(STDIN_FILENO, &saved_termios) == 0) {
@@ -49,9 +55,15 @@ void view_close(void) {
     tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved_termios);
     raw_on = 0;
   }
+  arena_inspection_free(&inspection);
+  free(on_path);
+  free(on_path_by_depth);
+  on_path = on_path_by_depth = NULL;
+  on_path_cap = 0;
 }
 
-int view_key(int timeout_ms) {
+/* A byte of standard input within timeout_ms, or -1. */
+static int read_byte(int timeout_ms) {
   if (timeout_ms < 0) timeout_ms = 0;
   if (stdin_eof) {
     struct timespec ts = {timeout_ms / 1000, (long)(timeout_ms % 1000) * 1000000L};
@@ -65,6 +77,45 @@ int view_key(int timeout_ms) {
   ssize_t n = read(STDIN_FILENO, &c, 1);
   if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN)) stdin_eof = 1;
   return n == 1 ? c : -1;
+}
+
+/* The bytes of an escape sequence arrive together; a lone Esc has nothing after it. */
+#define SEQUENCE_WAIT_MS 30
+
+/* The rest of an escape sequence after ESC: CSI ("[" parameters final) or SS3 ("O" final). */
+static int escape_key(void) {
+  int c = read_byte(SEQUENCE_WAIT_MS);
+  if (c < 0) return VIEW_KEY_ESC;
+  if (c != '[' && c != 'O') return -1; /* Alt-<key>: not ours */
+  char param[8];
+  int n = 0, final = -1;
+  for (int i = 0; i < 16; i++) { /* parameters and intermediates, then a final byte */
+    int b = read_byte(SEQUENCE_WAIT_MS);
+    if (b < 0) return -1;
+    if (b >= 0x40 && b <= 0x7e) {
+      final = b;
+      break;
+    }
+    if (n < (int)sizeof param - 1) param[n++] = (char)b;
+  }
+  param[n] = 0;
+  switch (final) {
+  case 'A': return VIEW_KEY_UP;
+  case 'B': return VIEW_KEY_DOWN;
+  case 'C': return VIEW_KEY_RIGHT;
+  case 'D': return VIEW_KEY_LEFT;
+  case 'Z': return VIEW_KEY_BACK_TAB;
+  case '~':
+    if (strcmp(param, "5") == 0) return VIEW_KEY_PAGE_UP;
+    if (strcmp(param, "6") == 0) return VIEW_KEY_PAGE_DOWN;
+    return -1;
+  default: return -1;
+  }
+}
+
+int view_key(int timeout_ms) {
+  int c = read_byte(timeout_ms);
+  return c == 27 ? escape_key() : c;
 }
 
 /* ---- the screen buffer ---- */
@@ -179,7 +230,263 @@ static void clock_text(const world *w, char *buf, size_t n) {
            world_is_day(w) ? "DAY" : "NIGHT");
 }
 
-void view_draw(arena *a, const view_info *vi) {
+/* ---- text in columns ---- */
+
+/* Writes text in one colour at column *col, up to column width (control characters as '?'), and
+ * moves *col on. */
+static void seg(out *o, int *col, int width, const char *sgr, const char *text) {
+  if (*col >= width || !*text) return;
+  printf_(o, "\x1b[0;%sm", sgr);
+  for (const char *p = text; *p && *col < width; p++, (*col)++) {
+    char c = (unsigned char)*p < 0x20 || *p == 0x7f ? '?' : *p;
+    put(o, &c, 1);
+  }
+}
+
+/* Spaces in one colour from *col to width. */
+static void pad(out *o, int *col, int width, const char *sgr) {
+  if (*col >= width) return;
+  printf_(o, "\x1b[0;%sm", sgr);
+  for (; *col < width; (*col)++) put(o, " ", 1);
+}
+
+static void end_line(out *o) { puts_(o, "\x1b[0m\r\n"); }
+
+/* ---- the inspector's panel ---- */
+
+static const char *status_sgr(int status) {
+  switch (status) {
+  case BT_RUNNING: return "33";
+  case BT_SUCCESS: return "32";
+  case BT_FAILED: return "31";
+  default: return "2";
+  }
+}
+
+static const char *status_word(int status) { return status < 0 ? "?" : bt_status_name(status); }
+
+/* The panel as laid out for one frame. */
+typedef struct panel {
+  int rows, width;
+  int tree_rows, record_rows; /* record_rows counts its title line; 0: no room for records */
+  int top;                    /* the first node shown */
+  unsigned char *on_path;     /* per node: on the running path (RUNNING, under a running root) */
+} panel;
+
+/* Marks the running path (the RUNNING nodes under a running root) into on_path; returns the
+ * deepest node on it, or -1 (also without memory, and then on_path is NULL). */
+static int running_path(const arena_inspection *ins) {
+  if (ins->nnodes + 1 > on_path_cap) {
+    unsigned char *p = realloc(on_path, (size_t)ins->nnodes + 1);
+    if (p) on_path = p;
+    unsigned char *q = p ? realloc(on_path_by_depth, (size_t)ins->nnodes + 1) : NULL;
+    if (q) on_path_by_depth = q;
+    if (!p || !q) return -1;
+    on_path_cap = ins->nnodes + 1;
+  }
+  int deepest = -1;
+  for (int i = 0; i < ins->nnodes; i++) {
+    int d = ins->nodes[i].depth;
+    if (d < 0 || d > i) d = 0; /* pre-order: a node is at most as deep as nodes before it */
+    int on = ins->nodes[i].status == BT_RUNNING && (d == 0 || on_path_by_depth[d - 1]);
+    on_path_by_depth[d] = (unsigned char)on;
+    on_path[i] = (unsigned char)on;
+    if (on) deepest = i;
+  }
+  return deepest;
+}
+
+/* Lays the panel out in rows x width: the header, the tree (following the running path unless
+ * scrolled), and the last transitions below when there is room. */
+static void panel_layout(panel *p, inspector *in, int rows, int width) {
+  p->rows = rows;
+  p->width = width;
+  p->record_rows = rows >= 12 ? rows * 2 / 5 : 0;
+  p->tree_rows = rows - 1 - p->record_rows;
+  p->on_path = NULL;
+  const arena_inspection *ins = &inspection;
+  int deepest = -1;
+  if (ins->has_tree && ins->nnodes > 0) {
+    deepest = running_path(ins);
+    if (ins->nnodes + 1 <= on_path_cap) p->on_path = on_path;
+  }
+  int most = ins->nnodes > p->tree_rows ? ins->nnodes - p->tree_rows : 0;
+  int top = in->scroll;
+  if (top < 0) /* follow: the deepest running node in sight, with a line under it */
+    top = deepest >= p->tree_rows - 1 ? deepest - p->tree_rows + 2 : 0;
+  p->top = top > most ? most : top < 0 ? 0 : top;
+  in->top = p->top;
+  in->page = p->tree_rows;
+}
+
+static void panel_header(out *o, arena *a, const inspector *in, const panel *p) {
+  world *w = &a->w;
+  entity *e = world_any(w, in->selected);
+  int col = 0;
+  char text[256];
+  if (!e) {
+    seg(o, &col, p->width, "7", " nothing selected");
+    pad(o, &col, p->width, "7");
+    return;
+  }
+  const char *sgr = kind_sgr(w, e->kind);
+  char rev[40];
+  snprintf(rev, sizeof rev, "7;%s", sgr);
+  char state[96];
+  if (e->dead || !e->valid) {
+    entity *k = world_any(w, e->killer);
+    const char *cause = e->cause ? e->cause : "gone";
+    if (k) snprintf(state, sizeof state, "dead (%s by %s#%d)", cause, kind_name(w, k->kind), k->id);
+    else snprintf(state, sizeof state, "dead (%s)", cause);
+  } else {
+    snprintf(state, sizeof state, "hp %.0f hunger %.2f%s %s", e->health, e->hunger, world_is_tired(e) ? " tired" : "",
+             e->action ? e->action : (e->move ? (e->run ? "runs" : "walks") : ""));
+  }
+  snprintf(text, sizeof text, " %c %s#%d %s", kind_glyph(w, e->kind), kind_name(w, e->kind), e->id, state);
+  char range[48] = "";
+  const arena_inspection *ins = &inspection;
+  if (ins->has_tree && ins->nnodes > p->tree_rows)
+    snprintf(range, sizeof range, " nodes %d-%d of %d ", p->top + 1,
+             p->top + p->tree_rows < ins->nnodes ? p->top + p->tree_rows : ins->nnodes, ins->nnodes);
+  int room = p->width - (int)strlen(range);
+  seg(o, &col, room > 0 ? room : 0, rev, text);
+  pad(o, &col, room > 0 ? room : 0, rev);
+  seg(o, &col, p->width, rev, range);
+  pad(o, &col, p->width, rev);
+}
+
+/* Line i of the tree: a mark on the running path, the name indented by depth, the status and
+ * the last result in their colours, the dbstring and the tree sleep time. */
+static void panel_node(out *o, const panel *p, int i) {
+  const arena_inspection *ins = &inspection;
+  int col = 0, width = p->width;
+  if (!ins->has_tree) {
+    if (i == 0) {
+      seg(o, &col, width, "2", " ");
+      seg(o, &col, width, "2", ins->why);
+    }
+    pad(o, &col, width, "0");
+    return;
+  }
+  int n = p->top + i;
+  if (n >= ins->nnodes) {
+    pad(o, &col, width, "0");
+    return;
+  }
+  const arena_node *d = &ins->nodes[n];
+  int path = p->on_path && p->on_path[n];
+  seg(o, &col, width, path ? "1;33" : "0", path ? ">" : " ");
+  int indent = 2 * d->depth;
+  if (indent > width / 3) indent = width / 3; /* deep trees: the names stay in sight */
+  for (int k = 0; k < indent && col < width; k++) seg(o, &col, width, "0", " ");
+  char text[160];
+  seg(o, &col, width, path ? "1;33" : d->status == BT_RUNNING ? "33" : "0", d->name);
+  snprintf(text, sizeof text, " %s", status_word(d->status));
+  seg(o, &col, width, status_sgr(d->status), text);
+  snprintf(text, sizeof text, " <%s>", status_word(d->last));
+  seg(o, &col, width, d->last == BT_READY ? "2" : status_sgr(d->last), text);
+  if (d->dbstring[0]) {
+    snprintf(text, sizeof text, " (%s)", d->dbstring);
+    seg(o, &col, width, "36", text);
+  }
+  if (d->has_sleep) {
+    snprintf(text, sizeof text, " %.2fs", d->sleep);
+    seg(o, &col, width, "2", text);
+  }
+  pad(o, &col, width, "0");
+}
+
+/* Line i of the last transitions (0: the title; then the newest records, oldest first). */
+static void panel_record(out *o, const panel *p, int i) {
+  const arena_inspection *ins = &inspection;
+  int col = 0, width = p->width;
+  if (i == 0) {
+    char title[96];
+    snprintf(title, sizeof title, " last transitions%s", ins->recording ? " (newest last)" : "");
+    seg(o, &col, width, "7;2", title);
+    pad(o, &col, width, "7;2");
+    return;
+  }
+  if (!ins->recording) {
+    if (i == 1) {
+      seg(o, &col, width, "2", " ");
+      seg(o, &col, width, "2", ins->no_records);
+    }
+    pad(o, &col, width, "0");
+    return;
+  }
+  int shown = p->record_rows - 1;
+  int first = ins->nrecords > shown ? ins->nrecords - shown : 0;
+  int r = first + i - 1;
+  if (r >= ins->nrecords) {
+    pad(o, &col, width, "0");
+    return;
+  }
+  const arena_record *rec = &ins->records[r];
+  char text[256];
+  snprintf(text, sizeof text, " %8.2f #%-4lld ", rec->time, rec->think);
+  seg(o, &col, width, "2", text);
+  if (strcmp(rec->type, "status") == 0) { /* a record from before a reload has no path */
+    if (rec->path[0]) snprintf(text, sizeof text, "%s ", rec->path);
+    else snprintf(text, sizeof text, "node %d ", rec->node);
+    seg(o, &col, width, "0", text);
+    seg(o, &col, width, status_sgr(rec->from), status_word(rec->from));
+    seg(o, &col, width, "0", " > ");
+    seg(o, &col, width, rec->to == BT_READY ? "0" : status_sgr(rec->to), status_word(rec->to));
+  } else if (strcmp(rec->type, "think") == 0) {
+    char sleep[48];
+    if (rec->has_sleep) snprintf(sleep, sizeof sleep, "sleeps %.2fs", rec->sleep);
+    else snprintf(sleep, sizeof sleep, "sleeps until woken");
+    snprintf(text, sizeof text, "think, %s%s%s%s", sleep, rec->cause[0] ? " (" : "", rec->cause,
+             rec->cause[0] ? ")" : "");
+    seg(o, &col, width, "2", text);
+  } else {
+    snprintf(text, sizeof text, "%s%s%s%s%s%s%s", rec->type, rec->path[0] ? " " : "", rec->path,
+             rec->cause[0] ? " " : "", rec->cause, rec->message[0] ? ": " : "", rec->message);
+    seg(o, &col, width, strcmp(rec->type, "error") == 0 ? "31" : "35", text);
+  }
+  pad(o, &col, width, "0");
+}
+
+/* Line i of the panel. */
+static void panel_line(out *o, arena *a, const inspector *in, const panel *p, int i) {
+  if (i == 0) panel_header(o, a, in, p);
+  else if (i <= p->tree_rows) panel_node(o, p, i - 1);
+  else panel_record(o, p, i - 1 - p->tree_rows);
+}
+
+/* ---- the screen ---- */
+
+#define SIDE_PANEL_COLS 120 /* from this width the panel stands right of the map, else below it */
+#define PRIO_SELECTED 256
+#define SELECTED_SGR "1;30;103"
+#define CURSOR_SGR "1;97;45"
+
+/* The line of keys, as many as fit in cols (the first first), then the map's legend if it fits. */
+static void legend(const arena *a, const inspector *in, char *text, size_t size, int cols) {
+  char kinds[KINDS_MAX * 2 + 8];
+  inspect_kind_keys(in, a, kinds, sizeof kinds - 6);
+  strcat(kinds, " kind");
+  const char *keys[] = {in->paused ? "space run" : "space pause", ". step", "tab n p", kinds, "hjkl cursor",
+                        in->open ? "[ ] scroll" : "i inspect", in->open ? "esc close" : "q quit", NULL};
+  size_t n = 0;
+  text[0] = 0;
+  for (int k = 0; keys[k]; k++) {
+    size_t len = strlen(keys[k]) + (k ? 2 : 1);
+    if ((int)(n + len) > cols - 1 || n + len >= size) break;
+    n += (size_t)snprintf(text + n, size - n, "%s%s", k ? "  " : " ", keys[k]);
+  }
+  char map_legend[256];
+  int m = 0;
+  for (int k = 0; k < a->w.nkinds && m < (int)sizeof map_legend; k++)
+    m += snprintf(map_legend + m, sizeof map_legend - (size_t)m, " %c %s", a->w.kinds[k].glyph, a->w.kinds[k].name);
+  if (m < (int)sizeof map_legend)
+    snprintf(map_legend + m, sizeof map_legend - (size_t)m, " \" grass # field H house D den P post ~ pond");
+  if ((int)(n + 3 + strlen(map_legend)) <= cols - 1 && n + 3 + strlen(map_legend) < size)
+    snprintf(text + n, size - n, "  |%s", map_legend);
+}
+
+void view_draw(arena *a, const view_info *vi, inspector *in) {
   world *w = &a->w;
   struct winsize ws;
   int cols = 80, rows = 24;
@@ -190,9 +497,22 @@ void view_draw(arena *a, const view_info *vi) {
   if (cols < 40) cols = 40;
   if (rows < 12) rows = 12;
   if (cols > 400) cols = 400;
-  int listed = rows >= 20 ? SHOWN : 3;
-  int mc = cols, mr = rows - 2 - listed;
+  /* the layout: the status line, the body, the last line; the body holds the map and the list of
+   * creatures, and the panel right of them (wide terminals) or below the map instead of the list */
+  int body = rows - 2, open = in->open;
+  int side = open && cols >= SIDE_PANEL_COLS;
+  int panel_w = side ? cols * 2 / 5 : cols;
+  if (side && panel_w > 100) panel_w = 100;
+  int mc = side ? cols - panel_w - 1 : cols;
+  int listed = open && !side ? 0 : rows >= 20 ? SHOWN : 3;
+  int panel_rows = open ? (side ? body : body * 2 / 3) : 0;
+  int mr = body - listed - (side ? 0 : panel_rows);
   int day = world_is_day(w);
+  panel p = {0};
+  if (open) {
+    arena_inspect_read(a, &inspection);
+    panel_layout(&p, in, panel_rows, panel_w);
+  }
   static out o;
   static int last_cols, last_rows;
   o.n = 0;
@@ -202,21 +522,22 @@ void view_draw(arena *a, const view_info *vi) {
   puts_(&o, "\x1b[H");
 
   /* status line: the clock, the population, and the brains' cost when there is room */
-  char text[512], clk[64], extra[128];
+  char text[512], clk[64], extra[128], paused[48] = "";
   clock_text(w, clk, sizeof clk);
-  int n = snprintf(text, sizeof text, " %s t=%.1fs |", clk, w->time);
+  if (in->paused) snprintf(paused, sizeof paused, " PAUSED tick %lld", vi->tick);
+  int n = snprintf(text, sizeof text, " %s t=%.1fs%s |", clk, w->time, paused);
   for (int k = 0; k < w->nkinds && n < (int)sizeof text; k++)
     n += snprintf(text + n, sizeof text - (size_t)n, " %s %d", w->kinds[k].plural, w->alive[k]);
   if (n < (int)sizeof text) n += snprintf(text + n, sizeof text - (size_t)n, " | q quits");
   if (n > cols) { /* short labels: the glyphs of the map */
-    n = snprintf(text, sizeof text, " %s t=%.1fs |", clk, w->time);
+    n = snprintf(text, sizeof text, " %s t=%.1fs%s |", clk, w->time, paused);
     for (int k = 0; k < w->nkinds && n < (int)sizeof text; k++)
       n += snprintf(text + n, sizeof text - (size_t)n, " %c %d", w->kinds[k].glyph, w->alive[k]);
     if (n < (int)sizeof text) n += snprintf(text + n, sizeof text - (size_t)n, " | q quits");
   }
   int m = snprintf(extra, sizeof extra, " | brains %.2f ms/tick, %.0f thinks/s", vi->brain_us / 1000, vi->thinks_per_s);
   if (n + m <= cols && n + m < (int)sizeof text) strcat(text, extra);
-  line(&o, day ? "30;47" : "97;44", text, cols);
+  line(&o, in->paused ? "30;43" : day ? "30;47" : "97;44", text, cols);
   put(&o, "\r\n", 2);
 
   /* the map: north (+y) up */
@@ -224,12 +545,14 @@ void view_draw(arena *a, const view_info *vi) {
   static size_t map_cap;
   size_t ncell = (size_t)mc * (size_t)mr;
   if (ncell > map_cap) {
-    cell *p = realloc(map, ncell * sizeof *p);
-    if (!p) return;
-    map = p;
+    cell *q = realloc(map, ncell * sizeof *q);
+    if (!q) return;
+    map = q;
     map_cap = ncell;
   }
   double sx = w->w / mc, sy = w->h / mr;
+  in->cell_w = sx;
+  in->cell_h = sy;
   const char *ground = day ? "32" : "34";
   for (int r = 0; r < mr; r++)
     for (int c = 0; c < mc; c++) {
@@ -278,44 +601,65 @@ void view_draw(arena *a, const view_info *vi) {
     if (c + (int)strlen(said) > mc) c = COL(e->x) - (int)strlen(said);
     for (int k = 0; said[k]; k++) mark(map, mc, mr, c + k, r, said[k], PRIO_SHOWN, "1;97");
   }
-  for (int r = 0; r < mr; r++) {
-    const char *cur = NULL;
-    for (int c = 0; c < mc; c++) {
-      cell *x = &map[r * mc + c];
-      if (x->sgr != cur) {
-        printf_(&o, "\x1b[0;%sm", x->sgr);
-        cur = x->sgr;
-      }
-      put(&o, &x->glyph, 1);
+  /* the inspector's creature (where it died, or where it was last), and the cursor */
+  if (open) {
+    entity *e = world_any(w, in->selected);
+    if (e) mark(map, mc, mr, COL(e->x), ROW(e->y), e->dead || !e->valid ? 'x' : kind_glyph(w, e->kind),
+                PRIO_SELECTED, SELECTED_SGR);
+    if (in->cursor_shown) {
+      cell *x = &map[ROW(in->cy) * mc + COL(in->cx)];
+      if (x->prio <= 1) x->glyph = '+';
+      x->sgr = CURSOR_SGR;
     }
-    puts_(&o, "\x1b[0m\r\n");
   }
 
-  /* the shown creatures and what they do */
-  for (int i = 0; i < listed; i++) {
-    entity *e = world_get(w, shown[i]);
-    if (!e) {
-      line(&o, "0", "", cols);
-      put(&o, "\r\n", 2);
+  /* the body: map rows, then the shown creatures (on the left), and the panel */
+  for (int r = 0; r < body; r++) {
+    int col = 0;
+    if (!side && r >= mr + listed) { /* below the map: the panel */
+      panel_line(&o, a, in, &p, r - mr - listed);
+      end_line(&o);
       continue;
     }
-    char doing[64];
-    if (!e->has_brain) snprintf(doing, sizeof doing, "(no brain)");
-    else arena_doing(a, e->id, doing, sizeof doing);
-    char said[64] = "";
-    if (e->say_until > w->time && e->say[0]) snprintf(said, sizeof said, "\"%s\"", e->say);
-    char name[32];
-    snprintf(name, sizeof name, "%s#%d", kind_name(w, e->kind), e->id);
-    snprintf(text, sizeof text, " %c %-12s hp %3.0f  hunger %.2f %-5s %-6s  %-24.24s %s", kind_glyph(w, e->kind),
-             name, e->health, e->hunger,
-             world_is_tired(e) ? "tired" : "", e->action ? e->action : (e->move ? (e->run ? "runs" : "walks") : ""),
-             doing, said);
-    line(&o, kind_sgr(w, e->kind), text, cols);
-    put(&o, "\r\n", 2);
+    if (r < mr) {
+      const char *cur = NULL;
+      for (int c = 0; c < mc; c++) {
+        cell *x = &map[r * mc + c];
+        if (x->sgr != cur) {
+          printf_(&o, "\x1b[0;%sm", x->sgr);
+          cur = x->sgr;
+        }
+        put(&o, &x->glyph, 1);
+      }
+    } else { /* a shown creature and what it does */
+      entity *e = world_get(w, shown[r - mr]);
+      if (!e) {
+        pad(&o, &col, mc, "0");
+      } else {
+        char doing[64];
+        if (!e->has_brain) snprintf(doing, sizeof doing, "(no brain)");
+        else arena_doing(a, e->id, doing, sizeof doing);
+        char said[64] = "";
+        if (e->say_until > w->time && e->say[0]) snprintf(said, sizeof said, "\"%s\"", e->say);
+        char name[32];
+        snprintf(name, sizeof name, "%s#%d", kind_name(w, e->kind), e->id);
+        snprintf(text, sizeof text, " %c %-12s hp %3.0f  hunger %.2f %-5s %-6s  %-24.24s %s", kind_glyph(w, e->kind),
+                 name, e->health, e->hunger, world_is_tired(e) ? "tired" : "",
+                 e->action ? e->action : (e->move ? (e->run ? "runs" : "walks") : ""), doing, said);
+        seg(&o, &col, mc, kind_sgr(w, e->kind), text);
+        pad(&o, &col, mc, "0");
+      }
+    }
+    if (side) {
+      puts_(&o, "\x1b[0;2m|");
+      panel_line(&o, a, in, &p, r);
+    }
+    end_line(&o);
   }
 
   /* the last line: the last error (until the next reload), a reload of the last 5 seconds, a kind
-   * without a brain, or else the legend (one column short: no scrolling) */
+   * without a brain, what the last key could not do, or else the keys and the legend (one column
+   * short: no scrolling) */
   const char *err = NULL;
   char kinds[64] = "";
   for (int k = 0; k < w->nkinds; k++)
@@ -329,11 +673,11 @@ void view_draw(arena *a, const view_info *vi) {
   } else if (err) {
     snprintf(text, sizeof text, " no brain for %s: %s", kinds, err);
     line(&o, "1;97;41", text, cols - 1);
+  } else if (in->note[0]) {
+    snprintf(text, sizeof text, " %s", in->note);
+    line(&o, "1;30;43", text, cols - 1);
   } else {
-    int n = 0;
-    for (int k = 0; k < w->nkinds && n < (int)sizeof text; k++)
-      n += snprintf(text + n, sizeof text - (size_t)n, " %c %s", w->kinds[k].glyph, w->kinds[k].name);
-    if (n < (int)sizeof text) snprintf(text + n, sizeof text - (size_t)n, " \" grass # field H house D den P post ~ pond");
+    legend(a, in, text, sizeof text, cols);
     line(&o, "2", text, cols - 1);
   }
   size_t done = 0;

@@ -44,6 +44,8 @@
 ---@field name string
 ---@field status bt.Status
 ---@field last bt.Status
+---@field dbstring? string what the dump shows in parentheses: only while the node runs, not empty
+---@field sleep? number the node's tree sleep time (the dump's last column); nil for none
 
 ---What `manager:Restore` returns.
 ---@class bt.RestoreReport
@@ -631,6 +633,25 @@ function BT:snapshot() end
 ---@return string
 function BT:dot() end
 
+---Attaches a recorder (one made from the options), or detaches with nil; returns it.
+---@param rec bt.Recorder|bt.RecorderOptions|nil
+---@return bt.Recorder?
+function BT:record(rec) end
+
+---The recorder attached to the tree, or nil.
+---@return bt.Recorder?
+function BT:recorder() end
+
+---The tree's statistics (its recorder's, `tree:record{stats = true}`): path -> figures, or with
+---`order` an array of them in that order; and its shape's counts.
+---@param order? bt.StatsOrder
+---@return table<string, bt.NodeStats>|bt.NodeStats[] nodes
+---@return bt.ShapeStats shape
+function BT:stats(order) end
+
+---Zeroes the tree's own statistics; a run under way counts from now.
+function BT:reset_stats() end
+
 ---The tree's whole state as a string, for a saved game.
 ---@param options? bt.SaveOptions
 ---@return string
@@ -642,6 +663,113 @@ function BT:save(options) end
 ---@return string[]? dropped
 ---@return string? message
 function BT:restore(s, options) end
+
+---Options of `bt.Recorder`, `tree:record`, `brain:Record` and `BrainWrangler:Record`.
+---@class bt.RecorderOptions
+---@field capacity? integer records kept (default 256; 0: none; at most 2097152)
+---@field agent? integer the agent id (default: the entity's GUID or id)
+---@field label? string the label (default: "<prefab or kind> <id>")
+---@field stats? boolean|bt.Stats true: statistics of its own; a bt.Stats: feed that one
+
+---How `stats` lists its nodes: "tree" (pre-order), "time" (hottest first), "visits".
+---@alias bt.StatsOrder "tree"|"time"|"visits"
+
+---One node's statistics (docs/debugging.md "Statistics").
+---@class bt.NodeStats
+---@field node integer pre-order index from 1
+---@field name? string the node's name
+---@field path string the node's path
+---@field visits integer entered: changed in a think from READY, or from a finished status to another
+---@field successes integer changes to SUCCESS in a think
+---@field failures integer changes to FAILED in a think
+---@field aborts integer runs interrupted: RUNNING to READY
+---@field runs integer changes to RUNNING
+---@field thinks integer thinks at whose end it was RUNNING
+---@field errors integer contained errors of its code
+---@field running integer agents in which it runs now
+---@field time number seconds RUNNING, runs under way up to their latest record
+---@field longest number the longest run, in seconds
+
+---One tree shape's statistics.
+---@class bt.ShapeStats
+---@field shape string the shape's hash (16 hex digits)
+---@field root? string the root's name
+---@field agents integer trees counted
+---@field thinks integer thinks counted
+---@field errors integer contained errors of no one node
+---@field nodes? table<string, bt.NodeStats>|bt.NodeStats[] (Stats:shapes) its nodes
+
+---Per-node statistics that recorders feed: `bt.Stats()`.
+---@class bt.Stats
+local Stats = {}
+
+---A new bt.Stats, fed by nothing yet.
+---@return bt.Stats
+function bt.Stats() end
+
+---Shape hash -> its statistics, each with its nodes (keyed by path, or in `order`).
+---@param order? bt.StatsOrder
+---@return table<string, bt.ShapeStats>
+function Stats:shapes(order) end
+
+---Zeroes every figure, each tree's own too; runs under way count from now.
+function Stats:reset() end
+
+---One record of a recorder (docs/lua-api.md "Recording").
+---@class bt.Record
+---@field seq integer its number: 1 for the recorder's first
+---@field type "status"|"think"|"event"|"error"|"reload"|"host"
+---@field think integer the think it was made in or after
+---@field time number the tree's clock
+---@field node? integer status, event, error: pre-order index from 1
+---@field name? string the node's name
+---@field path? string the node's path
+---@field from? string status: the status before; reload: the old shape's hash
+---@field to? string status: the status after; reload: the new shape's hash
+---@field sleep? number think: the sleep time it asked for
+---@field cause? "start"|"deadline"|"event"|"force" think: what made it think
+---@field message? string error: the message
+---@field code? integer host: its code
+---@field data? string host: its bytes
+
+---A transition recorder: `bt.Recorder([options])`.
+---@class bt.Recorder
+local Recorder = {}
+
+---A new recorder, attached to nothing.
+---@param options? bt.RecorderOptions
+---@return bt.Recorder
+function bt.Recorder(options) end
+
+---The records kept whose seq is at least `first` (default 1), oldest first.
+---@param first? integer
+---@return bt.Record[]
+function Recorder:records(first) end
+
+---Records kept.
+---@return integer
+function Recorder:count() end
+
+---Records made since it was made or cleared.
+---@return integer
+function Recorder:total() end
+
+---Forgets every record.
+function Recorder:clear() end
+
+---The bt.Stats it feeds, or nil.
+---@return bt.Stats?
+function Recorder:stats() end
+
+---The agent id and label.
+---@return integer id
+---@return string label
+function Recorder:agent() end
+
+---Sets the agent id and label.
+---@param id integer
+---@param label? string
+function Recorder:set_agent(id, label) end
 
 ---A tree compiled once for many entities: what `bt.define` returns.
 ---@class bt.Definition
@@ -669,6 +797,7 @@ function Definition:dot() end
 ---@field manager? bt.BrainWrangler the wrangler it uses (bt.BrainManager when unset)
 ---@field stopped? boolean
 ---@field paused boolean
+---@field recorder? bt.Recorder what `Record` attached
 ---@field OnStart? fun(self: bt.Brain) builds `self.bt`
 ---@field OnStop? fun(self: bt.Brain)
 ---@field DoUpdate? fun(self: bt.Brain) before each think
@@ -721,6 +850,22 @@ function Brain:Save(options) end
 ---@return string? message
 function Brain:Restore(s, options) end
 
+---Records the brain's tree, whichever it has, into the recorder (one made from the options);
+---nil stops. Returns the recorder, kept in `brain.recorder`.
+---@param rec bt.Recorder|bt.RecorderOptions|nil
+---@return bt.Recorder?
+function Brain:Record(rec) end
+
+---The statistics of the brain's tree (`tree:stats`); it records with statistics of its own or its
+---wrangler's.
+---@param order? bt.StatsOrder
+---@return table<string, bt.NodeStats>|bt.NodeStats[] nodes
+---@return bt.ShapeStats shape
+function Brain:Stats(order) end
+
+---Zeroes the brain's own statistics.
+function Brain:ResetStats() end
+
 ---A Brain class of `bt.SharedBrain`: one compiled tree for every brain of the class.
 ---@class bt.SharedBrainClass: bt.Brain
 ---@overload fun(inst: any): bt.SharedBrainClass
@@ -764,6 +909,19 @@ function BrainWrangler:Sleep(brain, seconds) end
 ---One tick.
 ---@param current_tick integer
 function BrainWrangler:Update(current_tick) end
+
+---Every brain it thinks records into a recorder of its own (`brain.recorder`), or, with nil, none.
+---@param options bt.RecorderOptions|nil
+function BrainWrangler:Record(options) end
+
+---The statistics of the brains it records with `Record{stats = true}`, per shape (as
+---`bt.Stats:shapes`).
+---@param order? bt.StatsOrder
+---@return table<string, bt.ShapeStats>
+function BrainWrangler:Stats(order) end
+
+---Zeroes the statistics `Record{stats = true}` keeps, each brain's own too.
+function BrainWrangler:ResetStats() end
 
 ---Removes `inst.brain` if it is registered.
 ---@param inst any

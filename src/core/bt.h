@@ -818,7 +818,9 @@ typedef struct bt_rec_entry {
  * (bt_inst_sleep_time), or else before the next record or read of the recorder. */
 typedef void (*bt_rec_fn)(void *ud, const bt_rec_entry *e);
 
-/* A new recorder keeping the last `capacity` records (0: none, a callback only). BT_ENOMEM. */
+/* A new recorder keeping the last `capacity` records (0: none, a callback only; at most
+ * BT_REC_MAX_CAPACITY). BT_EINVAL for a NULL out or a capacity too large, BT_ENOMEM. */
+#define BT_REC_MAX_CAPACITY 2097152
 int bt_rec_create(bt_rec **out, size_t capacity);
 /* Detaches it from its instance if attached, and frees it. NULL is allowed. */
 void bt_rec_free(bt_rec *rec);
@@ -832,7 +834,8 @@ const char *bt_rec_label(const bt_rec *rec); /* "" when none */
 size_t bt_rec_count(bt_rec *rec);
 unsigned long long bt_rec_total(bt_rec *rec);
 /* Copies the i-th record in the ring, 0 the oldest (its text stays valid until the record leaves
- * the ring); BT_EINVAL when i >= bt_rec_count. */
+ * the ring); BT_EINVAL when i >= bt_rec_count. The ring keeps a think's sleep time as a float (7
+ * significant digits); the callback gets it as the tree gave it. */
 int bt_rec_get(bt_rec *rec, size_t i, bt_rec_entry *out);
 /* Empties the ring and zeroes the total (the think number goes on). */
 void bt_rec_clear(bt_rec *rec);
@@ -869,6 +872,122 @@ int bt_inst_record_error(bt_inst *inst, int node, const char *message);
  * needs), at the instance's time. Nothing is recorded when no recorder is attached. BT_EINVAL for
  * a NULL inst, or NULL data with a size; BT_ENOMEM. */
 int bt_inst_record_host(bt_inst *inst, int code, const void *data, size_t size);
+
+/* ---- statistics: per-node figures from the recorder's records (docs/c-api.md "Statistics") ----
+ * A bt_stats counts, for each tree shape (bt_def_hash) and each node of it (pre-order index),
+ * summed over any number of agents, what the records say the node did. It is fed the records of
+ * live recorders (bt_rec_set_stats, bt_def_set_stats: a recorder of capacity 0 keeps no ring, so
+ * statistics need no log), or records decoded from anywhere (bt_stats_add). The figures:
+ *   visits     the node was entered: in a think, its status changed from READY to another, or
+ *              from SUCCESS or FAILED to other than READY (a finished node visited again without
+ *              a reset). A running node that a think visits again and leaves RUNNING makes no
+ *              record, so it is no new visit (thinks counts those); a visit that leaves a node
+ *              READY (an EventNode not fired) is not seen.
+ *   successes, failures   changes to SUCCESS, to FAILED, in a think
+ *   aborts     runs interrupted: changes from RUNNING to READY (a parent's reset, a Priority
+ *              choosing another child, an event, bt_inst_reset), in a think or not
+ *   runs       changes to RUNNING, in a think or not (a restore or a reload that sets a node
+ *              RUNNING starts a run, and is no visit)
+ *   thinks     thinks at whose end the node was RUNNING
+ *   time       seconds RUNNING, summed over runs: a run lasts from the record of its change to
+ *              RUNNING to that of its change out of RUNNING; a run under way counts up to its
+ *              agent's latest record
+ *   longest    the longest run, runs under way included
+ *   running    agents in which the node runs now
+ *   errors     BT_REC_ERROR records naming the node (bt_inst_record_error)
+ * A record is in a think when its think number is above that of its agent's latest BT_REC_THINK
+ * record. Runs are kept per agent and node: a change to RUNNING of a node already running ends
+ * the run under way first. Reading, resetting or merging a bt_stats first files the last think's
+ * record that its live recorders may still hold (as bt_rec_total does), so a read right after
+ * bt_inst_update counts that think. A bt_stats belongs to one thread, as its recorders do (merge
+ * several threads' with bt_stats_merge), and must outlive them or be freed first. */
+typedef struct bt_stats bt_stats;
+
+/* One node's figures (bt_stats_node_get, bt_stats_list, bt_rec_stats_node). */
+typedef struct bt_stats_node {
+  unsigned long long shape; /* bt_def_hash of its tree */
+  int node;                 /* its pre-order index */
+  int running;              /* agents in which it runs now */
+  unsigned long long visits, successes, failures, aborts, runs, thinks, errors;
+  double time;    /* seconds running */
+  double longest; /* the longest run, in seconds */
+} bt_stats_node;
+
+/* One shape's figures (bt_stats_shape_get, bt_rec_stats_shape). */
+typedef struct bt_stats_shape {
+  unsigned long long shape;  /* bt_def_hash */
+  int nodes;                 /* its node count (bt_def_size) */
+  int agents;                /* agents whose records were counted */
+  unsigned long long thinks; /* BT_REC_THINK records */
+  unsigned long long errors; /* BT_REC_ERROR records of no one node (node -1) */
+  const bt_def *def; /* a definition of the shape that a live recorder fed (held until
+                        bt_stats_free), to name the nodes; NULL for shapes known by bt_stats_add */
+} bt_stats_shape;
+
+/* Orders of bt_stats_list. */
+enum {
+  BT_STATS_BY_TREE = 0,  /* shapes in the order they were first seen, nodes in pre-order */
+  BT_STATS_BY_TIME = 1,  /* hottest first: most time running, then most visits, then tree order */
+  BT_STATS_BY_VISITS = 2 /* most visits, then most time running, then tree order */
+};
+
+/* An empty bt_stats. BT_EINVAL (out NULL), BT_ENOMEM. */
+int bt_stats_create(bt_stats **out);
+/* Detaches it from every recorder that feeds it and frees it. NULL is allowed. */
+void bt_stats_free(bt_stats *st);
+/* Makes st the statistics that rec feeds (NULL: none; a recorder feeds one bt_stats at most).
+ * Each recorder is an agent of its own; its runs under way end at its latest record when it
+ * leaves its instance, stops feeding st or is freed. A shared node's figures are counted at its
+ * first place (bt_def_node_of_state). BT_EINVAL (rec NULL), BT_ENOMEM. */
+int bt_rec_set_stats(bt_rec *rec, bt_stats *st);
+bt_stats *bt_rec_stats(const bt_rec *rec);
+/* Switches statistics on (st) or off (NULL) for the instances bt_inst_init makes of def from now
+ * on: each feeds st through its recorder, the one bt_def_set_recording gives it, or else one of
+ * capacity 0 made for the purpose (bt_inst_recorder returns it; bt_inst_fini frees it). Instances
+ * made before are left as they are. BT_EINVAL for a NULL def or a recorder compiled out
+ * (bt_inst_init fails with BT_ENOMEM when it cannot attach a recorder to st). */
+int bt_def_set_stats(bt_def *def, bt_stats *st);
+/* Counts one record of `agent` (an id of the caller's: each agent's runs are its own), made by an
+ * instance of a tree of shape `shape` (bt_def_hash) with `nodes` nodes. When the shape of an agent
+ * changes (a reload), its runs under way end at its latest record. BT_EINVAL: st or e NULL,
+ * nodes < 1, a shape already known with another node count, an unknown type, a STATUS record with
+ * a node out of range or statuses bad or equal, an ERROR record with a node out of range;
+ * BT_ENOMEM. A refused record changes no figure. */
+int bt_stats_add(bt_stats *st, unsigned long long agent, unsigned long long shape, int nodes,
+                 const bt_rec_entry *e);
+/* Zeroes every figure, the agents' own too; runs under way go on, counted from `now` (on the
+ * agents' clock). */
+void bt_stats_reset(bt_stats *st, double now);
+/* Adds src's figures into dst, shape by shape, src's runs under way counted as far as they went
+ * (as running, and as time). BT_EINVAL (NULL, dst == src, a shape of another node count);
+ * BT_ENOMEM (dst is then unchanged). */
+int bt_stats_merge(bt_stats *dst, bt_stats *src);
+/* The shapes counted, and the i-th (0: the first seen); BT_EINVAL for a bad i. */
+int bt_stats_shape_count(bt_stats *st);
+int bt_stats_shape_get(bt_stats *st, int i, bt_stats_shape *out);
+/* One node's figures; BT_EINVAL for a shape not counted or a node out of range. */
+int bt_stats_node_get(bt_stats *st, unsigned long long shape, int node, bt_stats_node *out);
+/* Every node of every shape, in the order given (BT_STATS_BY_*): writes the first min(max, n)
+ * rows and returns n, the number of rows there are; BT_EINVAL (bad order, rows NULL with
+ * max > 0), BT_ENOMEM. */
+int bt_stats_list(bt_stats *st, int order, bt_stats_node *rows, int max);
+/* Records a live recorder could not count for want of memory (0 unless an allocation failed). */
+unsigned long long bt_stats_dropped(const bt_stats *st);
+
+/* Keeps (on: nonzero), besides the shapes' figures, each live recorder's figures of its own, so
+ * that one bt_stats gives both a whole population's figures and one agent's (a row of figures per
+ * node per recorder). Those of a recorder feeding st already count from its latest record.
+ * BT_EINVAL (st NULL), BT_ENOMEM (nothing changed). */
+int bt_stats_keep_agents(bt_stats *st, int on);
+/* A recorder's own figures in the bt_stats it feeds, for the shape of its tree (they start afresh
+ * when it moves to a tree of another shape): as bt_stats_shape_get (agents 1), bt_stats_node_get
+ * and bt_stats_list. BT_EINVAL when rec feeds no bt_stats that keeps agents' figures, has not yet
+ * seen a tree, or for a bad node or order; BT_ENOMEM. */
+int bt_rec_stats_shape(bt_rec *rec, bt_stats_shape *out);
+int bt_rec_stats_node(bt_rec *rec, int node, bt_stats_node *out);
+int bt_rec_stats_list(bt_rec *rec, int order, bt_stats_node *rows, int max);
+/* Zeroes the recorder's own figures; its runs under way count on from `now`. BT_EINVAL as above. */
+int bt_rec_stats_reset(bt_rec *rec, double now);
 
 /* ---- the log file: what many agents' recorders saw, in a file (docs/log-format.md) ----
  * A bt_log is a sink of any number of recorders, each the recorder of one agent. On the think

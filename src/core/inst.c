@@ -81,7 +81,7 @@ int bt_inst_init(bt_inst **out, void *mem, bt_def *def, const bt_host *host, voi
   if (!(flags & BT_INST_NOSCATTER)) bti_scatter(in);
   bt_def_retain(def);
 #if BT_RECORDER
-  if (def->recording && bti_rec_init(in) != BT_OK) {
+  if ((def->recording || def->stats) && bti_rec_init(in) != BT_OK) {
     bt_def_release(def);
     return BT_ENOMEM;
   }

@@ -114,6 +114,7 @@ struct bt_def {
   uint32_t *origin_name, *origin_id;
   char *origin_names;
   bt_rec_options *recording; /* bt_def_set_recording's: each new instance gets a recorder (rec.c) */
+  bt_stats *stats;           /* bt_def_set_stats's: each new instance's recorder feeds it (rec.c) */
 };
 
 /* ---- the kinds (kinds.c) ---- */
@@ -278,6 +279,16 @@ BTI_FUNC void bti_rec_force(bt_inst *in);
 BTI_FUNC void bti_rec_sleep(bt_inst *in, int has_sleep, double sleep);
 BTI_FUNC void bti_rec_reload(bt_inst *in, const bt_def *from);
 BTI_FUNC int bti_rec_init(bt_inst *in); /* the recorder its definition asks for (bt_def_set_recording) */
+/* The statistics a recorder feeds (stats.c): an agent of a bt_stats, one per recorder. */
+typedef struct bti_stats_agent bti_stats_agent;
+BTI_FUNC bti_stats_agent *bti_stats_attach(bt_stats *st, bt_rec *rec); /* NULL: out of memory */
+BTI_FUNC void bti_stats_detach(bti_stats_agent *a); /* ends its runs under way, frees it */
+BTI_FUNC void bti_stats_unwatch(bti_stats_agent *a); /* its recorder left its instance: ends its runs */
+BTI_FUNC void bti_stats_record(bti_stats_agent *a, const bt_inst *in, const bt_rec_entry *e);
+BTI_FUNC bt_stats *bti_stats_of(const bti_stats_agent *a);
+BTI_FUNC bti_stats_agent *bti_rec_stats_agent(const bt_rec *rec); /* rec.c: the agent rec feeds, or NULL */
+BTI_FUNC void bti_rec_drop_stats(bt_rec *rec); /* rec.c: rec feeds nothing more, without filing a held-back record */
+
 BTI_FUNC void bti_rec_saved(bt_inst *in); /* a think saved its statuses as last results */
 
 /* ---- the log's side of a recorder (log.c) ----

@@ -5,11 +5,15 @@
  * 8 bytes (bt_def.rec_off), read only when the bit is set. No state outside the instances: two
  * threads may record two instances at once.
  *
- * The ring holds slots of 32 bytes, not bt_rec_entry: a status change, the record made most
- * often, writes half a cache line. The few records with more to say (errors, reloads, the host's)
- * keep it in an `extra` of their own. A think's record waits, as `pending`, until its sleep time
- * is known: the host asks for it after the think (bt_inst_sleep_time hands it over), so the
- * recorder does not walk the tree a second time.
+ * The ring is what a think writes most, to memory that has gone cold since the agent's last
+ * think, so a record takes 16 bytes: a word of type, statuses and node, the think number's low
+ * word, and a time. A status change or an event inside a think keeps no time: it is its think's,
+ * which the THINK record after it holds (or the think under way). A THINK keeps its think
+ * number's low 21 bits in its word (the ring holds fewer records than 2^21, each think makes
+ * one) and its sleep time as a float in the second word; errors, reloads and the host's records
+ * keep what they say in an `extra` of their own. A think's record waits, as `pending`, until its sleep time is known:
+ * the host asks for it after the think (bt_inst_sleep_time hands it over), so the recorder does
+ * not walk the tree a second time.
  */
 #include <stdlib.h>
 #include "internal.h"
@@ -18,100 +22,115 @@
 _Static_assert(sizeof(void *) != 8 || sizeof(bt_inst) == 32, "bt_inst's header is 32 bytes");
 
 typedef struct extra {
+  double time;
+  int code;                  /* HOST: the host's code */
   unsigned long long def_from, def_to;
   size_t size;
-  char text[]; /* size bytes and a 0 */
+  char text[];               /* size bytes and a 0 */
 } extra;
 
+/* A slot's word: the type, the statuses, the cause and has_sleep of a THINK, whether it was made
+ * inside a think (then its time is the think's), and its node + 1 (0: none). */
+#define W_TYPE(w) ((w) & 7u)
+#define W_FROM(w) ((w) >> 3 & 3u)
+#define W_TO(w) ((w) >> 5 & 3u)
+#define W_CAUSE(w) ((w) >> 7 & 3u)
+#define W_SLEEP(w) ((w) >> 9 & 1u)
+#define W_IN_THINK(w) ((w) >> 10 & 1u)
+#define W_NODE(w) ((int)((w) >> 11) - 1)
+#define W_LOW21(w) ((w) >> 11) /* THINK: the think number's low 21 bits */
+#define W_MAKE(type, from, to, cause, has_sleep, in_think, node)                                   \
+  ((uint32_t)(type) | (uint32_t)(from) << 3 | (uint32_t)(to) << 5 | (uint32_t)(cause) << 7 |      \
+   (uint32_t)(has_sleep) << 9 | (uint32_t)(in_think) << 10 | (uint32_t)((node) + 1) << 11)
+_Static_assert(BT_MAX_NODES < (1 << 21) - 1, "a node + 1 fits in 21 bits");
+_Static_assert(BT_REC_MAX_CAPACITY <= 1 << 21, "a THINK's number is known from its low 21 bits");
+
 typedef struct slot {
-  uint8_t type, statuses, cause, has_sleep; /* statuses: STATUS's from | to << 4 */
-  int32_t node;
-  unsigned long long think;
-  double time;
+  uint32_t word;
   union {
-    double sleep; /* THINK */
-    extra *x;     /* ERROR, RELOAD, HOST */
+    uint32_t think; /* the think number's low 32 bits */
+    float sleep;    /* THINK: its sleep time */
+  } w2;
+  union {
+    double time; /* THINK, and records made outside a think */
+    extra *x;    /* ERROR, RELOAD, HOST */
   } u;
 } slot;
 
-_Static_assert(sizeof(void *) != 8 || sizeof(slot) == 32, "a ring slot is 32 bytes");
+_Static_assert(sizeof(void *) != 8 || sizeof(slot) == 16, "a ring slot is 16 bytes");
 
 struct bt_rec {
   bt_inst *inst;
   slot *ring;
   size_t cap, head, count; /* head: where the next record goes */
+  size_t nextra;           /* slots of the ring holding an extra */
   unsigned long long total, think;
   unsigned long long agent;
   char *label;
   bt_rec_fn fn;
   void *ud;
-  double now;      /* the clock of the think under way */
-  uint8_t cause;   /* what will make the next think (BT_WAKE_*) */
-  uint8_t owned;   /* made by the instance's definition (bt_def_set_recording): its instance frees it */
-  uint8_t pending; /* `think` holds the last think's record, waiting for its sleep time */
-  slot last;       /* the pending think */
-  bti_logrec *log; /* log.c's buffer of this recorder's records for its log (bt_rec_set_log) */
-  unsigned agent_gen; /* counts bt_rec_set_agent's calls: the log declares the agent again */
+  bti_stats_agent *stats; /* the statistics it feeds (stats.c), or NULL */
+  bti_logrec *log;        /* log.c's buffer of this recorder's records for its log (bt_rec_set_log) */
+  unsigned agent_gen;     /* counts bt_rec_set_agent's calls: the log declares the agent again */
+  double now;        /* the clock of the think under way, or of the pending one */
+  uint8_t cause;     /* what will make the next think (BT_WAKE_*) */
+  uint8_t owned;     /* made by the instance's definition (bt_def_set_recording): its instance frees it */
+  uint8_t pending;   /* the last think's record waits for its sleep time; its cause: */
+  uint8_t last_cause;
 };
 
-static int has_extra(int type) { return type == BT_REC_ERROR || type == BT_REC_RELOAD || type == BT_REC_HOST; }
+static int has_extra(unsigned type) { return type == BT_REC_ERROR || type == BT_REC_RELOAD || type == BT_REC_HOST; }
 
-static void slot_clear(slot *s) {
-  if (has_extra(s->type)) free(s->u.x);
-  s->type = 0;
+/* The full think number of a slot: the latest number with its low bits. */
+static unsigned long long think_of(const bt_rec *r, const slot *s) {
+  if (W_TYPE(s->word) == BT_REC_THINK) return r->think - (((uint32_t)r->think - W_LOW21(s->word)) & ((1u << 21) - 1));
+  return r->think - (uint32_t)((uint32_t)r->think - s->w2.think);
 }
 
-static void entry_of(const slot *s, bt_rec_entry *e) {
+static size_t physical(const bt_rec *r, size_t i) {
+  size_t p = r->head + r->cap - r->count + i;
+  return p >= r->cap ? p - r->cap : p;
+}
+
+/* The time of the think a slot made inside it belongs to: its THINK record's, after it in the
+ * ring, or the think under way's (or pending one's). */
+static double think_time_after(const bt_rec *r, size_t i, unsigned long long think) {
+  for (size_t j = i + 1; j < r->count; j++) {
+    const slot *s = &r->ring[physical(r, j)];
+    if (W_TYPE(s->word) == BT_REC_THINK && think_of(r, s) == think) return s->u.time;
+  }
+  return r->now;
+}
+
+static void decode(const bt_rec *r, size_t i, bt_rec_entry *e) {
+  size_t p = physical(r, i);
+  const slot *s = &r->ring[p];
+  uint32_t w = s->word;
   memset(e, 0, sizeof *e);
-  e->type = s->type;
-  e->from = s->statuses & 15;
-  e->to = s->statuses >> 4;
-  e->cause = s->cause;
-  e->has_sleep = s->has_sleep;
-  e->node = s->node;
-  e->think = s->think;
-  e->time = s->time;
-  if (s->type == BT_REC_THINK) e->sleep = s->u.sleep;
-  if (has_extra(s->type)) {
-    e->def_from = s->u.x->def_from;
-    e->def_to = s->u.x->def_to;
-    if (s->type != BT_REC_RELOAD) {
-      e->text = s->u.x->text;
-      e->size = s->u.x->size;
+  e->type = (unsigned char)W_TYPE(w);
+  e->from = (unsigned char)W_FROM(w);
+  e->to = (unsigned char)W_TO(w);
+  e->cause = (unsigned char)W_CAUSE(w);
+  e->has_sleep = (unsigned char)W_SLEEP(w);
+  e->node = e->type == BT_REC_THINK ? -1 : W_NODE(w);
+  e->think = think_of(r, s);
+  if (has_extra(e->type)) {
+    const extra *x = s->u.x;
+    e->time = x->time;
+    e->def_from = x->def_from;
+    e->def_to = x->def_to;
+    if (e->type == BT_REC_HOST) e->node = x->code;
+    if (e->type != BT_REC_RELOAD) {
+      e->text = x->text;
+      e->size = x->size;
     }
+  } else {
+    e->time = W_IN_THINK(w) ? think_time_after(r, i, e->think) : s->u.time;
+    if (e->type == BT_REC_THINK) e->sleep = s->w2.sleep;
   }
 }
 
 #if BT_RECORDER
-
-/* Files a record: into the ring (taking its extra) and to the callback. */
-static void put(bt_rec *r, slot *s) {
-  r->total++;
-  if (r->log) {
-    if (!has_extra(s->type)) {
-      bti_log_record(r->log, s->type, (unsigned)(s->statuses | s->cause), s->has_sleep, s->node, s->think, s->time,
-                     s->u.sleep);
-    } else {
-      bt_rec_entry e;
-      entry_of(s, &e);
-      bti_log_entry(r->log, &e);
-    }
-  }
-  if (r->fn) {
-    bt_rec_entry e;
-    entry_of(s, &e);
-    r->fn(r->ud, &e);
-  }
-  if (r->cap) {
-    slot *to = &r->ring[r->head];
-    slot_clear(to);
-    *to = *s;
-    r->head = r->head + 1 == r->cap ? 0 : r->head + 1;
-    if (r->count < r->cap) r->count++;
-  } else {
-    slot_clear(s);
-  }
-}
 
 /* The instance's recorder: a pointer in its last 8 bytes (bt_def.rec_off), NULL if none. */
 static bt_rec **slot_of(const bt_inst *in) {
@@ -119,77 +138,140 @@ static bt_rec **slot_of(const bt_inst *in) {
 }
 static bt_rec *rec_of(const bt_inst *in) { return in->recording ? *slot_of(in) : NULL; }
 
+/* Takes the ring's next slot, freeing what the record it overwrites kept. */
+static slot *next_slot(bt_rec *r) {
+  slot *s = &r->ring[r->head];
+  if (r->count == r->cap) {
+    if (r->nextra && has_extra(W_TYPE(s->word))) {
+      free(s->u.x);
+      r->nextra--;
+    }
+  } else {
+    r->count++;
+  }
+  r->head = r->head + 1 == r->cap ? 0 : r->head + 1;
+  return s;
+}
+
+/* Files a STATUS, EVENT or THINK record: to the log, the callback, the statistics, and into the
+ * ring. in_think: made inside a think, so its time is the think's (a THINK keeps its own). */
+static void put(bt_rec *r, const bt_rec_entry *e, int in_think) {
+  r->total++;
+  if (r->log)
+    bti_log_record(r->log, e->type, e->type == BT_REC_THINK ? e->cause : (unsigned)(e->from | e->to << 4),
+                   e->has_sleep, e->node, e->think, e->time, e->sleep);
+  if (r->fn) r->fn(r->ud, e);
+  if (r->stats) bti_stats_record(r->stats, r->inst, e);
+  if (!r->cap) return;
+  slot *s = next_slot(r);
+  if (e->type == BT_REC_THINK) {
+    s->word = W_MAKE(e->type, 0, 0, e->cause, e->has_sleep, 0, (int)(e->think & ((1u << 21) - 1)) - 1);
+    s->w2.sleep = (float)e->sleep;
+  } else {
+    s->word = W_MAKE(e->type, e->from, e->to, 0, 0, in_think, e->node);
+    s->w2.think = (uint32_t)e->think;
+  }
+  s->u.time = e->time;
+}
+
+/* No sink but the ring: a record needs no bt_rec_entry. */
+static int ring_only(const bt_rec *r) { return !r->fn && !r->stats && !r->log && r->cap; }
+
+/* Files a think's record, with its sleep time. */
+static void file_think(bt_rec *r, int cause, unsigned long long think, double time, int has_sleep, double sleep) {
+  if (ring_only(r)) { /* the common case: one slot, no entry */
+    r->total++;
+    slot *s = next_slot(r);
+    s->word = W_MAKE(BT_REC_THINK, 0, 0, cause, has_sleep != 0, 0, (int)(think & ((1u << 21) - 1)) - 1);
+    s->w2.sleep = has_sleep ? (float)sleep : 0;
+    s->u.time = time;
+    return;
+  }
+  bt_rec_entry e;
+  memset(&e, 0, sizeof e);
+  e.type = BT_REC_THINK;
+  e.cause = (unsigned char)cause;
+  e.has_sleep = (unsigned char)(has_sleep != 0);
+  e.sleep = has_sleep ? sleep : 0;
+  e.node = -1;
+  e.think = think;
+  e.time = time;
+  put(r, &e, 0);
+}
+
 /* Files the pending think's record, with its sleep time. */
 static void put_think(bt_rec *r, int has_sleep, double sleep) {
   r->pending = 0;
-  r->last.has_sleep = (uint8_t)(has_sleep != 0);
-  r->last.u.sleep = has_sleep ? sleep : 0;
-  put(r, &r->last);
+  file_think(r, r->last_cause, r->think, r->now, has_sleep, sleep);
 }
 
-static double think_time(void *t) { return *(const double *)t; }
+static double think_clock(void *r) { return ((bt_rec *)r)->now; }
 
 /* Files the pending think's record, asking the tree for its sleep time as it was at the think's
- * end: on the think's clock (the host's clock may have moved on since). The record leaves `last`
- * first: a sleep time override may make records of its own (filed before it), or think again. */
+ * end: on the think's clock (the host's clock may have moved on since). The record stops being
+ * pending first: a sleep time override may make records of its own (filed before it) or think
+ * again, and must not settle it a second time. */
 static void settle(bt_rec *r) {
   if (!r->pending) return;
-  slot think = r->last;
   r->pending = 0;
+  int cause = r->last_cause;
+  unsigned long long think = r->think;
+  double time = r->now;
   bt_inst *in = r->inst;
   const bt_host *own = in->host;
-  bt_host at_think = {think_time, NULL, NULL, &think.time}; /* a sleep time draws no random number */
+  bt_host at_think = {think_clock, NULL, NULL, r}; /* a sleep time draws no random number */
   in->host = &at_think;
   double t = 0;
   int has = bt_node_tree_sleep_time(in, 0, &t);
   in->host = own;
   if (in->forceupdate) has = 1, t = 0;
-  think.has_sleep = (uint8_t)(has != 0);
-  think.u.sleep = has ? t : 0;
-  put(r, &think);
+  file_think(r, cause, think, time, has, t);
 }
 
 static void detach(bt_rec *rec) {
   bt_inst *in = rec->inst;
   settle(rec);
+  if (rec->stats) bti_stats_unwatch(rec->stats);
   *slot_of(in) = NULL;
   in->recording = 0;
   rec->inst = NULL;
 }
 
-static double time_of(bt_rec *r, bt_inst *in) { return in->thinking ? r->now : bti_now(in); }
 
 void bti_rec_status(bt_inst *in, const bt_node *d, int from, int to) {
-  bt_rec *r = rec_of(in);
-  if (!r) return;
-  settle(r);
-  slot s;
-  s.type = BT_REC_STATUS;
-  s.statuses = (uint8_t)(from | to << 4);
-  s.cause = s.has_sleep = 0;
-  s.node = (int32_t)(d - in->def->nodes);
-  s.think = r->think;
-  s.time = time_of(r, in);
-  s.u.sleep = 0;
-  put(r, &s);
-}
-
-static void put_simple(bt_rec *r, bt_inst *in, int type, int node, extra *x) {
-  settle(r);
-  slot s = {0};
-  s.type = (uint8_t)type;
-  s.node = node;
-  s.think = r->think;
-  s.time = time_of(r, in);
-  s.u.x = x;
-  put(r, &s);
+  bt_rec *r = *slot_of(in);
+  int node = (int)(d - in->def->nodes);
+  if (r->pending) settle(r);
+  if (in->thinking && ring_only(r)) { /* the common case: one word into the ring */
+    slot *s = next_slot(r);
+    s->word = W_MAKE(BT_REC_STATUS, from, to, 0, 0, 1, node);
+    s->w2.think = (uint32_t)r->think;
+    r->total++;
+    return;
+  }
+  bt_rec_entry e;
+  memset(&e, 0, sizeof e);
+  e.type = BT_REC_STATUS;
+  e.from = (unsigned char)from;
+  e.to = (unsigned char)to;
+  e.node = node;
+  e.think = r->think;
+  e.time = in->thinking ? r->now : bti_now(in);
+  put(r, &e, in->thinking);
 }
 
 void bti_rec_event(bt_inst *in, int n) {
   bt_rec *r = rec_of(in);
   if (!r) return;
   if (r->cause != BT_WAKE_START) r->cause = BT_WAKE_EVENT;
-  put_simple(r, in, BT_REC_EVENT, n, NULL);
+  if (r->pending) settle(r);
+  bt_rec_entry e;
+  memset(&e, 0, sizeof e);
+  e.type = BT_REC_EVENT;
+  e.node = n;
+  e.think = r->think;
+  e.time = in->thinking ? r->now : bti_now(in);
+  put(r, &e, in->thinking);
 }
 
 void bti_rec_force(bt_inst *in) {
@@ -200,7 +282,7 @@ void bti_rec_force(bt_inst *in) {
 void bti_rec_think_begin(bt_inst *in) {
   bt_rec *r = rec_of(in);
   if (!r) return;
-  settle(r);
+  if (r->pending) settle(r);
   r->think++;
   r->now = bti_now(in);
 }
@@ -208,13 +290,7 @@ void bti_rec_think_begin(bt_inst *in) {
 void bti_rec_think_end(bt_inst *in) {
   bt_rec *r = rec_of(in);
   if (!r) return;
-  slot *s = &r->last;
-  memset(s, 0, sizeof *s);
-  s->type = BT_REC_THINK;
-  s->cause = r->cause;
-  s->node = -1;
-  s->think = r->think;
-  s->time = r->now;
+  r->last_cause = r->cause;
   r->cause = BT_WAKE_DEADLINE;
   r->pending = 1;
 }
@@ -224,10 +300,18 @@ void bti_rec_sleep(bt_inst *in, int has_sleep, double sleep) {
   if (r && r->pending) put_think(r, has_sleep, sleep);
 }
 
-static extra *extra_new(const void *data, size_t size) {
-  if (size > SIZE_MAX - sizeof(extra) - 1) return NULL;
-  extra *x = malloc(sizeof *x + size + 1);
-  if (!x) return NULL;
+/* What a record says beyond its word, for the ring (NULL and *failed when out of memory; NULL
+ * when the recorder keeps no ring: the callback sees the caller's bytes). */
+static extra *extra_new(const bt_rec *r, const void *data, size_t size, int *failed) {
+  *failed = 0;
+  if (!r->cap) return NULL;
+  extra *x = size <= SIZE_MAX - sizeof(extra) - 1 ? malloc(sizeof *x + size + 1) : NULL;
+  if (!x) {
+    *failed = 1;
+    return NULL;
+  }
+  x->time = 0;
+  x->code = 0;
   x->def_from = x->def_to = 0;
   x->size = size;
   if (size) memcpy(x->text, data, size);
@@ -235,34 +319,69 @@ static extra *extra_new(const void *data, size_t size) {
   return x;
 }
 
+/* ERROR, RELOAD and HOST records: to the log, the callback and the statistics with the caller's
+ * bytes, into the ring with x. */
+static void put_extra(bt_rec *r, bt_inst *in, bt_rec_entry *e, extra *x) {
+  if (r->pending) settle(r);
+  e->think = r->think;
+  e->time = in->thinking ? r->now : bti_now(in);
+  if (x) {
+    x->time = e->time;
+    x->code = e->type == BT_REC_HOST ? e->node : 0;
+    x->def_from = e->def_from;
+    x->def_to = e->def_to;
+  }
+  r->total++;
+  if (r->log) bti_log_entry(r->log, e);
+  if (r->fn) r->fn(r->ud, e);
+  if (r->stats) bti_stats_record(r->stats, in, e);
+  if (!x) return;
+  slot *s = next_slot(r);
+  s->word = W_MAKE(e->type, 0, 0, 0, 0, 0, e->type == BT_REC_HOST ? -1 : e->node);
+  s->w2.think = (uint32_t)e->think;
+  s->u.x = x;
+  r->nextra++;
+}
+
 void bti_rec_reload(bt_inst *in, const bt_def *from) {
   bt_rec *r = rec_of(in);
   if (!r) return;
-  extra *x = extra_new(NULL, 0);
-  if (!x) return; /* out of memory: the reload goes on unrecorded */
-  x->def_from = bt_def_hash(from);
-  x->def_to = bt_def_hash(in->def);
-  put_simple(r, in, BT_REC_RELOAD, -1, x);
+  int failed;
+  extra *x = extra_new(r, NULL, 0, &failed);
+  if (failed) return; /* out of memory: the reload goes on unrecorded */
+  bt_rec_entry e;
+  memset(&e, 0, sizeof e);
+  e.type = BT_REC_RELOAD;
+  e.node = -1;
+  e.def_from = bt_def_hash(from);
+  e.def_to = bt_def_hash(in->def);
+  put_extra(r, in, &e, x);
+}
+
+static int record_bytes(bt_inst *in, int type, int node, const void *data, size_t size) {
+  bt_rec *r = rec_of(in);
+  if (!r) return BT_OK;
+  int failed;
+  extra *x = extra_new(r, data, size, &failed);
+  if (failed) return BT_ENOMEM;
+  bt_rec_entry e;
+  memset(&e, 0, sizeof e);
+  e.type = (unsigned char)type;
+  e.node = node;
+  e.text = x ? x->text : data ? data : "";
+  e.size = size;
+  put_extra(r, in, &e, x);
+  return BT_OK;
 }
 
 int bt_inst_record_error(bt_inst *in, int node, const char *message) {
   if (!in || !message || node < -1 || (node >= 0 && (uint32_t)node >= in->def->nnodes)) return BT_EINVAL;
-  bt_rec *r = rec_of(in);
-  if (!r) return BT_OK;
-  extra *x = extra_new(message, strlen(message));
-  if (!x) return BT_ENOMEM;
-  put_simple(r, in, BT_REC_ERROR, node, x);
-  return BT_OK;
+  return record_bytes(in, BT_REC_ERROR, node, message, strlen(message));
 }
 
 int bt_inst_record_host(bt_inst *in, int code, const void *data, size_t size) {
   if (!in || (!data && size)) return BT_EINVAL;
-  bt_rec *r = rec_of(in);
-  if (!r) return BT_OK;
-  extra *x = extra_new(data, size);
-  if (!x) return BT_ENOMEM;
-  put_simple(r, in, BT_REC_HOST, code, x);
-  return BT_OK;
+  return record_bytes(in, BT_REC_HOST, code, data, size);
 }
 
 int bt_inst_set_recorder(bt_inst *in, bt_rec *rec) {
@@ -309,15 +428,21 @@ void bti_rec_saved(bt_inst *in) {
 int bti_rec_init(bt_inst *in) {
   const bt_rec_options *o = in->def->recording;
   bt_rec *r = NULL;
-  if (!o) return BT_OK;
-  if (bt_rec_create(&r, o->capacity) != BT_OK) return BT_ENOMEM;
-  bt_rec_set_callback(r, o->fn, o->ud);
+  if (!o && !in->def->stats) return BT_OK;
+  if (bt_rec_create(&r, o ? o->capacity : 0) != BT_OK) return BT_ENOMEM;
+  if (o) bt_rec_set_callback(r, o->fn, o->ud);
   r->owned = 1;
-  if (o->log && bt_rec_set_log(r, o->log) != BT_OK) {
-    bt_rec_free(r);
-    return BT_ENOMEM;
-  }
-  return bt_inst_set_recorder(in, r);
+  int rc = bt_inst_set_recorder(in, r);
+  if (rc == BT_OK && o && o->log) rc = bt_rec_set_log(r, o->log);
+  if (rc == BT_OK) rc = bt_rec_set_stats(r, in->def->stats);
+  if (rc != BT_OK) bt_rec_free(r);
+  return rc;
+}
+
+int bt_def_set_stats(bt_def *def, bt_stats *st) {
+  if (!def) return BT_EINVAL;
+  def->stats = st;
+  return BT_OK;
 }
 
 #else
@@ -331,8 +456,13 @@ static void detach(bt_rec *rec) { (void)rec; }
 void bti_rec_log_attach(bt_rec *r) { (void)r; }
 static void settle(bt_rec *r) { (void)r; }
 int bt_def_set_recording(bt_def *def, const bt_rec_options *opts) {
+  (void)def;
   (void)opts;
-  return def ? BT_EINVAL : BT_EINVAL;
+  return BT_EINVAL;
+}
+int bt_def_set_stats(bt_def *def, bt_stats *st) {
+  (void)def, (void)st;
+  return BT_EINVAL;
 }
 int bt_inst_record_error(bt_inst *in, int node, const char *message) {
   if (!in || !message || node < -1 || (node >= 0 && (uint32_t)node >= in->def->nnodes)) return BT_EINVAL;
@@ -348,10 +478,10 @@ int bt_inst_record_host(bt_inst *in, int code, const void *data, size_t size) {
 int bt_rec_create(bt_rec **out, size_t capacity) {
   if (!out) return BT_EINVAL;
   *out = NULL;
-  if (capacity > SIZE_MAX / sizeof(slot)) return BT_ENOMEM;
+  if (capacity > BT_REC_MAX_CAPACITY) return BT_EINVAL;
   bt_rec *r = calloc(1, sizeof *r);
   if (!r) return BT_ENOMEM;
-  if (capacity && !(r->ring = calloc(capacity, sizeof *r->ring))) {
+  if (capacity && !(r->ring = malloc(capacity * sizeof *r->ring))) {
     free(r);
     return BT_ENOMEM;
   }
@@ -361,13 +491,20 @@ int bt_rec_create(bt_rec **out, size_t capacity) {
 }
 
 static void ring_clear(bt_rec *r) {
-  for (size_t i = 0; i < r->cap; i++) slot_clear(&r->ring[i]);
+  for (size_t i = 0; i < r->count && r->nextra; i++) {
+    slot *s = &r->ring[physical(r, i)];
+    if (has_extra(W_TYPE(s->word))) {
+      free(s->u.x);
+      r->nextra--;
+    }
+  }
   r->head = r->count = 0;
 }
 
 void bt_rec_free(bt_rec *r) {
   if (!r) return;
   if (r->inst) detach(r);
+  bt_rec_set_stats(r, NULL);
   if (r->log) bti_log_release(r->log);
   ring_clear(r);
   free(r->ring);
@@ -394,6 +531,26 @@ int bt_rec_set_agent(bt_rec *r, unsigned long long id, const char *label) {
   return BT_OK;
 }
 
+int bt_rec_set_stats(bt_rec *r, bt_stats *st) {
+  if (!r) return BT_EINVAL;
+  if (r->inst) settle(r); /* the last think's record goes to the statistics it was made for */
+  if (r->stats && bti_stats_of(r->stats) == st) return BT_OK;
+  bti_stats_agent *a = NULL;
+  if (st && !(a = bti_stats_attach(st, r))) return BT_ENOMEM;
+  if (r->stats) bti_stats_detach(r->stats);
+  r->stats = a;
+  return BT_OK;
+}
+
+bti_stats_agent *bti_rec_stats_agent(const bt_rec *r) { return r->stats; }
+
+void bti_rec_drop_stats(bt_rec *r) {
+  if (r->stats) bti_stats_detach(r->stats);
+  r->stats = NULL;
+}
+
+bt_stats *bt_rec_stats(const bt_rec *r) { return r && r->stats ? bti_stats_of(r->stats) : NULL; }
+
 unsigned long long bt_rec_agent(const bt_rec *r) { return r->agent; }
 const char *bt_rec_label(const bt_rec *r) { return r->label ? r->label : ""; }
 bt_inst *bt_rec_inst(const bt_rec *r) { return r ? r->inst : NULL; }
@@ -413,8 +570,7 @@ unsigned long long bt_rec_total(bt_rec *r) {
 int bt_rec_get(bt_rec *r, size_t i, bt_rec_entry *out) {
   if (r->inst) settle(r);
   if (!out || i >= r->count) return BT_EINVAL;
-  size_t start = (r->head + r->cap - r->count) % r->cap;
-  entry_of(&r->ring[(start + i) % r->cap], out);
+  decode(r, i, out);
   return BT_OK;
 }
 

@@ -3,6 +3,7 @@
  * instruction limit, and reported with a traceback and the node's path when it fails. Entering a
  * tree sets up what the core's calls into Lua need; work asked for during a think waits here
  * until no tree thinks. */
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -115,9 +116,7 @@ void lbt_push_path(lua_State *L, const bt_inst *inst, int node) {
   lbt_push_shape_path(L, &sh, node);
 }
 
-/* Pushes what names the entity at idx without running Lua code (raw fields only): "<kind> <id>"
- * from prefab or kind and GUID or id, else its name, else its type and address. */
-static void push_entity_label(lua_State *L, int idx) {
+void lbt_push_entity_label(lua_State *L, int idx) {
   static const char *const kinds[] = {"prefab", "kind"}, *const ids[] = {"GUID", "id"};
   idx = lua_absindex(L, idx);
   if (lua_type(L, idx) != LUA_TTABLE) {
@@ -158,7 +157,7 @@ static void push_context(lua_State *L, const bt_inst *inst) {
     return;
   }
   int top = lua_gettop(L), ent = t->ctx.inst;
-  push_entity_label(L, ent);
+  lbt_push_entity_label(L, ent);
   lua_pushfstring(L, "creature: %s", lua_tostring(L, -1));
   int line = lua_gettop(L);
   lua_pushliteral(L, "brain");
@@ -178,8 +177,15 @@ static void push_context(lua_State *L, const bt_inst *inst) {
 
 /* Hands message to the error handler, or writes it to standard error. For a node of the tree of
  * inst (NULL: none), the line naming its creature and brain (push_context) goes after the
- * message's first part, before its traceback. */
-void lbt_report(lbt_state *S, lua_State *L, const bt_inst *inst, const char *message) {
+ * message's first part, before its traceback; and the instance's recorder, if it has one, keeps
+ * that first part (bt_inst_record_error). */
+void lbt_report(lbt_state *S, lua_State *L, const bt_inst *inst, int node, const char *message) {
+  if (inst && bt_inst_recorder(inst)) {
+    const char *tb = strstr(message, "\nstack traceback:");
+    lua_pushlstring(L, message, tb ? (size_t)(tb - message) : strlen(message));
+    bt_inst_record_error((bt_inst *)(uintptr_t)inst, node, lua_tostring(L, -1));
+    lua_pop(L, 1);
+  }
   push_context(L, inst);
   if (lua_rawlen(L, -1) == 0) {
     lua_pop(L, 1);
@@ -226,7 +232,8 @@ static void report_failure(lbt_state *S, lua_State *L, int rc, const bt_inst *in
   lua_pushfstring(L, "%s: %s%s%s", lua_tostring(L, -1), what ? what : "", what ? ": " : "", msg);
   lua_replace(L, -3);
   lua_pop(L, 1);
-  lbt_report(S, L, inst, lua_tostring(L, -1));
+
+  lbt_report(S, L, inst, node, lua_tostring(L, -1));
   lua_pop(L, 1);
 }
 

@@ -15,7 +15,7 @@ static int read_clock(lbt_state *S, lua_State *L, int msgh, double *out) {
   if (lbt_pcall(S, L, 0, 1, msgh, NULL, -1, "clock") != LUA_OK) return 0;
   if (lua_type(L, -1) != LUA_TNUMBER) {
     lua_pushfstring(L, "bt: clock: the clock returned %s, not a number", luaL_typename(L, -1));
-    lbt_report(S, L, NULL, lua_tostring(L, -1));
+    lbt_report(S, L, NULL, -1, lua_tostring(L, -1));
     lua_pop(L, 2);
     return 0;
   }
@@ -116,6 +116,15 @@ static int l_get_time(lua_State *L) {
   lua_pushnumber(L, clock_now(S, L, 0));
   S->L = saved;
   return 1;
+}
+
+double lbt_clock_now(lua_State *L) {
+  lbt_state *S = lbt_state_get(L);
+  lua_State *saved = S->L;
+  S->L = L;
+  double t = clock_now(S, L, 0);
+  S->L = saved;
+  return t;
 }
 
 void lbt_open_clock(lua_State *L, int module) {

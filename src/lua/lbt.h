@@ -16,6 +16,8 @@
  *              fields mean to the core), the methods, events
  *   compile.c  definitions: a graph of node objects compiled, named subtrees
  *   tree.c     BT(inst, root) and the tree methods
+ *   stats.c    bt.Stats: per-node statistics as tables, tree:stats
+ *   recorder.c bt.Recorder: a tree's transition recorder, tree:record, a brain's recorder
  *   sched.c    BrainWrangler's scheduler
  *   reload.c   moving live agents to a tree of new code
  *   save.c     a tree's state saved with a game and restored (the C side of lua/save.lua)
@@ -63,7 +65,8 @@
                                  entity with that shape keeps, once built (weak values) */
 #define LBT_REG_MADE 16       /* nil, or the list of node objects made since shared.made_begin */
 #define LBT_REG_ORIGINS 17    /* class -> "file:line" where Class made it (weak keys) */
-#define LBT_REG_COUNT 17
+#define LBT_REG_RECORDERS 18  /* tree -> the bt.Recorder attached to it (weak keys; recorder.c) */
+#define LBT_REG_COUNT 18
 
 /* The allocator's state of a Lua state made by bt_lua_newstate. */
 typedef struct lbt_memory {
@@ -234,7 +237,7 @@ LBT_FUNC const luaL_Reg lbt_memory_functions[]; /* bt.set_memory_limit, bt.memor
  * Every call from bt into Lua code goes through it. */
 LBT_FUNC int lbt_pcall(lbt_state *S, lua_State *L, int nargs, int nres, int msgh,
                        const bt_inst *inst, int node, const char *what);
-LBT_FUNC void lbt_report(lbt_state *S, lua_State *L, const bt_inst *inst, const char *message);
+LBT_FUNC void lbt_report(lbt_state *S, lua_State *L, const bt_inst *inst, int node, const char *message);
 /* Pushes node's path: the names from the root joined by '/', siblings that share a name
  * numbered "#1", "#2", ... in their order, so that a path names one node. */
 LBT_FUNC void lbt_push_path(lua_State *L, const bt_inst *inst, int node);
@@ -246,6 +249,25 @@ typedef struct lbt_shape {
   const char *(*name)(const void *data, int node);
 } lbt_shape;
 LBT_FUNC void lbt_push_shape_path(lua_State *L, const lbt_shape *shape, int node);
+/* Pushes what names the entity at idx without running Lua code (raw fields only): "<kind> <id>"
+ * from prefab or kind and GUID or id, else its name, else its type and address. */
+LBT_FUNC void lbt_push_entity_label(lua_State *L, int idx);
+
+/* ---- statistics (stats.c) ---- */
+LBT_FUNC void lbt_open_stats(lua_State *L, int module);
+/* The bt_stats of the bt.Stats at idx, or NULL if it is none. */
+LBT_FUNC bt_stats *lbt_stats_test(lua_State *L, int idx);
+/* Pushes a new bt.Stats (it keeps each recorder's own figures) and returns its bt_stats. */
+LBT_FUNC bt_stats *lbt_stats_new(lua_State *L);
+
+/* ---- the recorder (recorder.c) ---- */
+LBT_FUNC void lbt_open_recorder(lua_State *L, int module);
+LBT_FUNC const luaL_Reg lbt_recorder_shared[];
+/* A reload: the recorder of the tree at from (if any, and if the tree at to has none) moves to it. */
+LBT_FUNC void lbt_recorder_move(lua_State *L, int from, int to);
+/* The brain at idx keeps its recorder (its raw field `recorder`; with options at opts (0: none),
+ * one is made if it has none) attached to its tree (its raw field `bt`). */
+LBT_FUNC void lbt_recorder_follow(lua_State *L, int brain, int opts);
 
 
 /* Entering a tree. The core calls back into Lua (leaves, a script's Visit, OnStop, ...) through
@@ -276,6 +298,7 @@ LBT_FUNC void lbt_host_init(lbt_state *S); /* the core's clock and random number
 LBT_FUNC int lbt_time_group_begin(lbt_state *S, int share);
 LBT_FUNC void lbt_time_group_end(lbt_state *S, int outer);
 LBT_FUNC void lbt_open_clock(lua_State *L, int module); /* bt.set_clock, bt.GetTime */
+LBT_FUNC double lbt_clock_now(lua_State *L);            /* bt.GetTime() */
 
 /* ---- objects.c ---- */
 
@@ -376,8 +399,10 @@ LBT_FUNC const luaL_Reg lbt_compile_shared[]; /* shared.uses, stale, save_subtre
 LBT_FUNC void lbt_open_tree(lua_State *L, int module);
 /* What tree:Update() and tree:GetSleepTime() do, for the tree at index 1, if it is a tree and
  * the BT table's method is still bt's own: update returns 1 having thought (0, doing nothing, if
- * not, or if the tree is thinking); sleep returns 1 and *sleep, or 0 for nil (-1 if not). */
-LBT_FUNC int lbt_tree_update_own(lua_State *L);
+ * not, or if the tree is thinking), and in *has_sleep what sleep would return at the think's
+ * end if the think asked for it (a recorded tree's does), else -1; sleep returns 1 and *sleep,
+ * or 0 for nil (-1 if not). */
+LBT_FUNC int lbt_tree_update_own(lua_State *L, int *has_sleep, double *sleep);
 LBT_FUNC int lbt_tree_sleep_own(lua_State *L, double *sleep);
 
 /* ---- sched.c, reload.c, watch.c: the private functions lua/brain.lua and lua/reload.lua use ---- */

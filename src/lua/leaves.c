@@ -64,7 +64,7 @@ static int take_number(bt_call *c, lbt_tree *t, const char *what) {
     lbt_push_path(L, c->inst, c->node);
     lua_pushfstring(L, "%s: %s returned %s, not a number", lua_tostring(L, -1), what,
                     luaL_typename(L, -2));
-    lbt_report(t->S, L, c->inst, lua_tostring(L, -1));
+    lbt_report(t->S, L, c->inst, c->node, lua_tostring(L, -1));
     lua_pop(L, 3);
     return -1;
   }
@@ -203,7 +203,7 @@ static int task_update(bt_call *c) {
     lbt_push_path(L, c->inst, c->node);
     lua_pushfstring(L, "%s: update returned %s, not bt.SUCCESS, bt.FAILED or bt.RUNNING",
                     lua_tostring(L, -1), got);
-    lbt_report(t->S, L, c->inst, lua_tostring(L, -1));
+    lbt_report(t->S, L, c->inst, c->node, lua_tostring(L, -1));
     lua_pop(L, 5);
     return BT_FAILED;
   }

@@ -187,6 +187,7 @@ static void open_shared(lua_State *L, int module, int shared) {
   luaL_setfuncs(L, lbt_compile_shared, 0);
   luaL_setfuncs(L, lbt_reload_shared, 0);
   luaL_setfuncs(L, lbt_save_shared, 0);
+  luaL_setfuncs(L, lbt_recorder_shared, 0);
   lua_pop(L, 1);
   lbt_open_sched(L, module, shared);
   lua_pushcfunction(L, lbt_watcher_new);
@@ -230,7 +231,9 @@ int luaopen_bt(lua_State *L) {
   lbt_open_classes(L, module);
   lbt_open_compile(L, module);
   lbt_open_tree(L, module);
+  lbt_open_stats(L, module);
   lbt_open_logfile(L, module);
+  lbt_open_recorder(L, module);
   run_embedded(L, "brain.lua", shared, 0);
   pin_brain_methods(L, module);
   run_embedded(L, "reload.lua", shared, 0);

@@ -351,7 +351,7 @@ static void bad_status(lua_State *L, lbt_tree *t, int node, int value) {
   else
     lua_pushfstring(L, "%s: invalid status (a %s) for node '%s' (READY, SUCCESS, FAILED or RUNNING)",
                     lua_tostring(L, -1), luaL_typename(L, value), bt_def_name(bt_inst_def(t->inst), node));
-  lbt_report(t->S, L, t->inst, lua_tostring(L, -1));
+  lbt_report(t->S, L, t->inst, node, lua_tostring(L, -1));
   lua_pop(L, 2);
 }
 

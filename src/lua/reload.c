@@ -204,6 +204,7 @@ static int l_migrate(lua_State *L) {
   m.map = lua_newuserdatauv(L, (size_t)(m.nstates ? m.nstates : 1) * sizeof *m.map, 0);
   bt_def_match(m.od, m.nd, m.map);
   bt_transfer r;
+  if (!bt_inst_thinking(m.old->inst) && !bt_inst_thinking(m.neu->inst)) lbt_recorder_move(L, 1, 2);
   int rc = bt_inst_transfer(m.neu->inst, m.old->inst, m.map, &r);
   if (rc == BT_EBUSY) return luaL_error(L, "migrate: a tree is thinking");
   if (rc != BT_OK) return luaL_error(L, "not enough memory");

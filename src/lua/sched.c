@@ -12,7 +12,7 @@
 
 #define SCHED_META "bt.scheduler"
 
-enum { UV_IDS = 1, UV_BRAINS, UV_PENDING, UV_COUNT = 3 };
+enum { UV_IDS = 1, UV_BRAINS, UV_PENDING, UV_RECORD, UV_COUNT = 4 }; /* UV_RECORD: Record's options */
 
 typedef struct lbt_sched {
   bt_sched *s;
@@ -20,6 +20,7 @@ typedef struct lbt_sched {
   int updating; /* nesting of Update */
   lua_State *L; /* during Update */
   int ud;       /* the userdata's stack index during Update */
+  int record;   /* Record is on: every brain it thinks records (options: UV_RECORD) */
 } lbt_sched;
 
 /* self._sched of the wrangler at index 1, pushed at index top; checks it. */
@@ -91,6 +92,10 @@ static int wrangler_add(lua_State *L) {
   check_brain(L, "AddInstance");
   int id = brain_id(L, w, ud, 2, 1);
   if (bt_sched_add(w->s, id) != BT_OK) return luaL_error(L, "not enough memory");
+  if (w->record) { /* Record is on: the brain records too */
+    lua_getiuservalue(L, ud, UV_RECORD);
+    lbt_recorder_follow(L, 2, -1);
+  }
   return 0;
 }
 
@@ -224,15 +229,18 @@ static int think_own(lua_State *L) {
   lua_settop(L, 1);
   lua_getfield(L, 1, "bt");
   lua_insert(L, 1); /* tree, brain */
-  if (!lbt_tree_update_own(L)) {
+  const void *thought = lua_topointer(L, 1);
+  int has;
+  double sleep;
+  if (!lbt_tree_update_own(L, &has, &sleep)) {
     lua_pushboolean(L, 0);
     return 1;
   }
   lua_settop(L, 2);
   lua_getfield(L, 2, "bt"); /* the brain's tree now: a reload during the think may have made another */
   lua_replace(L, 1);
-  double sleep;
-  int has = lbt_tree_sleep_own(L, &sleep);
+  /* a recorded think asked for its sleep time already, with nothing run since */
+  if (has < 0 || lua_topointer(L, 1) != thought) has = lbt_tree_sleep_own(L, &sleep);
   lua_pushboolean(L, 1);
   if (has < 0) { /* Brain's GetSleepTime: self.bt:GetSleepTime() if self.bt, else 0 */
     if (!lua_toboolean(L, 1)) {
@@ -398,7 +406,49 @@ static int sched_new(lua_State *L) {
   return 1;
 }
 
+/* wrangler:Record(options or nil): every brain registered with it, now and from now on, records
+ * into a bt.Recorder of its own (brain.recorder, made with the options: capacity, ...; the agent
+ * id and label are its entity's), or, with nil or false, none does any more (each brain's
+ * recorder is detached and dropped). A think costs nothing more to look after it: a brain's
+ * recorder follows it to the tree its OnStart builds (Brain:Start) and through reloads. */
+static int wrangler_record(lua_State *L) {
+  lbt_sched *w = get(L, "Record");
+  int ud = lua_gettop(L);
+  if (lua_toboolean(L, 2) && !lua_istable(L, 2)) return lbt_typeerror(L, 2, 1, "Record", "table or nil");
+  lua_getiuservalue(L, ud, UV_IDS);
+  int ids = lua_gettop(L);
+  if (lua_toboolean(L, 2)) { /* every brain registered records now; AddInstance does the rest */
+    lua_pushvalue(L, 2);
+    lua_setiuservalue(L, ud, UV_RECORD);
+    w->record = 1;
+    lua_pushnil(L);
+    while (lua_next(L, ids)) { /* brain -> id */
+      lua_pop(L, 1);
+      lbt_recorder_follow(L, -1, 2);
+    }
+    return 0;
+  }
+  w->record = 0;
+  lua_pushnil(L);
+  while (lua_next(L, ids)) { /* brain -> id */
+    lua_pop(L, 1);
+    if (lua_type(L, -1) == LUA_TTABLE) {
+      lua_pushliteral(L, "bt");
+      lua_rawget(L, -2);
+      lbt_tree *t = lbt_tree_test(L, -1);
+      lua_pushliteral(L, "recorder");
+      if (lua_rawget(L, -3) != LUA_TNIL && t && t->inst) bt_inst_set_recorder(t->inst, NULL);
+      lua_pop(L, 2);
+      lua_pushliteral(L, "recorder");
+      lua_pushnil(L);
+      lua_rawset(L, -3);
+    }
+  }
+  return 0;
+}
+
 static const luaL_Reg wrangler_methods[] = {
+    {"Record", wrangler_record},
     {"AddInstance", wrangler_add},
     {"RemoveInstance", wrangler_remove},
     {"Wake", wrangler_wake},

@@ -124,8 +124,9 @@ static void leave(lua_State *L, lbt_tree *t, const lbt_entry *outer, int flushed
   lbt_tree_leave(L, t, outer);
 }
 
-/* A think of the tree at index 1, t, which is not thinking. */
-static void think(lua_State *L, lbt_tree *t) {
+/* A think of the tree at index 1, t, which is not thinking. Returns -1, or, when the tree records
+ * (its recorder then has the think's record), whether it asks for a sleep time, in *sleep. */
+static int think(lua_State *L, lbt_tree *t, double *sleep) {
   lbt_entry outer;
   int flushed = enter(L, t, &outer);
   lbt_state *S = t->S;
@@ -133,16 +134,21 @@ static void think(lua_State *L, lbt_tree *t) {
   S->thinking++;
   bt_inst_update(t->inst);
   S->thinking--;
+  /* a recorder takes the think's record with its sleep time, which may call the tree's Lua
+   * nodes: asked here, with the tree entered, never later from a read or a collection */
+  int has = bt_inst_recorder(t->inst) ? bt_inst_sleep_time(t->inst, sleep) : -1;
   lbt_time_group_end(S, group);
   leave(L, t, &outer, flushed);
   lbt_run_deferred(L, t->S); /* a reload asked for during the think */
+  return has;
 }
 
 static int tree_update(lua_State *L) {
   lbt_tree *t = check_tree(L, "Update");
   if (bt_inst_thinking(t->inst))
     return luaL_error(L, "Update: the tree is thinking (Update called from inside its own think)");
-  think(L, t);
+  double sleep;
+  think(L, t, &sleep);
   return 0;
 }
 
@@ -182,10 +188,10 @@ static lbt_tree *own_method(lua_State *L, const char *name, lua_CFunction fn) {
   return own ? t : NULL;
 }
 
-int lbt_tree_update_own(lua_State *L) {
+int lbt_tree_update_own(lua_State *L, int *has_sleep, double *sleep) {
   lbt_tree *t = own_method(L, "Update", tree_update);
   if (!t || bt_inst_thinking(t->inst)) return 0;
-  think(L, t);
+  *has_sleep = think(L, t, sleep);
   return 1;
 }
 
@@ -237,13 +243,40 @@ static int tree_dot(lua_State *L) {
   return lbt_push_buf(L, &buf);
 }
 
+/* What tree:snapshot() reads of a node inside the tree: its tree sleep time and where its
+ * dbstring lies in the text of all of them. */
+typedef struct snap_node {
+  size_t start, end; /* its dbstring: text[start .. end) */
+  double sleep;
+  int has_sleep;
+} snap_node;
+
+/* tree:snapshot(): every node in pre-order, {depth, name, status, last[, dbstring][, sleep]}:
+ * what the dump shows of it, as fields. A node's dbstring is read as the dump reads it (only while
+ * the node runs; a node written in Lua has its DBString called) and sleep is its tree sleep time;
+ * both inside the tree, the tables are made after. */
 static int tree_snapshot(lua_State *L) {
   lbt_tree *t = check_tree(L, "snapshot");
   const bt_def *def = bt_inst_def(t->inst);
   int n = bt_def_size(def);
+  snap_node *s = lua_newuserdatauv(L, (size_t)n * sizeof *s + 1, 0); /* before entering: may raise */
+  bt_buf buf = {0};
+  lbt_entry outer;
+  int flushed = enter(L, t, &outer);
+  int group = lbt_time_group_begin(t->S, !t->exact);
+  for (int i = 0; i < n; i++) {
+    s[i].start = buf.len;
+    if (bt_node_status(t->inst, i) == BT_RUNNING) bt_node_describe(t->inst, i, &buf);
+    s[i].end = buf.err ? s[i].start : buf.len;
+    s[i].has_sleep = bt_node_tree_sleep_time(t->inst, i, &s[i].sleep);
+  }
+  lbt_time_group_end(t->S, group);
+  leave(L, t, &outer, flushed);
+  lbt_push_buf(L, &buf); /* frees buf; raises without memory */
+  const char *text = lua_tostring(L, -1);
   lua_createtable(L, n, 0);
   for (int i = 0; i < n; i++) {
-    lua_createtable(L, 0, 4);
+    lua_createtable(L, 0, 6);
     lua_pushinteger(L, bt_def_depth(def, i));
     lua_setfield(L, -2, "depth");
     lua_pushstring(L, bt_def_name(def, i));
@@ -252,6 +285,14 @@ static int tree_snapshot(lua_State *L) {
     lua_setfield(L, -2, "status");
     lua_pushstring(L, bt_status_name(bt_node_last(t->inst, i)));
     lua_setfield(L, -2, "last");
+    if (s[i].end > s[i].start) {
+      lua_pushlstring(L, text + s[i].start, s[i].end - s[i].start);
+      lua_setfield(L, -2, "dbstring");
+    }
+    if (s[i].has_sleep) {
+      lua_pushnumber(L, s[i].sleep);
+      lua_setfield(L, -2, "sleep");
+    }
     lua_rawseti(L, -2, i + 1);
   }
   return 1;

@@ -42,4 +42,10 @@ echo "$out" | grep -q 'set DS_SCRIPTS' || { echo "FAIL: no DS_SCRIPTS hint"; exi
 err=$("$bench" "$src/bench/behaviours.lua" --frames 2 2>&1)
 [ $? -eq 2 ] || { echo "FAIL: behaviours.lua --frames 2 should exit 2"; exit 1; }
 echo "$err" | grep -q 'usage: ' || { echo "FAIL: no usage message: $err"; exit 1; }
+# the recorder from Lua: every row, and the same brain recording (records are counted)
+out=$("$bench" "$src/bench/recorder.lua" --agents 20 --frames 10 --rounds 1 2>&1) ||
+  { echo "$out"; echo "FAIL: recorder.lua failed"; exit 1; }
+echo "$out"
+[ "$(echo "$out" | grep -c -E '^  (shared definition|a tree per agent)')" -eq 6 ] ||
+  { echo "FAIL: recorder.lua: expected 6 rows"; exit 1; }
 echo "ok"

@@ -57,8 +57,16 @@ static void test_sequence_order(void) {
   bt_inst *in = build(g, s, 0);
   bt_rec *r = attach(in, 64);
   CHECK(bt_inst_recorder(in) == r);
-  think(in, 1);
+  T = 1;
+  REQUIRE(bt_inst_update(in) == BT_OK);
+  bt_rec_entry first;
+  REQUIRE(bt_rec_get(r, 0, &first) == BT_OK); /* read before the think's record is made */
+  CHECK_NUM(first.time, 1);
+  CHECK_INT((int)first.think, 1);
   CHECK_STR(ring_text(in, r), "C:READY>SUCCESS B:READY>RUNNING S:READY>RUNNING C:SUCCESS>READY think1@1(0)");
+  T = 1.5; /* the host's clock moves on: the records keep their think's time */
+  REQUIRE(bt_rec_get(r, 2, &first) == BT_OK);
+  CHECK_NUM(first.time, 1);
   B.status = BT_SUCCESS;
   bt_rec_clear(r);
   think(in, 2);
@@ -302,6 +310,10 @@ static void test_error_and_host_records(void) {
   set_kids(g, s, 1, a);
   bt_inst *in = build(g, s, 0);
   CHECK_INT(bt_inst_record_error(in, 0, "no recorder: nothing"), BT_OK);
+  bt_rec *big = NULL;
+  CHECK_INT(bt_rec_create(&big, (size_t)BT_REC_MAX_CAPACITY + 1), BT_EINVAL);
+  CHECK(big == NULL);
+  CHECK_INT(bt_rec_create(NULL, 4), BT_EINVAL);
   bt_rec *r = attach(in, 3);
   T = 7;
   CHECK_INT(bt_inst_record_error(in, 1, "attempt to index a nil value"), BT_OK);

@@ -70,7 +70,7 @@ end
 local meta = parse(read("lua/meta/bt.lua"))
 
 -- the public names of a table: string keys, without the metamethods and bt's internal __bt_*
-local INTERNAL = {_sched = true} -- BrainManager's scheduler handle
+local INTERNAL = {_sched = true, _stats = true} -- a wrangler's scheduler handle and statistics
 local function public(t)
   local names = {}
   for k in pairs(t) do
@@ -92,6 +92,10 @@ local function runtime(name)
     return getmetatable(bt.define(bt.ActionNode(function() end))).__index
   elseif name == "bt.SharedBrainClass" then
     return bt.SharedBrain(function() return bt.ActionNode(function() end) end)
+  elseif name == "bt.Recorder" then
+    return getmetatable(bt.Recorder()).__index
+  elseif name == "bt.Stats" then
+    return getmetatable(bt.Stats()).__index
   end
   local path = name:match("^bt%.(.+)$")
   local t = bt

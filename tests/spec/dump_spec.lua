@@ -199,4 +199,42 @@ describe("tostring(tree)", function()
     tree:Update()
     assert.equal("Custom - READY <FAILED> ()>0.00\n", tostring(tree))
   end)
+
+  -- a host's debug view reads the dump's fields from tree:snapshot() (docs/lua-api.md: Trees)
+  local function dump_of(snapshot)
+    local lines = {}
+    for i, e in ipairs(snapshot) do
+      lines[i] = string.rep("   >", e.depth) .. string.format("%s - %s <%s> (%s)>%2.2f", e.name, e.status,
+        e.last, e.dbstring or "", e.sleep or 0)
+    end
+    return H.dump(lines)
+  end
+
+  it("tree:snapshot() has each line's fields: dbstring while RUNNING, the tree sleep time", function()
+    local c = H.clock(10)
+    local Custom = bt.Class(bt.BehaviourNode, function(self) bt.BehaviourNode._ctor(self, "Custom") end)
+    function Custom:Visit() self.status = bt.RUNNING end
+    function Custom:DBString() return "custom says (x)" end
+    local tree = bt.BT({}, bt.PriorityNode({
+      bt.WhileNode(function() return c.t < 12 end, "Early", bt.SequenceNode { bt.WaitNode(1.5), Custom() }),
+      bt.ActionNode(function() end, "Late"),
+    }, 0.5, true))
+    local seen = { dbstring = 0, sleep = 0, without = 0 }
+    for _ = 1, 12 do
+      tree:Update()
+      local snap = tree:snapshot()
+      assert.equal(tostring(tree), dump_of(snap))
+      for _, e in ipairs(snap) do
+        if e.dbstring then
+          assert.equal("RUNNING", e.status)
+          seen.dbstring = seen.dbstring + 1
+          if e.name == "Custom" then seen.custom = e.dbstring end
+        end
+        if e.sleep then seen.sleep = seen.sleep + 1 else seen.without = seen.without + 1 end
+      end
+      c.t = c.t + 0.4
+    end
+    assert.is_true(seen.dbstring > 0 and seen.sleep > 0 and seen.without > 0)
+    assert.equal("custom says (x)", seen.custom)
+  end)
 end)

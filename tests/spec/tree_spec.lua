@@ -296,7 +296,7 @@ end)
 describe("tree:snapshot", function()
   after_each(H.restore)
 
-  it("is an array in pre-order of {depth, name, status, last}, the root at depth 0", function()
+  it("is an array in pre-order of {depth, name, status, last[, dbstring][, sleep]}, the root at depth 0", function()
     local tree = bt.BT({}, bt.SequenceNode {
       bt.NotDecorator(H.leaf("A", bt.FAILED)),
       bt.WhileNode(function() return true end, "Ok", H.leaf("B", bt.RUNNING)),
@@ -304,19 +304,20 @@ describe("tree:snapshot", function()
     tree:Update()
     local snap = tree:snapshot()
     assert.same({
-      { depth = 0, name = "Sequence", status = "RUNNING", last = "RUNNING" },
+      -- a running Sequence says which child runs (2); running leaves sleep 0 (think every tick)
+      { depth = 0, name = "Sequence", status = "RUNNING", last = "RUNNING", dbstring = "2", sleep = 0 },
       { depth = 1, name = "Not", status = "READY", last = "SUCCESS" },
       { depth = 2, name = "A", status = "READY", last = "FAILED" },
-      { depth = 1, name = "Parallel", status = "RUNNING", last = "RUNNING" },
+      { depth = 1, name = "Parallel", status = "RUNNING", last = "RUNNING", sleep = 0 },
       { depth = 2, name = "Ok", status = "READY", last = "SUCCESS" },
-      { depth = 2, name = "B", status = "RUNNING", last = "RUNNING" },
+      { depth = 2, name = "B", status = "RUNNING", last = "RUNNING", sleep = 0 },
     }, snap)
   end)
 
   it("before any think shows every node READY <READY>", function()
     local tree = bt.BT({}, bt.PriorityNode({ bt.ActionNode(function() end, "Act") }, 1, true))
     assert.same({
-      { depth = 0, name = "Priority", status = "READY", last = "READY" },
+      { depth = 0, name = "Priority", status = "READY", last = "READY", sleep = 0 },
       { depth = 1, name = "Act", status = "READY", last = "READY" },
     }, tree:snapshot())
   end)

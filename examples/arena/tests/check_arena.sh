@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # Checks of bt-arena, run by ctest (tests/CMakeLists.txt, tests arena.*).
-# usage: check_arena.sh <headless|broken_brain|watch|kinds|bad_kinds|error_lines|bad_flags> <bt-arena> <source dir>
+# usage: check_arena.sh <headless|broken_brain|watch|kinds|bad_kinds|error_lines|inspector|bad_flags> <bt-arena> <source dir>
 # (exit 77: skipped, for a tool that is missing)
 set -u
 check=$1
@@ -223,6 +223,120 @@ error_lines)
   frames_after=$(tr '\033' '\n' < "$tmp/screen" | grep -c '^\[0;1;97;41m refused')
   [ "$frames_after" -ge 35 ] || fail "the refusal was on screen for $frames_after frames; it should stay to the end (5 frames a second)"
   grep -q "^bt-arena: refused .*behaviours/wander.lua" "$tmp/err" || fail "the refusal is not written out at exit: $(cat "$tmp/err")"
+  ;;
+
+inspector)
+  # live, in a terminal of 80 x 24, driven by keys: a kind's key picks a creature of that kind and
+  # shows its tree's node names and marks it on the map; the key again picks the next one; space
+  # pauses (the tick and the clock stand still), '.' runs one tick, space again resumes; Esc
+  # closes the panel; a cursor key picks the creature nearest the cursor; q quits. Each key is
+  # sent once the screen shows what the previous one did.
+  command -v script > /dev/null || { echo "SKIP: arena.inspector needs script(1) (Debian: bsdutils)"; exit 77; }
+  command -v mkfifo > /dev/null || { echo "SKIP: arena.inspector needs mkfifo(1) (Debian: coreutils)"; exit 77; }
+  mkdir -p "$tmp/data"
+  cp -R "$src/brains" "$src/behaviours" "$tmp/data/"
+  # a kind of the test's own, so that its key and its tree's names are known here (kinds are data)
+  cat > "$tmp/data/brains/rabbit.lua" <<'LUA'
+local bt = require "bt"
+local Wander = require "behaviours.wander"
+return bt.SharedBrain(function()
+  return bt.PriorityNode({
+    bt.WhileNode(function(inst) return inst:GetHunger() > 2 end, "NeverStarving", bt.SequenceNode {
+      bt.ActionNode(function() end, "Feast"), bt.ActionNode(function() end, "Nap"),
+      bt.ActionNode(function() end, "Dig"), bt.ActionNode(function() end, "Hop"),
+      bt.ActionNode(function() end, "Sniff"), bt.ActionNode(function() end, "Burrow"),
+    }),
+    Wander(nil, nil, 8),
+  }, .25)
+end)
+LUA
+  sed -i '$d' "$tmp/data/brains/kinds.lua" # the closing brace of the list
+  cat >> "$tmp/data/brains/kinds.lua" <<'LUA'
+  {
+    name = "rabbit", glyph = "r", colour = "magenta", tags = { "rabbit", "prey" },
+    share = 0.2, home = "meadow", eats = { "grass" },
+    walk = 2.5, run = 6, health = 20, damage = 0, range = 0, cooldown = 0, hunger = 80, tired = 100,
+  },
+}
+LUA
+  mkfifo "$tmp/keys"
+  COLUMNS=80 LINES=24 script -qec "stty cols 80 rows 24; '$arena' --agents 60 --seconds 600 --data '$tmp/data' 2> '$tmp/err'" /dev/null \
+    < "$tmp/keys" > "$tmp/screen" &
+  pid=$!
+  exec 3> "$tmp/keys"
+  stop() { exec 3>&-; kill $pid 2>/dev/null; wait $pid 2>/dev/null; }
+  # the screen since byte $1, one escape sequence a line
+  since() { tail -c +$(($1 + 1)) "$tmp/screen" | tr '\033' '\n'; }
+  size() { wc -c < "$tmp/screen"; }
+  wait_for() { # <from byte> <grep -E pattern> [<count>]: until the screen shows it (count times), up to 30 s
+    for _ in $(seq 300); do
+      [ "$(since "$1" | grep -Ec -- "$2")" -ge "${3:-1}" ] && return 0
+      kill -0 $pid 2>/dev/null || return 1
+      sleep 0.1
+    done
+    return 1
+  }
+  key() { mark=$(size); printf "$1" >&3; } # sends a key; $mark: where the screen was
+  status_lines() { since "$1" | grep -E '^\[0;[0-9;]*m day [0-9]+ '; }
+
+  wait_for 0 ' day 1 ' || { stop; fail "no frame: $(cat "$tmp/err")"; }
+  key r
+  # its 11 nodes in the panel's 8 lines: following the running path (Wander), the last 8 show
+  wait_for $mark '^\[0;7;[0-9;]*m r rabbit#[0-9]+ ' || { stop; fail "'r' did not show the rabbit's header"; }
+  wait_for $mark '^\[0;[0-9;]*mFeast$' || { stop; fail "the tree has no line for the node Feast"; }
+  wait_for $mark '^\[0;1;33mWander$' || { stop; fail "the running path (Wander, highlighted) is not shown"; }
+  wait_for $mark '^\[0;7;[0-9;]*m nodes 4-11 of 11 $' || { stop; fail "the panel does not say it shows nodes 4-11 of 11"; }
+  key '\033[5~' # Page Up: the top of the tree
+  wait_for $mark '^\[0;7;[0-9;]*m nodes 1-8 of 11 $' || { stop; fail "Page Up did not scroll to nodes 1-8"; }
+  wait_for $mark '^\[0;[0-9;]*mNeverStarving$' || { stop; fail "scrolled up, the tree has no line for NeverStarving"; }
+  key ']'
+  wait_for $mark '^\[0;7;[0-9;]*m nodes 4-11 of 11 $' || { stop; fail "']' did not scroll down"; }
+  since $mark | grep -q '^\[0;1;30;103mr' || { stop; fail "the selected rabbit is not marked on the map"; }
+  # its last transitions, from the recorder attached on the pick: thinks, and status changes by path
+  # (a bt built with -DBT_RECORDER=OFF has none, and the panel says so)
+  wait_for $mark '^\[0;2m(think, sleeps|record: the recorder is compiled out)' || { stop; fail "no think among the rabbit's last transitions"; }
+  if since $mark | grep -q 'record: the recorder is compiled out'; then
+    echo "(bt is built without the recorder: the panel says so; transitions not checked)"
+  else
+    wait_for $mark '^\[0;0mPriority/[A-Za-z0-9#/]+ $' || { stop; fail "no status change among the rabbit's last transitions"; }
+  fi
+  first=$(since $mark | sed -n 's/^\[0;7;[0-9;]*m r rabbit#\([0-9]*\) .*/\1/p' | tail -1)
+  key r
+  wait_for $mark "^\[0;7;[0-9;]*m r rabbit#[0-9]+ " || { stop; fail "a second 'r' shows no rabbit"; }
+  second=$(since $mark | sed -n 's/^\[0;7;[0-9;]*m r rabbit#\([0-9]*\) .*/\1/p' | tail -1)
+  [ "$first" != "$second" ] || { stop; fail "a second 'r' did not pick the next rabbit (rabbit#$first both times)"; }
+  echo "picked rabbit#$first, then rabbit#$second"
+
+  key ' '
+  wait_for $mark 'PAUSED tick [0-9]+' 8 || { stop; fail "space did not pause"; }
+  paused=$(status_lines $mark | grep 'PAUSED' | sed 's/.* t=\([0-9.]*\)s PAUSED tick \([0-9]*\) .*/\1 \2/' | sort -u)
+  [ "$(echo "$paused" | wc -l)" -eq 1 ] || { stop; fail "paused, the clock or tick moved: $(echo "$paused" | tr '\n' ';')"; }
+  tick=${paused#* }
+  clock=${paused% *}
+  echo "paused at t=${clock}s tick $tick"
+  key .
+  wait_for $mark "PAUSED tick $((tick + 1)) " 5 || { stop; fail "'.' did not run tick $((tick + 1))"; }
+  ticks=$(status_lines $mark | sed -n 's/.*PAUSED tick \([0-9]*\) .*/\1/p' | sort -un | tr '\n' ' ')
+  case $ticks in "$((tick + 1)) " | "$tick $((tick + 1)) ") ;; *) stop; fail "after one '.', paused ticks $ticks (expected $tick then $((tick + 1)))" ;; esac
+  key ' '
+  wait_for $mark 'm day [0-9]+ [0-9:]+ [A-Z]+ t=[0-9.]+s \|' 3 || { stop; fail "space did not resume"; }
+  later=$(status_lines $mark | sed -n 's/.* t=\([0-9.]*\)s |.*/\1/p' | tail -1)
+  awk -v a="$later" -v b="$clock" 'BEGIN { exit !(a > b) }' || { stop; fail "resumed, the clock stays at ${later}s"; }
+
+  key '\033'
+  wait_for $mark ' i inspect ' || { stop; fail "Esc did not close the inspector"; }
+  key l
+  wait_for $mark '^\[0;7;[0-9;]*m . [a-z_]+#[0-9]+ ' || { stop; fail "a cursor key did not pick a creature"; }
+  wait_for $mark '^\[0;1;97;45m' || { stop; fail "the cursor is not drawn"; }
+  key q
+  exec 3>&-
+  wait $pid
+  rc=$?
+  [ $rc -eq 0 ] || fail "exit $rc: $(cat "$tmp/err")"
+  summary=$(tr -d '\r' < "$tmp/screen" | grep -o 'agents=60 .*' | tail -1)
+  echo "$summary"
+  [ "$(field script_errors "$summary")" = 0 ] || fail "script errors: $(cat "$tmp/err")"
+  [ "$(field ticks "$summary")" -gt "$tick" ] || fail "the summary's ticks: $summary"
   ;;
 
 bad_flags)
