@@ -7,6 +7,7 @@
 #ifndef BT_INTERNAL_H
 #define BT_INTERNAL_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -85,7 +86,7 @@ typedef struct bt_state {
 } bt_state;
 
 struct bt_def {
-  int refs;
+  atomic_int refs; /* instances and hosts on any thread retain and release it (C11 atomics) */
   uint32_t nnodes, nstates;
   bt_node *nodes;
   uint32_t *kids;
