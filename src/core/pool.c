@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pool.c: a pool of worker threads (bt_pool_*) that runs a batch of jobs at once, and the
+ * executor that hands a bt_tsched's batches to it.
+ *
+ * The threads sleep on a condition variable between runs. A run publishes its job under the
+ * mutex with a new generation number and wakes them; every worker, and the calling thread,
+ * takes job indices from one atomic counter until none is left, so a slow job does not hold up
+ * the others; the caller then waits, under the mutex, until every worker has left the run. The
+ * mutex orders everything the jobs wrote before the caller's return.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+
+#include "internal.h"
+
+struct bt_pool {
+  int threads;      /* workers, the calling thread included */
+  pthread_t *tids;  /* threads - 1 */
+  pthread_mutex_t mu;
+  pthread_cond_t wake; /* a new run, or stop */
+  pthread_cond_t done; /* the last worker left the run */
+  /* under mu */
+  unsigned long generation;
+  int stop;
+  int running; /* workers that have not left the run yet */
+  bt_job_fn fn;
+  void *job;
+  long count;
+  /* taken by every worker */
+  atomic_long next;
+  atomic_int busy; /* a run is under way */
+};
+
+/* Runs the jobs that are left, in the order of their indices, until none is. */
+static void take(bt_pool *p, bt_job_fn fn, void *job, long count) {
+  for (;;) {
+    long i = atomic_fetch_add_explicit(&p->next, 1, memory_order_relaxed);
+    if (i >= count) return;
+    fn(job, (int)i);
+  }
+}
+
+static void *worker(void *arg) {
+  bt_pool *p = arg;
+  unsigned long seen = 0;
+  pthread_mutex_lock(&p->mu);
+  for (;;) {
+    while (!p->stop && p->generation == seen) pthread_cond_wait(&p->wake, &p->mu);
+    if (p->stop) break;
+    seen = p->generation;
+    bt_job_fn fn = p->fn;
+    void *job = p->job;
+    long count = p->count;
+    pthread_mutex_unlock(&p->mu);
+    take(p, fn, job, count);
+    pthread_mutex_lock(&p->mu);
+    if (--p->running == 0) pthread_cond_signal(&p->done);
+  }
+  pthread_mutex_unlock(&p->mu);
+  return NULL;
+}
+
+/* Stops and joins the first `started` threads. */
+static void stop_threads(bt_pool *p, int started) {
+  pthread_mutex_lock(&p->mu);
+  p->stop = 1;
+  pthread_cond_broadcast(&p->wake);
+  pthread_mutex_unlock(&p->mu);
+  for (int i = 0; i < started; i++) pthread_join(p->tids[i], NULL);
+}
+
+static void pool_destroy(bt_pool *p) {
+  pthread_cond_destroy(&p->done);
+  pthread_cond_destroy(&p->wake);
+  pthread_mutex_destroy(&p->mu);
+  free(p->tids);
+  free(p);
+}
+
+int bt_pool_create(bt_pool **out, int threads) {
+  if (!out) return BT_EINVAL;
+  *out = NULL;
+  if (threads < 1 || threads > BT_POOL_MAX_THREADS) return BT_EINVAL;
+  bt_pool *p = calloc(1, sizeof *p);
+  if (!p) return BT_ENOMEM;
+  p->threads = threads;
+  p->tids = threads > 1 ? malloc((size_t)(threads - 1) * sizeof *p->tids) : NULL;
+  if (threads > 1 && !p->tids) {
+    free(p);
+    return BT_ENOMEM;
+  }
+  if (pthread_mutex_init(&p->mu, NULL)) {
+    free(p->tids);
+    free(p);
+    return BT_ENOMEM;
+  }
+  if (pthread_cond_init(&p->wake, NULL)) {
+    pthread_mutex_destroy(&p->mu);
+    free(p->tids);
+    free(p);
+    return BT_ENOMEM;
+  }
+  if (pthread_cond_init(&p->done, NULL)) {
+    pthread_cond_destroy(&p->wake);
+    pthread_mutex_destroy(&p->mu);
+    free(p->tids);
+    free(p);
+    return BT_ENOMEM;
+  }
+  atomic_init(&p->next, 0);
+  atomic_init(&p->busy, 0);
+  /* The workers block every signal (a thread inherits its creator's mask), so that the host's
+   * signals go to the host's threads. */
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  int started = 0;
+  while (started < threads - 1 && pthread_create(&p->tids[started], NULL, worker, p) == 0) started++;
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  if (started < threads - 1) {
+    stop_threads(p, started);
+    pool_destroy(p);
+    return BT_ETHREAD;
+  }
+  *out = p;
+  return BT_OK;
+}
+
+void bt_pool_free(bt_pool *p) {
+  if (!p) return;
+  stop_threads(p, p->threads - 1);
+  pool_destroy(p);
+}
+
+int bt_pool_threads(const bt_pool *p) { return p ? p->threads : 0; }
+
+int bt_pool_run(bt_pool *p, int count, bt_job_fn fn, void *job) {
+  if (!p || !fn || count < 0) return BT_EINVAL;
+  int idle = 0;
+  if (!atomic_compare_exchange_strong(&p->busy, &idle, 1)) return BT_EBUSY;
+  if (p->threads == 1 || count <= 1) {
+    for (int i = 0; i < count; i++) fn(job, i);
+  } else {
+    pthread_mutex_lock(&p->mu);
+    p->fn = fn;
+    p->job = job;
+    p->count = count;
+    atomic_store_explicit(&p->next, 0, memory_order_relaxed);
+    p->running = p->threads - 1;
+    p->generation++;
+    pthread_cond_broadcast(&p->wake);
+    pthread_mutex_unlock(&p->mu);
+    take(p, fn, job, count);
+    pthread_mutex_lock(&p->mu);
+    while (p->running > 0) pthread_cond_wait(&p->done, &p->mu);
+    pthread_mutex_unlock(&p->mu);
+  }
+  atomic_store(&p->busy, 0);
+  return BT_OK;
+}
+
+static int pool_executor_run(void *data, int count, bt_job_fn fn, void *job) {
+  return bt_pool_run(data, count, fn, job);
+}
+
+void bt_pool_executor(bt_pool *p, bt_executor *out) {
+  if (!out) return;
+  out->run = pool_executor_run;
+  out->data = p;
+  out->workers = p ? p->threads : 1;
+}
