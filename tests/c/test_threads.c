@@ -41,6 +41,20 @@
     }                                                                            \
   } while (0)
 
+/* Checks made on other threads than main's: counted atomically, added to check.h's at the end. */
+static atomic_long worker_checks, worker_failures;
+#define WCHECK_INT(a, b)                                                                       \
+  do {                                                                                         \
+    long long wa_ = (long long)(a), wb_ = (long long)(b);                                      \
+    atomic_fetch_add(&worker_checks, 1);                                                       \
+    if (wa_ != wb_) {                                                                          \
+      atomic_fetch_add(&worker_failures, 1);                                                   \
+      fprintf(stderr, "%s:%d: CHECK failed: %s == %s (%lld != %lld)\n", __FILE__, __LINE__, #a, \
+              #b, wa_, wb_);                                                                   \
+    }                                                                                          \
+  } while (0)
+#define WCHECK(cond) WCHECK_INT(!!(cond), 1)
+
 /* ---- a system that refuses threads when asked ---- */
 
 int __real_pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(void *), void *arg);
@@ -217,7 +231,7 @@ static int leaf_eat(bt_call *c) {
   agent *a = me(c);
   a->hunger -= 2;
   int cell = a->index % CELLS;
-  if (!W.quiet) CHECK_INT(bt_tsched_post(W.ts, eat_food, &W, &cell, sizeof cell), BT_OK);
+  if (!W.quiet) WCHECK_INT(bt_tsched_post(W.ts, eat_food, &W, &cell, sizeof cell), BT_OK);
   return 1;
 }
 
@@ -232,8 +246,8 @@ static int leaf_shout(bt_call *c) {
   a->shouts++;
   agent *b = neighbour(a, a->shouts);
   if (!W.quiet && b->alive) {
-    CHECK_INT(bt_tsched_fire_event(W.ts, b->brain, W.alarm), BT_OK);
-    CHECK_INT(bt_tsched_force_update(W.ts, b->brain), BT_OK);
+    WCHECK_INT(bt_tsched_fire_event(W.ts, b->brain, W.alarm), BT_OK);
+    WCHECK_INT(bt_tsched_force_update(W.ts, b->brain), BT_OK);
   }
   return 1;
 }
@@ -244,13 +258,13 @@ static int leaf_wander(bt_call *c) {
   a->hunger++;
   if (!W.quiet) {
     agent *b = neighbour(a, a->wander);
-    if (a->wander % 11 == 0 && b->alive) CHECK_INT(bt_tsched_wake(W.ts, b->brain), BT_OK);
+    if (a->wander % 11 == 0 && b->alive) WCHECK_INT(bt_tsched_wake(W.ts, b->brain), BT_OK);
     if (a->wander % 5 == 0 && b->alive) { /* raises the alarm */
-      CHECK_INT(bt_tsched_fire_event(W.ts, b->brain, W.alarm), BT_OK);
-      CHECK_INT(bt_tsched_force_update(W.ts, b->brain), BT_OK);
+      WCHECK_INT(bt_tsched_fire_event(W.ts, b->brain, W.alarm), BT_OK);
+      WCHECK_INT(bt_tsched_force_update(W.ts, b->brain), BT_OK);
     }
-    if (a->wander % 17 == 0) CHECK_INT(bt_tsched_sleep(W.ts, a->brain, 0.4), BT_OK);
-    if (a->wander % 23 == 0 && b->alive) CHECK_INT(bt_tsched_hibernate(W.ts, b->brain), BT_OK);
+    if (a->wander % 17 == 0) WCHECK_INT(bt_tsched_sleep(W.ts, a->brain, 0.4), BT_OK);
+    if (a->wander % 23 == 0 && b->alive) WCHECK_INT(bt_tsched_hibernate(W.ts, b->brain), BT_OK);
   }
   return 1;
 }
@@ -262,11 +276,11 @@ static int leaf_call(bt_call *c) {
   a->calls++;
   if (W.quiet) return 1;
   if (a->index % 7 == 0 && a->calls % 2 == 0 && W.nagents < MAX_AGENTS - 64)
-    CHECK_INT(bt_tsched_post(W.ts, spawn_agent, &W, &a->index, sizeof a->index), BT_OK);
+    WCHECK_INT(bt_tsched_post(W.ts, spawn_agent, &W, &a->index, sizeof a->index), BT_OK);
   if (a->calls % 3 == 2 && a->index % 5 == 1) { /* dies: leaves the scheduler, then the world */
-    CHECK_INT(bt_tsched_remove(W.ts, a->brain), BT_OK);
-    CHECK_INT(bt_tsched_brain_free(W.ts, a->brain), BT_OK);
-    CHECK_INT(bt_tsched_post(W.ts, bury_agent, &W, &a->index, sizeof a->index), BT_OK);
+    WCHECK_INT(bt_tsched_remove(W.ts, a->brain), BT_OK);
+    WCHECK_INT(bt_tsched_brain_free(W.ts, a->brain), BT_OK);
+    WCHECK_INT(bt_tsched_post(W.ts, bury_agent, &W, &a->index, sizeof a->index), BT_OK);
   }
   return 1;
 }
@@ -532,7 +546,7 @@ static void *three_worker(void *arg) {
     if (k >= t->nb) return NULL;
     int i = t->nb - 1 - k;
     if (t->skip && i == 0) continue;
-    CHECK_INT(bt_tsched_frame_run(t->ts, i), BT_OK);
+    WCHECK_INT(bt_tsched_frame_run(t->ts, i), BT_OK);
   }
 }
 
@@ -752,22 +766,22 @@ static void *hammer_thread(void *arg) {
   for (int i = 0; !atomic_load(&h->stop) || i < 4000; i++) {
     int b = h->world[(i * 37) % HAMMER_MOBS]->brain;
     switch (i % 9) {
-      case 0: CHECK_INT(bt_tsched_wake(M_ts, b), BT_OK); break;
-      case 1: CHECK_INT(bt_tsched_force_update(M_ts, b), BT_OK); break;
-      case 2: CHECK_INT(bt_tsched_fire_event(M_ts, b, M_alarm), BT_OK); break;
-      case 3: CHECK_INT(bt_tsched_sleep(M_ts, b, 0.1), BT_OK); break;
+      case 0: WCHECK_INT(bt_tsched_wake(M_ts, b), BT_OK); break;
+      case 1: WCHECK_INT(bt_tsched_force_update(M_ts, b), BT_OK); break;
+      case 2: WCHECK_INT(bt_tsched_fire_event(M_ts, b, M_alarm), BT_OK); break;
+      case 3: WCHECK_INT(bt_tsched_sleep(M_ts, b, 0.1), BT_OK); break;
       case 4:
         h->seq++;
-        CHECK_INT(bt_tsched_post(M_ts, count_post, NULL, &h->seq, sizeof h->seq), BT_OK);
+        WCHECK_INT(bt_tsched_post(M_ts, count_post, NULL, &h->seq, sizeof h->seq), BT_OK);
         break;
       case 5: /* a brain that does not exist: refused when applied */
-        CHECK_INT(bt_tsched_wake(M_ts, 100000 + i), BT_OK);
+        WCHECK_INT(bt_tsched_wake(M_ts, 100000 + i), BT_OK);
         h->bad++;
         break;
       case 6: /* a brain of its own, added while frames run */
         if (nown < 32) {
           own[nown] = mob_new(h->def, 100000 + i);
-          CHECK_INT(bt_tsched_add(M_ts, own[nown]->brain), BT_OK);
+          WCHECK_INT(bt_tsched_add(M_ts, own[nown]->brain), BT_OK);
           nown++;
           h->added++;
         }
@@ -775,22 +789,22 @@ static void *hammer_thread(void *arg) {
       case 7: /* removed and freed; its instance freed by a command applied after the free */
         if (nown > 0 && i % 2) {
           mob *m = own[--nown];
-          CHECK_INT(bt_tsched_remove(M_ts, m->brain), BT_OK);
-          CHECK_INT(bt_tsched_brain_free(M_ts, m->brain), BT_OK);
-          CHECK_INT(bt_tsched_post(M_ts, free_mob_command, NULL, &m, sizeof m), BT_OK);
+          WCHECK_INT(bt_tsched_remove(M_ts, m->brain), BT_OK);
+          WCHECK_INT(bt_tsched_brain_free(M_ts, m->brain), BT_OK);
+          WCHECK_INT(bt_tsched_post(M_ts, free_mob_command, NULL, &m, sizeof m), BT_OK);
           h->removed++;
         }
         break;
       default:
-        if (bt_tsched_list(M_ts, b, NULL) < 0) CHECK(0); /* queries from any thread */
+        if (bt_tsched_list(M_ts, b, NULL) < 0) WCHECK(0); /* queries from any thread */
         sched_yield();
         break;
     }
   }
   while (nown > 0) {
     mob *m = own[--nown];
-    CHECK_INT(bt_tsched_brain_free(M_ts, m->brain), BT_OK);
-    CHECK_INT(bt_tsched_post(M_ts, free_mob_command, NULL, &m, sizeof m), BT_OK);
+    WCHECK_INT(bt_tsched_brain_free(M_ts, m->brain), BT_OK);
+    WCHECK_INT(bt_tsched_post(M_ts, free_mob_command, NULL, &m, sizeof m), BT_OK);
     h->removed++;
   }
   return NULL;
@@ -802,8 +816,8 @@ static int mob_poke(bt_call *c) {
   atomic_fetch_add_explicit(&m->thinks, 1, memory_order_relaxed);
   int other = (m->index * 13 + 1) % HAMMER_MOBS;
   if (m->index < HAMMER_MOBS && M_pokes) {
-    CHECK_INT(bt_tsched_fire_event(M_ts, other, M_alarm), BT_OK);
-    CHECK_INT(bt_tsched_wake(M_ts, other), BT_OK);
+    WCHECK_INT(bt_tsched_fire_event(M_ts, other, M_alarm), BT_OK);
+    WCHECK_INT(bt_tsched_wake(M_ts, other), BT_OK);
   }
   return 1;
 }
@@ -874,15 +888,15 @@ static int mob_breed(bt_call *c) {
     pthread_mutex_unlock(&registry_lock);
     if (room) {
       mob *child = mob_new(breed_def, index);
-      CHECK_INT(bt_tsched_add(M_ts, child->brain), BT_OK);
+      WCHECK_INT(bt_tsched_add(M_ts, child->brain), BT_OK);
       pthread_mutex_lock(&registry_lock);
       registry[index] = child;
       pthread_mutex_unlock(&registry_lock);
     }
   }
   if (m->index % 4 == 1 && n == 7) { /* leaves: removed, freed, then its memory */
-    CHECK_INT(bt_tsched_remove(M_ts, m->brain), BT_OK);
-    CHECK_INT(bt_tsched_brain_free(M_ts, m->brain), BT_OK);
+    WCHECK_INT(bt_tsched_remove(M_ts, m->brain), BT_OK);
+    WCHECK_INT(bt_tsched_brain_free(M_ts, m->brain), BT_OK);
     m->dead = 1;
   }
   return 1;
@@ -929,9 +943,9 @@ static void *churn(void *arg) {
   for (int i = 0; i < 3000; i++) {
     mob m = {.index = i};
     bt_inst *in;
-    CHECK_INT(bt_inst_create(&in, shared_def, &w_host, &m, 0), BT_OK);
+    WCHECK_INT(bt_inst_create(&in, shared_def, &w_host, &m, 0), BT_OK);
     bt_def_retain(shared_def);
-    CHECK_INT(bt_inst_update(in), BT_OK);
+    WCHECK_INT(bt_inst_update(in), BT_OK);
     bt_def_release(shared_def);
     bt_inst_free(in);
   }
@@ -1274,5 +1288,7 @@ int main(void) {
   test_shared_definition();
   test_seed();
   test_calls();
+  check_count += (int)atomic_load(&worker_checks);
+  check_failures += (int)atomic_load(&worker_failures);
   return check_report("test_threads");
 }
