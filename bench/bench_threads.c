@@ -5,14 +5,17 @@
  *
  *   bench_threads [--agents N] [--frames N] [--rounds N] [--threads N]
  *
- * Three scenarios, each with --agents agents (default 10,000) sharing one definition, every
- * agent thinking every frame (the think hook asks the tree for its sleep time, as a host does,
- * and keeps the brain among the updaters):
+ * Four scenarios, each with --agents agents (default 10,000) sharing one definition; in the
+ * first three every agent thinks every frame (the think hook asks the tree for its sleep time,
+ * as a host does, and keeps the brain among the updaters):
  *
  *   8 nodes    bench_cleaf's 8-node tree, which finishes at every think;
  *   40 nodes   bench/brains.lua's brains.small, whose idle branch runs;
  *   40 + wakes the same brain, whose idle leaf also wakes another agent every tenth think: a
- *              command queued by a worker and applied in the serial phase.
+ *              command queued by a worker and applied in the serial phase;
+ *   40 sleeps  the same brain filed by the sleep time its tree asks for, as a game's brains are:
+ *              fewer brains are due each frame, and each due brain is taken out of its tick's
+ *              bucket and filed into another in the serial phase.
  *
  * The serial scheduler thinks them with bt_sched_update; the threaded one with the three calls
  * of bt_tsched_update (bt_tsched_frame_begin, the batches on a bt_pool of T threads, the caller
@@ -41,6 +44,7 @@
 #define MAX_FIELDS 64
 #define WARM 30
 #define PARTS 5
+#define NSCENARIOS 4
 
 static double wall(void) {
   struct timespec ts;
@@ -63,6 +67,7 @@ typedef struct agent {
 
 static double frame_time; /* set between frames, read by every worker */
 static int wakes;         /* the idle leaf wakes another agent every tenth call */
+static int sleeps;        /* brains are filed by their trees' sleep times */
 static agent *agents;
 static int nagents;
 static bt_sched *serial; /* the one running, if serial */
@@ -90,11 +95,16 @@ static double host_now(void *data) {
 /* random numbers: each instance's own generator, seeded with its agent's index */
 static const bt_host host = {host_now, NULL, NULL, NULL};
 
-/* every agent thinks every frame: its sleep time asked for, and 0 given back */
+/* every agent thinks every frame (its sleep time asked for, and 0 given back), or as its tree
+ * asks */
 static int think(bt_inst *inst, double *sleep) {
   bt_inst_update(inst);
   double s;
-  bt_inst_sleep_time(inst, &s);
+  int has = bt_inst_sleep_time(inst, &s);
+  if (sleeps) {
+    *sleep = s;
+    return has;
+  }
   *sleep = 0;
   return 1;
 }
@@ -116,12 +126,13 @@ typedef struct scenario {
   const char *name;
   brain b;
   bt_def *def;
-  int wakes;
+  int wakes, sleeps;
 } scenario;
 
-static int build(scenario *sc, const char *name, const char *text, int with_wakes) {
+static int build(scenario *sc, const char *name, const char *text, int with_wakes, int with_sleeps) {
   sc->name = name;
   sc->wakes = with_wakes;
+  sc->sleeps = with_sleeps;
   if (brain_read(&sc->b, text) || sc->b.nfields > MAX_FIELDS) {
     fprintf(stderr, "bench_threads: %s: %s\n", name, sc->b.error ? sc->b.error : "too many fields");
     return -1;
@@ -180,6 +191,7 @@ static void free_agents(void) {
 }
 
 typedef struct result {
+  double per_frame;  /* thinks per frame */
   double think_rate; /* thinks per second of the think phase */
   double fps;        /* frames per second */
   double serial;     /* the serial phases' share of a frame */
@@ -193,8 +205,10 @@ static void run_batch(void *job, int batch) { bt_tsched_frame_run(job, batch); }
 /* One run: WARM frames, then opt_frames in PARTS parts; the fastest part counts. threads 0: the
  * serial scheduler. */
 static result run(const scenario *sc, int threads) {
-  result r = {0, 0, 0, 0};
+  result r;
+  memset(&r, 0, sizeof r);
   wakes = sc->wakes;
+  sleeps = sc->sleeps;
   make_agents(sc);
   bt_pool *pool = NULL;
   if (threads == 0) {
@@ -271,6 +285,7 @@ static result run(const scenario *sc, int threads) {
       thinks_in_part = thinks1 - thinks0;
     }
   }
+  r.per_frame = (double)thinks_in_part / per_part;
   r.think_rate = (double)thinks_in_part / best_think;
   r.fps = per_part / best_total;
   r.serial = best_serial / best_total;
@@ -325,21 +340,21 @@ int main(int argc, char **argv) {
   opt_frames = (int)frames;
   nagents = (int)agents_n;
   agents = calloc((size_t)nagents, sizeof *agents);
-  static scenario sc[3];
-  if (!agents || build(&sc[0], "8 nodes", TREE8, 0) || build(&sc[1], "40 nodes", brain_small, 0) ||
-      build(&sc[2], "40 + wakes", brain_small, 1))
+  static scenario sc[NSCENARIOS];
+  if (!agents || build(&sc[0], "8 nodes", TREE8, 0, 0) || build(&sc[1], "40 nodes", brain_small, 0, 0) ||
+      build(&sc[2], "40 + wakes", brain_small, 1, 0) || build(&sc[3], "40 sleeps", brain_small, 0, 1))
     return 1;
   int nt = (int)max_threads;
   printf("the threaded scheduler with C leaves: %d agents sharing one definition, each thinking "
-         "every frame; %ld frames after %d to warm up (fastest fifth timed), fastest of %ld rounds; "
-         "this machine has %ld cores\n",
+         "every frame (but in '40 sleeps', filed by its sleep time); %ld frames after %d to warm up "
+         "(fastest fifth timed), fastest of %ld rounds; this machine has %ld cores\n",
          nagents, frames, WARM, rounds, cores);
   /* best[s][0]: serial; best[s][t]: t threads */
-  result(*best)[BT_POOL_MAX_THREADS + 1] = calloc(3, sizeof *best);
+  result(*best)[BT_POOL_MAX_THREADS + 1] = calloc(NSCENARIOS, sizeof *best);
   if (!best) return 1;
   int bad = 0;
   for (long r = 0; r < rounds; r++)
-    for (int s = 0; s < 3; s++)
+    for (int s = 0; s < NSCENARIOS; s++)
       for (int t = 0; t <= nt; t++) {
         result x = run(&sc[s], t);
         result *b = &best[s][t];
@@ -350,9 +365,9 @@ int main(int argc, char **argv) {
         }
         if (r > 0 && x.hash != b->hash) bad = 1; /* a round ended otherwise */
       }
-  printf("\n%-10s %-12s %16s %10s %13s %12s\n", "tree", "scheduler", "thinks/s (think)", "frames/s",
-         "serial share", "x 1 thread");
-  for (int s = 0; s < 3; s++) {
+  printf("\n%-10s %-12s %12s %16s %10s %13s %12s\n", "tree", "scheduler", "thinks/frame",
+         "thinks/s (think)", "frames/s", "serial share", "x 1 thread");
+  for (int s = 0; s < NSCENARIOS; s++) {
     for (int t = 0; t <= nt; t++) {
       const result *x = &best[s][t];
       char who[32];
@@ -363,8 +378,8 @@ int main(int argc, char **argv) {
         snprintf(share, sizeof share, "%.1f%%", 100 * x->serial);
         snprintf(speed, sizeof speed, "%.2fx", x->think_rate / best[s][1].think_rate);
       }
-      printf("%-10s %-12s %16.0f %10.1f %13s %12s\n", t == 0 ? sc[s].name : "", who, x->think_rate,
-             x->fps, share, speed);
+      printf("%-10s %-12s %12.0f %16.0f %10.1f %13s %12s\n", t == 0 ? sc[s].name : "", who, x->per_frame,
+             x->think_rate, x->fps, share, speed);
     }
     /* the same states on every thread count, and as the serial scheduler without commands */
     int same = 1;
@@ -376,10 +391,11 @@ int main(int argc, char **argv) {
                           : as_serial ? ", and as with bt_sched" : ", MISMATCH with bt_sched");
   }
   printf("\n2 threads against 1, think phase:");
-  for (int s = 0; s < 3; s++)
-    printf(" %s %.2fx%s", sc[s].name, best[s][2].think_rate / best[s][1].think_rate, s < 2 ? "," : "");
+  for (int s = 0; s < NSCENARIOS; s++)
+    printf(" %s %.2fx%s", sc[s].name, best[s][2].think_rate / best[s][1].think_rate,
+           s < NSCENARIOS - 1 ? "," : "");
   printf(" (target >= 1.80x on 2 cores)\n");
-  for (int s = 0; s < 3; s++) {
+  for (int s = 0; s < NSCENARIOS; s++) {
     bt_def_release(sc[s].def);
     brain_free(&sc[s].b);
   }

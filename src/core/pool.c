@@ -12,17 +12,23 @@
  * two: so a worker that finished a run watches the generation for a while (SPIN polls) before it
  * sleeps on the condition variable, and the caller watches `running` before it sleeps, and runs
  * that follow one another closely (frames back to back, a job system's batches) wake nobody.
+ * Watching yields the core after a few polls, so that more threads than cores do not starve the
+ * ones that work.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 
 #include "internal.h"
 
-/* Polls of a waiting thread before it sleeps: about 50 microseconds on the development machine. */
-#define SPIN 2000
+/* A waiting thread polls SPIN_PAUSES times with a pause, then SPIN_YIELDS times giving its core
+ * to any other thread that wants it (when there are more threads than cores, a thread that only
+ * spun would hold up the one it waits for), before it sleeps: some tens of microseconds. */
+#define SPIN_PAUSES 64
+#define SPIN_YIELDS 128
 
 static inline void cpu_relax(void) {
 #if defined(__x86_64__) || defined(__i386__)
@@ -30,6 +36,12 @@ static inline void cpu_relax(void) {
 #elif defined(__aarch64__)
   __asm__ __volatile__("yield");
 #endif
+}
+
+/* The i-th poll's wait. */
+static inline void poll_wait(int i) {
+  if (i < SPIN_PAUSES) cpu_relax();
+  else sched_yield();
 }
 
 struct bt_pool {
@@ -60,9 +72,9 @@ static void take(bt_pool *p, bt_job_fn fn, void *job, long count) {
 
 /* Waits until the generation is no longer `seen`, or stop; returns the new one (0 on stop). */
 static unsigned long next_run(bt_pool *p, unsigned long seen) {
-  for (int i = 0; i < SPIN; i++) {
+  for (int i = 0; i < SPIN_PAUSES + SPIN_YIELDS; i++) {
     if (atomic_load_explicit(&p->generation, memory_order_acquire) != seen || atomic_load(&p->stop)) break;
-    cpu_relax();
+    poll_wait(i);
   }
   pthread_mutex_lock(&p->mu);
   while (!atomic_load(&p->stop) && atomic_load(&p->generation) == seen) pthread_cond_wait(&p->wake, &p->mu);
@@ -179,7 +191,8 @@ int bt_pool_run(bt_pool *p, int count, bt_job_fn fn, void *job) {
     pthread_cond_broadcast(&p->wake);
     pthread_mutex_unlock(&p->mu);
     take(p, fn, job, count);
-    for (int i = 0; i < SPIN && atomic_load_explicit(&p->running, memory_order_acquire) > 0; i++) cpu_relax();
+    for (int i = 0; i < SPIN_PAUSES + SPIN_YIELDS && atomic_load_explicit(&p->running, memory_order_acquire) > 0; i++)
+      poll_wait(i);
     if (atomic_load_explicit(&p->running, memory_order_acquire) > 0) {
       pthread_mutex_lock(&p->mu);
       while (atomic_load_explicit(&p->running, memory_order_acquire) > 0) pthread_cond_wait(&p->done, &p->mu);

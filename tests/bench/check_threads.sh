@@ -8,11 +8,11 @@ set -u
 bench=$1
 out=$("$bench" --agents 200 --frames 10 --rounds 2 --threads 3 2>&1) || { echo "$out"; echo "FAIL: bench_threads failed"; exit 1; }
 echo "$out"
-[ "$(echo "$out" | grep -c -E '^ *(8 nodes|40 nodes|40 \+ wakes)? +(bt_sched|[123] threads?) ')" -eq 12 ] \
-  || { echo "FAIL: expected 12 rows"; exit 1; }
-[ "$(echo "$out" | grep -c 'states after the runs: the same on 1 to 3 threads')" -eq 3 ] \
+[ "$(echo "$out" | grep -c -E '^ *(8 nodes|40 nodes|40 \+ wakes|40 sleeps)? +(bt_sched|[123] threads?) ')" -eq 16 ] \
+  || { echo "FAIL: expected 16 rows"; exit 1; }
+[ "$(echo "$out" | grep -c 'states after the runs: the same on 1 to 3 threads')" -eq 4 ] \
   || { echo "FAIL: the thread counts differ"; exit 1; }
-[ "$(echo "$out" | grep -c ', and as with bt_sched$')" -eq 2 ] || { echo "FAIL: bt_sched differs"; exit 1; }
+[ "$(echo "$out" | grep -c ', and as with bt_sched$')" -eq 3 ] || { echo "FAIL: bt_sched differs"; exit 1; }
 echo "$out" | grep -q '^2 threads against 1, think phase: ' || { echo "FAIL: no 2-thread line"; exit 1; }
 for args in "--agents 0" "--frames 4" "--rounds x" "--threads 1" "--agents" "--speed 3"; do
   err=$("$bench" $args 2>&1)
