@@ -8,8 +8,9 @@
  * indices from one atomic counter until none is left, so a slow job does not hold up the others;
  * each worker then leaves the run (an acq_rel decrement of `running`, which orders what its jobs
  * wrote before the caller's return), and the caller waits until none is left in it. Waking a
- * sleeping thread takes tens of microseconds, a large part of a frame of 10,000 thinks split in
- * two: so a worker that finished a run watches the generation for a while (SPIN polls) before it
+ * sleeping thread takes tens of microseconds (on a virtual machine, at times more than a frame of
+ * 10,000 thinks split in two): so a worker that finished a run watches the generation for a while
+ * (up to SPIN_NS) before it
  * sleeps on the condition variable, and the caller watches `running` before it sleeps, and runs
  * that follow one another closely (frames back to back, a job system's batches) wake nobody.
  * Watching yields the core after a few polls, so that more threads than cores do not starve the
@@ -21,14 +22,15 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "internal.h"
 
-/* A waiting thread polls SPIN_PAUSES times with a pause, then SPIN_YIELDS times giving its core
- * to any other thread that wants it (when there are more threads than cores, a thread that only
- * spun would hold up the one it waits for), before it sleeps: some tens of microseconds. */
+/* A waiting thread polls SPIN_PAUSES times with a pause, then gives its core to any other thread
+ * that wants it between polls (when there are more threads than cores, a thread that only spun
+ * would hold up the one it waits for) for up to SPIN_NS nanoseconds, before it sleeps. */
 #define SPIN_PAUSES 64
-#define SPIN_YIELDS 128
+#define SPIN_NS 200000
 
 static inline void cpu_relax(void) {
 #if defined(__x86_64__) || defined(__i386__)
@@ -38,10 +40,22 @@ static inline void cpu_relax(void) {
 #endif
 }
 
-/* The i-th poll's wait. */
-static inline void poll_wait(int i) {
-  if (i < SPIN_PAUSES) cpu_relax();
-  else sched_yield();
+static long long mono_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* The wait after the i-th poll (from 0); 0 when it is time to sleep instead. */
+static int keep_watching(int i, long long *since) {
+  if (i < SPIN_PAUSES) {
+    cpu_relax();
+    return 1;
+  }
+  if (i == SPIN_PAUSES) *since = mono_ns();
+  else if (i % 16 == 0 && mono_ns() - *since > SPIN_NS) return 0;
+  sched_yield();
+  return 1;
 }
 
 struct bt_pool {
@@ -72,10 +86,9 @@ static void take(bt_pool *p, bt_job_fn fn, void *job, long count) {
 
 /* Waits until the generation is no longer `seen`, or stop; returns the new one (0 on stop). */
 static unsigned long next_run(bt_pool *p, unsigned long seen) {
-  for (int i = 0; i < SPIN_PAUSES + SPIN_YIELDS; i++) {
-    if (atomic_load_explicit(&p->generation, memory_order_acquire) != seen || atomic_load(&p->stop)) break;
-    poll_wait(i);
-  }
+  long long since = 0;
+  for (int i = 0; atomic_load_explicit(&p->generation, memory_order_acquire) == seen && !atomic_load(&p->stop); i++)
+    if (!keep_watching(i, &since)) break;
   pthread_mutex_lock(&p->mu);
   while (!atomic_load(&p->stop) && atomic_load(&p->generation) == seen) pthread_cond_wait(&p->wake, &p->mu);
   unsigned long g = atomic_load(&p->stop) ? 0 : atomic_load(&p->generation);
@@ -191,8 +204,9 @@ int bt_pool_run(bt_pool *p, int count, bt_job_fn fn, void *job) {
     pthread_cond_broadcast(&p->wake);
     pthread_mutex_unlock(&p->mu);
     take(p, fn, job, count);
-    for (int i = 0; i < SPIN_PAUSES + SPIN_YIELDS && atomic_load_explicit(&p->running, memory_order_acquire) > 0; i++)
-      poll_wait(i);
+    long long since = 0;
+    for (int i = 0; atomic_load_explicit(&p->running, memory_order_acquire) > 0; i++)
+      if (!keep_watching(i, &since)) break;
     if (atomic_load_explicit(&p->running, memory_order_acquire) > 0) {
       pthread_mutex_lock(&p->mu);
       while (atomic_load_explicit(&p->running, memory_order_acquire) > 0) pthread_cond_wait(&p->done, &p->mu);
