@@ -21,8 +21,8 @@
  * of bt_tsched_update (bt_tsched_frame_begin, the batches on a bt_pool of T threads, the caller
  * included, through bt_pool_run, bt_tsched_frame_end), timed apart. Printed per scenario and
  * thread count: thinks per second in the think phase (the batches), frames per second (the
- * whole frame), the serial phases' share of a frame (begin: commands from outside and the due
- * list; end: filing every brain and the commands its leaves queued), and the think phase's
+ * whole frame), the serial phases' shares of a frame (begin: commands from outside and the due
+ * list; end, the apply phase: filing every brain and the commands its leaves queued), and the think phase's
  * throughput against one thread's in the same run. Each run's frames are cut into five parts
  * and the fastest part counts; the fastest of --rounds rounds is printed. Afterwards the state
  * of every agent (its tree's bytes and its scheduler list) must be the same on every thread
@@ -31,6 +31,7 @@
  */
 #define _GNU_SOURCE
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -194,7 +195,7 @@ typedef struct result {
   double per_frame;  /* thinks per frame */
   double think_rate; /* thinks per second of the think phase */
   double fps;        /* frames per second */
-  double serial;     /* the serial phases' share of a frame */
+  double begin, end; /* the serial phases' shares of a frame */
   uint64_t hash;
 } result;
 
@@ -233,11 +234,11 @@ static result run(const scenario *sc, int threads) {
     }
   }
   int per_part = opt_frames / PARTS, f = 0;
-  double best_total = 1e300, best_think = 0, best_serial = 0;
+  double best_total = 1e300, best_think = 0, best_begin = 0;
   long long thinks_in_part = 0;
   for (int part = -1; part < PARTS; part++) { /* part -1: the warm-up */
     int frames = part < 0 ? WARM : per_part;
-    double total = 0, think_phase = 0;
+    double total = 0, think_phase = 0, begin_phase = 0;
     long long thinks0 = 0;
     if (threaded) {
       bt_tsched_stats st;
@@ -266,6 +267,7 @@ static result run(const scenario *sc, int threads) {
         double t3 = wall();
         total += t3 - t0;
         think_phase += t2 - t1;
+        begin_phase += t1 - t0;
       }
     }
     long long thinks1;
@@ -281,14 +283,15 @@ static result run(const scenario *sc, int threads) {
     if (part >= 0 && total < best_total) {
       best_total = total;
       best_think = think_phase;
-      best_serial = total - think_phase;
+      best_begin = begin_phase;
       thinks_in_part = thinks1 - thinks0;
     }
   }
   r.per_frame = (double)thinks_in_part / per_part;
   r.think_rate = (double)thinks_in_part / best_think;
   r.fps = per_part / best_total;
-  r.serial = best_serial / best_total;
+  r.begin = best_begin / best_total;
+  r.end = (best_total - best_think - best_begin) / best_total;
   r.hash = state_hash();
   free_agents();
   bt_sched_free(serial);
@@ -297,6 +300,73 @@ static result run(const scenario *sc, int threads) {
   threaded = NULL;
   bt_pool_free(pool);
   return r;
+}
+
+/* ---- what a queued command costs ---- */
+
+#define POSTS 100000
+
+static double leaf_post_ns;
+
+/* A think hook that queues POSTS wakes from the worker (into its batch's queue, no lock). */
+static int posting_think(void *ud, int brain, bt_inst *inst, double *sleep) {
+  (void)ud;
+  (void)inst;
+  double t0 = wall();
+  for (int i = 0; i < POSTS; i++) bt_tsched_wake(threaded, brain);
+  leaf_post_ns = (wall() - t0) / POSTS * 1e9;
+  *sleep = 0;
+  return 1;
+}
+
+static void *post_from_thread(void *arg) {
+  double *ns = arg;
+  double t0 = wall();
+  for (int i = 0; i < POSTS; i++) bt_tsched_wake(threaded, 0);
+  *ns = (wall() - t0) / POSTS * 1e9;
+  return NULL;
+}
+
+/* ns per command queued from a leaf, from one other thread, from two at once, and per command
+ * applied (a wake), each the fastest of `rounds`. */
+static void queue_costs(long rounds, double out[4]) {
+  for (int k = 0; k < 4; k++) out[k] = 1e300;
+  static agent one;
+  for (long r = 0; r < rounds; r++) {
+    if (bt_tsched_create(&threaded, 1.0 / 30) != BT_OK) exit(1);
+    bt_def *def = NULL;
+    bt_graph *g;
+    if (bt_graph_new(&g) != BT_OK) exit(1);
+    int leaf = bt_graph_add(g, &(bt_spec){.kind = BT_ACTION, .fn = leaf_condition});
+    if (leaf < 0 || bt_def_create(&def, g, leaf) != BT_OK) exit(1);
+    bt_graph_free(g);
+    if (bt_inst_create(&one.inst, def, &host, &one, 0) != BT_OK) exit(1);
+    int b = bt_tsched_brain_new(threaded, one.inst);
+    if (b != 0 || bt_tsched_add(threaded, b) != BT_OK) exit(1);
+    const bt_tsched_hooks hooks = {NULL, posting_think, NULL};
+    int nb;
+    if (bt_tsched_frame_begin(threaded, 1, &hooks, &nb) != BT_OK || nb != 1) exit(1);
+    bt_tsched_frame_run(threaded, 0);
+    double t0 = wall();
+    bt_tsched_frame_end(threaded); /* applies the POSTS wakes */
+    double apply = (wall() - t0) / POSTS * 1e9;
+    double one_thread, two[2];
+    pthread_t t[2];
+    if (pthread_create(&t[0], NULL, post_from_thread, &one_thread)) exit(1);
+    pthread_join(t[0], NULL);
+    bt_tsched_flush(threaded);
+    for (int k = 0; k < 2; k++)
+      if (pthread_create(&t[k], NULL, post_from_thread, &two[k])) exit(1);
+    for (int k = 0; k < 2; k++) pthread_join(t[k], NULL);
+    bt_tsched_flush(threaded);
+    double x[4] = {leaf_post_ns, one_thread, (two[0] + two[1]) / 2, apply};
+    for (int k = 0; k < 4; k++)
+      if (x[k] < out[k]) out[k] = x[k];
+    bt_inst_free(one.inst);
+    bt_def_release(def);
+    bt_tsched_free(threaded);
+    threaded = NULL;
+  }
 }
 
 static int usage(const char *flag, const char *value) {
@@ -349,15 +419,16 @@ int main(int argc, char **argv) {
          "every frame (but in '40 sleeps', filed by its sleep time); %ld frames after %d to warm up "
          "(fastest fifth timed), fastest of %ld rounds; this machine has %ld cores\n",
          nagents, frames, WARM, rounds, cores);
-  /* best[s][0]: serial; best[s][t]: t threads */
-  result(*best)[BT_POOL_MAX_THREADS + 1] = calloc(NSCENARIOS, sizeof *best);
+  /* BEST(s, 0): serial; BEST(s, t): t threads */
+  result *best = calloc((size_t)NSCENARIOS * (size_t)(nt + 1), sizeof *best);
   if (!best) return 1;
+#define BEST(s, t) best[(size_t)(s) * (size_t)(nt + 1) + (size_t)(t)]
   int bad = 0;
   for (long r = 0; r < rounds; r++)
     for (int s = 0; s < NSCENARIOS; s++)
       for (int t = 0; t <= nt; t++) {
         result x = run(&sc[s], t);
-        result *b = &best[s][t];
+        result *b = &BEST(s, t);
         if (r == 0 || x.think_rate > b->think_rate) {
           uint64_t first = r == 0 ? x.hash : b->hash;
           *b = x;
@@ -365,40 +436,48 @@ int main(int argc, char **argv) {
         }
         if (r > 0 && x.hash != b->hash) bad = 1; /* a round ended otherwise */
       }
-  printf("\n%-10s %-12s %12s %16s %10s %13s %12s\n", "tree", "scheduler", "thinks/frame",
-         "thinks/s (think)", "frames/s", "serial share", "x 1 thread");
+  printf("\n%-10s %-12s %12s %16s %10s %7s %13s %12s\n", "tree", "scheduler", "thinks/frame",
+         "thinks/s (think)", "frames/s", "begin", "end (apply)", "x 1 thread");
   for (int s = 0; s < NSCENARIOS; s++) {
     for (int t = 0; t <= nt; t++) {
-      const result *x = &best[s][t];
+      const result *x = &BEST(s, t);
       char who[32];
       if (t == 0) snprintf(who, sizeof who, "bt_sched");
       else snprintf(who, sizeof who, "%d thread%s", t, t > 1 ? "s" : "");
-      char share[16] = "-", speed[16] = "-";
+      char begin[16] = "-", share[16] = "-", speed[16] = "-";
       if (t > 0) {
-        snprintf(share, sizeof share, "%.1f%%", 100 * x->serial);
-        snprintf(speed, sizeof speed, "%.2fx", x->think_rate / best[s][1].think_rate);
+        snprintf(begin, sizeof begin, "%.1f%%", 100 * x->begin);
+        snprintf(share, sizeof share, "%.1f%%", 100 * x->end);
+        snprintf(speed, sizeof speed, "%.2fx", x->think_rate / BEST(s, 1).think_rate);
       }
-      printf("%-10s %-12s %12.0f %16.0f %10.1f %13s %12s\n", t == 0 ? sc[s].name : "", who, x->per_frame,
-             x->think_rate, x->fps, share, speed);
+      printf("%-10s %-12s %12.0f %16.0f %10.1f %7s %13s %12s\n", t == 0 ? sc[s].name : "", who,
+             x->per_frame, x->think_rate, x->fps, begin, share, speed);
     }
     /* the same states on every thread count, and as the serial scheduler without commands */
     int same = 1;
-    for (int t = 2; t <= nt; t++) same &= best[s][t].hash == best[s][1].hash;
-    int as_serial = best[s][0].hash == best[s][1].hash;
+    for (int t = 2; t <= nt; t++) same &= BEST(s, t).hash == BEST(s, 1).hash;
+    int as_serial = BEST(s, 0).hash == BEST(s, 1).hash;
     if (!same || (!sc[s].wakes && !as_serial)) bad = 1;
     printf("%-10s states after the runs: %s on 1 to %d threads%s\n", "", same ? "the same" : "DIFFERENT",
            nt, sc[s].wakes ? " (the serial scheduler applies wakes at once: it differs, as documented)"
                           : as_serial ? ", and as with bt_sched" : ", MISMATCH with bt_sched");
   }
+  double q[4];
+  queue_costs(rounds, q);
+  printf("\nqueueing a command (a wake): from a leaf %.1f ns (its batch's queue, no lock); from another "
+         "thread %.1f ns (a mutex), %.1f ns with two threads at once; applying it %.1f ns (the end's "
+         "serial phase)\n",
+         q[0], q[1], q[2], q[3]);
   printf("\n2 threads against 1, think phase:");
   for (int s = 0; s < NSCENARIOS; s++)
-    printf(" %s %.2fx%s", sc[s].name, best[s][2].think_rate / best[s][1].think_rate,
+    printf(" %s %.2fx%s", sc[s].name, BEST(s, 2).think_rate / BEST(s, 1).think_rate,
            s < NSCENARIOS - 1 ? "," : "");
   printf(" (target >= 1.80x on 2 cores)\n");
   for (int s = 0; s < NSCENARIOS; s++) {
     bt_def_release(sc[s].def);
     brain_free(&sc[s].b);
   }
+#undef BEST
   free(best);
   free(agents);
   if (bad) fprintf(stderr, "bench_threads: results differ between runs\n");

@@ -14,6 +14,7 @@ echo "$out"
   || { echo "FAIL: the thread counts differ"; exit 1; }
 [ "$(echo "$out" | grep -c ', and as with bt_sched$')" -eq 3 ] || { echo "FAIL: bt_sched differs"; exit 1; }
 echo "$out" | grep -q '^2 threads against 1, think phase: ' || { echo "FAIL: no 2-thread line"; exit 1; }
+echo "$out" | grep -q '^queueing a command (a wake): from a leaf [0-9.]* ns' || { echo "FAIL: no queue line"; exit 1; }
 for args in "--agents 0" "--frames 4" "--rounds x" "--threads 1" "--agents" "--speed 3"; do
   err=$("$bench" $args 2>&1)
   [ $? -eq 2 ] || { echo "FAIL: $args should exit 2"; exit 1; }
