@@ -814,8 +814,9 @@ int bt_tsched_update(bt_tsched *ts, long long tick, const bt_tsched_hooks *hooks
  * then end, on the thread that began, does phase 3. frame_run returns BT_EINVAL for a batch out
  * of range or run already, or outside the think phase. end runs on its own thread the batches
  * that were not run (and then returns BT_EINVAL), waits for those still running, and returns
- * BT_OK. begin returns BT_EBUSY when a frame is under way, or BT_ENOMEM (no frame); end
- * returns BT_EBUSY from inside a batch, BT_EINVAL with no frame begun. */
+ * BT_OK. begin returns BT_EINVAL for a NULL ts or batches, BT_EBUSY when a frame is under way,
+ * or BT_ENOMEM (no frame); end returns BT_EBUSY from inside a batch or a command being applied,
+ * BT_EINVAL with no frame begun. */
 int bt_tsched_frame_begin(bt_tsched *ts, long long tick, const bt_tsched_hooks *hooks, int *batches);
 int bt_tsched_frame_run(bt_tsched *ts, int batch);
 int bt_tsched_frame_end(bt_tsched *ts);
