@@ -647,7 +647,8 @@ typedef struct bt_pool bt_pool;
 #define BT_POOL_MAX_THREADS 256
 
 /* A pool of `threads` workers: the thread that calls bt_pool_run, and threads - 1 threads the
- * pool starts now and keeps, asleep between runs. BT_EINVAL for threads < 1 or more than
+ * pool starts now (with every signal blocked) and keeps: after a run each watches for the next
+ * for up to 200 microseconds, yielding its core, then sleeps. BT_EINVAL for threads < 1 or more than
  * BT_POOL_MAX_THREADS, BT_ENOMEM, BT_ETHREAD when the system refuses a thread (the threads
  * started are stopped again and *out is NULL). */
 int bt_pool_create(bt_pool **out, int threads);
