@@ -75,6 +75,8 @@ bench: build
 	@echo
 	$(BUILD)/bench/bench_cleaf
 	@echo
+	$(BUILD)/bench/bench_threads
+	@echo
 	$(BUILD)/bench/bench_rec
 	@echo
 	$(BUILD)/bench/bench_think bench/recorder.lua

@@ -221,7 +221,7 @@ function reload.poll() end
 ---@return table<string, string>
 function reload.modules() end
 
----The log files of the transition recorders, read (docs/lua-api.md "Log files").
+---The log files of the transition recorders, written and read (docs/lua-api.md "Log files").
 ---@class bt.log
 local log = {}
 bt.log = log
@@ -236,6 +236,20 @@ function log.open(path) end
 ---@param s string
 ---@return bt.LogReader
 function log.read(s) end
+
+---A writer of a new log file at `path`, or nil and a message.
+---@param path string
+---@param options? {dbstrings?: boolean, thread?: boolean}
+---@return bt.LogWriter? writer
+---@return string? message
+function log.create(path, options) end
+
+---What `bt.log.create` gives: the log file recorders write to (their option `log`).
+---@class bt.LogWriter
+---@field flush fun(self: bt.LogWriter): (true?, string?)
+---@field world fun(self: bt.LogWriter, code: integer, data: string, time?: number): (true?, string?)
+---@field stats fun(self: bt.LogWriter): {records: integer, statuses: integer, bytes: integer, lost: integer, shapes: integer, agents: integer}
+---@field close fun(self: bt.LogWriter): (true?, string?)
 
 ---A record of a log: `type` ("status", "think", "event", "error", "reload", "host", "world",
 ---"lost"; with `{all = true}` also "attach", "saved", "describe"), `time`, and for an agent's
@@ -670,6 +684,7 @@ function BT:restore(s, options) end
 ---@field agent? integer the agent id (default: the entity's GUID or id)
 ---@field label? string the label (default: "<prefab or kind> <id>")
 ---@field stats? boolean|bt.Stats true: statistics of its own; a bt.Stats: feed that one
+---@field log? bt.LogWriter the log file the recorder writes its records to as well
 
 ---How `stats` lists its nodes: "tree" (pre-order), "time" (hottest first), "visits".
 ---@alias bt.StatsOrder "tree"|"time"|"visits"

@@ -548,7 +548,7 @@ int bt_def_create(bt_def **out, bt_graph *g, int root) {
   for (int i = 0; i < g->n; i++) c.state[i] = -1;
   rc = analyse(&c, root);
   if (rc) goto done;
-  d->refs = 1;
+  atomic_init(&d->refs, 1);
   d->nnodes = c.size[root];
   uint32_t nreach = 0;
   for (int i = 0; i < g->n; i++)
@@ -582,12 +582,15 @@ done:
   return rc;
 }
 
+/* A reference is taken from one that is held already, so nothing is ordered by the increment;
+ * the last release must see every write the other holders made before theirs (acq_rel), so that
+ * def_free runs after them. */
 void bt_def_retain(bt_def *def) {
-  if (def) def->refs++;
+  if (def) atomic_fetch_add_explicit(&def->refs, 1, memory_order_relaxed);
 }
 
 void bt_def_release(bt_def *def) {
-  if (def && --def->refs == 0) def_free(def);
+  if (def && atomic_fetch_sub_explicit(&def->refs, 1, memory_order_acq_rel) == 1) def_free(def);
 }
 
 static int valid_node(const bt_def *d, int n) { return d && n >= 0 && (uint32_t)n < d->nnodes; }

@@ -113,6 +113,27 @@ void bt_inst_free(bt_inst *in) {
   free(in);
 }
 
+int bt_inst_seed(bt_inst *in, unsigned long long seed) {
+  if (!in) return BT_EINVAL;
+  if (in->thinking) return BT_EBUSY;
+  if (!in->def->rng_off) return BT_OK; /* draws nothing */
+  /* splitmix64's finaliser: nearby seeds (agent ids) start far apart; never 0, xorshift's fixed point */
+  uint64_t x = (uint64_t)seed + 0x9E3779B97F4A7C15ULL;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+  x = (x ^ (x >> 31)) | 1;
+  memcpy(inst_mem(in) + in->def->rng_off, &x, sizeof x);
+  return BT_OK;
+}
+
+int bt_inst_scatter(bt_inst *in) {
+  if (!in) return BT_EINVAL;
+  if (in->thinking) return BT_EBUSY;
+  bti_scatter(in);
+  in->settled = 0;
+  return BT_OK;
+}
+
 void *bt_inst_agent(const bt_inst *in) { return in->agent; }
 const bt_def *bt_inst_def(const bt_inst *in) { return in->def; }
 double bt_inst_now(bt_inst *in) { return bti_now(in); }

@@ -7,6 +7,7 @@
 #ifndef BT_INTERNAL_H
 #define BT_INTERNAL_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -85,7 +86,7 @@ typedef struct bt_state {
 } bt_state;
 
 struct bt_def {
-  int refs;
+  atomic_int refs; /* instances and hosts on any thread retain and release it (C11 atomics) */
   uint32_t nnodes, nstates;
   bt_node *nodes;
   uint32_t *kids;
@@ -420,6 +421,15 @@ BTI_FUNC int bti_transfer(bt_inst *to, const bt_inst *from, const int *map, bt_t
 
 /* nodes.c */
 BTI_FUNC void bti_scatter(bt_inst *in); /* each scattering node draws its first evaluation time */
+
+/* sched.c, for tsched.c: bt_sched_update cut where the threaded scheduler thinks in parallel.
+ * begin sets the tick and moves the brains waiting for it to the updaters, and returns the
+ * updaters (valid until the scheduler changes); a brain's generation tells a freed id from its
+ * next owner; thought counts a think and files the brain by its sleep time (has 0: nil), as
+ * bt_sched_update does after each think, unless the brain is gone or of another generation. */
+BTI_FUNC int bti_sched_begin(bt_sched *s, long long tick, const int **updaters);
+BTI_FUNC uint32_t bti_sched_gen(const bt_sched *s, int id);
+BTI_FUNC void bti_sched_thought(bt_sched *s, int id, uint32_t gen, int has, double sleep);
 
 /* graph.c: a graph's nodes, for subtree.c and builder.c (ids must be valid) */
 BTI_FUNC int bti_graph_count(const bt_graph *g);

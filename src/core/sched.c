@@ -425,6 +425,24 @@ int bt_sched_update(bt_sched *s, long long tick, const bt_sched_hooks *hooks) {
   return BT_OK;
 }
 
+/* ---- the threaded scheduler's frame (tsched.c), in bt_sched_update's steps ---- */
+
+int bti_sched_begin(bt_sched *s, long long tick, const int **updaters) {
+  s->tick = tick;
+  wake_bucket(s, tick);
+  *updaters = s->updaters;
+  return s->nupdaters;
+}
+
+uint32_t bti_sched_gen(const bt_sched *s, int id) { return s->brains[id].gen; }
+
+void bti_sched_thought(bt_sched *s, int id, uint32_t gen, int has, double sleep) {
+  brain_rec *r = rec(s, id);
+  if (!r || r->gen != gen) return;
+  s->thinks++;
+  file_after_think(s, id, has, sleep);
+}
+
 long long bt_sched_tick(const bt_sched *s) { return s->tick; }
 
 int bt_sched_list(const bt_sched *s, int id, long long *wake_tick) {

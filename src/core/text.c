@@ -16,7 +16,8 @@ const char *bt_strerror(int code) {
     case BT_EINVAL: return "invalid argument";
     case BT_ECYCLE: return "node is its own ancestor";
     case BT_ETOOBIG: return "tree too large";
-    case BT_EBUSY: return "not allowed while the tree thinks";
+    case BT_EBUSY: return "not allowed now: the tree is thinking, or a frame is under way";
+    case BT_ETHREAD: return "could not start a thread";
     case BT_EIO: return "input/output error";
     case BT_EFORMAT: return "not a bt log, or of another format version";
     case BT_ECORRUPT: return "damaged log";

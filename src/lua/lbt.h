@@ -17,12 +17,12 @@
  *   compile.c  definitions: a graph of node objects compiled, named subtrees
  *   tree.c     BT(inst, root) and the tree methods
  *   stats.c    bt.Stats: per-node statistics as tables, tree:stats
+ *   logfile.c  bt.log: the recorders' log files written and read (over the core's bt_log)
  *   recorder.c bt.Recorder: a tree's transition recorder, tree:record, a brain's recorder
  *   sched.c    BrainWrangler's scheduler
  *   reload.c   moving live agents to a tree of new code
  *   save.c     a tree's state saved with a game and restored (the C side of lua/save.lua)
  *   watch.c    the file watcher of hot reload
- *   logfile.c  bt.log: the recorders' log files read (a layer over the core's bt_log_reader)
  *   lbt_embedded.c  the module's Lua files (lua/), written into C by cmake/embed.cmake
  *   module.c   luaopen_bt, and nothing else
  *
@@ -415,7 +415,11 @@ LBT_FUNC const luaL_Reg lbt_save_shared[];
 
 /* ---- logfile.c ---- */
 
-LBT_FUNC void lbt_open_logfile(lua_State *L, int module); /* bt.log.open, bt.log.read */
+LBT_FUNC void lbt_open_logfile(lua_State *L, int module); /* bt.log.create, open, read */
+/* The log of the writer at idx (bt.log.create), NULL if it is closed; lbt_log_is_writer: whether
+ * the value at idx is a writer. */
+LBT_FUNC bt_log *lbt_log_writer_test(lua_State *L, int idx);
+LBT_FUNC int lbt_log_is_writer(lua_State *L, int idx);
 LBT_FUNC int lbt_watcher_new(lua_State *L);             /* shared.watcher(mode) */
 
 #endif

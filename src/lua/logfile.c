@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * logfile.c: bt.log, the log files of the transition recorders read from Lua (docs/lua-api.md
- * "Log files"): a thin layer over the core's bt_log_reader. bt.log.open(path) and bt.log.read(s)
- * give a reader; reader:records() iterates over its records as tables, reader:shape(hash) describes
- * a tree, reader:where() says where reading stopped. Nodes are 1-based pre-order indices and
- * paths as the rest of the binding names nodes.
+ * logfile.c: bt.log, the log files of the transition recorders written and read from Lua
+ * (docs/lua-api.md "Log files"): a thin layer over the core's bt_log and bt_log_reader.
+ * bt.log.create(path) gives a writer that recorders write to (their option log); bt.log.open(path)
+ * and bt.log.read(s) give a reader; reader:records() iterates over its records as tables,
+ * reader:shape(hash) describes a tree, reader:where() says where reading stopped. Nodes are 1-based
+ * pre-order indices and paths as the rest of the binding names nodes.
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -297,10 +299,142 @@ static int l_read(lua_State *L) {
   return 1;
 }
 
+/* ---- writing: bt.log.create ---- */
+
+#define WRITER "bt.log.writer"
+
+typedef struct writer {
+  bt_log *log; /* NULL once closed */
+} writer;
+
+static writer *check_writer(lua_State *L, const char *fname) {
+  writer *w = luaL_testudata(L, 1, WRITER);
+  if (!w) lbt_typeerror(L, 1, 0, fname, "log writer");
+  if (!w->log) lbt_argerror(L, 0, fname, "the log writer is closed");
+  return w;
+}
+
+bt_log *lbt_log_writer_test(lua_State *L, int idx) {
+  writer *w = luaL_testudata(L, idx, WRITER);
+  return w ? w->log : NULL;
+}
+
+int lbt_log_is_writer(lua_State *L, int idx) { return luaL_testudata(L, idx, WRITER) != NULL; }
+
+/* Returns true, or nil and the log's message. */
+static int push_result(lua_State *L, writer *w, int rc) {
+  if (rc == BT_OK) {
+    lua_pushboolean(L, 1);
+    return 1;
+  }
+  lua_pushnil(L);
+  const char *msg = w && w->log ? bt_log_errmsg(w->log) : "";
+  lua_pushstring(L, msg && msg[0] ? msg : bt_strerror(rc));
+  return 2;
+}
+
+/* bt.log.create(path[, options]): a log file written from now on, or nil and a message;
+ * options: dbstrings (each think also keeps its running nodes' DBStrings and sleep times),
+ * thread (encode and write on a thread of the log's own) */
+static int l_create(lua_State *L) {
+  if (lua_type(L, 1) != LUA_TSTRING) return lbt_typeerror(L, 1, 1, "log.create", "string");
+  unsigned flags = 0;
+  if (!lua_isnoneornil(L, 2)) {
+    if (!lua_istable(L, 2)) return lbt_typeerror(L, 2, 2, "log.create", "table or nil");
+    if (lua_getfield(L, 2, "dbstrings") != LUA_TNIL && lua_toboolean(L, -1)) flags |= BT_LOG_DBSTRINGS;
+    if (lua_getfield(L, 2, "thread") != LUA_TNIL && lua_toboolean(L, -1)) flags |= BT_LOG_THREAD;
+    lua_pop(L, 2);
+  }
+  writer *w = lua_newuserdatauv(L, sizeof *w, 0);
+  w->log = NULL;
+  luaL_setmetatable(L, WRITER);
+  char err[512] = "";
+  int rc = bt_log_open(&w->log, lua_tostring(L, 1), flags, err, sizeof err);
+  if (rc != BT_OK) {
+    lua_pushnil(L);
+    lua_pushstring(L, err[0] ? err : bt_strerror(rc));
+    return 2;
+  }
+  return 1;
+}
+
+/* writer:flush(): what its recorders recorded since the last flush, written; true, or nil and a
+ * message */
+static int w_flush(lua_State *L) {
+  writer *w = check_writer(L, "flush");
+  return push_result(L, w, bt_log_flush(w->log));
+}
+
+/* writer:world(code, data[, time]): a record of the host's of no one agent, written at the next
+ * flush; time: the clock's now by default */
+static int w_world(lua_State *L) {
+  writer *w = check_writer(L, "world");
+  lua_Integer code = luaL_checkinteger(L, 2);
+  size_t n;
+  const char *data = luaL_checklstring(L, 3, &n);
+  double time = lua_isnoneornil(L, 4) ? lbt_clock_now(L) : luaL_checknumber(L, 4);
+  if (code < INT_MIN || code > INT_MAX) return lbt_argerror(L, 1, "world", "code out of range");
+  int rc = bt_log_write_host(w->log, time, (int)code, data, n);
+  if (rc == BT_EINVAL) return lbt_argerror(L, 2, "world", "data over 16 MiB");
+  return push_result(L, w, rc);
+}
+
+/* writer:stats(): {records, statuses, bytes, lost, shapes, agents} */
+static int w_stats(lua_State *L) {
+  writer *w = check_writer(L, "stats");
+  bt_log_stats st;
+  bt_log_stats_get(w->log, &st);
+  lua_createtable(L, 0, 6);
+  lua_pushinteger(L, (lua_Integer)st.records);
+  lua_setfield(L, -2, "records");
+  lua_pushinteger(L, (lua_Integer)st.statuses);
+  lua_setfield(L, -2, "statuses");
+  lua_pushinteger(L, (lua_Integer)st.bytes);
+  lua_setfield(L, -2, "bytes");
+  lua_pushinteger(L, (lua_Integer)st.lost);
+  lua_setfield(L, -2, "lost");
+  lua_pushinteger(L, st.shapes);
+  lua_setfield(L, -2, "shapes");
+  lua_pushinteger(L, st.agents);
+  lua_setfield(L, -2, "agents");
+  return 1;
+}
+
+/* writer:close(): flushes, writes the log's end and closes the file (its recorders go on without
+ * a log); true, or nil and the log's first error. Closing again does nothing. */
+static int w_close(lua_State *L) {
+  writer *w = luaL_testudata(L, 1, WRITER);
+  if (!w) return lbt_typeerror(L, 1, 0, "close", "log writer");
+  if (!w->log) {
+    lua_pushboolean(L, 1);
+    return 1;
+  }
+  char msg[512];
+  snprintf(msg, sizeof msg, "%s", bt_log_errmsg(w->log));
+  int rc = bt_log_close(w->log);
+  w->log = NULL;
+  if (rc == BT_OK) {
+    lua_pushboolean(L, 1);
+    return 1;
+  }
+  lua_pushnil(L);
+  lua_pushstring(L, msg[0] ? msg : bt_strerror(rc));
+  return 2;
+}
+
+static int w_tostring(lua_State *L) {
+  writer *w = luaL_checkudata(L, 1, WRITER);
+  lua_pushfstring(L, "bt log writer (%s)", w->log ? "open" : "closed");
+  return 1;
+}
+
+static const luaL_Reg writer_methods[] = {
+    {"flush", w_flush}, {"world", w_world}, {"stats", w_stats}, {"close", w_close}, {NULL, NULL}};
+
 static const luaL_Reg reader_methods[] = {
     {"records", l_records}, {"shape", l_shape}, {"where", l_where}, {"close", l_close}, {NULL, NULL}};
 
-static const luaL_Reg log_functions[] = {{"open", l_open}, {"read", l_read}, {NULL, NULL}};
+static const luaL_Reg log_functions[] = {{"open", l_open}, {"read", l_read}, {"create", l_create}, {NULL, NULL}};
 
 void lbt_open_logfile(lua_State *L, int module) {
   if (luaL_newmetatable(L, READER)) {
@@ -311,6 +445,17 @@ void lbt_open_logfile(lua_State *L, int module) {
     lua_pushcfunction(L, l_close);
     lua_setfield(L, -2, "__close");
     lua_pushcfunction(L, l_tostring);
+    lua_setfield(L, -2, "__tostring");
+  }
+  lua_pop(L, 1);
+  if (luaL_newmetatable(L, WRITER)) {
+    luaL_newlib(L, writer_methods);
+    lua_setfield(L, -2, "__index");
+    lua_pushcfunction(L, w_close);
+    lua_setfield(L, -2, "__gc");
+    lua_pushcfunction(L, w_close);
+    lua_setfield(L, -2, "__close");
+    lua_pushcfunction(L, w_tostring);
     lua_setfield(L, -2, "__tostring");
   }
   lua_pop(L, 1);

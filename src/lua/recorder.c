@@ -67,16 +67,27 @@ static lbt_rec *make(lua_State *L, int idx, int arg, const char *fname) {
     lua_pushnil(L);
   }
   int stats = lua_gettop(L);
-  lbt_rec *r = lua_newuserdatauv(L, sizeof *r, 1);
+  if (lua_istable(L, idx)) lua_getfield(L, idx, "log"); /* a writer, which the recorder keeps */
+  else lua_pushnil(L);
+  int log = lua_gettop(L);
+  if (!lua_isnil(L, log) && !lbt_log_is_writer(L, log))
+    lbt_argerror(L, arg, fname, "log: a log writer (bt.log.create) expected");
+  if (!lua_isnil(L, log) && !lbt_log_writer_test(L, log))
+    lbt_argerror(L, arg, fname, "log: the log writer is closed");
+  lbt_rec *r = lua_newuserdatauv(L, sizeof *r, 2);
   r->rec = NULL;
   r->def = NULL;
   luaL_setmetatable(L, REC_META);
   if (bt_rec_create(&r->rec, (size_t)capacity) != BT_OK ||
       bt_rec_set_agent(r->rec, (unsigned long long)agent, label) != BT_OK ||
-      bt_rec_set_stats(r->rec, lbt_stats_test(L, stats)) != BT_OK)
+      bt_rec_set_stats(r->rec, lbt_stats_test(L, stats)) != BT_OK ||
+      bt_rec_set_log(r->rec, lua_isnil(L, log) ? NULL : lbt_log_writer_test(L, log)) != BT_OK)
     luaL_error(L, "not enough memory");
   lua_pushvalue(L, stats);
   lua_setiuservalue(L, -2, 1);
+  lua_pushvalue(L, log);
+  lua_setiuservalue(L, -2, 2);
+  lua_remove(L, log);
   lua_remove(L, stats);
   return r;
 }

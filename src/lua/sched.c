@@ -320,6 +320,13 @@ static int wrangler_update(lua_State *L) {
     }
     lua_newtable(L);
     lua_setiuservalue(L, ud, UV_PENDING);
+    if (w->record) { /* the frame's end: the log given to Record is written (its error is kept) */
+      lua_getiuservalue(L, ud, UV_RECORD);
+      lua_getfield(L, -1, "log");
+      bt_log *log = lbt_log_writer_test(L, -1);
+      if (log) bt_log_flush(log);
+      lua_pop(L, 2);
+    }
   }
   if (rc != BT_OK) return luaL_error(L, "not enough memory");
   return 0;

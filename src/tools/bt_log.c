@@ -6,7 +6,9 @@
  *   bt-log tree FILE --agent A --at T [--dot]   an agent's tree at a moment, as the dump shows it
  *   bt-log why FILE --agent A --at T   why each Priority and ActiveSelector above what runs runs
  *                                      its child: the latest switch and its cause
- *   bt-log stats FILE             (not in this version: the statistics module brings it)
+ *   bt-log stats FILE [--agent ID] [--label PATTERN] [--order time|visits|tree]
+ *                                 per shape and per node: visits, successes, failures, time
+ *                                 running, ..., hottest first (the core's bt_stats, as at run time)
  *
  * docs/man/bt-log.1 and docs/debugging.md describe every flag and every output format; both are
  * stable, for scripts. FILE may be "-": the standard input. A log still being written is read as
@@ -28,7 +30,7 @@ static const char USAGE[] =
     "                         [--from T] [--to T] [--status NAME]... [--type TYPE]... [--follow]\n"
     "       bt-log tree FILE (--agent ID | --label PATTERN) --at T [--dot]\n"
     "       bt-log why FILE (--agent ID | --label PATTERN) --at T\n"
-    "       bt-log stats FILE   (not in this version)\n"
+    "       bt-log stats FILE [--agent ID]... [--label PATTERN]... [--order time|visits|tree]\n"
     "\n"
     "Reads a log file of bt's recorders (FILE - reads the standard input), also one still\n"
     "being written, and prints:\n"
@@ -37,6 +39,9 @@ static const char USAGE[] =
     "  tree    an agent's tree at time T, in the layout of the tree dump, or as DOT\n"
     "  why     for each Priority and ActiveSelector above what the agent runs at T: the\n"
     "          latest switch of its running child, its time and its cause\n"
+    "  stats   per tree shape and per node, summed over the agents: visits, successes,\n"
+    "          failures, aborts, runs, thinks running, time running, longest run, errors,\n"
+    "          hottest first (the same figures as the statistics at run time)\n"
     "\n"
     "  --agent ID       the agent of that id (print: any of those given)\n"
     "  --label PATTERN  agents whose label matches the shell pattern (print: any of those)\n"
@@ -49,6 +54,8 @@ static const char USAGE[] =
     "  --follow         at the end of the file, wait for more until the log's end\n"
     "  --at T           the moment, in seconds, of tree and why\n"
     "  --dot            tree: the Graphviz DOT picture, statuses coloured\n"
+    "  --order ORDER    stats: time (the default: most time running first), visits, or tree\n"
+    "                   (pre-order)\n"
     "  --help           this text\n"
     "  --version        bt-log's version\n"
     "\n"
@@ -95,6 +102,7 @@ typedef struct options {
   unsigned statuses; /* bit per status; 0: any */
   unsigned types;    /* bit per record type; 0: the default ones */
   int follow, dot;
+  int order; /* stats: BT_STATS_BY_* */
 } options;
 
 static const struct {
@@ -160,6 +168,7 @@ static void parse(int argc, char **argv, options *o) {
   memset(o, 0, sizeof *o);
   o->from = -1e308;
   o->to = 1e308;
+  o->order = BT_STATS_BY_TIME;
   for (int i = 1; i < argc; i++) {
     const char *arg = argv[i];
     if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
@@ -182,7 +191,7 @@ static void parse(int argc, char **argv, options *o) {
       continue;
     }
     static const char *const valued[] = {"--agent", "--label", "--node", "--from", "--to",
-                                         "--status", "--type", "--at", NULL};
+                                         "--status", "--type", "--at", "--order", NULL};
     const char *flag = NULL, *value = NULL;
     for (int k = 0; valued[k]; k++) {
       size_t n = strlen(valued[k]);
@@ -220,13 +229,18 @@ static void parse(int argc, char **argv, options *o) {
     } else if (strcmp(flag, "--at") == 0) {
       o->at = parse_time(flag, value);
       o->has_at = 1;
+    } else if (strcmp(flag, "--order") == 0) {
+      if (strcmp(value, "time") == 0) o->order = BT_STATS_BY_TIME;
+      else if (strcmp(value, "visits") == 0) o->order = BT_STATS_BY_VISITS;
+      else if (strcmp(value, "tree") == 0) o->order = BT_STATS_BY_TREE;
+      else die_usage("--order needs time, visits or tree, got '%s'", value);
     } else if (strcmp(flag, "--status") == 0) {
       each_word(flag, value, add_status, o);
     } else {
       each_word(flag, value, add_type, o);
     }
   }
-  if (!o->command) die_usage("no subcommand (print, tree, why)");
+  if (!o->command) die_usage("no subcommand (print, tree, why, stats)");
   if (!o->file) die_usage("%s: no FILE", o->command);
 }
 
@@ -848,12 +862,104 @@ static int cmd_why(const options *o) {
   return 0;
 }
 
-/* The statistics of a log: per shape and per node. Not in this version: the statistics module of
- * the core (issue 17, item 5) brings it, with the same figures as at run time. */
+/* ---- stats: the core's statistics (bt_stats) fed the log's records ---- */
+
+/* A shape's first place of each node's state: live statistics count a shared node's records at
+ * its first place (bt_def_node_of_state), and so do these. */
+typedef struct firsts {
+  const bt_log_shape *shape;
+  int *first; /* node -> the first node of its state */
+  struct firsts *next;
+} firsts;
+
+static firsts *firsts_list;
+
+static int first_place(const bt_log_shape *s, int node) {
+  firsts *f = firsts_list;
+  while (f && f->shape != s) f = f->next;
+  if (!f) {
+    int n = bt_log_shape_size(s);
+    f = calloc(1, sizeof *f);
+    if (!f || !(f->first = malloc((size_t)n * sizeof *f->first))) die("out of memory");
+    f->shape = s;
+    for (int i = 0; i < n; i++) {
+      f->first[i] = i;
+      for (int j = 0; j < i; j++)
+        if (bt_log_shape_state(s, j) == bt_log_shape_state(s, i)) {
+          f->first[i] = j;
+          break;
+        }
+    }
+    f->next = firsts_list;
+    firsts_list = f;
+  }
+  return node >= 0 && node < bt_log_shape_size(s) ? f->first[node] : node;
+}
+
+/* Counts one record of the log; an attach starts the runs of the nodes that were running then. */
+static void stats_add(bt_stats *st, const bt_log_reader *r, const bt_log_record *rec) {
+  const bt_rec_entry *e = &rec->entry;
+  const bt_log_shape *s = rec->shape;
+  if (!s || rec->agent_index < 0) return;
+  unsigned long long hash = bt_log_shape_hash(s);
+  int size = bt_log_shape_size(s), rc = BT_OK;
+  if (e->type == BT_LOG_ATTACH) {
+    for (size_t i = 0; i < e->size && rc == BT_OK; i++) {
+      int node, status, last;
+      if (bt_log_reader_state(r, i, &node, &status, &last) != BT_OK || status != BT_RUNNING) continue;
+      bt_rec_entry run = *e;
+      run.type = BT_REC_STATUS;
+      run.node = first_place(s, node);
+      run.from = BT_READY;
+      run.to = BT_RUNNING;
+      rc = bt_stats_add(st, (unsigned long long)rec->agent_index, hash, size, &run);
+    }
+  } else if (e->type >= BT_REC_STATUS && e->type <= BT_REC_HOST) {
+    bt_rec_entry one = *e;
+    if (one.type == BT_REC_STATUS || one.type == BT_REC_EVENT || (one.type == BT_REC_ERROR && one.node >= 0))
+      one.node = first_place(s, one.node);
+    rc = bt_stats_add(st, (unsigned long long)rec->agent_index, hash, size, &one);
+  }
+  if (rc == BT_ENOMEM) die("out of memory");
+  /* BT_EINVAL: a record the statistics cannot count (a status written twice); it is left out */
+}
+
+/* The statistics of a log: per shape (in the order first seen), its nodes in the order asked
+ * for, tab-separated. */
 static int cmd_stats(const options *o) {
-  (void)o;
-  fprintf(stderr, "bt-log: stats is not in this version of bt-log\n");
-  return 2;
+  if (o->has_at || o->dot || o->nnodes || o->statuses || o->types || o->follow)
+    die_usage("stats: it takes --agent, --label and --order");
+  source s;
+  source_open(&s, o->file, 0);
+  bt_stats *st = NULL;
+  if (bt_stats_create(&st) != BT_OK) die("out of memory");
+  bt_log_record rec;
+  while (next(&s, &rec))
+    if (rec.agent_index >= 0 && agent_matches(o, &rec)) stats_add(st, s.r, &rec);
+  int n = bt_stats_list(st, o->order, NULL, 0);
+  bt_stats_node *rows = malloc((size_t)(n > 0 ? n : 1) * sizeof *rows);
+  if (n < 0 || !rows) die("out of memory");
+  bt_stats_list(st, o->order, rows, n);
+  for (int k = 0; k < bt_stats_shape_count(st); k++) {
+    bt_stats_shape sh;
+    if (bt_stats_shape_get(st, k, &sh) != BT_OK) continue;
+    const bt_log_shape *shape = bt_log_reader_shape(s.r, sh.shape);
+    printf("shape\t%016llx\troot\t%s\tagents\t%d\tthinks\t%llu\terrors\t%llu\n", sh.shape,
+           shape ? bt_log_shape_name(shape, 0) : "?", sh.agents, sh.thinks, sh.errors);
+    printf("node\tvisits\tsuccesses\tfailures\taborts\truns\tthinks\ttime\tlongest\terrors\n");
+    for (int i = 0; i < n; i++) {
+      const bt_stats_node *f = &rows[i];
+      if (f->shape != sh.shape) continue;
+      printf("%s\t%llu\t%llu\t%llu\t%llu\t%llu\t%llu\t%.3f\t%.3f\t%llu\n", shape ? path_of(shape, f->node) : "?",
+             f->visits, f->successes, f->failures, f->aborts, f->runs, f->thinks, f->time, f->longest, f->errors);
+    }
+  }
+  fflush(stdout);
+  say_where(&s);
+  free(rows);
+  bt_stats_free(st);
+  bt_log_reader_free(s.r);
+  return 0;
 }
 
 static const struct {

@@ -567,8 +567,8 @@ static void test_names(void) {
   CHECK_STR(bt_status_name(BT_ABORTED), "ABORTED");
   CHECK_STR(bt_status_name(5), "UNKNOWN");
   CHECK_STR(bt_status_name(-1), "UNKNOWN");
-  int codes[] = {BT_OK, BT_ENOMEM, BT_EINVAL, BT_ECYCLE, BT_ETOOBIG, BT_EBUSY};
-  for (int i = 0; i < 6; i++) {
+  int codes[] = {BT_OK, BT_ENOMEM, BT_EINVAL, BT_ECYCLE, BT_ETOOBIG, BT_EBUSY, BT_ETHREAD};
+  for (int i = 0; i < 7; i++) {
     CHECK(bt_strerror(codes[i]) != NULL && bt_strerror(codes[i])[0] != '\0');
     for (int j = 0; j < i; j++) CHECK(strcmp(bt_strerror(codes[i]), bt_strerror(codes[j])) != 0);
   }

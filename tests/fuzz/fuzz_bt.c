@@ -11,7 +11,9 @@
  * some edits (as a reload would), and instances of both are made. The rest of the input is a list
  * of actions on them: thinks at clock values from the input, force updates, resets, stops,
  * events, fields read and written, sleeps, dumps, saves and restores of intact and corrupted
- * states, transfers between the two definitions, base-class calls, and a scheduler. Leaf functions
+ * states, transfers between the two definitions, base-class calls, a scheduler, and a world of
+ * pure leaves thought by the threaded scheduler on one worker and on two, which must agree
+ * frame by frame. Leaf functions
  * and overrides take their results from the input and run actions of their own, as a hostile Lua
  * script would: calling the instance's think from inside it (BT_EBUSY), stopping the tree,
  * firing events, writing fields, visiting other nodes.
@@ -703,6 +705,229 @@ static void log_check(void) {
   EXPECT(n <= frecords && (n == frecords || alloc_failed));
   TRACE("log: %llu records of %llu read back from %zu bytes", n, frecords, flog_len);
   bt_log_reader_free(r);
+
+/* ---- the threaded scheduler: one world on one worker and on two ----
+ * A tree from the input whose leaves are pure: each agent's results come from a generator of its
+ * own, and its leaves queue commands (wakes, events, force updates, sleeps, hibernations, adds,
+ * removals, commands of the host's) to agents the input's script picks, never reading the input
+ * while they run. The same world runs on a bt_tsched of one worker and on one of two with
+ * batches from the input; after every frame both must be the same, byte for byte. Allocations
+ * do not fail here (the harness's counter is no thread's). */
+
+#define TW_AGENTS 24
+#define TW_NODES 24
+#define TW_SCRIPT 16
+
+typedef struct tw_world tw_world;
+
+typedef struct tw_agent {
+  tw_world *w;
+  uint64_t state;
+  int index, brain;
+  bt_inst *inst;
+} tw_agent;
+
+struct tw_world {
+  bt_tsched *ts;
+  bt_host host;
+  tw_agent agents[TW_AGENTS];
+  int n, alarm;
+  double now;
+  unsigned long long shared[4]; /* written by the host's commands only */
+  unsigned char script[TW_SCRIPT];
+  int nscript;
+};
+
+static double tw_now(void *data) { return ((tw_world *)data)->now; }
+
+static void tw_apply(void *ud, const void *data, size_t size) {
+  tw_world *w = ud;
+  unsigned r;
+  EXPECT(size == sizeof r);
+  memcpy(&r, data, sizeof r);
+  w->shared[r % 4] = w->shared[r % 4] * 31 + r;
+  if (r % 7 == 0) EXPECT(bt_tsched_add(w->ts, w->agents[r % (unsigned)w->n].brain) == BT_OK);
+}
+
+/* A leaf: the agent's next number, and a command from the script. */
+static unsigned tw_step(bt_call *c) {
+  tw_agent *a = bt_inst_agent(c->inst);
+  tw_world *w = a->w;
+  a->state = a->state * 6364136223846793005ULL + 1442695040888963407ULL + (uint64_t)c->node;
+  unsigned r = (unsigned)(a->state >> 33);
+  int target = w->agents[(r >> 8) % (unsigned)w->n].brain; /* read only during frames */
+  int rc = BT_OK;
+  switch (w->script[(r >> 3) % (unsigned)w->nscript] % 12) {
+    case 0: rc = bt_tsched_wake(w->ts, target); break;
+    case 1: if (w->alarm >= 0) rc = bt_tsched_fire_event(w->ts, target, w->alarm); break;
+    case 2: rc = bt_tsched_force_update(w->ts, target); break;
+    case 3: rc = bt_tsched_sleep(w->ts, target, (r % 5) * 0.04); break;
+    case 4: rc = bt_tsched_hibernate(w->ts, target); break;
+    case 5: rc = bt_tsched_remove(w->ts, target); break;
+    case 6: rc = bt_tsched_add(w->ts, target); break;
+    case 7: rc = bt_tsched_post(w->ts, tw_apply, w, &r, sizeof r); break;
+    case 8: rc = bt_tsched_fire_event(w->ts, target, c->node); break; /* maybe no EventNode */
+    case 9: rc = bt_tsched_wake(w->ts, 1000 + target); break;         /* no such brain */
+    default: break;
+  }
+  EXPECT(rc == BT_OK);
+  return r;
+}
+
+static int tw_fn(bt_call *c) {
+  unsigned r = tw_step(c);
+  c->value = (r % 8) * 0.05; /* a time function's seconds */
+  return r % 5 == 4 ? -1 : (int)(r % 2); /* an error now and then */
+}
+static int tw_task_update(bt_call *c) {
+  unsigned r = tw_step(c);
+  return r % 3 == 0 ? BT_RUNNING : r % 3 == 1 ? BT_SUCCESS : BT_FAILED;
+}
+static void tw_task_finish(bt_call *c, bt_status s) {
+  tw_agent *a = bt_inst_agent(c->inst);
+  a->state += (uint64_t)s;
+}
+static const bt_task tw_task = {tw_fn, tw_task_update, tw_task_finish};
+
+static int tw_capacity(int kind) {
+  switch (kind) {
+    case BT_CONDITION: case BT_ACTION: case BT_WAIT: case BT_CONDITIONWAIT: case BT_MULTICONDITION:
+    case BT_TASK: case BT_BEHAVIOUR:
+      return 0;
+    case BT_NOT: case BT_FAILIFRUNNING: case BT_FAILIFSUCCESS: case BT_LATCH: case BT_LOOP:
+    case BT_EVENT: case BT_REPEAT: case BT_SUCCEED: case BT_FAIL: case BT_COOLDOWN: case BT_TIMEOUT:
+      return 1;
+    default: return 8;
+  }
+}
+
+/* A tree of pure leaves from the input, or NULL. */
+static bt_def *tw_build(void) {
+  bt_graph *g;
+  if (bt_graph_new(&g) != BT_OK) return NULL;
+  /* (zeros: a Priority over Actions) */
+  int n = TW_NODES - (int)(byte() % TW_NODES), kinds[TW_NODES], nkids[TW_NODES] = {0};
+  int kids[TW_NODES][8];
+  for (int i = 0; i < n; i++) {
+    bt_spec sp;
+    memset(&sp, 0, sizeof sp);
+    sp.kind = (int)((byte() + BT_ACTION) % BT_SUBTREE);
+    if (i == 0 && tw_capacity(sp.kind) == 0) sp.kind = BT_PRIORITY;
+    unsigned extras = byte();
+    sp.param = (double)(extras % 16) * 0.05 + (sp.kind == BT_REPEAT || sp.kind == BT_LOOP);
+    if (sp.kind == BT_REPEAT && sp.param < 1) sp.param = 1;
+    sp.flags = (extras >> 4) & (BT_SPEC_NIL_PARAM | BT_SPEC_PARAM_FN | BT_SPEC_NOSCATTER);
+    if (sp.kind == BT_REPEAT || sp.kind == BT_COOLDOWN || sp.kind == BT_TIMEOUT) sp.flags &= ~(unsigned)BT_SPEC_NIL_PARAM;
+    if (sp.kind == BT_POLICY_PARALLEL) sp.flags = (extras >> 4) & (BT_SPEC_SUCCESS_ONE | BT_SPEC_FAILURE_ALL);
+    sp.fn = tw_fn;
+    sp.fn2 = tw_fn;
+    sp.task = &tw_task;
+    kinds[i] = sp.kind;
+    if (bt_graph_add(g, &sp) != i) {
+      bt_graph_free(g);
+      return NULL;
+    }
+    if (i == 0) continue;
+    int p = (int)(byte() % (unsigned)i); /* under an earlier node with room */
+    for (int tries = 0; tries < i && nkids[p] >= tw_capacity(kinds[p]); tries++) p = (p + 1) % i;
+    if (nkids[p] < tw_capacity(kinds[p])) kids[p][nkids[p]++] = i;
+  }
+  for (int p = 0; p < n; p++)
+    if (nkids[p]) bt_graph_set_children(g, p, kids[p], nkids[p]);
+  bt_def *def = NULL;
+  if (bt_def_create(&def, g, 0) != BT_OK) def = NULL;
+  bt_graph_free(g);
+  return def;
+}
+
+static void tw_trace(tw_world *w, bt_buf *out) {
+  bt_tsched_stats st;
+  bt_tsched_stats_get(w->ts, &st);
+  long long v[] = {st.thinks, st.registered, st.updating, st.waiting, st.hibernating, st.due,
+                   st.commands, st.rejected, (long long)w->shared[0], (long long)w->shared[1],
+                   (long long)w->shared[2], (long long)w->shared[3]};
+  bt_buf_append(out, (const char *)v, sizeof v);
+  size_t size = bt_inst_state_size(bt_inst_def(w->agents[0].inst));
+  unsigned char *state = __real_malloc(size);
+  EXPECT(state);
+  for (int i = 0; i < w->n; i++) {
+    tw_agent *a = &w->agents[i];
+    long long wake = 0;
+    long long u[] = {bt_tsched_list(w->ts, a->brain, &wake), 0, (long long)a->state};
+    u[1] = wake;
+    bt_buf_append(out, (const char *)u, sizeof u);
+    EXPECT(bt_inst_save(a->inst, state, size) == BT_OK);
+    bt_buf_append(out, (const char *)state, size);
+  }
+  free(state);
+}
+
+static void do_threaded(void) {
+  if (depth || in_think) return;
+  long saved_countdown = alloc_countdown;
+  alloc_countdown = -1;
+  bt_def *def = tw_build();
+  /* (an input that ends early gives zeros: many agents, registered, and many frames) */
+  int n = TW_AGENTS - (int)(byte() % (TW_AGENTS - 1)), frames = 8 - (int)(byte() % 8), batch = 1 + (int)(byte() % 4);
+  unsigned char registered[TW_AGENTS], seeds[TW_AGENTS];
+  for (int i = 0; i < n; i++) {
+    registered[i] = (unsigned char)(byte() % 4 != 3);
+    seeds[i] = (unsigned char)byte();
+  }
+  static tw_world tw[2];
+  int nscript = 1 + (int)(byte() % TW_SCRIPT);
+  unsigned char script[TW_SCRIPT];
+  for (int i = 0; i < nscript; i++) script[i] = (unsigned char)byte();
+  TRACE("threaded: %d nodes, %d agents, %d frames, batches of %d", def ? bt_def_size(def) : 0, n, frames, batch);
+  if (!def) {
+    alloc_countdown = saved_countdown;
+    return;
+  }
+  int alarm = -1;
+  for (int k = 0; k < bt_def_size(def); k++)
+    if (bt_def_kind(def, k) == BT_EVENT) alarm = k;
+  for (int k = 0; k < 2; k++) {
+    tw_world *w = &tw[k];
+    memset(w, 0, sizeof *w);
+    w->host = (bt_host){tw_now, NULL, NULL, w};
+    w->n = n;
+    w->alarm = alarm;
+    w->nscript = nscript;
+    memcpy(w->script, script, sizeof script);
+    EXPECT(bt_tsched_create(&w->ts, 1.0 / 30) == BT_OK);
+    EXPECT(bt_tsched_set_threads(w->ts, k ? 2 : 1) == BT_OK);
+    EXPECT(bt_tsched_set_batch_size(w->ts, k ? batch : 0) == BT_OK);
+    for (int i = 0; i < n; i++) {
+      tw_agent *a = &w->agents[i];
+      a->w = w;
+      a->index = i;
+      a->state = seeds[i];
+      EXPECT(bt_inst_create(&a->inst, def, &w->host, a, BT_INST_NOSCATTER) == BT_OK);
+      EXPECT(bt_inst_seed(a->inst, seeds[i]) == BT_OK);
+      EXPECT(bt_inst_scatter(a->inst) == BT_OK);
+      a->brain = bt_tsched_brain_new(w->ts, a->inst);
+      EXPECT(a->brain == i);
+      if (registered[i]) EXPECT(bt_tsched_add(w->ts, a->brain) == BT_OK);
+    }
+  }
+  bt_buf t[2] = {{0}, {0}};
+  for (int f = 1; f <= frames; f++) {
+    for (int k = 0; k < 2; k++) {
+      tw[k].now = f / 30.0;
+      EXPECT(bt_tsched_update(tw[k].ts, f, NULL) == BT_OK);
+      t[k].len = 0;
+      tw_trace(&tw[k], &t[k]);
+      EXPECT(!t[k].err);
+    }
+    EXPECT(t[0].len == t[1].len && memcmp(t[0].data, t[1].data, t[0].len) == 0);
+  }
+  for (int k = 0; k < 2; k++) {
+    bt_buf_free(&t[k]);
+    for (int i = 0; i < n; i++) bt_inst_free(tw[k].agents[i].inst);
+    bt_tsched_free(tw[k].ts);
+  }
+  bt_def_release(def);
+  alloc_countdown = saved_countdown;
 }
 
 /* ---- instances ---- */
@@ -892,6 +1117,7 @@ static int act(bt_inst *in) {
       break;
     }
     case 20: arm_alloc_failure(); break;
+    case 21: do_threaded(); break;
     default: do_method(in); break;
   }
   return 1;

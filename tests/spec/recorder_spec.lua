@@ -276,3 +276,111 @@ end)
     os.execute("rm -rf " .. root)
   end)
 end)
+
+describe("writing a log from Lua", function()
+  local c
+  before_each(function() c = H.clock(0) end)
+  after_each(H.restore)
+
+  local function read_all(path)
+    local r = assert(bt.log.open(path))
+    local list = {}
+    for rec in r:records() do list[#list + 1] = rec end
+    local where = r:where()
+    r:close()
+    return list, where
+  end
+
+  it("writes what a tree's recorder records, the same records as its ring", function()
+    local path = os.tmpname()
+    local log = assert(bt.log.create(path))
+    local ok = true
+    local tree = bt.BT({ prefab = "sheep", GUID = 4 }, bt.PriorityNode({
+      bt.SequenceNode({ bt.ConditionNode(function() return ok end, "Ok"), bt.WaitNode(1) }),
+      bt.ActionNode(function() end, "Idle"),
+    }, 0.5))
+    local rec = tree:record({ capacity = 256, log = log })
+    for i = 1, 40 do
+      c.t = i / 10
+      ok = i < 20
+      tree:Update()
+    end
+    assert.is_true(log:flush())
+    local st = log:stats()
+    assert.is_true(log:close())
+    assert.equal("bt log writer (closed)", tostring(log))
+    local from_log = {}
+    local records, where = read_all(path)
+    for _, r in ipairs(records) do
+      assert.equal(4, r.agent)
+      assert.equal("sheep 4", r.label)
+      from_log[#from_log + 1] = r.type .. " " .. tostring(r.path) .. " " .. tostring(r.from) .. ">" .. tostring(r.to)
+        .. " " .. string.format("%.2f", r.time)
+    end
+    local from_ring = {}
+    for _, r in ipairs(rec:records()) do
+      from_ring[#from_ring + 1] = r.type .. " " .. tostring(r.path) .. " " .. tostring(r.from) .. ">" .. tostring(r.to)
+        .. " " .. string.format("%.2f", r.time)
+    end
+    assert.equal("ended", where)
+    assert.same(from_ring, from_log)
+    assert.equal(rec:total(), st.records)
+    assert.truthy(st.statuses > 0)
+    os.remove(path)
+  end)
+
+  it("a wrangler recording into a log writes it at the end of each Update", function()
+    local path = os.tmpname()
+    local log = assert(bt.log.create(path))
+    local m = bt.BrainWrangler()
+    local B = bt.SharedBrain(function()
+      return bt.PriorityNode({ bt.WaitNode(1) }, 0.5)
+    end)
+    m:Record({ capacity = 0, log = log })
+    for i = 1, 3 do
+      local inst = { prefab = "wolf", GUID = 10 + i }
+      inst.brain = B(inst)
+      inst.brain.manager = m
+      inst.brain:Start()
+    end
+    for tick = 1, 45 do
+      c.t = tick / 30
+      m:Update(tick)
+    end
+    -- no flush, no close: the file has every Update's records already
+    local records, where = read_all(path)
+    assert.equal("whole", where) -- written up to a frame's end, not closed
+    local agents, thinks = {}, 0
+    for _, r in ipairs(records) do
+      agents[r.label] = true
+      if r.type == "think" then thinks = thinks + 1 end
+    end
+    assert.same({ ["wolf 11"] = true, ["wolf 12"] = true, ["wolf 13"] = true }, agents)
+    assert.equal(m:GetStats().thinks, thinks)
+    log:world(3, "the map")
+    assert.is_true(log:close())
+    records = read_all(path)
+    assert.equal("world", records[#records].type)
+    assert.equal("the map", records[#records].data)
+    assert.equal(3, records[#records].code)
+    os.remove(path)
+  end)
+
+  it("says what is wrong with a path, an option or a closed writer", function()
+    local log, err = bt.log.create("/nonexistent-dir/x.btlog")
+    assert.is_nil(log)
+    assert.truthy(err:find("/nonexistent-dir/x.btlog", 1, true), err)
+    assert.has_error(function() bt.log.create(42) end,
+      "bad argument #1 to 'log.create' (string expected, got number)")
+    assert.has_error(function() bt.Recorder({ log = 42 }) end,
+      "bad argument #1 to 'Recorder' (log: a log writer (bt.log.create) expected)")
+    local path = os.tmpname()
+    local w = assert(bt.log.create(path))
+    assert.is_true(w:close())
+    assert.is_true(w:close()) -- again: nothing to do
+    assert.has_error(function() bt.Recorder({ log = w }) end,
+      "bad argument #1 to 'Recorder' (log: the log writer is closed)")
+    assert.has_error(function() w:flush() end, "bad self to 'flush' (the log writer is closed)")
+    os.remove(path)
+  end)
+end)

@@ -110,9 +110,31 @@ if kill -0 $pid 2>/dev/null; then kill $pid; fail "--follow did not stop at the 
 wait $pid || fail "--follow exited $?"
 cmp -s "$tmp/follow.txt" "$tmp/all.txt" || fail "--follow printed other records than the whole log's"
 
+# stats: the same figures as the statistics counted at run time from the same records
+# (stats-<hash>.txt, written by log_scenarios), shape by shape, in tree order
+"$bt_log" stats "$log" --order tree > "$tmp/stats.txt" || fail "stats exited $?"
+shapes=0
+for live in "$tmp"/stats-*.txt; do
+  hash=$(basename "$live" .txt | cut -d- -f2)
+  awk -v h="$hash" '$1 == "shape" { on = ($2 == h); if (on) print $5 "\t" $6 "\t" $7 "\t" $8 "\t" $9 "\t" $10; next }
+                    on && $1 != "node" { sub(/^[^\t]*\t/, ""); print }' "$tmp/stats.txt" > "$tmp/from-log.txt"
+  cmp -s "$tmp/from-log.txt" "$live" || { diff "$tmp/from-log.txt" "$live"; fail "stats of shape $hash differ from the live statistics"; }
+  shapes=$((shapes + 1))
+done
+[ "$shapes" -ge 4 ] || fail "stats: $shapes shapes, expected the scenario's 4 (sheep, wolf, guard, the edited sheep)"
+grep -q "^Root/Flee	" "$tmp/stats.txt" || fail "stats names nodes by path: $(head -5 "$tmp/stats.txt")"
+# hottest first by default; --agent keeps one agent's records
+"$bt_log" stats "$log" > "$tmp/hot.txt" || fail "stats (hottest first) exited $?"
+awk '$1 == "shape" { last = -1; next } $1 == "node" { next } { if (last >= 0 && $8 > last + 0) bad = 1; last = $8 } END { exit bad }' \
+  "$tmp/hot.txt" || fail "stats: the nodes are not hottest first"
+"$bt_log" stats "$log" --agent 2 > "$tmp/wolf.txt" || fail "stats --agent exited $?"
+[ "$(grep -c '^shape' "$tmp/wolf.txt")" = 1 ] || fail "stats --agent 2: one shape expected: $(cat "$tmp/wolf.txt")"
+grep -q "agents	1	" "$tmp/wolf.txt" || fail "stats --agent 2: one agent: $(head -1 "$tmp/wolf.txt")"
+
 # usage
 for args in "tree $log --agent 1" "why $log --at 1" "print $log --at 1" "print $log --status WALKING" \
-            "print $log --type nothing" "print $log --bogus" "print" "frobnicate $log" "stats $log" \
+            "print $log --type nothing" "print $log --bogus" "print" "frobnicate $log" "stats $log --at 1" \
+            "stats $log --order hottest" "stats $log --node Root" \
             "tree $log --agent 1 --label x --at 1" "print $log --from soon"; do
   # shellcheck disable=SC2086 # the words of args are the arguments
   "$bt_log" $args > /dev/null 2> "$tmp/usage.err"

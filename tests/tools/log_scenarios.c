@@ -164,6 +164,31 @@ static void think(bt_inst *in, int agent, double t) {
   bt_buf_free(&d);
 }
 
+/* The live statistics, as bt-log stats --order tree prints each shape's rows, without the path
+ * column: stats-<shape hash>.txt. */
+static void write_stats(bt_stats *st) {
+  int n = bt_stats_list(st, BT_STATS_BY_TREE, NULL, 0);
+  bt_stats_node *rows = malloc((size_t)(n > 0 ? n : 1) * sizeof *rows);
+  if (n < 0 || !rows) exit(1);
+  bt_stats_list(st, BT_STATS_BY_TREE, rows, n);
+  for (int k = 0; k < bt_stats_shape_count(st); k++) {
+    bt_stats_shape sh;
+    check(bt_stats_shape_get(st, k, &sh), "stats shape");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/stats-%016llx.txt", dir, sh.shape);
+    FILE *f = fopen(path, "w");
+    if (!f) exit(1);
+    fprintf(f, "agents\t%d\tthinks\t%llu\terrors\t%llu\n", sh.agents, sh.thinks, sh.errors);
+    for (int i = 0; i < n; i++)
+      if (rows[i].shape == sh.shape)
+        fprintf(f, "%llu\t%llu\t%llu\t%llu\t%llu\t%llu\t%.3f\t%.3f\t%llu\n", rows[i].visits, rows[i].successes,
+                rows[i].failures, rows[i].aborts, rows[i].runs, rows[i].thinks, rows[i].time, rows[i].longest,
+                rows[i].errors);
+    if (fclose(f) != 0) exit(1);
+  }
+  free(rows);
+}
+
 int main(int argc, char **argv) {
   if (argc != 2) {
     fprintf(stderr, "usage: log_scenarios DIR\n");
@@ -180,8 +205,11 @@ int main(int argc, char **argv) {
   bt_def *sheep = sheep_tree(0), *wolf = wolf_tree(), *guard = guard_tree();
   bt_inst *s = NULL, *w = NULL, *gd = NULL;
   bt_rec *rs = NULL, *rw = NULL, *rg = NULL;
+  bt_stats *live = NULL; /* the same records counted at run time: bt-log stats must agree */
+  check(bt_stats_create(&live), "stats");
   check(bt_inst_create(&gd, guard, &HOST, NULL, 0), "guard");
   check(bt_rec_create(&rg, 0), "recorder");
+  check(bt_rec_set_stats(rg, live), "stats");
   check(bt_rec_set_agent(rg, 3, "guard 3"), "agent");
   check(bt_rec_set_log(rg, log), "log");
   check(bt_inst_set_recorder(gd, rg), "attach");
@@ -193,6 +221,8 @@ int main(int argc, char **argv) {
   check(bt_rec_set_agent(rw, 2, "wolf 2"), "agent");
   check(bt_rec_set_log(rs, log), "log");
   check(bt_rec_set_log(rw, log), "log");
+  check(bt_rec_set_stats(rs, live), "stats");
+  check(bt_rec_set_stats(rw, live), "stats");
   check(bt_inst_set_recorder(s, rs), "attach");
   check(bt_inst_set_recorder(w, rw), "attach");
 
@@ -252,6 +282,8 @@ int main(int argc, char **argv) {
   bt_rec_free(rs);
   bt_rec_free(rw);
   bt_rec_free(rg);
+  write_stats(live);
+  bt_stats_free(live);
   bt_inst_free(gd);
   bt_def_release(guard);
   bt_inst_free(s);
