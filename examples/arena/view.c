@@ -535,7 +535,7 @@ void view_draw(arena *a, const view_info *vi, inspector *in) {
     n = snprintf(text, sizeof text, " %s t=%.1fs%s%s |", clk, w->time, mode, paused);
     for (int k = 0; k < w->nkinds && n < (int)sizeof text; k++)
       n += snprintf(text + n, sizeof text - (size_t)n, " %c %d", w->kinds[k].glyph, w->alive[k]);
-    if (n < (int)sizeof text) n += snprintf(text + n, sizeof text - (size_t)n, " | q quits");
+    if (n + 10 <= cols && n < (int)sizeof text) n += snprintf(text + n, sizeof text - (size_t)n, " | q quits");
   }
   int m = snprintf(extra, sizeof extra, " | brains %.2f ms/tick, %.0f thinks/s", vi->brain_us / 1000, vi->thinks_per_s);
   if (!vi->replay && n + m <= cols && n + m < (int)sizeof text) strcat(text, extra);
