@@ -341,6 +341,10 @@ static void panel_header(out *o, arena *a, const inspector *in, const panel *p) 
   } else {
     snprintf(state, sizeof state, "hp %.0f hunger %.2f%s %s", e->health, e->hunger, world_is_tired(e) ? " tired" : "",
              e->action ? e->action : (e->move ? (e->run ? "runs" : "walks") : ""));
+    entity *t = world_any(w, e->target);
+    size_t used = strlen(state);
+    if (t && used < sizeof state) /* its combat target (SetTarget) */
+      snprintf(state + used, sizeof state - used, " target %s#%d", kind_name(w, t->kind), t->id);
   }
   snprintf(text, sizeof text, " %c %s#%d %s", kind_glyph(w, e->kind), kind_name(w, e->kind), e->id, state);
   char range[48] = "";

@@ -176,6 +176,7 @@ static void entry(worldlog_bytes *out, int *prev_id, struct worldlog_seen *s, co
     more |= M_GONE;
     s->present = 0;
   } else {
+    if (s->present && !world_is_creature(e)) return; /* the world's objects only come and go */
     if (!s->present) {
       memset(s, 0, sizeof *s);
       s->present = 1;
