@@ -304,6 +304,11 @@ static const struct {
 #define NSPEEDS ((int)(sizeof SPEEDS / sizeof SPEEDS[0]))
 #define SPEED_NORMAL 3
 
+/* The status line's word for the replay: " REPLAY x2", and " END" at the log's end. */
+static void replay_mode(char *buf, size_t size, int speed, const replay *rp) {
+  snprintf(buf, size, " REPLAY %s%s", SPEEDS[speed].name, replay_where(rp) == BT_LOG_ENDED ? " END" : "");
+}
+
 /* Plays the recording in the terminal view: frames at the speed chosen, the keys of the live
  * view (pause, step, the inspector) and '+', '-'. At its end the last frame stays, and a log that
  * grows plays on. */
@@ -318,7 +323,7 @@ static void replay_live(arena *a, replay *rp) {
   view_info vi = {0};
   static inspector in;
   inspect_init(&in, a);
-  int speed = SPEED_NORMAL, quit = 0, step = 0, redraw = 1, more = 1;
+  int speed = SPEED_NORMAL, quit = 0, step = 0, redraw = 1;
   double owed = 0, next = now(); /* owed: the frames the speed asks for, not yet played */
   long long frame = 0;
   char mode[64];
@@ -332,20 +337,18 @@ static void replay_live(arena *a, replay *rp) {
         owed -= n;
       }
       step = 0;
-      for (int i = 0; i < n; i++) {
-        int got = more || !replay_ended(rp) ? replay_step(rp) : 0;
-        more = got == 1;
-        if (!more) break;
-        redraw |= i == n - 1 && in.paused;
-      }
+      redraw |= n > 0 && in.paused; /* a step is drawn at once */
+      /* at the end of what is written, a log that grows plays on; a closed or damaged one not */
+      for (int i = 0; i < n && replay_where(rp) != BT_LOG_ENDED && replay_where(rp) != BT_LOG_FAILED; i++)
+        if (replay_step(rp) != 1) break;
     }
     replay_counts c;
     replay_counts_get(rp, &c);
     vi.tick = c.tick;
-    snprintf(mode, sizeof mode, " REPLAY %s%s", SPEEDS[speed].name, !more && replay_ended(rp) ? " END" : "");
+    replay_mode(mode, sizeof mode, speed, rp);
     vi.replay = mode;
-    vi.note = more ? NULL : replay_message(rp);
-    vi.note_is_error = !more && strstr(replay_message(rp), "corrupt") != NULL;
+    vi.note = replay_message(rp);
+    vi.note_is_error = replay_where(rp) == BT_LOG_FAILED;
     if (redraw || frame % DRAW_EVERY == 1) {
       redraw = 0;
       view_draw(a, &vi, &in);
@@ -366,7 +369,7 @@ static void replay_live(arena *a, replay *rp) {
       if (asked == INSPECT_QUIT) quit = 1;
       else if (asked == INSPECT_STEP) step = 1;
       else if (asked == INSPECT_REDRAW) {
-        snprintf(mode, sizeof mode, " REPLAY %s%s", SPEEDS[speed].name, !more && replay_ended(rp) ? " END" : "");
+        replay_mode(mode, sizeof mode, speed, rp);
         view_draw(a, &vi, &in);
       }
     }
@@ -396,12 +399,12 @@ static int replay_main(const options *o, double start) {
     replay_live(&a, rp);
   }
   const char *message = replay_message(rp);
-  if (message[0] && !replay_ended(rp)) fprintf(stderr, "bt-arena: %s\n", message);
+  int where = replay_where(rp);
+  if (message[0] && where != BT_LOG_ENDED) fprintf(stderr, "bt-arena: %s\n", message);
   replay_counts c;
   replay_counts_get(rp, &c);
   static const char *const ENDS[] = {"more", "ended", "whole", "cut", "failed"};
-  int where = replay_ended(rp) ? BT_LOG_ENDED : strstr(message, "inside a block") ? BT_LOG_CUT
-              : status ? BT_LOG_FAILED : message[0] ? BT_LOG_WHOLE : BT_LOG_MORE;
+  where = where >= BT_LOG_MORE && where <= BT_LOG_FAILED ? where : BT_LOG_MORE;
   int alive = 0;
   for (int i = 0; i < a.w.creatures.n; i++) alive += !a.w.ents[a.w.creatures.v[i]]->dead;
   printf("replay=%s frames=%lld ticks=%lld simulated=%.1fs wall=%.2fs agents=%lld records=%llu transitions=%llu "

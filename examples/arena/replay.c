@@ -46,7 +46,8 @@ struct replay {
   int has_map;
   int picked; /* the inspector's creature, or 0 */
   unsigned long long records, statuses, thinks;
-  int failed, ended;
+  int failed;
+  int where; /* BT_LOG_*: where the last read stopped */
   char message[1024];
 };
 
@@ -140,7 +141,7 @@ static int keep(agent *ag, const bt_log_record *rec) {
 static void say_where(replay *rp) {
   unsigned long long at = 0;
   int where = bt_log_reader_where(rp->r, &at);
-  rp->ended = where == BT_LOG_ENDED;
+  rp->where = where;
   if (where == BT_LOG_ENDED)
     snprintf(rp->message, sizeof rp->message, "the end of the recording");
   else if (where == BT_LOG_CUT)
@@ -159,6 +160,7 @@ static int failure(replay *rp, const char *fmt, const char *what) {
   snprintf(rp->message, sizeof rp->message, "%s: %s%s", rp->path, text,
            rp->has_map ? "" : " (not a recording of bt-arena?)");
   rp->failed = 1;
+  rp->where = BT_LOG_FAILED;
   return -1;
 }
 
@@ -200,6 +202,7 @@ static int read_on(replay *rp) {
         return failure(rp, "%s", what);
       }
       rp->message[0] = 0;
+      rp->where = BT_LOG_MORE;
       return 1;
     }
   }
@@ -245,7 +248,7 @@ void replay_free(replay *rp) {
 int replay_step(replay *rp) { return read_on(rp); }
 
 const char *replay_message(const replay *rp) { return rp->message; }
-int replay_ended(const replay *rp) { return rp->ended; }
+int replay_where(const replay *rp) { return rp->where; }
 
 void replay_counts_get(const replay *rp, replay_counts *out) {
   out->frames = rp->wl.frames;

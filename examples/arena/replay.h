@@ -29,10 +29,12 @@ void replay_free(replay *rp); /* the world stays: world_free it */
 int replay_step(replay *rp);
 
 /* Why the last replay_step returned 0 or -1: "" while frames come; else a line for the user
- * ("the end of the recording", "the log was cut at byte N ...", "FILE: corrupt at byte N: ...").
- * replay_ended says whether it is the log's true end (its writer closed it). */
+ * ("the end of the recording", "FILE: the log stops at byte N inside a block ...", "FILE: corrupt
+ * at byte N: ..."). */
 const char *replay_message(const replay *rp);
-int replay_ended(const replay *rp);
+/* Where reading stopped: BT_LOG_MORE while frames come, else BT_LOG_ENDED (the log's end),
+ * BT_LOG_WHOLE (no end yet), BT_LOG_CUT (inside a block), BT_LOG_FAILED (damage: replay_message). */
+int replay_where(const replay *rp);
 
 /* What was replayed so far. */
 typedef struct replay_counts {

@@ -344,7 +344,7 @@ int worldlog_read_map(world *w, const void *data, size_t size, char *err, size_t
   int nkinds = (int)get_count(&c, "the kinds", KINDS_MAX);
   if (c.failed) return -1;
   if (nkinds < 1) return fail(&c, "the map has no creature kinds");
-  static kind_info kinds[KINDS_MAX];
+  kind_info kinds[KINDS_MAX];
   memset(kinds, 0, sizeof kinds);
   for (int k = 0; k < nkinds && !c.failed; k++) {
     kind_info *ki = &kinds[k];

@@ -437,7 +437,10 @@ replay_damage)
   refused "$tmp/header" "^bt-arena: $tmp/header: no map record of bt-arena's in it"
   # records of the arena's kinds with wrong bytes inside (their checks match): Lua writes them
   if [ -n "$luacpath" ] && command -v lua5.4 > /dev/null; then
-    LUA_CPATH="$luacpath/?.so;;" lua5.4 - "$tmp/A" "$tmp" > "$tmp/lua.out" 2>&1 <<'LUA' || fail "writing bad records: $(cat "$tmp/lua.out")"
+    # a sanitizer build's bt.so needs the sanitizers' runtimes preloaded into the stock lua5.4
+    preload="${BT_SANITIZE_PRELOAD:-}${BT_SANITIZE_PRELOAD:+ $luacpath/bt.so}"
+    LD_PRELOAD="$preload${LD_PRELOAD:+ $LD_PRELOAD}" LUA_CPATH="$luacpath/?.so;;" lua5.4 - "$tmp/A" "$tmp" > "$tmp/lua.out" 2>&1 <<'LUA' \
+      || fail "writing bad records: $(cat "$tmp/lua.out")"
 local bt = require "bt"
 local good, dir = arg[1], arg[2]
 local map, frame
