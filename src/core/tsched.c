@@ -410,8 +410,9 @@ int bt_tsched_set_recording(bt_tsched *ts, const struct bt_rec_options *opts) {
   ts->records = opts != NULL;
   if (opts) ts->recording = *opts;
   for (int id = 0; id < ts->cap_insts && rc == BT_OK; id++) {
+    if (!known(ts, id)) continue; /* the slots of ids never made are not set */
     bt_inst *in = ts->insts[id];
-    if (!in || !known(ts, id)) continue;
+    if (!in) continue;
     if (opts) {
       rc = bti_rec_attach_new(in, opts, (unsigned long long)id);
     } else if (bti_rec_owned(bt_inst_recorder(in))) {
