@@ -7,7 +7,8 @@
 -- bt.SharedBrain class (one shared definition), and brains whose OnStart builds a tree of their
 -- own (Don't Starve's style), thought by a BrainWrangler at 30 ticks a second. Plain, and with
 -- every brain recording (BrainWrangler:Record) into a ring of 256 records, of 32 (a ring that
--- stays in the cache), and of none (what recording costs apart from the ring's memory). Each
+-- stays in the cache), of none (what recording costs apart from the ring's memory), and into a
+-- log file written at the end of each Update (no ring), encoded on this thread or on the log's. Each
 -- round measures every row, one after the other; the fastest round counts. ns per think is the
 -- time of the frames over the thinks the wrangler made. bench_rec prints the same for C leaves,
 -- with the recorder compiled out as a third reference.
@@ -34,6 +35,11 @@ local function run(Class, record)
   collectgarbage()
   local bytes0 = bench.memory()
   local manager = bt.BrainWrangler()
+  local path
+  if record and record.log then -- a log file of its own, removed after the run
+    path = os.tmpname()
+    record = {capacity = record.capacity, log = assert(bt.log.create(path, {thread = record.thread}))}
+  end
   if record then manager:Record(record) end
   local list = {}
   for i = 1, AGENTS do
@@ -68,7 +74,13 @@ local function run(Class, record)
   end
   for i = 1, AGENTS do list[i]:Stop() end
   bt.set_clock(nil)
-  return {ns = best, bytes = bytes / AGENTS}
+  local written
+  if path then
+    written = record.log:stats()
+    record.log:close()
+    os.remove(path)
+  end
+  return {ns = best, bytes = bytes / AGENTS, log = written}
 end
 
 print(string.format("the recorder from Lua: %d brains of the %d-node benchmark brain (Lua leaves) " ..
@@ -79,8 +91,10 @@ local rows = {
   {"shared definition, a ring of 256 each", Shared, {capacity = 256}, ref = 1},
   {"shared definition, a ring of 32 each", Shared, {capacity = 32}, ref = 1},
   {"shared definition, no ring (records counted)", Shared, {capacity = 0}, ref = 1},
+  {"shared definition, into a log file", Shared, {capacity = 0, log = true}, ref = 1},
+  {"shared definition, into a log file, thread", Shared, {capacity = 0, log = true, thread = true}, ref = 1},
   {"a tree per agent (DS), plain", Own},
-  {"a tree per agent (DS), a ring of 256 each", Own, {capacity = 256}, ref = 5},
+  {"a tree per agent (DS), a ring of 256 each", Own, {capacity = 256}, ref = 7},
 }
 local list = {}
 for i, r in ipairs(rows) do list[i] = function() return run(r[2], r[3]) end end
@@ -88,6 +102,7 @@ local best = measure.rounds(ROUNDS, list)
 print(string.format("  %-44s %9s %8s %12s", "scenario", "ns/think", "vs plain", "bytes/agent"))
 for i, r in ipairs(rows) do
   local ref = r.ref and best[r.ref]
-  print(string.format("  %-44s %9.1f %8s %12.0f", r[1], best[i].ns,
-    ref and string.format("%+.1f%%", (best[i].ns / ref.ns - 1) * 100) or "(ref)", best[i].bytes))
+  print(string.format("  %-44s %9.1f %8s %12.0f%s", r[1], best[i].ns,
+    ref and string.format("%+.1f%%", (best[i].ns / ref.ns - 1) * 100) or "(ref)", best[i].bytes,
+    best[i].log and string.format("  (%.2f bytes a transition)", best[i].log.bytes / math.max(1, best[i].log.statuses)) or ""))
 end

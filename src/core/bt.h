@@ -787,6 +787,16 @@ int bt_tsched_set_period(bt_tsched *ts, int brain, double period);
 /* Binds the brain to another instance (a reload moved its agent to a new one). BT_EINVAL for a
  * bad id or a NULL inst. */
 int bt_tsched_set_inst(bt_tsched *ts, int brain, bt_inst *inst);
+/* Switches recording on (opts) or off (NULL) for every brain of the scheduler, now and from now
+ * on (bt_tsched_brain_new, bt_tsched_set_inst): each brain's instance that has no recorder gets
+ * one made with opts (its ring, callback and log; the agent id is the brain's id), which the
+ * instance owns (bt_inst_fini frees it); off, the recorders it made are detached and freed (a
+ * host's own stay). Callbacks run on the worker thread that thinks the brain; a log's recorders
+ * write into buffers of their own, and the host calls bt_log_flush after bt_tsched_update. Call
+ * it between frames, from the thread that runs them. BT_EINVAL (NULL ts, or the recorder compiled
+ * out), BT_EBUSY (during a frame), BT_ENOMEM. */
+struct bt_rec_options; /* the transition recorder's (below) */
+int bt_tsched_set_recording(bt_tsched *ts, const struct bt_rec_options *opts);
 
 /* The brain's instance (NULL for a bad id), as of the last command applied. */
 bt_inst *bt_tsched_inst(bt_tsched *ts, int brain);

@@ -280,6 +280,10 @@ BTI_FUNC void bti_rec_force(bt_inst *in);
 BTI_FUNC void bti_rec_sleep(bt_inst *in, int has_sleep, double sleep);
 BTI_FUNC void bti_rec_reload(bt_inst *in, const bt_def *from);
 BTI_FUNC int bti_rec_init(bt_inst *in); /* the recorder its definition asks for (bt_def_set_recording) */
+/* Unless inst records already, a recorder made with o, of the host's agent id, that inst owns
+ * (bt_inst_fini and detaching free it). BT_ENOMEM, BT_EINVAL when compiled out. */
+BTI_FUNC int bti_rec_attach_new(bt_inst *in, const bt_rec_options *o, unsigned long long agent);
+BTI_FUNC int bti_rec_owned(const bt_rec *rec); /* made by bt (a definition, a scheduler), not the host */
 /* The statistics a recorder feeds (stats.c): an agent of a bt_stats, one per recorder. */
 typedef struct bti_stats_agent bti_stats_agent;
 BTI_FUNC bti_stats_agent *bti_stats_attach(bt_stats *st, bt_rec *rec); /* NULL: out of memory */

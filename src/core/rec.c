@@ -425,6 +425,24 @@ void bti_rec_saved(bt_inst *in) {
   if (r && r->log) bti_log_saved(r->log, in, r->think, r->now);
 }
 
+int bti_rec_attach_new(bt_inst *in, const bt_rec_options *o, unsigned long long agent) {
+  bt_rec *r = NULL;
+  if (rec_of(in)) return BT_OK;
+  if (bt_rec_create(&r, o->capacity) != BT_OK) return BT_ENOMEM;
+  bt_rec_set_callback(r, o->fn, o->ud);
+  r->owned = 1;
+  r->agent = agent;
+  int rc = bt_inst_set_recorder(in, r);
+  if (rc == BT_OK && o->log) rc = bt_rec_set_log(r, o->log);
+  if (rc != BT_OK) {
+    if (rec_of(in) == r) bt_inst_set_recorder(in, NULL); /* frees it: it is owned */
+    else bt_rec_free(r);
+  }
+  return rc;
+}
+
+int bti_rec_owned(const bt_rec *r) { return r && r->owned; }
+
 int bti_rec_init(bt_inst *in) {
   const bt_rec_options *o = in->def->recording;
   bt_rec *r = NULL;
@@ -448,6 +466,10 @@ int bt_def_set_stats(bt_def *def, bt_stats *st) {
 #else
 
 int bt_inst_set_recorder(bt_inst *in, bt_rec *rec) { return rec || !in ? BT_EINVAL : BT_OK; }
+int bti_rec_attach_new(bt_inst *in, const bt_rec_options *o, unsigned long long agent) {
+  (void)in, (void)o, (void)agent;
+  return BT_EINVAL;
+}
 bt_rec *bt_inst_recorder(const bt_inst *in) {
   (void)in;
   return NULL;

@@ -107,6 +107,8 @@ struct bt_tsched {
   long long frames, commands, rejected;
   int last_due, last_batches;
   char errmsg[256];
+  bt_rec_options recording; /* bt_tsched_set_recording's */
+  int records;              /* recording is on: each brain's instance records */
 };
 
 /* The batch this thread is thinking, if any; and a byte whose address names this thread. */
@@ -179,8 +181,12 @@ static int apply(bt_tsched *ts, const command *c, const void *data, int queued) 
     case OP_SLEEP: rc = bt_sched_sleep(ts->s, id, c->u.seconds); break;
     case OP_PERIOD: rc = bt_sched_set_period(ts->s, id, c->u.seconds); break;
     case OP_SET_INST:
-      if (known(ts, id)) ts->insts[id] = c->u.inst;
-      else rc = BT_EINVAL;
+      if (known(ts, id)) {
+        ts->insts[id] = c->u.inst;
+        if (ts->records) rc = bti_rec_attach_new(c->u.inst, &ts->recording, (unsigned long long)id);
+      } else {
+        rc = BT_EINVAL;
+      }
       break;
     case OP_FIRE_EVENT:
       if (!known(ts, id)) {
@@ -387,8 +393,34 @@ int bt_tsched_brain_new(bt_tsched *ts, bt_inst *inst) {
     id = BT_ENOMEM;
   }
   if (id >= 0) ts->insts[id] = inst;
+  if (id >= 0 && ts->records && bti_rec_attach_new(inst, &ts->recording, (unsigned long long)id) != BT_OK) {
+    bt_sched_brain_free(ts->s, id);
+    ts->insts[id] = NULL;
+    id = BT_ENOMEM;
+  }
   pthread_mutex_unlock(&ts->lock);
   return id;
+}
+
+int bt_tsched_set_recording(bt_tsched *ts, const struct bt_rec_options *opts) {
+  if (!ts) return BT_EINVAL;
+  if (atomic_load(&ts->phase) != IDLE || in_own_batch(ts)) return BT_EBUSY;
+  pthread_mutex_lock(&ts->lock);
+  int rc = BT_OK;
+  ts->records = opts != NULL;
+  if (opts) ts->recording = *opts;
+  for (int id = 0; id < ts->cap_insts && rc == BT_OK; id++) {
+    if (!known(ts, id)) continue; /* the slots of ids never made are not set */
+    bt_inst *in = ts->insts[id];
+    if (!in) continue;
+    if (opts) {
+      rc = bti_rec_attach_new(in, opts, (unsigned long long)id);
+    } else if (bti_rec_owned(bt_inst_recorder(in))) {
+      bt_inst_set_recorder(in, NULL); /* frees it (the host's own recorders stay) */
+    }
+  }
+  pthread_mutex_unlock(&ts->lock);
+  return rc;
 }
 
 int bt_tsched_brain_free(bt_tsched *ts, int brain) { return on_brain(ts, OP_FREE, brain); }

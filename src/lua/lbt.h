@@ -16,6 +16,7 @@
  *              fields mean to the core), the methods, events
  *   compile.c  definitions: a graph of node objects compiled, named subtrees
  *   tree.c     BT(inst, root) and the tree methods
+ *   records.c  a recorder's record as the fields of a Lua table (the rings' and the logs')
  *   stats.c    bt.Stats: per-node statistics as tables, tree:stats
  *   logfile.c  bt.log: the recorders' log files written and read (over the core's bt_log)
  *   recorder.c bt.Recorder: a tree's transition recorder, tree:record, a brain's recorder
@@ -259,6 +260,17 @@ LBT_FUNC void lbt_open_stats(lua_State *L, int module);
 LBT_FUNC bt_stats *lbt_stats_test(lua_State *L, int idx);
 /* Pushes a new bt.Stats (it keeps each recorder's own figures) and returns its bt_stats. */
 LBT_FUNC bt_stats *lbt_stats_new(lua_State *L);
+
+/* ---- records (records.c) ---- */
+/* Sets node (1-based), and what the caller names it by, of the table at the top for node of shape. */
+typedef void (*lbt_set_node_fn)(lua_State *L, const void *shape, int node);
+/* "status", "think", ... for a BT_REC_* type; NULL for another. */
+LBT_FUNC const char *lbt_record_type(int type);
+LBT_FUNC void lbt_push_hash(lua_State *L, unsigned long long hash); /* 16 hexadecimal digits */
+/* Sets the fields of the table at the top that e's type has (docs/lua-api.md "Recording"):
+ * status: node, from, to; think: cause, sleep; event: node; error: node, message; reload: from,
+ * to; host: code, data. Nodes are named by set_node. Other types: none. */
+LBT_FUNC void lbt_record_fields(lua_State *L, const bt_rec_entry *e, lbt_set_node_fn set_node, const void *shape);
 
 /* ---- the recorder (recorder.c) ---- */
 LBT_FUNC void lbt_open_recorder(lua_State *L, int module);

@@ -27,12 +27,6 @@ static reader *check_reader(lua_State *L, const char *fname) {
   return rd;
 }
 
-static void push_hash(lua_State *L, unsigned long long hash) {
-  char hex[17];
-  snprintf(hex, sizeof hex, "%016llx", hash);
-  lua_pushstring(L, hex);
-}
-
 /* Pushes the path of node of s ("?" for none). */
 static void push_path(lua_State *L, const bt_log_shape *s, int node) {
   bt_buf b = {0};
@@ -44,19 +38,16 @@ static void push_path(lua_State *L, const bt_log_shape *s, int node) {
   lbt_push_buf(L, &b);
 }
 
-/* Sets t.node (1-based) and t.path for node of s (t at the top). */
-static void set_node(lua_State *L, const bt_log_shape *s, int node) {
+/* Sets t.node (1-based) and t.path for node of the log's shape s (t at the top). */
+static void set_node(lua_State *L, const void *s, int node) {
   lua_pushinteger(L, node + 1);
   lua_setfield(L, -2, "node");
   push_path(L, s, node);
   lua_setfield(L, -2, "path");
 }
 
-static const char *const TYPE_NAMES[] = {NULL, "status", "think", "event", "error", "reload", "host"};
-static const char *const CAUSES[] = {"deadline", "start", "event", "force"};
-
 static const char *type_name(int type) {
-  if (type >= BT_REC_STATUS && type <= BT_REC_HOST) return TYPE_NAMES[type];
+  if (lbt_record_type(type)) return lbt_record_type(type);
   switch (type) {
     case BT_LOG_SAVED: return "saved";
     case BT_LOG_DESCRIBE: return "describe";
@@ -84,43 +75,16 @@ static void push_record(lua_State *L, const bt_log_reader *r, const bt_log_recor
     lua_pushinteger(L, (lua_Integer)e->think);
     lua_setfield(L, -2, "think");
     if (s) {
-      push_hash(L, bt_log_shape_hash(s));
+      lbt_push_hash(L, bt_log_shape_hash(s));
       lua_setfield(L, -2, "shape");
     }
   }
+  lbt_record_fields(L, e, set_node, s);
   switch (e->type) {
-    case BT_REC_STATUS:
-      set_node(L, s, e->node);
-      lbt_push_status(L, e->from);
-      lua_setfield(L, -2, "from");
-      lbt_push_status(L, e->to);
-      lua_setfield(L, -2, "to");
-      break;
-    case BT_REC_THINK:
-      lua_pushstring(L, CAUSES[e->cause & 3]);
-      lua_setfield(L, -2, "cause");
-      if (e->has_sleep) {
-        lua_pushnumber(L, e->sleep);
-        lua_setfield(L, -2, "sleep");
-      }
-      break;
-    case BT_REC_EVENT: set_node(L, s, e->node); break;
-    case BT_REC_ERROR:
-      if (e->node >= 0) set_node(L, s, e->node);
-      lua_pushlstring(L, e->text, e->size);
-      lua_setfield(L, -2, "message");
-      break;
-    case BT_REC_RELOAD:
-      push_hash(L, e->def_from);
-      lua_setfield(L, -2, "from");
-      push_hash(L, e->def_to);
-      lua_setfield(L, -2, "to");
-      break;
-    case BT_REC_HOST:
     case BT_LOG_WORLD:
       lua_pushinteger(L, e->node);
       lua_setfield(L, -2, "code");
-      lua_pushlstring(L, e->text, e->size);
+      lua_pushlstring(L, e->text ? e->text : "", e->size);
       lua_setfield(L, -2, "data");
       break;
     case BT_LOG_LOST:
@@ -210,7 +174,7 @@ static int l_shape(lua_State *L) {
   if (!s) return 0;
   int n = bt_log_shape_size(s);
   lua_createtable(L, 0, 2);
-  push_hash(L, hash);
+  lbt_push_hash(L, hash);
   lua_setfield(L, -2, "hash");
   lua_createtable(L, n, 0);
   for (int i = 0; i < n; i++) {

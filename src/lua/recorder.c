@@ -98,20 +98,12 @@ static int rec_new(lua_State *L) {
   return 1;
 }
 
-static const char *const record_types[] = {"?", "status", "think", "event", "error", "reload", "host"};
-static const char *const wake_causes[] = {"deadline", "start", "event", "force"};
-
-static void push_hash(lua_State *L, unsigned long long h) {
-  char hex[17];
-  snprintf(hex, sizeof hex, "%016llx", h);
-  lua_pushstring(L, hex);
-}
-
 static int def_up(const void *def, int node) { return bt_def_up(def, node); }
 static const char *def_name(const void *def, int node) { return bt_def_name(def, node); }
 
-/* Sets node, name and path of the table on the top for node n of def (NULL: node only). */
-static void set_node(lua_State *L, const bt_def *def, int n) {
+/* Sets node, name and path of the table on the top for node n of the definition def (NULL: node
+ * only). */
+static void set_node(lua_State *L, const void *def, int n) {
   if (n < 0) return;
   lua_pushinteger(L, n + 1);
   lua_setfield(L, -2, "node");
@@ -127,47 +119,13 @@ static void push_record(lua_State *L, const bt_rec_entry *e, const bt_def *def, 
   lua_createtable(L, 0, 8);
   lua_pushinteger(L, seq);
   lua_setfield(L, -2, "seq");
-  lua_pushstring(L, record_types[e->type <= BT_REC_HOST ? e->type : 0]);
+  lua_pushstring(L, lbt_record_type(e->type));
   lua_setfield(L, -2, "type");
   lua_pushinteger(L, (lua_Integer)e->think);
   lua_setfield(L, -2, "think");
   lua_pushnumber(L, e->time);
   lua_setfield(L, -2, "time");
-  switch (e->type) {
-    case BT_REC_STATUS:
-      set_node(L, def, e->node);
-      lua_pushstring(L, bt_status_name((bt_status)e->from));
-      lua_setfield(L, -2, "from");
-      lua_pushstring(L, bt_status_name((bt_status)e->to));
-      lua_setfield(L, -2, "to");
-      break;
-    case BT_REC_THINK:
-      if (e->has_sleep) {
-        lua_pushnumber(L, e->sleep);
-        lua_setfield(L, -2, "sleep");
-      }
-      lua_pushstring(L, wake_causes[e->cause <= BT_WAKE_FORCE ? e->cause : 0]);
-      lua_setfield(L, -2, "cause");
-      break;
-    case BT_REC_EVENT: set_node(L, def, e->node); break;
-    case BT_REC_ERROR:
-      set_node(L, def, e->node);
-      lua_pushlstring(L, e->text, e->size);
-      lua_setfield(L, -2, "message");
-      break;
-    case BT_REC_RELOAD:
-      push_hash(L, e->def_from);
-      lua_setfield(L, -2, "from");
-      push_hash(L, e->def_to);
-      lua_setfield(L, -2, "to");
-      break;
-    case BT_REC_HOST:
-      lua_pushinteger(L, e->node);
-      lua_setfield(L, -2, "code");
-      lua_pushlstring(L, e->text ? e->text : "", e->size);
-      lua_setfield(L, -2, "data");
-      break;
-  }
+  lbt_record_fields(L, e, set_node, def);
 }
 
 /* rec:records([first]): the records in the ring whose seq is at least first (default 1), oldest

@@ -46,6 +46,6 @@ echo "$err" | grep -q 'usage: ' || { echo "FAIL: no usage message: $err"; exit 1
 out=$("$bench" "$src/bench/recorder.lua" --agents 20 --frames 10 --rounds 1 2>&1) ||
   { echo "$out"; echo "FAIL: recorder.lua failed"; exit 1; }
 echo "$out"
-[ "$(echo "$out" | grep -c -E '^  (shared definition|a tree per agent)')" -eq 6 ] ||
-  { echo "FAIL: recorder.lua: expected 6 rows"; exit 1; }
+[ "$(echo "$out" | grep -c -E '^  (shared definition|a tree per agent)')" -eq 8 ] ||
+  { echo "FAIL: recorder.lua: expected 8 rows"; exit 1; }
 echo "ok"

@@ -1278,6 +1278,105 @@ static void test_calls(void) {
   bt_def_release(def);
 }
 
+/* ---- recording every brain of a scheduler (bt_tsched_set_recording) ---- */
+
+#define REC_BRAINS 40
+static int rec_flag[REC_BRAINS]; /* each brain's condition, flipped by the frames */
+static unsigned long long rec_hash[REC_BRAINS];
+static int rec_count[REC_BRAINS];
+
+static int rec_cond(bt_call *c) { return rec_flag[(intptr_t)bt_inst_agent(c->inst)]; }
+static int rec_act(bt_call *c) { return rec_flag[(intptr_t)bt_inst_agent(c->inst)] ? 1 : 0; }
+
+static int rec_think(void *ud, int brain, bt_inst *inst, double *sleep) {
+  (void)ud;
+  (void)brain;
+  bt_inst_update(inst);
+  return bt_inst_sleep_time(inst, sleep);
+}
+static const bt_tsched_hooks rec_hooks = {NULL, rec_think, NULL};
+
+/* Frames of REC_BRAINS brains on `workers` workers, recording into rings; each brain's records
+ * hashed into rec_hash. */
+static void run_recorded(int workers, bt_def *def) {
+  bt_tsched *ts = NULL;
+  bt_inst *in[REC_BRAINS];
+  REQUIRE(bt_tsched_create(&ts, 0.1) == BT_OK);
+  REQUIRE(bt_tsched_set_threads(ts, workers) == BT_OK);
+  bt_tsched_set_batch_size(ts, 3);
+  for (int i = 0; i < REC_BRAINS / 2; i++) { /* half the brains before recording is switched on */
+    REQUIRE(bt_inst_create(&in[i], def, &w_host, (void *)(intptr_t)i, BT_INST_NOSCATTER) == BT_OK);
+    REQUIRE(bt_inst_seed(in[i], (unsigned long long)i + 1) == BT_OK);
+    REQUIRE(bt_inst_scatter(in[i]) == BT_OK);
+    REQUIRE(bt_tsched_add(ts, bt_tsched_brain_new(ts, in[i])) == BT_OK);
+  }
+  bt_rec *own = NULL; /* a host's recorder of its own on brain 0: recording leaves it alone */
+  REQUIRE(bt_rec_create(&own, 4) == BT_OK);
+  REQUIRE(bt_inst_set_recorder(in[0], own) == BT_OK);
+  bt_rec_options o = {64, NULL, NULL, NULL};
+  CHECK_INT(bt_tsched_set_recording(NULL, &o), BT_EINVAL);
+  CHECK_INT(bt_tsched_set_recording(ts, &o), BT_OK);
+  for (int i = REC_BRAINS / 2; i < REC_BRAINS; i++) { /* the rest after: they record too */
+    REQUIRE(bt_inst_create(&in[i], def, &w_host, (void *)(intptr_t)i, BT_INST_NOSCATTER) == BT_OK);
+    REQUIRE(bt_inst_seed(in[i], (unsigned long long)i + 1) == BT_OK);
+    REQUIRE(bt_inst_scatter(in[i]) == BT_OK);
+    REQUIRE(bt_tsched_add(ts, bt_tsched_brain_new(ts, in[i])) == BT_OK);
+  }
+  CHECK(bt_inst_recorder(in[0]) == own);
+  for (int i = 1; i < REC_BRAINS; i++) {
+    bt_rec *r = bt_inst_recorder(in[i]);
+    CHECK(r != NULL && r != own);
+    if (r) CHECK_INT((int)bt_rec_agent(r), i); /* the brain's id */
+  }
+  for (int f = 1; f <= 30; f++) {
+    W.now = f * 0.1;
+    for (int i = 0; i < REC_BRAINS; i++) rec_flag[i] = (f / (1 + i % 4)) % 2;
+    CHECK_INT(bt_tsched_update(ts, f, &rec_hooks), BT_OK);
+  }
+  for (int i = 1; i < REC_BRAINS; i++) {
+    bt_rec *r = bt_inst_recorder(in[i]);
+    rec_hash[i] = 1469598103934665603ULL;
+    rec_count[i] = r ? (int)bt_rec_total(r) : 0;
+    bt_rec_entry e;
+    for (size_t k = 0; r && bt_rec_get(r, k, &e) == BT_OK; k++)
+      rec_hash[i] = (rec_hash[i] ^ (unsigned long long)(e.type * 1000003 + e.node * 131 + e.from * 7 + e.to) ^
+                     (unsigned long long)(e.time * 1000)) * 1099511628211ULL;
+  }
+  CHECK_INT(bt_tsched_set_recording(ts, NULL), BT_OK); /* off: what it made goes, the host's stays */
+  CHECK(bt_inst_recorder(in[0]) == own);
+  for (int i = 1; i < REC_BRAINS; i++) CHECK(bt_inst_recorder(in[i]) == NULL);
+  for (int i = 0; i < REC_BRAINS; i++) bt_inst_free(in[i]);
+  bt_rec_free(own);
+  bt_tsched_free(ts);
+}
+
+static void test_recording(void) {
+  bt_builder *b;
+  bt_def *def = NULL;
+  REQUIRE(bt_builder_new(&b) == BT_OK);
+  bt_builder_priority(b, "Root", 0.3);
+  bt_builder_sequence(b, "Busy");
+  bt_builder_condition(b, rec_cond, NULL, "Flag");
+  bt_builder_action(b, rec_act, NULL, "Act");
+  bt_builder_wait(b, 0.2);
+  bt_builder_back(b);
+  bt_builder_wait(b, 0.5);
+  REQUIRE(bt_builder_end(b, &def, NULL) == BT_OK);
+  bt_builder_free(b);
+  unsigned long long one[REC_BRAINS];
+  int counts[REC_BRAINS];
+  run_recorded(1, def);
+  memcpy(one, rec_hash, sizeof one);
+  memcpy(counts, rec_count, sizeof counts);
+  for (int i = 1; i < REC_BRAINS; i++) CHECK(counts[i] > 30); /* every brain recorded its thinks */
+  run_recorded(2, def);
+  for (int i = 1; i < REC_BRAINS; i++) {
+    CHECK(rec_hash[i] == one[i]); /* the same records on two workers as on one */
+    CHECK_INT(rec_count[i], counts[i]);
+  }
+  bt_def_release(def);
+}
+
 int main(void) {
   test_pool();
   test_refused_thread();
@@ -1288,6 +1387,7 @@ int main(void) {
   test_shared_definition();
   test_seed();
   test_calls();
+  test_recording();
   check_count += (int)atomic_load(&worker_checks);
   check_failures += (int)atomic_load(&worker_failures);
   return check_report("test_threads");

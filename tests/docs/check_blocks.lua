@@ -6,7 +6,7 @@
 --   <!-- doc-test: output -->        (compared with the standard output of the last block run)
 -- Blocks run from the source root with the build's bt.so on LUA_CPATH; in sh blocks, `P/lib/`
 -- (the install prefix of "after make install PREFIX=P") is the build tree's lib/, which has the
--- same lib/lua/5.4/bt.so.
+-- same lib/lua/5.4/bt.so; bt's programs (bt-log, bt-arena, bt-hello) are found by name.
 -- usage: lua5.4 check_blocks.lua <source dir> <build dir>
 local src, build = arg[1], arg[2]
 assert(src and build, "usage: lua5.4 check_blocks.lua <source dir> <build dir>")
@@ -41,6 +41,9 @@ if preload and preload ~= "" then
   assert(os.execute("chmod +x " .. quote(tmp .. ".bin/lua5.4")))
   prelude = prelude .. "export PATH=" .. quote(tmp .. ".bin") .. ':"$PATH"\n'
 end
+-- sh blocks run bt's programs by name: bt-log, bt-arena, bt-hello of this build
+prelude = prelude .. "export PATH=" .. quote(build .. "/tools") .. ":" .. quote(build .. "/examples/arena") .. ":" ..
+  quote(build .. "/examples/hello") .. ':"$PATH"\n'
 prelude = prelude .. "export LUA_CPATH=" .. quote(build .. "/lib/lua/5.4/?.so;;") ..
   " LUA_PATH=" .. quote("./?.lua;;") .. "\ncd " .. quote(src) .. "\n"
 

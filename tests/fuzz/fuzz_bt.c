@@ -705,6 +705,7 @@ static void log_check(void) {
   EXPECT(n <= frecords && (n == frecords || alloc_failed));
   TRACE("log: %llu records of %llu read back from %zu bytes", n, frecords, flog_len);
   bt_log_reader_free(r);
+}
 
 /* ---- the threaded scheduler: one world on one worker and on two ----
  * A tree from the input whose leaves are pure: each agent's results come from a generator of its
