@@ -368,7 +368,8 @@ int worldlog_read_map(world *w, const void *data, size_t size, char *err, size_t
   }
   if (c.failed) return free(ponds), -1;
   if (c.p != c.end) return free(ponds), fail(&c, "%zu bytes after the map", (size_t)(c.end - c.p));
-  if (!(width >= 1 && height >= 1 && width <= 1e6 && height <= 1e6 && width * height <= 1e10))
+  /* the arena's largest world, of 1,000,000 agents, is about 11,300 x 5,700 units */
+  if (!(width >= 1 && height >= 1 && width <= 1e6 && height <= 1e6 && width * height <= 1e8))
     return free(ponds), fail(&c, "a world of %g x %g units", width, height);
   if (world_init_map(w, width, height, kinds, nkinds, ponds, nponds) != 0) {
     free(ponds);
