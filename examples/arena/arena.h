@@ -39,6 +39,9 @@ typedef struct arena {
   int ref_inspect_select, ref_inspect_read; /* the inspector's helpers (arena_inspect_*) */
 
   long long script_errors;
+
+  struct replay *replay; /* --replay: the recording played back (replay.h); no Lua, no brains */
+  int ref_record_open, ref_record_world, ref_record_close; /* --record: the log's helpers */
 } arena;
 
 /* Opens Lua and bt on the arena's world: package.path, the clock, the tick time, the error
@@ -69,6 +72,23 @@ long long arena_thinks(arena *a, long long *registered);
 
 /* The name of the deepest RUNNING node in the creature's brain, into buf ("-" without a brain). */
 void arena_doing(arena *a, int id, char *buf, size_t size);
+
+/* ---- --record FILE: the brains' records and the world's frames in a log file ---- */
+
+/* Creates the log file at path and makes every brain record into it (bt.log.create,
+ * bt.BrainManager:Record{log = ..., capacity = capacity}: a ring of that many records per brain,
+ * which the inspector reads). 0, or -1 with err saying why (the file cannot be created). */
+int arena_record_open(arena *a, const char *path, int capacity, char *err, size_t errsize);
+/* A record of the world's (worldlog.h): written with the brains' records at the next
+ * bt.BrainManager:Update, which writes the log at its end, or at the close. */
+void arena_record_world(arena *a, int code, const void *data, size_t size);
+/* What the log wrote (the writer's stats()). */
+typedef struct arena_record_stats {
+  unsigned long long records, statuses; /* the brains' records, of which status changes */
+} arena_record_stats;
+/* Writes the log's end and closes it, with what it wrote in *st. 0, or -1 with err saying why
+ * (a write failed). */
+int arena_record_close(arena *a, arena_record_stats *st, char *err, size_t errsize);
 
 /* ---- the inspector (inspect.h): one creature's tree and its last transitions ---- */
 
@@ -110,7 +130,8 @@ typedef struct arena_inspection {
 
 /* Selects the creature `id` for the inspector (0: none): keeps its inst (so that its last tree
  * stays readable after it dies and leaves) and records its tree's transitions, with a recorder
- * of the last 64 records; the previous one's recorder is detached. */
+ * of the last 64 records (or, with --record, reads the ring of the recorder its brain records
+ * with); the previous one's recorder is detached. A replay reads the log instead. */
 void arena_inspect_select(arena *a, int id);
 
 /* Reads the selected creature's tree (tree:snapshot()) and its recorder's records into *out

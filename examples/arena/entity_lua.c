@@ -20,6 +20,7 @@
 
 #include "arena.h"
 #include "kinds.h"
+#include "replay.h"
 #include "bt_lua.h"
 
 #define UV_ARENA lua_upvalueindex(1)
@@ -642,16 +643,22 @@ static const char GLUE[] =
     "local bt = require 'bt'\n"
     "local picked = {}\n"
     "local function detach()\n"
-    "  if picked.tree and picked.rec then pcall(picked.tree.record, picked.tree, nil) end\n"
-    "  picked.tree, picked.rec = nil, nil\n"
+    "  if picked.tree and picked.rec and not picked.shared then pcall(picked.tree.record, picked.tree, nil) end\n"
+    "  picked.tree, picked.rec, picked.shared = nil, nil, nil\n"
     "end\n"
     "function M.inspect_select(inst)\n"
     "  detach()\n"
     "  picked = {inst = inst}\n"
     "end\n"
     "-- the recorder follows the creature's tree (a brain that restarts has a new one); a bt built\n"
-    "-- without the recorder refuses it, and says so\n"
-    "local function attach(tree)\n"
+    "-- without the recorder refuses it, and says so. With --record the brain has a recorder of its\n"
+    "-- own, writing to the log: its ring is read, and no other recorder replaces it\n"
+    "local function attach(tree, brain)\n"
+    "  local own = brain and rawget(brain, 'recorder')\n"
+    "  if own then\n"
+    "    if own ~= picked.rec then detach(); picked.tree, picked.rec, picked.shared = tree, own, true end\n"
+    "    return\n"
+    "  end\n"
     "  if tree == picked.tree then return end\n"
     "  detach()\n"
     "  picked.tree, picked.refused = tree, nil\n"
@@ -667,7 +674,7 @@ static const char GLUE[] =
     "  if not inst then return nil, 'nothing selected', nil, 'nothing selected' end\n"
     "  local brain = rawget(inst, 'brain')\n"
     "  local tree = type(brain) == 'table' and brain.bt or nil\n"
-    "  attach(tree)\n"
+    "  attach(tree, type(brain) == 'table' and brain or nil)\n"
     "  local snap, why, records, none\n"
     "  if not brain then why = 'no brain'\n"
     "  elseif not tree then why = 'no tree (the brain has not built it)'\n"
@@ -675,6 +682,25 @@ static const char GLUE[] =
     "  if picked.rec then records = picked.rec:records()\n"
     "  else none = picked.refused or 'no tree to record' end\n"
     "  return snap, why, records, none\n"
+    "end\n"
+    "-- --record: every brain records into the log, which the manager writes at the end of its Update\n"
+    "local log\n"
+    "function M.record_open(path, capacity)\n"
+    "  local err\n"
+    "  log, err = bt.log.create(path)\n"
+    "  if not log then return err end\n"
+    "  bt.BrainManager:Record({capacity = capacity, log = log})\n"
+    "end\n"
+    "function M.record_world(code, data, time)\n"
+    "  if log then log:world(code, data, time) end\n"
+    "end\n"
+    "function M.record_close()\n"
+    "  if not log then return 'no log open', 0, 0 end\n"
+    "  log:flush()\n"
+    "  local st = log:stats()\n"
+    "  local ok, err = log:close()\n"
+    "  log = nil\n"
+    "  return (not ok) and tostring(err) or nil, st.records, st.statuses\n"
     "end\n"
     "return M\n";
 
@@ -796,6 +822,9 @@ int arena_lua_init(arena *a, unsigned long long seed) {
   a->ref_doing = ref_field(L, 1, "doing");
   a->ref_inspect_select = ref_field(L, 1, "inspect_select");
   a->ref_inspect_read = ref_field(L, 1, "inspect_read");
+  a->ref_record_open = ref_field(L, 1, "record_open");
+  a->ref_record_world = ref_field(L, 1, "record_world");
+  a->ref_record_close = ref_field(L, 1, "record_close");
   lua_settop(L, 0);
   return 0;
 }
@@ -1009,6 +1038,10 @@ long long arena_thinks(arena *a, long long *registered) {
 }
 
 void arena_doing(arena *a, int id, char *buf, size_t size) {
+  if (a->replay) {
+    replay_doing(a->replay, id, buf, size);
+    return;
+  }
   lua_State *L = a->L;
   snprintf(buf, size, "-");
   lua_rawgeti(L, LUA_REGISTRYINDEX, a->ref_doing);
@@ -1026,9 +1059,58 @@ void arena_doing(arena *a, int id, char *buf, size_t size) {
   }
 }
 
+/* ---- --record ---- */
+
+int arena_record_open(arena *a, const char *path, int capacity, char *err, size_t errsize) {
+  lua_State *L = a->L;
+  lua_rawgeti(L, LUA_REGISTRYINDEX, a->ref_record_open);
+  lua_pushstring(L, path);
+  lua_pushinteger(L, capacity);
+  if (lua_pcall(L, 2, 1, 0) != LUA_OK || !lua_isnil(L, -1)) {
+    snprintf(err, errsize, "%s", lua_tostring(L, -1) ? lua_tostring(L, -1) : "cannot create the log");
+    lua_pop(L, 1);
+    return -1;
+  }
+  lua_pop(L, 1);
+  return 0;
+}
+
+void arena_record_world(arena *a, int code, const void *data, size_t size) {
+  lua_State *L = a->L;
+  lua_rawgeti(L, LUA_REGISTRYINDEX, a->ref_record_world);
+  lua_pushinteger(L, code);
+  lua_pushlstring(L, data, size);
+  lua_pushnumber(L, a->w.time);
+  if (lua_pcall(L, 3, 0, 0) != LUA_OK) {
+    show_error(a, lua_tostring(L, -1) ? lua_tostring(L, -1) : "the world's record was not written");
+    lua_pop(L, 1);
+  }
+}
+
+int arena_record_close(arena *a, arena_record_stats *st, char *err, size_t errsize) {
+  lua_State *L = a->L;
+  memset(st, 0, sizeof *st);
+  lua_rawgeti(L, LUA_REGISTRYINDEX, a->ref_record_close);
+  if (lua_pcall(L, 0, 3, 0) != LUA_OK) {
+    snprintf(err, errsize, "%s", lua_tostring(L, -1) ? lua_tostring(L, -1) : "the log was not closed");
+    lua_pop(L, 1);
+    return -1;
+  }
+  st->records = (unsigned long long)lua_tointeger(L, -2);
+  st->statuses = (unsigned long long)lua_tointeger(L, -1);
+  int failed = !lua_isnil(L, -3);
+  if (failed) snprintf(err, errsize, "%s", lua_tostring(L, -3) ? lua_tostring(L, -3) : "the log failed");
+  lua_pop(L, 3);
+  return failed ? -1 : 0;
+}
+
 /* ---- the inspector ---- */
 
 void arena_inspect_select(arena *a, int id) {
+  if (a->replay) {
+    replay_inspect_select(a->replay, id);
+    return;
+  }
   lua_State *L = a->L;
   lua_rawgeti(L, LUA_REGISTRYINDEX, a->ref_inspect_select);
   lua_rawgeti(L, LUA_REGISTRYINDEX, a->ref_insts);
@@ -1127,6 +1209,10 @@ static void read_records(lua_State *L, int recs, arena_inspection *out) {
 }
 
 void arena_inspect_read(arena *a, arena_inspection *out) {
+  if (a->replay) {
+    replay_inspect_read(a->replay, out);
+    return;
+  }
   lua_State *L = a->L;
   int top = lua_gettop(L);
   out->has_tree = out->recording = 0;

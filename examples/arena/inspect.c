@@ -11,8 +11,9 @@
 
 #include "view.h"
 
-/* The keys of the view itself; a kind whose glyph is one of them is picked by its digit. */
-static const char RESERVED[] = " .\tqQnpihjkl[]123456789";
+/* The keys of the view itself (a replay's speed keys too); a kind whose glyph is one of them is
+ * picked by its digit. */
+static const char RESERVED[] = " .\tqQnpihjkl[]123456789+-=";
 
 static int reserved(int c) { return c > 0 && strchr(RESERVED, c) != NULL; }
 

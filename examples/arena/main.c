@@ -4,13 +4,17 @@
  * on a 2-D plane with day and night, each driven by the brain of its kind (brains/<kind>.lua, a
  * Brain class); the creatures' entity interface (docs/entity.md) is implemented in C.
  *
- *   bt-arena [--agents N] [--seconds S] [--headless] [--watch] [--seed N] [--data DIR] [--help] [--version]
+ *   bt-arena [--agents N] [--seconds S] [--headless] [--watch] [--seed N] [--data DIR]
+ *            [--record FILE] [--help] [--version]
+ *   bt-arena --replay FILE [--headless]
  *
  * Each tick (30 per simulated second): the world moves (world_step), the scripts hear what
  * happened (arena_sync), then bt.BrainManager:Update(tick) thinks the brains that are due.
  * Live, it runs at real time and draws the world in the terminal, where keys pause it, step it a
  * tick at a time and inspect one creature's tree (inspect.h); headless, it runs as fast as it can
- * and prints one summary line.
+ * and prints one summary line. --record FILE writes a log of every brain's records and of the
+ * world's frames (worldlog.h); --replay FILE plays one back in the same view, no brain running
+ * (replay.h).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -28,7 +32,9 @@
 #include "bt.h"
 #include "inspect.h"
 #include "kinds.h"
+#include "replay.h"
 #include "view.h"
+#include "worldlog.h"
 
 /* the installed data directory, relative to the directory of the installed executable (CMake sets
  * it from CMAKE_INSTALL_BINDIR and CMAKE_INSTALL_DATADIR; no absolute path is compiled in) */
@@ -41,6 +47,7 @@
 
 #define TICKS_PER_SECOND 30
 #define DRAW_EVERY 6 /* ticks between redraws: 5 a second */
+#define INSPECT_RING 64 /* --record live: the records each brain's recorder keeps for the inspector */
 
 static volatile sig_atomic_t quit_signal;
 
@@ -61,10 +68,15 @@ typedef struct options {
   int watch;
   unsigned long long seed;
   const char *data;
+  const char *record; /* --record FILE */
+  const char *replay; /* --replay FILE */
+  int given;          /* flags given other than --headless, --record and --replay (for --replay) */
 } options;
 
 static const char USAGE[] =
     "usage: bt-arena [--agents N] [--seconds S] [--headless] [--watch] [--seed N] [--data DIR]\n"
+    "                [--record FILE]\n"
+    "       bt-arena --replay FILE [--headless]\n"
     "\n"
     "Sheep, wolves, villagers and guards, each driven by a bt brain (brains/<kind>.lua), live\n"
     "on a 2-D plane with day and night.\n"
@@ -77,12 +89,17 @@ static const char USAGE[] =
     "  --seed N      the world's and the brains' random seed (default 1)\n"
     "  --data DIR    the directory holding brains/ and behaviours/ (default: the source\n"
     "                tree when run from the build tree, else share/bt of the installation)\n"
+    "  --record FILE write a log of the run: every brain's records and the world's frames\n"
+    "                (read it with bt-log, or play it back with --replay)\n"
+    "  --replay FILE play a recording back in the view, no brain running (with --headless:\n"
+    "                replay it to its end and print one summary line)\n"
     "  --help        this text\n"
     "  --version     bt-arena's version\n"
     "\n"
     "Live, the world is drawn in the terminal at real time (30 ticks a second); q quits,\n"
     "space pauses, '.' runs one tick, Tab (or a kind's letter, or the arrows) picks a creature\n"
-    "and shows its tree, Esc closes it (docs/arena.md and bt-arena(1) list every key).\n";
+    "and shows its tree, Esc closes it (docs/arena.md and bt-arena(1) list every key).\n"
+    "Replaying, '+' and '-' play faster and slower.\n";
 
 static void die_usage(const char *fmt, const char *a, const char *b) {
   fprintf(stderr, "bt-arena: ");
@@ -103,6 +120,7 @@ static int has_brains(const char *dir) {
 }
 
 static void parse(int argc, char **argv, options *o) {
+  memset(o, 0, sizeof *o);
   o->agents = 40;
   o->seconds = -1;
   o->headless = 0;
@@ -120,13 +138,14 @@ static void parse(int argc, char **argv, options *o) {
     }
     if (strcmp(arg, "--watch") == 0) {
       o->watch = 1;
+      o->given = 1;
       continue;
     }
     if (strcmp(arg, "--headless") == 0) {
       o->headless = 1;
       continue;
     }
-    static const char *const valued[] = {"--agents", "--seconds", "--seed", "--data", NULL};
+    static const char *const valued[] = {"--agents", "--seconds", "--seed", "--data", "--record", "--replay", NULL};
     const char *value = NULL, *flag = NULL;
     char name[32];
     for (int k = 0; valued[k]; k++) {
@@ -146,6 +165,13 @@ static void parse(int argc, char **argv, options *o) {
     snprintf(name, sizeof name, "%s", flag);
     char *end = NULL;
     errno = 0;
+    if (strcmp(flag, "--record") == 0 || strcmp(flag, "--replay") == 0) {
+      if (!*value) die_usage("%s needs a file", name, NULL);
+      if (flag[4] == 'c') o->record = value;
+      else o->replay = value;
+      continue;
+    }
+    o->given = 1;
     if (strcmp(flag, "--agents") == 0) {
       long v = strtol(value, &end, 10);
       if (!*value || *end || errno || v < 1 || v > 1000000)
@@ -168,6 +194,9 @@ static void parse(int argc, char **argv, options *o) {
       o->data = value;
     }
   }
+  if (o->replay && (o->given || o->record))
+    die_usage("--replay plays a recording back: --agents, --seconds, --seed, --data, --watch and --record "
+              "do not go with it (only --headless)%s", "", NULL);
   if (o->seconds < 0) o->seconds = o->headless ? 30 : 0;
 }
 
@@ -203,12 +232,201 @@ static const char *find_data(const options *o, char *looked, size_t size) {
   return has_brains(path) ? path : NULL;
 }
 
+static void catch_signals(void) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+  sigaction(SIGHUP, &sa, NULL);
+}
+
+/* ---- --record: the world's records beside the brains' ---- */
+
+typedef struct recording {
+  int on;
+  worldlog_writer writer;
+  worldlog_bytes bytes;
+  long long frames;
+} recording;
+
+/* The world's frame after tick `tick` (positions: all of them, whatever the tick). */
+static void record_frame(arena *a, recording *rec, long long tick, int positions) {
+  if (!rec->on) return;
+  if (worldlog_frame(&rec->writer, &a->w, tick, positions, &rec->bytes) != 0) {
+    fprintf(stderr, "bt-arena: --record: out of memory for the world's frame at tick %lld\n", tick);
+    return;
+  }
+  arena_record_world(a, WORLDLOG_FRAME, rec->bytes.p, rec->bytes.n);
+  rec->frames++;
+}
+
+/* The map and the first frame, once the world and the brains are there. */
+static void record_start(arena *a, recording *rec, const options *o) {
+  if (!rec->on) return;
+  if (worldlog_map(&a->w, o->seed, o->agents, &rec->bytes) != 0) {
+    fprintf(stderr, "bt-arena: --record: out of memory for the map\n");
+    return;
+  }
+  arena_record_world(a, WORLDLOG_MAP, rec->bytes.p, rec->bytes.n);
+  record_frame(a, rec, 0, 1);
+}
+
+/* The last frame, the log's end; appends the figures to the summary line's. */
+static int record_end(arena *a, recording *rec, const options *o, long long tick, char *fields, size_t size) {
+  fields[0] = 0;
+  if (!rec->on) return 0;
+  record_frame(a, rec, tick, 1);
+  arena_record_stats st;
+  char err[512];
+  int rc = arena_record_close(a, &st, err, sizeof err);
+  if (rc != 0) fprintf(stderr, "bt-arena: --record %s: %s\n", o->record, err);
+  struct stat sb;
+  unsigned long long bytes = stat(o->record, &sb) == 0 ? (unsigned long long)sb.st_size : 0;
+  snprintf(fields, size, " recorded=%s frames=%lld records=%llu transitions=%llu bytes=%llu bytes_per_transition=%.2f "
+           "world=%016llx", o->record, rec->frames, st.records, st.statuses, bytes,
+           st.statuses ? (double)bytes / (double)st.statuses : 0.0, worldlog_digest(&a->w));
+  worldlog_writer_free(&rec->writer);
+  worldlog_bytes_free(&rec->bytes);
+  rec->on = 0;
+  return rc;
+}
+
+/* ---- --replay ---- */
+
+/* The speeds of a replay, '+' and '-' step through them. */
+static const struct {
+  double frames; /* frames per tick of the wall clock (1: real time) */
+  const char *name;
+} SPEEDS[] = {{0.125, "x1/8"}, {0.25, "x1/4"}, {0.5, "x1/2"}, {1, "x1"}, {2, "x2"}, {4, "x4"},
+              {8, "x8"},      {16, "x16"},    {32, "x32"}};
+#define NSPEEDS ((int)(sizeof SPEEDS / sizeof SPEEDS[0]))
+#define SPEED_NORMAL 3
+
+/* The status line's word for the replay: " REPLAY x2", and " END" at the log's end. */
+static void replay_mode(char *buf, size_t size, int speed, const replay *rp) {
+  snprintf(buf, size, " REPLAY %s%s", SPEEDS[speed].name, replay_where(rp) == BT_LOG_ENDED ? " END" : "");
+}
+
+/* Plays the recording in the terminal view: frames at the speed chosen, the keys of the live
+ * view (pause, step, the inspector) and '+', '-'. At its end the last frame stays, and a log that
+ * grows plays on. */
+static void replay_live(arena *a, replay *rp) {
+  catch_signals();
+  atexit(view_close);
+  if (view_open() != 0) {
+    fprintf(stderr, "bt-arena: cannot draw on this terminal; try --headless\n");
+    return;
+  }
+  a->live = 1;
+  view_info vi = {0};
+  static inspector in;
+  inspect_init(&in, a);
+  int speed = SPEED_NORMAL, quit = 0, step = 0, redraw = 1;
+  double owed = 0, next = now(); /* owed: the frames the speed asks for, not yet played */
+  long long frame = 0;
+  char mode[64];
+  while (!quit && !quit_signal) {
+    frame++;
+    if (!in.paused || step) {
+      int n = step;
+      if (!step) {
+        owed += SPEEDS[speed].frames;
+        n = (int)owed;
+        owed -= n;
+      }
+      step = 0;
+      redraw |= n > 0 && in.paused; /* a step is drawn at once */
+      /* at the end of what is written, a log that grows plays on; a closed or damaged one not */
+      for (int i = 0; i < n && replay_where(rp) != BT_LOG_ENDED && replay_where(rp) != BT_LOG_FAILED; i++)
+        if (replay_step(rp) != 1) break;
+    }
+    replay_counts c;
+    replay_counts_get(rp, &c);
+    vi.tick = c.tick;
+    replay_mode(mode, sizeof mode, speed, rp);
+    vi.replay = mode;
+    vi.note = replay_message(rp);
+    vi.note_is_error = replay_where(rp) == BT_LOG_FAILED;
+    if (redraw || frame % DRAW_EVERY == 1) {
+      redraw = 0;
+      view_draw(a, &vi, &in);
+    }
+    next += 1.0 / TICKS_PER_SECOND;
+    if (now() - next > 0.5) next = now(); /* fell behind: do not race to catch up */
+    for (double left; !quit && !quit_signal && !step && (left = next - now()) > 0;) {
+      int key = view_key((int)ceil(left * 1000));
+      if (key < 0) continue;
+      int asked = INSPECT_REDRAW;
+      if (key == '+' || key == '=') {
+        if (speed < NSPEEDS - 1) speed++;
+      } else if (key == '-') {
+        if (speed > 0) speed--;
+      } else {
+        asked = inspect_key(&in, a, key);
+      }
+      if (asked == INSPECT_QUIT) quit = 1;
+      else if (asked == INSPECT_STEP) step = 1;
+      else if (asked == INSPECT_REDRAW) {
+        replay_mode(mode, sizeof mode, speed, rp);
+        view_draw(a, &vi, &in);
+      }
+    }
+  }
+  view_close();
+  a->live = 0;
+}
+
+/* bt-arena --replay FILE [--headless]: returns the exit status. */
+static int replay_main(const options *o, double start) {
+  static arena a;
+  char err[1024];
+  replay *rp = NULL;
+  if (replay_open(&rp, o->replay, &a.w, err, sizeof err) != 0) {
+    fprintf(stderr, "bt-arena: %s\n", err);
+    return 1;
+  }
+  a.replay = rp;
+  a.data_dir = "";
+  int status = 0;
+  if (o->headless) {
+    int got;
+    while ((got = replay_step(rp)) == 1) {
+    }
+    if (got < 0) status = 1;
+  } else {
+    replay_live(&a, rp);
+  }
+  const char *message = replay_message(rp);
+  int where = replay_where(rp);
+  if (message[0] && where != BT_LOG_ENDED) fprintf(stderr, "bt-arena: %s\n", message);
+  replay_counts c;
+  replay_counts_get(rp, &c);
+  static const char *const ENDS[] = {"more", "ended", "whole", "cut", "failed"};
+  where = where >= BT_LOG_MORE && where <= BT_LOG_FAILED ? where : BT_LOG_MORE;
+  int alive = 0;
+  for (int i = 0; i < a.w.creatures.n; i++) alive += !a.w.ents[a.w.creatures.v[i]]->dead;
+  printf("replay=%s frames=%lld ticks=%lld simulated=%.1fs wall=%.2fs agents=%lld records=%llu transitions=%llu "
+         "thinks=%llu bytes=%llu alive=%d deaths=%lld births=%lld ",
+         o->replay, c.frames, c.tick, (double)c.tick / TICKS_PER_SECOND, now() - start, c.agents, c.records,
+         c.statuses, c.thinks, c.offset, alive, a.w.deaths, a.w.births);
+  for (int k = 0; k < a.w.nkinds; k++)
+    printf("%s%s:%d", k ? "," : "alive_by_kind=", a.w.kinds[k].name, a.w.alive[k]);
+  printf(" world=%016llx end=%s\n", worldlog_digest(&a.w), ENDS[where]);
+  fflush(stdout);
+  replay_free(rp);
+  world_free(&a.w);
+  return status;
+}
+
 /* ---- the game ---- */
 
 int main(int argc, char **argv) {
   double start = now();
   options opt;
   parse(argc, argv, &opt);
+  if (opt.replay) return replay_main(&opt, start);
   static arena a;
   char looked[3 * PATH_MAX + 16];
   a.data_dir = find_data(&opt, looked, sizeof looked);
@@ -230,32 +448,38 @@ int main(int argc, char **argv) {
   }
   if (arena_lua_init(&a, opt.seed) != 0) return 1;
   a.watch = opt.watch;
+  recording rec = {0};
+  if (opt.record) { /* every brain records into the log, with a ring for the inspector when live */
+    char err[1024];
+    if (arena_record_open(&a, opt.record, opt.headless ? 0 : INSPECT_RING, err, sizeof err) != 0) {
+      fprintf(stderr, "bt-arena: --record: %s\n", err);
+      return 1;
+    }
+    rec.on = 1;
+  }
   arena_load_brains(&a);
   arena_sync(&a); /* the entities' insts; the creatures' brains start */
+  record_start(&a, &rec, &opt);
 
   long long total = opt.seconds > 0 ? llround(opt.seconds * TICKS_PER_SECOND) : -1;
   double brain_time = 0, host_time = 0, loop_start = now();
   long long tick = 0;
 
   if (opt.headless) {
-    for (tick = 1; tick <= total; tick++) {
+    if (rec.on) catch_signals(); /* a signal ends the run, and the log is closed */
+    for (tick = 1; tick <= total && !quit_signal; tick++) {
       world_step(&a.w, (double)tick / TICKS_PER_SECOND);
       arena_sync(&a);
       arena_reload_poll(&a);
       double t0 = now();
       arena_think(&a, tick);
       brain_time += now() - t0;
+      record_frame(&a, &rec, tick, 0);
     }
     tick--;
     host_time = now() - loop_start - brain_time; /* everything but Update */
   } else {
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
+    catch_signals();
     atexit(view_close);
     if (view_open() != 0) {
       fprintf(stderr, "bt-arena: cannot draw on this terminal; try --headless\n");
@@ -286,6 +510,9 @@ int main(int argc, char **argv) {
         window_brain += t2 - t1;
         window_host += t1 - t0;
         window_ticks++;
+        record_frame(&a, &rec, tick, 0);
+        host_time += now() - t2;
+        window_host += now() - t2;
       } else {
         arena_reload_poll(&a); /* a saved edit is taken (and said) while paused too */
       }
@@ -335,6 +562,8 @@ int main(int argc, char **argv) {
 
   double end = now();
   arena_sync(&a); /* deaths of the last tick leave the world, so that the counts below agree */
+  char recorded[PATH_MAX + 256];
+  int record_failed = record_end(&a, &rec, &opt, tick > 0 ? tick : 0, recorded, sizeof recorded);
   long long registered = 0, thinks = arena_thinks(&a, &registered);
   int alive = 0, brains = 0;
   for (int i = 0; i < a.w.creatures.n; i++) {
@@ -350,10 +579,10 @@ int main(int argc, char **argv) {
          host_time * per, alive, brains, registered, a.w.deaths, a.w.births, a.script_errors);
   for (int k = 0; k < a.w.nkinds; k++) /* the living of each kind: alive_by_kind=sheep:20,wolf:5,... */
     printf("%s%s:%d", k ? "," : "alive_by_kind=", a.w.kinds[k].name, a.w.alive[k]);
-  printf("\n");
+  printf("%s\n", recorded);
   fflush(stdout);
   arena_lua_close(&a);
   error_log_free(&a.errors);
   world_free(&a.w);
-  return 0;
+  return record_failed ? 1 : 0;
 }

@@ -341,6 +341,10 @@ static void panel_header(out *o, arena *a, const inspector *in, const panel *p) 
   } else {
     snprintf(state, sizeof state, "hp %.0f hunger %.2f%s %s", e->health, e->hunger, world_is_tired(e) ? " tired" : "",
              e->action ? e->action : (e->move ? (e->run ? "runs" : "walks") : ""));
+    entity *t = world_any(w, e->target);
+    size_t used = strlen(state);
+    if (t && used < sizeof state) /* its combat target (SetTarget) */
+      snprintf(state + used, sizeof state - used, " target %s#%d", kind_name(w, t->kind), t->id);
   }
   snprintf(text, sizeof text, " %c %s#%d %s", kind_glyph(w, e->kind), kind_name(w, e->kind), e->id, state);
   char range[48] = "";
@@ -467,7 +471,8 @@ static void legend(const arena *a, const inspector *in, char *text, size_t size,
   char kinds[KINDS_MAX * 2 + 8];
   inspect_kind_keys(in, a, kinds, sizeof kinds - 6);
   strcat(kinds, " kind");
-  const char *keys[] = {in->paused ? "space run" : "space pause", ". step", "tab n p", kinds, "hjkl cursor",
+  const char *keys[] = {in->paused ? "space run" : "space pause", ". step", a->replay ? "+ - speed" : "tab n p",
+                        a->replay ? "tab n p" : kinds, a->replay ? kinds : "hjkl cursor",
                         in->open ? "[ ] scroll" : "i inspect", in->open ? "esc close" : "q quit", NULL};
   size_t n = 0;
   text[0] = 0;
@@ -525,18 +530,19 @@ void view_draw(arena *a, const view_info *vi, inspector *in) {
   char text[512], clk[64], extra[128], paused[48] = "";
   clock_text(w, clk, sizeof clk);
   if (in->paused) snprintf(paused, sizeof paused, " PAUSED tick %lld", vi->tick);
-  int n = snprintf(text, sizeof text, " %s t=%.1fs%s |", clk, w->time, paused);
+  const char *mode = vi->replay ? vi->replay : "";
+  int n = snprintf(text, sizeof text, " %s t=%.1fs%s%s |", clk, w->time, mode, paused);
   for (int k = 0; k < w->nkinds && n < (int)sizeof text; k++)
     n += snprintf(text + n, sizeof text - (size_t)n, " %s %d", w->kinds[k].plural, w->alive[k]);
   if (n < (int)sizeof text) n += snprintf(text + n, sizeof text - (size_t)n, " | q quits");
   if (n > cols) { /* short labels: the glyphs of the map */
-    n = snprintf(text, sizeof text, " %s t=%.1fs%s |", clk, w->time, paused);
+    n = snprintf(text, sizeof text, " %s t=%.1fs%s%s |", clk, w->time, mode, paused);
     for (int k = 0; k < w->nkinds && n < (int)sizeof text; k++)
       n += snprintf(text + n, sizeof text - (size_t)n, " %c %d", w->kinds[k].glyph, w->alive[k]);
-    if (n < (int)sizeof text) n += snprintf(text + n, sizeof text - (size_t)n, " | q quits");
+    if (n + 10 <= cols && n < (int)sizeof text) n += snprintf(text + n, sizeof text - (size_t)n, " | q quits");
   }
   int m = snprintf(extra, sizeof extra, " | brains %.2f ms/tick, %.0f thinks/s", vi->brain_us / 1000, vi->thinks_per_s);
-  if (n + m <= cols && n + m < (int)sizeof text) strcat(text, extra);
+  if (!vi->replay && n + m <= cols && n + m < (int)sizeof text) strcat(text, extra);
   line(&o, in->paused ? "30;43" : day ? "30;47" : "97;44", text, cols);
   put(&o, "\r\n", 2);
 
@@ -676,6 +682,9 @@ void view_draw(arena *a, const view_info *vi, inspector *in) {
   } else if (in->note[0]) {
     snprintf(text, sizeof text, " %s", in->note);
     line(&o, "1;30;43", text, cols - 1);
+  } else if (vi->note && vi->note[0]) {
+    snprintf(text, sizeof text, " %s", vi->note);
+    line(&o, vi->note_is_error ? "1;97;41" : "1;30;43", text, cols - 1);
   } else {
     legend(a, in, text, sizeof text, cols);
     line(&o, "2", text, cols - 1);

@@ -14,6 +14,9 @@ typedef struct view_info {
   long long tick;
   double brain_us, host_us; /* per tick, over the last second */
   double thinks_per_s;
+  const char *replay;       /* replaying (--replay): the status line's " REPLAY x2"; else NULL */
+  const char *note;         /* a replay's line for the last line (its end, a cut), or NULL */
+  int note_is_error;        /* ... in red: the log is damaged */
 } view_info;
 
 /* Takes the terminal (raw mode, alternate screen, cursor hidden). 0 on success. */

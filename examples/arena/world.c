@@ -979,17 +979,15 @@ static int build(world *w, int agents) {
   return 0;
 }
 
-int world_init(world *w, int agents, uint64_t seed, const kind_info *kinds, int n) {
+/* What every world has before its entities: its size, kinds and tags, the grid, the clock. */
+static int setup(world *w, double width, double height, const kind_info *kinds, int n) {
   memset(w, 0, sizeof *w);
-  if (n < 1 || n > KINDS_MAX) return -1;
+  if (n < 1 || n > KINDS_MAX || !(width > 0) || !(height > 0) || width > 1e6 || height > 1e6) return -1;
   w->nkinds = n;
   memcpy(w->kinds, kinds, (size_t)n * sizeof *kinds);
   memcpy(&w->kinds[KINDS_MAX], OBJECTS, sizeof OBJECTS);
-  uint64_t s = seed;
-  w->rng = splitmix(&s) | 1;
-  double f = agents > 200 ? sqrt(agents / 200.0) : 1; /* keep the crowd's density */
-  w->w = 160 * f;
-  w->h = 80 * f;
+  w->w = width;
+  w->h = height;
   w->dt = 1.0 / 30;
   w->day_length = 60;
   w->night_fraction = 1.0 / 3;
@@ -1013,7 +1011,62 @@ int world_init(world *w, int agents, uint64_t seed, const kind_info *kinds, int 
     }
   w->tag_predator = (tagmask)1 << world_tag(w, "predator");
   w->tag_prey = (tagmask)1 << world_tag(w, "prey");
+  return 0;
+}
+
+int world_init(world *w, int agents, uint64_t seed, const kind_info *kinds, int n) {
+  double f = agents > 200 ? sqrt(agents / 200.0) : 1; /* keep the crowd's density */
+  if (setup(w, 160 * f, 80 * f, kinds, n) != 0) return -1;
+  uint64_t s = seed;
+  w->rng = splitmix(&s) | 1;
   return build(w, agents);
+}
+
+/* ---- a world rebuilt from a recording ---- */
+
+int world_init_map(world *w, double width, double height, const kind_info *kinds, int n, const pond *ponds,
+                   int nponds) {
+  if (setup(w, width, height, kinds, n) != 0 || nponds < 0) return -1;
+  w->rng = 1;
+  w->ponds = calloc((size_t)nponds + 1, sizeof *w->ponds);
+  if (!w->ponds) return -1;
+  for (int i = 0; i < nponds; i++) {
+    pond *p = &w->ponds[w->nponds++];
+    *p = ponds[i];
+    FOR_CELLS(w, p->x, p->y, p->r + 1, c) {
+      if (vec_push(&w->pond_cells[c], i)) return -1;
+    }
+  }
+  return 0;
+}
+
+entity *world_place(world *w, int id, int k, double x, double y) {
+  if (id < w->nents || id > WORLD_MAX_ID || !((k >= 0 && k < w->nkinds) || (k >= KINDS_MAX && k < KIND_COUNT)))
+    return NULL;
+  if (id >= w->cap_ents) {
+    int cap = w->cap_ents;
+    while (cap <= id) cap *= 2;
+    entity **p = realloc(w->ents, (size_t)cap * sizeof *p);
+    if (!p) return NULL;
+    w->ents = p;
+    w->cap_ents = cap;
+  }
+  while (w->nents < id) w->ents[w->nents++] = NULL; /* ids that came and went unrecorded */
+  entity *e = spawn(w, k, x, y);
+  if (e && k == KIND_FIELD && vec_push(&w->fields, e->id)) return NULL;
+  return e;
+}
+
+void world_set_position(world *w, entity *e, double x, double y) {
+  e->x = x;
+  e->y = y;
+  if (e->valid && e->cell >= 0) grid_move(w, e);
+}
+
+void world_clear_queues(world *w) {
+  for (int i = 0; i < w->ndone; i++) free(w->done[i].action);
+  w->ndone = 0;
+  w->died.n = w->removed.n = w->spawned.n = 0;
 }
 
 void world_free(world *w) {

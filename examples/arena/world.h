@@ -167,6 +167,21 @@ typedef struct world {
  * `seed`; 0 on success, -1 out of memory. */
 int world_init(world *w, int agents, uint64_t seed, const kind_info *kinds, int n);
 void world_free(world *w);
+/* A world rebuilt from a recording (--replay): of that size, kinds and ponds, with no entities
+ * and no layout of its own; world_place puts them in, with the ids they had. 0, or -1 (out of
+ * memory, a size or kind count out of range). */
+int world_init_map(world *w, double width, double height, const kind_info *kinds, int n, const pond *ponds,
+                   int nponds);
+/* Puts an entity of kind k at (x, y) under the id it had: above every id
+ * so far and at most WORLD_MAX_ID (ids in between stay empty). NULL for an id or kind out of
+ * range, or out of memory. */
+#define WORLD_MAX_ID 16000000
+entity *world_place(world *w, int id, int k, double x, double y);
+/* Moves e to (x, y) (the grid follows). */
+void world_set_position(world *w, entity *e, double x, double y);
+/* Empties the queues the scripts drain (actions ended, deaths, removals, spawns): a replayed
+ * world has no scripts to hear them. */
+void world_clear_queues(world *w);
 
 /* Advances the world by one tick of w->dt seconds ending at `time`. */
 void world_step(world *w, double time);

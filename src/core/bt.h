@@ -1416,6 +1416,44 @@ int bt_log_shape_find(const bt_log_shape *s, const char *path);
  * BT_EINVAL for a NULL argument or a kind this library does not know; as bt_def_create. */
 int bt_log_shape_def(const bt_log_shape *s, bt_def **out);
 
+/* ---- an agent's tree from its records ----
+ * A bt_log_tree follows the records of one agent, given to it one by one as a reader reads them,
+ * and keeps the agent's tree as they leave it: each node's status and last result (what the dump
+ * shows), the DBStrings and sleep times of the running nodes at its last think (BT_LOG_DBSTRINGS
+ * logs), and its last think. Read to a moment, it is the agent's tree at that moment (bt-log tree,
+ * bt-arena --replay). Statuses are kept by state: a node placed under several parents has one. */
+typedef struct bt_log_tree bt_log_tree;
+
+/* An empty tree (no shape: its agent's first BT_LOG_ATTACH gives it one). BT_EINVAL for NULL out,
+ * BT_ENOMEM. */
+int bt_log_tree_create(bt_log_tree **out);
+void bt_log_tree_free(bt_log_tree *t); /* NULL is allowed */
+
+/* Applies the record that r has just read (bt_log_read), a record of the agent the tree follows:
+ * BT_LOG_ATTACH takes rec's shape, its nodes READY with last results READY but those the record
+ * lists (bt_log_reader_state); BT_REC_STATUS sets the node's status; BT_LOG_SAVED makes every last
+ * result the status; BT_LOG_DESCRIBE replaces the DBStrings kept; BT_REC_THINK is the last think.
+ * Other records, and every record before the first attach, change nothing. BT_EINVAL for a NULL
+ * argument or a record that does not fit the tree's shape (a node or status out of range),
+ * BT_ENOMEM (then the DBStrings of that describe record are not kept). */
+int bt_log_tree_apply(bt_log_tree *t, const bt_log_reader *r, const bt_log_record *rec);
+
+/* The tree's shape: the one of the last attach applied (it lives as long as the reader that read
+ * it), or NULL before the first. */
+const bt_log_shape *bt_log_tree_shape(const bt_log_tree *t);
+/* A node's status and last result (bt_status), or -1 for a node outside the shape or no shape. */
+int bt_log_tree_status(const bt_log_tree *t, int node);
+int bt_log_tree_last(const bt_log_tree *t, int node);
+/* The node's entry in the last BT_LOG_DESCRIBE applied since the last attach (the describe of the
+ * last think that had one; the nodes that ran then): 1 with its sleep time (*has_sleep 0: none)
+ * and its DBString (text, len bytes: valid until the next apply or free), or 0 when it has none.
+ * Any pointer may be NULL. */
+int bt_log_tree_describe(const bt_log_tree *t, int node, int *has_sleep, double *sleep, const char **text,
+                         size_t *len);
+/* 1 with the last think's number and time (any pointer may be NULL), or 0 when no think was
+ * applied yet. */
+int bt_log_tree_think(const bt_log_tree *t, unsigned long long *think, double *time);
+
 #ifdef __cplusplus
 }
 #endif

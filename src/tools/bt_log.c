@@ -510,27 +510,16 @@ typedef struct place {
   char sw_detail[512];
 } place;
 
-typedef struct described {
-  int node, has_sleep;
-  double sleep;
-  char *text;
-} described;
-
 typedef struct replay {
   unsigned long long agent;
   char label[256];
   int found;
-  const bt_log_shape *shape;
+  bt_log_tree *tree;            /* the statuses, last results, DBStrings and last think (bt.h) */
+  const bt_log_shape *shape;    /* the tree's shape, whose places are below */
   int size;
-  unsigned char *status, *last; /* by state */
   place *places;
   int *same_state;              /* the next place of the same state, or -1 */
   int *first;                   /* by state: its first place */
-  described *desc;
-  int ndesc;
-  unsigned long long think;     /* the last think's number and time */
-  double think_time;
-  int thinks;                   /* thinks replayed */
   int fresh;                    /* no think since the shape was attached */
   /* since the last think */
   int reload;
@@ -540,21 +529,18 @@ typedef struct replay {
   double event_time[64];
 } replay;
 
+/* The places of the tree's new shape s, fresh. */
 static void replay_shape(replay *p, const bt_log_shape *s) {
-  free(p->status);
-  free(p->last);
   free(p->places);
   free(p->same_state);
   free(p->first);
   p->shape = s;
   p->size = bt_log_shape_size(s);
   size_t n = (size_t)p->size;
-  p->status = calloc(n, 1);
-  p->last = calloc(n, 1);
   p->places = calloc(n, sizeof *p->places);
   p->same_state = malloc(n * sizeof *p->same_state);
   p->first = malloc(n * sizeof *p->first);
-  if (!p->status || !p->last || !p->places || !p->same_state || !p->first) die("out of memory");
+  if (!p->places || !p->same_state || !p->first) die("out of memory");
   for (int i = 0; i < p->size; i++) p->first[i] = -1;
   for (int i = 0; i < p->size; i++) {
     int st = bt_log_shape_state(s, i);
@@ -567,14 +553,12 @@ static void replay_shape(replay *p, const bt_log_shape *s) {
         break;
       }
   }
-  for (int i = 0; i < p->ndesc; i++) free(p->desc[i].text);
-  p->ndesc = 0;
   p->fresh = 1;
   p->nevents = 0;
 }
 
-static int status_at(const replay *p, int node) { return p->status[bt_log_shape_state(p->shape, node)]; }
-static int last_at(const replay *p, int node) { return p->last[bt_log_shape_state(p->shape, node)]; }
+static int status_at(const replay *p, int node) { return bt_log_tree_status(p->tree, node); }
+static int last_at(const replay *p, int node) { return bt_log_tree_last(p->tree, node); }
 
 static int is_selecting(int kind) { return kind == BT_PRIORITY || kind == BT_ACTIVE_SELECTOR; }
 
@@ -682,29 +666,24 @@ static void checkpoint(replay *p, int cause, unsigned long long think) {
   p->nevents = 0;
 }
 
-/* Applies one record of the agent. */
+/* Applies one record of the agent: to its tree, then to what why keeps of its places. */
 static void apply(replay *p, const bt_log_reader *r, const bt_log_record *rec) {
   const bt_rec_entry *e = &rec->entry;
+  int rc = bt_log_tree_apply(p->tree, r, rec);
+  if (rc == BT_ENOMEM) die("out of memory");
+  if (rc != BT_OK) return;
   if (e->type == BT_LOG_ATTACH) {
     replay_shape(p, rec->shape);
-    for (size_t i = 0; i < e->size; i++) {
-      int node, st, last;
-      if (bt_log_reader_state(r, i, &node, &st, &last) != BT_OK) continue;
-      int state = bt_log_shape_state(p->shape, node);
-      p->status[state] = (unsigned char)st;
-      p->last[state] = (unsigned char)last;
-      if (st == BT_RUNNING)
-        for (int q = p->first[state]; q >= 0; q = p->same_state[q]) {
-          p->places[q].started = e->time;
-          p->places[q].started_think = e->think;
-        }
-    }
+    for (int n = 0; n < p->size; n++)
+      if (status_at(p, n) == BT_RUNNING) {
+        p->places[n].started = e->time;
+        p->places[n].started_think = e->think;
+      }
     return;
   }
   if (!p->shape) return;
   switch (e->type) {
     case BT_REC_STATUS:
-      p->status[bt_log_shape_state(p->shape, e->node)] = e->to;
       for (int q = p->first[bt_log_shape_state(p->shape, e->node)]; q >= 0; q = p->same_state[q]) {
         place *pl = &p->places[q];
         if (e->to == BT_RUNNING) {
@@ -718,30 +697,7 @@ static void apply(replay *p, const bt_log_reader *r, const bt_log_record *rec) {
         }
       }
       break;
-    case BT_LOG_SAVED: memcpy(p->last, p->status, (size_t)p->size); break;
-    case BT_LOG_DESCRIBE:
-      for (int i = 0; i < p->ndesc; i++) free(p->desc[i].text);
-      p->desc = realloc(p->desc, (e->size ? e->size : 1) * sizeof *p->desc);
-      if (!p->desc) die("out of memory");
-      p->ndesc = 0;
-      for (size_t i = 0; i < e->size; i++) {
-        described *d = &p->desc[p->ndesc];
-        const char *text;
-        size_t len;
-        if (bt_log_reader_describe(r, i, &d->node, &d->has_sleep, &d->sleep, &text, &len) != BT_OK) continue;
-        d->text = malloc(len + 1);
-        if (!d->text) die("out of memory");
-        memcpy(d->text, text, len);
-        d->text[len] = 0;
-        p->ndesc++;
-      }
-      break;
-    case BT_REC_THINK:
-      p->think = e->think;
-      p->think_time = e->time;
-      p->thinks++;
-      checkpoint(p, e->cause, e->think);
-      break;
+    case BT_REC_THINK: checkpoint(p, e->cause, e->think); break;
     case BT_REC_EVENT:
       if (p->nevents < 64) {
         p->events[p->nevents] = e->node;
@@ -767,6 +723,7 @@ static void replay_run(const options *o, replay *p, source *s) {
     die_usage("%s: only --agent, --label, --at%s apply", o->command, strcmp(o->command, "tree") ? "" : " and --dot");
   if (o->dot && strcmp(o->command, "tree")) die_usage("--dot is for tree");
   memset(p, 0, sizeof *p);
+  if (bt_log_tree_create(&p->tree) != BT_OK) die("out of memory");
   source_open(s, o->file, 0);
   bt_log_record rec;
   int index = -1;
@@ -792,17 +749,13 @@ static void replay_run(const options *o, replay *p, source *s) {
 }
 
 static void print_header(const replay *p, double at) {
+  unsigned long long think;
+  double think_time;
   printf("agent %llu \"", p->agent);
   put_escaped(p->label, strlen(p->label));
   printf("\" at %.4f: ", at);
-  if (p->thinks) printf("think %llu at %.4f\n", p->think, p->think_time);
+  if (bt_log_tree_think(p->tree, &think, &think_time)) printf("think %llu at %.4f\n", think, think_time);
   else printf("no think yet\n");
-}
-
-static const described *described_of(const replay *p, int node) {
-  for (int i = 0; i < p->ndesc; i++)
-    if (p->desc[i].node == node) return &p->desc[i];
-  return NULL;
 }
 
 static void print_tree(const replay *p, int dbstrings) {
@@ -813,10 +766,13 @@ static void print_tree(const replay *p, int dbstrings) {
     for (int d = 0; d < depth; d++) fputs("   >", stdout);
     int st = status_at(p, n);
     printf("%s - %s <%s> (", bt_log_shape_name(s, n), bt_status_name(st), bt_status_name(last_at(p, n)));
-    const described *d = st == BT_RUNNING ? described_of(p, n) : NULL;
-    if (d) fputs(d->text, stdout);
+    int has_sleep = 0;
+    double sleep = 0;
+    const char *text = NULL;
+    size_t len = 0;
+    if (st == BT_RUNNING && bt_log_tree_describe(p->tree, n, &has_sleep, &sleep, &text, &len)) fwrite(text, 1, len, stdout);
     putchar(')');
-    if (dbstrings) printf(">%2.2f", d && d->has_sleep ? d->sleep : 0.0);
+    if (dbstrings) printf(">%2.2f", has_sleep ? sleep : 0.0);
     putchar('\n');
   }
 }
@@ -839,13 +795,10 @@ static void print_dot(const replay *p) {
 }
 
 static void replay_free(replay *p) {
-  free(p->status);
-  free(p->last);
+  bt_log_tree_free(p->tree);
   free(p->places);
   free(p->same_state);
   free(p->first);
-  for (int i = 0; i < p->ndesc; i++) free(p->desc[i].text);
-  free(p->desc);
 }
 
 static int cmd_tree(const options *o) {
@@ -869,7 +822,9 @@ static int cmd_why(const options *o) {
   replay p;
   source s;
   replay_run(o, &p, &s);
-  checkpoint(&p, -1, p.think + 1); /* what changed after the last think, up to --at */
+  unsigned long long last_think = 0;
+  bt_log_tree_think(p.tree, &last_think, NULL);
+  checkpoint(&p, -1, last_think + 1); /* what changed after the last think, up to --at */
   const bt_log_shape *sh = p.shape;
   print_header(&p, o->at);
   /* the running nodes under a running root, and those of them that select */

@@ -3,7 +3,8 @@
  * through their recorders and read back equals, record for record, what the recorders' callbacks
  * saw; shapes are written once per hash; a log cut at every byte reads to its last whole block and
  * says where; damaged and foreign bytes give an error, never a wrong record; the log's thread
- * writes the same bytes; a file read while it grows; DBStrings; shapes rebuilt as definitions. */
+ * writes the same bytes; a file read while it grows; DBStrings; shapes rebuilt as definitions; an
+ * agent's tree replayed from its records equals the live one at every think (bt_log_tree). */
 #define _POSIX_C_SOURCE 200809L /* mkstemp, fdopen */
 #include "harness.h"
 
@@ -895,6 +896,154 @@ static void test_recording_by_definition(void) {
   free(m.p);
 }
 
+/* ---- an agent's tree from its records (bt_log_tree) ---- */
+
+/* What the live instance showed after one think: its statuses, last results and running nodes'
+ * DBStrings, to compare with the tree replayed from the log at that think's record. */
+#define TREE_THINKS 200
+#define TREE_NODES 16
+typedef struct tree_seen {
+  int size;
+  unsigned char status[TREE_NODES], last[TREE_NODES];
+  char desc[TREE_NODES][48];
+  double sleep[TREE_NODES];
+} tree_seen;
+static tree_seen TREES[TREE_THINKS + 1]; /* by think number */
+
+static void note_tree(bt_inst *in, unsigned long long think) {
+  if (think > TREE_THINKS) return;
+  tree_seen *t = &TREES[think];
+  t->size = bt_def_size(bt_inst_def(in));
+  for (int n = 0; n < t->size && n < TREE_NODES; n++) {
+    t->status[n] = (unsigned char)bt_node_status(in, n);
+    t->last[n] = (unsigned char)bt_node_last(in, n);
+    t->desc[n][0] = 0;
+    t->sleep[n] = 0;
+    if (t->status[n] != BT_RUNNING) continue;
+    bt_buf b = {0};
+    bt_node_describe(in, n, &b);
+    snprintf(t->desc[n], sizeof t->desc[n], "%s", b.data ? b.data : "");
+    bt_buf_free(&b);
+    bt_node_tree_sleep_time(in, n, &t->sleep[n]);
+  }
+}
+
+/* An agent that thinks with its conditions changing, hears events and a ForceUpdate, had run
+ * before its recorder came, and reloads into another tree halfway: the tree replayed from its
+ * records equals, at every think, what the live instance showed, DBStrings too; records of
+ * another agent and of the world are not its own and change nothing. */
+static void test_tree_replayed(void) {
+  mem m = {0};
+  bt_log *log = NULL;
+  REQUIRE(bt_log_open_fn(&log, mem_write, &m, BT_LOG_DBSTRINGS, NULL, 0) == BT_OK);
+  bt_def *a = tree_a(), *b = tree_b();
+  bt_inst *in = NULL, *other = NULL;
+  REQUIRE(bt_inst_create(&in, a, &HOST, NULL, BT_INST_NOSCATTER) == BT_OK);
+  REQUIRE(bt_inst_create(&other, b, &HOST, NULL, BT_INST_NOSCATTER) == BT_OK);
+  Scared.result = 1;
+  Run.status = BT_RUNNING;
+  think_at(in, 0.1); /* before the recorder: the attach record carries it */
+  bt_rec *rec = NULL, *orec = NULL;
+  REQUIRE(bt_rec_create(&rec, 0) == BT_OK && bt_rec_create(&orec, 0) == BT_OK);
+  REQUIRE(bt_rec_set_agent(rec, 7, "sheep 7") == BT_OK && bt_rec_set_agent(orec, 8, "wolf 8") == BT_OK);
+  REQUIRE(bt_rec_set_log(rec, log) == BT_OK && bt_rec_set_log(orec, log) == BT_OK);
+  REQUIRE(bt_inst_set_recorder(in, rec) == BT_OK && bt_inst_set_recorder(other, orec) == BT_OK);
+  memset(TREES, 0, sizeof TREES);
+  unsigned long long thinks = 0;
+  for (int f = 1; f <= 150; f++) {
+    double t = 0.1 + f / 30.0;
+    Scared.result = (f / 9) % 2;
+    Run.status = f % 13 == 0 ? BT_SUCCESS : BT_RUNNING;
+    if (f % 11 == 0 && f < 75) REQUIRE(bt_inst_fire_event(in, 4) == BT_OK); /* Hit */
+    if (f % 17 == 0) bt_inst_force_update(in);
+    if (f == 75) { /* the reload: into tree B's shape, carried over by path where it can */
+      bt_inst *to = NULL;
+      REQUIRE(bt_inst_create(&to, b, &HOST, NULL, BT_INST_NOSCATTER) == BT_OK);
+      int map[16];
+      REQUIRE(bt_def_match(a, b, map) >= 0);
+      REQUIRE(bt_inst_set_recorder(in, NULL) == BT_OK);
+      REQUIRE(bt_inst_set_recorder(to, rec) == BT_OK);
+      T = t;
+      REQUIRE(bt_inst_transfer(to, in, map, NULL) == BT_OK);
+      bt_inst_free(in);
+      in = to;
+    }
+    if (f % 2) {
+      think_at(in, t);
+      thinks = bt_rec_total(rec) ? thinks + 1 : thinks;
+      note_tree(in, thinks);
+    }
+    think_at(other, t);
+    if (f % 5 == 0) REQUIRE(bt_log_write_host(log, t, 1, "frame", 5) == BT_OK);
+    REQUIRE(bt_log_flush(log) == BT_OK);
+  }
+  bt_rec_free(rec);
+  bt_rec_free(orec);
+  bt_inst_free(in);
+  bt_inst_free(other);
+  REQUIRE(bt_log_close(log) == BT_OK);
+
+  bt_log_reader *r = reader_of(m.p, m.len);
+  bt_log_tree *tree = NULL;
+  REQUIRE(bt_log_tree_create(&tree) == BT_OK);
+  CHECK(bt_log_tree_shape(tree) == NULL);
+  CHECK_INT(bt_log_tree_status(tree, 0), -1);
+  CHECK_INT(bt_log_tree_think(tree, NULL, NULL), 0);
+  bt_log_record x;
+  int compared = 0, attaches = 0, bad = 0;
+  while (bt_log_read(r, &x) == 1) {
+    if (x.agent_index < 0 || x.agent != 7) continue;
+    REQUIRE(bt_log_tree_apply(tree, r, &x) == BT_OK);
+    if (x.entry.type == BT_LOG_ATTACH) {
+      attaches++;
+      CHECK(bt_log_tree_shape(tree) == x.shape);
+      if (attaches == 1) /* the think before the recorder: Root, Flee and its Run run */
+        CHECK(bt_log_tree_status(tree, 0) == BT_RUNNING && bt_log_tree_status(tree, 1) == BT_RUNNING &&
+              bt_log_tree_status(tree, 3) == BT_RUNNING && bt_log_tree_last(tree, 3) == BT_RUNNING);
+    }
+    if (x.entry.type != BT_REC_THINK || x.entry.think > TREE_THINKS) continue;
+    unsigned long long think = 0;
+    double when = 0;
+    CHECK_INT(bt_log_tree_think(tree, &think, &when), 1);
+    CHECK(think == x.entry.think && same_bits(when, x.entry.time));
+    const tree_seen *seen_then = &TREES[x.entry.think];
+    const bt_log_shape *s = bt_log_tree_shape(tree);
+    CHECK_INT(bt_log_shape_size(s), seen_then->size);
+    for (int n = 0; n < seen_then->size && n < TREE_NODES; n++) {
+      int has = 0, described;
+      double sl = 0;
+      const char *text = NULL;
+      size_t len = 0;
+      described = bt_log_tree_describe(tree, n, &has, &sl, &text, &len);
+      int running = seen_then->status[n] == BT_RUNNING;
+      if (bt_log_tree_status(tree, n) != seen_then->status[n] || bt_log_tree_last(tree, n) != seen_then->last[n] ||
+          described != running ||
+          (running && (!has || sl != seen_then->sleep[n] || len != strlen(seen_then->desc[n]) ||
+                       memcmp(text, seen_then->desc[n], len) != 0))) {
+        if (!bad++)
+          fprintf(stderr, "think %llu node %d: replayed %s <%s> '%.*s', live %s <%s> '%s'\n", x.entry.think, n,
+                  bt_status_name(bt_log_tree_status(tree, n)), bt_status_name(bt_log_tree_last(tree, n)),
+                  (int)len, text ? text : "", bt_status_name(seen_then->status[n]),
+                  bt_status_name(seen_then->last[n]), seen_then->desc[n]);
+      }
+    }
+    compared++;
+  }
+  CHECK_INT(bad, 0);
+  CHECK_INT(attaches, 2); /* the first, and the reload's */
+  CHECK(compared >= 70);
+  CHECK_INT(bt_log_tree_status(tree, 99), -1);
+  CHECK_INT(bt_log_tree_describe(tree, 99, NULL, NULL, NULL, NULL), 0);
+  CHECK_INT(bt_log_tree_apply(tree, r, NULL), BT_EINVAL);
+  CHECK_INT(bt_log_tree_create(NULL), BT_EINVAL);
+  bt_log_tree_free(tree);
+  bt_log_tree_free(NULL);
+  bt_log_reader_free(r);
+  bt_def_release(a);
+  bt_def_release(b);
+  free(m.p);
+}
+
 int main(void) {
   leaf B = LEAF("B", BT_RUNNING);
   bt_graph *g = new_graph();
@@ -922,5 +1071,6 @@ int main(void) {
   test_big_frame();
   test_recorder_moves();
   test_recording_by_definition();
+  test_tree_replayed();
   return check_report("test_log");
 }

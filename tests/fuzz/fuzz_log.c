@@ -6,8 +6,9 @@
  * The input is a log file, or anything: its first byte says where to split it. The target reads
  * it whole, then fed in two parts split there (as a file read while it is written), and checks:
  * every call returns a code bt.h documents for it; every record names a node of its agent's shape
- * and statuses that exist; the shapes' paths find their own nodes; the two reads give the same
- * records and stop in the same way; and the reader never reads out of bounds (the sanitizers).
+ * and statuses that exist, and fits the first agent's tree replayed (bt_log_tree); the shapes'
+ * paths find their own nodes; the two reads give the same records and stop in the same way; and
+ * the reader never reads out of bounds (the sanitizers).
  * A broken expectation aborts, as a crash does. Its seeds are in tests/fuzz/corpus_log/.
  */
 #include <stdint.h>
@@ -131,11 +132,23 @@ static uint64_t digest_of(const bt_log_record *rec) {
 static void read_all(bt_log_reader *r, outcome *out) {
   bt_log_record rec;
   int rc;
+  bt_log_tree *tree = NULL; /* the first agent's tree, replayed: every record the reader gives fits it */
+  EXPECT(bt_log_tree_create(&tree) == BT_OK);
   while ((rc = bt_log_read(r, &rec)) == 1) {
     check_record(r, &rec);
+    if (rec.agent_index == 0) {
+      int applied = bt_log_tree_apply(tree, r, &rec);
+      EXPECT(applied == BT_OK || applied == BT_ENOMEM);
+      const bt_log_shape *s = bt_log_tree_shape(tree);
+      for (int n = 0; s && n < bt_log_shape_size(s); n++) {
+        int st = bt_log_tree_status(tree, n), last = bt_log_tree_last(tree, n);
+        EXPECT(st >= BT_READY && st <= BT_RUNNING && last >= BT_READY && last <= BT_RUNNING);
+      }
+    }
     out->digest = mix(out->digest, digest_of(&rec));
     out->records++;
   }
+  bt_log_tree_free(tree);
   EXPECT(rc == 0 || rc == BT_EFORMAT || rc == BT_ECORRUPT || rc == BT_ENOMEM);
   EXPECT(bt_log_read(r, &rec) == rc || (rc == 0 && bt_log_read(r, &rec) == 0)); /* it stays */
   out->rc = rc;

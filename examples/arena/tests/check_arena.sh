@@ -1,12 +1,16 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # Checks of bt-arena, run by ctest (tests/CMakeLists.txt, tests arena.*).
-# usage: check_arena.sh <headless|broken_brain|watch|kinds|bad_kinds|error_lines|inspector|bad_flags> <bt-arena> <source dir>
+# usage: check_arena.sh <headless|broken_brain|watch|kinds|bad_kinds|error_lines|inspector|bad_flags|
+#                        record|replay_damage|replay_view> <bt-arena> <source dir> [<bt-log or none>
+#                        [<the directory of bt.so>]]
 # (exit 77: skipped, for a tool that is missing)
 set -u
 check=$1
 arena=$2
 src=$3
+btlog=${4:-none}
+luacpath=${5:-}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
@@ -339,9 +343,292 @@ LUA
   [ "$(field ticks "$summary")" -gt "$tick" ] || fail "the summary's ticks: $summary"
   ;;
 
+record)
+  # the same seed gives the same log, byte for byte; another seed another one
+  for f in A B; do
+    "$arena" --agents 300 --seconds 5 --headless --seed 3 --data "$src" --record "$tmp/$f" > "$tmp/out.$f" 2> "$tmp/err.$f" \
+      || fail "--record exited $?: $(cat "$tmp/err.$f")"
+  done
+  cmp "$tmp/A" "$tmp/B" > "$tmp/cmp" || fail "two recordings with --seed 3 differ: $(cat "$tmp/cmp")"
+  "$arena" --agents 300 --seconds 5 --headless --seed 4 --data "$src" --record "$tmp/C" > /dev/null 2>&1 || fail "--seed 4 --record failed"
+  ! cmp -s "$tmp/A" "$tmp/C" || fail "recordings with --seed 3 and --seed 4 are equal"
+  line=$(cat "$tmp/out.A")
+  echo "$line"
+  echo "$line" | grep -Eq "^agents=300 .* alive_by_kind=[a-z_0-9:,]+ recorded=$tmp/A frames=152 records=[0-9]+ transitions=[0-9]+ bytes=[0-9]+ bytes_per_transition=[0-9.]+ world=[0-9a-f]{16}$" \
+    || fail "the summary of a recording is not as documented (frames: 150 ticks, the first and the last): $line"
+  [ "$(field bytes "$line")" = "$(wc -c < "$tmp/A")" ] || fail "the summary's bytes are not the file's size ($(wc -c < "$tmp/A")): $line"
+  [ "$(field transitions "$line")" -gt 1000 ] || fail "hardly any transitions recorded: $line"
+  # bt-log reads it: every agent, labelled "<kind> <id>", and the world's records
+  if [ "$btlog" = none ]; then
+    echo "(bt-log is not built: the log is not read with it)"
+  else
+    "$btlog" print "$tmp/A" > "$tmp/print" 2> "$tmp/err" || fail "bt-log print exited $?: $(cat "$tmp/err")"
+    labels=$(awk -F'\t' '$5 != "world" { print $3 }' "$tmp/print" | sort -u)
+    [ "$(echo "$labels" | wc -l)" -eq 300 ] || fail "bt-log print shows $(echo "$labels" | wc -l) agents, not 300"
+    echo "$labels" | grep -Evq '^(sheep|wolf|villager|guard) [0-9]+$' && fail "labels not '<kind> <id>': $(echo "$labels" | grep -Ev '^(sheep|wolf|villager|guard) [0-9]+$' | head -3)"
+    grep -q "$(printf '\tsheep [0-9]*\t[0-9]*\tstatus\tPriority/')" "$tmp/print" || fail "no sheep's status change in bt-log print"
+    [ "$(awk -F'\t' '$5 == "world" && $6 == 2' "$tmp/print" | wc -l)" -eq 152 ] || fail "bt-log print does not show the 152 frames"
+    "$btlog" stats "$tmp/A" > "$tmp/stats" 2> "$tmp/err" || fail "bt-log stats exited $?: $(cat "$tmp/err")"
+    agents=$(awk -F'\t' '$1 == "shape" { for (i = 1; i < NF; i++) if ($i == "agents") n += $(i + 1) } END { print n + 0 }' "$tmp/stats")
+    [ "$agents" -eq 300 ] || fail "bt-log stats counts $agents agents over its shapes, not 300: $(head -3 "$tmp/stats")"
+    grep -q '^Priority	' "$tmp/stats" || fail "bt-log stats has no row for the brains' root"
+    echo "bt-log print: 300 agents; bt-log stats: $(grep -c '^shape' "$tmp/stats") shapes of 300 agents"
+  fi
+  # a replay ends where the recording did: a run with night, deaths and births
+  "$arena" --agents 300 --seconds 50 --headless --seed 3 --data "$src" --record "$tmp/L" > "$tmp/rec" 2> "$tmp/err" \
+    || fail "--record exited $?: $(cat "$tmp/err")"
+  "$arena" --replay "$tmp/L" --headless > "$tmp/rep" 2> "$tmp/err" || fail "--replay exited $?: $(cat "$tmp/err")"
+  rec=$(cat "$tmp/rec")
+  rep=$(cat "$tmp/rep")
+  echo "$rec"
+  echo "$rep"
+  [ ! -s "$tmp/err" ] || fail "--replay of a whole log says something: $(cat "$tmp/err")"
+  echo "$rep" | grep -Eq "^replay=$tmp/L frames=[0-9]+ ticks=[0-9]+ simulated=[0-9.]+s wall=[0-9.]+s agents=[0-9]+ records=[0-9]+ transitions=[0-9]+ thinks=[0-9]+ bytes=[0-9]+ alive=[0-9]+ deaths=[0-9]+ births=[0-9]+ alive_by_kind=[a-z_0-9:,]+ world=[0-9a-f]{16} end=ended$" \
+    || fail "the replay's summary is not as documented: $rep"
+  [ "$(field deaths "$rec")" -gt 0 ] || fail "no death in 50 s: the check needs one"
+  for f in ticks alive deaths births alive_by_kind records transitions thinks world; do
+    [ "$(field $f "$rec")" = "$(field $f "$rep")" ] || fail "the replay's $f ($(field $f "$rep")) is not the recording's ($(field $f "$rec"))"
+  done
+  [ "$(field frames "$rep")" = "$(field frames "$rec")" ] || fail "the replay applied $(field frames "$rep") frames of $(field frames "$rec")"
+  [ "$(field agents "$rep")" -eq $(($(field agents "$rec") + $(field births "$rec"))) ] \
+    || fail "the replay has $(field agents "$rep") brains, not the 300 of the start and the $(field births "$rec") born"
+  [ "$(field bytes "$rep")" = "$(field bytes "$rec")" ] || fail "the replay read $(field bytes "$rep") bytes of $(field bytes "$rec")"
+  ;;
+
+replay_damage)
+  # a log cut short replays to its cut and says so; a damaged one to the damage, with the byte;
+  # what is not a recording is refused; a log still being written replays as far as it goes
+  "$arena" --agents 300 --seconds 5 --headless --seed 3 --data "$src" --record "$tmp/A" > "$tmp/rec" 2> "$tmp/err" \
+    || fail "--record exited $?: $(cat "$tmp/err")"
+  size=$(wc -c < "$tmp/A")
+  frames=$(field frames "$(cat "$tmp/rec")")
+  head -c $((size / 2)) "$tmp/A" > "$tmp/cut"
+  "$arena" --replay "$tmp/cut" --headless > "$tmp/out" 2> "$tmp/err"
+  rc=$?
+  [ $rc -eq 0 ] || fail "a cut log: exit $rc, expected 0: $(cat "$tmp/err")"
+  grep -q "^bt-arena: $tmp/cut: the log stops at byte [0-9]* inside a block (cut there, or still being written): replayed to tick [0-9]*$" "$tmp/err" \
+    || fail "a cut log does not say where it stops: $(cat "$tmp/err")"
+  got=$(field frames "$(cat "$tmp/out")")
+  [ "$got" -gt 1 ] && [ "$got" -lt "$frames" ] || fail "a log cut in half replayed $got frames of $frames"
+  [ "$(field end "$(cat "$tmp/out")")" = cut ] || fail "a cut log's summary: $(cat "$tmp/out")"
+  echo "cut at byte $((size / 2)) of $size: $(cat "$tmp/err")"
+  cp "$tmp/A" "$tmp/bad"
+  printf '\377\377\377\377' | dd of="$tmp/bad" bs=1 seek=$((size / 2)) conv=notrunc 2> /dev/null
+  "$arena" --replay "$tmp/bad" --headless > "$tmp/out" 2> "$tmp/err"
+  rc=$?
+  [ $rc -eq 1 ] || fail "a damaged log: exit $rc, expected 1: $(cat "$tmp/err")"
+  grep -q "^bt-arena: $tmp/bad: corrupt at byte [0-9]*: " "$tmp/err" || fail "a damaged log does not name the byte: $(cat "$tmp/err")"
+  got=$(field frames "$(cat "$tmp/out")")
+  [ "$got" -gt 1 ] && [ "$got" -lt "$frames" ] || fail "a log damaged halfway replayed $got frames of $frames"
+  echo "damaged: $(cat "$tmp/err")"
+  refused() { # <file> <expected message (grep)>
+    "$arena" --replay "$1" --headless > "$tmp/out" 2> "$tmp/err"
+    rc=$?
+    [ $rc -eq 1 ] || fail "--replay $1: exit $rc, expected 1"
+    grep -q -- "$2" "$tmp/err" || fail "--replay $1: expected '$2', got: $(cat "$tmp/err")"
+    [ ! -s "$tmp/out" ] || fail "--replay $1: a summary line for what is no recording"
+    cat "$tmp/err"
+  }
+  echo "not a log" > "$tmp/text"
+  refused "$tmp/text" "^bt-arena: $tmp/text: not a bt log"
+  refused "$tmp/missing" "^bt-arena: cannot open $tmp/missing"
+  head -c 16 "$tmp/A" > "$tmp/header"
+  refused "$tmp/header" "^bt-arena: $tmp/header: no map record of bt-arena's in it"
+  # records of the arena's kinds with wrong bytes inside (their checks match): Lua writes them
+  if [ -n "$luacpath" ] && command -v lua5.4 > /dev/null; then
+    # a sanitizer build's bt.so needs the sanitizers' runtimes preloaded into the stock lua5.4
+    preload="${BT_SANITIZE_PRELOAD:-}${BT_SANITIZE_PRELOAD:+ $luacpath/bt.so}"
+    LD_PRELOAD="$preload${LD_PRELOAD:+ $LD_PRELOAD}" LUA_CPATH="$luacpath/?.so;;" lua5.4 - "$tmp/A" "$tmp" > "$tmp/lua.out" 2>&1 <<'LUA' \
+      || fail "writing bad records: $(cat "$tmp/lua.out")"
+local bt = require "bt"
+local good, dir = arg[1], arg[2]
+local map, frame
+for r in assert(bt.log.open(good)):records() do
+  if r.type == "world" and r.code == 1 then map = r.data end
+  if r.type == "world" and r.code == 2 and not frame then frame = r.data end
+end
+assert(map and frame, "no map or frame in the recording")
+local function write(name, records)
+  local log = assert(bt.log.create(dir .. "/" .. name))
+  for i, r in ipairs(records) do log:world(r[1], r[2], i / 30) end
+  assert(log:close())
+end
+write("badmap", {{1, "\9" .. map:sub(2)}, {2, frame}})
+write("shortmap", {{1, map:sub(1, 20)}, {2, frame}})
+write("cutframe", {{1, map}, {2, frame:sub(1, #frame // 2)}})
+write("twice", {{1, map}, {2, frame}, {2, frame}})
+write("nokind", {{1, map}, {2, "\0\1\1\15\0\0"}})
+write("stranger", {{1, map}, {2, frame}, {2, "\1\200\99\4"}})
+write("noise", {{1, map}, {2, frame}, {2, ("\255\254\253\252\251\250"):rep(20)}})
+write("nomap", {{2, frame}})
+LUA
+    for bad in "badmap:the map record: the map is of version 9" "shortmap:the map record: " \
+               "cutframe:the frame at [0-9.]* s: .*the record ends" "twice:the frame at [0-9.]* s: entity 1 comes twice" \
+               "nokind:entity 1 of kind 15 cannot be placed" "stranger:the frame at " "noise:the frame at " \
+               "nomap:a frame before the map record"; do
+      f=${bad%%:*}
+      "$arena" --replay "$tmp/$f" --headless > "$tmp/out" 2> "$tmp/err"
+      rc=$?
+      [ $rc -eq 1 ] || fail "bad world records ($f): exit $rc, expected 1: $(cat "$tmp/err")"
+      grep -q "^bt-arena: $tmp/$f: .*${bad#*:}" "$tmp/err" || fail "bad world records ($f): expected '${bad#*:}', got: $(cat "$tmp/err")"
+      echo "$f: $(cat "$tmp/err")"
+    done
+  else
+    echo "(lua5.4 or bt.so missing: bad bytes inside the arena's own records not checked)"
+  fi
+  # a log still being written: a replay reads it as far as it goes; a signal ends the recording
+  # and closes the log, which then replays to its end
+  "$arena" --agents 300 --seconds 100000 --headless --seed 3 --data "$src" --record "$tmp/G" > "$tmp/grow" 2> "$tmp/err" &
+  pid=$!
+  for _ in $(seq 300); do
+    [ "$(wc -c < "$tmp/G" 2> /dev/null || echo 0)" -gt 200000 ] && break
+    kill -0 $pid 2> /dev/null || break
+    sleep 0.1
+  done
+  "$arena" --replay "$tmp/G" --headless > "$tmp/out" 2> "$tmp/err2"
+  rc=$?
+  kill -TERM $pid 2> /dev/null
+  wait $pid
+  wrc=$?
+  [ $rc -eq 0 ] || fail "a log being written: exit $rc: $(cat "$tmp/err2")"
+  case $(field end "$(cat "$tmp/out")") in whole | cut) ;; *) fail "a log being written: $(cat "$tmp/out")" ;; esac
+  grep -q "still being written" "$tmp/err2" || fail "a log being written: no word of it: $(cat "$tmp/err2")"
+  [ "$(field frames "$(cat "$tmp/out")")" -gt 1 ] || fail "a log being written replayed no frame"
+  echo "being written: $(cat "$tmp/err2")"
+  [ $wrc -eq 0 ] || fail "the recording ended by SIGTERM exited $wrc: $(cat "$tmp/err")"
+  "$arena" --replay "$tmp/G" --headless > "$tmp/out" 2> "$tmp/err2" || fail "the log closed at SIGTERM: $(cat "$tmp/err2")"
+  [ "$(field end "$(cat "$tmp/out")")" = ended ] || fail "the log closed at SIGTERM has no end: $(cat "$tmp/out")"
+  [ "$(field world "$(cat "$tmp/out")")" = "$(field world "$(cat "$tmp/grow")")" ] \
+    || fail "the log closed at SIGTERM does not replay to where the recording stopped"
+  ;;
+
+replay_view)
+  # live, in a terminal of 80 x 24: a recording made live (its inspector reads the ring of the
+  # brain's own recorder) and closed by q; then its replay driven by keys: the map and the status
+  # line, a wolf picked by its key with its tree, which equals bt-log tree's at the tick shown,
+  # and its last transitions; pause, step, faster, slower, the end; q
+  command -v script > /dev/null || { echo "SKIP: arena.replay_view needs script(1) (Debian: bsdutils)"; exit 77; }
+  command -v mkfifo > /dev/null || { echo "SKIP: arena.replay_view needs mkfifo(1) (Debian: coreutils)"; exit 77; }
+  mkfifo "$tmp/keys"
+  since() { tail -c +$(($1 + 1)) "$tmp/screen" | tr '\033' '\n'; }
+  size() { wc -c < "$tmp/screen"; }
+  wait_for() { # <from byte> <grep -E pattern> [<count>]: until the screen shows it (count times), up to 30 s
+    for _ in $(seq 300); do
+      [ "$(since "$1" | grep -Ec -- "$2")" -ge "${3:-1}" ] && return 0
+      kill -0 $pid 2>/dev/null || return 1
+      sleep 0.1
+    done
+    return 1
+  }
+  key() { mark=$(size); printf "$1" >&3; } # sends a key; $mark: where the screen was
+  stop() { exec 3>&-; kill $pid 2>/dev/null; wait $pid 2>/dev/null; }
+
+  COLUMNS=80 LINES=24 script -qec "stty cols 80 rows 24; '$arena' --agents 60 --seed 5 --data '$src' --record '$tmp/R' 2> '$tmp/err'" /dev/null \
+    < "$tmp/keys" > "$tmp/screen" &
+  pid=$!
+  exec 3> "$tmp/keys"
+  wait_for 0 ' day 1 ' || { stop; fail "no frame of the live recording: $(cat "$tmp/err")"; }
+  key s
+  wait_for $mark '^\[0;7;[0-9;]*m s sheep#[0-9]+ ' || { stop; fail "live, 's' did not pick a sheep"; }
+  wait_for $mark '^\[0;2m(think, sleeps|record: the recorder is compiled out)' || { stop; fail "live with --record, no think among the sheep's last transitions"; }
+  sheep=$(since $mark | sed -n 's/^\[0;7;[0-9;]*m s sheep#\([0-9]*\) .*/\1/p' | tail -1)
+  picked=$(since $mark | sed -n 's/.* t=\([0-9.]*\)s .*/\1/p' | tail -1)
+  mark=$(size)
+  wait_for $mark ' t=[0-9.]+s ' 8 || { stop; fail "the live recording stopped"; } # a second and a half
+  key q
+  exec 3>&-
+  wait $pid
+  rc=$?
+  [ $rc -eq 0 ] || fail "the live recording exited $rc: $(cat "$tmp/err")"
+  recorded=$(tr -d '\r' < "$tmp/screen" | grep -o 'agents=60 .*' | tail -1)
+  echo "$recorded"
+  [ "$(field script_errors "$recorded")" = 0 ] || fail "script errors: $(cat "$tmp/err")"
+  "$arena" --replay "$tmp/R" --headless > "$tmp/rep" 2> "$tmp/err" || fail "the live recording does not replay: $(cat "$tmp/err")"
+  [ "$(field end "$(cat "$tmp/rep")")" = ended ] || fail "the live recording closed by q has no end: $(cat "$tmp/rep")"
+  [ "$(field world "$(cat "$tmp/rep")")" = "$(field world "$recorded")" ] || fail "the live recording does not replay to where it stopped"
+  if [ "$btlog" != none ]; then # the inspector read the sheep's recorder, and left it writing to the log
+    thinks=$("$btlog" print "$tmp/R" --agent "$sheep" --type think --from "$picked" | wc -l)
+    [ "$thinks" -ge 2 ] || fail "sheep#$sheep, picked at ${picked}s, has $thinks thinks in the log after: the inspector took its recorder"
+    echo "sheep#$sheep picked at ${picked}s: $thinks thinks in the log after"
+  fi
+
+  # a longer recording to replay
+  "$arena" --agents 60 --seconds 12 --headless --seed 5 --data "$src" --record "$tmp/R" > "$tmp/rec" 2> "$tmp/err" \
+    || fail "--record exited $?: $(cat "$tmp/err")"
+  rm -f "$tmp/keys" && mkfifo "$tmp/keys"
+  COLUMNS=80 LINES=24 script -qec "stty cols 80 rows 24; '$arena' --replay '$tmp/R' 2> '$tmp/err'" /dev/null \
+    < "$tmp/keys" > "$tmp/screen" &
+  pid=$!
+  exec 3> "$tmp/keys"
+  wait_for 0 ' day 1 [0-9:]+ DAY t=[0-9.]+s REPLAY x1 \| s 30 W 8 v 15 G 7 \| q quits' \
+    || { stop; fail "no replay frame with its status line: $(cat "$tmp/err")"; }
+  # the map: rows of ground with creatures on them
+  wait_for 0 '^\[0;[0-9;]*m(\.|")' 20 || { stop; fail "no map drawn"; }
+  key W
+  wait_for $mark '^\[0;7;[0-9;]*m W wolf#[0-9]+ ' || { stop; fail "'W' did not pick a wolf in the replay"; }
+  wait_for $mark '^\[0;2m think, sleeps|^\[0;2mthink, sleeps' || { stop; fail "no think among the replayed wolf's last transitions"; }
+  wait_for $mark '^\[0;0mPriority/[A-Za-z0-9#/]+ $' || { stop; fail "no status change among the replayed wolf's last transitions"; }
+  wolf=$(since $mark | sed -n 's/^\[0;7;[0-9;]*m W wolf#\([0-9]*\) .*/\1/p' | tail -1)
+  key ' '
+  wait_for $mark 'PAUSED tick [0-9]+' 3 || { stop; fail "space did not pause the replay"; }
+  tick=$(since $mark | sed -n 's/.* PAUSED tick \([0-9]*\) .*/\1/p' | tail -1)
+  key .
+  wait_for $mark "PAUSED tick $((tick + 1)) " || { stop; fail "'.' did not step to tick $((tick + 1))"; }
+  tick=$((tick + 1))
+  sleep 1 # paused, the same frame is drawn five times a second: take a whole one, the last but one
+  frame=$(since $mark | awk '/ W wolf#[0-9]+ / { prev = buf; buf = "" } { buf = buf $0 "\n" } END { printf "%s", prev }')
+  shown=$(echo "$frame" | awk '
+    /^\[0;[0-9;]*m (READY|SUCCESS|FAILED|RUNNING)$/ { status = $0; sub(/^\[0;[0-9;]*m /, "", status)
+                                                      name = prev; sub(/^\[0;[0-9;]*m/, "", name); pending = 1; prev = $0; next }
+    pending && /^\[0;[0-9;]*m <(READY|SUCCESS|FAILED|RUNNING)>$/ { last = $0; sub(/^\[0;[0-9;]*m </, "", last); sub(/>$/, "", last)
+                                                                   print name, status, last }
+    { pending = 0; prev = $0 }')
+  range=$(echo "$frame" | sed -n 's/.* nodes \([0-9]*\)-\([0-9]*\) of [0-9]* $/\1 \2/p' | tail -1)
+  if [ "$btlog" = none ]; then
+    echo "(bt-log is not built: the replayed tree is not compared with bt-log tree's)"
+    [ -n "$shown" ] || { stop; fail "no tree shown"; }
+  else
+    at=$(awk -v t="$tick" 'BEGIN { printf "%.6f", (t + 0.5) / 30 }')
+    "$btlog" tree "$tmp/R" --agent "$wolf" --at "$at" > "$tmp/tree" 2> "$tmp/err2" || { stop; fail "bt-log tree: $(cat "$tmp/err2")"; }
+    want=$(sed 1d "$tmp/tree" | sed 's/^\(   >\)*//; s/^\(.*\) - \([A-Z]*\) <\([A-Z]*\)> (.*/\1 \2 \3/')
+    [ -n "$range" ] && want=$(echo "$want" | sed -n "${range% *},${range#* }p")
+    [ "$shown" = "$want" ] || { stop; fail "the replayed tree of wolf#$wolf at tick $tick is not bt-log tree's at $at:
+shown:
+$shown
+bt-log tree:
+$want"; }
+    echo "wolf#$wolf at tick $tick: $(echo "$shown" | wc -l) nodes as bt-log tree shows them"
+  fi
+  key ' '
+  wait_for $mark 'REPLAY x1 \|' 2 || { stop; fail "space did not resume the replay"; }
+  key +
+  wait_for $mark 'REPLAY x2 \|' || { stop; fail "'+' did not play faster"; }
+  key -
+  key -
+  wait_for $mark 'REPLAY x1/2 \|' || { stop; fail "'-' did not play slower"; }
+  key +
+  key +
+  key +
+  key +
+  wait_for $mark 'REPLAY x8 END' || { stop; fail "the replay did not reach its end"; }
+  wait_for $mark 'the end of the recording' || { stop; fail "the end is not said on the last line"; }
+  key l
+  wait_for $mark '^\[0;7;[0-9;]*m . [a-z_]+#[0-9]+ ' || { stop; fail "a cursor key did not pick a creature in the replay"; }
+  key q
+  exec 3>&-
+  wait $pid
+  rc=$?
+  [ $rc -eq 0 ] || fail "exit $rc: $(cat "$tmp/err")"
+  summary=$(tr -d '\r' < "$tmp/screen" | grep -o 'replay=.*' | tail -1)
+  echo "$summary"
+  [ "$(field end "$summary")" = ended ] && [ "$(field world "$summary")" = "$(field world "$(cat "$tmp/rec")")" ] \
+    || fail "the replay in the view did not end where the recording did: $summary"
+  ;;
+
 bad_flags)
   for args in "--agents" "--agents 0" "--agents many" "--seconds -1" "--seconds soon" "--seed x" \
-              "--data $tmp/missing" "--frobnicate" "stray"; do
+              "--data $tmp/missing" "--frobnicate" "stray" "--record" "--replay" "--replay $tmp/x --agents 5" \
+              "--replay $tmp/x --record $tmp/y"; do
     # shellcheck disable=SC2086
     "$arena" $args --headless > "$tmp/out" 2> "$tmp/err"
     rc=$?
@@ -352,6 +639,7 @@ bad_flags)
   done
   "$arena" --help > "$tmp/out" 2>&1 || fail "--help exited $?"
   grep -q -- "--agents N" "$tmp/out" || fail "--help does not list --agents"
+  grep -q -- "--replay FILE" "$tmp/out" || fail "--help does not list --replay"
   ;;
 
 *) fail "unknown check $check" ;;

@@ -1,0 +1,172 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * logtree.c: an agent's tree replayed from a log (bt.h "an agent's tree from its records"): the
+ * statuses and last results its records leave, the running nodes' DBStrings and sleep times of
+ * its last describe record, and its last think. bt-log's tree and why and bt-arena's replay read
+ * an agent's tree at a moment through it.
+ *
+ * Statuses are kept by state (a node placed under several parents shares its state with its other
+ * places), as the instance keeps them; the DBStrings of a describe record are copied into one
+ * buffer, since the reader's text lives only until its next read.
+ */
+#include <stdlib.h>
+
+#include "internal.h"
+
+typedef struct described {
+  int node, has_sleep;
+  double sleep;
+  size_t off, len; /* the DBString in text */
+} described;
+
+struct bt_log_tree {
+  const bt_log_shape *shape; /* NULL until the first attach */
+  int size, cap;             /* the shape's nodes; the arrays' room */
+  unsigned char *status, *last; /* by state */
+  described *desc;           /* the last describe record's entries */
+  size_t ndesc, cap_desc;
+  bt_buf text;               /* their DBStrings, one after the other */
+  unsigned long long think;  /* the last think's number and time */
+  double think_time;
+  int thought;               /* a think was applied */
+};
+
+int bt_log_tree_create(bt_log_tree **out) {
+  if (!out) return BT_EINVAL;
+  *out = calloc(1, sizeof **out);
+  return *out ? BT_OK : BT_ENOMEM;
+}
+
+void bt_log_tree_free(bt_log_tree *t) {
+  if (!t) return;
+  free(t->status);
+  free(t->last);
+  free(t->desc);
+  bt_buf_free(&t->text);
+  free(t);
+}
+
+/* Takes the shape s, every node READY with last result READY. */
+static int take_shape(bt_log_tree *t, const bt_log_shape *s) {
+  int n = bt_log_shape_size(s);
+  if (n < 1) return BT_EINVAL;
+  if (n > t->cap) {
+    unsigned char *st = malloc((size_t)n), *la = malloc((size_t)n);
+    if (!st || !la) {
+      free(st);
+      free(la);
+      return BT_ENOMEM;
+    }
+    free(t->status);
+    free(t->last);
+    t->status = st;
+    t->last = la;
+    t->cap = n;
+  }
+  memset(t->status, BT_READY, (size_t)n);
+  memset(t->last, BT_READY, (size_t)n);
+  t->shape = s;
+  t->size = n;
+  t->ndesc = 0;
+  t->text.len = 0;
+  return BT_OK;
+}
+
+static int attach(bt_log_tree *t, const bt_log_reader *r, const bt_log_record *rec) {
+  if (!rec->shape) return BT_EINVAL;
+  int rc = take_shape(t, rec->shape);
+  if (rc != BT_OK) return rc;
+  for (size_t i = 0; i < rec->entry.size; i++) {
+    int node, status, last;
+    if (bt_log_reader_state(r, i, &node, &status, &last) != BT_OK) return BT_EINVAL;
+    int st = bt_log_shape_state(t->shape, node);
+    if (st < 0 || status < BT_READY || status > BT_RUNNING || last < BT_READY || last > BT_RUNNING) return BT_EINVAL;
+    t->status[st] = (unsigned char)status;
+    t->last[st] = (unsigned char)last;
+  }
+  return BT_OK;
+}
+
+static int describe(bt_log_tree *t, const bt_log_reader *r, const bt_log_record *rec) {
+  size_t n = rec->entry.size;
+  if (n > t->cap_desc) {
+    described *d = realloc(t->desc, n * sizeof *d);
+    if (!d) return BT_ENOMEM;
+    t->desc = d;
+    t->cap_desc = n;
+  }
+  t->ndesc = 0;
+  t->text.len = 0;
+  for (size_t i = 0; i < n; i++) {
+    described *d = &t->desc[t->ndesc];
+    const char *text;
+    size_t len;
+    if (bt_log_reader_describe(r, i, &d->node, &d->has_sleep, &d->sleep, &text, &len) != BT_OK) return BT_EINVAL;
+    d->off = t->text.len;
+    d->len = len;
+    if (bt_buf_append(&t->text, text, len) != BT_OK) {
+      t->ndesc = 0;
+      t->text.err = 0; /* the buffer keeps what it had; the next describe tries again */
+      return BT_ENOMEM;
+    }
+    t->ndesc++;
+  }
+  return BT_OK;
+}
+
+int bt_log_tree_apply(bt_log_tree *t, const bt_log_reader *r, const bt_log_record *rec) {
+  if (!t || !r || !rec) return BT_EINVAL;
+  const bt_rec_entry *e = &rec->entry;
+  if (e->type == BT_LOG_ATTACH) return attach(t, r, rec);
+  if (!t->shape) return BT_OK; /* no tree yet: the agent's records before its first attach */
+  switch (e->type) {
+    case BT_REC_STATUS: {
+      int st = bt_log_shape_state(t->shape, e->node);
+      if (st < 0 || e->to > BT_RUNNING) return BT_EINVAL;
+      t->status[st] = e->to;
+      return BT_OK;
+    }
+    case BT_LOG_SAVED: memcpy(t->last, t->status, (size_t)t->size); return BT_OK;
+    case BT_LOG_DESCRIBE: return describe(t, r, rec);
+    case BT_REC_THINK:
+      t->think = e->think;
+      t->think_time = e->time;
+      t->thought = 1;
+      return BT_OK;
+    default: return BT_OK;
+  }
+}
+
+const bt_log_shape *bt_log_tree_shape(const bt_log_tree *t) { return t ? t->shape : NULL; }
+
+int bt_log_tree_status(const bt_log_tree *t, int node) {
+  int st = t ? bt_log_shape_state(t->shape, node) : -1;
+  return st < 0 ? -1 : t->status[st];
+}
+
+int bt_log_tree_last(const bt_log_tree *t, int node) {
+  int st = t ? bt_log_shape_state(t->shape, node) : -1;
+  return st < 0 ? -1 : t->last[st];
+}
+
+int bt_log_tree_describe(const bt_log_tree *t, int node, int *has_sleep, double *sleep, const char **text,
+                         size_t *len) {
+  if (!t) return 0;
+  for (size_t i = 0; i < t->ndesc; i++) {
+    const described *d = &t->desc[i];
+    if (d->node != node) continue;
+    if (has_sleep) *has_sleep = d->has_sleep;
+    if (sleep) *sleep = d->has_sleep ? d->sleep : 0;
+    if (text) *text = t->text.data ? t->text.data + d->off : "";
+    if (len) *len = d->len;
+    return 1;
+  }
+  return 0;
+}
+
+int bt_log_tree_think(const bt_log_tree *t, unsigned long long *think, double *time) {
+  if (!t || !t->thought) return 0;
+  if (think) *think = t->think;
+  if (time) *time = t->think_time;
+  return 1;
+}
