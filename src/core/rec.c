@@ -174,13 +174,12 @@ static void put(bt_rec *r, const bt_rec_entry *e, int in_think) {
   s->u.time = e->time;
 }
 
-/* No sink but the ring: a record needs no bt_rec_entry. */
-static int ring_only(const bt_rec *r) { return !r->fn && !r->stats && !r->log && r->cap; }
-
 /* Files a think's record, with its sleep time. */
 static void file_think(bt_rec *r, int cause, unsigned long long think, double time, int has_sleep, double sleep) {
-  if (ring_only(r)) { /* the common case: one slot, no entry */
+  if (!r->fn && !r->stats) { /* the common case: no bt_rec_entry to make */
     r->total++;
+    if (r->log) bti_log_record(r->log, BT_REC_THINK, (unsigned)cause, has_sleep != 0, -1, think, time, has_sleep ? sleep : 0);
+    if (!r->cap) return;
     slot *s = next_slot(r);
     s->word = W_MAKE(BT_REC_THINK, 0, 0, cause, has_sleep != 0, 0, (int)(think & ((1u << 21) - 1)) - 1);
     s->w2.sleep = has_sleep ? (float)sleep : 0;
@@ -242,11 +241,14 @@ void bti_rec_status(bt_inst *in, const bt_node *d, int from, int to) {
   bt_rec *r = *slot_of(in);
   int node = (int)(d - in->def->nodes);
   if (r->pending) settle(r);
-  if (in->thinking && ring_only(r)) { /* the common case: one word into the ring */
-    slot *s = next_slot(r);
-    s->word = W_MAKE(BT_REC_STATUS, from, to, 0, 0, 1, node);
-    s->w2.think = (uint32_t)r->think;
+  if (in->thinking && !r->fn && !r->stats) { /* the common case: no bt_rec_entry to make */
     r->total++;
+    if (r->log) bti_log_record(r->log, BT_REC_STATUS, (unsigned)(from | to << 4), 0, node, r->think, r->now, 0);
+    if (r->cap) {
+      slot *s = next_slot(r);
+      s->word = W_MAKE(BT_REC_STATUS, from, to, 0, 0, 1, node);
+      s->w2.think = (uint32_t)r->think;
+    }
     return;
   }
   bt_rec_entry e;
