@@ -110,11 +110,12 @@ void lbt_push_shape_path(lua_State *L, const lbt_shape *sh, int node) {
 static int def_up(const void *def, int node) { return bt_def_up(def, node); }
 static const char *def_name(const void *def, int node) { return bt_def_name(def, node); }
 
-void lbt_push_path(lua_State *L, const bt_inst *inst, int node) {
-  const bt_def *def = bt_inst_def(inst);
+void lbt_push_def_path(lua_State *L, const bt_def *def, int node) {
   lbt_shape sh = {def, bt_def_size(def), def_up, def_name};
   lbt_push_shape_path(L, &sh, node);
 }
+
+void lbt_push_path(lua_State *L, const bt_inst *inst, int node) { lbt_push_def_path(L, bt_inst_def(inst), node); }
 
 void lbt_push_entity_label(lua_State *L, int idx) {
   static const char *const kinds[] = {"prefab", "kind"}, *const ids[] = {"GUID", "id"};

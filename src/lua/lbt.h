@@ -242,6 +242,7 @@ LBT_FUNC void lbt_report(lbt_state *S, lua_State *L, const bt_inst *inst, int no
 /* Pushes node's path: the names from the root joined by '/', siblings that share a name
  * numbered "#1", "#2", ... in their order, so that a path names one node. */
 LBT_FUNC void lbt_push_path(lua_State *L, const bt_inst *inst, int node);
+LBT_FUNC void lbt_push_def_path(lua_State *L, const bt_def *def, int node); /* the same, of a definition */
 /* The same for a tree given by its nodes in pre-order (a definition, or a saved state's shape). */
 typedef struct lbt_shape {
   const void *data;

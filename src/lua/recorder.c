@@ -98,9 +98,6 @@ static int rec_new(lua_State *L) {
   return 1;
 }
 
-static int def_up(const void *def, int node) { return bt_def_up(def, node); }
-static const char *def_name(const void *def, int node) { return bt_def_name(def, node); }
-
 /* Sets node, name and path of the table on the top for node n of the definition def (NULL: node
  * only). */
 static void set_node(lua_State *L, const void *def, int n) {
@@ -110,8 +107,7 @@ static void set_node(lua_State *L, const void *def, int n) {
   if (!def || n >= bt_def_size(def)) return;
   lua_pushstring(L, bt_def_name(def, n));
   lua_setfield(L, -2, "name");
-  lbt_shape sh = {def, bt_def_size(def), def_up, def_name};
-  lbt_push_shape_path(L, &sh, n);
+  lbt_push_def_path(L, def, n);
   lua_setfield(L, -2, "path");
 }
 

@@ -47,9 +47,6 @@ static int check_order(lua_State *L, int idx, int arg, const char *fname) {
   return lbt_argerror(L, arg, fname, "\"tree\", \"time\", \"visits\" or nil expected");
 }
 
-static int def_up(const void *def, int node) { return bt_def_up(def, node); }
-static const char *def_name(const void *def, int node) { return bt_def_name(def, node); }
-
 static void set_integer(lua_State *L, const char *field, unsigned long long v) {
   lua_pushinteger(L, (lua_Integer)v);
   lua_setfield(L, -2, field);
@@ -63,8 +60,7 @@ static void set_number(lua_State *L, const char *field, double v) {
 /* Pushes a node's figures; its path (def NULL: "#<node>") is pushed below it when by_path. */
 static void push_row(lua_State *L, const bt_stats_node *r, const bt_def *def, int by_path) {
   if (def) {
-    lbt_shape sh = {def, bt_def_size(def), def_up, def_name};
-    lbt_push_shape_path(L, &sh, r->node);
+    lbt_push_def_path(L, def, r->node);
   } else {
     lua_pushfstring(L, "#%d", r->node + 1);
   }
