@@ -3,13 +3,15 @@
  * log.c: the log file's writer (bt.h "the log file"; the format: logfmt.h, docs/log-format.md).
  *
  * On the think path a recorder writing to a log hands each record to its bti_logrec, which
- * appends it, as it is, to a buffer of its own (`cur`): 32 bytes a record, and any bytes it
- * carries in a byte buffer beside. Nothing is shared between recorders there, so agents thinking
- * on different threads need no lock. bt_log_flush, at a frame end, swaps every recorder's `cur`
- * with its `spare` and encodes the spares, in the order the recorders were given to the log, into
- * one frame block: each agent's records as the differences from its previous record (varints),
- * and the frame's times once, in a table the records refer to by index. With BT_LOG_THREAD the
- * encoding and the write happen on the log's own thread, and the flush only swaps.
+ * encodes it at once into a buffer of its own (`cur`), as the log will hold it: the differences
+ * from the agent's previous record (varints), a few bytes a record. Only a record whose think or
+ * time moved leaves a mark instead of its time marker, since the marker names the time by its
+ * index in the table of the frame block, which the flush makes. Nothing is shared between
+ * recorders there, so agents thinking on different threads need no lock. bt_log_flush, at a
+ * frame end, swaps every recorder's `cur` with its `spare` and copies the spares, in the order the
+ * recorders were given to the log, into one frame block, each mark made into its marker, with the
+ * frame's times once, in a table. With BT_LOG_THREAD the copying and the write happen on the log's
+ * own thread, and the flush only swaps.
  *
  * Shapes are written once per bt_def_hash: when a recorder is attached to an instance whose shape
  * the log has not seen, the shape is serialized at once (under the log's lock: it is rare) into
@@ -70,45 +72,44 @@ static void bytes_free(bytes *b) {
 
 /* ---- what a recorder appends on the think path ---- */
 
-enum { RAW_SAVED = 7, RAW_SHAPE = 8, RAW_DESCRIBE = 9 }; /* besides BT_REC_STATUS ... BT_REC_HOST */
-
-typedef struct raw {
-  uint8_t type;
-  uint8_t a;     /* STATUS: from | to << 4; THINK: the cause */
-  uint8_t b;     /* THINK: has_sleep */
-  uint8_t saved; /* a think saved its statuses (a SAVED record) just before this record */
-  int32_t node;  /* STATUS, EVENT, ERROR: the node; HOST: the code */
-  uint64_t think;
+/* A time marker not yet written: its record's think and time moved from the agent's previous
+ * record's, and the marker names the time by its index in the table of the frame block it lands
+ * in, which only the flush knows. The record's other bytes are written as they will be. A mark
+ * that moves no time only says where a frame block may end (a record starts there): one is left
+ * every MARK_STEP bytes at most, so that the blocks of a frame stay near LOG_FRAME_SPLIT. */
+typedef struct mark {
+  size_t off;     /* where in the bytes the marker goes */
+  int moves;      /* 1: a time marker goes there; 0: only a place to end a block */
+  int64_t dthink; /* the think number's difference from the previous record's */
   double time;
-  union {
-    double sleep; /* THINK */
-    struct {
-      uint32_t off, size; /* ERROR, HOST, RELOAD, SHAPE, DESCRIBE: their bytes in `b` */
-    } t;
-  } u;
-} raw;
+} mark;
 
-typedef struct rawbuf {
-  raw *r;
-  size_t n, cap;
-  bytes b;       /* the bytes records carry */
-  uint64_t lost; /* records lost (no memory) after the last of r */
-} rawbuf;
+#define MARK_STEP 65536
+
+/* Records encoded as the log holds them, but for their time markers. */
+typedef struct pend {
+  bytes b;
+  mark *m;
+  size_t nm, mcap;
+  uint64_t records, statuses; /* for bt_log_stats */
+  uint64_t lost;              /* records lost (no memory) after the last of b */
+} pend;
 
 struct bti_logrec {
   /* the think path's, on the recorder's thread */
-  rawbuf cur;             /* the think path appends to cur; a flush swaps it with spare */
+  pend cur;               /* the think path appends to cur; a flush swaps it with spare */
   bt_log *log;
-  uint8_t saved;          /* a think saved its statuses: the next record says so */
   uint8_t blind;          /* its shape could not be written: its records are lost until it can */
   int has_shape;
-  uint64_t saved_think;   /* the think that saved them */
-  double saved_time;
   uint64_t shape;         /* the hash of the shape last attached (0 with has_shape 0: none) */
+  /* the agent's last record as the reader will know it (the bytes in cur follow from it) */
+  uint64_t think;
+  double time;
+  int32_t node;
   bt_buf describe;        /* scratch for DBStrings */
   /* the flush's and the encoder's (on the log's thread with BT_LOG_THREAD): a cache line apart,
    * so that the two threads do not write the same one */
-  _Alignas(64) rawbuf spare;
+  _Alignas(64) pend spare;
   bt_rec *rec;            /* NULL once the recorder was freed or went to another log */
   struct bti_logrec *next;
   /* what the log declared of the agent, and what it is now (read at flushes, and when the
@@ -117,53 +118,56 @@ struct bti_logrec {
   unsigned gen;           /* bti_rec_agent_gen when the agent was last looked at */
   unsigned long long id, want_id;
   char *label, *want_label;
-  /* the encoder's context: the agent's last record as the reader will know it */
-  uint64_t think;
-  double time;
-  int32_t node;
 };
 
-static int raw_grow(rawbuf *b) {
-  size_t cap = b->cap ? b->cap * 2 : 16;
-  if (cap > SIZE_MAX / sizeof(raw)) return 0;
-  raw *r = realloc(b->r, cap * sizeof *r);
-  if (!r) return 0;
-  b->r = r;
-  b->cap = cap;
+static int marks_grow(pend *b) {
+  size_t cap = b->mcap ? b->mcap * 2 : 8;
+  if (cap > SIZE_MAX / sizeof(mark)) return 0;
+  mark *m = realloc(b->m, cap * sizeof *m);
+  if (!m) return 0;
+  b->m = m;
+  b->mcap = cap;
   return 1;
 }
 
-/* The next raw record of lr's current buffer, or NULL (counted as lost) without memory. */
-static raw *raw_next(bti_logrec *lr) {
-  rawbuf *b = &lr->cur;
-  if ((b->n == b->cap && !raw_grow(b)) || lr->blind) {
+/* Room for a record of at most `need` bytes in lr's current buffer, after the time marker its
+ * think and time call for; the caller writes them and adds what it wrote to cur.b.len before it
+ * makes another record. NULL (the record counted as lost) without memory, or while blind. */
+static unsigned char *rec_room(bti_logrec *lr, uint64_t think, double time, size_t need) {
+  pend *b = &lr->cur;
+  int moved = think != lr->think || bti_bits(time) != bti_bits(lr->time);
+  int marked = moved || b->b.len - (b->nm ? b->m[b->nm - 1].off : 0) >= MARK_STEP;
+  if (lr->blind || (marked && b->nm == b->mcap && !marks_grow(b)) || !bytes_reserve(&b->b, need)) {
     b->lost++;
     return NULL;
   }
-  raw *x = &b->r[b->n++];
-  x->saved = lr->saved;
-  lr->saved = 0;
-  return x;
-}
-
-/* Puts n bytes into lr's current byte buffer for the record x: 1, or 0 (x dropped, counted as
- * lost) without memory. */
-static int raw_bytes(bti_logrec *lr, raw *x, const void *data, size_t n) {
-  rawbuf *b = &lr->cur;
-  if (n > LOG_MAX_TEXT) n = LOG_MAX_TEXT;
-  if (b->b.len > UINT32_MAX - n || !bytes_put(&b->b, data, n)) {
-    b->n--;
-    b->lost++;
-    return 0;
+  if (marked) {
+    mark *m = &b->m[b->nm++];
+    m->off = b->b.len;
+    m->moves = moved;
+    m->dthink = (int64_t)(think - lr->think);
+    m->time = time;
+    lr->think = think;
+    lr->time = time;
   }
-  x->u.t.off = (uint32_t)(b->b.len - n);
-  x->u.t.size = (uint32_t)n;
-  return 1;
+  return b->b.p + b->b.len;
 }
 
-static void rawbuf_free(rawbuf *b) {
-  free(b->r);
+/* A record of lr's carrying n bytes of data: its head (at most 21 bytes, written by the caller
+ * into the room), then the bytes. */
+static unsigned char *rec_room_bytes(bti_logrec *lr, uint64_t think, double time, size_t *n) {
+  if (*n > LOG_MAX_TEXT) *n = LOG_MAX_TEXT;
+  return rec_room(lr, think, time, 21 + *n);
+}
+
+static void pend_clear(pend *b) {
+  b->b.len = b->nm = 0;
+  b->records = b->statuses = b->lost = 0;
+}
+
+static void pend_free(pend *b) {
   bytes_free(&b->b);
+  free(b->m);
 }
 
 /* ---- the log ---- */
@@ -300,59 +304,59 @@ static int shape_known(const bt_log *log, uint64_t hash) {
   return 0;
 }
 
-/* ---- the think path: each record, as it is, into the recorder's buffer ---- */
+/* ---- the think path: each record, encoded, into the recorder's buffer ---- */
 
 void bti_log_record(bti_logrec *lr, int type, unsigned a, unsigned b, int node, unsigned long long think,
                     double time, double sleep) {
-  raw *x = raw_next(lr);
-  if (!x) return;
-  x->type = (uint8_t)type;
-  x->a = (uint8_t)a;
-  x->b = (uint8_t)b;
-  x->node = node;
-  x->think = think;
-  x->time = time;
-  x->u.sleep = sleep;
+  unsigned char *p = rec_room(lr, think, time, 11), *q = p;
+  if (!p) return;
+  if (type == BT_REC_THINK) {
+    int form = b ? bti_sleep_form(sleep) : SLEEP_NONE;
+    *q++ = (unsigned char)(REC_THINK | (a & 3) | form << 2);
+    q += bti_put_sleep(q, form, sleep);
+  } else {
+    if (type == BT_REC_STATUS) {
+      *q++ = (unsigned char)(REC_STATUS | (a & 3) | (a >> 4 & 3) << 2);
+      lr->cur.statuses++;
+    } else {
+      *q++ = REC_EVENT;
+    }
+    q += bti_put_varint(q, bti_zigzag((int64_t)node - lr->node));
+    lr->node = node;
+  }
+  lr->cur.b.len += (size_t)(q - p);
+  lr->cur.records++;
 }
 
 void bti_log_entry(bti_logrec *lr, const bt_rec_entry *e) {
-  raw *x = raw_next(lr);
-  if (!x) return;
-  x->type = e->type;
-  x->a = e->cause;
-  x->b = e->has_sleep;
-  x->node = e->node;
-  x->think = e->think;
-  x->time = e->time;
-  x->u.sleep = e->sleep;
-  if (e->type == BT_REC_ERROR || e->type == BT_REC_HOST) {
-    raw_bytes(lr, x, e->text, e->size);
-  } else if (e->type == BT_REC_RELOAD) {
-    unsigned char h[16];
-    bti_put_u64(h, e->def_from);
-    bti_put_u64(h + 8, e->def_to);
-    raw_bytes(lr, x, h, sizeof h);
-  }
-}
-
-void bti_log_saved(bti_logrec *lr, bt_inst *in, unsigned long long think, double time) {
-  if (!(lr->log->flags & BT_LOG_DBSTRINGS)) { /* the next record (or the flush) says it */
-    lr->saved = 1;
-    lr->saved_think = think;
-    lr->saved_time = time;
+  if (e->type != BT_REC_ERROR && e->type != BT_REC_HOST && e->type != BT_REC_RELOAD) {
+    bti_log_record(lr, e->type, e->type == BT_REC_THINK ? e->cause : (unsigned)(e->from | e->to << 4),
+                   e->has_sleep, e->node, e->think, e->time, e->sleep);
     return;
   }
-  raw *x = raw_next(lr);
-  if (!x) return;
-  x->type = RAW_SAVED;
-  x->think = think;
-  x->time = time;
-  /* the DBStrings and sleep times of the running nodes, encoded as the record will hold them; the
-   * record is made after them, since the host's describe may make records of its own */
-  bytes e = {0};
-  int count = 0, prev = 0, ok = 1;
+  size_t n = e->type == BT_REC_RELOAD ? 16 : e->size;
+  unsigned char *p = rec_room_bytes(lr, e->think, e->time, &n), *q = p;
+  if (!p) return;
+  if (e->type == BT_REC_RELOAD) {
+    *q++ = REC_RELOAD;
+    bti_put_u64(q, e->def_from);
+    bti_put_u64(q + 8, e->def_to);
+  } else {
+    *q++ = e->type == BT_REC_ERROR ? REC_ERROR : REC_HOST;
+    q += bti_put_varint(q, bti_zigzag(e->node));
+    q += bti_put_varint(q, n);
+    if (n) memcpy(q, e->text, n);
+  }
+  lr->cur.b.len += (size_t)(q - p) + n;
+  lr->cur.records++;
+}
+
+/* The DBStrings and sleep times of in's running nodes, as a DESCRIBE record holds them after its
+ * count, into e; their count, or -1 without memory. */
+static int describe_running(bti_logrec *lr, bt_inst *in, bytes *e) {
+  int count = 0, prev = 0;
   const bt_def *def = in->def;
-  for (uint32_t n = 0; ok && n < def->nnodes; n++) {
+  for (uint32_t n = 0; n < def->nnodes; n++) {
     if (*status_at(in, def->nodes[n].state) != BT_RUNNING) continue;
     double t = 0;
     int has = bt_node_tree_sleep_time(in, (int)n, &t);
@@ -363,34 +367,39 @@ void bti_log_saved(bti_logrec *lr, bt_inst *in, unsigned long long think, double
     size_t len = lr->describe.err ? 0 : lr->describe.len;
     if (len > LOG_MAX_TEXT) len = LOG_MAX_TEXT;
     int form = has ? bti_sleep_form(t) : SLEEP_NONE;
-    ok = bytes_reserve(&e, 10 + 1 + 8 + 10);
-    if (!ok) break;
-    e.len += bti_put_varint(e.p + e.len, bti_zigzag((int64_t)n - prev));
-    e.p[e.len++] = (unsigned char)form;
-    e.len += bti_put_sleep(e.p + e.len, form, t);
-    e.len += bti_put_varint(e.p + e.len, len);
-    ok = bytes_put(&e, lr->describe.data, len);
+    if (!bytes_reserve(e, 10 + 1 + 8 + 10)) return -1;
+    e->len += bti_put_varint(e->p + e->len, bti_zigzag((int64_t)n - prev));
+    e->p[e->len++] = (unsigned char)form;
+    e->len += bti_put_sleep(e->p + e->len, form, t);
+    e->len += bti_put_varint(e->p + e->len, len);
+    if (!bytes_put(e, lr->describe.data, len)) return -1;
     prev = (int)n;
     count++;
   }
-  x = ok ? raw_next(lr) : NULL;
-  if (x) {
-    x->type = RAW_DESCRIBE;
-    x->think = think;
-    x->time = time;
-    bytes *b = &lr->cur.b;
-    size_t start = b->len;
-    unsigned char h[10];
-    if (bytes_put(b, h, bti_put_varint(h, (uint64_t)count)) && bytes_put(b, e.p, e.len) && b->len <= UINT32_MAX) {
-      x->u.t.off = (uint32_t)start;
-      x->u.t.size = (uint32_t)(b->len - start);
-    } else {
-      b->len = start;
-      lr->cur.n--;
-      lr->cur.lost++;
-    }
-  } else if (!ok) {
-    lr->cur.lost++;
+  return count;
+}
+
+void bti_log_saved(bti_logrec *lr, bt_inst *in, unsigned long long think, double time) {
+  unsigned char *p = rec_room(lr, think, time, 1);
+  if (p) {
+    *p = REC_SAVED;
+    lr->cur.b.len++;
+  }
+  if (!(lr->log->flags & BT_LOG_DBSTRINGS)) return;
+  /* the DBStrings are gathered before the record is made: the host's describe may make records
+   * of its own */
+  bytes e = {0};
+  int count = describe_running(lr, in, &e);
+  size_t n = e.len;
+  p = count >= 0 ? rec_room_bytes(lr, think, time, &n) : NULL;
+  if (p && n == e.len) {
+    unsigned char *q = p;
+    *q++ = REC_DESCRIBE;
+    q += bti_put_varint(q, (uint64_t)count);
+    memcpy(q, e.p, n);
+    lr->cur.b.len += (size_t)(q - p) + n;
+  } else if (p || count < 0) {
+    lr->cur.lost++; /* too long, or no memory */
   }
   bytes_free(&e);
 }
@@ -431,17 +440,9 @@ void bti_log_attached(bti_logrec *lr, bt_inst *in, unsigned long long think, dou
     lr->has_shape = 1;
   }
   lr->blind = 0;
-  raw *x = raw_next(lr);
-  if (!x) {
-    lr->blind = 1;
-    return;
-  }
-  x->type = RAW_SHAPE;
-  x->think = think;
-  x->time = time;
-  /* its bytes: the hash, the number of entries, the entries (made once the count is known) */
-  bytes *b = &lr->cur.b, e = {0};
-  size_t start = b->len;
+  /* the record's bytes: the hash, the number of entries, the entries (made once the count is
+   * known) */
+  bytes e = {0};
   int count = 0, prev = 0, ok = 1;
   for (uint32_t n = 0; ok && n < def->nnodes; n++) {
     uint32_t st = def->nodes[n].state;
@@ -455,20 +456,22 @@ void bti_log_attached(bti_logrec *lr, bt_inst *in, unsigned long long think, dou
     prev = (int)n;
     count++;
   }
-  unsigned char h[18];
-  bti_put_u64(h, hash);
-  size_t hn = 8 + bti_put_varint(h + 8, (uint64_t)count);
-  ok = ok && bytes_put(b, h, hn) && bytes_put(b, e.p, e.len) && b->len <= UINT32_MAX;
-  bytes_free(&e);
-  if (!ok) {
-    b->len = start;
-    lr->cur.n--;
-    lr->cur.lost++;
+  size_t n = e.len;
+  unsigned char *p = ok ? rec_room_bytes(lr, think, time, &n) : NULL;
+  if (p && n == e.len) {
+    unsigned char *q = p;
+    *q++ = REC_SHAPE;
+    bti_put_u64(q, hash);
+    q += 8;
+    q += bti_put_varint(q, (uint64_t)count);
+    memcpy(q, e.p, n);
+    lr->cur.b.len += (size_t)(q - p) + n;
+    lr->node = 0; /* node differences start again from the root */
+  } else {
+    if (p || !ok) lr->cur.lost++;
     lr->blind = 1;
-    return;
   }
-  x->u.t.off = (uint32_t)start;
-  x->u.t.size = (uint32_t)(b->len - start);
+  bytes_free(&e);
 }
 
 /* ---- encoding a flush ---- */
@@ -573,71 +576,44 @@ static int close_chunk(bt_log *log) {
   return 1;
 }
 
-/* Encodes one record of lr into the body (after the record that moves the agent's think and
- * time, when they moved). 0 without memory. */
-static int encode(bt_log *log, bti_logrec *lr, const raw *x, const unsigned char *b) {
-  bytes *c = &log->body;
-  if (!bytes_reserve(c, 64)) return 0;
-  unsigned char *p = c->p + c->len;
-  if (x->think != lr->think || bti_bits(x->time) != bti_bits(lr->time)) {
-    long i = time_index(log, x->time);
-    if (i < 0) return 0;
-    if (x->think == lr->think + 1 && i < REC_TIME_SHORT) {
-      *p++ = (unsigned char)(REC_TIME + i);
-    } else {
-      *p++ = REC_TIME_ANY;
-      p += bti_put_varint(p, bti_zigzag((int64_t)(x->think - lr->think)));
-      p += bti_put_varint(p, (uint64_t)i);
-    }
-    lr->think = x->think;
-    lr->time = x->time;
+/* Appends the time marker m to the body: the agent's next think at a time of the table, or any
+ * think difference and time. 0 without memory. */
+static int put_time(bt_log *log, const mark *m) {
+  long i = time_index(log, m->time);
+  if (i < 0 || !bytes_reserve(&log->body, 21)) return 0;
+  unsigned char *p = log->body.p + log->body.len, *q = p;
+  if (m->dthink == 1 && i < REC_TIME_SHORT) {
+    *q++ = (unsigned char)(REC_TIME + i);
+  } else {
+    *q++ = REC_TIME_ANY;
+    q += bti_put_varint(q, bti_zigzag(m->dthink));
+    q += bti_put_varint(q, (uint64_t)i);
   }
-  if (x->saved) *p++ = REC_SAVED;
-  size_t size = 0; /* the bytes of the record's in b, from x->u.t.off */
-  switch (x->type) {
-    case BT_REC_STATUS:
-      *p++ = (unsigned char)(REC_STATUS | (x->a & 3) | (x->a >> 4 & 3) << 2);
-      p += bti_put_varint(p, bti_zigzag((int64_t)x->node - lr->node));
-      lr->node = x->node;
-      log->statuses++;
-      break;
-    case BT_REC_THINK: {
-      int form = x->b ? bti_sleep_form(x->u.sleep) : SLEEP_NONE;
-      *p++ = (unsigned char)(REC_THINK | (x->a & 3) | form << 2);
-      p += bti_put_sleep(p, form, x->u.sleep);
-      break;
-    }
-    case BT_REC_EVENT:
-      *p++ = REC_EVENT;
-      p += bti_put_varint(p, bti_zigzag((int64_t)x->node - lr->node));
-      lr->node = x->node;
-      break;
-    case BT_REC_ERROR:
-    case BT_REC_HOST:
-      *p++ = x->type == BT_REC_ERROR ? REC_ERROR : REC_HOST;
-      p += bti_put_varint(p, bti_zigzag(x->node));
-      p += bti_put_varint(p, x->u.t.size);
-      size = x->u.t.size;
-      break;
-    case BT_REC_RELOAD:
-      *p++ = REC_RELOAD;
-      size = 16;
-      break;
-    case RAW_SHAPE:
-      *p++ = REC_SHAPE;
-      size = x->u.t.size;
-      lr->node = 0; /* node differences start again from the root */
-      break;
-    case RAW_SAVED: *p++ = REC_SAVED; break;
-    case RAW_DESCRIBE:
-      *p++ = REC_DESCRIBE;
-      size = x->u.t.size;
-      break;
-    default: return 1; /* not a type a recorder makes */
+  log->body.len += (size_t)(q - p);
+  return 1;
+}
+
+/* Appends lr's records (its spare) to the body, their time markers made from the frame's table;
+ * a frame block ends at a mark once the body is large. 0 without memory. */
+static int put_records(bt_log *log, bti_logrec *lr) {
+  const pend *s = &lr->spare;
+  size_t at = 0;
+  int ok = open_chunk(log, lr->index);
+  for (size_t k = 0; ok && k < s->nm; k++) {
+    const mark *m = &s->m[k];
+    ok = bytes_put(&log->body, s->b.p + at, m->off - at);
+    at = m->off;
+    if (ok && log->body.len > LOG_FRAME_SPLIT && log->body.len > log->chunk_at + 1)
+      ok = close_chunk(log) && put_frame(log) && open_chunk(log, lr->index);
+    if (m->moves) ok = ok && put_time(log, m);
   }
-  c->len = (size_t)(p - c->p);
-  if (x->type <= BT_REC_HOST) log->records++;
-  return !size || bytes_put(c, b + x->u.t.off, size);
+  ok = ok && bytes_put(&log->body, s->b.p + at, s->b.len - at);
+  if (ok && s->lost) {
+    unsigned char l[11];
+    l[0] = REC_LOST;
+    ok = bytes_put(&log->body, l, 1 + bti_put_varint(l + 1, s->lost));
+  }
+  return ok && close_chunk(log);
 }
 
 /* Encodes the batch (declarations, then each recorder's spare) into log->out. 0 without memory. */
@@ -650,25 +626,13 @@ static int encode_batch(bt_log *log) {
   log->prev_index = 0;
   times_clear(log);
   for (size_t i = 0; i < log->nbatch; i++) {
-    bti_logrec *lr = log->batch[i];
-    rawbuf *s = &lr->spare;
-    ok = ok && open_chunk(log, lr->index);
-    for (size_t k = 0; ok && k < s->n; k++) {
-      ok = encode(log, lr, &s->r[k], s->b.p);
-      if (ok && log->body.len > LOG_FRAME_SPLIT && k + 1 < s->n) /* a frame block ends here */
-        ok = close_chunk(log) && put_frame(log) && open_chunk(log, lr->index);
-    }
-    if (ok && s->lost) {
-      unsigned char l[11];
-      l[0] = REC_LOST;
-      ok = bytes_put(&log->body, l, 1 + bti_put_varint(l + 1, s->lost));
-      log->lost += s->lost;
-    }
-    ok = ok && close_chunk(log);
+    pend *s = &log->batch[i]->spare;
+    ok = ok && put_records(log, log->batch[i]);
     if (ok && log->body.len > LOG_FRAME_SPLIT) ok = put_frame(log);
-    s->n = 0;
-    s->b.len = 0;
-    s->lost = 0;
+    log->records += s->records;
+    log->statuses += s->statuses;
+    log->lost += s->lost;
+    pend_clear(s);
   }
   ok = ok && put_frame(log);
   log->nbatch = 0;
@@ -769,8 +733,8 @@ static int declare(bt_log *log, bti_logrec *lr) {
 }
 
 static void logrec_free(bti_logrec *lr) {
-  rawbuf_free(&lr->cur);
-  rawbuf_free(&lr->spare);
+  pend_free(&lr->cur);
+  pend_free(&lr->spare);
   free(lr->label);
   free(lr->want_label);
   bt_buf_free(&lr->describe);
@@ -783,7 +747,7 @@ static void sweep(bt_log *log) {
   bti_logrec **p = &log->first, *prev = NULL;
   while (*p) {
     bti_logrec *lr = *p;
-    if (!lr->rec && !lr->cur.n && !lr->cur.lost && !lr->spare.n) {
+    if (!lr->rec && !lr->cur.b.len && !lr->cur.lost && !lr->spare.b.len) {
       *p = lr->next;
       logrec_free(lr);
     } else {
@@ -802,22 +766,12 @@ int bt_log_flush(bt_log *log) {
   int stopped = log->stopped;
   int ok = 1;
   for (bti_logrec *lr = log->first; lr; lr = lr->next) {
-    if (lr->saved) { /* a think saved its statuses and no record followed yet */
-      lr->saved = 0;
-      raw *x = raw_next(lr);
-      if (x) {
-        x->type = RAW_SAVED;
-        x->think = lr->saved_think;
-        x->time = lr->saved_time;
-      }
-    }
-    if (!lr->cur.n && !lr->cur.lost) continue;
-    rawbuf t = lr->cur;
+    if (!lr->cur.b.len && !lr->cur.lost) continue;
+    pend t = lr->cur;
     lr->cur = lr->spare;
     lr->spare = t;
     if (stopped) { /* nothing more is written: drop them */
-      lr->spare.n = lr->spare.b.len = 0;
-      lr->spare.lost = 0;
+      pend_clear(&lr->spare);
       continue;
     }
     if (ok && log->nbatch == log->batch_cap) {
@@ -832,7 +786,7 @@ int bt_log_flush(bt_log *log) {
     }
     ok = ok && declare(log, lr);
     if (ok) log->batch[log->nbatch++] = lr;
-    else lr->spare.n = lr->spare.b.len = lr->spare.lost = 0;
+    else pend_clear(&lr->spare);
   }
   bytes t = log->batch_pending;
   log->batch_pending = log->pending;
@@ -841,7 +795,7 @@ int bt_log_flush(bt_log *log) {
   if (!ok) { /* out of memory: the log stops (an agent's next records could not be read without these) */
     fail(log, BT_ENOMEM, "%s", "out of memory: the log stopped at a flush (what it holds before stays readable)");
     log->stopped = stopped = 1;
-    for (size_t i = 0; i < log->nbatch; i++) log->batch[i]->spare.n = log->batch[i]->spare.b.len = log->batch[i]->spare.lost = 0;
+    for (size_t i = 0; i < log->nbatch; i++) pend_clear(&log->batch[i]->spare);
     log->nbatch = 0;
   }
   int rc = log->err;
