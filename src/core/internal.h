@@ -303,7 +303,7 @@ BTI_FUNC void bti_rec_saved(bt_inst *in); /* a think saved its statuses as last 
 typedef struct bti_logrec bti_logrec;
 BTI_FUNC bti_logrec **bti_rec_logp(bt_rec *rec); /* rec.c: where a recorder keeps its bti_logrec */
 BTI_FUNC void bti_rec_log_attach(bt_rec *rec);   /* rec.c: tells its log the instance it watches */
-BTI_FUNC unsigned bti_rec_agent_gen(const bt_rec *rec); /* rec.c: changes with bt_rec_set_agent */
+BTI_FUNC void bti_log_agent_changed(bti_logrec *lr); /* bt_rec_set_agent was called: declare it again */
 /* A record without bytes (STATUS, THINK, EVENT): a is STATUS's from | to << 4, THINK's cause; b is
  * THINK's has_sleep. */
 BTI_FUNC void bti_log_record(bti_logrec *lr, int type, unsigned a, unsigned b, int node, unsigned long long think,

@@ -11,7 +11,9 @@
  * frame end, swaps every recorder's `cur` with its `spare` and copies the spares, in the order the
  * recorders were given to the log, into one frame block, each mark made into its marker, with the
  * frame's times once, in a table. With BT_LOG_THREAD the copying and the write happen on the log's
- * own thread, and the flush only swaps.
+ * own thread, and the flush only swaps. A flush reads two cache lines of a recorder (its first and
+ * its cur's), the copying only the spare and its bytes: at a frame end, with thousands of agents,
+ * what costs is the memory touched.
  *
  * Shapes are written once per bt_def_hash: when a recorder is attached to an instance whose shape
  * the log has not seen, the shape is serialized at once (under the log's lock: it is rare) into
@@ -74,79 +76,76 @@ static void bytes_free(bytes *b) {
 
 /* A time marker not yet written: its record's think and time moved from the agent's previous
  * record's, and the marker names the time by its index in the table of the frame block it lands
- * in, which only the flush knows. The record's other bytes are written as they will be. A mark
- * that moves no time only says where a frame block may end (a record starts there): one is left
- * every MARK_STEP bytes at most, so that the blocks of a frame stay near LOG_FRAME_SPLIT. */
-typedef struct mark {
-  size_t off;     /* where in the bytes the marker goes */
-  int moves;      /* 1: a time marker goes there; 0: only a place to end a block */
-  int64_t dthink; /* the think number's difference from the previous record's */
-  double time;
-} mark;
-
+ * in, which only the flush knows. So the think path leaves a mark in the bytes where the marker
+ * goes (the record's other bytes are written as they will be), and the marks are chained by
+ * their offsets. A mark that moves no time only says where a frame block may end (a record starts
+ * there): one is left every MARK_STEP bytes at most, so that the blocks of a frame stay near
+ * LOG_FRAME_SPLIT. A mark, in this machine's byte order (it never leaves memory): whether it
+ * moves the time (1 byte), the offset of the next mark (a uint32_t, NO_MARK: none), the think
+ * number's difference (an int64_t) and the time (a double). */
+#define MARK_SIZE 21
 #define MARK_STEP 65536
+#define NO_MARK UINT32_MAX
 
-/* Records encoded as the log holds them, but for their time markers. */
+/* Records encoded as the log holds them, but for their time markers; a cache line of its own. */
 typedef struct pend {
-  bytes b;
-  mark *m;
-  size_t nm, mcap;
-  uint64_t records, statuses; /* for bt_log_stats */
-  uint64_t lost;              /* records lost (no memory) after the last of b */
+  _Alignas(64) bytes b;
+  uint32_t first, last;         /* the first and last marks' offsets (NO_MARK: none) */
+  uint32_t records, statuses;   /* for bt_log_stats */
+  uint64_t lost;                /* records lost (no memory) after the last of b */
 } pend;
 
 struct bti_logrec {
-  /* the think path's, on the recorder's thread */
-  pend cur;               /* the think path appends to cur; a flush swaps it with spare */
+  /* what the think path and a flush look at first, in one cache line (a flush then looks at cur,
+   * and the encoder at spare and its bytes) */
+  pend *cur;              /* where the think path appends: a flush hands it to the log and takes
+                             the other of buf */
+  pend *spare;            /* the other: the records the log writes next (the flush's, and the
+                             encoder's: on the log's thread with BT_LOG_THREAD) */
   bt_log *log;
-  uint8_t blind;          /* its shape could not be written: its records are lost until it can */
-  int has_shape;
-  uint64_t shape;         /* the hash of the shape last attached (0 with has_shape 0: none) */
-  /* the agent's last record as the reader will know it (the bytes in cur follow from it) */
-  uint64_t think;
-  double time;
-  int32_t node;
-  bt_buf describe;        /* scratch for DBStrings */
-  /* the flush's and the encoder's (on the log's thread with BT_LOG_THREAD): a cache line apart,
-   * so that the two threads do not write the same one */
-  _Alignas(64) pend spare;
-  bt_rec *rec;            /* NULL once the recorder was freed or went to another log */
   struct bti_logrec *next;
+  uint64_t think;         /* the agent's last record as the reader will know it (the bytes in */
+  double time;            /* cur follow from it) */
+  int32_t node;
+  int index;              /* its number in the log, -1 until declared */
+  uint8_t blind;          /* its shape could not be written: its records are lost until it can */
+  uint8_t has_shape;
+  uint8_t agent_changed;  /* bt_rec_set_agent was called: the flush declares it again */
+  /* (64 bytes) the think path's, now and then */
+  uint64_t shape;         /* the hash of the shape last attached (0 with has_shape 0: none) */
+  bt_buf describe;        /* scratch for DBStrings */
+  /* the flush's */
+  bt_rec *rec;            /* NULL once the recorder was freed or went to another log */
   /* what the log declared of the agent, and what it is now (read at flushes, and when the
    * recorder goes) */
-  int index;              /* its number in the log, -1 until declared */
-  unsigned gen;           /* bti_rec_agent_gen when the agent was last looked at */
   unsigned long long id, want_id;
   char *label, *want_label;
+  pend buf[2];
 };
 
-static int marks_grow(pend *b) {
-  size_t cap = b->mcap ? b->mcap * 2 : 8;
-  if (cap > SIZE_MAX / sizeof(mark)) return 0;
-  mark *m = realloc(b->m, cap * sizeof *m);
-  if (!m) return 0;
-  b->m = m;
-  b->mcap = cap;
-  return 1;
-}
-
 /* Room for a record of at most `need` bytes in lr's current buffer, after the time marker its
- * think and time call for; the caller writes them and adds what it wrote to cur.b.len before it
+ * think and time call for; the caller writes them and adds what it wrote to cur->b.len before it
  * makes another record. NULL (the record counted as lost) without memory, or while blind. */
 static unsigned char *rec_room(bti_logrec *lr, uint64_t think, double time, size_t need) {
-  pend *b = &lr->cur;
+  pend *b = lr->cur;
   int moved = think != lr->think || bti_bits(time) != bti_bits(lr->time);
-  int marked = moved || b->b.len - (b->nm ? b->m[b->nm - 1].off : 0) >= MARK_STEP;
-  if (lr->blind || (marked && b->nm == b->mcap && !marks_grow(b)) || !bytes_reserve(&b->b, need)) {
+  int marked = moved || b->b.len - (b->last == NO_MARK ? 0 : b->last) >= MARK_STEP;
+  if (lr->blind || b->b.len > NO_MARK - MARK_SIZE - need || !bytes_reserve(&b->b, need + MARK_SIZE)) {
     b->lost++;
     return NULL;
   }
   if (marked) {
-    mark *m = &b->m[b->nm++];
-    m->off = b->b.len;
-    m->moves = moved;
-    m->dthink = (int64_t)(think - lr->think);
-    m->time = time;
+    unsigned char *m = b->b.p + b->b.len;
+    uint32_t at = (uint32_t)b->b.len, none = NO_MARK;
+    m[0] = (unsigned char)moved;
+    memcpy(m + 1, &none, 4);
+    int64_t dthink = (int64_t)(think - lr->think);
+    memcpy(m + 5, &dthink, 8);
+    memcpy(m + 13, &time, 8);
+    if (b->last == NO_MARK) b->first = at;
+    else memcpy(b->b.p + b->last + 1, &at, 4);
+    b->last = at;
+    b->b.len += MARK_SIZE;
     lr->think = think;
     lr->time = time;
   }
@@ -161,14 +160,13 @@ static unsigned char *rec_room_bytes(bti_logrec *lr, uint64_t think, double time
 }
 
 static void pend_clear(pend *b) {
-  b->b.len = b->nm = 0;
-  b->records = b->statuses = b->lost = 0;
+  b->b.len = 0;
+  b->first = b->last = NO_MARK;
+  b->records = b->statuses = 0;
+  b->lost = 0;
 }
 
-static void pend_free(pend *b) {
-  bytes_free(&b->b);
-  free(b->m);
-}
+static void pend_free(pend *b) { bytes_free(&b->b); }
 
 /* ---- the log ---- */
 
@@ -179,6 +177,7 @@ struct bt_log {
   void *ud;
   bti_logrec *first, *last; /* the recorders, in the order they were given */
   int agents;               /* agents declared */
+  int released;             /* a recorder went since the last sweep (under the lock) */
   /* under the lock: */
   uint64_t *shapes;         /* hashes of the shapes serialized */
   int nshapes, shapes_cap;
@@ -191,7 +190,10 @@ struct bt_log {
   /* the batch being encoded: the shapes and host records, the agents' declarations, the
    * recorders with records (their spares) */
   bytes batch_pending, decl;
-  bti_logrec **batch;
+  struct batched {
+    pend *records; /* a recorder's spare */
+    int index;     /* its agent's number */
+  } *batch;        /* (the encoder reads no recorder: their think paths write them meanwhile) */
   size_t nbatch, batch_cap;
   /* the encoder's buffers */
   bytes out, body;
@@ -317,15 +319,15 @@ void bti_log_record(bti_logrec *lr, int type, unsigned a, unsigned b, int node, 
   } else {
     if (type == BT_REC_STATUS) {
       *q++ = (unsigned char)(REC_STATUS | (a & 3) | (a >> 4 & 3) << 2);
-      lr->cur.statuses++;
+      lr->cur->statuses++;
     } else {
       *q++ = REC_EVENT;
     }
     q += bti_put_varint(q, bti_zigzag((int64_t)node - lr->node));
     lr->node = node;
   }
-  lr->cur.b.len += (size_t)(q - p);
-  lr->cur.records++;
+  lr->cur->b.len += (size_t)(q - p);
+  lr->cur->records++;
 }
 
 void bti_log_entry(bti_logrec *lr, const bt_rec_entry *e) {
@@ -347,8 +349,8 @@ void bti_log_entry(bti_logrec *lr, const bt_rec_entry *e) {
     q += bti_put_varint(q, n);
     if (n) memcpy(q, e->text, n);
   }
-  lr->cur.b.len += (size_t)(q - p) + n;
-  lr->cur.records++;
+  lr->cur->b.len += (size_t)(q - p) + n;
+  lr->cur->records++;
 }
 
 /* The DBStrings and sleep times of in's running nodes, as a DESCRIBE record holds them after its
@@ -383,7 +385,7 @@ void bti_log_saved(bti_logrec *lr, bt_inst *in, unsigned long long think, double
   unsigned char *p = rec_room(lr, think, time, 1);
   if (p) {
     *p = REC_SAVED;
-    lr->cur.b.len++;
+    lr->cur->b.len++;
   }
   if (!(lr->log->flags & BT_LOG_DBSTRINGS)) return;
   /* the DBStrings are gathered before the record is made: the host's describe may make records
@@ -397,9 +399,9 @@ void bti_log_saved(bti_logrec *lr, bt_inst *in, unsigned long long think, double
     *q++ = REC_DESCRIBE;
     q += bti_put_varint(q, (uint64_t)count);
     memcpy(q, e.p, n);
-    lr->cur.b.len += (size_t)(q - p) + n;
+    lr->cur->b.len += (size_t)(q - p) + n;
   } else if (p || count < 0) {
-    lr->cur.lost++; /* too long, or no memory */
+    lr->cur->lost++; /* too long, or no memory */
   }
   bytes_free(&e);
 }
@@ -430,7 +432,7 @@ void bti_log_attached(bti_logrec *lr, bt_inst *in, unsigned long long think, dou
       } else {
         fail(log, BT_ENOMEM, "%s", "out of memory: a shape could not be kept (its agents' records are lost)");
         unlock(log);
-        lr->cur.lost++;
+        lr->cur->lost++;
         lr->blind = 1;
         return;
       }
@@ -465,10 +467,10 @@ void bti_log_attached(bti_logrec *lr, bt_inst *in, unsigned long long think, dou
     q += 8;
     q += bti_put_varint(q, (uint64_t)count);
     memcpy(q, e.p, n);
-    lr->cur.b.len += (size_t)(q - p) + n;
+    lr->cur->b.len += (size_t)(q - p) + n;
     lr->node = 0; /* node differences start again from the root */
   } else {
-    if (p || !ok) lr->cur.lost++;
+    if (p || !ok) lr->cur->lost++;
     lr->blind = 1;
   }
   bytes_free(&e);
@@ -576,36 +578,44 @@ static int close_chunk(bt_log *log) {
   return 1;
 }
 
-/* Appends the time marker m to the body: the agent's next think at a time of the table, or any
- * think difference and time. 0 without memory. */
-static int put_time(bt_log *log, const mark *m) {
-  long i = time_index(log, m->time);
+/* Appends a time marker to the body: the agent's next think (dthink 1) at a time of the table,
+ * or any think difference and time. 0 without memory. */
+static int put_time(bt_log *log, int64_t dthink, double time) {
+  long i = time_index(log, time);
   if (i < 0 || !bytes_reserve(&log->body, 21)) return 0;
   unsigned char *p = log->body.p + log->body.len, *q = p;
-  if (m->dthink == 1 && i < REC_TIME_SHORT) {
+  if (dthink == 1 && i < REC_TIME_SHORT) {
     *q++ = (unsigned char)(REC_TIME + i);
   } else {
     *q++ = REC_TIME_ANY;
-    q += bti_put_varint(q, bti_zigzag(m->dthink));
+    q += bti_put_varint(q, bti_zigzag(dthink));
     q += bti_put_varint(q, (uint64_t)i);
   }
   log->body.len += (size_t)(q - p);
   return 1;
 }
 
-/* Appends lr's records (its spare) to the body, their time markers made from the frame's table;
+/* Appends a recorder's records (its spare) to the body, their time markers made from the frame's table;
  * a frame block ends at a mark once the body is large. 0 without memory. */
-static int put_records(bt_log *log, bti_logrec *lr) {
-  const pend *s = &lr->spare;
+static int put_records(bt_log *log, const struct batched *a) {
+  const pend *s = a->records;
   size_t at = 0;
-  int ok = open_chunk(log, lr->index);
-  for (size_t k = 0; ok && k < s->nm; k++) {
-    const mark *m = &s->m[k];
-    ok = bytes_put(&log->body, s->b.p + at, m->off - at);
-    at = m->off;
+  uint32_t next = s->first;
+  int ok = open_chunk(log, a->index);
+  while (ok && next != NO_MARK) {
+    const unsigned char *m = s->b.p + next;
+    ok = bytes_put(&log->body, s->b.p + at, next - at);
     if (ok && log->body.len > LOG_FRAME_SPLIT && log->body.len > log->chunk_at + 1)
-      ok = close_chunk(log) && put_frame(log) && open_chunk(log, lr->index);
-    if (m->moves) ok = ok && put_time(log, m);
+      ok = close_chunk(log) && put_frame(log) && open_chunk(log, a->index);
+    if (ok && m[0]) {
+      int64_t dthink;
+      double time;
+      memcpy(&dthink, m + 5, 8);
+      memcpy(&time, m + 13, 8);
+      ok = put_time(log, dthink, time);
+    }
+    at = next + MARK_SIZE;
+    memcpy(&next, m + 1, 4);
   }
   ok = ok && bytes_put(&log->body, s->b.p + at, s->b.len - at);
   if (ok && s->lost) {
@@ -626,8 +636,8 @@ static int encode_batch(bt_log *log) {
   log->prev_index = 0;
   times_clear(log);
   for (size_t i = 0; i < log->nbatch; i++) {
-    pend *s = &log->batch[i]->spare;
-    ok = ok && put_records(log, log->batch[i]);
+    pend *s = log->batch[i].records;
+    ok = ok && put_records(log, &log->batch[i]);
     if (ok && log->body.len > LOG_FRAME_SPLIT) ok = put_frame(log);
     log->records += s->records;
     log->statuses += s->statuses;
@@ -703,8 +713,7 @@ static void wait_idle(bt_log *log) { (void)log; }
 /* Makes the agent's declaration if it changed (under the lock). */
 static int declare(bt_log *log, bti_logrec *lr) {
   if (lr->rec) {
-    unsigned gen = bti_rec_agent_gen(lr->rec);
-    if (lr->index >= 0 && gen == lr->gen) return 1; /* no bt_rec_set_agent since it was declared */
+    if (lr->index >= 0 && !lr->agent_changed) return 1; /* no bt_rec_set_agent since it was declared */
     const char *label = bt_rec_label(lr->rec);
     lr->want_id = bt_rec_agent(lr->rec);
     if (!lr->want_label || strcmp(lr->want_label, label) != 0) {
@@ -713,7 +722,7 @@ static int declare(bt_log *log, bti_logrec *lr) {
       free(lr->want_label);
       lr->want_label = copy;
     }
-    lr->gen = gen;
+    lr->agent_changed = 0;
   }
   const char *want = lr->want_label ? lr->want_label : "";
   if (lr->index >= 0 && lr->id == lr->want_id && lr->label && strcmp(lr->label, want) == 0) return 1;
@@ -733,8 +742,8 @@ static int declare(bt_log *log, bti_logrec *lr) {
 }
 
 static void logrec_free(bti_logrec *lr) {
-  pend_free(&lr->cur);
-  pend_free(&lr->spare);
+  pend_free(&lr->buf[0]);
+  pend_free(&lr->buf[1]);
   free(lr->label);
   free(lr->want_label);
   bt_buf_free(&lr->describe);
@@ -742,15 +751,18 @@ static void logrec_free(bti_logrec *lr) {
 }
 
 /* Frees the recorders that are gone and whose records were all written (under the lock, the
- * writer idle). */
+ * writer idle); there are some to look for only after a bti_log_release. */
 static void sweep(bt_log *log) {
+  if (!log->released) return;
+  log->released = 0;
   bti_logrec **p = &log->first, *prev = NULL;
   while (*p) {
     bti_logrec *lr = *p;
-    if (!lr->rec && !lr->cur.b.len && !lr->cur.lost && !lr->spare.b.len) {
+    if (!lr->rec && !lr->cur->b.len && !lr->cur->lost && !lr->spare->b.len) {
       *p = lr->next;
       logrec_free(lr);
     } else {
+      if (!lr->rec) log->released = 1; /* its records are written at this flush: freed at the next */
       prev = lr;
       p = &lr->next;
     }
@@ -766,17 +778,17 @@ int bt_log_flush(bt_log *log) {
   int stopped = log->stopped;
   int ok = 1;
   for (bti_logrec *lr = log->first; lr; lr = lr->next) {
-    if (!lr->cur.b.len && !lr->cur.lost) continue;
-    pend t = lr->cur;
+    if (!lr->cur->b.len && !lr->cur->lost) continue;
+    pend *t = lr->cur;
     lr->cur = lr->spare;
     lr->spare = t;
     if (stopped) { /* nothing more is written: drop them */
-      pend_clear(&lr->spare);
+      pend_clear(lr->spare);
       continue;
     }
     if (ok && log->nbatch == log->batch_cap) {
       size_t cap = log->batch_cap ? log->batch_cap * 2 : 64;
-      bti_logrec **b = realloc(log->batch, cap * sizeof *b);
+      struct batched *b = realloc(log->batch, cap * sizeof *b);
       if (b) {
         log->batch = b;
         log->batch_cap = cap;
@@ -785,8 +797,8 @@ int bt_log_flush(bt_log *log) {
       }
     }
     ok = ok && declare(log, lr);
-    if (ok) log->batch[log->nbatch++] = lr;
-    else pend_clear(&lr->spare);
+    if (ok) log->batch[log->nbatch++] = (struct batched){lr->spare, lr->index};
+    else pend_clear(lr->spare);
   }
   bytes t = log->batch_pending;
   log->batch_pending = log->pending;
@@ -795,7 +807,7 @@ int bt_log_flush(bt_log *log) {
   if (!ok) { /* out of memory: the log stops (an agent's next records could not be read without these) */
     fail(log, BT_ENOMEM, "%s", "out of memory: the log stopped at a flush (what it holds before stays readable)");
     log->stopped = stopped = 1;
-    for (size_t i = 0; i < log->nbatch; i++) pend_clear(&log->batch[i]->spare);
+    for (size_t i = 0; i < log->nbatch; i++) pend_clear(log->batch[i].records);
     log->nbatch = 0;
   }
   int rc = log->err;
@@ -849,6 +861,10 @@ int bt_rec_set_log(bt_rec *rec, bt_log *log) {
     lr->log = log;
     lr->rec = rec;
     lr->index = -1;
+    lr->cur = &lr->buf[0];
+    lr->spare = &lr->buf[1];
+    pend_clear(lr->cur);
+    pend_clear(lr->spare);
   }
   if (*p) bti_log_release(*p);
   *p = lr;
@@ -871,6 +887,8 @@ bt_log *bt_rec_log(const bt_rec *rec) {
 
 /* The recorder goes (freed, or to another log): its records not yet written still will be, under
  * the id and label it has now. */
+void bti_log_agent_changed(bti_logrec *lr) { lr->agent_changed = 1; }
+
 void bti_log_release(bti_logrec *lr) {
   bt_log *log = lr->log;
   bt_rec *rec = lr->rec;
@@ -882,6 +900,7 @@ void bti_log_release(bti_logrec *lr) {
     lr->want_label = label;
   }
   lr->rec = NULL;
+  log->released = 1;
   unlock(log);
   *bti_rec_logp(rec) = NULL;
 }

@@ -71,7 +71,6 @@ struct bt_rec {
   void *ud;
   bti_stats_agent *stats; /* the statistics it feeds (stats.c), or NULL */
   bti_logrec *log;        /* log.c's buffer of this recorder's records for its log (bt_rec_set_log) */
-  unsigned agent_gen;     /* counts bt_rec_set_agent's calls: the log declares the agent again */
   double now;        /* the clock of the think under way, or of the pending one */
   uint8_t cause;     /* what will make the next think (BT_WAKE_*) */
   uint8_t owned;     /* made by the instance's definition (bt_def_set_recording): its instance frees it */
@@ -551,7 +550,7 @@ int bt_rec_set_agent(bt_rec *r, unsigned long long id, const char *label) {
   free(r->label);
   r->label = copy;
   r->agent = id;
-  r->agent_gen++;
+  if (r->log) bti_log_agent_changed(r->log);
   return BT_OK;
 }
 
@@ -579,7 +578,6 @@ unsigned long long bt_rec_agent(const bt_rec *r) { return r->agent; }
 const char *bt_rec_label(const bt_rec *r) { return r->label ? r->label : ""; }
 bt_inst *bt_rec_inst(const bt_rec *r) { return r ? r->inst : NULL; }
 bti_logrec **bti_rec_logp(bt_rec *r) { return &r->log; }
-unsigned bti_rec_agent_gen(const bt_rec *r) { return r->agent_gen; }
 
 size_t bt_rec_count(bt_rec *r) {
   if (r->inst) settle(r);

@@ -862,6 +862,48 @@ static void test_recorder_moves(void) {
   free(m2.p);
 }
 
+/* An agent renamed while its recorder writes to a log: the records after the rename carry the
+ * new id and label, those before the old ones, and one agent number throughout; a rename to the
+ * same id and label changes nothing. */
+static void test_agent_renamed(void) {
+  mem m = {0};
+  bt_log *log = NULL;
+  REQUIRE(bt_log_open_fn(&log, mem_write, &m, 0, NULL, 0) == BT_OK);
+  leaf A = LEAF("A", BT_RUNNING);
+  bt_graph *g = new_graph();
+  bt_inst *in = build(g, add_leaf(g, &A), 0);
+  bt_rec *rec = NULL;
+  REQUIRE(bt_rec_create(&rec, 0) == BT_OK);
+  REQUIRE(bt_rec_set_agent(rec, 3, "lamb 3") == BT_OK);
+  REQUIRE(bt_rec_set_log(rec, log) == BT_OK);
+  REQUIRE(bt_inst_set_recorder(in, rec) == BT_OK);
+  think_at(in, 1);
+  REQUIRE(bt_log_flush(log) == BT_OK);
+  think_at(in, 2);
+  REQUIRE(bt_log_flush(log) == BT_OK);
+  REQUIRE(bt_rec_set_agent(rec, 4, "sheep 4") == BT_OK); /* the lamb grew up */
+  think_at(in, 3);
+  REQUIRE(bt_log_flush(log) == BT_OK);
+  REQUIRE(bt_rec_set_agent(rec, 4, "sheep 4") == BT_OK);
+  think_at(in, 4);
+  REQUIRE(bt_log_close(log) == BT_OK);
+  bt_rec_free(rec);
+  bt_inst_free(in);
+  bt_log_reader *r = reader_of(m.p, m.len);
+  bt_log_record x;
+  int thinks = 0;
+  while (bt_log_read(r, &x) == 1) {
+    if (x.entry.type != BT_REC_THINK) continue;
+    thinks++;
+    CHECK_INT(x.agent_index, 0);
+    CHECK_INT((int)x.agent, x.entry.think <= 2 ? 3 : 4);
+    CHECK_STR(x.label, x.entry.think <= 2 ? "lamb 3" : "sheep 4");
+  }
+  CHECK_INT(thinks, 4);
+  bt_log_reader_free(r);
+  free(m.p);
+}
+
 /* Recording switched on for a definition with a log: every instance made of it writes there. */
 static void test_recording_by_definition(void) {
   mem m = {0};
@@ -1070,6 +1112,7 @@ int main(void) {
   test_shape_paths_and_def();
   test_big_frame();
   test_recorder_moves();
+  test_agent_renamed();
   test_recording_by_definition();
   test_tree_replayed();
   return check_report("test_log");
