@@ -152,6 +152,14 @@ static slot *next_slot(bt_rec *r) {
   return s;
 }
 
+/* Takes the ring's next slot when no record in the ring holds an extra (nothing to free). */
+static slot *next_plain_slot(bt_rec *r) {
+  slot *s = &r->ring[r->head];
+  r->count += r->count < r->cap;
+  r->head = r->head + 1 == r->cap ? 0 : r->head + 1;
+  return s;
+}
+
 /* Files a STATUS, EVENT or THINK record: to the log, the callback, the statistics, and into the
  * ring. in_think: made inside a think, so its time is the think's (a THINK keeps its own). */
 static void put(bt_rec *r, const bt_rec_entry *e, int in_think) {
@@ -173,18 +181,10 @@ static void put(bt_rec *r, const bt_rec_entry *e, int in_think) {
   s->u.time = e->time;
 }
 
-/* Files a think's record, with its sleep time. */
-static void file_think(bt_rec *r, int cause, unsigned long long think, double time, int has_sleep, double sleep) {
-  if (!r->fn && !r->stats) { /* the common case: no bt_rec_entry to make */
-    r->total++;
-    if (r->log) bti_log_record(r->log, BT_REC_THINK, (unsigned)cause, has_sleep != 0, -1, think, time, has_sleep ? sleep : 0);
-    if (!r->cap) return;
-    slot *s = next_slot(r);
-    s->word = W_MAKE(BT_REC_THINK, 0, 0, cause, has_sleep != 0, 0, (int)(think & ((1u << 21) - 1)) - 1);
-    s->w2.sleep = has_sleep ? (float)sleep : 0;
-    s->u.time = time;
-    return;
-  }
+/* A think's record for a callback or statistics (as a bt_rec_entry), or into a ring holding
+ * extras. */
+static BTI_NOINLINE void think_slow(bt_rec *r, int cause, unsigned long long think, double time, int has_sleep,
+                                    double sleep) {
   bt_rec_entry e;
   memset(&e, 0, sizeof e);
   e.type = BT_REC_THINK;
@@ -195,6 +195,23 @@ static void file_think(bt_rec *r, int cause, unsigned long long think, double ti
   e.think = think;
   e.time = time;
   put(r, &e, 0);
+}
+
+/* Files a think's record, with its sleep time: the common case (no callback, no statistics) makes
+ * no bt_rec_entry, and calls nothing but the log, last. */
+static void file_think(bt_rec *r, int cause, unsigned long long think, double time, int has_sleep, double sleep) {
+  if (__builtin_expect(r->fn || r->stats || r->nextra, 0)) {
+    think_slow(r, cause, think, time, has_sleep, sleep);
+    return;
+  }
+  r->total++;
+  if (r->cap) {
+    slot *s = next_plain_slot(r);
+    s->word = W_MAKE(BT_REC_THINK, 0, 0, cause, has_sleep != 0, 0, (int)(think & ((1u << 21) - 1)) - 1);
+    s->w2.sleep = has_sleep ? (float)sleep : 0;
+    s->u.time = time;
+  }
+  if (r->log) bti_log_record(r->log, BT_REC_THINK, (unsigned)cause, has_sleep != 0, -1, think, time, has_sleep ? sleep : 0);
 }
 
 /* Files the pending think's record, with its sleep time. */
@@ -236,20 +253,10 @@ static void detach(bt_rec *rec) {
 }
 
 
-void bti_rec_status(bt_inst *in, const bt_node *d, int from, int to) {
-  bt_rec *r = *slot_of(in);
-  int node = (int)(d - in->def->nodes);
+/* A status change that needs a bt_rec_entry (a callback or statistics to feed), or made outside
+ * a think, or after a think whose record waits, or into a ring holding extras. */
+static BTI_NOINLINE void status_slow(bt_inst *in, bt_rec *r, int node, int from, int to) {
   if (r->pending) settle(r);
-  if (in->thinking && !r->fn && !r->stats) { /* the common case: no bt_rec_entry to make */
-    r->total++;
-    if (r->log) bti_log_record(r->log, BT_REC_STATUS, (unsigned)(from | to << 4), 0, node, r->think, r->now, 0);
-    if (r->cap) {
-      slot *s = next_slot(r);
-      s->word = W_MAKE(BT_REC_STATUS, from, to, 0, 0, 1, node);
-      s->w2.think = (uint32_t)r->think;
-    }
-    return;
-  }
   bt_rec_entry e;
   memset(&e, 0, sizeof e);
   e.type = BT_REC_STATUS;
@@ -259,6 +266,24 @@ void bti_rec_status(bt_inst *in, const bt_node *d, int from, int to) {
   e.think = r->think;
   e.time = in->thinking ? r->now : bti_now(in);
   put(r, &e, in->thinking);
+}
+
+/* The common case, inside a think, into a ring and/or a log: no bt_rec_entry is made, and no
+ * call but the log's, last. */
+void bti_rec_status(bt_inst *in, const bt_node *d, int from, int to) {
+  bt_rec *r = *slot_of(in);
+  int node = (int)(d - in->def->nodes);
+  if (__builtin_expect(!in->thinking || r->pending || r->fn || r->stats || r->nextra, 0)) {
+    status_slow(in, r, node, from, to);
+    return;
+  }
+  r->total++;
+  if (r->cap) {
+    slot *s = next_plain_slot(r);
+    s->word = W_MAKE(BT_REC_STATUS, from, to, 0, 0, 1, node);
+    s->w2.think = (uint32_t)r->think;
+  }
+  if (r->log) bti_log_record(r->log, BT_REC_STATUS, (unsigned)(from | to << 4), 0, node, r->think, r->now, 0);
 }
 
 void bti_rec_event(bt_inst *in, int n) {
