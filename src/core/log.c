@@ -398,7 +398,7 @@ void bti_log_saved(bti_logrec *lr, bt_inst *in, unsigned long long think, double
     unsigned char *q = p;
     *q++ = REC_DESCRIBE;
     q += bti_put_varint(q, (uint64_t)count);
-    memcpy(q, e.p, n);
+    if (n) memcpy(q, e.p, n);
     lr->cur->b.len += (size_t)(q - p) + n;
   } else if (p || count < 0) {
     lr->cur->lost++; /* too long, or no memory */
@@ -466,7 +466,7 @@ void bti_log_attached(bti_logrec *lr, bt_inst *in, unsigned long long think, dou
     bti_put_u64(q, hash);
     q += 8;
     q += bti_put_varint(q, (uint64_t)count);
-    memcpy(q, e.p, n);
+    if (n) memcpy(q, e.p, n);
     lr->cur->b.len += (size_t)(q - p) + n;
     lr->node = 0; /* node differences start again from the root */
   } else {
