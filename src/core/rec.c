@@ -15,6 +15,7 @@
  * the host asks for it after the think (bt_inst_sleep_time hands it over), so the recorder does
  * not walk the tree a second time.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include "internal.h"
 
@@ -60,23 +61,28 @@ typedef struct slot {
 _Static_assert(sizeof(void *) != 8 || sizeof(slot) == 16, "a ring slot is 16 bytes");
 
 struct bt_rec {
-  bt_inst *inst;
+  /* what a think reads and writes, in one cache line */
   slot *ring;
-  size_t cap, head, count; /* head: where the next record goes */
-  size_t nextra;           /* slots of the ring holding an extra */
+  uint32_t cap, head, count; /* records at most, where the next goes, records now (< 2^21) */
+  uint32_t nextra;           /* slots of the ring holding an extra */
   unsigned long long total, think;
-  unsigned long long agent;
-  char *label;
+  double now;        /* the clock of the think under way, or of the pending one */
+  bti_logrec *log;   /* log.c's buffer of this recorder's records for its log (bt_rec_set_log) */
+  uint8_t entries;   /* a callback or statistics take each record as a bt_rec_entry */
+  uint8_t pending;   /* the last think's record waits for its sleep time; its cause: */
+  uint8_t last_cause;
+  uint8_t cause;     /* what will make the next think (BT_WAKE_*) */
+  uint8_t owned;     /* made by the instance's definition (bt_def_set_recording): its instance frees it */
+  /* the rest */
+  bt_inst *inst;
   bt_rec_fn fn;
   void *ud;
   bti_stats_agent *stats; /* the statistics it feeds (stats.c), or NULL */
-  bti_logrec *log;        /* log.c's buffer of this recorder's records for its log (bt_rec_set_log) */
-  double now;        /* the clock of the think under way, or of the pending one */
-  uint8_t cause;     /* what will make the next think (BT_WAKE_*) */
-  uint8_t owned;     /* made by the instance's definition (bt_def_set_recording): its instance frees it */
-  uint8_t pending;   /* the last think's record waits for its sleep time; its cause: */
-  uint8_t last_cause;
+  unsigned long long agent;
+  char *label;
 };
+
+_Static_assert(sizeof(void *) != 8 || offsetof(bt_rec, inst) <= 64, "a think reads one cache line of its recorder");
 
 static int has_extra(unsigned type) { return type == BT_REC_ERROR || type == BT_REC_RELOAD || type == BT_REC_HOST; }
 
@@ -200,7 +206,7 @@ static BTI_NOINLINE void think_slow(bt_rec *r, int cause, unsigned long long thi
 /* Files a think's record, with its sleep time: the common case (no callback, no statistics) makes
  * no bt_rec_entry, and calls nothing but the log, last. */
 static void file_think(bt_rec *r, int cause, unsigned long long think, double time, int has_sleep, double sleep) {
-  if (__builtin_expect(r->fn || r->stats || r->nextra, 0)) {
+  if (__builtin_expect(r->entries || r->nextra, 0)) {
     think_slow(r, cause, think, time, has_sleep, sleep);
     return;
   }
@@ -273,7 +279,7 @@ static BTI_NOINLINE void status_slow(bt_inst *in, bt_rec *r, int node, int from,
 void bti_rec_status(bt_inst *in, const bt_node *d, int from, int to) {
   bt_rec *r = *slot_of(in);
   int node = (int)(d - in->def->nodes);
-  if (__builtin_expect(!in->thinking || r->pending || r->fn || r->stats || r->nextra, 0)) {
+  if (__builtin_expect(!in->thinking || r->pending || r->entries || r->nextra, 0)) {
     status_slow(in, r, node, from, to);
     return;
   }
@@ -563,6 +569,7 @@ void bt_rec_free(bt_rec *r) {
 void bt_rec_set_callback(bt_rec *r, bt_rec_fn fn, void *ud) {
   r->fn = fn;
   r->ud = ud;
+  r->entries = r->fn || r->stats;
 }
 
 int bt_rec_set_agent(bt_rec *r, unsigned long long id, const char *label) {
@@ -587,6 +594,7 @@ int bt_rec_set_stats(bt_rec *r, bt_stats *st) {
   if (st && !(a = bti_stats_attach(st, r))) return BT_ENOMEM;
   if (r->stats) bti_stats_detach(r->stats);
   r->stats = a;
+  r->entries = r->fn || r->stats;
   return BT_OK;
 }
 
@@ -595,6 +603,7 @@ bti_stats_agent *bti_rec_stats_agent(const bt_rec *r) { return r->stats; }
 void bti_rec_drop_stats(bt_rec *r) {
   if (r->stats) bti_stats_detach(r->stats);
   r->stats = NULL;
+  r->entries = r->fn != NULL;
 }
 
 bt_stats *bt_rec_stats(const bt_rec *r) { return r && r->stats ? bti_stats_of(r->stats) : NULL; }
