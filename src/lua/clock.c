@@ -88,6 +88,7 @@ void lbt_host_init(lbt_state *S) {
   S->host.data = S;
   S->start = bt_time_monotonic();
   S->clock_ref = LUA_NOREF;
+  S->seed_ref = LUA_NOREF;
   S->group_depth = -1;
 }
 
@@ -105,6 +106,30 @@ static int l_set_clock(lua_State *L) {
   S->time_fresh = 0;
   if (t == LUA_TNUMBER) S->last_time = lua_tonumber(L, 1);
   else if (t == LUA_TFUNCTION) S->clock_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+  return 0;
+}
+
+/* bt.seed_trees(fn): every tree made from now on draws its random numbers (a Priority's first
+ * evaluation time, a RandomNode's choice) from a stream of its own, seeded with fn(owner), an
+ * integer (owner: the entity the tree was made for), instead of math.random; trees made before
+ * keep to their own streams too (the core's generator, seeded from their address). nil: back to
+ * math.random for every tree. */
+static int l_seed_trees(lua_State *L) {
+  int t = lua_type(L, 1);
+  if (t != LUA_TNIL && t != LUA_TNONE && t != LUA_TFUNCTION)
+    return lbt_typeerror(L, 1, 1, "seed_trees", "function or nil");
+  lua_settop(L, 1);
+  lbt_state *S = lbt_state_get(L);
+  luaL_unref(L, LUA_REGISTRYINDEX, S->seed_ref);
+  S->seed_ref = LUA_NOREF;
+  if (t == LUA_TFUNCTION) {
+    S->seed_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    S->host.random = NULL;
+    S->host.random_int = NULL;
+  } else {
+    S->host.random = host_random;
+    S->host.random_int = host_random_int;
+  }
   return 0;
 }
 
@@ -130,6 +155,8 @@ double lbt_clock_now(lua_State *L) {
 void lbt_open_clock(lua_State *L, int module) {
   lua_pushcfunction(L, l_set_clock);
   lua_setfield(L, module, "set_clock");
+  lua_pushcfunction(L, l_seed_trees);
+  lua_setfield(L, module, "seed_trees");
   lua_pushlightuserdata(L, lbt_state_get(L));
   lua_pushcclosure(L, l_get_time, 1);
   lua_setfield(L, module, "GetTime");

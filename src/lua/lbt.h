@@ -26,6 +26,7 @@
  *   watch.c    the file watcher of hot reload
  *   lbt_embedded.c  the module's Lua files (lua/), written into C by cmake/embed.cmake
  *   module.c   luaopen_bt, and nothing else
+ *   pool.c     a pool of Lua states that think shards of the agents on several threads
  *
  * Every name here is hidden: the libraries export only bt.h's and bt_lua.h's.
  */
@@ -67,7 +68,8 @@
 #define LBT_REG_MADE 16       /* nil, or the list of node objects made since shared.made_begin */
 #define LBT_REG_ORIGINS 17    /* class -> "file:line" where Class made it (weak keys) */
 #define LBT_REG_RECORDERS 18  /* tree -> the bt.Recorder attached to it (weak keys; recorder.c) */
-#define LBT_REG_COUNT 18
+#define LBT_REG_SHARED 19     /* the table the module's C and Lua files share (module.c) */
+#define LBT_REG_COUNT 19
 
 /* The allocator's state of a Lua state made by bt_lua_newstate. */
 typedef struct lbt_memory {
@@ -92,6 +94,8 @@ typedef struct lbt_state {
   int msgh;          /* the message handler's index in S->L's frame of the entry under way, 0 if none */
   int clock_ref;     /* registry reference of the clock function, LUA_NOREF for none */
   int clock_fixed;   /* no clock function: the time is last_time (bt.set_clock(number)) */
+  int seed_ref;      /* bt.seed_trees: registry reference of the function giving a new tree's seed,
+                        LUA_NOREF when trees draw from math.random */
   int thinking;      /* trees inside tree:Update */
   int group_depth;   /* depth of the innermost API call whose reads of the time share clock calls
                         (lbt_time_group_begin), -1 outside one */

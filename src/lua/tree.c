@@ -46,9 +46,23 @@ static int instantiate(lua_State *L, int def_idx, int inst, int exact) {
   t->own_fns = own;
   t->exact = exact;
   /* which Priorities draw their first evaluation time is in their specs (classes.c) */
-  if (bt_inst_init(&t->inst, (char *)t + head, d->def, &t->S->host, t, exact ? BT_INST_EXACT : 0) != BT_OK)
+  int seeded = t->S->seed_ref != LUA_NOREF;
+  unsigned flags = (exact ? BT_INST_EXACT : 0) | (seeded ? BT_INST_NOSCATTER : 0);
+  if (bt_inst_init(&t->inst, (char *)t + head, d->def, &t->S->host, t, flags) != BT_OK)
     return luaL_error(L, "not enough memory");
   luaL_setmetatable(L, TREE_META);
+  if (seeded) { /* bt.seed_trees: its own stream, seeded by the entity, then its first draws */
+    lua_rawgeti(L, LUA_REGISTRYINDEX, t->S->seed_ref);
+    lua_pushvalue(L, inst);
+    lua_call(L, 1, 1);
+    int isint = 0;
+    lua_Integer seed = lua_tointegerx(L, -1, &isint);
+    if (!isint) return luaL_error(L, "bt.seed_trees: the seed function returned a %s (an integer expected)",
+                                  luaL_typename(L, -1));
+    lua_pop(L, 1);
+    bt_inst_seed(t->inst, (unsigned long long)seed);
+    bt_inst_scatter(t->inst);
+  }
   if (own) {
     for (int i = 1; i <= nfns; i++) {
       lua_rawgeti(L, fns, i);
@@ -304,6 +318,29 @@ static int tree_fire_event(lua_State *L) {
   return 0;
 }
 
+/* tree:random_state(): its generator's state (bt_inst_random_state), an integer, nil for a tree
+ * that draws nothing */
+static int tree_random_state(lua_State *L) {
+  lbt_tree *t = check_tree(L, "random_state");
+  unsigned long long x;
+  bt_inst_random_state(t->inst, &x);
+  if (!x) return 0;
+  lua_pushinteger(L, (lua_Integer)x);
+  return 1;
+}
+
+/* tree:set_random_state(n): sets it (a value tree:random_state gave) */
+static int tree_set_random_state(lua_State *L) {
+  lbt_tree *t = check_tree(L, "set_random_state");
+  int isint;
+  lua_Integer x = lua_tointegerx(L, 2, &isint);
+  if (!isint) return lbt_typeerror(L, 2, 1, "set_random_state", "integer");
+  int rc = bt_inst_set_random_state(t->inst, (unsigned long long)x);
+  if (rc == BT_EINVAL) return lbt_argerror(L, 1, "set_random_state", "0 is no generator's state");
+  if (rc == BT_EBUSY) return luaL_error(L, "set_random_state: not while the tree thinks");
+  return 0;
+}
+
 static int tree_gc(lua_State *L) {
   lbt_tree *t = lbt_tree_test(L, 1); /* a script may call it by hand, with anything */
   if (t && t->inst && !bt_inst_thinking(t->inst)) {
@@ -344,6 +381,8 @@ static const luaL_Reg tree_methods[] = {
     {"Reset", tree_reset},
     {"Stop", tree_stop},
     {"FireEvent", tree_fire_event},
+    {"random_state", tree_random_state},
+    {"set_random_state", tree_set_random_state},
     {"snapshot", tree_snapshot},
     {"dot", tree_dot},
     {"__tostring", tree_tostring},
