@@ -164,7 +164,9 @@ static int encode_protected(lua_State *L) {
 
 typedef struct pool_event {
   long long to, from;
-  unsigned long long seq; /* the order its sender sent it in */
+  unsigned long long phase; /* the pool's phase when it was sent (see bt_lua_pool.phase) */
+  unsigned long long seq;   /* the order its state sent it in */
+  int source;             /* the state that sent it, -1 for the host: a last tie-break */
   size_t size;            /* of bytes: the event's name as a string value, then the data */
   char bytes[];
 } pool_event;
@@ -202,13 +204,16 @@ static int event_order(const void *a, const void *b) {
   const pool_event *x = *(pool_event *const *)a, *y = *(pool_event *const *)b;
   if (x->to != y->to) return x->to < y->to ? -1 : 1;
   if (x->from != y->from) return x->from < y->from ? -1 : 1;
+  if (x->phase != y->phase) return x->phase < y->phase ? -1 : 1;
   if (x->seq != y->seq) return x->seq < y->seq ? -1 : 1;
-  return 0;
+  return x->source < y->source ? -1 : x->source > y->source;
 }
 
-static pool_event *event_new(long long to, long long from, unsigned long long seq, const pool_buf *b) {
+static pool_event *event_new(long long to, long long from, unsigned long long seq, int source, const pool_buf *b) {
   pool_event *e = malloc(sizeof *e + b->n);
   if (!e) return NULL;
+  e->source = source;
+  e->phase = 0;
   e->to = to;
   e->from = from;
   e->seq = seq;
@@ -303,6 +308,9 @@ struct bt_lua_pool {
   bt_executor ex;
   int has_ex;
   int in_frame;
+  /* Counts the think phases, the delivery phases and the moves: an agent sends from one state
+   * within a phase, so (sender, phase, its state's order) orders its events whatever the states */
+  unsigned long long phase;
   agent_map agents;
   pthread_mutex_t lock; /* host_q, host_seq */
   event_vec host_q;
@@ -353,7 +361,8 @@ static int l_send(lua_State *L) {
     free(b.p);
     return lua_error(L);
   }
-  pool_event *e = event_new(to, from, s->seq++, &b);
+  pool_event *e = event_new(to, from, s->seq++, s->index, &b);
+  if (e) e->phase = s->pool->phase;
   free(b.p);
   if (!e || events_push(&s->out, e) != BT_OK) {
     free(e);
@@ -574,6 +583,7 @@ int bt_lua_pool_place(bt_lua_pool *p, long long agent, const char *kind, int sta
     set_err(p, "not enough memory");
     return BT_ENOMEM;
   }
+  p->phase++; /* what its start sends comes after what it sent elsewhere before */
   rc = agent_call(p, &p->st[state], "pool_place", agent, kind, NULL, 0);
   if (rc != BT_OK) {
     agents_delete(&p->agents, agents_find(&p->agents, agent));
@@ -627,6 +637,7 @@ int bt_lua_pool_move(bt_lua_pool *p, long long agent, int state) {
     return rc;
   }
   a->state = state;
+  p->phase++;
   to->agents++;
   from->agents--;
   return agent_call(p, from, "pool_remove", agent, NULL, NULL, 0);
@@ -652,7 +663,7 @@ int bt_lua_pool_send(bt_lua_pool *p, long long agent, const char *event, const c
     return BT_ENOMEM;
   }
   pthread_mutex_lock(&p->lock);
-  pool_event *e = event_new(agent, 0, p->host_seq++, &b);
+  pool_event *e = event_new(agent, 0, p->host_seq++, -1, &b);
   if (!e || events_push(&p->host_q, e) != BT_OK) {
     free(e);
     rc = BT_ENOMEM;
@@ -760,12 +771,14 @@ int bt_lua_pool_update(bt_lua_pool *p, long long tick, double time) {
     p->st[i].time = time;
   }
   double t0 = bt_time_monotonic();
+  p->phase++;
   int run = run_states(p, think_job, p);
   double t1 = bt_time_monotonic();
   char first[sizeof p->st[0].err] = "";
   for (int i = 0; i < p->nstates && !first[0]; i++) snprintf(first, sizeof first, "%s", p->st[i].err);
   rc = route_events(p);
   double t2 = bt_time_monotonic();
+  p->phase++;
   int run2 = run_states(p, deliver_job, p);
   double t3 = bt_time_monotonic();
   p->stats.think_seconds += t1 - t0;
