@@ -200,6 +200,17 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--rounds") && i + 1 < argc) rounds = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--threads") && i + 1 < argc) max_threads = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--events")) events = 1;
+    else if (!strcmp(argv[i], "--help")) {
+      printf("usage: bench_lua_pool [--agents N] [--frames N] [--rounds N] [--threads N] [--events]\n\n"
+             "Lua brains (bench/brains.lua's small brain, run from the repository's root) on a pool of\n"
+             "Lua states on 1, 2, ... N threads (default: the machine's cores, at least 2), next to one\n"
+             "plain state: thinks per second in the think phase, frames per second, the serial phase's\n"
+             "share of a frame. --events: each idle think also sends another agent an event.\n");
+      return 0;
+    } else if (!strcmp(argv[i], "--version")) {
+      printf("bench_lua_pool (bt) %s\n", BT_VERSION);
+      return 0;
+    }
     else {
       fprintf(stderr, "usage: bench_lua_pool [--agents N] [--frames N] [--rounds N] [--threads N] [--events]\n");
       return 2;
