@@ -663,6 +663,29 @@ function reload.watch(mode)
   return watcher:mode()
 end
 
+-- For a pool of states (src/lua/pool.c), which reloads in every state: the watched files that
+-- changed, each with the modules it holds ({file = path, modules = {...}}, sorted), reloading
+-- nothing.
+function shared.reload_changed()
+  if not watcher then
+    return {}
+  end
+  local out = {}
+  for _, file in ipairs(watcher:poll()) do
+    local names = {}
+    for name, f in pairs(modules) do
+      if f == file then
+        names[#names + 1] = name
+      end
+    end
+    if #names > 0 then
+      table.sort(names)
+      out[#out + 1] = {file = file, modules = names}
+    end
+  end
+  return out
+end
+
 -- Checks the watched files; reloads the modules of those that changed. Returns a list of
 -- {file = path, modules = {...}, ok = boolean, message = string}, empty when nothing changed.
 function reload.poll()

@@ -146,13 +146,38 @@ int bt_lua_pool_update(bt_lua_pool *pool, long long tick, double time);
  * file:line: ...") copied into err (and bt_lua_pool_errmsg); BT_EBUSY. */
 int bt_lua_pool_reload(bt_lua_pool *pool, const char *module, char *err, size_t size);
 
+/* How a reload went: module (or file, for bt_lua_pool_reload_poll), ok, and a line saying it
+ * ("reloaded poolbrain in 4 states", "refused poolbrain: state 2: ..."). */
+typedef void (*bt_lua_pool_report_fn)(void *ud, const char *module, int ok, const char *message);
+
+/* Asks for a reload of the module from any thread, at any time (a console, a file watcher of the
+ * host's): it is made, as bt_lua_pool_reload makes it, at the start of the next frame
+ * (bt_lua_pool_update, before the thinks), in the order asked, and said to the report function
+ * (bt_lua_pool_set_reload_report) and counted. BT_EINVAL for a NULL module, BT_ENOMEM. */
+int bt_lua_pool_reload_later(bt_lua_pool *pool, const char *module);
+
+/* The function told how each reload asked with bt_lua_pool_reload_later went (NULL: none); it is
+ * called on the thread that runs the frames. Set it between frames. */
+void bt_lua_pool_set_reload_report(bt_lua_pool *pool, bt_lua_pool_report_fn report, void *ud);
+
+/* Watches the files of the modules the states required (bt_lua_reload_watch on state 0, whose
+ * files are every state's): mode "auto", "inotify" or "poll". BT_OK, BT_EINVAL if that mode is
+ * not available, BT_EBUSY. */
+int bt_lua_pool_reload_watch(bt_lua_pool *pool, const char *mode);
+
+/* Once per frame, between frames: reloads in every state (all or none, for each file) the
+ * modules of each watched file that changed, and calls report(ud, file, ok, message) for each
+ * (report may be NULL). Returns the number of files reloaded or refused. */
+int bt_lua_pool_reload_poll(bt_lua_pool *pool, bt_lua_pool_report_fn report, void *ud);
+
 /* What the pool counted since it was made: events delivered, events dropped (no such agent when
- * routed), frames, and the seconds (monotonic clock) its frames spent in each phase: the states'
- * thinks (parallel), routing the events (serial, on the calling thread), delivering them
- * (parallel). */
+ * routed), frames, reloads applied and refused (bt_lua_pool_reload_later and _poll), and the
+ * seconds (monotonic clock) its frames spent in each phase: the states' thinks (parallel),
+ * routing the events (serial, on the calling thread), delivering them (parallel). */
 typedef struct bt_lua_pool_stats {
   long long events, dropped;
   long long frames;
+  long long reloads, reloads_refused;
   double think_seconds, route_seconds, deliver_seconds;
 } bt_lua_pool_stats;
 void bt_lua_pool_stats_get(const bt_lua_pool *pool, bt_lua_pool_stats *out);

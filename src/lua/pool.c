@@ -317,6 +317,10 @@ struct bt_lua_pool {
   unsigned long long host_seq;
   bt_lua_pool_stats stats;
   char errmsg[512];
+  char **later; /* bt_lua_pool_reload_later's modules, under lock */
+  int nlater, cap_later;
+  bt_lua_pool_report_fn report;
+  void *report_ud;
 };
 
 static void set_err(bt_lua_pool *p, const char *fmt, ...) {
@@ -443,6 +447,8 @@ void bt_lua_pool_free(bt_lua_pool *p) {
     if (p->agents.v[i].id > 0) free(p->agents.v[i].kind);
   free(p->agents.v);
   events_free(&p->host_q);
+  for (int i = 0; i < p->nlater; i++) free(p->later[i]);
+  free(p->later);
   pthread_mutex_destroy(&p->lock);
   free(p->st);
   free(p);
@@ -675,6 +681,8 @@ int bt_lua_pool_send(bt_lua_pool *p, long long agent, const char *event, const c
 
 /* ---- a frame ---- */
 
+static void reload_queued(bt_lua_pool *p); /* below, with hot reload */
+
 static void think_job(void *job, int index) {
   bt_lua_pool *p = job;
   pool_state *s = &p->st[index];
@@ -764,6 +772,7 @@ static int route_events(bt_lua_pool *p) {
 int bt_lua_pool_update(bt_lua_pool *p, long long tick, double time) {
   int rc = check_between_frames(p, "bt_lua_pool_update");
   if (rc != BT_OK) return rc;
+  reload_queued(p);
   p->in_frame = 1;
   p->errmsg[0] = '\0';
   for (int i = 0; i < p->nstates; i++) {
@@ -806,11 +815,20 @@ int bt_lua_pool_update(bt_lua_pool *p, long long tick, double time) {
 
 typedef struct reload_job {
   bt_lua_pool *p;
-  const char *module;
+  const char *const *names; /* the modules, reloaded together */
+  int nnames;
   pool_buf sources; /* as state 0 read them */
   int apply;        /* the commit's phase: apply (1) or drop (0) */
   char *checked;    /* per state: its check passed */
 } reload_job;
+
+static void push_names(lua_State *L, const reload_job *r) {
+  lua_createtable(L, r->nnames, 0);
+  for (int i = 0; i < r->nnames; i++) {
+    lua_pushstring(L, r->names[i]);
+    lua_rawseti(L, -2, i + 1);
+  }
+}
 
 static void check_job(void *job, int index) {
   reload_job *r = job;
@@ -819,9 +837,7 @@ static void check_job(void *job, int index) {
   lua_State *L = s->L;
   s->err[0] = '\0';
   push_shared(L, "reload_check");
-  lua_createtable(L, 1, 0);
-  lua_pushstring(L, r->module);
-  lua_rawseti(L, -2, 1);
+  push_names(L, r);
   size_t pos = 0;
   decode_value(L, r->sources.p, &pos);
   if (call_in(s, 2, 2) != BT_OK) return;
@@ -836,39 +852,33 @@ static void commit_job(void *job, int index) {
   if (!r->checked[index]) return;
   pool_state *s = &r->p->st[index];
   lua_State *L = s->L;
+  int top = lua_gettop(L); /* state 0's stack may hold bt_lua_pool_reload_poll's list */
   s->err[0] = '\0';
   push_shared(L, "reload_commit");
   lua_pushboolean(L, r->apply);
   if (call_in(s, 1, 2) != BT_OK) return;
   if (lua_isnil(L, -2))
     snprintf(s->err, sizeof s->err, "state %d: %s", index, lua_tostring(L, -1) ? lua_tostring(L, -1) : "failed");
-  lua_settop(L, 0);
+  lua_settop(L, top);
 }
 
-int bt_lua_pool_reload(bt_lua_pool *p, const char *module, char *err, size_t size) {
-  char scratch[8];
-  if (!err || !size) {
-    err = scratch;
-    size = sizeof scratch;
+/* Reloads the modules together in every state, or in none: BT_OK, or an error with the message in
+ * the pool's errmsg. */
+static int reload_modules(bt_lua_pool *p, const char *const *names, int nnames) {
+  reload_job r = {p, names, nnames, {0}, 0, calloc((size_t)p->nstates, 1)};
+  if (!r.checked) {
+    set_err(p, "not enough memory");
+    return BT_ENOMEM;
   }
-  err[0] = '\0';
-  int rc = check_between_frames(p, "bt_lua_pool_reload");
-  if (rc != BT_OK || !module) {
-    if (p && !module) set_err(p, "bt_lua_pool_reload: module is NULL");
-    snprintf(err, size, "%s", p ? p->errmsg : "bt_lua_pool_reload: pool is NULL");
-    return rc != BT_OK ? rc : BT_EINVAL;
-  }
-  reload_job r = {p, module, {0}, 0, calloc((size_t)p->nstates, 1)};
-  if (!r.checked) return BT_ENOMEM;
+  int rc = BT_OK;
   p->in_frame = 1; /* no place, move or frame from inside the scripts' reload */
   /* state 0 reads the files, checks them, and gives the sources to the others */
   pool_state *s0 = &p->st[0];
   lua_State *L = s0->L;
+  int top = lua_gettop(L);
   s0->err[0] = '\0';
   push_shared(L, "reload_check");
-  lua_createtable(L, 1, 0);
-  lua_pushstring(L, module);
-  lua_rawseti(L, -2, 1);
+  push_names(L, &r);
   if (call_in(s0, 1, 2) == BT_OK) {
     if (lua_isnil(L, -2)) {
       snprintf(s0->err, sizeof s0->err, "state 0: %s", lua_tostring(L, -1) ? lua_tostring(L, -1) : "refused");
@@ -885,8 +895,8 @@ int bt_lua_pool_reload(bt_lua_pool *p, const char *module, char *err, size_t siz
       }
     }
   }
-  lua_settop(L, 0);
-  int all = r.checked[0];
+  lua_settop(L, top);
+  int all = r.checked[0] && rc == BT_OK;
   if (all) {
     for (int i = 1; i < p->nstates; i++) p->st[i].err[0] = '\0';
     rc = run_states(p, check_job, &r);
@@ -901,10 +911,136 @@ int bt_lua_pool_reload(bt_lua_pool *p, const char *module, char *err, size_t siz
     if (p->st[i].err[0]) first = p->st[i].err;
   if (first || !all) {
     set_err(p, "%s", first ? first : "the reload was refused");
-    snprintf(err, size, "%s", p->errmsg);
     if (rc == BT_OK) rc = BT_EINVAL;
   }
   free(r.sources.p);
   free(r.checked);
   return rc;
+}
+
+int bt_lua_pool_reload(bt_lua_pool *p, const char *module, char *err, size_t size) {
+  char scratch[8];
+  if (!err || !size) {
+    err = scratch;
+    size = sizeof scratch;
+  }
+  err[0] = '\0';
+  int rc = check_between_frames(p, "bt_lua_pool_reload");
+  if (rc != BT_OK || !module) {
+    if (p && !module) set_err(p, "bt_lua_pool_reload: module is NULL");
+    snprintf(err, size, "%s", p ? p->errmsg : "bt_lua_pool_reload: pool is NULL");
+    return rc != BT_OK ? rc : BT_EINVAL;
+  }
+  rc = reload_modules(p, &module, 1);
+  if (rc != BT_OK) snprintf(err, size, "%s", p->errmsg);
+  return rc;
+}
+
+int bt_lua_pool_reload_later(bt_lua_pool *p, const char *module) {
+  if (!p || !module) return BT_EINVAL;
+  size_t len = strlen(module);
+  pthread_mutex_lock(&p->lock);
+  int rc = BT_OK;
+  if (p->nlater == p->cap_later) {
+    int cap = p->cap_later ? p->cap_later * 2 : 8;
+    char **v = realloc(p->later, (size_t)cap * sizeof *v);
+    if (v) {
+      p->later = v;
+      p->cap_later = cap;
+    } else {
+      rc = BT_ENOMEM;
+    }
+  }
+  char *copy = rc == BT_OK ? malloc(len + 1) : NULL;
+  if (copy) {
+    memcpy(copy, module, len + 1);
+    p->later[p->nlater++] = copy;
+  } else {
+    rc = BT_ENOMEM;
+  }
+  pthread_mutex_unlock(&p->lock);
+  return rc;
+}
+
+void bt_lua_pool_set_reload_report(bt_lua_pool *p, bt_lua_pool_report_fn report, void *ud) {
+  if (!p) return;
+  p->report = report;
+  p->report_ud = ud;
+}
+
+/* The reloads other threads asked for, in the order they asked, at a frame's start. */
+static void reload_queued(bt_lua_pool *p) {
+  pthread_mutex_lock(&p->lock);
+  char **later = p->later;
+  int n = p->nlater;
+  p->later = NULL;
+  p->nlater = p->cap_later = 0;
+  pthread_mutex_unlock(&p->lock);
+  for (int i = 0; i < n; i++) {
+    int rc = reload_modules(p, (const char *const *)&later[i], 1);
+    char msg[sizeof p->errmsg + 64];
+    if (rc == BT_OK) {
+      p->stats.reloads++;
+      snprintf(msg, sizeof msg, "reloaded %s in %d state%s", later[i], p->nstates, p->nstates == 1 ? "" : "s");
+    } else {
+      p->stats.reloads_refused++;
+      snprintf(msg, sizeof msg, "refused %s: %s", later[i], p->errmsg);
+    }
+    if (p->report) p->report(p->report_ud, later[i], rc == BT_OK, msg);
+    free(later[i]);
+  }
+  free(later);
+  p->errmsg[0] = '\0';
+}
+
+int bt_lua_pool_reload_watch(bt_lua_pool *p, const char *mode) {
+  int rc = check_between_frames(p, "bt_lua_pool_reload_watch");
+  if (rc != BT_OK) return rc;
+  rc = bt_lua_reload_watch(p->st[0].L, mode);
+  if (rc != BT_OK) set_err(p, "bt_lua_pool_reload_watch: mode %s is not available", mode ? mode : "(NULL)");
+  return rc;
+}
+
+int bt_lua_pool_reload_poll(bt_lua_pool *p, bt_lua_pool_report_fn report, void *ud) {
+  if (check_between_frames(p, "bt_lua_pool_reload_poll") != BT_OK) return 0;
+  pool_state *s0 = &p->st[0];
+  lua_State *L = s0->L;
+  lua_settop(L, 0);
+  push_shared(L, "reload_changed");
+  if (call_in(s0, 0, 1) != BT_OK) {
+    set_err(p, "%s", s0->err);
+    return 0;
+  }
+  int changed = 1, count = 0;
+  for (lua_Integer i = 1; lua_rawgeti(L, changed, i) == LUA_TTABLE; i++) {
+    int entry = lua_gettop(L);
+    lua_getfield(L, entry, "file");
+    lua_getfield(L, entry, "modules");
+    int list = lua_gettop(L);
+    int n = (int)lua_rawlen(L, list);
+    const char **names = calloc((size_t)n + 1, sizeof *names);
+    if (!names) break;
+    for (int k = 0; k < n; k++) {
+      lua_rawgeti(L, list, k + 1);
+      names[k] = lua_tostring(L, -1); /* kept alive by the list */
+      lua_pop(L, 1);
+    }
+    char file[512];
+    snprintf(file, sizeof file, "%s", lua_tostring(L, entry + 1));
+    int rc = reload_modules(p, names, n); /* uses state 0's stack above these */
+    free(names);
+    char msg[sizeof p->errmsg + 600];
+    if (rc == BT_OK) {
+      p->stats.reloads++;
+      snprintf(msg, sizeof msg, "reloaded %s in %d state%s", file, p->nstates, p->nstates == 1 ? "" : "s");
+    } else {
+      p->stats.reloads_refused++;
+      snprintf(msg, sizeof msg, "refused %s: %s", file, p->errmsg);
+    }
+    if (report) report(ud, file, rc == BT_OK, msg);
+    count++;
+    lua_settop(L, changed);
+  }
+  lua_settop(L, 0);
+  return count;
 }

@@ -5,6 +5,7 @@
  * otherwise; events from other threads while frames run; hot reload in all states or none. */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -43,10 +44,12 @@ static int w_mix(lua_State *L) {
   return 0;
 }
 
+/* Writes the brain file whole (a temporary file renamed), so that a reload never reads half of it. */
 static void write_brain(const char *step, const char *extra) {
-  char path[256];
+  char path[256], tmp[264];
   snprintf(path, sizeof path, "%s/poolbrain.lua", dir);
-  FILE *f = fopen(path, "w");
+  snprintf(tmp, sizeof tmp, "%s.new", path);
+  FILE *f = fopen(tmp, "w");
   fprintf(f,
           "local bt = require 'bt'\n"
           "local B = bt.SharedBrain(function()\n"
@@ -66,6 +69,7 @@ static void write_brain(const char *step, const char *extra) {
           "return B\n",
           extra, step, step);
   fclose(f);
+  rename(tmp, path);
 }
 
 /* Each state: the world's functions, the brain, and how the pool makes and tells an agent. */
@@ -365,6 +369,36 @@ static long long step_in(bt_lua_pool *pool, int state) {
   return v;
 }
 
+static int reports, oks;
+static char last_message[600];
+
+static void on_report(void *ud, const char *module, int ok, const char *message) {
+  (void)ud;
+  (void)module;
+  reports++;
+  oks += ok != 0;
+  snprintf(last_message, sizeof last_message, "%s", message);
+}
+
+typedef struct reloader {
+  bt_lua_pool *pool;
+  atomic_int done;
+} reloader;
+
+/* Saves ten edits, asking for a reload after each. */
+static void *reload_many(void *arg) {
+  reloader *r = arg;
+  for (int k = 1; k <= 10; k++) {
+    char step[16];
+    snprintf(step, sizeof step, "%d", 100 + k);
+    write_brain(step, "");
+    bt_lua_pool_reload_later(r->pool, "poolbrain");
+    nanosleep(&(struct timespec){0, 500 * 1000}, NULL);
+  }
+  atomic_store(&r->done, 1);
+  return NULL;
+}
+
 static void check_reload(void) {
   write_brain("1", "");
   bt_lua_pool *pool;
@@ -411,6 +445,45 @@ static void check_reload(void) {
   bt_lua_pool_stats_get(pool, &st);
   CHECK(st.events >= snd.n); /* the host's, and the agents' own */
   CHECK_INT(st.dropped, 0);
+
+  /* reloads asked by another thread while frames run: made at the next frame's start, in order */
+  reports = oks = 0;
+  CHECK_INT(bt_lua_pool_reload_later(pool, NULL), BT_EINVAL);
+  bt_lua_pool_set_reload_report(pool, on_report, NULL);
+  reloader rl = {pool, 0};
+  CHECK_INT(pthread_create(&th, NULL, reload_many, &rl), 0);
+  int tick = 92;
+  while (!atomic_load(&rl.done)) {
+    CHECK_INT(bt_lua_pool_update(pool, tick, tick / 30.0), BT_OK);
+    tick++;
+  }
+  pthread_join(th, NULL);
+  CHECK_INT(bt_lua_pool_update(pool, tick, tick / 30.0), BT_OK);
+  CHECK_INT(reports, 10);
+  CHECK_INT(oks, 10);
+  for (int s = 0; s < 3; s++) CHECK_INT(step_in(pool, s), 110);
+  bt_lua_pool_stats_get(pool, &st);
+  CHECK_INT(st.reloads, 10);
+
+  /* the files watched: an edit saved is reloaded in every state at the next poll, a refused one in none */
+  CHECK_INT(bt_lua_pool_reload_watch(pool, "poll"), BT_OK);
+  CHECK_INT(bt_lua_pool_reload_poll(pool, NULL, NULL), 0);
+  nanosleep(&(struct timespec){0, 20 * 1000 * 1000}, NULL); /* the modification time moves on */
+  write_brain("200", "");
+  reports = oks = 0;
+  CHECK_INT(bt_lua_pool_reload_poll(pool, on_report, NULL), 1);
+  CHECK_INT(reports, 1);
+  CHECK_INT(oks, 1);
+  for (int s = 0; s < 3; s++) CHECK_INT(step_in(pool, s), 200);
+  nanosleep(&(struct timespec){0, 20 * 1000 * 1000}, NULL);
+  write_brain("300", "if not ONLY_STATE_0 then error('refused') end");
+  CHECK_INT(bt_lua_pool_reload_poll(pool, on_report, NULL), 1);
+  CHECK_INT(reports, 2);
+  CHECK_INT(oks, 1);
+  CHECK(strstr(last_message, "refused") != NULL && strstr(last_message, "state 1") != NULL);
+  for (int s = 0; s < 3; s++) CHECK_INT(step_in(pool, s), 200);
+  bt_lua_pool_stats_get(pool, &st);
+  CHECK_INT(st.reloads_refused, 1);
   bt_lua_pool_free(pool);
 }
 
