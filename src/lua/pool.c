@@ -749,7 +749,7 @@ static int route_events(bt_lua_pool *p) {
       for (size_t j = 0; j < p->st[i].out.n; j++) all.v[all.n++] = p->st[i].out.v[j];
       p->st[i].out.n = 0;
     }
-    qsort(all.v, all.n, sizeof *all.v, event_order);
+    if (all.n) qsort(all.v, all.n, sizeof *all.v, event_order);
     for (size_t j = 0; j < all.n; j++) {
       pool_event *e = all.v[j];
       const agent_slot *a = agents_find(&p->agents, e->to);
