@@ -71,6 +71,7 @@ end
 function shared.pool_place(agent, kind)
   local brain = make_brain(agent, kind)
   local ok, err = pcall(brain.Start, brain)
+  shared.set_random_tree(nil)
   if not ok then
     brains[agent] = nil
     error(err, 0)
@@ -103,39 +104,47 @@ function shared.pool_save(agent)
     error("agent " .. agent .. " has no brain in this state", 0)
   end
   local tree = rawget(brain, "bt")
-  local random = tree and tree:random_state() or 0
-  -- the tree's random stream goes with it (a save keeps the generator of the tree it goes into)
-  return string.format("%d\n", random) .. brain:Save(rawget(pool, "save_options"))
+  local core, scripts
+  if tree then
+    core, scripts = tree:random_state()
+  end
+  -- the tree's random streams go with it (a save keeps the generator of the tree it goes into)
+  return string.format("%d %d\n", core or 0, scripts or 0) .. brain:Save(rawget(pool, "save_options"))
 end
 
 -- a brain made for the agent here, then restored from s; nothing stays if that fails
 function shared.pool_restore(agent, kind, s)
   shared.pool_place(agent, kind)
   local brain = brains[agent]
-  local random, saved = s:match("^(%-?%d+)\n(.*)$")
+  local core, scripts, saved = s:match("^(%-?%d+) (%-?%d+)\n(.*)$")
   local dropped, err = brain:Restore(saved, rawget(pool, "save_options"))
   if not dropped then
     shared.pool_remove(agent)
     error(err, 0)
   end
   local tree = rawget(brain, "bt")
-  random = math.tointeger(tonumber(random))
-  if tree and random and random ~= 0 then
-    tree:set_random_state(random)
+  core, scripts = math.tointeger(tonumber(core)), math.tointeger(tonumber(scripts))
+  if tree then
+    tree:set_random_state(core ~= 0 and core or nil, scripts ~= 0 and scripts or nil)
   end
 end
 
 -- an event at the frame's end: bt.pool.event(agent, event, data, from) if set, else the
 -- brain's handler of it (brain:PushEvent(event, data))
 function shared.pool_deliver(agent, event, data, from)
-  local handler = rawget(pool, "event")
-  if type(handler) == "function" then
-    handler(agent, event, data, from)
-    return
-  end
   local brain = brains[agent]
-  if brain then
-    brain:PushEvent(event, data)
+  -- bt.random (math.random in a pool's state) draws from the agent's stream in its handlers
+  shared.set_random_tree(brain and rawget(brain, "bt"))
+  local handler = rawget(pool, "event")
+  local ok, err = true, nil
+  if type(handler) == "function" then
+    ok, err = pcall(handler, agent, event, data, from)
+  elseif brain then
+    ok, err = pcall(brain.PushEvent, brain, event, data)
+  end
+  shared.set_random_tree(nil)
+  if not ok then
+    error(err, 0)
   end
 end
 

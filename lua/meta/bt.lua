@@ -120,6 +120,14 @@ function bt.set_clock(clock) end
 ---@param seed (fun(owner: any): integer)|nil
 function bt.seed_trees(seed) end
 
+---As math.random, from the random stream of the tree whose scripts make the call (a leaf, a
+---behaviour's Visit), seeded by bt.seed_trees; math.random itself for a tree made without it, or
+---outside any tree. A pool of Lua states makes it the states' math.random.
+---@param m? integer
+---@param n? integer
+---@return number
+function bt.random(m, n) end
+
 ---The current time from the clock, in seconds.
 ---@return number
 function bt.GetTime() end
@@ -687,13 +695,18 @@ function BT:FireEvent(event, data) end
 ---@return bt.SnapshotEntry[]
 function BT:snapshot() end
 
----The state of the tree's own random generator (bt.seed_trees), or nil for a tree that draws nothing.
----@return integer?
+---The states of the tree's two random streams: the core's generator (Priority, RandomNode; nil
+---for a tree that draws nothing) and bt.random's, its scripts' (nil for a tree made without
+---bt.seed_trees).
+---@return integer? core
+---@return integer? scripts
 function BT:random_state() end
 
----Sets the generator's state (a value random_state gave): an agent's stream carried to another tree.
----@param state integer
-function BT:set_random_state(state) end
+---Sets them (values random_state gave; nil leaves one as it is): an agent's streams carried to
+---another tree.
+---@param core integer?
+---@param scripts integer?
+function BT:set_random_state(core, scripts) end
 
 ---The tree with its statuses as a Graphviz DOT graph (docs/debugging.md).
 ---@return string

@@ -183,6 +183,7 @@ static void open_shared(lua_State *L, int module, int shared) {
   lua_pushvalue(L, shared);
   luaL_setfuncs(L, lbt_state_shared, 0);
   luaL_setfuncs(L, lbt_call_shared, 0);
+  luaL_setfuncs(L, lbt_clock_shared, 0);
   luaL_setfuncs(L, lbt_objects_shared, 0);
   luaL_setfuncs(L, lbt_compile_shared, 0);
   luaL_setfuncs(L, lbt_reload_shared, 0);

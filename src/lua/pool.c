@@ -423,6 +423,11 @@ static int open_state(bt_lua_pool *p, pool_state *s, bt_lua_pool_open_fn open, v
   lua_getfield(L, module, "seed_trees");
   push_shared(L, "pool_seed");
   lua_call(L, 1, 0);
+  /* math.random draws from the stream of the agent whose scripts call it (bt.random) */
+  lua_getglobal(L, "math");
+  lua_getfield(L, module, "random");
+  lua_setfield(L, -2, "random");
+  lua_pop(L, 1);
   lua_settop(L, 0);
   bt_lua_reload_enable(L);
   (void)p;

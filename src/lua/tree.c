@@ -62,6 +62,7 @@ static int instantiate(lua_State *L, int def_idx, int inst, int exact) {
     lua_pop(L, 1);
     bt_inst_seed(t->inst, (unsigned long long)seed);
     bt_inst_scatter(t->inst);
+    t->stream = lbt_stream_seed((unsigned long long)seed);
   }
   if (own) {
     for (int i = 1; i <= nfns; i++) {
@@ -318,26 +319,36 @@ static int tree_fire_event(lua_State *L) {
   return 0;
 }
 
-/* tree:random_state(): its generator's state (bt_inst_random_state), an integer, nil for a tree
- * that draws nothing */
+/* tree:random_state(): the states of its two random streams, integers: the core's generator
+ * (Priority, RandomNode; nil for a tree that draws nothing) and bt.random's (its scripts'; nil
+ * for a tree made without bt.seed_trees) */
 static int tree_random_state(lua_State *L) {
   lbt_tree *t = check_tree(L, "random_state");
   unsigned long long x;
   bt_inst_random_state(t->inst, &x);
-  if (!x) return 0;
-  lua_pushinteger(L, (lua_Integer)x);
-  return 1;
+  if (x) lua_pushinteger(L, (lua_Integer)x);
+  else lua_pushnil(L);
+  if (t->stream) lua_pushinteger(L, (lua_Integer)t->stream);
+  else lua_pushnil(L);
+  return 2;
 }
 
-/* tree:set_random_state(n): sets it (a value tree:random_state gave) */
+/* tree:set_random_state(core, scripts): sets them (values tree:random_state gave; nil leaves one
+ * as it is) */
 static int tree_set_random_state(lua_State *L) {
   lbt_tree *t = check_tree(L, "set_random_state");
-  int isint;
-  lua_Integer x = lua_tointegerx(L, 2, &isint);
-  if (!isint) return lbt_typeerror(L, 2, 1, "set_random_state", "integer");
-  int rc = bt_inst_set_random_state(t->inst, (unsigned long long)x);
-  if (rc == BT_EINVAL) return lbt_argerror(L, 1, "set_random_state", "0 is no generator's state");
-  if (rc == BT_EBUSY) return luaL_error(L, "set_random_state: not while the tree thinks");
+  for (int arg = 2; arg <= 3; arg++) {
+    if (lua_isnoneornil(L, arg)) continue;
+    int isint;
+    lua_Integer x = lua_tointegerx(L, arg, &isint);
+    if (!isint) return lbt_typeerror(L, arg, arg - 1, "set_random_state", "integer or nil");
+    if (x == 0) return lbt_argerror(L, arg - 1, "set_random_state", "0 is no stream's state");
+    if (arg == 3) {
+      t->stream = (unsigned long long)x;
+    } else if (bt_inst_set_random_state(t->inst, (unsigned long long)x) == BT_EBUSY) {
+      return luaL_error(L, "set_random_state: not while the tree thinks");
+    }
+  }
   return 0;
 }
 

@@ -57,7 +57,7 @@ static void write_brain(const char *step, const char *extra) {
           "  return bt.PriorityNode({\n"
           "    bt.RandomNode({\n"
           "      bt.ActionNode(function(inst) world.mix(inst.id, %s) end, 'Step'),\n"
-          "      bt.ActionNode(function(inst) world.mix(inst.id, 10) end, 'Ten'),\n"
+          "      bt.ActionNode(function(inst) world.mix(inst.id, math.random(1000)) end, 'Dice'),\n"
           "      bt.ActionNode(function(inst)\n"
           "        bt.pool.send(inst.id %% NAGENTS + 1, 'poke', {n = world.get(inst.id), tag = 'p'}, inst.id)\n"
           "        bt.pool.send((inst.id * 7) %% NAGENTS + 1, 'poke', {n = 3, list = {1, 2.5, true}}, inst.id)\n"
@@ -92,7 +92,7 @@ static int open_state(void *ud, lua_State *L, int state, char *err, size_t size)
            "bt.pool.place = function(agent, kind) return Brain({id = agent, kind = kind}) end\n"
            "bt.pool.event = function(agent, event, data, from)\n"
            "  local v = type(data) == 'table' and (data.n or 0) or #tostring(data)\n"
-           "  world.mix(agent, 1000 + v * 100 + from)\n"
+           "  world.mix(agent, 1000 + v * 100 + from + math.random(7))\n"
            "end\n",
            dir);
   if (luaL_dostring(L, code) != LUA_OK) {
