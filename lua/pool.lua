@@ -18,6 +18,8 @@ local function not_in_pool(fname)
   end
 end
 pool.send = not_in_pool("send")
+pool.place_later = not_in_pool("place_later")
+pool.remove_later = not_in_pool("remove_later")
 pool.state = not_in_pool("state")
 pool.states = not_in_pool("states")
 

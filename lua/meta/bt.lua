@@ -221,6 +221,17 @@ bt.pool = pool
 ---@param from? integer
 function pool.send(to, event, data, from) end
 
+---Places an agent at the frame's end: bt.pool.place(agent, kind) in that state (default: the
+---least loaded); refused then if it is placed already.
+---@param agent integer
+---@param kind string
+---@param state? integer
+function pool.place_later(agent, kind, state) end
+
+---Removes an agent at the frame's end (bt.pool.remove, or brain:Stop()).
+---@param agent integer
+function pool.remove_later(agent) end
+
 ---This state's number in its pool (0 to states() - 1).
 ---@return integer
 function pool.state() end

@@ -119,6 +119,16 @@ int bt_lua_pool_remove(bt_lua_pool *pool, long long agent);
  * was, untouched), BT_ENOMEM, BT_EBUSY. */
 int bt_lua_pool_move(bt_lua_pool *pool, long long agent, int state);
 
+/* Places or removes an agent at the end of the next frame, after its deliveries, as
+ * bt_lua_pool_place and bt_lua_pool_remove do: from any thread at any time (and, as
+ * bt.pool.place_later and bt.pool.remove_later, from a state's scripts during a frame). The
+ * changes of a frame are made in agent id order (each agent's in the order asked); one refused
+ * then (an agent placed already, or not placed; the script's error) is counted in
+ * bt_lua_pool_stats.rejected and said by bt_lua_pool_errmsg. BT_EINVAL for agent < 1, a NULL
+ * kind or a state out of range; BT_ENOMEM. */
+int bt_lua_pool_place_later(bt_lua_pool *pool, long long agent, const char *kind, int state);
+int bt_lua_pool_remove_later(bt_lua_pool *pool, long long agent);
+
 /* The number of the agent's state, or BT_EINVAL if it is not placed. */
 int bt_lua_pool_agent_state(const bt_lua_pool *pool, long long agent);
 
@@ -178,6 +188,7 @@ typedef struct bt_lua_pool_stats {
   long long events, dropped;
   long long frames;
   long long reloads, reloads_refused;
+  long long rejected; /* places and removals asked for later, refused when made */
   double think_seconds, route_seconds, deliver_seconds;
 } bt_lua_pool_stats;
 void bt_lua_pool_stats_get(const bt_lua_pool *pool, bt_lua_pool_stats *out);

@@ -222,6 +222,55 @@ static pool_event *event_new(long long to, long long from, unsigned long long se
   return e;
 }
 
+/* ---- agents placed and removed later (at a frame's end) ---- */
+
+enum { CHANGE_PLACE = 1, CHANGE_REMOVE };
+
+typedef struct pool_change {
+  long long agent;
+  int op, state;
+  unsigned long long phase, seq; /* as an event's: the order does not depend on the states */
+  int source;
+  char kind[]; /* CHANGE_PLACE's */
+} pool_change;
+
+typedef struct change_vec {
+  pool_change **v;
+  size_t n, cap;
+} change_vec;
+
+static int changes_push(change_vec *q, long long agent, int op, int state, const char *kind,
+                        unsigned long long phase, unsigned long long seq, int source) {
+  if (q->n == q->cap) {
+    size_t cap = q->cap ? q->cap * 2 : 16;
+    pool_change **v = realloc(q->v, cap * sizeof *v);
+    if (!v) return BT_ENOMEM;
+    q->v = v;
+    q->cap = cap;
+  }
+  size_t len = kind ? strlen(kind) : 0;
+  pool_change *c = malloc(sizeof *c + len + 1);
+  if (!c) return BT_ENOMEM;
+  *c = (pool_change){agent, op, state, phase, seq, source};
+  memcpy(c->kind, kind ? kind : "", len + 1);
+  q->v[q->n++] = c;
+  return BT_OK;
+}
+
+static void changes_free(change_vec *q) {
+  for (size_t i = 0; i < q->n; i++) free(q->v[i]);
+  free(q->v);
+  *q = (change_vec){0};
+}
+
+static int change_order(const void *a, const void *b) {
+  const pool_change *x = *(pool_change *const *)a, *y = *(pool_change *const *)b;
+  if (x->agent != y->agent) return x->agent < y->agent ? -1 : 1;
+  if (x->phase != y->phase) return x->phase < y->phase ? -1 : 1;
+  if (x->seq != y->seq) return x->seq < y->seq ? -1 : 1;
+  return x->source < y->source ? -1 : x->source > y->source;
+}
+
 /* ---- agents: id -> state and kind, open addressing ---- */
 
 typedef struct agent_slot {
@@ -295,6 +344,7 @@ typedef struct pool_state {
   int agents;
   event_vec out; /* sent by this state's scripts (only its own thread touches it) */
   event_vec in;  /* routed to its agents at the frame's end, in order */
+  change_vec changes; /* bt.pool.place_later and remove_later of its scripts */
   unsigned long long seq;
   long long tick; /* the frame's, for its job */
   double time;
@@ -314,6 +364,7 @@ struct bt_lua_pool {
   agent_map agents;
   pthread_mutex_t lock; /* host_q, host_seq */
   event_vec host_q;
+  change_vec host_changes; /* bt_lua_pool_place_later and remove_later, under lock */
   unsigned long long host_seq;
   bt_lua_pool_stats stats;
   char errmsg[512];
@@ -375,6 +426,31 @@ static int l_send(lua_State *L) {
   return 0;
 }
 
+/* bt.pool.place_later(agent, kind[, state]), bt.pool.remove_later(agent): at the frame's end */
+static int l_place_later(lua_State *L) {
+  pool_state *s = lua_touserdata(L, lua_upvalueindex(1));
+  int isint;
+  lua_Integer agent = lua_tointegerx(L, 1, &isint);
+  if (!isint || agent < 1) return lbt_argerror(L, 1, "place_later", "an agent id (an integer >= 1) expected");
+  const char *kind = luaL_checkstring(L, 2);
+  lua_Integer state = luaL_optinteger(L, 3, -1);
+  if (state >= s->pool->nstates) return lbt_argerror(L, 3, "place_later", "no such state");
+  if (changes_push(&s->changes, agent, CHANGE_PLACE, state < 0 ? -1 : (int)state, kind, s->pool->phase, s->seq++,
+                   s->index) != BT_OK)
+    return luaL_error(L, "not enough memory");
+  return 0;
+}
+
+static int l_remove_later(lua_State *L) {
+  pool_state *s = lua_touserdata(L, lua_upvalueindex(1));
+  int isint;
+  lua_Integer agent = lua_tointegerx(L, 1, &isint);
+  if (!isint || agent < 1) return lbt_argerror(L, 1, "remove_later", "an agent id (an integer >= 1) expected");
+  if (changes_push(&s->changes, agent, CHANGE_REMOVE, -1, NULL, s->pool->phase, s->seq++, s->index) != BT_OK)
+    return luaL_error(L, "not enough memory");
+  return 0;
+}
+
 static int l_state(lua_State *L) {
   pool_state *s = lua_touserdata(L, lua_upvalueindex(1));
   lua_pushinteger(L, s->index);
@@ -415,7 +491,12 @@ static int open_state(bt_lua_pool *p, pool_state *s, bt_lua_pool_open_fn open, v
   lua_pushlightuserdata(L, s);
   lua_rawsetp(L, LUA_REGISTRYINDEX, &POOL_KEY);
   lua_getfield(L, module, "pool");
-  static const luaL_Reg fns[] = {{"send", l_send}, {"state", l_state}, {"states", l_states}, {NULL, NULL}};
+  static const luaL_Reg fns[] = {{"send", l_send},
+                                 {"place_later", l_place_later},
+                                 {"remove_later", l_remove_later},
+                                 {"state", l_state},
+                                 {"states", l_states},
+                                 {NULL, NULL}};
   lua_pushlightuserdata(L, s);
   luaL_setfuncs(L, fns, 1);
   lua_pop(L, 1);
@@ -441,6 +522,7 @@ static void close_states(bt_lua_pool *p) {
     if (p->st[i].L) bt_lua_close(p->st[i].L);
     events_free(&p->st[i].out);
     events_free(&p->st[i].in);
+    changes_free(&p->st[i].changes);
   }
 }
 
@@ -452,6 +534,7 @@ void bt_lua_pool_free(bt_lua_pool *p) {
     if (p->agents.v[i].id > 0) free(p->agents.v[i].kind);
   free(p->agents.v);
   events_free(&p->host_q);
+  changes_free(&p->host_changes);
   for (int i = 0; i < p->nlater; i++) free(p->later[i]);
   free(p->later);
   pthread_mutex_destroy(&p->lock);
@@ -684,6 +767,67 @@ int bt_lua_pool_send(bt_lua_pool *p, long long agent, const char *event, const c
   return rc;
 }
 
+int bt_lua_pool_place_later(bt_lua_pool *p, long long agent, const char *kind, int state) {
+  if (!p || agent < 1 || !kind || state >= p->nstates) return BT_EINVAL;
+  pthread_mutex_lock(&p->lock);
+  int rc = changes_push(&p->host_changes, agent, CHANGE_PLACE, state < 0 ? -1 : state, kind, 0, p->host_seq++, -1);
+  pthread_mutex_unlock(&p->lock);
+  return rc;
+}
+
+int bt_lua_pool_remove_later(bt_lua_pool *p, long long agent) {
+  if (!p || agent < 1) return BT_EINVAL;
+  pthread_mutex_lock(&p->lock);
+  int rc = changes_push(&p->host_changes, agent, CHANGE_REMOVE, -1, NULL, 0, p->host_seq++, -1);
+  pthread_mutex_unlock(&p->lock);
+  return rc;
+}
+
+/* The places and removals asked for since the last frame's end, in agent order: a refused one is
+ * counted (stats.rejected) and said by the pool's errmsg. */
+static int apply_changes(bt_lua_pool *p) {
+  pthread_mutex_lock(&p->lock);
+  change_vec host = p->host_changes;
+  p->host_changes = (change_vec){0};
+  pthread_mutex_unlock(&p->lock);
+  size_t total = host.n;
+  for (int i = 0; i < p->nstates; i++) total += p->st[i].changes.n;
+  if (!total) {
+    changes_free(&host);
+    return BT_OK;
+  }
+  pool_change **all = malloc(total * sizeof *all);
+  if (!all) {
+    changes_free(&host);
+    for (int i = 0; i < p->nstates; i++) changes_free(&p->st[i].changes);
+    return BT_ENOMEM;
+  }
+  size_t n = 0;
+  for (size_t j = 0; j < host.n; j++) all[n++] = host.v[j];
+  host.n = 0;
+  for (int i = 0; i < p->nstates; i++) {
+    for (size_t j = 0; j < p->st[i].changes.n; j++) all[n++] = p->st[i].changes.v[j];
+    p->st[i].changes.n = 0;
+  }
+  qsort(all, n, sizeof *all, change_order);
+  char msg[sizeof p->errmsg] = "";
+  for (size_t j = 0; j < n; j++) {
+    pool_change *c = all[j];
+    int rc = c->op == CHANGE_PLACE ? bt_lua_pool_place(p, c->agent, c->kind, c->state)
+                                   : bt_lua_pool_remove(p, c->agent);
+    if (rc < 0) {
+      p->stats.rejected++;
+      snprintf(msg, sizeof msg, "%s", p->errmsg);
+    }
+    free(c);
+  }
+  free(all);
+  changes_free(&host);
+  p->errmsg[0] = '\0';
+  if (msg[0]) set_err(p, "%s", msg);
+  return BT_OK;
+}
+
 /* ---- a frame ---- */
 
 static void reload_queued(bt_lua_pool *p); /* below, with hot reload */
@@ -800,6 +944,8 @@ int bt_lua_pool_update(bt_lua_pool *p, long long tick, double time) {
   p->stats.deliver_seconds += t3 - t2;
   for (int i = 0; i < p->nstates && !first[0]; i++) snprintf(first, sizeof first, "%s", p->st[i].err);
   p->in_frame = 0;
+  p->phase++;
+  if (rc == BT_OK) rc = apply_changes(p);
   p->stats.frames++;
   if (run != BT_OK || run2 != BT_OK) {
     set_err(p, "bt_lua_pool_update: the executor failed (%d)", run != BT_OK ? run : run2);

@@ -93,6 +93,9 @@ static int open_state(void *ud, lua_State *L, int state, char *err, size_t size)
            "bt.pool.event = function(agent, event, data, from)\n"
            "  local v = type(data) == 'table' and (data.n or 0) or #tostring(data)\n"
            "  world.mix(agent, 1000 + v * 100 + from + math.random(7))\n"
+           "  if event == 'host' then\n" /* the agent starts again, with a new brain, at the frame's end */
+           "    bt.pool.remove_later(agent); bt.pool.place_later(agent, 'wolf')\n"
+           "  end\n"
            "end\n",
            dir);
   if (luaL_dostring(L, code) != LUA_OK) {
@@ -289,12 +292,18 @@ static void check_errors(void) {
 typedef struct sender {
   bt_lua_pool *pool;
   int n, targets;
+  int changes; /* also places and removes agents 9 to 12 */
 } sender;
 
 static void *send_many(void *arg) {
   sender *s = arg;
   char data[32];
   for (int i = 0; i < s->n; i++) {
+    if (s->changes && i % 100 == 0) { /* agents 9 to 12 come and go, asked from this thread */
+      int r = i / 100, id = 9 + r % 4;
+      if ((r / 4) % 2 == 0) bt_lua_pool_place_later(s->pool, id, "idle", -1);
+      else bt_lua_pool_remove_later(s->pool, id);
+    }
     snprintf(data, sizeof data, "%d", i);
     bt_lua_pool_send(s->pool, i % s->targets + 1, "count", data);
     if (i % 50 == 0) nanosleep(&(struct timespec){0, 20000}, NULL); /* spread over the frames */
@@ -333,7 +342,11 @@ static void check_other_threads(void) {
   CHECK_INT(bt_lua_pool_create(&pool, 2, 2, open_counter, NULL, err, sizeof err), BT_OK);
   for (int id = 1; id <= 4; id++) CHECK(bt_lua_pool_place(pool, id, "idle", -1) >= 0);
   /* agents 1 to 4 stay; 5 to 8 come and go every frame while the events come */
-  sender s = {pool, 20000, 8};
+  sender s = {pool, 20000, 8, 1};
+  CHECK_INT(bt_lua_pool_place_later(pool, 0, "idle", -1), BT_EINVAL);
+  CHECK_INT(bt_lua_pool_place_later(pool, 1, NULL, -1), BT_EINVAL);
+  CHECK_INT(bt_lua_pool_place_later(pool, 1, "idle", 2), BT_EINVAL);
+  CHECK_INT(bt_lua_pool_remove_later(pool, 0), BT_EINVAL);
   pthread_t th;
   CHECK_INT(pthread_create(&th, NULL, send_many, &s), 0);
   int moves = 0;
@@ -356,6 +369,16 @@ static void check_other_threads(void) {
   bt_lua_pool_stats_get(pool, &st);
   CHECK_INT(count + st.dropped, s.n);
   CHECK_INT(st.events, count);
+  /* 200 changes asked from the other thread, each agent's in order: place, remove, place, ... */
+  CHECK_INT(st.rejected, 0);
+  for (int id = 9; id <= 12; id++) CHECK_INT(bt_lua_pool_agent_state(pool, id), BT_EINVAL);
+  CHECK_INT(bt_lua_pool_agents(pool, 0) + bt_lua_pool_agents(pool, 1), bt_lua_pool_agents(pool, -1));
+  /* a refused change is counted and said, and the frame goes on */
+  CHECK_INT(bt_lua_pool_remove_later(pool, 12), BT_OK);
+  CHECK_INT(bt_lua_pool_update(pool, 402, 402 / 30.0), BT_OK);
+  bt_lua_pool_stats_get(pool, &st);
+  CHECK_INT(st.rejected, 1);
+  CHECK(strstr(bt_lua_pool_errmsg(pool), "agent 12 is not placed") != NULL);
   CHECK(count >= s.n / 2); /* agents 1 to 4 are always there */
   CHECK(moves > 0);
   bt_lua_pool_free(pool);
@@ -423,7 +446,7 @@ static void check_reload(void) {
   CHECK_INT(bt_lua_pool_reload(pool, NULL, err, sizeof err), BT_EINVAL);
   /* reloads under load: events from another thread while frames run, an edit every few frames,
    * every other one refused by two states */
-  sender snd = {pool, 5000, 9};
+  sender snd = {pool, 5000, 9, 0};
   pthread_t th;
   CHECK_INT(pthread_create(&th, NULL, send_many, &snd), 0);
   long long applied = 2;
