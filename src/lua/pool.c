@@ -391,8 +391,8 @@ static int l_send(lua_State *L) {
   lua_Integer to = lua_tointegerx(L, 1, &isint);
   if (!isint) return lbt_typeerror(L, 1, 1, "send", "integer agent id");
   if (to < 1) return lbt_argerror(L, 1, "send", "an agent id is 1 or more");
-  const char *event = lua_tostring(L, 2);
   if (lua_type(L, 2) != LUA_TSTRING) return lbt_typeerror(L, 2, 2, "send", "string (the event's name)");
+  const char *event = lua_tostring(L, 2);
   lua_Integer from = 0;
   if (!lua_isnoneornil(L, 4)) {
     from = lua_tointegerx(L, 4, &isint);

@@ -251,6 +251,13 @@ static void check_errors(void) {
   CHECK(strstr(msg, "data is a userdata") != NULL);
   CHECK(dostring(L, "require('bt').pool.send('one', 'x')", msg, sizeof msg) != LUA_OK);
   CHECK(strstr(msg, "integer agent id expected") != NULL);
+  CHECK(dostring(L, "require('bt').pool.send(1, 42)", msg, sizeof msg) != LUA_OK);
+  CHECK(strstr(msg, "string (the event's name) expected, got number") != NULL);
+  CHECK(dostring(L, "require('bt').pool.place_later(0, 'x')", msg, sizeof msg) != LUA_OK);
+  CHECK(strstr(msg, "place_later") != NULL);
+  CHECK(dostring(L, "require('bt').pool.place_later(5, 'x', 9)", msg, sizeof msg) != LUA_OK);
+  CHECK(strstr(msg, "no such state") != NULL);
+  CHECK(dostring(L, "require('bt').pool.remove_later('x')", msg, sizeof msg) != LUA_OK);
   /* plain data arrives whole, in another state; an event to no one is dropped */
   CHECK_INT(bt_lua_pool_place(pool, 2, "sheep", 0), 0);
   CHECK_INT(dostring(bt_lua_pool_state(pool, 0), "local bt = require 'bt'; bt.pool.event = function(a, e, d, f) "
