@@ -14,7 +14,7 @@
  * the same agents. Printed for each: thinks per second in the think phase (the states' Update,
  * in parallel), frames per second (whole frames), the serial phase's share of a frame (routing
  * the events between states), and the think phase's throughput against one state on one thread,
- * in the same run. Each run's frames are cut into five parts and the fastest part counts; the
+ * in the same run; with --events, the events a frame and what routing one costs. Each run's frames are cut into five parts and the fastest part counts; the
  * fastest of --rounds rounds (default 3) is printed, with the range over the rounds.
  * Afterwards the thinks counted must be the same for every pool (the program says so, or exits
  * with status 1).
@@ -81,7 +81,8 @@ static long long thinks_of(lua_State *L) {
 
 typedef struct result {
   double think_rate, frame_rate, route_share;
-  long long thinks;
+  double route_ns; /* routing, per event routed */
+  long long thinks, events;
 } result;
 
 static int run_pool(int threads, result *out) {
@@ -102,6 +103,8 @@ static int run_pool(int threads, result *out) {
   /* the frames in PARTS parts: the fastest part counts (the machine's other work comes and goes) */
   out->think_rate = 0;
   out->thinks = 0;
+  out->events = 0;
+  out->route_ns = 0;
   int tick = 31;
   for (int part = 0; part < PARTS; part++) {
     bt_lua_pool_stats s0, s1;
@@ -121,11 +124,13 @@ static int run_pool(int threads, result *out) {
     bt_lua_pool_stats_get(pool, &s1);
     for (int i = 0; i < threads; i++) after += thinks_of(bt_lua_pool_state(pool, i));
     out->thinks += after - before;
+    out->events += s1.events - s0.events;
     double rate = (double)(after - before) / (s1.think_seconds - s0.think_seconds);
     if (rate > out->think_rate) {
       out->think_rate = rate;
       out->frame_rate = n / wall;
       out->route_share = (s1.route_seconds - s0.route_seconds) / wall;
+      out->route_ns = s1.events > s0.events ? 1e9 * (s1.route_seconds - s0.route_seconds) / (double)(s1.events - s0.events) : 0;
     }
   }
   bt_lua_pool_free(pool);
@@ -189,6 +194,8 @@ static int run_serial(result *out) {
     }
   }
   out->route_share = 0;
+  out->events = 0;
+  out->route_ns = 0;
   lua_close(L);
   return 0;
 }
@@ -261,6 +268,10 @@ int main(int argc, char **argv) {
              100 * best[c].route_share, c ? best[c].think_rate / best[1].think_rate : 0.0);
     }
     printf("  thinks per run: %lld on every pool\n", best[1].thinks);
+    if (events)
+      printf("  events: %.0f a frame; routing them costs %.0f ns an event on %d thread%s, %.0f on 1\n",
+             (double)best[1].events / frames, best[nconf - 1].route_ns, nconf - 1, nconf - 1 == 1 ? "" : "s",
+             best[1].route_ns);
   }
   free(best);
   free(lo);
