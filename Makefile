@@ -77,6 +77,10 @@ bench: build
 	@echo
 	$(BUILD)/bench/bench_threads
 	@echo
+	$(BUILD)/bench/bench_lua_pool
+	@echo
+	$(BUILD)/bench/bench_lua_pool --events --rounds 2
+	@echo
 	$(BUILD)/bench/bench_rec
 	@echo
 	$(BUILD)/bench/bench_think bench/recorder.lua

@@ -582,6 +582,60 @@ local function run_reload(names)
   return ok, info
 end
 
+-- A reload in two calls, for a pool of states (src/lua/pool.c) that checks an edit in every
+-- state before it applies it in any. reload_check(names[, sources]) reads the modules' files (or
+-- takes their sources, module name -> text, as the first state read them) and checks them: it
+-- returns the sources, or nil and the error. reload_commit(apply) then applies the checked edit
+-- (true: returns true and {modules, brains}, or nil and the error) or drops it (false).
+local staged_reload
+
+function shared.reload_check(names, sources)
+  staged_reload = nil
+  local order = reload_order(names)
+  if not sources then
+    local err
+    sources, err = read_sources(order)
+    if not sources then
+      return nil, err
+    end
+  end
+  for _, name in ipairs(order) do
+    if type(sources[name]) ~= "string" then
+      return nil, string.format("module '%s': no source given", name)
+    end
+  end
+  local saved = shared.save_subtrees()
+  local ok, err = check(order, sources)
+  if not ok then
+    shared.restore_subtrees(saved)
+    return nil, err
+  end
+  staged_reload = {order = order, sources = sources, saved = saved}
+  return sources
+end
+
+function shared.reload_commit(apply_it)
+  local staged = staged_reload
+  staged_reload = nil
+  if not staged then
+    return nil, "no reload was checked"
+  end
+  if not apply_it then
+    shared.restore_subtrees(staged.saved)
+    return true
+  end
+  local brain_classes, err = apply(staged.order, staged.sources)
+  local moved
+  if brain_classes then
+    moved, err = move_brains(brain_classes)
+  end
+  if not moved then
+    shared.restore_subtrees(staged.saved)
+    return nil, err
+  end
+  return true, {modules = staged.order, brains = moved}
+end
+
 function reload.module(name)
   if type(name) ~= "string" then
     argerror(1, "module", "string expected, got " .. type(name))
@@ -607,6 +661,29 @@ function reload.watch(mode)
     end
   end
   return watcher:mode()
+end
+
+-- For a pool of states (src/lua/pool.c), which reloads in every state: the watched files that
+-- changed, each with the modules it holds ({file = path, modules = {...}}, sorted), reloading
+-- nothing.
+function shared.reload_changed()
+  if not watcher then
+    return {}
+  end
+  local out = {}
+  for _, file in ipairs(watcher:poll()) do
+    local names = {}
+    for name, f in pairs(modules) do
+      if f == file then
+        names[#names + 1] = name
+      end
+    end
+    if #names > 0 then
+      table.sort(names)
+      out[#out + 1] = {file = file, modules = names}
+    end
+  end
+  return out
 end
 
 -- Checks the watched files; reloads the modules of those that changed. Returns a list of

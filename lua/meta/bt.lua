@@ -114,6 +114,20 @@ function bt.Class(base_or_ctor, ctor) end
 ---@param clock (fun(): number)|number|nil
 function bt.set_clock(clock) end
 
+---Every tree made from now on draws its random numbers (a Priority's first evaluation time, a
+---RandomNode's choice) from a stream of its own seeded with `seed(owner)` (an integer; owner: the
+---entity the tree is made for) instead of math.random; nil goes back to math.random.
+---@param seed (fun(owner: any): integer)|nil
+function bt.seed_trees(seed) end
+
+---As math.random, from the random stream of the tree whose scripts make the call (a leaf, a
+---behaviour's Visit), seeded by bt.seed_trees; math.random itself for a tree made without it, or
+---outside any tree. A pool of Lua states makes it the states' math.random.
+---@param m? integer
+---@param n? integer
+---@return number
+function bt.random(m, n) end
+
 ---The current time from the clock, in seconds.
 ---@return number
 function bt.GetTime() end
@@ -191,6 +205,55 @@ function bt.IfNode(cond, name, node) end
 function bt.IfThenDoWhileNode(ifcond, whilecond, name, node) end
 
 ---Hot reload of brains and behaviours (docs/reload.md).
+---@class bt.pool
+---@field place fun(agent: integer, kind: string): table set by the host's scripts: the agent's Brain, not started
+---@field event? fun(agent: integer, event: string, data: any, from: integer) set by the host's scripts: hears an event (default: brain:PushEvent(event, data))
+---@field remove? fun(agent: integer, brain: table) set by the host's scripts: ends a brain (default: brain:Stop())
+---@field save_options? table set by the host's scripts: brain:Save's and brain:Restore's options for a move
+local pool = {}
+bt.pool = pool
+
+---Sends an agent an event, delivered at the frame's end in any state of the pool; data is plain
+---(nil, booleans, numbers, strings, tables of them); from is the sender's agent id (0: the host).
+---@param to integer
+---@param event string
+---@param data? any
+---@param from? integer
+function pool.send(to, event, data, from) end
+
+---Places an agent at the frame's end: bt.pool.place(agent, kind) in that state (default: the
+---least loaded); refused then if it is placed already.
+---@param agent integer
+---@param kind string
+---@param state? integer
+function pool.place_later(agent, kind, state) end
+
+---Removes an agent at the frame's end (bt.pool.remove, or brain:Stop()).
+---@param agent integer
+function pool.remove_later(agent) end
+
+---This state's number in its pool (0 to states() - 1).
+---@return integer
+function pool.state() end
+
+---The number of states in the pool.
+---@return integer
+function pool.states() end
+
+---The agent's brain in this state, or nil.
+---@param agent integer
+---@return table?
+function pool.brain(agent) end
+
+---The id of the agent whose brain was made for the entity, or nil.
+---@param entity any
+---@return integer?
+function pool.agent(entity) end
+
+---The ids of this state's agents, in increasing order.
+---@return integer[]
+function pool.agents() end
+
 ---@class bt.reload
 local reload = {}
 bt.reload = reload
@@ -642,6 +705,19 @@ function BT:FireEvent(event, data) end
 ---Every node in pre-order.
 ---@return bt.SnapshotEntry[]
 function BT:snapshot() end
+
+---The states of the tree's two random streams: the core's generator (Priority, RandomNode; nil
+---for a tree that draws nothing) and bt.random's, its scripts' (nil for a tree made without
+---bt.seed_trees).
+---@return integer? core
+---@return integer? scripts
+function BT:random_state() end
+
+---Sets them (values random_state gave; nil leaves one as it is): an agent's streams carried to
+---another tree.
+---@param core integer?
+---@param scripts integer?
+function BT:set_random_state(core, scripts) end
 
 ---The tree with its statuses as a Graphviz DOT graph (docs/debugging.md).
 ---@return string

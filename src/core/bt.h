@@ -324,6 +324,17 @@ void bt_inst_free(bt_inst *inst);
  * BT_EBUSY inside its think. */
 int bt_inst_seed(bt_inst *inst, unsigned long long seed);
 
+/* The state of the instance's own generator (the stream bt_inst_seed seeds), to carry an agent's
+ * stream over to another instance of the same definition (bt_inst_set_random_state), as a pool of
+ * Lua states does when it moves an agent: never 0, except for a tree that draws nothing (no
+ * Priority or RandomNode: no generator), whose state is 0. BT_EINVAL for a NULL argument. */
+int bt_inst_random_state(const bt_inst *inst, unsigned long long *out);
+
+/* Sets the generator's state (a value bt_inst_random_state gave). A tree that draws nothing
+ * ignores it. BT_EINVAL for a NULL inst or a state of 0 (the generator's fixed point), BT_EBUSY
+ * inside its think. */
+int bt_inst_set_random_state(bt_inst *inst, unsigned long long state);
+
 /* Draws every Priority's first evaluation time (each without BT_SPEC_NOSCATTER, in the order of
  * its graph id), as bt_inst_create does without BT_INST_NOSCATTER. BT_EINVAL for a NULL inst,
  * BT_EBUSY inside its think. */

@@ -126,6 +126,25 @@ int bt_inst_seed(bt_inst *in, unsigned long long seed) {
   return BT_OK;
 }
 
+int bt_inst_random_state(const bt_inst *in, unsigned long long *out) {
+  if (!in || !out) return BT_EINVAL;
+  *out = 0;
+  if (!in->def->rng_off) return BT_OK;
+  uint64_t x;
+  memcpy(&x, inst_mem(in) + in->def->rng_off, sizeof x);
+  *out = x;
+  return BT_OK;
+}
+
+int bt_inst_set_random_state(bt_inst *in, unsigned long long state) {
+  if (!in || state == 0) return BT_EINVAL;
+  if (in->thinking) return BT_EBUSY;
+  if (!in->def->rng_off) return BT_OK;
+  uint64_t x = state;
+  memcpy(inst_mem(in) + in->def->rng_off, &x, sizeof x);
+  return BT_OK;
+}
+
 int bt_inst_scatter(bt_inst *in) {
   if (!in) return BT_EINVAL;
   if (in->thinking) return BT_EBUSY;

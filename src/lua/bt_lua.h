@@ -56,6 +56,146 @@ int bt_lua_reload_poll(lua_State *L,
                        void (*report)(void *ud, const char *file, int ok, const char *message),
                        void *ud);
 
+/* ---- a pool of Lua states (docs/threads.md, "A pool of Lua states") ----
+ *
+ * For hosts whose world lives in C: N Lua states, each with bt and the host's own bindings, each
+ * thinking a shard of the agents on its own bt.BrainManager. A frame (bt_lua_pool_update) thinks
+ * every state's shard at once, one state per job on a pool of threads, then routes the events the
+ * agents sent one another (plain data, copied between states) and delivers them in agent id
+ * order. The results do not depend on the number of states or threads, as long as the scripts
+ * keep to docs/threads.md's rules (each tree draws from a random stream seeded with its agent's
+ * id; leaves read the host's world as the last frame left it and write only their own agent).
+ *
+ * Every function is called between frames by the thread that runs them, except bt_lua_pool_send
+ * (any thread, any time). Errors: BT_EINVAL (a bad argument, or a script's error: the message is
+ * in bt_lua_pool_errmsg), BT_ENOMEM, BT_ETHREAD, BT_EBUSY (called during a frame, from a job). */
+typedef struct bt_lua_pool bt_lua_pool;
+
+/* Opens state number `state` (0 to states - 1) of a pool, whose bt is loaded (package.loaded.bt,
+ * reload tracking on): the host installs its bindings and loads its brain and behaviour files,
+ * the same in every state, and sets bt.pool.place. Returns BT_OK, or an error code with a message
+ * in err (size bytes). */
+typedef int (*bt_lua_pool_open_fn)(void *ud, lua_State *L, int state, char *err, size_t size);
+
+/* Makes a pool of `states` Lua states (1 to BT_POOL_MAX_THREADS), each made by
+ * bt_lua_newstate(0) with the standard libraries and bt, then opened by open(ud, L, i, ...), and
+ * a pool of min(states, threads) threads (threads <= 0: one per state) that runs them. BT_EINVAL
+ * for a bad count or a NULL open, or what open returned (the message in err); BT_ENOMEM;
+ * BT_ETHREAD. On failure *out is NULL and nothing is left. */
+int bt_lua_pool_create(bt_lua_pool **out, int states, int threads, bt_lua_pool_open_fn open, void *ud,
+                       char *err, size_t size);
+
+/* Closes every state and stops the threads. NULL is allowed. Not during a frame. */
+void bt_lua_pool_free(bt_lua_pool *pool);
+
+/* The number of states. */
+int bt_lua_pool_states(const bt_lua_pool *pool);
+
+/* State number `state`, for the host's own calls between frames (NULL for a bad number). */
+lua_State *bt_lua_pool_state(bt_lua_pool *pool, int state);
+
+/* Runs the frame's jobs on the host's job system instead of the pool's threads (docs/threads.md,
+ * "The job system"; one job per state); NULL goes back to the pool's threads. BT_EINVAL for a
+ * NULL run or workers < 1, BT_EBUSY during a frame. */
+int bt_lua_pool_set_executor(bt_lua_pool *pool, const bt_executor *executor);
+
+/* Places the agent (an id >= 1, unique in the pool) in state number `state`, or with state < 0
+ * in the state with the fewest agents (the lowest numbered of those). Calls bt.pool.place(agent,
+ * kind) there, which returns the agent's Brain, and starts it (brain:Start(); its trees draw
+ * from a stream seeded with the agent's id). Returns the state number, or BT_EINVAL (an id out
+ * of range or placed already, a state out of range, NULL kind, the script's error), BT_ENOMEM,
+ * BT_EBUSY. */
+int bt_lua_pool_place(bt_lua_pool *pool, long long agent, const char *kind, int state);
+
+/* Removes the agent: bt.pool.remove(agent, brain) if the state's scripts set it, else
+ * brain:Stop(). BT_EINVAL for an agent not placed, or the script's error (the agent is gone from
+ * the pool all the same); BT_EBUSY. */
+int bt_lua_pool_remove(bt_lua_pool *pool, long long agent);
+
+/* Moves the agent to state number `state`: its brain is saved (brain:Save, with
+ * bt.pool.save_options), a brain is placed for it there with the same kind and restored from the
+ * save (brain:Restore), and the old one removed. Returns BT_OK (also when it is there already),
+ * or BT_EINVAL (no such agent or state; a save or restore that failed: the agent stays where it
+ * was, untouched), BT_ENOMEM, BT_EBUSY. */
+int bt_lua_pool_move(bt_lua_pool *pool, long long agent, int state);
+
+/* Places or removes an agent at the end of the next frame, after its deliveries, as
+ * bt_lua_pool_place and bt_lua_pool_remove do: from any thread at any time (and, as
+ * bt.pool.place_later and bt.pool.remove_later, from a state's scripts during a frame). The
+ * changes of a frame are made in agent id order (each agent's in the order asked); one refused
+ * then (an agent placed already, or not placed; the script's error) is counted in
+ * bt_lua_pool_stats.rejected and said by bt_lua_pool_errmsg. BT_EINVAL for agent < 1, a NULL
+ * kind or a state out of range; BT_ENOMEM. */
+int bt_lua_pool_place_later(bt_lua_pool *pool, long long agent, const char *kind, int state);
+int bt_lua_pool_remove_later(bt_lua_pool *pool, long long agent);
+
+/* The number of the agent's state, or BT_EINVAL if it is not placed. */
+int bt_lua_pool_agent_state(const bt_lua_pool *pool, long long agent);
+
+/* The number of agents in state number `state` (all of them with state < 0). */
+int bt_lua_pool_agents(const bt_lua_pool *pool, int state);
+
+/* Sends the agent an event from the host (from any thread, at any time): it is delivered at the
+ * end of the next frame, with data the string `data` (NULL: nil), and from 0. An event to an
+ * agent that is not placed then is dropped and counted. BT_EINVAL for agent < 1 or a NULL event;
+ * BT_ENOMEM. */
+int bt_lua_pool_send(bt_lua_pool *pool, long long agent, const char *event, const char *data);
+
+/* One frame: in every state at once, bt.set_clock(time), then bt.BrainManager:Update(tick);
+ * then the events sent during the frame and since the last (by bt.pool.send in any state, or
+ * bt_lua_pool_send) go to their agents' states, sorted by (agent, sender, the order the sender
+ * sent them), and each state delivers its own at once. Returns when every state is done: BT_OK,
+ * or BT_EINVAL when a state's Update or an event's handler raised an error (every state still
+ * ran its whole frame: bt_lua_pool_errmsg says the first error); BT_ENOMEM; BT_EBUSY (from a
+ * job). */
+int bt_lua_pool_update(bt_lua_pool *pool, long long tick, double time);
+
+/* Hot reload of a module in every state, all or none (docs/reload.md): each state checks the edit
+ * (the source read once, by state 0, and given to the others), and only if every state accepts
+ * it, every state applies it; else none does. BT_OK, or BT_EINVAL with the message ("state 2:
+ * file:line: ...") copied into err (and bt_lua_pool_errmsg); BT_EBUSY. */
+int bt_lua_pool_reload(bt_lua_pool *pool, const char *module, char *err, size_t size);
+
+/* How a reload went: module (or file, for bt_lua_pool_reload_poll), ok, and a line saying it
+ * ("reloaded poolbrain in 4 states", "refused poolbrain: state 2: ..."). */
+typedef void (*bt_lua_pool_report_fn)(void *ud, const char *module, int ok, const char *message);
+
+/* Asks for a reload of the module from any thread, at any time (a console, a file watcher of the
+ * host's): it is made, as bt_lua_pool_reload makes it, at the start of the next frame
+ * (bt_lua_pool_update, before the thinks), in the order asked, and said to the report function
+ * (bt_lua_pool_set_reload_report) and counted. BT_EINVAL for a NULL module, BT_ENOMEM. */
+int bt_lua_pool_reload_later(bt_lua_pool *pool, const char *module);
+
+/* The function told how each reload asked with bt_lua_pool_reload_later went (NULL: none); it is
+ * called on the thread that runs the frames. Set it between frames. */
+void bt_lua_pool_set_reload_report(bt_lua_pool *pool, bt_lua_pool_report_fn report, void *ud);
+
+/* Watches the files of the modules the states required (bt_lua_reload_watch on state 0, whose
+ * files are every state's): mode "auto", "inotify" or "poll". BT_OK, BT_EINVAL if that mode is
+ * not available, BT_EBUSY. */
+int bt_lua_pool_reload_watch(bt_lua_pool *pool, const char *mode);
+
+/* Once per frame, between frames: reloads in every state (all or none, for each file) the
+ * modules of each watched file that changed, and calls report(ud, file, ok, message) for each
+ * (report may be NULL). Returns the number of files reloaded or refused. */
+int bt_lua_pool_reload_poll(bt_lua_pool *pool, bt_lua_pool_report_fn report, void *ud);
+
+/* What the pool counted since it was made: events delivered, events dropped (no such agent when
+ * routed), frames, reloads applied and refused (bt_lua_pool_reload_later and _poll), and the
+ * seconds (monotonic clock) its frames spent in each phase: the states' thinks (parallel),
+ * routing the events (serial, on the calling thread), delivering them (parallel). */
+typedef struct bt_lua_pool_stats {
+  long long events, dropped;
+  long long frames;
+  long long reloads, reloads_refused;
+  long long rejected; /* places and removals asked for later, refused when made */
+  double think_seconds, route_seconds, deliver_seconds;
+} bt_lua_pool_stats;
+void bt_lua_pool_stats_get(const bt_lua_pool *pool, bt_lua_pool_stats *out);
+
+/* The message of the last error ("" if none). */
+const char *bt_lua_pool_errmsg(const bt_lua_pool *pool);
+
 #ifdef __cplusplus
 }
 #endif

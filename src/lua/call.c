@@ -275,6 +275,8 @@ int lbt_pcall(lbt_state *S, lua_State *L, int nargs, int nres, int msgh, const b
 void lbt_tree_enter(lua_State *L, lbt_tree *t, int tree, lbt_entry *outer) {
   outer->ctx = t->ctx;
   outer->L = t->S->L;
+  outer->entered = t->S->entered;
+  t->S->entered = t;
   outer->nlive = t->nlive;
   outer->nflushed = t->nflushed;
   luaL_checkstack(L, 40, "bt: tree too deep for the Lua stack");
@@ -295,6 +297,7 @@ void lbt_tree_leave(lua_State *L, lbt_tree *t, const lbt_entry *outer) {
   t->S->msgh = t->ctx.outer_msgh;
   t->ctx = outer->ctx;
   t->S->L = outer->L;
+  t->S->entered = outer->entered;
   t->nlive = outer->nlive;
   t->nflushed = outer->nflushed;
 }

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* clock.c: the time every node reads (bt.set_clock, bt.GetTime), and the random numbers the core
  * draws, both from Lua: the host's clock function or the monotonic clock, and math.random. */
+#include <stdint.h>
+
 #include "lbt.h"
 
 /* Reads the clock; 0 if the clock function failed (then *out is the last good time). */
@@ -88,6 +90,9 @@ void lbt_host_init(lbt_state *S) {
   S->host.data = S;
   S->start = bt_time_monotonic();
   S->clock_ref = LUA_NOREF;
+  S->seed_ref = LUA_NOREF;
+  S->owner_ref = LUA_NOREF;
+  S->math_random_ref = LUA_NOREF;
   S->group_depth = -1;
 }
 
@@ -107,6 +112,99 @@ static int l_set_clock(lua_State *L) {
   else if (t == LUA_TFUNCTION) S->clock_ref = luaL_ref(L, LUA_REGISTRYINDEX);
   return 0;
 }
+
+/* bt.seed_trees(fn): every tree made from now on draws its random numbers (a Priority's first
+ * evaluation time, a RandomNode's choice) from a stream of its own, seeded with fn(owner), an
+ * integer (owner: the entity the tree was made for), instead of math.random; trees made before
+ * keep to their own streams too (the core's generator, seeded from their address). nil: back to
+ * math.random for every tree. */
+static int l_seed_trees(lua_State *L) {
+  int t = lua_type(L, 1);
+  if (t != LUA_TNIL && t != LUA_TNONE && t != LUA_TFUNCTION)
+    return lbt_typeerror(L, 1, 1, "seed_trees", "function or nil");
+  lua_settop(L, 1);
+  lbt_state *S = lbt_state_get(L);
+  luaL_unref(L, LUA_REGISTRYINDEX, S->seed_ref);
+  S->seed_ref = LUA_NOREF;
+  if (t == LUA_TFUNCTION) {
+    S->seed_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    S->host.random = NULL;
+    S->host.random_int = NULL;
+  } else {
+    S->host.random = host_random;
+    S->host.random_int = host_random_int;
+  }
+  return 0;
+}
+
+/* ---- bt.random: math.random's draws from a stream of the agent's own ---- */
+
+uint64_t lbt_stream_seed(unsigned long long seed) {
+  uint64_t x = (uint64_t)seed ^ 0x5DEECE66DULL; /* not the core generator's stream of the same seed */
+  x += 0x9E3779B97F4A7C15ULL;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+  return (x ^ (x >> 31)) | 1;
+}
+
+/* bt.random([m[, n]]): as math.random, from the stream of the tree whose scripts run the call (a
+ * leaf, a behaviour's Visit; outside any tree, the one shared.set_random_tree names), which
+ * bt.seed_trees seeded with its entity, so that an agent's draws do not depend on which other
+ * agents share the Lua state; math.random itself for a tree made without bt.seed_trees, or
+ * outside any tree. */
+static int l_random(lua_State *L) {
+  lbt_state *S = lua_touserdata(L, lua_upvalueindex(1));
+  lbt_tree *t = S->entered ? S->entered : S->owner;
+  int nargs = lua_gettop(L);
+  if (!t || !t->stream) {
+    if (lua_rawgeti(L, LUA_REGISTRYINDEX, S->math_random_ref) != LUA_TFUNCTION)
+      return luaL_error(L, "bt.random: no tree's stream and no math.random");
+    lua_insert(L, 1);
+    lua_call(L, nargs, LUA_MULTRET);
+    return lua_gettop(L);
+  }
+  uint64_t x = t->stream; /* xorshift64* */
+  x ^= x >> 12;
+  x ^= x << 25;
+  x ^= x >> 27;
+  t->stream = x;
+  x *= 0x2545F4914F6CDD1DULL;
+  if (nargs == 0) {
+    lua_pushnumber(L, (lua_Number)(x >> 11) * (1.0 / 9007199254740992.0));
+    return 1;
+  }
+  lua_Integer lo = 1, hi;
+  if (nargs == 1) {
+    hi = luaL_checkinteger(L, 1);
+  } else {
+    lo = luaL_checkinteger(L, 1);
+    hi = luaL_checkinteger(L, 2);
+  }
+  luaL_argcheck(L, lo <= hi, nargs, "interval is empty");
+  uint64_t span = (uint64_t)hi - (uint64_t)lo + 1; /* 0: the whole range */
+  lua_pushinteger(L, (lua_Integer)((uint64_t)lo + (span ? x % span : x)));
+  return 1;
+}
+
+/* shared.set_random_tree(tree or nil): the tree bt.random draws for outside any tree (a pool's
+ * deliveries and starts) */
+static int l_set_random_tree(lua_State *L) {
+  lbt_state *S = lbt_state_get(L);
+  lbt_tree *t = lua_isnoneornil(L, 1) ? NULL : lbt_tree_test(L, 1);
+  luaL_unref(L, LUA_REGISTRYINDEX, S->owner_ref);
+  S->owner_ref = LUA_NOREF;
+  S->owner = t;
+  if (t) {
+    lua_settop(L, 1);
+    S->owner_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+  }
+  return 0;
+}
+
+const luaL_Reg lbt_clock_shared[] = {
+    {"set_random_tree", l_set_random_tree},
+    {NULL, NULL},
+};
 
 /* bt.GetTime(): the module's state is its upvalue (lbt_open_clock), as behaviours call it often */
 static int l_get_time(lua_State *L) {
@@ -130,6 +228,17 @@ double lbt_clock_now(lua_State *L) {
 void lbt_open_clock(lua_State *L, int module) {
   lua_pushcfunction(L, l_set_clock);
   lua_setfield(L, module, "set_clock");
+  lua_pushcfunction(L, l_seed_trees);
+  lua_setfield(L, module, "seed_trees");
+  lbt_state *S = lbt_state_get(L);
+  luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE); /* math.random, if math is open */
+  if (lua_getfield(L, -1, "math") == LUA_TTABLE) lua_getfield(L, -1, "random");
+  else lua_pushnil(L);
+  S->math_random_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+  lua_pop(L, 2);
+  lua_pushlightuserdata(L, S);
+  lua_pushcclosure(L, l_random, 1);
+  lua_setfield(L, module, "random");
   lua_pushlightuserdata(L, lbt_state_get(L));
   lua_pushcclosure(L, l_get_time, 1);
   lua_setfield(L, module, "GetTime");

@@ -26,11 +26,14 @@
  *   watch.c    the file watcher of hot reload
  *   lbt_embedded.c  the module's Lua files (lua/), written into C by cmake/embed.cmake
  *   module.c   luaopen_bt, and nothing else
+ *   pool.c     a pool of Lua states that think shards of the agents on several threads
  *
  * Every name here is hidden: the libraries export only bt.h's and bt_lua.h's.
  */
 #ifndef LBT_H
 #define LBT_H
+
+#include <stdint.h>
 
 #include <lauxlib.h>
 #include <lua.h>
@@ -67,7 +70,8 @@
 #define LBT_REG_MADE 16       /* nil, or the list of node objects made since shared.made_begin */
 #define LBT_REG_ORIGINS 17    /* class -> "file:line" where Class made it (weak keys) */
 #define LBT_REG_RECORDERS 18  /* tree -> the bt.Recorder attached to it (weak keys; recorder.c) */
-#define LBT_REG_COUNT 18
+#define LBT_REG_SHARED 19     /* the table the module's C and Lua files share (module.c) */
+#define LBT_REG_COUNT 19
 
 /* The allocator's state of a Lua state made by bt_lua_newstate. */
 typedef struct lbt_memory {
@@ -92,6 +96,13 @@ typedef struct lbt_state {
   int msgh;          /* the message handler's index in S->L's frame of the entry under way, 0 if none */
   int clock_ref;     /* registry reference of the clock function, LUA_NOREF for none */
   int clock_fixed;   /* no clock function: the time is last_time (bt.set_clock(number)) */
+  int seed_ref;      /* bt.seed_trees: registry reference of the function giving a new tree's seed,
+                        LUA_NOREF when trees draw from math.random */
+  int owner_ref;     /* registry reference of the tree bt.random draws for outside any tree
+                        (shared.set_random_tree), LUA_NOREF */
+  struct lbt_tree *owner; /* that tree */
+  int math_random_ref; /* math.random as the module found it: bt.random's fallback */
+  struct lbt_tree *entered; /* the innermost tree entered (lbt_tree_enter), NULL if none */
   int thinking;      /* trees inside tree:Update */
   int group_depth;   /* depth of the innermost API call whose reads of the time share clock calls
                         (lbt_time_group_begin), -1 outside one */
@@ -139,6 +150,7 @@ typedef struct lbt_tree {
   int own_fns;          /* its function of slot i is its user value LBT_UV_COUNT + i (a tree built for
                            one entity); else its table LBT_UV_FNS has them */
   int exact;            /* DS-exact (docs/lua-api.md): functions get no inst, every read calls the clock */
+  unsigned long long stream; /* bt.random's stream for the tree's scripts (bt.seed_trees), 0: none */
   lbt_ctx ctx;
   /* The nodes written in Lua whose code runs now (leaves.c): each the root of an island, the
    * node and its descendants written in Lua through parents written in Lua, whose objects hold
@@ -293,6 +305,7 @@ LBT_FUNC void lbt_recorder_follow(lua_State *L, int brain, int opts);
 typedef struct lbt_entry {
   lbt_ctx ctx;
   lua_State *L;
+  struct lbt_tree *entered; /* the state's innermost entered tree before this entry */
   int nlive, nflushed; /* the tree's islands when entered: what leave puts back, even after an error */
 } lbt_entry;
 LBT_FUNC void lbt_tree_enter(lua_State *L, lbt_tree *t, int tree, lbt_entry *outer);
@@ -305,6 +318,10 @@ LBT_FUNC const luaL_Reg lbt_call_shared[]; /* shared.thinking, shared.defer, sha
 /* ---- clock.c ---- */
 
 LBT_FUNC void lbt_host_init(lbt_state *S); /* the core's clock and random numbers */
+/* The first state of a tree's bt.random stream, from its bt.seed_trees seed. */
+LBT_FUNC uint64_t lbt_stream_seed(unsigned long long seed);
+/* shared.set_random_tree (bt.random's stream outside a tree) */
+LBT_FUNC const luaL_Reg lbt_clock_shared[];
 /* Within one call of the API (a think, a tree's sleep time or dump), the core's reads of the time
  * with no Lua code run between them share one clock call; with share 0 (a DS-exact tree) none
  * do, every read calls the clock. Begin returns what end restores. */

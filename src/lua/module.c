@@ -183,6 +183,7 @@ static void open_shared(lua_State *L, int module, int shared) {
   lua_pushvalue(L, shared);
   luaL_setfuncs(L, lbt_state_shared, 0);
   luaL_setfuncs(L, lbt_call_shared, 0);
+  luaL_setfuncs(L, lbt_clock_shared, 0);
   luaL_setfuncs(L, lbt_objects_shared, 0);
   luaL_setfuncs(L, lbt_compile_shared, 0);
   luaL_setfuncs(L, lbt_reload_shared, 0);
@@ -223,6 +224,8 @@ int luaopen_bt(lua_State *L) {
 
   lua_newtable(L);
   int shared = lua_gettop(L);
+  lua_pushvalue(L, shared);
+  lbt_registry_set(L, LBT_REG_SHARED);
   open_shared(L, module, shared);
   run_embedded(L, "class.lua", shared, 1);
   lua_pushvalue(L, -1);
@@ -239,6 +242,7 @@ int luaopen_bt(lua_State *L) {
   run_embedded(L, "reload.lua", shared, 0);
   run_embedded(L, "save.lua", shared, 0);
   run_embedded(L, "sandbox.lua", shared, 0);
+  run_embedded(L, "pool.lua", shared, 0);
   keep_frames(L, module, 1);
   set_origins(L, shared); /* the module's own classes were made where it was required: no origin */
   lua_settop(L, module);

@@ -46,9 +46,24 @@ static int instantiate(lua_State *L, int def_idx, int inst, int exact) {
   t->own_fns = own;
   t->exact = exact;
   /* which Priorities draw their first evaluation time is in their specs (classes.c) */
-  if (bt_inst_init(&t->inst, (char *)t + head, d->def, &t->S->host, t, exact ? BT_INST_EXACT : 0) != BT_OK)
+  int seeded = t->S->seed_ref != LUA_NOREF;
+  unsigned flags = (exact ? BT_INST_EXACT : 0) | (seeded ? BT_INST_NOSCATTER : 0);
+  if (bt_inst_init(&t->inst, (char *)t + head, d->def, &t->S->host, t, flags) != BT_OK)
     return luaL_error(L, "not enough memory");
   luaL_setmetatable(L, TREE_META);
+  if (seeded) { /* bt.seed_trees: its own stream, seeded by the entity, then its first draws */
+    lua_rawgeti(L, LUA_REGISTRYINDEX, t->S->seed_ref);
+    lua_pushvalue(L, inst);
+    lua_call(L, 1, 1);
+    int isint = 0;
+    lua_Integer seed = lua_tointegerx(L, -1, &isint);
+    if (!isint) return luaL_error(L, "bt.seed_trees: the seed function returned a %s (an integer expected)",
+                                  luaL_typename(L, -1));
+    lua_pop(L, 1);
+    bt_inst_seed(t->inst, (unsigned long long)seed);
+    bt_inst_scatter(t->inst);
+    t->stream = lbt_stream_seed((unsigned long long)seed);
+  }
   if (own) {
     for (int i = 1; i <= nfns; i++) {
       lua_rawgeti(L, fns, i);
@@ -304,6 +319,39 @@ static int tree_fire_event(lua_State *L) {
   return 0;
 }
 
+/* tree:random_state(): the states of its two random streams, integers: the core's generator
+ * (Priority, RandomNode; nil for a tree that draws nothing) and bt.random's (its scripts'; nil
+ * for a tree made without bt.seed_trees) */
+static int tree_random_state(lua_State *L) {
+  lbt_tree *t = check_tree(L, "random_state");
+  unsigned long long x;
+  bt_inst_random_state(t->inst, &x);
+  if (x) lua_pushinteger(L, (lua_Integer)x);
+  else lua_pushnil(L);
+  if (t->stream) lua_pushinteger(L, (lua_Integer)t->stream);
+  else lua_pushnil(L);
+  return 2;
+}
+
+/* tree:set_random_state(core, scripts): sets them (values tree:random_state gave; nil leaves one
+ * as it is) */
+static int tree_set_random_state(lua_State *L) {
+  lbt_tree *t = check_tree(L, "set_random_state");
+  for (int arg = 2; arg <= 3; arg++) {
+    if (lua_isnoneornil(L, arg)) continue;
+    int isint;
+    lua_Integer x = lua_tointegerx(L, arg, &isint);
+    if (!isint) return lbt_typeerror(L, arg, arg - 1, "set_random_state", "integer or nil");
+    if (x == 0) return lbt_argerror(L, arg - 1, "set_random_state", "0 is no stream's state");
+    if (arg == 3) {
+      t->stream = (unsigned long long)x;
+    } else if (bt_inst_set_random_state(t->inst, (unsigned long long)x) == BT_EBUSY) {
+      return luaL_error(L, "set_random_state: not while the tree thinks");
+    }
+  }
+  return 0;
+}
+
 static int tree_gc(lua_State *L) {
   lbt_tree *t = lbt_tree_test(L, 1); /* a script may call it by hand, with anything */
   if (t && t->inst && !bt_inst_thinking(t->inst)) {
@@ -344,6 +392,8 @@ static const luaL_Reg tree_methods[] = {
     {"Reset", tree_reset},
     {"Stop", tree_stop},
     {"FireEvent", tree_fire_event},
+    {"random_state", tree_random_state},
+    {"set_random_state", tree_set_random_state},
     {"snapshot", tree_snapshot},
     {"dot", tree_dot},
     {"__tostring", tree_tostring},

@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# CI: the C tests (tests/c/test_*.c, test_threads.c's worker pool and threaded scheduler among
-# them) built with clang and ThreadSanitizer in their own build directory, and run under it. Any
+# CI: the C tests (tests/c/test_*.c: test_threads.c's worker pool and threaded scheduler,
+# test_lua_pool.c's pool of Lua states and test_log.c's log writer thread among them) built with
+# clang and ThreadSanitizer in their own build directory, and run under it. Any
 # report (a data race, a lock taken in two orders, a thread leaked) fails its test. Installs
 # clang if it is missing. Run from the repository root.
 # usage: tests/ci/tsan.sh        (BUILD=dir to change the build directory, default build-tsan; JOBS=n)
