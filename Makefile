@@ -4,6 +4,8 @@
 # sudo, it installs the Debian packages that have it (once); elsewhere, or with INSTALL_DEPS=no, it
 # says what is missing, with the Debian package names, and stops.
 BUILD ?= build
+# the source tree (this file's folder), for make -f path/Makefile from elsewhere
+SRC := $(patsubst %/,%,$(dir $(abspath $(lastword $(MAKEFILE_LIST)))))
 PREFIX ?= /usr/local
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 INSTALL_DEPS ?= yes
@@ -13,8 +15,10 @@ INSTALL_DEPS ?= yes
 BUILD_NEEDS = cc:gcc+libc6-dev cmake:cmake pkg-config:pkg-config lua5.4:lua5.4 lua5.4.pc:liblua5.4-dev
 TEST_NEEDS = busted:lua-busted
 # what .ci/run needs besides: valgrind (tests/ci/valgrind.sh), clang (tests/fuzz/run.sh), a C++
-# compiler and luarocks (the consumer and rockspec tests), groff (the man pages' test), graphviz (dot.graphviz)
-CI_NEEDS = valgrind:valgrind clang:clang g++:g++ luarocks:luarocks groff:groff-base dot:graphviz
+# compiler and luarocks (the consumer and rockspec tests), groff (the man pages' test), graphviz (dot.graphviz),
+# node, npm and chromium (the viewer's page in a browser: browser.unit, browser.viewer)
+CI_NEEDS = valgrind:valgrind clang:clang g++:g++ luarocks:luarocks groff:groff-base dot:graphviz \
+           node:nodejs npm:npm chromium:chromium
 NEEDS = $(BUILD_NEEDS)
 
 .PHONY: all deps ci-deps build test demo bench install clean
@@ -47,8 +51,11 @@ deps:
 	  exit 1; \
 	fi
 
+# then the browser test's driver, playwright-core, as tests/browser/package-lock.json pins it (no
+# browser download: it drives Debian's chromium)
 ci-deps: NEEDS += $(TEST_NEEDS) $(CI_NEEDS)
 ci-deps: deps
+	npm ci --prefix $(SRC)/tests/browser --ignore-scripts --no-audit --no-fund --loglevel=error
 
 $(BUILD)/CMakeCache.txt: | deps
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo

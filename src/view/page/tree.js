@@ -1,0 +1,273 @@
+// SPDX-License-Identifier: MIT
+// The selected agent's tree in SVG: one <g> per visible node (box, name, kind, a line of details,
+// a collapse toggle), one <path> per edge; statuses, last results, the running path and the heat
+// overlay are changed in place on those elements, so a state change or a frame of pan or zoom
+// touches only what changed. Pan (drag) and zoom (wheel) set one transform on the view's <g>.
+import { tree_layout } from './layout.js';
+import { STATUS, STATUS_NAMES } from './history.js';
+
+const SVG = 'http://www.w3.org/2000/svg';
+const NODE_H = 58;
+
+/** The box width for a node: its name or kind, whichever is longer, within limits. */
+function node_width(node) {
+  const chars = Math.max(node.name.length, short_kind(node.kind).length + 4);
+  return Math.max(96, Math.min(240, chars * 7.2 + 24));
+}
+
+/** A kind's class name without its Node suffix: PriorityNode → Priority. */
+export function short_kind(kind) {
+  return (kind ?? '').replace(/Node$/, '') || '?';
+}
+
+function el(name, attrs = {}, parent = null) {
+  const e = document.createElementNS(SVG, name);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+  if (parent) parent.appendChild(e);
+  return e;
+}
+
+/** Seconds as a short text: 0.25 s, 12 s, 3 min 5 s. */
+export function format_seconds(s) {
+  if (!(s >= 0)) return '';
+  if (s < 10) return `${s.toFixed(2)} s`;
+  if (s < 120) return `${s.toFixed(1)} s`;
+  return `${Math.floor(s / 60)} min ${Math.round(s % 60)} s`;
+}
+
+export class TreeView {
+  /** svg: the <svg id="tree"> element; on_toggle(i) is called when a node's toggle is clicked. */
+  constructor(svg, { on_toggle = () => {}, on_select_node = () => {} } = {}) {
+    this.svg = svg;
+    this.on_toggle = on_toggle;
+    this.on_select_node = on_select_node;
+    this.viewport = el('g', { id: 'tree-viewport' }, svg);
+    this.edges_layer = el('g', { class: 'edges' }, this.viewport);
+    this.nodes_layer = el('g', { class: 'nodes' }, this.viewport);
+    this.transform = { x: 0, y: 0, k: 1 };
+    this.nodes = [];
+    this.node_elems = []; // per node index: {g, box, heat, detail, toggle} or null when hidden
+    this.edge_elems = []; // per child node index: path or null
+    this.collapsed = new Set();
+    this.layout = null;
+    this.frame_times = []; // ms of the last pan/zoom transform updates (work done in the handler)
+    this.install_pan_zoom();
+  }
+
+  /** A new shape: draws it from scratch (collapsed nodes kept when the shape is the same). */
+  set_shape(shape) {
+    if (!this.shape || this.shape.shape !== shape.shape) this.collapsed = new Set();
+    this.shape = shape;
+    this.nodes = shape.nodes;
+    this.widths = this.nodes.map(node_width);
+    this.relayout();
+  }
+
+  relayout() {
+    const t0 = performance.now();
+    this.layout = tree_layout(this.nodes, (i) => this.widths[i], this.collapsed);
+    this.edges_layer.replaceChildren();
+    this.nodes_layer.replaceChildren();
+    this.node_elems = new Array(this.nodes.length).fill(null);
+    this.edge_elems = new Array(this.nodes.length).fill(null);
+    const { x, y, visible } = this.layout;
+    const edges = document.createDocumentFragment();
+    const boxes = document.createDocumentFragment();
+    for (const i of visible) {
+      const node = this.nodes[i];
+      const w = this.widths[i];
+      if (node.parent >= 0) {
+        const px = x[node.parent];
+        const py = y[node.parent] + NODE_H;
+        const my = (py + y[i]) / 2;
+        this.edge_elems[i] = el('path', {
+          class: 'edge',
+          d: `M${px},${py}C${px},${my} ${x[i]},${my} ${x[i]},${y[i]}`,
+          'data-from': node.parent,
+          'data-to': i,
+        }, edges);
+      }
+      const g = el('g', {
+        class: 'node',
+        transform: `translate(${x[i] - w / 2},${y[i]})`,
+        'data-node-index': i,
+        'data-name': node.name,
+        'data-kind': node.kind,
+        'data-status': 'READY',
+      }, boxes);
+      const heat = el('rect', { class: 'heat', x: -4, y: -4, width: w + 8, height: NODE_H + 8, rx: 9 }, g);
+      const box = el('rect', { class: 'box', width: w, height: NODE_H, rx: 6 }, g);
+      const title = el('title', {}, g);
+      title.textContent = `${node.name} (${node.kind})${node.param != null ? ` param ${node.param}` : ''}`;
+      const name = el('text', { class: 'name', x: 8, y: 17 }, g);
+      name.textContent = node.name;
+      const kind = el('text', { class: 'kind', x: 8, y: 32 }, g);
+      kind.textContent = short_kind(node.kind) + (node.param != null ? ` ${node.param}` : '')
+        + (node.shared ? ` · shared ×${node.shared}` : '');
+      const detail = el('text', { class: 'detail', x: 8, y: 48 }, g);
+      let toggle = null;
+      const nkids = (node.children ?? []).length;
+      if (nkids > 0) {
+        toggle = el('g', { class: 'toggle', transform: `translate(${w - 12},12)`, 'data-toggle': i }, g);
+        el('circle', { r: 8 }, toggle);
+        const sign = el('text', { y: 4 }, toggle);
+        sign.textContent = this.collapsed.has(i) ? `+${nkids}` : '−';
+        if (this.collapsed.has(i)) g.classList.add('collapsed');
+      }
+      this.node_elems[i] = { g, box, heat, detail, toggle };
+    }
+    this.edges_layer.appendChild(edges);
+    this.nodes_layer.appendChild(boxes);
+    this.layout_ms = performance.now() - t0;
+    if (this.state) this.set_state(this.state);
+    if (this.heat) this.set_heat(this.heat);
+  }
+
+  /** Collapses or expands node i's subtree. */
+  toggle(i) {
+    if (this.collapsed.has(i)) this.collapsed.delete(i);
+    else this.collapsed.add(i);
+    this.relayout();
+  }
+
+  /**
+   * Draws a state: {statuses, last, since, dbstrings, now} (arrays by node index; null entries
+   * unknown). Running nodes whose parent runs make the running path (bold edges).
+   */
+  set_state(state) {
+    this.state = state;
+    const { statuses, last = [], since = [], dbstrings = [], now = null } = state;
+    for (let i = 0; i < this.nodes.length; i++) {
+      const e = this.node_elems[i];
+      const status = statuses[i] ?? STATUS.READY;
+      if (this.edge_elems[i]) {
+        const parent = this.nodes[i].parent;
+        const on_path = status === STATUS.RUNNING && statuses[parent] === STATUS.RUNNING;
+        if (on_path) this.edge_elems[i].setAttribute('data-running', '');
+        else this.edge_elems[i].removeAttribute('data-running');
+      }
+      if (!e) continue;
+      const name = STATUS_NAMES[status] ?? 'READY';
+      if (e.g.getAttribute('data-status') !== name) e.g.setAttribute('data-status', name);
+      const result = last[i] === STATUS.SUCCESS ? 'SUCCESS' : last[i] === STATUS.FAILED ? 'FAILED' : '';
+      if (e.g.getAttribute('data-last') !== result) {
+        if (result) e.g.setAttribute('data-last', result);
+        else e.g.removeAttribute('data-last');
+      }
+      const parts = [];
+      if (status === STATUS.RUNNING && since[i] != null && now != null) parts.push(`running ${format_seconds(now - since[i])}`);
+      if (dbstrings[i]) parts.push(dbstrings[i]);
+      const text = parts.join(' · ');
+      if (e.detail.textContent !== text) e.detail.textContent = text;
+    }
+  }
+
+  /** The heat overlay: stats rows ({node, visits, time, ...}) or null to hide it. */
+  set_heat(rows) {
+    this.heat = rows;
+    this.svg.classList.toggle('heat-on', rows != null);
+    if (!rows) return;
+    let max = 0;
+    for (const r of rows) max = Math.max(max, r.visits ?? 0);
+    const by_node = new Map(rows.map((r) => [r.node, r]));
+    for (let i = 0; i < this.nodes.length; i++) {
+      const e = this.node_elems[i];
+      if (!e) continue;
+      const r = by_node.get(i);
+      const v = r ? r.visits ?? 0 : 0;
+      const level = max > 0 ? v / max : 0;
+      e.heat.setAttribute('fill-opacity', (0.1 + 0.8 * level).toFixed(3));
+      e.heat.setAttribute('fill', `hsl(${Math.round(50 - 50 * level)}, 100%, 50%)`);
+      e.g.setAttribute('data-heat', v);
+      const title = e.g.querySelector('title');
+      if (r) {
+        title.textContent = `${this.nodes[i].name} (${this.nodes[i].kind})\nvisits ${r.visits}, successes ${r.successes}, `
+          + `failures ${r.failures}, aborts ${r.aborts}, runs ${r.runs}, time ${format_seconds(r.time)}, `
+          + `longest ${format_seconds(r.longest)}, errors ${r.errors}`;
+      }
+    }
+  }
+
+  apply_transform() {
+    const t0 = performance.now();
+    const { x, y, k } = this.transform;
+    this.viewport.setAttribute('transform', `translate(${x},${y}) scale(${k})`);
+    this.frame_times.push(performance.now() - t0);
+    if (this.frame_times.length > 600) this.frame_times.shift();
+  }
+
+  /** Pans by (dx, dy) screen pixels. */
+  pan(dx, dy) {
+    this.transform.x += dx;
+    this.transform.y += dy;
+    this.apply_transform();
+  }
+
+  /** Zooms by `factor` around the screen point (cx, cy) of the svg. */
+  zoom(factor, cx, cy) {
+    const t = this.transform;
+    const k = Math.max(0.05, Math.min(4, t.k * factor));
+    const f = k / t.k;
+    t.x = cx - (cx - t.x) * f;
+    t.y = cy - (cy - t.y) * f;
+    t.k = k;
+    this.apply_transform();
+  }
+
+  /** Fits the whole drawing in the svg (never enlarged past 1). */
+  fit() {
+    if (!this.layout) return;
+    const r = this.svg.getBoundingClientRect();
+    const k = Math.min(1, r.width / this.layout.width, r.height / this.layout.height);
+    this.transform = { k, x: (r.width - this.layout.width * k) / 2, y: 0 };
+    this.apply_transform();
+  }
+
+  /** Scrolls so node i is at the top centre, at the current zoom. */
+  centre_on(i) {
+    if (!this.layout || Number.isNaN(this.layout.x[i])) return;
+    const r = this.svg.getBoundingClientRect();
+    const t = this.transform;
+    t.x = r.width / 2 - this.layout.x[i] * t.k;
+    t.y = 20 - this.layout.y[i] * t.k;
+    this.apply_transform();
+  }
+
+  install_pan_zoom() {
+    let drag = null;
+    this.svg.addEventListener('pointerdown', (ev) => {
+      const toggle = ev.target.closest('[data-toggle]');
+      if (toggle) {
+        ev.stopPropagation();
+        this.on_toggle(Number(toggle.getAttribute('data-toggle')));
+        return;
+      }
+      drag = { x: ev.clientX, y: ev.clientY, moved: false, target: ev.target };
+      this.svg.setPointerCapture(ev.pointerId);
+    });
+    this.svg.addEventListener('pointermove', (ev) => {
+      if (!drag) return;
+      const dx = ev.clientX - drag.x;
+      const dy = ev.clientY - drag.y;
+      if (dx === 0 && dy === 0) return;
+      drag.moved = true;
+      drag.x = ev.clientX;
+      drag.y = ev.clientY;
+      this.pan(dx, dy);
+    });
+    const end = (ev) => {
+      if (drag && !drag.moved) {
+        const node = drag.target.closest?.('[data-node-index]');
+        if (node) this.on_select_node(Number(node.getAttribute('data-node-index')));
+      }
+      drag = null;
+    };
+    this.svg.addEventListener('pointerup', end);
+    this.svg.addEventListener('pointercancel', () => { drag = null; });
+    this.svg.addEventListener('wheel', (ev) => {
+      ev.preventDefault();
+      const r = this.svg.getBoundingClientRect();
+      this.zoom(Math.exp(-ev.deltaY * 0.0015), ev.clientX - r.left, ev.clientY - r.top);
+    }, { passive: false });
+  }
+}
