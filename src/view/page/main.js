@@ -82,21 +82,24 @@ function render_list() {
     li.dataset.label = a.label ?? '';
     li.dataset.brain = a.brain ?? '';
     li.dataset.activity = a.activity.toFixed(2);
+    li.dataset.running = Array.isArray(a.running) ? a.running.join(' ') : '';
     li.setAttribute('role', 'option');
     li.setAttribute('aria-selected', a.id === app.selected ? 'true' : 'false');
     const label = document.createElement('span');
     label.className = 'agent-label';
     label.textContent = a.label ?? `agent ${a.id}`;
-    const brain = document.createElement('span');
-    brain.className = 'agent-brain';
-    brain.textContent = a.brain ?? '';
     const activity = document.createElement('span');
     activity.className = 'agent-activity';
     activity.textContent = `${a.activity.toFixed(1)}/s`;
+    activity.title = 'status transitions per second, last 5 s';
+    const brain = document.createElement('span');
+    brain.className = 'agent-brain';
+    brain.textContent = a.brain ?? '';
     const running = document.createElement('span');
     running.className = 'agent-running';
     running.textContent = Array.isArray(a.running) ? a.running.slice(1).join(' › ') : '';
-    li.append(label, brain, activity, running);
+    running.title = Array.isArray(a.running) ? a.running.join(' › ') : '';
+    li.append(label, activity, brain, running);
     items.appendChild(li);
   }
   list.replaceChildren(items);
@@ -158,7 +161,7 @@ async function select_agent(id) {
     tree_svg.dataset.agent = id;
     tree_svg.dataset.shape = state.shape;
     tree.set_shape(shape);
-    tree.fit();
+    tree.initial_view(state.statuses);
     app.loading = false;
     const buffered = app.buffered;
     app.buffered = [];
@@ -323,7 +326,14 @@ async function load_older() {
   }
 }
 
-async function step(direction, count = 1) {
+let step_queue = Promise.resolve();
+/** Steps run one after the other (a key held down queues them; a fetch of older records waits). */
+function step(direction, count = 1) {
+  step_queue = step_queue.then(() => step_now(direction, count)).catch(show_error);
+  return step_queue;
+}
+
+async function step_now(direction, count) {
   const h = app.history;
   if (!h) return;
   for (let k = 0; k < count; k++) {
@@ -468,7 +478,7 @@ function move_selection(delta) {
 // ---- start
 
 async function start() {
-  tree = new TreeView($('tree'), {
+  tree = new TreeView($('tree-pane'), $('tree'), {
     on_toggle: (i) => tree.toggle(i),
     on_select_node: (i) => {
       const node = app.shape?.nodes[i];
@@ -477,7 +487,7 @@ async function start() {
   });
   map = new MapView($('map'), (id) => select_agent(id));
   install_controls();
-  window.btViewer = { app, tree, select_agent, step, to_live };
+  window.btViewer = { app, tree, select_agent, step, to_live, get stream() { return stream; } };
   try {
     app.info = await api.info();
   } catch (err) {

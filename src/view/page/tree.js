@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 // The selected agent's tree in SVG: one <g> per visible node (box, name, kind, a line of details,
 // a collapse toggle), one <path> per edge; statuses, last results, the running path and the heat
-// overlay are changed in place on those elements, so a state change or a frame of pan or zoom
-// touches only what changed. Pan (drag) and zoom (wheel) set one transform on the view's <g>.
+// overlay are changed in place on those elements, so a state change touches only what changed.
+// The <svg> is as big as the drawing, inside a pane that clips it; pan (drag) and zoom (wheel)
+// set one CSS transform on the <svg>, which the browser's compositor moves without laying out or
+// painting the tree again (a transform inside the SVG would lay out every text at each frame).
 import { tree_layout } from './layout.js';
 import { STATUS, STATUS_NAMES } from './history.js';
 
@@ -36,9 +38,14 @@ export function format_seconds(s) {
 }
 
 export class TreeView {
-  /** svg: the <svg id="tree"> element; on_toggle(i) is called when a node's toggle is clicked. */
-  constructor(svg, { on_toggle = () => {}, on_select_node = () => {} } = {}) {
+  /**
+   * pane: the element that clips the view and takes the pointer; svg: the <svg id="tree"> inside
+   * it; on_toggle(i) is called when a node's toggle is clicked, on_select_node(i) on a click.
+   */
+  constructor(pane, svg, { on_toggle = () => {}, on_select_node = () => {} } = {}) {
+    this.pane = pane;
     this.svg = svg;
+    this.stage = svg.parentElement; // the element the transform moves
     this.on_toggle = on_toggle;
     this.on_select_node = on_select_node;
     this.viewport = el('g', { id: 'tree-viewport' }, svg);
@@ -87,30 +94,33 @@ export class TreeView {
           'data-to': i,
         }, edges);
       }
+      // absolute coordinates, no transform per node: each transform would make a paint chunk of
+      // its own, which the browser goes through at every frame of pan or zoom
+      const left = x[i] - w / 2;
+      const top = y[i];
       const g = el('g', {
         class: 'node',
-        transform: `translate(${x[i] - w / 2},${y[i]})`,
         'data-node-index': i,
         'data-name': node.name,
         'data-kind': node.kind,
         'data-status': 'READY',
       }, boxes);
-      const heat = el('rect', { class: 'heat', x: -4, y: -4, width: w + 8, height: NODE_H + 8, rx: 9 }, g);
-      const box = el('rect', { class: 'box', width: w, height: NODE_H, rx: 6 }, g);
+      const heat = el('rect', { class: 'heat', x: left - 4, y: top - 4, width: w + 8, height: NODE_H + 8, rx: 9 }, g);
+      const box = el('rect', { class: 'box', x: left, y: top, width: w, height: NODE_H, rx: 6 }, g);
       const title = el('title', {}, g);
       title.textContent = `${node.name} (${node.kind})${node.param != null ? ` param ${node.param}` : ''}`;
-      const name = el('text', { class: 'name', x: 8, y: 17 }, g);
+      const name = el('text', { class: 'name', x: left + 8, y: top + 17 }, g);
       name.textContent = node.name;
-      const kind = el('text', { class: 'kind', x: 8, y: 32 }, g);
+      const kind = el('text', { class: 'kind', x: left + 8, y: top + 32 }, g);
       kind.textContent = short_kind(node.kind) + (node.param != null ? ` ${node.param}` : '')
         + (node.shared ? ` · shared ×${node.shared}` : '');
-      const detail = el('text', { class: 'detail', x: 8, y: 48 }, g);
+      const detail = el('text', { class: 'detail', x: left + 8, y: top + 48 }, g);
       let toggle = null;
       const nkids = (node.children ?? []).length;
       if (nkids > 0) {
-        toggle = el('g', { class: 'toggle', transform: `translate(${w - 12},12)`, 'data-toggle': i }, g);
-        el('circle', { r: 8 }, toggle);
-        const sign = el('text', { y: 4 }, toggle);
+        toggle = el('g', { class: 'toggle', 'data-toggle': i }, g);
+        el('circle', { cx: left + w - 12, cy: top + 12, r: 8 }, toggle);
+        const sign = el('text', { x: left + w - 12, y: top + 16 }, toggle);
         sign.textContent = this.collapsed.has(i) ? `+${nkids}` : '−';
         if (this.collapsed.has(i)) g.classList.add('collapsed');
       }
@@ -157,7 +167,9 @@ export class TreeView {
       const parts = [];
       if (status === STATUS.RUNNING && since[i] != null && now != null) parts.push(`running ${format_seconds(now - since[i])}`);
       if (dbstrings[i]) parts.push(dbstrings[i]);
-      const text = parts.join(' · ');
+      let text = parts.join(' · ');
+      const fits = Math.floor((this.widths[i] - 14) / 6);
+      if (text.length > fits) text = `${text.slice(0, Math.max(1, fits - 1))}…`;
       if (e.detail.textContent !== text) e.detail.textContent = text;
     }
   }
@@ -191,7 +203,24 @@ export class TreeView {
   apply_transform() {
     const t0 = performance.now();
     const { x, y, k } = this.transform;
-    this.viewport.setAttribute('transform', `translate(${x},${y}) scale(${k})`);
+    this.stage.style.transform = `translate(${x}px,${y}px) scale(${k})`;
+    // while it moves, the compositor scales the tree's picture; once still, it is drawn afresh
+    // at the new scale (sharp text)
+    if (!this.moving) {
+      this.moving = true;
+      this.stage.style.willChange = 'transform';
+    }
+    clearTimeout(this.still_timer);
+    this.still_timer = setTimeout(() => {
+      this.moving = false;
+      this.stage.style.willChange = 'auto';
+    }, 250);
+    // level of detail: text too small to read is not drawn (most of a frame's cost on a big tree)
+    const detail = k < 0.4 ? 'far' : k < 0.65 ? 'mid' : 'near';
+    if (detail !== this.detail) {
+      this.detail = detail;
+      this.svg.setAttribute('data-detail', detail);
+    }
     this.frame_times.push(performance.now() - t0);
     if (this.frame_times.length > 600) this.frame_times.shift();
   }
@@ -217,16 +246,39 @@ export class TreeView {
   /** Fits the whole drawing in the svg (never enlarged past 1). */
   fit() {
     if (!this.layout) return;
-    const r = this.svg.getBoundingClientRect();
+    const r = this.pane.getBoundingClientRect();
     const k = Math.min(1, r.width / this.layout.width, r.height / this.layout.height);
     this.transform = { k, x: (r.width - this.layout.width * k) / 2, y: 0 };
+    this.apply_transform();
+  }
+
+  /**
+   * The first view of a tree: all of it when it fits at a readable size (a scale of 0.4 or
+   * more), else a readable scale centred on the deepest running node (the root when none runs).
+   */
+  initial_view(statuses = []) {
+    if (!this.layout) return;
+    const r = this.pane.getBoundingClientRect();
+    const k_fit = Math.min(1, r.width / this.layout.width, r.height / this.layout.height);
+    if (k_fit >= 0.4) {
+      this.fit();
+      return;
+    }
+    let focus = 0;
+    for (const i of this.layout.visible) {
+      if (statuses[i] === STATUS.RUNNING && this.layout.y[i] >= this.layout.y[focus]) focus = i;
+    }
+    const t = this.transform;
+    t.k = 0.7;
+    t.x = r.width / 2 - this.layout.x[focus] * t.k;
+    t.y = Math.min(20, r.height / 2 - this.layout.y[focus] * t.k);
     this.apply_transform();
   }
 
   /** Scrolls so node i is at the top centre, at the current zoom. */
   centre_on(i) {
     if (!this.layout || Number.isNaN(this.layout.x[i])) return;
-    const r = this.svg.getBoundingClientRect();
+    const r = this.pane.getBoundingClientRect();
     const t = this.transform;
     t.x = r.width / 2 - this.layout.x[i] * t.k;
     t.y = 20 - this.layout.y[i] * t.k;
@@ -235,7 +287,7 @@ export class TreeView {
 
   install_pan_zoom() {
     let drag = null;
-    this.svg.addEventListener('pointerdown', (ev) => {
+    this.pane.addEventListener('pointerdown', (ev) => {
       const toggle = ev.target.closest('[data-toggle]');
       if (toggle) {
         ev.stopPropagation();
@@ -243,9 +295,9 @@ export class TreeView {
         return;
       }
       drag = { x: ev.clientX, y: ev.clientY, moved: false, target: ev.target };
-      this.svg.setPointerCapture(ev.pointerId);
+      this.pane.setPointerCapture(ev.pointerId);
     });
-    this.svg.addEventListener('pointermove', (ev) => {
+    this.pane.addEventListener('pointermove', (ev) => {
       if (!drag) return;
       const dx = ev.clientX - drag.x;
       const dy = ev.clientY - drag.y;
@@ -262,11 +314,11 @@ export class TreeView {
       }
       drag = null;
     };
-    this.svg.addEventListener('pointerup', end);
-    this.svg.addEventListener('pointercancel', () => { drag = null; });
-    this.svg.addEventListener('wheel', (ev) => {
+    this.pane.addEventListener('pointerup', end);
+    this.pane.addEventListener('pointercancel', () => { drag = null; });
+    this.pane.addEventListener('wheel', (ev) => {
       ev.preventDefault();
-      const r = this.svg.getBoundingClientRect();
+      const r = this.pane.getBoundingClientRect();
       this.zoom(Math.exp(-ev.deltaY * 0.0015), ev.clientX - r.left, ev.clientY - r.top);
     }, { passive: false });
   }
