@@ -65,8 +65,9 @@ test: build
 	@if grep -q '^BUSTED_PROGRAM:FILEPATH=.*NOTFOUND' $(BUILD)/CMakeCache.txt; then cmake $(BUILD) >/dev/null; fi
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
+# --viewer prints "viewer: http://127.0.0.1:8642/" (or the next free port) for the browser
 demo: build
-	$(BUILD)/examples/arena/bt-arena --watch
+	$(BUILD)/examples/arena/bt-arena --watch --viewer
 
 # DS_SCRIPTS=/path/to/scripts adds the comparison with the original Don't Starve scripts.
 bench: build
