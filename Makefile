@@ -11,8 +11,10 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 INSTALL_DEPS ?= yes
 
 # What each target needs, as command:Debian package ("cc" must also compile a C file with <stdio.h>:
-# gcc+libc6-dev; "lua5.4.pc" is the Lua 5.4 headers and library as `pkg-config lua5.4` finds them).
-BUILD_NEEDS = cc:gcc+libc6-dev cmake:cmake pkg-config:pkg-config lua5.4:lua5.4 lua5.4.pc:liblua5.4-dev
+# gcc+libc6-dev; "lua5.4.pc" is the Lua 5.4 headers and library as `pkg-config lua5.4` finds them;
+# "civetweb.h" a header the C compiler finds: civetweb, which libbtview, the viewer's server, uses).
+BUILD_NEEDS = cc:gcc+libc6-dev cmake:cmake pkg-config:pkg-config lua5.4:lua5.4 lua5.4.pc:liblua5.4-dev \
+  civetweb.h:libcivetweb-dev
 TEST_NEEDS = busted:lua-busted
 # what .ci/run needs besides: valgrind (tests/ci/valgrind.sh), clang (tests/fuzz/run.sh), a C++
 # compiler and luarocks (the consumer and rockspec tests), groff (the man pages' test), graphviz (dot.graphviz),
@@ -32,6 +34,7 @@ deps:
 	  tool=$${need%%:*}; \
 	  case $$tool in \
 	    *.pc) pkg-config --exists $${tool%.pc} 2>/dev/null ;; \
+	    *.h) printf '#include <%s>\n' $$tool | cc -E -x c - >/dev/null 2>&1 ;; \
 	    cc) command -v cc >/dev/null 2>&1 && printf '#include <stdio.h>\nint main(void) { return 0; }\n' \
 	          | cc -x c -o /dev/null - >/dev/null 2>&1 ;; \
 	    *) command -v $$tool >/dev/null 2>&1 ;; \
@@ -69,8 +72,9 @@ test: build
 	@if grep -q '^BUSTED_PROGRAM:FILEPATH=.*NOTFOUND' $(BUILD)/CMakeCache.txt; then cmake $(BUILD) >/dev/null; fi
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
+# --viewer prints "viewer: http://127.0.0.1:8642/" (or the next free port) for the browser
 demo: build
-	$(BUILD)/examples/arena/bt-arena --watch
+	$(BUILD)/examples/arena/bt-arena --watch --viewer
 
 # DS_SCRIPTS=/path/to/scripts adds the comparison with the original Don't Starve scripts.
 bench: build
