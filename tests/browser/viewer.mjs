@@ -143,7 +143,7 @@ async function settled_seq(page) {
 async function select(page, id) {
   const t0 = Date.now();
   await page.click(`#agent-list [data-agent-id="${id}"]`);
-  await page.waitForSelector(`#tree[data-agent="${id}"][data-ready]`, { timeout: 15000 });
+  await page.waitForSelector(`#tree[data-agent="${id}"][data-ready]`, { state: 'attached', timeout: 15000 });
   return Date.now() - t0;
 }
 
@@ -248,11 +248,11 @@ async function live_checks(context) {
     await scrub_checks(page, url, id, 'live', true);
     await page.screenshot({ path: path.join(out, 'viewer-scrub.png') });
     await page.click('#tl-live');
-    await page.waitForSelector('#timeline[data-following="true"]', { timeout: 5000 });
+    await page.waitForSelector('#timeline[data-following="true"]', { state: 'attached', timeout: 5000 });
     check(true, 'live: the live button follows again');
     // heat overlay
     await page.click('#heat-toggle');
-    await page.waitForSelector('#tree.heat-on [data-heat]', { timeout: 5000 }).catch(() => {});
+    await page.waitForSelector('#tree.heat-on [data-heat]', { state: 'attached', timeout: 5000 }).catch(() => {});
     const heated = await page.$$eval('#tree [data-node-index]', (n) => n.filter((e) => e.hasAttribute('data-heat')).length);
     const drawn_nodes = await page.$$eval('#tree [data-node-index]', (n) => n.length);
     check(heated === drawn_nodes && drawn_nodes > 0, 'live: the heat overlay marks every node drawn with its visits');
@@ -285,7 +285,7 @@ async function live_checks(context) {
     if (check(dots.length > 0, 'live: the map has a dot per agent with a position')) {
       const other = dots.find((d) => d !== id);
       await page.locator(`#map [data-map-agent-id="${other}"]`).dispatchEvent('click');
-      await page.waitForSelector(`#tree[data-agent="${other}"][data-ready]`, { timeout: 15000 });
+      await page.waitForSelector(`#tree[data-agent="${other}"][data-ready]`, { state: 'attached', timeout: 15000 });
       check(true, 'live: clicking a dot on the map selects its agent');
     }
     await page.close();
@@ -313,7 +313,7 @@ async function log_checks(context) {
     await page.screenshot({ path: path.join(out, 'viewer-log.png') });
     // the heat overlay: a log's figures do not change, so each node shows its visits of /stats
     await page.click('#heat-toggle');
-    await page.waitForSelector('#tree.heat-on [data-heat]', { timeout: 5000 }).catch(() => {});
+    await page.waitForSelector('#tree.heat-on [data-heat]', { state: 'attached', timeout: 5000 }).catch(() => {});
     const stats = await api(url, `/api/agents/${id}/stats`);
     const visits = new Map((stats.nodes ?? []).map((r) => [r.node, r.visits]));
     const heat = await page.$$eval('#tree [data-node-index]', (n) => n.map((e) => [Number(e.getAttribute('data-node-index')), e.getAttribute('data-heat')]));

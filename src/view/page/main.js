@@ -21,6 +21,8 @@ const app = {
   generation: 0, // bumped at each selection, so late answers for an older one are dropped
   loading: false,
   buffered: [], // stream records for the selected agent that came while it loaded
+  stale: false, // records were missed while scrubbed back: "live" loads the agent again
+  skipped: 0, // records the page never got (the server dropped them for it), for the timeline
   state: null, // GET /api/agents/<id> of the selected agent (dbstrings, last, since, sleep)
   shape: null,
   history: null,
@@ -153,6 +155,8 @@ async function select_agent(id) {
     app.shape = shape;
     app.history = new History(state.statuses, state.seq);
     app.following = app.live;
+    app.stale = false;
+    app.skipped = 0;
     const agent = app.by_id.get(id);
     $('agent-title').textContent = state.label ?? agent?.label ?? `agent ${id}`;
     $('agent-brain').textContent = `${state.brain ?? agent?.brain ?? ''} · shape ${shape.name ?? ''} ${state.shape}`
@@ -165,7 +169,7 @@ async function select_agent(id) {
     app.loading = false;
     const buffered = app.buffered;
     app.buffered = [];
-    if (buffered.length > 0) await on_records(buffered);
+    if (buffered.length > 0) on_records(buffered); // before any record that comes after
     render_state();
     if (app.heat) await load_heat();
     tree_svg.dataset.ready = '';
@@ -181,35 +185,65 @@ async function select_agent(id) {
   }
 }
 
-/** Stream records of the selected agent: into the history (gaps fetched), then drawn. */
-async function on_records(records) {
+let records_queue = Promise.resolve();
+/** Stream records of the selected agent, taken one message after the other. */
+function on_records(records) {
+  records_queue = records_queue.then(() => take_records(records)).catch(show_error);
+  return records_queue;
+}
+
+/**
+ * Records of the selected agent into its history, then drawn. A gap (messages the server dropped
+ * for this page) is filled from /history when it is small; else, when following, the history
+ * starts again at the new records; when scrubbed back, newer records wait for "live".
+ */
+async function take_records(records) {
   if (app.loading) {
     app.buffered.push(...records);
     return;
   }
   const h = app.history;
-  if (!h) return;
+  if (!h || app.stale) return;
   const generation = app.generation;
   const fresh = records.filter((r) => r.seq > h.last_seq);
   if (fresh.length === 0) return;
+  const reload = fresh.find((r) => r.type === 'reload');
   if (fresh[0].seq > h.last_seq + 1) {
-    // a gap (records dropped for this client): fetch what is missing from the server's history
     const missing = fresh[0].seq - h.last_seq - 1;
-    if (missing > 2000) {
-      banner(`${missing} records missed: redrawn from the newest state`, 'warn');
-      await select_agent(app.selected);
-      return;
+    let filled = false;
+    if (missing <= 2000) {
+      const window = await api.history(app.selected, fresh[0].seq, missing);
+      if (generation !== app.generation) return;
+      filled = (window.records ?? [])[0]?.seq === h.last_seq + 1 && !h.append(window.records);
     }
-    const window = await api.history(app.selected, fresh[0].seq, missing);
-    if (generation !== app.generation) return;
-    h.append(window.records ?? []);
+    if (!filled) {
+      if (!app.following) {
+        // scrubbed back: keep what is shown; "live" starts again from the newest
+        app.stale = true;
+        render_timeline();
+        return;
+      }
+      const window = await api.history(app.selected, fresh[0].seq, 1);
+      if (generation !== app.generation) return;
+      const before = (window.records ?? []).at(-1);
+      if (!before || before.seq !== fresh[0].seq - 1) {
+        app.stale = true;
+        return;
+      }
+      const statuses = window.statuses_before.slice();
+      if (before.type === 'status' && before.node < statuses.length) statuses[before.node] = before.to;
+      if (statuses.length !== h.statuses.length) {
+        await select_agent(app.selected);
+        return;
+      }
+      app.history = new History(statuses, before.seq);
+      app.skipped += missing;
+    }
   }
-  if (h.append(fresh)) {
-    banner('records out of order: redrawn from the newest state', 'warn');
-    await select_agent(app.selected);
+  if (app.history.append(fresh)) {
+    app.stale = true;
     return;
   }
-  const reload = fresh.find((r) => r.type === 'reload');
   if (reload) await on_reload(app.selected, reload.shape ?? null);
   schedule_render();
 }
@@ -285,7 +319,8 @@ function render_timeline(d = app.history.derived()) {
   if (time != null) where += ` · t = ${time.toFixed(2)} s`;
   if (!app.live && app.info) where += ` (log ${app.info.first_time?.toFixed?.(2) ?? '?'}–${app.info.last_time?.toFixed?.(2) ?? '?'} s)`;
   else if (app.following) where += ' · live';
-  else where += ` · ${h.records.length - h.cursor} newer`;
+  else where += ` · ${h.records.length - h.cursor} newer${app.stale ? ' (and more on the server: live reloads)' : ''}`;
+  if (app.skipped > 0) where += ` · ${app.skipped} records not received (the server dropped them for this page)`;
   $('tl-position').textContent = where;
   $('tl-range').textContent = `${h.records.length} records loaded (${h.first_seq}–${h.last_seq})`
     + (h.more_before ? ', older on the server' : '');
@@ -361,6 +396,10 @@ async function to_start() {
 function to_live() {
   const h = app.history;
   if (!h) return;
+  if (app.stale) {
+    select_agent(app.selected);
+    return;
+  }
   h.to_end();
   app.following = app.live;
   render_state();
@@ -398,7 +437,7 @@ function on_message(msg) {
       }
       break;
     case 'records':
-      if (msg.agent === app.selected) on_records(msg.records ?? []).catch(show_error);
+      if (msg.agent === app.selected) on_records(msg.records ?? []);
       break;
     case 'reload':
       on_reload(msg.agent, msg.shape ?? null).catch(show_error);
