@@ -3,7 +3,8 @@
  * (--viewer 0), it prints the URL; /api/agents lists its creatures with their kind, id, brain
  * file and position; a creature's state and history agree (seq); the stream brings frames with
  * counts and the records of a subscribed creature. And --viewer's optional port does not swallow
- * the flag after it. usage: arena_viewer BT_ARENA */
+ * the flag after it. Then `bt-log view` on a log the arena recorded: its agents, a window of
+ * history. usage: arena_viewer BT_ARENA BT_LOG */
 #define _POSIX_C_SOURCE 200809L
 #include "check.h"
 #include "client.h"
@@ -12,12 +13,12 @@
 #include <sys/wait.h>
 #include <time.h>
 
-static pid_t start_arena(const char *arena, char *const extra[], int *err_fd) {
+static pid_t start_arena_to(const char *arena, char *const extra[], int *err_fd, int out) {
   int fds[2];
   if (pipe(fds) != 0) return -1;
   pid_t pid = fork();
   if (pid == 0) {
-    dup2(fds[1], 2);
+    dup2(fds[1], out);
     close(fds[0]);
     close(fds[1]);
     char *argv[16];
@@ -31,6 +32,10 @@ static pid_t start_arena(const char *arena, char *const extra[], int *err_fd) {
   close(fds[1]);
   *err_fd = fds[0];
   return pid;
+}
+
+static pid_t start_arena(const char *arena, char *const extra[], int *err_fd) {
+  return start_arena_to(arena, extra, err_fd, 2);
 }
 
 /* reads the arena's standard error until "viewer: http://127.0.0.1:PORT/": the port, or -1 */
@@ -56,8 +61,8 @@ static int contains(const char *s, const char *what) {
 }
 
 int main(int argc, char **argv) {
-  if (argc < 2) {
-    fprintf(stderr, "usage: arena_viewer BT_ARENA\n");
+  if (argc < 3) {
+    fprintf(stderr, "usage: arena_viewer BT_ARENA BT_LOG\n");
     return 2;
   }
   signal(SIGPIPE, SIG_IGN);
@@ -140,5 +145,42 @@ int main(int argc, char **argv) {
   CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 2);
   CHECK(contains(msg, "--viewer needs a port from 0 to 65535, got '70000'"));
   close(err_fd);
+
+  /* bt-log view on a log of the arena's */
+  char path[] = "/tmp/bt_arena_viewer_XXXXXX";
+  int tmp = mkstemp(path);
+  close(tmp);
+  char *rec[] = {"--headless", "--seconds", "3", "--agents", "20", "--record", path, NULL};
+  pid = start_arena_to(argv[1], rec, &err_fd, 1);
+  waitpid(pid, &st, 0);
+  close(err_fd);
+  CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+  char *view[] = {"view", path, "--port", "0", NULL};
+  pid = start_arena_to(argv[2], view, &err_fd, 1);
+  port = read_port(err_fd);
+  CHECK(port > 0);
+  if (port > 0) {
+    char *body = NULL;
+    CHECK_INT(http_get(port, "/api/info", &body), 200);
+    CHECK(contains(body, "\"mode\":\"log\""));
+    CHECK(contains(body, "\"agents\":20"));
+    free(body);
+    CHECK_INT(http_get(port, "/api/agents", &body), 200);
+    const char *sheep = body ? strstr(body, "\"label\":\"sheep ") : NULL;
+    long id = sheep ? strtol(sheep + strlen("\"label\":\"sheep "), NULL, 10) : -1;
+    CHECK(id > 0);
+    free(body);
+    char url[128];
+    snprintf(url, sizeof url, "/api/agents/%ld/history?before=20&count=5", id);
+    CHECK_INT(http_get(port, url, &body), 200);
+    CHECK(contains(body, "{\"seq\":15,"));
+    CHECK(contains(body, "{\"seq\":19,"));
+    free(body);
+  }
+  kill(pid, SIGTERM);
+  waitpid(pid, &st, 0);
+  CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+  close(err_fd);
+  remove(path);
   return check_report("arena_viewer");
 }
