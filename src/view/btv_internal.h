@@ -91,6 +91,7 @@ struct bt_view {
   char errmsg[256];
   size_t history;
   int threads;
+  int dbstrings; /* bt_view_options.dbstrings */
   struct mg_context *ctx;
 
   pthread_mutex_t lock; /* guards everything below and the mode's data */

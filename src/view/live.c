@@ -517,7 +517,7 @@ static int frame_agent(bt_view *v, btv_agent *a, btv_buf *msg, int *reloaded) {
       if (a->statuses[n] != BT_RUNNING) a->since[n] = NAN;
       else if (isnan(a->since[n])) a->since[n] = v->now;
     }
-    if (a->watchers > 0) read_dbstrings(a, inst);
+    if (a->watchers > 0 && v->dbstrings) read_dbstrings(a, inst);
   }
   count_activity(a, v->now);
   if (a->watchers > 0 && a->seq >= first_seq) {
@@ -677,7 +677,7 @@ int btv_live_agent(bt_view *v, unsigned long long id, btv_buf *out) {
   else btv_buf_str(out, "null");
   btv_buf_str(out, ",\"dbstrings\":[");
   int any = 0;
-  for (int n = 0; a->watchers > 0 && n < a->nodes; n++) {
+  for (int n = 0; a->watchers > 0 && v->dbstrings && n < a->nodes; n++) {
     if (n) btv_buf_add(out, ",", 1);
     btv_json_cstring(out, a->dbstrings[n]);
     any = 1;

@@ -105,6 +105,7 @@ static int view_new(bt_view **out, int mode, const bt_view_options *opts, const 
   v->mode = mode;
   v->port = opts->port;
   v->history = opts->history ? opts->history : DEFAULT_HISTORY;
+  v->dbstrings = opts->dbstrings != 0;
   v->threads = opts->threads ? opts->threads : DEFAULT_THREADS;
   if (v->threads < 2) v->threads = 2;
   v->address = strdup(strcmp(address, "localhost") == 0 ? "127.0.0.1" : address);
