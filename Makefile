@@ -23,7 +23,7 @@ CI_NEEDS = valgrind:valgrind clang:clang g++:g++ luarocks:luarocks groff:groff-b
            node:nodejs npm:npm chromium:chromium
 NEEDS = $(BUILD_NEEDS)
 
-.PHONY: all deps ci-deps build test demo bench install clean
+.PHONY: all deps ci-deps build test demo bench install clean viewer-images
 
 all: build
 
@@ -103,6 +103,13 @@ bench: build
 
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)
+
+# the screenshots of docs/viewer.md: the browser test (browser.viewer) takes them in
+# $(BUILD)/tests/browser/; this copies them to docs/img/ (needs chromium and npm ci: make ci-deps)
+viewer-images: build
+	ctest --test-dir $(BUILD) -R '^browser[.]viewer$$' --output-on-failure
+	mkdir -p $(SRC)/docs/img
+	cp $(BUILD)/tests/browser/viewer-*.png $(SRC)/docs/img/
 
 clean:
 	rm -rf $(BUILD)

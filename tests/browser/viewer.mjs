@@ -2,13 +2,16 @@
 // The viewer's page in a real browser (docs/viewer.md, "Browser tests"): Debian's chromium,
 // headless, driven through the DevTools protocol by playwright-core (no browser download).
 //   node viewer.mjs OUT BT_ARENA BT_LOG [LUA_CPATH_DIR]
+// (LUA_CPATH_DIR: where the build's bt.so is, for lua5.4 and big_tree.lua; BT_LUA_PRELOAD: what
+// that lua5.4 preloads in the sanitizer build; BT_CHROMIUM: the browser, default /usr/bin/chromium)
 // 1. bt-arena --headless --viewer 0: the agent list has the arena's agents (ids and labels as
 //    /api/agents), selecting one draws its nodes by name (as its shape), a status changes on
 //    screen, stepping and scrubbing back shows the statuses that the server's history gives
 //    (computed here from statuses_before and the records, not by the page's code), the map and
 //    the heat overlay;
-// 2. bt-arena --record FILE, then bt-log view FILE: the same on the replayed log;
-// 3. a log of a 2,010-node tree (big_tree.lua) under bt-log view: the first drawing and a frame
+// 2. bt-arena --watch: a brain file edited, the page shows the reload and the new tree;
+// 3. bt-arena --record FILE, then bt-log view FILE: the same as 1 on the replayed log;
+// 4. a log of a 2,010-node tree (big_tree.lua) under bt-log view: the first drawing and a frame
 //    of pan and zoom are timed and printed, not asserted.
 // Screenshots go to OUT. Ends with "N passed, N failed"; exits 1 when a check failed.
 import { spawn, spawnSync } from 'node:child_process';
@@ -220,8 +223,13 @@ async function open_page(context, url) {
 // ---- the runs
 
 async function live_checks(context) {
-  const { child, url } = await start_server(arena_exe,
-    ['--headless', '--viewer', '0', '--agents', '24', '--seed', '5', '--seconds', '3600'], 'bt-arena --viewer');
+  // the arena at its real pace (30 ticks a second), which it keeps only with a terminal to draw
+  // in: script(1) gives it one (headless, it runs as fast as it can, and the server's history
+  // of an agent would be gone before the test could read it)
+  const quote = (a) => `'${a.replace(/'/g, "'\\''")}'`;
+  const { child, url } = await start_server('script',
+    ['-qfec', `stty cols 140 rows 45; exec ${quote(arena_exe)} --viewer 0 --agents 24 --seed 5 --seconds 600`, '/dev/null'],
+    'bt-arena --viewer (in script)');
   try {
     const page = await open_page(context, url);
     check((await page.getAttribute('body', 'data-mode')) === 'live', 'live: the page says it is live');
@@ -294,6 +302,38 @@ async function live_checks(context) {
   }
 }
 
+/** A hot reload (--watch): the page says so and draws the new tree, as it happens. */
+async function reload_checks(context) {
+  const src = path.resolve(here, '..', '..');
+  const data = path.join(tmp, 'data');
+  fs.cpSync(path.join(src, 'brains'), path.join(data, 'brains'), { recursive: true });
+  fs.cpSync(path.join(src, 'behaviours'), path.join(data, 'behaviours'), { recursive: true });
+  const quote = (a) => `'${a.replace(/'/g, "'\\''")}'`;
+  const { child, url } = await start_server('script',
+    ['-qfec', `stty cols 140 rows 45; exec ${quote(arena_exe)} --viewer 0 --agents 8 --seed 2 --seconds 600 --watch --data ${quote(data)}`, '/dev/null'],
+    'bt-arena --viewer --watch (in script)');
+  try {
+    const page = await open_page(context, url);
+    const sheep = (await api(url, '/api/agents')).agents.find((a) => a.brain.includes('sheep') && a.shape);
+    await select(page, sheep.id);
+    const before = await page.$$eval('#tree [data-node-index]', (n) => n.length);
+    const file = path.join(data, 'brains', 'sheep.lua');
+    const text = fs.readFileSync(file, 'utf8');
+    const edited = text.replace('return bt.PriorityNode({', 'return bt.PriorityNode({\n    bt.ConditionNode(function() return false end, "Added by the browser test"),');
+    if (!check(edited !== text, 'reload: the sheep brain was edited')) return;
+    fs.writeFileSync(file, edited);
+    await page.waitForSelector('#tree [data-name="Added by the browser test"]', { state: 'attached', timeout: 20000 });
+    const after = await page.$$eval('#tree [data-node-index]', (n) => n.length);
+    check(after === before + 1, `reload: the page drew the reloaded tree (${before} → ${after} nodes) without being asked`);
+    check((await page.$$eval('#banner .reload', (b) => b.length)) > 0, 'reload: a banner says the brain was reloaded');
+    await names_match(page, url, sheep.id, 'reload');
+    await page.screenshot({ path: path.join(out, 'viewer-reload.png') });
+    await page.close();
+  } finally {
+    stop(child);
+  }
+}
+
 async function log_checks(context) {
   const log = path.join(tmp, 'arena.btlog');
   run(arena_exe, ['--headless', '--agents', '16', '--seed', '3', '--seconds', '8', '--record', log]);
@@ -329,6 +369,7 @@ async function log_checks(context) {
 async function big_tree_timing(context) {
   const log = path.join(tmp, 'big.btlog');
   const env = lua_cpath_dir ? { LUA_CPATH: `${lua_cpath_dir}/?.so;;` } : {};
+  if (process.env.BT_LUA_PRELOAD) env.LD_PRELOAD = process.env.BT_LUA_PRELOAD; // the sanitizer build's
   run('lua5.4', [path.join(here, 'big_tree.lua'), log, '20'], env);
   const { child, url } = await start_server(btlog_exe, ['view', log, '--port', '0'], 'bt-log view (big tree)');
   try {
@@ -389,7 +430,7 @@ try {
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
       '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
-  for (const [name, part] of [['live', live_checks], ['log', log_checks], ['big tree', big_tree_timing]]) {
+  for (const [name, part] of [['live', live_checks], ['reload', reload_checks], ['log', log_checks], ['big tree', big_tree_timing]]) {
     try {
       await part(context);
     } catch (err) {

@@ -75,7 +75,14 @@ function render_list_soon() {
 
 function render_list() {
   const with_activity = app.agents.map((a) => ({ ...a, activity: agent_activity(a) }));
-  const matching = agents_sort(agents_filter(with_activity, list_filters()));
+  let matching = agents_sort(agents_filter(with_activity, list_filters()));
+  if (app.list_hovered && app.list_order) {
+    // under the pointer the order stays (a click must land on the agent it aimed at); the
+    // figures still change, and agents new to the list go at the end
+    const at = new Map(app.list_order.map((id, k) => [id, k]));
+    matching = matching.slice().sort((a, b) => (at.get(a.id) ?? Infinity) - (at.get(b.id) ?? Infinity));
+  }
+  app.list_order = matching.map((a) => a.id);
   const list = $('agent-list');
   const items = document.createDocumentFragment();
   for (const a of matching.slice(0, LIST_MAX)) {
@@ -371,6 +378,7 @@ function step(direction, count = 1) {
 async function step_now(direction, count) {
   const h = app.history;
   if (!h) return;
+  if (direction < 0) app.following = false; // first: records that come meanwhile must not move it
   for (let k = 0; k < count; k++) {
     if (direction < 0) {
       if (!h.step_back()) {
@@ -380,8 +388,6 @@ async function step_now(direction, count) {
       break;
     }
   }
-  app.following = app.live && h.at_end && app.following;
-  if (direction < 0) app.following = false;
   render_state();
 }
 
@@ -389,6 +395,7 @@ async function to_start() {
   const h = app.history;
   if (!h) return;
   app.following = false;
+  await step_queue;
   h.seek_index(0);
   render_state();
 }
@@ -463,6 +470,11 @@ function on_message(msg) {
 function install_controls() {
   for (const id of ['agent-search', 'filter-label']) $(id).addEventListener('input', render_list);
   $('filter-brain').addEventListener('change', render_list);
+  $('agent-list').addEventListener('pointerenter', () => { app.list_hovered = true; });
+  $('agent-list').addEventListener('pointerleave', () => {
+    app.list_hovered = false;
+    render_list_soon();
+  });
   $('agent-list').addEventListener('click', (ev) => {
     const li = ev.target.closest('[data-agent-id]');
     if (li) select_agent(Number(li.dataset.agentId));
@@ -475,6 +487,7 @@ function install_controls() {
   $('tl-slider').addEventListener('input', (ev) => {
     const h = app.history;
     if (!h) return;
+    app.following = false;
     h.seek_index(Number(ev.target.value));
     app.following = app.live && h.at_end;
     render_state();

@@ -105,7 +105,7 @@ export class TreeView {
         'data-kind': node.kind,
         'data-status': 'READY',
       }, boxes);
-      const heat = el('rect', { class: 'heat', x: left - 4, y: top - 4, width: w + 8, height: NODE_H + 8, rx: 9 }, g);
+      const heat = el('rect', { class: 'heat', x: left - 8, y: top - 8, width: w + 16, height: NODE_H + 16, rx: 12 }, g);
       const box = el('rect', { class: 'box', x: left, y: top, width: w, height: NODE_H, rx: 6 }, g);
       const title = el('title', {}, g);
       title.textContent = `${node.name} (${node.kind})${node.param != null ? ` param ${node.param}` : ''}`;
@@ -115,6 +115,7 @@ export class TreeView {
       kind.textContent = short_kind(node.kind) + (node.param != null ? ` ${node.param}` : '')
         + (node.shared ? ` · shared ×${node.shared}` : '');
       const detail = el('text', { class: 'detail', x: left + 8, y: top + 48 }, g);
+      const heat_label = el('text', { class: 'heat-label', x: left + w - 6, y: top + 32 }, g);
       let toggle = null;
       const nkids = (node.children ?? []).length;
       if (nkids > 0) {
@@ -124,7 +125,7 @@ export class TreeView {
         sign.textContent = this.collapsed.has(i) ? `+${nkids}` : '−';
         if (this.collapsed.has(i)) g.classList.add('collapsed');
       }
-      this.node_elems[i] = { g, box, heat, detail, toggle };
+      this.node_elems[i] = { g, box, heat, heat_label, detail, toggle };
     }
     this.edges_layer.appendChild(edges);
     this.nodes_layer.appendChild(boxes);
@@ -188,7 +189,8 @@ export class TreeView {
       const r = by_node.get(i);
       const v = r ? r.visits ?? 0 : 0;
       const level = max > 0 ? v / max : 0;
-      e.heat.setAttribute('fill-opacity', (0.1 + 0.8 * level).toFixed(3));
+      e.heat.setAttribute('fill-opacity', (0.15 + 0.85 * level).toFixed(3));
+      e.heat_label.textContent = `×${v}`;
       e.heat.setAttribute('fill', `hsl(${Math.round(50 - 50 * level)}, 100%, 50%)`);
       e.g.setAttribute('data-heat', v);
       const title = e.g.querySelector('title');
