@@ -10,7 +10,8 @@
 //    (computed here from statuses_before and the records, not by the page's code), the map and
 //    the heat overlay;
 // 2. bt-arena --watch: a brain file edited, the page shows the reload and the new tree;
-// 3. bt-arena --record FILE, then bt-log view FILE: the same as 1 on the replayed log;
+// 3. bt-arena --record FILE, then bt-log view FILE: the same as 1 on the replayed log, and with
+//    --token: the page passes on its URL's token (its own files too), none is served without it;
 // 4. a log of a 2,010-node tree (big_tree.lua) under bt-log view: the first drawing and a frame
 //    of pan and zoom are timed and printed, not asserted.
 // Screenshots go to OUT. Ends with "N passed, N failed"; exits 1 when a check failed.
@@ -64,7 +65,7 @@ function start_server(exe, args, what) {
       const m = /viewer: (http:\/\/\S+)/.exec(seen);
       if (m) {
         clearTimeout(timer);
-        resolve({ child, url: m[1].replace(/\/?$/, '/') });
+        resolve({ child, url: m[1] });
       }
     };
     child.stdout.setEncoding('utf8').on('data', look);
@@ -86,8 +87,10 @@ function run(exe, args, env = {}) {
   return r;
 }
 
+/** GET a JSON answer of the server at `base` (its token, if its URL has one, as a header). */
 async function api(base, p) {
-  const response = await fetch(new URL(p, base));
+  const token = new URL(base).searchParams.get('token');
+  const response = await fetch(new URL(p, base), token ? { headers: { Authorization: `Bearer ${token}` } } : {});
   const body = await response.json();
   if (!response.ok) throw new Error(`${p}: ${response.status} ${JSON.stringify(body)}`);
   return body;
@@ -366,6 +369,32 @@ async function log_checks(context) {
   }
 }
 
+/** A server with a token: the page passes on the token of its URL; without it, it is refused. */
+async function token_checks(context) {
+  const log = path.join(tmp, 'arena.btlog'); // log_checks recorded it
+  const { child, url } = await start_server(btlog_exe, ['view', log, '--port', '0', '--token', 'Test-token_1'],
+    'bt-log view --token');
+  try {
+    check(new URL(url).searchParams.get('token') === 'Test-token_1', 'token: the URL printed carries the token');
+    const page = await open_page(context, url);
+    await agents_match(page, url, 'token');
+    const id = (await api(url, '/api/agents')).agents.find((a) => a.shape).id;
+    await select(page, id);
+    await names_match(page, url, id, 'token');
+    await page.close();
+    const bare = new URL(url);
+    bare.search = '';
+    const refused = await context.newPage();
+    const response = await refused.goto(bare.toString());
+    const text = await refused.textContent('body');
+    check(response.status() === 403 && /token/.test(text), 'token: without it the server refuses even the page, and says why',
+      `status ${response.status()}: ${text}`);
+    await refused.close();
+  } finally {
+    stop(child);
+  }
+}
+
 async function big_tree_timing(context) {
   const log = path.join(tmp, 'big.btlog');
   const env = lua_cpath_dir ? { LUA_CPATH: `${lua_cpath_dir}/?.so;;` } : {};
@@ -430,7 +459,7 @@ try {
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
       '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
-  for (const [name, part] of [['live', live_checks], ['reload', reload_checks], ['log', log_checks], ['big tree', big_tree_timing]]) {
+  for (const [name, part] of [['live', live_checks], ['reload', reload_checks], ['log', log_checks], ['token', token_checks], ['big tree', big_tree_timing]]) {
     try {
       await part(context);
     } catch (err) {

@@ -329,8 +329,8 @@ function render_timeline(d = app.history.derived()) {
   else where += ` · ${h.records.length - h.cursor} newer${app.stale ? ' (and more on the server: live reloads)' : ''}`;
   if (app.skipped > 0) where += ` · ${app.skipped} records not received (the server dropped them for this page)`;
   $('tl-position').textContent = where;
-  $('tl-range').textContent = `${h.records.length} records loaded (${h.first_seq}–${h.last_seq})`
-    + (h.more_before ? ', older on the server' : '');
+  $('tl-range').textContent = (h.records.length > 0 ? `${h.records.length} records loaded (${h.first_seq}–${h.last_seq})`
+    : 'no record loaded yet') + (h.more_before ? ', older on the server' : '');
   $('tl-live').classList.toggle('active', app.following);
   // the records around the cursor
   const list = $('tl-records');
@@ -544,7 +544,9 @@ async function start() {
     app.info = await api.info();
   } catch (err) {
     show_error(err);
-    $('connection').textContent = 'no server';
+    const refused = /: 403/.test(err.message);
+    $('connection').textContent = refused ? 'refused (a token?)' : 'no server';
+    document.body.dataset.error = err.message;
     return;
   }
   app.live = app.info.mode !== 'log';
