@@ -73,7 +73,8 @@ function render_list_soon() {
   }, 250);
 }
 
-function render_list() {
+/** The list (and with `with_map`, the map: positions change only with a new /api/agents). */
+function render_list(with_map = false) {
   const with_activity = app.agents.map((a) => ({ ...a, activity: agent_activity(a) }));
   let matching = agents_sort(agents_filter(with_activity, list_filters()));
   if (app.list_hovered && app.list_order) {
@@ -116,7 +117,13 @@ function render_list() {
     ? `${app.agents.length} agents`
     : `${matching.length} of ${app.agents.length} agents`
       + (matching.length > LIST_MAX ? ` (first ${LIST_MAX} shown)` : '');
-  map.update(app.agents, new Set(matching.map((a) => a.id)));
+  if (with_map || app.filters_changed) map.update(app.agents, new Set(matching.map((a) => a.id)));
+  app.filters_changed = false;
+}
+
+function on_filters_changed() {
+  app.filters_changed = true;
+  render_list();
 }
 
 function update_brain_filter() {
@@ -135,7 +142,7 @@ async function refresh_agents() {
   app.by_id = new Map(app.agents.map((a) => [a.id, a]));
   if (typeof data.time === 'number' && app.server_time === null) app.server_time = data.time;
   update_brain_filter();
-  render_list();
+  render_list(true);
 }
 
 // ---- the selected agent
@@ -148,7 +155,7 @@ async function select_agent(id) {
   app.loading = true;
   app.buffered = [];
   map.select(id);
-  render_list();
+  render_list(true);
   document.body.dataset.selected = id;
   $('tree').removeAttribute('data-ready');
   stream?.subscribe([id]);
@@ -468,8 +475,8 @@ function on_message(msg) {
 // ---- keys and controls
 
 function install_controls() {
-  for (const id of ['agent-search', 'filter-label']) $(id).addEventListener('input', render_list);
-  $('filter-brain').addEventListener('change', render_list);
+  for (const id of ['agent-search', 'filter-label']) $(id).addEventListener('input', on_filters_changed);
+  $('filter-brain').addEventListener('change', on_filters_changed);
   $('agent-list').addEventListener('pointerenter', () => { app.list_hovered = true; });
   $('agent-list').addEventListener('pointerleave', () => {
     app.list_hovered = false;
@@ -558,7 +565,12 @@ async function start() {
       $('connection').textContent = status === 'open' ? 'connected' : 'reconnecting…';
       $('connection').dataset.state = status;
     });
-    setInterval(() => refresh_agents().catch(show_error), 1000);
+    // the list's figures move with the stream's counts; the whole list (positions, running
+    // paths) is asked for every second, every three with many agents
+    const poll = () => {
+      refresh_agents().catch(show_error).finally(() => setTimeout(poll, app.agents.length > 1000 ? 3000 : 1000));
+    };
+    setTimeout(poll, 1000);
     setInterval(() => refresh_selected_state().catch(() => {}), 1000);
     setInterval(() => { if (app.heat) load_heat().catch(() => {}); }, 2000);
   } else {

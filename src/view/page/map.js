@@ -36,7 +36,8 @@ export class MapView {
     const span = Math.max(maxx - minx, maxy - miny, 1);
     const pad = span * 0.04;
     this.svg.setAttribute('viewBox', `${minx - pad} ${miny - pad} ${span + 2 * pad} ${span + 2 * pad}`);
-    const r = (span + 2 * pad) / 120;
+    // dots shrink as they get many (down to a third), so that a crowd still shows its shape
+    const r = ((span + 2 * pad) / 120) * Math.max(0.33, Math.min(1, Math.sqrt(50 / placed.length)));
     const seen = new Set();
     for (const a of placed) {
       seen.add(a.id);
