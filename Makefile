@@ -94,6 +94,13 @@ bench: build
 	@echo
 	LUA_CPATH="$(BUILD)/lib/lua/5.4/?.so;;" lua5.4 bench/bench_reload.lua
 	@echo
+	@if [ -x $(BUILD)/bench/bench_view ]; then \
+	  echo "$(BUILD)/bench/bench_view $(BUILD)/examples/arena/bt-arena"; \
+	  $(BUILD)/bench/bench_view $(BUILD)/examples/arena/bt-arena; \
+	else \
+	  echo "bench_view: not built (the viewer needs civetweb: Debian libcivetweb-dev)"; \
+	fi
+	@echo
 	@if [ -n "$(DS_SCRIPTS)" ]; then \
 	  echo "DS_SCRIPTS=$(DS_SCRIPTS) $(BUILD)/bench/bench_think bench/ds_compare.lua"; \
 	  DS_SCRIPTS="$(DS_SCRIPTS)" $(BUILD)/bench/bench_think bench/ds_compare.lua; \

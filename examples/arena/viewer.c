@@ -21,6 +21,7 @@
 #include "bt_view.h"
 
 #define VIEW_HISTORY 2048 /* records the page can scrub back through, per creature */
+#define COLLECT_EVERY 10  /* ticks between looks for new and gone brains (a third of a second) */
 
 typedef struct registered {
   int id;
@@ -32,24 +33,30 @@ static struct {
   int ref_collect;
   registered *agents;
   int n, cap;
-} V = {NULL, LUA_NOREF, NULL, 0, 0};
+  long long ticks;
+} V = {NULL, LUA_NOREF, NULL, 0, 0, 0};
 
 /* collect(live): the recorders of the live creatures' brains not yet registered (added: {id,
- * recorder, brain module} triples, flattened) and the registered ones gone (removed: recorders);
- * `known` keeps every registered recorder alive until C has unregistered it */
+ * recorder} pairs, flattened) and the registered ones gone (removed: recorders), or nil for none;
+ * `known` keeps every registered recorder alive until C has unregistered it. It makes no garbage
+ * when nothing changed (a think's time must not pay for the viewer's collections) and runs every
+ * COLLECT_EVERY ticks */
 static const char COLLECT[] =
     "local bt = ...\n"
-    "local known = {}\n"
+    "local known, stamp, gen = {}, {}, 0\n"
     "return function(live, ring)\n"
     "  if ring then bt.BrainManager:Record({capacity = ring}) return end\n"
-    "  local added, removed, seen = {}, {}, {}\n"
+    "  gen = gen + 1\n"
+    "  local added, removed\n"
     "  for id, inst in pairs(live) do\n"
     "    local brain = rawget(inst, 'brain')\n"
     "    local rec = type(brain) == 'table' and not brain.stopped and rawget(brain, 'recorder') or nil\n"
     "    if rec then\n"
-    "      seen[id] = true\n"
-    "      if known[id] ~= rec then\n"
-    "        if known[id] then removed[#removed + 1] = known[id] end\n"
+    "      stamp[id] = gen\n"
+    "      local old = known[id]\n"
+    "      if old ~= rec then\n"
+    "        added = added or {}\n"
+    "        if old then removed = removed or {}; removed[#removed + 1] = old end\n"
     "        known[id] = rec\n"
     "        added[#added + 1] = id\n"
     "        added[#added + 1] = rec\n"
@@ -57,7 +64,11 @@ static const char COLLECT[] =
     "    end\n"
     "  end\n"
     "  for id, rec in pairs(known) do\n"
-    "    if not seen[id] then removed[#removed + 1] = rec; known[id] = nil end\n"
+    "    if stamp[id] ~= gen then\n"
+    "      removed = removed or {}\n"
+    "      removed[#removed + 1] = rec\n"
+    "      known[id], stamp[id] = nil, nil\n"
+    "    end\n"
     "  end\n"
     "  return added, removed\n"
     "end\n";
@@ -124,8 +135,7 @@ int arena_viewer_open(arena *a, int port, int recording, char *err, size_t errsi
 
 const char *arena_viewer_url(void) { return V.view ? bt_view_url(V.view) : ""; }
 
-void arena_viewer_frame(arena *a) {
-  if (!V.view) return;
+static void collect(arena *a) {
   lua_State *L = a->L;
   int top = lua_gettop(L);
   lua_rawgeti(L, LUA_REGISTRYINDEX, V.ref_collect);
@@ -135,14 +145,14 @@ void arena_viewer_frame(arena *a) {
     return;
   }
   /* removed first: a creature whose brain restarted has a new recorder with its id */
-  lua_Integer nremoved = (lua_Integer)luaL_len(L, -1);
+  lua_Integer nremoved = lua_istable(L, -1) ? (lua_Integer)luaL_len(L, -1) : 0;
   for (lua_Integer i = 1; i <= nremoved; i++) {
     lua_rawgeti(L, -1, i);
     bt_rec *rec = bt_lua_torecorder(L, -1);
     if (rec && bt_view_remove_agent(V.view, rec) == BT_OK) forget(rec);
     lua_pop(L, 1);
   }
-  lua_Integer nadded = (lua_Integer)luaL_len(L, -2);
+  lua_Integer nadded = lua_istable(L, -2) ? (lua_Integer)luaL_len(L, -2) : 0;
   for (lua_Integer i = 1; i + 1 <= nadded; i += 2) {
     lua_rawgeti(L, -2, i);
     int id = (int)lua_tointeger(L, -1);
@@ -162,6 +172,11 @@ void arena_viewer_frame(arena *a) {
       V.agents[V.n++] = (registered){id, rec};
   }
   lua_settop(L, top);
+}
+
+void arena_viewer_frame(arena *a) {
+  if (!V.view) return;
+  if (V.ticks++ % COLLECT_EVERY == 0) collect(a);
   for (int i = 0; i < V.n; i++) {
     entity *e = world_any(&a->w, V.agents[i].id);
     if (e) bt_view_set_position(V.view, bt_rec_agent(V.agents[i].rec), e->x, e->y);
@@ -188,6 +203,45 @@ int arena_viewer_open(arena *a, int port, int recording, char *err, size_t errsi
   return -1;
 }
 const char *arena_viewer_url(void) { return ""; }
+static void collect(arena *a) {
+  lua_State *L = a->L;
+  int top = lua_gettop(L);
+  lua_rawgeti(L, LUA_REGISTRYINDEX, V.ref_collect);
+  lua_rawgeti(L, LUA_REGISTRYINDEX, a->ref_live);
+  if (lua_pcall(L, 1, 2, 0) != LUA_OK) {
+    lua_settop(L, top);
+    return;
+  }
+  /* removed first: a creature whose brain restarted has a new recorder with its id */
+  lua_Integer nremoved = lua_istable(L, -1) ? (lua_Integer)luaL_len(L, -1) : 0;
+  for (lua_Integer i = 1; i <= nremoved; i++) {
+    lua_rawgeti(L, -1, i);
+    bt_rec *rec = bt_lua_torecorder(L, -1);
+    if (rec && bt_view_remove_agent(V.view, rec) == BT_OK) forget(rec);
+    lua_pop(L, 1);
+  }
+  lua_Integer nadded = lua_istable(L, -2) ? (lua_Integer)luaL_len(L, -2) : 0;
+  for (lua_Integer i = 1; i + 1 <= nadded; i += 2) {
+    lua_rawgeti(L, -2, i);
+    int id = (int)lua_tointeger(L, -1);
+    lua_rawgeti(L, -3, i + 1);
+    bt_rec *rec = bt_lua_torecorder(L, -1);
+    lua_pop(L, 2);
+    entity *e = world_any(&a->w, id);
+    if (!rec || !e || e->kind < 0 || e->kind >= a->w.nkinds) continue;
+    if (V.n == V.cap) {
+      int cap = V.cap ? V.cap * 2 : 256;
+      registered *p = realloc(V.agents, (size_t)cap * sizeof *p);
+      if (!p) continue;
+      V.agents = p;
+      V.cap = cap;
+    }
+    if (bt_view_add_agent(V.view, rec, a->w.kinds[e->kind].brain) == BT_OK)
+      V.agents[V.n++] = (registered){id, rec};
+  }
+  lua_settop(L, top);
+}
+
 void arena_viewer_frame(arena *a) { (void)a; }
 void arena_viewer_close(arena *a) { (void)a; }
 

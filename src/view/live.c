@@ -27,6 +27,8 @@ typedef struct btv_agent {
   bt_rec *rec;
   unsigned long long id;
   char *label, *brain;
+  const bt_def *def;        /* the definition its instance had at the last frame (the view holds
+                               a reference to every one it saw: a pointer is never reused) */
   /* now (at the last frame) */
   unsigned long long shape; /* 0: its recorder watches no instance */
   int nodes;
@@ -52,7 +54,6 @@ typedef struct btv_agent {
   long long bucket_second[6];
   unsigned bucket_count[6];
   unsigned frame_count; /* transitions in this frame */
-  bt_stats *stats;      /* the agent's own figures */
 } btv_agent;
 
 struct btv_live {
@@ -106,9 +107,11 @@ static btv_shape *shape_find(btv_live *L, unsigned long long hash) {
 }
 
 static btv_shape *shape_note(btv_live *L, const bt_def *def, const char *brain) {
+  for (int i = 0; i < L->nshapes; i++)
+    if (L->shapes[i].def == def) return &L->shapes[i];
   unsigned long long hash = bt_def_hash(def);
   btv_shape *s = shape_find(L, hash);
-  if (s) return s;
+  if (s) return s; /* another definition of the same shape: its nodes are named the same */
   if (L->nshapes == L->shapes_cap) {
     int cap = L->shapes_cap ? L->shapes_cap * 2 : 8;
     btv_shape *p = realloc(L->shapes, (size_t)cap * sizeof *p);
@@ -152,7 +155,6 @@ static void agent_free(btv_agent *a) {
   for (size_t i = 0; i < a->count; i++) btv_record_clear(&a->ring[(a->head + i) % a->cap]);
   free(a->ring);
   free(a->base);
-  bt_stats_free(a->stats);
   free(a->label);
   free(a->brain);
   free(a);
@@ -275,6 +277,7 @@ int bt_view_add_agent(bt_view *v, bt_rec *rec, const char *brain) {
   bt_inst *inst = bt_rec_inst(rec);
   if (inst) {
     const bt_def *def = bt_inst_def(inst);
+    a->def = def;
     if (!shape_note(L, def, a->brain) || agent_reshape(a, bt_def_hash(def), bt_def_size(def)) != BT_OK) {
       rc = BT_ENOMEM;
       goto done;
@@ -405,13 +408,13 @@ static double activity(const btv_agent *a, double now) {
   return sum / 5.0;
 }
 
+/* the shapes' figures, every record counted (an agent's own are counted from its history when
+ * asked: btv_live_agent_stats) */
 static void feed_stats(btv_live *L, btv_agent *a, const bt_rec_entry *e) {
   int nodes = shape_nodes(L, a->rec_shape);
   if (nodes <= 0) return;
   if (!L->stats && bt_stats_create(&L->stats) != BT_OK) return;
-  if (!a->stats && bt_stats_create(&a->stats) != BT_OK) return;
   bt_stats_add(L->stats, a->id, a->rec_shape, nodes, e);
-  bt_stats_add(a->stats, a->id, a->rec_shape, nodes, e);
 }
 
 /* copies a recorder's entry (its text too) */
@@ -461,8 +464,13 @@ static int frame_agent(bt_view *v, btv_agent *a, btv_buf *msg, int *reloaded) {
   unsigned long long fresh = total - a->total;
   bt_inst *inst = bt_rec_inst(a->rec);
   const bt_def *def = inst ? bt_inst_def(inst) : NULL;
-  unsigned long long shape = def ? bt_def_hash(def) : 0;
-  if (def && !shape_note(L, def, a->brain)) return BT_ENOMEM;
+  unsigned long long shape = a->shape;
+  if (def != a->def) { /* hashing a tree costs: only when it is another */
+    btv_shape *s = def ? shape_note(L, def, a->brain) : NULL;
+    if (def && !s) return BT_ENOMEM;
+    shape = s ? s->hash : 0;
+    a->def = def;
+  }
   if (shape != a->shape) {
     if (agent_reshape(a, shape, def ? bt_def_size(def) : 0) != BT_OK) return BT_ENOMEM;
     if (a->count == 0) {
@@ -560,7 +568,7 @@ int bt_view_frame(bt_view *v, double now) {
       btv_buf_str(&msg, "}");
       if (!msg.failed) btv_stream_broadcast(v, msg.data, msg.len);
     }
-    if (a->frame_count) {
+    if (a->frame_count && v->clients) {
       btv_buf_printf(&counts, "%s\"%llu\":%u", any ? "," : "", a->id, a->frame_count);
       any = 1;
     }
@@ -569,14 +577,16 @@ int bt_view_frame(bt_view *v, double now) {
     L->changed = 0;
     btv_stream_broadcast(v, "{\"type\":\"agents\"}", 17);
   }
-  msg.len = 0;
-  msg.failed = 0;
-  btv_buf_printf(&msg, "{\"type\":\"frame\",\"frame\":%llu,\"time\":", v->frames);
-  btv_json_number(&msg, now);
-  btv_buf_str(&msg, ",\"counts\":{");
-  if (counts.len) btv_buf_add(&msg, counts.data, counts.len);
-  btv_buf_str(&msg, "}}");
-  if (!msg.failed && !counts.failed) btv_stream_broadcast(v, msg.data, msg.len);
+  if (v->clients) { /* the frame's counts: built only when someone listens */
+    msg.len = 0;
+    msg.failed = 0;
+    btv_buf_printf(&msg, "{\"type\":\"frame\",\"frame\":%llu,\"time\":", v->frames);
+    btv_json_number(&msg, now);
+    btv_buf_str(&msg, ",\"counts\":{");
+    if (counts.len) btv_buf_add(&msg, counts.data, counts.len);
+    btv_buf_str(&msg, "}}");
+    if (!msg.failed && !counts.failed) btv_stream_broadcast(v, msg.data, msg.len);
+  }
   pthread_mutex_unlock(&v->lock);
   btv_stream_wake(v);
   btv_buf_free(&msg);
@@ -720,16 +730,45 @@ int btv_live_history(bt_view *v, unsigned long long id, unsigned long long befor
   return BT_OK;
 }
 
+/* an agent's own figures, counted from the records the view keeps of it (its last `history`) */
 int btv_live_agent_stats(bt_view *v, unsigned long long id, btv_buf *out) {
-  btv_agent *a = agent_find(v->live, id);
+  btv_live *L = v->live;
+  btv_agent *a = agent_find(L, id);
   if (!a) return BTV_NOT_FOUND;
-  if (!a->stats) {
-    btv_buf_str(out, "{\"shape\":");
-    json_shape_or_null(out, a->shape);
-    btv_buf_str(out, ",\"agents\":0,\"thinks\":0,\"nodes\":[]}");
-    return BT_OK;
+  bt_stats *st = NULL;
+  if (bt_stats_create(&st) != BT_OK) {
+    out->failed = 1;
+    return BT_ENOMEM;
   }
-  return btv_json_stats(out, a->stats, a->rec_shape);
+  unsigned long long shape = a->base_shape;
+  for (size_t i = 0; i < a->count; i++) {
+    const btv_record *r = ring_at(a, i);
+    if (r->type == BT_REC_RELOAD) shape = r->u.shapes.to;
+    int nodes = shape_nodes(L, shape);
+    if (nodes <= 0 || r->type == BTV_LOST) continue;
+    bt_rec_entry e;
+    memset(&e, 0, sizeof e);
+    e.type = r->type;
+    e.from = r->from;
+    e.to = r->to;
+    e.has_sleep = r->has_sleep;
+    e.cause = r->cause;
+    e.node = r->node;
+    e.think = r->think;
+    e.time = r->time;
+    if (r->type == BT_REC_THINK) e.sleep = r->u.sleep;
+    else if (r->type == BT_REC_RELOAD) {
+      e.def_from = r->u.shapes.from;
+      e.def_to = r->u.shapes.to;
+    } else if (r->type == BT_REC_ERROR || r->type == BT_REC_HOST) {
+      e.text = r->u.bytes.text;
+      e.size = r->u.bytes.size;
+    }
+    bt_stats_add(st, a->id, shape, nodes, &e);
+  }
+  int rc = btv_json_stats(out, st, shape ? shape : a->shape);
+  bt_stats_free(st);
+  return rc;
 }
 
 int btv_live_shape(bt_view *v, unsigned long long hash, btv_buf *out) {

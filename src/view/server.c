@@ -125,6 +125,13 @@ static int token_given(const bt_view *v, const struct mg_connection *conn) {
   return 0;
 }
 
+/* the data (/api/...) needs the token; the page's own files, the same for everyone, do not (a
+ * browser loads a page's modules and styles without the page's query) */
+static int is_api(const struct mg_connection *conn) {
+  const char *uri = mg_get_request_info(conn)->local_uri;
+  return !uri || strncmp(uri, "/api", 4) == 0;
+}
+
 static int begin_request(struct mg_connection *conn) {
   bt_view *v = mg_get_user_data(mg_get_context(conn));
   const char *host = mg_get_header(conn, "Host");
@@ -132,7 +139,7 @@ static int begin_request(struct mg_connection *conn) {
   const char *why = NULL;
   if (!host_allowed(v, host, 0)) why = "this server answers only requests for its own address (Host)";
   else if (!origin_allowed(v, origin, host)) why = "requests from other sites are refused (Origin)";
-  else if (!token_given(v, conn)) why = "a token is required: ?token=T or Authorization: Bearer T";
+  else if (is_api(conn) && !token_given(v, conn)) why = "a token is required: ?token=T or Authorization: Bearer T";
   pthread_mutex_lock(&v->lock);
   v->stats.requests++;
   if (why) v->stats.refused++;

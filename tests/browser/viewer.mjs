@@ -11,7 +11,7 @@
 //    the heat overlay;
 // 2. bt-arena --watch: a brain file edited, the page shows the reload and the new tree;
 // 3. bt-arena --record FILE, then bt-log view FILE: the same as 1 on the replayed log, and with
-//    --token: the page passes on its URL's token (its own files too), none is served without it;
+//    --token: the page passes on its URL's token; without it, it says it was refused;
 // 4. a log of a 2,010-node tree (big_tree.lua) under bt-log view: the first drawing and a frame
 //    of pan and zoom are timed and printed, not asserted.
 // Screenshots go to OUT. Ends with "N passed, N failed"; exits 1 when a check failed.
@@ -385,10 +385,12 @@ async function token_checks(context) {
     const bare = new URL(url);
     bare.search = '';
     const refused = await context.newPage();
-    const response = await refused.goto(bare.toString());
-    const text = await refused.textContent('body');
-    check(response.status() === 403 && /token/.test(text), 'token: without it the server refuses even the page, and says why',
-      `status ${response.status()}: ${text}`);
+    await refused.goto(bare.toString());
+    const error = await refused.waitForSelector('body[data-error]', { state: 'attached', timeout: 10000 })
+      .then(() => refused.getAttribute('body', 'data-error')).catch(() => null);
+    const listed = await refused.$$eval('#agent-list [data-agent-id]', (items) => items.length);
+    check(error !== null && /403/.test(error) && listed === 0, 'token: without it the page lists nothing and says the server refused it',
+      `error: ${error}, ${listed} agents listed`);
     await refused.close();
   } finally {
     stop(child);
