@@ -2,7 +2,7 @@
 // The viewer's page: wires the agent list, the map, the tree and the timeline to the server's API
 // and stream (docs/viewer.md, "The page"). The logic lives in agents.js, layout.js and
 // history.js, which the unit tests run under node; this file is the DOM and the fetching.
-import { api, Stream } from './api.js';
+import { api, Stream, token } from './requests.js';
 import { ActivityMeter, agents_brains, agents_filter, agents_sort } from './agents.js';
 import { History, STATUS_NAMES, is_transition } from './history.js';
 import { MapView } from './map.js';
@@ -49,7 +49,13 @@ function banner(text, kind = 'info') {
 
 function show_error(err) {
   console.error(err);
-  banner(String(err.message ?? err), 'error');
+  const message = String(err.message ?? err);
+  banner(message, 'error');
+  if (/: 403/.test(message)) {
+    // refused: Host, Origin or token (docs/viewer.md, "Who may ask")
+    document.body.dataset.error = message;
+    $('connection').textContent = 'refused (a token?)';
+  }
 }
 
 // ---- the agent list
@@ -551,10 +557,12 @@ async function start() {
     app.info = await api.info();
   } catch (err) {
     show_error(err);
-    const refused = /: 403/.test(err.message);
-    $('connection').textContent = refused ? 'refused (a token?)' : 'no server';
     document.body.dataset.error = err.message;
+    if (!/: 403/.test(err.message)) $('connection').textContent = 'no server';
     return;
+  }
+  if (app.info.token && !token) {
+    banner('this server needs a token: open the URL it printed (with ?token=)', 'error');
   }
   app.live = app.info.mode !== 'log';
   document.body.dataset.mode = app.live ? 'live' : 'log';
