@@ -410,10 +410,12 @@ async function big_tree_timing(context) {
     const perf = await page.evaluate(() => ({ draw: window.btViewer.app.perf.first_draw_ms.at(-1), layout: window.btViewer.tree.layout_ms }));
     timing(`big tree (${n} nodes): first drawing ${perf.draw.toFixed(0)} ms (layout and SVG ${perf.layout.toFixed(0)} ms), ${ms} ms from the click; aim: under 1 s`);
     // frames of pan and zoom: each animation frame moves or zooms the view; the frame interval
-    // includes the browser's style, layout and paint of the 2,000 nodes
-    const frames = await page.evaluate(() => new Promise((resolve) => {
+    // includes the browser's style, layout, paint and compositing. Zoomed out as far as "fit"
+    // goes (a scale of 0.1: some 200 nodes in view), then at the whole tree's scale (0.01)
+    const time_frames = (scale) => page.evaluate((k_start) => new Promise((resolve) => {
       const tree = window.btViewer.tree;
-      tree.fit();
+      if (k_start === null) tree.fit();
+      else tree.show_node(0, k_start);
       const times = [];
       let last = null;
       let k = 0;
@@ -426,10 +428,13 @@ async function big_tree_timing(context) {
         else resolve(times);
       };
       requestAnimationFrame(frame);
-    }));
-    frames.sort((a, b) => a - b);
-    const mean = frames.reduce((s, t) => s + t, 0) / frames.length;
-    timing(`big tree: a frame of pan or zoom: mean ${mean.toFixed(1)} ms, median ${frames[frames.length >> 1].toFixed(1)} ms, worst ${frames.at(-1).toFixed(1)} ms over ${frames.length} frames; aim: under 16 ms`);
+    }), scale);
+    for (const [what, scale] of [['as fitted (scale 0.1)', null], ['the whole tree in view (scale 0.01)', 0.01]]) {
+      const frames = await time_frames(scale);
+      frames.sort((a, b) => a - b);
+      const mean = frames.reduce((s, t) => s + t, 0) / frames.length;
+      timing(`big tree, ${what}: a frame of pan or zoom: mean ${mean.toFixed(1)} ms, median ${frames[frames.length >> 1].toFixed(1)} ms, worst ${frames.at(-1).toFixed(1)} ms over ${frames.length} frames; aim: under 16 ms`);
+    }
     // the same with the mouse: a drag and wheel turns, as a person does
     const box = await page.locator('#tree').boundingBox();
     const t0 = Date.now();
@@ -441,6 +446,7 @@ async function big_tree_timing(context) {
     await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
     timing(`big tree: 30 drag moves and 20 wheel turns through the DevTools protocol in ${Date.now() - t0} ms`);
     await page.evaluate(() => window.btViewer.tree.fit());
+    await page.waitForTimeout(400); // sharp again once still
     await page.screenshot({ path: path.join(out, 'viewer-big.png') });
     check(n >= 2000, `big tree: ${n} nodes drawn`);
     await page.close();

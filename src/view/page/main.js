@@ -147,6 +147,13 @@ async function refresh_agents() {
   app.agents = data.agents ?? [];
   app.by_id = new Map(app.agents.map((a) => [a.id, a]));
   if (typeof data.time === 'number' && app.server_time === null) app.server_time = data.time;
+  if (app.selected !== null && !app.by_id.has(app.selected) && !app.gone) {
+    // the host removed it (a creature died): its tree and history stay on screen, marked
+    app.gone = true;
+    banner(`${$('agent-title').textContent} is gone`, 'warn');
+    $('agent-title').textContent += ' (gone)';
+    document.body.dataset.gone = '';
+  }
   update_brain_filter();
   render_list(true);
 }
@@ -158,6 +165,8 @@ async function select_agent(id) {
   const generation = ++app.generation;
   const t0 = performance.now();
   app.selected = id;
+  app.gone = false;
+  delete document.body.dataset.gone;
   app.loading = true;
   app.buffered = [];
   map.select(id);
@@ -185,12 +194,12 @@ async function select_agent(id) {
     tree_svg.dataset.agent = id;
     tree_svg.dataset.shape = state.shape;
     tree.set_shape(shape);
-    tree.initial_view(state.statuses);
     app.loading = false;
     const buffered = app.buffered;
     app.buffered = [];
     if (buffered.length > 0) on_records(buffered); // before any record that comes after
     render_state();
+    tree.initial_view();
     if (app.heat) await load_heat();
     tree_svg.dataset.ready = '';
     const ms = performance.now() - t0;

@@ -237,7 +237,7 @@ export class TreeView {
   /** Zooms by `factor` around the screen point (cx, cy) of the svg. */
   zoom(factor, cx, cy) {
     const t = this.transform;
-    const k = Math.max(0.05, Math.min(4, t.k * factor));
+    const k = Math.max(0.01, Math.min(4, t.k * factor));
     const f = k / t.k;
     t.x = cx - (cx - t.x) * f;
     t.y = cy - (cy - t.y) * f;
@@ -245,36 +245,54 @@ export class TreeView {
     this.apply_transform();
   }
 
-  /** Fits the whole drawing in the svg (never enlarged past 1). */
+  /**
+   * Fits the whole drawing in view (never enlarged past 1). A tree too wide to be seen whole at a
+   * scale of 0.1 is shown at 0.1, centred on its deepest running node (the root when none runs):
+   * smaller, its boxes would be dots.
+   */
   fit() {
     if (!this.layout) return;
     const r = this.pane.getBoundingClientRect();
     const k = Math.min(1, r.width / this.layout.width, r.height / this.layout.height);
+    if (k < 0.1) {
+      this.show_node(this.focus_node(), 0.1);
+      return;
+    }
     this.transform = { k, x: (r.width - this.layout.width * k) / 2, y: 0 };
+    this.apply_transform();
+  }
+
+  /** The deepest running node drawn (the root when none runs). */
+  focus_node() {
+    const statuses = this.state?.statuses ?? [];
+    let focus = 0;
+    for (const i of this.layout.visible) {
+      if (statuses[i] === STATUS.RUNNING && this.layout.y[i] >= this.layout.y[focus]) focus = i;
+    }
+    return focus;
+  }
+
+  /** Scale k, node i in the middle (and the tree's top in view when it fits). */
+  show_node(i, k) {
+    const r = this.pane.getBoundingClientRect();
+    const t = this.transform;
+    t.k = k;
+    t.x = r.width / 2 - this.layout.x[i] * k;
+    t.y = Math.min(20, r.height / 2 - this.layout.y[i] * k);
     this.apply_transform();
   }
 
   /**
    * The first view of a tree: all of it when it fits at a readable size (a scale of 0.4 or
    * more), else a readable scale centred on the deepest running node (the root when none runs).
+   * Call it after set_state, which tells which nodes run.
    */
-  initial_view(statuses = []) {
+  initial_view() {
     if (!this.layout) return;
     const r = this.pane.getBoundingClientRect();
     const k_fit = Math.min(1, r.width / this.layout.width, r.height / this.layout.height);
-    if (k_fit >= 0.4) {
-      this.fit();
-      return;
-    }
-    let focus = 0;
-    for (const i of this.layout.visible) {
-      if (statuses[i] === STATUS.RUNNING && this.layout.y[i] >= this.layout.y[focus]) focus = i;
-    }
-    const t = this.transform;
-    t.k = 0.7;
-    t.x = r.width / 2 - this.layout.x[focus] * t.k;
-    t.y = Math.min(20, r.height / 2 - this.layout.y[focus] * t.k);
-    this.apply_transform();
+    if (k_fit >= 0.4) this.fit();
+    else this.show_node(this.focus_node(), 0.7);
   }
 
   /** Scrolls so node i is at the top centre, at the current zoom. */
