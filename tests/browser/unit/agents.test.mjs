@@ -54,12 +54,3 @@ test('activity from frame counts: transitions per second over the window', () =>
   assert.equal(meter.activity(3), 0);
   assert.equal(meter.activity(7), 0);
 });
-
-test('index.html names every module of the page, so that each is asked for with the token', async () => {
-  const fs = await import('node:fs');
-  const dir = new URL('../../../src/view/page/', import.meta.url);
-  const html = fs.readFileSync(new URL('index.html', dir), 'utf8');
-  const listed = JSON.parse(/PAGE_MODULES = (\[[^\]]*\])/.exec(html)[1].replace(/'/g, '"'));
-  const files = fs.readdirSync(dir).filter((f) => f.endsWith('.js'));
-  assert.deepEqual([...listed].sort(), files.sort());
-});
