@@ -18,9 +18,10 @@ BUILD_NEEDS = cc:gcc+libc6-dev cmake:cmake pkg-config:pkg-config lua5.4:lua5.4 l
 TEST_NEEDS = busted:lua-busted
 # what .ci/run needs besides: valgrind (tests/ci/valgrind.sh), clang (tests/fuzz/run.sh), a C++
 # compiler and luarocks (the consumer and rockspec tests), groff (the man pages' test), graphviz (dot.graphviz),
-# node, npm and chromium (the viewer's page in a browser: browser.unit, browser.viewer)
+# node, npm, chromium and Firefox (the viewer's page in a browser: browser.unit, browser.viewer,
+# browser.firefox)
 CI_NEEDS = valgrind:valgrind clang:clang g++:g++ luarocks:luarocks groff:groff-base dot:graphviz \
-           node:nodejs npm:npm chromium:chromium
+           node:nodejs npm:npm chromium:chromium firefox-esr:firefox-esr
 NEEDS = $(BUILD_NEEDS)
 
 .PHONY: all deps ci-deps build test demo bench install clean viewer-images

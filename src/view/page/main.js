@@ -6,7 +6,7 @@ import { api, Stream, token } from './requests.js';
 import { ActivityMeter, agents_brains, agents_filter, agents_sort } from './agents.js';
 import { History, STATUS_NAMES, is_transition } from './history.js';
 import { MapView } from './map.js';
-import { TreeView, format_seconds } from './tree.js';
+import { TreeView, format_param, format_seconds } from './tree.js';
 
 const $ = (id) => document.getElementById(id);
 const LIST_MAX = 300; // list items drawn at once; the count says how many match
@@ -556,7 +556,7 @@ async function start() {
     on_toggle: (i) => tree.toggle(i),
     on_select_node: (i) => {
       const node = app.shape?.nodes[i];
-      if (node) $('node-info').textContent = `${node.name} · ${node.kind}${node.param != null ? ` · param ${node.param}` : ''}`;
+      if (node) $('node-info').textContent = `${node.name} · ${node.kind}${node.param != null ? ` · param ${format_param(node.param)}` : ''}`;
     },
   });
   map = new MapView($('map'), (id) => select_agent(id));

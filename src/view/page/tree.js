@@ -29,6 +29,12 @@ function el(name, attrs = {}, parent = null) {
   return e;
 }
 
+/** A node's parameter as a short text: 0.30000000000000004 → 0.3; null → ''. */
+export function format_param(param) {
+  if (param === null || param === undefined) return '';
+  return typeof param === 'number' ? String(Number(param.toPrecision(6))) : String(param);
+}
+
 /** Seconds as a short text: 0.25 s, 12 s, 3 min 5 s. */
 export function format_seconds(s) {
   if (!(s >= 0)) return '';
@@ -108,11 +114,11 @@ export class TreeView {
       const heat = el('rect', { class: 'heat', x: left - 8, y: top - 8, width: w + 16, height: NODE_H + 16, rx: 12 }, g);
       const box = el('rect', { class: 'box', x: left, y: top, width: w, height: NODE_H, rx: 6 }, g);
       const title = el('title', {}, g);
-      title.textContent = `${node.name} (${node.kind})${node.param != null ? ` param ${node.param}` : ''}`;
+      title.textContent = `${node.name} (${node.kind})${node.param != null ? ` param ${format_param(node.param)}` : ''}`;
       const name = el('text', { class: 'name', x: left + 8, y: top + 17 }, g);
       name.textContent = node.name;
       const kind = el('text', { class: 'kind', x: left + 8, y: top + 32 }, g);
-      kind.textContent = short_kind(node.kind) + (node.param != null ? ` ${node.param}` : '')
+      kind.textContent = short_kind(node.kind) + (node.param != null ? ` ${format_param(node.param)}` : '')
         + (node.shared ? ` · shared ×${node.shared}` : '');
       const detail = el('text', { class: 'detail', x: left + 8, y: top + 48 }, g);
       const heat_label = el('text', { class: 'heat-label', x: left + w - 6, y: top + 32 }, g);
