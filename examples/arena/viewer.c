@@ -20,7 +20,8 @@
 #ifdef BT_ARENA_VIEWER
 #include "bt_view.h"
 
-#define VIEW_HISTORY 2048 /* records the page can scrub back through, per creature */
+#define VIEW_HISTORY 2048        /* records the page can scrub back through, per creature, */
+#define VIEW_RECORDS 2000000     /* but no more than these for all (some 100 MB) */
 #define COLLECT_EVERY 10  /* ticks between looks for new and gone brains (a third of a second) */
 
 typedef struct registered {
@@ -81,7 +82,7 @@ static void forget(bt_rec *rec) {
     }
 }
 
-int arena_viewer_open(arena *a, int port, int recording, char *err, size_t errsize) {
+int arena_viewer_open(arena *a, int port, int agents, int recording, char *err, size_t errsize) {
   lua_State *L = a->L;
   if (luaL_loadstring(L, COLLECT) != LUA_OK) {
     snprintf(err, errsize, "%s", lua_tostring(L, -1));
@@ -113,7 +114,8 @@ int arena_viewer_open(arena *a, int port, int recording, char *err, size_t errsi
   }
   bt_view_options o;
   bt_view_options_init(&o);
-  o.history = VIEW_HISTORY;
+  o.history = agents > 0 && VIEW_RECORDS / agents < VIEW_HISTORY ? VIEW_RECORDS / agents : VIEW_HISTORY;
+  if (o.history < 64) o.history = 64;
   o.source = "bt-arena";
   int rc = BT_EIO;
   char why[256] = "";
@@ -195,9 +197,10 @@ void arena_viewer_close(arena *a) {
 
 #else /* built without libbtview (BT_VIEW=OFF) */
 
-int arena_viewer_open(arena *a, int port, int recording, char *err, size_t errsize) {
+int arena_viewer_open(arena *a, int port, int agents, int recording, char *err, size_t errsize) {
   (void)a;
   (void)port;
+  (void)agents;
   (void)recording;
   snprintf(err, errsize, "this bt-arena was built without the viewer (libbtview: configure with BT_VIEW=ON)");
   return -1;
