@@ -480,7 +480,7 @@ int main(int argc, char **argv) {
   }
   if (opt.viewer != -2) {
     char err[512];
-    if (arena_viewer_open(&a, opt.viewer, rec.on, err, sizeof err) != 0) {
+    if (arena_viewer_open(&a, opt.viewer, (int)opt.agents, rec.on, err, sizeof err) != 0) {
       fprintf(stderr, "bt-arena: --viewer: %s\n", err);
       return 1;
     }

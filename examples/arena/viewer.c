@@ -20,7 +20,8 @@
 #ifdef BT_ARENA_VIEWER
 #include "bt_view.h"
 
-#define VIEW_HISTORY 2048 /* records the page can scrub back through, per creature */
+#define VIEW_HISTORY 2048        /* records the page can scrub back through, per creature, */
+#define VIEW_RECORDS 2000000     /* but no more than these for all (some 100 MB) */
 #define COLLECT_EVERY 10  /* ticks between looks for new and gone brains (a third of a second) */
 
 typedef struct registered {
@@ -81,7 +82,7 @@ static void forget(bt_rec *rec) {
     }
 }
 
-int arena_viewer_open(arena *a, int port, int recording, char *err, size_t errsize) {
+int arena_viewer_open(arena *a, int port, int agents, int recording, char *err, size_t errsize) {
   lua_State *L = a->L;
   if (luaL_loadstring(L, COLLECT) != LUA_OK) {
     snprintf(err, errsize, "%s", lua_tostring(L, -1));
@@ -113,7 +114,8 @@ int arena_viewer_open(arena *a, int port, int recording, char *err, size_t errsi
   }
   bt_view_options o;
   bt_view_options_init(&o);
-  o.history = VIEW_HISTORY;
+  o.history = agents > 0 && VIEW_RECORDS / agents < VIEW_HISTORY ? VIEW_RECORDS / agents : VIEW_HISTORY;
+  if (o.history < 64) o.history = 64;
   o.source = "bt-arena";
   int rc = BT_EIO;
   char why[256] = "";
@@ -195,53 +197,15 @@ void arena_viewer_close(arena *a) {
 
 #else /* built without libbtview (BT_VIEW=OFF) */
 
-int arena_viewer_open(arena *a, int port, int recording, char *err, size_t errsize) {
+int arena_viewer_open(arena *a, int port, int agents, int recording, char *err, size_t errsize) {
   (void)a;
   (void)port;
+  (void)agents;
   (void)recording;
   snprintf(err, errsize, "this bt-arena was built without the viewer (libbtview: configure with BT_VIEW=ON)");
   return -1;
 }
 const char *arena_viewer_url(void) { return ""; }
-static void collect(arena *a) {
-  lua_State *L = a->L;
-  int top = lua_gettop(L);
-  lua_rawgeti(L, LUA_REGISTRYINDEX, V.ref_collect);
-  lua_rawgeti(L, LUA_REGISTRYINDEX, a->ref_live);
-  if (lua_pcall(L, 1, 2, 0) != LUA_OK) {
-    lua_settop(L, top);
-    return;
-  }
-  /* removed first: a creature whose brain restarted has a new recorder with its id */
-  lua_Integer nremoved = lua_istable(L, -1) ? (lua_Integer)luaL_len(L, -1) : 0;
-  for (lua_Integer i = 1; i <= nremoved; i++) {
-    lua_rawgeti(L, -1, i);
-    bt_rec *rec = bt_lua_torecorder(L, -1);
-    if (rec && bt_view_remove_agent(V.view, rec) == BT_OK) forget(rec);
-    lua_pop(L, 1);
-  }
-  lua_Integer nadded = lua_istable(L, -2) ? (lua_Integer)luaL_len(L, -2) : 0;
-  for (lua_Integer i = 1; i + 1 <= nadded; i += 2) {
-    lua_rawgeti(L, -2, i);
-    int id = (int)lua_tointeger(L, -1);
-    lua_rawgeti(L, -3, i + 1);
-    bt_rec *rec = bt_lua_torecorder(L, -1);
-    lua_pop(L, 2);
-    entity *e = world_any(&a->w, id);
-    if (!rec || !e || e->kind < 0 || e->kind >= a->w.nkinds) continue;
-    if (V.n == V.cap) {
-      int cap = V.cap ? V.cap * 2 : 256;
-      registered *p = realloc(V.agents, (size_t)cap * sizeof *p);
-      if (!p) continue;
-      V.agents = p;
-      V.cap = cap;
-    }
-    if (bt_view_add_agent(V.view, rec, a->w.kinds[e->kind].brain) == BT_OK)
-      V.agents[V.n++] = (registered){id, rec};
-  }
-  lua_settop(L, top);
-}
-
 void arena_viewer_frame(arena *a) { (void)a; }
 void arena_viewer_close(arena *a) { (void)a; }
 

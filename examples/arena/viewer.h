@@ -14,9 +14,11 @@
 #define ARENA_VIEWER_RING 128  /* records each brain's recorder keeps between two ticks */
 
 /* Starts the server on 127.0.0.1:port (port -1: ARENA_VIEWER_PORT or the next free one of the 20
- * after it; 0: any free port). Unless `recording` (--record made every brain record already, with
- * a ring of ARENA_VIEWER_RING), every brain records into a ring from now on. 0, or -1 with err. */
-int arena_viewer_open(arena *a, int port, int recording, char *err, size_t errsize);
+ * after it; 0: any free port), keeping for each of about `agents` creatures its last 2048 records,
+ * fewer when there are more than a thousand (2 million records in all). Unless `recording`
+ * (--record made every brain record already, with a ring of ARENA_VIEWER_RING), every brain
+ * records into a ring from now on. 0, or -1 with err. */
+int arena_viewer_open(arena *a, int port, int agents, int recording, char *err, size_t errsize);
 /* The page's URL ("" when no viewer). */
 const char *arena_viewer_url(void);
 /* At each tick's end: registers the new brains' recorders, unregisters those gone, sets the

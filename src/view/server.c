@@ -77,25 +77,25 @@ static void send_error(struct mg_connection *conn, int status, const char *fmt, 
 
 /* ---- who may ask ---- */
 
-static int host_allowed(const bt_view *v, const char *host, int port_required) {
+static int host_allowed(const bt_view *v, int port, const char *host, int port_required) {
   if (!host) return 0;
   char want[300];
   static const char *const loopback[] = {"127.0.0.1", "localhost", "[::1]"};
   for (int i = 0; i < 3; i++) { /* with the port, or without (a client's default port) */
-    snprintf(want, sizeof want, "%s:%d", loopback[i], v->port);
+    snprintf(want, sizeof want, "%s:%d", loopback[i], port);
     if (strcasecmp(host, want) == 0 || (!port_required && strcasecmp(host, loopback[i]) == 0)) return 1;
   }
   if (strcmp(v->address, "0.0.0.0") == 0) return 1; /* any of this machine's: the token guards it */
-  snprintf(want, sizeof want, "%s:%d", v->address, v->port);
+  snprintf(want, sizeof want, "%s:%d", v->address, port);
   return strcasecmp(host, want) == 0;
 }
 
-static int origin_allowed(const bt_view *v, const char *origin, const char *host) {
+static int origin_allowed(const bt_view *v, int port, const char *origin, const char *host) {
   if (!origin) return 1;
   if (strncasecmp(origin, "http://", 7) != 0) return 0;
   const char *h = origin + 7;
   if (strcmp(v->address, "0.0.0.0") == 0) return host && strcasecmp(h, host) == 0;
-  return host_allowed(v, h, 1); /* an origin without a port is another server's (port 80) */
+  return host_allowed(v, port, h, 1); /* an origin without a port is another server's (port 80) */
 }
 
 /* equal without telling by its time where it differs */
@@ -137,8 +137,11 @@ static int begin_request(struct mg_connection *conn) {
   const char *host = mg_get_header(conn, "Host");
   const char *origin = mg_get_header(conn, "Origin");
   const char *why = NULL;
-  if (!host_allowed(v, host, 0)) why = "this server answers only requests for its own address (Host)";
-  else if (!origin_allowed(v, origin, host)) why = "requests from other sites are refused (Origin)";
+  pthread_mutex_lock(&v->lock); /* the port is known once civetweb has started: under the lock */
+  int port = v->port;
+  pthread_mutex_unlock(&v->lock);
+  if (!host_allowed(v, port, host, 0)) why = "this server answers only requests for its own address (Host)";
+  else if (!origin_allowed(v, port, origin, host)) why = "requests from other sites are refused (Origin)";
   else if (is_api(conn) && !token_given(v, conn)) why = "a token is required: ?token=T or Authorization: Bearer T";
   pthread_mutex_lock(&v->lock);
   v->stats.requests++;
@@ -606,7 +609,9 @@ int btv_server_start(bt_view *v, char *err, size_t errsize) {
     btv_set_error(v, err, errsize, "the server listens on no port");
     return BT_EIO;
   }
+  pthread_mutex_lock(&v->lock);
   v->port = sp[0].port;
+  pthread_mutex_unlock(&v->lock);
   mg_set_request_handler(v->ctx, "/", http_handler, v);
   mg_set_websocket_handler(v->ctx, "/api/stream", ws_connect, ws_ready, ws_data, ws_close, v);
   return BT_OK;

@@ -259,15 +259,27 @@ static void test_endpoints(void) {
   CHECK(contains(head, "<!DOCTYPE html>"));
   free(page);
 
+  /* a label with a control character and a byte that is not UTF-8: escaped as \u */
+  bt_inst *odd = wolf_tree();
+  bt_rec *odd_rec = record(odd, 40, "odd\x01\"\xff\xc3\xa9", 64);
+  CHECK_INT(bt_view_add_agent(v, odd_rec, "b\\rain\n"), BT_OK);
+  CHECK_INT(bt_view_frame(v, 7), BT_OK);
+  body = get(port, "/api/agents/40", 200);
+  CHECK(contains(body, "\"label\":\"odd\\u0001\\\"\\u00ff\xc3\xa9\",\"brain\":\"b\\\\rain\\n\""));
+  free(body);
+  CHECK_INT(bt_view_remove_agent(v, odd_rec), BT_OK);
+  bt_inst_free(odd);
+  bt_rec_free(odd_rec);
+
   /* removing the agent */
   CHECK_INT(bt_view_remove_agent(v, rec), BT_OK);
   CHECK_INT(bt_view_remove_agent(v, rec), BT_EINVAL);
   free(get(port, "/api/agents/12", 404));
-  CHECK_INT(bt_view_frame(v, 7), BT_OK);
+  CHECK_INT(bt_view_frame(v, 8), BT_OK);
 
   bt_view_stats vs;
   bt_view_stats_get(v, &vs);
-  CHECK_INT(vs.frames, 7);
+  CHECK_INT(vs.frames, 8);
   CHECK(vs.requests >= 20);
   CHECK_INT(vs.refused, 0);
   bt_view_free(v);
