@@ -98,19 +98,20 @@ async function api(base, p) {
 
 /**
  * The statuses after record `seq`, from the server's history: the window of records up to `seq`,
- * applied to its statuses_before; after record 0 (before any), the statuses_before of the window
- * that starts with record 1. exact: the window ends at `seq` itself.
+ * applied to its statuses_before. Before the oldest record the server keeps (0: before any), the
+ * statuses_before of the window that starts right after `seq`. exact: the window ends (or
+ * starts) at `seq` itself.
  */
 async function statuses_at(base, id, seq) {
-  if (seq === 0) {
-    const w = await api(base, `/api/agents/${id}/history?before=2&count=1`);
-    return { statuses: w.statuses_before.map((s) => STATUS[s]), exact: (w.records ?? [])[0]?.seq === 1 };
+  const w = seq > 0 ? await api(base, `/api/agents/${id}/history?before=${seq + 1}&count=2000`) : null;
+  const records = w?.records ?? [];
+  if (records.length === 0) {
+    const next = await api(base, `/api/agents/${id}/history?before=${seq + 2}&count=1`);
+    return { statuses: next.statuses_before.map((s) => STATUS[s]), exact: (next.records ?? [])[0]?.seq === seq + 1 };
   }
-  const w = await api(base, `/api/agents/${id}/history?before=${seq + 1}&count=2000`);
-  const records = w.records ?? [];
   const statuses = w.statuses_before.slice();
   for (const r of records) if (r.type === 'status') statuses[r.node] = r.to;
-  return { statuses: statuses.map((s) => STATUS[s]), exact: records.length > 0 && records[records.length - 1].seq === seq };
+  return { statuses: statuses.map((s) => STATUS[s]), exact: records[records.length - 1].seq === seq };
 }
 
 // ---- the page
