@@ -12,6 +12,11 @@ set -u
 what=${1:?usage: run.sh unit SRC | run.sh viewer SRC OUT BT_ARENA BT_LOG [LUA_CPATH_DIR] | run.sh firefox SRC OUT BT_ARENA BT_LOG}
 src=${2:?source directory}
 node=$(command -v node) || { echo "SKIP: node not found (Debian: nodejs); the page's tests did not run"; exit 77; }
+major=$("$node" -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)
+if [ "$major" -lt 20 ]; then
+  echo "SKIP: node $("$node" --version) is older than 20 (playwright-core and node's WebSocket need 20); the page's tests did not run"
+  exit 77
+fi
 case $what in
   unit)
     # node --test prints TAP and ends with "# pass N" / "# fail N"; its status fails the test
