@@ -112,10 +112,10 @@ bench: build
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)
 
-# the screenshots of docs/viewer.md: the browser test (browser.viewer) takes them in
+# the screenshots of docs/viewer.md: the browser tests (browser.viewer, browser.firefox) take them in
 # $(BUILD)/tests/browser/; this copies them to docs/img/ (needs chromium and npm ci: make ci-deps)
 viewer-images: build
-	ctest --test-dir $(BUILD) -R '^browser[.]viewer$$' --output-on-failure
+	ctest --test-dir $(BUILD) -R '^browser[.](viewer|firefox)$$' --output-on-failure
 	mkdir -p $(SRC)/docs/img
 	cp $(BUILD)/tests/browser/viewer-*.png $(SRC)/docs/img/
 
