@@ -4,20 +4,27 @@
 # sudo, it installs the Debian packages that have it (once); elsewhere, or with INSTALL_DEPS=no, it
 # says what is missing, with the Debian package names, and stops.
 BUILD ?= build
+# the source tree (this file's folder), for make -f path/Makefile from elsewhere
+SRC := $(patsubst %/,%,$(dir $(abspath $(lastword $(MAKEFILE_LIST)))))
 PREFIX ?= /usr/local
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 INSTALL_DEPS ?= yes
 
 # What each target needs, as command:Debian package ("cc" must also compile a C file with <stdio.h>:
-# gcc+libc6-dev; "lua5.4.pc" is the Lua 5.4 headers and library as `pkg-config lua5.4` finds them).
-BUILD_NEEDS = cc:gcc+libc6-dev cmake:cmake pkg-config:pkg-config lua5.4:lua5.4 lua5.4.pc:liblua5.4-dev
+# gcc+libc6-dev; "lua5.4.pc" is the Lua 5.4 headers and library as `pkg-config lua5.4` finds them;
+# "civetweb.h" a header the C compiler finds: civetweb, which libbtview, the viewer's server, uses).
+BUILD_NEEDS = cc:gcc+libc6-dev cmake:cmake pkg-config:pkg-config lua5.4:lua5.4 lua5.4.pc:liblua5.4-dev \
+  civetweb.h:libcivetweb-dev
 TEST_NEEDS = busted:lua-busted
 # what .ci/run needs besides: valgrind (tests/ci/valgrind.sh), clang (tests/fuzz/run.sh), a C++
-# compiler and luarocks (the consumer and rockspec tests), groff (the man pages' test), graphviz (dot.graphviz)
-CI_NEEDS = valgrind:valgrind clang:clang g++:g++ luarocks:luarocks groff:groff-base dot:graphviz
+# compiler and luarocks (the consumer and rockspec tests), groff (the man pages' test), graphviz (dot.graphviz),
+# node, npm, chromium and Firefox (the viewer's page in a browser: browser.unit, browser.viewer,
+# browser.firefox)
+CI_NEEDS = valgrind:valgrind clang:clang g++:g++ luarocks:luarocks groff:groff-base dot:graphviz \
+           node:nodejs npm:npm chromium:chromium firefox-esr:firefox-esr
 NEEDS = $(BUILD_NEEDS)
 
-.PHONY: all deps ci-deps build test demo bench install clean
+.PHONY: all deps ci-deps build test demo bench install clean viewer-images
 
 all: build
 
@@ -28,6 +35,7 @@ deps:
 	  tool=$${need%%:*}; \
 	  case $$tool in \
 	    *.pc) pkg-config --exists $${tool%.pc} 2>/dev/null ;; \
+	    *.h) printf '#include <%s>\n' $$tool | cc -E -x c - >/dev/null 2>&1 ;; \
 	    cc) command -v cc >/dev/null 2>&1 && printf '#include <stdio.h>\nint main(void) { return 0; }\n' \
 	          | cc -x c -o /dev/null - >/dev/null 2>&1 ;; \
 	    *) command -v $$tool >/dev/null 2>&1 ;; \
@@ -47,8 +55,11 @@ deps:
 	  exit 1; \
 	fi
 
+# then the browser test's driver, playwright-core, as tests/browser/package-lock.json pins it (no
+# browser download: it drives Debian's chromium)
 ci-deps: NEEDS += $(TEST_NEEDS) $(CI_NEEDS)
 ci-deps: deps
+	npm ci --prefix $(SRC)/tests/browser --ignore-scripts --no-audit --no-fund --loglevel=error
 
 $(BUILD)/CMakeCache.txt: | deps
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo
@@ -62,8 +73,9 @@ test: build
 	@if grep -q '^BUSTED_PROGRAM:FILEPATH=.*NOTFOUND' $(BUILD)/CMakeCache.txt; then cmake $(BUILD) >/dev/null; fi
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
+# --viewer prints "viewer: http://127.0.0.1:8642/" (or the next free port) for the browser
 demo: build
-	$(BUILD)/examples/arena/bt-arena --watch
+	$(BUILD)/examples/arena/bt-arena --watch --viewer
 
 # DS_SCRIPTS=/path/to/scripts adds the comparison with the original Don't Starve scripts.
 bench: build
@@ -87,6 +99,13 @@ bench: build
 	@echo
 	LUA_CPATH="$(BUILD)/lib/lua/5.4/?.so;;" lua5.4 bench/bench_reload.lua
 	@echo
+	@if [ -x $(BUILD)/bench/bench_view ]; then \
+	  echo "$(BUILD)/bench/bench_view $(BUILD)/examples/arena/bt-arena"; \
+	  $(BUILD)/bench/bench_view $(BUILD)/examples/arena/bt-arena; \
+	else \
+	  echo "bench_view: not built (the viewer needs civetweb: Debian libcivetweb-dev)"; \
+	fi
+	@echo
 	@if [ -n "$(DS_SCRIPTS)" ]; then \
 	  echo "DS_SCRIPTS=$(DS_SCRIPTS) $(BUILD)/bench/bench_think bench/ds_compare.lua"; \
 	  DS_SCRIPTS="$(DS_SCRIPTS)" $(BUILD)/bench/bench_think bench/ds_compare.lua; \
@@ -96,6 +115,13 @@ bench: build
 
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)
+
+# the screenshots of docs/viewer.md: the browser tests (browser.viewer, browser.firefox) take them in
+# $(BUILD)/tests/browser/; this copies them to docs/img/ (needs chromium and npm ci: make ci-deps)
+viewer-images: build
+	ctest --test-dir $(BUILD) -R '^browser[.](viewer|firefox)$$' --output-on-failure
+	mkdir -p $(SRC)/docs/img
+	cp $(BUILD)/tests/browser/viewer-*.png $(SRC)/docs/img/
 
 clean:
 	rm -rf $(BUILD)

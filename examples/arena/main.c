@@ -5,7 +5,7 @@
  * Brain class); the creatures' entity interface (docs/entity.md) is implemented in C.
  *
  *   bt-arena [--agents N] [--seconds S] [--headless] [--watch] [--seed N] [--data DIR]
- *            [--record FILE] [--help] [--version]
+ *            [--record FILE] [--viewer [PORT]] [--help] [--version]
  *   bt-arena --replay FILE [--headless]
  *
  * Each tick (30 per simulated second): the world moves (world_step), the scripts hear what
@@ -34,6 +34,7 @@
 #include "kinds.h"
 #include "replay.h"
 #include "view.h"
+#include "viewer.h"
 #include "worldlog.h"
 
 /* the installed data directory, relative to the directory of the installed executable (CMake sets
@@ -70,12 +71,13 @@ typedef struct options {
   const char *data;
   const char *record; /* --record FILE */
   const char *replay; /* --replay FILE */
+  int viewer;         /* --viewer [PORT]: -2 off, -1 the default port, else the port */
   int given;          /* flags given other than --headless, --record and --replay (for --replay) */
 } options;
 
 static const char USAGE[] =
     "usage: bt-arena [--agents N] [--seconds S] [--headless] [--watch] [--seed N] [--data DIR]\n"
-    "                [--record FILE]\n"
+    "                [--record FILE] [--viewer [PORT]]\n"
     "       bt-arena --replay FILE [--headless]\n"
     "\n"
     "Sheep, wolves, villagers and guards, each driven by a bt brain (brains/<kind>.lua), live\n"
@@ -89,6 +91,8 @@ static const char USAGE[] =
     "  --seed N      the world's and the brains' random seed (default 1)\n"
     "  --data DIR    the directory holding brains/ and behaviours/ (default: the source\n"
     "                tree when run from the build tree, else share/bt of the installation)\n"
+    "  --viewer [PORT] serve the live viewer (a page for the browser, docs/viewer.md) on\n"
+    "                127.0.0.1:PORT (default 8642 or the next free port; 0: any free port)\n"
     "  --record FILE write a log of the run: every brain's records and the world's frames\n"
     "                (read it with bt-log, or play it back with --replay)\n"
     "  --replay FILE play a recording back in the view, no brain running (with --headless:\n"
@@ -126,6 +130,7 @@ static void parse(int argc, char **argv, options *o) {
   o->headless = 0;
   o->seed = 1;
   o->data = NULL;
+  o->viewer = -2;
   for (int i = 1; i < argc; i++) {
     const char *arg = argv[i];
     if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
@@ -143,6 +148,21 @@ static void parse(int argc, char **argv, options *o) {
     }
     if (strcmp(arg, "--headless") == 0) {
       o->headless = 1;
+      continue;
+    }
+    if (strcmp(arg, "--viewer") == 0 || strncmp(arg, "--viewer=", 9) == 0) { /* the port is optional */
+      const char *port = arg[8] == '=' ? arg + 9 : NULL;
+      if (!port && i + 1 < argc && argv[i + 1][0] >= '0' && argv[i + 1][0] <= '9') port = argv[++i];
+      o->viewer = -1;
+      o->given = 1;
+      if (port) {
+        char *end = NULL;
+        errno = 0;
+        long v = strtol(port, &end, 10);
+        if (!*port || *end || errno || v < 0 || v > 65535)
+          die_usage("--viewer needs a port from 0 to 65535, got '%s'%s", port, "");
+        o->viewer = (int)v;
+      }
       continue;
     }
     static const char *const valued[] = {"--agents", "--seconds", "--seed", "--data", "--record", "--replay", NULL};
@@ -195,7 +215,7 @@ static void parse(int argc, char **argv, options *o) {
     }
   }
   if (o->replay && (o->given || o->record))
-    die_usage("--replay plays a recording back: --agents, --seconds, --seed, --data, --watch and --record "
+    die_usage("--replay plays a recording back: --agents, --seconds, --seed, --data, --watch, --record and --viewer "
               "do not go with it (only --headless)%s", "", NULL);
   if (o->seconds < 0) o->seconds = o->headless ? 30 : 0;
 }
@@ -451,11 +471,22 @@ int main(int argc, char **argv) {
   recording rec = {0};
   if (opt.record) { /* every brain records into the log, with a ring for the inspector when live */
     char err[1024];
-    if (arena_record_open(&a, opt.record, opt.headless ? 0 : INSPECT_RING, err, sizeof err) != 0) {
+    int ring = opt.viewer != -2 ? ARENA_VIEWER_RING : opt.headless ? 0 : INSPECT_RING;
+    if (arena_record_open(&a, opt.record, ring, err, sizeof err) != 0) {
       fprintf(stderr, "bt-arena: --record: %s\n", err);
       return 1;
     }
     rec.on = 1;
+  }
+  if (opt.viewer != -2) {
+    char err[512];
+    if (arena_viewer_open(&a, opt.viewer, (int)opt.agents, rec.on, err, sizeof err) != 0) {
+      fprintf(stderr, "bt-arena: --viewer: %s\n", err);
+      return 1;
+    }
+    fprintf(stderr, "viewer: %s\n", arena_viewer_url());
+    snprintf(a.status, sizeof a.status, "viewer: %s", arena_viewer_url());
+    a.status_ok = 1;
   }
   arena_load_brains(&a);
   arena_sync(&a); /* the entities' insts; the creatures' brains start */
@@ -475,6 +506,7 @@ int main(int argc, char **argv) {
       arena_think(&a, tick);
       brain_time += now() - t0;
       record_frame(&a, &rec, tick, 0);
+      arena_viewer_frame(&a);
     }
     tick--;
     host_time = now() - loop_start - brain_time; /* everything but Update */
@@ -511,6 +543,7 @@ int main(int argc, char **argv) {
         window_host += t1 - t0;
         window_ticks++;
         record_frame(&a, &rec, tick, 0);
+        arena_viewer_frame(&a);
         host_time += now() - t2;
         window_host += now() - t2;
       } else {
@@ -581,6 +614,7 @@ int main(int argc, char **argv) {
     printf("%s%s:%d", k ? "," : "alive_by_kind=", a.w.kinds[k].name, a.w.alive[k]);
   printf("%s\n", recorded);
   fflush(stdout);
+  arena_viewer_close(&a);
   arena_lua_close(&a);
   error_log_free(&a.errors);
   world_free(&a.w);

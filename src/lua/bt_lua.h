@@ -36,6 +36,20 @@ int bt_lua_set_memory_limit(lua_State *L, size_t limit);
 /* Bytes in use by a state made by bt_lua_newstate (bt.memory()), 0 for another state. */
 size_t bt_lua_memory_used(lua_State *L);
 
+/* The bt_rec of the bt.Recorder at idx (docs/lua-api.md "Recording"), or NULL when the value is
+ * none. It lives as long as the Lua object: keep a reference to it while C uses it (a viewer
+ * registration, bt_view_add_agent). */
+bt_rec *bt_lua_torecorder(lua_State *L, int idx);
+
+/* For C modules loaded beside bt.so (bt.view): Lua loads a C module with its names local, so that
+ * such a module cannot call bt_lua_torecorder directly; bt keeps, in the registry under
+ * BT_LUA_C_API, a light userdata pointing to this table. version is 1. */
+#define BT_LUA_C_API "bt.c_api"
+typedef struct bt_lua_c_api {
+  int version;
+  bt_rec *(*torecorder)(lua_State *L, int idx);
+} bt_lua_c_api;
+
 /* Hot reload (docs/reload.md), for hosts that drive it from C. Each leaves the stack as it was. */
 
 /* Tracks the modules require loads from now on (bt.reload.enable()). Returns BT_OK. */

@@ -388,7 +388,18 @@ const luaL_Reg lbt_recorder_shared[] = {
     {NULL, NULL},
 };
 
+bt_rec *bt_lua_torecorder(lua_State *L, int idx) {
+  lbt_rec *r = test_rec(L, idx);
+  return r ? r->rec : NULL;
+}
+
+/* What a C module loaded beside bt.so (bt.view) may call: Lua loads C modules with their names
+ * local, so it finds bt.so's functions through this table, in the registry as "bt.c_api". */
+static const bt_lua_c_api C_API = {1, bt_lua_torecorder};
+
 void lbt_open_recorder(lua_State *L, int module) {
+  lua_pushlightuserdata(L, (void *)&C_API);
+  lua_setfield(L, LUA_REGISTRYINDEX, BT_LUA_C_API);
   luaL_newmetatable(L, REC_META);
   luaL_setfuncs(L, rec_meta, 0);
   luaL_newlib(L, rec_methods);

@@ -9,6 +9,9 @@
  *   bt-log stats FILE [--agent ID] [--label PATTERN] [--order time|visits|tree]
  *                                 per shape and per node: visits, successes, failures, time
  *                                 running, ..., hottest first (the core's bt_stats, as at run time)
+ *   bt-log view FILE [--address A] [--port P] [--token T]
+ *                                 serves the live viewer's page on the log (libbtview,
+ *                                 docs/viewer.md) until interrupted
  *
  * docs/man/bt-log.1 and docs/debugging.md describe every flag and every output format; both are
  * stable, for scripts. FILE may be "-": the standard input. A log still being written is read as
@@ -24,6 +27,11 @@
 #include <time.h>
 
 #include "bt.h"
+#ifdef BT_LOG_VIEW
+#include <signal.h>
+
+#include "bt_view.h"
+#endif
 
 static const char USAGE[] =
     "usage: bt-log print FILE [--agent ID]... [--label PATTERN]... [--node PATH]...\n"
@@ -31,6 +39,7 @@ static const char USAGE[] =
     "       bt-log tree FILE (--agent ID | --label PATTERN) --at T [--dot]\n"
     "       bt-log why FILE (--agent ID | --label PATTERN) --at T\n"
     "       bt-log stats FILE [--agent ID]... [--label PATTERN]... [--order time|visits|tree]\n"
+    "       bt-log view FILE [--address A] [--port P] [--token T]\n"
     "\n"
     "Reads a log file of bt's recorders (FILE - reads the standard input), also one still\n"
     "being written, and prints:\n"
@@ -42,6 +51,8 @@ static const char USAGE[] =
     "  stats   per tree shape and per node, summed over the agents: visits, successes,\n"
     "          failures, aborts, runs, thinks running, time running, longest run, errors,\n"
     "          hottest first (the same figures as the statistics at run time)\n"
+    "  view    serves the viewer's page on the log (a browser replays it, fetching windows\n"
+    "          of it) and prints its URL; until interrupted (Ctrl-C)\n"
     "\n"
     "  --agent ID       the agent of that id (print: any of those given)\n"
     "  --label PATTERN  agents whose label matches the shell pattern (print: any of those)\n"
@@ -56,6 +67,10 @@ static const char USAGE[] =
     "  --dot            tree: the Graphviz DOT picture, statuses coloured\n"
     "  --order ORDER    stats: time (the default: most time running first), visits, or tree\n"
     "                   (pre-order)\n"
+    "  --address A      view: the address to listen on (default 127.0.0.1; another needs\n"
+    "                   --token)\n"
+    "  --port P         view: the port (default 8642; 0: any free port)\n"
+    "  --token T        view: the token every request must carry (letters, digits, - _ . ~)\n"
     "  --help           this text\n"
     "  --version        bt-log's version\n"
     "\n"
@@ -103,6 +118,9 @@ typedef struct options {
   unsigned types;    /* bit per record type; 0: the default ones */
   int follow, dot;
   int order; /* stats: BT_STATS_BY_* */
+  const char *address, *token; /* view */
+  int port;                    /* view: -1 unless given */
+  int filters;                 /* flags given other than view's */
 } options;
 
 static const struct {
@@ -169,6 +187,7 @@ static void parse(int argc, char **argv, options *o) {
   o->from = -1e308;
   o->to = 1e308;
   o->order = BT_STATS_BY_TIME;
+  o->port = -1;
   for (int i = 1; i < argc; i++) {
     const char *arg = argv[i];
     if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
@@ -184,14 +203,16 @@ static void parse(int argc, char **argv, options *o) {
     const char *arg = argv[i];
     if (strcmp(arg, "--follow") == 0) {
       o->follow = 1;
+      o->filters = 1;
       continue;
     }
     if (strcmp(arg, "--dot") == 0) {
       o->dot = 1;
+      o->filters = 1;
       continue;
     }
-    static const char *const valued[] = {"--agent", "--label", "--node", "--from", "--to",
-                                         "--status", "--type", "--at", "--order", NULL};
+    static const char *const valued[] = {"--agent", "--label", "--node", "--from", "--to", "--status", "--type",
+                                         "--at", "--order", "--address", "--port", "--token", NULL};
     const char *flag = NULL, *value = NULL;
     for (int k = 0; valued[k]; k++) {
       size_t n = strlen(valued[k]);
@@ -210,6 +231,21 @@ static void parse(int argc, char **argv, options *o) {
       else die_usage("unexpected argument '%s'", arg);
       continue;
     }
+    if (strcmp(flag, "--address") == 0 || strcmp(flag, "--token") == 0) {
+      if (!*value) die_usage("%s needs a value", flag);
+      if (flag[2] == 'a') o->address = value;
+      else o->token = value;
+      continue;
+    }
+    if (strcmp(flag, "--port") == 0) {
+      char *end = NULL;
+      errno = 0;
+      long v = strtol(value, &end, 10);
+      if (!*value || *end || errno || v < 0 || v > 65535) die_usage("--port needs a port from 0 to 65535, got '%s'", value);
+      o->port = (int)v;
+      continue;
+    }
+    o->filters = 1;
     if (strcmp(flag, "--agent") == 0) {
       char *end = NULL;
       errno = 0;
@@ -240,7 +276,9 @@ static void parse(int argc, char **argv, options *o) {
       each_word(flag, value, add_type, o);
     }
   }
-  if (!o->command) die_usage("no subcommand (print, tree, why, stats)");
+  if (!o->command) die_usage("no subcommand (print, tree, why, stats, view)");
+  if (strcmp(o->command, "view") != 0 && (o->address || o->token || o->port >= 0))
+    die_usage("--address, --port and --token are for view");
   if (!o->file) die_usage("%s: no FILE", o->command);
 }
 
@@ -962,16 +1000,63 @@ static int cmd_stats(const options *o) {
   return 0;
 }
 
+/* ---- view ---- */
+
+#ifdef BT_LOG_VIEW
+static volatile sig_atomic_t view_quit;
+static void on_view_signal(int sig) { view_quit = sig; }
+#endif
+
+static int cmd_view(const options *o) {
+  if (o->filters) die_usage("view: it takes --address, --port and --token");
+  if (strcmp(o->file, "-") == 0) die_usage("view: FILE must be a file (the viewer reads it again for each window)");
+#ifdef BT_LOG_VIEW
+  bt_view_options vo;
+  bt_view_options_init(&vo);
+  if (o->address) vo.address = o->address;
+  vo.token = o->token;
+  bt_view *v = NULL;
+  char err[512];
+  int rc = BT_EIO;
+  if (o->port >= 0) {
+    vo.port = o->port;
+    rc = bt_view_open_log(&v, o->file, &vo, err, sizeof err);
+  } else { /* 8642, or the next free port */
+    for (int p = 8642; p < 8662 && rc == BT_EIO; p++) {
+      vo.port = p;
+      rc = bt_view_open_log(&v, o->file, &vo, err, sizeof err);
+      if (rc == BT_EIO && strstr(err, "cannot listen") == NULL) break; /* the file, not the port */
+    }
+  }
+  if (rc == BT_EINVAL) die_usage("view: %s", err);
+  if (rc != BT_OK) die("%s: %s", o->file, err);
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_view_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+  printf("viewer: %s\n", bt_view_url(v));
+  fflush(stdout);
+  while (!view_quit) nanosleep(&(struct timespec){0, 100000000}, NULL);
+  bt_view_free(v);
+  return 0;
+#else
+  die("view: this bt-log was built without the viewer (libbtview: configure with BT_VIEW=ON)");
+  return 1;
+#endif
+}
+
 static const struct {
   const char *name;
   int (*run)(const options *o);
-} COMMANDS[] = {{"print", cmd_print}, {"tree", cmd_tree}, {"why", cmd_why}, {"stats", cmd_stats}};
+} COMMANDS[] = {{"print", cmd_print}, {"tree", cmd_tree}, {"why", cmd_why}, {"stats", cmd_stats}, {"view", cmd_view}};
 
 int main(int argc, char **argv) {
   options o;
   parse(argc, argv, &o);
   for (size_t i = 0; i < sizeof COMMANDS / sizeof COMMANDS[0]; i++)
     if (strcmp(o.command, COMMANDS[i].name) == 0) return COMMANDS[i].run(&o);
-  die_usage("unknown subcommand '%s' (print, tree, why, stats)", o.command);
+  die_usage("unknown subcommand '%s' (print, tree, why, stats, view)", o.command);
   return 2;
 }

@@ -5,7 +5,8 @@
 #   - names a page docs/<name>.md that does not exist;
 #   - or, in a Markdown file, links to a relative path that does not exist or leaves SRC.
 # It reads the files with find and grep, so it works on an export without .git. Skipped: .git,
-# BUILD (a build folder inside SRC) and folders named build*, binary files, and this file.
+# BUILD (a build folder inside SRC) and folders named build*, node_modules (npm's packages of
+# tests/browser, not ours), binary files, and this file.
 #
 # check_citations.sh --selftest: makes a tree with one fault of each kind and one clean file, and
 # checks that each fault is reported and the clean file is not (so the check can fail).
@@ -16,7 +17,7 @@ check() {
   build=${2:-}
   status=0
   list=$(mktemp)
-  find "$src" \( -name .git -o -name 'build*' -type d \) -prune -o -type f -print |
+  find "$src" \( -name .git -o -name node_modules -o -name 'build*' -type d \) -prune -o -type f -print |
     while IFS= read -r f; do
       [ -n "$build" ] && case "$f" in "$build"/*) continue ;; esac
       case "$f" in */tests/ci/check_citations.sh) continue ;; esac

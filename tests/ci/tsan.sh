@@ -30,7 +30,7 @@ mkdir -p "$build"
 blog=$build/tsan-build.log
 # the C tests only: the programs and bt.so that a stock (uninstrumented) lua5.4 would load are
 # left out, and so are the examples and benchmarks; warnings are the normal build's to refuse
-targets=$(for src in tests/c/test_*.c; do basename "$src" .c; done)
+targets=$(for src in tests/c/test_*.c tests/view/test_*.c; do basename "$src" .c; done)
 # shellcheck disable=SC2086 # $targets is a list of words
 { cmake -S . -B "$build" -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DBT_SANITIZE=OFF -DBT_BUILD_EXAMPLES=OFF -DBT_BUILD_BENCH=OFF -DBT_WERROR=OFF \

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# CI: valgrind memcheck over every C test (tests/c/test_*.c) of a normal, uninstrumented build.
+# CI: valgrind memcheck over every C test (tests/c/test_*.c, tests/view/test_*.c) of a normal, uninstrumented build.
 # Any invalid access, use of an uninitialised value, leak (definite, indirect or possible), or a
 # test's own failure fails the run. Installs valgrind if it is missing. Run from the repository
 # root. usage: tests/ci/valgrind.sh   (BUILD=dir, default build, the directory make test uses)
@@ -37,7 +37,7 @@ failed=""
 # what ctest gives the tests (test_dot reads its expected pictures from the source tree)
 BT_SOURCE_DIR=$(pwd)
 export BT_SOURCE_DIR
-for src in tests/c/test_*.c; do
+for src in tests/c/test_*.c tests/view/test_*.c; do
   name=$(basename "$src" .c)
   bin=$build/tests/$name
   [ -x "$bin" ] || { failed="$failed $name(missing)"; continue; }

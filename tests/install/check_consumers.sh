@@ -56,6 +56,17 @@ $expected_game"
   ! readelf -d "$1/game_static" | grep -q 'libbt' || fail "game_static needs a shared libbt"
   readelf -d "$1/game_core" | grep -q 'NEEDED.*\[libbtcore\.so\.0\]' || fail "game_core is not linked to libbtcore.so.0"
   if readelf -d "$1/game_core" | grep -q 'liblua'; then fail "game_core links Lua"; fi
+  # the viewer (bt::view, bt::view_static), when bt was built with it
+  for view in game_view game_view_static; do
+    [ -x "$1/$view" ] || continue
+    # libbtview.so needs libbtcore.so.0: a staged (DESTDIR) install's folder is on the game's
+    # RUNPATH, which the loader does not use for a library's own dependencies
+    out=$(LD_LIBRARY_PATH="$usr/$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$1/$view") || fail "$view failed: $out"
+    [ "$out" = "view ok" ] || fail "$view printed: $out"
+  done
+  if [ -x "$1/game_view" ] && ! readelf -d "$1/game_view" | grep -q 'NEEDED.*\[libbtview\.so\.0\]'; then
+    fail "game_view is not linked to libbtview.so.0"
+  fi
 }
 
 # configure <source> <build> <options...>: a quiet CMake configure and build, the log on failure
@@ -120,6 +131,14 @@ case $what in
       $(pkg-config --libs --static lua5.4) -lm || fail "static build failed"
     $CC -std=c11 $flags -o "$out/game_core" "$src/tests/install/consumer/core.c" \
       $(pkg-config --cflags --libs btcore) || fail "core build failed"
+    if pkg-config --exists btview; then # the viewer, when bt was built with it
+      [ "$(pkg-config --modversion btview)" = "$version" ] || fail "pkg-config --modversion btview"
+      $CC -std=c11 $flags -o "$out/game_view" "$src/tests/install/consumer/view.c" \
+        $(pkg-config --cflags --libs btview) || fail "view build failed"
+      $CC -std=c11 $flags -o "$out/game_view_static" "$src/tests/install/consumer/view.c" \
+        $(pkg-config --cflags btview) "$usr/$libdir/libbtview.a" "$usr/$libdir/libbtcore.a" \
+        -lcivetweb -lm -pthread || fail "static view build failed"
+    fi
     export LD_LIBRARY_PATH="$usr/$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
     run_games "$out"
     echo "pkg-config bt $5: ok"

@@ -3,8 +3,10 @@
 # Installs the build into a fresh prefix and lists the names each installed library exports
 # (nm -g; nm -D for the shared libraries' dynamic symbols): libbtcore.a and libbtcore.so exactly
 # the functions bt.h declares, libbt.a, libbt.so and bt.so exactly those of bt.h and bt_lua.h, and
-# each of them named in docs/c-api.md. Anything else is an internal name
-# that leaked, which a host's own names could collide with.
+# each of them named in docs/c-api.md; libbtview.a and libbtview.so (when built) exactly those of
+# bt_view.h, named in docs/viewer.md. Anything else is an internal name that leaked, which a
+# host's own names could collide with. And neither bt.so nor libbt nor libbtcore links civetweb
+# (the viewer's HTTP library): a host that does not use the viewer links nothing of it.
 # usage: check_exports.sh <build dir> <source dir> [libdir [Lua C module dir]]
 #   (as CMake installs them, default lib and lib/lua/5.4)
 set -eu
@@ -31,7 +33,7 @@ exported() { # a dynamic symbol versioned by the linker would read name@@VER: th
 
 declared "$src/src/core/bt.h" >"$tmp/core"
 declared "$src/src/core/bt.h" "$src/src/lua/bt_lua.h" >"$tmp/all"
-grep -oE '\b(bt_[a-z0-9_]+|luaopen_bt)\b' "$src/docs/c-api.md" | sort -u >"$tmp/documented"
+grep -ohE '\b(bt_[a-z0-9_]+|luaopen_bt[a-z_]*)\b' "$src/docs/c-api.md" "$src/docs/viewer.md" | sort -u >"$tmp/documented"
 
 status=0
 compare() { # library, expected list
@@ -49,4 +51,17 @@ compare $lib/libbtcore.so "$tmp/core"
 compare $lib/libbt.a "$tmp/all"
 compare $lib/libbt.so "$tmp/all"
 compare $luacdir/bt.so "$tmp/all"
+if [ -e "$prefix/$lib/libbtview.so" ]; then
+  declared "$src/src/view/bt_view.h" >"$tmp/view"
+  compare $lib/libbtview.a "$tmp/view"
+  compare $lib/libbtview.so "$tmp/view"
+  [ -e "$prefix/include/bt_view.h" ] || { echo "bt_view.h is not installed"; status=1; }
+fi
+for f in $luacdir/bt.so $lib/libbt.so $lib/libbtcore.so; do
+  if readelf -d "$prefix/$f" | grep -q 'NEEDED.*civetweb' ||
+     nm -D --undefined-only "$prefix/$f" | awk '{ print $NF }' | grep -q '^mg_'; then
+    echo "$f links civetweb: only libbtview and bt/view.so may"
+    status=1
+  fi
+done
 exit $status

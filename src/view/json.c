@@ -1,0 +1,340 @@
+/* SPDX-License-Identifier: MIT */
+#define _POSIX_C_SOURCE 200809L /* strdup, strcasecmp */
+/*
+ * json.c: the viewer's JSON. A growing buffer that remembers a failed allocation (the answer is
+ * then refused whole, never sent cut), a writer of strings (escaping control characters and bytes
+ * that are not UTF-8) and numbers, and a strict reader of the one shape of message a stream
+ * accepts: {"subscribe": [ids]} or {"unsubscribe": [ids]}.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "btv_internal.h"
+
+/* ---- the buffer ---- */
+
+void btv_buf_free(btv_buf *b) {
+  free(b->data);
+  b->data = NULL;
+  b->len = b->cap = 0;
+  b->failed = 0;
+}
+
+static int buf_reserve(btv_buf *b, size_t n) {
+  if (b->failed) return 0;
+  if (b->len + n + 1 <= b->cap) return 1;
+  size_t cap = b->cap ? b->cap : 256;
+  while (cap < b->len + n + 1) cap *= 2;
+  char *p = realloc(b->data, cap);
+  if (!p) {
+    b->failed = 1;
+    return 0;
+  }
+  b->data = p;
+  b->cap = cap;
+  return 1;
+}
+
+void btv_buf_add(btv_buf *b, const char *s, size_t n) {
+  if (!buf_reserve(b, n)) return;
+  memcpy(b->data + b->len, s, n);
+  b->len += n;
+  b->data[b->len] = 0;
+}
+
+void btv_buf_str(btv_buf *b, const char *s) { btv_buf_add(b, s, strlen(s)); }
+
+void btv_buf_printf(btv_buf *b, const char *fmt, ...) {
+  char small[128];
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(small, sizeof small, fmt, ap);
+  va_end(ap);
+  if (n < 0) {
+    b->failed = 1;
+    return;
+  }
+  if ((size_t)n < sizeof small) {
+    btv_buf_add(b, small, (size_t)n);
+    return;
+  }
+  if (!buf_reserve(b, (size_t)n)) return;
+  va_start(ap, fmt);
+  vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+  va_end(ap);
+  b->len += (size_t)n;
+}
+
+/* ---- writing ---- */
+
+/* the length of the UTF-8 sequence at s (n bytes left), or 0 when it is not one (overlong forms,
+ * surrogates and code points over U+10FFFF are not) */
+static size_t utf8_length(const unsigned char *s, size_t n) {
+  unsigned c = s[0];
+  size_t len;
+  unsigned min;
+  if (c < 0x80) return 1;
+  if (c >= 0xC2 && c <= 0xDF) len = 2, min = 0x80;
+  else if (c >= 0xE0 && c <= 0xEF) len = 3, min = 0x800;
+  else if (c >= 0xF0 && c <= 0xF4) len = 4, min = 0x10000;
+  else return 0;
+  if (n < len) return 0;
+  unsigned cp = c & (0x3F >> (len - 1));
+  for (size_t i = 1; i < len; i++) {
+    if ((s[i] & 0xC0) != 0x80) return 0;
+    cp = (cp << 6) | (s[i] & 0x3F);
+  }
+  if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
+  return len;
+}
+
+void btv_json_string(btv_buf *b, const char *s, size_t n) {
+  if (!s) {
+    btv_buf_add(b, "null", 4);
+    return;
+  }
+  const unsigned char *p = (const unsigned char *)s;
+  btv_buf_add(b, "\"", 1);
+  size_t i = 0;
+  while (i < n) {
+    size_t run = i; /* bytes that need no escape are copied in one go */
+    while (run < n && p[run] >= 0x20 && p[run] < 0x80 && p[run] != '"' && p[run] != '\\') run++;
+    if (run > i) {
+      btv_buf_add(b, s + i, run - i);
+      i = run;
+      continue;
+    }
+    unsigned c = p[i];
+    if (c == '"' || c == '\\') {
+      char esc[2] = {'\\', (char)c};
+      btv_buf_add(b, esc, 2);
+      i++;
+    } else if (c == '\n') {
+      btv_buf_add(b, "\\n", 2);
+      i++;
+    } else if (c == '\t') {
+      btv_buf_add(b, "\\t", 2);
+      i++;
+    } else if (c < 0x20 || c == 0x7F) {
+      btv_buf_printf(b, "\\u%04x", c);
+      i++;
+    } else {
+      size_t len = utf8_length(p + i, n - i);
+      if (len == 0) { /* not UTF-8: the byte as the code point of its number */
+        btv_buf_printf(b, "\\u%04x", c);
+        i++;
+      } else {
+        btv_buf_add(b, s + i, len);
+        i += len;
+      }
+    }
+  }
+  btv_buf_add(b, "\"", 1);
+}
+
+void btv_json_cstring(btv_buf *b, const char *s) { btv_json_string(b, s, s ? strlen(s) : 0); }
+
+void btv_json_number(btv_buf *b, double x) {
+  if (!isfinite(x)) {
+    btv_buf_add(b, "null", 4);
+    return;
+  }
+  if (x == floor(x) && fabs(x) < 1e15) {
+    btv_buf_printf(b, "%.0f", x);
+    return;
+  }
+  char tmp[40];
+  for (int prec = 15; prec <= 17; prec++) {
+    snprintf(tmp, sizeof tmp, "%.*g", prec, x);
+    if (strtod(tmp, NULL) == x) break;
+  }
+  btv_buf_str(b, tmp);
+}
+
+void btv_json_shape(btv_buf *b, unsigned long long shape) { btv_buf_printf(b, "\"%016llx\"", shape); }
+
+static const char *type_name(int type) {
+  switch (type) {
+    case BT_REC_STATUS: return "status";
+    case BT_REC_THINK: return "think";
+    case BT_REC_EVENT: return "event";
+    case BT_REC_ERROR: return "error";
+    case BT_REC_RELOAD: return "reload";
+    case BT_REC_HOST: return "host";
+    case BTV_LOST: return "lost";
+    default: return "unknown";
+  }
+}
+
+static const char *cause_name(int cause) {
+  switch (cause) {
+    case BT_WAKE_START: return "start";
+    case BT_WAKE_EVENT: return "event";
+    case BT_WAKE_FORCE: return "force";
+    default: return "deadline";
+  }
+}
+
+void btv_json_record(btv_buf *b, unsigned long long seq, const btv_record *r) {
+  btv_buf_printf(b, "{\"seq\":%llu,\"type\":\"%s\",\"time\":", seq, type_name(r->type));
+  btv_json_number(b, r->time);
+  btv_buf_printf(b, ",\"think\":%llu", r->think);
+  switch (r->type) {
+    case BT_REC_STATUS:
+      btv_buf_printf(b, ",\"node\":%d,\"from\":%d,\"to\":%d", r->node, r->from, r->to);
+      break;
+    case BT_REC_THINK:
+      btv_buf_str(b, ",\"sleep\":");
+      if (r->has_sleep) btv_json_number(b, r->u.sleep);
+      else btv_buf_str(b, "null");
+      btv_buf_printf(b, ",\"cause\":\"%s\"", cause_name(r->cause));
+      break;
+    case BT_REC_EVENT:
+      btv_buf_printf(b, ",\"node\":%d", r->node);
+      break;
+    case BT_REC_ERROR:
+    case BT_REC_HOST:
+      btv_buf_printf(b, r->type == BT_REC_ERROR ? ",\"node\":%d,\"text\":" : ",\"code\":%d,\"text\":", r->node);
+      btv_json_string(b, r->u.bytes.text ? r->u.bytes.text : "", r->u.bytes.text ? r->u.bytes.size : 0);
+      break;
+    case BT_REC_RELOAD:
+      btv_buf_str(b, ",\"from_shape\":");
+      btv_json_shape(b, r->u.shapes.from);
+      btv_buf_str(b, ",\"shape\":");
+      btv_json_shape(b, r->u.shapes.to);
+      break;
+    case BTV_LOST:
+      btv_buf_printf(b, ",\"count\":%llu", r->u.lost);
+      break;
+    default:
+      break;
+  }
+  btv_buf_add(b, "}", 1);
+}
+
+void btv_record_clear(btv_record *r) {
+  if (r->type == BT_REC_ERROR || r->type == BT_REC_HOST) free(r->u.bytes.text);
+  r->type = 0;
+}
+
+int btv_json_stats(btv_buf *out, bt_stats *st, unsigned long long shape) {
+  int count = bt_stats_shape_count(st);
+  bt_stats_shape sh;
+  int found = 0;
+  for (int i = 0; i < count; i++) {
+    if (bt_stats_shape_get(st, i, &sh) == BT_OK && sh.shape == shape) {
+      found = 1;
+      break;
+    }
+  }
+  btv_buf_str(out, "{\"shape\":");
+  btv_json_shape(out, shape);
+  if (!found) {
+    btv_buf_str(out, ",\"agents\":0,\"thinks\":0,\"nodes\":[]}");
+    return BT_OK;
+  }
+  btv_buf_printf(out, ",\"agents\":%d,\"thinks\":%llu,\"nodes\":[", sh.agents, sh.thinks);
+  for (int n = 0; n < sh.nodes; n++) {
+    bt_stats_node row;
+    if (bt_stats_node_get(st, shape, n, &row) != BT_OK) continue;
+    btv_buf_printf(out,
+                   "%s{\"node\":%d,\"visits\":%llu,\"successes\":%llu,\"failures\":%llu,\"aborts\":%llu,"
+                   "\"runs\":%llu,\"thinks\":%llu,\"errors\":%llu,\"running\":%d,\"time\":",
+                   n ? "," : "", n, row.visits, row.successes, row.failures, row.aborts, row.runs,
+                   row.thinks, row.errors, row.running);
+    btv_json_number(out, row.time);
+    btv_buf_str(out, ",\"longest\":");
+    btv_json_number(out, row.longest);
+    btv_buf_add(out, "}", 1);
+  }
+  btv_buf_str(out, "]}");
+  return BT_OK;
+}
+
+/* ---- reading {"subscribe": [1, 2]} ---- */
+
+typedef struct reader {
+  const char *p, *end;
+} reader;
+
+static void skip_space(reader *r) {
+  while (r->p < r->end && (*r->p == ' ' || *r->p == '\t' || *r->p == '\n' || *r->p == '\r')) r->p++;
+}
+
+static int take(reader *r, char c) {
+  skip_space(r);
+  if (r->p < r->end && *r->p == c) {
+    r->p++;
+    return 1;
+  }
+  return 0;
+}
+
+int btv_json_read_ids(const char *s, size_t n, unsigned long long *ids, int max, int *count, char *err,
+                      size_t errsize) {
+  reader r = {s, s + n};
+  int kind = 0;
+  *count = 0;
+  if (!take(&r, '{') || !take(&r, '"')) {
+    snprintf(err, errsize, "expected {\"subscribe\": [ids]} or {\"unsubscribe\": [ids]}");
+    return 0;
+  }
+  static const char sub[] = "subscribe\"", unsub[] = "unsubscribe\"";
+  if ((size_t)(r.end - r.p) >= sizeof sub - 1 && memcmp(r.p, sub, sizeof sub - 1) == 0) {
+    kind = 1;
+    r.p += sizeof sub - 1;
+  } else if ((size_t)(r.end - r.p) >= sizeof unsub - 1 && memcmp(r.p, unsub, sizeof unsub - 1) == 0) {
+    kind = 2;
+    r.p += sizeof unsub - 1;
+  } else {
+    snprintf(err, errsize, "unknown key: expected \"subscribe\" or \"unsubscribe\"");
+    return 0;
+  }
+  if (!take(&r, ':') || !take(&r, '[')) {
+    snprintf(err, errsize, "expected a list of agent ids after the key");
+    return 0;
+  }
+  if (!take(&r, ']')) {
+    for (;;) {
+      skip_space(&r);
+      const char *start = r.p;
+      unsigned long long v = 0;
+      while (r.p < r.end && *r.p >= '0' && *r.p <= '9') {
+        unsigned d = (unsigned)(*r.p - '0');
+        if (v > (~0ULL - d) / 10) {
+          snprintf(err, errsize, "an agent id is too large");
+          return 0;
+        }
+        v = v * 10 + d;
+        r.p++;
+      }
+      if (r.p == start || (r.p - start > 1 && *start == '0')) {
+        snprintf(err, errsize, "an agent id must be a whole number of 0 or more");
+        return 0;
+      }
+      if (*count >= max) {
+        snprintf(err, errsize, "too many agents: at most %d", max);
+        return 0;
+      }
+      ids[(*count)++] = v;
+      if (take(&r, ']')) break;
+      if (!take(&r, ',')) {
+        snprintf(err, errsize, "an agent id must be a whole number of 0 or more");
+        return 0;
+      }
+    }
+  }
+  if (!take(&r, '}')) {
+    snprintf(err, errsize, "expected } after the list (one key only)");
+    return 0;
+  }
+  skip_space(&r);
+  if (r.p != r.end) {
+    snprintf(err, errsize, "unexpected bytes after the message");
+    return 0;
+  }
+  return kind;
+}

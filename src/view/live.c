@@ -1,0 +1,823 @@
+/* SPDX-License-Identifier: MIT */
+#define _POSIX_C_SOURCE 200809L /* strdup, strcasecmp */
+/*
+ * live.c: the live agents. bt_view_add_agent registers a recorder; bt_view_frame, on the host's
+ * thread, copies each recorder's new records into the agent's history (a ring of the newest
+ * `history` records), reads the agent's statuses from its instance, feeds the view's statistics
+ * and queues the stream's messages, all under the view's lock; the server's threads answer from
+ * these copies, under the same lock (they never touch a recorder or an instance).
+ *
+ * Each agent keeps, besides its ring, the statuses its tree had just before the ring's oldest
+ * record (`base`), kept up to date as old records leave the ring, so that a window of history
+ * comes with the statuses just before it (statuses_before) at the cost of replaying the ring.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "btv_internal.h"
+
+typedef struct btv_shape {
+  unsigned long long hash;
+  bt_def *def; /* one reference, to name the nodes */
+  char *name;  /* the brain of the first agent seen with it */
+} btv_shape;
+
+typedef struct btv_agent {
+  bt_rec *rec;
+  unsigned long long id;
+  char *label, *brain;
+  const bt_def *def;        /* the definition its instance had at the last frame (the view holds
+                               a reference to every one it saw: a pointer is never reused) */
+  /* now (at the last frame) */
+  unsigned long long shape; /* 0: its recorder watches no instance */
+  int nodes;
+  unsigned char *statuses, *last;
+  double *since; /* NAN: not running */
+  char **dbstrings;
+  int has_sleep;
+  double sleep;
+  unsigned long long think;
+  int has_pos;
+  double x, y;
+  int watchers; /* streams subscribed to it */
+  /* the history */
+  btv_record *ring;
+  size_t cap, count, head;   /* head: index of the oldest */
+  unsigned long long seq;    /* the newest record's seq (0: none yet) */
+  unsigned long long total;  /* bt_rec_total at the last frame */
+  unsigned char *base;       /* statuses before the oldest record kept */
+  int base_nodes;
+  unsigned long long base_shape;
+  unsigned long long rec_shape; /* the shape the records being copied are of */
+  /* activity: transitions in each of the last whole seconds */
+  long long bucket_second[6];
+  unsigned bucket_count[6];
+  unsigned frame_count; /* transitions in this frame */
+} btv_agent;
+
+struct btv_live {
+  btv_agent **agents;
+  int n, cap;
+  btv_agent **table; /* by id: open addressing, a power of two twice the agents at least */
+  size_t table_size;
+  btv_shape *shapes;
+  int nshapes, shapes_cap;
+  bt_stats *stats; /* every agent's figures, per shape */
+  int changed;     /* agents were added or removed since the last frame */
+};
+
+/* ---- finding ---- */
+
+static size_t hash_id(unsigned long long id, size_t size) {
+  id ^= id >> 33;
+  id *= 0xff51afd7ed558ccdULL;
+  id ^= id >> 33;
+  return (size_t)id & (size - 1);
+}
+
+static int table_build(btv_live *L, size_t want) {
+  size_t size = 16;
+  while (size < want * 2) size *= 2;
+  btv_agent **t = calloc(size, sizeof *t);
+  if (!t) return BT_ENOMEM;
+  for (int i = 0; i < L->n; i++) {
+    size_t h = hash_id(L->agents[i]->id, size);
+    while (t[h]) h = (h + 1) & (size - 1);
+    t[h] = L->agents[i];
+  }
+  free(L->table);
+  L->table = t;
+  L->table_size = size;
+  return BT_OK;
+}
+
+static btv_agent *agent_find(btv_live *L, unsigned long long id) {
+  if (!L || !L->table) return NULL;
+  for (size_t h = hash_id(id, L->table_size);; h = (h + 1) & (L->table_size - 1)) {
+    if (!L->table[h]) return NULL;
+    if (L->table[h]->id == id) return L->table[h];
+  }
+}
+
+static btv_shape *shape_find(btv_live *L, unsigned long long hash) {
+  for (int i = 0; L && i < L->nshapes; i++)
+    if (L->shapes[i].hash == hash) return &L->shapes[i];
+  return NULL;
+}
+
+static btv_shape *shape_note(btv_live *L, const bt_def *def, const char *brain) {
+  for (int i = 0; i < L->nshapes; i++)
+    if (L->shapes[i].def == def) return &L->shapes[i];
+  unsigned long long hash = bt_def_hash(def);
+  btv_shape *s = shape_find(L, hash);
+  if (s) return s; /* another definition of the same shape: its nodes are named the same */
+  if (L->nshapes == L->shapes_cap) {
+    int cap = L->shapes_cap ? L->shapes_cap * 2 : 8;
+    btv_shape *p = realloc(L->shapes, (size_t)cap * sizeof *p);
+    if (!p) return NULL;
+    L->shapes = p;
+    L->shapes_cap = cap;
+  }
+  char *name = strdup(brain ? brain : "");
+  if (!name) return NULL;
+  s = &L->shapes[L->nshapes++];
+  s->hash = hash;
+  s->def = (bt_def *)def;
+  bt_def_retain(s->def);
+  s->name = name;
+  return s;
+}
+
+static int shape_nodes(btv_live *L, unsigned long long hash) {
+  btv_shape *s = shape_find(L, hash);
+  return s ? bt_def_size(s->def) : 0;
+}
+
+/* ---- an agent ---- */
+
+static void agent_free_now(btv_agent *a) {
+  if (a->dbstrings)
+    for (int i = 0; i < a->nodes; i++) free(a->dbstrings[i]);
+  free(a->dbstrings);
+  free(a->statuses);
+  free(a->last);
+  free(a->since);
+  a->dbstrings = NULL;
+  a->statuses = a->last = NULL;
+  a->since = NULL;
+  a->nodes = 0;
+}
+
+static void agent_free(btv_agent *a) {
+  if (!a) return;
+  agent_free_now(a);
+  for (size_t i = 0; i < a->count; i++) btv_record_clear(&a->ring[(a->head + i) % a->cap]);
+  free(a->ring);
+  free(a->base);
+  free(a->label);
+  free(a->brain);
+  free(a);
+}
+
+/* gives the agent's "now" arrays the node count of its shape (statuses READY) */
+static int agent_reshape(btv_agent *a, unsigned long long shape, int nodes) {
+  agent_free_now(a);
+  a->shape = shape;
+  if (nodes <= 0) return BT_OK;
+  a->statuses = calloc((size_t)nodes, 1);
+  a->last = calloc((size_t)nodes, 1);
+  a->since = malloc((size_t)nodes * sizeof *a->since);
+  a->dbstrings = calloc((size_t)nodes, sizeof *a->dbstrings);
+  if (!a->statuses || !a->last || !a->since || !a->dbstrings) {
+    agent_free_now(a);
+    a->shape = 0;
+    return BT_ENOMEM;
+  }
+  for (int i = 0; i < nodes; i++) a->since[i] = NAN;
+  a->nodes = nodes;
+  return BT_OK;
+}
+
+static int base_reset(btv_agent *a, unsigned long long shape, int nodes) {
+  unsigned char *b = nodes > 0 ? calloc((size_t)nodes, 1) : NULL;
+  if (nodes > 0 && !b) return BT_ENOMEM;
+  free(a->base);
+  a->base = b;
+  a->base_nodes = nodes > 0 ? nodes : 0;
+  a->base_shape = shape;
+  return BT_OK;
+}
+
+/* what a record does to a list of statuses */
+static void apply(btv_live *L, unsigned char **statuses, int *nodes, unsigned long long *shape,
+                  const btv_record *r) {
+  if (r->type == BT_REC_STATUS && r->node >= 0 && r->node < *nodes) {
+    (*statuses)[r->node] = r->to;
+  } else if (r->type == BT_REC_RELOAD) {
+    int n = shape_nodes(L, r->u.shapes.to);
+    unsigned char *s = n > 0 ? calloc((size_t)n, 1) : NULL;
+    free(*statuses);
+    *statuses = s;
+    *nodes = s ? n : 0;
+    *shape = r->u.shapes.to;
+  }
+}
+
+static btv_record *ring_at(btv_agent *a, size_t i) { return &a->ring[(a->head + i) % a->cap]; }
+
+/* appends a record (taking its bytes); the oldest leaves when the ring is full */
+static int ring_push(btv_live *L, btv_agent *a, size_t history, btv_record *r) {
+  if (a->count == a->cap && a->cap < history) { /* grows, up to `history` */
+    size_t cap = a->cap ? a->cap * 2 : 64;
+    if (cap > history) cap = history;
+    btv_record *p = malloc(cap * sizeof *p);
+    if (!p) return BT_ENOMEM;
+    for (size_t i = 0; i < a->count; i++) p[i] = *ring_at(a, i);
+    free(a->ring);
+    a->ring = p;
+    a->cap = cap;
+    a->head = 0;
+  }
+  if (a->count == a->cap) {
+    btv_record *old = ring_at(a, 0);
+    apply(L, &a->base, &a->base_nodes, &a->base_shape, old);
+    btv_record_clear(old);
+    *old = *r;
+    a->head = (a->head + 1) % a->cap;
+  } else {
+    *ring_at(a, a->count) = *r;
+    a->count++;
+  }
+  a->seq++;
+  return BT_OK;
+}
+
+/* ---- registration ---- */
+
+static btv_live *live_of(bt_view *v) {
+  if (!v->live) v->live = calloc(1, sizeof *v->live);
+  return v->live;
+}
+
+int bt_view_add_agent(bt_view *v, bt_rec *rec, const char *brain) {
+  if (!v || !rec || v->mode != BTV_LIVE) {
+    if (v) btv_set_error(v, NULL, 0, "bt_view_add_agent: %s", !rec ? "rec is NULL" : "a log view has no live agents");
+    return BT_EINVAL;
+  }
+  pthread_mutex_lock(&v->lock);
+  int rc = BT_OK;
+  btv_live *L = live_of(v);
+  btv_agent *a = NULL;
+  if (!L) {
+    rc = BT_ENOMEM;
+    goto done;
+  }
+  unsigned long long id = bt_rec_agent(rec);
+  btv_agent *same = agent_find(L, id);
+  if (same) {
+    btv_set_error(v, NULL, 0, same->rec == rec ? "bt_view_add_agent: this recorder is registered already"
+                                               : "bt_view_add_agent: agent id %llu is registered already", id);
+    rc = BT_EINVAL;
+    goto done;
+  }
+  for (int i = 0; i < L->n; i++)
+    if (L->agents[i]->rec == rec) {
+      btv_set_error(v, NULL, 0, "bt_view_add_agent: this recorder is registered already");
+      rc = BT_EINVAL;
+      goto done;
+    }
+  a = calloc(1, sizeof *a);
+  if (!a || !(a->label = strdup(bt_rec_label(rec))) || !(a->brain = strdup(brain ? brain : ""))) {
+    rc = BT_ENOMEM;
+    goto done;
+  }
+  a->rec = rec;
+  a->id = id;
+  bt_inst *inst = bt_rec_inst(rec);
+  if (inst) {
+    const bt_def *def = bt_inst_def(inst);
+    a->def = def;
+    if (!shape_note(L, def, a->brain) || agent_reshape(a, bt_def_hash(def), bt_def_size(def)) != BT_OK) {
+      rc = BT_ENOMEM;
+      goto done;
+    }
+  }
+  /* the records the ring holds now start from the statuses before them: unknown, READY */
+  a->rec_shape = a->shape;
+  if (base_reset(a, a->shape, a->nodes) != BT_OK) {
+    rc = BT_ENOMEM;
+    goto done;
+  }
+  if (L->n == L->cap) {
+    int cap = L->cap ? L->cap * 2 : 64;
+    btv_agent **p = realloc(L->agents, (size_t)cap * sizeof *p);
+    if (!p) {
+      rc = BT_ENOMEM;
+      goto done;
+    }
+    L->agents = p;
+    L->cap = cap;
+  }
+  L->agents[L->n++] = a;
+  if ((size_t)L->n * 2 > L->table_size) {
+    if (table_build(L, (size_t)L->n) != BT_OK) {
+      L->n--;
+      rc = BT_ENOMEM;
+      goto done;
+    }
+  } else {
+    size_t h = hash_id(id, L->table_size);
+    while (L->table[h]) h = (h + 1) & (L->table_size - 1);
+    L->table[h] = a;
+  }
+  a = NULL;
+  L->changed = 1;
+done:
+  if (rc == BT_ENOMEM) btv_set_error(v, NULL, 0, "bt_view_add_agent: out of memory");
+  agent_free(a);
+  pthread_mutex_unlock(&v->lock);
+  return rc;
+}
+
+int bt_view_remove_agent(bt_view *v, bt_rec *rec) {
+  if (!v || !rec || v->mode != BTV_LIVE || !v->live) {
+    if (v) btv_set_error(v, NULL, 0, "bt_view_remove_agent: that recorder is not registered");
+    return BT_EINVAL;
+  }
+  pthread_mutex_lock(&v->lock);
+  btv_live *L = v->live;
+  int rc = BT_EINVAL;
+  for (int i = 0; i < L->n; i++) {
+    if (L->agents[i]->rec != rec) continue;
+    agent_free(L->agents[i]);
+    L->agents[i] = L->agents[--L->n];
+    /* rebuilds the table at its size (no allocation needed but the new array) */
+    size_t size = L->table_size;
+    memset(L->table, 0, size * sizeof *L->table);
+    for (int j = 0; j < L->n; j++) {
+      size_t h = hash_id(L->agents[j]->id, size);
+      while (L->table[h]) h = (h + 1) & (size - 1);
+      L->table[h] = L->agents[j];
+    }
+    L->changed = 1;
+    rc = BT_OK;
+    break;
+  }
+  if (rc != BT_OK) btv_set_error(v, NULL, 0, "bt_view_remove_agent: that recorder is not registered");
+  pthread_mutex_unlock(&v->lock);
+  return rc;
+}
+
+int bt_view_set_position(bt_view *v, unsigned long long agent, double x, double y) {
+  if (!v || v->mode != BTV_LIVE) return BT_EINVAL;
+  if (!isfinite(x) || !isfinite(y)) {
+    btv_set_error(v, NULL, 0, "bt_view_set_position: the position must be finite");
+    return BT_EINVAL;
+  }
+  pthread_mutex_lock(&v->lock);
+  btv_agent *a = agent_find(v->live, agent);
+  if (a) {
+    a->has_pos = 1;
+    a->x = x;
+    a->y = y;
+  }
+  pthread_mutex_unlock(&v->lock);
+  if (!a) btv_set_error(v, NULL, 0, "bt_view_set_position: no agent of id %llu", agent);
+  return a ? BT_OK : BT_EINVAL;
+}
+
+void btv_live_watch(bt_view *v, unsigned long long id, int delta) {
+  btv_agent *a = agent_find(v->live, id);
+  if (a) a->watchers += delta;
+}
+
+void btv_live_free(bt_view *v) {
+  btv_live *L = v->live;
+  if (!L) return;
+  for (int i = 0; i < L->n; i++) agent_free(L->agents[i]);
+  for (int i = 0; i < L->nshapes; i++) {
+    bt_def_release(L->shapes[i].def);
+    free(L->shapes[i].name);
+  }
+  free(L->shapes);
+  free(L->agents);
+  free(L->table);
+  bt_stats_free(L->stats);
+  free(L);
+  v->live = NULL;
+}
+
+/* ---- the frame ---- */
+
+static void count_activity(btv_agent *a, double now) {
+  long long second = (long long)floor(now);
+  int slot = (int)(((second % 6) + 6) % 6);
+  if (a->bucket_second[slot] != second) {
+    a->bucket_second[slot] = second;
+    a->bucket_count[slot] = 0;
+  }
+  a->bucket_count[slot] += a->frame_count;
+}
+
+static double activity(const btv_agent *a, double now) {
+  long long second = (long long)floor(now);
+  unsigned sum = 0;
+  for (int i = 0; i < 6; i++)
+    if (a->bucket_second[i] > second - 5 && a->bucket_second[i] <= second) sum += a->bucket_count[i];
+  return sum / 5.0;
+}
+
+/* the shapes' figures, every record counted (an agent's own are counted from its history when
+ * asked: btv_live_agent_stats) */
+static void feed_stats(btv_live *L, btv_agent *a, const bt_rec_entry *e) {
+  int nodes = shape_nodes(L, a->rec_shape);
+  if (nodes <= 0) return;
+  if (!L->stats && bt_stats_create(&L->stats) != BT_OK) return;
+  bt_stats_add(L->stats, a->id, a->rec_shape, nodes, e);
+}
+
+/* copies a recorder's entry (its text too) */
+static int record_of(const bt_rec_entry *e, btv_record *r) {
+  memset(r, 0, sizeof *r);
+  r->type = e->type;
+  r->time = e->time;
+  r->think = e->think;
+  r->node = e->node;
+  r->from = e->from;
+  r->to = e->to;
+  r->has_sleep = e->has_sleep;
+  r->cause = e->cause;
+  if (e->type == BT_REC_THINK) r->u.sleep = e->sleep;
+  else if (e->type == BT_REC_RELOAD) {
+    r->u.shapes.from = e->def_from;
+    r->u.shapes.to = e->def_to;
+  } else if (e->type == BT_REC_ERROR || e->type == BT_REC_HOST) {
+    r->u.bytes.text = malloc(e->size + 1);
+    if (!r->u.bytes.text) return BT_ENOMEM;
+    if (e->size) memcpy(r->u.bytes.text, e->text, e->size);
+    r->u.bytes.text[e->size] = 0;
+    r->u.bytes.size = e->size;
+  }
+  return BT_OK;
+}
+
+static void read_dbstrings(btv_agent *a, bt_inst *inst) {
+  bt_buf b = {0};
+  for (int n = 0; n < a->nodes; n++) {
+    free(a->dbstrings[n]);
+    a->dbstrings[n] = NULL;
+    if (a->statuses[n] != BT_RUNNING) continue;
+    b.len = 0;
+    if (bt_node_describe(inst, n, &b) == BT_OK && b.len > 0) a->dbstrings[n] = strdup(b.data);
+  }
+  bt_buf_free(&b);
+}
+
+/* copies one agent's new records; appends the stream's records message to msg when watched */
+static int frame_agent(bt_view *v, btv_agent *a, btv_buf *msg, int *reloaded) {
+  btv_live *L = v->live;
+  int rc = BT_OK;
+  a->frame_count = 0;
+  unsigned long long total = bt_rec_total(a->rec);
+  if (total < a->total) a->total = 0; /* the recorder was cleared */
+  unsigned long long fresh = total - a->total;
+  bt_inst *inst = bt_rec_inst(a->rec);
+  const bt_def *def = inst ? bt_inst_def(inst) : NULL;
+  unsigned long long shape = a->shape;
+  if (def != a->def) { /* hashing a tree costs: only when it is another */
+    btv_shape *s = def ? shape_note(L, def, a->brain) : NULL;
+    if (def && !s) return BT_ENOMEM;
+    shape = s ? s->hash : 0;
+    a->def = def;
+  }
+  if (shape != a->shape) {
+    if (agent_reshape(a, shape, def ? bt_def_size(def) : 0) != BT_OK) return BT_ENOMEM;
+    if (a->count == 0) {
+      a->rec_shape = shape;
+      if (base_reset(a, shape, a->nodes) != BT_OK) return BT_ENOMEM;
+    }
+  }
+  if (fresh == 0 && a->watchers == 0) return BT_OK;
+  size_t count = bt_rec_count(a->rec);
+  size_t take = fresh < count ? (size_t)fresh : count;
+  unsigned long long first_seq = a->seq + 1;
+  if (fresh > take) {
+    btv_record lost;
+    memset(&lost, 0, sizeof lost);
+    lost.type = BTV_LOST;
+    lost.node = -1;
+    lost.time = v->now;
+    lost.u.lost = fresh - take;
+    if (ring_push(L, a, v->history, &lost) != BT_OK) return BT_ENOMEM;
+  }
+  for (size_t i = count - take; i < count; i++) {
+    bt_rec_entry e;
+    btv_record r;
+    if (bt_rec_get(a->rec, i, &e) != BT_OK) continue;
+    if (record_of(&e, &r) != BT_OK || ring_push(L, a, v->history, &r) != BT_OK) {
+      btv_record_clear(&r);
+      rc = BT_ENOMEM;
+      break;
+    }
+    if (e.type == BT_REC_RELOAD) {
+      a->rec_shape = e.def_to;
+      *reloaded = 1;
+    }
+    feed_stats(L, a, &e);
+    if (e.type == BT_REC_STATUS) {
+      a->frame_count++;
+      if (e.node >= 0 && e.node < a->nodes && a->rec_shape == a->shape) {
+        if (e.to == BT_RUNNING) a->since[e.node] = e.time;
+        else if (e.from == BT_RUNNING) a->since[e.node] = NAN;
+      }
+    } else if (e.type == BT_REC_THINK) {
+      a->has_sleep = e.has_sleep;
+      a->sleep = e.sleep;
+      a->think = e.think;
+    }
+  }
+  a->total = total;
+  if (inst) {
+    for (int n = 0; n < a->nodes; n++) {
+      a->statuses[n] = (unsigned char)bt_node_status(inst, n);
+      a->last[n] = (unsigned char)bt_node_last(inst, n);
+      if (a->statuses[n] != BT_RUNNING) a->since[n] = NAN;
+      else if (isnan(a->since[n])) a->since[n] = v->now;
+    }
+    if (a->watchers > 0 && v->dbstrings) read_dbstrings(a, inst);
+  }
+  count_activity(a, v->now);
+  if (a->watchers > 0 && a->seq >= first_seq) {
+    btv_buf_printf(msg, "{\"type\":\"records\",\"agent\":%llu,\"records\":[", a->id);
+    for (unsigned long long s = first_seq; s <= a->seq; s++) {
+      unsigned long long back = a->seq - s; /* 0: the newest */
+      if (back >= a->count) continue;
+      if (s > first_seq) btv_buf_add(msg, ",", 1);
+      btv_json_record(msg, s, ring_at(a, a->count - 1 - back));
+    }
+    btv_buf_str(msg, "]}");
+  }
+  return rc;
+}
+
+int bt_view_frame(bt_view *v, double now) {
+  if (!v || v->mode != BTV_LIVE) {
+    if (v) btv_set_error(v, NULL, 0, "bt_view_frame: a log view has no live agents");
+    return BT_EINVAL;
+  }
+  int rc = BT_OK;
+  btv_buf msg = {0}, counts = {0};
+  pthread_mutex_lock(&v->lock);
+  btv_live *L = live_of(v);
+  v->now = now;
+  v->frames++;
+  v->stats.frames++;
+  int any = 0;
+  for (int i = 0; L && i < L->n; i++) {
+    btv_agent *a = L->agents[i];
+    int reloaded = 0;
+    msg.len = 0;
+    msg.failed = 0;
+    if (frame_agent(v, a, &msg, &reloaded) != BT_OK) rc = BT_ENOMEM;
+    if (msg.len && !msg.failed) btv_stream_agent(v, a->id, msg.data, msg.len);
+    if (reloaded) {
+      msg.len = 0;
+      btv_buf_printf(&msg, "{\"type\":\"reload\",\"agent\":%llu,\"shape\":", a->id);
+      btv_json_shape(&msg, a->shape);
+      btv_buf_str(&msg, "}");
+      if (!msg.failed) btv_stream_broadcast(v, msg.data, msg.len);
+    }
+    if (a->frame_count && v->clients) {
+      btv_buf_printf(&counts, "%s\"%llu\":%u", any ? "," : "", a->id, a->frame_count);
+      any = 1;
+    }
+  }
+  if (L && L->changed) {
+    L->changed = 0;
+    btv_stream_broadcast(v, "{\"type\":\"agents\"}", 17);
+  }
+  if (v->clients) { /* the frame's counts: built only when someone listens */
+    msg.len = 0;
+    msg.failed = 0;
+    btv_buf_printf(&msg, "{\"type\":\"frame\",\"frame\":%llu,\"time\":", v->frames);
+    btv_json_number(&msg, now);
+    btv_buf_str(&msg, ",\"counts\":{");
+    if (counts.len) btv_buf_add(&msg, counts.data, counts.len);
+    btv_buf_str(&msg, "}}");
+    if (!msg.failed && !counts.failed) btv_stream_broadcast(v, msg.data, msg.len);
+  }
+  pthread_mutex_unlock(&v->lock);
+  btv_stream_wake(v);
+  btv_buf_free(&msg);
+  btv_buf_free(&counts);
+  if (!L) rc = BT_ENOMEM;
+  if (rc != BT_OK) btv_set_error(v, NULL, 0, "bt_view_frame: out of memory (records of this frame were lost)");
+  return rc;
+}
+
+/* ---- the answers ---- */
+
+static void json_running(btv_buf *out, btv_live *L, const btv_agent *a) {
+  btv_buf_add(out, "[", 1);
+  btv_shape *s = shape_find(L, a->shape);
+  int n = 0;
+  int first = 1;
+  while (s && a->nodes > 0 && a->statuses[n] == BT_RUNNING) {
+    if (!first) btv_buf_add(out, ",", 1);
+    first = 0;
+    btv_json_cstring(out, bt_def_name(s->def, n));
+    int next = -1;
+    for (int i = 0; i < bt_def_child_count(s->def, n); i++) {
+      int c = bt_def_child(s->def, n, i);
+      if (c >= 0 && c < a->nodes && a->statuses[c] == BT_RUNNING) {
+        next = c;
+        break;
+      }
+    }
+    if (next < 0) break;
+    n = next;
+  }
+  btv_buf_add(out, "]", 1);
+}
+
+static void json_shape_or_null(btv_buf *out, unsigned long long shape) {
+  if (shape) btv_json_shape(out, shape);
+  else btv_buf_str(out, "null");
+}
+
+int btv_live_agents(bt_view *v, btv_buf *out) {
+  btv_live *L = v->live;
+  btv_buf_str(out, "{\"time\":");
+  btv_json_number(out, v->now);
+  btv_buf_printf(out, ",\"frame\":%llu,\"agents\":[", v->frames);
+  for (int i = 0; L && i < L->n; i++) {
+    btv_agent *a = L->agents[i];
+    btv_buf_printf(out, "%s{\"id\":%llu,\"label\":", i ? "," : "", a->id);
+    btv_json_cstring(out, a->label);
+    btv_buf_str(out, ",\"brain\":");
+    btv_json_cstring(out, a->brain);
+    btv_buf_str(out, ",\"shape\":");
+    json_shape_or_null(out, a->shape);
+    btv_buf_str(out, ",\"running\":");
+    json_running(out, L, a);
+    btv_buf_str(out, ",\"activity\":");
+    btv_json_number(out, activity(a, v->now));
+    btv_buf_printf(out, ",\"seq\":%llu", a->seq);
+    if (a->has_pos) {
+      btv_buf_str(out, ",\"x\":");
+      btv_json_number(out, a->x);
+      btv_buf_str(out, ",\"y\":");
+      btv_json_number(out, a->y);
+    }
+    btv_buf_add(out, "}", 1);
+  }
+  btv_buf_str(out, "]}");
+  return BT_OK;
+}
+
+static void json_bytes(btv_buf *out, const unsigned char *s, int n) {
+  btv_buf_add(out, "[", 1);
+  for (int i = 0; i < n; i++) btv_buf_printf(out, i ? ",%d" : "%d", s[i]);
+  btv_buf_add(out, "]", 1);
+}
+
+int btv_live_agent(bt_view *v, unsigned long long id, btv_buf *out) {
+  btv_agent *a = agent_find(v->live, id);
+  if (!a) return BTV_NOT_FOUND;
+  btv_buf_printf(out, "{\"id\":%llu,\"label\":", a->id);
+  btv_json_cstring(out, a->label);
+  btv_buf_str(out, ",\"brain\":");
+  btv_json_cstring(out, a->brain);
+  btv_buf_str(out, ",\"shape\":");
+  json_shape_or_null(out, a->shape);
+  btv_buf_str(out, ",\"time\":");
+  btv_json_number(out, v->now);
+  btv_buf_printf(out, ",\"think\":%llu,\"seq\":%llu,\"statuses\":", a->think, a->seq);
+  json_bytes(out, a->statuses, a->nodes);
+  btv_buf_str(out, ",\"last\":");
+  json_bytes(out, a->last, a->nodes);
+  btv_buf_str(out, ",\"since\":[");
+  for (int n = 0; n < a->nodes; n++) {
+    if (n) btv_buf_add(out, ",", 1);
+    btv_json_number(out, a->since[n]);
+  }
+  btv_buf_str(out, "],\"sleep\":");
+  if (a->has_sleep) btv_json_number(out, a->sleep);
+  else btv_buf_str(out, "null");
+  btv_buf_str(out, ",\"dbstrings\":[");
+  int any = 0;
+  for (int n = 0; a->watchers > 0 && v->dbstrings && n < a->nodes; n++) {
+    if (n) btv_buf_add(out, ",", 1);
+    btv_json_cstring(out, a->dbstrings[n]);
+    any = 1;
+  }
+  (void)any;
+  btv_buf_str(out, "]}");
+  return BT_OK;
+}
+
+int btv_live_history(bt_view *v, unsigned long long id, unsigned long long before, int count, btv_buf *out) {
+  btv_live *L = v->live;
+  btv_agent *a = agent_find(L, id);
+  if (!a) return BTV_NOT_FOUND;
+  unsigned long long oldest = a->seq - a->count + 1; /* the oldest kept (seq + 1 when none) */
+  if (before == 0 || before > a->seq + 1) before = a->seq + 1;
+  unsigned long long end = before;                   /* the window: [start, end) */
+  unsigned long long start = end > oldest + (unsigned long long)count ? end - (unsigned long long)count : oldest;
+  if (end < oldest) start = end = oldest;
+  /* the statuses before the window: base, then the records from the oldest to start */
+  int nodes = a->base_nodes;
+  unsigned long long shape = a->base_shape;
+  unsigned char *st = nodes > 0 ? malloc((size_t)nodes) : NULL;
+  if (nodes > 0 && !st) {
+    out->failed = 1;
+    return BT_ENOMEM;
+  }
+  if (nodes > 0) memcpy(st, a->base, (size_t)nodes);
+  for (unsigned long long s = oldest; s < start; s++) apply(L, &st, &nodes, &shape, ring_at(a, (size_t)(s - oldest)));
+  btv_buf_printf(out, "{\"agent\":%llu,\"oldest\":%llu,\"newest\":%llu,\"statuses_before\":", a->id, oldest, a->seq);
+  json_bytes(out, st, nodes);
+  free(st);
+  btv_buf_str(out, ",\"shape_before\":");
+  json_shape_or_null(out, shape);
+  btv_buf_str(out, ",\"records\":[");
+  for (unsigned long long s = start; s < end; s++) {
+    if (s > start) btv_buf_add(out, ",", 1);
+    btv_json_record(out, s, ring_at(a, (size_t)(s - oldest)));
+  }
+  btv_buf_str(out, "]}");
+  return BT_OK;
+}
+
+/* an agent's own figures, counted from the records the view keeps of it (its last `history`) */
+int btv_live_agent_stats(bt_view *v, unsigned long long id, btv_buf *out) {
+  btv_live *L = v->live;
+  btv_agent *a = agent_find(L, id);
+  if (!a) return BTV_NOT_FOUND;
+  bt_stats *st = NULL;
+  if (bt_stats_create(&st) != BT_OK) {
+    out->failed = 1;
+    return BT_ENOMEM;
+  }
+  unsigned long long shape = a->base_shape;
+  for (size_t i = 0; i < a->count; i++) {
+    const btv_record *r = ring_at(a, i);
+    if (r->type == BT_REC_RELOAD) shape = r->u.shapes.to;
+    int nodes = shape_nodes(L, shape);
+    if (nodes <= 0 || r->type == BTV_LOST) continue;
+    bt_rec_entry e;
+    memset(&e, 0, sizeof e);
+    e.type = r->type;
+    e.from = r->from;
+    e.to = r->to;
+    e.has_sleep = r->has_sleep;
+    e.cause = r->cause;
+    e.node = r->node;
+    e.think = r->think;
+    e.time = r->time;
+    if (r->type == BT_REC_THINK) e.sleep = r->u.sleep;
+    else if (r->type == BT_REC_RELOAD) {
+      e.def_from = r->u.shapes.from;
+      e.def_to = r->u.shapes.to;
+    } else if (r->type == BT_REC_ERROR || r->type == BT_REC_HOST) {
+      e.text = r->u.bytes.text;
+      e.size = r->u.bytes.size;
+    }
+    bt_stats_add(st, a->id, shape, nodes, &e);
+  }
+  int rc = btv_json_stats(out, st, shape ? shape : a->shape);
+  bt_stats_free(st);
+  return rc;
+}
+
+int btv_live_shape(bt_view *v, unsigned long long hash, btv_buf *out) {
+  btv_shape *s = shape_find(v->live, hash);
+  if (!s) return BTV_NOT_FOUND;
+  int n = bt_def_size(s->def);
+  btv_buf_str(out, "{\"shape\":");
+  btv_json_shape(out, hash);
+  btv_buf_str(out, ",\"name\":");
+  btv_json_cstring(out, s->name);
+  btv_buf_str(out, ",\"nodes\":[");
+  for (int i = 0; i < n; i++) {
+    btv_buf_str(out, i ? ",{\"name\":" : "{\"name\":");
+    btv_json_cstring(out, bt_def_name(s->def, i));
+    btv_buf_str(out, ",\"kind\":");
+    btv_json_cstring(out, bt_kind_name(bt_def_kind(s->def, i)));
+    btv_buf_printf(out, ",\"parent\":%d,\"children\":[", bt_def_up(s->def, i));
+    int kids = bt_def_child_count(s->def, i);
+    for (int k = 0; k < kids; k++) btv_buf_printf(out, k ? ",%d" : "%d", bt_def_child(s->def, i, k));
+    int state = bt_def_state(s->def, i), places = 0;
+    for (int j = 0; j < n; j++) places += bt_def_state(s->def, j) == state;
+    btv_buf_printf(out, "],\"param\":null,\"shared\":%d}", places > 1 ? places : 0);
+  }
+  btv_buf_str(out, "]}");
+  return BT_OK;
+}
+
+int btv_live_shape_stats(bt_view *v, unsigned long long hash, btv_buf *out) {
+  btv_live *L = v->live;
+  if (!shape_find(L, hash)) return BTV_NOT_FOUND;
+  if (!L->stats) {
+    btv_buf_str(out, "{\"shape\":");
+    btv_json_shape(out, hash);
+    btv_buf_str(out, ",\"agents\":0,\"thinks\":0,\"nodes\":[]}");
+    return BT_OK;
+  }
+  return btv_json_stats(out, L->stats, hash);
+}
+
+void btv_live_range(bt_view *v, double *first, double *last, int *have, int *agents) {
+  btv_live *L = v->live;
+  *have = 0;
+  *agents = L ? L->n : 0;
+  for (int i = 0; L && i < L->n; i++) {
+    btv_agent *a = L->agents[i];
+    if (!a->count) continue;
+    double t0 = ring_at(a, 0)->time, t1 = ring_at(a, a->count - 1)->time;
+    if (!*have || t0 < *first) *first = t0;
+    if (!*have || t1 > *last) *last = t1;
+    *have = 1;
+  }
+}

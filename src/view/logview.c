@@ -1,0 +1,397 @@
+/* SPDX-License-Identifier: MIT */
+#define _POSIX_C_SOURCE 200809L /* strdup, strcasecmp */
+/*
+ * logview.c: a view of a log file (bt_view_open_log). Opening reads the file through once with
+ * the core's reader (src/core/logread.c), keeping per agent only what the answers need at once:
+ * its number of records, its tree at the log's end (a bt_log_tree), its statistics, and the
+ * times of its records in its last seconds (activity). A window of history is read from the
+ * file when it is asked for: a reader reads from the start, following the agent's tree (for
+ * statuses_before) and keeping only the window's records, and stops at the window's end. The
+ * file is never held whole; a window late in a large file costs a read up to it.
+ *
+ * An agent's records are numbered (seq) from 1 as the recorder made them (status to host, and a
+ * "lost" record where the writer lost some); the log's own records (attach, saved, describe)
+ * change its tree and take no number.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "btv_internal.h"
+
+typedef struct log_agent {
+  unsigned long long id;
+  char *label;
+  unsigned long long seq; /* records */
+  bt_log_tree *tree;      /* at the log's end */
+  bt_stats *stats;
+  double first, last;
+  unsigned long long transitions; /* status records: activity is their mean rate over the log */
+  double *since;               /* per node: the time it became RUNNING (NAN: not running) */
+  int since_nodes;
+} log_agent;
+
+struct btv_logview {
+  char *path;
+  bt_log_reader *reader; /* the index's reader: its shapes live as long as it */
+  log_agent *agents;     /* by the log's agent number */
+  int n, cap;
+  bt_stats *stats;
+  double first, last;
+  int have;
+};
+
+static int is_counted(int type) { return (type >= BT_REC_STATUS && type <= BT_REC_HOST) || type == BT_LOG_LOST; }
+
+static log_agent *agent_by_id(btv_logview *L, unsigned long long id) {
+  for (int i = 0; L && i < L->n; i++)
+    if (L->agents[i].id == id && L->agents[i].tree) return &L->agents[i];
+  return NULL;
+}
+
+static log_agent *agent_at(btv_logview *L, int index) {
+  if (index < 0) return NULL;
+  while (index >= L->cap) {
+    int cap = L->cap ? L->cap * 2 : 64;
+    log_agent *p = realloc(L->agents, (size_t)cap * sizeof *p);
+    if (!p) return NULL;
+    memset(p + L->cap, 0, (size_t)(cap - L->cap) * sizeof *p);
+    L->agents = p;
+    L->cap = cap;
+  }
+  if (index >= L->n) L->n = index + 1;
+  return &L->agents[index];
+}
+
+static void since_update(log_agent *a, const bt_log_record *rec) {
+  const bt_log_shape *s = rec->shape;
+  int nodes = s ? bt_log_shape_size(s) : 0;
+  if (rec->entry.type == BT_LOG_ATTACH || nodes != a->since_nodes) {
+    double *p = nodes > 0 ? realloc(a->since, (size_t)nodes * sizeof *p) : NULL;
+    if (nodes > 0 && !p) return;
+    if (nodes == 0) free(a->since);
+    a->since = p;
+    a->since_nodes = nodes;
+    for (int i = 0; i < nodes; i++) a->since[i] = NAN;
+  }
+  if (rec->entry.type == BT_REC_STATUS && rec->entry.node >= 0 && rec->entry.node < nodes) {
+    if (rec->entry.to == BT_RUNNING) a->since[rec->entry.node] = rec->entry.time;
+    else if (rec->entry.from == BT_RUNNING) a->since[rec->entry.node] = NAN;
+  }
+}
+
+int btv_log_open(bt_view *v, const char *path, char *err, size_t errsize) {
+  btv_logview *L = calloc(1, sizeof *L);
+  if (!L || !(L->path = strdup(path))) {
+    free(L);
+    btv_set_error(v, err, errsize, "out of memory");
+    return BT_ENOMEM;
+  }
+  v->log = L;
+  char rerr[256];
+  int rc = bt_log_reader_open(&L->reader, path, rerr, sizeof rerr);
+  if (rc != BT_OK) {
+    btv_set_error(v, err, errsize, "%s", rerr);
+    return rc;
+  }
+  if (bt_stats_create(&L->stats) != BT_OK) {
+    btv_set_error(v, err, errsize, "out of memory");
+    return BT_ENOMEM;
+  }
+  bt_log_record rec;
+  unsigned long long records = 0;
+  while ((rc = bt_log_read(L->reader, &rec)) == 1) {
+    if (rec.agent_index < 0) continue; /* the world's records */
+    log_agent *a = agent_at(L, rec.agent_index);
+    if (!a) {
+      btv_set_error(v, err, errsize, "out of memory");
+      return BT_ENOMEM;
+    }
+    if (!a->tree) {
+      a->id = rec.agent;
+      if (!(a->label = strdup(rec.label ? rec.label : "")) || bt_log_tree_create(&a->tree) != BT_OK ||
+          bt_stats_create(&a->stats) != BT_OK) {
+        btv_set_error(v, err, errsize, "out of memory");
+        return BT_ENOMEM;
+      }
+    }
+    bt_log_tree_apply(a->tree, L->reader, &rec);
+    since_update(a, &rec);
+    int type = rec.entry.type;
+    if (!is_counted(type)) continue;
+    records++;
+    a->seq++;
+    if (type == BT_REC_STATUS) a->transitions++;
+    double t = rec.entry.time;
+    if (a->seq == 1) a->first = t;
+    a->last = t;
+    if (!L->have || t < L->first) L->first = t;
+    if (!L->have || t > L->last) L->last = t;
+    L->have = 1;
+    if (rec.shape && type != BT_LOG_LOST) {
+      unsigned long long hash = bt_log_shape_hash(rec.shape);
+      int nodes = bt_log_shape_size(rec.shape);
+      bt_stats_add(L->stats, rec.agent, hash, nodes, &rec.entry);
+      bt_stats_add(a->stats, rec.agent, hash, nodes, &rec.entry);
+    }
+  }
+  if (rc < 0 && records == 0) {
+    btv_set_error(v, err, errsize, "%s", bt_log_reader_errmsg(L->reader));
+    return rc;
+  }
+  return BT_OK;
+}
+
+void btv_log_free(bt_view *v) {
+  btv_logview *L = v->log;
+  if (!L) return;
+  for (int i = 0; i < L->n; i++) {
+    bt_log_tree_free(L->agents[i].tree);
+    bt_stats_free(L->agents[i].stats);
+    free(L->agents[i].label);
+    free(L->agents[i].since);
+  }
+  free(L->agents);
+  bt_stats_free(L->stats);
+  bt_log_reader_free(L->reader);
+  free(L->path);
+  free(L);
+  v->log = NULL;
+}
+
+void btv_log_range(bt_view *v, double *first, double *last, int *have, int *agents) {
+  btv_logview *L = v->log;
+  *have = L->have;
+  *first = L->first;
+  *last = L->last;
+  *agents = 0;
+  for (int i = 0; i < L->n; i++) *agents += L->agents[i].tree != NULL;
+}
+
+/* ---- answers ---- */
+
+static void json_running(btv_buf *out, const bt_log_tree *t) {
+  const bt_log_shape *s = bt_log_tree_shape(t);
+  btv_buf_add(out, "[", 1);
+  int n = 0, first = 1;
+  while (s && bt_log_tree_status(t, n) == BT_RUNNING) {
+    if (!first) btv_buf_add(out, ",", 1);
+    first = 0;
+    btv_json_cstring(out, bt_log_shape_name(s, n));
+    int next = -1;
+    for (int i = 0; i < bt_log_shape_child_count(s, n); i++) {
+      int c = bt_log_shape_child(s, n, i);
+      if (bt_log_tree_status(t, c) == BT_RUNNING) {
+        next = c;
+        break;
+      }
+    }
+    if (next < 0) break;
+    n = next;
+  }
+  btv_buf_add(out, "]", 1);
+}
+
+int btv_log_agents(bt_view *v, btv_buf *out) {
+  btv_logview *L = v->log;
+  btv_buf_str(out, "{\"time\":");
+  btv_json_number(out, L->have ? L->last : 0);
+  btv_buf_printf(out, ",\"frame\":%llu,\"agents\":[", v->frames);
+  int first = 1;
+  for (int i = 0; i < L->n; i++) {
+    log_agent *a = &L->agents[i];
+    if (!a->tree) continue;
+    const bt_log_shape *s = bt_log_tree_shape(a->tree);
+    btv_buf_printf(out, "%s{\"id\":%llu,\"label\":", first ? "" : ",", a->id);
+    first = 0;
+    btv_json_cstring(out, a->label);
+    btv_buf_str(out, ",\"brain\":");
+    btv_json_cstring(out, s ? bt_log_shape_name(s, 0) : "");
+    btv_buf_str(out, ",\"shape\":");
+    if (s) btv_json_shape(out, bt_log_shape_hash(s));
+    else btv_buf_str(out, "null");
+    btv_buf_str(out, ",\"running\":");
+    json_running(out, a->tree);
+    double span = L->last - L->first;
+    btv_buf_str(out, ",\"activity\":");
+    btv_json_number(out, span > 0 ? a->transitions / span : 0);
+    btv_buf_printf(out, ",\"seq\":%llu}", a->seq);
+  }
+  btv_buf_str(out, "]}");
+  return BT_OK;
+}
+
+int btv_log_agent(bt_view *v, unsigned long long id, btv_buf *out) {
+  log_agent *a = agent_by_id(v->log, id);
+  if (!a) return BTV_NOT_FOUND;
+  const bt_log_shape *s = bt_log_tree_shape(a->tree);
+  int nodes = s ? bt_log_shape_size(s) : 0;
+  unsigned long long think = 0;
+  double time = 0;
+  bt_log_tree_think(a->tree, &think, &time);
+  btv_buf_printf(out, "{\"id\":%llu,\"label\":", a->id);
+  btv_json_cstring(out, a->label);
+  btv_buf_str(out, ",\"brain\":");
+  btv_json_cstring(out, s ? bt_log_shape_name(s, 0) : "");
+  btv_buf_str(out, ",\"shape\":");
+  if (s) btv_json_shape(out, bt_log_shape_hash(s));
+  else btv_buf_str(out, "null");
+  btv_buf_str(out, ",\"time\":");
+  btv_json_number(out, a->last);
+  btv_buf_printf(out, ",\"think\":%llu,\"seq\":%llu,\"statuses\":[", think, a->seq);
+  for (int n = 0; n < nodes; n++) btv_buf_printf(out, n ? ",%d" : "%d", bt_log_tree_status(a->tree, n));
+  btv_buf_str(out, "],\"last\":[");
+  for (int n = 0; n < nodes; n++) btv_buf_printf(out, n ? ",%d" : "%d", bt_log_tree_last(a->tree, n));
+  btv_buf_str(out, "],\"since\":[");
+  for (int n = 0; n < nodes; n++) {
+    if (n) btv_buf_add(out, ",", 1);
+    btv_json_number(out, n < a->since_nodes ? a->since[n] : NAN);
+  }
+  /* the sleep time of the last think: the root's describe entry when the log keeps them */
+  int has_sleep = 0;
+  double sleep = 0;
+  btv_buf_str(out, "],\"sleep\":");
+  if (nodes && bt_log_tree_describe(a->tree, 0, &has_sleep, &sleep, NULL, NULL) == 1 && has_sleep)
+    btv_json_number(out, sleep);
+  else btv_buf_str(out, "null");
+  btv_buf_str(out, ",\"dbstrings\":[");
+  for (int n = 0; n < nodes; n++) {
+    const char *text = NULL;
+    size_t len = 0;
+    if (n) btv_buf_add(out, ",", 1);
+    if (bt_log_tree_describe(a->tree, n, NULL, NULL, &text, &len) == 1 && text && len) btv_json_string(out, text, len);
+    else btv_buf_str(out, "null");
+  }
+  btv_buf_str(out, "]}");
+  return BT_OK;
+}
+
+static void record_of(const bt_log_record *rec, btv_record *r) {
+  const bt_rec_entry *e = &rec->entry;
+  memset(r, 0, sizeof *r);
+  r->type = e->type == BT_LOG_LOST ? BTV_LOST : e->type;
+  r->time = e->time;
+  r->think = e->think;
+  r->node = e->node;
+  r->from = e->from;
+  r->to = e->to;
+  r->has_sleep = e->has_sleep;
+  r->cause = e->cause;
+  if (e->type == BT_REC_THINK) r->u.sleep = e->sleep;
+  else if (e->type == BT_REC_RELOAD) {
+    r->u.shapes.from = e->def_from;
+    r->u.shapes.to = e->def_to;
+  } else if (e->type == BT_LOG_LOST) r->u.lost = e->size;
+  else if (e->type == BT_REC_ERROR || e->type == BT_REC_HOST) {
+    r->u.bytes.text = (char *)e->text; /* borrowed (never freed): written before the next read */
+    r->u.bytes.size = e->size;
+  }
+}
+
+int btv_log_history(bt_view *v, unsigned long long id, unsigned long long before, int count, btv_buf *out) {
+  btv_logview *L = v->log;
+  log_agent *a = agent_by_id(L, id);
+  if (!a) return BTV_NOT_FOUND;
+  if (before == 0 || before > a->seq + 1) before = a->seq + 1;
+  unsigned long long end = before;
+  unsigned long long start = end > (unsigned long long)count ? end - (unsigned long long)count : 1;
+  if (start < 1) start = 1;
+  bt_log_reader *r = NULL;
+  bt_log_tree *t = NULL;
+  char rerr[200];
+  if (bt_log_reader_open(&r, L->path, rerr, sizeof rerr) != BT_OK || bt_log_tree_create(&t) != BT_OK) {
+    bt_log_reader_free(r);
+    btv_buf_free(out);
+    btv_buf_printf(out, "the log cannot be read again: %s", rerr);
+    return BTV_BAD_REQUEST;
+  }
+  btv_buf records = {0};
+  btv_buf before_statuses = {0};
+  unsigned long long seq = 0, shape_before = 0;
+  int captured = 0;
+  bt_log_record rec;
+  int agent_index = (int)(a - L->agents);
+  while (seq + 1 < end && bt_log_read(r, &rec) == 1) {
+    if (rec.agent_index != agent_index) continue;
+    if (is_counted(rec.entry.type)) {
+      seq++;
+      if (seq == start && !captured) { /* the statuses just before the window */
+        const bt_log_shape *s = bt_log_tree_shape(t);
+        int nodes = s ? bt_log_shape_size(s) : 0;
+        btv_buf_add(&before_statuses, "[", 1);
+        for (int n = 0; n < nodes; n++) btv_buf_printf(&before_statuses, n ? ",%d" : "%d", bt_log_tree_status(t, n));
+        btv_buf_add(&before_statuses, "]", 1);
+        shape_before = s ? bt_log_shape_hash(s) : 0;
+        captured = 1;
+      }
+      if (seq >= start) {
+        btv_record br;
+        record_of(&rec, &br);
+        if (records.len) btv_buf_add(&records, ",", 1);
+        btv_json_record(&records, seq, &br);
+      }
+    }
+    bt_log_tree_apply(t, r, &rec);
+  }
+  if (!captured) btv_buf_str(&before_statuses, "[]");
+  btv_buf_printf(out, "{\"agent\":%llu,\"oldest\":1,\"newest\":%llu,\"statuses_before\":", a->id, a->seq);
+  btv_buf_add(out, before_statuses.data ? before_statuses.data : "[]", before_statuses.len ? before_statuses.len : 2);
+  btv_buf_str(out, ",\"shape_before\":");
+  if (shape_before) btv_json_shape(out, shape_before);
+  else btv_buf_str(out, "null");
+  btv_buf_str(out, ",\"records\":[");
+  if (records.len) btv_buf_add(out, records.data, records.len);
+  btv_buf_str(out, "]}");
+  if (records.failed || before_statuses.failed) out->failed = 1;
+  btv_buf_free(&records);
+  btv_buf_free(&before_statuses);
+  bt_log_tree_free(t);
+  bt_log_reader_free(r);
+  return BT_OK;
+}
+
+int btv_log_agent_stats(bt_view *v, unsigned long long id, btv_buf *out) {
+  log_agent *a = agent_by_id(v->log, id);
+  if (!a) return BTV_NOT_FOUND;
+  const bt_log_shape *s = bt_log_tree_shape(a->tree);
+  if (!s) {
+    btv_buf_str(out, "{\"shape\":null,\"agents\":0,\"thinks\":0,\"nodes\":[]}");
+    return BT_OK;
+  }
+  return btv_json_stats(out, a->stats, bt_log_shape_hash(s));
+}
+
+int btv_log_shape(bt_view *v, unsigned long long hash, btv_buf *out) {
+  const bt_log_shape *s = bt_log_reader_shape(v->log->reader, hash);
+  if (!s) return BTV_NOT_FOUND;
+  int n = bt_log_shape_size(s);
+  btv_buf_str(out, "{\"shape\":");
+  btv_json_shape(out, hash);
+  btv_buf_str(out, ",\"name\":");
+  btv_json_cstring(out, bt_log_shape_name(s, 0));
+  btv_buf_str(out, ",\"nodes\":[");
+  for (int i = 0; i < n; i++) {
+    btv_buf_str(out, i ? ",{\"name\":" : "{\"name\":");
+    btv_json_cstring(out, bt_log_shape_name(s, i));
+    btv_buf_str(out, ",\"kind\":");
+    btv_json_cstring(out, bt_log_shape_kind_name(s, i));
+    btv_buf_printf(out, ",\"parent\":%d,\"children\":[", bt_log_shape_up(s, i));
+    int kids = bt_log_shape_child_count(s, i);
+    for (int k = 0; k < kids; k++) btv_buf_printf(out, k ? ",%d" : "%d", bt_log_shape_child(s, i, k));
+    double param;
+    btv_buf_str(out, "],\"param\":");
+    if (bt_log_shape_param(s, i, &param) == 1) btv_json_number(out, param);
+    else btv_buf_str(out, "null");
+    int state = bt_log_shape_state(s, i), places = 0;
+    for (int j = 0; j < n; j++) places += bt_log_shape_state(s, j) == state;
+    btv_buf_printf(out, ",\"shared\":%d}", places > 1 ? places : 0);
+  }
+  btv_buf_str(out, "]}");
+  return BT_OK;
+}
+
+int btv_log_shape_stats(bt_view *v, unsigned long long hash, btv_buf *out) {
+  if (!bt_log_reader_shape(v->log->reader, hash)) return BTV_NOT_FOUND;
+  return btv_json_stats(out, v->log->stats, hash);
+}

@@ -1,0 +1,488 @@
+// SPDX-License-Identifier: MIT
+// The viewer's page in a real browser (docs/viewer.md, "Browser tests"): Debian's chromium,
+// headless, driven through the DevTools protocol by playwright-core (no browser download).
+//   node viewer.mjs OUT BT_ARENA BT_LOG [LUA_CPATH_DIR]
+// (LUA_CPATH_DIR: where the build's bt.so is, for lua5.4 and big_tree.lua; BT_LUA_PRELOAD: what
+// that lua5.4 preloads in the sanitizer build; BT_CHROMIUM: the browser, default /usr/bin/chromium)
+// 1. bt-arena --headless --viewer 0: the agent list has the arena's agents (ids and labels as
+//    /api/agents), selecting one draws its nodes by name (as its shape), a status changes on
+//    screen, stepping and scrubbing back shows the statuses that the server's history gives
+//    (computed here from statuses_before and the records, not by the page's code), the map and
+//    the heat overlay;
+// 2. bt-arena --watch: a brain file edited, the page shows the reload and the new tree;
+// 3. bt-arena --record FILE, then bt-log view FILE: the same as 1 on the replayed log, and with
+//    --token: the page passes on its URL's token; without it, it says it was refused;
+// 4. a log of a 2,010-node tree (big_tree.lua) under bt-log view: the first drawing and a frame
+//    of pan and zoom are timed and printed, not asserted.
+// Screenshots go to OUT. Ends with "N passed, N failed"; exits 1 when a check failed.
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const [out, arena_exe, btlog_exe, lua_cpath_dir] = process.argv.slice(2);
+if (!out || !arena_exe || !btlog_exe) {
+  console.error('usage: node viewer.mjs OUT BT_ARENA BT_LOG [LUA_CPATH_DIR]');
+  process.exit(2);
+}
+fs.mkdirSync(out, { recursive: true });
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'bt-browser-'));
+const STATUS = ['READY', 'SUCCESS', 'FAILED', 'RUNNING'];
+
+let passed = 0;
+let failed = 0;
+function check(ok, what, detail = '') {
+  if (ok) {
+    passed++;
+    console.log(`ok: ${what}`);
+  } else {
+    failed++;
+    console.log(`FAIL: ${what}${detail ? `\n  ${detail}` : ''}`);
+  }
+  return ok;
+}
+const timings = [];
+function timing(text) {
+  timings.push(text);
+  console.log(`time: ${text}`);
+}
+
+// ---- processes
+
+const children = [];
+/** Starts a program that prints "viewer: URL" (stderr or stdout); resolves to the URL. */
+function start_server(exe, args, what) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(exe, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    children.push(child);
+    let seen = '';
+    const timer = setTimeout(() => reject(new Error(`${what}: no "viewer: URL" line in 30 s; it printed:\n${seen}`)), 30000);
+    const look = (chunk) => {
+      seen += chunk;
+      const m = /viewer: (http:\/\/\S+)/.exec(seen);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ child, url: m[1] });
+      }
+    };
+    child.stdout.setEncoding('utf8').on('data', look);
+    child.stderr.setEncoding('utf8').on('data', look);
+    child.on('exit', (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`${what} ended (${code ?? signal}) before it printed its URL; it printed:\n${seen}`));
+    });
+  });
+}
+
+function stop(child) {
+  if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+}
+
+function run(exe, args, env = {}) {
+  const r = spawnSync(exe, args, { encoding: 'utf8', env: { ...process.env, ...env }, timeout: 120000 });
+  if (r.status !== 0) throw new Error(`${exe} ${args.join(' ')} failed (${r.status ?? r.signal}):\n${r.stdout}${r.stderr}`);
+  return r;
+}
+
+/** GET a JSON answer of the server at `base` (its token, if its URL has one, as a header). */
+async function api(base, p) {
+  const token = new URL(base).searchParams.get('token');
+  const response = await fetch(new URL(p, base), token ? { headers: { Authorization: `Bearer ${token}` } } : {});
+  const body = await response.json();
+  if (!response.ok) throw new Error(`${p}: ${response.status} ${JSON.stringify(body)}`);
+  return body;
+}
+
+/**
+ * The statuses after record `seq`, from the server's history: the window of records up to `seq`,
+ * applied to its statuses_before. Before the oldest record the server keeps (0: before any), the
+ * statuses_before of the window that starts right after `seq`. exact: the window ends (or
+ * starts) at `seq` itself.
+ */
+async function statuses_at(base, id, seq) {
+  const w = seq > 0 ? await api(base, `/api/agents/${id}/history?before=${seq + 1}&count=2000`) : null;
+  const records = w?.records ?? [];
+  if (records.length === 0) {
+    const next = await api(base, `/api/agents/${id}/history?before=${seq + 2}&count=1`);
+    return { statuses: next.statuses_before.map((s) => STATUS[s]), exact: (next.records ?? [])[0]?.seq === seq + 1 };
+  }
+  const statuses = w.statuses_before.slice();
+  for (const r of records) if (r.type === 'status') statuses[r.node] = r.to;
+  return { statuses: statuses.map((s) => STATUS[s]), exact: records[records.length - 1].seq === seq };
+}
+
+// ---- the page
+
+async function page_statuses(page) {
+  return page.$$eval('#tree [data-node-index]', (nodes) => {
+    const out = [];
+    for (const n of nodes) out[Number(n.getAttribute('data-node-index'))] = n.getAttribute('data-status');
+    return out;
+  });
+}
+
+async function page_names(page) {
+  return page.$$eval('#tree [data-node-index]', (nodes) => {
+    const out = [];
+    for (const n of nodes) out[Number(n.getAttribute('data-node-index'))] = n.getAttribute('data-name');
+    return out;
+  });
+}
+
+/** Waits until the timeline's data-seq has not changed for 400 ms; returns it. */
+async function settled_seq(page) {
+  let last = null;
+  let since = Date.now();
+  for (let k = 0; k < 100; k++) {
+    const seq = await page.getAttribute('#timeline', 'data-seq');
+    if (seq !== last) {
+      last = seq;
+      since = Date.now();
+    } else if (Date.now() - since > 400) break;
+    await page.waitForTimeout(100);
+  }
+  return Number(last);
+}
+
+async function select(page, id) {
+  const t0 = Date.now();
+  await page.click(`#agent-list [data-agent-id="${id}"]`);
+  await page.waitForSelector(`#tree[data-agent="${id}"][data-ready]`, { state: 'attached', timeout: 15000 });
+  return Date.now() - t0;
+}
+
+async function agents_match(page, base, what) {
+  // the list and /api/agents are read at different moments; births and deaths settle in a poll
+  let detail = '';
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const listed = await page.$$eval('#agent-list [data-agent-id]', (items) =>
+      items.map((li) => `${li.getAttribute('data-agent-id')} ${li.getAttribute('data-label')}`));
+    const served = (await api(base, '/api/agents')).agents.map((a) => `${a.id} ${a.label}`);
+    const a = [...listed].sort().join('\n');
+    const b = [...served].slice(0, 300).sort().join('\n');
+    if (served.length > 0 && a === b) return check(true, `${what}: the list has the ${served.length} agents of /api/agents, by id and label`);
+    detail = `page ${listed.length}, server ${served.length}: first page ${listed.slice(0, 3)} / server ${served.slice(0, 3)}`;
+    await page.waitForTimeout(300);
+  }
+  return check(false, `${what}: the list has the agents of /api/agents`, detail);
+}
+
+async function names_match(page, base, id, what) {
+  const state = await api(base, `/api/agents/${id}`);
+  const shape = await api(base, `/api/shapes/${state.shape}`);
+  const names = await page_names(page);
+  const expected = shape.nodes.map((n) => n.name);
+  return check(names.length === expected.length && names.every((n, i) => n === expected[i]),
+    `${what}: agent ${id}'s ${expected.length} nodes are drawn with their shape's names, in order`,
+    `page: ${names.slice(0, 6).join(', ')}… server: ${expected.slice(0, 6).join(', ')}…`);
+}
+
+async function compare_with_history(page, base, id, what) {
+  const seq = await settled_seq(page);
+  const shown = await page_statuses(page);
+  const { statuses, exact } = await statuses_at(base, id, seq);
+  const same = statuses !== null && statuses.length === shown.length && statuses.every((s, i) => s === shown[i]);
+  check(same && exact, `${what}: the statuses shown after record ${seq} are those of the server's history`,
+    `shown ${shown.join(',')}\n  history ${statuses?.join(',')} (window ends at the record: ${exact})`);
+  return seq;
+}
+
+/** Scrubbing: steps back and forth with keys and buttons, compared with the history each time. */
+async function scrub_checks(page, base, id, what, live) {
+  const start = Number(await page.getAttribute('#timeline', 'data-seq'));
+  for (let k = 0; k < 5; k++) await page.keyboard.press('ArrowLeft');
+  const back = await compare_with_history(page, base, id, `${what}, 5 transitions back (← key)`);
+  check(back < start || start === 0, `${what}: stepping back moved to an earlier record (${start} → ${back})`);
+  if (live) check((await page.getAttribute('#timeline', 'data-following')) === 'false', `${what}: stepping back stops following live`);
+  await page.click('#tl-back');
+  await page.click('#tl-back');
+  await compare_with_history(page, base, id, `${what}, 2 more back (◀ button)`);
+  // far back: the older windows, then the first record kept
+  await page.click('#tl-older');
+  await page.click('#tl-start');
+  const first = await compare_with_history(page, base, id, `${what}, the first record loaded (|◀)`);
+  await page.keyboard.press('ArrowRight');
+  await page.keyboard.press('ArrowRight');
+  const fwd = await compare_with_history(page, base, id, `${what}, 2 transitions forward (→ key)`);
+  check(fwd > first, `${what}: stepping forward moved to a later record (${first} → ${fwd})`);
+  // the slider: halfway
+  await page.$eval('#tl-slider', (s) => {
+    s.value = String(Math.floor(Number(s.max) / 2));
+    s.dispatchEvent(new Event('input', { bubbles: true }));
+  });
+  await compare_with_history(page, base, id, `${what}, the slider halfway`);
+}
+
+async function open_page(context, url) {
+  const page = await context.newPage();
+  page.on('pageerror', (err) => check(false, `no script error on the page`, err.message));
+  await page.goto(url);
+  await page.waitForSelector('body[data-ready]', { timeout: 15000 });
+  return page;
+}
+
+// ---- the runs
+
+async function live_checks(context) {
+  // the arena at its real pace (30 ticks a second), which it keeps only with a terminal to draw
+  // in: script(1) gives it one (headless, it runs as fast as it can, and the server's history
+  // of an agent would be gone before the test could read it)
+  const quote = (a) => `'${a.replace(/'/g, "'\\''")}'`;
+  const { child, url } = await start_server('script',
+    ['-qfec', `stty cols 140 rows 45; exec ${quote(arena_exe)} --viewer 0 --agents 24 --seed 5 --seconds 600`, '/dev/null'],
+    'bt-arena --viewer (in script)');
+  try {
+    const page = await open_page(context, url);
+    check((await page.getAttribute('body', 'data-mode')) === 'live', 'live: the page says it is live');
+    await agents_match(page, url, 'live');
+    // the most active agent
+    const agents = (await api(url, '/api/agents')).agents.filter((a) => a.shape);
+    agents.sort((a, b) => b.activity - a.activity || a.id - b.id);
+    const id = agents[0].id;
+    const ms = await select(page, id);
+    const drawn = await page.evaluate(() => window.btViewer.app.perf.first_draw_ms.at(-1));
+    timing(`live: first drawing of agent ${id}: ${drawn.toFixed(0)} ms in the page, ${ms} ms from the click`);
+    await names_match(page, url, id, 'live');
+    check((await page.getAttribute('#agent-list [aria-selected="true"]', 'data-agent-id')) === String(id),
+      'live: the selected agent is marked in the list');
+    // a status changes on screen
+    const before = (await page_statuses(page)).join(',');
+    let changed = false;
+    for (let k = 0; k < 150 && !changed; k++) {
+      await page.waitForTimeout(100);
+      changed = (await page_statuses(page)).join(',') !== before;
+    }
+    check(changed, 'live: a status changes on screen while the arena runs');
+    await page.screenshot({ path: path.join(out, 'viewer-live.png') });
+    await scrub_checks(page, url, id, 'live', true);
+    await page.screenshot({ path: path.join(out, 'viewer-scrub.png') });
+    await page.click('#tl-live');
+    await page.waitForSelector('#timeline[data-following="true"]', { state: 'attached', timeout: 5000 });
+    check(true, 'live: the live button follows again');
+    // heat overlay
+    await page.click('#heat-toggle');
+    await page.waitForSelector('#tree.heat-on [data-heat]', { state: 'attached', timeout: 5000 }).catch(() => {});
+    const heated = await page.$$eval('#tree [data-node-index]', (n) => n.filter((e) => e.hasAttribute('data-heat')).length);
+    const drawn_nodes = await page.$$eval('#tree [data-node-index]', (n) => n.length);
+    check(heated === drawn_nodes && drawn_nodes > 0, 'live: the heat overlay marks every node drawn with its visits');
+    await page.screenshot({ path: path.join(out, 'viewer-heat.png') });
+    await page.click('#heat-toggle');
+    // the search box and the brain filter
+    const some = agents.find((a) => a.id !== id);
+    await page.fill('#agent-search', some.label);
+    await page.waitForTimeout(100);
+    const found = await page.$$eval('#agent-list [data-agent-id]', (items) => items.map((li) =>
+      [li.getAttribute('data-agent-id'), li.getAttribute('data-label'), li.getAttribute('data-brain'), li.getAttribute('data-running')].join(' ').toLowerCase()));
+    const words = some.label.toLowerCase().split(/\s+/);
+    check(found.some((text) => text.startsWith(`${some.id} ${some.label.toLowerCase()} `)) && found.length < agents.length
+      && found.every((text) => words.every((w) => text.includes(w))),
+      `live: searching "${some.label}" lists that agent and only agents with every word of it`);
+    await page.fill('#agent-search', '');
+    await page.fill('#filter-label', some.label);
+    await page.waitForTimeout(100);
+    const labelled = await page.$$eval('#agent-list [data-agent-id]', (items) => items.map((li) => li.getAttribute('data-label')));
+    check(labelled.length > 0 && labelled.every((l) => l.toLowerCase().includes(some.label.toLowerCase())),
+      `live: the label filter "${some.label}" lists only the agents whose label has it`);
+    await page.fill('#filter-label', '');
+    await page.selectOption('#filter-brain', some.brain);
+    await page.waitForTimeout(100);
+    const brains = await page.$$eval('#agent-list [data-agent-id]', (items) => items.map((li) => li.getAttribute('data-brain')));
+    check(brains.length > 0 && brains.every((b) => b === some.brain), `live: the brain filter lists only ${some.brain}'s agents`);
+    await page.selectOption('#filter-brain', '');
+    // the map: a click on a dot selects its agent
+    const dots = await page.$$eval('#map [data-map-agent-id]', (d) => d.map((e) => Number(e.getAttribute('data-map-agent-id'))));
+    if (check(dots.length > 0, 'live: the map has a dot per agent with a position')) {
+      const other = dots.find((d) => d !== id);
+      await page.locator(`#map [data-map-agent-id="${other}"]`).dispatchEvent('click');
+      await page.waitForSelector(`#tree[data-agent="${other}"][data-ready]`, { state: 'attached', timeout: 15000 });
+      check(true, 'live: clicking a dot on the map selects its agent');
+    }
+    await page.close();
+  } finally {
+    stop(child);
+  }
+}
+
+/** A hot reload (--watch): the page says so and draws the new tree, as it happens. */
+async function reload_checks(context) {
+  const src = path.resolve(here, '..', '..');
+  const data = path.join(tmp, 'data');
+  fs.cpSync(path.join(src, 'brains'), path.join(data, 'brains'), { recursive: true });
+  fs.cpSync(path.join(src, 'behaviours'), path.join(data, 'behaviours'), { recursive: true });
+  const quote = (a) => `'${a.replace(/'/g, "'\\''")}'`;
+  const { child, url } = await start_server('script',
+    ['-qfec', `stty cols 140 rows 45; exec ${quote(arena_exe)} --viewer 0 --agents 8 --seed 2 --seconds 600 --watch --data ${quote(data)}`, '/dev/null'],
+    'bt-arena --viewer --watch (in script)');
+  try {
+    const page = await open_page(context, url);
+    const sheep = (await api(url, '/api/agents')).agents.find((a) => a.brain.includes('sheep') && a.shape);
+    await select(page, sheep.id);
+    const before = await page.$$eval('#tree [data-node-index]', (n) => n.length);
+    const file = path.join(data, 'brains', 'sheep.lua');
+    const text = fs.readFileSync(file, 'utf8');
+    const edited = text.replace('return bt.PriorityNode({', 'return bt.PriorityNode({\n    bt.ConditionNode(function() return false end, "Added by the browser test"),');
+    if (!check(edited !== text, 'reload: the sheep brain was edited')) return;
+    fs.writeFileSync(file, edited);
+    await page.waitForSelector('#tree [data-name="Added by the browser test"]', { state: 'attached', timeout: 20000 });
+    const after = await page.$$eval('#tree [data-node-index]', (n) => n.length);
+    check(after === before + 1, `reload: the page drew the reloaded tree (${before} → ${after} nodes) without being asked`);
+    check((await page.$$eval('#banner .reload', (b) => b.length)) > 0, 'reload: a banner says the brain was reloaded');
+    await names_match(page, url, sheep.id, 'reload');
+    await page.screenshot({ path: path.join(out, 'viewer-reload.png') });
+    await page.close();
+  } finally {
+    stop(child);
+  }
+}
+
+async function log_checks(context) {
+  const log = path.join(tmp, 'arena.btlog');
+  run(arena_exe, ['--headless', '--agents', '16', '--seed', '3', '--seconds', '8', '--record', log]);
+  const { child, url } = await start_server(btlog_exe, ['view', log, '--port', '0'], 'bt-log view');
+  try {
+    const page = await open_page(context, url);
+    check((await page.getAttribute('body', 'data-mode')) === 'log', 'log: the page says it replays a log');
+    check(await page.isHidden('#tl-live'), 'log: no live button');
+    await agents_match(page, url, 'log');
+    const agents = (await api(url, '/api/agents')).agents.filter((a) => a.shape && a.seq > 20);
+    agents.sort((a, b) => b.seq - a.seq || a.id - b.id);
+    const id = agents[0].id;
+    await select(page, id);
+    await names_match(page, url, id, 'log');
+    await compare_with_history(page, url, id, 'log, at the end of the log');
+    await scrub_checks(page, url, id, 'log', false);
+    await page.screenshot({ path: path.join(out, 'viewer-log.png') });
+    // the heat overlay: a log's figures do not change, so each node shows its visits of /stats
+    await page.click('#heat-toggle');
+    await page.waitForSelector('#tree.heat-on [data-heat]', { state: 'attached', timeout: 5000 }).catch(() => {});
+    const stats = await api(url, `/api/agents/${id}/stats`);
+    const visits = new Map((stats.nodes ?? []).map((r) => [r.node, r.visits]));
+    const heat = await page.$$eval('#tree [data-node-index]', (n) => n.map((e) => [Number(e.getAttribute('data-node-index')), e.getAttribute('data-heat')]));
+    const wrong = heat.filter(([i, v]) => Number(v) !== (visits.get(i) ?? 0));
+    check(heat.length > 0 && wrong.length === 0 && [...visits.values()].some((v) => v > 0),
+      'log: the heat overlay shows each node\'s visits as /stats gives them', `differ: ${JSON.stringify(wrong.slice(0, 5))}`);
+    await page.close();
+  } finally {
+    stop(child);
+  }
+}
+
+/** A server with a token: the page passes on the token of its URL; without it, it is refused. */
+async function token_checks(context) {
+  const log = path.join(tmp, 'arena.btlog'); // log_checks recorded it
+  const { child, url } = await start_server(btlog_exe, ['view', log, '--port', '0', '--token', 'Test-token_1'],
+    'bt-log view --token');
+  try {
+    check(new URL(url).searchParams.get('token') === 'Test-token_1', 'token: the URL printed carries the token');
+    const page = await open_page(context, url);
+    await agents_match(page, url, 'token');
+    const id = (await api(url, '/api/agents')).agents.find((a) => a.shape).id;
+    await select(page, id);
+    await names_match(page, url, id, 'token');
+    await page.close();
+    const bare = new URL(url);
+    bare.search = '';
+    const refused = await context.newPage();
+    await refused.goto(bare.toString());
+    const error = await refused.waitForSelector('body[data-error]', { state: 'attached', timeout: 10000 })
+      .then(() => refused.getAttribute('body', 'data-error')).catch(() => null);
+    const listed = await refused.$$eval('#agent-list [data-agent-id]', (items) => items.length);
+    check(error !== null && /403/.test(error) && listed === 0, 'token: without it the page lists nothing and says the server refused it',
+      `error: ${error}, ${listed} agents listed`);
+    await refused.close();
+  } finally {
+    stop(child);
+  }
+}
+
+async function big_tree_timing(context) {
+  const log = path.join(tmp, 'big.btlog');
+  const env = lua_cpath_dir ? { LUA_CPATH: `${lua_cpath_dir}/?.so;;` } : {};
+  if (process.env.BT_LUA_PRELOAD) env.LD_PRELOAD = process.env.BT_LUA_PRELOAD; // the sanitizer build's
+  run('lua5.4', [path.join(here, 'big_tree.lua'), log, '20'], env);
+  const { child, url } = await start_server(btlog_exe, ['view', log, '--port', '0'], 'bt-log view (big tree)');
+  try {
+    const page = await open_page(context, url);
+    const ms = await select(page, 1);
+    const n = await page.$$eval('#tree [data-node-index]', (e) => e.length);
+    const perf = await page.evaluate(() => ({ draw: window.btViewer.app.perf.first_draw_ms.at(-1), layout: window.btViewer.tree.layout_ms }));
+    timing(`big tree (${n} nodes): first drawing ${perf.draw.toFixed(0)} ms (layout and SVG ${perf.layout.toFixed(0)} ms), ${ms} ms from the click; aim: under 1 s`);
+    // frames of pan and zoom: each animation frame moves or zooms the view; the frame interval
+    // includes the browser's style, layout, paint and compositing. Zoomed out as far as "fit"
+    // goes (a scale of 0.1: some 200 nodes in view), then at the whole tree's scale (0.01)
+    const time_frames = (scale) => page.evaluate((k_start) => new Promise((resolve) => {
+      const tree = window.btViewer.tree;
+      if (k_start === null) tree.fit();
+      else tree.show_node(0, k_start);
+      const times = [];
+      let last = null;
+      let k = 0;
+      const frame = (t) => {
+        if (last !== null) times.push(t - last);
+        last = t;
+        if (k < 60) tree.pan(4, 2);
+        else tree.zoom(k % 2 ? 1.05 : 1 / 1.04, 400, 300);
+        if (++k < 121) requestAnimationFrame(frame);
+        else resolve(times);
+      };
+      requestAnimationFrame(frame);
+    }), scale);
+    for (const [what, scale] of [['as fitted (scale 0.1)', null], ['the whole tree in view (scale 0.01)', 0.01]]) {
+      const frames = await time_frames(scale);
+      frames.sort((a, b) => a - b);
+      const mean = frames.reduce((s, t) => s + t, 0) / frames.length;
+      timing(`big tree, ${what}: a frame of pan or zoom: mean ${mean.toFixed(1)} ms, median ${frames[frames.length >> 1].toFixed(1)} ms, worst ${frames.at(-1).toFixed(1)} ms over ${frames.length} frames; aim: under 16 ms`);
+    }
+    // the same with the mouse: a drag and wheel turns, as a person does
+    const box = await page.locator('#tree').boundingBox();
+    const t0 = Date.now();
+    await page.mouse.move(box.x + 300, box.y + 200);
+    await page.mouse.down();
+    await page.mouse.move(box.x + 500, box.y + 300, { steps: 30 });
+    await page.mouse.up();
+    for (let k = 0; k < 20; k++) await page.mouse.wheel(0, k % 2 ? -120 : 100);
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    timing(`big tree: 30 drag moves and 20 wheel turns through the DevTools protocol in ${Date.now() - t0} ms`);
+    await page.evaluate(() => window.btViewer.tree.fit());
+    await page.waitForTimeout(400); // sharp again once still
+    await page.screenshot({ path: path.join(out, 'viewer-big.png') });
+    check(n >= 2000, `big tree: ${n} nodes drawn`);
+    await page.close();
+  } finally {
+    stop(child);
+  }
+}
+
+// ---- main
+
+const profile = fs.mkdtempSync(path.join(tmp, 'profile-'));
+let context = null;
+try {
+  context = await chromium.launchPersistentContext(profile, {
+    executablePath: process.env.BT_CHROMIUM ?? '/usr/bin/chromium',
+    headless: true,
+    viewport: { width: 1400, height: 900 },
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  for (const [name, part] of [['live', live_checks], ['reload', reload_checks], ['log', log_checks], ['token', token_checks], ['big tree', big_tree_timing]]) {
+    try {
+      await part(context);
+    } catch (err) {
+      check(false, `${name}: ran to its end`, err.stack ?? String(err));
+    }
+  }
+} catch (err) {
+  check(false, 'chromium started', err.stack ?? String(err));
+} finally {
+  await context?.close().catch(() => {});
+  for (const child of children) stop(child);
+  fs.rmSync(tmp, { recursive: true, force: true });
+}
+console.log(`screenshots: ${out}`);
+for (const t of timings) console.log(`time: ${t}`);
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed > 0 ? 1 : 0);
