@@ -37,7 +37,8 @@ static struct {
   long long ticks;
 } V = {NULL, LUA_NOREF, NULL, 0, 0, 0};
 
-/* collect(live): the recorders of the live creatures' brains not yet registered (added: {id,
+/* collect(live): the recorders of the live creatures' brains (a brain that stops, a creature asleep
+ * at home, keeps its recorder and its history) not yet registered (added: {id,
  * recorder} pairs, flattened) and the registered ones gone (removed: recorders), or nil for none;
  * `known` keeps every registered recorder alive until C has unregistered it. It makes no garbage
  * when nothing changed (a think's time must not pay for the viewer's collections) and runs every
@@ -51,7 +52,7 @@ static const char COLLECT[] =
     "  local added, removed\n"
     "  for id, inst in pairs(live) do\n"
     "    local brain = rawget(inst, 'brain')\n"
-    "    local rec = type(brain) == 'table' and not brain.stopped and rawget(brain, 'recorder') or nil\n"
+    "    local rec = type(brain) == 'table' and rawget(brain, 'recorder') or nil\n"
     "    if rec then\n"
     "      stamp[id] = gen\n"
     "      local old = known[id]\n"
