@@ -17,6 +17,30 @@
 
 #include "bt_lua.h"
 
+/* --ring N: bt.BrainManager:Record{capacity = N} */
+int arena_record_rings(arena *a, int capacity) {
+  lua_State *L = a->L;
+  lua_getglobal(L, "require");
+  lua_pushliteral(L, "bt");
+  int rc = lua_pcall(L, 1, 1, 0);
+  if (rc == LUA_OK) {
+    lua_getfield(L, -1, "BrainManager");
+    lua_getfield(L, -1, "Record");
+    lua_insert(L, -2);
+    lua_createtable(L, 0, 1);
+    lua_pushinteger(L, capacity);
+    lua_setfield(L, -2, "capacity");
+    rc = lua_pcall(L, 2, 0, 0);
+  }
+  if (rc != LUA_OK) {
+    fprintf(stderr, "bt-arena: --ring: %s\n", lua_tostring(L, -1));
+    lua_settop(L, 0);
+    return -1;
+  }
+  lua_pop(L, 1);
+  return 0;
+}
+
 #ifdef BT_ARENA_VIEWER
 #include "bt_view.h"
 
