@@ -80,7 +80,8 @@ int main(int argc, char **argv) {
       free(body);
       body = NULL;
       http_get(port, "/api/agents", &body);
-      if (body && strstr(body, "\"label\":\"sheep ")) break;
+      if (body && strstr(body, "\"label\":\"sheep ") && strstr(body, "\"x\":") && !strstr(body, "\"frame\":0,"))
+        break; /* a frame copied their records */
       nanosleep(&(struct timespec){0, 20000000}, NULL);
     }
     CHECK(contains(body, "\"label\":\"sheep "));
