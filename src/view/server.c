@@ -129,7 +129,7 @@ static int token_given(const bt_view *v, const struct mg_connection *conn) {
  * browser loads a page's modules and styles without the page's query) */
 static int is_api(const struct mg_connection *conn) {
   const char *uri = mg_get_request_info(conn)->local_uri;
-  return !uri || strncmp(uri, "/api", 4) == 0;
+  return !uri || strcmp(uri, "/api") == 0 || strncmp(uri, "/api/", 5) == 0;
 }
 
 static int begin_request(struct mg_connection *conn) {

@@ -366,6 +366,7 @@ static void test_security(void) {
   CHECK_INT(http_get(port, "/", NULL), 200); /* the page's files are the same for everyone */
   CHECK_INT(http_get(port, "/api", NULL), 403);
   CHECK_INT(http_get(port, "/api/agents", NULL), 403);
+  CHECK_INT(http_get(port, "/apinotes.js", NULL), 404); /* a page file's name, not the data */
   CHECK_INT(http_get(port, "/api/info?token=wrong", NULL), 403);
   CHECK_INT(http_get(port, "/api/info?token=s3cret-Tok", NULL), 403);
   CHECK_INT(http_get(port, "/api/info?token=s3cret-Token", &body), 200);
