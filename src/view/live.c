@@ -419,20 +419,8 @@ static void feed_stats(btv_live *L, btv_agent *a, const bt_rec_entry *e) {
 
 /* copies a recorder's entry (its text too) */
 static int record_of(const bt_rec_entry *e, btv_record *r) {
-  memset(r, 0, sizeof *r);
-  r->type = e->type;
-  r->time = e->time;
-  r->think = e->think;
-  r->node = e->node;
-  r->from = e->from;
-  r->to = e->to;
-  r->has_sleep = e->has_sleep;
-  r->cause = e->cause;
-  if (e->type == BT_REC_THINK) r->u.sleep = e->sleep;
-  else if (e->type == BT_REC_RELOAD) {
-    r->u.shapes.from = e->def_from;
-    r->u.shapes.to = e->def_to;
-  } else if (e->type == BT_REC_ERROR || e->type == BT_REC_HOST) {
+  btv_record_from(r, e);
+  if (e->type == BT_REC_ERROR || e->type == BT_REC_HOST) {
     r->u.bytes.text = malloc(e->size + 1);
     if (!r->u.bytes.text) return BT_ENOMEM;
     if (e->size) memcpy(r->u.bytes.text, e->text, e->size);

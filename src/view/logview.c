@@ -313,21 +313,11 @@ int btv_log_agent(bt_view *v, unsigned long long id, btv_buf *out) {
 
 static void record_of(const bt_log_record *rec, btv_record *r) {
   const bt_rec_entry *e = &rec->entry;
-  memset(r, 0, sizeof *r);
-  r->type = e->type == BT_LOG_LOST ? BTV_LOST : e->type;
-  r->time = e->time;
-  r->think = e->think;
-  r->node = e->node;
-  r->from = e->from;
-  r->to = e->to;
-  r->has_sleep = e->has_sleep;
-  r->cause = e->cause;
-  if (e->type == BT_REC_THINK) r->u.sleep = e->sleep;
-  else if (e->type == BT_REC_RELOAD) {
-    r->u.shapes.from = e->def_from;
-    r->u.shapes.to = e->def_to;
-  } else if (e->type == BT_LOG_LOST) r->u.lost = e->size;
-  else if (e->type == BT_REC_ERROR || e->type == BT_REC_HOST) {
+  btv_record_from(r, e);
+  if (e->type == BT_LOG_LOST) {
+    r->type = BTV_LOST;
+    r->u.lost = e->size;
+  } else if (e->type == BT_REC_ERROR || e->type == BT_REC_HOST) {
     r->u.bytes.text = (char *)e->text; /* borrowed (never freed): written before the next read */
     r->u.bytes.size = e->size;
   }
