@@ -45,10 +45,10 @@ typedef struct bt_view_options {
   size_t history;      /* records kept per agent, live (0: 4096); the oldest go first */
   int threads;         /* civetweb's worker threads: each open page's stream holds one (0: 24) */
   const char *source;  /* what /api/info calls the source (NULL: "live", or the log's path) */
-  int dbstrings;       /* 1: at each frame, the DBStrings of the running nodes of the agents a page
-                          subscribes to are read with bt_node_describe; only for trees whose nodes
-                          may be described outside a think (C leaves: a Lua tree's may not, its
-                          DBStrings reach the page from a log written with BT_LOG_DBSTRINGS) */
+  int dbstrings;       /* 1 (bt_view_options_init's): the recorders of the agents a page subscribes
+                          to keep the DBStrings of their running nodes, described inside each think
+                          (bt_rec_keep_dbstrings: a describe call per running node per think, of
+                          those agents only), and the page shows them; 0: none live */
 } bt_view_options;
 
 void bt_view_options_init(bt_view_options *opts);

@@ -2,7 +2,7 @@
 /* arena_viewer.c (ctest arena.viewer): bt-arena --viewer as the page sees it: started headless on a free port
  * (--viewer 0), it prints the URL; /api/agents lists its creatures with their kind, id, brain
  * file and position; a creature's state and history agree (seq); the stream brings frames with
- * counts and the records of a subscribed creature. And --viewer's optional port does not swallow
+ * counts and the records of a subscribed creature, whose state then has its running nodes' DBStrings. And --viewer's optional port does not swallow
  * the flag after it. Then `bt-log view` on a log the arena recorded: its agents, a window of
  * history. usage: arena_viewer BT_ARENA BT_LOG */
 #define _POSIX_C_SOURCE 200809L
@@ -58,6 +58,16 @@ static int contains(const char *s, const char *what) {
   if (s && strstr(s, what)) return 1;
   fprintf(stderr, "expected to find %s in: %.400s\n", what, s ? s : "(null)");
   return 0;
+}
+
+/* 1 if a state's "dbstrings" hold a string (not only nulls) */
+static int has_dbstring(const char *state) {
+  const char *p = state ? strstr(state, "\"dbstrings\":[") : NULL;
+  if (!p) return 0;
+  p += strlen("\"dbstrings\":[");
+  const char *end = strchr(p, ']');
+  const char *quote = strchr(p, '"');
+  return quote && (!end || quote < end);
 }
 
 int main(int argc, char **argv) {
@@ -126,6 +136,18 @@ int main(int argc, char **argv) {
     }
     CHECK(frames > 0);
     CHECK(records > 0);
+    /* while a page shows it, its running nodes' DBStrings (Lua methods, described inside its
+     * thinks) come with its state */
+    int described = 0;
+    for (int i = 0; i < 300 && !described; i++) {
+      char *state = NULL;
+      snprintf(path, sizeof path, "/api/agents/%ld", id);
+      http_get(port, path, &state);
+      described = has_dbstring(state);
+      free(state);
+      if (!described) nanosleep(&(struct timespec){0, 20000000}, NULL);
+    }
+    CHECK(described);
     close(fd);
   }
   kill(pid, SIGTERM);
