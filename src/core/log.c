@@ -617,7 +617,8 @@ static int put_records(bt_log *log, const struct batched *a) {
     at = next + MARK_SIZE;
     memcpy(&next, m + 1, 4);
   }
-  ok = ok && bytes_put(&log->body, s->b.p + at, s->b.len - at);
+  if (ok && s->b.len > at) ok = bytes_put(&log->body, s->b.p + at, s->b.len - at); /* (no bytes when
+                                                                              every record was lost) */
   if (ok && s->lost) {
     unsigned char l[11];
     l[0] = REC_LOST;
