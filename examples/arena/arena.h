@@ -11,9 +11,26 @@
 #include "errors.h"
 #include "world.h"
 
+struct bt_lua_pool;
+/* One Lua state's part of the host (entity_lua.c): its registry refs, its scratch for spatial
+ * queries and, with --threads, the commands its scripts queued during a frame. */
+typedef struct arena_side arena_side;
+
 typedef struct arena {
   world w;
-  lua_State *L;
+  lua_State *L; /* the Lua state (with --threads: the pool's state 0) */
+
+  /* --threads N (N >= 1): the creatures' brains think on a pool of N Lua states, one thread each
+   * (bt_lua_pool); 0: one Lua state on the calling thread, whose leaves write the world at once */
+  int threads;
+  struct bt_lua_pool *pool;
+  arena_side *main_side;  /* the serial arena's one state */
+  arena_side **sides;     /* --threads: the pool's states, by number */
+  int nsides;
+  int thinking;           /* the pool's think phase is under way (the world is read only) */
+  int inspected;          /* --threads: the creature the inspector selected, or 0 */
+  double apply_seconds;   /* --threads: the time the serial phases took applying the commands */
+  long long commands;     /* --threads: the commands applied */
   const char *data_dir;
   int live; /* the terminal view is up: keep standard error quiet until it is closed */
   int watch; /* --watch: brains and behaviours reload when their files are saved */
@@ -39,6 +56,7 @@ typedef struct arena {
   int ref_inspect_select, ref_inspect_read; /* the inspector's helpers (arena_inspect_*) */
 
   long long script_errors;
+  unsigned long long seed; /* --seed */
 
   struct replay *replay; /* --replay: the recording played back (replay.h); no Lua, no brains */
   int ref_record_open, ref_record_world, ref_record_close; /* --record: the log's helpers */

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # Checks of bt-arena, run by ctest (tests/CMakeLists.txt, tests arena.*).
 # usage: check_arena.sh <headless|broken_brain|watch|kinds|bad_kinds|error_lines|inspector|bad_flags|
-#                        record|replay_damage|replay_view> <bt-arena> <source dir> [<bt-log or none>
+#                        record|replay_damage|replay_view|threads> <bt-arena> <source dir> [<bt-log or none>
 #                        [<the directory of bt.so>]]
 # (exit 77: skipped, for a tool that is missing)
 set -u
@@ -21,7 +21,7 @@ field() { echo "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
 summary_ok() { # <stdout file> <agents> <ticks>
   [ "$(wc -l < "$1")" -eq 1 ] || fail "expected one line on standard output, got: $(cat "$1")"
   line=$(cat "$1")
-  echo "$line" | grep -Eq "^agents=$2 simulated=[0-9.]+s wall=[0-9.]+s ticks=$3 thinks=[0-9]+ brain_us_per_tick=[0-9]+ host_us_per_tick=[0-9]+ alive=[0-9]+ brains=[0-9]+ registered=[0-9]+ deaths=[0-9]+ births=[0-9]+ script_errors=[0-9]+ alive_by_kind=[a-z_0-9]+:[0-9]+(,[a-z_0-9]+:[0-9]+)*$" \
+  echo "$line" | grep -Eq "^agents=$2 simulated=[0-9.]+s wall=[0-9.]+s ticks=$3 thinks=[0-9]+ brain_us_per_tick=[0-9]+ host_us_per_tick=[0-9]+ alive=[0-9]+ brains=[0-9]+ registered=[0-9]+ deaths=[0-9]+ births=[0-9]+ script_errors=[0-9]+ alive_by_kind=[a-z_0-9]+:[0-9]+(,[a-z_0-9]+:[0-9]+)* threads=[0-9]+ apply_us_per_tick=[0-9]+ commands=[0-9]+ world=[0-9a-f]{16}$" \
     || fail "summary line not as documented: $line"
 }
 
@@ -354,7 +354,7 @@ record)
   ! cmp -s "$tmp/A" "$tmp/C" || fail "recordings with --seed 3 and --seed 4 are equal"
   line=$(cat "$tmp/out.A")
   echo "$line"
-  echo "$line" | grep -Eq "^agents=300 .* alive_by_kind=[a-z_0-9:,]+ recorded=$tmp/A frames=152 records=[0-9]+ transitions=[0-9]+ bytes=[0-9]+ bytes_per_transition=[0-9.]+ world=[0-9a-f]{16}$" \
+  echo "$line" | grep -Eq "^agents=300 .* alive_by_kind=[a-z_0-9:,]+ threads=0 apply_us_per_tick=0 commands=0 world=[0-9a-f]{16} recorded=$tmp/A frames=152 records=[0-9]+ transitions=[0-9]+ bytes=[0-9]+ bytes_per_transition=[0-9.]+$" \
     || fail "the summary of a recording is not as documented (frames: 150 ticks, the first and the last): $line"
   [ "$(field bytes "$line")" = "$(wc -c < "$tmp/A")" ] || fail "the summary's bytes are not the file's size ($(wc -c < "$tmp/A")): $line"
   [ "$(field transitions "$line")" -gt 1000 ] || fail "hardly any transitions recorded: $line"
@@ -628,7 +628,8 @@ $want"; }
 bad_flags)
   for args in "--agents" "--agents 0" "--agents many" "--seconds -1" "--seconds soon" "--seed x" \
               "--data $tmp/missing" "--frobnicate" "stray" "--record" "--replay" "--replay $tmp/x --agents 5" \
-              "--replay $tmp/x --record $tmp/y"; do
+              "--replay $tmp/x --record $tmp/y" "--threads" "--threads -1" "--threads 257" "--threads two" \
+              "--threads 2 --record $tmp/y" "--threads 1 --viewer 0" "--replay $tmp/x --threads 2"; do
     # shellcheck disable=SC2086
     "$arena" $args --headless > "$tmp/out" 2> "$tmp/err"
     rc=$?
@@ -640,6 +641,50 @@ bad_flags)
   "$arena" --help > "$tmp/out" 2>&1 || fail "--help exited $?"
   grep -q -- "--agents N" "$tmp/out" || fail "--help does not list --agents"
   grep -q -- "--replay FILE" "$tmp/out" || fail "--help does not list --replay"
+  ;;
+
+threads)
+  # --threads N: the same seed gives the same world whatever N is. The summary's world= is a digest
+  # of every entity's id, kind, position, health and death (worldlog.h); the counts must agree too.
+  same() { # <what> <args...>: runs --threads 1, 2 and 3 with the args, compares their worlds
+    what=$1
+    shift
+    for n in 1 2 3; do
+      "$arena" --headless --data "$src" "$@" --threads $n > "$tmp/out$n" 2> "$tmp/err$n"
+      rc=$?
+      [ $rc -eq 0 ] || fail "$what --threads $n: exit $rc: $(cat "$tmp/err$n")"
+      [ ! -s "$tmp/err$n" ] || fail "$what --threads $n wrote on standard error: $(cat "$tmp/err$n")"
+      line=$(cat "$tmp/out$n")
+      [ "$(field threads "$line")" = $n ] || fail "$what --threads $n: the summary says threads=$(field threads "$line")"
+      [ "$(field script_errors "$line")" = 0 ] || fail "$what --threads $n: script errors: $line"
+      [ "$(field commands "$line")" -gt 0 ] || fail "$what --threads $n: no command applied: $line"
+      got=""
+      for f in ticks thinks alive brains registered deaths births alive_by_kind commands world; do
+        got="$got $f=$(field $f "$line")"
+      done
+      eval "got$n=\$got"
+      echo "$what --threads $n:$got"
+    done
+    [ "$got1" = "$got2" ] || fail "$what: --threads 1 and 2 differ:
+$got1
+$got2"
+    [ "$got1" = "$got3" ] || fail "$what: --threads 1 and 3 differ:
+$got1
+$got3"
+  }
+  same "300 agents, 5 s" --agents 300 --seconds 5 --seed 7
+  # into the night: wolves hunt, creatures die and are born (attacks and "death" across states)
+  same "120 agents, 60 s" --agents 120 --seconds 60 --seed 7
+  [ "$(field deaths "$(cat "$tmp/out1")")" -gt 0 ] || fail "no creature died in 60 s: the check proves less than it says"
+  # another seed gives another world
+  "$arena" --headless --data "$src" --agents 120 --seconds 60 --seed 8 --threads 2 > "$tmp/out8" \
+    || fail "--seed 8 failed"
+  [ "$(field world "$(cat "$tmp/out8")")" != "$(field world "$(cat "$tmp/out1")")" ] || fail "--seed 8 gave the world of --seed 7"
+  # the default is one state per core
+  cores=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo "")
+  "$arena" --headless --data "$src" --agents 20 --seconds 1 > "$tmp/outd" || fail "the default --threads failed"
+  [ -z "$cores" ] || [ "$(field threads "$(cat "$tmp/outd")")" = "$cores" ] \
+    || fail "default threads=$(field threads "$(cat "$tmp/outd")"), expected the $cores cores"
   ;;
 
 *) fail "unknown check $check" ;;
