@@ -27,7 +27,6 @@ typedef struct arena {
   arena_side *main_side;  /* the serial arena's one state */
   arena_side **sides;     /* --threads: the pool's states, by number */
   int nsides;
-  int thinking;           /* the pool's think phase is under way (the world is read only) */
   int inspected;          /* --threads: the creature the inspector selected, or 0 */
   double apply_seconds;   /* --threads: the time the serial phases took applying the commands */
   long long commands;     /* --threads: the commands applied */
@@ -42,9 +41,11 @@ typedef struct arena {
   error_log errors;   /* live: every error, written out when the terminal is back */
   long long kinds_stamp; /* --watch: the kinds file's modification time and size, when last read */
 
-  int brain_class[KINDS_MAX]; /* registry refs of the Brain classes, or LUA_NOREF */
+  int brain_class[KINDS_MAX]; /* registry refs of the Brain classes, or LUA_NOREF (--threads: 1 once
+                                 loaded in every state) */
   int brain_broken[KINDS_MAX]; /* a brain of that kind failed to start: start no more */
   char brain_error[KINDS_MAX][160]; /* the first line of the kind's load or start error */
+  int brain_retry[KINDS_MAX]; /* --watch: its brain file, which failed to load, was saved */
 
   /* registry refs */
   int ref_insts;     /* id -> inst, weak: a removed entity's inst stays while scripts hold it */

@@ -1343,7 +1343,8 @@ static void apply_event(arena *a, entity *e, const arena_cmd *c) {
 static void apply_one(arena *a, const arena_cmd *c) {
   world *w = &a->w;
   entity *e = world_any(w, c->id);
-  if (!e) return;
+  if (!e || (!c->text && (c->op == CMD_SAY || c->op == CMD_ACTION || c->op == CMD_EVENT)))
+    return; /* (no text: its copy failed, and the script heard so) */
   int n0 = w->ndone, died0 = w->died.n;
   switch (c->op) {
   case CMD_GO: world_go_to(w, e, c->x, c->y, c->flag); break;
@@ -1507,9 +1508,7 @@ static double seconds_now(void) {
 
 /* The think phase (every state's brains at once, the world read only), then the serial phase. */
 static void pool_think(arena *a, long long tick) {
-  a->thinking = 1;
   int rc = bt_lua_pool_update(a->pool, tick, a->w.time);
-  a->thinking = 0;
   if (rc != BT_OK) report(a, bt_lua_pool_errmsg(a->pool));
   double t0 = seconds_now();
   apply_commands(a);
@@ -1895,8 +1894,18 @@ static void on_reload(void *ud, const char *file, int ok, const char *message) {
     snprintf(tail, sizeof tail, "/%s", a->w.kinds[k].brain);
     size_t lt = strlen(tail), lf = strlen(file);
     int same = lf >= lt && strcmp(file + lf - lt, tail) == 0;
-    if (!same || a->brain_class[k] != LUA_NOREF) continue;
-    if (a->pool) { /* --threads: in every state, then its creatures' brains are placed */
+    /* loaded once the poll returned (arena_reload_poll): the reloader's calls are under way here */
+    if (same && a->brain_class[k] == LUA_NOREF) a->brain_retry[k] = 1;
+  }
+}
+
+/* The brains whose files failed to load and were saved since: loaded, and their creatures'
+ * brains started. */
+static void retry_brains(arena *a) {
+  for (int k = 0; k < a->w.nkinds; k++) {
+    if (!a->brain_retry[k]) continue;
+    a->brain_retry[k] = 0;
+    if (a->pool) { /* in every state */
       if (!load_classes(a, k)) continue;
       for (int i = 0; i < a->w.creatures.n; i++) {
         entity *e = a->w.ents[a->w.creatures.v[i]];
@@ -1907,13 +1916,16 @@ static void on_reload(void *ud, const char *file, int ok, const char *message) {
     }
     if (!load_brain(a, k)) continue;
     lua_State *L = a->L;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, a->ref_insts);
+    int insts = lua_gettop(L);
     for (int i = 0; i < a->w.creatures.n; i++) {
       entity *e = a->w.ents[a->w.creatures.v[i]];
       if ((int)e->kind != k || e->has_brain || e->dead) continue;
-      push_inst(L, e->id);
+      lua_rawgeti(L, insts, e->id);
       start_brain(a, e);
       lua_pop(L, 1);
     }
+    lua_settop(L, insts - 1);
   }
 }
 
@@ -1978,6 +1990,7 @@ void arena_reload_poll(arena *a) {
   if (!a->watch) return;
   if (a->pool) bt_lua_pool_reload_poll(a->pool, on_reload, a); /* in every state, or in none */
   else bt_lua_reload_poll(a->L, on_reload, a);
+  retry_brains(a);
   long long stamp = kinds_stamp(a);
   if (!a->kinds_stamp) a->kinds_stamp = stamp; /* the first poll: as loaded */
   if (stamp && stamp != a->kinds_stamp) {

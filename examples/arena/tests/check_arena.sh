@@ -89,6 +89,25 @@ watch)
   wait $pid 2>/dev/null
   grep "bt-arena: re" "$tmp/err"
   ! grep -q "script error" "$tmp/err" || { cat "$tmp/err"; fail "script errors after the reloads"; }
+  # a brain that failed to load gets its creatures going once its file is fixed, on one state and
+  # on the pool's (the brains are loaded after the reloader's poll returns)
+  cp "$src/behaviours/wander.lua" "$tmp/data/behaviours/wander.lua"
+  cp "$src/brains/wolf.lua" "$tmp/wolf.lua"
+  for n in 0 2; do
+    echo "this is not lua" >> "$tmp/data/brains/wolf.lua"
+    : > "$tmp/err"
+    "$arena" --agents 40 --seconds 100000 --headless --watch --threads $n --data "$tmp/data" > "$tmp/out" 2> "$tmp/err" &
+    pid=$!
+    wait_for "no brain for wolf" || { kill $pid; cat "$tmp/err"; fail "--threads $n: no 'no brain for wolf' line"; }
+    cp "$tmp/wolf.lua" "$tmp/data/brains/wolf.lua"
+    wait_for "reloaded .*brains/wolf.lua" || { kill $pid; cat "$tmp/err"; fail "--threads $n: the fixed wolf.lua was not reloaded"; }
+    sleep 1
+    kill -0 $pid 2>/dev/null || { cat "$tmp/err"; fail "--threads $n: the arena stopped after the fixed brain's reload"; }
+    kill $pid
+    wait $pid 2>/dev/null
+    ! grep -q "script error" "$tmp/err" || { cat "$tmp/err"; fail "--threads $n: script errors after the fixed brain's reload"; }
+    echo "--threads $n: $(grep "reloaded .*wolf" "$tmp/err")"
+  done
   ;;
 
 kinds)
