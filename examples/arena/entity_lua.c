@@ -165,13 +165,18 @@ static int pcall_report(arena *a, lua_State *L, int nargs, int nres) {
 static arena_side *side_of(lua_State *L) { return lua_touserdata(L, UV_ARENA); }
 static arena *arena_of(lua_State *L) { return side_of(L)->a; }
 
-/* --threads: a command for entity e, queued in the state's side (an error without memory). */
-static arena_cmd *queue(lua_State *L, int op, const entity *e) {
+/* --threads: a command for entity e, queued in the state's side, which owns text and data (malloc'd
+ * or NULL); an error without memory, nothing queued. Call it once the arguments are checked. */
+static arena_cmd *queue_with(lua_State *L, int op, const entity *e, char *text, char *data) {
   arena_side *side = side_of(L);
   if (side->ncmds == side->cap_cmds) {
     int cap = side->cap_cmds ? side->cap_cmds * 2 : 256;
     arena_cmd *p = realloc(side->cmds, (size_t)cap * sizeof *p);
-    if (!p) luaL_error(L, "not enough memory for a command");
+    if (!p) {
+      free(text);
+      free(data);
+      luaL_error(L, "not enough memory for a command");
+    }
     side->cmds = p;
     side->cap_cmds = cap;
   }
@@ -181,17 +186,31 @@ static arena_cmd *queue(lua_State *L, int op, const entity *e) {
   c->side = side->state;
   c->seq = side->seq++;
   c->op = op;
+  c->text = text;
+  c->data = data;
   return c;
 }
 
-/* A copy of the string at idx for a command (an error without memory; the command is queued
- * already and frees it). */
-static char *copy_arg(lua_State *L, const char *s, char **into) {
+static arena_cmd *queue(lua_State *L, int op, const entity *e) { return queue_with(L, op, e, NULL, NULL); }
+
+/* A copy of s for a command (NULL for NULL), or NULL without memory. */
+static char *copy_text(const char *s) {
+  if (!s) return NULL;
   size_t n = strlen(s);
-  *into = malloc(n + 1);
-  if (!*into) luaL_error(L, "not enough memory for a command");
-  memcpy(*into, s, n + 1);
-  return *into;
+  char *p = malloc(n + 1);
+  if (p) memcpy(p, s, n + 1);
+  return p;
+}
+
+/* A command with a copy of text (and of data, if not NULL) for entity e; an error without memory. */
+static arena_cmd *queue_text(lua_State *L, int op, const entity *e, const char *text, const char *data) {
+  char *t = copy_text(text), *d = copy_text(data);
+  if (!t || (data && !d)) {
+    free(t);
+    free(d);
+    luaL_error(L, "not enough memory for a command");
+  }
+  return queue_with(L, op, e, t, d);
 }
 
 /* The entity the value at idx stands for (its table with our metatable), or NULL. */
@@ -407,11 +426,9 @@ static int m_push_event(lua_State *L) {
                                              "string (it goes to another Lua state), got %s", luaL_typename(L, 3)));
     const char *text = t == LUA_TSTRING ? lua_tostring(L, 3) : NULL;
     double x = t == LUA_TNUMBER ? lua_tonumber(L, 3) : t == LUA_TBOOLEAN ? lua_toboolean(L, 3) : 0;
-    arena_cmd *c = queue(L, CMD_EVENT, e);
+    arena_cmd *c = queue_text(L, CMD_EVENT, e, event, text);
     c->flag = t == LUA_TSTRING ? DATA_STRING : t == LUA_TNUMBER ? DATA_NUMBER : t == LUA_TBOOLEAN ? DATA_BOOLEAN : DATA_NIL;
     c->x = x;
-    copy_arg(L, event, &c->text);
-    if (text) copy_arg(L, text, &c->data);
     return 0;
   }
   dispatch(L, arena_of(L), UV_INSTS, UV_LISTENERS, e->id, event, lua_isnoneornil(L, 3) ? 0 : 3);
@@ -490,8 +507,9 @@ static int m_go_to_point(lua_State *L) {
 static int move_dir(lua_State *L, int run) {
   entity *e = self(L);
   if (arena_of(L)->pool) {
+    double angle = luaL_checknumber(L, 2);
     arena_cmd *c = queue(L, CMD_DIR, e);
-    c->x = luaL_checknumber(L, 2);
+    c->x = angle;
     c->flag = run;
     return 0;
   }
@@ -679,9 +697,7 @@ static int m_start_action(lua_State *L) {
   if (arena_of(L)->pool) { /* started in the serial phase: true if it can start now */
     int can = world_action_possible(&arena_of(L)->w, e, action, t);
     if (can) {
-      arena_cmd *c = queue(L, CMD_ACTION, e);
-      c->other = t ? t->id : 0;
-      copy_arg(L, action, &c->text);
+      queue_text(L, CMD_ACTION, e, action, NULL)->other = t ? t->id : 0;
     }
     lua_pushboolean(L, can);
     return 1;
@@ -714,7 +730,7 @@ static int m_say(lua_State *L) {
   entity *e = self(L);
   const char *text = luaL_checkstring(L, 2);
   if (arena_of(L)->pool) {
-    copy_arg(L, text, &queue(L, CMD_SAY, e)->text);
+    queue_text(L, CMD_SAY, e, text, NULL);
     return 0;
   }
   world_say(&arena_of(L)->w, e, text);
@@ -1343,8 +1359,7 @@ static void apply_event(arena *a, entity *e, const arena_cmd *c) {
 static void apply_one(arena *a, const arena_cmd *c) {
   world *w = &a->w;
   entity *e = world_any(w, c->id);
-  if (!e || (!c->text && (c->op == CMD_SAY || c->op == CMD_ACTION || c->op == CMD_EVENT)))
-    return; /* (no text: its copy failed, and the script heard so) */
+  if (!e) return;
   int n0 = w->ndone, died0 = w->died.n;
   switch (c->op) {
   case CMD_GO: world_go_to(w, e, c->x, c->y, c->flag); break;
