@@ -83,6 +83,12 @@ void arena_reload_poll(arena *a);
  * "actiondone", "death" (then the brain stops and the entity leaves), removals. */
 void arena_sync(arena *a);
 
+/* The Lua states the brains think in: 1, or with --threads the pool's; state i (0 to that - 1),
+ * for calls between frames, and its table of the live entities' insts (a registry ref, into
+ * *ref_live if not NULL). */
+int arena_lua_states(const arena *a);
+lua_State *arena_lua_state(const arena *a, int i, int *ref_live);
+
 /* bt.BrainManager:Update(tick). */
 void arena_think(arena *a, long long tick);
 

@@ -1669,6 +1669,14 @@ long long arena_thinks(arena *a, long long *registered) {
   return thinks;
 }
 
+int arena_lua_states(const arena *a) { return a->pool ? a->nsides : 1; }
+
+lua_State *arena_lua_state(const arena *a, int i, int *ref_live) {
+  const arena_side *side = a->pool ? a->sides[i] : a->main_side;
+  if (ref_live) *ref_live = side->ref_live;
+  return side->L;
+}
+
 /* The side whose scripts think creature id: the pool's state, or the serial arena's one. */
 static arena_side *side_for(arena *a, int id) { return a->pool ? owner_side(a, id) : a->main_side; }
 

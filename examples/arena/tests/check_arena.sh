@@ -648,7 +648,7 @@ bad_flags)
   for args in "--agents" "--agents 0" "--agents many" "--seconds -1" "--seconds soon" "--seed x" \
               "--data $tmp/missing" "--frobnicate" "stray" "--record" "--replay" "--replay $tmp/x --agents 5" \
               "--replay $tmp/x --record $tmp/y" "--threads" "--threads -1" "--threads 257" "--threads two" \
-              "--threads 2 --record $tmp/y" "--threads 1 --viewer 0" "--replay $tmp/x --threads 2"; do
+              "--threads 2 --record $tmp/y" "--replay $tmp/x --threads 2"; do
     # shellcheck disable=SC2086
     "$arena" $args --headless > "$tmp/out" 2> "$tmp/err"
     rc=$?
