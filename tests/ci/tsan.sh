@@ -54,10 +54,11 @@ esac
 grep -q 'ThreadSanitizer' "$log" && fail "a ThreadSanitizer report, see $log"
 
 # the arena on threads (docs/arena.md, "Threads"): by day, and into the night (attacks, deaths,
-# births told across the states)
+# births told across the states), and with the viewer's server (its recorders in both states)
 alog=$build/tsan-arena.log
 : > "$alog"
-for args in "--agents 300 --seconds 5 --threads 2" "--agents 120 --seconds 60 --seed 7 --threads 3"; do
+for args in "--agents 300 --seconds 5 --threads 2" "--agents 120 --seconds 60 --seed 7 --threads 3" \
+            "--agents 60 --seconds 10 --threads 2 --viewer 0"; do
   echo "bt-arena --headless --data . $args" >> "$alog"
   # shellcheck disable=SC2086 # $args is a list of words
   TSAN_OPTIONS="halt_on_error=1:exitcode=66:second_deadlock_stack=1:report_thread_leaks=1" \
