@@ -12,6 +12,7 @@
 #include "world.h"
 
 struct bt_lua_pool;
+struct bt_log;
 /* One Lua state's part of the host (entity_lua.c): its registry refs, its scratch for spatial
  * queries and, with --threads, the commands its scripts queued during a frame. */
 typedef struct arena_side arena_side;
@@ -30,6 +31,7 @@ typedef struct arena {
   int inspected;          /* --threads: the creature the inspector selected, or 0 */
   double apply_seconds;   /* --threads: the time the serial phases took applying the commands */
   long long commands;     /* --threads: the commands applied */
+  struct bt_log *log;     /* --threads with --record: the log, which every state's recorders join */
   const char *data_dir;
   int live; /* the terminal view is up: keep standard error quiet until it is closed */
   int watch; /* --watch: brains and behaviours reload when their files are saved */

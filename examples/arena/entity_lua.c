@@ -1078,6 +1078,10 @@ int arena_lua_init(arena *a, unsigned long long seed) {
 }
 
 void arena_lua_close(arena *a) {
+  if (a->log) { /* (a run that ended before the log's close) */
+    bt_log_close(a->log);
+    a->log = NULL;
+  }
   if (a->pool) {
     bt_lua_pool_free(a->pool);
     a->pool = NULL;
@@ -1440,6 +1444,18 @@ static void pool_start_brain(arena *a, entity *e) {
     return;
   }
   e->has_brain = 1;
+  if (a->log) { /* --record: its recorder joins the log (in the order of the ids: the same for any N) */
+    lua_State *L = a->sides[best]->L;
+    int top = lua_gettop(L);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, a->sides[best]->ref_insts);
+    lua_rawgeti(L, -1, e->id);
+    bt_rec *rec = NULL;
+    if (lua_istable(L, -1) && lua_getfield(L, -1, "brain") == LUA_TTABLE && lua_getfield(L, -1, "recorder") != LUA_TNIL)
+      rec = bt_lua_torecorder(L, -1);
+    if (rec && bt_rec_log(rec) != a->log && bt_rec_set_log(rec, a->log) != BT_OK)
+      report(a, "--record: not enough memory to add a brain's recorder to the log");
+    lua_settop(L, top);
+  }
 }
 
 static void pool_stop_brain(arena *a, entity *e) {
@@ -1528,6 +1544,31 @@ static void pool_think(arena *a, long long tick) {
   double t0 = seconds_now();
   apply_commands(a);
   a->apply_seconds += seconds_now() - t0;
+  if (a->log) bt_log_flush(a->log); /* (a failure is kept by the log, and said at its close) */
+}
+
+/* --record with --threads: the log is the host's (bt_log_open); every state's manager gives its
+ * brains recorders (with a ring of `capacity` for the inspector), which join the log as the brains
+ * start (pool_start_brain), and the host flushes it after each frame. */
+static int pool_record_open(arena *a, const char *path, int capacity, char *err, size_t errsize) {
+  if (bt_log_open(&a->log, path, 0, err, errsize) != BT_OK) return -1;
+  for (int i = 0; i < a->nsides; i++) {
+    lua_State *L = a->sides[i]->L;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, a->sides[i]->ref_manager);
+    lua_getfield(L, -1, "Record");
+    lua_insert(L, -2);
+    lua_createtable(L, 0, 1);
+    lua_pushinteger(L, capacity);
+    lua_setfield(L, -2, "capacity");
+    if (lua_pcall(L, 2, 0, 0) != LUA_OK) {
+      snprintf(err, errsize, "%s", lua_tostring(L, -1) ? lua_tostring(L, -1) : "the brains cannot record");
+      lua_pop(L, 1);
+      bt_log_close(a->log);
+      a->log = NULL;
+      return -1;
+    }
+  }
+  return 0;
 }
 
 /* ---- what the world did ---- */
@@ -1706,6 +1747,7 @@ void arena_doing(arena *a, int id, char *buf, size_t size) {
 /* ---- --record ---- */
 
 int arena_record_open(arena *a, const char *path, int capacity, char *err, size_t errsize) {
+  if (a->pool) return pool_record_open(a, path, capacity, err, errsize);
   lua_State *L = a->L;
   lua_rawgeti(L, LUA_REGISTRYINDEX, a->ref_record_open);
   lua_pushstring(L, path);
@@ -1720,6 +1762,11 @@ int arena_record_open(arena *a, const char *path, int capacity, char *err, size_
 }
 
 void arena_record_world(arena *a, int code, const void *data, size_t size) {
+  if (a->pool) {
+    if (a->log && bt_log_write_host(a->log, a->w.time, code, data, size) != BT_OK)
+      show_error(a, "the world's record was not written: not enough memory");
+    return;
+  }
   lua_State *L = a->L;
   lua_rawgeti(L, LUA_REGISTRYINDEX, a->ref_record_world);
   lua_pushinteger(L, code);
@@ -1732,8 +1779,25 @@ void arena_record_world(arena *a, int code, const void *data, size_t size) {
 }
 
 int arena_record_close(arena *a, arena_record_stats *st, char *err, size_t errsize) {
-  lua_State *L = a->L;
   memset(st, 0, sizeof *st);
+  if (a->pool) {
+    if (!a->log) {
+      snprintf(err, errsize, "no log open");
+      return -1;
+    }
+    int rc = bt_log_flush(a->log);
+    bt_log_stats st_log;
+    bt_log_stats_get(a->log, &st_log);
+    st->records = st_log.records;
+    st->statuses = st_log.statuses;
+    if (rc != BT_OK) snprintf(err, errsize, "%s", bt_log_errmsg(a->log));
+    int closed = bt_log_close(a->log); /* the recorders still joined are detached */
+    if (rc == BT_OK && closed != BT_OK) snprintf(err, errsize, "%s", bt_strerror(closed));
+    rc = rc != BT_OK ? rc : closed;
+    a->log = NULL;
+    return rc == BT_OK ? 0 : -1;
+  }
+  lua_State *L = a->L;
   lua_rawgeti(L, LUA_REGISTRYINDEX, a->ref_record_close);
   if (lua_pcall(L, 0, 3, 0) != LUA_OK) {
     snprintf(err, errsize, "%s", lua_tostring(L, -1) ? lua_tostring(L, -1) : "the log was not closed");

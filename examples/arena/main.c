@@ -95,7 +95,7 @@ static const char USAGE[] =
     "  --data DIR    the directory holding brains/ and behaviours/ (default: the source\n"
     "                tree when run from the build tree, else share/bt of the installation)\n"
     "  --threads N   think the brains on N Lua states and threads at once (default: one per\n"
-    "                core; 0: one state, no threads, as --record needs); the\n"
+    "                core; 0: one state on this thread, whose leaves write at once); the\n"
     "                same seed gives the same world whatever N is\n"
     "  --viewer [PORT] serve the live viewer (a page for the browser, docs/viewer.md) on\n"
     "                127.0.0.1:PORT (default 8642 or the next free port; 0: any free port)\n"
@@ -230,12 +230,9 @@ static void parse(int argc, char **argv, options *o) {
   if (o->replay && (o->given || o->record))
     die_usage("--replay plays a recording back: --agents, --seconds, --seed, --data, --watch, --threads, --record and "
               "--viewer do not go with it (only --headless)%s", "", NULL);
-  if (o->threads > 0 && o->record)
-    die_usage("--record runs on one Lua state: it does not go with --threads above 0 (leave --threads out, or "
-              "give 0)%s", "", NULL);
-  if (o->threads < 0) { /* one state per core; --record runs on one state, no threads */
+  if (o->threads < 0) { /* one state per core */
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    o->threads = o->record ? 0 : cores < 1 ? 1 : cores > BT_POOL_MAX_THREADS ? BT_POOL_MAX_THREADS : (int)cores;
+    o->threads = cores < 1 ? 1 : cores > BT_POOL_MAX_THREADS ? BT_POOL_MAX_THREADS : (int)cores;
   }
   if (o->seconds < 0) o->seconds = o->headless ? 30 : 0;
 }

@@ -58,7 +58,8 @@ grep -q 'ThreadSanitizer' "$log" && fail "a ThreadSanitizer report, see $log"
 alog=$build/tsan-arena.log
 : > "$alog"
 for args in "--agents 300 --seconds 5 --threads 2" "--agents 120 --seconds 60 --seed 7 --threads 3" \
-            "--agents 60 --seconds 10 --threads 2 --viewer 0"; do
+            "--agents 60 --seconds 10 --threads 2 --viewer 0" \
+            "--agents 120 --seconds 60 --seed 7 --threads 2 --record $build/tsan-arena.btlog"; do
   echo "bt-arena --headless --data . $args" >> "$alog"
   # shellcheck disable=SC2086 # $args is a list of words
   TSAN_OPTIONS="halt_on_error=1:exitcode=66:second_deadlock_stack=1:report_thread_leaks=1" \
