@@ -96,7 +96,7 @@ static const char USAGE[] =
     "                tree when run from the build tree, else share/bt of the installation)\n"
     "  --threads N   think the brains on N Lua states and threads at once (default: one per\n"
     "                core; 0: one state on this thread, whose leaves write at once); the\n"
-    "                same seed gives the same world whatever N is\n"
+    "                same seed gives the same world for every N from 1 up\n"
     "  --viewer [PORT] serve the live viewer (a page for the browser, docs/viewer.md) on\n"
     "                127.0.0.1:PORT (default 8642 or the next free port; 0: any free port)\n"
     "  --record FILE write a log of the run: every brain's records and the world's frames\n"
