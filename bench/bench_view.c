@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * bench_view.c: what the live viewer costs a game's thinks (issue 18, docs/viewer.md "Cost").
- * Runs `bt-arena --agents N --seconds S --headless --record FILE` (every brain records: the
- * recorder is on) without and with `--viewer 0`, alternately, ROUNDS times each; with the viewer,
+ * Runs `bt-arena --agents N --seconds S --headless --ring 128` (every brain records into a ring
+ * of 128 records, as --viewer has it: the recorder is on) without and with `--viewer 0`,
+ * alternately, ROUNDS times each; with the viewer,
  * two WebSocket clients (C, over raw sockets) each subscribe to two creatures and read everything
  * the server sends, and a third asks for /api/agents once a second, as an open page does. Prints
  * each run's brain_us_per_tick (the brains' Update: the think path) and host_us_per_tick (the rest
@@ -82,13 +83,10 @@ static void *poll_main(void *arg) {
 }
 
 static int run_arena(const char *arena, int agents, double seconds, int viewer, run *out) {
-  char agents_s[32], seconds_s[32], log[] = "/tmp/bench_view_XXXXXX";
-  int tmp = mkstemp(log);
-  if (tmp < 0) return -1;
-  close(tmp);
+  char agents_s[32], seconds_s[32];
   snprintf(agents_s, sizeof agents_s, "%d", agents);
   snprintf(seconds_s, sizeof seconds_s, "%g", seconds);
-  char *argv[] = {(char *)arena, "--agents", agents_s, "--seconds", seconds_s, "--headless", "--record", log,
+  char *argv[] = {(char *)arena, "--agents", agents_s, "--seconds", seconds_s, "--headless", "--ring", "128",
                   viewer ? "--viewer" : NULL, "0", NULL};
   int out_pipe[2], err_pipe[2];
   if (pipe(out_pipe) || pipe(err_pipe)) return -1;
@@ -139,7 +137,6 @@ static int run_arena(const char *arena, int agents, double seconds, int viewer, 
   for (int i = 0; i < threads; i++) pthread_join(th[i], NULL);
   close(out_pipe[0]);
   close(err_pipe[0]);
-  remove(log);
   const char *b = strstr(line, "brain_us_per_tick="), *h = strstr(line, "host_us_per_tick=");
   if (!b || !h) {
     fprintf(stderr, "bench_view: the arena printed no summary: %s\n", line);
@@ -178,7 +175,7 @@ int main(int argc, char **argv) {
     else if (strcmp(argv[i], "--rounds") == 0) rounds = atoi(argv[i + 1]);
   }
   if (rounds < 1 || rounds > 50) rounds = 3;
-  printf("viewer cost: bt-arena --agents %d --seconds %g --headless --record FILE, without and with --viewer 0\n"
+  printf("viewer cost: bt-arena --agents %d --seconds %g --headless --ring 128, without and with --viewer 0\n"
          "(two WebSocket clients subscribed to two creatures each, one /api/agents a second), %d rounds "
          "alternated\n",
          agents, seconds, rounds);

@@ -5,7 +5,7 @@
  * Brain class); the creatures' entity interface (docs/entity.md) is implemented in C.
  *
  *   bt-arena [--agents N] [--seconds S] [--headless] [--watch] [--seed N] [--data DIR]
- *            [--threads N] [--record FILE] [--viewer [PORT]] [--help] [--version]
+ *            [--threads N] [--record FILE] [--viewer [PORT]] [--ring N] [--help] [--version]
  *   bt-arena --replay FILE [--headless]
  *
  * Each tick (30 per simulated second): the world moves (world_step), the scripts hear what
@@ -75,12 +75,13 @@ typedef struct options {
   const char *replay; /* --replay FILE */
   int viewer;         /* --viewer [PORT]: -2 off, -1 the default port, else the port */
   int threads;        /* --threads N: -1 not given */
+  long ring;          /* --ring N: every brain records into a ring of N records (0: not asked) */
   int given;          /* flags given other than --headless, --record and --replay (for --replay) */
 } options;
 
 static const char USAGE[] =
     "usage: bt-arena [--agents N] [--seconds S] [--headless] [--watch] [--seed N] [--data DIR]\n"
-    "                [--threads N] [--record FILE] [--viewer [PORT]]\n"
+    "                [--threads N] [--record FILE] [--viewer [PORT]] [--ring N]\n"
     "       bt-arena --replay FILE [--headless]\n"
     "\n"
     "Sheep, wolves, villagers and guards, each driven by a bt brain (brains/<kind>.lua), live\n"
@@ -99,6 +100,8 @@ static const char USAGE[] =
     "                same seed gives the same world for every N from 1 up\n"
     "  --viewer [PORT] serve the live viewer (a page for the browser, docs/viewer.md) on\n"
     "                127.0.0.1:PORT (default 8642 or the next free port; 0: any free port)\n"
+    "  --ring N      every brain records into a ring of its last N records (1 to 65536;\n"
+    "                --viewer alone: 128)\n"
     "  --record FILE write a log of the run: every brain's records and the world's frames\n"
     "                (read it with bt-log, or play it back with --replay)\n"
     "  --replay FILE play a recording back in the view, no brain running (with --headless:\n"
@@ -173,7 +176,7 @@ static void parse(int argc, char **argv, options *o) {
       continue;
     }
     static const char *const valued[] = {"--agents", "--seconds", "--seed", "--data", "--record", "--replay",
-                                         "--threads", NULL};
+                                         "--ring", "--threads", NULL};
     const char *value = NULL, *flag = NULL;
     char name[32];
     for (int k = 0; valued[k]; k++) {
@@ -200,7 +203,12 @@ static void parse(int argc, char **argv, options *o) {
       continue;
     }
     o->given = 1;
-    if (strcmp(flag, "--agents") == 0) {
+    if (strcmp(flag, "--ring") == 0) {
+      long v = strtol(value, &end, 10);
+      if (!*value || *end || errno || v < 1 || v > 65536)
+        die_usage("%s needs a whole number from 1 to 65536, got '%s'", name, value);
+      o->ring = v;
+    } else if (strcmp(flag, "--agents") == 0) {
       long v = strtol(value, &end, 10);
       if (!*value || *end || errno || v < 1 || v > 1000000)
         die_usage("%s needs a whole number from 1 to 1000000, got '%s'", name, value);
@@ -227,9 +235,9 @@ static void parse(int argc, char **argv, options *o) {
       o->data = value;
     }
   }
-  if (o->replay && (o->given || o->record))
-    die_usage("--replay plays a recording back: --agents, --seconds, --seed, --data, --watch, --threads, --record and "
-              "--viewer do not go with it (only --headless)%s", "", NULL);
+  if (o->replay && (o->given || o->record || o->ring))
+    die_usage("--replay plays a recording back: --agents, --seconds, --seed, --data, --watch, --threads, --record, "
+              "--viewer and --ring do not go with it (only --headless)%s", "", NULL);
   if (o->threads < 0) { /* one state per core */
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     o->threads = cores < 1 ? 1 : cores > BT_POOL_MAX_THREADS ? BT_POOL_MAX_THREADS : (int)cores;
@@ -489,7 +497,7 @@ int main(int argc, char **argv) {
   recording rec = {0};
   if (opt.record) { /* every brain records into the log, with a ring for the inspector when live */
     char err[1024];
-    int ring = opt.viewer != -2 ? ARENA_VIEWER_RING : opt.headless ? 0 : INSPECT_RING;
+    int ring = opt.ring ? (int)opt.ring : opt.viewer != -2 ? ARENA_VIEWER_RING : opt.headless ? 0 : INSPECT_RING;
     if (arena_record_open(&a, opt.record, ring, err, sizeof err) != 0) {
       fprintf(stderr, "bt-arena: --record: %s\n", err);
       return 1;
@@ -498,7 +506,7 @@ int main(int argc, char **argv) {
   }
   if (opt.viewer != -2) {
     char err[512];
-    if (arena_viewer_open(&a, opt.viewer, (int)opt.agents, rec.on, err, sizeof err) != 0) {
+    if (arena_viewer_open(&a, opt.viewer, (int)opt.agents, rec.on || opt.ring, err, sizeof err) != 0) {
       fprintf(stderr, "bt-arena: --viewer: %s\n", err);
       return 1;
     }
@@ -506,6 +514,7 @@ int main(int argc, char **argv) {
     snprintf(a.status, sizeof a.status, "viewer: %s", arena_viewer_url());
     a.status_ok = 1;
   }
+  if (opt.ring && !rec.on && arena_record_rings(&a, (int)opt.ring) != 0) return 1;
   arena_load_brains(&a);
   arena_sync(&a); /* the entities' insts; the creatures' brains start */
   record_start(&a, &rec, &opt);

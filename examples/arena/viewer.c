@@ -18,6 +18,38 @@
 
 #include "bt_lua.h"
 
+static int record_rings_in(lua_State *L, int capacity);
+
+/* --ring N: bt.BrainManager:Record{capacity = N} */
+int arena_record_rings(arena *a, int capacity) {
+  for (int i = 0; i < arena_lua_states(a); i++) /* with --threads: in every state */
+    if (record_rings_in(arena_lua_state(a, i, NULL), capacity) != 0) return -1;
+  return 0;
+}
+
+/* bt.BrainManager:Record{capacity = N} in the state L */
+static int record_rings_in(lua_State *L, int capacity) {
+  lua_getglobal(L, "require");
+  lua_pushliteral(L, "bt");
+  int rc = lua_pcall(L, 1, 1, 0);
+  if (rc == LUA_OK) {
+    lua_getfield(L, -1, "BrainManager");
+    lua_getfield(L, -1, "Record");
+    lua_insert(L, -2);
+    lua_createtable(L, 0, 1);
+    lua_pushinteger(L, capacity);
+    lua_setfield(L, -2, "capacity");
+    rc = lua_pcall(L, 2, 0, 0);
+  }
+  if (rc != LUA_OK) {
+    fprintf(stderr, "bt-arena: --ring: %s\n", lua_tostring(L, -1));
+    lua_settop(L, 0);
+    return -1;
+  }
+  lua_pop(L, 1);
+  return 0;
+}
+
 #ifdef BT_ARENA_VIEWER
 #include "bt_view.h"
 
@@ -39,7 +71,8 @@ static struct {
   long long ticks;
 } V = {NULL, NULL, 0, NULL, 0, 0, 0};
 
-/* collect(live): the recorders of the live creatures' brains not yet registered (added: {id,
+/* collect(live): the recorders of the live creatures' brains (a brain that stops, a creature asleep
+ * at home, keeps its recorder and its history) not yet registered (added: {id,
  * recorder} pairs, flattened) and the registered ones gone (removed: recorders), or nil for none;
  * `known` keeps every registered recorder alive until C has unregistered it. It makes no garbage
  * when nothing changed (a think's time must not pay for the viewer's collections) and runs every
@@ -53,7 +86,7 @@ static const char COLLECT[] =
     "  local added, removed\n"
     "  for id, inst in pairs(live) do\n"
     "    local brain = rawget(inst, 'brain')\n"
-    "    local rec = type(brain) == 'table' and not brain.stopped and rawget(brain, 'recorder') or nil\n"
+    "    local rec = type(brain) == 'table' and rawget(brain, 'recorder') or nil\n"
     "    if rec then\n"
     "      stamp[id] = gen\n"
     "      local old = known[id]\n"

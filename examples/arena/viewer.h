@@ -19,6 +19,9 @@
  * (--record made every brain record already, with a ring of ARENA_VIEWER_RING), every brain
  * records into a ring from now on. 0, or -1 with err. */
 int arena_viewer_open(arena *a, int port, int agents, int recording, char *err, size_t errsize);
+/* --ring N: every brain records into a ring of `capacity` records from now on
+ * (bt.BrainManager:Record). 0, or -1 with a message on standard error. */
+int arena_record_rings(arena *a, int capacity);
 /* The page's URL ("" when no viewer). */
 const char *arena_viewer_url(void);
 /* At each tick's end: registers the new brains' recorders, unregisters those gone, sets the

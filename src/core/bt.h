@@ -1133,6 +1133,17 @@ int bt_inst_record_error(bt_inst *inst, int node, const char *message);
  * a NULL inst, or NULL data with a size; BT_ENOMEM. */
 int bt_inst_record_host(bt_inst *inst, int code, const void *data, size_t size);
 
+/* Keeps (on: nonzero), from the next think on, the DBStrings of the nodes running when each think
+ * has saved its statuses (what the dump shows beside them), described inside the think, where a
+ * script's DBString may run; off (0) drops them. It costs a describe call per running node per
+ * think: a viewer keeps them for the agents a page shows. BT_EINVAL for a NULL rec or a recorder
+ * compiled out. */
+int bt_rec_keep_dbstrings(bt_rec *rec, int on);
+/* The DBString node had at the last think the recorder kept them for ("" when it said nothing),
+ * or NULL: not running then, none kept, or a node out of range. Valid until that instance's next
+ * think, or bt_rec_keep_dbstrings. */
+const char *bt_rec_dbstring(const bt_rec *rec, int node);
+
 /* ---- statistics: per-node figures from the recorder's records (docs/c-api.md "Statistics") ----
  * A bt_stats counts, for each tree shape (bt_def_hash) and each node of it (pre-order index),
  * summed over any number of agents, what the records say the node did. It is fed the records of

@@ -73,8 +73,12 @@ struct bt_rec {
   uint8_t last_cause;
   uint8_t cause;     /* what will make the next think (BT_WAKE_*) */
   uint8_t owned;     /* made by the instance's definition (bt_def_set_recording): its instance frees it */
+  uint8_t keep_dbstrings; /* bt_rec_keep_dbstrings */
   /* the rest */
   bt_inst *inst;
+  bt_buf dbstrings;    /* the last think's DBStrings of its running nodes, each ended by a 0 */
+  uint32_t *dbstring_at; /* by node: 1 + its offset in dbstrings, or 0: none */
+  uint32_t dbstring_nodes;
   bt_rec_fn fn;
   void *ud;
   bti_stats_agent *stats; /* the statistics it feeds (stats.c), or NULL */
@@ -452,9 +456,48 @@ void bti_rec_log_attach(bt_rec *r) {
   if (r->inst && r->log) bti_log_attached(r->log, r->inst, r->think, bti_now(r->inst));
 }
 
+/* The DBStrings of in's running nodes, now (inside its think). Without memory, those not kept
+ * read as NULL. */
+static void keep_dbstrings(bt_rec *r, bt_inst *in) {
+  uint32_t n = in->def->nnodes;
+  if (r->dbstring_nodes != n) {
+    uint32_t *at = realloc(r->dbstring_at, n * sizeof *at);
+    if (!at) return;
+    r->dbstring_at = at;
+    r->dbstring_nodes = n;
+  }
+  memset(r->dbstring_at, 0, n * sizeof *r->dbstring_at);
+  r->dbstrings.len = 0;
+  r->dbstrings.err = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    if (bt_node_status(in, (int)i) != BT_RUNNING) continue;
+    size_t start = r->dbstrings.len;
+    if (start > UINT32_MAX - 1) break;
+    bt_node_describe(in, (int)i, &r->dbstrings);
+    if (r->dbstrings.err || bt_buf_append(&r->dbstrings, "", 1) != BT_OK) break;
+    r->dbstring_at[i] = (uint32_t)start + 1;
+  }
+}
+
 void bti_rec_saved(bt_inst *in) {
   bt_rec *r = rec_of(in);
-  if (r && r->log) bti_log_saved(r->log, in, r->think, r->now);
+  if (!r) return;
+  if (r->keep_dbstrings) keep_dbstrings(r, in);
+  if (r->log) bti_log_saved(r->log, in, r->think, r->now);
+}
+
+static void drop_dbstrings(bt_rec *r) {
+  bt_buf_free(&r->dbstrings);
+  free(r->dbstring_at);
+  r->dbstring_at = NULL;
+  r->dbstring_nodes = 0;
+}
+
+int bt_rec_keep_dbstrings(bt_rec *r, int on) {
+  if (!r) return BT_EINVAL;
+  r->keep_dbstrings = on != 0;
+  if (!on) drop_dbstrings(r);
+  return BT_OK;
 }
 
 int bti_rec_attach_new(bt_inst *in, const bt_rec_options *o, unsigned long long agent) {
@@ -526,6 +569,10 @@ int bt_inst_record_host(bt_inst *in, int code, const void *data, size_t size) {
   (void)code;
   return !in || (!data && size) ? BT_EINVAL : BT_OK;
 }
+int bt_rec_keep_dbstrings(bt_rec *r, int on) {
+  (void)r, (void)on;
+  return BT_EINVAL;
+}
 
 #endif
 
@@ -563,7 +610,15 @@ void bt_rec_free(bt_rec *r) {
   ring_clear(r);
   free(r->ring);
   free(r->label);
+#if BT_RECORDER
+  drop_dbstrings(r);
+#endif
   free(r);
+}
+
+const char *bt_rec_dbstring(const bt_rec *r, int node) {
+  if (!r || node < 0 || (uint32_t)node >= r->dbstring_nodes || !r->dbstring_at[node]) return NULL;
+  return r->dbstrings.data + r->dbstring_at[node] - 1;
 }
 
 void bt_rec_set_callback(bt_rec *r, bt_rec_fn fn, void *ud) {

@@ -37,25 +37,27 @@ typedef struct bt_view bt_view;
 
 /* What a view is made with; bt_view_options_init gives the defaults. */
 typedef struct bt_view_options {
-  const char *address; /* the address to listen on: "127.0.0.1" (NULL: that), "::1", "0.0.0.0", ... */
+  const char *address; /* the IPv4 address to listen on: "127.0.0.1" (NULL: that), "0.0.0.0", ...;
+                          "localhost" is 127.0.0.1 (Debian's civetweb has no IPv6) */
   int port;            /* the port (0: any free one; bt_view_port says which) */
   const char *token;   /* the token every request must carry (NULL: none); required when the
                           address is not a loopback one (127.x.x.x, ::1, localhost) */
   size_t history;      /* records kept per agent, live (0: 4096); the oldest go first */
   int threads;         /* civetweb's worker threads: each open page's stream holds one (0: 24) */
   const char *source;  /* what /api/info calls the source (NULL: "live", or the log's path) */
-  int dbstrings;       /* 1: at each frame, the DBStrings of the running nodes of the agents a page
-                          subscribes to are read with bt_node_describe; only for trees whose nodes
-                          may be described outside a think (C leaves: a Lua tree's may not, its
-                          DBStrings reach the page from a log written with BT_LOG_DBSTRINGS) */
+  int dbstrings;       /* 1 (bt_view_options_init's): the recorders of the agents a page subscribes
+                          to keep the DBStrings of their running nodes, described inside each think
+                          (bt_rec_keep_dbstrings: a describe call per running node per think, of
+                          those agents only), and the page shows them; 0: none live */
 } bt_view_options;
 
 void bt_view_options_init(bt_view_options *opts);
 
 /* Starts a live view's server. opts NULL: the defaults. On failure *out is NULL and err (errsize
  * bytes, may be NULL) says why: BT_EINVAL (out NULL, a port outside 0..65535, an address
- * with characters other than letters, digits, '.', ':', '-', a non-loopback address without
- * a token, a token with characters other than letters, digits, '-', '_', '.', '~'),
+ * with characters other than letters, digits, '.', '-', an IPv6 address, a non-loopback
+ * address without a token, a token of other than 1 to 200 letters, digits, '-', '_', '.', '~',
+ * threads outside 0..512),
  * BT_EIO (cannot listen there: the port is taken, the address is not this machine's),
  * BT_ENOMEM, BT_ETHREAD. */
 int bt_view_create(bt_view **out, const bt_view_options *opts, char *err, size_t errsize);
@@ -81,8 +83,8 @@ const char *bt_view_url(const bt_view *v);
 /* The message of the view's last failure ("" if none). */
 const char *bt_view_errmsg(const bt_view *v);
 
-/* Registers an agent: its recorder (its id and label are bt_rec_agent and bt_rec_label, read at
- * each frame; its tree that of the instance it watches) and the name of its brain (copied; NULL:
+/* Registers an agent: its recorder (its id and label are bt_rec_agent and bt_rec_label as they
+ * are now; its tree that of the instance it watches, read at each frame) and the name of its brain (copied; NULL:
  * ""), which the page shows and filters on. The records the recorder's ring holds are copied at
  * the next frame. The recorder must stay alive until bt_view_remove_agent (or bt_view_free).
  * BT_EINVAL: v or rec NULL, a log view, a recorder registered already, another registered

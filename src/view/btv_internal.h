@@ -74,6 +74,9 @@ typedef struct btv_record {
 
 /* appends a record's JSON object ({"seq", "type", ...}) */
 BTV_HIDDEN void btv_json_record(btv_buf *b, unsigned long long seq, const btv_record *r);
+/* the entry's fields, but for an ERROR's or HOST's bytes (left NULL: the caller copies or borrows
+ * them) */
+BTV_HIDDEN void btv_record_from(btv_record *r, const bt_rec_entry *e);
 BTV_HIDDEN void btv_record_clear(btv_record *r); /* frees its bytes */
 
 /* ---- the view ---- */

@@ -215,6 +215,24 @@ void btv_json_record(btv_buf *b, unsigned long long seq, const btv_record *r) {
   btv_buf_add(b, "}", 1);
 }
 
+void btv_record_from(btv_record *r, const bt_rec_entry *e) {
+  memset(r, 0, sizeof *r);
+  r->type = e->type;
+  r->time = e->time;
+  r->think = e->think;
+  r->node = e->node;
+  r->from = e->from;
+  r->to = e->to;
+  r->has_sleep = e->has_sleep;
+  r->cause = e->cause;
+  if (e->type == BT_REC_THINK) {
+    r->u.sleep = e->sleep;
+  } else if (e->type == BT_REC_RELOAD) {
+    r->u.shapes.from = e->def_from;
+    r->u.shapes.to = e->def_to;
+  }
+}
+
 void btv_record_clear(btv_record *r) {
   if (r->type == BT_REC_ERROR || r->type == BT_REC_HOST) free(r->u.bytes.text);
   r->type = 0;

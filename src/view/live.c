@@ -41,6 +41,7 @@ typedef struct btv_agent {
   int has_pos;
   double x, y;
   int watchers; /* streams subscribed to it */
+  int keeping;  /* its recorder keeps the DBStrings of its thinks */
   /* the history */
   btv_record *ring;
   size_t cap, count, head;   /* head: index of the oldest */
@@ -330,6 +331,7 @@ int bt_view_remove_agent(bt_view *v, bt_rec *rec) {
   int rc = BT_EINVAL;
   for (int i = 0; i < L->n; i++) {
     if (L->agents[i]->rec != rec) continue;
+    if (L->agents[i]->keeping) bt_rec_keep_dbstrings(rec, 0);
     agent_free(L->agents[i]);
     L->agents[i] = L->agents[--L->n];
     /* rebuilds the table at its size (no allocation needed but the new array) */
@@ -419,20 +421,8 @@ static void feed_stats(btv_live *L, btv_agent *a, const bt_rec_entry *e) {
 
 /* copies a recorder's entry (its text too) */
 static int record_of(const bt_rec_entry *e, btv_record *r) {
-  memset(r, 0, sizeof *r);
-  r->type = e->type;
-  r->time = e->time;
-  r->think = e->think;
-  r->node = e->node;
-  r->from = e->from;
-  r->to = e->to;
-  r->has_sleep = e->has_sleep;
-  r->cause = e->cause;
-  if (e->type == BT_REC_THINK) r->u.sleep = e->sleep;
-  else if (e->type == BT_REC_RELOAD) {
-    r->u.shapes.from = e->def_from;
-    r->u.shapes.to = e->def_to;
-  } else if (e->type == BT_REC_ERROR || e->type == BT_REC_HOST) {
+  btv_record_from(r, e);
+  if (e->type == BT_REC_ERROR || e->type == BT_REC_HOST) {
     r->u.bytes.text = malloc(e->size + 1);
     if (!r->u.bytes.text) return BT_ENOMEM;
     if (e->size) memcpy(r->u.bytes.text, e->text, e->size);
@@ -442,16 +432,13 @@ static int record_of(const bt_rec_entry *e, btv_record *r) {
   return BT_OK;
 }
 
-static void read_dbstrings(btv_agent *a, bt_inst *inst) {
-  bt_buf b = {0};
+/* the DBStrings its recorder kept at its last think (bt_rec_keep_dbstrings) */
+static void read_dbstrings(btv_agent *a) {
   for (int n = 0; n < a->nodes; n++) {
     free(a->dbstrings[n]);
-    a->dbstrings[n] = NULL;
-    if (a->statuses[n] != BT_RUNNING) continue;
-    b.len = 0;
-    if (bt_node_describe(inst, n, &b) == BT_OK && b.len > 0) a->dbstrings[n] = strdup(b.data);
+    const char *s = a->statuses[n] == BT_RUNNING ? bt_rec_dbstring(a->rec, n) : NULL;
+    a->dbstrings[n] = s ? strdup(s) : NULL;
   }
-  bt_buf_free(&b);
 }
 
 /* copies one agent's new records; appends the stream's records message to msg when watched */
@@ -525,7 +512,9 @@ static int frame_agent(bt_view *v, btv_agent *a, btv_buf *msg, int *reloaded) {
       if (a->statuses[n] != BT_RUNNING) a->since[n] = NAN;
       else if (isnan(a->since[n])) a->since[n] = v->now;
     }
-    if (a->watchers > 0 && v->dbstrings) read_dbstrings(a, inst);
+    int keep = a->watchers > 0 && v->dbstrings; /* described inside the thinks, of the agents shown */
+    if (keep != a->keeping && bt_rec_keep_dbstrings(a->rec, keep) == BT_OK) a->keeping = keep;
+    if (keep) read_dbstrings(a);
   }
   count_activity(a, v->now);
   if (a->watchers > 0 && a->seq >= first_seq) {

@@ -9,6 +9,11 @@
  * statuses_before) and keeping only the window's records, and stops at the window's end. The
  * file is never held whole; a window late in a large file costs a read up to it.
  *
+ * The index keeps, besides, each agent's last TAIL records: a window among them (the first a page
+ * asks for: the newest) is answered from memory, its statuses_before found by undoing, from the
+ * agent's tree at the log's end, the status records after the window's start (when no attach or
+ * reload came after it).
+ *
  * An agent's records are numbered (seq) from 1 as the recorder made them (status to host, and a
  * "lost" record where the writer lost some); the log's own records (attach, saved, describe)
  * change its tree and take no number.
@@ -20,6 +25,8 @@
 
 #include "btv_internal.h"
 
+#define TAIL 512 /* records of each agent kept in memory: about 24 KB */
+
 typedef struct log_agent {
   unsigned long long id;
   char *label;
@@ -30,6 +37,9 @@ typedef struct log_agent {
   unsigned long long transitions; /* status records: activity is their mean rate over the log */
   double *since;               /* per node: the time it became RUNNING (NAN: not running) */
   int since_nodes;
+  btv_record *tail;            /* the last TAIL records (a ring; texts owned) */
+  size_t tail_count, tail_head;
+  unsigned long long reshaped; /* the records before its last attach or reload (a seq) */
 } log_agent;
 
 struct btv_logview {
@@ -81,6 +91,32 @@ static void since_update(log_agent *a, const bt_log_record *rec) {
   }
 }
 
+static void record_of(const bt_log_record *rec, btv_record *r);
+
+static btv_record *tail_at(log_agent *a, size_t i) { return &a->tail[(a->tail_head + i) % TAIL]; }
+
+/* keeps a copy of the record (its text too) in the agent's tail */
+static int tail_push(log_agent *a, const bt_log_record *rec) {
+  if (!a->tail && !(a->tail = calloc(TAIL, sizeof *a->tail))) return BT_ENOMEM;
+  btv_record r;
+  record_of(rec, &r);
+  if (r.type == BT_REC_ERROR || r.type == BT_REC_HOST) {
+    char *copy = malloc(r.u.bytes.size + 1);
+    if (!copy) return BT_ENOMEM;
+    if (r.u.bytes.size) memcpy(copy, r.u.bytes.text, r.u.bytes.size);
+    copy[r.u.bytes.size] = 0;
+    r.u.bytes.text = copy;
+  }
+  if (a->tail_count == TAIL) {
+    btv_record_clear(tail_at(a, 0));
+    *tail_at(a, 0) = r;
+    a->tail_head = (a->tail_head + 1) % TAIL;
+  } else {
+    *tail_at(a, a->tail_count++) = r;
+  }
+  return BT_OK;
+}
+
 int btv_log_open(bt_view *v, const char *path, char *err, size_t errsize) {
   btv_logview *L = calloc(1, sizeof *L);
   if (!L || !(L->path = strdup(path))) {
@@ -119,9 +155,15 @@ int btv_log_open(bt_view *v, const char *path, char *err, size_t errsize) {
     bt_log_tree_apply(a->tree, L->reader, &rec);
     since_update(a, &rec);
     int type = rec.entry.type;
+    if (type == BT_LOG_ATTACH) a->reshaped = a->seq;
     if (!is_counted(type)) continue;
     records++;
     a->seq++;
+    if (type == BT_REC_RELOAD) a->reshaped = a->seq;
+    if (tail_push(a, &rec) != BT_OK) {
+      btv_set_error(v, err, errsize, "out of memory");
+      return BT_ENOMEM;
+    }
     if (type == BT_REC_STATUS) a->transitions++;
     double t = rec.entry.time;
     if (a->seq == 1) a->first = t;
@@ -151,6 +193,8 @@ void btv_log_free(bt_view *v) {
     bt_stats_free(L->agents[i].stats);
     free(L->agents[i].label);
     free(L->agents[i].since);
+    for (size_t k = 0; L->agents[i].tail && k < L->agents[i].tail_count; k++) btv_record_clear(tail_at(&L->agents[i], k));
+    free(L->agents[i].tail);
   }
   free(L->agents);
   bt_stats_free(L->stats);
@@ -269,24 +313,49 @@ int btv_log_agent(bt_view *v, unsigned long long id, btv_buf *out) {
 
 static void record_of(const bt_log_record *rec, btv_record *r) {
   const bt_rec_entry *e = &rec->entry;
-  memset(r, 0, sizeof *r);
-  r->type = e->type == BT_LOG_LOST ? BTV_LOST : e->type;
-  r->time = e->time;
-  r->think = e->think;
-  r->node = e->node;
-  r->from = e->from;
-  r->to = e->to;
-  r->has_sleep = e->has_sleep;
-  r->cause = e->cause;
-  if (e->type == BT_REC_THINK) r->u.sleep = e->sleep;
-  else if (e->type == BT_REC_RELOAD) {
-    r->u.shapes.from = e->def_from;
-    r->u.shapes.to = e->def_to;
-  } else if (e->type == BT_LOG_LOST) r->u.lost = e->size;
-  else if (e->type == BT_REC_ERROR || e->type == BT_REC_HOST) {
+  btv_record_from(r, e);
+  if (e->type == BT_LOG_LOST) {
+    r->type = BTV_LOST;
+    r->u.lost = e->size;
+  } else if (e->type == BT_REC_ERROR || e->type == BT_REC_HOST) {
     r->u.bytes.text = (char *)e->text; /* borrowed (never freed): written before the next read */
     r->u.bytes.size = e->size;
   }
+}
+
+/* a window within the agent's tail, after its last attach or reload: from memory */
+static int tail_history(log_agent *a, unsigned long long start, unsigned long long end, btv_buf *out) {
+  const bt_log_shape *s = bt_log_tree_shape(a->tree);
+  int nodes = s ? bt_log_shape_size(s) : 0;
+  unsigned char *st = nodes > 0 ? malloc((size_t)nodes) : NULL;
+  if (nodes > 0 && !st) {
+    out->failed = 1;
+    return BT_ENOMEM;
+  }
+  for (int n = 0; n < nodes; n++) st[n] = (unsigned char)bt_log_tree_status(a->tree, n);
+  unsigned long long oldest = a->seq - a->tail_count + 1;
+  for (unsigned long long q = a->seq; q >= start; q--) { /* undone, newest first */
+    const btv_record *r = tail_at(a, (size_t)(q - oldest));
+    if (r->type == BT_REC_STATUS && r->node >= 0 && r->node < nodes) {
+      int state = bt_log_shape_state(s, r->node);
+      for (int n = 0; n < nodes; n++)
+        if (bt_log_shape_state(s, n) == state) st[n] = r->from; /* every place of a shared node */
+    }
+    if (q == start) break;
+  }
+  btv_buf_printf(out, "{\"agent\":%llu,\"oldest\":1,\"newest\":%llu,\"statuses_before\":[", a->id, a->seq);
+  for (int n = 0; n < nodes; n++) btv_buf_printf(out, n ? ",%d" : "%d", st[n]);
+  free(st);
+  btv_buf_str(out, "],\"shape_before\":");
+  if (s) btv_json_shape(out, bt_log_shape_hash(s));
+  else btv_buf_str(out, "null");
+  btv_buf_str(out, ",\"records\":[");
+  for (unsigned long long q = start; q < end; q++) {
+    if (q > start) btv_buf_add(out, ",", 1);
+    btv_json_record(out, q, tail_at(a, (size_t)(q - oldest)));
+  }
+  btv_buf_str(out, "]}");
+  return BT_OK;
 }
 
 int btv_log_history(bt_view *v, unsigned long long id, unsigned long long before, int count, btv_buf *out) {
@@ -297,6 +366,8 @@ int btv_log_history(bt_view *v, unsigned long long id, unsigned long long before
   unsigned long long end = before;
   unsigned long long start = end > (unsigned long long)count ? end - (unsigned long long)count : 1;
   if (start < 1) start = 1;
+  if (start < end && a->tail_count && start >= a->seq - a->tail_count + 1 && start > a->reshaped)
+    return tail_history(a, start, end, out);
   bt_log_reader *r = NULL;
   bt_log_tree *t = NULL;
   char rerr[200];

@@ -129,7 +129,7 @@ static int token_given(const bt_view *v, const struct mg_connection *conn) {
  * browser loads a page's modules and styles without the page's query) */
 static int is_api(const struct mg_connection *conn) {
   const char *uri = mg_get_request_info(conn)->local_uri;
-  return !uri || strncmp(uri, "/api", 4) == 0;
+  return !uri || strcmp(uri, "/api") == 0 || strncmp(uri, "/api/", 5) == 0;
 }
 
 static int begin_request(struct mg_connection *conn) {
@@ -322,7 +322,11 @@ static int http_handler(struct mg_connection *conn, void *ud) {
 /* ---- the streams ---- */
 
 static int queue_push(btv_client *c, const char *msg, size_t len, int records, unsigned long long agent) {
-  if (c->dead || c->closing) return 0;
+  if (c->closing) return 0;
+  if (c->dead) { /* its writes failed: what it would have been sent is lost */
+    c->v->stats.dropped++;
+    return 0;
+  }
   if (c->count == QUEUE_MESSAGES || c->bytes + len > QUEUE_BYTES) {
     c->dropped_messages++;
     if (records) {
@@ -586,7 +590,9 @@ int btv_server_start(bt_view *v, char *err, size_t errsize) {
   snprintf(threads, sizeof threads, "%d", v->threads);
   const char *options[] = {"listening_ports", ports,
                            "num_threads", threads,
-                           "request_timeout_ms", "10000",
+                           /* also how long a stream's write may wait for a client that does not
+                              read before the stream is given up (its queue drops meanwhile) */
+                           "request_timeout_ms", "600000",
                            "websocket_timeout_ms", "500",
                            "enable_keep_alive", "no",
                            NULL};

@@ -18,6 +18,7 @@ void bt_view_options_init(bt_view_options *o) {
   if (!o) return;
   memset(o, 0, sizeof *o);
   o->address = "127.0.0.1";
+  o->dbstrings = 1;
 }
 
 void btv_set_error(bt_view *v, char *err, size_t errsize, const char *fmt, ...) {

@@ -533,6 +533,36 @@ static void test_settle_reentered(void) {
   bt_inst_free(in);
 }
 
+/* DBStrings kept inside each think for the running nodes (a viewer's page shows them), dropped
+ * when switched off; none before they are asked for. */
+static void test_keep_dbstrings(void) {
+  leaf C = FN("C", 1);
+  bt_graph *g = new_graph();
+  int c = add_fn(g, BT_CONDITION, &C, "C"), w = add_node(g, BT_WAIT, "W", 3, 0);
+  int s = add_node(g, BT_SEQUENCE, "S", 0, 0);
+  set_kids(g, s, 2, c, w);
+  bt_inst *in = build(g, s, 0);
+  bt_rec *r = attach(in, 0);
+  T = 1;
+  REQUIRE(bt_inst_update(in) == BT_OK);
+  CHECK(bt_rec_dbstring(r, 2) == NULL); /* not kept yet */
+  REQUIRE(bt_rec_keep_dbstrings(r, 1) == BT_OK);
+  T = 2;
+  REQUIRE(bt_inst_update(in) == BT_OK);
+  T = 2.5; /* what the think saw, not what describing now would say */
+  CHECK_STR(bt_rec_dbstring(r, 0), "2"); /* the Sequence runs its second child (DS: tostring(self.idx)) */
+  CHECK(bt_rec_dbstring(r, 1) == NULL);   /* C succeeded: not running */
+  CHECK_STR(bt_rec_dbstring(r, 2), "2.00"); /* the Wait: 4 - 2 seconds left at the think */
+  CHECK(bt_rec_dbstring(r, 3) == NULL);
+  CHECK(bt_rec_dbstring(r, -1) == NULL);
+  REQUIRE(bt_rec_keep_dbstrings(r, 0) == BT_OK);
+  CHECK(bt_rec_dbstring(r, 2) == NULL);
+  CHECK_INT(bt_rec_keep_dbstrings(NULL, 1), BT_EINVAL);
+  CHECK(bt_rec_dbstring(NULL, 0) == NULL);
+  bt_rec_free(r);
+  bt_inst_free(in);
+}
+
 int main(void) {
   /* built with BT_RECORDER=OFF: attaching is refused, and there is nothing else to test */
   leaf B = LEAF("B", BT_RUNNING);
@@ -558,5 +588,6 @@ int main(void) {
   test_recording_by_definition();
   test_differential();
   test_settle_reentered();
+  test_keep_dbstrings();
   return check_report("test_rec");
 }

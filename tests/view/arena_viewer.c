@@ -2,7 +2,7 @@
 /* arena_viewer.c (ctest arena.viewer): bt-arena --viewer as the page sees it: started headless on a free port
  * (--viewer 0, --threads 2), it prints the URL; /api/agents lists every creature of both Lua states with their kind, id, brain
  * file and position; a creature's state and history agree (seq); the stream brings frames with
- * counts and the records of a subscribed creature. And --viewer's optional port does not swallow
+ * counts and the records of a subscribed creature, whose state then has its running nodes' DBStrings. And --viewer's optional port does not swallow
  * the flag after it. Then `bt-log view` on a log the arena recorded: its agents, a window of
  * history. usage: arena_viewer BT_ARENA BT_LOG */
 #define _POSIX_C_SOURCE 200809L
@@ -60,6 +60,16 @@ static int contains(const char *s, const char *what) {
   return 0;
 }
 
+/* 1 if a state's "dbstrings" hold a string (not only nulls) */
+static int has_dbstring(const char *state) {
+  const char *p = state ? strstr(state, "\"dbstrings\":[") : NULL;
+  if (!p) return 0;
+  p += strlen("\"dbstrings\":[");
+  const char *end = strchr(p, ']');
+  const char *quote = strchr(p, '"');
+  return quote && (!end || quote < end);
+}
+
 int main(int argc, char **argv) {
   if (argc < 3) {
     fprintf(stderr, "usage: arena_viewer BT_ARENA BT_LOG\n");
@@ -84,7 +94,8 @@ int main(int argc, char **argv) {
       http_get(port, "/api/agents", &body);
       labels = 0;
       for (const char *p = body; p && (p = strstr(p, "\"label\":")); p++) labels++;
-      if (labels >= 60) break;
+      if (labels >= 60 && strstr(body, "\"x\":") && !strstr(body, "\"frame\":0,"))
+        break; /* every creature, and a frame copied their records */
       nanosleep(&(struct timespec){0, 20000000}, NULL);
     }
     CHECK_INT(labels, 60); /* every creature, whichever state thinks it */
@@ -130,6 +141,18 @@ int main(int argc, char **argv) {
     }
     CHECK(frames > 0);
     CHECK(records > 0);
+    /* while a page shows it, its running nodes' DBStrings (Lua methods, described inside its
+     * thinks) come with its state */
+    int described = 0;
+    for (int i = 0; i < 300 && !described; i++) {
+      char *state = NULL;
+      snprintf(path, sizeof path, "/api/agents/%ld", id);
+      http_get(port, path, &state);
+      described = has_dbstring(state);
+      free(state);
+      if (!described) nanosleep(&(struct timespec){0, 20000000}, NULL);
+    }
+    CHECK(described);
     close(fd);
   }
   kill(pid, SIGTERM);

@@ -62,10 +62,23 @@ static void statuses_json(bt_inst *in, char *out, size_t size) {
   snprintf(out + n, size - n, "]");
 }
 
+/* a number as JSON writes it: whole numbers without a point, others in the fewest digits that
+ * read back the same */
+static const char *num(double x, char *buf, size_t size) {
+  if (x == floor(x) && fabs(x) < 1e15) snprintf(buf, size, "%.0f", x);
+  else
+    for (int prec = 15; prec <= 17; prec++) {
+      snprintf(buf, size, "%.*g", prec, x);
+      if (strtod(buf, NULL) == x) break;
+    }
+  return buf;
+}
+
 /* a record's JSON as the protocol gives it (status records), for comparison */
 static void status_record_json(unsigned long long seq, const bt_rec_entry *e, char *out, size_t size) {
-  snprintf(out, size, "{\"seq\":%llu,\"type\":\"status\",\"time\":%.0f,\"think\":%llu,\"node\":%d,\"from\":%d,\"to\":%d}",
-           seq, e->time, e->think, e->node, e->from, e->to);
+  char t[40];
+  snprintf(out, size, "{\"seq\":%llu,\"type\":\"status\",\"time\":%s,\"think\":%llu,\"node\":%d,\"from\":%d,\"to\":%d}",
+           seq, num(e->time, t, sizeof t), e->think, e->node, e->from, e->to);
 }
 
 /* ---- the endpoints, live ---- */
@@ -353,6 +366,7 @@ static void test_security(void) {
   CHECK_INT(http_get(port, "/", NULL), 200); /* the page's files are the same for everyone */
   CHECK_INT(http_get(port, "/api", NULL), 403);
   CHECK_INT(http_get(port, "/api/agents", NULL), 403);
+  CHECK_INT(http_get(port, "/apinotes.js", NULL), 404); /* a page file's name, not the data */
   CHECK_INT(http_get(port, "/api/info?token=wrong", NULL), 403);
   CHECK_INT(http_get(port, "/api/info?token=s3cret-Tok", NULL), 403);
   CHECK_INT(http_get(port, "/api/info?token=s3cret-Token", &body), 200);
@@ -689,9 +703,11 @@ static void test_clients(void) {
       while (client_wait(readers[i], 0) && ws_recv(readers[i], &m, 20000) >= 0) free(m);
     }
     bt_view_stats_get(v, &vs);
-    if (vs.dropped > 0 && frames > 40) break;
+    /* the slow client's socket and queue are full once it loses a frame's messages again and
+     * again (41 a frame: the readers, who read, and the closed stream, soon gone, lose few) */
+    if (vs.dropped >= 400 && frames > 40) break;
   }
-  CHECK(vs.dropped > 0);
+  CHECK(vs.dropped >= 400);
   /* and some more frames with its socket full: they return, the drops go on */
   unsigned long long dropped = vs.dropped;
   for (int k = 0; k < 50; k++) {
@@ -804,10 +820,11 @@ static void test_log(void) {
   bt_inst *in = wolf_tree();
   bt_rec *rec = record(in, 21, "wolf 21", 4096);
   REQUIRE(bt_rec_set_log(rec, log) == BT_OK);
-  int see[] = {1, 1, 0, 1, 0, 0, 1, 0};
-  for (int i = 0; i < 8; i++) {
-    SEE.result = see[i];
-    think(in, 10 + i);
+  /* enough thinks that the oldest records are past the index's tail (512 an agent): windows are
+   * read from the file there, from memory near the end */
+  for (int i = 0; i < 300; i++) {
+    SEE.result = (i / 2) % 2 == 0;
+    think(in, 10 + i * 0.6); /* past Root's period: each think evaluates */
     double s;
     bt_inst_sleep_time(in, &s);
     REQUIRE(bt_log_flush(log) == BT_OK);
@@ -828,7 +845,7 @@ static void test_log(void) {
   CHECK(contains(body, "\"mode\":\"log\""));
   CHECK(contains(body, "\"agents\":1"));
   CHECK(contains(body, "\"first_time\":10"));
-  CHECK(contains(body, "\"last_time\":17"));
+  CHECK_NUM(json_num(body, "last_time", -1), 10 + 299 * 0.6);
   free(body);
   body = get(port, "/api/agents", 200);
   CHECK(contains(body, "\"id\":21,\"label\":\"wolf 21\",\"brain\":\"Root\""));
@@ -851,22 +868,30 @@ static void test_log(void) {
     CHECK(contains(body, one));
   }
   free(body);
-  unsigned long long before = total - 5;
-  snprintf(path2, sizeof path2, "/api/agents/21/history?before=%llu&count=3", before);
-  body = get(port, path2, 200);
-  unsigned char st_before[5] = {0};
-  for (unsigned long long s = 1; s < before - 3; s++) {
-    REQUIRE(bt_rec_get(rec, (size_t)(s - 1), &e) == BT_OK);
-    if (e.type == BT_REC_STATUS) st_before[e.node] = e.to;
+  CHECK(total > 700);
+  unsigned long long befores[] = {total - 5, total - 400, total - 600, 40, 5};
+  for (int w = 0; w < 5 && total > 700; w++) {
+    unsigned long long before = befores[w];
+    snprintf(path2, sizeof path2, "/api/agents/21/history?before=%llu&count=3", before);
+    body = get(port, path2, 200);
+    unsigned char st_before[5] = {0};
+    for (unsigned long long s = 1; s < before - 3; s++) {
+      REQUIRE(bt_rec_get(rec, (size_t)(s - 1), &e) == BT_OK);
+      if (e.type == BT_REC_STATUS) st_before[e.node] = e.to;
+    }
+    snprintf(want, sizeof want, "\"statuses_before\":[%d,%d,%d,%d,%d]", st_before[0], st_before[1], st_before[2],
+             st_before[3], st_before[4]);
+    CHECK(contains(body, want));
+    for (unsigned long long s = before - 3; s < before; s++) {
+      REQUIRE(bt_rec_get(rec, (size_t)(s - 1), &e) == BT_OK);
+      if (e.type == BT_REC_STATUS) snprintf(want, sizeof want, "{\"seq\":%llu,\"type\":\"status\",", s);
+      else snprintf(want, sizeof want, "{\"seq\":%llu,\"type\":\"think\",", s);
+      CHECK(contains(body, want));
+    }
+    snprintf(want, sizeof want, "{\"seq\":%llu,", before);
+    CHECK(strstr(body, want) == NULL);
+    free(body);
   }
-  snprintf(want, sizeof want, "\"statuses_before\":[%d,%d,%d,%d,%d]", st_before[0], st_before[1], st_before[2],
-           st_before[3], st_before[4]);
-  CHECK(contains(body, want));
-  snprintf(want, sizeof want, "{\"seq\":%llu,", before - 3);
-  CHECK(contains(body, want));
-  snprintf(want, sizeof want, "{\"seq\":%llu,", before);
-  CHECK(strstr(body, want) == NULL);
-  free(body);
   /* the shape, with its params; the stats as bt_stats counts the same records */
   snprintf(path2, sizeof path2, "/api/shapes/%016llx", bt_def_hash(bt_inst_def(in)));
   body = get(port, path2, 200);
