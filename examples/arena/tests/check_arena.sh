@@ -99,6 +99,7 @@ watch)
     "$arena" --agents 40 --seconds 100000 --headless --watch --threads $n --data "$tmp/data" > "$tmp/out" 2> "$tmp/err" &
     pid=$!
     wait_for "no brain for wolf" || { kill $pid; cat "$tmp/err"; fail "--threads $n: no 'no brain for wolf' line"; }
+    sleep 1 # the line comes while the brains load, before the files are watched
     cp "$tmp/wolf.lua" "$tmp/data/brains/wolf.lua"
     wait_for "reloaded .*brains/wolf.lua" || { kill $pid; cat "$tmp/err"; fail "--threads $n: the fixed wolf.lua was not reloaded"; }
     sleep 1
