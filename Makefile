@@ -93,6 +93,8 @@ bench: build
 	@echo
 	$(BUILD)/bench/bench_lua_pool --events --rounds 2
 	@echo
+	sh bench/bench_arena.sh $(BUILD)/examples/arena/bt-arena
+	@echo
 	$(BUILD)/bench/bench_rec
 	@echo
 	$(BUILD)/bench/bench_think bench/recorder.lua

@@ -11,9 +11,27 @@
 #include "errors.h"
 #include "world.h"
 
+struct bt_lua_pool;
+struct bt_log;
+/* One Lua state's part of the host (entity_lua.c): its registry refs, its scratch for spatial
+ * queries and, with --threads, the commands its scripts queued during a frame. */
+typedef struct arena_side arena_side;
+
 typedef struct arena {
   world w;
-  lua_State *L;
+  lua_State *L; /* the Lua state (with --threads: the pool's state 0) */
+
+  /* --threads N (N >= 1): the creatures' brains think on a pool of N Lua states, one thread each
+   * (bt_lua_pool); 0: one Lua state on the calling thread, whose leaves write the world at once */
+  int threads;
+  struct bt_lua_pool *pool;
+  arena_side *main_side;  /* the serial arena's one state */
+  arena_side **sides;     /* --threads: the pool's states, by number */
+  int nsides;
+  int inspected;          /* --threads: the creature the inspector selected, or 0 */
+  double apply_seconds;   /* --threads: the time the serial phases took applying the commands */
+  long long commands;     /* --threads: the commands applied */
+  struct bt_log *log;     /* --threads with --record: the log, which every state's recorders join */
   const char *data_dir;
   int live; /* the terminal view is up: keep standard error quiet until it is closed */
   int watch; /* --watch: brains and behaviours reload when their files are saved */
@@ -25,9 +43,11 @@ typedef struct arena {
   error_log errors;   /* live: every error, written out when the terminal is back */
   long long kinds_stamp; /* --watch: the kinds file's modification time and size, when last read */
 
-  int brain_class[KINDS_MAX]; /* registry refs of the Brain classes, or LUA_NOREF */
+  int brain_class[KINDS_MAX]; /* registry refs of the Brain classes, or LUA_NOREF (--threads: 1 once
+                                 loaded in every state) */
   int brain_broken[KINDS_MAX]; /* a brain of that kind failed to start: start no more */
   char brain_error[KINDS_MAX][160]; /* the first line of the kind's load or start error */
+  int brain_retry[KINDS_MAX]; /* --watch: its brain file, which failed to load, was saved */
 
   /* registry refs */
   int ref_insts;     /* id -> inst, weak: a removed entity's inst stays while scripts hold it */
@@ -39,6 +59,7 @@ typedef struct arena {
   int ref_inspect_select, ref_inspect_read; /* the inspector's helpers (arena_inspect_*) */
 
   long long script_errors;
+  unsigned long long seed; /* --seed */
 
   struct replay *replay; /* --replay: the recording played back (replay.h); no Lua, no brains */
   int ref_record_open, ref_record_world, ref_record_close; /* --record: the log's helpers */
@@ -63,6 +84,12 @@ void arena_reload_poll(arena *a);
 /* Tells the scripts what the last world_step did: new entities (creatures get brains),
  * "actiondone", "death" (then the brain stops and the entity leaves), removals. */
 void arena_sync(arena *a);
+
+/* The Lua states the brains think in: 1, or with --threads the pool's; state i (0 to that - 1),
+ * for calls between frames, and its table of the live entities' insts (a registry ref, into
+ * *ref_live if not NULL). */
+int arena_lua_states(const arena *a);
+lua_State *arena_lua_state(const arena *a, int i, int *ref_live);
 
 /* bt.BrainManager:Update(tick). */
 void arena_think(arena *a, long long tick);

@@ -4,16 +4,27 @@
  * table `inst` = {id = <n>, kind = "<kind>"} whose methods come from one shared metatable of C
  * functions; the world (world.c) keeps the state. Brains may add their own fields to inst.
  *
- * Each method's upvalues: 1 the arena (light userdata), 2 the key "id", 3 the metatable,
+ * Each method's upvalues: 1 the state's arena_side (light userdata), 2 the key "id", 3 the metatable,
  * 4 insts (id -> inst, weak values), 5 listeners (id -> {event -> {fn, ...}}), 6 tags (name ->
  * bit). A removed entity keeps its inst (the same table) as long as some script holds it;
  * IsValid() is then false.
+ *
+ * With --threads N the brains think on a pool of N Lua states (bt_lua_pool, docs/threads.md),
+ * each set up as the serial arena's one state is, each with the inst of every entity, each
+ * thinking the brains of a shard of the creatures. While they think (the think phase) the world is
+ * only read; every method that writes (GoToPoint, TryAttack, Say, PushEvent, ...) queues a command
+ * in its state's side, and the serial phase (apply_commands) applies them all in the order of the
+ * entity written (its id; then the state and the order queued), telling the listeners in the state
+ * that thinks the entity ("actiondone", "attacked", "death", ...). So the world after a frame does
+ * not depend on the number of states (docs/arena.md, "Threads").
  */
 #define _POSIX_C_SOURCE 200809L /* st_mtim in struct stat */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include <lauxlib.h>
 #include <lualib.h>
@@ -30,6 +41,47 @@
 #define UV_LISTENERS lua_upvalueindex(5)
 #define UV_TAGS lua_upvalueindex(6)
 #define NUPVALUES 6
+
+/* ---- a Lua state's side ---- */
+
+/* A write asked for with --threads: applied by apply_commands. */
+enum { CMD_GO, CMD_DIR, CMD_STOP, CMD_FACE, CMD_TARGET, CMD_ATTACK, CMD_ACTION, CMD_SAY, CMD_EVENT };
+enum { DATA_NIL, DATA_BOOLEAN, DATA_NUMBER, DATA_STRING };
+
+typedef struct arena_cmd {
+  int id;        /* the entity written: the first key of the order of application */
+  int side;      /* the state that queued it, then ... */
+  long long seq; /* ... the order it queued them in */
+  int op;
+  int other;     /* a target entity's id, or 0 */
+  int flag;      /* run; an event's data type (DATA_*) */
+  double x, y;   /* a point; an angle (x); an event's number or boolean (x) */
+  char *text;    /* the action, the line said, the event's name (malloc'd) */
+  char *data;    /* an event's string (malloc'd), or NULL */
+} arena_cmd;
+
+struct arena_side {
+  arena *a;
+  lua_State *L;
+  int state; /* its number in the pool, or -1 (the serial arena) */
+  int ref_insts, ref_live, ref_listeners, ref_meta;
+  int ref_classes; /* --threads: kind name -> Brain class */
+  int ref_manager, ref_update, ref_stats;
+  int ref_start, ref_stop, ref_doing, ref_inspect_select, ref_inspect_read;
+  int ref_record_open, ref_record_world, ref_record_close;
+  world_scratch scratch; /* FindEntities' */
+  arena_cmd *cmds;       /* --threads: queued since the last serial phase */
+  int ncmds, cap_cmds;
+  long long seq;
+};
+
+/* --threads (below) */
+static int load_classes(arena *a, int k);
+static void pool_start_brain(arena *a, entity *e);
+static void apply_commands(arena *a);
+
+/* report() is called on the pool's threads at once */
+static pthread_mutex_t report_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* ---- errors ---- */
 
@@ -49,7 +101,14 @@ static void show_error(arena *a, const char *msg) {
 }
 
 /* Every contained script error comes here: bt's error handler and the host's own pcalls. */
+static void report_locked(arena *a, const char *msg);
 static void report(arena *a, const char *msg) {
+  pthread_mutex_lock(&report_lock);
+  report_locked(a, msg);
+  pthread_mutex_unlock(&report_lock);
+}
+
+static void report_locked(arena *a, const char *msg) {
   a->script_errors++;
   error_line(a->status, sizeof a->status, msg, a->data_dir, sizeof a->status - 1);
   a->status_ok = 0;
@@ -68,7 +127,8 @@ static void report(arena *a, const char *msg) {
 }
 
 static int error_handler(lua_State *L) {
-  report(lua_touserdata(L, lua_upvalueindex(1)), luaL_optstring(L, 1, "(no message)"));
+  arena_side *side = lua_touserdata(L, lua_upvalueindex(1));
+  report(side->a, luaL_optstring(L, 1, "(no message)"));
   return 0;
 }
 
@@ -83,8 +143,7 @@ static void limit_hook(lua_State *L, lua_Debug *ar) {
 
 /* lua_pcall under traceback; reports a failure. The function and its nargs arguments are on
  * the stack. Returns 0 on success (nres results left), -1 on error (nothing left). */
-static int pcall_report(arena *a, int nargs, int nres) {
-  lua_State *L = a->L;
+static int pcall_report(arena *a, lua_State *L, int nargs, int nres) {
   int base = lua_gettop(L) - nargs;
   lua_pushcfunction(L, traceback);
   lua_insert(L, base);
@@ -103,7 +162,56 @@ static int pcall_report(arena *a, int nargs, int nres) {
 
 /* ---- the entity of an argument ---- */
 
-static arena *arena_of(lua_State *L) { return lua_touserdata(L, UV_ARENA); }
+static arena_side *side_of(lua_State *L) { return lua_touserdata(L, UV_ARENA); }
+static arena *arena_of(lua_State *L) { return side_of(L)->a; }
+
+/* --threads: a command for entity e, queued in the state's side, which owns text and data (malloc'd
+ * or NULL); an error without memory, nothing queued. Call it once the arguments are checked. */
+static arena_cmd *queue_with(lua_State *L, int op, const entity *e, char *text, char *data) {
+  arena_side *side = side_of(L);
+  if (side->ncmds == side->cap_cmds) {
+    int cap = side->cap_cmds ? side->cap_cmds * 2 : 256;
+    arena_cmd *p = realloc(side->cmds, (size_t)cap * sizeof *p);
+    if (!p) {
+      free(text);
+      free(data);
+      luaL_error(L, "not enough memory for a command");
+    }
+    side->cmds = p;
+    side->cap_cmds = cap;
+  }
+  arena_cmd *c = &side->cmds[side->ncmds++];
+  memset(c, 0, sizeof *c);
+  c->id = e->id;
+  c->side = side->state;
+  c->seq = side->seq++;
+  c->op = op;
+  c->text = text;
+  c->data = data;
+  return c;
+}
+
+static arena_cmd *queue(lua_State *L, int op, const entity *e) { return queue_with(L, op, e, NULL, NULL); }
+
+/* A copy of s for a command (NULL for NULL), or NULL without memory. */
+static char *copy_text(const char *s) {
+  if (!s) return NULL;
+  size_t n = strlen(s);
+  char *p = malloc(n + 1);
+  if (p) memcpy(p, s, n + 1);
+  return p;
+}
+
+/* A command with a copy of text (and of data, if not NULL) for entity e; an error without memory. */
+static arena_cmd *queue_text(lua_State *L, int op, const entity *e, const char *text, const char *data) {
+  char *t = copy_text(text), *d = copy_text(data);
+  if (!t || (data && !d)) {
+    free(t);
+    free(d);
+    luaL_error(L, "not enough memory for a command");
+  }
+  return queue_with(L, op, e, t, d);
+}
 
 /* The entity the value at idx stands for (its table with our metatable), or NULL. */
 static entity *to_entity(lua_State *L, int idx) {
@@ -210,7 +318,7 @@ static void dispatch(lua_State *L, arena *a, int insts, int listeners, int id, c
     lua_pushvalue(L, inst);
     if (data) lua_pushvalue(L, data);
     else lua_pushnil(L);
-    pcall_report(a, 2, 0);
+    pcall_report(a, L, 2, 0);
   }
   lua_settop(L, top);
 }
@@ -311,6 +419,18 @@ static int m_remove_callback(lua_State *L) {
 static int m_push_event(lua_State *L) {
   entity *e = self(L);
   const char *event = luaL_checkstring(L, 2);
+  if (arena_of(L)->pool) { /* heard in the serial phase, in the state that thinks e */
+    int t = lua_type(L, 3);
+    if (t != LUA_TNONE && t != LUA_TNIL && t != LUA_TBOOLEAN && t != LUA_TNUMBER && t != LUA_TSTRING)
+      luaL_argerror(L, 3, lua_pushfstring(L, "with --threads an event's data is nil, a boolean, a number or a "
+                                             "string (it goes to another Lua state), got %s", luaL_typename(L, 3)));
+    const char *text = t == LUA_TSTRING ? lua_tostring(L, 3) : NULL;
+    double x = t == LUA_TNUMBER ? lua_tonumber(L, 3) : t == LUA_TBOOLEAN ? lua_toboolean(L, 3) : 0;
+    arena_cmd *c = queue_text(L, CMD_EVENT, e, event, text);
+    c->flag = t == LUA_TSTRING ? DATA_STRING : t == LUA_TNUMBER ? DATA_NUMBER : t == LUA_TBOOLEAN ? DATA_BOOLEAN : DATA_NIL;
+    c->x = x;
+    return 0;
+  }
   dispatch(L, arena_of(L), UV_INSTS, UV_LISTENERS, e->id, event, lua_isnoneornil(L, 3) ? 0 : 3);
   return 0;
 }
@@ -357,6 +477,12 @@ static int m_face_point(lua_State *L) {
   entity *e = self(L);
   double x, y;
   check_point(L, 2, &x, &y);
+  if (arena_of(L)->pool) {
+    arena_cmd *c = queue(L, CMD_FACE, e);
+    c->x = x;
+    c->y = y;
+    return 0;
+  }
   world_face(e, x, y);
   return 0;
 }
@@ -365,6 +491,13 @@ static int m_go_to_point(lua_State *L) {
   entity *e = self(L);
   double x, y;
   int next = check_point(L, 2, &x, &y);
+  if (arena_of(L)->pool) {
+    arena_cmd *c = queue(L, CMD_GO, e);
+    c->x = x;
+    c->y = y;
+    c->flag = lua_toboolean(L, next);
+    return 0;
+  }
   int n0 = arena_of(L)->w.ndone;
   world_go_to(&arena_of(L)->w, e, x, y, lua_toboolean(L, next));
   flush_done(L, n0);
@@ -373,6 +506,13 @@ static int m_go_to_point(lua_State *L) {
 
 static int move_dir(lua_State *L, int run) {
   entity *e = self(L);
+  if (arena_of(L)->pool) {
+    double angle = luaL_checknumber(L, 2);
+    arena_cmd *c = queue(L, CMD_DIR, e);
+    c->x = angle;
+    c->flag = run;
+    return 0;
+  }
   int n0 = arena_of(L)->w.ndone;
   world_move_dir(&arena_of(L)->w, e, luaL_checknumber(L, 2), run);
   flush_done(L, n0);
@@ -382,7 +522,12 @@ static int m_walk_dir(lua_State *L) { return move_dir(L, 0); }
 static int m_run_dir(lua_State *L) { return move_dir(L, 1); }
 
 static int m_stop(lua_State *L) {
-  world_stop(&arena_of(L)->w, self(L));
+  entity *e = self(L);
+  if (arena_of(L)->pool) {
+    queue(L, CMD_STOP, e);
+    return 0;
+  }
+  world_stop(&arena_of(L)->w, e);
   return 0;
 }
 
@@ -435,7 +580,7 @@ static int m_find_entities(lua_State *L) {
   int impossible = 0, ignored = 0;
   tagmask all = check_tags(L, 3, &impossible), none = check_tags(L, 4, &ignored);
   const int *ids = NULL;
-  int n = impossible ? 0 : world_find_all(&arena_of(L)->w, e, r, all, none, &ids);
+  int n = impossible ? 0 : world_find_all_in(&arena_of(L)->w, &side_of(L)->scratch, e, r, all, none, &ids);
   lua_createtable(L, n, 0);
   for (int i = 0; i < n; i++) {
     push_inst(L, ids[i]);
@@ -446,12 +591,19 @@ static int m_find_entities(lua_State *L) {
 
 /* ---- combat ---- */
 
+/* --threads: the target of e as its own state's scripts see it: the one they set in the think
+ * phase under way, else the world's. */
+static int target_of(lua_State *L, const entity *e) {
+  return e->shard == side_of(L)->state && e->target_pending ? e->pending_target : e->target;
+}
+
 /* The target as set, dead or alive, until it leaves the world (then nil). */
 static int m_get_target(lua_State *L) {
   entity *e = self(L);
-  entity *t = world_get(&arena_of(L)->w, e->target);
+  arena *a = arena_of(L);
+  entity *t = world_get(&a->w, a->pool ? target_of(L, e) : e->target);
   if (!t) {
-    e->target = 0;
+    if (!a->pool) e->target = 0; /* (with --threads the world is not written here) */
     lua_pushnil(L);
   } else {
     push_inst(L, t->id);
@@ -462,6 +614,15 @@ static int m_get_target(lua_State *L) {
 static int m_set_target(lua_State *L) {
   entity *e = self(L);
   entity *t = opt_entity(L, 2);
+  if (arena_of(L)->pool) {
+    arena_cmd *c = queue(L, CMD_TARGET, e);
+    c->other = t ? t->id : 0;
+    if (e->shard == side_of(L)->state) { /* its own state's scripts see it at once */
+      e->pending_target = c->other;
+      e->target_pending = 1;
+    }
+    return 0;
+  }
   e->target = t ? t->id : 0;
   return 0;
 }
@@ -485,6 +646,13 @@ static int m_in_cooldown(lua_State *L) {
 static int m_try_attack(lua_State *L) {
   arena *a = arena_of(L);
   entity *e = self(L);
+  if (a->pool) { /* the swing is made in the serial phase: true if it can swing now */
+    entity *t = lua_isnoneornil(L, 2) ? world_get(&a->w, target_of(L, e)) : opt_entity(L, 2);
+    int can = t && world_attack_possible(&a->w, e, t);
+    if (can) queue(L, CMD_ATTACK, e)->other = t->id;
+    lua_pushboolean(L, can);
+    return 1;
+  }
   entity *t = lua_isnoneornil(L, 2) ? world_get(&a->w, e->target) : opt_entity(L, 2);
   double before = t ? t->health : 0;
   int n0 = a->w.ndone, died0 = a->w.died.n;
@@ -526,6 +694,14 @@ static int m_start_action(lua_State *L) {
   entity *e = self(L);
   const char *action = luaL_checkstring(L, 2);
   entity *t = opt_entity(L, 3);
+  if (arena_of(L)->pool) { /* started in the serial phase: true if it can start now */
+    int can = world_action_possible(&arena_of(L)->w, e, action, t);
+    if (can) {
+      queue_text(L, CMD_ACTION, e, action, NULL)->other = t ? t->id : 0;
+    }
+    lua_pushboolean(L, can);
+    return 1;
+  }
   int n0 = arena_of(L)->w.ndone;
   int started = world_start_action(&arena_of(L)->w, e, action, t);
   flush_done(L, n0);
@@ -552,7 +728,12 @@ static int m_is_tired(lua_State *L) {
 
 static int m_say(lua_State *L) {
   entity *e = self(L);
-  world_say(&arena_of(L)->w, e, luaL_checkstring(L, 2));
+  const char *text = luaL_checkstring(L, 2);
+  if (arena_of(L)->pool) {
+    queue_text(L, CMD_SAY, e, text, NULL);
+    return 0;
+  }
+  world_say(&arena_of(L)->w, e, text);
   return 0;
 }
 
@@ -715,16 +896,12 @@ static int clock_fn(lua_State *L) {
   return 1;
 }
 
-int arena_lua_init(arena *a, unsigned long long seed) {
-  lua_State *L = luaL_newstate();
-  if (!L) {
-    fprintf(stderr, "bt-arena: cannot create a Lua state\n");
-    return -1;
-  }
-  a->L = L;
-  for (int k = 0; k < KINDS_MAX; k++) a->brain_class[k] = LUA_NOREF;
-  luaL_openlibs(L);
-
+/* Sets up a Lua state with the standard libraries (and, in a pool, bt) for the arena: the
+ * package path, the clock, the error handler, the entities' metatable, the helpers; its refs go
+ * into side. 0, or -1 with a message in err. */
+static int setup_side(arena *a, arena_side *side, lua_State *L, unsigned long long seed, char *err, size_t size) {
+  side->a = a;
+  side->L = L;
   /* brains and behaviours come from the data directory, before anything else */
   lua_getglobal(L, "package");
   lua_getfield(L, -1, "path");
@@ -749,7 +926,7 @@ int arena_lua_init(arena *a, unsigned long long seed) {
   lua_pushnumber(L, a->w.dt);
   lua_call(L, 1, 0);
   lua_getfield(L, bt, "set_error_handler");
-  lua_pushlightuserdata(L, a);
+  lua_pushlightuserdata(L, side);
   lua_pushcclosure(L, error_handler, 1);
   lua_call(L, 1, 0);
   lua_getfield(L, bt, "set_instruction_limit");
@@ -763,9 +940,9 @@ int arena_lua_init(arena *a, unsigned long long seed) {
   lua_getfield(L, bt, "BrainManager");
   int manager = lua_gettop(L);
   lua_pushvalue(L, manager);
-  a->ref_manager = luaL_ref(L, LUA_REGISTRYINDEX);
-  a->ref_update = ref_field(L, manager, "Update");
-  a->ref_stats = ref_field(L, manager, "GetStats");
+  side->ref_manager = luaL_ref(L, LUA_REGISTRYINDEX);
+  side->ref_update = ref_field(L, manager, "Update");
+  side->ref_stats = ref_field(L, manager, "GetStats");
   lua_settop(L, 0);
 
   /* the entities' metatable and its methods */
@@ -777,13 +954,13 @@ int arena_lua_init(arena *a, unsigned long long seed) {
   lua_setfield(L, -2, "__mode");
   lua_setmetatable(L, 2);
   lua_pushvalue(L, 2);
-  a->ref_insts = luaL_ref(L, LUA_REGISTRYINDEX);
+  side->ref_insts = luaL_ref(L, LUA_REGISTRYINDEX);
   lua_newtable(L);
-  a->ref_live = luaL_ref(L, LUA_REGISTRYINDEX);
+  side->ref_live = luaL_ref(L, LUA_REGISTRYINDEX);
   lua_pushvalue(L, 3);
-  a->ref_listeners = luaL_ref(L, LUA_REGISTRYINDEX);
+  side->ref_listeners = luaL_ref(L, LUA_REGISTRYINDEX);
   lua_pushvalue(L, 1);
-  a->ref_meta = luaL_ref(L, LUA_REGISTRYINDEX);
+  side->ref_meta = luaL_ref(L, LUA_REGISTRYINDEX);
   lua_newtable(L); /* 4: tags */
   for (int i = 0; i < a->w.ntags; i++) {
     lua_pushinteger(L, i);
@@ -791,7 +968,7 @@ int arena_lua_init(arena *a, unsigned long long seed) {
   }
   lua_createtable(L, 0, (int)(sizeof METHODS / sizeof *METHODS)); /* 5: __index */
   for (const luaL_Reg *r = METHODS; r->name; r++) {
-    lua_pushlightuserdata(L, a);
+    lua_pushlightuserdata(L, side);
     lua_pushliteral(L, "id");
     lua_pushvalue(L, 1);
     lua_pushvalue(L, 2);
@@ -801,7 +978,7 @@ int arena_lua_init(arena *a, unsigned long long seed) {
     lua_setfield(L, 5, r->name);
   }
   lua_setfield(L, 1, "__index");
-  lua_pushlightuserdata(L, a);
+  lua_pushlightuserdata(L, side);
   lua_pushliteral(L, "id");
   lua_pushvalue(L, 1);
   lua_pushvalue(L, 2);
@@ -814,34 +991,122 @@ int arena_lua_init(arena *a, unsigned long long seed) {
   lua_settop(L, 0);
 
   if (luaL_loadbuffer(L, GLUE, sizeof GLUE - 1, "=arena") != LUA_OK || lua_pcall(L, 0, 1, 0) != LUA_OK) {
-    fprintf(stderr, "bt-arena: %s\n", lua_tostring(L, -1));
+    snprintf(err, size, "%s", lua_tostring(L, -1));
     return -1;
   }
-  a->ref_start = ref_field(L, 1, "start");
-  a->ref_stop = ref_field(L, 1, "stop");
-  a->ref_doing = ref_field(L, 1, "doing");
-  a->ref_inspect_select = ref_field(L, 1, "inspect_select");
-  a->ref_inspect_read = ref_field(L, 1, "inspect_read");
-  a->ref_record_open = ref_field(L, 1, "record_open");
-  a->ref_record_world = ref_field(L, 1, "record_world");
-  a->ref_record_close = ref_field(L, 1, "record_close");
+  side->ref_start = ref_field(L, 1, "start");
+  side->ref_stop = ref_field(L, 1, "stop");
+  side->ref_doing = ref_field(L, 1, "doing");
+  side->ref_inspect_select = ref_field(L, 1, "inspect_select");
+  side->ref_inspect_read = ref_field(L, 1, "inspect_read");
+  side->ref_record_open = ref_field(L, 1, "record_open");
+  side->ref_record_world = ref_field(L, 1, "record_world");
+  side->ref_record_close = ref_field(L, 1, "record_close");
+  lua_newtable(L);
+  side->ref_classes = luaL_ref(L, LUA_REGISTRYINDEX);
   lua_settop(L, 0);
   return 0;
 }
 
+static arena_side *side_new(int state) {
+  arena_side *side = calloc(1, sizeof *side);
+  if (side) side->state = state;
+  return side;
+}
+
+static void side_free(arena_side *side) {
+  if (!side) return;
+  for (int i = 0; i < side->ncmds; i++) {
+    free(side->cmds[i].text);
+    free(side->cmds[i].data);
+  }
+  free(side->cmds);
+  world_scratch_free(&side->scratch);
+  free(side);
+}
+
+static int open_pool_state(void *ud, lua_State *L, int state, char *err, size_t size);
+
+int arena_lua_init(arena *a, unsigned long long seed) {
+  char err[1024];
+  for (int k = 0; k < KINDS_MAX; k++) a->brain_class[k] = LUA_NOREF;
+  if (a->threads > 0) { /* a pool of states, one thread each */
+    a->sides = calloc((size_t)a->threads, sizeof *a->sides);
+    if (!a->sides) {
+      fprintf(stderr, "bt-arena: out of memory for %d Lua states\n", a->threads);
+      return -1;
+    }
+    a->nsides = a->threads;
+    a->seed = seed;
+    int rc = bt_lua_pool_create(&a->pool, a->threads, a->threads, open_pool_state, a, err, sizeof err);
+    if (rc != BT_OK) {
+      fprintf(stderr, "bt-arena: --threads %d: %s\n", a->threads, err);
+      return -1;
+    }
+    a->L = a->sides[0]->L;
+    return 0;
+  }
+  lua_State *L = luaL_newstate();
+  if (!L || !(a->main_side = side_new(-1))) {
+    fprintf(stderr, "bt-arena: cannot create a Lua state\n");
+    if (L) lua_close(L);
+    return -1;
+  }
+  a->L = L;
+  luaL_openlibs(L);
+  if (setup_side(a, a->main_side, L, seed, err, sizeof err) != 0) {
+    fprintf(stderr, "bt-arena: %s\n", err);
+    return -1;
+  }
+  arena_side *side = a->main_side;
+  a->ref_insts = side->ref_insts;
+  a->ref_live = side->ref_live;
+  a->ref_listeners = side->ref_listeners;
+  a->ref_meta = side->ref_meta;
+  a->ref_manager = side->ref_manager;
+  a->ref_update = side->ref_update;
+  a->ref_stats = side->ref_stats;
+  a->ref_start = side->ref_start;
+  a->ref_stop = side->ref_stop;
+  a->ref_doing = side->ref_doing;
+  a->ref_inspect_select = side->ref_inspect_select;
+  a->ref_inspect_read = side->ref_inspect_read;
+  a->ref_record_open = side->ref_record_open;
+  a->ref_record_world = side->ref_record_world;
+  a->ref_record_close = side->ref_record_close;
+  return 0;
+}
+
 void arena_lua_close(arena *a) {
-  if (a->L) lua_close(a->L);
+  if (a->log) { /* (a run that ended before the log's close) */
+    bt_log_close(a->log);
+    a->log = NULL;
+  }
+  if (a->pool) {
+    bt_lua_pool_free(a->pool);
+    a->pool = NULL;
+  } else if (a->L) {
+    lua_close(a->L);
+  }
   a->L = NULL;
+  for (int i = 0; i < a->nsides; i++) side_free(a->sides[i]);
+  free(a->sides);
+  a->sides = NULL;
+  a->nsides = 0;
+  side_free(a->main_side);
+  a->main_side = NULL;
 }
 
 /* ---- brains ---- */
 
 static void brain_error(arena *a, int k, const char *what, const char *msg) {
   error_line(a->brain_error[k], sizeof a->brain_error[k], msg, a->data_dir, sizeof a->brain_error[k] - 1);
-  lua_pushfstring(a->L, "%s for %s: %s", what, kind_name(&a->w, k), msg);
-  show_error(a, lua_tostring(a->L, -1));
-  if (!a->live) fprintf(stderr, "bt-arena: %s\n", lua_tostring(a->L, -1));
-  lua_pop(a->L, 1);
+  size_t n = strlen(what) + strlen(msg) + KIND_NAME_MAX + 16;
+  char *line = malloc(n);
+  if (line) snprintf(line, n, "%s for %s: %s", what, kind_name(&a->w, k), msg);
+  show_error(a, line ? line : msg);
+  if (!a->live) fprintf(stderr, "bt-arena: %s\n", line ? line : msg);
+  free(line);
 }
 
 /* require "brains.<kind>" (the kind's brain file as a module, from the data directory first on
@@ -884,6 +1149,12 @@ static int load_brain(arena *a, int k) {
 
 int arena_load_brains(arena *a) {
   int loaded = 0;
+  if (a->pool) { /* the same files in every state (the pool tracks them for reloads) */
+    for (int k = 0; k < a->w.nkinds; k++) loaded += load_classes(a, k);
+    if (a->watch && bt_lua_pool_reload_watch(a->pool, "auto") != BT_OK)
+      fprintf(stderr, "bt-arena: cannot watch the brain files: reloads stay off\n");
+    return loaded;
+  }
   if (a->watch) bt_lua_reload_enable(a->L);
   for (int k = 0; k < a->w.nkinds; k++) loaded += load_brain(a, k);
   lua_settop(a->L, 0);
@@ -909,6 +1180,395 @@ static void start_brain(arena *a, entity *e) {
     e->has_brain = 1;
   }
   lua_settop(L, top);
+}
+
+/* ---- --threads: the pool of Lua states ---- */
+
+/* In each state of the pool, after setup_side: bt.pool.place(agent, kind) makes the creature's
+ * Brain (its kind's class, loaded by load_class) on its inst, not started: the pool starts it.
+ * Each tree draws from a stream seeded with its agent's id and --seed, in whichever state. */
+static const char PLACE[] =
+    "local bt, insts, classes, seed = ...\n"
+    "-- each tree's random stream: its agent's (the pool's rule), and --seed's\n"
+    "bt.seed_trees(function(owner)\n"
+    "  return ((bt.pool.agent(owner) or 0) * -7046029254386353131) ~ seed\n"
+    "end)\n"
+    "bt.pool.place = function(agent, kind)\n"
+    "  local inst = insts[agent]\n"
+    "  if inst == nil then error('no entity ' .. agent, 0) end\n"
+    "  local Class = classes[kind]\n"
+    "  if Class == nil then error('no brain for ' .. kind, 0) end\n"
+    "  local brain = Class(inst)\n"
+    "  inst.brain = brain\n"
+    "  return brain\n"
+    "end\n";
+
+static int open_pool_state(void *ud, lua_State *L, int state, char *err, size_t size) {
+  arena *a = ud;
+  arena_side *side = side_new(state);
+  if (!side) {
+    snprintf(err, size, "not enough memory");
+    return BT_ENOMEM;
+  }
+  a->sides[state] = side;
+  if (setup_side(a, side, L, a->seed, err, size) != 0) return BT_EINVAL;
+  if (luaL_loadbuffer(L, PLACE, sizeof PLACE - 1, "=arena") != LUA_OK) goto failed;
+  lua_getglobal(L, "require");
+  lua_pushliteral(L, "bt");
+  if (lua_pcall(L, 1, 1, 0) != LUA_OK) goto failed;
+  lua_rawgeti(L, LUA_REGISTRYINDEX, side->ref_insts);
+  lua_rawgeti(L, LUA_REGISTRYINDEX, side->ref_classes);
+  lua_pushinteger(L, (lua_Integer)(a->seed & 0x7fffffffffffffffULL));
+  if (lua_pcall(L, 4, 0, 0) != LUA_OK) goto failed;
+  return BT_OK;
+failed:
+  snprintf(err, size, "%s", lua_tostring(L, -1) ? lua_tostring(L, -1) : "(no message)");
+  lua_settop(L, 0);
+  return BT_EINVAL;
+}
+
+/* require "brains.<kind>" in the state: its class goes into the state's classes, under the kind's
+ * name. 1 on success; else 0, said (by state 0 only: every state loads the same files). */
+static int load_class(arena *a, arena_side *side, int k) {
+  lua_State *L = side->L;
+  char module[sizeof a->w.kinds[k].brain], msg[512];
+  kinds_module(&a->w.kinds[k], module, sizeof module);
+  lua_settop(L, 0);
+  lua_pushcfunction(L, traceback);
+  lua_getglobal(L, "require");
+  lua_pushstring(L, module);
+  int ok = lua_pcall(L, 1, 1, 1) == LUA_OK;
+  if (!ok) {
+    snprintf(msg, sizeof msg, "%s", lua_tostring(L, -1) ? lua_tostring(L, -1) : "(no message)");
+  } else {
+    ok = lua_type(L, -1) == LUA_TTABLE;
+    if (ok) {
+      lua_getfield(L, -1, "Start");
+      ok = lua_type(L, -1) == LUA_TFUNCTION;
+      lua_pop(L, 1);
+    }
+    if (!ok)
+      snprintf(msg, sizeof msg, "%s: expected the file to return a Brain class (a bt.Brain subclass), got %s",
+               a->w.kinds[k].brain, luaL_typename(L, -1));
+  }
+  if (ok) {
+    lua_rawgeti(L, LUA_REGISTRYINDEX, side->ref_classes);
+    lua_pushstring(L, kind_name(&a->w, k));
+    lua_pushvalue(L, 2);
+    lua_rawset(L, -3);
+  } else if (side->state == 0) {
+    brain_error(a, k, "no brain", msg);
+  }
+  lua_settop(L, 0);
+  return ok;
+}
+
+/* The kind's class in every state; brain_class[k] is 1 (not LUA_NOREF) once there. */
+static int load_classes(arena *a, int k) {
+  int ok = 1;
+  for (int i = 0; ok && i < a->nsides; i++) ok = load_class(a, a->sides[i], k);
+  a->brain_class[k] = ok ? 1 : LUA_NOREF;
+  if (ok) {
+    a->brain_broken[k] = 0;
+    a->brain_error[k][0] = '\0';
+  }
+  return ok;
+}
+
+/* The side of the state that thinks the entity (state 0 for one without a brain). */
+static arena_side *owner_side(arena *a, int id) {
+  const entity *e = world_any(&a->w, id);
+  int s = e ? e->shard : 0;
+  return a->sides[s >= 0 && s < a->nsides ? s : 0];
+}
+
+/* Pushes the insts and listeners of the state that thinks entity id; returns that state. */
+static lua_State *owner_tables(arena *a, int id, int *insts, int *listeners) {
+  arena_side *side = owner_side(a, id);
+  lua_State *L = side->L;
+  lua_rawgeti(L, LUA_REGISTRYINDEX, side->ref_insts);
+  *insts = lua_gettop(L);
+  lua_rawgeti(L, LUA_REGISTRYINDEX, side->ref_listeners);
+  *listeners = lua_gettop(L);
+  return L;
+}
+
+/* The actions ended since index n0 of the world's queue: "actiondone" to each, in its state. */
+static void tell_done(arena *a, int n0) {
+  world *w = &a->w;
+  while (w->ndone > n0) {
+    action_done d = w->done[n0];
+    memmove(&w->done[n0], &w->done[n0 + 1], (size_t)(w->ndone - n0 - 1) * sizeof d);
+    w->ndone--;
+    int insts, listeners;
+    lua_State *L = owner_tables(a, d.id, &insts, &listeners);
+    deliver_done(L, a, insts, listeners, &d);
+    lua_settop(L, insts - 1);
+  }
+}
+
+/* The creatures that died since index died0 of the world's queue: "death", in their states. */
+static void tell_deaths(arena *a, int died0) {
+  world *w = &a->w;
+  for (int i = died0; i < w->died.n; i++) {
+    entity *d = world_get(w, w->died.v[i]);
+    if (!d) continue;
+    int insts, listeners;
+    lua_State *L = owner_tables(a, d->id, &insts, &listeners);
+    push_death(L, a, insts, listeners, d);
+    lua_settop(L, insts - 1);
+  }
+}
+
+static void apply_attack(arena *a, entity *e, entity *t, int n0, int died0) {
+  world *w = &a->w;
+  double before = t ? t->health : 0;
+  int r = t ? world_attack(w, e, t) : 0;
+  tell_done(a, n0); /* a swing ends what the attacker was doing */
+  if (!r) return;
+  int insts, listeners;
+  lua_State *L = owner_tables(a, e->id, &insts, &listeners);
+  lua_createtable(L, 0, 1);
+  lua_rawgeti(L, insts, t->id);
+  lua_setfield(L, -2, "target");
+  dispatch(L, a, insts, listeners, e->id, r == 1 ? "onattackother" : "onmissother", -1);
+  lua_settop(L, insts - 1);
+  if (r == 1) {
+    L = owner_tables(a, t->id, &insts, &listeners);
+    lua_createtable(L, 0, 2);
+    lua_rawgeti(L, insts, e->id);
+    lua_setfield(L, -2, "attacker");
+    lua_pushnumber(L, before - t->health);
+    lua_setfield(L, -2, "damage");
+    dispatch(L, a, insts, listeners, t->id, "attacked", -1);
+    lua_settop(L, insts - 1);
+  }
+  tell_deaths(a, died0); /* a killing blow: "death" at once; the body leaves at the next tick */
+}
+
+static void apply_event(arena *a, entity *e, const arena_cmd *c) {
+  int insts, listeners;
+  lua_State *L = owner_tables(a, e->id, &insts, &listeners);
+  switch (c->flag) {
+  case DATA_BOOLEAN: lua_pushboolean(L, c->x != 0); break;
+  case DATA_NUMBER: lua_pushnumber(L, c->x); break;
+  case DATA_STRING: lua_pushstring(L, c->data ? c->data : ""); break;
+  default: lua_pushnil(L); break;
+  }
+  dispatch(L, a, insts, listeners, e->id, c->text, c->flag == DATA_NIL ? 0 : -1);
+  lua_settop(L, insts - 1);
+}
+
+/* The write a command asked for, as the serial arena makes it at once, and what it tells. */
+static void apply_one(arena *a, const arena_cmd *c) {
+  world *w = &a->w;
+  entity *e = world_any(w, c->id);
+  if (!e) return;
+  int n0 = w->ndone, died0 = w->died.n;
+  switch (c->op) {
+  case CMD_GO: world_go_to(w, e, c->x, c->y, c->flag); break;
+  case CMD_DIR: world_move_dir(w, e, c->x, c->flag); break;
+  case CMD_STOP: world_stop(w, e); break;
+  case CMD_FACE: world_face(e, c->x, c->y); break;
+  case CMD_TARGET:
+    e->target = c->other;
+    e->target_pending = 0;
+    break;
+  case CMD_SAY: world_say(w, e, c->text); break;
+  case CMD_ACTION: world_start_action(w, e, c->text, c->other ? world_any(w, c->other) : NULL); break;
+  case CMD_ATTACK: apply_attack(a, e, c->other ? world_any(w, c->other) : NULL, n0, died0); break;
+  case CMD_EVENT: apply_event(a, e, c); break;
+  }
+  tell_done(a, n0);
+}
+
+static int cmd_order(const void *x, const void *y) {
+  const arena_cmd *p = x, *q = y;
+  if (p->id != q->id) return p->id < q->id ? -1 : 1;
+  if (p->side != q->side) return p->side < q->side ? -1 : 1;
+  return (p->seq > q->seq) - (p->seq < q->seq);
+}
+
+#define APPLY_ROUNDS 64 /* commands queued by listeners of applied ones: rounds in one serial phase */
+
+/* The serial phase: every state's commands, in the order of the entity written (its id), then of
+ * the state and the order queued; the listeners they call queue more, applied in a next round. */
+static void apply_commands(arena *a) {
+  for (int round = 0; round < APPLY_ROUNDS; round++) {
+    int total = 0;
+    for (int i = 0; i < a->nsides; i++) total += a->sides[i]->ncmds;
+    if (!total) return;
+    arena_cmd *all = malloc((size_t)total * sizeof *all);
+    if (!all) {
+      report(a, "not enough memory to apply the frame's commands: they are dropped");
+      for (int i = 0; i < a->nsides; i++) {
+        arena_side *side = a->sides[i];
+        for (int j = 0; j < side->ncmds; j++) {
+          free(side->cmds[j].text);
+          free(side->cmds[j].data);
+        }
+        side->ncmds = 0;
+      }
+      return;
+    }
+    int n = 0;
+    for (int i = 0; i < a->nsides; i++) {
+      arena_side *side = a->sides[i];
+      memcpy(all + n, side->cmds, (size_t)side->ncmds * sizeof *all);
+      n += side->ncmds;
+      side->ncmds = 0;
+    }
+    qsort(all, (size_t)n, sizeof *all, cmd_order);
+    for (int i = 0; i < n; i++) {
+      apply_one(a, &all[i]);
+      free(all[i].text);
+      free(all[i].data);
+    }
+    free(all);
+    a->commands += n;
+  }
+  report(a, "the listeners queued commands for 64 rounds in one serial phase; the rest waits for the next");
+}
+
+/* The creature's brain, placed in the state with the fewest brains (the lowest numbered of those). */
+static void pool_start_brain(arena *a, entity *e) {
+  int k = e->kind;
+  if (a->brain_class[k] == LUA_NOREF || a->brain_broken[k]) return;
+  int best = 0;
+  for (int s = 1; s < a->nsides; s++)
+    if (bt_lua_pool_agents(a->pool, s) < bt_lua_pool_agents(a->pool, best)) best = s;
+  e->shard = best;
+  if (bt_lua_pool_place(a->pool, e->id, kind_name(&a->w, k), best) < 0) {
+    a->brain_broken[k] = 1; /* one report per kind: the others of that kind stand still too */
+    brain_error(a, k, "brain failed to start", bt_lua_pool_errmsg(a->pool));
+    return;
+  }
+  e->has_brain = 1;
+  if (a->log) { /* --record: its recorder joins the log (in the order of the ids: the same for any N) */
+    lua_State *L = a->sides[best]->L;
+    int top = lua_gettop(L);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, a->sides[best]->ref_insts);
+    lua_rawgeti(L, -1, e->id);
+    bt_rec *rec = NULL;
+    if (lua_istable(L, -1) && lua_getfield(L, -1, "brain") == LUA_TTABLE && lua_getfield(L, -1, "recorder") != LUA_TNIL)
+      rec = bt_lua_torecorder(L, -1);
+    if (rec && bt_rec_log(rec) != a->log && bt_rec_set_log(rec, a->log) != BT_OK)
+      report(a, "--record: not enough memory to add a brain's recorder to the log");
+    lua_settop(L, top);
+  }
+}
+
+static void pool_stop_brain(arena *a, entity *e) {
+  if (!e->has_brain) return;
+  if (bt_lua_pool_remove(a->pool, e->id) != BT_OK) report(a, bt_lua_pool_errmsg(a->pool));
+  e->has_brain = 0;
+}
+
+static void pool_sync(arena *a) {
+  world *w = &a->w;
+  int n = w->spawned.n;
+  for (int s = 0; s < a->nsides; s++) { /* every state has the inst of every entity */
+    arena_side *side = a->sides[s];
+    lua_State *L = side->L;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, side->ref_insts);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, side->ref_live);
+    for (int i = 0; i < n; i++) {
+      entity *e = world_get(w, w->spawned.v[i]);
+      if (!e) continue;
+      lua_createtable(L, 0, 4);
+      lua_pushinteger(L, e->id);
+      lua_setfield(L, -2, "id");
+      lua_pushstring(L, kind_name(w, e->kind));
+      lua_setfield(L, -2, "kind");
+      lua_rawgeti(L, LUA_REGISTRYINDEX, side->ref_meta);
+      lua_setmetatable(L, -2);
+      lua_pushvalue(L, -1);
+      lua_rawseti(L, -4, e->id);
+      lua_rawseti(L, -2, e->id);
+    }
+    lua_pop(L, 2);
+  }
+  for (int i = 0; i < n; i++) {
+    entity *e = world_get(w, w->spawned.v[i]);
+    if (e && world_is_creature(e)) pool_start_brain(a, e);
+  }
+  if (w->spawned.n > n) memmove(w->spawned.v, w->spawned.v + n, (size_t)(w->spawned.n - n) * sizeof *w->spawned.v);
+  w->spawned.n -= n;
+
+  tell_done(a, 0); /* the actions world_step ended */
+
+  n = w->died.n; /* "death", then the brain stops and the creature leaves */
+  for (int i = 0; i < n; i++) {
+    entity *e = world_get(w, w->died.v[i]);
+    if (!e) continue;
+    int insts, listeners;
+    lua_State *L = owner_tables(a, e->id, &insts, &listeners);
+    push_death(L, a, insts, listeners, e);
+    lua_settop(L, insts - 1);
+    pool_stop_brain(a, e);
+    world_remove(w, e);
+  }
+  if (w->died.n > n) memmove(w->died.v, w->died.v + n, (size_t)(w->died.n - n) * sizeof *w->died.v);
+  w->died.n -= n;
+
+  for (int i = 0; i < w->removed.n; i++) {
+    int id = w->removed.v[i];
+    entity *e = world_any(w, id);
+    if (e) pool_stop_brain(a, e); /* left the world without dying */
+    for (int s = 0; s < a->nsides; s++) {
+      arena_side *side = a->sides[s];
+      lua_State *L = side->L;
+      lua_rawgeti(L, LUA_REGISTRYINDEX, side->ref_listeners);
+      lua_pushnil(L);
+      lua_rawseti(L, -2, id);
+      lua_rawgeti(L, LUA_REGISTRYINDEX, side->ref_live);
+      lua_pushnil(L);
+      lua_rawseti(L, -2, id);
+      lua_pop(L, 2);
+    }
+  }
+  w->removed.n = 0;
+  apply_commands(a); /* what the listeners above asked for */
+}
+
+static double seconds_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* The think phase (every state's brains at once, the world read only), then the serial phase. */
+static void pool_think(arena *a, long long tick) {
+  int rc = bt_lua_pool_update(a->pool, tick, a->w.time);
+  if (rc != BT_OK) report(a, bt_lua_pool_errmsg(a->pool));
+  double t0 = seconds_now();
+  apply_commands(a);
+  a->apply_seconds += seconds_now() - t0;
+  if (a->log) bt_log_flush(a->log); /* (a failure is kept by the log, and said at its close) */
+}
+
+/* --record with --threads: the log is the host's (bt_log_open); every state's manager gives its
+ * brains recorders (with a ring of `capacity` for the inspector), which join the log as the brains
+ * start (pool_start_brain), and the host flushes it after each frame. */
+static int pool_record_open(arena *a, const char *path, int capacity, char *err, size_t errsize) {
+  if (bt_log_open(&a->log, path, 0, err, errsize) != BT_OK) return -1;
+  for (int i = 0; i < a->nsides; i++) {
+    lua_State *L = a->sides[i]->L;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, a->sides[i]->ref_manager);
+    lua_getfield(L, -1, "Record");
+    lua_insert(L, -2);
+    lua_createtable(L, 0, 1);
+    lua_pushinteger(L, capacity);
+    lua_setfield(L, -2, "capacity");
+    if (lua_pcall(L, 2, 0, 0) != LUA_OK) {
+      snprintf(err, errsize, "%s", lua_tostring(L, -1) ? lua_tostring(L, -1) : "the brains cannot record");
+      lua_pop(L, 1);
+      bt_log_close(a->log);
+      a->log = NULL;
+      return -1;
+    }
+  }
+  return 0;
 }
 
 /* ---- what the world did ---- */
@@ -971,7 +1631,7 @@ static void deaths(arena *a, int insts, int listeners) {
     if (e->has_brain) { /* the brain stops (its EventNodes stop listening) before it leaves */
       lua_rawgeti(L, LUA_REGISTRYINDEX, a->ref_stop);
       lua_rawgeti(L, insts, e->id);
-      pcall_report(a, 1, 0);
+      pcall_report(a, L, 1, 0);
       e->has_brain = 0;
     }
     world_remove(w, e);
@@ -991,7 +1651,7 @@ static void removals(arena *a, int insts, int listeners) {
     if (e && e->has_brain) { /* left the world without dying */
       lua_rawgeti(L, LUA_REGISTRYINDEX, a->ref_stop);
       lua_rawgeti(L, insts, id);
-      pcall_report(a, 1, 0);
+      pcall_report(a, L, 1, 0);
       e->has_brain = 0;
     }
     lua_pushnil(L);
@@ -1004,6 +1664,10 @@ static void removals(arena *a, int insts, int listeners) {
 }
 
 void arena_sync(arena *a) {
+  if (a->pool) {
+    pool_sync(a);
+    return;
+  }
   lua_State *L = a->L;
   int top = lua_gettop(L), insts, listeners;
   push_tables(a, &insts, &listeners);
@@ -1015,44 +1679,65 @@ void arena_sync(arena *a) {
 }
 
 void arena_think(arena *a, long long tick) {
+  if (a->pool) {
+    pool_think(a, tick);
+    return;
+  }
   lua_State *L = a->L;
   lua_rawgeti(L, LUA_REGISTRYINDEX, a->ref_update);
   lua_rawgeti(L, LUA_REGISTRYINDEX, a->ref_manager);
   lua_pushinteger(L, tick);
-  pcall_report(a, 2, 0);
+  pcall_report(a, L, 2, 0);
 }
 
 long long arena_thinks(arena *a, long long *registered) {
-  lua_State *L = a->L;
-  long long thinks = 0;
-  lua_rawgeti(L, LUA_REGISTRYINDEX, a->ref_stats);
-  lua_rawgeti(L, LUA_REGISTRYINDEX, a->ref_manager);
-  if (pcall_report(a, 1, 1) == 0) {
-    lua_getfield(L, -1, "thinks");
-    thinks = (long long)lua_tointeger(L, -1);
-    lua_getfield(L, -2, "registered");
-    if (registered) *registered = (long long)lua_tointeger(L, -1);
-    lua_pop(L, 3);
+  long long thinks = 0, brains = 0;
+  int n = a->pool ? a->nsides : 1;
+  for (int i = 0; i < n; i++) { /* with --threads: the sum over the states */
+    arena_side *side = a->pool ? a->sides[i] : a->main_side;
+    lua_State *L = side->L;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, side->ref_stats);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, side->ref_manager);
+    if (pcall_report(a, L, 1, 1) == 0) {
+      lua_getfield(L, -1, "thinks");
+      thinks += (long long)lua_tointeger(L, -1);
+      lua_getfield(L, -2, "registered");
+      brains += (long long)lua_tointeger(L, -1);
+      lua_pop(L, 3);
+    }
   }
+  if (registered) *registered = brains;
   return thinks;
 }
+
+int arena_lua_states(const arena *a) { return a->pool ? a->nsides : 1; }
+
+lua_State *arena_lua_state(const arena *a, int i, int *ref_live) {
+  const arena_side *side = a->pool ? a->sides[i] : a->main_side;
+  if (ref_live) *ref_live = side->ref_live;
+  return side->L;
+}
+
+/* The side whose scripts think creature id: the pool's state, or the serial arena's one. */
+static arena_side *side_for(arena *a, int id) { return a->pool ? owner_side(a, id) : a->main_side; }
 
 void arena_doing(arena *a, int id, char *buf, size_t size) {
   if (a->replay) {
     replay_doing(a->replay, id, buf, size);
     return;
   }
-  lua_State *L = a->L;
+  arena_side *side = side_for(a, id);
+  lua_State *L = side->L;
   snprintf(buf, size, "-");
-  lua_rawgeti(L, LUA_REGISTRYINDEX, a->ref_doing);
-  lua_rawgeti(L, LUA_REGISTRYINDEX, a->ref_insts);
+  lua_rawgeti(L, LUA_REGISTRYINDEX, side->ref_doing);
+  lua_rawgeti(L, LUA_REGISTRYINDEX, side->ref_insts);
   lua_rawgeti(L, -1, id);
   lua_remove(L, -2);
   if (lua_isnil(L, -1)) {
     lua_pop(L, 2);
     return;
   }
-  if (pcall_report(a, 1, 1) == 0) {
+  if (pcall_report(a, L, 1, 1) == 0) {
     const char *s = lua_tostring(L, -1);
     if (s) snprintf(buf, size, "%s", s);
     lua_pop(L, 1);
@@ -1062,6 +1747,7 @@ void arena_doing(arena *a, int id, char *buf, size_t size) {
 /* ---- --record ---- */
 
 int arena_record_open(arena *a, const char *path, int capacity, char *err, size_t errsize) {
+  if (a->pool) return pool_record_open(a, path, capacity, err, errsize);
   lua_State *L = a->L;
   lua_rawgeti(L, LUA_REGISTRYINDEX, a->ref_record_open);
   lua_pushstring(L, path);
@@ -1076,6 +1762,11 @@ int arena_record_open(arena *a, const char *path, int capacity, char *err, size_
 }
 
 void arena_record_world(arena *a, int code, const void *data, size_t size) {
+  if (a->pool) {
+    if (a->log && bt_log_write_host(a->log, a->w.time, code, data, size) != BT_OK)
+      show_error(a, "the world's record was not written: not enough memory");
+    return;
+  }
   lua_State *L = a->L;
   lua_rawgeti(L, LUA_REGISTRYINDEX, a->ref_record_world);
   lua_pushinteger(L, code);
@@ -1088,8 +1779,25 @@ void arena_record_world(arena *a, int code, const void *data, size_t size) {
 }
 
 int arena_record_close(arena *a, arena_record_stats *st, char *err, size_t errsize) {
-  lua_State *L = a->L;
   memset(st, 0, sizeof *st);
+  if (a->pool) {
+    if (!a->log) {
+      snprintf(err, errsize, "no log open");
+      return -1;
+    }
+    int rc = bt_log_flush(a->log);
+    bt_log_stats st_log;
+    bt_log_stats_get(a->log, &st_log);
+    st->records = st_log.records;
+    st->statuses = st_log.statuses;
+    if (rc != BT_OK) snprintf(err, errsize, "%s", bt_log_errmsg(a->log));
+    int closed = bt_log_close(a->log); /* the recorders still joined are detached */
+    if (rc == BT_OK && closed != BT_OK) snprintf(err, errsize, "%s", bt_strerror(closed));
+    rc = rc != BT_OK ? rc : closed;
+    a->log = NULL;
+    return rc == BT_OK ? 0 : -1;
+  }
+  lua_State *L = a->L;
   lua_rawgeti(L, LUA_REGISTRYINDEX, a->ref_record_close);
   if (lua_pcall(L, 0, 3, 0) != LUA_OK) {
     snprintf(err, errsize, "%s", lua_tostring(L, -1) ? lua_tostring(L, -1) : "the log was not closed");
@@ -1111,12 +1819,20 @@ void arena_inspect_select(arena *a, int id) {
     replay_inspect_select(a->replay, id);
     return;
   }
-  lua_State *L = a->L;
-  lua_rawgeti(L, LUA_REGISTRYINDEX, a->ref_inspect_select);
-  lua_rawgeti(L, LUA_REGISTRYINDEX, a->ref_insts);
+  for (int i = 0; a->pool && i < a->nsides; i++) { /* --threads: the last one's state lets it go */
+    lua_State *L = a->sides[i]->L;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, a->sides[i]->ref_inspect_select);
+    lua_pushnil(L);
+    pcall_report(a, L, 1, 0);
+  }
+  a->inspected = id;
+  arena_side *side = side_for(a, id);
+  lua_State *L = side->L;
+  lua_rawgeti(L, LUA_REGISTRYINDEX, side->ref_inspect_select);
+  lua_rawgeti(L, LUA_REGISTRYINDEX, side->ref_insts);
   lua_rawgeti(L, -1, id); /* nil for 0 or a creature whose inst is gone: nothing selected */
   lua_remove(L, -2);
-  pcall_report(a, 1, 0);
+  pcall_report(a, L, 1, 0);
 }
 
 static int status_of_name(const char *name) {
@@ -1213,14 +1929,15 @@ void arena_inspect_read(arena *a, arena_inspection *out) {
     replay_inspect_read(a->replay, out);
     return;
   }
-  lua_State *L = a->L;
+  arena_side *side = side_for(a, a->inspected);
+  lua_State *L = side->L;
   int top = lua_gettop(L);
   out->has_tree = out->recording = 0;
   out->nnodes = out->nrecords = 0;
   snprintf(out->why, sizeof out->why, "(the brain's tree could not be read)");
   snprintf(out->no_records, sizeof out->no_records, "(the records could not be read)");
-  lua_rawgeti(L, LUA_REGISTRYINDEX, a->ref_inspect_read);
-  if (pcall_report(a, 0, 4) == 0) {
+  lua_rawgeti(L, LUA_REGISTRYINDEX, side->ref_inspect_read);
+  if (pcall_report(a, L, 0, 4) == 0) {
     if (lua_istable(L, top + 1)) read_nodes(L, top + 1, out);
     else snprintf(out->why, sizeof out->why, "%s", lua_tostring(L, top + 2) ? lua_tostring(L, top + 2) : "");
     if (lua_istable(L, top + 3)) read_records(L, top + 3, out);
@@ -1239,6 +1956,16 @@ void arena_inspection_free(arena_inspection *in) {
 
 static void on_reload(void *ud, const char *file, int ok, const char *message) {
   arena *a = ud;
+  char plain[1024];
+  const char *state = a->pool ? strstr(message, ": state ") : NULL;
+  if (state) { /* --threads: every state runs the same files; which one refused says nothing */
+    const char *p = state + 8;
+    while (*p >= '0' && *p <= '9') p++;
+    if (p > state + 8 && p[0] == ':' && p[1] == ' ') {
+      snprintf(plain, sizeof plain, "%.*s%s", (int)(state - message), message, p);
+      message = plain;
+    }
+  }
   if (ok) {
     error_line(a->status, sizeof a->status, message, a->data_dir, sizeof a->status - 1);
     a->status_ok = 1;
@@ -1254,15 +1981,38 @@ static void on_reload(void *ud, const char *file, int ok, const char *message) {
     snprintf(tail, sizeof tail, "/%s", a->w.kinds[k].brain);
     size_t lt = strlen(tail), lf = strlen(file);
     int same = lf >= lt && strcmp(file + lf - lt, tail) == 0;
-    if (!same || a->brain_class[k] != LUA_NOREF || !load_brain(a, k)) continue;
+    /* loaded once the poll returned (arena_reload_poll): the reloader's calls are under way here */
+    if (same && a->brain_class[k] == LUA_NOREF) a->brain_retry[k] = 1;
+  }
+}
+
+/* The brains whose files failed to load and were saved since: loaded, and their creatures'
+ * brains started. */
+static void retry_brains(arena *a) {
+  for (int k = 0; k < a->w.nkinds; k++) {
+    if (!a->brain_retry[k]) continue;
+    a->brain_retry[k] = 0;
+    if (a->pool) { /* in every state */
+      if (!load_classes(a, k)) continue;
+      for (int i = 0; i < a->w.creatures.n; i++) {
+        entity *e = a->w.ents[a->w.creatures.v[i]];
+        if ((int)e->kind == k && !e->has_brain && !e->dead) pool_start_brain(a, e);
+      }
+      apply_commands(a);
+      continue;
+    }
+    if (!load_brain(a, k)) continue;
     lua_State *L = a->L;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, a->ref_insts);
+    int insts = lua_gettop(L);
     for (int i = 0; i < a->w.creatures.n; i++) {
       entity *e = a->w.ents[a->w.creatures.v[i]];
       if ((int)e->kind != k || e->has_brain || e->dead) continue;
-      push_inst(L, e->id);
+      lua_rawgeti(L, insts, e->id);
       start_brain(a, e);
       lua_pop(L, 1);
     }
+    lua_settop(L, insts - 1);
   }
 }
 
@@ -1325,7 +2075,9 @@ static void reload_kinds(arena *a) {
 
 void arena_reload_poll(arena *a) {
   if (!a->watch) return;
-  bt_lua_reload_poll(a->L, on_reload, a);
+  if (a->pool) bt_lua_pool_reload_poll(a->pool, on_reload, a); /* in every state, or in none */
+  else bt_lua_reload_poll(a->L, on_reload, a);
+  retry_brains(a);
   long long stamp = kinds_stamp(a);
   if (!a->kinds_stamp) a->kinds_stamp = stamp; /* the first poll: as loaded */
   if (stamp && stamp != a->kinds_stamp) {

@@ -5,11 +5,13 @@
  * Brain class); the creatures' entity interface (docs/entity.md) is implemented in C.
  *
  *   bt-arena [--agents N] [--seconds S] [--headless] [--watch] [--seed N] [--data DIR]
- *            [--record FILE] [--viewer [PORT]] [--ring N] [--help] [--version]
+ *            [--threads N] [--record FILE] [--viewer [PORT]] [--ring N] [--help] [--version]
  *   bt-arena --replay FILE [--headless]
  *
  * Each tick (30 per simulated second): the world moves (world_step), the scripts hear what
- * happened (arena_sync), then bt.BrainManager:Update(tick) thinks the brains that are due.
+ * happened (arena_sync), then bt.BrainManager:Update(tick) thinks the brains that are due. With
+ * --threads N (the default: one per core) the brains think on a pool of N Lua states at once, the
+ * world read only, and their writes are applied after, serially (entity_lua.c).
  * Live, it runs at real time and draws the world in the terminal, where keys pause it, step it a
  * tick at a time and inspect one creature's tree (inspect.h); headless, it runs as fast as it can
  * and prints one summary line. --record FILE writes a log of every brain's records and of the
@@ -72,13 +74,14 @@ typedef struct options {
   const char *record; /* --record FILE */
   const char *replay; /* --replay FILE */
   int viewer;         /* --viewer [PORT]: -2 off, -1 the default port, else the port */
+  int threads;        /* --threads N: -1 not given */
   long ring;          /* --ring N: every brain records into a ring of N records (0: not asked) */
   int given;          /* flags given other than --headless, --record and --replay (for --replay) */
 } options;
 
 static const char USAGE[] =
     "usage: bt-arena [--agents N] [--seconds S] [--headless] [--watch] [--seed N] [--data DIR]\n"
-    "                [--record FILE] [--viewer [PORT]] [--ring N]\n"
+    "                [--threads N] [--record FILE] [--viewer [PORT]] [--ring N]\n"
     "       bt-arena --replay FILE [--headless]\n"
     "\n"
     "Sheep, wolves, villagers and guards, each driven by a bt brain (brains/<kind>.lua), live\n"
@@ -92,6 +95,9 @@ static const char USAGE[] =
     "  --seed N      the world's and the brains' random seed (default 1)\n"
     "  --data DIR    the directory holding brains/ and behaviours/ (default: the source\n"
     "                tree when run from the build tree, else share/bt of the installation)\n"
+    "  --threads N   think the brains on N Lua states and threads at once (default: one per\n"
+    "                core; 0: one state on this thread, whose leaves write at once); the\n"
+    "                same seed gives the same world for every N from 1 up\n"
     "  --viewer [PORT] serve the live viewer (a page for the browser, docs/viewer.md) on\n"
     "                127.0.0.1:PORT (default 8642 or the next free port; 0: any free port)\n"
     "  --ring N      every brain records into a ring of its last N records (1 to 65536;\n"
@@ -134,6 +140,7 @@ static void parse(int argc, char **argv, options *o) {
   o->seed = 1;
   o->data = NULL;
   o->viewer = -2;
+  o->threads = -1;
   for (int i = 1; i < argc; i++) {
     const char *arg = argv[i];
     if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
@@ -168,7 +175,8 @@ static void parse(int argc, char **argv, options *o) {
       }
       continue;
     }
-    static const char *const valued[] = {"--agents", "--seconds", "--seed", "--data", "--record", "--replay", "--ring", NULL};
+    static const char *const valued[] = {"--agents", "--seconds", "--seed", "--data", "--record", "--replay",
+                                         "--ring", "--threads", NULL};
     const char *value = NULL, *flag = NULL;
     char name[32];
     for (int k = 0; valued[k]; k++) {
@@ -205,6 +213,11 @@ static void parse(int argc, char **argv, options *o) {
       if (!*value || *end || errno || v < 1 || v > 1000000)
         die_usage("%s needs a whole number from 1 to 1000000, got '%s'", name, value);
       o->agents = v;
+    } else if (strcmp(flag, "--threads") == 0) {
+      long v = strtol(value, &end, 10);
+      if (!*value || *end || errno || v < 0 || v > BT_POOL_MAX_THREADS)
+        die_usage("%s needs a whole number from 0 to 256, got '%s'", name, value);
+      o->threads = (int)v;
     } else if (strcmp(flag, "--seconds") == 0) {
       double v = strtod(value, &end);
       if (!*value || *end || errno || !(v > 0) || v > 1e7)
@@ -223,8 +236,12 @@ static void parse(int argc, char **argv, options *o) {
     }
   }
   if (o->replay && (o->given || o->record || o->ring))
-    die_usage("--replay plays a recording back: --agents, --seconds, --seed, --data, --watch, --record and --viewer "
-              "do not go with it (only --headless)%s", "", NULL);
+    die_usage("--replay plays a recording back: --agents, --seconds, --seed, --data, --watch, --threads, --record, "
+              "--viewer and --ring do not go with it (only --headless)%s", "", NULL);
+  if (o->threads < 0) { /* one state per core */
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    o->threads = cores < 1 ? 1 : cores > BT_POOL_MAX_THREADS ? BT_POOL_MAX_THREADS : (int)cores;
+  }
   if (o->seconds < 0) o->seconds = o->headless ? 30 : 0;
 }
 
@@ -312,9 +329,9 @@ static int record_end(arena *a, recording *rec, const options *o, long long tick
   if (rc != 0) fprintf(stderr, "bt-arena: --record %s: %s\n", o->record, err);
   struct stat sb;
   unsigned long long bytes = stat(o->record, &sb) == 0 ? (unsigned long long)sb.st_size : 0;
-  snprintf(fields, size, " recorded=%s frames=%lld records=%llu transitions=%llu bytes=%llu bytes_per_transition=%.2f "
-           "world=%016llx", o->record, rec->frames, st.records, st.statuses, bytes,
-           st.statuses ? (double)bytes / (double)st.statuses : 0.0, worldlog_digest(&a->w));
+  snprintf(fields, size, " recorded=%s frames=%lld records=%llu transitions=%llu bytes=%llu bytes_per_transition=%.2f",
+           o->record, rec->frames, st.records, st.statuses, bytes,
+           st.statuses ? (double)bytes / (double)st.statuses : 0.0);
   worldlog_writer_free(&rec->writer);
   worldlog_bytes_free(&rec->bytes);
   rec->on = 0;
@@ -474,6 +491,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "bt-arena: out of memory making the world\n");
     return 1;
   }
+  a.threads = opt.threads;
   if (arena_lua_init(&a, opt.seed) != 0) return 1;
   a.watch = opt.watch;
   recording rec = {0};
@@ -621,7 +639,9 @@ int main(int argc, char **argv) {
          host_time * per, alive, brains, registered, a.w.deaths, a.w.births, a.script_errors);
   for (int k = 0; k < a.w.nkinds; k++) /* the living of each kind: alive_by_kind=sheep:20,wolf:5,... */
     printf("%s%s:%d", k ? "," : "alive_by_kind=", a.w.kinds[k].name, a.w.alive[k]);
-  printf("%s\n", recorded);
+  /* --threads: the serial phase's part of brain_us_per_tick; the world's digest (worldlog.h) */
+  printf(" threads=%d apply_us_per_tick=%.0f commands=%lld world=%016llx%s\n", a.threads, a.apply_seconds * per,
+         a.commands, worldlog_digest(&a.w), recorded);
   fflush(stdout);
   arena_viewer_close(&a);
   arena_lua_close(&a);

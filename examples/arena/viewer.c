@@ -5,7 +5,8 @@
  * the creatures whose brain has a recorder not yet registered are registered (label "sheep 12",
  * brain its file), those gone are unregistered, positions are set, and bt_view_frame copies what
  * they recorded. A hot reload (--watch) moves a brain's recorder to its new tree: a RELOAD record,
- * which the page shows.
+ * which the page shows. With --threads every state of the pool records and is looked at (a
+ * creature's brain, and so its recorder, is in one state); bt_view_frame runs between frames.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "viewer.h"
@@ -17,9 +18,17 @@
 
 #include "bt_lua.h"
 
+static int record_rings_in(lua_State *L, int capacity);
+
 /* --ring N: bt.BrainManager:Record{capacity = N} */
 int arena_record_rings(arena *a, int capacity) {
-  lua_State *L = a->L;
+  for (int i = 0; i < arena_lua_states(a); i++) /* with --threads: in every state */
+    if (record_rings_in(arena_lua_state(a, i, NULL), capacity) != 0) return -1;
+  return 0;
+}
+
+/* bt.BrainManager:Record{capacity = N} in the state L */
+static int record_rings_in(lua_State *L, int capacity) {
   lua_getglobal(L, "require");
   lua_pushliteral(L, "bt");
   int rc = lua_pcall(L, 1, 1, 0);
@@ -55,11 +64,12 @@ typedef struct registered {
 
 static struct {
   bt_view *view;
-  int ref_collect;
+  int *ref_collect; /* per Lua state */
+  int nstates;
   registered *agents;
   int n, cap;
   long long ticks;
-} V = {NULL, LUA_NOREF, NULL, 0, 0, 0};
+} V = {NULL, NULL, 0, NULL, 0, 0, 0};
 
 /* collect(live): the recorders of the live creatures' brains (a brain that stops, a creature asleep
  * at home, keeps its recorder and its history) not yet registered (added: {id,
@@ -107,8 +117,9 @@ static void forget(bt_rec *rec) {
     }
 }
 
-int arena_viewer_open(arena *a, int port, int agents, int recording, char *err, size_t errsize) {
-  lua_State *L = a->L;
+/* The collect function in state i (V.ref_collect[i]), and with ring every brain recording. */
+static int open_state(arena *a, int i, int recording, char *err, size_t errsize) {
+  lua_State *L = arena_lua_state(a, i, NULL);
   if (luaL_loadstring(L, COLLECT) != LUA_OK) {
     snprintf(err, errsize, "%s", lua_tostring(L, -1));
     lua_pop(L, 1);
@@ -126,9 +137,9 @@ int arena_viewer_open(arena *a, int port, int agents, int recording, char *err, 
     lua_pop(L, 1);
     return -1;
   }
-  V.ref_collect = luaL_ref(L, LUA_REGISTRYINDEX);
+  V.ref_collect[i] = luaL_ref(L, LUA_REGISTRYINDEX);
   if (!recording) { /* every brain records into a ring of its own (--record has made them already) */
-    lua_rawgeti(L, LUA_REGISTRYINDEX, V.ref_collect);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, V.ref_collect[i]);
     lua_newtable(L);
     lua_pushinteger(L, ARENA_VIEWER_RING);
     if (lua_pcall(L, 2, 0, 0) != LUA_OK) {
@@ -137,6 +148,19 @@ int arena_viewer_open(arena *a, int port, int agents, int recording, char *err, 
       return -1;
     }
   }
+  return 0;
+}
+
+int arena_viewer_open(arena *a, int port, int agents, int recording, char *err, size_t errsize) {
+  int n = arena_lua_states(a);
+  V.ref_collect = calloc((size_t)n, sizeof *V.ref_collect);
+  if (!V.ref_collect) {
+    snprintf(err, errsize, "not enough memory");
+    return -1;
+  }
+  V.nstates = n;
+  for (int i = 0; i < n; i++)
+    if (open_state(a, i, recording, err, errsize) != 0) return -1;
   bt_view_options o;
   bt_view_options_init(&o);
   o.history = agents > 0 && VIEW_RECORDS / agents < VIEW_HISTORY ? VIEW_RECORDS / agents : VIEW_HISTORY;
@@ -162,11 +186,12 @@ int arena_viewer_open(arena *a, int port, int agents, int recording, char *err, 
 
 const char *arena_viewer_url(void) { return V.view ? bt_view_url(V.view) : ""; }
 
-static void collect(arena *a) {
-  lua_State *L = a->L;
+static void collect(arena *a, int state) {
+  int ref_live;
+  lua_State *L = arena_lua_state(a, state, &ref_live);
   int top = lua_gettop(L);
-  lua_rawgeti(L, LUA_REGISTRYINDEX, V.ref_collect);
-  lua_rawgeti(L, LUA_REGISTRYINDEX, a->ref_live);
+  lua_rawgeti(L, LUA_REGISTRYINDEX, V.ref_collect[state]);
+  lua_rawgeti(L, LUA_REGISTRYINDEX, ref_live);
   if (lua_pcall(L, 1, 2, 0) != LUA_OK) {
     lua_settop(L, top);
     return;
@@ -203,7 +228,8 @@ static void collect(arena *a) {
 
 void arena_viewer_frame(arena *a) {
   if (!V.view) return;
-  if (V.ticks++ % COLLECT_EVERY == 0) collect(a);
+  if (V.ticks++ % COLLECT_EVERY == 0)
+    for (int i = 0; i < V.nstates; i++) collect(a, i);
   for (int i = 0; i < V.n; i++) {
     entity *e = world_any(&a->w, V.agents[i].id);
     if (e) bt_view_set_position(V.view, bt_rec_agent(V.agents[i].rec), e->x, e->y);
@@ -215,6 +241,9 @@ void arena_viewer_close(arena *a) {
   (void)a;
   bt_view_free(V.view);
   V.view = NULL;
+  free(V.ref_collect);
+  V.ref_collect = NULL;
+  V.nstates = 0;
   free(V.agents);
   V.agents = NULL;
   V.n = V.cap = 0;

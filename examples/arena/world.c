@@ -460,8 +460,8 @@ static int hit_cmp(const void *a, const void *b) {
   return (x->id > y->id) - (x->id < y->id);
 }
 
-int world_find_all(world *w, const entity *e, double radius, tagmask all, tagmask none,
-                   const int **ids) {
+int world_find_all_in(const world *w, world_scratch *s, const entity *e, double radius, tagmask all,
+                      tagmask none, const int **ids) {
   *ids = NULL;
   if (!e->valid || !(radius >= 0)) return 0;
   if (radius > w->w + w->h) radius = w->w + w->h;
@@ -474,25 +474,36 @@ int world_find_all(world *w, const entity *e, double radius, tagmask all, tagmas
       if (!matches(o, e, all, none)) continue;
       double d = dist2(e->x, e->y, o->x, o->y);
       if (d > r2) continue;
-      if (n == w->cap_hits) {
-        int cap = w->cap_hits ? w->cap_hits * 2 : 64;
-        struct find_hit *p = realloc(w->hits, (size_t)cap * sizeof *p);
+      if (n == s->cap_hits) {
+        int cap = s->cap_hits ? s->cap_hits * 2 : 64;
+        struct find_hit *p = realloc(s->hits, (size_t)cap * sizeof *p);
         if (!p) goto done;
-        w->hits = p;
-        w->cap_hits = cap;
+        s->hits = p;
+        s->cap_hits = cap;
       }
-      w->hits[n].d = d;
-      w->hits[n].id = o->id;
+      s->hits[n].d = d;
+      s->hits[n].id = o->id;
       n++;
     }
   }
 done:
-  qsort(w->hits, (size_t)n, sizeof *w->hits, hit_cmp);
-  w->found.n = 0;
+  qsort(s->hits, (size_t)n, sizeof *s->hits, hit_cmp);
+  s->found.n = 0;
   for (int i = 0; i < n; i++)
-    if (vec_push(&w->found, w->hits[i].id)) break;
-  *ids = w->found.v;
-  return w->found.n;
+    if (vec_push(&s->found, s->hits[i].id)) break;
+  *ids = s->found.v;
+  return s->found.n;
+}
+
+int world_find_all(world *w, const entity *e, double radius, tagmask all, tagmask none,
+                   const int **ids) {
+  return world_find_all_in(w, &w->scratch, e, radius, all, none, ids);
+}
+
+void world_scratch_free(world_scratch *s) {
+  free(s->hits);
+  free(s->found.v);
+  memset(s, 0, sizeof *s);
 }
 
 /* ---- combat ---- */
@@ -520,10 +531,14 @@ static void feast(world *w, entity *killer, const entity *kill) {
   }
 }
 
-int world_attack(world *w, entity *a, entity *b) {
+int world_attack_possible(const world *w, const entity *a, const entity *b) {
   if (!can_act(a) || !world_can_target(a, b)) return 0;
   if (dist2(a->x, a->y, b->x, b->y) > (a->range + 0.01) * (a->range + 0.01)) return 0;
-  if (world_in_cooldown(w, a)) return 0;
+  return !world_in_cooldown(w, a);
+}
+
+int world_attack(world *w, entity *a, entity *b) {
+  if (!world_attack_possible(w, a, b)) return 0;
   if (a->action) world_end_action(w, a, 0);
   a->last_attack = w->time;
   world_face(a, b->x, b->y);
@@ -573,9 +588,12 @@ static int action_possible(const world *w, const entity *e, const char *action, 
   return 1;
 }
 
+int world_action_possible(const world *w, const entity *e, const char *action, const entity *target) {
+  return can_act(e) && action_possible(w, e, action, target);
+}
+
 int world_start_action(world *w, entity *e, const char *action, entity *target) {
-  if (!can_act(e)) return 0;
-  if (!action_possible(w, e, action, target)) return 0;
+  if (!world_action_possible(w, e, action, target)) return 0;
   char *copy = malloc(strlen(action) + 1);
   if (!copy) return 0;
   strcpy(copy, action);
@@ -1084,8 +1102,8 @@ void world_free(world *w) {
   free(w->done);
   free(w->ponds);
   free(w->patches);
-  free(w->hits);
-  int_vec *vs[] = {&w->active, &w->creatures, &w->died, &w->removed, &w->spawned, &w->found,
+  world_scratch_free(&w->scratch);
+  int_vec *vs[] = {&w->active, &w->creatures, &w->died, &w->removed, &w->spawned,
                    &w->dens, &w->houses, &w->posts, &w->fields};
   for (size_t i = 0; i < sizeof vs / sizeof *vs; i++) vec_free(vs[i]);
   memset(w, 0, sizeof *w);

@@ -92,6 +92,12 @@ typedef struct entity {
   double say_until;
 
   int patch; /* grass: its patch */
+
+  /* bt-arena --threads (entity_lua.c): the pool state whose scripts think its brain (0 without
+   * one), and the target its own state's scripts set during the think phase under way, which
+   * they see until the command is applied (written by that state's thread only) */
+  int shard;
+  int target_pending, pending_target;
 } entity;
 
 /* An ended action, for the "actiondone" event. */
@@ -114,6 +120,15 @@ typedef struct int_vec {
   int *v;
   int n, cap;
 } int_vec;
+
+/* The scratch of the spatial queries that list what they found (world_find_all_in): one per
+ * thread that queries at once (bt-arena --threads: one per Lua state). */
+typedef struct world_scratch {
+  struct find_hit *hits;
+  int cap_hits;
+  int_vec found;
+} world_scratch;
+void world_scratch_free(world_scratch *s);
 
 typedef struct world {
   double w, h;            /* size in world units */
@@ -156,9 +171,7 @@ typedef struct world {
   int_vec removed; /* entities that left the world */
   int_vec spawned; /* entities that entered the world */
 
-  struct find_hit *hits; /* scratch for world_find_all */
-  int cap_hits;
-  int_vec found;
+  world_scratch scratch; /* world_find_all's */
   int_vec *pond_cells; /* per grid cell, the ponds that overlap it */
   int_vec dens, houses, posts, fields;
 } world;
@@ -216,9 +229,18 @@ entity *world_find(const world *w, const entity *e, double radius, tagmask all, 
 int world_find_all(world *w, const entity *e, double radius, tagmask all, tagmask none,
                    const int **ids);
 
+/* world_find_all with the caller's scratch: it reads the world only, so threads may call it at once,
+ * each with a scratch of its own, while nobody writes the world. */
+int world_find_all_in(const world *w, world_scratch *s, const entity *e, double radius, tagmask all,
+                      tagmask none, const int **ids);
+
 /* Combat */
 int world_can_target(const entity *a, const entity *b);
 int world_in_cooldown(const world *w, const entity *e);
+/* Whether world_attack would swing now (reads only). */
+int world_attack_possible(const world *w, const entity *a, const entity *b);
+/* Whether world_start_action would start it now (reads only). */
+int world_action_possible(const world *w, const entity *e, const char *action, const entity *target);
 /* 0: did not swing; 1: hit; 2: missed. */
 int world_attack(world *w, entity *a, entity *b);
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* arena_viewer.c (ctest arena.viewer): bt-arena --viewer as the page sees it: started headless on a free port
- * (--viewer 0), it prints the URL; /api/agents lists its creatures with their kind, id, brain
+ * (--viewer 0, --threads 2), it prints the URL; /api/agents lists every creature of both Lua states with their kind, id, brain
  * file and position; a creature's state and history agree (seq); the stream brings frames with
  * counts and the records of a subscribed creature, whose state then has its running nodes' DBStrings. And --viewer's optional port does not swallow
  * the flag after it. Then `bt-log view` on a log the arena recorded: its agents, a window of
@@ -78,7 +78,8 @@ int main(int argc, char **argv) {
   signal(SIGPIPE, SIG_IGN);
   int err_fd;
   /* --viewer 0 then --headless: the port is 0, the flag after it is a flag */
-  char *args[] = {"--viewer", "0", "--headless", "--seconds", "100000", "--agents", "60", NULL};
+  /* on two Lua states (--threads 2): the recorders of both are registered */
+  char *args[] = {"--viewer", "0", "--headless", "--seconds", "100000", "--agents", "60", "--threads", "2", NULL};
   pid_t pid = start_arena(argv[1], args, &err_fd);
   CHECK(pid > 0);
   int port = read_port(err_fd);
@@ -86,14 +87,18 @@ int main(int argc, char **argv) {
   if (port > 0) {
     char *body = NULL;
     /* wait (bounded) until the brains have started and been registered */
+    int labels = 0;
     for (int i = 0; i < 200; i++) {
       free(body);
       body = NULL;
       http_get(port, "/api/agents", &body);
-      if (body && strstr(body, "\"label\":\"sheep ") && strstr(body, "\"x\":") && !strstr(body, "\"frame\":0,"))
-        break; /* a frame copied their records */
+      labels = 0;
+      for (const char *p = body; p && (p = strstr(p, "\"label\":")); p++) labels++;
+      if (labels >= 60 && strstr(body, "\"x\":") && !strstr(body, "\"frame\":0,"))
+        break; /* every creature, and a frame copied their records */
       nanosleep(&(struct timespec){0, 20000000}, NULL);
     }
+    CHECK_INT(labels, 60); /* every creature, whichever state thinks it */
     CHECK(contains(body, "\"label\":\"sheep "));
     CHECK(contains(body, "\"label\":\"wolf "));
     CHECK(contains(body, "\"brain\":\"brains/sheep.lua\""));

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # Checks of bt-arena, run by ctest (tests/CMakeLists.txt, tests arena.*).
 # usage: check_arena.sh <headless|broken_brain|watch|kinds|bad_kinds|error_lines|inspector|bad_flags|
-#                        record|replay_damage|replay_view> <bt-arena> <source dir> [<bt-log or none>
+#                        record|replay_damage|replay_view|threads> <bt-arena> <source dir> [<bt-log or none>
 #                        [<the directory of bt.so>]]
 # (exit 77: skipped, for a tool that is missing)
 set -u
@@ -21,7 +21,7 @@ field() { echo "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
 summary_ok() { # <stdout file> <agents> <ticks>
   [ "$(wc -l < "$1")" -eq 1 ] || fail "expected one line on standard output, got: $(cat "$1")"
   line=$(cat "$1")
-  echo "$line" | grep -Eq "^agents=$2 simulated=[0-9.]+s wall=[0-9.]+s ticks=$3 thinks=[0-9]+ brain_us_per_tick=[0-9]+ host_us_per_tick=[0-9]+ alive=[0-9]+ brains=[0-9]+ registered=[0-9]+ deaths=[0-9]+ births=[0-9]+ script_errors=[0-9]+ alive_by_kind=[a-z_0-9]+:[0-9]+(,[a-z_0-9]+:[0-9]+)*$" \
+  echo "$line" | grep -Eq "^agents=$2 simulated=[0-9.]+s wall=[0-9.]+s ticks=$3 thinks=[0-9]+ brain_us_per_tick=[0-9]+ host_us_per_tick=[0-9]+ alive=[0-9]+ brains=[0-9]+ registered=[0-9]+ deaths=[0-9]+ births=[0-9]+ script_errors=[0-9]+ alive_by_kind=[a-z_0-9]+:[0-9]+(,[a-z_0-9]+:[0-9]+)* threads=[0-9]+ apply_us_per_tick=[0-9]+ commands=[0-9]+ world=[0-9a-f]{16}$" \
     || fail "summary line not as documented: $line"
 }
 
@@ -89,6 +89,26 @@ watch)
   wait $pid 2>/dev/null
   grep "bt-arena: re" "$tmp/err"
   ! grep -q "script error" "$tmp/err" || { cat "$tmp/err"; fail "script errors after the reloads"; }
+  # a brain that failed to load gets its creatures going once its file is fixed, on one state and
+  # on the pool's (the brains are loaded after the reloader's poll returns)
+  cp "$src/behaviours/wander.lua" "$tmp/data/behaviours/wander.lua"
+  cp "$src/brains/wolf.lua" "$tmp/wolf.lua"
+  for n in 0 2; do
+    echo "this is not lua" >> "$tmp/data/brains/wolf.lua"
+    : > "$tmp/err"
+    "$arena" --agents 40 --seconds 100000 --headless --watch --threads $n --data "$tmp/data" > "$tmp/out" 2> "$tmp/err" &
+    pid=$!
+    wait_for "no brain for wolf" || { kill $pid; cat "$tmp/err"; fail "--threads $n: no 'no brain for wolf' line"; }
+    sleep 1 # the line comes while the brains load, before the files are watched
+    cp "$tmp/wolf.lua" "$tmp/data/brains/wolf.lua"
+    wait_for "reloaded .*brains/wolf.lua" || { kill $pid; cat "$tmp/err"; fail "--threads $n: the fixed wolf.lua was not reloaded"; }
+    sleep 1
+    kill -0 $pid 2>/dev/null || { cat "$tmp/err"; fail "--threads $n: the arena stopped after the fixed brain's reload"; }
+    kill $pid
+    wait $pid 2>/dev/null
+    ! grep -q "script error" "$tmp/err" || { cat "$tmp/err"; fail "--threads $n: script errors after the fixed brain's reload"; }
+    echo "--threads $n: $(grep "reloaded .*wolf" "$tmp/err")"
+  done
   ;;
 
 kinds)
@@ -354,7 +374,7 @@ record)
   ! cmp -s "$tmp/A" "$tmp/C" || fail "recordings with --seed 3 and --seed 4 are equal"
   line=$(cat "$tmp/out.A")
   echo "$line"
-  echo "$line" | grep -Eq "^agents=300 .* alive_by_kind=[a-z_0-9:,]+ recorded=$tmp/A frames=152 records=[0-9]+ transitions=[0-9]+ bytes=[0-9]+ bytes_per_transition=[0-9.]+ world=[0-9a-f]{16}$" \
+  echo "$line" | grep -Eq "^agents=300 .* alive_by_kind=[a-z_0-9:,]+ threads=[0-9]+ apply_us_per_tick=[0-9]+ commands=[0-9]+ world=[0-9a-f]{16} recorded=$tmp/A frames=152 records=[0-9]+ transitions=[0-9]+ bytes=[0-9]+ bytes_per_transition=[0-9.]+$" \
     || fail "the summary of a recording is not as documented (frames: 150 ticks, the first and the last): $line"
   [ "$(field bytes "$line")" = "$(wc -c < "$tmp/A")" ] || fail "the summary's bytes are not the file's size ($(wc -c < "$tmp/A")): $line"
   [ "$(field transitions "$line")" -gt 1000 ] || fail "hardly any transitions recorded: $line"
@@ -628,7 +648,8 @@ $want"; }
 bad_flags)
   for args in "--agents" "--agents 0" "--agents many" "--seconds -1" "--seconds soon" "--seed x" \
               "--data $tmp/missing" "--frobnicate" "stray" "--record" "--replay" "--replay $tmp/x --agents 5" \
-              "--replay $tmp/x --record $tmp/y"; do
+              "--replay $tmp/x --record $tmp/y" "--threads" "--threads -1" "--threads 257" "--threads two" \
+              "--replay $tmp/x --threads 2"; do
     # shellcheck disable=SC2086
     "$arena" $args --headless > "$tmp/out" 2> "$tmp/err"
     rc=$?
@@ -640,6 +661,64 @@ bad_flags)
   "$arena" --help > "$tmp/out" 2>&1 || fail "--help exited $?"
   grep -q -- "--agents N" "$tmp/out" || fail "--help does not list --agents"
   grep -q -- "--replay FILE" "$tmp/out" || fail "--help does not list --replay"
+  ;;
+
+threads)
+  # --threads N: the same seed gives the same world whatever N is. The summary's world= is a digest
+  # of every entity's id, kind, position, health and death (worldlog.h); the counts must agree too.
+  same() { # <what> <args...>: runs --threads 1, 2 and 3 with the args, compares their worlds
+    what=$1
+    shift
+    for n in 1 2 3; do
+      "$arena" --headless --data "$src" "$@" --threads $n > "$tmp/out$n" 2> "$tmp/err$n"
+      rc=$?
+      [ $rc -eq 0 ] || fail "$what --threads $n: exit $rc: $(cat "$tmp/err$n")"
+      [ ! -s "$tmp/err$n" ] || fail "$what --threads $n wrote on standard error: $(cat "$tmp/err$n")"
+      line=$(cat "$tmp/out$n")
+      [ "$(field threads "$line")" = $n ] || fail "$what --threads $n: the summary says threads=$(field threads "$line")"
+      [ "$(field script_errors "$line")" = 0 ] || fail "$what --threads $n: script errors: $line"
+      [ "$(field commands "$line")" -gt 0 ] || fail "$what --threads $n: no command applied: $line"
+      got=""
+      for f in ticks thinks alive brains registered deaths births alive_by_kind commands world; do
+        got="$got $f=$(field $f "$line")"
+      done
+      eval "got$n=\$got"
+      echo "$what --threads $n:$got"
+    done
+    [ "$got1" = "$got2" ] || fail "$what: --threads 1 and 2 differ:
+$got1
+$got2"
+    [ "$got1" = "$got3" ] || fail "$what: --threads 1 and 3 differ:
+$got1
+$got3"
+  }
+  same "300 agents, 5 s" --agents 300 --seconds 5 --seed 7
+  # into the night: wolves hunt, creatures die and are born (attacks and "death" across states)
+  same "120 agents, 60 s" --agents 120 --seconds 60 --seed 7
+  [ "$(field deaths "$(cat "$tmp/out1")")" -gt 0 ] || fail "no creature died in 60 s: the check proves less than it says"
+  # --record: every state's recorders write one log, the same byte for byte for any N, and the
+  # recording does not change the world; its replay ends with that world
+  world=$(field world "$(cat "$tmp/out1")")
+  for n in 1 2 3; do
+    "$arena" --headless --data "$src" --agents 120 --seconds 60 --seed 7 --threads $n --record "$tmp/log$n" \
+      > "$tmp/rec$n" 2> "$tmp/rerr$n" || fail "--record --threads $n: exit $?: $(cat "$tmp/rerr$n")"
+    [ "$(field world "$(cat "$tmp/rec$n")")" = "$world" ] || fail "--record --threads $n changed the world: $(cat "$tmp/rec$n")"
+    [ "$(field records "$(cat "$tmp/rec$n")")" -gt 0 ] || fail "--record --threads $n: no record: $(cat "$tmp/rec$n")"
+  done
+  cmp "$tmp/log1" "$tmp/log2" || fail "--record: the logs of --threads 1 and 2 differ"
+  cmp "$tmp/log1" "$tmp/log3" || fail "--record: the logs of --threads 1 and 3 differ"
+  "$arena" --replay "$tmp/log2" --headless > "$tmp/replay" || fail "--replay of the --threads 2 log failed"
+  [ "$(field world "$(cat "$tmp/replay")")" = "$world" ] || fail "the replay ends in another world: $(cat "$tmp/replay")"
+  echo "--record: the logs of --threads 1, 2 and 3 are equal ($(field bytes "$(cat "$tmp/rec1")") bytes), the replay ends in world=$world"
+  # another seed gives another world
+  "$arena" --headless --data "$src" --agents 120 --seconds 60 --seed 8 --threads 2 > "$tmp/out8" \
+    || fail "--seed 8 failed"
+  [ "$(field world "$(cat "$tmp/out8")")" != "$(field world "$(cat "$tmp/out1")")" ] || fail "--seed 8 gave the world of --seed 7"
+  # the default is one state per core
+  cores=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo "")
+  "$arena" --headless --data "$src" --agents 20 --seconds 1 > "$tmp/outd" || fail "the default --threads failed"
+  [ -z "$cores" ] || [ "$(field threads "$(cat "$tmp/outd")")" = "$cores" ] \
+    || fail "default threads=$(field threads "$(cat "$tmp/outd")"), expected the $cores cores"
   ;;
 
 *) fail "unknown check $check" ;;
