@@ -1458,6 +1458,17 @@ static void pool_start_brain(arena *a, entity *e) {
   }
 }
 
+/* Pushes a new entity's inst: {id, kind} with the entity metatable (registry ref meta). */
+static void push_new_inst(lua_State *L, world *w, const entity *e, int meta) {
+  lua_createtable(L, 0, 4);
+  lua_pushinteger(L, e->id);
+  lua_setfield(L, -2, "id");
+  lua_pushstring(L, kind_name(w, e->kind));
+  lua_setfield(L, -2, "kind");
+  lua_rawgeti(L, LUA_REGISTRYINDEX, meta);
+  lua_setmetatable(L, -2);
+}
+
 static void pool_stop_brain(arena *a, entity *e) {
   if (!e->has_brain) return;
   if (bt_lua_pool_remove(a->pool, e->id) != BT_OK) report(a, bt_lua_pool_errmsg(a->pool));
@@ -1475,13 +1486,7 @@ static void pool_sync(arena *a) {
     for (int i = 0; i < n; i++) {
       entity *e = world_get(w, w->spawned.v[i]);
       if (!e) continue;
-      lua_createtable(L, 0, 4);
-      lua_pushinteger(L, e->id);
-      lua_setfield(L, -2, "id");
-      lua_pushstring(L, kind_name(w, e->kind));
-      lua_setfield(L, -2, "kind");
-      lua_rawgeti(L, LUA_REGISTRYINDEX, side->ref_meta);
-      lua_setmetatable(L, -2);
+      push_new_inst(L, w, e, side->ref_meta);
       lua_pushvalue(L, -1);
       lua_rawseti(L, -4, e->id);
       lua_rawseti(L, -2, e->id);
@@ -1587,13 +1592,7 @@ static void new_insts(arena *a, int insts) {
   for (int i = 0; i < n; i++) {
     entity *e = world_get(w, w->spawned.v[i]);
     if (!e) continue;
-    lua_createtable(L, 0, 4);
-    lua_pushinteger(L, e->id);
-    lua_setfield(L, -2, "id");
-    lua_pushstring(L, kind_name(w, e->kind));
-    lua_setfield(L, -2, "kind");
-    lua_rawgeti(L, LUA_REGISTRYINDEX, a->ref_meta);
-    lua_setmetatable(L, -2);
+    push_new_inst(L, w, e, a->ref_meta);
     lua_pushvalue(L, -1);
     lua_rawseti(L, insts, e->id);
     lua_rawgeti(L, LUA_REGISTRYINDEX, a->ref_live);
