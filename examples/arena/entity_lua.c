@@ -1414,7 +1414,7 @@ static void apply_commands(arena *a) {
     int n = 0;
     for (int i = 0; i < a->nsides; i++) {
       arena_side *side = a->sides[i];
-      memcpy(all + n, side->cmds, (size_t)side->ncmds * sizeof *all);
+      if (side->ncmds) memcpy(all + n, side->cmds, (size_t)side->ncmds * sizeof *all);
       n += side->ncmds;
       side->ncmds = 0;
     }

@@ -487,7 +487,7 @@ int world_find_all_in(const world *w, world_scratch *s, const entity *e, double 
     }
   }
 done:
-  qsort(s->hits, (size_t)n, sizeof *s->hits, hit_cmp);
+  if (n) qsort(s->hits, (size_t)n, sizeof *s->hits, hit_cmp);
   s->found.n = 0;
   for (int i = 0; i < n; i++)
     if (vec_push(&s->found, s->hits[i].id)) break;
