@@ -642,6 +642,27 @@ static void *ask_often(void *arg) {
   return NULL;
 }
 
+/* A subscription has no reply: it takes effect when the server has read it, at some frame the
+ * client cannot tell in advance (under load, a hundred frames after it was sent). Frames go on
+ * until `fd` receives the records of an agent it subscribed to, read as they come; then the
+ * client may stop reading, its subscription in effect. 1 when the records came. */
+static int until_subscribed(bt_view *v, int fd, bt_inst **ins, int n, double *t) {
+  for (int frames = 0; frames < 2000; frames++) {
+    for (int i = 0; i < n; i++) think(ins[i], *t);
+    CHECK_INT(bt_view_frame(v, *t), BT_OK);
+    *t += 0.5;
+    char *m;
+    int got = 0;
+    while (client_wait(fd, frames < 20 ? 0 : 10) && ws_recv(fd, &m, 20000) >= 0) {
+      got |= m && strstr(m, "\"type\":\"records\"") != NULL;
+      free(m);
+      if (got) return 1;
+    }
+  }
+  fprintf(stderr, "no records came to a subscribed stream\n");
+  return 0;
+}
+
 static void test_clients(void) {
   bt_inst *ins[HERD];
   bt_rec *recs[HERD];
@@ -668,6 +689,8 @@ static void test_clients(void) {
   for (int i = 0; i < HERD; i++) snprintf(sub + strlen(sub), sizeof sub - strlen(sub), i ? ",%d" : "%d", i + 1);
   strcat(sub, "]}");
   ws_send_text(slow, sub);
+  double t = 1;
+  CHECK(until_subscribed(v, slow, ins, HERD, &t)); /* from here on it reads nothing */
   /* readers: several streams read everything */
   int readers[8];
   for (int i = 0; i < 8; i++) {
@@ -678,6 +701,7 @@ static void test_clients(void) {
   /* a stream that closes mid-stream, without a close frame */
   int goner = ws_open(port, "/api/stream", NULL, NULL, 0, &status);
   ws_send_text(goner, sub);
+  CHECK(until_subscribed(v, goner, ins, HERD, &t));
   /* requests from several threads while frames go on */
   pthread_t th[4];
   asker ask[4];
@@ -687,7 +711,6 @@ static void test_clients(void) {
   }
   /* frames until the slow client's queue overflows: bt_view_frame keeps returning meanwhile */
   bt_view_stats vs;
-  double t = 1;
   int frames = 0;
   for (; frames < 20000; frames++) {
     SEE.result = frames % 2;
