@@ -238,11 +238,13 @@ static int fail(bt_log *log, int code, const char *fmt, const char *what) {
   return code;
 }
 
-/* Appends a block: its type, the size of its payload, the payload, the CRC-32 of all three. */
+/* Appends a block: its type, the size of its payload, the payload, the CRC-32 of all three; all
+ * of it or, without memory, nothing (0). */
 static int put_block(bytes *out, int type, const unsigned char *payload, size_t n) {
   unsigned char head[11];
   head[0] = (unsigned char)type;
   size_t h = 1 + bti_put_varint(head + 1, n);
+  if (n > SIZE_MAX - h - 4 || !bytes_reserve(out, h + n + 4)) return 0;
   uint32_t crc = bti_crc32(bti_crc32(0, head, h), payload, n);
   unsigned char tail[4] = {(unsigned char)crc, (unsigned char)(crc >> 8), (unsigned char)(crc >> 16),
                            (unsigned char)(crc >> 24)};
