@@ -165,5 +165,8 @@ void arena_inspect_select(arena *a, int id);
  * (its arrays grow as needed and are kept for the next call). */
 void arena_inspect_read(arena *a, arena_inspection *out);
 void arena_inspection_free(arena_inspection *in);
+/* Room for n items of size bytes in *v (capacity *cap, doubled from 32 as needed): the
+ * inspection's arrays, read live or from a replay. 0 without memory (*v is then unchanged). */
+int arena_grow(void **v, int *cap, int n, size_t size);
 
 #endif

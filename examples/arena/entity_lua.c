@@ -1857,8 +1857,7 @@ static int field_number(lua_State *L, const char *key, double *out) {
   return isnum;
 }
 
-/* Room for n items of size bytes in *v (capacity *cap); 0 without memory. */
-static int reserve(void **v, int *cap, int n, size_t size) {
+int arena_grow(void **v, int *cap, int n, size_t size) {
   if (n <= *cap) return 1;
   int c = *cap ? *cap : 32;
   while (c < n) c *= 2;
@@ -1871,7 +1870,7 @@ static int reserve(void **v, int *cap, int n, size_t size) {
 
 static void read_nodes(lua_State *L, int snap, arena_inspection *out) {
   int n = (int)lua_rawlen(L, snap);
-  if (!reserve((void **)&out->nodes, &out->cap_nodes, n, sizeof *out->nodes)) {
+  if (!arena_grow((void **)&out->nodes, &out->cap_nodes, n, sizeof *out->nodes)) {
     snprintf(out->why, sizeof out->why, "not enough memory for %d nodes", n);
     return;
   }
@@ -1896,7 +1895,7 @@ static void read_nodes(lua_State *L, int snap, arena_inspection *out) {
 
 static void read_records(lua_State *L, int recs, arena_inspection *out) {
   int n = (int)lua_rawlen(L, recs);
-  if (!reserve((void **)&out->records, &out->cap_records, n, sizeof *out->records)) {
+  if (!arena_grow((void **)&out->records, &out->cap_records, n, sizeof *out->records)) {
     snprintf(out->no_records, sizeof out->no_records, "not enough memory for %d records", n);
     return;
   }

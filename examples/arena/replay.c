@@ -287,22 +287,10 @@ void replay_doing(replay *rp, int id, char *buf, size_t size) {
 
 void replay_inspect_select(replay *rp, int id) { rp->picked = id; }
 
-/* Room for n items of size bytes in *v (capacity *cap); 0 without memory. */
-static int reserve(void **v, int *cap, int n, size_t size) {
-  if (n <= *cap) return 1;
-  int c = *cap ? *cap : 32;
-  while (c < n) c *= 2;
-  void *p = realloc(*v, (size_t)c * size);
-  if (!p) return 0;
-  *v = p;
-  *cap = c;
-  return 1;
-}
-
 static void read_tree(const agent *ag, arena_inspection *out) {
   const bt_log_shape *s = bt_log_tree_shape(ag->tree);
   int n = bt_log_shape_size(s);
-  if (!reserve((void **)&out->nodes, &out->cap_nodes, n, sizeof *out->nodes)) {
+  if (!arena_grow((void **)&out->nodes, &out->cap_nodes, n, sizeof *out->nodes)) {
     snprintf(out->why, sizeof out->why, "not enough memory for %d nodes", n);
     return;
   }
@@ -325,7 +313,7 @@ static void read_tree(const agent *ag, arena_inspection *out) {
 }
 
 static void read_records(const agent *ag, arena_inspection *out) {
-  if (!reserve((void **)&out->records, &out->cap_records, ag->nring, sizeof *out->records)) {
+  if (!arena_grow((void **)&out->records, &out->cap_records, ag->nring, sizeof *out->records)) {
     snprintf(out->no_records, sizeof out->no_records, "not enough memory for %d records", ag->nring);
     return;
   }

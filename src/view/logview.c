@@ -237,6 +237,17 @@ static void json_running(btv_buf *out, const bt_log_tree *t) {
   btv_buf_add(out, "]", 1);
 }
 
+/* an agent's object up to its shape: {"id", "label", "brain" (the root's name), "shape" */
+static void json_agent_head(btv_buf *out, const log_agent *a, const bt_log_shape *s) {
+  btv_buf_printf(out, "{\"id\":%llu,\"label\":", a->id);
+  btv_json_cstring(out, a->label);
+  btv_buf_str(out, ",\"brain\":");
+  btv_json_cstring(out, s ? bt_log_shape_name(s, 0) : "");
+  btv_buf_str(out, ",\"shape\":");
+  if (s) btv_json_shape(out, bt_log_shape_hash(s));
+  else btv_buf_str(out, "null");
+}
+
 int btv_log_agents(bt_view *v, btv_buf *out) {
   btv_logview *L = v->log;
   btv_buf_str(out, "{\"time\":");
@@ -247,14 +258,9 @@ int btv_log_agents(bt_view *v, btv_buf *out) {
     log_agent *a = &L->agents[i];
     if (!a->tree) continue;
     const bt_log_shape *s = bt_log_tree_shape(a->tree);
-    btv_buf_printf(out, "%s{\"id\":%llu,\"label\":", first ? "" : ",", a->id);
+    if (!first) btv_buf_str(out, ",");
     first = 0;
-    btv_json_cstring(out, a->label);
-    btv_buf_str(out, ",\"brain\":");
-    btv_json_cstring(out, s ? bt_log_shape_name(s, 0) : "");
-    btv_buf_str(out, ",\"shape\":");
-    if (s) btv_json_shape(out, bt_log_shape_hash(s));
-    else btv_buf_str(out, "null");
+    json_agent_head(out, a, s);
     btv_buf_str(out, ",\"running\":");
     json_running(out, a->tree);
     double span = L->last - L->first;
@@ -274,13 +280,7 @@ int btv_log_agent(bt_view *v, unsigned long long id, btv_buf *out) {
   unsigned long long think = 0;
   double time = 0;
   bt_log_tree_think(a->tree, &think, &time);
-  btv_buf_printf(out, "{\"id\":%llu,\"label\":", a->id);
-  btv_json_cstring(out, a->label);
-  btv_buf_str(out, ",\"brain\":");
-  btv_json_cstring(out, s ? bt_log_shape_name(s, 0) : "");
-  btv_buf_str(out, ",\"shape\":");
-  if (s) btv_json_shape(out, bt_log_shape_hash(s));
-  else btv_buf_str(out, "null");
+  json_agent_head(out, a, s);
   btv_buf_str(out, ",\"time\":");
   btv_json_number(out, a->last);
   btv_buf_printf(out, ",\"think\":%llu,\"seq\":%llu,\"statuses\":[", think, a->seq);
