@@ -67,6 +67,7 @@ struct arena_side {
   int ref_insts, ref_live, ref_listeners, ref_meta;
   int ref_classes; /* --threads: kind name -> Brain class */
   int ref_manager, ref_update, ref_stats;
+  int ref_set_clock; /* bt.set_clock */
   int ref_start, ref_stop, ref_doing, ref_inspect_select, ref_inspect_read;
   int ref_record_open, ref_record_world, ref_record_close;
   world_scratch scratch; /* FindEntities' */
@@ -919,6 +920,8 @@ static int setup_side(arena *a, arena_side *side, lua_State *L, unsigned long lo
   luaL_requiref(L, "bt", luaopen_bt, 0); /* package.loaded.bt */
   int bt = lua_gettop(L);
   lua_getfield(L, bt, "set_clock");
+  lua_pushvalue(L, -1);
+  side->ref_set_clock = luaL_ref(L, LUA_REGISTRYINDEX);
   lua_pushlightuserdata(L, a);
   lua_pushcclosure(L, clock_fn, 1);
   lua_call(L, 1, 0);
@@ -1683,6 +1686,11 @@ void arena_think(arena *a, long long tick) {
     return;
   }
   lua_State *L = a->L;
+  /* the time stands still while the brains think, as the pool's states see it: a number, which
+   * the nodes read without a call */
+  lua_rawgeti(L, LUA_REGISTRYINDEX, a->main_side->ref_set_clock);
+  lua_pushnumber(L, a->w.time);
+  lua_call(L, 1, 0);
   lua_rawgeti(L, LUA_REGISTRYINDEX, a->ref_update);
   lua_rawgeti(L, LUA_REGISTRYINDEX, a->ref_manager);
   lua_pushinteger(L, tick);

@@ -10,7 +10,7 @@
 #include "lbt.h"
 
 /* Message handler: the error as a string, plus a traceback (as lua.c's msghandler). */
-static int message_handler(lua_State *L) {
+int lbt_message_handler(lua_State *L) {
   const char *msg = lua_tostring(L, 1);
   if (msg == NULL) {
     if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING) return 1;
@@ -209,7 +209,7 @@ void lbt_report(lbt_state *S, lua_State *L, const bt_inst *inst, int node, const
   }
   lua_insert(L, -2);
   int base = lua_gettop(L) - 1;
-  lua_pushcfunction(L, message_handler);
+  lua_pushcfunction(L, lbt_message_handler);
   lua_insert(L, base);
   saved_hook h;
   limit_begin(S, L, &h);
@@ -240,10 +240,15 @@ static void report_failure(lbt_state *S, lua_State *L, int rc, const bt_inst *in
 
 int lbt_pcall(lbt_state *S, lua_State *L, int nargs, int nres, int msgh, const bt_inst *inst,
               int node, const char *what) {
+  return lbt_pcall_named(S, L, nargs, nres, msgh, inst, node, &what);
+}
+
+int lbt_pcall_named(lbt_state *S, lua_State *L, int nargs, int nres, int msgh, const bt_inst *inst,
+                    int node, const char *const *what) {
   int base = 0;
   if (!msgh) {
     base = lua_gettop(L) - nargs;
-    lua_pushcfunction(L, message_handler);
+    lua_pushcfunction(L, lbt_message_handler);
     lua_insert(L, base);
     msgh = base;
   }
@@ -266,7 +271,7 @@ int lbt_pcall(lbt_state *S, lua_State *L, int nargs, int nres, int msgh, const b
   S->L = saved;
   limit_end(S, L, &h);
   if (base) lua_remove(L, base);
-  if (rc != LUA_OK) report_failure(S, L, rc, inst, node, what);
+  if (rc != LUA_OK) report_failure(S, L, rc, inst, node, *what);
   return rc;
 }
 
@@ -283,7 +288,7 @@ void lbt_tree_enter(lua_State *L, lbt_tree *t, int tree, lbt_entry *outer) {
   lua_getiuservalue(L, tree, LBT_UV_FNS);
   int base = lua_gettop(L);
   lua_getiuservalue(L, tree, LBT_UV_INST);
-  lua_pushcfunction(L, message_handler);
+  lua_pushcfunction(L, lbt_message_handler);
   lua_getiuservalue(L, tree, LBT_UV_OBJS);
   t->ctx = (lbt_ctx){L, tree, base, base + 1, base + 2, base + 3, t->S->msgh};
   t->S->L = L;

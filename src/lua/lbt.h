@@ -83,6 +83,22 @@ typedef struct lbt_memory {
 enum { LBT_VISIT, LBT_RESET, LBT_STEP, LBT_SLEEP_TIME, LBT_DESCRIBE, LBT_METHOD_COUNT };
 LBT_FUNC const char *const lbt_method_names[LBT_METHOD_COUNT]; /* "Visit", ... */
 
+/* The names a think looks up (lbt_push_key): the methods above first, by the same numbers. */
+enum {
+  LBT_KEY_ON_STOP = LBT_METHOD_COUNT,
+  LBT_KEY_INST,
+  LBT_KEY_ENTITY,
+  LBT_KEY_IS_VALID,
+  LBT_KEY_IS_ASLEEP,
+  LBT_KEY_ON_UPDATE,
+  LBT_KEY_DO_UPDATE,
+  LBT_KEY_BT,
+  LBT_KEY_UPDATE,
+  LBT_KEY_STATUS,
+  LBT_KEY_READY, /* the statuses' names, READY .. RUNNING, by their numbers from here */
+  LBT_KEY_COUNT = LBT_KEY_READY + BT_RUNNING + 1
+};
+
 /* Per lua_State module state. */
 typedef struct lbt_state {
   bt_host host;      /* the core's clock and random numbers, data = this */
@@ -123,6 +139,10 @@ typedef struct lbt_state {
   /* Brain's OnUpdate and GetSleepTime (lua/brain.lua) as lua_topointer gives them (module.c): the
    * scheduler runs a brain whose methods are these without calling them (sched.c). */
   const void *brain_update, *brain_sleep_time;
+  /* Registry references of the strings lbt_key_names lists: pushing one is an index into the
+   * registry's array, where lua_pushstring would hash the text (lbt_push_key). */
+  int keys[LBT_KEY_COUNT];
+  int bt_ref; /* registry reference of the BT table (LBT_REG_BT), which a think of a brain reads */
 } lbt_state;
 
 /* What a kind's class says of its objects. */
@@ -215,6 +235,10 @@ LBT_FUNC void lbt_registry_new(lua_State *L);     /* makes the module's registry
 LBT_FUNC int lbt_registry_exists(lua_State *L);   /* whether the module is open in this state */
 LBT_FUNC void lbt_registry_get(lua_State *L, int slot); /* pushes a registry slot's value */
 LBT_FUNC void lbt_registry_set(lua_State *L, int slot); /* pops a value into a registry slot */
+LBT_FUNC void lbt_open_keys(lua_State *L, lbt_state *S); /* fills S->keys */
+static inline void lbt_push_key(lua_State *L, const lbt_state *S, int key) {
+  lua_rawgeti(L, LUA_REGISTRYINDEX, S->keys[key]);
+}
 /* Raises "bad argument #<arg> to '<fname>' (<msg>)", or "bad self to '<fname>' (<msg>)" for arg
  * 0, where the user's code called the API (the innermost Lua function outside bt's own files).
  * Every argument error of the binding goes through it. */
@@ -250,6 +274,14 @@ LBT_FUNC const luaL_Reg lbt_memory_functions[]; /* bt.set_memory_limit, bt.memor
  * Every call from bt into Lua code goes through it. */
 LBT_FUNC int lbt_pcall(lbt_state *S, lua_State *L, int nargs, int nres, int msgh,
                        const bt_inst *inst, int node, const char *what);
+/* lbt_pcall whose report reads the name *what when the call has failed: a call of several steps
+ * names the one that raised. */
+LBT_FUNC int lbt_pcall_named(lbt_state *S, lua_State *L, int nargs, int nres, int msgh,
+                             const bt_inst *inst, int node, const char *const *what);
+/* A message handler for lbt_pcall's msgh (adds a traceback), for a caller making many calls. */
+LBT_FUNC int lbt_message_handler(lua_State *L);
+/* The name of key (LBT_KEY_*) */
+LBT_FUNC const char *lbt_key_name(int key);
 LBT_FUNC void lbt_report(lbt_state *S, lua_State *L, const bt_inst *inst, int node, const char *message);
 /* Pushes node's path: the names from the root joined by '/', siblings that share a name
  * numbered "#1", "#2", ... in their order, so that a path names one node. */
@@ -350,7 +382,7 @@ LBT_FUNC void lbt_tree_table(lua_State *L, int tree, int uv, int create);
 LBT_FUNC void lbt_push_state_obj(lua_State *L, lbt_tree *t, int tree, int s);
 /* Pushes obj[key] read raw from the object, else from its class, and returns its type: a script
  * that gave the object an __index cannot raise in the middle of a think. */
-LBT_FUNC int lbt_node_member(lua_State *L, int obj, const char *key);
+LBT_FUNC int lbt_node_member(lua_State *L, const lbt_state *S, int obj, int key);
 /* Binds the root's own objects of a tree built for one entity to its instance (tree at index
  * tree, its definition d at index def): their state moves into the instance. */
 LBT_FUNC void lbt_adopt_objects(lua_State *L, lbt_tree *t, int tree, int def, const lbt_def *d);
@@ -427,13 +459,17 @@ LBT_FUNC const luaL_Reg lbt_compile_shared[]; /* shared.uses, stale, save_subtre
 /* ---- tree.c ---- */
 
 LBT_FUNC void lbt_open_tree(lua_State *L, int module);
-/* What tree:Update() and tree:GetSleepTime() do, for the tree at index 1, if it is a tree and
- * the BT table's method is still bt's own: update returns 1 having thought (0, doing nothing, if
- * not, or if the tree is thinking), and in *has_sleep what sleep would return at the think's
- * end if the think asked for it (a recorded tree's does), else -1; sleep returns 1 and *sleep,
- * or 0 for nil (-1 if not). */
-LBT_FUNC int lbt_tree_update_own(lua_State *L, int *has_sleep, double *sleep);
-LBT_FUNC int lbt_tree_sleep_own(lua_State *L, double *sleep);
+/* What a Brain's OnUpdate and GetSleepTime do when they are Brain's own: tree:Update() and
+ * tree:GetSleepTime() for the brain's tree at index tree, if it is a tree whose BT methods are
+ * still bt's own and which is not thinking. think_own thinks and returns 1 and *sleep, or 0 for
+ * no sleep time; LBT_SLEEP_UNKNOWN if the brain at index brain has another tree after the think
+ * (or it ran deferred work, which may have changed that): the caller asks the tree it has then;
+ * LBT_NOT_OWN, doing nothing, if not its own. sleep_own: the sleep time only (1 and *sleep, 0
+ * for nil, or LBT_SLEEP_UNKNOWN if not its own). */
+#define LBT_SLEEP_UNKNOWN (-1)
+#define LBT_NOT_OWN (-2)
+LBT_FUNC int lbt_tree_think_own(lua_State *L, int tree, int brain, double *sleep);
+LBT_FUNC int lbt_tree_sleep_own(lua_State *L, int tree, double *sleep);
 
 /* ---- sched.c, reload.c, watch.c: the private functions lua/brain.lua and lua/reload.lua use ---- */
 

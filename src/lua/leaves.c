@@ -92,7 +92,7 @@ static int call_time(bt_call *c, int with_inst) {
   push_slot(t, c);
   if (with_inst) {
     push_obj(t, c);
-    lbt_node_member(L, -1, "inst");
+    lbt_node_member(L, t->S, -1, LBT_KEY_INST);
     lua_remove(L, -2);
   }
   if (lbt_pcall(t->S, L, with_inst, 1, t->ctx.msgh, c->inst, c->node, NULL) != LUA_OK) return -1;
@@ -298,7 +298,7 @@ void lbt_live_free(lua_State *L, lbt_tree *t) {
 static int overridden(lbt_tree *t, bt_call *c, int method) {
   lua_State *L = t->ctx.L;
   push_obj(t, c);
-  int type = lbt_node_member(L, -1, lbt_method_names[method]);
+  int type = lbt_node_member(L, t->S, -1, method);
   int kind = bt_def_kind(bt_inst_def(c->inst), c->node);
   if (type != LUA_TNIL && lua_topointer(L, -1) != t->S->methods[kind][method]) return 1;
   lua_pop(L, 2);

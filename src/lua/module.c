@@ -68,6 +68,7 @@ static void open_state(lua_State *L) {
   S->tick_time = 1.0 / 30;
   S->mem = lbt_memory_of(L);
   lbt_registry_set(L, LBT_REG_STATE);
+  lbt_open_keys(L, S);
   for (int slot = LBT_REG_CLASSES; slot <= LBT_REG_COUNT; slot++) {
     if (slot == LBT_REG_HANDLER || slot == LBT_REG_CLASS || slot == LBT_REG_LIB || slot == LBT_REG_MADE ||
         slot == LBT_REG_ORIGINS)

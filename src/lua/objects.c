@@ -115,19 +115,19 @@ static int takes_inst(const lbt_state *S, int kind) { return S->classes[kind] & 
 /* The node's `data` is its Lua data in the tree (an event's data). */
 static int has_data(const lbt_state *S, int kind) { return S->classes[kind] & LBT_CLASS_DATA; }
 
-int lbt_node_member(lua_State *L, int obj, const char *key) {
+int lbt_node_member(lua_State *L, const lbt_state *S, int obj, int key) {
   obj = lua_absindex(L, obj);
-  if (!lua_getmetatable(L, obj)) lua_pushnil(L);
-  lua_pushstring(L, key);
-  lua_pushvalue(L, -1);
-  int type = lua_rawget(L, obj); /* metatable, key, value */
-  if (type == LUA_TNIL && lua_istable(L, -3)) {
-    lua_pop(L, 1);
-    type = lua_rawget(L, -2);
-  } else {
-    lua_replace(L, -2);
+  lbt_push_key(L, S, key);
+  int type = lua_rawget(L, obj);
+  if (type != LUA_TNIL) return type;
+  lua_pop(L, 1);
+  if (!lua_getmetatable(L, obj)) {
+    lua_pushnil(L);
+    return LUA_TNIL;
   }
-  lua_replace(L, -2);
+  lbt_push_key(L, S, key);
+  type = lua_rawget(L, -2);
+  lua_remove(L, -2);
   return type;
 }
 
@@ -337,8 +337,8 @@ static void push_unbound(lua_State *L, int kind, int code) {
 /* ---- live objects: the status of a node whose Lua code runs is a plain field of its object ---- */
 
 void lbt_live_put(lua_State *L, lbt_tree *t, int obj, int node) {
-  lua_pushliteral(L, "status");
-  lbt_push_status(L, bt_node_status(t->inst, node));
+  lbt_push_key(L, t->S, LBT_KEY_STATUS);
+  lbt_push_key(L, t->S, LBT_KEY_READY + (int)bt_node_status(t->inst, node));
   lua_rawset(L, obj);
 }
 
@@ -356,7 +356,7 @@ static void bad_status(lua_State *L, lbt_tree *t, int node, int value) {
 }
 
 void lbt_live_take(lua_State *L, lbt_tree *t, int obj, int node) {
-  lua_pushliteral(L, "status");
+  lbt_push_key(L, t->S, LBT_KEY_STATUS);
   int type = lua_rawget(L, obj);
   int s = lbt_status_of(t->S, L, -1);
   if (s < 0 && type != LUA_TNIL) {
@@ -365,7 +365,7 @@ void lbt_live_take(lua_State *L, lbt_tree *t, int obj, int node) {
   }
   if (s >= 0 && s != (int)bt_node_status(t->inst, node)) bt_node_set_status(t->inst, node, (bt_status)s);
   lua_pop(L, 1);
-  lua_pushliteral(L, "status");
+  lbt_push_key(L, t->S, LBT_KEY_STATUS);
   lua_pushnil(L);
   lua_rawset(L, obj);
 }
@@ -525,12 +525,12 @@ int lbt_push_on_stop(lua_State *L, int tree, int state) {
   if (!push_existing(L, t, tree, state)) {
     int top = lua_gettop(L);
     push_model(L, t, tree, state);
-    int has = lua_istable(L, -1) && lbt_node_member(L, -1, "OnStop") != LUA_TNIL;
+    int has = lua_istable(L, -1) && lbt_node_member(L, t->S, -1, LBT_KEY_ON_STOP) != LUA_TNIL;
     lua_settop(L, top);
     if (!has) return 0;
     lbt_push_state_obj(L, t, tree, state);
   }
-  if (lbt_node_member(L, -1, "OnStop") != LUA_TNIL) return 1;
+  if (lbt_node_member(L, t->S, -1, LBT_KEY_ON_STOP) != LUA_TNIL) return 1;
   lua_pop(L, 2);
   return 0;
 }

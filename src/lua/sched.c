@@ -20,6 +20,9 @@ typedef struct lbt_sched {
   int updating; /* nesting of Update */
   lua_State *L; /* during Update */
   int ud;       /* the userdata's stack index during Update */
+  int brains;   /* its table UV_BRAINS's stack index during Update */
+  int msgh;     /* the message handler's stack index during Update */
+  const char *ready_step; /* the step of ready_check under way, which names it in an error's report */
   int record;   /* Record is on: every brain it thinks records (options: UV_RECORD) */
 } lbt_sched;
 
@@ -138,9 +141,7 @@ static int wrangler_sleep(lua_State *L) {
 
 static int push_brain(lbt_sched *w, int id) {
   lua_State *L = w->L;
-  lua_getiuservalue(L, w->ud, UV_BRAINS);
-  lua_rawgeti(L, -1, id + 1);
-  lua_remove(L, -2);
+  lua_rawgeti(L, w->brains, id + 1);
   return lua_gettop(L);
 }
 
@@ -158,96 +159,130 @@ static int method_call(lua_State *L) {
 }
 
 /* Calls obj:method() protected; leaves nres results, or returns non-zero having reported. */
-static int call_method(lbt_sched *w, int obj, const char *method, int nres) {
+static int call_method(lbt_sched *w, int obj, int method, int nres) {
   lua_State *L = w->L;
   obj = lua_absindex(L, obj);
   lua_pushcfunction(L, method_call);
   lua_pushvalue(L, obj);
-  lua_pushstring(L, method);
-  return lbt_pcall(w->S, L, 2, nres, 0, NULL, -1, method);
+  lbt_push_key(L, w->S, method);
+  return lbt_pcall(w->S, L, 2, nres, w->msgh, NULL, -1, lbt_key_name(method));
 }
 
-/* For the brain at 1: inst, inst.entity and its IsValid, and inst.IsAsleep, where inst and
- * inst.entity are tables or userdata (nil for what is not there). */
-static int ready_lookups(lua_State *L) {
-  lua_settop(L, 1);
-  lua_getfield(L, 1, "inst");
-  int t = lua_type(L, 2);
+/* The steps of ready_check, by the names its errors are reported with. */
+enum { READY_LOOKUPS, READY_IS_VALID, READY_IS_ASLEEP };
+static const char *const ready_steps[] = {"brain.inst", "IsValid", "IsAsleep"};
+
+/* (w, brain, first step): whether the brain may think, inst.entity:IsValid() and not
+ * inst:IsAsleep() where inst and inst.entity (tables or userdata) have them. w->ready_step tells
+ * the step an error came from. */
+static int ready_check(lua_State *L) {
+  lbt_sched *w = lua_touserdata(L, 1);
+  int first = (int)lua_tointeger(L, 3);
+  w->ready_step = ready_steps[READY_LOOKUPS];
+  lua_settop(L, 2);
+  lbt_push_key(L, w->S, LBT_KEY_INST);
+  lua_gettable(L, 2); /* 3: inst */
+  int t = lua_type(L, 3);
   if (t != LUA_TTABLE && t != LUA_TUSERDATA) {
-    lua_settop(L, 1);
-    lua_settop(L, 5); /* four nils */
-    return 4;
+    lua_pushboolean(L, 1);
+    return 1;
   }
-  lua_getfield(L, 2, "entity");
-  t = lua_type(L, 3);
-  if (t == LUA_TTABLE || t == LUA_TUSERDATA) lua_getfield(L, 3, "IsValid");
-  else lua_pushnil(L);
-  lua_getfield(L, 2, "IsAsleep");
-  return 4;
+  lbt_push_key(L, w->S, LBT_KEY_ENTITY);
+  lua_gettable(L, 3); /* 4: inst.entity */
+  t = lua_type(L, 4);
+  if (t == LUA_TTABLE || t == LUA_TUSERDATA) {
+    lbt_push_key(L, w->S, LBT_KEY_IS_VALID);
+    lua_gettable(L, 4);
+  } else {
+    lua_pushnil(L);
+  } /* 5: its IsValid */
+  lbt_push_key(L, w->S, LBT_KEY_IS_ASLEEP);
+  lua_gettable(L, 3); /* 6: inst.IsAsleep */
+  if (first <= READY_IS_VALID && !lua_isnil(L, 5)) {
+    w->ready_step = ready_steps[READY_IS_VALID];
+    lua_pushvalue(L, 5);
+    lua_pushvalue(L, 4);
+    lua_call(L, 1, 1);
+    if (!lua_toboolean(L, -1)) return 1;
+  }
+  if (!lua_isnil(L, 6)) {
+    w->ready_step = ready_steps[READY_IS_ASLEEP];
+    lua_pushvalue(L, 6);
+    lua_pushvalue(L, 3);
+    lua_call(L, 1, 1);
+    lua_pushboolean(L, !lua_toboolean(L, -1));
+    return 1;
+  }
+  lua_pushboolean(L, 1);
+  return 1;
 }
 
-/* inst.entity:IsValid() and not inst:IsAsleep(), where inst has them */
+/* inst.entity:IsValid() and not inst:IsAsleep(), where inst has them. An error in a lookup or in
+ * IsAsleep leaves the brain ready; one in IsValid leaves IsAsleep to say. */
 static int hook_ready(void *ud, int id) {
   lbt_sched *w = ud;
   lua_State *L = w->L;
   int top = lua_gettop(L);
-  lua_pushcfunction(L, ready_lookups);
-  push_brain(w, id);
   int ready = 1;
-  if (lbt_pcall(w->S, L, 1, 4, 0, NULL, -1, "brain.inst") == LUA_OK) {
-    int inst = top + 1, entity = top + 2, is_valid = top + 3, is_asleep = top + 4;
-    if (!lua_isnil(L, is_valid)) {
-      lua_pushvalue(L, is_valid);
-      lua_pushvalue(L, entity);
-      if (lbt_pcall(w->S, L, 1, 1, 0, NULL, -1, "IsValid") == LUA_OK) ready = lua_toboolean(L, -1);
+  for (int first = READY_LOOKUPS; first <= READY_IS_ASLEEP;) {
+    lua_pushcfunction(L, ready_check);
+    lua_pushlightuserdata(L, w);
+    push_brain(w, id);
+    lua_pushinteger(L, first);
+    w->ready_step = ready_steps[READY_LOOKUPS];
+    if (lbt_pcall_named(w->S, L, 3, 1, w->msgh, NULL, -1, &w->ready_step) == LUA_OK) {
+      ready = lua_toboolean(L, -1);
+      break;
     }
-    if (ready && !lua_isnil(L, is_asleep)) {
-      lua_pushvalue(L, is_asleep);
-      lua_pushvalue(L, inst);
-      if (lbt_pcall(w->S, L, 1, 1, 0, NULL, -1, "IsAsleep") == LUA_OK) ready = !lua_toboolean(L, -1);
-    }
+    if (w->ready_step != ready_steps[READY_IS_VALID]) break;
+    first = READY_IS_ASLEEP;
   }
   lua_settop(L, top);
   return ready;
 }
 
-/* For the brain at 1, whose methods OnUpdate and GetSleepTime are Brain's own and that has no
- * DoUpdate: what those methods do, its tree's Update and GetSleepTime, without calling them.
+/* Pushes brain[key] for the brain at 1. */
+static void get_key(lua_State *L, const lbt_state *S, int key) {
+  lbt_push_key(L, S, key);
+  lua_gettable(L, 1);
+}
+
+/* (brain, w): for a brain whose methods OnUpdate and GetSleepTime are Brain's own and that has
+ * no DoUpdate, what those methods do, its tree's Update and GetSleepTime, without calling them.
  * Returns true and the sleep time (or nil), or false, having done nothing, if the brain or its
  * tree has methods of a script's. */
 static int think_own(lua_State *L) {
-  const lbt_state *S = lbt_state_get(L);
+  const lbt_state *S = ((lbt_sched *)lua_touserdata(L, 2))->S;
   lua_settop(L, 1);
-  lua_getfield(L, 1, "OnUpdate");
-  lua_getfield(L, 1, "GetSleepTime");
-  lua_getfield(L, 1, "DoUpdate");
+  get_key(L, S, LBT_KEY_ON_UPDATE);
+  get_key(L, S, LBT_SLEEP_TIME);
+  get_key(L, S, LBT_KEY_DO_UPDATE);
   if (lua_topointer(L, 2) != S->brain_update || lua_topointer(L, 3) != S->brain_sleep_time ||
       !lua_isnil(L, 4)) {
     lua_pushboolean(L, 0);
     return 1;
   }
   lua_settop(L, 1);
-  lua_getfield(L, 1, "bt");
-  lua_insert(L, 1); /* tree, brain */
-  const void *thought = lua_topointer(L, 1);
-  int has;
+  get_key(L, S, LBT_KEY_BT); /* 2: its tree */
   double sleep;
-  if (!lbt_tree_update_own(L, &has, &sleep)) {
+  int has = lbt_tree_think_own(L, 2, 1, &sleep);
+  if (has == LBT_NOT_OWN) {
     lua_pushboolean(L, 0);
     return 1;
   }
-  lua_settop(L, 2);
-  lua_getfield(L, 2, "bt"); /* the brain's tree now: a reload during the think may have made another */
-  lua_replace(L, 1);
-  /* a recorded think asked for its sleep time already, with nothing run since */
-  if (has < 0 || lua_topointer(L, 1) != thought) has = lbt_tree_sleep_own(L, &sleep);
+  if (has == LBT_SLEEP_UNKNOWN) { /* the brain's tree is another now: a reload during the think */
+    lua_settop(L, 1);
+    get_key(L, S, LBT_KEY_BT);
+    has = lbt_tree_sleep_own(L, 2, &sleep);
+  }
   lua_pushboolean(L, 1);
-  if (has < 0) { /* Brain's GetSleepTime: self.bt:GetSleepTime() if self.bt, else 0 */
-    if (!lua_toboolean(L, 1)) {
+  if (has == LBT_SLEEP_UNKNOWN) { /* Brain's GetSleepTime: self.bt:GetSleepTime() if self.bt, else 0 */
+    if (!lua_toboolean(L, 2)) {
       lua_pushinteger(L, 0);
     } else {
-      lua_getfield(L, 1, "GetSleepTime");
-      lua_pushvalue(L, 1);
+      lbt_push_key(L, S, LBT_SLEEP_TIME);
+      lua_gettable(L, 2);
+      lua_pushvalue(L, 2);
       lua_call(L, 1, 1);
     }
   } else if (has) {
@@ -263,15 +298,15 @@ static int hook_think(void *ud, int id, double *sleep) {
   lbt_sched *w = ud;
   lua_State *L = w->L;
   int top = lua_gettop(L);
+  lua_pushcfunction(L, think_own);
   int brain = push_brain(w, id);
   int has = 0;
   if (lua_isnil(L, brain)) {
     lua_settop(L, top);
     return 0;
   }
-  lua_pushcfunction(L, think_own);
-  lua_pushvalue(L, brain);
-  if (lbt_pcall(w->S, L, 1, 2, 0, NULL, -1, "OnUpdate") != LUA_OK) { /* a lookup raised: reported */
+  lua_pushlightuserdata(L, w);
+  if (lbt_pcall(w->S, L, 2, 2, w->msgh, NULL, -1, "OnUpdate") != LUA_OK) { /* a lookup raised: reported */
     lua_settop(L, top);
     return 0;
   }
@@ -279,9 +314,10 @@ static int hook_think(void *ud, int id, double *sleep) {
     has = lua_type(L, -1) == LUA_TNUMBER;
     if (has) *sleep = lua_tonumber(L, -1);
   } else {
-    lua_settop(L, brain);
-    call_method(w, brain, "OnUpdate", 0);
-    if (call_method(w, brain, "GetSleepTime", 1) == LUA_OK && lua_type(L, -1) == LUA_TNUMBER) {
+    lua_settop(L, top);
+    brain = push_brain(w, id);
+    call_method(w, brain, LBT_KEY_ON_UPDATE, 0);
+    if (call_method(w, brain, LBT_SLEEP_TIME, 1) == LUA_OK && lua_type(L, -1) == LUA_TNUMBER) {
       *sleep = lua_tonumber(L, -1);
       has = 1;
     }
@@ -298,15 +334,22 @@ static int wrangler_update(lua_State *L) {
   if (!lua_isinteger(L, 2)) return lbt_typeerror(L, 2, 1, "Update", "integer tick");
   lua_Integer tick = lua_tointeger(L, 2);
   lua_State *saved_L = w->L;
-  int saved_ud = w->ud;
+  int saved_ud = w->ud, saved_brains = w->brains, saved_msgh = w->msgh;
   w->L = L;
   w->ud = ud;
+  lua_getiuservalue(L, ud, UV_BRAINS);
+  w->brains = lua_gettop(L);
+  lua_pushcfunction(L, lbt_message_handler);
+  w->msgh = lua_gettop(L);
   w->updating++;
   bt_sched_hooks hooks = {hook_ready, hook_think, w};
   int rc = bt_sched_update(w->s, tick, &hooks);
   w->updating--;
+  lua_settop(L, ud);
   w->L = saved_L;
   w->ud = saved_ud;
+  w->brains = saved_brains;
+  w->msgh = saved_msgh;
   if (!w->updating) {
     lua_getiuservalue(L, ud, UV_PENDING);
     int pending = lua_gettop(L);

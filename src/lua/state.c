@@ -34,6 +34,23 @@ void lbt_registry_set(lua_State *L, int slot) {
 const char *const lbt_method_names[LBT_METHOD_COUNT] = {"Visit", "Reset", "Step", "GetSleepTime",
                                                         "DBString"};
 
+static const char *const key_names[LBT_KEY_READY - LBT_METHOD_COUNT] = {
+    "OnStop", "inst", "entity", "IsValid", "IsAsleep", "OnUpdate", "DoUpdate", "bt", "Update",
+    "status"};
+
+const char *lbt_key_name(int key) {
+  if (key < LBT_METHOD_COUNT) return lbt_method_names[key];
+  if (key < LBT_KEY_READY) return key_names[key - LBT_METHOD_COUNT];
+  return bt_status_name(key - LBT_KEY_READY);
+}
+
+void lbt_open_keys(lua_State *L, lbt_state *S) {
+  for (int k = 0; k < LBT_KEY_COUNT; k++) {
+    lua_pushstring(L, lbt_key_name(k));
+    S->keys[k] = luaL_ref(L, LUA_REGISTRYINDEX);
+  }
+}
+
 lbt_state *lbt_state_get(lua_State *L) {
   if (lua_rawgetp(L, LUA_REGISTRYINDEX, &registry_key) != LUA_TTABLE) {
     lua_pop(L, 1);

@@ -129,6 +129,11 @@ static lbt_tree *check_tree(lua_State *L, const char *method) {
 /* Enters the tree at index 1 for a method. Called by a script's Lua code that the tree runs (its
  * islands are live), the statuses of the live islands move into the instance meanwhile; returns
  * what leave takes. */
+static int enter_at(lua_State *L, lbt_tree *t, int tree, lbt_entry *outer) {
+  lbt_tree_enter(L, t, tree, outer);
+  return t->nlive > t->nflushed ? lbt_live_flush(t) : -1;
+}
+
 static int enter(lua_State *L, lbt_tree *t, lbt_entry *outer) {
   lbt_tree_enter(L, t, 1, outer);
   return t->nlive > t->nflushed ? lbt_live_flush(t) : -1;
@@ -172,13 +177,19 @@ static int tree_force_update(lua_State *L) {
   return 0;
 }
 
+/* The sleep time of the entered tree t: 1 and *out, or 0 for none. */
+static int sleep_after(lbt_tree *t, double *out) {
+  int group = lbt_time_group_begin(t->S, !t->exact);
+  int has = bt_inst_sleep_time(t->inst, out);
+  lbt_time_group_end(t->S, group);
+  return has;
+}
+
 /* The sleep time of the tree at index 1, t: 1 and *out, or 0 for none. */
 static int sleep_time(lua_State *L, lbt_tree *t, double *out) {
   lbt_entry outer;
   int flushed = enter(L, t, &outer);
-  int group = lbt_time_group_begin(t->S, !t->exact);
-  int has = bt_inst_sleep_time(t->inst, out);
-  lbt_time_group_end(t->S, group);
+  int has = sleep_after(t, out);
   leave(L, t, &outer, flushed);
   return has;
 }
@@ -191,28 +202,60 @@ static int tree_get_sleep_time(lua_State *L) {
   return 1;
 }
 
-/* The tree at index 1 if it is one whose BT method `name` is still bt's own fn, else NULL. */
-static lbt_tree *own_method(lua_State *L, const char *name, lua_CFunction fn) {
-  lbt_tree *t = lbt_tree_test(L, 1);
+/* The tree at index tree if it is one whose BT methods Update and GetSleepTime are still bt's
+ * own, else NULL. */
+static lbt_tree *own_tree(lua_State *L, int tree) {
+  lbt_tree *t = lbt_tree_test(L, tree);
   if (!t || !t->inst) return NULL;
-  lbt_registry_get(L, LBT_REG_BT);
-  lua_pushstring(L, name);
+  const lbt_state *S = t->S;
+  lua_rawgeti(L, LUA_REGISTRYINDEX, S->bt_ref);
+  lbt_push_key(L, S, LBT_KEY_UPDATE);
   lua_rawget(L, -2);
-  int own = lua_tocfunction(L, -1) == fn;
-  lua_pop(L, 2);
+  lbt_push_key(L, S, LBT_SLEEP_TIME);
+  lua_rawget(L, -3);
+  int own = lua_tocfunction(L, -2) == tree_update && lua_tocfunction(L, -1) == tree_get_sleep_time;
+  lua_pop(L, 3);
   return own ? t : NULL;
 }
 
-int lbt_tree_update_own(lua_State *L, int *has_sleep, double *sleep) {
-  lbt_tree *t = own_method(L, "Update", tree_update);
-  if (!t || bt_inst_thinking(t->inst)) return 0;
-  *has_sleep = think(L, t, sleep);
-  return 1;
+int lbt_tree_think_own(lua_State *L, int tree, int brain, double *sleep) {
+  tree = lua_absindex(L, tree);
+  brain = lua_absindex(L, brain);
+  lbt_tree *t = own_tree(L, tree);
+  if (!t || bt_inst_thinking(t->inst)) return LBT_NOT_OWN;
+  lbt_state *S = t->S;
+  lbt_entry outer;
+  int flushed = enter_at(L, t, tree, &outer);
+  int group = lbt_time_group_begin(S, !t->exact);
+  S->thinking++;
+  bt_inst_update(t->inst);
+  S->thinking--;
+  /* a recorder takes the think's record with its sleep time (as think does) */
+  int has = bt_inst_recorder(t->inst) ? bt_inst_sleep_time(t->inst, sleep) : LBT_SLEEP_UNKNOWN;
+  lbt_time_group_end(S, group);
+  if (!S->deferred || S->thinking > 0) { /* no reload waits to run now */
+    lbt_push_key(L, S, LBT_KEY_BT);
+    int same = lua_rawget(L, brain) == LUA_TUSERDATA && lua_touserdata(L, -1) == t;
+    lua_pop(L, 1);
+    if (!same) has = LBT_SLEEP_UNKNOWN; /* the brain has another tree now */
+    else if (has == LBT_SLEEP_UNKNOWN) has = sleep_after(t, sleep);
+  } else {
+    has = LBT_SLEEP_UNKNOWN;
+  }
+  leave(L, t, &outer, flushed);
+  lbt_run_deferred(L, S); /* a reload asked for during the think */
+  return has;
 }
 
-int lbt_tree_sleep_own(lua_State *L, double *sleep) {
-  lbt_tree *t = own_method(L, "GetSleepTime", tree_get_sleep_time);
-  return t ? sleep_time(L, t, sleep) : -1;
+int lbt_tree_sleep_own(lua_State *L, int tree, double *sleep) {
+  tree = lua_absindex(L, tree);
+  lbt_tree *t = own_tree(L, tree);
+  if (!t) return LBT_SLEEP_UNKNOWN;
+  lbt_entry outer;
+  int flushed = enter_at(L, t, tree, &outer);
+  int has = sleep_after(t, sleep);
+  leave(L, t, &outer, flushed);
+  return has;
 }
 
 static int tree_reset(lua_State *L) {
@@ -426,6 +469,8 @@ void lbt_open_tree(lua_State *L, int module) {
   lua_pop(L, 2);
 
   lbt_registry_get(L, LBT_REG_BT);
+  lua_pushvalue(L, -1);
+  lbt_state_get(L)->bt_ref = luaL_ref(L, LUA_REGISTRYINDEX);
   luaL_setfuncs(L, tree_methods, 0);
   lua_createtable(L, 0, 1);
   lua_pushcfunction(L, tree_new);

@@ -241,6 +241,31 @@ describe("BrainWrangler", function()
     assert.equal(1, #log)
   end)
 
+  it("names the step whose error it reports when it asks whether a brain may think", function()
+    local errors = {}
+    local old = bt.set_error_handler(function(msg) errors[#errors + 1] = msg end)
+    local inst = {asleep = true}
+    inst.entity = {IsValid = function() error("no validity") end}
+    function inst:IsAsleep() return self.asleep end
+    start("v", function() return bt.PriorityNode({bt.ConditionNode(function() return false end)}, 1, true) end, inst)
+    tick_to(m, 1, 1)
+    -- IsValid raised: reported under its name, and IsAsleep still decides (asleep: no think)
+    assert.equal(1, #errors)
+    assert.matches("^bt: IsValid: .*no validity", errors[1])
+    assert.equal(0, #log)
+    inst.asleep = false
+    tick_to(m, 2, 2)
+    assert.equal(1, #log)
+    inst.entity = nil
+    function inst:IsAsleep() error("no sleep") end
+    tick_to(m, 3, 3)
+    -- IsAsleep raised: reported under its name, and the brain thinks
+    assert.equal(3, #errors)
+    assert.matches("^bt: IsAsleep: .*no sleep", errors[3])
+    assert.equal(2, #log)
+    bt.set_error_handler(old)
+  end)
+
   it("lets a brain stop itself during its think; it is not filed again", function()
     local b
     b = start("self", function()
