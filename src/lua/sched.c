@@ -217,27 +217,28 @@ static int ready_check(lua_State *L) {
   return 1;
 }
 
+/* Runs ready_check from step first, protected; sets *ready if it returned. */
+static int ready_call(lbt_sched *w, int id, int first, int *ready) {
+  lua_State *L = w->L;
+  int top = lua_gettop(L);
+  lua_pushcfunction(L, ready_check);
+  lua_pushlightuserdata(L, w);
+  push_brain(w, id);
+  lua_pushinteger(L, first);
+  w->ready_step = ready_steps[READY_LOOKUPS];
+  int rc = lbt_pcall_named(w->S, L, 3, 1, w->msgh, NULL, -1, &w->ready_step);
+  if (rc == LUA_OK) *ready = lua_toboolean(L, -1);
+  lua_settop(L, top);
+  return rc;
+}
+
 /* inst.entity:IsValid() and not inst:IsAsleep(), where inst has them. An error in a lookup or in
  * IsAsleep leaves the brain ready; one in IsValid leaves IsAsleep to say. */
 static int hook_ready(void *ud, int id) {
   lbt_sched *w = ud;
-  lua_State *L = w->L;
-  int top = lua_gettop(L);
   int ready = 1;
-  for (int first = READY_LOOKUPS; first <= READY_IS_ASLEEP;) {
-    lua_pushcfunction(L, ready_check);
-    lua_pushlightuserdata(L, w);
-    push_brain(w, id);
-    lua_pushinteger(L, first);
-    w->ready_step = ready_steps[READY_LOOKUPS];
-    if (lbt_pcall_named(w->S, L, 3, 1, w->msgh, NULL, -1, &w->ready_step) == LUA_OK) {
-      ready = lua_toboolean(L, -1);
-      break;
-    }
-    if (w->ready_step != ready_steps[READY_IS_VALID]) break;
-    first = READY_IS_ASLEEP;
-  }
-  lua_settop(L, top);
+  if (ready_call(w, id, READY_LOOKUPS, &ready) != LUA_OK && w->ready_step == ready_steps[READY_IS_VALID])
+    ready_call(w, id, READY_IS_ASLEEP, &ready);
   return ready;
 }
 

@@ -126,29 +126,25 @@ static lbt_tree *check_tree(lua_State *L, const char *method) {
   return t;
 }
 
-/* Enters the tree at index 1 for a method. Called by a script's Lua code that the tree runs (its
- * islands are live), the statuses of the live islands move into the instance meanwhile; returns
- * what leave takes. */
+/* Enters the tree at index tree for a method. Called by a script's Lua code that the tree runs
+ * (its islands are live), the statuses of the live islands move into the instance meanwhile;
+ * returns what leave takes. */
 static int enter_at(lua_State *L, lbt_tree *t, int tree, lbt_entry *outer) {
   lbt_tree_enter(L, t, tree, outer);
   return t->nlive > t->nflushed ? lbt_live_flush(t) : -1;
 }
 
-static int enter(lua_State *L, lbt_tree *t, lbt_entry *outer) {
-  lbt_tree_enter(L, t, 1, outer);
-  return t->nlive > t->nflushed ? lbt_live_flush(t) : -1;
-}
+/* enter_at for the tree at index 1, a method's self */
+static int enter(lua_State *L, lbt_tree *t, lbt_entry *outer) { return enter_at(L, t, 1, outer); }
 
 static void leave(lua_State *L, lbt_tree *t, const lbt_entry *outer, int flushed) {
   if (flushed >= 0) lbt_live_refresh(t, flushed);
   lbt_tree_leave(L, t, outer);
 }
 
-/* A think of the tree at index 1, t, which is not thinking. Returns -1, or, when the tree records
+/* A think of the entered tree t, which is not thinking. Returns -1, or, when the tree records
  * (its recorder then has the think's record), whether it asks for a sleep time, in *sleep. */
-static int think(lua_State *L, lbt_tree *t, double *sleep) {
-  lbt_entry outer;
-  int flushed = enter(L, t, &outer);
+static int think_entered(lbt_tree *t, double *sleep) {
   lbt_state *S = t->S;
   int group = lbt_time_group_begin(S, !t->exact);
   S->thinking++;
@@ -158,6 +154,14 @@ static int think(lua_State *L, lbt_tree *t, double *sleep) {
    * nodes: asked here, with the tree entered, never later from a read or a collection */
   int has = bt_inst_recorder(t->inst) ? bt_inst_sleep_time(t->inst, sleep) : -1;
   lbt_time_group_end(S, group);
+  return has;
+}
+
+/* think_entered for the tree at index 1, t. */
+static int think(lua_State *L, lbt_tree *t, double *sleep) {
+  lbt_entry outer;
+  int flushed = enter(L, t, &outer);
+  int has = think_entered(t, sleep);
   leave(L, t, &outer, flushed);
   lbt_run_deferred(L, t->S); /* a reload asked for during the think */
   return has;
@@ -226,13 +230,7 @@ int lbt_tree_think_own(lua_State *L, int tree, int brain, double *sleep) {
   lbt_state *S = t->S;
   lbt_entry outer;
   int flushed = enter_at(L, t, tree, &outer);
-  int group = lbt_time_group_begin(S, !t->exact);
-  S->thinking++;
-  bt_inst_update(t->inst);
-  S->thinking--;
-  /* a recorder takes the think's record with its sleep time (as think does) */
-  int has = bt_inst_recorder(t->inst) ? bt_inst_sleep_time(t->inst, sleep) : LBT_SLEEP_UNKNOWN;
-  lbt_time_group_end(S, group);
+  int has = think_entered(t, sleep);
   if (!S->deferred || S->thinking > 0) { /* no reload waits to run now */
     lbt_push_key(L, S, LBT_KEY_BT);
     int same = lua_rawget(L, brain) == LUA_TUSERDATA && lua_touserdata(L, -1) == t;
