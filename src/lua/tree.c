@@ -231,7 +231,8 @@ int lbt_tree_think_own(lua_State *L, int tree, int brain, double *sleep) {
   lbt_entry outer;
   int flushed = enter_at(L, t, tree, &outer);
   int has = think_entered(t, sleep);
-  if (!S->deferred || S->thinking > 0) { /* no reload waits to run now */
+  if ((!S->deferred || S->thinking > 0) && lua_type(L, brain) == LUA_TTABLE) {
+    /* no reload waits to run now, and the brain's tree is read without running any code */
     lbt_push_key(L, S, LBT_KEY_BT);
     int same = lua_rawget(L, brain) == LUA_TUSERDATA && lua_touserdata(L, -1) == t;
     lua_pop(L, 1);

@@ -241,6 +241,24 @@ describe("BrainWrangler", function()
     assert.equal(1, #log)
   end)
 
+  it("thinks a brain that is a userdata (a host's entity may be one) as a table", function()
+    local ud = io.tmpfile()
+    ud:close() -- a full userdata whose metatable is its own once set
+    local fields = {inst = {name = "ud"}, manager = m}
+    fields.bt = bt.BT(fields.inst, bt.PriorityNode({bt.ActionNode(function(i)
+      log[#log + 1] = i.name
+    end, "Count")}, 1, true))
+    debug.setmetatable(ud, {__index = function(_, k)
+      if fields[k] ~= nil then return fields[k] end
+      return bt.Brain[k]
+    end})
+    m:AddInstance(ud)
+    tick_to(m, 1, 45)
+    -- the Priority's period is a second: at 30 ticks a second, a think at tick 1 and one at 31
+    assert.same({"ud", "ud"}, log)
+    m:RemoveInstance(ud)
+  end)
+
   it("names the step whose error it reports when it asks whether a brain may think", function()
     local errors = {}
     local old = bt.set_error_handler(function(msg) errors[#errors + 1] = msg end)
