@@ -321,11 +321,10 @@ static int call_method(lbt_tree *t, bt_call *c, int nres, const char *what) {
 /* Calls the pushed method as call_method does, with the node's island live meanwhile. */
 static int call_live(lbt_tree *t, bt_call *c, int nres, const char *what) {
   lua_State *L = t->ctx.L;
-  int obj = lua_gettop(L) - 1;
-  lua_pushvalue(L, obj); /* kept below the call for live_end */
-  lua_insert(L, obj);
+  int obj = lua_gettop(L) - 1; /* stays below the call, for live_end */
   int mark = live_begin(t, c, obj);
-  int rc = call_method(t, c, nres, what);
+  lua_pushvalue(L, obj);
+  int rc = lbt_pcall(t->S, L, 1, nres, t->ctx.msgh, c->inst, c->node, what);
   live_end(t, mark, obj);
   lua_remove(L, obj);
   return rc;
