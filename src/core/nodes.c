@@ -99,11 +99,6 @@ static int call_fn(bt_inst *in, int n, bt_fn fn, void *ud, double *value) {
   return r;
 }
 
-static double *nut_of(bt_inst *in, int n) {
-  uint32_t off = in->def->states[state_of(in, n)].nut;
-  return off == NO_SLOT ? NULL : (double *)(void *)(inst_mem(in) + off);
-}
-
 static bt_call make_call(bt_inst *in, int n) {
   bt_call c = {in, n, node_at(in, n)->ops_ud, 0};
   return c;
@@ -146,10 +141,9 @@ static void step_base(bt_inst *in, int n) {
 static int sleep_base(bt_inst *in, int n, double *out) {
   if (status_of(in, n) != BT_RUNNING || !is_leaf(in, n) || node_at(in, n)->kind == BT_CONDITION)
     return 0;
-  double *nut = nut_of(in, n);
   double t = 0;
-  if (nut && (*flags_of(in, n) & SF_NUT)) {
-    t = *nut - bti_now(in);
+  if (bti_deadline_get(in, state_of(in, n), &t)) {
+    t -= bti_now(in);
     if (t < 0) t = 0;
   }
   *out = t;
@@ -157,12 +151,16 @@ static int sleep_base(bt_inst *in, int n, double *out) {
 }
 
 void bt_node_sleep(bt_inst *in, int n, double seconds) {
-  double now = bti_now(in);
-  double *nut = nut_of(in, n);
-  if (!nut) return;
-  touch(in, state_of(in, n));
-  *nut = now + seconds;
-  *flags_of(in, n) |= SF_NUT;
+  double t = bti_now(in) + seconds;
+  uint32_t st = state_of(in, n);
+  const bt_state *s = &in->def->states[st];
+  if (s->nut != NO_SLOT) { /* kept in the instance: the common case (a Wait, a task, a Lua node) */
+    memcpy(inst_mem(in) + s->nut, &t, sizeof t);
+    *flags_at(in, st) |= SF_NUT;
+  } else if (s->spill == NO_SLOT || bti_deadline_set(in, st, &t) != BT_OK) {
+    return;
+  }
+  touch(in, st);
 }
 
 /* ---- ConditionNode: SUCCESS if fn() is truthy, else FAILED ---- */
@@ -942,12 +940,12 @@ static void reset_plain(bt_inst *in, const bt_node *d);
  * writes are the recursion's, but a node's rewinds come before its children's resets: only a
  * TaskNode's abort, which calls the host, could tell, and trees with one are not walked
  * (bt_def.walk_reset). With one chunk (one_chunk, a constant where it is inlined) its
- * two bit words stay in registers for the walk. */
+ * touched word stays in a register for the walk (and it has no dirty word). */
 static inline void reset_walk_in(bt_inst *in, uint32_t i, uint32_t end, int one_chunk) {
   const bt_node *nodes = in->def->nodes;
   unsigned char *mem = inst_mem(in);
-  uint64_t *words = dirty_word(in, 0), dirty = words[0], touched = words[1], was = dirty;
-  int first = 1;
+  uint64_t *tword = touched_word(in, 0), touched = *tword;
+  int first = 1, changed = 0;
   while (i < end) {
     const bt_node *d = &nodes[i];
     if (!first && !(one_chunk ? (touched & d->mask) != 0 : node_touched(in, d))) {
@@ -956,9 +954,9 @@ static inline void reset_walk_in(bt_inst *in, uint32_t i, uint32_t end, int one_
     }
     first = 0;
     if (OWN_RESET >> d->kind & 1 || d->nchildren > SCAN_CHILDREN) {
-      if (one_chunk) words[0] = dirty, words[1] = touched;
+      if (one_chunk) *tword = touched;
       reset_plain(in, d);
-      if (one_chunk) dirty = words[0], touched = words[1];
+      if (one_chunk) touched = *tword;
       i = d->end;
       continue;
     }
@@ -968,7 +966,7 @@ static inline void reset_walk_in(bt_inst *in, uint32_t i, uint32_t end, int one_
     if (mem[d->soff] != BT_READY) {
       rec_status(in, d, mem[d->soff], BT_READY);
       mem[d->soff] = BT_READY;
-      if (one_chunk) dirty |= d->mask;
+      if (one_chunk) changed = 1; /* (no dirty word) */
       else mark_dirty_node(in, d);
       i++;
     } else {
@@ -976,9 +974,8 @@ static inline void reset_walk_in(bt_inst *in, uint32_t i, uint32_t end, int one_
     }
   }
   if (one_chunk) {
-    if (dirty != was) in->unsaved = 1;
-    words[0] = dirty;
-    words[1] = touched;
+    if (changed) in->unsaved = 1;
+    *tword = touched;
   }
 }
 
@@ -1079,7 +1076,7 @@ void bt_node_stop(bt_inst *in, int n) {
 
 void bt_node_save_status(bt_inst *in, int n) {
   uint32_t st = state_of(in, n);
-  *last_at(in, st) = *status_at(in, st);
+  set_last(in, st, *status_at(in, st));
   for (int i = 0; i < nchildren(in, n); i++) bt_node_save_status(in, child_at(in, n, (uint32_t)i));
 }
 
@@ -1104,7 +1101,7 @@ int bt_node_tree_sleep_time(bt_inst *in, int n, double *out) {
 int bt_node_string(bt_inst *in, int n, bt_buf *out) {
   bt_status s = status_of(in, n);
   bt_buf_printf(out, "%s - %s <%s> (", in->def->names + node_at(in, n)->name, bt_status_name(s),
-                bt_status_name(*last_at(in, state_of(in, n))));
+                bt_status_name(last_of(in, state_of(in, n))));
   if (s == BT_RUNNING) bt_node_describe(in, n, out);
   return bt_buf_append(out, ")", 1);
 }
@@ -1159,7 +1156,7 @@ int bt_node_describe_as(bt_inst *in, int n, int kind, bt_buf *out) {
 
 bt_status bt_node_status(const bt_inst *in, int n) { return status_of(in, n); }
 
-bt_status bt_node_last(const bt_inst *in, int n) { return (bt_status)*last_at(in, state_of(in, n)); }
+bt_status bt_node_last(const bt_inst *in, int n) { return (bt_status)last_of(in, state_of(in, n)); }
 
 void bt_node_set_status(bt_inst *in, int n, bt_status s) {
   if (s < BT_READY || s > BT_RUNNING) return;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* test_layout.c: the instance's layout and creation. A small tree's instance is small (the
- * 8-node tree of bench_cleaf fits a 128-byte allocation), a new instance is the definition's
+ * 8-node tree of bench_cleaf fits an 80-byte allocation: at most twice the floor's), the Sleep
+ * deadlines kept outside the instance behave as those inside, a new instance is the definition's
  * image with its pointers set (fields at their first values, host hooks marked for Step),
  * saved states are version 2 and refuse version 1, and trees of one chunk (no summaries) and of
  * many (summaries, and groups of words per summary bit) think, save and reset alike. */
@@ -46,10 +47,11 @@ static bt_def *tree8(void) {
 
 static void small_tree(void) {
   bt_def *d = tree8();
-  /* 32 bytes of header, 16 of bit words, 3 x 8 statuses, flags and last results, 3 deadlines of
-   * the actions and 3 child indices: 112 (160 before the header and Sequence memory shrank), and
-   * the transition recorder's pointer: 120 (malloc's 128-byte chunk gives 120 usable either way) */
-  CHECK(bt_def_inst_size(d) <= 120);
+  /* 32 bytes of header, 8 of the touched word (one chunk: no dirty word), 8 statuses, 8 flags
+   * with the last results in their low bits, and 3 child indices: 68, 72 aligned; malloc's 80-byte
+   * chunk gives 72 usable (120 before the actions' deadlines and the recorder's pointer left the
+   * instance, the last results joined the flags and the dirty word went) */
+  CHECK(bt_def_inst_size(d) <= 72);
   /* saved: a 24-byte header, 3 bytes per state, memory packed (3 x 8 + 3 x 4, to 40) */
   CHECK_INT(bt_inst_state_size(d), 24 + 3 * 8 + 40);
 
@@ -89,6 +91,101 @@ static void small_tree(void) {
   bt_inst_free(a);
   bt_inst_fini(b);
   free(mem);
+  bt_def_release(d);
+}
+
+/* The deadline of a leaf that never sleeps by itself (an ActionNode, a ConditionWaitNode) is kept
+ * outside the instance, in room made at its first Sleep: it still reads, steers the sleep time,
+ * survives save and restore, export and import and a transfer, and the agent pointer, in whose
+ * place the room hangs, reads the same throughout (also with a recorder attached and gone). */
+static int waiting(bt_call *c) {
+  (void)c;
+  return 0; /* a ConditionWait's condition: never, it runs */
+}
+
+static void spilled_deadlines(void) {
+  bt_builder *b;
+  bt_def *d = NULL;
+  bt_builder_new(&b);
+  bt_builder_sequence(b, NULL);
+  bt_builder_action(b, leaf, (void *)6, "act");
+  bt_builder_condition_wait(b, waiting, NULL, "wait");
+  CHECK_INT(bt_builder_end(b, &d, NULL), BT_OK);
+  bt_builder_free(b);
+  int agent_a, agent_b;
+  bt_inst *a, *c;
+  CHECK_INT(bt_inst_create(&a, d, &host, &agent_a, 0), BT_OK);
+  CHECK_INT(bt_inst_create(&c, d, &host, &agent_b, 0), BT_OK);
+  CHECK(bt_node_has_field(d, 1, BT_FIELD_NEXTUPDATETIME));
+  CHECK(bt_node_has_field(d, 2, BT_FIELD_NEXTUPDATETIME));
+  double v = 0, t = 0;
+  CHECK_INT(bt_node_get(a, 1, BT_FIELD_NEXTUPDATETIME, &v), 0);
+  now = 10;
+  CHECK_INT(bt_inst_update(a), BT_OK);
+  CHECK_INT(bt_node_status(a, 2), BT_RUNNING);
+  CHECK_INT(bt_inst_sleep_time(a, &t), 1);
+  CHECK_NUM(t, 0); /* a running ConditionWait that never slept: 0 */
+  bt_node_sleep(a, 2, 3);
+  bt_node_sleep(a, 1, 5);
+  CHECK(bt_inst_agent(a) == &agent_a);
+  CHECK_INT(bt_node_get(a, 2, BT_FIELD_NEXTUPDATETIME, &v), 1);
+  CHECK_NUM(v, 13);
+  CHECK_INT(bt_node_get(a, 1, BT_FIELD_NEXTUPDATETIME, &v), 1);
+  CHECK_NUM(v, 15);
+  CHECK_INT(bt_node_tree_sleep_time(a, 0, &t), 1);
+  CHECK_NUM(t, 3);
+  /* saved and restored into an instance that never slept */
+  size_t size = bt_inst_state_size(d);
+  unsigned char *state = malloc(size);
+  CHECK_INT(bt_inst_save(a, state, size), BT_OK);
+  CHECK_INT(bt_inst_restore(c, state, size), BT_OK);
+  CHECK(bt_inst_agent(c) == &agent_b);
+  CHECK_INT(bt_node_get(c, 2, BT_FIELD_NEXTUPDATETIME, &v), 1);
+  CHECK_NUM(v, 13);
+  CHECK_INT(bt_node_get(c, 1, BT_FIELD_NEXTUPDATETIME, &v), 1);
+  CHECK_NUM(v, 15);
+  /* nil again, then exported and imported 2 seconds later: the deadline moves with the clock */
+  CHECK_INT(bt_node_set(c, 1, BT_FIELD_NEXTUPDATETIME, NULL), BT_OK);
+  CHECK_INT(bt_node_get(c, 1, BT_FIELD_NEXTUPDATETIME, &v), 0);
+  bt_buf text = {0};
+  CHECK_INT(bt_inst_export(a, now, &text), BT_OK);
+  /* the action's line: READY (Step reset it), last SUCCESS, the format's flag for a deadline (2), the deadline */
+  CHECK(strstr(text.data, "\nREADY SUCCESS 2 x") != NULL);
+  bt_saved *sv;
+  CHECK_INT(bt_saved_open(&sv, text.data, text.len, NULL, 0), BT_OK);
+  int map[3];
+  CHECK_INT(bt_saved_match(sv, d, map), 3);
+  CHECK_INT(bt_inst_import(c, sv, map, now + 2, NULL), BT_OK);
+  CHECK_INT(bt_node_get(c, 1, BT_FIELD_NEXTUPDATETIME, &v), 1);
+  CHECK_NUM(v, 17);
+  CHECK_INT(bt_node_get(c, 2, BT_FIELD_NEXTUPDATETIME, &v), 1);
+  CHECK_NUM(v, 15);
+  bt_saved_free(sv);
+  bt_buf_free(&text);
+  /* a transfer to a fresh instance, which has no room yet */
+  bt_inst *fresh;
+  CHECK_INT(bt_inst_create(&fresh, d, &host, NULL, 0), BT_OK);
+  CHECK_INT(bt_def_match(d, d, map), 3);
+  CHECK_INT(bt_inst_transfer(fresh, a, map, NULL), BT_OK);
+  CHECK_INT(bt_node_get(fresh, 1, BT_FIELD_NEXTUPDATETIME, &v), 1);
+  CHECK_NUM(v, 15);
+  CHECK(bt_inst_agent(fresh) == NULL);
+  bt_inst_free(fresh);
+  /* a recorder comes and goes: the agent and the deadlines stay */
+  bt_rec *rec;
+  CHECK_INT(bt_rec_create(&rec, 16), BT_OK);
+  CHECK_INT(bt_inst_set_recorder(c, rec), BT_OK);
+  CHECK(bt_inst_recorder(c) == rec);
+  CHECK(bt_inst_agent(c) == &agent_b);
+  CHECK_INT(bt_inst_set_recorder(c, NULL), BT_OK);
+  CHECK(bt_inst_recorder(c) == NULL);
+  CHECK(bt_inst_agent(c) == &agent_b);
+  CHECK_INT(bt_node_get(c, 1, BT_FIELD_NEXTUPDATETIME, &v), 1);
+  CHECK_NUM(v, 17);
+  bt_rec_free(rec);
+  free(state);
+  bt_inst_free(a);
+  bt_inst_free(c);
   bt_def_release(d);
 }
 
@@ -219,6 +316,7 @@ static void wide(int n) {
 
 int main(void) {
   small_tree();
+  spilled_deadlines();
   fields_of_a_new_instance();
   host_reset_of_a_new_instance();
   wide(8);
