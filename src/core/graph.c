@@ -372,6 +372,13 @@ static int layout_memory(bt_def *d) {
   d->walk_reset = d->plain_step;
   for (uint32_t i = 0; i < d->nnodes; i++)
     if (d->nodes[i].kind == BT_TASK) d->walk_reset = 0;
+  d->small_plain = d->nwords == 1 && d->nnodes > 0;
+  for (uint32_t i = 0; i < d->nnodes; i++) {
+    const bt_node *nd = &d->nodes[i];
+    if (nd->ops || (nd->kind != BT_SEQUENCE && nd->kind != BT_SELECTOR && nd->kind != BT_CONDITION &&
+                    nd->kind != BT_ACTION))
+      d->small_plain = 0;
+  }
   return BT_OK;
 }
 

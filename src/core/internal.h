@@ -106,6 +106,8 @@ struct bt_def {
   int unshared;      /* every state is at one place, so state == pre-order index */
   int plain_step;    /* no node has a Reset or Step of the host's (bt_inst.settled applies) */
   int walk_reset;    /* plain_step, and no TaskNode (whose abort calls the host): nodes.c's reset_walk */
+  int small_plain;   /* one chunk, no bt_ops at all, and only Sequences, Selectors, Conditions and
+                        Actions: a think visits it with nodes.c's bti_visit_small */
   uint32_t nspill;   /* states whose deadline is spilled (bt_state.spill) */
   size_t mem_size;   /* bytes of the node memory of a saved state */
   size_t inst_size;  /* bytes of one instance, header included */
@@ -478,7 +480,9 @@ BTI_FUNC int bti_transfer(bt_inst *to, const bt_inst *from, const int *map, bt_t
                           int keep_clocks);
 
 /* nodes.c */
-BTI_FUNC void bti_scatter(bt_inst *in); /* each scattering node draws its first evaluation time */
+BTI_FUNC void bti_scatter(bt_inst *in);
+BTI_FUNC void bti_visit_small(bt_inst *in); /* bt_node_visit of the root of a small_plain tree */
+BTI_FUNC void bti_step_small(bt_inst *in);  /* bt_node_step of the root of a small_plain tree */ /* each scattering node draws its first evaluation time */
 
 /* sched.c, for tsched.c: bt_sched_update cut where the threaded scheduler thinks in parallel.
  * begin sets the tick and moves the brains waiting for it to the updaters, and returns the

@@ -926,6 +926,60 @@ static bt_status visit(bt_inst *in, int n) {
 
 void bt_node_visit(bt_inst *in, int n) { visit(in, n); }
 
+/* ---- the visit of a small plain tree (bt_def.small_plain) ----
+ * The same visit as visit()'s for its four kinds, with what a tree of one chunk without bt_ops
+ * lets go: no hooks to look for, no summaries and no dirty word to mark, and `hint`, which only a
+ * tree too large to prefetch whole reads, left alone. Statuses, child indices, touched bits, the
+ * recorder's records and the leaf calls are the same, in the same order. */
+
+static bt_status visit_small(bt_inst *in, const bt_node *nodes, uint32_t n);
+
+static inline void set_small_status(bt_inst *in, const bt_node *d, bt_status s) {
+  uint8_t *status = inst_mem(in) + d->soff;
+  if (*status == s) return;
+  rec_status(in, d, *status, s);
+  if (s != BT_READY) *word_at(in, d->touched) |= d->mask;
+  *status = (uint8_t)s;
+  in->unsaved = 1;
+  in->settled = 0;
+}
+
+/* A Sequence (stop at FAILED, end in SUCCESS) or a Selector (stop at SUCCESS, end in FAILED). */
+static inline bt_status visit_small_composite(bt_inst *in, const bt_node *nodes, const bt_node *d,
+                                              bt_status stop) {
+  mem_idx *m = kind_mem(in, d);
+  const uint32_t *kids = kids_of(in, d);
+  if (node_status(in, d) != BT_RUNNING || m->idx == 0) m->idx = 1;
+  bt_status s = stop == BT_FAILED ? BT_SUCCESS : BT_FAILED;
+  while (m->idx <= d->nchildren) {
+    bt_status cs = visit_small(in, nodes, kids[m->idx - 1]);
+    if (cs == BT_RUNNING || cs == stop) {
+      s = cs;
+      break;
+    }
+    m->idx++;
+  }
+  set_small_status(in, d, s);
+  return node_status(in, d);
+}
+
+static bt_status visit_small(bt_inst *in, const bt_node *nodes, uint32_t n) {
+  const bt_node *d = &nodes[n];
+  switch (d->kind) {
+    case BT_SEQUENCE: return visit_small_composite(in, nodes, d, BT_FAILED);
+    case BT_SELECTOR: return visit_small_composite(in, nodes, d, BT_SUCCESS);
+    default: {
+      bt_call c = {in, (int)n, d->ud, 0};
+      int r = d->fn(&c);
+      bt_status s = d->kind == BT_CONDITION ? (r > 0 ? BT_SUCCESS : BT_FAILED) : (r < 0 ? BT_FAILED : BT_SUCCESS);
+      set_small_status(in, d, s);
+      return node_status(in, d);
+    }
+  }
+}
+
+void bti_visit_small(bt_inst *in) { visit_small(in, in->def->nodes, 0); }
+
 /* The Reset of a node without a Reset or Step of the host's: reset_kind's, with the common kinds
  * (those whose reset is the base's, plus rewinding their child indices and counters) done here in
  * one piece, and their touched children reset the same way. */
@@ -979,8 +1033,35 @@ static inline void reset_walk_in(bt_inst *in, uint32_t i, uint32_t end, int one_
   }
 }
 
+/* reset_walk_in of a small plain tree (bt_def.small_plain): its kinds have the base's Reset, a
+ * Sequence's and a Selector's idx rewound to 1, and a node with many children is walked as the
+ * others (reset_plain would scan for the same children), so every node is done here. */
+static void reset_small(bt_inst *in, uint32_t i, uint32_t end) {
+  const bt_node *nodes = in->def->nodes;
+  unsigned char *mem = inst_mem(in);
+  uint64_t *tword = touched_word(in, 0), touched = *tword;
+  int changed = 0;
+  while (i < end) {
+    const bt_node *d = &nodes[i];
+    touched &= ~d->mask;
+    if (d->kind == BT_SEQUENCE || d->kind == BT_SELECTOR) put_u32(mem + d->mem, 1);
+    if (mem[d->soff] != BT_READY) {
+      rec_status(in, d, mem[d->soff], BT_READY);
+      mem[d->soff] = BT_READY;
+      changed = 1;
+      i++;
+    } else {
+      i = d->end;
+    }
+    while (i < end && !(touched & nodes[i].mask)) i = nodes[i].end;
+  }
+  if (changed) in->unsaved = 1;
+  *tword = touched;
+}
+
 static void reset_walk(bt_inst *in, uint32_t i, uint32_t end) {
-  if (in->def->nwords == 1) reset_walk_in(in, i, end, 1);
+  if (in->def->small_plain) reset_small(in, i, end);
+  else if (in->def->nwords == 1) reset_walk_in(in, i, end, 1);
   else reset_walk_in(in, i, end, 0);
 }
 
@@ -1030,6 +1111,16 @@ void bt_node_reset(bt_inst *in, int n) {
     if (d->ops->reset(&c) != BT_DEFAULT) return;
   }
   reset_kind(in, n, d->kind);
+}
+
+void bti_step_small(bt_inst *in) {
+  const bt_node *root = in->def->nodes;
+  if (node_status(in, root) == BT_RUNNING) {
+    bt_node_step(in, 0);
+    return;
+  }
+  in->settled = 0; /* bt_node_step's: step_base resets the root */
+  reset_small(in, 0, root->end);
 }
 
 void bt_node_step(bt_inst *in, int n) {

@@ -314,6 +314,130 @@ static void wide(int n) {
   bt_def_release(d);
 }
 
+/* A small plain tree (one chunk, no bt_ops, only Sequences, Selectors, Conditions and Actions)
+ * thinks by a path of its own; the same tree with an empty bt_ops on its root thinks by the
+ * general one. Random shapes, leaf results and a host's meddling (statuses set, idx fields
+ * written, nodes reset) between thinks: both leave the same statuses, last results and idx
+ * fields, make the same leaf calls and record the same transitions. */
+static unsigned long long lcg = 7;
+static unsigned rnd(unsigned n) {
+  lcg = lcg * 6364136223846793005ULL + 1442695040888963407ULL;
+  return (unsigned)(lcg >> 33) % n;
+}
+static int answers[64], log_at[2], call_log[2][4096];
+static int logged_leaf(bt_call *c) {
+  int side = bt_inst_agent(c->inst) != NULL;
+  if (log_at[side] < 4096) call_log[side][log_at[side]++] = c->node;
+  return answers[(size_t)c->ud];
+}
+static const bt_ops no_ops = {NULL, NULL, NULL, NULL, NULL, NULL};
+
+/* A random tree of up to 4 levels; root_ops: the root's bt_ops */
+static int random_node(bt_graph *g, int depth, int *leaves, const bt_ops *root_ops) {
+  bt_spec s = {0};
+  if (depth == 0 || (depth < 4 && rnd(3) == 0)) {
+    s.kind = rnd(2) ? BT_SEQUENCE : BT_SELECTOR;
+    s.ops = depth == 0 ? root_ops : NULL;
+    int kids[5], n = 1 + (int)rnd(5);
+    for (int i = 0; i < n; i++) kids[i] = random_node(g, depth + 1, leaves, NULL);
+    int id = bt_graph_add(g, &s);
+    CHECK_INT(bt_graph_set_children(g, id, kids, n), BT_OK);
+    return id;
+  }
+  s.kind = rnd(2) ? BT_CONDITION : BT_ACTION;
+  s.fn = logged_leaf;
+  s.ud = (void *)(size_t)((*leaves)++ % 64);
+  return bt_graph_add(g, &s);
+}
+
+static bt_def *random_def(unsigned long long seed, const bt_ops *root_ops) {
+  lcg = seed;
+  bt_graph *g;
+  bt_graph_new(&g);
+  int leaves = 0, root = random_node(g, 0, &leaves, root_ops);
+  bt_def *d = NULL;
+  CHECK_INT(bt_def_create(&d, g, root), BT_OK);
+  bt_graph_free(g);
+  return d;
+}
+
+static void same_inst(bt_inst *a, bt_inst *b, int n) {
+  for (int i = 0; i < n; i++) {
+    CHECK_INT(bt_node_status(a, i), bt_node_status(b, i));
+    CHECK_INT(bt_node_last(a, i), bt_node_last(b, i));
+    double x = -1, y = -2;
+    CHECK_INT(bt_node_get(a, i, BT_FIELD_IDX, &x), bt_node_get(b, i, BT_FIELD_IDX, &y));
+    if (bt_node_has_field(bt_inst_def(a), i, BT_FIELD_IDX)) CHECK_NUM(x, y);
+  }
+}
+
+static void small_path_as_general(void) {
+  int side_b = 1;
+  for (unsigned long long seed = 1; seed <= 300; seed++) {
+    bt_def *da = random_def(seed, NULL), *db = random_def(seed, &no_ops);
+    int n = bt_def_size(da);
+    CHECK_INT(n, bt_def_size(db));
+    bt_inst *a, *b;
+    CHECK_INT(bt_inst_create(&a, da, &host, NULL, 0), BT_OK);
+    CHECK_INT(bt_inst_create(&b, db, &host, &side_b, 0), BT_OK);
+    bt_rec *ra, *rb;
+    CHECK_INT(bt_rec_create(&ra, 4096), BT_OK);
+    CHECK_INT(bt_rec_create(&rb, 4096), BT_OK);
+    CHECK_INT(bt_inst_set_recorder(a, ra), BT_OK);
+    CHECK_INT(bt_inst_set_recorder(b, rb), BT_OK);
+    log_at[0] = log_at[1] = 0;
+    lcg = seed * 977;
+    for (int t = 0; t < 40; t++) {
+      for (int i = 0; i < 64; i++) answers[i] = (int)rnd(3) - 1; /* FAILED, or SUCCESS */
+      if (t % 10 == 5) { /* the recorder goes on and off */
+        CHECK_INT(bt_inst_set_recorder(a, t % 20 == 5 ? NULL : ra), BT_OK);
+        CHECK_INT(bt_inst_set_recorder(b, t % 20 == 5 ? NULL : rb), BT_OK);
+      }
+      int node = (int)rnd((unsigned)n);
+      switch (rnd(6)) { /* the host meddles, alike on both */
+        case 0: {
+          bt_status st = (bt_status)rnd(4);
+          bt_node_set_status(a, node, st);
+          bt_node_set_status(b, node, st);
+          break;
+        }
+        case 1: {
+          double v = 1 + rnd(4);
+          CHECK_INT(bt_node_set(a, node, BT_FIELD_IDX, &v), bt_node_set(b, node, BT_FIELD_IDX, &v));
+          break;
+        }
+        case 2:
+          bt_node_reset(a, node);
+          bt_node_reset(b, node);
+          break;
+        default: break;
+      }
+      now += 1;
+      CHECK_INT(bt_inst_update(a), BT_OK);
+      CHECK_INT(bt_inst_update(b), BT_OK);
+      same_inst(a, b, n);
+    }
+    CHECK_INT(log_at[0], log_at[1]);
+    CHECK(memcmp(call_log[0], call_log[1], (size_t)log_at[0] * sizeof(int)) == 0);
+    CHECK_INT((long long)bt_rec_count(ra), (long long)bt_rec_count(rb));
+    for (size_t i = 0; i < bt_rec_count(ra) && i < bt_rec_count(rb); i++) {
+      bt_rec_entry x, y;
+      CHECK_INT(bt_rec_get(ra, i, &x), BT_OK);
+      CHECK_INT(bt_rec_get(rb, i, &y), BT_OK);
+      CHECK_INT(x.type, y.type);
+      CHECK_INT(x.node, y.node);
+      CHECK_INT(x.from, y.from);
+      CHECK_INT(x.to, y.to);
+    }
+    bt_inst_free(a);
+    bt_inst_free(b);
+    bt_rec_free(ra);
+    bt_rec_free(rb);
+    bt_def_release(da);
+    bt_def_release(db);
+  }
+}
+
 int main(void) {
   small_tree();
   spilled_deadlines();
@@ -323,5 +447,6 @@ int main(void) {
   wide(63);  /* with the root: 64 states, one chunk */
   wide(64);  /* two chunks: summaries */
   wide(5000); /* 79 words: a summary bit stands for two */
+  small_path_as_general();
   return check_report("test_layout");
 }
