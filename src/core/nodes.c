@@ -932,7 +932,7 @@ void bt_node_visit(bt_inst *in, int n) { visit(in, n); }
  * tree too large to prefetch whole reads, left alone. Statuses, child indices, touched bits, the
  * recorder's records and the leaf calls are the same, in the same order. */
 
-static bt_status visit_small(bt_inst *in, const bt_node *nodes, uint32_t n);
+static bt_status visit_small(bt_inst *in, const bt_node *nodes, const bt_node *d);
 
 static inline void set_small_status(bt_inst *in, const bt_node *d, bt_status s) {
   uint8_t *status = inst_mem(in) + d->soff;
@@ -940,11 +940,20 @@ static inline void set_small_status(bt_inst *in, const bt_node *d, bt_status s) 
   rec_status(in, d, *status, s);
   if (s != BT_READY) *word_at(in, d->touched) |= d->mask;
   *status = (uint8_t)s;
-  in->unsaved = 1;
-  in->settled = 0;
+  in->unsaved = 1; /* (and `settled` is cleared once, by bti_visit_small) */
 }
 
-/* A Sequence (stop at FAILED, end in SUCCESS) or a Selector (stop at SUCCESS, end in FAILED). */
+/* A Condition or an Action: its function, then its status. */
+static inline bt_status visit_small_leaf(bt_inst *in, const bt_node *nodes, const bt_node *d) {
+  bt_call c = {in, (int)(d - nodes), d->ud, 0};
+  int r = d->fn(&c);
+  if (d->kind == BT_CONDITION) set_small_status(in, d, r > 0 ? BT_SUCCESS : BT_FAILED);
+  else set_small_status(in, d, r < 0 ? BT_FAILED : BT_SUCCESS);
+  return node_status(in, d);
+}
+
+/* A Sequence (stop at FAILED, end in SUCCESS) or a Selector (stop at SUCCESS, end in FAILED); its
+ * leaves are visited here, without a call of their own. */
 static inline bt_status visit_small_composite(bt_inst *in, const bt_node *nodes, const bt_node *d,
                                               bt_status stop) {
   mem_idx *m = kind_mem(in, d);
@@ -952,7 +961,8 @@ static inline bt_status visit_small_composite(bt_inst *in, const bt_node *nodes,
   if (node_status(in, d) != BT_RUNNING || m->idx == 0) m->idx = 1;
   bt_status s = stop == BT_FAILED ? BT_SUCCESS : BT_FAILED;
   while (m->idx <= d->nchildren) {
-    bt_status cs = visit_small(in, nodes, kids[m->idx - 1]);
+    const bt_node *cd = &nodes[kids[m->idx - 1]];
+    bt_status cs = cd->flags & NF_LEAF ? visit_small_leaf(in, nodes, cd) : visit_small(in, nodes, cd);
     if (cs == BT_RUNNING || cs == stop) {
       s = cs;
       break;
@@ -963,22 +973,22 @@ static inline bt_status visit_small_composite(bt_inst *in, const bt_node *nodes,
   return node_status(in, d);
 }
 
-static bt_status visit_small(bt_inst *in, const bt_node *nodes, uint32_t n) {
-  const bt_node *d = &nodes[n];
-  switch (d->kind) {
-    case BT_SEQUENCE: return visit_small_composite(in, nodes, d, BT_FAILED);
-    case BT_SELECTOR: return visit_small_composite(in, nodes, d, BT_SUCCESS);
-    default: {
-      bt_call c = {in, (int)n, d->ud, 0};
-      int r = d->fn(&c);
-      bt_status s = d->kind == BT_CONDITION ? (r > 0 ? BT_SUCCESS : BT_FAILED) : (r < 0 ? BT_FAILED : BT_SUCCESS);
-      set_small_status(in, d, s);
-      return node_status(in, d);
-    }
-  }
+static bt_status visit_small(bt_inst *in, const bt_node *nodes, const bt_node *d) {
+  if (d->kind == BT_SEQUENCE) return visit_small_composite(in, nodes, d, BT_FAILED);
+  return visit_small_composite(in, nodes, d, BT_SUCCESS);
 }
 
-void bti_visit_small(bt_inst *in) { visit_small(in, in->def->nodes, 0); }
+void bti_visit_small(bt_inst *in) {
+  const bt_node *nodes = in->def->nodes;
+  /* unsaved, which nothing reads during a visit, tells whether a status changed: then settled is
+   * cleared, as set_node_status clears it at each change */
+  uint8_t was = in->unsaved;
+  in->unsaved = 0;
+  if (nodes->flags & NF_LEAF) visit_small_leaf(in, nodes, nodes);
+  else visit_small(in, nodes, nodes);
+  if (in->unsaved) in->settled = 0;
+  in->unsaved |= was;
+}
 
 /* The Reset of a node without a Reset or Step of the host's: reset_kind's, with the common kinds
  * (those whose reset is the base's, plus rewinding their child indices and counters) done here in
@@ -1044,7 +1054,7 @@ static void reset_small(bt_inst *in, uint32_t i, uint32_t end) {
   while (i < end) {
     const bt_node *d = &nodes[i];
     touched &= ~d->mask;
-    if (d->kind == BT_SEQUENCE || d->kind == BT_SELECTOR) put_u32(mem + d->mem, 1);
+    if (!(d->flags & NF_LEAF)) put_u32(mem + d->mem, 1); /* a Sequence's or Selector's idx */
     if (mem[d->soff] != BT_READY) {
       rec_status(in, d, mem[d->soff], BT_READY);
       mem[d->soff] = BT_READY;
