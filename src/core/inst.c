@@ -289,12 +289,13 @@ int bt_inst_update(bt_inst *in) {
   if (in->thinking) return BT_EBUSY;
   in->thinking = 1;
   if (BTI_RECORDING(in)) bti_rec_think_begin(in);
-  if (in->def->small_plain) bti_visit_small(in);
+  int small = in->def->small_plain;
+  if (small) bti_visit_small(in);
   else bt_node_visit(in, 0);
   save_all(in);
   if (BTI_RECORDING(in)) bti_rec_saved(in);
   if (!in->settled) {
-    if (in->def->small_plain) bti_step_small(in);
+    if (small) bti_step_small(in);
     else bt_node_step(in, 0);
     in->settled = (uint8_t)in->def->plain_step;
   }
