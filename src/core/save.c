@@ -575,7 +575,13 @@ int bt_inst_import(bt_inst *in, const bt_saved *sv, const int *map, double now, 
   if (rng) memcpy(inst_mem(in) + rng, backup + rng, sizeof(uint64_t));
   in->hint = 0;
   int rc = bti_transfer(in, from, map, out, keep_clocks);
-  if (rc != BT_OK) memcpy(inst_mem(in), backup, d->inst_size);
+  if (rc != BT_OK) { /* as it was, but for the bti_ext the transfer may have made (which keeps the agent) */
+    void *agent = in->agent;
+    uint8_t extended = in->extended;
+    memcpy(inst_mem(in), backup, d->inst_size);
+    in->agent = agent;
+    in->extended = extended & 1;
+  }
   in->recording = (uint8_t)(recording & 1);
   if (rc == BT_OK)
     for (uint32_t s = 0; s < d->nstates; s++)
