@@ -349,10 +349,7 @@ static int layout_memory(bt_def *d) {
     int several = d->nwords > 1;
     nd->touched = d->chunks[nd->state >> 6];
     nd->mask = (uint64_t)1 << (nd->state & 63);
-    nd->dirty = several ? nd->touched - 8 : nd->touched;
-    nd->dmask = several ? nd->mask : 0;
-    nd->tsum = several ? d->sums_off + 8 : nd->touched;
-    nd->dsum = several ? d->sums_off : nd->touched;
+    nd->sums = d->sums_off;
     nd->sum = several ? (uint64_t)1 << ((nd->state >> 6) >> d->sum_shift) : 0;
     nd->sum_clear = d->sum_shift ? 0 : nd->sum;
     const bti_kind *k = &bti_kinds[nd->kind];

@@ -57,12 +57,13 @@ typedef struct bt_node {
   uint32_t name;      /* offset in bt_def.names */
   uint32_t mem;       /* offset of its state's kind memory in the instance */
   uint32_t soff, foff; /* offsets of its state's status and flags in the instance */
-  /* Offsets of its state's chunk's dirty and touched words, and its state's bits in them. A tree
-   * of one chunk keeps no dirty word (SaveStatus copies its statuses whole): there dirty is the
-   * touched word's offset and dmask 0, so that marking a node dirty changes no bit. */
-  uint32_t dirty, touched;
-  uint64_t dmask, mask;
-  uint32_t dsum, tsum; /* offsets of the summaries (without summaries: of the touched word) */
+  /* The offset of its state's chunk's touched word, and its state's bit in it and in the dirty
+   * word, the 8 bytes before; a tree of one chunk keeps no dirty word (SaveStatus copies its
+   * statuses whole), and has no summaries: there sum is 0, and marking a node dirty changes no
+   * bit. */
+  uint32_t touched;
+  uint64_t mask;
+  uint32_t sums;      /* bt_def.sums_off: the dirty summary, then the touched one */
   uint64_t sum;       /* the bit of those words in the summaries (0 without summaries) */
   uint64_t sum_clear; /* sum, if a zero word clears it (one word per summary bit), else 0 */
   /* What its kind's Reset puts back in its memory (bti_rewind's writes, worked out once): the
@@ -398,18 +399,18 @@ static inline void touch_node(bt_inst *in, const bt_node *d) {
   uint64_t *w = word_at(in, d->touched);
   if (*w & d->mask) return;
   *w |= d->mask;
-  if (d->sum) *word_at(in, d->tsum) |= d->sum; /* (a tree of one chunk has no summaries) */
+  if (d->sum) *word_at(in, d->sums + 8) |= d->sum; /* (a tree of one chunk has no summaries) */
   in->settled = 0;
 }
 static inline void untouch_node(bt_inst *in, const bt_node *d) {
   uint64_t *w = word_at(in, d->touched);
   *w &= ~d->mask;
-  if (!*w) *word_at(in, d->tsum) &= ~d->sum_clear;
+  if (!*w && d->sum_clear) *word_at(in, d->sums + 8) &= ~d->sum_clear;
 }
 static inline void mark_dirty_node(bt_inst *in, const bt_node *d) {
-  if (d->dmask) { /* (a tree of one chunk has no dirty word) */
-    *word_at(in, d->dirty) |= d->dmask;
-    *word_at(in, d->dsum) |= d->sum;
+  if (d->sum) { /* (a tree of one chunk has no dirty word) */
+    *word_at(in, d->touched - 8) |= d->mask;
+    *word_at(in, d->sums) |= d->sum;
   }
   in->unsaved = 1;
 }
