@@ -570,13 +570,16 @@ int main(int argc, char **argv) {
            "<= 1.50x");
     /* what an instance holds (bt_def_inst_size), against the floor's, from the public API */
     const bt_def *def = sc[s].def;
-    int nodes = bt_def_states(def), deadlines = 0;
-    for (int k = 0; k < nodes; k++)
-      deadlines += bt_node_has_field(def, bt_def_node_of_state(def, k), BT_FIELD_NEXTUPDATETIME);
-    printf("%-9s instance: bt %zu bytes, of which %d last results and %d flags (a byte per node), "
-           "%d Sleep deadlines (%d), bit words %d, the recorder's pointer 8; floor %zu\n",
-           "", bt_def_inst_size(def), nodes, nodes, deadlines, 8 * deadlines, 16 * ((nodes + 63) / 64),
-           sc[s].floor.size);
+    int nodes = bt_def_states(def), deadlines = 0, words = (nodes + 63) / 64;
+    for (int k = 0; k < nodes; k++) { /* the deadlines kept in the instance (not spilled) */
+      int node = bt_def_node_of_state(def, k), kind = bt_def_kind(def, node);
+      deadlines += bt_node_has_field(def, node, BT_FIELD_NEXTUPDATETIME) && kind != BT_ACTION &&
+                   kind != BT_CONDITIONWAIT && kind != BT_MULTICONDITION;
+    }
+    printf("%-9s instance: bt %zu bytes, of which %d statuses and %d flags with the last results "
+           "(a byte per node), %d Sleep deadlines (%d), bit words %d; floor %zu\n",
+           "", bt_def_inst_size(def), nodes, nodes, deadlines, 8 * deadlines,
+           words > 1 ? 16 * words + 16 : 8, sc[s].floor.size);
     int same = sc[s].bt_leaves == sc[s].floor_leaves && sc[s].mismatches == 0;
     printf("%-9s leaf calls per think: bt %.6f, floor %.6f; statuses that differ after the runs: "
            "%lld%s\n",

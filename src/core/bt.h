@@ -413,7 +413,9 @@ int bt_inst_save(const bt_inst *inst, void *out, size_t size);
 /* Restores a state saved by bt_inst_save from an instance of an equal definition (same
  * bt_def_hash). BT_EINVAL if the bytes are not such a state (another definition's: another
  * size, shape or hash; another format; a status or child index out of range, as bt_node_set
- * refuses it); BT_EBUSY inside a think. A refused restore leaves the instance unchanged. */
+ * refuses it); BT_EBUSY inside a think; BT_ENOMEM when a Sleep deadline of a leaf that keeps it
+ * outside the instance (bt_node_sleep) finds no room. A refused restore leaves the instance
+ * unchanged. */
 int bt_inst_restore(bt_inst *inst, const void *data, size_t size);
 
 /* ---- reloading: carrying an agent's state to a new definition of its tree ---- */
@@ -503,6 +505,10 @@ void bt_node_reset(bt_inst *inst, int node);
 void bt_node_step(bt_inst *inst, int node);
 void bt_node_save_status(bt_inst *inst, int node);
 void bt_node_stop(bt_inst *inst, int node);
+/* Sleep: nextupdatetime = now + seconds, on a node that has the field (bt_node_has_field); on
+ * others it does nothing. A ConditionWaitNode, MultiConditionNode or ActionNode, which never sleeps
+ * by itself in Don't Starve, keeps its deadline outside the instance, in room made at its first
+ * Sleep: if that room cannot be had (out of memory), the Sleep does nothing. */
 void bt_node_sleep(bt_inst *inst, int node, double seconds);
 int bt_node_sleep_time(bt_inst *inst, int node, double *out);
 int bt_node_tree_sleep_time(bt_inst *inst, int node, double *out);
@@ -542,7 +548,9 @@ int bt_node_get(const bt_inst *inst, int node, int field, double *out);
 
 /* Writes a field (value NULL makes it nil where nil is allowed). BT_EINVAL if the node has no such
  * field, it cannot be nil, or the value cannot be its: an index or rep is a whole number, a
- * Priority's index names one of its children, a Sequence's, Selector's or Loop's is at least 1. */
+ * Priority's index names one of its children, a Sequence's, Selector's or Loop's is at least 1.
+ * BT_ENOMEM when the nextupdatetime of a leaf that keeps it outside the instance (bt_node_sleep)
+ * finds no room. */
 int bt_node_set(bt_inst *inst, int node, int field, const double *value);
 
 /* Non-zero if the node has the field. */

@@ -262,20 +262,28 @@ static int analyse(compiler *c, int root) {
 
 static size_t align_up(size_t v, size_t a) { return (v + a - 1) / a * a; }
 
-/* Bytes of a state's memory: nextupdatetime (if any), then the kind's memory; and its alignment. */
-static size_t state_mem_size(const bt_node *nd, int *needs_nut, size_t *align) {
-  *needs_nut = bti_kinds[nd->kind].deadline || (nd->ops && nd->ops->visit);
+/* Bytes of a state's memory in the instance: nextupdatetime (if it keeps one there), then the
+ * kind's memory; and its alignment. *saved: the bytes of its memory in a saved state, where a
+ * spilled deadline has its place as one kept in the instance (the format does not depend on where
+ * an instance keeps it), and *spills: its deadline is kept outside the instance (bti_ext). */
+static size_t state_mem_size(const bt_node *nd, int *needs_nut, size_t *align, size_t *saved, int *spills) {
+  int deadline = bti_kinds[nd->kind].deadline;
+  *needs_nut = deadline == BTI_OWN_DEADLINE || (nd->ops && nd->ops->visit);
+  *spills = !*needs_nut && deadline == BTI_SPILL_DEADLINE;
   int kmem = bti_kinds[nd->kind].mem_size;
-  *align = *needs_nut || kmem >= 8 ? 8 : kmem ? 4 : 1;
+  *align = *needs_nut || *spills || kmem >= 8 ? 8 : kmem ? 4 : 1; /* the saved state's order */
+  *saved = (*needs_nut || *spills ? sizeof(double) : 0) + (size_t)kmem;
   return (*needs_nut ? sizeof(double) : 0) + (size_t)kmem;
 }
 
 /* Lays out the instance. After the header come chunks of 64 states in pre-order, each holding
- * everything of its states: the dirty and touched words of the bit sets, the statuses, flags and
- * last results, then each state's memory (nextupdatetime first, if any, then the kind's). A think
+ * everything of its states: the dirty and touched words of the bit sets (a tree of one chunk
+ * keeps no dirty word), the statuses, the flags with the last results, then each state's memory (nextupdatetime first, if any, then the kind's). A think
  * reads the chunks of the nodes it visits, so a large tree whose running path lies in its first
  * nodes touches about the memory of a small tree's instance. Offsets are from the instance's
- * start. Saved states keep the memory packed, as if in one area (pmem, pnut, mem_size). */
+ * start. Saved states keep the memory packed, as if in one area (pmem, pnut, mem_size). The
+ * recorder and the deadlines of the leaves that never sleep by themselves are kept outside
+ * (bti_ext): an instance that has none pays nothing for them. */
 static int layout_memory(bt_def *d) {
   size_t n = d->nstates;
   d->nwords = (uint32_t)((n + 63) / 64);
@@ -284,6 +292,7 @@ static int layout_memory(bt_def *d) {
   d->chunks = calloc(d->nwords ? d->nwords : 1, sizeof *d->chunks);
   if (!d->chunks) return BT_ENOMEM;
   size_t size = INST_HEADER_SIZE, packed = 0;
+  d->sums_off = 0;
   if (d->nwords > 1) {
     d->sums_off = (uint32_t)size;
     size += 2 * sizeof(uint64_t);
@@ -296,44 +305,40 @@ static int layout_memory(bt_def *d) {
     d->rng_off = (uint32_t)size;
     size += sizeof(uint64_t);
   }
+  d->nspill = 0;
   for (uint32_t w = 0; w < d->nwords; w++) {
     uint32_t first = w * 64, k = (uint32_t)(n - first < 64 ? n - first : 64);
+    if (d->nwords > 1) size += sizeof(uint64_t); /* dirty (a tree of one chunk keeps none) */
     d->chunks[w] = (uint32_t)size;
-    if (d->nwords == 1) d->sums_off = (uint32_t)size; /* no summaries: its own words */
-    size += 2 * sizeof(uint64_t); /* dirty, then touched */
+    size += sizeof(uint64_t); /* touched */
     for (uint32_t i = 0; i < k; i++) {
       bt_state *st = &d->states[first + i];
       st->soff = (uint32_t)(size + i);
       st->foff = (uint32_t)(size + k + i);
-      st->loff = (uint32_t)(size + 2 * k + i);
     }
-    size += 3 * (size_t)k;
-    /* the memory of the states aligned for a double first, then the others: less padding */
+    size += 2 * (size_t)k;
+    /* the memory of the states aligned for a double first, then the others: less padding (in
+     * the order of the saved states' memory, which keeps a spilled deadline) */
     for (uint32_t j = 0; j < 2 * k; j++) {
       bt_state *st = &d->states[first + j % k];
-      int needs_nut;
-      size_t align, bytes = state_mem_size(&d->nodes[st->node], &needs_nut, &align);
+      int needs_nut, spills;
+      size_t align, saved, bytes = state_mem_size(&d->nodes[st->node], &needs_nut, &align, &saved, &spills);
       if ((align == 8) != (j < k)) continue;
-      size = align_up(size, align);
+      size = align_up(size, needs_nut || bytes >= 8 ? 8 : bytes ? 4 : 1);
       packed = align_up(packed, align);
-      st->nut = st->pnut = NO_SLOT;
-      if (needs_nut) {
-        st->nut = (uint32_t)size;
-        st->pnut = (uint32_t)packed;
-      }
+      st->nut = NO_SLOT;
+      st->pnut = spills || needs_nut ? (uint32_t)packed : NO_SLOT;
+      st->spill = spills ? d->nspill++ : NO_SLOT;
+      if (needs_nut) st->nut = (uint32_t)size;
       st->mem = (uint32_t)(size + (needs_nut ? sizeof(double) : 0));
-      st->pmem = (uint32_t)(packed + (needs_nut ? sizeof(double) : 0));
+      st->pmem = (uint32_t)(packed + (needs_nut || spills ? sizeof(double) : 0));
       size += bytes;
-      packed += bytes;
+      packed += saved;
     }
     size = align_up(size, 8);
   }
   d->mem_size = align_up(packed, 8);
   d->inst_size = align_up(size, 8);
-  d->rec_off = (uint32_t)d->inst_size; /* the recorder's pointer after the state, outside the header */
-#if BT_RECORDER
-  d->inst_size += sizeof(void *);
-#endif
   d->unshared = d->nstates == d->nnodes;
   d->plain_step = 1;
   for (uint32_t i = 0; i < d->nnodes; i++) {
@@ -341,10 +346,11 @@ static int layout_memory(bt_def *d) {
     nd->mem = d->states[nd->state].mem;
     nd->soff = d->states[nd->state].soff;
     nd->foff = d->states[nd->state].foff;
-    nd->bits = d->chunks[nd->state >> 6];
+    int several = d->nwords > 1;
+    nd->touched = d->chunks[nd->state >> 6];
     nd->mask = (uint64_t)1 << (nd->state & 63);
     nd->sums = d->sums_off;
-    nd->sum = d->nwords > 1 ? (uint64_t)1 << ((nd->state >> 6) >> d->sum_shift) : 0;
+    nd->sum = several ? (uint64_t)1 << ((nd->state >> 6) >> d->sum_shift) : 0;
     nd->sum_clear = d->sum_shift ? 0 : nd->sum;
     const bti_kind *k = &bti_kinds[nd->kind];
     nd->rewinds = 0;
@@ -363,6 +369,13 @@ static int layout_memory(bt_def *d) {
   d->walk_reset = d->plain_step;
   for (uint32_t i = 0; i < d->nnodes; i++)
     if (d->nodes[i].kind == BT_TASK) d->walk_reset = 0;
+  d->small_plain = d->nwords == 1 && d->nnodes > 0;
+  for (uint32_t i = 0; i < d->nnodes; i++) {
+    const bt_node *nd = &d->nodes[i];
+    if (nd->ops || (nd->kind != BT_SEQUENCE && nd->kind != BT_SELECTOR && nd->kind != BT_CONDITION &&
+                    nd->kind != BT_ACTION))
+      d->small_plain = 0;
+  }
   return BT_OK;
 }
 

@@ -47,6 +47,67 @@ int bti_random_int(bt_inst *in, int n, int *out) {
 
 static void init_fields(bt_inst *in, uint32_t st);
 
+/* ---- what an instance keeps outside its bytes ---- */
+
+bti_ext *bti_ext_get(bt_inst *in) {
+  if (in->extended) return ext_of(in);
+  bti_ext *x = calloc(1, sizeof *x);
+  if (!x) return NULL;
+  x->agent = in->agent;
+  in->agent = x;
+  in->extended = 1;
+  return x;
+}
+
+static void ext_free(bt_inst *in) {
+  bti_ext *x = ext_of(in);
+  if (!x) return;
+  in->agent = x->agent;
+  in->extended = 0;
+  free(x->deadlines);
+  free(x);
+}
+
+int bti_deadline_reserve(bt_inst *in) {
+  uint32_t n = in->def->nspill;
+  if (!n) return BT_OK;
+  bti_ext *x = bti_ext_get(in);
+  if (!x) return BT_ENOMEM;
+  if (!x->deadlines && !(x->deadlines = calloc(n, sizeof *x->deadlines))) return BT_ENOMEM;
+  return BT_OK;
+}
+
+int bti_deadline_get(const bt_inst *in, uint32_t st, double *out) {
+  const bt_state *s = &in->def->states[st];
+  if (!(*flags_at(in, st) & SF_NUT)) return 0;
+  if (s->nut != NO_SLOT) {
+    memcpy(out, inst_mem(in) + s->nut, sizeof *out);
+    return 1;
+  }
+  const bti_ext *x = ext_of(in);
+  if (s->spill == NO_SLOT || !x || !x->deadlines) return 0; /* (a flag set by hand, never a deadline) */
+  *out = x->deadlines[s->spill];
+  return 1;
+}
+
+int bti_deadline_set(bt_inst *in, uint32_t st, const double *t) {
+  const bt_state *s = &in->def->states[st];
+  uint8_t *fl = flags_at(in, st);
+  if (!bti_has_deadline(in->def, st)) return BT_EINVAL;
+  if (!t) {
+    *fl &= (uint8_t)~SF_NUT;
+    return BT_OK;
+  }
+  if (s->nut != NO_SLOT) {
+    memcpy(inst_mem(in) + s->nut, t, sizeof *t);
+  } else {
+    if (bti_deadline_reserve(in) != BT_OK) return BT_ENOMEM;
+    ext_of(in)->deadlines[s->spill] = *t;
+  }
+  *fl |= SF_NUT;
+  return BT_OK;
+}
+
 int bti_make_image(bt_def *def) {
   def->image = calloc(1, def->inst_size);
   if (!def->image) return BT_ENOMEM;
@@ -82,6 +143,7 @@ int bt_inst_init(bt_inst **out, void *mem, bt_def *def, const bt_host *host, voi
   bt_def_retain(def);
 #if BT_RECORDER
   if ((def->recording || def->stats) && bti_rec_init(in) != BT_OK) {
+    ext_free(in);
     bt_def_release(def);
     return BT_ENOMEM;
   }
@@ -103,6 +165,7 @@ int bt_inst_create(bt_inst **out, bt_def *def, const bt_host *host, void *agent,
 void bt_inst_fini(bt_inst *in) {
   if (!in) return;
   if (in->recording) bt_inst_set_recorder(in, NULL);
+  ext_free(in);
   bt_def_release(in->def);
   in->def = NULL;
 }
@@ -153,13 +216,28 @@ int bt_inst_scatter(bt_inst *in) {
   return BT_OK;
 }
 
-void *bt_inst_agent(const bt_inst *in) { return in->agent; }
+void *bt_inst_agent(const bt_inst *in) { return in->extended ? ext_of(in)->agent : in->agent; }
 const bt_def *bt_inst_def(const bt_inst *in) { return in->def; }
 double bt_inst_now(bt_inst *in) { return bti_now(in); }
 int bt_inst_thinking(const bt_inst *in) { return in->thinking != 0; }
 unsigned bt_inst_flags(const bt_inst *in) { return in->exact ? BT_INST_EXACT : 0; }
 
 void bt_inst_set_exact(bt_inst *in, int on) { in->exact = on != 0; }
+
+/* A chunk's statuses, k of them, into the last results in its flags: 8 at a time */
+static void save_chunk(unsigned char *status, uint32_t k) {
+  unsigned char *flags = status + k;
+  const uint64_t last = 0x0303030303030303ULL;
+  uint32_t i = 0;
+  for (; i + 8 <= k; i += 8) {
+    uint64_t s, f;
+    memcpy(&s, status + i, 8);
+    memcpy(&f, flags + i, 8);
+    f = (f & ~last) | s; /* a status is 0-3 */
+    memcpy(flags + i, &f, 8);
+  }
+  for (; i < k; i++) flags[i] = (unsigned char)((flags[i] & ~SF_LAST) | status[i]);
+}
 
 /* SaveStatus of the whole tree: only states whose status changed since the last one differ, and
  * a think that changed none has no bits to look at. */
@@ -168,12 +246,8 @@ static void save_all(bt_inst *in) {
   in->unsaved = 0;
   const bt_def *def = in->def;
   uint32_t nwords = def->nwords, nstates = def->nstates;
-  if (nwords == 1) { /* no summaries */
-    uint64_t *word = dirty_word(in, 0);
-    if (*word) {
-      *word = 0;
-      memcpy((unsigned char *)(word + 2) + 2 * nstates, word + 2, nstates);
-    }
+  if (nwords == 1) { /* no summaries, no dirty word: the statuses whole (nstates bytes, at most 64) */
+    save_chunk((unsigned char *)(touched_word(in, 0) + 1), nstates);
     return;
   }
   for (uint64_t sum = *dirty_sum(in); sum; sum &= sum - 1) {
@@ -186,8 +260,7 @@ static void save_all(bt_inst *in) {
       /* the chunk's statuses over its last results, whole: those of the states whose bit is
        * clear are equal already (k bytes, at most 64) */
       uint32_t k = nstates - w * 64 < 64 ? nstates - w * 64 : 64;
-      unsigned char *status = (unsigned char *)(word + 2);
-      memcpy(status + 2 * k, status, k);
+      save_chunk((unsigned char *)(word + 2), k);
     }
   }
   *dirty_sum(in) = 0;
@@ -216,11 +289,14 @@ int bt_inst_update(bt_inst *in) {
   if (in->thinking) return BT_EBUSY;
   in->thinking = 1;
   if (BTI_RECORDING(in)) bti_rec_think_begin(in);
-  bt_node_visit(in, 0);
+  int small = in->def->small_plain;
+  if (small) bti_visit_small(in);
+  else bt_node_visit(in, 0);
   save_all(in);
   if (BTI_RECORDING(in)) bti_rec_saved(in);
   if (!in->settled) {
-    bt_node_step(in, 0);
+    if (small) bti_step_small(in);
+    else bt_node_step(in, 0);
     in->settled = (uint8_t)in->def->plain_step;
   }
   in->forceupdate = 0;
@@ -292,11 +368,14 @@ static int is_clean(const bt_inst *in, uint32_t st) {
 void bti_mark_touched(bt_inst *in) {
   const bt_def *def = in->def;
   in->settled = 0;
-  for (uint32_t w = 0; w < def->nwords; w++) *dirty_word(in, w) = *touched_word(in, w) = 0;
-  *dirty_sum(in) = *touched_sum(in) = 0;
+  for (uint32_t w = 0; w < def->nwords; w++) {
+    *touched_word(in, w) = 0;
+    if (def->nwords > 1) *dirty_word(in, w) = 0;
+  }
+  if (def->nwords > 1) *dirty_sum(in) = *touched_sum(in) = 0;
   in->unsaved = 1;
   for (uint32_t s = 0; s < def->nstates; s++) {
-    if (*status_at(in, s) != *last_at(in, s)) mark_dirty(in, s);
+    if (*status_at(in, s) != last_of(in, s)) mark_dirty(in, s);
     if (!is_clean(in, s)) touch(in, s);
   }
 }
@@ -306,7 +385,7 @@ static int find_field(const bt_def *def, int n, int field, const bti_field **out
   if (!def || n < 0 || (uint32_t)n >= def->nnodes) return BT_EINVAL;
   *out = NULL;
   if (field == BT_FIELD_NEXTUPDATETIME)
-    return def->states[def->nodes[n].state].nut != NO_SLOT ? BT_OK : BT_EINVAL;
+    return bti_has_deadline(def, def->nodes[n].state) ? BT_OK : BT_EINVAL;
   *out = bti_field_of(def->nodes[n].kind, field);
   return *out ? BT_OK : BT_EINVAL;
 }
@@ -321,11 +400,7 @@ int bt_node_get(const bt_inst *in, int n, int field, double *out) {
   if (find_field(in->def, n, field, &f)) return BT_EINVAL;
   uint32_t st = state_of(in, n);
   uint8_t fl = *flags_of(in, n);
-  if (!f) { /* nextupdatetime */
-    if (!(fl & SF_NUT)) return 0;
-    memcpy(out, inst_mem(in) + in->def->states[st].nut, sizeof *out);
-    return 1;
-  }
+  if (!f) return bti_deadline_get(in, st, out); /* nextupdatetime */
   const unsigned char *p = field_at(in, st, f);
   switch (f->type) {
     case BTI_FLAG: *out = (fl & f->flag) ? 1 : 0; return 1;
@@ -372,10 +447,7 @@ int bt_node_set(bt_inst *in, int n, int field, const double *value) {
   touch(in, st);
   in->settled = 0;
   uint8_t *fl = flags_of(in, n);
-  if (!f) {
-    set_time(fl, SF_NUT, inst_mem(in) + in->def->states[st].nut, value);
-    return BT_OK;
-  }
+  if (!f) return bti_deadline_set(in, st, value);
   unsigned char *p = field_at(in, st, f);
   switch (f->type) {
     case BTI_FLAG:
@@ -479,14 +551,16 @@ int bt_inst_save(const bt_inst *in, void *out, size_t size) {
   uint32_t n = d->nstates;
   for (uint32_t s = 0; s < n; s++) {
     p[s] = *status_at(in, s);
-    p[n + s] = *last_at(in, s);
-    p[2 * n + s] = *flags_at(in, s);
+    p[n + s] = last_of(in, s);
+    p[2 * n + s] = (unsigned char)((*flags_at(in, s) & ~SF_LAST) >> SF_SAVED_SHIFT);
   }
   p += 3 * (size_t)n;
   memset(p, 0, d->mem_size); /* the memory packed, as the states' blocks would lie in one area */
   for (uint32_t s = 0; s < n; s++) {
     const bt_state *st = &d->states[s];
+    double t;
     if (st->nut != NO_SLOT) memcpy(p + st->pnut, inst_mem(in) + st->nut, sizeof(double));
+    else if (st->spill != NO_SLOT && bti_deadline_get(in, s, &t)) memcpy(p + st->pnut, &t, sizeof t);
     size_t bytes = bti_kinds[d->nodes[st->node].kind].mem_size;
     if (bytes) memcpy(p + st->pmem, inst_mem(in) + st->mem, bytes);
   }
@@ -518,13 +592,18 @@ int bt_inst_restore(bt_inst *in, const void *data, size_t size) {
     }
   }
   uint32_t n = d->nstates;
+  for (uint32_t s = 0; s < n; s++) /* room for the spilled deadlines first: a refused restore changes nothing */
+    if (d->states[s].spill != NO_SLOT && (p[2 * n + s] << SF_SAVED_SHIFT & SF_NUT) &&
+        bti_deadline_reserve(in) != BT_OK)
+      return BT_ENOMEM;
   for (uint32_t s = 0; s < n; s++) {
     const bt_state *st = &d->states[s];
     rec_status(in, &d->nodes[st->node], *status_at(in, s), p[s]);
     *status_at(in, s) = p[s];
-    *last_at(in, s) = p[n + s];
-    *flags_at(in, s) = p[2 * n + s];
+    *flags_at(in, s) = (uint8_t)((p[2 * n + s] << SF_SAVED_SHIFT & ~SF_LAST) | p[n + s]);
     if (st->nut != NO_SLOT) memcpy(inst_mem(in) + st->nut, mem + st->pnut, sizeof(double));
+    else if (st->spill != NO_SLOT && (*flags_at(in, s) & SF_NUT))
+      memcpy(&ext_of(in)->deadlines[st->spill], mem + st->pnut, sizeof(double));
     size_t bytes = bti_kinds[d->nodes[st->node].kind].mem_size;
     if (bytes) memcpy(inst_mem(in) + st->mem, mem + st->pmem, bytes);
   }

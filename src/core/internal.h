@@ -57,9 +57,13 @@ typedef struct bt_node {
   uint32_t name;      /* offset in bt_def.names */
   uint32_t mem;       /* offset of its state's kind memory in the instance */
   uint32_t soff, foff; /* offsets of its state's status and flags in the instance */
-  uint32_t bits;      /* offset of its state's chunk: its dirty word, then its touched word */
-  uint64_t mask;      /* its state's bit in those words */
-  uint32_t sums;      /* bt_def.sums_off */
+  /* The offset of its state's chunk's touched word, and its state's bit in it and in the dirty
+   * word, the 8 bytes before; a tree of one chunk keeps no dirty word (SaveStatus copies its
+   * statuses whole), and has no summaries: there sum is 0, and marking a node dirty changes no
+   * bit. */
+  uint32_t touched;
+  uint64_t mask;
+  uint32_t sums;      /* bt_def.sums_off: the dirty summary, then the touched one */
   uint64_t sum;       /* the bit of those words in the summaries (0 without summaries) */
   uint64_t sum_clear; /* sum, if a zero word clears it (one word per summary bit), else 0 */
   /* What its kind's Reset puts back in its memory (bti_rewind's writes, worked out once): the
@@ -81,7 +85,9 @@ typedef struct bt_state {
   int32_t graph;  /* graph id */
   uint32_t mem;   /* offset of the kind's memory in the instance */
   uint32_t nut;   /* offset of nextupdatetime in the instance, or NO_SLOT */
-  uint32_t soff, foff, loff; /* offsets of its status, flags and last result in the instance */
+  uint32_t spill; /* a leaf that keeps no deadline in the instance (its kind's BTI_SPILL_DEADLINE):
+                     the index of its deadline in bti_ext.deadlines, else NO_SLOT */
+  uint32_t soff, foff; /* offsets of its status and of its flags (its last result in their bits 0-1) */
   uint32_t pmem, pnut;       /* mem and nut in a saved state's packed memory */
 } bt_state;
 
@@ -95,17 +101,19 @@ struct bt_def {
   uint32_t *scatter; /* the states that draw a first evaluation time, in graph-id order */
   uint32_t nscatter;
   uint32_t nwords;   /* 64-bit words of one per-state bit set, and chunks of 64 states */
-  uint32_t *chunks;  /* offset in the instance of each chunk (layout_memory) */
+  uint32_t *chunks;  /* offset in the instance of each chunk's touched word (layout_memory); its
+                        dirty word, in a tree of several chunks, is the 8 bytes before */
   uint8_t sum_shift; /* a bit of a summary word stands for 1 << sum_shift words of its bit set */
   int unshared;      /* every state is at one place, so state == pre-order index */
   int plain_step;    /* no node has a Reset or Step of the host's (bt_inst.settled applies) */
   int walk_reset;    /* plain_step, and no TaskNode (whose abort calls the host): nodes.c's reset_walk */
+  int small_plain;   /* one chunk, no bt_ops at all, and only Sequences, Selectors, Conditions and
+                        Actions: a think visits it with nodes.c's bti_visit_small */
+  uint32_t nspill;   /* states whose deadline is spilled (bt_state.spill) */
   size_t mem_size;   /* bytes of the node memory of a saved state */
   size_t inst_size;  /* bytes of one instance, header included */
-  uint32_t rec_off;  /* offset of the instance's recorder (rec.c), its last 8 bytes; the end of its
-                        state (inst_size without it) when the recorder is compiled out */
-  /* Offsets in an instance of the summaries (dirty's, then touched's; in a tree of one chunk,
-   * which needs none, the chunk's own words, and every summary bit is 0), and of the random
+  /* Offsets in an instance of the summaries (dirty's, then touched's; 0 in a tree of one chunk,
+   * which has none: every summary bit is 0), and of the random
    * generator (0: none; only trees with Priorities or RandomNodes have one). */
   uint32_t sums_off, rng_off;
   unsigned char *image; /* a new instance, inst_size bytes: bt_inst_init copies it */
@@ -136,6 +144,14 @@ enum {
   BTI_ONE,         /* exactly one */
   BTI_AT_MOST_ONE, /* none or one */
   BTI_NAMED        /* a leaf naming a library tree, which becomes its one child */
+};
+
+/* Where a kind keeps its Sleep deadline (nextupdatetime). */
+enum {
+  BTI_NO_DEADLINE,   /* none: Sleep does nothing (a ConditionNode's sleep time is always nil) */
+  BTI_OWN_DEADLINE,  /* 8 bytes in the instance: the kind sleeps by itself (Wait, a task) */
+  BTI_SPILL_DEADLINE /* outside the instance, in its bti_ext, made at the first Sleep: the kind
+                        never sleeps by itself in Don't Starve, only a script can make it */
 };
 
 /* What a kind's param is. */
@@ -183,7 +199,7 @@ typedef struct bti_kind {
    * time (shifted when a saved state is restored at another time), of mem_doubles if it is
    * another number; then mem_words child indices and counters. */
   uint8_t mem_times, mem_doubles, mem_words;
-  uint8_t deadline;  /* it keeps a Sleep deadline (nextupdatetime) */
+  uint8_t deadline;  /* its Sleep deadline (nextupdatetime): BTI_NO_DEADLINE ... */
   uint8_t param;     /* BTI_NO_PARAM ... */
   uint8_t fn;        /* BTI_NO_FN ... */
   uint8_t scatters;  /* a new instance draws its first evaluation time */
@@ -210,13 +226,18 @@ static inline int bti_is_index(const bti_field *f) {
 
 /* ---- an instance ---- */
 
-/* Per-state flag bits in the instance. */
-#define SF_NUT 0x02       /* nextupdatetime is set */
-#define SF_LASTTIME 0x04  /* lasttime, a clock, is set */
-#define SF_TRIGGERED 0x08 /* an event fired for the node */
-#define SF_RUNNING 0x10   /* a two-condition node runs on its second condition */
-#define SF_WAKE 0x20      /* the time in a mem_wait is set */
-#define SF_STARTED 0x40   /* a run is under way (started, not yet finished) */
+/* Per-state flag bits in the instance. Bits 0-1 hold the state's last result (a bt_status,
+ * 0-3): SaveStatus writes them, nothing else in a think reads them. */
+#define SF_LAST 0x03      /* the last result */
+#define SF_NUT 0x04       /* nextupdatetime is set */
+#define SF_LASTTIME 0x08  /* lasttime, a clock, is set */
+#define SF_TRIGGERED 0x10 /* an event fired for the node */
+#define SF_RUNNING 0x20   /* a two-condition node runs on its second condition */
+#define SF_WAKE 0x40      /* the time in a mem_wait is set */
+#define SF_STARTED 0x80   /* a run is under way (started, not yet finished) */
+/* Saved states (save.c, bt_inst_save) write the flags as they were before the last result joined
+ * them, one bit lower: SF_NUT as 0x02 ... SF_STARTED as 0x40. */
+#define SF_SAVED_SHIFT 1
 
 /* An instance: this header, then (layout_memory in graph.c) the summaries of the bit sets of a
  * tree of several chunks, the random generator of a tree that draws random numbers, and the
@@ -230,19 +251,34 @@ struct bt_inst {
   uint8_t forceupdate : 1;
   uint8_t exact : 1; /* BT_INST_EXACT: Don't Starve's WaitNode sleep (a bit: the header stays 32 bytes) */
   uint8_t recording : 1; /* a bt_rec is attached (rec.c keeps it): every status change is recorded */
+  uint8_t extended : 1;  /* agent points to a bti_ext, which holds the agent */
   /* The last Step left nothing for the next one to do but walk the running path: set after a
    * Step of a tree whose nodes all have the kinds' own Reset and Step, cleared by any change of a
    * status, a touched bit, an event trigger or a field. Update skips Step while it is set. */
   uint8_t settled;
   uint8_t unsaved; /* a dirty bit may be set: the next SaveStatus has statuses to copy */
 };
+/* What an instance keeps outside its bytes, when it needs it: its recorder, and the Sleep
+ * deadlines of the leaves that keep none in the instance (bt_state.spill). Made at its first need
+ * and freed by bt_inst_fini, it takes the place of the agent pointer (bt_inst.extended), so that
+ * an instance without one pays nothing for it. */
+typedef struct bti_ext {
+  void *agent;      /* the host's agent */
+  bt_rec *rec;      /* the recorder (rec.c), NULL if none */
+  double *deadlines; /* bt_def.nspill deadlines, each valid while its state's SF_NUT is set; NULL
+                        until one is set */
+} bti_ext;
+
+static inline bti_ext *ext_of(const bt_inst *in) { return in->extended ? (bti_ext *)in->agent : NULL; }
+
 /* The summaries of the bit sets by state (dirty: the status changed since the last SaveStatus;
  * touched: the state may differ from what Reset leaves (READY, child index rewound, no
  * trigger), or the node has a Reset or Step of the host's; a node whose bit is clear needs no
  * Reset and no Step). Bit b clear means words b << sum_shift up to the next group's are all
  * zero (a set bit may cover zero words), so that SaveStatus and the scans for touched nodes of
  * a large tree read the words that have bits, not all of them. A tree of one chunk has no
- * summaries: its sum bits are all 0, and the words they would be written to are its own. */
+ * summaries and no dirty word: its sum bits and dirty masks are all 0, and the words they would
+ * be written to are its touched word. */
 
 /* The instance's bytes: the base of the offsets of bt_state and bt_node. */
 static inline unsigned char *inst_mem(const bt_inst *in) { return (unsigned char *)(uintptr_t)in; }
@@ -250,16 +286,21 @@ static inline unsigned char *inst_mem(const bt_inst *in) { return (unsigned char
 /* A state's status, flags and last result, and the words of the bit sets, in their chunks. */
 static inline uint8_t *status_at(const bt_inst *in, uint32_t st) { return inst_mem(in) + in->def->states[st].soff; }
 static inline uint8_t *flags_at(const bt_inst *in, uint32_t st) { return inst_mem(in) + in->def->states[st].foff; }
-static inline uint8_t *last_at(const bt_inst *in, uint32_t st) { return inst_mem(in) + in->def->states[st].loff; }
+static inline uint8_t last_of(const bt_inst *in, uint32_t st) { return *flags_at(in, st) & SF_LAST; }
+static inline void set_last(bt_inst *in, uint32_t st, uint8_t v) {
+  uint8_t *f = flags_at(in, st);
+  *f = (uint8_t)((*f & ~SF_LAST) | (v & SF_LAST));
+}
 #define INST_HEADER_SIZE ((sizeof(bt_inst) + 7) & ~(size_t)7)
-static inline uint64_t *dirty_word(const bt_inst *in, uint32_t w) {
+static inline uint64_t *touched_word(const bt_inst *in, uint32_t w) {
   return (uint64_t *)(void *)(inst_mem(in) + in->def->chunks[w]);
 }
+/* Only in a tree of several chunks (nwords > 1): */
+static inline uint64_t *dirty_word(const bt_inst *in, uint32_t w) { return touched_word(in, w) - 1; }
 static inline uint64_t *dirty_sum(const bt_inst *in) {
   return (uint64_t *)(void *)(inst_mem(in) + in->def->sums_off);
 }
 static inline uint64_t *touched_sum(const bt_inst *in) { return dirty_sum(in) + 1; }
-static inline uint64_t *touched_word(const bt_inst *in, uint32_t w) { return dirty_word(in, w) + 1; }
 static inline int touched_bit(const bt_inst *in, uint32_t st) {
   return (int)(*touched_word(in, st >> 6) >> (st & 63) & 1);
 }
@@ -327,7 +368,7 @@ static inline void touch(bt_inst *in, uint32_t st) {
   uint64_t *w = touched_word(in, st >> 6), m = (uint64_t)1 << (st & 63);
   if (*w & m) return;
   *w |= m;
-  *touched_sum(in) |= sum_bit(in, st);
+  if (in->def->nwords > 1) *touched_sum(in) |= sum_bit(in, st);
   in->settled = 0;
 }
 
@@ -335,38 +376,42 @@ static inline void touch(bt_inst *in, uint32_t st) {
 static inline void untouch(bt_inst *in, uint32_t st) {
   uint64_t *w = touched_word(in, st >> 6);
   *w &= ~((uint64_t)1 << (st & 63));
-  if (!*w && !in->def->sum_shift) *touched_sum(in) &= ~sum_bit(in, st);
+  if (!*w && !in->def->sum_shift && in->def->nwords > 1) *touched_sum(in) &= ~sum_bit(in, st);
 }
 
 /* Marks state st's status changed since the last SaveStatus. */
 static inline void mark_dirty(bt_inst *in, uint32_t st) {
-  *dirty_word(in, st >> 6) |= (uint64_t)1 << (st & 63);
-  *dirty_sum(in) |= sum_bit(in, st);
+  if (in->def->nwords > 1) {
+    *dirty_word(in, st >> 6) |= (uint64_t)1 << (st & 63);
+    *dirty_sum(in) |= sum_bit(in, st);
+  }
   in->unsaved = 1;
 }
 
 /* The same for the state of node d, with the words and bits the definition worked out for it. */
-static inline uint64_t *node_dirty_word(const bt_inst *in, const bt_node *d) {
-  return (uint64_t *)(void *)(inst_mem(in) + d->bits);
+static inline uint64_t *word_at(const bt_inst *in, uint32_t off) {
+  return (uint64_t *)(void *)(inst_mem(in) + off);
 }
 static inline int node_touched(const bt_inst *in, const bt_node *d) {
-  return (node_dirty_word(in, d)[1] & d->mask) != 0;
+  return (*word_at(in, d->touched) & d->mask) != 0;
 }
 static inline void touch_node(bt_inst *in, const bt_node *d) {
-  uint64_t *w = node_dirty_word(in, d) + 1;
+  uint64_t *w = word_at(in, d->touched);
   if (*w & d->mask) return;
   *w |= d->mask;
-  *(uint64_t *)(void *)(inst_mem(in) + d->sums + 8) |= d->sum;
+  if (d->sum) *word_at(in, d->sums + 8) |= d->sum; /* (a tree of one chunk has no summaries) */
   in->settled = 0;
 }
 static inline void untouch_node(bt_inst *in, const bt_node *d) {
-  uint64_t *w = node_dirty_word(in, d) + 1;
+  uint64_t *w = word_at(in, d->touched);
   *w &= ~d->mask;
-  if (!*w) *(uint64_t *)(void *)(inst_mem(in) + d->sums + 8) &= ~d->sum_clear;
+  if (!*w && d->sum_clear) *word_at(in, d->sums + 8) &= ~d->sum_clear;
 }
 static inline void mark_dirty_node(bt_inst *in, const bt_node *d) {
-  *node_dirty_word(in, d) |= d->mask;
-  *(uint64_t *)(void *)(inst_mem(in) + d->sums) |= d->sum;
+  if (d->sum) { /* (a tree of one chunk has no dirty word) */
+    *word_at(in, d->touched - 8) |= d->mask;
+    *word_at(in, d->sums) |= d->sum;
+  }
   in->unsaved = 1;
 }
 
@@ -409,6 +454,18 @@ static inline void bti_rewind(bt_inst *in, uint32_t st, const bti_kind *k) {
 }
 
 /* inst.c */
+BTI_FUNC bti_ext *bti_ext_get(bt_inst *in); /* the instance's bti_ext, made if need be; NULL: out of memory */
+/* State st's Sleep deadline: 1 and *out, or 0 if it has none (nil). */
+BTI_FUNC int bti_deadline_get(const bt_inst *in, uint32_t st, double *out);
+/* Sets state st's Sleep deadline (NULL: nil). BT_EINVAL if its node keeps none, BT_ENOMEM when a
+ * spilled one finds no room (bti_deadline_reserve beforehand makes it never fail). */
+BTI_FUNC int bti_deadline_set(bt_inst *in, uint32_t st, const double *t);
+/* Makes room for every spilled deadline of the instance: BT_OK or BT_ENOMEM. */
+BTI_FUNC int bti_deadline_reserve(bt_inst *in);
+/* Whether state st has a Sleep deadline, in the instance or spilled. */
+static inline int bti_has_deadline(const bt_def *d, uint32_t st) {
+  return d->states[st].nut != NO_SLOT || d->states[st].spill != NO_SLOT;
+}
 BTI_FUNC double bti_now(bt_inst *in);
 BTI_FUNC int bti_random_int(bt_inst *in, int n, int *out);
 BTI_FUNC double bti_random(bt_inst *in);
@@ -424,7 +481,9 @@ BTI_FUNC int bti_transfer(bt_inst *to, const bt_inst *from, const int *map, bt_t
                           int keep_clocks);
 
 /* nodes.c */
-BTI_FUNC void bti_scatter(bt_inst *in); /* each scattering node draws its first evaluation time */
+BTI_FUNC void bti_scatter(bt_inst *in);
+BTI_FUNC void bti_visit_small(bt_inst *in); /* bt_node_visit of the root of a small_plain tree */
+BTI_FUNC void bti_step_small(bt_inst *in);  /* bt_node_step of the root of a small_plain tree */ /* each scattering node draws its first evaluation time */
 
 /* sched.c, for tsched.c: bt_sched_update cut where the threaded scheduler thinks in parallel.
  * begin sets the tick and moves the brains waiting for it to the updaters, and returns the

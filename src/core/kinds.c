@@ -26,7 +26,7 @@
 const bti_kind bti_kinds[BT_KIND_COUNT] = {
     [BT_BEHAVIOUR] = {
         .info = {"BehaviourNode", "", -1, DS, VISIT | RESET | STEP | SLEEP | DESCRIBE},
-        .children = BTI_OPTIONAL, .deadline = 1},
+        .children = BTI_OPTIONAL, .deadline = BTI_OWN_DEADLINE},
     [BT_SEQUENCE] = {
         .info = {"SequenceNode", "Sequence", BT_BEHAVIOUR, DS, VISIT | RESET | DESCRIBE},
         .children = BTI_ANY, .mem_size = sizeof(mem_idx), .mem_words = 1,
@@ -62,17 +62,17 @@ const bti_kind bti_kinds[BT_KIND_COUNT] = {
         .children = BTI_LEAF, .fn = BTI_FN}, /* no deadline: its sleep time is always nil */
     [BT_MULTICONDITION] = {
         .info = {"MultiConditionNode", "Condition", BT_BEHAVIOUR, DS, VISIT},
-        .children = BTI_LEAF, .deadline = 1, .fn = BTI_FN2,
+        .children = BTI_LEAF, .deadline = BTI_SPILL_DEADLINE, .fn = BTI_FN2,
         .nfields = 1, .fields = {FLAG(RUNNING, SF_RUNNING)}},
     [BT_CONDITIONWAIT] = {
         .info = {"ConditionWaitNode", "Wait", BT_BEHAVIOUR, DS, VISIT},
-        .children = BTI_LEAF, .deadline = 1, .fn = BTI_FN},
+        .children = BTI_LEAF, .deadline = BTI_SPILL_DEADLINE, .fn = BTI_FN},
     [BT_ACTION] = {
         .info = {"ActionNode", "ActionNode", BT_BEHAVIOUR, DS, VISIT},
-        .children = BTI_LEAF, .deadline = 1, .fn = BTI_FN},
+        .children = BTI_LEAF, .deadline = BTI_SPILL_DEADLINE, .fn = BTI_FN},
     [BT_WAIT] = {
         .info = {"WaitNode", "Wait", BT_BEHAVIOUR, DS, VISIT | DESCRIBE},
-        .children = BTI_LEAF, .deadline = 1, .mem_size = sizeof(mem_wait), .mem_times = 1,
+        .children = BTI_LEAF, .deadline = BTI_OWN_DEADLINE, .mem_size = sizeof(mem_wait), .mem_times = 1,
         .param = BTI_TIME_FN,
         .nfields = 1, .fields = {FIELD(WAKE_TIME, BTI_TIME, mem_wait, wake, SF_WAKE)}},
     [BT_NOT] = {
@@ -97,7 +97,7 @@ const bti_kind bti_kinds[BT_KIND_COUNT] = {
                                  NUMBER(LATCHDURATION, mem_latch, dur, 0)}},
     [BT_TASK] = {
         .info = {"TaskNode", "Task", BT_BEHAVIOUR, 0, VISIT | RESET},
-        .children = BTI_LEAF, .deadline = 1, .fn = BTI_TASK},
+        .children = BTI_LEAF, .deadline = BTI_OWN_DEADLINE, .fn = BTI_TASK},
     [BT_POLICY_PARALLEL] = {
         .info = {"PolicyParallelNode", "PolicyParallel", BT_BEHAVIOUR, 0, VISIT | STEP},
         .children = BTI_ANY},

@@ -451,7 +451,7 @@ void bti_log_attached(bti_logrec *lr, bt_inst *in, unsigned long long think, dou
   for (uint32_t n = 0; ok && n < def->nnodes; n++) {
     uint32_t st = def->nodes[n].state;
     if (def->states[st].node != n) continue; /* a shared node's first place stands for all */
-    uint8_t s = *status_at(in, st), l = *last_at(in, st);
+    uint8_t s = *status_at(in, st), l = last_of(in, st);
     if (s == BT_READY && l == BT_READY) continue;
     ok = bytes_reserve(&e, 11);
     if (!ok) break;

@@ -99,11 +99,6 @@ static int call_fn(bt_inst *in, int n, bt_fn fn, void *ud, double *value) {
   return r;
 }
 
-static double *nut_of(bt_inst *in, int n) {
-  uint32_t off = in->def->states[state_of(in, n)].nut;
-  return off == NO_SLOT ? NULL : (double *)(void *)(inst_mem(in) + off);
-}
-
 static bt_call make_call(bt_inst *in, int n) {
   bt_call c = {in, n, node_at(in, n)->ops_ud, 0};
   return c;
@@ -146,10 +141,9 @@ static void step_base(bt_inst *in, int n) {
 static int sleep_base(bt_inst *in, int n, double *out) {
   if (status_of(in, n) != BT_RUNNING || !is_leaf(in, n) || node_at(in, n)->kind == BT_CONDITION)
     return 0;
-  double *nut = nut_of(in, n);
   double t = 0;
-  if (nut && (*flags_of(in, n) & SF_NUT)) {
-    t = *nut - bti_now(in);
+  if (bti_deadline_get(in, state_of(in, n), &t)) {
+    t -= bti_now(in);
     if (t < 0) t = 0;
   }
   *out = t;
@@ -157,12 +151,16 @@ static int sleep_base(bt_inst *in, int n, double *out) {
 }
 
 void bt_node_sleep(bt_inst *in, int n, double seconds) {
-  double now = bti_now(in);
-  double *nut = nut_of(in, n);
-  if (!nut) return;
-  touch(in, state_of(in, n));
-  *nut = now + seconds;
-  *flags_of(in, n) |= SF_NUT;
+  double t = bti_now(in) + seconds;
+  uint32_t st = state_of(in, n);
+  const bt_state *s = &in->def->states[st];
+  if (s->nut != NO_SLOT) { /* kept in the instance: the common case (a Wait, a task, a Lua node) */
+    memcpy(inst_mem(in) + s->nut, &t, sizeof t);
+    *flags_at(in, st) |= SF_NUT;
+  } else if (s->spill == NO_SLOT || bti_deadline_set(in, st, &t) != BT_OK) {
+    return;
+  }
+  touch(in, st);
 }
 
 /* ---- ConditionNode: SUCCESS if fn() is truthy, else FAILED ---- */
@@ -928,6 +926,70 @@ static bt_status visit(bt_inst *in, int n) {
 
 void bt_node_visit(bt_inst *in, int n) { visit(in, n); }
 
+/* ---- the visit of a small plain tree (bt_def.small_plain) ----
+ * The same visit as visit()'s for its four kinds, with what a tree of one chunk without bt_ops
+ * lets go: no hooks to look for, no summaries and no dirty word to mark, and `hint`, which only a
+ * tree too large to prefetch whole reads, left alone. Statuses, child indices, touched bits, the
+ * recorder's records and the leaf calls are the same, in the same order. */
+
+static bt_status visit_small(bt_inst *in, const bt_node *nodes, const bt_node *d);
+
+static inline void set_small_status(bt_inst *in, const bt_node *d, bt_status s) {
+  uint8_t *status = inst_mem(in) + d->soff;
+  if (*status == s) return;
+  rec_status(in, d, *status, s);
+  if (s != BT_READY) *word_at(in, d->touched) |= d->mask;
+  *status = (uint8_t)s;
+  in->unsaved = 1; /* (and `settled` is cleared once, by bti_visit_small) */
+}
+
+/* A Condition or an Action: its function, then its status. */
+static inline bt_status visit_small_leaf(bt_inst *in, const bt_node *nodes, const bt_node *d) {
+  bt_call c = {in, (int)(d - nodes), d->ud, 0};
+  int r = d->fn(&c);
+  if (d->kind == BT_CONDITION) set_small_status(in, d, r > 0 ? BT_SUCCESS : BT_FAILED);
+  else set_small_status(in, d, r < 0 ? BT_FAILED : BT_SUCCESS);
+  return node_status(in, d);
+}
+
+/* A Sequence (stop at FAILED, end in SUCCESS) or a Selector (stop at SUCCESS, end in FAILED); its
+ * leaves are visited here, without a call of their own. */
+static inline bt_status visit_small_composite(bt_inst *in, const bt_node *nodes, const bt_node *d,
+                                              bt_status stop) {
+  mem_idx *m = kind_mem(in, d);
+  const uint32_t *kids = kids_of(in, d);
+  if (node_status(in, d) != BT_RUNNING || m->idx == 0) m->idx = 1;
+  bt_status s = stop == BT_FAILED ? BT_SUCCESS : BT_FAILED;
+  while (m->idx <= d->nchildren) {
+    const bt_node *cd = &nodes[kids[m->idx - 1]];
+    bt_status cs = cd->flags & NF_LEAF ? visit_small_leaf(in, nodes, cd) : visit_small(in, nodes, cd);
+    if (cs == BT_RUNNING || cs == stop) {
+      s = cs;
+      break;
+    }
+    m->idx++;
+  }
+  set_small_status(in, d, s);
+  return node_status(in, d);
+}
+
+static bt_status visit_small(bt_inst *in, const bt_node *nodes, const bt_node *d) {
+  if (d->kind == BT_SEQUENCE) return visit_small_composite(in, nodes, d, BT_FAILED);
+  return visit_small_composite(in, nodes, d, BT_SUCCESS);
+}
+
+void bti_visit_small(bt_inst *in) {
+  const bt_node *nodes = in->def->nodes;
+  /* unsaved, which nothing reads during a visit, tells whether a status changed: then settled is
+   * cleared, as set_node_status clears it at each change */
+  uint8_t was = in->unsaved;
+  in->unsaved = 0;
+  if (nodes->flags & NF_LEAF) visit_small_leaf(in, nodes, nodes);
+  else visit_small(in, nodes, nodes);
+  if (in->unsaved) in->settled = 0;
+  in->unsaved |= was;
+}
+
 /* The Reset of a node without a Reset or Step of the host's: reset_kind's, with the common kinds
  * (those whose reset is the base's, plus rewinding their child indices and counters) done here in
  * one piece, and their touched children reset the same way. */
@@ -942,12 +1004,12 @@ static void reset_plain(bt_inst *in, const bt_node *d);
  * writes are the recursion's, but a node's rewinds come before its children's resets: only a
  * TaskNode's abort, which calls the host, could tell, and trees with one are not walked
  * (bt_def.walk_reset). With one chunk (one_chunk, a constant where it is inlined) its
- * two bit words stay in registers for the walk. */
+ * touched word stays in a register for the walk (and it has no dirty word). */
 static inline void reset_walk_in(bt_inst *in, uint32_t i, uint32_t end, int one_chunk) {
   const bt_node *nodes = in->def->nodes;
   unsigned char *mem = inst_mem(in);
-  uint64_t *words = dirty_word(in, 0), dirty = words[0], touched = words[1], was = dirty;
-  int first = 1;
+  uint64_t *tword = touched_word(in, 0), touched = *tword;
+  int first = 1, changed = 0;
   while (i < end) {
     const bt_node *d = &nodes[i];
     if (!first && !(one_chunk ? (touched & d->mask) != 0 : node_touched(in, d))) {
@@ -956,9 +1018,9 @@ static inline void reset_walk_in(bt_inst *in, uint32_t i, uint32_t end, int one_
     }
     first = 0;
     if (OWN_RESET >> d->kind & 1 || d->nchildren > SCAN_CHILDREN) {
-      if (one_chunk) words[0] = dirty, words[1] = touched;
+      if (one_chunk) *tword = touched;
       reset_plain(in, d);
-      if (one_chunk) dirty = words[0], touched = words[1];
+      if (one_chunk) touched = *tword;
       i = d->end;
       continue;
     }
@@ -968,7 +1030,7 @@ static inline void reset_walk_in(bt_inst *in, uint32_t i, uint32_t end, int one_
     if (mem[d->soff] != BT_READY) {
       rec_status(in, d, mem[d->soff], BT_READY);
       mem[d->soff] = BT_READY;
-      if (one_chunk) dirty |= d->mask;
+      if (one_chunk) changed = 1; /* (no dirty word) */
       else mark_dirty_node(in, d);
       i++;
     } else {
@@ -976,14 +1038,40 @@ static inline void reset_walk_in(bt_inst *in, uint32_t i, uint32_t end, int one_
     }
   }
   if (one_chunk) {
-    if (dirty != was) in->unsaved = 1;
-    words[0] = dirty;
-    words[1] = touched;
+    if (changed) in->unsaved = 1;
+    *tword = touched;
   }
 }
 
+/* reset_walk_in of a small plain tree (bt_def.small_plain): its kinds have the base's Reset, a
+ * Sequence's and a Selector's idx rewound to 1, and a node with many children is walked as the
+ * others (reset_plain would scan for the same children), so every node is done here. */
+static void reset_small(bt_inst *in, uint32_t i, uint32_t end) {
+  const bt_node *nodes = in->def->nodes;
+  unsigned char *mem = inst_mem(in);
+  uint64_t *tword = touched_word(in, 0), touched = *tword;
+  int changed = 0;
+  while (i < end) {
+    const bt_node *d = &nodes[i];
+    touched &= ~d->mask;
+    if (!(d->flags & NF_LEAF)) put_u32(mem + d->mem, 1); /* a Sequence's or Selector's idx */
+    if (mem[d->soff] != BT_READY) {
+      rec_status(in, d, mem[d->soff], BT_READY);
+      mem[d->soff] = BT_READY;
+      changed = 1;
+      i++;
+    } else {
+      i = d->end;
+    }
+    while (i < end && !(touched & nodes[i].mask)) i = nodes[i].end;
+  }
+  if (changed) in->unsaved = 1;
+  *tword = touched;
+}
+
 static void reset_walk(bt_inst *in, uint32_t i, uint32_t end) {
-  if (in->def->nwords == 1) reset_walk_in(in, i, end, 1);
+  if (in->def->small_plain) reset_small(in, i, end);
+  else if (in->def->nwords == 1) reset_walk_in(in, i, end, 1);
   else reset_walk_in(in, i, end, 0);
 }
 
@@ -1035,6 +1123,16 @@ void bt_node_reset(bt_inst *in, int n) {
   reset_kind(in, n, d->kind);
 }
 
+void bti_step_small(bt_inst *in) {
+  const bt_node *root = in->def->nodes;
+  if (node_status(in, root) == BT_RUNNING) {
+    bt_node_step(in, 0);
+    return;
+  }
+  in->settled = 0; /* bt_node_step's: step_base resets the root */
+  reset_small(in, 0, root->end);
+}
+
 void bt_node_step(bt_inst *in, int n) {
   const bt_node *d = node_at(in, n);
   if (d->hooks & HOOK_STEP) {
@@ -1079,7 +1177,7 @@ void bt_node_stop(bt_inst *in, int n) {
 
 void bt_node_save_status(bt_inst *in, int n) {
   uint32_t st = state_of(in, n);
-  *last_at(in, st) = *status_at(in, st);
+  set_last(in, st, *status_at(in, st));
   for (int i = 0; i < nchildren(in, n); i++) bt_node_save_status(in, child_at(in, n, (uint32_t)i));
 }
 
@@ -1104,7 +1202,7 @@ int bt_node_tree_sleep_time(bt_inst *in, int n, double *out) {
 int bt_node_string(bt_inst *in, int n, bt_buf *out) {
   bt_status s = status_of(in, n);
   bt_buf_printf(out, "%s - %s <%s> (", in->def->names + node_at(in, n)->name, bt_status_name(s),
-                bt_status_name(*last_at(in, state_of(in, n))));
+                bt_status_name(last_of(in, state_of(in, n))));
   if (s == BT_RUNNING) bt_node_describe(in, n, out);
   return bt_buf_append(out, ")", 1);
 }
@@ -1159,7 +1257,7 @@ int bt_node_describe_as(bt_inst *in, int n, int kind, bt_buf *out) {
 
 bt_status bt_node_status(const bt_inst *in, int n) { return status_of(in, n); }
 
-bt_status bt_node_last(const bt_inst *in, int n) { return (bt_status)*last_at(in, state_of(in, n)); }
+bt_status bt_node_last(const bt_inst *in, int n) { return (bt_status)last_of(in, state_of(in, n)); }
 
 void bt_node_set_status(bt_inst *in, int n, bt_status s) {
   if (s < BT_READY || s > BT_RUNNING) return;

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * rec.c: the transition recorder (bt.h "the transition recorder"). An instance's header has one
- * bit, `recording` (it stays 32 bytes); the recorder itself is a pointer in the instance's last
- * 8 bytes (bt_def.rec_off), read only when the bit is set. No state outside the instances: two
- * threads may record two instances at once.
+ * bit, `recording` (it stays 32 bytes); the recorder itself is a pointer in the instance's
+ * bti_ext (internal.h), which an instance that never records does not have, read only when the
+ * bit is set. No state outside the instances: two threads may record two instances at once.
  *
  * The ring is what a think writes most, to memory that has gone cold since the agent's last
  * think, so a record takes 16 bytes: a word of type, statuses and node, the think number's low
@@ -141,10 +141,8 @@ static void decode(const bt_rec *r, size_t i, bt_rec_entry *e) {
 
 #if BT_RECORDER
 
-/* The instance's recorder: a pointer in its last 8 bytes (bt_def.rec_off), NULL if none. */
-static bt_rec **slot_of(const bt_inst *in) {
-  return (bt_rec **)(void *)(inst_mem(in) + in->def->rec_off);
-}
+/* The instance's recorder (in its bti_ext, which it has while it records), NULL if none. */
+static bt_rec **slot_of(const bt_inst *in) { return &ext_of(in)->rec; }
 static bt_rec *rec_of(const bt_inst *in) { return in->recording ? *slot_of(in) : NULL; }
 
 /* Takes the ring's next slot, freeing what the record it overwrites kept. */
@@ -429,6 +427,7 @@ int bt_inst_set_recorder(bt_inst *in, bt_rec *rec) {
   if (rec && rec->inst && rec->inst != in) return BT_EINVAL;
   bt_rec *old = rec_of(in);
   if (old == rec) return BT_OK;
+  if (rec && !bti_ext_get(in)) return BT_ENOMEM; /* where the recorder's pointer goes */
   if (old) {
     detach(old);
     if (old->owned) bt_rec_free(old);

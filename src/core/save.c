@@ -85,11 +85,10 @@ int bt_inst_export(const bt_inst *in, double now, bt_buf *out) {
   for (uint32_t s = 0; s < d->nstates; s++) {
     const bt_state *st = &d->states[s];
     int kind = d->nodes[st->node].kind;
-    uint8_t fl = *flags_at(in, s) & SAVED_FLAGS;
-    bt_buf_printf(out, "%s %s %u", bt_status_name(*status_at(in, s)), bt_status_name(*last_at(in, s)), fl);
-    if (st->nut != NO_SLOT && (fl & SF_NUT)) {
-      double t;
-      memcpy(&t, inst_mem(in) + st->nut, sizeof t);
+    unsigned fl = (*flags_at(in, s) & SAVED_FLAGS) >> SF_SAVED_SHIFT; /* the format's numbering */
+    bt_buf_printf(out, "%s %s %u", bt_status_name(*status_at(in, s)), bt_status_name(last_of(in, s)), fl);
+    double t;
+    if (bti_deadline_get(in, s, &t)) {
       put_double(out, t);
     } else {
       bt_buf_append(out, " -", 2);
@@ -401,7 +400,7 @@ static int index_fits(const bti_field *f, uint32_t v, uint32_t nchildren) {
 static int read_states(reader *r, bt_saved *sv, uint32_t force) {
   bt_def *d = &sv->def;
   uint32_t ns = d->nstates;
-  size_t base = INST_HEADER_SIZE + ((3 * (size_t)ns + 7) & ~(size_t)7);
+  size_t base = INST_HEADER_SIZE + ((2 * (size_t)ns + 7) & ~(size_t)7);
   sv->mem_size = base + (size_t)BLOCK * ns;
   sv->mem = calloc(1, sv->mem_size);
   if (!sv->mem) return BT_ENOMEM;
@@ -411,18 +410,21 @@ static int read_states(reader *r, bt_saved *sv, uint32_t force) {
   for (uint32_t s = 0; s < ns; s++) {
     bt_state *st = &d->states[s];
     st->soff = (uint32_t)(INST_HEADER_SIZE + s);
-    st->loff = (uint32_t)(INST_HEADER_SIZE + ns + s);
-    st->foff = (uint32_t)(INST_HEADER_SIZE + 2 * (size_t)ns + s);
+    st->foff = (uint32_t)(INST_HEADER_SIZE + ns + s);
     st->mem = (uint32_t)(base + (size_t)BLOCK * s);
     st->nut = st->mem + 16;
+    st->spill = NO_SLOT;
     st->parent = -1;
     const bt_node *nd = &d->nodes[st->node];
     uint32_t flags;
+    uint8_t last;
     double t;
-    if (read_status(r, status_at(in, s), "a status") || read_status(r, last_at(in, s), "a last result") ||
+    if (read_status(r, status_at(in, s), "a status") || read_status(r, &last, "a last result") ||
         read_u32(r, 255, &flags, "flags"))
       return BT_EINVAL;
-    if (flags & ~(uint32_t)SAVED_FLAGS) return fail(r, "flags %lu name no state of a node", (unsigned long)flags);
+    if (flags & ~(uint32_t)(SAVED_FLAGS >> SF_SAVED_SHIFT))
+      return fail(r, "flags %lu name no state of a node", (unsigned long)flags);
+    flags = flags << SF_SAVED_SHIFT | last;
     int has = read_double(r, &t, 1, "a Sleep deadline");
     if (has < 0) return BT_EINVAL;
     if (has) memcpy(inst_mem(in) + st->nut, &t, sizeof t);
@@ -569,11 +571,17 @@ int bt_inst_import(bt_inst *in, const bt_saved *sv, const int *map, double now, 
    * not the steps through the new instance's READY */
   int recording = in->recording;
   in->recording = 0;
-  memcpy(inst_mem(in) + head, d->image + head, d->rec_off - head);
+  memcpy(inst_mem(in) + head, d->image + head, d->inst_size - head);
   if (rng) memcpy(inst_mem(in) + rng, backup + rng, sizeof(uint64_t));
   in->hint = 0;
   int rc = bti_transfer(in, from, map, out, keep_clocks);
-  if (rc != BT_OK) memcpy(inst_mem(in), backup, d->inst_size);
+  if (rc != BT_OK) { /* as it was, but for the bti_ext the transfer may have made (which keeps the agent) */
+    void *agent = in->agent;
+    uint8_t extended = in->extended;
+    memcpy(inst_mem(in), backup, d->inst_size);
+    in->agent = agent;
+    in->extended = extended & 1;
+  }
   in->recording = (uint8_t)(recording & 1);
   if (rc == BT_OK)
     for (uint32_t s = 0; s < d->nstates; s++)

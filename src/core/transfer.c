@@ -74,11 +74,11 @@ static void copy_state(bt_inst *to, const bt_inst *from, uint32_t st, uint32_t s
   const bti_kind *k = &bti_kinds[to->def->nodes[nt].kind];
   rec_status(to, &to->def->nodes[nt], *status_at(to, st), *status_at(from, sf));
   *status_at(to, st) = *status_at(from, sf);
-  *last_at(to, st) = *last_at(from, sf);
   uint8_t flags = *flags_at(from, sf);
-  if (at->nut != NO_SLOT && af->nut != NO_SLOT) memcpy(inst_mem(to) + at->nut, inst_mem(from) + af->nut, sizeof(double));
-  else flags &= (uint8_t)~SF_NUT;
-  *flags_at(to, st) = flags;
+  double t;
+  int has = bti_deadline_get(from, sf, &t);
+  *flags_at(to, st) = flags & (uint8_t)~SF_NUT;
+  if (has) bti_deadline_set(to, st, &t); /* never fails: bti_transfer made room; a node with none drops it */
   if (k->mem_size) memcpy(inst_mem(to) + at->mem, inst_mem(from) + af->mem, k->mem_size);
   /* child indices follow their children; one whose child is gone starts over */
   for (int i = 0; i < k->nfields; i++) {
@@ -115,6 +115,16 @@ int bti_transfer(bt_inst *to, const bt_inst *from, const int *map, bt_transfer *
     if (map[s] >= 0 && (uint32_t)map[s] < df->nstates &&
         dt->nodes[dt->states[s].node].kind == df->nodes[df->states[map[s]].node].kind)
       inverse[map[s]] = (int)s;
+  /* room for the spilled deadlines that come over, before anything changes */
+  for (uint32_t s = 0; s < dt->nstates; s++) {
+    if (map[s] < 0 || (uint32_t)map[s] >= df->nstates || inverse[map[s]] != (int)s) continue;
+    if (dt->states[s].spill != NO_SLOT && (*flags_at(from, (uint32_t)map[s]) & SF_NUT) &&
+        bti_deadline_reserve(to) != BT_OK) {
+      free(inverse);
+      free(again);
+      return BT_ENOMEM;
+    }
+  }
   for (uint32_t s = 0; s < dt->nstates; s++) {
     if (map[s] < 0 || (uint32_t)map[s] >= df->nstates || inverse[map[s]] != (int)s) continue;
     copy_state(to, from, s, (uint32_t)map[s], map);
