@@ -1087,10 +1087,13 @@ static void new_class(lua_State *L, int base_idx, lua_CFunction ctor, int kind) 
 
 void lbt_open_classes(lua_State *L, int module) {
   lbt_open_views(L);
-  lbt_registry_get(L, LBT_REG_CTORFIELDS);
+  lbt_registry_get(L, LBT_REG_CTORFIELDS); /* besides the views' names and codes (objects.c) */
   for (const char *const *f = ctor_fields; *f; f++) {
-    lua_pushboolean(L, 1);
-    lua_setfield(L, -2, *f);
+    if (lua_getfield(L, -1, *f) == LUA_TNIL) {
+      lua_pushboolean(L, 1);
+      lua_setfield(L, -3, *f);
+    }
+    lua_pop(L, 1);
   }
   lua_pop(L, 1);
   lbt_registry_get(L, LBT_REG_CLASSES);

@@ -63,7 +63,9 @@
 #define LBT_REG_WEAKVALUES 10 /* the metatable {__mode = "v"} */
 #define LBT_REG_SUBTREES 11   /* name -> definition: the named definitions (bt.define(root, name)) */
 #define LBT_REG_LIB 12        /* the bt_lib of the named definitions' graphs, in a box */
-#define LBT_REG_CTORFIELDS 13 /* name -> true: the fields the classes' constructors set */
+#define LBT_REG_CTORFIELDS 13 /* the fields a node object may hold that its tree knows: a view's
+                                 name -> its view code (objects.c), else a name the classes'
+                                 constructors set -> true */
 #define LBT_REG_PINNED 14     /* what lbt_state points to (its methods and status names), kept alive */
 #define LBT_REG_OWNDEFS 15    /* bt_def (light userdata) -> the definition every tree built for one
                                  entity with that shape keeps, once built (weak values) */

@@ -57,12 +57,14 @@ static const int view_fields[VK_COUNT] = {
 static int is_field(int code) { return code >= VK_IDX && code < VK_DATA; }
 
 void lbt_open_views(lua_State *L) {
-  lbt_registry_get(L, LBT_REG_VIEWKEYS);
-  for (int i = 1; i < VK_COUNT; i++) {
-    lua_pushinteger(L, i);
-    lua_setfield(L, -2, view_names[i]);
+  for (int slot = LBT_REG_VIEWKEYS; slot; slot = slot == LBT_REG_VIEWKEYS ? LBT_REG_CTORFIELDS : 0) {
+    lbt_registry_get(L, slot);
+    for (int i = 1; i < VK_COUNT; i++) {
+      lua_pushinteger(L, i);
+      lua_setfield(L, -2, view_names[i]);
+    }
+    lua_pop(L, 1);
   }
-  lua_pop(L, 1);
 }
 
 /* The view code of the key at index key, for __index and __newindex, whose first upvalue is the
@@ -617,81 +619,80 @@ int lbt_node_newindex(lua_State *L) {
 
 /* ---- binding the objects of a new tree ---- */
 
-/* Moves state that a node object holds before it is in a tree (the lasttime its constructor drew,
- * a status or trigger set by a script, an event's data) into the instance. */
-static void migrate(lua_State *L, lbt_tree *t, int tree, int obj, int node) {
+/* Adopts the field of node `node`'s object at obj whose key (a string) is at -2 and value at -1,
+ * its view code (LBT_REG_CTORFIELDS) `code`: state the object held before it was in a tree (the
+ * lasttime its constructor drew, a status or trigger set by a script, an event's data) moves into
+ * the instance, and the field goes. Returns whether the field stays a field the tree does not
+ * know: one a script added. Pushes nothing. */
+static int adopt_field(lua_State *L, lbt_tree *t, int tree, int obj, int node, int code) {
   const bt_def *def = bt_inst_def(t->inst);
-  for (int code = VK_STATUS; code < VK_DATA; code++) {
-    if (code == VK_LASTRESULT || (is_field(code) && !bt_node_has_field(def, node, view_fields[code])))
-      continue; /* only what the node has: the rest would stay where it is anyway */
-    lua_pushstring(L, view_names[code]);
-    if (lua_rawget(L, obj) == LUA_TNIL) {
-      lua_pop(L, 1);
-      continue;
-    }
-    int value = lua_gettop(L);
-    if (view_set(L, t, node, code, value)) {
-      lua_pushstring(L, view_names[code]);
-      lua_pushnil(L);
-      lua_rawset(L, obj);
-    }
-    lua_settop(L, value - 1);
-  }
-  if (has_data(t->S, bt_def_kind(bt_inst_def(t->inst), node))) {
-    lbt_tree_table(L, tree, LBT_UV_DATA, 1);
-    lua_pushliteral(L, "data");
-    lua_rawget(L, obj);
-    lua_rawseti(L, -2, bt_def_state(bt_inst_def(t->inst), node) + 1);
-    lua_pop(L, 1);
-    lua_pushliteral(L, "data");
+  if (code == VK_PARENT) { /* read from the tree from now on (push_relatives) */
+    lua_pushvalue(L, -2);
     lua_pushnil(L);
     lua_rawset(L, obj);
+    return 0;
   }
+  if (code == VK_DATA) {
+    if (!has_data(t->S, bt_def_kind(def, node))) return 1;
+    lbt_tree_table(L, tree, LBT_UV_DATA, 1);
+    lua_pushvalue(L, -2);
+    lua_rawseti(L, -2, bt_def_state(def, node) + 1);
+    lua_pop(L, 1);
+  } else if (code == VK_LASTRESULT || code == VK_CHILDREN) {
+    return code == VK_LASTRESULT;
+  } else if (!view_set(L, t, node, code, lua_gettop(L))) {
+    return 1; /* a field the node does not have stays where it is */
+  }
+  lua_pushvalue(L, -2);
+  lua_pushnil(L);
+  lua_rawset(L, obj);
+  return 0;
 }
 
-/* Whether the tree must hold the object of node n strongly: it is written in Lua (it keeps its
- * own state), or its class takes an inst (it holds the entity, and maybe a listener), or it
- * carries fields a script added (an OnStop, for instance). Any other node object can be made anew
- * from the definition when asked for, so the tree holds it only weakly. */
-static int must_keep(lua_State *L, const lbt_tree *t, int n, int obj) {
-  int kind = bt_def_kind(bt_inst_def(t->inst), n);
-  if (takes_inst(t->S, kind) || lbt_is_custom(L, t->S, obj, kind)) return 1;
-  lbt_registry_get(L, LBT_REG_CTORFIELDS);
-  int known = lua_gettop(L);
-  int extra = 0;
+/* Binds the object at obj to node `node` of the tree: its state moves into the instance and its
+ * parent goes (read from the tree from now on, so that holding a node holds its subtree, its
+ * children, but not the tree above it). Returns whether the tree must hold the object strongly:
+ * it is written in Lua (it keeps its own state), or its class takes an inst (it holds the entity,
+ * and maybe a listener), or it carries fields a script added (an OnStop, for instance). Any other
+ * node object can be made anew from the definition when asked for, so the tree holds it only
+ * weakly. One walk over the object's fields, each looked up once in known (LBT_REG_CTORFIELDS). */
+static int adopt_object(lua_State *L, lbt_tree *t, int tree, int obj, int node, int known) {
+  int kind = bt_def_kind(bt_inst_def(t->inst), node);
+  int keep = takes_inst(t->S, kind) || lbt_is_custom(L, t->S, obj, kind);
   lua_pushnil(L);
-  while (!extra && lua_next(L, obj)) {
-    lua_pop(L, 1);
-    if (lua_type(L, -1) != LUA_TSTRING) continue; /* the binding's keys */
-    lua_pushvalue(L, -1);
-    extra = lua_rawget(L, known) == LUA_TNIL;
+  while (lua_next(L, obj)) {
+    if (lua_type(L, -2) == LUA_TSTRING) { /* not one of the binding's keys */
+      lua_pushvalue(L, -2);
+      int type = lua_rawget(L, known);
+      int code = type == LUA_TNUMBER ? (int)lua_tointeger(L, -1) : VK_NONE;
+      lua_pop(L, 1);
+      if (type == LUA_TNIL) keep = 1;
+      else if (code != VK_NONE && adopt_field(L, t, tree, obj, node, code)) keep = 1;
+    }
     lua_pop(L, 1);
   }
-  lua_settop(L, known - 1);
-  return extra;
+  bind(L, tree, obj, node);
+  return keep;
 }
 
 void lbt_adopt_objects(lua_State *L, lbt_tree *t, int tree, int def_idx, const lbt_def *d) {
   tree = lua_absindex(L, tree);
   def_idx = lua_absindex(L, def_idx);
   const bt_def *def = d->def;
+  luaL_checkstack(L, 10, "bt: no room on the Lua stack");
+  lbt_registry_get(L, LBT_REG_CTORFIELDS);
+  int known = lua_gettop(L);
   lua_getiuservalue(L, def_idx, LBT_DEF_UV_TEMPLATES);
   int objs = lua_gettop(L);
-  for (int s = 0; s < bt_def_states(def); s++) {
+  int states = bt_def_states(def);
+  for (int s = 0; s < states; s++) {
     if (is_template(t, s)) continue; /* a subtree's: copied on use */
     lua_rawgeti(L, objs, s + 1);
     int obj = lua_gettop(L);
     int node = bt_def_node_of_state(def, s);
-    migrate(L, t, tree, obj, node);
-    /* a node's parent is read from the tree from now on (push_relatives), so that holding a
-     * node holds its subtree (its children) but not the tree above it */
-    lua_pushliteral(L, "parent");
-    lua_pushnil(L);
-    lua_rawset(L, obj);
-    bind(L, tree, obj, node);
     /* the objects the tree needs are held; the others are found from the root while whoever
      * holds them does (find_original), and made anew as views if the tree is asked for them later */
-    int keep = must_keep(L, t, node, obj);
+    int keep = adopt_object(L, t, tree, obj, node, known);
     if (keep || s == 0) file_obj(L, tree, obj, s, keep);
     lua_pop(L, 1);
     if (d->slot_base) { /* the definition keeps the subtrees' templates only */
@@ -699,7 +700,7 @@ void lbt_adopt_objects(lua_State *L, lbt_tree *t, int tree, int def_idx, const l
       lua_rawseti(L, objs, s + 1);
     }
   }
-  lua_pop(L, 1);
+  lua_settop(L, known - 1);
   if (!d->slot_base) {
     lua_pushnil(L);
     lua_setiuservalue(L, def_idx, LBT_DEF_UV_TEMPLATES);
