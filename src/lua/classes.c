@@ -791,12 +791,20 @@ static const kind_class kind_classes[BT_KIND_COUNT] = {
     [BT_SUBTREE] = {ctor_subtree, spec_subtree},
 };
 
-void lbt_class_spec(lua_State *L, int obj, int template, lbt_slots *slots, const char *fname,
-                    bt_spec *s) {
+void lbt_class_spec(lua_State *L, const lbt_state *S, int obj, int template, lbt_slots *slots,
+                    const char *fname, bt_spec *s) {
   obj = lua_absindex(L, obj);
   memset(s, 0, sizeof *s);
-  s->kind = lbt_node_kind(L, obj);
-  reader r = {L, obj, lbt_is_custom(L, lbt_state_get(L), obj, s->kind), template, slots, fname, s};
+  s->kind = -1;
+  int custom = 0;
+  if (lua_getmetatable(L, obj)) { /* the kind its class derives from; whether it is a script's */
+    lua_pushliteral(L, "__bt_kind");
+    lua_rawget(L, -2);
+    if (lua_isinteger(L, -1)) s->kind = (int)lua_tointeger(L, -1);
+    custom = s->kind >= 0 && s->kind < BT_KIND_COUNT && lua_topointer(L, -2) != S->class_of[s->kind];
+    lua_pop(L, 2);
+  }
+  reader r = {L, obj, custom, template, slots, fname, s};
   s->ops = r.custom ? &lbt_custom_ops : &lbt_builtin_ops;
   lua_getfield(L, obj, "name");
   if (lua_type(L, -1) != LUA_TSTRING) {

@@ -73,7 +73,9 @@
 #define LBT_REG_ORIGINS 17    /* class -> "file:line" where Class made it (weak keys) */
 #define LBT_REG_RECORDERS 18  /* tree -> the bt.Recorder attached to it (weak keys; recorder.c) */
 #define LBT_REG_SHARED 19     /* the table the module's C and Lua files share (module.c) */
-#define LBT_REG_COUNT 19
+#define LBT_REG_SHAPES 20     /* hash of a signature -> the shape of the trees built for one entity
+                                 that BT(inst, root) compiled from it (weak values; compile.c) */
+#define LBT_REG_COUNT 20
 
 /* The allocator's state of a Lua state made by bt_lua_newstate. */
 typedef struct lbt_memory {
@@ -401,8 +403,8 @@ LBT_FUNC void lbt_live_free(lua_State *L, lbt_tree *t); /* at the tree's collect
 /* Reads the node object at obj into s (kind, name, params, functions into slots); template: it
  * is an object of a shared definition. Pushes the string s->name points into: pop it once the
  * spec is used. Raises what is wrong with the object, prefixed with fname. */
-LBT_FUNC void lbt_class_spec(lua_State *L, int obj, int template, lbt_slots *slots,
-                             const char *fname, bt_spec *s);
+LBT_FUNC void lbt_class_spec(lua_State *L, const lbt_state *S, int obj, int template,
+                             lbt_slots *slots, const char *fname, bt_spec *s);
 /* The nodes of a new tree that listen for events: the entity listens for each template's event
  * through its inst, or FireEvent reaches the node; an own node that did not listen is reached by
  * FireEvent. templated: the tree has templates (it is shared, or runs named subtrees). */
