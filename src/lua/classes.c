@@ -72,8 +72,11 @@ static void check_children(lua_State *L, int arg, const char *fname) {
 
 /* ---- what constructors set ---- */
 
-/* The kind a constructor makes: its upvalue. */
+/* The kind a constructor makes: its first upvalue. */
 static int ctor_kind(lua_State *L) { return (int)lua_tointeger(L, lua_upvalueindex(1)); }
+
+/* The module's state: a constructor's second upvalue. */
+static lbt_state *ctor_state(lua_State *L) { return lua_touserdata(L, lua_upvalueindex(2)); }
 
 /* Sets name and children as BehaviourNode._ctor does, and each child's parent. */
 static void init_node(lua_State *L, const char *name, int name_idx, int children_idx) {
@@ -83,7 +86,7 @@ static void init_node(lua_State *L, const char *name, int name_idx, int children
   if (name_idx && !lua_isnoneornil(L, name_idx)) lua_pushvalue(L, name_idx);
   else lua_pushstring(L, name);
   lua_rawset(L, 1);
-  lbt_state *S = lbt_state_get(L);
+  lbt_state *S = ctor_state(L);
   if (S->exact) { /* bt.set_exact: Don't Starve's two fields, its id counted across all nodes */
     lua_pushinteger(L, 0);
     lua_setfield(L, 1, "nextupdatetick");
@@ -1084,7 +1087,8 @@ static void new_class(lua_State *L, int base_idx, lua_CFunction ctor, int kind) 
   lbt_registry_get(L, LBT_REG_CLASS);
   if (base_idx) lua_pushvalue(L, base_idx);
   lua_pushinteger(L, kind);
-  lua_pushcclosure(L, ctor, 1);
+  lua_pushlightuserdata(L, lbt_state_get(L));
+  lua_pushcclosure(L, ctor, 2);
   lua_call(L, base_idx ? 2 : 1, 1);
   if (kind < 0) return;
   lua_pushinteger(L, kind);
@@ -1095,6 +1099,11 @@ static void new_class(lua_State *L, int base_idx, lua_CFunction ctor, int kind) 
 
 void lbt_open_classes(lua_State *L, int module) {
   lbt_open_views(L);
+  lbt_registry_get(L, LBT_REG_SHARED); /* the __call of the classes made from now on */
+  lua_pushlightuserdata(L, lbt_state_get(L));
+  lua_pushcclosure(L, lbt_construct_node, 1);
+  lua_setfield(L, -2, "construct_node");
+  lua_pop(L, 1);
   lbt_registry_get(L, LBT_REG_CTORFIELDS); /* besides the views' names and codes (objects.c) */
   for (const char *const *f = ctor_fields; *f; f++) {
     if (lua_getfield(L, -1, *f) == LUA_TNIL) {

@@ -134,6 +134,32 @@ static int graph_id(builder *b, int obj, int n) {
   return same ? (int)id : -1;
 }
 
+/* Pushes the children of the object at obj (absolute), nil or a table; returns their count. */
+static lua_Integer push_children(builder *b, int obj) {
+  lua_State *L = b->L;
+  lua_pushliteral(L, "children");
+  int type = lua_rawget(L, obj);
+  if (type != LUA_TNIL && type != LUA_TTABLE) {
+    push_name(L, obj);
+    return luaL_error(L, "%s: node '%s' has children that are no table", b->fname, lua_tostring(L, -1));
+  }
+  return type == LUA_TTABLE ? (lua_Integer)lua_rawlen(L, -1) : 0;
+}
+
+/* Pushes child k of the object at obj, whose children are at obj + 1, and returns its graph id
+ * among the first n collected, or -1. Raises if it is no node. */
+static int child_id(builder *b, int obj, lua_Integer k, int n) {
+  lua_State *L = b->L;
+  lua_rawgeti(L, obj + 1, k);
+  int child = lua_gettop(L);
+  if (!lbt_is_node(L, child)) {
+    push_name(L, obj);
+    return luaL_error(L, "%s: child %I of node '%s' is a %s, not a node", b->fname, k,
+                      lua_tostring(L, -1), luaL_typename(L, child));
+  }
+  return graph_id(b, child, n);
+}
+
 /* Checks the object at obj (absolute) and gives it the graph id n. */
 static void add_object(builder *b, int obj, int n) {
   lua_State *L = b->L;
@@ -153,23 +179,9 @@ static int collect(builder *b, int root) {
   for (int i = 1; i <= n; i++) {
     lua_rawgeti(L, b->objs, i);
     int obj = lua_gettop(L);
-    lua_pushliteral(L, "children");
-    int type = lua_rawget(L, obj);
-    if (type != LUA_TNIL && type != LUA_TTABLE) {
-      push_name(L, obj);
-      return luaL_error(L, "%s: node '%s' has children that are no table", b->fname,
-                        lua_tostring(L, -1));
-    }
-    lua_Integer count = type == LUA_TTABLE ? (lua_Integer)lua_rawlen(L, -1) : 0;
+    lua_Integer count = push_children(b, obj);
     for (lua_Integer k = 1; k <= count; k++) {
-      lua_rawgeti(L, obj + 1, k);
-      int child = lua_gettop(L);
-      if (!lbt_is_node(L, child)) {
-        push_name(L, obj);
-        return luaL_error(L, "%s: child %I of node '%s' is a %s, not a node", b->fname, k,
-                          lua_tostring(L, -1), luaL_typename(L, child));
-      }
-      if (graph_id(b, child, n) < 0) add_object(b, child, n++);
+      if (child_id(b, obj, k, n) < 0) add_object(b, lua_gettop(L), n++);
       lua_pop(L, 1);
     }
     lua_settop(L, obj - 1);
@@ -402,40 +414,57 @@ typedef struct signature_node {
   int nchildren, parent;
 } signature_node;
 
-/* Reads the objects under root into b's objects (collect) and slots, and pushes the signature of
- * their shape (a box of SIGNATURE_META), or nil for a tree that runs named subtrees (what they are
- * is the library's). */
+/* Writes node i's record and name into the signature: its object at obj (absolute), its
+ * children's count; n objects are collected so far. Returns 0 if the object's shape is beyond a
+ * signature: it is a subtree node (what it runs is the library's), or its parent was not
+ * collected before it (in a tree, the node that lists a child is collected before it). */
+static int sign_node(builder *b, signature *sig, int obj, lua_Integer nchildren, int n) {
+  lua_State *L = b->L;
+  signature_node r;
+  lbt_class_spec(L, b->S, obj, 0, &b->slots, b->fname, &r.spec); /* zeroes r.spec first */
+  const char *name = r.spec.name;
+  memset((char *)&r + sizeof r.spec, 0, sizeof r - sizeof r.spec);
+  r.spec.name = NULL;
+  r.name_len = strlen(name);
+  r.nchildren = (int)nchildren;
+  lua_pushliteral(L, "parent");
+  r.parent = lua_rawget(L, obj) == LUA_TTABLE ? graph_id(b, lua_gettop(L), n) : -2;
+  lua_pop(L, 1);
+  if (r.spec.kind == BT_SUBTREE || r.parent == -1) {
+    lua_pop(L, 1); /* the name */
+    return 0;
+  }
+  if (r.parent == -2) r.parent = -1;
+  signature_add(L, sig, &r, sizeof r);
+  signature_add(L, sig, name, r.name_len);
+  lua_pop(L, 1); /* the name */
+  return 1;
+}
+
+/* Collects the objects under root as collect does, reads each into b's slots, and pushes the
+ * signature of their shape (a box of SIGNATURE_META), or nil for a shape beyond a signature
+ * (sign_node). */
 static void push_signature(builder *b, int root) {
   lua_State *L = b->L;
-  int n = collect(b, root);
   signature *sig = lua_newuserdatauv(L, sizeof *sig, 0);
   memset(sig, 0, sizeof *sig);
   luaL_setmetatable(L, SIGNATURE_META);
   int box = lua_gettop(L);
   luaL_checkstack(L, 8, "bt: no room on the Lua stack");
+  int n = 0;
+  add_object(b, root, n++);
   for (int i = 1; i <= n; i++) {
     lua_rawgeti(L, b->objs, i);
     int obj = lua_gettop(L);
-    signature_node r;
-    lbt_class_spec(L, b->S, obj, 0, &b->slots, b->fname, &r.spec); /* zeroes r.spec first */
-    if (r.spec.kind == BT_SUBTREE) {
+    lua_Integer count = push_children(b, obj);
+    if (!sign_node(b, sig, obj, count, n)) {
       lua_settop(L, box - 1);
       lua_pushnil(L);
       return;
     }
-    const char *name = r.spec.name;
-    memset((char *)&r + sizeof r.spec, 0, sizeof r - sizeof r.spec);
-    r.spec.name = NULL;
-    r.name_len = strlen(name);
-    lua_pushliteral(L, "parent");
-    r.parent = lua_rawget(L, obj) == LUA_TTABLE ? graph_id(b, lua_gettop(L), n) : -1;
-    lua_pushliteral(L, "children");
-    if (lua_rawget(L, obj) == LUA_TTABLE) r.nchildren = (int)lua_rawlen(L, -1);
-    signature_add(L, sig, &r, sizeof r);
-    signature_add(L, sig, name, r.name_len);
-    for (int k = 1; k <= r.nchildren; k++) {
-      lua_rawgeti(L, -1, k);
-      int id = graph_id(b, lua_gettop(L), n);
+    for (lua_Integer k = 1; k <= count; k++) {
+      int id = child_id(b, obj, k, n);
+      if (id < 0) add_object(b, lua_gettop(L), id = n++);
       lua_pop(L, 1);
       signature_add(L, sig, &id, sizeof id);
     }

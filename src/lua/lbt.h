@@ -113,6 +113,7 @@ typedef struct lbt_state {
   int time_fresh;    /* last_time was read at group_depth, and no Lua code has run since */
   int deferred;      /* LBT_REG_DEFERRED holds work for when thinking drops to 0 */
   int exact;         /* bt.set_exact: trees built from now on are DS-exact; constructors set id */
+  int listing_made;  /* LBT_REG_MADE is a list: node constructors add to it (objects.c) */
   lua_Integer next_id; /* the id the next node constructor gives under exact (Don't Starve's NODE_COUNT) */
   lbt_memory *mem;   /* the bounded allocator's state, NULL if bt did not make the Lua state */
   unsigned char classes[BT_KIND_COUNT]; /* LBT_CLASS_* of each kind's class (classes.c) */
@@ -337,6 +338,9 @@ LBT_FUNC double lbt_clock_now(lua_State *L);            /* bt.GetTime() */
 /* ---- objects.c ---- */
 
 LBT_FUNC const luaL_Reg lbt_objects_shared[]; /* shared.new_object(class) */
+/* shared.construct_node, the __call of the node classes; a closure over the lbt_state (a light
+ * userdata) is quicker than one without (lbt_open_classes makes it so). */
+LBT_FUNC int lbt_construct_node(lua_State *L);
 LBT_FUNC int lbt_is_node(lua_State *L, int idx);
 LBT_FUNC int lbt_node_kind(lua_State *L, int idx); /* the kind its class derives from, or -1 */
 /* Whether the class of the node object at idx, of that kind, is not the kind's own: a script's

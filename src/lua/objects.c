@@ -134,7 +134,8 @@ int lbt_node_member(lua_State *L, int obj, const char *key) {
 }
 
 /* Adds the node object at obj to the list of LBT_REG_MADE, if there is one. */
-static void note_made(lua_State *L, int obj) {
+static void note_made(lua_State *L, const lbt_state *S, int obj) {
+  if (S && !S->listing_made) return;
   lbt_registry_get(L, LBT_REG_MADE);
   if (lua_type(L, -1) == LUA_TTABLE) {
     lua_pushvalue(L, obj);
@@ -146,14 +147,14 @@ static void note_made(lua_State *L, int obj) {
 /* Calls class._ctor(obj, ...) with the arguments after the class at 1 and returns obj: the
  * __call of a Class. A C function, so that `return SomeNode(...)` in a designer's function, a tail
  * call, keeps that function's frame: an argument error in the constructor names its line. */
-static int construct(lua_State *L, int node) {
+static int construct(lua_State *L, int node, const lbt_state *S) {
   int nargs = lua_gettop(L) - 1;
   luaL_checkstack(L, nargs + 3, "too many constructor arguments");
   lua_createtable(L, 0, node ? 8 : 0);
   lua_pushvalue(L, 1);
   lua_setmetatable(L, -2);
   lua_insert(L, 2); /* class, obj, args... */
-  if (node) note_made(L, 2);
+  if (node) note_made(L, S, 2);
   if (lua_getfield(L, 1, "_ctor") == LUA_TNIL) {
     lua_settop(L, 2);
     return 1;
@@ -168,8 +169,10 @@ static int construct(lua_State *L, int node) {
 /* shared.construct_node / shared.construct: the __call of a node class (whose objects are made
  * with room for the fields a constructor and a tree give them, so that filling one in does not
  * grow it field by field) and of any other class */
-static int l_construct_node(lua_State *L) { return construct(L, 1); }
-static int l_construct(lua_State *L) { return construct(L, 0); }
+int lbt_construct_node(lua_State *L) {
+  return construct(L, 1, lua_touserdata(L, lua_upvalueindex(1))); /* NULL without the upvalue */
+}
+static int l_construct(lua_State *L) { return construct(L, 0, NULL); }
 
 /* shared.made_begin(): from now on every node object made is listed; returns the list of an
  * outer collection under way (or nil), to give to made_end. */
@@ -177,6 +180,7 @@ static int l_made_begin(lua_State *L) {
   lbt_registry_get(L, LBT_REG_MADE);
   lua_newtable(L);
   lbt_registry_set(L, LBT_REG_MADE);
+  lbt_state_get(L)->listing_made = 1;
   return 1;
 }
 
@@ -194,6 +198,7 @@ static int l_made_end(lua_State *L) {
   }
   lua_pushvalue(L, 1);
   lbt_registry_set(L, LBT_REG_MADE);
+  lbt_state_get(L)->listing_made = lua_type(L, 1) == LUA_TTABLE;
   return 1;
 }
 
@@ -222,7 +227,7 @@ static int l_stop_unplaced(lua_State *L) {
 }
 
 const luaL_Reg lbt_objects_shared[] = {
-    {"construct_node", l_construct_node},
+    {"construct_node", lbt_construct_node},
     {"construct", l_construct},
     {"made_begin", l_made_begin},
     {"made_end", l_made_end},
