@@ -1113,6 +1113,7 @@ void lbt_open_classes(lua_State *L, int module) {
     lua_pop(L, 1);
   }
   lua_pop(L, 1);
+  lbt_index_fields(L);
   lbt_registry_get(L, LBT_REG_CLASSES);
   int reg = lua_gettop(L);
 

@@ -75,7 +75,9 @@
 #define LBT_REG_SHARED 19     /* the table the module's C and Lua files share (module.c) */
 #define LBT_REG_SHAPES 20     /* hash of a signature -> the shape of the trees built for one entity
                                  that BT(inst, root) compiled from it (weak values; compile.c) */
-#define LBT_REG_COUNT 20
+#define LBT_REG_ROOTS 21      /* tree -> the root's object it was built from, while both live (weak
+                                 keys and values; objects.c): a tree need not hold a table for it */
+#define LBT_REG_COUNT 21
 
 /* The allocator's state of a Lua state made by bt_lua_newstate. */
 typedef struct lbt_memory {
@@ -86,6 +88,8 @@ typedef struct lbt_memory {
 /* The methods a script's subclass may override, whose calls the core makes (leaves.c). */
 enum { LBT_VISIT, LBT_RESET, LBT_STEP, LBT_SLEEP_TIME, LBT_DESCRIBE, LBT_METHOD_COUNT };
 LBT_FUNC const char *const lbt_method_names[LBT_METHOD_COUNT]; /* "Visit", ... */
+
+#define LBT_FIELD_SLOTS 128 /* lbt_state.field_names: a power of 2, over twice the known names */
 
 /* Per lua_State module state. */
 typedef struct lbt_state {
@@ -114,6 +118,10 @@ typedef struct lbt_state {
   int deferred;      /* LBT_REG_DEFERRED holds work for when thinking drops to 0 */
   int exact;         /* bt.set_exact: trees built from now on are DS-exact; constructors set id */
   int listing_made;  /* LBT_REG_MADE is a list: node constructors add to it (objects.c) */
+  /* The names LBT_REG_CTORFIELDS knows, by the address of their Lua strings (Lua keeps one copy
+   * of each short string), and what it says of each (objects.c's known_field): open addressing. */
+  const char *field_names[LBT_FIELD_SLOTS];
+  signed char field_codes[LBT_FIELD_SLOTS];
   lua_Integer next_id; /* the id the next node constructor gives under exact (Don't Starve's NODE_COUNT) */
   lbt_memory *mem;   /* the bounded allocator's state, NULL if bt did not make the Lua state */
   unsigned char classes[BT_KIND_COUNT]; /* LBT_CLASS_* of each kind's class (classes.c) */
@@ -352,6 +360,8 @@ LBT_FUNC lbt_tree *lbt_node_tree(lua_State *L, int obj, int *node);
 LBT_FUNC int lbt_node_index(lua_State *L);
 LBT_FUNC int lbt_node_newindex(lua_State *L);
 LBT_FUNC void lbt_open_views(lua_State *L);   /* the field names node objects have */
+/* Indexes LBT_REG_CTORFIELDS in the module's state, once it is filled (lbt_open_classes). */
+LBT_FUNC void lbt_index_fields(lua_State *L);
 /* Pushes the table uv (OBJS, VIEWS, DATA, EVENTS) of the tree, made now if create, or nil. */
 LBT_FUNC void lbt_tree_table(lua_State *L, int tree, int uv, int create);
 /* Pushes the node object of state s of the tree: the one that exists, or made anew. */

@@ -57,6 +57,12 @@ static const int view_fields[VK_COUNT] = {
 static int is_field(int code) { return code >= VK_IDX && code < VK_DATA; }
 
 void lbt_open_views(lua_State *L) {
+  lbt_registry_get(L, LBT_REG_ROOTS);
+  lua_createtable(L, 0, 1);
+  lua_pushliteral(L, "kv");
+  lua_setfield(L, -2, "__mode");
+  lua_setmetatable(L, -2);
+  lua_pop(L, 1);
   for (int slot = LBT_REG_VIEWKEYS; slot; slot = slot == LBT_REG_VIEWKEYS ? LBT_REG_CTORFIELDS : 0) {
     lbt_registry_get(L, slot);
     for (int i = 1; i < VK_COUNT; i++) {
@@ -64,6 +70,36 @@ void lbt_open_views(lua_State *L) {
       lua_setfield(L, -2, view_names[i]);
     }
     lua_pop(L, 1);
+  }
+}
+
+static unsigned field_slot(const char *name) {
+  return (unsigned)(((uintptr_t)name >> 4) ^ ((uintptr_t)name >> 11)) & (LBT_FIELD_SLOTS - 1);
+}
+
+void lbt_index_fields(lua_State *L) {
+  lbt_state *S = lbt_state_get(L);
+  lbt_registry_get(L, LBT_REG_CTORFIELDS);
+  int count = 0;
+  lua_pushnil(L);
+  while (lua_next(L, -2)) {
+    if (++count > LBT_FIELD_SLOTS / 2) luaL_error(L, "bt: too many known field names");
+    const char *name = lua_tostring(L, -2); /* held by the table's key */
+    unsigned i = field_slot(name);
+    while (S->field_names[i]) i = (i + 1) & (LBT_FIELD_SLOTS - 1);
+    S->field_names[i] = name;
+    S->field_codes[i] = (signed char)(lua_isinteger(L, -1) ? lua_tointeger(L, -1) : VK_NONE);
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+}
+
+/* What LBT_REG_CTORFIELDS says of the field name: its view code, VK_NONE for a name the
+ * constructors set, -1 for an unknown one. name is a Lua string's (lua_tostring). */
+static int known_field(const lbt_state *S, const char *name) {
+  for (unsigned i = field_slot(name);; i = (i + 1) & (LBT_FIELD_SLOTS - 1)) {
+    if (S->field_names[i] == name) return S->field_codes[i];
+    if (!S->field_names[i]) return -1;
   }
 }
 
@@ -402,6 +438,35 @@ static void file_obj(lua_State *L, int tree, int obj, int s, int keep) {
   lua_pop(L, 1);
 }
 
+/* Files the object at obj as the root's object of the tree built for one entity: weakly, in
+ * LBT_REG_ROOTS. */
+static void file_root(lua_State *L, int tree, int obj) {
+  lbt_registry_get(L, LBT_REG_ROOTS);
+  lua_pushvalue(L, tree);
+  lua_pushvalue(L, obj);
+  lua_rawset(L, -3);
+  lua_pop(L, 1);
+}
+
+/* Pushes the object filed by file_root for the tree and returns 1, or pushes nothing and returns 0. */
+static int push_root(lua_State *L, int tree) {
+  lbt_registry_get(L, LBT_REG_ROOTS);
+  lua_pushvalue(L, tree);
+  if (lua_rawget(L, -2) == LUA_TNIL) {
+    lua_pop(L, 2);
+    return 0;
+  }
+  lua_remove(L, -2);
+  return 1;
+}
+
+/* Pushes the object the tree keeps for state s, strongly or weakly, and returns 1; or pushes
+ * nothing and returns 0. */
+static int push_kept_any(lua_State *L, int tree, int s) {
+  return push_kept(L, tree, s, LBT_UV_OBJS) || push_kept(L, tree, s, LBT_UV_VIEWS) ||
+         (s == 0 && push_root(L, tree));
+}
+
 /* Whether state s of the tree is a template's (its object is the entity's copy, made on use). */
 static int is_template(const lbt_tree *t, int s) {
   return bt_def_graph_id(bt_inst_def(t->inst), s) >= t->nown;
@@ -476,7 +541,7 @@ static int find_original(lua_State *L, int tree, const bt_def *def, int s) {
   int path[BT_MAX_DEPTH + 1], depth = 0;
   for (int n = bt_def_node_of_state(def, s); n > 0 && depth <= BT_MAX_DEPTH; n = bt_def_up(def, n))
     path[depth++] = bt_def_child_index(def, n);
-  if (!push_kept(L, tree, 0, LBT_UV_OBJS) && !push_kept(L, tree, 0, LBT_UV_VIEWS)) return 0;
+  if (!push_kept_any(L, tree, 0)) return 0;
   while (depth > 0) {
     lua_pushliteral(L, "children");
     if (lua_type(L, -2) != LUA_TTABLE || lua_rawget(L, -2) != LUA_TTABLE) {
@@ -504,8 +569,7 @@ static int find_original(lua_State *L, int tree, const bt_def *def, int s) {
 
 /* Pushes the node object of state s and returns 1 if it exists; else pushes nothing. */
 static int push_existing(lua_State *L, lbt_tree *t, int tree, int s) {
-  return push_kept(L, tree, s, LBT_UV_OBJS) || push_kept(L, tree, s, LBT_UV_VIEWS) ||
-         (!is_template(t, s) && find_original(L, tree, bt_inst_def(t->inst), s));
+  return push_kept_any(L, tree, s) || (!is_template(t, s) && find_original(L, tree, bt_inst_def(t->inst), s));
 }
 
 void lbt_push_state_obj(lua_State *L, lbt_tree *t, int tree, int s) {
@@ -660,18 +724,15 @@ static int adopt_field(lua_State *L, lbt_tree *t, int tree, int obj, int node, i
  * it is written in Lua (it keeps its own state), or its class takes an inst (it holds the entity,
  * and maybe a listener), or it carries fields a script added (an OnStop, for instance). Any other
  * node object can be made anew from the definition when asked for, so the tree holds it only
- * weakly. One walk over the object's fields, each looked up once in known (LBT_REG_CTORFIELDS). */
-static int adopt_object(lua_State *L, lbt_tree *t, int tree, int obj, int node, int known) {
+ * weakly. One walk over the object's fields, each looked up in LBT_REG_CTORFIELDS (known_field). */
+static int adopt_object(lua_State *L, lbt_tree *t, int tree, int obj, int node) {
   int kind = bt_def_kind(bt_inst_def(t->inst), node);
   int keep = takes_inst(t->S, kind) || lbt_is_custom(L, t->S, obj, kind);
   lua_pushnil(L);
   while (lua_next(L, obj)) {
     if (lua_type(L, -2) == LUA_TSTRING) { /* not one of the binding's keys */
-      lua_pushvalue(L, -2);
-      int type = lua_rawget(L, known);
-      int code = type == LUA_TNUMBER ? (int)lua_tointeger(L, -1) : VK_NONE;
-      lua_pop(L, 1);
-      if (type == LUA_TNIL) keep = 1;
+      int code = known_field(t->S, lua_tostring(L, -2));
+      if (code < 0) keep = 1;
       else if (code != VK_NONE && adopt_field(L, t, tree, obj, node, code)) keep = 1;
     }
     lua_pop(L, 1);
@@ -685,8 +746,6 @@ void lbt_adopt_objects(lua_State *L, lbt_tree *t, int tree, int def_idx, const l
   def_idx = lua_absindex(L, def_idx);
   const bt_def *def = d->def;
   luaL_checkstack(L, 10, "bt: no room on the Lua stack");
-  lbt_registry_get(L, LBT_REG_CTORFIELDS);
-  int known = lua_gettop(L);
   lua_getiuservalue(L, def_idx, LBT_DEF_UV_TEMPLATES);
   int objs = lua_gettop(L);
   int states = bt_def_states(def);
@@ -697,15 +756,16 @@ void lbt_adopt_objects(lua_State *L, lbt_tree *t, int tree, int def_idx, const l
     int node = bt_def_node_of_state(def, s);
     /* the objects the tree needs are held; the others are found from the root while whoever
      * holds them does (find_original), and made anew as views if the tree is asked for them later */
-    int keep = adopt_object(L, t, tree, obj, node, known);
-    if (keep || s == 0) file_obj(L, tree, obj, s, keep);
+    int keep = adopt_object(L, t, tree, obj, node);
+    if (keep) file_obj(L, tree, obj, s, 1);
+    else if (s == 0) file_root(L, tree, obj);
     lua_pop(L, 1);
     if (d->slot_base) { /* the definition keeps the subtrees' templates only */
       lua_pushnil(L);
       lua_rawseti(L, objs, s + 1);
     }
   }
-  lua_settop(L, known - 1);
+  lua_settop(L, objs - 1);
   if (!d->slot_base) {
     lua_pushnil(L);
     lua_setiuservalue(L, def_idx, LBT_DEF_UV_TEMPLATES);

@@ -108,4 +108,17 @@ describe("trees built for one entity each", function()
     assert.is_true(a.acted)
     assert.equal(bt.SUCCESS, t.root.lastresult)
   end)
+
+  it("give back the root's own object while it lives, and do not keep it alive", function()
+    local root = bt.SequenceNode({bt.ActionNode(function() end, "act")})
+    local t = bt.BT({}, root)
+    assert.is_true(rawequal(t.root, root))
+    local weak = setmetatable({root}, {__mode = "v"})
+    root = nil
+    collectgarbage()
+    collectgarbage()
+    assert.is_nil(weak[1])
+    assert.equal("Sequence", t.root.name) -- a view of the root, made anew
+    assert.equal("act", t.root.children[1].name)
+  end)
 end)
