@@ -146,11 +146,11 @@ static lua_Integer push_children(builder *b, int obj) {
   return type == LUA_TTABLE ? (lua_Integer)lua_rawlen(L, -1) : 0;
 }
 
-/* Pushes child k of the object at obj, whose children are at obj + 1, and returns its graph id
+/* Pushes child k of the object at obj, whose children are at children, and returns its graph id
  * among the first n collected, or -1. Raises if it is no node. */
-static int child_id(builder *b, int obj, lua_Integer k, int n) {
+static int child_id(builder *b, int obj, int children, lua_Integer k, int n) {
   lua_State *L = b->L;
-  lua_rawgeti(L, obj + 1, k);
+  lua_rawgeti(L, children, k);
   int child = lua_gettop(L);
   if (!lbt_is_node(L, child)) {
     push_name(L, obj);
@@ -170,22 +170,44 @@ static void add_object(builder *b, int obj, int n) {
   lua_rawseti(L, b->objs, n + 1);
 }
 
-/* Gives every node object reachable from the one at root a graph id, in breadth-first order;
- * returns their count. */
-static int collect(builder *b, int root) {
+typedef struct signature signature;
+static size_t sign_node(builder *b, signature *sig, int obj, lua_Integer nchildren, int n);
+static void sign_child(signature *sig, size_t at, lua_Integer k, int id);
+
+/* Collects the object at obj (absolute: a node not collected yet, at the given depth) and then,
+ * depth first, each of its children not collected yet: graph ids in pre-order from *n on, so that
+ * in a tree without shared nodes a node's graph id is its index and its state's. With sig, also
+ * reads each object into b's slots and writes its record into sig (sign_node); returns 0 if the
+ * shape is beyond a signature (and stops). Raises what is wrong with an object. */
+static int collect_from(builder *b, int obj, int depth, int *n, signature *sig) {
   lua_State *L = b->L;
-  int n = 0;
-  add_object(b, root, n++);
-  for (int i = 1; i <= n; i++) {
-    lua_rawgeti(L, b->objs, i);
-    int obj = lua_gettop(L);
-    lua_Integer count = push_children(b, obj);
-    for (lua_Integer k = 1; k <= count; k++) {
-      if (child_id(b, obj, k, n) < 0) add_object(b, lua_gettop(L), n++);
-      lua_pop(L, 1);
+  if (depth > BT_MAX_DEPTH) /* as bt_def_create would say, before C's stack runs out */
+    return luaL_error(L, "%s: tree is deeper than %d levels", b->fname, BT_MAX_DEPTH);
+  luaL_checkstack(L, 8, "bt: tree too deep for the Lua stack");
+  add_object(b, obj, (*n)++);
+  int top = lua_gettop(L);
+  lua_Integer count = push_children(b, obj);
+  int children = top + 1;
+  size_t at = sig ? sign_node(b, sig, obj, count, *n) : 0; /* where its children's ids go */
+  if (sig && !at) return 0;
+  for (lua_Integer k = 1; k <= count; k++) {
+    int id = child_id(b, obj, children, k, *n);
+    if (id < 0) {
+      id = *n;
+      if (!collect_from(b, lua_gettop(L), depth + 1, n, sig)) return 0;
     }
-    lua_settop(L, obj - 1);
+    if (sig) sign_child(sig, at, k, id);
+    lua_settop(L, children);
   }
+  lua_settop(L, top);
+  return 1;
+}
+
+/* Gives every node object reachable from the one at root a graph id (collect_from); returns their
+ * count. */
+static int collect(builder *b, int root) {
+  int n = 0;
+  collect_from(b, root, 0, &n, NULL);
   return n;
 }
 
@@ -273,6 +295,15 @@ static int set_templates(builder *b, lbt_def *d, int ud) {
   lua_State *L = b->L;
   const bt_def *def = d->def;
   int states = bt_def_states(def), copies = 0;
+  if (!d->shared) { /* a tree's own objects, each state's at its graph id: the objects as they are */
+    int s = 0, id = -1;
+    while (s < states && !bt_def_origin(def, s, &id) && id == s) s++;
+    if (s == states) {
+      lua_pushvalue(L, b->objs);
+      lua_setiuservalue(L, ud, LBT_DEF_UV_TEMPLATES);
+      return 0;
+    }
+  }
   lua_createtable(L, states, 0);
   int templates = lua_gettop(L);
   for (int s = 0; s < states; s++) {
@@ -374,10 +405,10 @@ typedef struct shape {
   char signature[];
 } shape;
 
-typedef struct signature {
+struct signature {
   char *data;
   size_t len, cap;
-} signature;
+};
 
 /* Frees the memory of the signature at idx, a box (at once: the collector does not see it). */
 static void signature_free(lua_State *L, int idx) {
@@ -414,11 +445,12 @@ typedef struct signature_node {
   int nchildren, parent;
 } signature_node;
 
-/* Writes node i's record and name into the signature: its object at obj (absolute), its
- * children's count; n objects are collected so far. Returns 0 if the object's shape is beyond a
- * signature: it is a subtree node (what it runs is the library's), or its parent was not
- * collected before it (in a tree, the node that lists a child is collected before it). */
-static int sign_node(builder *b, signature *sig, int obj, lua_Integer nchildren, int n) {
+/* Writes the record of the object at obj into the signature: its spec, name and parent, and
+ * room for the ids of its nchildren children (sign_child); n objects are collected so far. Returns
+ * where the room begins, or 0 if the object's shape is beyond a signature: it is a subtree node
+ * (what it runs is the library's), or its parent was not collected before it (in a tree, the node
+ * that lists a child is collected before it). */
+static size_t sign_node(builder *b, signature *sig, int obj, lua_Integer nchildren, int n) {
   lua_State *L = b->L;
   signature_node r;
   lbt_class_spec(L, b->S, obj, 0, &b->slots, b->fname, &r.spec); /* zeroes r.spec first */
@@ -438,7 +470,17 @@ static int sign_node(builder *b, signature *sig, int obj, lua_Integer nchildren,
   signature_add(L, sig, &r, sizeof r);
   signature_add(L, sig, name, r.name_len);
   lua_pop(L, 1); /* the name */
-  return 1;
+  size_t at = sig->len;
+  for (lua_Integer k = 0; k < nchildren; k++) {
+    int none = -1;
+    signature_add(L, sig, &none, sizeof none);
+  }
+  return at;
+}
+
+/* Writes the id of child k (1-based) of a node into the room sign_node made at `at`. */
+static void sign_child(signature *sig, size_t at, lua_Integer k, int id) {
+  memcpy(sig->data + at + (size_t)(k - 1) * sizeof id, &id, sizeof id);
 }
 
 /* Collects the objects under root as collect does, reads each into b's slots, and pushes the
@@ -450,25 +492,10 @@ static void push_signature(builder *b, int root) {
   memset(sig, 0, sizeof *sig);
   luaL_setmetatable(L, SIGNATURE_META);
   int box = lua_gettop(L);
-  luaL_checkstack(L, 8, "bt: no room on the Lua stack");
   int n = 0;
-  add_object(b, root, n++);
-  for (int i = 1; i <= n; i++) {
-    lua_rawgeti(L, b->objs, i);
-    int obj = lua_gettop(L);
-    lua_Integer count = push_children(b, obj);
-    if (!sign_node(b, sig, obj, count, n)) {
-      lua_settop(L, box - 1);
-      lua_pushnil(L);
-      return;
-    }
-    for (lua_Integer k = 1; k <= count; k++) {
-      int id = child_id(b, obj, k, n);
-      if (id < 0) add_object(b, lua_gettop(L), id = n++);
-      lua_pop(L, 1);
-      signature_add(L, sig, &id, sizeof id);
-    }
-    lua_settop(L, obj - 1);
+  if (!collect_from(b, root, 0, &n, sig)) {
+    lua_settop(L, box - 1);
+    lua_pushnil(L);
   }
 }
 
