@@ -794,14 +794,22 @@ static const kind_class kind_classes[BT_KIND_COUNT] = {
     [BT_SUBTREE] = {ctor_subtree, spec_subtree},
 };
 
+void lbt_push_spec_keys(lua_State *L) {
+  static const char *const keys[LBT_KEY_COUNT] = {
+      [LBT_KEY_NAME] = "name", [LBT_KEY_CHILDREN] = "children", [LBT_KEY_PARENT] = "parent",
+      [LBT_KEY_KIND] = "__bt_kind", [LBT_KEY_NODE] = "__bt_node"};
+  luaL_checkstack(L, LBT_KEY_COUNT, "bt: no room on the Lua stack");
+  for (int k = 0; k < LBT_KEY_COUNT; k++) lua_pushstring(L, keys[k]);
+}
+
 void lbt_class_spec(lua_State *L, const lbt_state *S, int obj, int template, lbt_slots *slots,
-                    const char *fname, bt_spec *s) {
+                    const char *fname, bt_spec *s, int keys) {
   obj = lua_absindex(L, obj);
   memset(s, 0, sizeof *s);
   s->kind = -1;
   int custom = 0;
   if (lua_getmetatable(L, obj)) { /* the kind its class derives from; whether it is a script's */
-    lua_pushliteral(L, "__bt_kind");
+    lua_pushvalue(L, keys + LBT_KEY_KIND);
     lua_rawget(L, -2);
     if (lua_isinteger(L, -1)) s->kind = (int)lua_tointeger(L, -1);
     custom = s->kind >= 0 && s->kind < BT_KIND_COUNT && lua_topointer(L, -2) != S->class_of[s->kind];
@@ -809,13 +817,13 @@ void lbt_class_spec(lua_State *L, const lbt_state *S, int obj, int template, lbt
   }
   reader r = {L, obj, custom, template, slots, fname, s};
   s->ops = r.custom ? &lbt_custom_ops : &lbt_builtin_ops;
-  lua_getfield(L, obj, "name");
-  if (lua_type(L, -1) != LUA_TSTRING) {
+  lua_pushvalue(L, keys + LBT_KEY_NAME);
+  if (lua_gettable(L, obj) != LUA_TSTRING) {
     luaL_tolstring(L, -1, NULL);
     lua_remove(L, -2);
   }
   s->name = lua_tostring(L, -1);
-  lua_pushliteral(L, "children");
+  lua_pushvalue(L, keys + LBT_KEY_CHILDREN);
   if (lua_rawget(L, obj) == LUA_TTABLE) s->flags |= BT_SPEC_CHILDREN;
   lua_pop(L, 1);
   if (s->kind < 0 || s->kind >= BT_KIND_COUNT) return; /* a forged class: the core refuses it */

@@ -88,6 +88,7 @@ static void share_def(lua_State *L, lbt_def *d, int ud) {
 typedef struct builder {
   lua_State *L;
   const lbt_state *S;
+  int keys; /* lbt_push_spec_keys's strings */
   bt_graph *g;
   int objs; /* table: graph id + 1 -> node object; each object's lbt_key_node is its graph id
                meanwhile (bound to a tree, it becomes its node's index there) */
@@ -137,7 +138,7 @@ static int graph_id(builder *b, int obj, int n) {
 /* Pushes the children of the object at obj (absolute), nil or a table; returns their count. */
 static lua_Integer push_children(builder *b, int obj) {
   lua_State *L = b->L;
-  lua_pushliteral(L, "children");
+  lua_pushvalue(L, b->keys + LBT_KEY_CHILDREN);
   int type = lua_rawget(L, obj);
   if (type != LUA_TNIL && type != LUA_TTABLE) {
     push_name(L, obj);
@@ -150,9 +151,15 @@ static lua_Integer push_children(builder *b, int obj) {
  * among the first n collected, or -1. Raises if it is no node. */
 static int child_id(builder *b, int obj, int children, lua_Integer k, int n) {
   lua_State *L = b->L;
-  lua_rawgeti(L, children, k);
-  int child = lua_gettop(L);
-  if (!lbt_is_node(L, child)) {
+  int child = lua_gettop(L) + 1;
+  int node = lua_rawgeti(L, children, k) == LUA_TTABLE && lua_getmetatable(L, child);
+  if (node) { /* lbt_is_node */
+    lua_pushvalue(L, b->keys + LBT_KEY_NODE);
+    lua_rawget(L, -2);
+    node = lua_toboolean(L, -1);
+    lua_settop(L, child);
+  }
+  if (!node) {
     push_name(L, obj);
     return luaL_error(L, "%s: child %I of node '%s' is a %s, not a node", b->fname, k,
                       lua_tostring(L, -1), luaL_typename(L, child));
@@ -214,7 +221,7 @@ static int collect(builder *b, int root) {
 static void add_node(builder *b, int obj) {
   lua_State *L = b->L;
   bt_spec s;
-  lbt_class_spec(L, b->S, obj, b->shared, &b->slots, b->fname, &s);
+  lbt_class_spec(L, b->S, obj, b->shared, &b->slots, b->fname, &s, b->keys);
   int id = bt_graph_add(b->g, &s);
   lua_pop(L, 1); /* the name */
   if (id < 0) {
@@ -225,7 +232,7 @@ static void add_node(builder *b, int obj) {
 
 static void link_children(builder *b, int obj, int id) {
   lua_State *L = b->L;
-  lua_pushliteral(L, "children");
+  lua_pushvalue(L, b->keys + LBT_KEY_CHILDREN);
   if (lua_rawget(L, obj) == LUA_TTABLE) {
     int n = (int)lua_rawlen(L, -1);
     int stack_ids[16];
@@ -244,7 +251,7 @@ static void link_children(builder *b, int obj, int id) {
 
 static void link_parent(builder *b, int obj, int id) {
   lua_State *L = b->L;
-  lua_pushliteral(L, "parent");
+  lua_pushvalue(L, b->keys + LBT_KEY_PARENT);
   int parent = lua_rawget(L, obj) == LUA_TTABLE ? graph_id(b, lua_gettop(L), INT32_MAX) : -1;
   lua_pop(L, 1);
   bt_graph_set_parent(b->g, id, parent);
@@ -453,13 +460,13 @@ typedef struct signature_node {
 static size_t sign_node(builder *b, signature *sig, int obj, lua_Integer nchildren, int n) {
   lua_State *L = b->L;
   signature_node r;
-  lbt_class_spec(L, b->S, obj, 0, &b->slots, b->fname, &r.spec); /* zeroes r.spec first */
+  lbt_class_spec(L, b->S, obj, 0, &b->slots, b->fname, &r.spec, b->keys); /* zeroes r.spec first */
   const char *name = r.spec.name;
   memset((char *)&r + sizeof r.spec, 0, sizeof r - sizeof r.spec);
   r.spec.name = NULL;
   r.name_len = strlen(name);
   r.nchildren = (int)nchildren;
-  lua_pushliteral(L, "parent");
+  lua_pushvalue(L, b->keys + LBT_KEY_PARENT);
   r.parent = lua_rawget(L, obj) == LUA_TTABLE ? graph_id(b, lua_gettop(L), n) : -2;
   lua_pop(L, 1);
   if (r.spec.kind == BT_SUBTREE || r.parent == -1) {
@@ -581,6 +588,8 @@ static void builder_init(builder *b, lua_State *L, int shared, const char *fname
   b->S = lbt_state_get(L);
   b->shared = shared;
   b->fname = fname;
+  lbt_push_spec_keys(L);
+  b->keys = lua_gettop(L) - LBT_KEY_COUNT + 1;
   lua_createtable(L, 16, 0);
   b->objs = lua_gettop(L);
   lua_createtable(L, 16, 0);

@@ -418,7 +418,12 @@ LBT_FUNC void lbt_live_free(lua_State *L, lbt_tree *t); /* at the tree's collect
  * is an object of a shared definition. Pushes the string s->name points into: pop it once the
  * spec is used. Raises what is wrong with the object, prefixed with fname. */
 LBT_FUNC void lbt_class_spec(lua_State *L, const lbt_state *S, int obj, int template,
-                             lbt_slots *slots, const char *fname, bt_spec *s);
+                             lbt_slots *slots, const char *fname, bt_spec *s, int keys);
+/* The strings lbt_class_spec and the compiler read node objects and their classes by, pushed once
+ * at consecutive stack indices (lbt_push_spec_keys), the first at `keys`: pushing a copy of a
+ * string on the stack costs less than pushing the string anew. */
+enum { LBT_KEY_NAME, LBT_KEY_CHILDREN, LBT_KEY_PARENT, LBT_KEY_KIND, LBT_KEY_NODE, LBT_KEY_COUNT };
+LBT_FUNC void lbt_push_spec_keys(lua_State *L);
 /* The nodes of a new tree that listen for events: the entity listens for each template's event
  * through its inst, or FireEvent reaches the node; an own node that did not listen is reached by
  * FireEvent. templated: the tree has templates (it is shared, or runs named subtrees). */
