@@ -724,8 +724,10 @@ static int adopt_field(lua_State *L, lbt_tree *t, int tree, int obj, int node, i
  * it is written in Lua (it keeps its own state), or its class takes an inst (it holds the entity,
  * and maybe a listener), or it carries fields a script added (an OnStop, for instance). Any other
  * node object can be made anew from the definition when asked for, so the tree holds it only
- * weakly. One walk over the object's fields, each looked up in LBT_REG_CTORFIELDS (known_field). */
-static int adopt_object(lua_State *L, lbt_tree *t, int tree, int obj, int node) {
+ * weakly. One walk over the object's fields, each looked up in LBT_REG_CTORFIELDS (known_field).
+ * marked: its lbt_key_node holds node already (the compiler's graph id, which is the node's index
+ * in a tree without shared nodes). */
+static int adopt_object(lua_State *L, lbt_tree *t, int tree, int obj, int node, int marked) {
   int kind = bt_def_kind(bt_inst_def(t->inst), node);
   int keep = takes_inst(t->S, kind) || lbt_is_custom(L, t->S, obj, kind);
   lua_pushnil(L);
@@ -737,7 +739,12 @@ static int adopt_object(lua_State *L, lbt_tree *t, int tree, int obj, int node) 
     }
     lua_pop(L, 1);
   }
-  bind(L, tree, obj, node);
+  lua_pushvalue(L, tree);
+  lua_rawsetp(L, obj, &lbt_key_tree);
+  if (!marked) {
+    lua_pushinteger(L, node);
+    lua_rawsetp(L, obj, &lbt_key_node);
+  }
   return keep;
 }
 
@@ -756,7 +763,7 @@ void lbt_adopt_objects(lua_State *L, lbt_tree *t, int tree, int def_idx, const l
     int node = bt_def_node_of_state(def, s);
     /* the objects the tree needs are held; the others are found from the root while whoever
      * holds them does (find_original), and made anew as views if the tree is asked for them later */
-    int keep = adopt_object(L, t, tree, obj, node);
+    int keep = adopt_object(L, t, tree, obj, node, bt_def_graph_id(def, s) == node);
     if (keep) file_obj(L, tree, obj, s, 1);
     else if (s == 0) file_root(L, tree, obj);
     lua_pop(L, 1);
