@@ -183,7 +183,7 @@ local function create_ns(make)
   collectgarbage()
   collectgarbage()
   local t0 = bench.now()
-  for i = 1, AGENTS do kept[i] = make(insts[i]) end
+  for i = 1, AGENTS do kept[i] = make(insts[i], false) end
   return (bench.now() - t0) / AGENTS * 1e9
 end
 local makers = {ds_tree, bt_tree, shared}
