@@ -72,8 +72,11 @@ static void check_children(lua_State *L, int arg, const char *fname) {
 
 /* ---- what constructors set ---- */
 
-/* The kind a constructor makes: its upvalue. */
+/* The kind a constructor makes: its first upvalue. */
 static int ctor_kind(lua_State *L) { return (int)lua_tointeger(L, lua_upvalueindex(1)); }
+
+/* The module's state: a constructor's second upvalue. */
+static lbt_state *ctor_state(lua_State *L) { return lua_touserdata(L, lua_upvalueindex(2)); }
 
 /* Sets name and children as BehaviourNode._ctor does, and each child's parent. */
 static void init_node(lua_State *L, const char *name, int name_idx, int children_idx) {
@@ -83,7 +86,7 @@ static void init_node(lua_State *L, const char *name, int name_idx, int children
   if (name_idx && !lua_isnoneornil(L, name_idx)) lua_pushvalue(L, name_idx);
   else lua_pushstring(L, name);
   lua_rawset(L, 1);
-  lbt_state *S = lbt_state_get(L);
+  lbt_state *S = ctor_state(L);
   if (S->exact) { /* bt.set_exact: Don't Starve's two fields, its id counted across all nodes */
     lua_pushinteger(L, 0);
     lua_setfield(L, 1, "nextupdatetick");
@@ -791,20 +794,36 @@ static const kind_class kind_classes[BT_KIND_COUNT] = {
     [BT_SUBTREE] = {ctor_subtree, spec_subtree},
 };
 
-void lbt_class_spec(lua_State *L, int obj, int template, lbt_slots *slots, const char *fname,
-                    bt_spec *s) {
+void lbt_push_spec_keys(lua_State *L) {
+  static const char *const keys[LBT_SPEC_KEYS] = {
+      [LBT_SPEC_NAME] = "name", [LBT_SPEC_CHILDREN] = "children", [LBT_SPEC_PARENT] = "parent",
+      [LBT_SPEC_KIND] = "__bt_kind", [LBT_SPEC_NODE] = "__bt_node"};
+  luaL_checkstack(L, LBT_SPEC_KEYS, "bt: no room on the Lua stack");
+  for (int k = 0; k < LBT_SPEC_KEYS; k++) lua_pushstring(L, keys[k]);
+}
+
+void lbt_class_spec(lua_State *L, const lbt_state *S, int obj, int template, lbt_slots *slots,
+                    const char *fname, bt_spec *s, int keys) {
   obj = lua_absindex(L, obj);
   memset(s, 0, sizeof *s);
-  s->kind = lbt_node_kind(L, obj);
-  reader r = {L, obj, lbt_is_custom(L, lbt_state_get(L), obj, s->kind), template, slots, fname, s};
+  s->kind = -1;
+  int custom = 0;
+  if (lua_getmetatable(L, obj)) { /* the kind its class derives from; whether it is a script's */
+    lua_pushvalue(L, keys + LBT_SPEC_KIND);
+    lua_rawget(L, -2);
+    if (lua_isinteger(L, -1)) s->kind = (int)lua_tointeger(L, -1);
+    custom = s->kind >= 0 && s->kind < BT_KIND_COUNT && lua_topointer(L, -2) != S->class_of[s->kind];
+    lua_pop(L, 2);
+  }
+  reader r = {L, obj, custom, template, slots, fname, s};
   s->ops = r.custom ? &lbt_custom_ops : &lbt_builtin_ops;
-  lua_getfield(L, obj, "name");
-  if (lua_type(L, -1) != LUA_TSTRING) {
+  lua_pushvalue(L, keys + LBT_SPEC_NAME);
+  if (lua_gettable(L, obj) != LUA_TSTRING) {
     luaL_tolstring(L, -1, NULL);
     lua_remove(L, -2);
   }
   s->name = lua_tostring(L, -1);
-  lua_pushliteral(L, "children");
+  lua_pushvalue(L, keys + LBT_SPEC_CHILDREN);
   if (lua_rawget(L, obj) == LUA_TTABLE) s->flags |= BT_SPEC_CHILDREN;
   lua_pop(L, 1);
   if (s->kind < 0 || s->kind >= BT_KIND_COUNT) return; /* a forged class: the core refuses it */
@@ -1076,7 +1095,8 @@ static void new_class(lua_State *L, int base_idx, lua_CFunction ctor, int kind) 
   lbt_registry_get(L, LBT_REG_CLASS);
   if (base_idx) lua_pushvalue(L, base_idx);
   lua_pushinteger(L, kind);
-  lua_pushcclosure(L, ctor, 1);
+  lua_pushlightuserdata(L, lbt_state_get(L));
+  lua_pushcclosure(L, ctor, 2);
   lua_call(L, base_idx ? 2 : 1, 1);
   if (kind < 0) return;
   lua_pushinteger(L, kind);
@@ -1087,12 +1107,21 @@ static void new_class(lua_State *L, int base_idx, lua_CFunction ctor, int kind) 
 
 void lbt_open_classes(lua_State *L, int module) {
   lbt_open_views(L);
-  lbt_registry_get(L, LBT_REG_CTORFIELDS);
+  lbt_registry_get(L, LBT_REG_SHARED); /* the __call of the classes made from now on */
+  lua_pushlightuserdata(L, lbt_state_get(L));
+  lua_pushcclosure(L, lbt_construct_node, 1);
+  lua_setfield(L, -2, "construct_node");
+  lua_pop(L, 1);
+  lbt_registry_get(L, LBT_REG_CTORFIELDS); /* besides the views' names and codes (objects.c) */
   for (const char *const *f = ctor_fields; *f; f++) {
-    lua_pushboolean(L, 1);
-    lua_setfield(L, -2, *f);
+    if (lua_getfield(L, -1, *f) == LUA_TNIL) {
+      lua_pushboolean(L, 1);
+      lua_setfield(L, -3, *f);
+    }
+    lua_pop(L, 1);
   }
   lua_pop(L, 1);
+  lbt_index_fields(L);
   lbt_registry_get(L, LBT_REG_CLASSES);
   int reg = lua_gettop(L);
 

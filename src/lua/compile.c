@@ -8,6 +8,7 @@
  * definition says where each copied node came from, so that its object is that subtree's.
  */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lbt.h"
@@ -86,9 +87,11 @@ static void share_def(lua_State *L, lbt_def *d, int ud) {
 
 typedef struct builder {
   lua_State *L;
+  const lbt_state *S;
+  int keys; /* lbt_push_spec_keys's strings */
   bt_graph *g;
-  int ids;  /* table: node object -> graph id */
-  int objs; /* table: graph id + 1 -> node object */
+  int objs; /* table: graph id + 1 -> node object; each object's lbt_key_node is its graph id
+               meanwhile (bound to a tree, it becomes its node's index there) */
   lbt_slots slots;
   int shared;
   const char *fname; /* "BT" or "define", for messages */
@@ -116,54 +119,109 @@ static void check_own(builder *b, int obj) {
   lua_pop(L, 2);
 }
 
-/* Gives every node object reachable from the one at root a graph id, in breadth-first order;
- * returns their count. */
-static int collect(builder *b, int root) {
+/* The graph id of the node object at obj (absolute) among the first n collected, or -1: its mark
+ * (lbt_key_node) is believed only if that id's object is this one, so that a mark left by a
+ * compile that failed, or a node index in another tree, means nothing. */
+static int graph_id(builder *b, int obj, int n) {
   lua_State *L = b->L;
-  int n = 0;
-  lua_pushvalue(L, root);
-  lua_rawseti(L, b->objs, ++n);
-  lua_pushvalue(L, root);
-  lua_pushinteger(L, 0);
-  lua_rawset(L, b->ids);
-  for (int i = 1; i <= n; i++) {
-    lua_rawgeti(L, b->objs, i);
-    int obj = lua_gettop(L);
-    check_own(b, obj);
-    lua_pushliteral(L, "children");
-    int type = lua_rawget(L, obj);
-    if (type != LUA_TNIL && type != LUA_TTABLE) {
-      push_name(L, obj);
-      return luaL_error(L, "%s: node '%s' has children that are no table", b->fname,
-                        lua_tostring(L, -1));
-    }
-    lua_Integer count = type == LUA_TTABLE ? (lua_Integer)lua_rawlen(L, -1) : 0;
-    for (lua_Integer k = 1; k <= count; k++) {
-      lua_rawgeti(L, -1, k);
-      if (!lbt_is_node(L, -1)) {
-        push_name(L, obj);
-        return luaL_error(L, "%s: child %I of node '%s' is a %s, not a node", b->fname, k,
-                          lua_tostring(L, -1), luaL_typename(L, -2));
-      }
-      lua_pushvalue(L, -1);
-      if (lua_rawget(L, b->ids) == LUA_TNIL) {
-        lua_pushvalue(L, -2);
-        lua_pushinteger(L, n);
-        lua_rawset(L, b->ids);
-        lua_pushvalue(L, -2);
-        lua_rawseti(L, b->objs, ++n);
-      }
-      lua_pop(L, 2);
-    }
-    lua_settop(L, obj - 1);
+  int isint = 0;
+  lua_Integer id = -1;
+  if (lua_rawgetp(L, obj, &lbt_key_node) == LUA_TNUMBER) id = lua_tointegerx(L, -1, &isint);
+  lua_pop(L, 1);
+  if (!isint || id < 0 || id >= n) return -1;
+  lua_rawgeti(L, b->objs, id + 1);
+  int same = lua_rawequal(L, -1, obj);
+  lua_pop(L, 1);
+  return same ? (int)id : -1;
+}
+
+/* Pushes the children of the object at obj (absolute), nil or a table; returns their count. */
+static lua_Integer push_children(builder *b, int obj) {
+  lua_State *L = b->L;
+  lua_pushvalue(L, b->keys + LBT_SPEC_CHILDREN);
+  int type = lua_rawget(L, obj);
+  if (type != LUA_TNIL && type != LUA_TTABLE) {
+    push_name(L, obj);
+    return luaL_error(L, "%s: node '%s' has children that are no table", b->fname, lua_tostring(L, -1));
   }
+  return type == LUA_TTABLE ? (lua_Integer)lua_rawlen(L, -1) : 0;
+}
+
+/* Pushes child k of the object at obj, whose children are at children, and returns its graph id
+ * among the first n collected, or -1. Raises if it is no node. */
+static int child_id(builder *b, int obj, int children, lua_Integer k, int n) {
+  lua_State *L = b->L;
+  int child = lua_gettop(L) + 1;
+  int node = lua_rawgeti(L, children, k) == LUA_TTABLE && lua_getmetatable(L, child);
+  if (node) { /* lbt_is_node */
+    lua_pushvalue(L, b->keys + LBT_SPEC_NODE);
+    lua_rawget(L, -2);
+    node = lua_toboolean(L, -1);
+    lua_settop(L, child);
+  }
+  if (!node) {
+    push_name(L, obj);
+    return luaL_error(L, "%s: child %I of node '%s' is a %s, not a node", b->fname, k,
+                      lua_tostring(L, -1), luaL_typename(L, child));
+  }
+  return graph_id(b, child, n);
+}
+
+/* Checks the object at obj (absolute) and gives it the graph id n. */
+static void add_object(builder *b, int obj, int n) {
+  lua_State *L = b->L;
+  check_own(b, obj);
+  lua_pushinteger(L, n);
+  lua_rawsetp(L, obj, &lbt_key_node);
+  lua_pushvalue(L, obj);
+  lua_rawseti(L, b->objs, n + 1);
+}
+
+typedef struct signature signature;
+static size_t sign_node(builder *b, signature *sig, int obj, lua_Integer nchildren, int n);
+static void sign_child(signature *sig, size_t at, lua_Integer k, int id);
+
+/* Collects the object at obj (absolute: a node not collected yet, at the given depth) and then,
+ * depth first, each of its children not collected yet: graph ids in pre-order from *n on, so that
+ * in a tree without shared nodes a node's graph id is its index and its state's. With sig, also
+ * reads each object into b's slots and writes its record into sig (sign_node); returns 0 if the
+ * shape is beyond a signature (and stops). Raises what is wrong with an object. */
+static int collect_from(builder *b, int obj, int depth, int *n, signature *sig) {
+  lua_State *L = b->L;
+  if (depth > BT_MAX_DEPTH) /* as bt_def_create would say, before C's stack runs out */
+    return luaL_error(L, "%s: tree is deeper than %d levels", b->fname, BT_MAX_DEPTH);
+  luaL_checkstack(L, 8, "bt: tree too deep for the Lua stack");
+  add_object(b, obj, (*n)++);
+  int top = lua_gettop(L);
+  lua_Integer count = push_children(b, obj);
+  int children = top + 1;
+  size_t at = sig ? sign_node(b, sig, obj, count, *n) : 0; /* where its children's ids go */
+  if (sig && !at) return 0;
+  for (lua_Integer k = 1; k <= count; k++) {
+    int id = child_id(b, obj, children, k, *n);
+    if (id < 0) {
+      id = *n;
+      if (!collect_from(b, lua_gettop(L), depth + 1, n, sig)) return 0;
+    }
+    if (sig) sign_child(sig, at, k, id);
+    lua_settop(L, children);
+  }
+  lua_settop(L, top);
+  return 1;
+}
+
+/* Gives every node object reachable from the one at root a graph id (collect_from); returns their
+ * count. */
+static int collect(builder *b, int root) {
+  int n = 0;
+  collect_from(b, root, 0, &n, NULL);
   return n;
 }
 
 static void add_node(builder *b, int obj) {
   lua_State *L = b->L;
   bt_spec s;
-  lbt_class_spec(L, obj, b->shared, &b->slots, b->fname, &s);
+  lbt_class_spec(L, b->S, obj, b->shared, &b->slots, b->fname, &s, b->keys);
   int id = bt_graph_add(b->g, &s);
   lua_pop(L, 1); /* the name */
   if (id < 0) {
@@ -174,7 +232,7 @@ static void add_node(builder *b, int obj) {
 
 static void link_children(builder *b, int obj, int id) {
   lua_State *L = b->L;
-  lua_pushliteral(L, "children");
+  lua_pushvalue(L, b->keys + LBT_SPEC_CHILDREN);
   if (lua_rawget(L, obj) == LUA_TTABLE) {
     int n = (int)lua_rawlen(L, -1);
     int stack_ids[16];
@@ -182,8 +240,7 @@ static void link_children(builder *b, int obj, int id) {
     int children = lua_absindex(L, n <= 16 ? -1 : -2);
     for (int k = 0; k < n; k++) {
       lua_rawgeti(L, children, k + 1);
-      lua_rawget(L, b->ids);
-      kids[k] = (int)lua_tointeger(L, -1);
+      kids[k] = graph_id(b, lua_gettop(L), INT32_MAX);
       lua_pop(L, 1);
     }
     bt_graph_set_children(b->g, id, kids, n);
@@ -194,10 +251,8 @@ static void link_children(builder *b, int obj, int id) {
 
 static void link_parent(builder *b, int obj, int id) {
   lua_State *L = b->L;
-  int parent = -1;
-  lua_pushliteral(L, "parent");
-  lua_rawget(L, obj);
-  if (!lua_isnil(L, -1) && lua_rawget(L, b->ids) != LUA_TNIL) parent = (int)lua_tointeger(L, -1);
+  lua_pushvalue(L, b->keys + LBT_SPEC_PARENT);
+  int parent = lua_rawget(L, obj) == LUA_TTABLE ? graph_id(b, lua_gettop(L), INT32_MAX) : -1;
   lua_pop(L, 1);
   bt_graph_set_parent(b->g, id, parent);
 }
@@ -247,6 +302,15 @@ static int set_templates(builder *b, lbt_def *d, int ud) {
   lua_State *L = b->L;
   const bt_def *def = d->def;
   int states = bt_def_states(def), copies = 0;
+  if (!d->shared) { /* a tree's own objects, each state's at its graph id: the objects as they are */
+    int s = 0, id = -1;
+    while (s < states && !bt_def_origin(def, s, &id) && id == s) s++;
+    if (s == states) {
+      lua_pushvalue(L, b->objs);
+      lua_setiuservalue(L, ud, LBT_DEF_UV_TEMPLATES);
+      return 0;
+    }
+  }
   lua_createtable(L, states, 0);
   int templates = lua_gettop(L);
   for (int s = 0; s < states; s++) {
@@ -328,20 +392,214 @@ static void set_functions(builder *b, int ud) {
   lua_setiuservalue(L, ud, LBT_DEF_UV_FNS);
 }
 
-int lbt_compile(lua_State *L, int root, int shared, const char *fname, const char *defining) {
-  root = lua_absindex(L, root);
-  int top = lua_gettop(L);
+/* ---- trees built for one entity: a bt_def per shape ----
+ * A brain that builds its tree anew for each entity (Don't Starve's way) gives BT objects of the
+ * same shape again and again. While the objects are read, their shape (each node's spec with its
+ * name spelled out, its parent and children by graph id) is written into a signature; the bt_def
+ * of a shape seen before is found by its signature (LBT_REG_SHAPES, by the signature's hash), so
+ * that a graph and a bt_def are built only for a new shape. The definitions of its trees hold the
+ * shape (LBT_DEF_UV_HOLDER), and the shape holds the bt_def's holder: the shape is known while a
+ * tree of it lives. */
+
+#define SIGNATURE_META "bt.signature" /* a signature being written */
+#define SHAPE_META "bt.shape"
+
+/* A shape: its bt_def (released when the shape is collected) and its signature. Its user value is
+ * the bt_def's holder (share_def). */
+typedef struct shape {
+  def_holder h; /* first: holder_gc frees a shape too */
+  size_t len;
+  char signature[];
+} shape;
+
+struct signature {
+  char *data;
+  size_t len, cap;
+};
+
+/* Frees the memory of the signature at idx, a box (at once: the collector does not see it). */
+static void signature_free(lua_State *L, int idx) {
+  signature *sig = luaL_testudata(L, idx, SIGNATURE_META);
+  if (sig) {
+    free(sig->data);
+    sig->data = NULL;
+  }
+}
+
+static int signature_gc(lua_State *L) {
+  signature_free(L, 1);
+  return 0;
+}
+
+static void signature_add(lua_State *L, signature *sig, const void *p, size_t n) {
+  if (sig->cap - sig->len < n) {
+    size_t cap = sig->cap ? sig->cap : 4096;
+    while (cap - sig->len < n) cap *= 2;
+    char *data = realloc(sig->data, cap);
+    if (!data) luaL_error(L, "not enough memory");
+    sig->data = data;
+    sig->cap = cap;
+  }
+  memcpy(sig->data + sig->len, p, n);
+  sig->len += n;
+}
+
+/* What a node writes into a signature, followed by its name and its children's graph ids. Made
+ * of zeroed memory, so that its padding is always the same. */
+typedef struct signature_node {
+  bt_spec spec; /* name NULL */
+  size_t name_len;
+  int nchildren, parent;
+} signature_node;
+
+/* Writes the record of the object at obj into the signature: its spec, name and parent, and
+ * room for the ids of its nchildren children (sign_child); n objects are collected so far. Returns
+ * where the room begins, or 0 if the object's shape is beyond a signature: it is a subtree node
+ * (what it runs is the library's), or its parent was not collected before it (in a tree, the node
+ * that lists a child is collected before it). */
+static size_t sign_node(builder *b, signature *sig, int obj, lua_Integer nchildren, int n) {
+  lua_State *L = b->L;
+  signature_node r;
+  lbt_class_spec(L, b->S, obj, 0, &b->slots, b->fname, &r.spec, b->keys); /* zeroes r.spec first */
+  const char *name = r.spec.name;
+  memset((char *)&r + sizeof r.spec, 0, sizeof r - sizeof r.spec);
+  r.spec.name = NULL;
+  r.name_len = strlen(name);
+  r.nchildren = (int)nchildren;
+  lua_pushvalue(L, b->keys + LBT_SPEC_PARENT);
+  r.parent = lua_rawget(L, obj) == LUA_TTABLE ? graph_id(b, lua_gettop(L), n) : -2;
+  lua_pop(L, 1);
+  if (r.spec.kind == BT_SUBTREE || r.parent == -1) {
+    lua_pop(L, 1); /* the name */
+    return 0;
+  }
+  if (r.parent == -2) r.parent = -1;
+  signature_add(L, sig, &r, sizeof r);
+  signature_add(L, sig, name, r.name_len);
+  lua_pop(L, 1); /* the name */
+  size_t at = sig->len;
+  for (lua_Integer k = 0; k < nchildren; k++) {
+    int none = -1;
+    signature_add(L, sig, &none, sizeof none);
+  }
+  return at;
+}
+
+/* Writes the id of child k (1-based) of a node into the room sign_node made at `at`. */
+static void sign_child(signature *sig, size_t at, lua_Integer k, int id) {
+  memcpy(sig->data + at + (size_t)(k - 1) * sizeof id, &id, sizeof id);
+}
+
+/* Collects the objects under root as collect does, reads each into b's slots, and pushes the
+ * signature of their shape (a box of SIGNATURE_META), or nil for a shape beyond a signature
+ * (sign_node). */
+static void push_signature(builder *b, int root) {
+  lua_State *L = b->L;
+  signature *sig = lua_newuserdatauv(L, sizeof *sig, 0);
+  memset(sig, 0, sizeof *sig);
+  luaL_setmetatable(L, SIGNATURE_META);
+  int box = lua_gettop(L);
+  int n = 0;
+  if (!collect_from(b, root, 0, &n, sig)) {
+    lua_settop(L, box - 1);
+    lua_pushnil(L);
+  }
+}
+
+/* The hash of a signature: 64 bits at a time (its buffer is malloc's, aligned). */
+static lua_Integer signature_hash(const signature *sig) {
+  uint64_t h = 14695981039346656037u ^ sig->len;
+  size_t words = sig->len / 8;
+  for (size_t i = 0; i < words; i++) {
+    uint64_t w;
+    memcpy(&w, sig->data + 8 * i, 8);
+    h = (h ^ w) * 1099511628211u;
+    h ^= h >> 29;
+  }
+  for (size_t i = words * 8; i < sig->len; i++) h = (h ^ (unsigned char)sig->data[i]) * 1099511628211u;
+  return (lua_Integer)h;
+}
+
+/* Pushes the shape of the signature at sig (a box), or nil. */
+static void push_shape(lua_State *L, int sig) {
+  const signature *g = lua_touserdata(L, sig);
+  lbt_registry_get(L, LBT_REG_SHAPES);
+  lua_rawgeti(L, -1, signature_hash(g));
+  lua_remove(L, -2);
+  const shape *known = luaL_testudata(L, -1, SHAPE_META);
+  if (!known || !known->h.def || known->len != g->len || memcmp(known->signature, g->data, g->len) != 0) {
+    lua_pop(L, 1);
+    lua_pushnil(L);
+  }
+}
+
+/* Pushes a definition of b's objects (read by push_signature, whose signature is at sig) with the
+ * bt_def of their shape and returns 1, if it was seen before; else returns 0. */
+static int compile_known(builder *b, int sig) {
+  lua_State *L = b->L;
+  push_shape(L, sig);
+  if (lua_isnil(L, -1)) {
+    lua_pop(L, 1);
+    return 0;
+  }
+  int known = lua_gettop(L);
+  const shape *sh = lua_touserdata(L, known);
+  lbt_def *d = lua_newuserdatauv(L, sizeof *d, LBT_DEF_UV_COUNT);
+  int ud = lua_gettop(L);
+  memset(d, 0, sizeof *d);
+  luaL_setmetatable(L, LBT_DEF_META);
+  d->def = sh->h.def;
+  bt_def_retain(d->def);
+  d->nown = bt_def_states(d->def);
+  lua_pushvalue(L, known);
+  lua_setiuservalue(L, ud, LBT_DEF_UV_HOLDER);
+  set_templates(b, d, ud);
+  lua_pushvalue(L, b->slots.table); /* its tree takes its functions from it */
+  lua_setiuservalue(L, ud, LBT_DEF_UV_FNS);
+  lua_replace(L, known);
+  return 1;
+}
+
+/* Makes the definition at ud, just compiled from the signature at sig, the shape of that
+ * signature. */
+static void add_shape(lua_State *L, int sig, int ud) {
+  const signature *g = lua_touserdata(L, sig);
+  lbt_def *d = lua_touserdata(L, ud);
+  shape *sh = lua_newuserdatauv(L, sizeof *sh + g->len, 1);
+  sh->h.def = NULL;
+  luaL_setmetatable(L, SHAPE_META);
+  sh->h.def = d->def;
+  bt_def_retain(sh->h.def);
+  sh->len = g->len;
+  memcpy(sh->signature, g->data, g->len);
+  lua_getiuservalue(L, ud, LBT_DEF_UV_HOLDER);
+  lua_setiuservalue(L, -2, 1);
+  lbt_registry_get(L, LBT_REG_SHAPES);
+  lua_pushvalue(L, -2);
+  lua_rawseti(L, -2, signature_hash(g));
+  lua_pop(L, 1);
+  lua_setiuservalue(L, ud, LBT_DEF_UV_HOLDER);
+}
+
+/* Starts a builder: its tables of objects and slots pushed. */
+static void builder_init(builder *b, lua_State *L, int shared, const char *fname) {
+  memset(b, 0, sizeof *b);
+  b->L = L;
+  b->S = lbt_state_get(L);
+  b->shared = shared;
+  b->fname = fname;
+  lbt_push_spec_keys(L);
+  b->keys = lua_gettop(L) - LBT_SPEC_KEYS + 1;
+  lua_createtable(L, 16, 0);
+  b->objs = lua_gettop(L);
+  lua_createtable(L, 16, 0);
+  b->slots = (lbt_slots){L, lua_gettop(L), 0};
+}
+
+/* Compiles the objects under root through a graph: pushes the definition and returns its index. */
+static int compile_graph(lua_State *L, int root, int shared, const char *fname, const char *defining) {
   builder b;
-  memset(&b, 0, sizeof b);
-  b.L = L;
-  b.shared = shared;
-  b.fname = fname;
-  lua_newtable(L);
-  b.ids = lua_gettop(L);
-  lua_newtable(L);
-  b.objs = lua_gettop(L);
-  lua_newtable(L);
-  b.slots = (lbt_slots){L, lua_gettop(L), 0};
+  builder_init(&b, L, shared, fname);
   int n = collect(&b, root);
   /* The graph lives in a box whose __gc frees it: an error while it is built (a script's
    * __index or __tostring, no memory in a state of bounded memory) must not leak it. */
@@ -390,6 +648,32 @@ int lbt_compile(lua_State *L, int root, int shared, const char *fname, const cha
   } else {
     bt_graph_free(b.g);
     *box = NULL;
+  }
+  return ud;
+}
+
+int lbt_compile(lua_State *L, int root, int shared, const char *fname, const char *defining) {
+  root = lua_absindex(L, root);
+  int top = lua_gettop(L);
+  int sig = 0;
+  if (!shared && !defining) { /* BT(inst, root): a shape seen before needs no graph */
+    builder b;
+    builder_init(&b, L, 0, fname);
+    push_signature(&b, root);
+    if (!lua_isnil(L, -1)) {
+      sig = lua_gettop(L);
+      if (compile_known(&b, sig)) {
+        signature_free(L, sig);
+        lua_replace(L, top + 1);
+        lua_settop(L, top + 1);
+        return top + 1;
+      }
+    }
+  }
+  int ud = compile_graph(L, root, shared, fname, defining);
+  if (sig) { /* for the trees of that shape built next */
+    add_shape(L, sig, ud);
+    signature_free(L, sig);
   }
   lua_replace(L, top + 1);
   lua_settop(L, top + 1);
@@ -628,7 +912,9 @@ void lbt_open_compile(lua_State *L, int module) {
   new_meta(L, HOLDER_META, holder_gc);
   new_meta(L, GRAPH_META, graph_box_gc);
   new_meta(L, LIB_META, lib_box_gc);
-  lua_pop(L, 3);
+  new_meta(L, SIGNATURE_META, signature_gc);
+  new_meta(L, SHAPE_META, holder_gc);
+  lua_pop(L, 5);
   bt_lib **lib = lua_newuserdatauv(L, sizeof *lib, 0);
   *lib = NULL;
   luaL_setmetatable(L, LIB_META);
@@ -640,7 +926,10 @@ void lbt_open_compile(lua_State *L, int module) {
   lbt_registry_get(L, LBT_REG_OWNDEFS);
   lbt_registry_get(L, LBT_REG_WEAKVALUES);
   lua_setmetatable(L, -2);
-  lua_pop(L, 2);
+  lbt_registry_get(L, LBT_REG_SHAPES);
+  lbt_registry_get(L, LBT_REG_WEAKVALUES);
+  lua_setmetatable(L, -2);
+  lua_pop(L, 3);
   new_meta(L, LBT_DEF_META, def_gc);
   lua_pushliteral(L, "BT definition");
   lua_setfield(L, -2, "__name");

@@ -63,7 +63,9 @@
 #define LBT_REG_WEAKVALUES 10 /* the metatable {__mode = "v"} */
 #define LBT_REG_SUBTREES 11   /* name -> definition: the named definitions (bt.define(root, name)) */
 #define LBT_REG_LIB 12        /* the bt_lib of the named definitions' graphs, in a box */
-#define LBT_REG_CTORFIELDS 13 /* name -> true: the fields the classes' constructors set */
+#define LBT_REG_CTORFIELDS 13 /* the fields a node object may hold that its tree knows: a view's
+                                 name -> its view code (objects.c), else a name the classes'
+                                 constructors set -> true */
 #define LBT_REG_PINNED 14     /* what lbt_state points to (its methods and status names), kept alive */
 #define LBT_REG_OWNDEFS 15    /* bt_def (light userdata) -> the definition every tree built for one
                                  entity with that shape keeps, once built (weak values) */
@@ -71,7 +73,11 @@
 #define LBT_REG_ORIGINS 17    /* class -> "file:line" where Class made it (weak keys) */
 #define LBT_REG_RECORDERS 18  /* tree -> the bt.Recorder attached to it (weak keys; recorder.c) */
 #define LBT_REG_SHARED 19     /* the table the module's C and Lua files share (module.c) */
-#define LBT_REG_COUNT 19
+#define LBT_REG_SHAPES 20     /* hash of a signature -> the shape of the trees built for one entity
+                                 that BT(inst, root) compiled from it (weak values; compile.c) */
+#define LBT_REG_ROOTS 21      /* tree -> the root's object it was built from, while both live (weak
+                                 keys and values; objects.c): a tree need not hold a table for it */
+#define LBT_REG_COUNT 21
 
 /* The allocator's state of a Lua state made by bt_lua_newstate. */
 typedef struct lbt_memory {
@@ -99,6 +105,8 @@ enum {
   LBT_KEY_COUNT = LBT_KEY_READY + BT_RUNNING + 1
 };
 
+#define LBT_FIELD_SLOTS 128 /* lbt_state.field_names: a power of 2, over twice the known names */
+
 /* Per lua_State module state. */
 typedef struct lbt_state {
   bt_host host;      /* the core's clock and random numbers, data = this */
@@ -125,6 +133,11 @@ typedef struct lbt_state {
   int time_fresh;    /* last_time was read at group_depth, and no Lua code has run since */
   int deferred;      /* LBT_REG_DEFERRED holds work for when thinking drops to 0 */
   int exact;         /* bt.set_exact: trees built from now on are DS-exact; constructors set id */
+  int listing_made;  /* LBT_REG_MADE is a list: node constructors add to it (objects.c) */
+  /* The names LBT_REG_CTORFIELDS knows, by the address of their Lua strings (Lua keeps one copy
+   * of each short string), and what it says of each (objects.c's known_field): open addressing. */
+  const char *field_names[LBT_FIELD_SLOTS];
+  signed char field_codes[LBT_FIELD_SLOTS];
   lua_Integer next_id; /* the id the next node constructor gives under exact (Don't Starve's NODE_COUNT) */
   lbt_memory *mem;   /* the bounded allocator's state, NULL if bt did not make the Lua state */
   unsigned char classes[BT_KIND_COUNT]; /* LBT_CLASS_* of each kind's class (classes.c) */
@@ -365,6 +378,9 @@ LBT_FUNC double lbt_clock_now(lua_State *L);            /* bt.GetTime() */
 /* ---- objects.c ---- */
 
 LBT_FUNC const luaL_Reg lbt_objects_shared[]; /* shared.new_object(class) */
+/* shared.construct_node, the __call of the node classes; a closure over the lbt_state (a light
+ * userdata) is quicker than one without (lbt_open_classes makes it so). */
+LBT_FUNC int lbt_construct_node(lua_State *L);
 LBT_FUNC int lbt_is_node(lua_State *L, int idx);
 LBT_FUNC int lbt_node_kind(lua_State *L, int idx); /* the kind its class derives from, or -1 */
 /* Whether the class of the node object at idx, of that kind, is not the kind's own: a script's
@@ -376,6 +392,8 @@ LBT_FUNC lbt_tree *lbt_node_tree(lua_State *L, int obj, int *node);
 LBT_FUNC int lbt_node_index(lua_State *L);
 LBT_FUNC int lbt_node_newindex(lua_State *L);
 LBT_FUNC void lbt_open_views(lua_State *L);   /* the field names node objects have */
+/* Indexes LBT_REG_CTORFIELDS in the module's state, once it is filled (lbt_open_classes). */
+LBT_FUNC void lbt_index_fields(lua_State *L);
 /* Pushes the table uv (OBJS, VIEWS, DATA, EVENTS) of the tree, made now if create, or nil. */
 LBT_FUNC void lbt_tree_table(lua_State *L, int tree, int uv, int create);
 /* Pushes the node object of state s of the tree: the one that exists, or made anew. */
@@ -431,8 +449,13 @@ LBT_FUNC void lbt_live_free(lua_State *L, lbt_tree *t); /* at the tree's collect
 /* Reads the node object at obj into s (kind, name, params, functions into slots); template: it
  * is an object of a shared definition. Pushes the string s->name points into: pop it once the
  * spec is used. Raises what is wrong with the object, prefixed with fname. */
-LBT_FUNC void lbt_class_spec(lua_State *L, int obj, int template, lbt_slots *slots,
-                             const char *fname, bt_spec *s);
+LBT_FUNC void lbt_class_spec(lua_State *L, const lbt_state *S, int obj, int template,
+                             lbt_slots *slots, const char *fname, bt_spec *s, int keys);
+/* The strings lbt_class_spec and the compiler read node objects and their classes by, pushed once
+ * at consecutive stack indices (lbt_push_spec_keys), the first at `keys`: pushing a copy of a
+ * string on the stack costs less than pushing the string anew. */
+enum { LBT_SPEC_NAME, LBT_SPEC_CHILDREN, LBT_SPEC_PARENT, LBT_SPEC_KIND, LBT_SPEC_NODE, LBT_SPEC_KEYS };
+LBT_FUNC void lbt_push_spec_keys(lua_State *L);
 /* The nodes of a new tree that listen for events: the entity listens for each template's event
  * through its inst, or FireEvent reaches the node; an own node that did not listen is reached by
  * FireEvent. templated: the tree has templates (it is shared, or runs named subtrees). */

@@ -57,12 +57,50 @@ static const int view_fields[VK_COUNT] = {
 static int is_field(int code) { return code >= VK_IDX && code < VK_DATA; }
 
 void lbt_open_views(lua_State *L) {
-  lbt_registry_get(L, LBT_REG_VIEWKEYS);
-  for (int i = 1; i < VK_COUNT; i++) {
-    lua_pushinteger(L, i);
-    lua_setfield(L, -2, view_names[i]);
+  lbt_registry_get(L, LBT_REG_ROOTS);
+  lua_createtable(L, 0, 1);
+  lua_pushliteral(L, "kv");
+  lua_setfield(L, -2, "__mode");
+  lua_setmetatable(L, -2);
+  lua_pop(L, 1);
+  for (int slot = LBT_REG_VIEWKEYS; slot; slot = slot == LBT_REG_VIEWKEYS ? LBT_REG_CTORFIELDS : 0) {
+    lbt_registry_get(L, slot);
+    for (int i = 1; i < VK_COUNT; i++) {
+      lua_pushinteger(L, i);
+      lua_setfield(L, -2, view_names[i]);
+    }
+    lua_pop(L, 1);
+  }
+}
+
+static unsigned field_slot(const char *name) {
+  return (unsigned)(((uintptr_t)name >> 4) ^ ((uintptr_t)name >> 11)) & (LBT_FIELD_SLOTS - 1);
+}
+
+void lbt_index_fields(lua_State *L) {
+  lbt_state *S = lbt_state_get(L);
+  lbt_registry_get(L, LBT_REG_CTORFIELDS);
+  int count = 0;
+  lua_pushnil(L);
+  while (lua_next(L, -2)) {
+    if (++count > LBT_FIELD_SLOTS / 2) luaL_error(L, "bt: too many known field names");
+    const char *name = lua_tostring(L, -2); /* held by the table's key */
+    unsigned i = field_slot(name);
+    while (S->field_names[i]) i = (i + 1) & (LBT_FIELD_SLOTS - 1);
+    S->field_names[i] = name;
+    S->field_codes[i] = (signed char)(lua_isinteger(L, -1) ? lua_tointeger(L, -1) : VK_NONE);
+    lua_pop(L, 1);
   }
   lua_pop(L, 1);
+}
+
+/* What LBT_REG_CTORFIELDS says of the field name: its view code, VK_NONE for a name the
+ * constructors set, -1 for an unknown one. name is a Lua string's (lua_tostring). */
+static int known_field(const lbt_state *S, const char *name) {
+  for (unsigned i = field_slot(name);; i = (i + 1) & (LBT_FIELD_SLOTS - 1)) {
+    if (S->field_names[i] == name) return S->field_codes[i];
+    if (!S->field_names[i]) return -1;
+  }
 }
 
 /* The view code of the key at index key, for __index and __newindex, whose first upvalue is the
@@ -132,7 +170,8 @@ int lbt_node_member(lua_State *L, const lbt_state *S, int obj, int key) {
 }
 
 /* Adds the node object at obj to the list of LBT_REG_MADE, if there is one. */
-static void note_made(lua_State *L, int obj) {
+static void note_made(lua_State *L, const lbt_state *S, int obj) {
+  if (S && !S->listing_made) return;
   lbt_registry_get(L, LBT_REG_MADE);
   if (lua_type(L, -1) == LUA_TTABLE) {
     lua_pushvalue(L, obj);
@@ -144,14 +183,14 @@ static void note_made(lua_State *L, int obj) {
 /* Calls class._ctor(obj, ...) with the arguments after the class at 1 and returns obj: the
  * __call of a Class. A C function, so that `return SomeNode(...)` in a designer's function, a tail
  * call, keeps that function's frame: an argument error in the constructor names its line. */
-static int construct(lua_State *L, int node) {
+static int construct(lua_State *L, int node, const lbt_state *S) {
   int nargs = lua_gettop(L) - 1;
   luaL_checkstack(L, nargs + 3, "too many constructor arguments");
   lua_createtable(L, 0, node ? 8 : 0);
   lua_pushvalue(L, 1);
   lua_setmetatable(L, -2);
   lua_insert(L, 2); /* class, obj, args... */
-  if (node) note_made(L, 2);
+  if (node) note_made(L, S, 2);
   if (lua_getfield(L, 1, "_ctor") == LUA_TNIL) {
     lua_settop(L, 2);
     return 1;
@@ -166,8 +205,10 @@ static int construct(lua_State *L, int node) {
 /* shared.construct_node / shared.construct: the __call of a node class (whose objects are made
  * with room for the fields a constructor and a tree give them, so that filling one in does not
  * grow it field by field) and of any other class */
-static int l_construct_node(lua_State *L) { return construct(L, 1); }
-static int l_construct(lua_State *L) { return construct(L, 0); }
+int lbt_construct_node(lua_State *L) {
+  return construct(L, 1, lua_touserdata(L, lua_upvalueindex(1))); /* NULL without the upvalue */
+}
+static int l_construct(lua_State *L) { return construct(L, 0, NULL); }
 
 /* shared.made_begin(): from now on every node object made is listed; returns the list of an
  * outer collection under way (or nil), to give to made_end. */
@@ -175,6 +216,7 @@ static int l_made_begin(lua_State *L) {
   lbt_registry_get(L, LBT_REG_MADE);
   lua_newtable(L);
   lbt_registry_set(L, LBT_REG_MADE);
+  lbt_state_get(L)->listing_made = 1;
   return 1;
 }
 
@@ -192,6 +234,7 @@ static int l_made_end(lua_State *L) {
   }
   lua_pushvalue(L, 1);
   lbt_registry_set(L, LBT_REG_MADE);
+  lbt_state_get(L)->listing_made = lua_type(L, 1) == LUA_TTABLE;
   return 1;
 }
 
@@ -220,7 +263,7 @@ static int l_stop_unplaced(lua_State *L) {
 }
 
 const luaL_Reg lbt_objects_shared[] = {
-    {"construct_node", l_construct_node},
+    {"construct_node", lbt_construct_node},
     {"construct", l_construct},
     {"made_begin", l_made_begin},
     {"made_end", l_made_end},
@@ -395,6 +438,35 @@ static void file_obj(lua_State *L, int tree, int obj, int s, int keep) {
   lua_pop(L, 1);
 }
 
+/* Files the object at obj as the root's object of the tree built for one entity: weakly, in
+ * LBT_REG_ROOTS. */
+static void file_root(lua_State *L, int tree, int obj) {
+  lbt_registry_get(L, LBT_REG_ROOTS);
+  lua_pushvalue(L, tree);
+  lua_pushvalue(L, obj);
+  lua_rawset(L, -3);
+  lua_pop(L, 1);
+}
+
+/* Pushes the object filed by file_root for the tree and returns 1, or pushes nothing and returns 0. */
+static int push_root(lua_State *L, int tree) {
+  lbt_registry_get(L, LBT_REG_ROOTS);
+  lua_pushvalue(L, tree);
+  if (lua_rawget(L, -2) == LUA_TNIL) {
+    lua_pop(L, 2);
+    return 0;
+  }
+  lua_remove(L, -2);
+  return 1;
+}
+
+/* Pushes the object the tree keeps for state s, strongly or weakly, and returns 1; or pushes
+ * nothing and returns 0. */
+static int push_kept_any(lua_State *L, int tree, int s) {
+  return push_kept(L, tree, s, LBT_UV_OBJS) || push_kept(L, tree, s, LBT_UV_VIEWS) ||
+         (s == 0 && push_root(L, tree));
+}
+
 /* Whether state s of the tree is a template's (its object is the entity's copy, made on use). */
 static int is_template(const lbt_tree *t, int s) {
   return bt_def_graph_id(bt_inst_def(t->inst), s) >= t->nown;
@@ -469,7 +541,7 @@ static int find_original(lua_State *L, int tree, const bt_def *def, int s) {
   int path[BT_MAX_DEPTH + 1], depth = 0;
   for (int n = bt_def_node_of_state(def, s); n > 0 && depth <= BT_MAX_DEPTH; n = bt_def_up(def, n))
     path[depth++] = bt_def_child_index(def, n);
-  if (!push_kept(L, tree, 0, LBT_UV_OBJS) && !push_kept(L, tree, 0, LBT_UV_VIEWS)) return 0;
+  if (!push_kept_any(L, tree, 0)) return 0;
   while (depth > 0) {
     lua_pushliteral(L, "children");
     if (lua_type(L, -2) != LUA_TTABLE || lua_rawget(L, -2) != LUA_TTABLE) {
@@ -497,8 +569,7 @@ static int find_original(lua_State *L, int tree, const bt_def *def, int s) {
 
 /* Pushes the node object of state s and returns 1 if it exists; else pushes nothing. */
 static int push_existing(lua_State *L, lbt_tree *t, int tree, int s) {
-  return push_kept(L, tree, s, LBT_UV_OBJS) || push_kept(L, tree, s, LBT_UV_VIEWS) ||
-         (!is_template(t, s) && find_original(L, tree, bt_inst_def(t->inst), s));
+  return push_kept_any(L, tree, s) || (!is_template(t, s) && find_original(L, tree, bt_inst_def(t->inst), s));
 }
 
 void lbt_push_state_obj(lua_State *L, lbt_tree *t, int tree, int s) {
@@ -617,89 +688,91 @@ int lbt_node_newindex(lua_State *L) {
 
 /* ---- binding the objects of a new tree ---- */
 
-/* Moves state that a node object holds before it is in a tree (the lasttime its constructor drew,
- * a status or trigger set by a script, an event's data) into the instance. */
-static void migrate(lua_State *L, lbt_tree *t, int tree, int obj, int node) {
+/* Adopts the field of node `node`'s object at obj whose key (a string) is at -2 and value at -1,
+ * its view code (LBT_REG_CTORFIELDS) `code`: state the object held before it was in a tree (the
+ * lasttime its constructor drew, a status or trigger set by a script, an event's data) moves into
+ * the instance, and the field goes. Returns whether the field stays a field the tree does not
+ * know: one a script added. Pushes nothing. */
+static int adopt_field(lua_State *L, lbt_tree *t, int tree, int obj, int node, int code) {
   const bt_def *def = bt_inst_def(t->inst);
-  for (int code = VK_STATUS; code < VK_DATA; code++) {
-    if (code == VK_LASTRESULT || (is_field(code) && !bt_node_has_field(def, node, view_fields[code])))
-      continue; /* only what the node has: the rest would stay where it is anyway */
-    lua_pushstring(L, view_names[code]);
-    if (lua_rawget(L, obj) == LUA_TNIL) {
-      lua_pop(L, 1);
-      continue;
-    }
-    int value = lua_gettop(L);
-    if (view_set(L, t, node, code, value)) {
-      lua_pushstring(L, view_names[code]);
-      lua_pushnil(L);
-      lua_rawset(L, obj);
-    }
-    lua_settop(L, value - 1);
-  }
-  if (has_data(t->S, bt_def_kind(bt_inst_def(t->inst), node))) {
-    lbt_tree_table(L, tree, LBT_UV_DATA, 1);
-    lua_pushliteral(L, "data");
-    lua_rawget(L, obj);
-    lua_rawseti(L, -2, bt_def_state(bt_inst_def(t->inst), node) + 1);
-    lua_pop(L, 1);
-    lua_pushliteral(L, "data");
+  if (code == VK_PARENT) { /* read from the tree from now on (push_relatives) */
+    lua_pushvalue(L, -2);
     lua_pushnil(L);
     lua_rawset(L, obj);
+    return 0;
   }
+  if (code == VK_DATA) {
+    if (!has_data(t->S, bt_def_kind(def, node))) return 1;
+    lbt_tree_table(L, tree, LBT_UV_DATA, 1);
+    lua_pushvalue(L, -2);
+    lua_rawseti(L, -2, bt_def_state(def, node) + 1);
+    lua_pop(L, 1);
+  } else if (code == VK_LASTRESULT || code == VK_CHILDREN) {
+    return code == VK_LASTRESULT;
+  } else if (!view_set(L, t, node, code, lua_gettop(L))) {
+    return 1; /* a field the node does not have stays where it is */
+  }
+  lua_pushvalue(L, -2);
+  lua_pushnil(L);
+  lua_rawset(L, obj);
+  return 0;
 }
 
-/* Whether the tree must hold the object of node n strongly: it is written in Lua (it keeps its
- * own state), or its class takes an inst (it holds the entity, and maybe a listener), or it
- * carries fields a script added (an OnStop, for instance). Any other node object can be made anew
- * from the definition when asked for, so the tree holds it only weakly. */
-static int must_keep(lua_State *L, const lbt_tree *t, int n, int obj) {
-  int kind = bt_def_kind(bt_inst_def(t->inst), n);
-  if (takes_inst(t->S, kind) || lbt_is_custom(L, t->S, obj, kind)) return 1;
-  lbt_registry_get(L, LBT_REG_CTORFIELDS);
-  int known = lua_gettop(L);
-  int extra = 0;
+/* Binds the object at obj to node `node` of the tree: its state moves into the instance and its
+ * parent goes (read from the tree from now on, so that holding a node holds its subtree, its
+ * children, but not the tree above it). Returns whether the tree must hold the object strongly:
+ * it is written in Lua (it keeps its own state), or its class takes an inst (it holds the entity,
+ * and maybe a listener), or it carries fields a script added (an OnStop, for instance). Any other
+ * node object can be made anew from the definition when asked for, so the tree holds it only
+ * weakly. One walk over the object's fields, each looked up in LBT_REG_CTORFIELDS (known_field).
+ * marked: its lbt_key_node holds node already (the compiler's graph id, which is the node's index
+ * in a tree without shared nodes). */
+static int adopt_object(lua_State *L, lbt_tree *t, int tree, int obj, int node, int marked) {
+  int kind = bt_def_kind(bt_inst_def(t->inst), node);
+  int keep = takes_inst(t->S, kind) || lbt_is_custom(L, t->S, obj, kind);
   lua_pushnil(L);
-  while (!extra && lua_next(L, obj)) {
-    lua_pop(L, 1);
-    if (lua_type(L, -1) != LUA_TSTRING) continue; /* the binding's keys */
-    lua_pushvalue(L, -1);
-    extra = lua_rawget(L, known) == LUA_TNIL;
+  while (lua_next(L, obj)) {
+    if (lua_type(L, -2) == LUA_TSTRING) { /* not one of the binding's keys */
+      int code = known_field(t->S, lua_tostring(L, -2));
+      if (code < 0) keep = 1;
+      else if (code != VK_NONE && adopt_field(L, t, tree, obj, node, code)) keep = 1;
+    }
     lua_pop(L, 1);
   }
-  lua_settop(L, known - 1);
-  return extra;
+  lua_pushvalue(L, tree);
+  lua_rawsetp(L, obj, &lbt_key_tree);
+  if (!marked) {
+    lua_pushinteger(L, node);
+    lua_rawsetp(L, obj, &lbt_key_node);
+  }
+  return keep;
 }
 
 void lbt_adopt_objects(lua_State *L, lbt_tree *t, int tree, int def_idx, const lbt_def *d) {
   tree = lua_absindex(L, tree);
   def_idx = lua_absindex(L, def_idx);
   const bt_def *def = d->def;
+  luaL_checkstack(L, 10, "bt: no room on the Lua stack");
   lua_getiuservalue(L, def_idx, LBT_DEF_UV_TEMPLATES);
   int objs = lua_gettop(L);
-  for (int s = 0; s < bt_def_states(def); s++) {
+  int states = bt_def_states(def);
+  for (int s = 0; s < states; s++) {
     if (is_template(t, s)) continue; /* a subtree's: copied on use */
     lua_rawgeti(L, objs, s + 1);
     int obj = lua_gettop(L);
     int node = bt_def_node_of_state(def, s);
-    migrate(L, t, tree, obj, node);
-    /* a node's parent is read from the tree from now on (push_relatives), so that holding a
-     * node holds its subtree (its children) but not the tree above it */
-    lua_pushliteral(L, "parent");
-    lua_pushnil(L);
-    lua_rawset(L, obj);
-    bind(L, tree, obj, node);
     /* the objects the tree needs are held; the others are found from the root while whoever
      * holds them does (find_original), and made anew as views if the tree is asked for them later */
-    int keep = must_keep(L, t, node, obj);
-    if (keep || s == 0) file_obj(L, tree, obj, s, keep);
+    int keep = adopt_object(L, t, tree, obj, node, bt_def_graph_id(def, s) == node);
+    if (keep) file_obj(L, tree, obj, s, 1);
+    else if (s == 0) file_root(L, tree, obj);
     lua_pop(L, 1);
     if (d->slot_base) { /* the definition keeps the subtrees' templates only */
       lua_pushnil(L);
       lua_rawseti(L, objs, s + 1);
     }
   }
-  lua_pop(L, 1);
+  lua_settop(L, objs - 1);
   if (!d->slot_base) {
     lua_pushnil(L);
     lua_setiuservalue(L, def_idx, LBT_DEF_UV_TEMPLATES);
