@@ -127,15 +127,21 @@ for i, r in ipairs(runs) do
     i > 1 and string.format("%.2fx", ds_run.create / f.create) or "-"))
 end
 
--- the closures alone: what any tree per agent holds besides its own state (the bytes of lists of
--- them less those of lists as long of booleans)
-local function bytes_of(make)
+-- AGENTS new agents, with the collector run before and after making them
+local function settled_agents()
   collectgarbage()
   collectgarbage()
-  local kept, insts = {}, {}
+  local insts = {}
   for i = 1, AGENTS do insts[i] = brains.agent() end
   collectgarbage()
   collectgarbage()
+  return insts
+end
+
+-- the closures alone: what any tree per agent holds besides its own state (the bytes of lists of
+-- them less those of lists as long of booleans)
+local function bytes_of(make)
+  local kept, insts = {}, settled_agents()
   local bytes0 = bench.memory()
   for i = 1, AGENTS do kept[i] = make(insts[i]) end
   collectgarbage()
@@ -176,12 +182,7 @@ print(string.format("the constructors alone (node objects and closures, no BT): 
 -- creation alone, each figure the fastest of the rounds (the three made one after another in each
 -- round): the creation figures above are those of the round with the fastest think
 local function create_ns(make)
-  collectgarbage()
-  collectgarbage()
-  local kept, insts = {}, {}
-  for i = 1, AGENTS do insts[i] = brains.agent() end
-  collectgarbage()
-  collectgarbage()
+  local kept, insts = {}, settled_agents()
   local t0 = bench.now()
   for i = 1, AGENTS do kept[i] = make(insts[i], false) end
   return (bench.now() - t0) / AGENTS * 1e9
