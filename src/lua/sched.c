@@ -271,7 +271,7 @@ static int think_own(lua_State *L) {
     lua_pushboolean(L, 0);
     return 1;
   }
-  if (has == LBT_SLEEP_UNKNOWN) { /* the brain's tree is another now: a reload during the think */
+  if (has == LBT_SLEEP_UNKNOWN) { /* the brain may have another tree now (a reload during the think) */
     lua_settop(L, 1);
     get_key(L, S, LBT_KEY_BT);
     has = lbt_tree_sleep_own(L, 2, &sleep);
