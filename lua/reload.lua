@@ -689,39 +689,27 @@ end
 -- Checks the watched files; reloads the modules of those that changed. Returns a list of
 -- {file = path, modules = {...}, ok = boolean, message = string}, empty when nothing changed.
 function reload.poll()
-  if not watcher then
-    return {}
-  end
-  local changed = watcher:poll()
   local results = {}
-  for _, file in ipairs(changed) do
-    local names = {}
-    for name, f in pairs(modules) do
-      if f == file then
-        names[#names + 1] = name
-      end
+  for _, change in ipairs(shared.reload_changed()) do
+    local file, names = change.file, change.modules
+    local ok, info
+    if shared.thinking() then
+      shared.defer(function() run_reload(names) end)
+      ok, info = true, "deferred until the think ends"
+    else
+      ok, info = run_reload(names)
     end
-    if #names > 0 then
-      table.sort(names)
-      local ok, info
-      if shared.thinking() then
-        shared.defer(function() run_reload(names) end)
-        ok, info = true, "deferred until the think ends"
-      else
-        ok, info = run_reload(names)
-      end
-      ok = ok and true or false
-      local message
-      if ok then
-        message = type(info) == "table"
-          and string.format("reloaded %s (%d module%s, %d brain%s)", file, #info.modules,
-            #info.modules == 1 and "" or "s", info.brains, info.brains == 1 and "" or "s")
-          or info
-      else
-        message = string.format("refused %s: %s", file, tostring(info))
-      end
-      results[#results + 1] = {file = file, modules = names, ok = ok, message = message}
+    ok = ok and true or false
+    local message
+    if ok then
+      message = type(info) == "table"
+        and string.format("reloaded %s (%d module%s, %d brain%s)", file, #info.modules,
+          #info.modules == 1 and "" or "s", info.brains, info.brains == 1 and "" or "s")
+        or info
+    else
+      message = string.format("refused %s: %s", file, tostring(info))
     end
+    results[#results + 1] = {file = file, modules = names, ok = ok, message = message}
   end
   return results
 end

@@ -174,11 +174,10 @@ static const char *const ready_steps[] = {"brain.inst", "IsValid", "IsAsleep"};
 
 /* (w, brain, first step): whether the brain may think, inst.entity:IsValid() and not
  * inst:IsAsleep() where inst and inst.entity (tables or userdata) have them. w->ready_step tells
- * the step an error came from. */
+ * the step an error came from (the lookups until a call begins: ready_call sets it so). */
 static int ready_check(lua_State *L) {
   lbt_sched *w = lua_touserdata(L, 1);
   int first = (int)lua_tointeger(L, 3);
-  w->ready_step = ready_steps[READY_LOOKUPS];
   lua_settop(L, 2);
   lbt_push_key(L, w->S, LBT_KEY_INST);
   lua_gettable(L, 2); /* 3: inst */
