@@ -357,7 +357,11 @@ static int view_set(lua_State *L, lbt_tree *t, int node, int code, int value) {
   else
     return luaL_error(L, "field '%s' of node '%s' takes a number, got %s", view_names[code],
                       bt_def_name(def, node), luaL_typename(L, value));
-  if (bt_node_set(t->inst, node, view_fields[code], pv) != BT_OK)
+  int rc = bt_node_set(t->inst, node, view_fields[code], pv);
+  if (rc == BT_ENOMEM)
+    return luaL_error(L, "field '%s' of node '%s': %s", view_names[code], bt_def_name(def, node),
+                      bt_strerror(rc));
+  if (rc != BT_OK)
     return luaL_error(L, "bad value for field '%s' of node '%s'", view_names[code],
                       bt_def_name(def, node));
   return 1;
