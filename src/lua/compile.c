@@ -311,6 +311,7 @@ static int set_templates(builder *b, lbt_def *d, int ud) {
       return 0;
     }
   }
+  luaL_checkstack(L, 8, "bt: no room on the Lua stack");
   lua_createtable(L, states, 0);
   int templates = lua_gettop(L);
   for (int s = 0; s < states; s++) {
@@ -340,6 +341,7 @@ static void link_copies(builder *b, lbt_def *d, int ud) {
   lua_State *L = b->L;
   const bt_def *def = d->def;
   int states = bt_def_states(def), nnodes = bt_def_size(def);
+  luaL_checkstack(L, 12, "bt: no room on the Lua stack");
   int *state_base = lua_newuserdatauv(L, (size_t)states * sizeof(int), 0);
   lua_newtable(L); /* subtree name -> the slot its functions follow */
   int bases = lua_gettop(L);
@@ -654,6 +656,8 @@ static int compile_graph(lua_State *L, int root, int shared, const char *fname, 
 
 int lbt_compile(lua_State *L, int root, int shared, const char *fname, const char *defining) {
   root = lua_absindex(L, root);
+  /* the builder's keys and tables, the signature, then a shape's lookup and definition */
+  luaL_checkstack(L, LBT_SPEC_KEYS + 16, "bt: no room on the Lua stack");
   int top = lua_gettop(L);
   int sig = 0;
   if (!shared && !defining) { /* BT(inst, root): a shape seen before needs no graph */
