@@ -153,11 +153,12 @@ void lbt_push_entity_label(lua_State *L, int idx) {
  * LBT_REG_ORIGINS), else "". Runs no Lua code. */
 static void push_context(lua_State *L, const bt_inst *inst) {
   lbt_tree *t = inst ? bt_inst_agent(inst) : NULL;
-  if (!t || t->magic != LBT_TREE_MAGIC || t->ctx.L != L || lua_isnoneornil(L, t->ctx.inst)) {
+  if (!t || t->magic != LBT_TREE_MAGIC || !t->entry || t->entry->L != L ||
+      lua_isnoneornil(L, t->entry->inst)) {
     lua_pushliteral(L, "");
     return;
   }
-  int top = lua_gettop(L), ent = t->ctx.inst;
+  int top = lua_gettop(L), ent = t->entry->inst;
   lbt_push_entity_label(L, ent);
   lua_pushfstring(L, "creature: %s", lua_tostring(L, -1));
   int line = lua_gettop(L);
@@ -277,34 +278,34 @@ int lbt_pcall_named(lbt_state *S, lua_State *L, int nargs, int nres, int msgh, c
 
 /* ---- entering a tree ---- */
 
-void lbt_tree_enter(lua_State *L, lbt_tree *t, int tree, lbt_entry *outer) {
-  outer->ctx = t->ctx;
-  outer->L = t->S->L;
-  outer->entered = t->S->entered;
-  t->S->entered = t;
-  outer->nlive = t->nlive;
-  outer->nflushed = t->nflushed;
+void lbt_tree_enter(lua_State *L, lbt_tree *t, int tree, lbt_entry *entry) {
   luaL_checkstack(L, 40, "bt: tree too deep for the Lua stack");
+  lbt_entry *outer = t->entry;
   lua_getiuservalue(L, tree, LBT_UV_FNS);
   int base = lua_gettop(L);
   lua_getiuservalue(L, tree, LBT_UV_INST);
   lua_pushcfunction(L, lbt_message_handler);
   lua_getiuservalue(L, tree, LBT_UV_OBJS);
-  t->ctx = (lbt_ctx){L, tree, base, base + 1, base + 2, base + 3, t->S->msgh};
+  *entry = (lbt_entry){.L = L, .tree = tree, .fns = base, .inst = base + 1, .msgh = base + 2,
+                       .objs = base + 3, .outer_msgh = t->S->msgh,
+                       .nlive = outer ? outer->nlive : 0, .nflushed = outer ? outer->nflushed : 0,
+                       .slot_base = t->subtrees ? lbt_tree_slot_base(t) : NULL, .outer = outer,
+                       .outer_L = t->S->L, .outer_tree = t->S->entered};
+  t->entry = entry;
+  t->S->entered = t;
   t->S->L = L;
   t->S->msgh = base + 2;
   if (t->S->mem) t->S->mem->reserve++;
 }
 
-void lbt_tree_leave(lua_State *L, lbt_tree *t, const lbt_entry *outer) {
+void lbt_tree_leave(lua_State *L, lbt_tree *t) {
+  lbt_entry *e = t->entry;
   if (t->S->mem) t->S->mem->reserve--;
-  lua_settop(L, t->ctx.fns - 1);
-  t->S->msgh = t->ctx.outer_msgh;
-  t->ctx = outer->ctx;
-  t->S->L = outer->L;
-  t->S->entered = outer->entered;
-  t->nlive = outer->nlive;
-  t->nflushed = outer->nflushed;
+  lua_settop(L, e->fns - 1);
+  t->S->msgh = e->outer_msgh;
+  t->S->L = e->outer_L;
+  t->S->entered = e->outer_tree;
+  t->entry = e->outer;
 }
 
 /* ---- work deferred until no tree thinks (a reload asked for inside a think) ---- */

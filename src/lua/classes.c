@@ -366,7 +366,7 @@ static int event_listener(lua_State *L) {
   lua_getfield(L, self, "OnEvent");
   lua_pushvalue(L, self);
   lua_pushvalue(L, 2);
-  lbt_pcall(lbt_state_get(L), L, 2, 0, 0, t ? t->inst : NULL, node, "event");
+  lbt_pcall(lbt_state_get(L), L, 2, 0, 0, t ? lbt_tree_inst(t) : NULL, node, "event");
   return 0;
 }
 
@@ -429,16 +429,16 @@ static void fire(lua_State *L, int obj, int data) {
   int node;
   lbt_tree *t = lbt_node_tree(L, obj, &node);
   if (t) {
-    lbt_entry outer;
+    lbt_entry entry;
     lua_rawgetp(L, obj, &lbt_key_tree);
     int tree = lua_gettop(L);
-    lbt_tree_enter(L, t, tree, &outer);
-    bt_inst_fire_event(t->inst, node);
-    lbt_tree_table(L, tree, LBT_UV_DATA, 1);
+    lbt_tree_enter(L, t, tree, &entry);
+    bt_inst_fire_event(lbt_tree_inst(t), node);
+    lbt_tree_table(L, tree, LBT_UV_OBJS, 1);
     lua_pushvalue(L, data);
-    lua_rawseti(L, -2, bt_def_state(bt_inst_def(t->inst), node) + 1);
+    lua_rawseti(L, -2, lbt_data_key(bt_def_state(bt_inst_def(lbt_tree_inst(t)), node)));
     lua_pop(L, 1);
-    lbt_tree_leave(L, t, &outer);
+    lbt_tree_leave(L, t);
     lua_pop(L, 1);
   } else {
     /* not in a tree yet: what Don't Starve's OnEvent does to the plain fields */
@@ -454,7 +454,7 @@ static void fire(lua_State *L, int obj, int data) {
     if (!lua_isnil(L, -1)) {
       lua_getfield(L, -1, "ForceUpdate");
       lua_insert(L, -2);
-      lbt_pcall(lbt_state_get(L), L, 1, 0, 0, t ? t->inst : NULL, node, "brain:ForceUpdate");
+      lbt_pcall(lbt_state_get(L), L, 1, 0, 0, t ? lbt_tree_inst(t) : NULL, node, "brain:ForceUpdate");
     } else {
       lua_pop(L, 1);
     }
@@ -527,7 +527,7 @@ static int listens(lua_State *L, int inst) {
 void lbt_events_bind(lua_State *L, lbt_tree *t, int tree, int inst, int templated) {
   tree = lua_absindex(L, tree);
   inst = lua_absindex(L, inst);
-  const bt_def *def = bt_inst_def(t->inst);
+  const bt_def *def = bt_inst_def(lbt_tree_inst(t));
   int listening = -1; /* whether the inst listens: asked only if a template's EventNode needs it */
   /* the entity's own EventNodes first (they listen through the inst their constructor took),
    * then those of the templates it copies */
@@ -566,8 +566,8 @@ void lbt_events_fire(lua_State *L, int tree, int event, int data) {
     lua_rawgeti(L, events, i);
     int node = (int)lua_tointeger(L, -1);
     lua_pop(L, 1);
-    if (!t->inst) break;
-    lbt_push_state_obj(L, t, tree, bt_def_state(bt_inst_def(t->inst), node));
+    if (t->collected) break;
+    lbt_push_state_obj(L, t, tree, bt_def_state(bt_inst_def(lbt_tree_inst(t)), node));
     lua_getfield(L, -1, "event");
     if (lua_rawequal(L, -1, event)) fire(L, -2, data);
     lua_pop(L, 2);
@@ -900,7 +900,9 @@ typedef struct bound {
   int node;
   int entered; /* enter_self entered the tree (it was not entered on this thread already) */
   int flushed; /* lbt_live_flush's result, or -1 if the method flushed nothing */
-  lbt_entry outer;
+  lbt_entry entry;
+  lua_State *outer_L; /* not entered: the state's thread and msgh, which this call replaced */
+  int outer_msgh;
 } bound;
 
 /* Checks that self (index 1) is a node in a tree, pushes its tree and enters it. Unless the
@@ -915,26 +917,42 @@ static void enter_self_as(lua_State *L, const char *method, bound *b, int sleeps
                luaL_tolstring(L, -1, NULL));
   }
   b->flushed = -1;
-  b->entered = !sleeps || b->t->ctx.L != L; /* a node's Sleep in its tree's think needs no entry */
-  if (!b->entered) return;
+  /* a node's Sleep in its tree's think needs no entry, only a message handler in this frame for
+   * the clock's call */
+  b->entered = !sleeps || !b->t->entry || b->t->entry->L != L;
+  if (!b->entered) {
+    lbt_state *S = b->t->S;
+    b->outer_L = S->L;
+    b->outer_msgh = S->msgh;
+    lua_pushcfunction(L, lbt_message_handler);
+    S->L = L;
+    S->msgh = lua_gettop(L);
+    return;
+  }
   lua_rawgetp(L, 1, &lbt_key_tree);
   int tree = lua_gettop(L);
-  lbt_tree_enter(L, b->t, tree, &b->outer);
-  if (!sleeps && b->t->nlive > b->t->nflushed) b->flushed = lbt_live_flush(b->t);
+  lbt_tree_enter(L, b->t, tree, &b->entry);
+  if (!sleeps && lbt_live_unflushed(b->t)) b->flushed = lbt_live_flush(b->t);
 }
 
 static void enter_self(lua_State *L, const char *method, bound *b) { enter_self_as(L, method, b, 0); }
 
 static void leave_self(lua_State *L, bound *b) {
   if (b->flushed >= 0) lbt_live_refresh(b->t, b->flushed);
-  if (b->entered) lbt_tree_leave(L, b->t, &b->outer);
+  if (b->entered) {
+    lbt_tree_leave(L, b->t);
+  } else {
+    b->t->S->L = b->outer_L;
+    b->t->S->msgh = b->outer_msgh;
+    lua_pop(L, 1);
+  }
 }
 
 static int method_kind(lua_State *L) { return (int)lua_tointeger(L, lua_upvalueindex(1)); }
 
 /* The method of kind's class was called on a node of another kind. */
 static int bad_kind(lua_State *L, const char *method, bound *b) {
-  const char *got = bt_kind_name(bt_def_kind(bt_inst_def(b->t->inst), b->node));
+  const char *got = bt_kind_name(bt_def_kind(bt_inst_def(lbt_tree_inst(b->t)), b->node));
   const char *msg = lua_pushfstring(L, "%s expected, got %s", bt_kind_name(method_kind(L)), got);
   return lbt_argerror(L, 0, method, msg);
 }
@@ -943,7 +961,7 @@ static int bad_kind(lua_State *L, const char *method, bound *b) {
 static int apply_as(lua_State *L, const char *method, int (*as)(bt_inst *, int, int)) {
   bound b;
   enter_self(L, method, &b);
-  int rc = as(b.t->inst, b.node, method_kind(L));
+  int rc = as(lbt_tree_inst(b.t), b.node, method_kind(L));
   leave_self(L, &b);
   return rc ? bad_kind(L, method, &b) : 0;
 }
@@ -956,7 +974,7 @@ static int m_get_sleep_time(lua_State *L) {
   bound b;
   double v;
   enter_self(L, "GetSleepTime", &b);
-  int rc = bt_node_sleep_time_as(b.t->inst, b.node, method_kind(L), &v);
+  int rc = bt_node_sleep_time_as(lbt_tree_inst(b.t), b.node, method_kind(L), &v);
   leave_self(L, &b);
   if (rc < 0) return bad_kind(L, "GetSleepTime", &b);
   if (rc == 1) lua_pushnumber(L, v);
@@ -968,7 +986,7 @@ static int m_dbstring(lua_State *L) {
   bound b;
   bt_buf buf = {0};
   enter_self(L, "DBString", &b);
-  int rc = bt_node_describe_as(b.t->inst, b.node, method_kind(L), &buf);
+  int rc = bt_node_describe_as(lbt_tree_inst(b.t), b.node, method_kind(L), &buf);
   leave_self(L, &b);
   if (rc == BT_EINVAL) {
     bt_buf_free(&buf);
@@ -980,7 +998,7 @@ static int m_dbstring(lua_State *L) {
 static int m_save_status(lua_State *L) {
   bound b;
   enter_self(L, "SaveStatus", &b);
-  bt_node_save_status(b.t->inst, b.node);
+  bt_node_save_status(lbt_tree_inst(b.t), b.node);
   leave_self(L, &b);
   return 0;
 }
@@ -988,7 +1006,7 @@ static int m_save_status(lua_State *L) {
 static int m_stop(lua_State *L) {
   bound b;
   enter_self(L, "Stop", &b);
-  bt_node_stop(b.t->inst, b.node);
+  bt_node_stop(lbt_tree_inst(b.t), b.node);
   leave_self(L, &b);
   return 0;
 }
@@ -997,7 +1015,7 @@ static int m_sleep(lua_State *L) {
   bound b;
   double t = lbt_checknumber(L, 2, 1, "Sleep");
   enter_self_as(L, "Sleep", &b, 1);
-  bt_node_sleep(b.t->inst, b.node, t);
+  bt_node_sleep(lbt_tree_inst(b.t), b.node, t);
   leave_self(L, &b);
   return 0;
 }
@@ -1006,7 +1024,7 @@ static int m_get_tree_sleep_time(lua_State *L) {
   bound b;
   double v;
   enter_self(L, "GetTreeSleepTime", &b);
-  int has = bt_node_tree_sleep_time(b.t->inst, b.node, &v);
+  int has = bt_node_tree_sleep_time(lbt_tree_inst(b.t), b.node, &v);
   leave_self(L, &b);
   if (has) lua_pushnumber(L, v);
   else lua_pushnil(L);
@@ -1017,7 +1035,7 @@ static int m_get_string(lua_State *L) {
   bound b;
   bt_buf buf = {0};
   enter_self(L, "GetString", &b);
-  bt_node_string(b.t->inst, b.node, &buf);
+  bt_node_string(lbt_tree_inst(b.t), b.node, &buf);
   leave_self(L, &b);
   return lbt_push_buf(L, &buf);
 }
@@ -1030,7 +1048,7 @@ static int m_get_tree_string(lua_State *L) {
     lbt_typeerror(L, 2, 1, "GetTreeString", "string or nil");
   const char *indent = t > LUA_TNIL ? lua_tostring(L, 2) : "";
   enter_self(L, "GetTreeString", &b);
-  bt_node_tree_string(b.t->inst, b.node, indent, &buf);
+  bt_node_tree_string(lbt_tree_inst(b.t), b.node, indent, &buf);
   leave_self(L, &b);
   return lbt_push_buf(L, &buf);
 }

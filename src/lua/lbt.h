@@ -34,6 +34,7 @@
 #define LBT_H
 
 #include <stdint.h>
+#include <string.h>
 
 #include <lauxlib.h>
 #include <lua.h>
@@ -162,48 +163,78 @@ typedef struct lbt_state {
 #define LBT_CLASS_INST 0x01 /* its objects hold the entity the constructor took (field inst) */
 #define LBT_CLASS_DATA 0x02 /* its field `data` is its Lua data in the tree */
 
-/* What an entered tree pushed for the core's callbacks: absolute stack indices in L. */
-typedef struct lbt_ctx {
+/* An entry of a tree (lbt_tree_enter): what it pushed for the core's callbacks, at absolute
+ * stack indices in L, and what lbt_tree_leave puts back. It lives on the C stack of the call that
+ * entered the tree, which leaves it before returning; the tree points to its innermost one. */
+typedef struct lbt_entry {
   lua_State *L;
   int tree, fns, inst, msgh;
-  int objs; /* the tree's table LBT_UV_OBJS as it was when entered (nil if none then) */
+  int objs;       /* the tree's table LBT_UV_OBJS as it was when entered (nil if none then) */
   int outer_msgh; /* the module state's msgh before this entry */
-} lbt_ctx;
+  /* The nodes written in Lua whose code runs now (leaves.c): each the root of an island, the
+   * node and its descendants written in Lua through parents written in Lua, whose objects hold
+   * their status as a plain field meanwhile (objects.c, lbt_live_put). live[0 .. nlive) of the
+   * tree's array; an entry starts with its outer entry's, and leaving drops what it added. */
+  int nlive;
+  int nflushed; /* live[0 .. nflushed) are flushed: a method of the core is under way (leaves.c) */
+  const int *slot_base;          /* lbt_tree_slot_base if the tree runs subtrees, else NULL */
+  struct lbt_entry *outer;       /* the tree's entry before this one, NULL if none */
+  lua_State *outer_L;            /* the state's thread before this entry */
+  struct lbt_tree *outer_tree;   /* the state's innermost entered tree before this entry */
+} lbt_entry;
 
-/* A BT userdata: an lbt_tree followed by its bt_inst. Its user values are below. */
+/* A BT userdata: an lbt_tree followed by its bt_inst (lbt_tree_inst). Its user values are
+ * below. The fields a tree needs only now and then live elsewhere, so that the many trees of a
+ * game (one per agent) stay small. */
 #define LBT_TREE_MAGIC 0x62747472u /* "bttr" */
 
 typedef struct lbt_tree {
   unsigned magic; /* LBT_TREE_MAGIC: a cheap check that a userdata is a tree */
-  int nown;       /* graph ids below this are the entity's own node objects; the rest (every node
+  int nown : 28;  /* graph ids below this are the entity's own node objects; the rest (every node
                      of a shared definition, the nodes of subtrees) are templates, copied on use */
-  bt_inst *inst;
+  unsigned own_fns : 1;   /* its function of slot i is its user value LBT_UV_FNS + i - 1 (a tree
+                             built for one entity); else its table LBT_UV_FNS has them */
+  unsigned exact : 1;     /* DS-exact (docs/lua-api.md): functions get no inst, every read calls
+                             the clock */
+  unsigned subtrees : 1;  /* it runs copies of named subtrees (lbt_tree_slot_base) */
+  unsigned collected : 1; /* its instance is gone (tree_gc): it must not be entered */
   lbt_state *S;
-  const int *slot_base; /* node -> what to add to its functions' slots (copies of subtrees), or NULL */
-  int own_fns;          /* its function of slot i is its user value LBT_UV_COUNT + i (a tree built for
-                           one entity); else its table LBT_UV_FNS has them */
-  int exact;            /* DS-exact (docs/lua-api.md): functions get no inst, every read calls the clock */
   unsigned long long stream; /* bt.random's stream for the tree's scripts (bt.seed_trees), 0: none */
-  lbt_ctx ctx;
-  /* The nodes written in Lua whose code runs now (leaves.c): each the root of an island, the
-   * node and its descendants written in Lua through parents written in Lua, whose objects hold
-   * their status as a plain field meanwhile (objects.c, lbt_live_put). */
-  int *live;
-  int nlive, live_cap;
-  int nflushed; /* live[0 .. nflushed) are flushed: a method of the core is under way (leaves.c) */
+  lbt_entry *entry; /* the innermost entry, NULL when not entered */
+  int *live;        /* the entries' islands (lbt_entry.nlive); live[-1] is its capacity */
 } lbt_tree;
 
+/* The key of state s's Lua data in the tree's table LBT_UV_OBJS. */
+static inline lua_Integer lbt_data_key(int s) { return -(lua_Integer)s - 1; }
+
+/* The bytes of the lbt_tree at the head of a tree's userdata: its instance follows them. */
+#define LBT_TREE_HEAD ((sizeof(lbt_tree) + 7) & ~(size_t)7)
+
+/* The tree's instance, or NULL once it is collected. */
+static inline bt_inst *lbt_tree_inst(const lbt_tree *t) {
+  return t->collected ? NULL : (bt_inst *)(void *)((char *)(uintptr_t)t + LBT_TREE_HEAD);
+}
+
+/* node -> what to add to its functions' slots (copies of subtrees), after the instance, for a
+ * tree that runs subtrees (its definition's lbt_def.slot_base) */
+static inline const int *lbt_tree_slot_base(const lbt_tree *t) {
+  const bt_inst *in = lbt_tree_inst(t);
+  const int *base;
+  memcpy(&base, (const char *)in + bt_def_inst_size(bt_inst_def(in)), sizeof base);
+  return base;
+}
+
 enum {
-  LBT_UV_FNS = 1,  /* first: every think reads these two, next to the userdata's header; nil if
-                      the tree holds its functions itself (lbt_tree.own_fns) */
-  LBT_UV_INST,
+  LBT_UV_INST = 1,
   LBT_UV_OBJS,     /* state + 1 -> the node objects the tree needs: nodes written in Lua, those
-                      holding their entity, nodes carrying fields of a script's own */
+                      holding their entity, nodes carrying fields of a script's own; and
+                      lbt_data_key(state) -> a node's Lua data: an event's data, a task's object */
   LBT_UV_VIEWS,    /* state + 1 -> any other node object, weakly: made anew when gone */
-  LBT_UV_DATA,     /* state + 1 -> a node's Lua data: an event's data, a task's object */
   LBT_UV_EVENTS,   /* the nodes listening for events that FireEvent reaches */
   LBT_UV_DEF,
-  LBT_UV_COUNT = LBT_UV_DEF
+  LBT_UV_FNS       /* last: the table of its functions by slot; in a tree that holds its
+                      functions itself (lbt_tree.own_fns), the function of slot 1, and the
+                      others after it */
 };
 
 /* The tree userdata at idx, or NULL. */
@@ -345,16 +376,13 @@ LBT_FUNC void lbt_recorder_follow(lua_State *L, int brain, int opts);
  * to call in. So every entry point that makes the core act on a tree's instance (a think, Reset,
  * Stop, a sleep time, a dump, a node method, an event, a reload's stops) enters that tree before
  * the call and leaves it after, on the same stack; entries nest. t is the tree userdata at the
- * absolute index tree; lbt_tree_leave pops what enter pushed and puts back the entry it replaced,
- * kept in outer. A tree whose instance is gone (collected) must not be entered. */
-typedef struct lbt_entry {
-  lbt_ctx ctx;
-  lua_State *L;
-  struct lbt_tree *entered; /* the state's innermost entered tree before this entry */
-  int nlive, nflushed; /* the tree's islands when entered: what leave puts back, even after an error */
-} lbt_entry;
-LBT_FUNC void lbt_tree_enter(lua_State *L, lbt_tree *t, int tree, lbt_entry *outer);
-LBT_FUNC void lbt_tree_leave(lua_State *L, lbt_tree *t, const lbt_entry *outer);
+ * absolute index tree, and entry the caller's, which the tree uses until lbt_tree_leave pops
+ * what enter pushed and puts back the entry it replaced. Nothing between the two may raise an
+ * error, or the tree would keep an entry whose C frame is gone: every call into Lua is protected
+ * (lbt_pcall), and bt's own allocations meanwhile may go a reserve past a memory limit.
+ * A tree whose instance is gone (collected) must not be entered. */
+LBT_FUNC void lbt_tree_enter(lua_State *L, lbt_tree *t, int tree, lbt_entry *entry);
+LBT_FUNC void lbt_tree_leave(lua_State *L, lbt_tree *t);
 
 LBT_FUNC void lbt_run_deferred(lua_State *L, lbt_state *S); /* the work deferred during thinks */
 LBT_FUNC const luaL_Reg lbt_call_functions[]; /* bt.set_error_handler, bt.set_instruction_limit */
@@ -440,6 +468,10 @@ LBT_FUNC const bt_ops lbt_builtin_ops, lbt_custom_ops;
  * the instance, removing the fields (flush: it returns what refresh takes), and, when the core is
  * done, before leaving, puts the instance's back into them (refresh). Meanwhile scripts read and
  * write them in the instance. */
+/* Whether t is entered with live islands that no method of the core flushed. */
+static inline int lbt_live_unflushed(const lbt_tree *t) {
+  return t->entry && t->entry->nlive > t->entry->nflushed;
+}
 LBT_FUNC int lbt_live_flush(lbt_tree *t);
 LBT_FUNC void lbt_live_refresh(lbt_tree *t, int flushed);
 LBT_FUNC void lbt_live_free(lua_State *L, lbt_tree *t); /* at the tree's collection */

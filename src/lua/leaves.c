@@ -22,23 +22,23 @@ static lbt_tree *tree_of(bt_call *c) { return bt_inst_agent(c->inst); }
 static void push_slot(lbt_tree *t, bt_call *c) {
   lua_Integer slot = (lua_Integer)(intptr_t)c->ud;
   if (t->own_fns) {
-    lua_getiuservalue(t->ctx.L, t->ctx.tree, LBT_UV_COUNT + (int)slot);
+    lua_getiuservalue(t->entry->L, t->entry->tree, LBT_UV_FNS - 1 + (int)slot);
     return;
   }
-  if (t->slot_base) slot += t->slot_base[c->node];
-  lua_rawgeti(t->ctx.L, t->ctx.fns, slot);
+  if (t->entry->slot_base) slot += t->entry->slot_base[c->node];
+  lua_rawgeti(t->entry->L, t->entry->fns, slot);
 }
 
 /* Pushes the object of node `node` of the entered tree t: one the tree keeps (a node written in
  * Lua), found at once, or any other. */
 static void push_node_obj(lbt_tree *t, int node) {
-  lua_State *L = t->ctx.L;
-  int s = bt_def_state(bt_inst_def(t->inst), node);
-  if (lua_type(L, t->ctx.objs) == LUA_TTABLE) {
-    if (lua_rawgeti(L, t->ctx.objs, s + 1) != LUA_TNIL) return;
+  lua_State *L = t->entry->L;
+  int s = bt_def_state(bt_inst_def(lbt_tree_inst(t)), node);
+  if (lua_type(L, t->entry->objs) == LUA_TTABLE) {
+    if (lua_rawgeti(L, t->entry->objs, s + 1) != LUA_TNIL) return;
     lua_pop(L, 1);
   }
-  lbt_push_state_obj(L, t, t->ctx.tree, s);
+  lbt_push_state_obj(L, t, t->entry->tree, s);
 }
 
 static void push_obj(lbt_tree *t, bt_call *c) { push_node_obj(t, c->node); }
@@ -47,11 +47,11 @@ static void push_obj(lbt_tree *t, bt_call *c) { push_node_obj(t, c->node); }
 
 int lbt_call_truth(bt_call *c) {
   lbt_tree *t = tree_of(c);
-  lua_State *L = t->ctx.L;
+  lua_State *L = t->entry->L;
   push_slot(t, c);
   int nargs = !t->exact; /* DS-exact: called without arguments, as Don't Starve calls them */
-  if (nargs) lua_pushvalue(L, t->ctx.inst);
-  if (lbt_pcall(t->S, L, nargs, 1, t->ctx.msgh, c->inst, c->node, NULL) != LUA_OK) return -1;
+  if (nargs) lua_pushvalue(L, t->entry->inst);
+  if (lbt_pcall(t->S, L, nargs, 1, t->entry->msgh, c->inst, c->node, NULL) != LUA_OK) return -1;
   int r = lua_toboolean(L, -1);
   lua_pop(L, 1);
   return r;
@@ -59,7 +59,7 @@ int lbt_call_truth(bt_call *c) {
 
 /* Leaves a number result of a time function in c->value. */
 static int take_number(bt_call *c, lbt_tree *t, const char *what) {
-  lua_State *L = t->ctx.L;
+  lua_State *L = t->entry->L;
   if (lua_type(L, -1) != LUA_TNUMBER) {
     lbt_push_path(L, c->inst, c->node);
     lua_pushfstring(L, "%s: %s returned %s, not a number", lua_tostring(L, -1), what,
@@ -76,7 +76,7 @@ static int take_number(bt_call *c, lbt_tree *t, const char *what) {
 /* A time function's number result in c->value; a message names the function as "the
  * <kind>'s <what> function". */
 static int take_time(bt_call *c, lbt_tree *t, const char *what) {
-  lua_State *L = t->ctx.L;
+  lua_State *L = t->entry->L;
   if (lua_type(L, -1) == LUA_TNUMBER) return take_number(c, t, NULL);
   lua_pushfstring(L, "the %s's %s function", bt_kind_name(bt_def_kind(bt_inst_def(c->inst), c->node)),
                   what);
@@ -88,14 +88,14 @@ static int take_time(bt_call *c, lbt_tree *t, const char *what) {
 
 static int call_time(bt_call *c, int with_inst) {
   lbt_tree *t = tree_of(c);
-  lua_State *L = t->ctx.L;
+  lua_State *L = t->entry->L;
   push_slot(t, c);
   if (with_inst) {
     push_obj(t, c);
     lbt_node_member(L, t->S, -1, LBT_KEY_INST);
     lua_remove(L, -2);
   }
-  if (lbt_pcall(t->S, L, with_inst, 1, t->ctx.msgh, c->inst, c->node, NULL) != LUA_OK) return -1;
+  if (lbt_pcall(t->S, L, with_inst, 1, t->entry->msgh, c->inst, c->node, NULL) != LUA_OK) return -1;
   return take_time(c, t, with_inst ? "duration" : "time");
 }
 
@@ -135,26 +135,26 @@ static int is_class(lua_State *L, int idx) {
 
 /* Pushes the task's self; returns 0 (pushing nothing) if making the entity's object failed. */
 static int push_task_self(lbt_tree *t, bt_call *c) {
-  lua_State *L = t->ctx.L;
+  lua_State *L = t->entry->L;
   push_slot(t, c);
   int task = lua_gettop(L);
   if (!is_class(L, task)) return 1;
   int s = bt_def_state(bt_inst_def(c->inst), c->node);
-  lbt_tree_table(L, t->ctx.tree, LBT_UV_DATA, 1);
-  if (lua_rawgeti(L, -1, s + 1) != LUA_TNIL) {
+  lbt_tree_table(L, t->entry->tree, LBT_UV_OBJS, 1);
+  if (lua_rawgeti(L, -1, lbt_data_key(s)) != LUA_TNIL) {
     lua_replace(L, task);
     lua_settop(L, task);
     return 1;
   }
   lua_pop(L, 1);
   lua_pushvalue(L, task);
-  lua_pushvalue(L, t->ctx.inst);
-  if (lbt_pcall(t->S, L, 1, 1, t->ctx.msgh, c->inst, c->node, "task object") != LUA_OK) {
+  lua_pushvalue(L, t->entry->inst);
+  if (lbt_pcall(t->S, L, 1, 1, t->entry->msgh, c->inst, c->node, "task object") != LUA_OK) {
     lua_settop(L, task - 1);
     return 0;
   }
   lua_pushvalue(L, -1);
-  lua_rawseti(L, task + 1, s + 1);
+  lua_rawseti(L, task + 1, lbt_data_key(s));
   lua_replace(L, task);
   lua_settop(L, task);
   return 1;
@@ -164,16 +164,16 @@ static int push_task_self(lbt_tree *t, bt_call *c) {
  * and returns 1, returns 0 if it has no such method, or -1 after reporting an error. */
 static int call_task(bt_call *c, const char *method, int status) {
   lbt_tree *t = tree_of(c);
-  lua_State *L = t->ctx.L;
+  lua_State *L = t->entry->L;
   lua_pushcfunction(L, task_method);
   if (!push_task_self(t, c)) {
     lua_pop(L, 1);
     return -1;
   }
   lua_pushstring(L, method);
-  lua_pushvalue(L, t->ctx.inst);
+  lua_pushvalue(L, t->entry->inst);
   if (status >= 0) lbt_push_status(L, status);
-  if (lbt_pcall(t->S, L, status >= 0 ? 4 : 3, 3, t->ctx.msgh, c->inst, c->node, method) != LUA_OK)
+  if (lbt_pcall(t->S, L, status >= 0 ? 4 : 3, 3, t->entry->msgh, c->inst, c->node, method) != LUA_OK)
     return -1;
   if (lua_toboolean(L, -3)) {
     lua_remove(L, -3);
@@ -185,7 +185,7 @@ static int call_task(bt_call *c, const char *method, int status) {
 
 static int task_start(bt_call *c) {
   int r = call_task(c, "start", -1);
-  if (r > 0) lua_pop(tree_of(c)->ctx.L, 2);
+  if (r > 0) lua_pop(tree_of(c)->entry->L, 2);
   return r < 0 ? -1 : 0;
 }
 
@@ -193,7 +193,7 @@ static int task_start(bt_call *c) {
  * the task may sleep. */
 static int task_update(bt_call *c) {
   lbt_tree *t = tree_of(c);
-  lua_State *L = t->ctx.L;
+  lua_State *L = t->entry->L;
   int r = call_task(c, "update", -1);
   if (r <= 0) return BT_FAILED;
   int status = lbt_status_of(t->S, L, -2);
@@ -213,7 +213,7 @@ static int task_update(bt_call *c) {
 }
 
 static void task_finish(bt_call *c, bt_status status) {
-  if (call_task(c, "finish", status) > 0) lua_pop(tree_of(c)->ctx.L, 2);
+  if (call_task(c, "finish", status) > 0) lua_pop(tree_of(c)->entry->L, 2);
 }
 
 const bt_task lbt_task_calls = {task_start, task_update, task_finish};
@@ -224,8 +224,8 @@ const bt_task lbt_task_calls = {task_start, task_update, task_finish};
  * whose object is at stack index obj: the node and, through children written in Lua, its
  * descendants written in Lua, which the root's Lua code may visit directly. */
 static void island(lbt_tree *t, int root, int obj, int put) {
-  lua_State *L = t->ctx.L;
-  const bt_def *def = bt_inst_def(t->inst);
+  lua_State *L = t->entry->L;
+  const bt_def *def = bt_inst_def(lbt_tree_inst(t));
   if (put) lbt_live_put(L, t, obj, root);
   else lbt_live_take(L, t, obj, root);
   int n = bt_def_child_count(def, root);
@@ -241,25 +241,28 @@ static void island(lbt_tree *t, int root, int obj, int put) {
 /* The same, for the island of live[i], whose object is not on the stack. */
 static void island_at(lbt_tree *t, int i, int put) {
   push_node_obj(t, t->live[i]);
-  island(t, t->live[i], lua_gettop(t->ctx.L), put);
-  lua_pop(t->ctx.L, 1);
+  island(t, t->live[i], lua_gettop(t->entry->L), put);
+  lua_pop(t->entry->L, 1);
 }
 
 /* Makes the island of the call's node (its object at stack index obj) live before its Lua code
  * runs; returns what live_end takes, -1 if there was no memory to note it (the objects then read
  * the instance, a little slower). */
 static int live_begin(lbt_tree *t, bt_call *c, int obj) {
-  if (t->nlive == t->live_cap) {
+  lbt_entry *e = t->entry;
+  int cap = t->live ? t->live[-1] : 0;
+  if (e->nlive == cap) {
     void *ud;
-    lua_Alloc alloc = lua_getallocf(t->ctx.L, &ud);
-    int cap = t->live_cap ? 2 * t->live_cap : 8;
-    int *live = alloc(ud, t->live, (size_t)t->live_cap * sizeof *live, (size_t)cap * sizeof *live);
-    if (!live) return -1;
-    t->live = live;
-    t->live_cap = cap;
+    lua_Alloc alloc = lua_getallocf(e->L, &ud);
+    int grown = cap ? 2 * cap : 7;
+    int *block = alloc(ud, t->live ? t->live - 1 : NULL, cap ? (size_t)(cap + 1) * sizeof(int) : 0,
+                       (size_t)(grown + 1) * sizeof(int));
+    if (!block) return -1;
+    block[0] = grown;
+    t->live = block + 1;
   }
-  int mark = t->nlive;
-  t->live[t->nlive++] = c->node;
+  int mark = e->nlive;
+  t->live[e->nlive++] = c->node;
   island(t, c->node, obj, 1);
   return mark;
 }
@@ -267,28 +270,28 @@ static int live_begin(lbt_tree *t, bt_call *c, int obj) {
 static void live_end(lbt_tree *t, int mark, int obj) {
   if (mark < 0) return;
   island(t, t->live[mark], obj, 0);
-  t->nlive = mark;
+  t->entry->nlive = mark;
 }
 
 int lbt_live_flush(lbt_tree *t) {
-  int flushed = t->nflushed;
-  for (int i = flushed; i < t->nlive; i++) island_at(t, i, 0);
-  t->nflushed = t->nlive;
+  lbt_entry *e = t->entry;
+  int flushed = e->nflushed;
+  for (int i = flushed; i < e->nlive; i++) island_at(t, i, 0);
+  e->nflushed = e->nlive;
   return flushed;
 }
 
 void lbt_live_refresh(lbt_tree *t, int flushed) {
-  for (int i = flushed; i < t->nlive; i++) island_at(t, i, 1);
-  t->nflushed = flushed;
+  for (int i = flushed; i < t->entry->nlive; i++) island_at(t, i, 1);
+  t->entry->nflushed = flushed;
 }
 
 void lbt_live_free(lua_State *L, lbt_tree *t) {
   if (!t->live) return;
   void *ud;
   lua_Alloc alloc = lua_getallocf(L, &ud);
-  alloc(ud, t->live, (size_t)t->live_cap * sizeof *t->live, 0);
+  alloc(ud, t->live - 1, (size_t)(t->live[-1] + 1) * sizeof(int), 0);
   t->live = NULL;
-  t->nlive = t->live_cap = t->nflushed = 0;
 }
 
 /* ---- methods a script overrides ---- */
@@ -296,7 +299,7 @@ void lbt_live_free(lua_State *L, lbt_tree *t) {
 /* Pushes obj[method] above the node object and returns 1 if it is not the method the node's
  * kind's class had (a script overrides it); otherwise pops both and returns 0. */
 static int overridden(lbt_tree *t, bt_call *c, int method) {
-  lua_State *L = t->ctx.L;
+  lua_State *L = t->entry->L;
   push_obj(t, c);
   int type = lbt_node_member(L, t->S, -1, method);
   int kind = bt_def_kind(bt_inst_def(c->inst), c->node);
@@ -313,18 +316,18 @@ static int to_string(lua_State *L) {
 
 /* Calls the pushed obj[method] with obj as self (both popped), with nres results. */
 static int call_method(lbt_tree *t, bt_call *c, int nres, const char *what) {
-  lua_State *L = t->ctx.L;
+  lua_State *L = t->entry->L;
   lua_insert(L, -2);
-  return lbt_pcall(t->S, L, 1, nres, t->ctx.msgh, c->inst, c->node, what);
+  return lbt_pcall(t->S, L, 1, nres, t->entry->msgh, c->inst, c->node, what);
 }
 
 /* Calls the pushed method as call_method does, with the node's island live meanwhile. */
 static int call_live(lbt_tree *t, bt_call *c, int nres, const char *what) {
-  lua_State *L = t->ctx.L;
+  lua_State *L = t->entry->L;
   int obj = lua_gettop(L) - 1; /* stays below the call, for live_end */
   int mark = live_begin(t, c, obj);
   lua_pushvalue(L, obj);
-  int rc = lbt_pcall(t->S, L, 1, nres, t->ctx.msgh, c->inst, c->node, what);
+  int rc = lbt_pcall(t->S, L, 1, nres, t->entry->msgh, c->inst, c->node, what);
   live_end(t, mark, obj);
   lua_remove(L, obj);
   return rc;
@@ -355,7 +358,7 @@ static int ops_sleep_time(bt_call *c) {
   lbt_tree *t = tree_of(c);
   if (!overridden(t, c, LBT_SLEEP_TIME)) return BT_DEFAULT;
   if (call_live(t, c, 1, "GetSleepTime") != LUA_OK) return 0;
-  lua_State *L = t->ctx.L;
+  lua_State *L = t->entry->L;
   if (lua_isnil(L, -1)) {
     lua_pop(L, 1);
     return 0;
@@ -367,12 +370,12 @@ static int ops_describe(bt_call *c, bt_buf *out) {
   lbt_tree *t = tree_of(c);
   if (!overridden(t, c, LBT_DESCRIBE)) return BT_DEFAULT;
   if (call_method(t, c, 1, "DBString") != LUA_OK) return bt_buf_append(out, "?", 1);
-  lua_State *L = t->ctx.L;
+  lua_State *L = t->entry->L;
   int type = lua_type(L, -1);
   if (type != LUA_TSTRING && type != LUA_TNUMBER) { /* its __tostring or __name may raise */
     lua_pushcfunction(L, to_string);
     lua_insert(L, -2);
-    if (lbt_pcall(t->S, L, 1, 1, t->ctx.msgh, c->inst, c->node, "DBString") != LUA_OK)
+    if (lbt_pcall(t->S, L, 1, 1, t->entry->msgh, c->inst, c->node, "DBString") != LUA_OK)
       return bt_buf_append(out, "?", 1);
   }
   size_t len;
@@ -385,7 +388,7 @@ static int ops_describe(bt_call *c, bt_buf *out) {
 /* Stop: self:OnStop() when the node has an OnStop, whoever defined it. */
 static int ops_on_stop(bt_call *c) {
   lbt_tree *t = tree_of(c);
-  if (lbt_push_on_stop(t->ctx.L, t->ctx.tree, bt_def_state(bt_inst_def(c->inst), c->node)))
+  if (lbt_push_on_stop(t->entry->L, t->entry->tree, bt_def_state(bt_inst_def(c->inst), c->node)))
     call_method(t, c, 0, "OnStop");
   return BT_OK;
 }

@@ -285,7 +285,7 @@ lbt_tree *lbt_node_tree(lua_State *L, int obj, int *node) {
   int isint;
   lua_Integer n = lua_tointegerx(L, -1, &isint);
   lua_pop(L, 2);
-  if (!t || !t->inst || !isint || n < 0 || n >= bt_def_size(bt_inst_def(t->inst))) return NULL;
+  if (!t || t->collected || !isint || n < 0 || n >= bt_def_size(bt_inst_def(lbt_tree_inst(t)))) return NULL;
   *node = (int)n;
   return t;
 }
@@ -312,15 +312,15 @@ void lbt_tree_table(lua_State *L, int tree, int uv, int create) {
 
 /* Pushes the value of a view of node `node`; returns 0 (pushing nothing) if it has none. */
 static int view_get(lua_State *L, lbt_tree *t, int node, int code) {
-  const bt_def *def = bt_inst_def(t->inst);
+  const bt_def *def = bt_inst_def(lbt_tree_inst(t));
   switch (code) {
-    case VK_STATUS: lbt_push_status(L, bt_node_status(t->inst, node)); return 1;
-    case VK_LASTRESULT: lbt_push_status(L, bt_node_last(t->inst, node)); return 1;
+    case VK_STATUS: lbt_push_status(L, bt_node_status(lbt_tree_inst(t), node)); return 1;
+    case VK_LASTRESULT: lbt_push_status(L, bt_node_last(lbt_tree_inst(t), node)); return 1;
     default: break;
   }
   if (!is_field(code) || !bt_node_has_field(def, node, view_fields[code])) return 0;
   double v;
-  if (bt_node_get(t->inst, node, view_fields[code], &v) != 1) {
+  if (bt_node_get(lbt_tree_inst(t), node, view_fields[code], &v) != 1) {
     lua_pushnil(L);
   } else if (code == VK_TRIGGERED || code == VK_RUNNING) {
     lua_pushboolean(L, v != 0);
@@ -335,13 +335,13 @@ static int view_get(lua_State *L, lbt_tree *t, int node, int code) {
 /* Sets a view of node `node` to the value at index value; returns 0 if the node has no such
  * view. Raises what is wrong with the value. */
 static int view_set(lua_State *L, lbt_tree *t, int node, int code, int value) {
-  const bt_def *def = bt_inst_def(t->inst);
+  const bt_def *def = bt_inst_def(lbt_tree_inst(t));
   if (code == VK_STATUS) {
     int s = lbt_status_of(t->S, L, value);
     if (s < 0)
       return luaL_error(L, "invalid status %s for node '%s' (READY, SUCCESS, FAILED or RUNNING)",
                         luaL_tolstring(L, value, NULL), bt_def_name(def, node));
-    bt_node_set_status(t->inst, node, (bt_status)s);
+    bt_node_set_status(lbt_tree_inst(t), node, (bt_status)s);
     return 1;
   }
   if (code == VK_LASTRESULT)
@@ -357,7 +357,7 @@ static int view_set(lua_State *L, lbt_tree *t, int node, int code, int value) {
   else
     return luaL_error(L, "field '%s' of node '%s' takes a number, got %s", view_names[code],
                       bt_def_name(def, node), luaL_typename(L, value));
-  int rc = bt_node_set(t->inst, node, view_fields[code], pv);
+  int rc = bt_node_set(lbt_tree_inst(t), node, view_fields[code], pv);
   if (rc == BT_ENOMEM)
     return luaL_error(L, "field '%s' of node '%s': %s", view_names[code], bt_def_name(def, node),
                       bt_strerror(rc));
@@ -385,20 +385,20 @@ static void push_unbound(lua_State *L, int kind, int code) {
 
 void lbt_live_put(lua_State *L, lbt_tree *t, int obj, int node) {
   lbt_push_key(L, t->S, LBT_KEY_STATUS);
-  lbt_push_key(L, t->S, LBT_KEY_READY + (int)bt_node_status(t->inst, node));
+  lbt_push_key(L, t->S, LBT_KEY_READY + (int)bt_node_status(lbt_tree_inst(t), node));
   lua_rawset(L, obj);
 }
 
 /* Reports a status a script stored that is none. */
 static void bad_status(lua_State *L, lbt_tree *t, int node, int value) {
-  lbt_push_path(L, t->inst, node);
+  lbt_push_path(L, lbt_tree_inst(t), node);
   if (lua_type(L, value) == LUA_TSTRING)
     lua_pushfstring(L, "%s: invalid status %s for node '%s' (READY, SUCCESS, FAILED or RUNNING)",
-                    lua_tostring(L, -1), lua_tostring(L, value), bt_def_name(bt_inst_def(t->inst), node));
+                    lua_tostring(L, -1), lua_tostring(L, value), bt_def_name(bt_inst_def(lbt_tree_inst(t)), node));
   else
     lua_pushfstring(L, "%s: invalid status (a %s) for node '%s' (READY, SUCCESS, FAILED or RUNNING)",
-                    lua_tostring(L, -1), luaL_typename(L, value), bt_def_name(bt_inst_def(t->inst), node));
-  lbt_report(t->S, L, t->inst, node, lua_tostring(L, -1));
+                    lua_tostring(L, -1), luaL_typename(L, value), bt_def_name(bt_inst_def(lbt_tree_inst(t)), node));
+  lbt_report(t->S, L, lbt_tree_inst(t), node, lua_tostring(L, -1));
   lua_pop(L, 2);
 }
 
@@ -410,7 +410,7 @@ void lbt_live_take(lua_State *L, lbt_tree *t, int obj, int node) {
     bad_status(L, t, node, lua_gettop(L));
     s = BT_FAILED;
   }
-  if (s >= 0 && s != (int)bt_node_status(t->inst, node)) bt_node_set_status(t->inst, node, (bt_status)s);
+  if (s >= 0 && s != (int)bt_node_status(lbt_tree_inst(t), node)) bt_node_set_status(lbt_tree_inst(t), node, (bt_status)s);
   lua_pop(L, 1);
   lbt_push_key(L, t->S, LBT_KEY_STATUS);
   lua_pushnil(L);
@@ -473,7 +473,7 @@ static int push_kept_any(lua_State *L, int tree, int s) {
 
 /* Whether state s of the tree is a template's (its object is the entity's copy, made on use). */
 static int is_template(const lbt_tree *t, int s) {
-  return bt_def_graph_id(bt_inst_def(t->inst), s) >= t->nown;
+  return bt_def_graph_id(bt_inst_def(lbt_tree_inst(t)), s) >= t->nown;
 }
 
 /* Pushes the template of state s of a shared definition. */
@@ -489,7 +489,7 @@ static void push_template(lua_State *L, int tree, int s) {
  * template's fields and class, the entity as inst (for nodes written in Lua and those whose
  * class takes one), bound to this tree. Its parent and children are read from the tree. */
 static void push_copy(lua_State *L, lbt_tree *t, int tree, int s) {
-  const bt_def *def = bt_inst_def(t->inst);
+  const bt_def *def = bt_inst_def(lbt_tree_inst(t));
   int node = bt_def_node_of_state(def, s);
   luaL_checkstack(L, 12, "bt: tree too deep for the Lua stack");
   push_template(L, tree, s);
@@ -525,7 +525,7 @@ static void push_copy(lua_State *L, lbt_tree *t, int tree, int s) {
 /* Pushes a view of node state s of a tree built for one entity whose object is gone: an object
  * of the node's class, bound to it, with its name. */
 static void push_view(lua_State *L, lbt_tree *t, int tree, int s) {
-  const bt_def *def = bt_inst_def(t->inst);
+  const bt_def *def = bt_inst_def(lbt_tree_inst(t));
   int node = bt_def_node_of_state(def, s);
   lua_createtable(L, 0, 3);
   int view = lua_gettop(L);
@@ -573,7 +573,7 @@ static int find_original(lua_State *L, int tree, const bt_def *def, int s) {
 
 /* Pushes the node object of state s and returns 1 if it exists; else pushes nothing. */
 static int push_existing(lua_State *L, lbt_tree *t, int tree, int s) {
-  return push_kept_any(L, tree, s) || (!is_template(t, s) && find_original(L, tree, bt_inst_def(t->inst), s));
+  return push_kept_any(L, tree, s) || (!is_template(t, s) && find_original(L, tree, bt_inst_def(lbt_tree_inst(t)), s));
 }
 
 void lbt_push_state_obj(lua_State *L, lbt_tree *t, int tree, int s) {
@@ -589,7 +589,7 @@ static void push_model(lua_State *L, lbt_tree *t, int tree, int s) {
   if (is_template(t, s)) {
     push_template(L, tree, s);
   } else {
-    const bt_def *def = bt_inst_def(t->inst);
+    const bt_def *def = bt_inst_def(lbt_tree_inst(t));
     push_class(L, bt_def_kind(def, bt_def_node_of_state(def, s)));
   }
 }
@@ -617,7 +617,7 @@ static void push_relatives(lua_State *L, int obj, int which) {
   lbt_tree *t = lbt_node_tree(L, obj, &node);
   lua_rawgetp(L, obj, &lbt_key_tree);
   int tree = lua_gettop(L);
-  const bt_def *def = bt_inst_def(t->inst);
+  const bt_def *def = bt_inst_def(lbt_tree_inst(t));
   if (which == 0) {
     int p = bt_def_parent(def, bt_def_state(def, node));
     if (p < 0) lua_pushnil(L);
@@ -659,11 +659,11 @@ int lbt_node_index(lua_State *L) {
     return 1;
   }
   if (code == VK_DATA) {
-    if (!has_data(t->S, bt_def_kind(bt_inst_def(t->inst), node))) return 0;
+    if (!has_data(t->S, bt_def_kind(bt_inst_def(lbt_tree_inst(t)), node))) return 0;
     lua_rawgetp(L, 1, &lbt_key_tree);
-    lbt_tree_table(L, lua_gettop(L), LBT_UV_DATA, 0);
+    lbt_tree_table(L, lua_gettop(L), LBT_UV_OBJS, 0);
     if (lua_isnil(L, -1)) return 1;
-    lua_rawgeti(L, -1, bt_def_state(bt_inst_def(t->inst), node) + 1);
+    lua_rawgeti(L, -1, lbt_data_key(bt_def_state(bt_inst_def(lbt_tree_inst(t)), node)));
     return 1;
   }
   return view_get(L, t, node, code) > 0 ? 1 : 0;
@@ -676,11 +676,11 @@ int lbt_node_newindex(lua_State *L) {
   int node;
   lbt_tree *t = code ? lbt_node_tree(L, 1, &node) : NULL;
   if (t) {
-    if (code == VK_DATA && has_data(t->S, bt_def_kind(bt_inst_def(t->inst), node))) {
+    if (code == VK_DATA && has_data(t->S, bt_def_kind(bt_inst_def(lbt_tree_inst(t)), node))) {
       lua_rawgetp(L, 1, &lbt_key_tree);
-      lbt_tree_table(L, lua_gettop(L), LBT_UV_DATA, 1);
+      lbt_tree_table(L, lua_gettop(L), LBT_UV_OBJS, 1);
       lua_pushvalue(L, 3);
-      lua_rawseti(L, -2, bt_def_state(bt_inst_def(t->inst), node) + 1);
+      lua_rawseti(L, -2, lbt_data_key(bt_def_state(bt_inst_def(lbt_tree_inst(t)), node)));
       return 0;
     }
     if (view_set(L, t, node, code, 3)) return 0;
@@ -698,7 +698,7 @@ int lbt_node_newindex(lua_State *L) {
  * the instance, and the field goes. Returns whether the field stays a field the tree does not
  * know: one a script added. Pushes nothing. */
 static int adopt_field(lua_State *L, lbt_tree *t, int tree, int obj, int node, int code) {
-  const bt_def *def = bt_inst_def(t->inst);
+  const bt_def *def = bt_inst_def(lbt_tree_inst(t));
   if (code == VK_PARENT) { /* read from the tree from now on (push_relatives) */
     lua_pushvalue(L, -2);
     lua_pushnil(L);
@@ -707,9 +707,9 @@ static int adopt_field(lua_State *L, lbt_tree *t, int tree, int obj, int node, i
   }
   if (code == VK_DATA) {
     if (!has_data(t->S, bt_def_kind(def, node))) return 1;
-    lbt_tree_table(L, tree, LBT_UV_DATA, 1);
+    lbt_tree_table(L, tree, LBT_UV_OBJS, 1);
     lua_pushvalue(L, -2);
-    lua_rawseti(L, -2, bt_def_state(def, node) + 1);
+    lua_rawseti(L, -2, lbt_data_key(bt_def_state(def, node)));
     lua_pop(L, 1);
   } else if (code == VK_LASTRESULT || code == VK_CHILDREN) {
     return code == VK_LASTRESULT;
@@ -732,7 +732,7 @@ static int adopt_field(lua_State *L, lbt_tree *t, int tree, int obj, int node, i
  * marked: its lbt_key_node holds node already (the compiler's graph id, which is the node's index
  * in a tree without shared nodes). */
 static int adopt_object(lua_State *L, lbt_tree *t, int tree, int obj, int node, int marked) {
-  int kind = bt_def_kind(bt_inst_def(t->inst), node);
+  int kind = bt_def_kind(bt_inst_def(lbt_tree_inst(t)), node);
   int keep = takes_inst(t->S, kind) || lbt_is_custom(L, t->S, obj, kind);
   lua_pushnil(L);
   while (lua_next(L, obj)) {

@@ -225,11 +225,11 @@ static void attach(lua_State *L, int ti, int ri) {
   ri = ri ? lua_absindex(L, ri) : 0;
   lbt_tree *t = lbt_tree_test(L, ti);
   lbt_rec *r = ri ? test_rec(L, ri) : NULL;
-  bt_inst *was = r ? bt_rec_inst(r->rec) : NULL;
-  if (was && was != t->inst) bt_inst_set_recorder(was, NULL);
-  if (bt_inst_set_recorder(t->inst, r ? r->rec : NULL) != BT_OK)
+  bt_inst *was = r ? bt_rec_inst(r->rec) : NULL, *in = lbt_tree_inst(t);
+  if (was && was != in) bt_inst_set_recorder(was, NULL);
+  if (bt_inst_set_recorder(in, r ? r->rec : NULL) != BT_OK)
     luaL_error(L, "record: the recorder is compiled out of this build of bt (BT_RECORDER=OFF)");
-  if (r) set_def(r, (bt_def *)bt_inst_def(t->inst));
+  if (r) set_def(r, (bt_def *)bt_inst_def(in));
   push_attached(L);
   lua_pushvalue(L, ti);
   if (ri) lua_pushvalue(L, ri);
@@ -280,7 +280,7 @@ static void make_for(lua_State *L, int opts, int inst, int arg, const char *fnam
 static int tree_record(lua_State *L) {
   lbt_tree *t = lbt_tree_test(L, 1);
   if (!t) return lbt_typeerror(L, 1, 0, "record", "BT");
-  if (!t->inst) return luaL_error(L, "record: the tree was garbage collected");
+  if (t->collected) return luaL_error(L, "record: the tree was garbage collected");
   lua_settop(L, 2);
   if (!lua_toboolean(L, 2)) {
     attach(L, 1, 0);
@@ -305,7 +305,7 @@ static int tree_recorder(lua_State *L) {
   lua_pushvalue(L, 1);
   lua_rawget(L, -2);
   lbt_rec *r = test_rec(L, -1);
-  if (!r || !t->inst || bt_inst_recorder(t->inst) != r->rec) lua_pushnil(L);
+  if (!r || t->collected || bt_inst_recorder(lbt_tree_inst(t)) != r->rec) lua_pushnil(L);
   return 1;
 }
 
@@ -313,12 +313,12 @@ void lbt_recorder_move(lua_State *L, int from, int to) {
   from = lua_absindex(L, from);
   to = lua_absindex(L, to);
   lbt_tree *a = lbt_tree_test(L, from), *b = lbt_tree_test(L, to);
-  if (!a || !b || !a->inst || !b->inst || !bt_inst_recorder(a->inst)) return;
+  if (!a || !b || a->collected || b->collected || !bt_inst_recorder(lbt_tree_inst(a))) return;
   push_attached(L);
   lua_pushvalue(L, from);
   lua_rawget(L, -2);
   lbt_rec *r = test_rec(L, -1);
-  if (r && bt_inst_recorder(a->inst) == r->rec && !bt_inst_recorder(b->inst)) attach(L, to, -1);
+  if (r && bt_inst_recorder(lbt_tree_inst(a)) == r->rec && !bt_inst_recorder(lbt_tree_inst(b))) attach(L, to, -1);
   lua_pop(L, 2);
 }
 
@@ -346,7 +346,7 @@ void lbt_recorder_follow(lua_State *L, int brain, int opts) {
   lua_pushliteral(L, "bt");
   lua_rawget(L, brain);
   lbt_tree *t = lbt_tree_test(L, -1);
-  if (t && t->inst && bt_inst_recorder(t->inst) != test_rec(L, rec)->rec) attach(L, -1, rec);
+  if (t && !t->collected && bt_inst_recorder(lbt_tree_inst(t)) != test_rec(L, rec)->rec) attach(L, -1, rec);
   lua_settop(L, top);
 }
 

@@ -20,12 +20,12 @@ typedef struct move {
   int nstates; /* the new tree's */
 } move;
 
-enum { OOBJS = 4, ODATA, NOBJS, NDATA, CARRIED, DISCARDED, OTPL, NTPL };
+enum { OOBJS = 4, NOBJS, CARRIED, DISCARDED, OTPL, NTPL };
 
 static lbt_tree *check_tree(lua_State *L, int idx) {
   lbt_tree *t = lbt_tree_test(L, idx);
   if (!t) lbt_typeerror(L, idx, idx, "migrate", "BT");
-  if (!t->inst) luaL_error(L, "migrate: a tree was garbage collected");
+  if (t->collected) luaL_error(L, "migrate: a tree was garbage collected");
   return t;
 }
 
@@ -76,9 +76,7 @@ static void apply_config(lua_State *L, int obj, int old_tpl, int new_tpl) {
 /* Pushes the tables the phases share, at OOBJS .. NTPL. */
 static void push_tables(lua_State *L) {
   lbt_tree_table(L, 1, LBT_UV_OBJS, 1);
-  lbt_tree_table(L, 1, LBT_UV_DATA, 1);
   lbt_tree_table(L, 2, LBT_UV_OBJS, 1);
-  lbt_tree_table(L, 2, LBT_UV_DATA, 1);
   lua_newtable(L); /* carried: old objects kept in the new tree -> true */
   lua_newtable(L); /* discarded: new objects replaced by kept old ones */
   lua_getiuservalue(L, 1, LBT_UV_DEF);
@@ -129,15 +127,15 @@ static void carry_objects(move *m) {
   for (int ns = 0; ns < m->nstates; ns++) {
     int os = m->map[ns];
     if (os < 0) continue;
-    lua_rawgeti(L, ODATA, os + 1);
-    lua_rawseti(L, NDATA, ns + 1);
+    lua_rawgeti(L, OOBJS, lbt_data_key(os));
+    lua_rawseti(L, NOBJS, lbt_data_key(ns));
     if (lua_rawgeti(L, OOBJS, os + 1) == LUA_TNIL) {
       lua_pop(L, 1);
       continue;
     }
     int obj = lua_gettop(L);
     int node = bt_def_node_of_state(m->od, os);
-    if (lbt_is_custom(L, m->old->S, obj, bt_def_kind(m->od, node)) && bt_node_status(m->old->inst, node) == BT_RUNNING)
+    if (lbt_is_custom(L, m->old->S, obj, bt_def_kind(m->od, node)) && bt_node_status(lbt_tree_inst(m->old), node) == BT_RUNNING)
       carry(m, obj, os, ns);
     lua_settop(L, obj - 1);
   }
@@ -155,7 +153,7 @@ static void stop_old(move *m) {
     if (lua_rawget(L, CARRIED) == LUA_TNIL) {
       lua_pop(L, 1);
       lua_insert(L, -2);
-      lbt_pcall(m->S, L, 1, 0, 0, m->old->inst, n, "OnStop");
+      lbt_pcall(m->S, L, 1, 0, 0, lbt_tree_inst(m->old), n, "OnStop");
     } else {
       lua_pop(L, 3);
     }
@@ -171,11 +169,11 @@ static void abort_gone(move *m) {
   memset(kept, 0, (size_t)(ostates ? ostates : 1));
   for (int ns = 0; ns < m->nstates; ns++)
     if (m->map[ns] >= 0 && m->map[ns] < ostates) kept[m->map[ns]] = 1;
-  lbt_entry outer;
-  lbt_tree_enter(L, m->old, 1, &outer);
+  lbt_entry entry;
+  lbt_tree_enter(L, m->old, 1, &entry);
   for (int s = 0; s < ostates; s++)
-    if (!kept[s]) bt_node_abort(m->old->inst, bt_def_node_of_state(m->od, s));
-  lbt_tree_leave(L, m->old, &outer);
+    if (!kept[s]) bt_node_abort(lbt_tree_inst(m->old), bt_def_node_of_state(m->od, s));
+  lbt_tree_leave(L, m->old);
   lua_pop(L, 1);
 }
 
@@ -185,7 +183,7 @@ static void stop_discarded(move *m) {
   lua_Integer n = (lua_Integer)lua_rawlen(L, DISCARDED);
   for (lua_Integer i = 1; i <= n; i++) {
     lua_rawgeti(L, DISCARDED, i);
-    stop_object(L, m->S, -1, m->neu->inst, 0);
+    stop_object(L, m->S, -1, lbt_tree_inst(m->neu), 0);
     lua_pop(L, 1);
   }
 }
@@ -198,14 +196,14 @@ static int l_migrate(lua_State *L) {
   m.neu = check_tree(L, 2);
   m.S = lbt_state_get(L);
   lua_settop(L, 2);
-  m.od = bt_inst_def(m.old->inst);
-  m.nd = bt_inst_def(m.neu->inst);
+  m.od = bt_inst_def(lbt_tree_inst(m.old));
+  m.nd = bt_inst_def(lbt_tree_inst(m.neu));
   m.nstates = bt_def_states(m.nd);
   m.map = lua_newuserdatauv(L, (size_t)(m.nstates ? m.nstates : 1) * sizeof *m.map, 0);
   bt_def_match(m.od, m.nd, m.map);
   bt_transfer r;
-  if (!bt_inst_thinking(m.old->inst) && !bt_inst_thinking(m.neu->inst)) lbt_recorder_move(L, 1, 2);
-  int rc = bt_inst_transfer(m.neu->inst, m.old->inst, m.map, &r);
+  if (!bt_inst_thinking(lbt_tree_inst(m.old)) && !bt_inst_thinking(lbt_tree_inst(m.neu))) lbt_recorder_move(L, 1, 2);
+  int rc = bt_inst_transfer(lbt_tree_inst(m.neu), lbt_tree_inst(m.old), m.map, &r);
   if (rc == BT_EBUSY) return luaL_error(L, "migrate: a tree is thinking");
   if (rc != BT_OK) return luaL_error(L, "not enough memory");
   push_tables(L);

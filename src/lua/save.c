@@ -20,8 +20,8 @@ typedef struct lbt_saved {
 static lbt_tree *check_tree(lua_State *L, int idx, const char *fname) {
   lbt_tree *t = lbt_tree_test(L, idx);
   if (!t) lbt_typeerror(L, idx, 0, fname, "BT");
-  if (!t->inst) luaL_error(L, "%s: the tree was garbage collected", fname);
-  if (bt_inst_thinking(t->inst)) luaL_error(L, "%s: the tree is thinking (called from inside its own think)", fname);
+  if (t->collected) luaL_error(L, "%s: the tree was garbage collected", fname);
+  if (bt_inst_thinking(lbt_tree_inst(t))) luaL_error(L, "%s: the tree is thinking (called from inside its own think)", fname);
   return t;
 }
 
@@ -30,7 +30,7 @@ static int l_tree_export(lua_State *L) {
   lbt_tree *t = check_tree(L, 1, "save");
   double now = lbt_checknumber(L, 2, 2, "save");
   bt_buf buf = {0};
-  int rc = bt_inst_export(t->inst, now, &buf);
+  int rc = bt_inst_export(lbt_tree_inst(t), now, &buf);
   if (rc != BT_OK) {
     bt_buf_free(&buf);
     return luaL_error(L, "save: %s", bt_strerror(rc));
@@ -43,7 +43,7 @@ static int l_tree_export(lua_State *L) {
  * in state order (0-based states) */
 static int l_tree_objects(lua_State *L) {
   lbt_tree *t = check_tree(L, 1, "save");
-  const bt_def *def = bt_inst_def(t->inst);
+  const bt_def *def = bt_inst_def(lbt_tree_inst(t));
   int n = bt_def_states(def), k = 0;
   lua_newtable(L);
   int list = lua_gettop(L);
@@ -60,7 +60,7 @@ static int l_tree_objects(lua_State *L) {
     lua_setfield(L, -2, "state");
     lua_pushvalue(L, obj);
     lua_setfield(L, -2, "obj");
-    lbt_push_path(L, t->inst, node);
+    lbt_push_path(L, lbt_tree_inst(t), node);
     lua_setfield(L, -2, "path");
     lua_pushstring(L, kind == BT_EVENT ? "event" : "lua");
     lua_setfield(L, -2, "kind");
@@ -95,7 +95,7 @@ static int l_saved_open(lua_State *L) {
   lbt_tree *t = check_tree(L, 1, "restore");
   size_t len;
   const char *text = luaL_checklstring(L, 2, &len);
-  const bt_def *def = bt_inst_def(t->inst);
+  const bt_def *def = bt_inst_def(lbt_tree_inst(t));
   int nstates = bt_def_states(def);
   lbt_saved *s = lua_newuserdatauv(L, sizeof *s + (size_t)nstates * sizeof(int), 0);
   s->sv = NULL;
@@ -161,8 +161,8 @@ static int l_saved_apply(lua_State *L) {
   lbt_tree *t = check_tree(L, 1, "restore");
   lbt_saved *s = luaL_checkudata(L, 2, SAVED_META);
   double now = lbt_checknumber(L, 3, 3, "restore");
-  if (!s->sv || s->def != bt_inst_def(t->inst)) return luaL_error(L, "restore: opened for another tree");
-  int rc = bt_inst_import(t->inst, s->sv, s->map, now, NULL);
+  if (!s->sv || s->def != bt_inst_def(lbt_tree_inst(t))) return luaL_error(L, "restore: opened for another tree");
+  int rc = bt_inst_import(lbt_tree_inst(t), s->sv, s->map, now, NULL);
   if (rc != BT_OK) return luaL_error(L, "restore: %s", bt_strerror(rc));
   return 0;
 }
@@ -171,9 +171,9 @@ static int l_saved_apply(lua_State *L) {
 static int l_state_object(lua_State *L) {
   lbt_tree *t = check_tree(L, 1, "restore");
   lua_Integer s = luaL_checkinteger(L, 2);
-  if (s < 0 || s >= bt_def_states(bt_inst_def(t->inst))) return luaL_error(L, "restore: no state %d", (int)s);
+  if (s < 0 || s >= bt_def_states(bt_inst_def(lbt_tree_inst(t)))) return luaL_error(L, "restore: no state %d", (int)s);
   lbt_push_state_obj(L, t, 1, (int)s);
-  lbt_push_path(L, t->inst, bt_def_node_of_state(bt_inst_def(t->inst), (int)s));
+  lbt_push_path(L, lbt_tree_inst(t), bt_def_node_of_state(bt_inst_def(lbt_tree_inst(t)), (int)s));
   return 2;
 }
 

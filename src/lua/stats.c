@@ -122,14 +122,14 @@ static void push_shape(lua_State *L, const bt_stats_shape *sh) {
  * the tree is entered first, as for any call that makes the core act on it. The tree is at idx. */
 static void settle_tree(lua_State *L, int idx) {
   lbt_tree *t = lbt_tree_test(L, idx);
-  bt_rec *rec = t && t->inst ? bt_inst_recorder(t->inst) : NULL;
-  if (!rec || !bt_rec_stats(rec) || bt_inst_thinking(t->inst)) return;
-  lbt_entry outer;
-  lbt_tree_enter(L, t, lua_absindex(L, idx), &outer);
-  int flushed = t->nlive > t->nflushed ? lbt_live_flush(t) : -1;
+  bt_rec *rec = t && lbt_tree_inst(t) ? bt_inst_recorder(lbt_tree_inst(t)) : NULL;
+  if (!rec || !bt_rec_stats(rec) || bt_inst_thinking(lbt_tree_inst(t))) return;
+  lbt_entry entry;
+  lbt_tree_enter(L, t, lua_absindex(L, idx), &entry);
+  int flushed = lbt_live_unflushed(t) ? lbt_live_flush(t) : -1;
   bt_rec_total(rec);
   if (flushed >= 0) lbt_live_refresh(t, flushed);
-  lbt_tree_leave(L, t, &outer);
+  lbt_tree_leave(L, t);
 }
 
 /* Files the held-back records of every tree whose recorder feeds st. */
@@ -140,8 +140,8 @@ static void settle_stats(lua_State *L, bt_stats *st) {
   while (lua_next(L, trees)) {
     lua_pop(L, 1);
     lbt_tree *t = lbt_tree_test(L, -1);
-    if (t && t->inst && bt_inst_recorder(t->inst) && bt_rec_stats(bt_inst_recorder(t->inst)) == st)
-      settle_tree(L, -1);
+    bt_rec *rec = t ? bt_inst_recorder(lbt_tree_inst(t)) : NULL;
+    if (rec && bt_rec_stats(rec) == st) settle_tree(L, -1);
   }
   lua_pop(L, 1);
 }
@@ -218,7 +218,7 @@ static bt_rec *tree_rec(lua_State *L, const char *fname) {
   lbt_tree *t = lbt_tree_test(L, 1);
   if (!t) lbt_typeerror(L, 1, 0, fname, "BT");
   bt_stats_shape sh;
-  bt_rec *rec = t->inst ? bt_inst_recorder(t->inst) : NULL;
+  bt_rec *rec = lbt_tree_inst(t) ? bt_inst_recorder(lbt_tree_inst(t)) : NULL;
   if (rec && bt_rec_stats(rec)) settle_tree(L, 1);
   if (!rec || !bt_rec_stats(rec) || bt_rec_stats_shape(rec, &sh) != BT_OK)
     lbt_argerror(L, 0, fname, "the tree keeps no statistics: tree:record{stats = true} switches them on");

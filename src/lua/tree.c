@@ -34,21 +34,24 @@ static int instantiate(lua_State *L, int def_idx, int inst, int exact) {
   int fns = lua_gettop(L);
   int own = !d->shared && !d->slot_base && lua_rawlen(L, fns) <= OWN_FNS_MAX;
   int nfns = own ? (int)lua_rawlen(L, fns) : 0;
-  /* one block: the lbt_tree, then the instance */
-  size_t head = (sizeof(lbt_tree) + 7) & ~(size_t)7;
-  lbt_tree *t = lua_newuserdatauv(L, head + bt_def_inst_size(d->def), LBT_UV_COUNT + nfns);
+  /* one block: the lbt_tree, the instance, then lbt_tree_slot_base if it runs subtrees */
+  size_t inst_size = bt_def_inst_size(d->def);
+  size_t bytes = LBT_TREE_HEAD + inst_size + (d->slot_base ? sizeof d->slot_base : 0);
+  lbt_tree *t = lua_newuserdatauv(L, bytes, own ? LBT_UV_FNS - 1 + nfns : LBT_UV_FNS);
   int tree = lua_gettop(L);
   memset(t, 0, sizeof *t);
   t->magic = LBT_TREE_MAGIC;
   t->S = lbt_state_get(L);
-  t->nown = d->nown;
-  t->slot_base = d->slot_base;
-  t->own_fns = own;
-  t->exact = exact;
+  t->nown = (unsigned)d->nown;
+  t->own_fns = (unsigned)own;
+  t->exact = (unsigned)exact;
+  t->subtrees = d->slot_base != NULL;
+  if (d->slot_base) memcpy((char *)t + LBT_TREE_HEAD + inst_size, &d->slot_base, sizeof d->slot_base);
   /* which Priorities draw their first evaluation time is in their specs (classes.c) */
   int seeded = t->S->seed_ref != LUA_NOREF;
   unsigned flags = (exact ? BT_INST_EXACT : 0) | (seeded ? BT_INST_NOSCATTER : 0);
-  if (bt_inst_init(&t->inst, (char *)t + head, d->def, &t->S->host, t, flags) != BT_OK)
+  bt_inst *in;
+  if (bt_inst_init(&in, (char *)t + LBT_TREE_HEAD, d->def, &t->S->host, t, flags) != BT_OK)
     return luaL_error(L, "not enough memory");
   luaL_setmetatable(L, TREE_META);
   if (seeded) { /* bt.seed_trees: its own stream, seeded by the entity, then its first draws */
@@ -60,14 +63,14 @@ static int instantiate(lua_State *L, int def_idx, int inst, int exact) {
     if (!isint) return luaL_error(L, "bt.seed_trees: the seed function returned a %s (an integer expected)",
                                   luaL_typename(L, -1));
     lua_pop(L, 1);
-    bt_inst_seed(t->inst, (unsigned long long)seed);
-    bt_inst_scatter(t->inst);
+    bt_inst_seed(lbt_tree_inst(t), (unsigned long long)seed);
+    bt_inst_scatter(lbt_tree_inst(t));
     t->stream = lbt_stream_seed((unsigned long long)seed);
   }
   if (own) {
     for (int i = 1; i <= nfns; i++) {
       lua_rawgeti(L, fns, i);
-      lua_setiuservalue(L, tree, LBT_UV_COUNT + i);
+      lua_setiuservalue(L, tree, LBT_UV_FNS - 1 + i);
     }
   } else {
     lua_pushvalue(L, fns);
@@ -122,24 +125,24 @@ static int set_exact(lua_State *L) {
 static lbt_tree *check_tree(lua_State *L, const char *method) {
   lbt_tree *t = lbt_tree_test(L, 1);
   if (!t) lbt_typeerror(L, 1, 0, method, "BT");
-  if (!t->inst) luaL_error(L, "%s: the tree was garbage collected", method);
+  if (t->collected) luaL_error(L, "%s: the tree was garbage collected", method);
   return t;
 }
 
 /* Enters the tree at index tree for a method. Called by a script's Lua code that the tree runs
  * (its islands are live), the statuses of the live islands move into the instance meanwhile;
  * returns what leave takes. */
-static int enter_at(lua_State *L, lbt_tree *t, int tree, lbt_entry *outer) {
-  lbt_tree_enter(L, t, tree, outer);
-  return t->nlive > t->nflushed ? lbt_live_flush(t) : -1;
+static int enter_at(lua_State *L, lbt_tree *t, int tree, lbt_entry *entry) {
+  lbt_tree_enter(L, t, tree, entry);
+  return lbt_live_unflushed(t) ? lbt_live_flush(t) : -1;
 }
 
 /* enter_at for the tree at index 1, a method's self */
-static int enter(lua_State *L, lbt_tree *t, lbt_entry *outer) { return enter_at(L, t, 1, outer); }
+static int enter(lua_State *L, lbt_tree *t, lbt_entry *entry) { return enter_at(L, t, 1, entry); }
 
-static void leave(lua_State *L, lbt_tree *t, const lbt_entry *outer, int flushed) {
+static void leave(lua_State *L, lbt_tree *t, int flushed) {
   if (flushed >= 0) lbt_live_refresh(t, flushed);
-  lbt_tree_leave(L, t, outer);
+  lbt_tree_leave(L, t);
 }
 
 /* A think of the entered tree t, which is not thinking. Returns -1, or, when the tree records
@@ -148,28 +151,28 @@ static int think_entered(lbt_tree *t, double *sleep) {
   lbt_state *S = t->S;
   int group = lbt_time_group_begin(S, !t->exact);
   S->thinking++;
-  bt_inst_update(t->inst);
+  bt_inst_update(lbt_tree_inst(t));
   S->thinking--;
   /* a recorder takes the think's record with its sleep time, which may call the tree's Lua
    * nodes: asked here, with the tree entered, never later from a read or a collection */
-  int has = bt_inst_recorder(t->inst) ? bt_inst_sleep_time(t->inst, sleep) : -1;
+  int has = bt_inst_recorder(lbt_tree_inst(t)) ? bt_inst_sleep_time(lbt_tree_inst(t), sleep) : -1;
   lbt_time_group_end(S, group);
   return has;
 }
 
 /* think_entered for the tree at index 1, t. */
 static int think(lua_State *L, lbt_tree *t, double *sleep) {
-  lbt_entry outer;
-  int flushed = enter(L, t, &outer);
+  lbt_entry entry;
+  int flushed = enter(L, t, &entry);
   int has = think_entered(t, sleep);
-  leave(L, t, &outer, flushed);
+  leave(L, t, flushed);
   lbt_run_deferred(L, t->S); /* a reload asked for during the think */
   return has;
 }
 
 static int tree_update(lua_State *L) {
   lbt_tree *t = check_tree(L, "Update");
-  if (bt_inst_thinking(t->inst))
+  if (bt_inst_thinking(lbt_tree_inst(t)))
     return luaL_error(L, "Update: the tree is thinking (Update called from inside its own think)");
   double sleep;
   think(L, t, &sleep);
@@ -177,24 +180,24 @@ static int tree_update(lua_State *L) {
 }
 
 static int tree_force_update(lua_State *L) {
-  bt_inst_force_update(check_tree(L, "ForceUpdate")->inst);
+  bt_inst_force_update(lbt_tree_inst(check_tree(L, "ForceUpdate")));
   return 0;
 }
 
 /* The sleep time of the entered tree t: 1 and *out, or 0 for none. */
 static int sleep_after(lbt_tree *t, double *out) {
   int group = lbt_time_group_begin(t->S, !t->exact);
-  int has = bt_inst_sleep_time(t->inst, out);
+  int has = bt_inst_sleep_time(lbt_tree_inst(t), out);
   lbt_time_group_end(t->S, group);
   return has;
 }
 
 /* The sleep time of the tree at index 1, t: 1 and *out, or 0 for none. */
 static int sleep_time(lua_State *L, lbt_tree *t, double *out) {
-  lbt_entry outer;
-  int flushed = enter(L, t, &outer);
+  lbt_entry entry;
+  int flushed = enter(L, t, &entry);
   int has = sleep_after(t, out);
-  leave(L, t, &outer, flushed);
+  leave(L, t, flushed);
   return has;
 }
 
@@ -210,7 +213,7 @@ static int tree_get_sleep_time(lua_State *L) {
  * own, else NULL. */
 static lbt_tree *own_tree(lua_State *L, int tree) {
   lbt_tree *t = lbt_tree_test(L, tree);
-  if (!t || !t->inst) return NULL;
+  if (!t || t->collected) return NULL;
   const lbt_state *S = t->S;
   lua_rawgeti(L, LUA_REGISTRYINDEX, S->bt_ref);
   lbt_push_key(L, S, LBT_KEY_UPDATE);
@@ -226,10 +229,10 @@ int lbt_tree_think_own(lua_State *L, int tree, int brain, double *sleep) {
   tree = lua_absindex(L, tree);
   brain = lua_absindex(L, brain);
   lbt_tree *t = own_tree(L, tree);
-  if (!t || bt_inst_thinking(t->inst)) return LBT_NOT_OWN;
+  if (!t || bt_inst_thinking(lbt_tree_inst(t))) return LBT_NOT_OWN;
   lbt_state *S = t->S;
-  lbt_entry outer;
-  int flushed = enter_at(L, t, tree, &outer);
+  lbt_entry entry;
+  int flushed = enter_at(L, t, tree, &entry);
   int has = think_entered(t, sleep);
   if ((!S->deferred || S->thinking > 0) && lua_type(L, brain) == LUA_TTABLE) {
     /* no reload waits to run now, and the brain's tree is read without running any code */
@@ -241,7 +244,7 @@ int lbt_tree_think_own(lua_State *L, int tree, int brain, double *sleep) {
   } else {
     has = LBT_SLEEP_UNKNOWN;
   }
-  leave(L, t, &outer, flushed);
+  leave(L, t, flushed);
   lbt_run_deferred(L, S); /* a reload asked for during the think */
   return has;
 }
@@ -250,53 +253,53 @@ int lbt_tree_sleep_own(lua_State *L, int tree, double *sleep) {
   tree = lua_absindex(L, tree);
   lbt_tree *t = own_tree(L, tree);
   if (!t) return LBT_SLEEP_UNKNOWN;
-  lbt_entry outer;
-  int flushed = enter_at(L, t, tree, &outer);
+  lbt_entry entry;
+  int flushed = enter_at(L, t, tree, &entry);
   int has = sleep_after(t, sleep);
-  leave(L, t, &outer, flushed);
+  leave(L, t, flushed);
   return has;
 }
 
 static int tree_reset(lua_State *L) {
   lbt_tree *t = check_tree(L, "Reset");
-  if (bt_inst_thinking(t->inst))
+  if (bt_inst_thinking(lbt_tree_inst(t)))
     return luaL_error(L, "Reset: the tree is thinking (Reset called from inside its own think)");
-  lbt_entry outer;
-  int flushed = enter(L, t, &outer);
-  bt_inst_reset(t->inst);
-  leave(L, t, &outer, flushed);
+  lbt_entry entry;
+  int flushed = enter(L, t, &entry);
+  bt_inst_reset(lbt_tree_inst(t));
+  leave(L, t, flushed);
   return 0;
 }
 
 static int tree_stop(lua_State *L) {
   lbt_tree *t = check_tree(L, "Stop");
-  lbt_entry outer;
-  int flushed = enter(L, t, &outer);
-  bt_inst_stop(t->inst);
-  leave(L, t, &outer, flushed);
+  lbt_entry entry;
+  int flushed = enter(L, t, &entry);
+  bt_inst_stop(lbt_tree_inst(t));
+  leave(L, t, flushed);
   return 0;
 }
 
 static int tree_tostring(lua_State *L) {
   lbt_tree *t = check_tree(L, "__tostring");
-  lbt_entry outer;
+  lbt_entry entry;
   bt_buf buf = {0};
-  int flushed = enter(L, t, &outer);
+  int flushed = enter(L, t, &entry);
   int group = lbt_time_group_begin(t->S, !t->exact);
-  bt_inst_dump(t->inst, &buf);
+  bt_inst_dump(lbt_tree_inst(t), &buf);
   lbt_time_group_end(t->S, group);
-  leave(L, t, &outer, flushed);
+  leave(L, t, flushed);
   return lbt_push_buf(L, &buf);
 }
 
 /* tree:dot(): the tree with its statuses as a Graphviz DOT graph (bt_inst_dot) */
 static int tree_dot(lua_State *L) {
   lbt_tree *t = check_tree(L, "dot");
-  lbt_entry outer;
+  lbt_entry entry;
   bt_buf buf = {0};
-  int flushed = enter(L, t, &outer);
-  bt_inst_dot(t->inst, &buf);
-  leave(L, t, &outer, flushed);
+  int flushed = enter(L, t, &entry);
+  bt_inst_dot(lbt_tree_inst(t), &buf);
+  leave(L, t, flushed);
   return lbt_push_buf(L, &buf);
 }
 
@@ -314,21 +317,21 @@ typedef struct snap_node {
  * both inside the tree, the tables are made after. */
 static int tree_snapshot(lua_State *L) {
   lbt_tree *t = check_tree(L, "snapshot");
-  const bt_def *def = bt_inst_def(t->inst);
+  const bt_def *def = bt_inst_def(lbt_tree_inst(t));
   int n = bt_def_size(def);
   snap_node *s = lua_newuserdatauv(L, (size_t)n * sizeof *s + 1, 0); /* before entering: may raise */
   bt_buf buf = {0};
-  lbt_entry outer;
-  int flushed = enter(L, t, &outer);
+  lbt_entry entry;
+  int flushed = enter(L, t, &entry);
   int group = lbt_time_group_begin(t->S, !t->exact);
   for (int i = 0; i < n; i++) {
     s[i].start = buf.len;
-    if (bt_node_status(t->inst, i) == BT_RUNNING) bt_node_describe(t->inst, i, &buf);
+    if (bt_node_status(lbt_tree_inst(t), i) == BT_RUNNING) bt_node_describe(lbt_tree_inst(t), i, &buf);
     s[i].end = buf.err ? s[i].start : buf.len;
-    s[i].has_sleep = bt_node_tree_sleep_time(t->inst, i, &s[i].sleep);
+    s[i].has_sleep = bt_node_tree_sleep_time(lbt_tree_inst(t), i, &s[i].sleep);
   }
   lbt_time_group_end(t->S, group);
-  leave(L, t, &outer, flushed);
+  leave(L, t, flushed);
   lbt_push_buf(L, &buf); /* frees buf; raises without memory */
   const char *text = lua_tostring(L, -1);
   lua_createtable(L, n, 0);
@@ -338,9 +341,9 @@ static int tree_snapshot(lua_State *L) {
     lua_setfield(L, -2, "depth");
     lua_pushstring(L, bt_def_name(def, i));
     lua_setfield(L, -2, "name");
-    lua_pushstring(L, bt_status_name(bt_node_status(t->inst, i)));
+    lua_pushstring(L, bt_status_name(bt_node_status(lbt_tree_inst(t), i)));
     lua_setfield(L, -2, "status");
-    lua_pushstring(L, bt_status_name(bt_node_last(t->inst, i)));
+    lua_pushstring(L, bt_status_name(bt_node_last(lbt_tree_inst(t), i)));
     lua_setfield(L, -2, "last");
     if (s[i].end > s[i].start) {
       lua_pushlstring(L, text + s[i].start, s[i].end - s[i].start);
@@ -367,7 +370,7 @@ static int tree_fire_event(lua_State *L) {
 static int tree_random_state(lua_State *L) {
   lbt_tree *t = check_tree(L, "random_state");
   unsigned long long x;
-  bt_inst_random_state(t->inst, &x);
+  bt_inst_random_state(lbt_tree_inst(t), &x);
   if (x) lua_pushinteger(L, (lua_Integer)x);
   else lua_pushnil(L);
   if (t->stream) lua_pushinteger(L, (lua_Integer)t->stream);
@@ -387,7 +390,7 @@ static int tree_set_random_state(lua_State *L) {
     if (x == 0) return lbt_argerror(L, arg - 1, "set_random_state", "0 is no stream's state");
     if (arg == 3) {
       t->stream = (unsigned long long)x;
-    } else if (bt_inst_set_random_state(t->inst, (unsigned long long)x) == BT_EBUSY) {
+    } else if (bt_inst_set_random_state(lbt_tree_inst(t), (unsigned long long)x) == BT_EBUSY) {
       return luaL_error(L, "set_random_state: not while the tree thinks");
     }
   }
@@ -396,9 +399,9 @@ static int tree_set_random_state(lua_State *L) {
 
 static int tree_gc(lua_State *L) {
   lbt_tree *t = lbt_tree_test(L, 1); /* a script may call it by hand, with anything */
-  if (t && t->inst && !bt_inst_thinking(t->inst)) {
-    bt_inst_fini(t->inst);
-    t->inst = NULL;
+  if (t && !t->collected && !bt_inst_thinking(lbt_tree_inst(t))) {
+    bt_inst_fini(lbt_tree_inst(t));
+    t->collected = 1;
     lbt_live_free(L, t);
   }
   return 0;
@@ -416,7 +419,7 @@ static int tree_index(lua_State *L) {
     return 1;
   }
   if (lua_rawequal(L, 2, lua_upvalueindex(3))) {
-    if (!t->inst) return 0;
+    if (t->collected) return 0;
     lbt_push_state_obj(L, t, 1, 0);
     return 1;
   }

@@ -403,6 +403,24 @@ describe("errors never escape", function()
     assert.is_true(has(errs[1], "clock-broke"))
   end)
 
+  it("from the clock read by a Sleep that a behaviour's Visit calls: the report names it", function()
+    local errs = H.errors()
+    H.clock(0)
+    local Napper = bt.Class(bt.BehaviourNode, function(self) bt.BehaviourNode._ctor(self, "Napper") end)
+    local visits = 0
+    function Napper:Visit()
+      visits = visits + 1
+      self.status = RUNNING
+      self:Sleep(1)
+    end
+    local tree = bt.BT({}, bt.SequenceNode { Napper() })
+    bt.set_clock(function() error("clock-broke") end)
+    assert.has_no.errors(function() tree:Update() end)
+    assert.equal(1, visits)
+    assert.is_true(#errs >= 1)
+    for _, e in ipairs(errs) do assert.is_true(has(e, "clock-broke"), e) end
+  end)
+
   it("from a DBString during tostring; the other lines are still written", function()
     local errs = H.errors()
     local Bad = bt.Class(bt.BehaviourNode, function(self) bt.BehaviourNode._ctor(self, "Bad") end)
