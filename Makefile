@@ -19,9 +19,9 @@ TEST_NEEDS = busted:lua-busted
 # what .ci/run needs besides: valgrind (tests/ci/valgrind.sh), clang (tests/fuzz/run.sh), a C++
 # compiler and luarocks (the consumer and rockspec tests), groff (the man pages' test), graphviz (dot.graphviz),
 # node, npm, chromium and Firefox (the viewer's page in a browser: browser.unit, browser.viewer,
-# browser.firefox)
+# browser.firefox), patch and xz (Debian's Lua source, which tests/ci/apicheck.sh builds)
 CI_NEEDS = valgrind:valgrind clang:clang g++:g++ luarocks:luarocks groff:groff-base dot:graphviz \
-           node:nodejs npm:npm chromium:chromium firefox-esr:firefox-esr
+           node:nodejs npm:npm chromium:chromium firefox-esr:firefox-esr patch:patch xz:xz-utils
 NEEDS = $(BUILD_NEEDS)
 
 .PHONY: all deps ci-deps build test demo bench install clean viewer-images

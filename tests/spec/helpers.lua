@@ -134,8 +134,18 @@ function H.snap(tree)
   return out
 end
 
--- Runs a Lua script in a fresh `lua5.4` process (same LUA_PATH/LUA_CPATH); returns
--- stdout, stderr and whether it exited successfully.
+-- The Lua interpreter that runs this process (ctest's LUA_INTERPRETER: tests/ci/apicheck.sh's
+-- checking one, say), for the processes a spec starts: the program of the shell's parent, which
+-- is this process (busted gives specs an `arg` of its own).
+H.lua = (function()
+  local p = io.popen("readlink /proc/$PPID/exe 2>/dev/null")
+  local path = p and p:read("l")
+  if p then p:close() end
+  return path and path ~= "" and path or "lua5.4"
+end)()
+
+-- Runs a Lua script in a fresh process of H.lua (same LUA_PATH/LUA_CPATH); returns stdout,
+-- stderr and whether it exited successfully.
 function H.run_lua(code)
   local script = os.tmpname()
   local errfile = os.tmpname()
@@ -144,8 +154,8 @@ function H.run_lua(code)
   f:close()
   -- the child finds bt.so and the helpers where this process does (LUA_CPATH, or busted's cpath)
   local function quote(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
-  local p = assert(io.popen(string.format("LUA_CPATH=%s LUA_PATH=%s lua5.4 %s 2>%s",
-    quote(package.cpath), quote(package.path), script, errfile)))
+  local p = assert(io.popen(string.format("LUA_CPATH=%s LUA_PATH=%s %s %s 2>%s",
+    quote(package.cpath), quote(package.path), quote(H.lua), script, errfile)))
   local out = p:read("a")
   local ok = p:close()
   local ef = assert(io.open(errfile))
@@ -170,8 +180,8 @@ function H.own_process(file, describe, it)
     it("passes in a busted process of its own", function()
       local function quote(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
       local p = assert(io.popen(string.format(
-        "BT_SPEC_ALONE=1 LUA_CPATH=%s LUA_PATH=%s lua5.4 %s --ignore-lua -o TAP %s 2>&1",
-        quote(package.cpath), quote(package.path), quote(busted), quote(file))))
+        "BT_SPEC_ALONE=1 LUA_CPATH=%s LUA_PATH=%s %s %s --ignore-lua -o TAP %s 2>&1",
+        quote(package.cpath), quote(package.path), quote(H.lua), quote(busted), quote(file))))
       local out = p:read("a")
       local ok = p:close()
       if not ok or not out:find("\nok ", 1, true) then

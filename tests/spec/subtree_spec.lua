@@ -57,6 +57,30 @@ describe("subtrees", function()
   end)
 
   describe("in a tree built for one entity", function()
+    -- a root that is itself a subtree node, or that holds one, in a new Lua state: building it
+    -- pushed past the room BT's C function has on the Lua stack (tests/ci/apicheck.sh's Lua
+    -- asserted on it)
+    it("is built whatever the depth of the subtree nodes, the root one included", function()
+      local out, err, ok = H.run_lua([[
+        local bt = require "bt"
+        bt.define(bt.SequenceNode({bt.ActionNode(function(inst) inst.a = true end, "A")}), "a")
+        bt.define(bt.ActionNode(function(inst) inst.b = true end, "B"), "b")
+        local roots = {
+          function() return bt.SubtreeNode("a") end,
+          function() return bt.SubtreeNode("b") end,
+          function() return bt.SequenceNode({bt.SubtreeNode("b"), bt.SubtreeNode("a")}) end,
+          function() return bt.NotDecorator(bt.SubtreeNode("b")) end,
+        }
+        for i, root in ipairs(roots) do
+          local inst = {}
+          bt.BT(inst, root()):Update()
+          io.write(i, inst.a and "a" or "", inst.b and "b" or "", " ")
+        end
+      ]])
+      assert.is_true(ok, err)
+      assert.equal("1a 2b 3ab 4b ", out)
+    end)
+
     it("runs the named definition, as the subtree node's only child", function()
       local seen = {}
       bt.define(bt.SequenceNode({
