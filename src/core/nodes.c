@@ -943,9 +943,9 @@ static inline void set_small_status(bt_inst *in, const bt_node *d, bt_status s) 
   in->unsaved = 1; /* (and `settled` is cleared once, by bti_visit_small) */
 }
 
-/* A Condition or an Action: its function, then its status. */
-static inline bt_status visit_small_leaf(bt_inst *in, const bt_node *nodes, const bt_node *d) {
-  bt_call c = {in, (int)(d - nodes), d->ud, 0};
+/* A Condition or an Action (node n, at d): its function, then its status. */
+static inline bt_status visit_small_leaf(bt_inst *in, uint32_t n, const bt_node *d) {
+  bt_call c = {in, (int)n, d->ud, 0};
   int r = d->fn(&c);
   if (d->kind == BT_CONDITION) set_small_status(in, d, r > 0 ? BT_SUCCESS : BT_FAILED);
   else set_small_status(in, d, r < 0 ? BT_FAILED : BT_SUCCESS);
@@ -961,8 +961,9 @@ static inline bt_status visit_small_composite(bt_inst *in, const bt_node *nodes,
   if (node_status(in, d) != BT_RUNNING || m->idx == 0) m->idx = 1;
   bt_status s = stop == BT_FAILED ? BT_SUCCESS : BT_FAILED;
   while (m->idx <= d->nchildren) {
-    const bt_node *cd = &nodes[kids[m->idx - 1]];
-    bt_status cs = cd->flags & NF_LEAF ? visit_small_leaf(in, nodes, cd) : visit_small(in, nodes, cd);
+    uint32_t child = kids[m->idx - 1];
+    const bt_node *cd = &nodes[child];
+    bt_status cs = cd->flags & NF_LEAF ? visit_small_leaf(in, child, cd) : visit_small(in, nodes, cd);
     if (cs == BT_RUNNING || cs == stop) {
       s = cs;
       break;
@@ -984,7 +985,7 @@ void bti_visit_small(bt_inst *in) {
    * cleared, as set_node_status clears it at each change */
   uint8_t was = in->unsaved;
   in->unsaved = 0;
-  if (nodes->flags & NF_LEAF) visit_small_leaf(in, nodes, nodes);
+  if (nodes->flags & NF_LEAF) visit_small_leaf(in, 0, nodes);
   else visit_small(in, nodes, nodes);
   if (in->unsaved) in->settled = 0;
   in->unsaved |= was;
