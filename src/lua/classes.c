@@ -432,12 +432,13 @@ static void fire(lua_State *L, int obj, int data) {
     lbt_entry entry;
     lua_rawgetp(L, obj, &lbt_key_tree);
     int tree = lua_gettop(L);
-    lbt_tree_enter(L, t, tree, &entry);
-    bt_inst_fire_event(lbt_tree_inst(t), node);
+    /* the data first: storing it may need memory, which must not fail inside the entry */
     lbt_tree_table(L, tree, LBT_UV_OBJS, 1);
     lua_pushvalue(L, data);
     lua_rawseti(L, -2, lbt_data_key(bt_def_state(bt_inst_def(lbt_tree_inst(t)), node)));
     lua_pop(L, 1);
+    lbt_tree_enter(L, t, tree, &entry);
+    bt_inst_fire_event(lbt_tree_inst(t), node);
     lbt_tree_leave(L, t);
     lua_pop(L, 1);
   } else {

@@ -379,7 +379,9 @@ LBT_FUNC void lbt_recorder_follow(lua_State *L, int brain, int opts);
  * absolute index tree, and entry the caller's, which the tree uses until lbt_tree_leave pops
  * what enter pushed and puts back the entry it replaced. Nothing between the two may raise an
  * error, or the tree would keep an entry whose C frame is gone: every call into Lua is protected
- * (lbt_pcall), and bt's own allocations meanwhile may go a reserve past a memory limit.
+ * (lbt_pcall), and bt's own allocations meanwhile may go a reserve past a memory limit (bt's work
+ * that needs memory is done before entering where it can be; only a machine out of memory, which
+ * no Lua state survives well, could still raise there).
  * A tree whose instance is gone (collected) must not be entered. */
 LBT_FUNC void lbt_tree_enter(lua_State *L, lbt_tree *t, int tree, lbt_entry *entry);
 LBT_FUNC void lbt_tree_leave(lua_State *L, lbt_tree *t);
