@@ -963,7 +963,8 @@ static inline bt_status visit_small_composite(bt_inst *in, const bt_node *nodes,
   while (m->idx <= d->nchildren) {
     uint32_t child = kids[m->idx - 1];
     const bt_node *cd = &nodes[child];
-    bt_status cs = cd->flags & NF_LEAF ? visit_small_leaf(in, child, cd) : visit_small(in, nodes, cd);
+    bt_status cs =
+        cd->flags & NF_LEAF ? visit_small_leaf(in, child, cd) : visit_small(in, nodes, cd);
     if (cs == BT_RUNNING || cs == stop) {
       s = cs;
       break;

@@ -455,7 +455,8 @@ static void fire(lua_State *L, int obj, int data) {
     if (!lua_isnil(L, -1)) {
       lua_getfield(L, -1, "ForceUpdate");
       lua_insert(L, -2);
-      lbt_pcall(lbt_state_get(L), L, 1, 0, 0, t ? lbt_tree_inst(t) : NULL, node, "brain:ForceUpdate");
+      bt_inst *in = t ? lbt_tree_inst(t) : NULL;
+      lbt_pcall(lbt_state_get(L), L, 1, 0, 0, in, node, "brain:ForceUpdate");
     } else {
       lua_pop(L, 1);
     }

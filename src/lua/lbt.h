@@ -470,13 +470,13 @@ LBT_FUNC const bt_ops lbt_builtin_ops, lbt_custom_ops;
  * the instance, removing the fields (flush: it returns what refresh takes), and, when the core is
  * done, before leaving, puts the instance's back into them (refresh). Meanwhile scripts read and
  * write them in the instance. */
+LBT_FUNC int lbt_live_flush(lbt_tree *t);
+LBT_FUNC void lbt_live_refresh(lbt_tree *t, int flushed);
+LBT_FUNC void lbt_live_free(lua_State *L, lbt_tree *t); /* at the tree's collection */
 /* Whether t is entered with live islands that no method of the core flushed. */
 static inline int lbt_live_unflushed(const lbt_tree *t) {
   return t->entry && t->entry->nlive > t->entry->nflushed;
 }
-LBT_FUNC int lbt_live_flush(lbt_tree *t);
-LBT_FUNC void lbt_live_refresh(lbt_tree *t, int flushed);
-LBT_FUNC void lbt_live_free(lua_State *L, lbt_tree *t); /* at the tree's collection */
 
 /* ---- classes.c ---- */
 

@@ -173,8 +173,8 @@ static int call_task(bt_call *c, const char *method, int status) {
   lua_pushstring(L, method);
   lua_pushvalue(L, t->entry->inst);
   if (status >= 0) lbt_push_status(L, status);
-  if (lbt_pcall(t->S, L, status >= 0 ? 4 : 3, 3, t->entry->msgh, c->inst, c->node, method) != LUA_OK)
-    return -1;
+  int nargs = status >= 0 ? 4 : 3;
+  if (lbt_pcall(t->S, L, nargs, 3, t->entry->msgh, c->inst, c->node, method) != LUA_OK) return -1;
   if (lua_toboolean(L, -3)) {
     lua_remove(L, -3);
     return 1;

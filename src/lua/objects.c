@@ -285,7 +285,8 @@ lbt_tree *lbt_node_tree(lua_State *L, int obj, int *node) {
   int isint;
   lua_Integer n = lua_tointegerx(L, -1, &isint);
   lua_pop(L, 2);
-  if (!t || t->collected || !isint || n < 0 || n >= bt_def_size(bt_inst_def(lbt_tree_inst(t)))) return NULL;
+  if (!t || t->collected || !isint || n < 0) return NULL;
+  if (n >= bt_def_size(bt_inst_def(lbt_tree_inst(t)))) return NULL;
   *node = (int)n;
   return t;
 }
@@ -391,14 +392,16 @@ void lbt_live_put(lua_State *L, lbt_tree *t, int obj, int node) {
 
 /* Reports a status a script stored that is none. */
 static void bad_status(lua_State *L, lbt_tree *t, int node, int value) {
-  lbt_push_path(L, lbt_tree_inst(t), node);
+  bt_inst *in = lbt_tree_inst(t);
+  const char *name = bt_def_name(bt_inst_def(in), node);
+  lbt_push_path(L, in, node);
   if (lua_type(L, value) == LUA_TSTRING)
     lua_pushfstring(L, "%s: invalid status %s for node '%s' (READY, SUCCESS, FAILED or RUNNING)",
-                    lua_tostring(L, -1), lua_tostring(L, value), bt_def_name(bt_inst_def(lbt_tree_inst(t)), node));
+                    lua_tostring(L, -1), lua_tostring(L, value), name);
   else
     lua_pushfstring(L, "%s: invalid status (a %s) for node '%s' (READY, SUCCESS, FAILED or RUNNING)",
-                    lua_tostring(L, -1), luaL_typename(L, value), bt_def_name(bt_inst_def(lbt_tree_inst(t)), node));
-  lbt_report(t->S, L, lbt_tree_inst(t), node, lua_tostring(L, -1));
+                    lua_tostring(L, -1), luaL_typename(L, value), name);
+  lbt_report(t->S, L, in, node, lua_tostring(L, -1));
   lua_pop(L, 2);
 }
 
@@ -410,7 +413,8 @@ void lbt_live_take(lua_State *L, lbt_tree *t, int obj, int node) {
     bad_status(L, t, node, lua_gettop(L));
     s = BT_FAILED;
   }
-  if (s >= 0 && s != (int)bt_node_status(lbt_tree_inst(t), node)) bt_node_set_status(lbt_tree_inst(t), node, (bt_status)s);
+  bt_inst *in = lbt_tree_inst(t);
+  if (s >= 0 && s != (int)bt_node_status(in, node)) bt_node_set_status(in, node, (bt_status)s);
   lua_pop(L, 1);
   lbt_push_key(L, t->S, LBT_KEY_STATUS);
   lua_pushnil(L);
@@ -573,7 +577,8 @@ static int find_original(lua_State *L, int tree, const bt_def *def, int s) {
 
 /* Pushes the node object of state s and returns 1 if it exists; else pushes nothing. */
 static int push_existing(lua_State *L, lbt_tree *t, int tree, int s) {
-  return push_kept_any(L, tree, s) || (!is_template(t, s) && find_original(L, tree, bt_inst_def(lbt_tree_inst(t)), s));
+  return push_kept_any(L, tree, s) ||
+         (!is_template(t, s) && find_original(L, tree, bt_inst_def(lbt_tree_inst(t)), s));
 }
 
 void lbt_push_state_obj(lua_State *L, lbt_tree *t, int tree, int s) {

@@ -318,7 +318,8 @@ void lbt_recorder_move(lua_State *L, int from, int to) {
   lua_pushvalue(L, from);
   lua_rawget(L, -2);
   lbt_rec *r = test_rec(L, -1);
-  if (r && bt_inst_recorder(lbt_tree_inst(a)) == r->rec && !bt_inst_recorder(lbt_tree_inst(b))) attach(L, to, -1);
+  bt_rec *had = bt_inst_recorder(lbt_tree_inst(a));
+  if (r && had == r->rec && !bt_inst_recorder(lbt_tree_inst(b))) attach(L, to, -1);
   lua_pop(L, 2);
 }
 
@@ -346,7 +347,8 @@ void lbt_recorder_follow(lua_State *L, int brain, int opts) {
   lua_pushliteral(L, "bt");
   lua_rawget(L, brain);
   lbt_tree *t = lbt_tree_test(L, -1);
-  if (t && !t->collected && bt_inst_recorder(lbt_tree_inst(t)) != test_rec(L, rec)->rec) attach(L, -1, rec);
+  if (t && !t->collected && bt_inst_recorder(lbt_tree_inst(t)) != test_rec(L, rec)->rec)
+    attach(L, -1, rec);
   lua_settop(L, top);
 }
 

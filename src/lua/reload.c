@@ -135,7 +135,8 @@ static void carry_objects(move *m) {
     }
     int obj = lua_gettop(L);
     int node = bt_def_node_of_state(m->od, os);
-    if (lbt_is_custom(L, m->old->S, obj, bt_def_kind(m->od, node)) && bt_node_status(lbt_tree_inst(m->old), node) == BT_RUNNING)
+    if (lbt_is_custom(L, m->old->S, obj, bt_def_kind(m->od, node)) &&
+        bt_node_status(lbt_tree_inst(m->old), node) == BT_RUNNING)
       carry(m, obj, os, ns);
     lua_settop(L, obj - 1);
   }
@@ -202,8 +203,9 @@ static int l_migrate(lua_State *L) {
   m.map = lua_newuserdatauv(L, (size_t)(m.nstates ? m.nstates : 1) * sizeof *m.map, 0);
   bt_def_match(m.od, m.nd, m.map);
   bt_transfer r;
-  if (!bt_inst_thinking(lbt_tree_inst(m.old)) && !bt_inst_thinking(lbt_tree_inst(m.neu))) lbt_recorder_move(L, 1, 2);
-  int rc = bt_inst_transfer(lbt_tree_inst(m.neu), lbt_tree_inst(m.old), m.map, &r);
+  bt_inst *old = lbt_tree_inst(m.old), *neu = lbt_tree_inst(m.neu);
+  if (!bt_inst_thinking(old) && !bt_inst_thinking(neu)) lbt_recorder_move(L, 1, 2);
+  int rc = bt_inst_transfer(neu, old, m.map, &r);
   if (rc == BT_EBUSY) return luaL_error(L, "migrate: a tree is thinking");
   if (rc != BT_OK) return luaL_error(L, "not enough memory");
   push_tables(L);

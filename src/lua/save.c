@@ -21,7 +21,8 @@ static lbt_tree *check_tree(lua_State *L, int idx, const char *fname) {
   lbt_tree *t = lbt_tree_test(L, idx);
   if (!t) lbt_typeerror(L, idx, 0, fname, "BT");
   if (t->collected) luaL_error(L, "%s: the tree was garbage collected", fname);
-  if (bt_inst_thinking(lbt_tree_inst(t))) luaL_error(L, "%s: the tree is thinking (called from inside its own think)", fname);
+  if (bt_inst_thinking(lbt_tree_inst(t)))
+    luaL_error(L, "%s: the tree is thinking (called from inside its own think)", fname);
   return t;
 }
 
@@ -161,8 +162,9 @@ static int l_saved_apply(lua_State *L) {
   lbt_tree *t = check_tree(L, 1, "restore");
   lbt_saved *s = luaL_checkudata(L, 2, SAVED_META);
   double now = lbt_checknumber(L, 3, 3, "restore");
-  if (!s->sv || s->def != bt_inst_def(lbt_tree_inst(t))) return luaL_error(L, "restore: opened for another tree");
-  int rc = bt_inst_import(lbt_tree_inst(t), s->sv, s->map, now, NULL);
+  bt_inst *in = lbt_tree_inst(t);
+  if (!s->sv || s->def != bt_inst_def(in)) return luaL_error(L, "restore: opened for another tree");
+  int rc = bt_inst_import(in, s->sv, s->map, now, NULL);
   if (rc != BT_OK) return luaL_error(L, "restore: %s", bt_strerror(rc));
   return 0;
 }
@@ -171,9 +173,10 @@ static int l_saved_apply(lua_State *L) {
 static int l_state_object(lua_State *L) {
   lbt_tree *t = check_tree(L, 1, "restore");
   lua_Integer s = luaL_checkinteger(L, 2);
-  if (s < 0 || s >= bt_def_states(bt_inst_def(lbt_tree_inst(t)))) return luaL_error(L, "restore: no state %d", (int)s);
+  bt_inst *in = lbt_tree_inst(t);
+  if (s < 0 || s >= bt_def_states(bt_inst_def(in))) return luaL_error(L, "restore: no state %d", (int)s);
   lbt_push_state_obj(L, t, 1, (int)s);
-  lbt_push_path(L, lbt_tree_inst(t), bt_def_node_of_state(bt_inst_def(lbt_tree_inst(t)), (int)s));
+  lbt_push_path(L, in, bt_def_node_of_state(bt_inst_def(in), (int)s));
   return 2;
 }
 

@@ -487,7 +487,8 @@ static int wrangler_record(lua_State *L) {
       lua_rawget(L, -2);
       lbt_tree *t = lbt_tree_test(L, -1);
       lua_pushliteral(L, "recorder");
-      if (lua_rawget(L, -3) != LUA_TNIL && t && lbt_tree_inst(t)) bt_inst_set_recorder(lbt_tree_inst(t), NULL);
+      if (lua_rawget(L, -3) != LUA_TNIL && t && !t->collected)
+        bt_inst_set_recorder(lbt_tree_inst(t), NULL);
       lua_pop(L, 2);
       lua_pushliteral(L, "recorder");
       lua_pushnil(L);

@@ -23,11 +23,12 @@ static int read_exact(lua_State *L, int opts, int arg, const char *fname) {
   return exact;
 }
 
-/* Pushes a tree of the definition at def_idx for the entity at inst. */
-static int instantiate(lua_State *L, int def_idx, int inst, int exact) {
+/* Pushes a tree of the definition at def_idx for the entity at inst, for the function fname. */
+static int instantiate(lua_State *L, int def_idx, int inst, int exact, const char *fname) {
   def_idx = lua_absindex(L, def_idx);
   inst = lua_absindex(L, inst);
   lbt_def *d = lbt_def_test(L, def_idx);
+  if (!d->def) return luaL_error(L, "%s: the definition was garbage collected", fname);
   /* A tree built for one entity holds its functions itself, as user values after its own (Lua
    * gives a userdata fewer than 65,535): its definition keeps none (lbt_push_own_def). */
   lua_getiuservalue(L, def_idx, LBT_DEF_UV_FNS);
@@ -42,11 +43,12 @@ static int instantiate(lua_State *L, int def_idx, int inst, int exact) {
   memset(t, 0, sizeof *t);
   t->magic = LBT_TREE_MAGIC;
   t->S = lbt_state_get(L);
-  t->nown = (unsigned)d->nown;
+  t->nown = d->nown;
   t->own_fns = (unsigned)own;
   t->exact = (unsigned)exact;
   t->subtrees = d->slot_base != NULL;
-  if (d->slot_base) memcpy((char *)t + LBT_TREE_HEAD + inst_size, &d->slot_base, sizeof d->slot_base);
+  if (d->slot_base) /* lbt_tree_slot_base */
+    memcpy((char *)t + LBT_TREE_HEAD + inst_size, &d->slot_base, sizeof d->slot_base);
   /* which Priorities draw their first evaluation time is in their specs (classes.c) */
   int seeded = t->S->seed_ref != LUA_NOREF;
   unsigned flags = (exact ? BT_INST_EXACT : 0) | (seeded ? BT_INST_NOSCATTER : 0);
@@ -95,7 +97,7 @@ static int instantiate(lua_State *L, int def_idx, int inst, int exact) {
 static int def_instantiate(lua_State *L) {
   if (!lbt_def_test(L, 1)) return lbt_typeerror(L, 1, 0, "instantiate", "definition");
   lua_settop(L, 3);
-  return instantiate(L, 1, 2, read_exact(L, 3, 2, "instantiate"));
+  return instantiate(L, 1, 2, read_exact(L, 3, 2, "instantiate"), "instantiate");
 }
 
 /* BT(inst, root or definition[, options]): called through the BT table's __call, so the table
@@ -103,10 +105,10 @@ static int def_instantiate(lua_State *L) {
 static int tree_new(lua_State *L) {
   lua_settop(L, 4);
   int exact = read_exact(L, 4, 3, "BT");
-  if (lbt_def_test(L, 3)) return instantiate(L, 3, 2, exact);
+  if (lbt_def_test(L, 3)) return instantiate(L, 3, 2, exact, "BT");
   if (!lbt_is_node(L, 3)) return lbt_typeerror(L, 3, 2, "BT", "node or definition");
   lbt_compile(L, 3, 0, "BT", NULL);
-  return instantiate(L, -1, 2, exact);
+  return instantiate(L, -1, 2, exact, "BT");
 }
 
 /* bt.set_exact(on): whether trees built from now on are DS-exact, and node constructors give
@@ -324,11 +326,12 @@ static int tree_snapshot(lua_State *L) {
   lbt_entry entry;
   int flushed = enter(L, t, &entry);
   int group = lbt_time_group_begin(t->S, !t->exact);
+  bt_inst *in = lbt_tree_inst(t);
   for (int i = 0; i < n; i++) {
     s[i].start = buf.len;
-    if (bt_node_status(lbt_tree_inst(t), i) == BT_RUNNING) bt_node_describe(lbt_tree_inst(t), i, &buf);
+    if (bt_node_status(in, i) == BT_RUNNING) bt_node_describe(in, i, &buf);
     s[i].end = buf.err ? s[i].start : buf.len;
-    s[i].has_sleep = bt_node_tree_sleep_time(lbt_tree_inst(t), i, &s[i].sleep);
+    s[i].has_sleep = bt_node_tree_sleep_time(in, i, &s[i].sleep);
   }
   lbt_time_group_end(t->S, group);
   leave(L, t, flushed);
@@ -399,7 +402,9 @@ static int tree_set_random_state(lua_State *L) {
 
 static int tree_gc(lua_State *L) {
   lbt_tree *t = lbt_tree_test(L, 1); /* a script may call it by hand, with anything */
-  if (t && !t->collected && !bt_inst_thinking(lbt_tree_inst(t))) {
+  /* by hand, from the tree's own scripts: the tree is in use (entered), and its collection will
+   * come */
+  if (t && !t->collected && !t->entry && !bt_inst_thinking(lbt_tree_inst(t))) {
     bt_inst_fini(lbt_tree_inst(t));
     t->collected = 1;
     lbt_live_free(L, t);

@@ -127,6 +127,33 @@ describe("metamethods called by hand", function()
     assert.equal(1, def:size())
     assert.is_string(tostring(def:instantiate({})))
   end)
+
+  it("a definition whose __gc a script called makes no more trees, and says why", function()
+    local d = bt.define(bt.SequenceNode({bt.ActionNode(function() end, "A")}))
+    local made = d:instantiate({})
+    getmetatable(d).__gc(d)
+    assert.has_error(function() d:instantiate({}) end,
+      "instantiate: the definition was garbage collected")
+    assert.has_error(function() bt.BT({}, d) end, "BT: the definition was garbage collected")
+    made:Update() -- its trees keep what they need
+    assert.matches("A - READY <SUCCESS>", tostring(made), 1, true)
+  end)
+
+  -- before, the dump went on with the instance freed under it: a crash
+  it("a tree's __gc called by its own script while the tree works on it does nothing", function()
+    local t
+    local Bad = bt.Class(bt.BehaviourNode, function(self) bt.BehaviourNode._ctor(self, "Bad") end)
+    function Bad:Visit() self.status = bt.RUNNING end
+    function Bad:DBString()
+      getmetatable(t).__gc(t)
+      return "collected?"
+    end
+    t = bt.BT({}, bt.SequenceNode({Bad(), bt.ActionNode(function() end, "A")}))
+    t:Update()
+    assert.matches("collected?", tostring(t), 1, true)
+    t:Update()
+    assert.matches("Bad - RUNNING", tostring(t), 1, true)
+  end)
 end)
 
 describe("a forged node", function()
