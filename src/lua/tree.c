@@ -151,13 +151,14 @@ static void leave(lua_State *L, lbt_tree *t, int flushed) {
  * (its recorder then has the think's record), whether it asks for a sleep time, in *sleep. */
 static int think_entered(lbt_tree *t, double *sleep) {
   lbt_state *S = t->S;
+  bt_inst *in = lbt_tree_inst(t); /* (an entered tree is not collected: tree_gc) */
   int group = lbt_time_group_begin(S, !t->exact);
   S->thinking++;
-  bt_inst_update(lbt_tree_inst(t));
+  bt_inst_update(in);
   S->thinking--;
   /* a recorder takes the think's record with its sleep time, which may call the tree's Lua
    * nodes: asked here, with the tree entered, never later from a read or a collection */
-  int has = bt_inst_recorder(lbt_tree_inst(t)) ? bt_inst_sleep_time(lbt_tree_inst(t), sleep) : -1;
+  int has = bt_inst_recorder(in) ? bt_inst_sleep_time(in, sleep) : -1;
   lbt_time_group_end(S, group);
   return has;
 }
