@@ -224,21 +224,6 @@ unsigned bt_inst_flags(const bt_inst *in) { return in->exact ? BT_INST_EXACT : 0
 
 void bt_inst_set_exact(bt_inst *in, int on) { in->exact = on != 0; }
 
-/* A chunk's statuses, k of them, into the last results in its flags: 8 at a time */
-static void save_chunk(unsigned char *status, uint32_t k) {
-  unsigned char *flags = status + k;
-  const uint64_t last = 0x0303030303030303ULL;
-  uint32_t i = 0;
-  for (; i + 8 <= k; i += 8) {
-    uint64_t s, f;
-    memcpy(&s, status + i, 8);
-    memcpy(&f, flags + i, 8);
-    f = (f & ~last) | s; /* a status is 0-3 */
-    memcpy(flags + i, &f, 8);
-  }
-  for (; i < k; i++) flags[i] = (unsigned char)((flags[i] & ~SF_LAST) | status[i]);
-}
-
 /* SaveStatus of the whole tree: only states whose status changed since the last one differ, and
  * a think that changed none has no bits to look at. */
 static void save_all(bt_inst *in) {
@@ -247,7 +232,7 @@ static void save_all(bt_inst *in) {
   const bt_def *def = in->def;
   uint32_t nwords = def->nwords, nstates = def->nstates;
   if (nwords == 1) { /* no summaries, no dirty word: the statuses whole (nstates bytes, at most 64) */
-    save_chunk((unsigned char *)(touched_word(in, 0) + 1), nstates);
+    bti_save_chunk((unsigned char *)(touched_word(in, 0) + 1), nstates);
     return;
   }
   for (uint64_t sum = *dirty_sum(in); sum; sum &= sum - 1) {
@@ -260,7 +245,7 @@ static void save_all(bt_inst *in) {
       /* the chunk's statuses over its last results, whole: those of the states whose bit is
        * clear are equal already (k bytes, at most 64) */
       uint32_t k = nstates - w * 64 < 64 ? nstates - w * 64 : 64;
-      save_chunk((unsigned char *)(word + 2), k);
+      bti_save_chunk((unsigned char *)(word + 2), k);
     }
   }
   *dirty_sum(in) = 0;
@@ -289,15 +274,16 @@ int bt_inst_update(bt_inst *in) {
   if (in->thinking) return BT_EBUSY;
   in->thinking = 1;
   if (BTI_RECORDING(in)) bti_rec_think_begin(in);
-  int small = in->def->small_plain;
-  if (small) bti_visit_small(in);
-  else bt_node_visit(in, 0);
-  save_all(in);
-  if (BTI_RECORDING(in)) bti_rec_saved(in);
-  if (!in->settled) {
-    if (small) bti_step_small(in);
-    else bt_node_step(in, 0);
-    in->settled = (uint8_t)in->def->plain_step;
+  if (in->def->small_plain) {
+    bti_think_small(in);
+  } else {
+    bt_node_visit(in, 0);
+    save_all(in);
+    if (BTI_RECORDING(in)) bti_rec_saved(in);
+    if (!in->settled) {
+      bt_node_step(in, 0);
+      in->settled = (uint8_t)in->def->plain_step;
+    }
   }
   in->forceupdate = 0;
   in->thinking = 0;

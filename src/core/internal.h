@@ -108,7 +108,7 @@ struct bt_def {
   int plain_step;    /* no node has a Reset or Step of the host's (bt_inst.settled applies) */
   int walk_reset;    /* plain_step, and no TaskNode (whose abort calls the host): nodes.c's reset_walk */
   int small_plain;   /* one chunk, no bt_ops at all, and only Sequences, Selectors, Conditions and
-                        Actions: a think visits it with nodes.c's bti_visit_small */
+                        Actions: a think runs nodes.c's bti_think_small */
   uint32_t nspill;   /* states whose deadline is spilled (bt_state.spill) */
   size_t mem_size;   /* bytes of the node memory of a saved state */
   size_t inst_size;  /* bytes of one instance, header included */
@@ -337,6 +337,21 @@ BTI_FUNC void bti_rec_drop_stats(bt_rec *rec); /* rec.c: rec feeds nothing more,
 
 BTI_FUNC void bti_rec_saved(bt_inst *in); /* a think saved its statuses as last results */
 
+/* A chunk's statuses, k of them, into the last results in its flags: 8 at a time (SaveStatus) */
+static inline void bti_save_chunk(unsigned char *status, uint32_t k) {
+  unsigned char *flags = status + k;
+  const uint64_t last = 0x0303030303030303ULL;
+  uint32_t i = 0;
+  for (; i + 8 <= k; i += 8) {
+    uint64_t s, f;
+    memcpy(&s, status + i, 8);
+    memcpy(&f, flags + i, 8);
+    f = (f & ~last) | s; /* a status is 0-3 */
+    memcpy(flags + i, &f, 8);
+  }
+  for (; i < k; i++) flags[i] = (unsigned char)((flags[i] & ~SF_LAST) | status[i]);
+}
+
 /* ---- the log's side of a recorder (log.c) ----
  * A recorder writing to a log (bt_rec_set_log) holds a bti_logrec, log.c's buffer for it; rec.c
  * calls these with each record it files, when the instance is attached, when a think saved its
@@ -481,9 +496,10 @@ BTI_FUNC int bti_transfer(bt_inst *to, const bt_inst *from, const int *map, bt_t
                           int keep_clocks);
 
 /* nodes.c */
-BTI_FUNC void bti_scatter(bt_inst *in);
-BTI_FUNC void bti_visit_small(bt_inst *in); /* bt_node_visit of the root of a small_plain tree */
-BTI_FUNC void bti_step_small(bt_inst *in);  /* bt_node_step of the root of a small_plain tree */ /* each scattering node draws its first evaluation time */
+BTI_FUNC void bti_scatter(bt_inst *in); /* each scattering node draws its first evaluation time */
+/* A think's visit, SaveStatus and step of a small_plain tree: bt_inst_update's between its
+ * bookkeeping */
+BTI_FUNC void bti_think_small(bt_inst *in);
 
 /* sched.c, for tsched.c: bt_sched_update cut where the threaded scheduler thinks in parallel.
  * begin sets the tick and moves the brains waiting for it to the updaters, and returns the

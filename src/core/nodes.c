@@ -940,7 +940,7 @@ static inline void set_small_status(bt_inst *in, const bt_node *d, bt_status s) 
   rec_status(in, d, *status, s);
   if (s != BT_READY) *word_at(in, d->touched) |= d->mask;
   *status = (uint8_t)s;
-  in->unsaved = 1; /* (and `settled` is cleared once, by bti_visit_small) */
+  in->unsaved = 1; /* (and `settled` is cleared once, by bti_think_small) */
 }
 
 /* A Condition or an Action (node n, at d): its function, then its status. */
@@ -978,18 +978,6 @@ static inline bt_status visit_small_composite(bt_inst *in, const bt_node *nodes,
 static bt_status visit_small(bt_inst *in, const bt_node *nodes, const bt_node *d) {
   if (d->kind == BT_SEQUENCE) return visit_small_composite(in, nodes, d, BT_FAILED);
   return visit_small_composite(in, nodes, d, BT_SUCCESS);
-}
-
-void bti_visit_small(bt_inst *in) {
-  const bt_node *nodes = in->def->nodes;
-  /* unsaved, which nothing reads during a visit, tells whether a status changed: then settled is
-   * cleared, as set_node_status clears it at each change */
-  uint8_t was = in->unsaved;
-  in->unsaved = 0;
-  if (nodes->flags & NF_LEAF) visit_small_leaf(in, 0, nodes);
-  else visit_small(in, nodes, nodes);
-  if (in->unsaved) in->settled = 0;
-  in->unsaved |= was;
 }
 
 /* The Reset of a node without a Reset or Step of the host's: reset_kind's, with the common kinds
@@ -1125,14 +1113,24 @@ void bt_node_reset(bt_inst *in, int n) {
   reset_kind(in, n, d->kind);
 }
 
-void bti_step_small(bt_inst *in) {
-  const bt_node *root = in->def->nodes;
-  if (node_status(in, root) == BT_RUNNING) {
-    bt_node_step(in, 0);
-    return;
+void bti_think_small(bt_inst *in) {
+  const bt_node *nodes = in->def->nodes;
+  /* unsaved, which nothing reads during a visit, tells whether a status changed: then settled is
+   * cleared, as set_node_status clears it at each change */
+  uint8_t was = in->unsaved;
+  in->unsaved = 0;
+  if (nodes->flags & NF_LEAF) visit_small_leaf(in, 0, nodes);
+  else visit_small(in, nodes, nodes);
+  if (in->unsaved) in->settled = 0;
+  if (in->unsaved | was) { /* inst.c's save_all, for one chunk */
+    in->unsaved = 0;
+    bti_save_chunk((unsigned char *)(touched_word(in, 0) + 1), in->def->nstates);
   }
-  in->settled = 0; /* bt_node_step's: step_base resets the root */
-  reset_small(in, 0, root->end);
+  if (BTI_RECORDING(in)) bti_rec_saved(in);
+  if (in->settled) return;
+  if (node_status(in, nodes) == BT_RUNNING) bt_node_step(in, 0);
+  else reset_small(in, 0, nodes->end); /* bt_node_step's: step_base resets the root */
+  in->settled = (uint8_t)in->def->plain_step;
 }
 
 void bt_node_step(bt_inst *in, int n) {
