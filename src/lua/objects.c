@@ -156,16 +156,16 @@ static int has_data(const lbt_state *S, int kind) { return S->classes[kind] & LB
 int lbt_node_member(lua_State *L, const lbt_state *S, int obj, int key) {
   obj = lua_absindex(L, obj);
   lbt_push_key(L, S, key);
-  int type = lua_rawget(L, obj);
-  if (type != LUA_TNIL) return type;
-  lua_pop(L, 1);
-  if (!lua_getmetatable(L, obj)) {
-    lua_pushnil(L);
-    return LUA_TNIL;
+  lua_pushvalue(L, -1);
+  int type = lua_rawget(L, obj); /* key, obj[key] */
+  if (type != LUA_TNIL || !lua_getmetatable(L, obj)) {
+    lua_replace(L, -2);
+    return type;
   }
-  lbt_push_key(L, S, key);
-  type = lua_rawget(L, -2);
-  lua_remove(L, -2);
+  lua_pushvalue(L, -3);
+  type = lua_rawget(L, -2); /* key, nil, class, class[key] */
+  lua_copy(L, -1, -4);
+  lua_settop(L, -4);
   return type;
 }
 
