@@ -189,6 +189,12 @@ static int task_start(bt_call *c) {
   return r < 0 ? -1 : 0;
 }
 
+/* tostring(v) for v at 1, for a protected call */
+static int to_string(lua_State *L) {
+  luaL_tolstring(L, 1, NULL);
+  return 1;
+}
+
 /* update's results: a status (or true for SUCCESS, false for FAILED), then optionally the seconds
  * the task may sleep. */
 static int task_update(bt_call *c) {
@@ -199,10 +205,15 @@ static int task_update(bt_call *c) {
   int status = lbt_status_of(t->S, L, -2);
   if (lua_type(L, -2) == LUA_TBOOLEAN) status = lua_toboolean(L, -2) ? BT_SUCCESS : BT_FAILED;
   if (status != BT_SUCCESS && status != BT_FAILED && status != BT_RUNNING) {
-    const char *got = luaL_tolstring(L, -2, NULL);
+    lua_pushcfunction(L, to_string); /* its __tostring or __name may raise: that is reported then */
+    lua_pushvalue(L, -3);
+    if (lbt_pcall(t->S, L, 1, 1, t->entry->msgh, c->inst, c->node, "update") != LUA_OK) {
+      lua_pop(L, 2);
+      return BT_FAILED;
+    }
     lbt_push_path(L, c->inst, c->node);
     lua_pushfstring(L, "%s: update returned %s, not bt.SUCCESS, bt.FAILED or bt.RUNNING",
-                    lua_tostring(L, -1), got);
+                    lua_tostring(L, -1), lua_tostring(L, -2));
     lbt_report(t->S, L, c->inst, c->node, lua_tostring(L, -1));
     lua_pop(L, 5);
     return BT_FAILED;
@@ -306,12 +317,6 @@ static int overridden(lbt_tree *t, bt_call *c, int method) {
   if (type != LUA_TNIL && lua_topointer(L, -1) != t->S->methods[kind][method]) return 1;
   lua_pop(L, 2);
   return 0;
-}
-
-/* tostring(v) for v at 1, for a protected call */
-static int to_string(lua_State *L) {
-  luaL_tolstring(L, 1, NULL);
-  return 1;
 }
 
 /* Calls the pushed obj[method] with obj as self (both popped), with nres results. */

@@ -438,6 +438,27 @@ describe("errors never escape", function()
     assert.is_true(has(errs[1], "db-err"))
   end)
 
+  it("from the __tostring of a value a task's update returned instead of a status: the node fails, the tree thinks on", function()
+    -- the message about the bad status formats the value; its __tostring ran unprotected inside
+    -- the think, and its error left the tree thinking for good (and later a crash)
+    local errs = H.errors()
+    local bad = setmetatable({}, { __tostring = function() error("tostring-err") end })
+    local answers = { bad, SUCCESS }
+    local task = { update = function() return table.remove(answers, 1) end }
+    local node = bt.TaskNode(task, "T")
+    local tree = bt.BT({}, bt.SequenceNode { node })
+    assert.has_no.errors(function() tree:Update() end)
+    assert.equal(FAILED, node.lastresult)
+    assert.equal(1, #errs)
+    assert.is_true(has(errs[1], "tostring-err"), errs[1])
+    assert.is_true(has(errs[1], "Sequence/T"), errs[1])
+    assert.has_no.errors(function() tree:Update() end)
+    assert.equal(SUCCESS, node.lastresult)
+    assert.equal(1, #errs)
+    collectgarbage()
+    assert.has_no.errors(function() tree:Update() end)
+  end)
+
   it("from an OnStop; the other OnStops still run", function()
     local errs = H.errors()
     local ran = {}
