@@ -1150,10 +1150,10 @@ void lbt_open_classes(lua_State *L, int module) {
   int behaviour = lua_gettop(L);
   lua_pushboolean(L, 1);
   lua_setfield(L, behaviour, "__bt_node");
-  lbt_registry_get(L, LBT_REG_VIEWKEYS);
+  lua_pushlightuserdata(L, lbt_state_get(L));
   lua_pushcclosure(L, lbt_node_index, 1);
   lua_setfield(L, behaviour, "__index");
-  lbt_registry_get(L, LBT_REG_VIEWKEYS);
+  lua_pushlightuserdata(L, lbt_state_get(L));
   lua_pushcclosure(L, lbt_node_newindex, 1);
   lua_setfield(L, behaviour, "__newindex");
   luaL_setfuncs(L, behaviour_methods, 0);

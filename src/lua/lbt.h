@@ -58,27 +58,26 @@
 #define LBT_REG_BT 4          /* the BT table: tree methods */
 #define LBT_REG_MODULE 5      /* the module table */
 #define LBT_REG_CLASS 6       /* Class */
-#define LBT_REG_VIEWKEYS 7    /* field name -> view code */
-#define LBT_REG_DEFERRED 8    /* functions to run once no tree thinks */
-#define LBT_REG_DEFCACHE 9    /* definition hash -> holder of a compiled bt_def (weak values) */
-#define LBT_REG_WEAKVALUES 10 /* the metatable {__mode = "v"} */
-#define LBT_REG_SUBTREES 11   /* name -> definition: the named definitions (bt.define(root, name)) */
-#define LBT_REG_LIB 12        /* the bt_lib of the named definitions' graphs, in a box */
-#define LBT_REG_CTORFIELDS 13 /* the fields a node object may hold that its tree knows: a view's
+#define LBT_REG_DEFERRED 7    /* functions to run once no tree thinks */
+#define LBT_REG_DEFCACHE 8    /* definition hash -> holder of a compiled bt_def (weak values) */
+#define LBT_REG_WEAKVALUES 9  /* the metatable {__mode = "v"} */
+#define LBT_REG_SUBTREES 10   /* name -> definition: the named definitions (bt.define(root, name)) */
+#define LBT_REG_LIB 11        /* the bt_lib of the named definitions' graphs, in a box */
+#define LBT_REG_CTORFIELDS 12 /* the fields a node object may hold that its tree knows: a view's
                                  name -> its view code (objects.c), else a name the classes'
                                  constructors set -> true */
-#define LBT_REG_PINNED 14     /* what lbt_state points to (its methods and status names), kept alive */
-#define LBT_REG_OWNDEFS 15    /* bt_def (light userdata) -> the definition every tree built for one
+#define LBT_REG_PINNED 13     /* what lbt_state points to (its methods and status names), kept alive */
+#define LBT_REG_OWNDEFS 14    /* bt_def (light userdata) -> the definition every tree built for one
                                  entity with that shape keeps, once built (weak values) */
-#define LBT_REG_MADE 16       /* nil, or the list of node objects made since shared.made_begin */
-#define LBT_REG_ORIGINS 17    /* class -> "file:line" where Class made it (weak keys) */
-#define LBT_REG_RECORDERS 18  /* tree -> the bt.Recorder attached to it (weak keys; recorder.c) */
-#define LBT_REG_SHARED 19     /* the table the module's C and Lua files share (module.c) */
-#define LBT_REG_SHAPES 20     /* hash of a signature -> the shape of the trees built for one entity
+#define LBT_REG_MADE 15       /* nil, or the list of node objects made since shared.made_begin */
+#define LBT_REG_ORIGINS 16    /* class -> "file:line" where Class made it (weak keys) */
+#define LBT_REG_RECORDERS 17  /* tree -> the bt.Recorder attached to it (weak keys; recorder.c) */
+#define LBT_REG_SHARED 18     /* the table the module's C and Lua files share (module.c) */
+#define LBT_REG_SHAPES 19     /* hash of a signature -> the shape of the trees built for one entity
                                  that BT(inst, root) compiled from it (weak values; compile.c) */
-#define LBT_REG_ROOTS 21      /* tree -> the root's object it was built from, while both live (weak
+#define LBT_REG_ROOTS 20      /* tree -> the root's object it was built from, while both live (weak
                                  keys and values; objects.c): a tree need not hold a table for it */
-#define LBT_REG_COUNT 21
+#define LBT_REG_COUNT 20
 
 /* The allocator's state of a Lua state made by bt_lua_newstate. */
 typedef struct lbt_memory {
@@ -418,7 +417,7 @@ LBT_FUNC int lbt_node_kind(lua_State *L, int idx); /* the kind its class derives
 LBT_FUNC int lbt_is_custom(lua_State *L, const lbt_state *S, int idx, int kind);
 /* The tree a node object is bound to and its index there, or NULL; pushes nothing. */
 LBT_FUNC lbt_tree *lbt_node_tree(lua_State *L, int obj, int *node);
-/* __index and __newindex of every node class: closures over LBT_REG_VIEWKEYS */
+/* __index and __newindex of every node class: closures over the lbt_state (light userdata) */
 LBT_FUNC int lbt_node_index(lua_State *L);
 LBT_FUNC int lbt_node_newindex(lua_State *L);
 LBT_FUNC void lbt_open_views(lua_State *L);   /* the field names node objects have */

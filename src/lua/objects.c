@@ -63,14 +63,12 @@ void lbt_open_views(lua_State *L) {
   lua_setfield(L, -2, "__mode");
   lua_setmetatable(L, -2);
   lua_pop(L, 1);
-  for (int slot = LBT_REG_VIEWKEYS; slot; slot = slot == LBT_REG_VIEWKEYS ? LBT_REG_CTORFIELDS : 0) {
-    lbt_registry_get(L, slot);
-    for (int i = 1; i < VK_COUNT; i++) {
-      lua_pushinteger(L, i);
-      lua_setfield(L, -2, view_names[i]);
-    }
-    lua_pop(L, 1);
+  lbt_registry_get(L, LBT_REG_CTORFIELDS);
+  for (int i = 1; i < VK_COUNT; i++) {
+    lua_pushinteger(L, i);
+    lua_setfield(L, -2, view_names[i]);
   }
+  lua_pop(L, 1);
 }
 
 static unsigned field_slot(const char *name) {
@@ -103,15 +101,12 @@ static int known_field(const lbt_state *S, const char *name) {
   }
 }
 
-/* The view code of the key at index key, for __index and __newindex, whose first upvalue is the
- * table LBT_REG_VIEWKEYS. */
+/* The view code of the key at index key, for __index and __newindex, whose upvalue is the
+ * lbt_state. A view's name is a short string, of which Lua keeps one copy: its pointer says it. */
 static int view_code(lua_State *L, int key) {
   if (lua_type(L, key) != LUA_TSTRING) return VK_NONE;
-  lua_pushvalue(L, key);
-  lua_rawget(L, lua_upvalueindex(1));
-  int code = (int)lua_tointeger(L, -1);
-  lua_pop(L, 1);
-  return code;
+  int code = known_field(lua_touserdata(L, lua_upvalueindex(1)), lua_tostring(L, key));
+  return code < 0 ? VK_NONE : code;
 }
 
 /* ---- classes, as the node objects see them ---- */
