@@ -443,8 +443,9 @@ LBT_FUNC void lbt_make_template(lua_State *L, const bt_def *def, int node, int o
 LBT_FUNC void lbt_live_put(lua_State *L, lbt_tree *t, int obj, int node);
 LBT_FUNC void lbt_live_take(lua_State *L, lbt_tree *t, int obj, int node);
 /* If the node object of state has an OnStop, pushes the object and its OnStop and returns 1; an
- * object not made yet is made only then. Else pushes nothing and returns 0. */
-LBT_FUNC int lbt_push_on_stop(lua_State *L, int tree, int state);
+ * object not made yet is made only then, and only if make (else -1 says one is needed). Else
+ * pushes nothing and returns 0. */
+LBT_FUNC int lbt_push_on_stop(lua_State *L, int tree, int state, int make);
 
 /* ---- leaves.c ---- */
 

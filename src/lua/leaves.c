@@ -29,19 +29,30 @@ static void push_slot(lbt_tree *t, bt_call *c) {
   lua_rawgeti(t->entry->L, t->entry->fns, slot);
 }
 
-/* Pushes the object of node `node` of the entered tree t: one the tree keeps (a node written in
- * Lua), found at once, or any other. */
-static void push_node_obj(lbt_tree *t, int node) {
+/* (tree, state): the node object of the state, made if it is not yet; for a protected call */
+static int make_obj(lua_State *L) {
+  lbt_push_state_obj(L, lua_touserdata(L, 1), 1, (int)lua_tointeger(L, 2));
+  return 1;
+}
+
+/* Pushes the object of node `node` of the entered tree t and returns 1: one the tree keeps (a
+ * node written in Lua), found at once, or any other. Making one allocates, inside a think: that
+ * runs protected, as a script's work, and if it fails (no memory), the failure is reported with
+ * the node's path and nothing is pushed (0). */
+static int push_node_obj(lbt_tree *t, int node) {
   lua_State *L = t->entry->L;
   int s = bt_def_state(bt_inst_def(lbt_tree_inst(t)), node);
   if (lua_type(L, t->entry->objs) == LUA_TTABLE) {
-    if (lua_rawgeti(L, t->entry->objs, s + 1) != LUA_TNIL) return;
+    if (lua_rawgeti(L, t->entry->objs, s + 1) != LUA_TNIL) return 1;
     lua_pop(L, 1);
   }
-  lbt_push_state_obj(L, t, t->entry->tree, s);
+  lua_pushcfunction(L, make_obj);
+  lua_pushvalue(L, t->entry->tree);
+  lua_pushinteger(L, s);
+  return lbt_pcall(t->S, L, 2, 1, t->entry->msgh, lbt_tree_inst(t), node, "its object") == LUA_OK;
 }
 
-static void push_obj(lbt_tree *t, bt_call *c) { push_node_obj(t, c->node); }
+static int push_obj(lbt_tree *t, bt_call *c) { return push_node_obj(t, c->node); }
 
 /* ---- leaf functions ---- */
 
@@ -91,7 +102,10 @@ static int call_time(bt_call *c, int with_inst) {
   lua_State *L = t->entry->L;
   push_slot(t, c);
   if (with_inst) {
-    push_obj(t, c);
+    if (!push_obj(t, c)) {
+      lua_pop(L, 1);
+      return -1;
+    }
     lbt_node_member(L, t->S, -1, LBT_KEY_INST);
     lua_remove(L, -2);
   }
@@ -242,8 +256,7 @@ static void island(lbt_tree *t, int root, int obj, int put) {
   int n = bt_def_child_count(def, root);
   for (int i = 0; i < n; i++) {
     int child = bt_def_child(def, root, i);
-    if (bt_def_ops(def, child) != &lbt_custom_ops) continue;
-    push_node_obj(t, child);
+    if (bt_def_ops(def, child) != &lbt_custom_ops || !push_node_obj(t, child)) continue;
     island(t, child, lua_gettop(L), put);
     lua_pop(L, 1);
   }
@@ -251,7 +264,7 @@ static void island(lbt_tree *t, int root, int obj, int put) {
 
 /* The same, for the island of live[i], whose object is not on the stack. */
 static void island_at(lbt_tree *t, int i, int put) {
-  push_node_obj(t, t->live[i]);
+  if (!push_node_obj(t, t->live[i])) return; /* (a live island's objects exist) */
   island(t, t->live[i], lua_gettop(t->entry->L), put);
   lua_pop(t->entry->L, 1);
 }
@@ -308,10 +321,11 @@ void lbt_live_free(lua_State *L, lbt_tree *t) {
 /* ---- methods a script overrides ---- */
 
 /* Pushes obj[method] above the node object and returns 1 if it is not the method the node's
- * kind's class had (a script overrides it); otherwise pops both and returns 0. */
+ * kind's class had (a script overrides it); otherwise pops both and returns 0. Returns -1,
+ * pushing nothing, if the object could not be made (reported). */
 static int overridden(lbt_tree *t, bt_call *c, int method) {
   lua_State *L = t->entry->L;
-  push_obj(t, c);
+  if (!push_obj(t, c)) return -1;
   int type = lbt_node_member(L, t->S, -1, method);
   int kind = bt_def_kind(bt_inst_def(c->inst), c->node);
   if (type != LUA_TNIL && lua_topointer(L, -1) != t->S->methods[kind][method]) return 1;
@@ -340,28 +354,29 @@ static int call_live(lbt_tree *t, bt_call *c, int nres, const char *what) {
 
 static int ops_visit(bt_call *c) {
   lbt_tree *t = tree_of(c);
-  if (!overridden(t, c, LBT_VISIT)) return BT_DEFAULT;
-  if (call_live(t, c, 0, NULL) != LUA_OK) bt_node_set_status(c->inst, c->node, BT_FAILED);
+  int has = overridden(t, c, LBT_VISIT);
+  if (!has) return BT_DEFAULT;
+  if (has < 0 || call_live(t, c, 0, NULL) != LUA_OK) bt_node_set_status(c->inst, c->node, BT_FAILED);
   return BT_OK;
 }
 
 static int ops_reset(bt_call *c) {
   lbt_tree *t = tree_of(c);
-  if (!overridden(t, c, LBT_RESET)) return BT_DEFAULT;
+  if (overridden(t, c, LBT_RESET) <= 0) return BT_DEFAULT;
   call_live(t, c, 0, "Reset");
   return BT_OK;
 }
 
 static int ops_step(bt_call *c) {
   lbt_tree *t = tree_of(c);
-  if (!overridden(t, c, LBT_STEP)) return BT_DEFAULT;
+  if (overridden(t, c, LBT_STEP) <= 0) return BT_DEFAULT;
   call_live(t, c, 0, "Step");
   return BT_OK;
 }
 
 static int ops_sleep_time(bt_call *c) {
   lbt_tree *t = tree_of(c);
-  if (!overridden(t, c, LBT_SLEEP_TIME)) return BT_DEFAULT;
+  if (overridden(t, c, LBT_SLEEP_TIME) <= 0) return BT_DEFAULT;
   if (call_live(t, c, 1, "GetSleepTime") != LUA_OK) return 0;
   lua_State *L = t->entry->L;
   if (lua_isnil(L, -1)) {
@@ -373,7 +388,7 @@ static int ops_sleep_time(bt_call *c) {
 
 static int ops_describe(bt_call *c, bt_buf *out) {
   lbt_tree *t = tree_of(c);
-  if (!overridden(t, c, LBT_DESCRIBE)) return BT_DEFAULT;
+  if (overridden(t, c, LBT_DESCRIBE) <= 0) return BT_DEFAULT;
   if (call_method(t, c, 1, "DBString") != LUA_OK) return bt_buf_append(out, "?", 1);
   lua_State *L = t->entry->L;
   int type = lua_type(L, -1);
@@ -390,11 +405,27 @@ static int ops_describe(bt_call *c, bt_buf *out) {
   return rc;
 }
 
-/* Stop: self:OnStop() when the node has an OnStop, whoever defined it. */
+/* (tree, state): lbt_push_on_stop's object and OnStop, making the object; for a protected call */
+static int make_on_stop(lua_State *L) {
+  return lbt_push_on_stop(L, 1, (int)lua_tointeger(L, 2), 1) > 0 ? 2 : 0;
+}
+
+/* Stop: self:OnStop() when the node has an OnStop, whoever defined it. An object to make for it
+ * is made as push_node_obj makes one. */
 static int ops_on_stop(bt_call *c) {
   lbt_tree *t = tree_of(c);
-  if (lbt_push_on_stop(t->entry->L, t->entry->tree, bt_def_state(bt_inst_def(c->inst), c->node)))
-    call_method(t, c, 0, "OnStop");
+  lua_State *L = t->entry->L;
+  int s = bt_def_state(bt_inst_def(c->inst), c->node);
+  int has = lbt_push_on_stop(L, t->entry->tree, s, 0);
+  if (has < 0) {
+    lua_pushcfunction(L, make_on_stop);
+    lua_pushvalue(L, t->entry->tree);
+    lua_pushinteger(L, s);
+    if (lbt_pcall(t->S, L, 2, 2, t->entry->msgh, c->inst, c->node, "its object") != LUA_OK) return BT_OK;
+    has = !lua_isnil(L, -1);
+    if (!has) lua_pop(L, 2);
+  }
+  if (has) call_method(t, c, 0, "OnStop");
   return BT_OK;
 }
 

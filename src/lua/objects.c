@@ -594,7 +594,7 @@ static void push_model(lua_State *L, lbt_tree *t, int tree, int s) {
   }
 }
 
-int lbt_push_on_stop(lua_State *L, int tree, int state) {
+int lbt_push_on_stop(lua_State *L, int tree, int state, int make) {
   tree = lua_absindex(L, tree);
   lbt_tree *t = lua_touserdata(L, tree);
   if (!push_existing(L, t, tree, state)) {
@@ -603,6 +603,7 @@ int lbt_push_on_stop(lua_State *L, int tree, int state) {
     int has = lua_istable(L, -1) && lbt_node_member(L, t->S, -1, LBT_KEY_ON_STOP) != LUA_TNIL;
     lua_settop(L, top);
     if (!has) return 0;
+    if (!make) return -1;
     lbt_push_state_obj(L, t, tree, state);
   }
   if (lbt_node_member(L, t->S, -1, LBT_KEY_ON_STOP) != LUA_TNIL) return 1;

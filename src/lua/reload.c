@@ -149,7 +149,7 @@ static void stop_old(move *m) {
   for (int n = 0; n < size; n++) {
     int s = bt_def_state(m->od, n);
     if (bt_def_node_of_state(m->od, s) != n) continue;
-    if (!lbt_push_on_stop(L, 1, s)) continue;
+    if (!lbt_push_on_stop(L, 1, s, 1)) continue;
     lua_pushvalue(L, -2);
     if (lua_rawget(L, CARRIED) == LUA_TNIL) {
       lua_pop(L, 1);

@@ -130,8 +130,66 @@ static void test_loading_past_the_limit(void) {
   bt_lua_close(L);
 }
 
+/* The trees below make their node objects in their first think (or stop), 2,000 of them, more
+ * than bt's reserve: with the memory full, making one fails. Before, that error unwound through
+ * the core's think: Update raised "not enough memory" and the tree stayed thinking for good. Now
+ * each failure is reported with the node's path, the node fails, and the tree thinks again once
+ * there is memory. */
+static const char *const FULL_SETUP =
+    "nerr, first = 0, false\n"
+    "bt.set_error_handler(function(m) nerr = nerr + 1; if not first then first = m end end)\n"
+    "function fill() hog = {} pcall(function() for i = 1, math.huge do hog[i] = {i, i, i} end end) end\n"
+    "function free() hog = nil collectgarbage() end\n"
+    "local C = bt.Class(bt.BehaviourNode, function(self, i) bt.BehaviourNode._ctor(self, 'C' .. i) end)\n"
+    "function C:Visit() self.status = bt.SUCCESS end\n"
+    "local kids, acts = {}, {}\n"
+    "for i = 1, 2000 do\n"
+    "  kids[i] = C(i)\n"
+    "  acts[i] = bt.ActionNode(function() end, 'A' .. i)\n"
+    "  acts[i].OnStop = function() end\n"
+    "end\n"
+    "visits = bt.define(bt.SequenceNode(kids)):instantiate({})\n"
+    "stops = bt.define(bt.ParallelNode(acts)):instantiate({})\n"
+    "collectgarbage()\n";
+
+static void test_objects_past_the_limit(void) {
+  lua_State *L = open_state(5u << 19); /* the trees take 1.7 MB, their objects 0.5 MB more */
+  CHECK(L != NULL);
+  if (!L) return;
+  char out[1024];
+  CHECK(eval(L, FULL_SETUP, out, sizeof out));
+  /* a think whose Lua nodes' objects cannot be made */
+  CHECK(eval(L,
+             "fill()\n"
+             "local ok, e = pcall(visits.Update, visits)\n"
+             "free()\n"
+             "return tostring(ok) .. ' ' .. tostring(e) .. ' ' .. tostring(nerr > 0) .. ' ' .. tostring(first)",
+             out, sizeof out));
+  CHECK(strncmp(out, "true nil true ", 14) == 0);
+  CHECK(strstr(out, "Sequence/C1: its object: not enough memory") != NULL);
+  if (strncmp(out, "true nil true ", 14) != 0) fprintf(stderr, "got: %s\n", out);
+  CHECK(eval(L, "visits:Update() return visits.root.lastresult", out, sizeof out));
+  CHECK_STR(out, "SUCCESS");
+  /* a stop whose nodes' objects, for their OnStop, cannot be made */
+  CHECK(eval(L,
+             "nerr, first = 0, false\n"
+             "stops:Update()\n"
+             "fill()\n"
+             "local ok, e = pcall(stops.Stop, stops)\n"
+             "free()\n"
+             "return tostring(ok) .. ' ' .. tostring(e) .. ' ' .. tostring(nerr > 0) .. ' ' .. tostring(first)",
+             out, sizeof out));
+  CHECK(strncmp(out, "true nil true ", 14) == 0);
+  CHECK(strstr(out, "its object: not enough memory") != NULL);
+  if (strncmp(out, "true nil true ", 14) != 0) fprintf(stderr, "got: %s\n", out);
+  CHECK(eval(L, "stops:Update() return stops.root.lastresult", out, sizeof out));
+  CHECK_STR(out, "SUCCESS");
+  bt_lua_close(L);
+}
+
 int main(void) {
   test_script_past_the_limit();
+  test_objects_past_the_limit();
   test_set_limit();
   test_loading_past_the_limit();
   return check_report("test_lua_memory");
