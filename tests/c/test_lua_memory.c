@@ -150,7 +150,8 @@ static const char *const FULL_SETUP =
     "end\n"
     "visits = bt.define(bt.SequenceNode(kids)):instantiate({})\n"
     "stops = bt.define(bt.ParallelNode(acts)):instantiate({})\n"
-    "collectgarbage()\n";
+    "collectgarbage()\n"
+    "return 'ready'\n";
 
 static void test_objects_past_the_limit(void) {
   lua_State *L = open_state(5u << 19); /* the trees take 1.7 MB, their objects 0.5 MB more */
@@ -158,6 +159,7 @@ static void test_objects_past_the_limit(void) {
   if (!L) return;
   char out[1024];
   CHECK(eval(L, FULL_SETUP, out, sizeof out));
+  CHECK_STR(out, "ready");
   /* a think whose Lua nodes' objects cannot be made */
   CHECK(eval(L,
              "fill()\n"
