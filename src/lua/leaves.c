@@ -405,25 +405,17 @@ static int ops_describe(bt_call *c, bt_buf *out) {
   return rc;
 }
 
-/* (tree, state): lbt_push_on_stop's object and OnStop, making the object; for a protected call */
-static int make_on_stop(lua_State *L) {
-  return lbt_push_on_stop(L, 1, (int)lua_tointeger(L, 2), 1) > 0 ? 2 : 0;
-}
-
-/* Stop: self:OnStop() when the node has an OnStop, whoever defined it. An object to make for it
- * is made as push_node_obj makes one. */
+/* Stop: self:OnStop() when the node has an OnStop, whoever defined it. An object it needs is
+ * made by push_node_obj (and held on the stack below until then). */
 static int ops_on_stop(bt_call *c) {
   lbt_tree *t = tree_of(c);
   lua_State *L = t->entry->L;
   int s = bt_def_state(bt_inst_def(c->inst), c->node);
   int has = lbt_push_on_stop(L, t->entry->tree, s, 0);
   if (has < 0) {
-    lua_pushcfunction(L, make_on_stop);
-    lua_pushvalue(L, t->entry->tree);
-    lua_pushinteger(L, s);
-    if (lbt_pcall(t->S, L, 2, 2, t->entry->msgh, c->inst, c->node, "its object") != LUA_OK) return BT_OK;
-    has = !lua_isnil(L, -1);
-    if (!has) lua_pop(L, 2);
+    if (!push_node_obj(t, c->node)) return BT_OK;
+    has = lbt_push_on_stop(L, t->entry->tree, s, 0);
+    lua_remove(L, has > 0 ? -3 : -1);
   }
   if (has) call_method(t, c, 0, "OnStop");
   return BT_OK;
