@@ -343,6 +343,7 @@ function render_timeline(d = app.history.derived()) {
   tl.dataset.records = String(h.records.length);
   tl.dataset.following = app.following ? 'true' : 'false';
   tl.dataset.firstSeq = String(h.first_seq);
+  tl.dataset.lastSeq = String(h.last_seq);
   const time = d.time ?? app.state?.time;
   let where = `record ${h.seq}`;
   if (time != null) where += ` · t = ${time.toFixed(2)} s`;
