@@ -9,8 +9,9 @@
 -- WAY: bt (a tree per agent: the constructors, then BT(inst, root)), ds (the same on the original
 -- Don't Starve scripts, DS_SCRIPTS needed), ctors and ds_ctors (the constructors alone, with the
 -- brain's closures), plain (the same node tables and closures made in plain Lua: name, children,
--- parent and the kind's fields, a metatable, no checks: the constructors' floor), closures (the
--- brain's closures alone), shared (bt.define once, definition:instantiate(inst) per agent).
+-- parent and the kind's fields, a metatable, each table made at its full size, no checks: the
+-- constructors' floor), closures (the brain's closures alone), shared (bt.define once,
+-- definition:instantiate(inst) per agent).
 
 local bt = require "bt"
 local dir = arg[0]:match("^(.*)/") or "."
@@ -37,28 +38,37 @@ if way == "ds" or way == "ds_ctors" then
   ds.require("behaviourtree")
 end
 
--- the constructors' floor: plain tables with the fields bt's constructors set, and a metatable
+-- the constructors' floor: plain tables with the fields bt's constructors set and a metatable, each
+-- made by one table constructor with every field it will hold (`parent` too), so that none grows
 local plain = {}
 do
   local mt = {}
-  local function node(name, children)
-    local o = setmetatable({name = name, children = children}, mt)
-    if children then
-      for i = 1, #children do children[i].parent = o end
-    end
+  local function node(o, children)
+    setmetatable(o, mt)
+    for i = 1, #children do children[i].parent = o end
     return o
   end
-  local function field(o, k, v) o[k] = v; return o end
-  plain.PriorityNode = function(c, p) return field(field(node("Priority", c), "period", p), "lasttime", 0) end
-  plain.SequenceNode = function(c) return node("Sequence", c) end
-  plain.SelectorNode = function(c) return node("Selector", c) end
-  plain.ParallelNode = function(c, name) return node(name or "Parallel", c) end
-  plain.LoopNode = function(c, m) return field(node("Loop", c), "maxreps", m) end
-  plain.NotDecorator = function(c) return node("Not", {c}) end
-  plain.FailIfSuccessDecorator = function(c) return node("FailIfSuccess", {c}) end
-  plain.ConditionNode = function(fn, name) return field(node(name or "Condition"), "fn", fn) end
-  plain.ActionNode = function(fn, name) return field(node(name or "Action"), "action", fn) end
-  plain.WaitNode = function(t) return field(node("Wait"), "wait_time", t) end
+  local function list(name, c) return node({name = name, children = c, parent = false}, c) end
+  local function one(name, c)
+    local l = {c}
+    return node({name = name, children = l, parent = false}, l)
+  end
+  plain.PriorityNode = function(c, p)
+    return node({name = "Priority", children = c, parent = false, period = p, lasttime = 0}, c)
+  end
+  plain.SequenceNode = function(c) return list("Sequence", c) end
+  plain.SelectorNode = function(c) return list("Selector", c) end
+  plain.ParallelNode = function(c, name) return list(name or "Parallel", c) end
+  plain.LoopNode = function(c, m) return node({name = "Loop", children = c, parent = false, maxreps = m}, c) end
+  plain.NotDecorator = function(c) return one("Not", c) end
+  plain.FailIfSuccessDecorator = function(c) return one("FailIfSuccess", c) end
+  plain.ConditionNode = function(fn, name)
+    return setmetatable({name = name or "Condition", parent = false, fn = fn}, mt)
+  end
+  plain.ActionNode = function(fn, name)
+    return setmetatable({name = name or "Action", parent = false, action = fn}, mt)
+  end
+  plain.WaitNode = function(t) return setmetatable({name = "Wait", parent = false, wait_time = t}, mt) end
   plain.WhileNode = function(fn, name, c) return plain.ParallelNode({plain.ConditionNode(fn, name), c}, name) end
   plain.IfNode = function(fn, name, c) return plain.SequenceNode({plain.ConditionNode(fn, name), c}, name) end
 end
