@@ -41,6 +41,16 @@ size_t bt_lua_memory_used(lua_State *L);
  * registration, bt_view_add_agent). */
 bt_rec *bt_lua_torecorder(lua_State *L, int idx);
 
+/* The entity whose scripts make the current call in L's state, as lua_topointer gives it: the
+ * inst of the tree whose code runs (a leaf, a behaviour's Visit or OnStop: the inst given to
+ * BT(inst, root), the brain's for a SharedBrain), or, outside any tree, of the agent whose event
+ * a pool's state delivers or whose brain it starts (the tree bt.random draws for); NULL outside
+ * any (the host's own calls, a brain's DoUpdate, a state bt was not opened in). A host that
+ * writes its world from entity methods tells with it a creature's writes of itself, which it
+ * reads back at once, from its writes of others, applied later in a fixed order
+ * (docs/threads.md, "One world"): compare it with lua_topointer(L, 1) of the method's self. */
+const void *bt_lua_running_entity(lua_State *L);
+
 /* For C modules loaded beside bt.so (bt.view): Lua loads a C module with its names local, so that
  * such a module cannot call bt_lua_torecorder directly; bt keeps, in the registry under
  * BT_LUA_C_API, a light userdata pointing to this table. version is 1. */

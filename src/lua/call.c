@@ -287,6 +287,7 @@ void lbt_tree_enter(lua_State *L, lbt_tree *t, int tree, lbt_entry *entry) {
   lua_pushcfunction(L, lbt_message_handler);
   lua_getiuservalue(L, tree, LBT_UV_OBJS);
   *entry = (lbt_entry){.L = L, .tree = tree, .fns = base, .inst = base + 1, .msgh = base + 2,
+                       .inst_ptr = lua_topointer(L, base + 1),
                        .objs = base + 3, .outer_msgh = t->S->msgh,
                        .nlive = outer ? outer->nlive : 0, .nflushed = outer ? outer->nflushed : 0,
                        .slot_base = t->subtrees ? lbt_tree_slot_base(t) : NULL, .outer = outer,

@@ -194,11 +194,21 @@ static int l_set_random_tree(lua_State *L) {
   luaL_unref(L, LUA_REGISTRYINDEX, S->owner_ref);
   S->owner_ref = LUA_NOREF;
   S->owner = t;
+  S->owner_inst = NULL;
   if (t) {
     lua_settop(L, 1);
+    lua_getiuservalue(L, 1, LBT_UV_INST);
+    S->owner_inst = lua_topointer(L, -1);
+    lua_pop(L, 1);
     S->owner_ref = luaL_ref(L, LUA_REGISTRYINDEX);
   }
   return 0;
+}
+
+const void *bt_lua_running_entity(lua_State *L) {
+  lbt_state *S = lbt_state_get(L);
+  if (!S) return NULL;
+  return S->entered ? S->entered->entry->inst_ptr : S->owner_inst;
 }
 
 const luaL_Reg lbt_clock_shared[] = {

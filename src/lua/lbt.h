@@ -125,6 +125,7 @@ typedef struct lbt_state {
   int owner_ref;     /* registry reference of the tree bt.random draws for outside any tree
                         (shared.set_random_tree), LUA_NOREF */
   struct lbt_tree *owner; /* that tree */
+  const void *owner_inst; /* its entity (lua_topointer), for bt_lua_running_entity */
   int math_random_ref; /* math.random as the module found it: bt.random's fallback */
   struct lbt_tree *entered; /* the innermost tree entered (lbt_tree_enter), NULL if none */
   int thinking;      /* trees inside tree:Update */
@@ -168,6 +169,7 @@ typedef struct lbt_state {
 typedef struct lbt_entry {
   lua_State *L;
   int tree, fns, inst, msgh;
+  const void *inst_ptr; /* the entity at inst (lua_topointer), for bt_lua_running_entity */
   int objs;       /* the tree's table LBT_UV_OBJS as it was when entered (nil if none then) */
   int outer_msgh; /* the module state's msgh before this entry */
   /* The nodes written in Lua whose code runs now (leaves.c): each the root of an island, the
