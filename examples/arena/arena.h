@@ -14,24 +14,25 @@
 struct bt_lua_pool;
 struct bt_log;
 /* One Lua state's part of the host (entity_lua.c): its registry refs, its scratch for spatial
- * queries and, with --threads, the commands its scripts queued during a frame. */
+ * queries and the commands its scripts queued during a frame. */
 typedef struct arena_side arena_side;
 
 typedef struct arena {
   world w;
-  lua_State *L; /* the Lua state (with --threads: the pool's state 0) */
+  lua_State *L; /* the pool's state 0 */
 
-  /* --threads N (N >= 1): the creatures' brains think on a pool of N Lua states, one thread each
-   * (bt_lua_pool); 0: one Lua state on the calling thread, whose leaves write the world at once */
+  /* --threads N: the creatures' brains think on a pool of N Lua states, one thread each
+   * (bt_lua_pool); 0 and 1: one Lua state, on the calling thread. The world is the same for any N
+   * (entity_lua.c, "What a creature sees") */
   int threads;
   struct bt_lua_pool *pool;
-  arena_side *main_side;  /* the serial arena's one state */
-  arena_side **sides;     /* --threads: the pool's states, by number */
+  arena_side **sides;     /* the pool's states, by number */
   int nsides;
-  int inspected;          /* --threads: the creature the inspector selected, or 0 */
-  double apply_seconds;   /* --threads: the time the serial phases took applying the commands */
-  long long commands;     /* --threads: the commands applied */
-  struct bt_log *log;     /* --threads with --record: the log, which every state's recorders join */
+  unsigned gen;           /* the creatures' own views made since the last round of commands */
+  int inspected;          /* the creature the inspector selected, or 0 */
+  double apply_seconds;   /* the time the serial phases took applying the commands */
+  long long commands;     /* the commands applied */
+  struct bt_log *log;     /* --record: the log, which every state's recorders join */
   const char *data_dir;
   int live; /* the terminal view is up: keep standard error quiet until it is closed */
   int watch; /* --watch: brains and behaviours reload when their files are saved */
@@ -43,26 +44,15 @@ typedef struct arena {
   error_log errors;   /* live: every error, written out when the terminal is back */
   long long kinds_stamp; /* --watch: the kinds file's modification time and size, when last read */
 
-  int brain_class[KINDS_MAX]; /* registry refs of the Brain classes, or LUA_NOREF (--threads: 1 once
-                                 loaded in every state) */
+  int brain_class[KINDS_MAX]; /* 1 once the kind's Brain class is loaded in every state, else LUA_NOREF */
   int brain_broken[KINDS_MAX]; /* a brain of that kind failed to start: start no more */
   char brain_error[KINDS_MAX][160]; /* the first line of the kind's load or start error */
   int brain_retry[KINDS_MAX]; /* --watch: its brain file, which failed to load, was saved */
-
-  /* registry refs */
-  int ref_insts;     /* id -> inst, weak: a removed entity's inst stays while scripts hold it */
-  int ref_live;      /* id -> inst of the entities in the world (keeps them) */
-  int ref_listeners; /* id -> {event -> {fn, ...}} */
-  int ref_meta;      /* the entities' metatable */
-  int ref_start, ref_stop, ref_doing; /* helper functions written in Lua */
-  int ref_manager, ref_update, ref_stats;
-  int ref_inspect_select, ref_inspect_read; /* the inspector's helpers (arena_inspect_*) */
 
   long long script_errors;
   unsigned long long seed; /* --seed */
 
   struct replay *replay; /* --replay: the recording played back (replay.h); no Lua, no brains */
-  int ref_record_open, ref_record_world, ref_record_close; /* --record: the log's helpers */
 } arena;
 
 /* Opens Lua and bt on the arena's world: package.path, the clock, the tick time, the error
@@ -81,17 +71,22 @@ int arena_load_brains(arena *a);
  * its creatures going. */
 void arena_reload_poll(arena *a);
 
+/* --reload-at: reloads every brain and behaviour module the brains loaded, in the order of their
+ * names, in every state or in none for each, as a save of its file would, and says so as
+ * arena_reload_poll does. */
+void arena_reload_all(arena *a);
+
 /* Tells the scripts what the last world_step did: new entities (creatures get brains),
  * "actiondone", "death" (then the brain stops and the entity leaves), removals. */
 void arena_sync(arena *a);
 
-/* The Lua states the brains think in: 1, or with --threads the pool's; state i (0 to that - 1),
- * for calls between frames, and its table of the live entities' insts (a registry ref, into
- * *ref_live if not NULL). */
+/* The Lua states the brains think in (the pool's); state i (0 to that - 1), for calls between
+ * frames, and its table of the live entities' insts (a registry ref, into *ref_live if not NULL). */
 int arena_lua_states(const arena *a);
 lua_State *arena_lua_state(const arena *a, int i, int *ref_live);
 
-/* bt.BrainManager:Update(tick). */
+/* The brains' tick: every state's bt.BrainManager:Update(tick) (the think phase), then the
+ * commands they queued, applied in order (the serial phase). */
 void arena_think(arena *a, long long tick);
 
 /* bt.BrainManager:GetStats().thinks, and .registered into *registered (if not NULL) */
@@ -102,12 +97,13 @@ void arena_doing(arena *a, int id, char *buf, size_t size);
 
 /* ---- --record FILE: the brains' records and the world's frames in a log file ---- */
 
-/* Creates the log file at path and makes every brain record into it (bt.log.create,
- * bt.BrainManager:Record{log = ..., capacity = capacity}: a ring of that many records per brain,
- * which the inspector reads). 0, or -1 with err saying why (the file cannot be created). */
+/* Creates the log file at path and makes every brain record into it (bt_log_open, then in every
+ * state bt.BrainManager:Record{capacity = capacity}: a ring of that many records per brain, which
+ * the inspector reads; each brain's recorder joins the log when it starts). 0, or -1 with err
+ * saying why (the file cannot be created). */
 int arena_record_open(arena *a, const char *path, int capacity, char *err, size_t errsize);
-/* A record of the world's (worldlog.h): written with the brains' records at the next
- * bt.BrainManager:Update, which writes the log at its end, or at the close. */
+/* A record of the world's (worldlog.h, bt_log_write_host): written with the brains' records when
+ * the log is flushed after the next tick's serial phase, or at the close. */
 void arena_record_world(arena *a, int code, const void *data, size_t size);
 /* What the log wrote (the writer's stats()). */
 typedef struct arena_record_stats {

@@ -9,16 +9,19 @@
  * bit). A removed entity keeps its inst (the same table) as long as some script holds it;
  * IsValid() is then false.
  *
- * With --threads N the brains think on a pool of N Lua states (bt_lua_pool, docs/threads.md),
- * each set up as the serial arena's one state is, each with the inst of every entity, each
- * thinking the brains of a shard of the creatures. While they think (the think phase) the world is
- * only read; every method that writes (GoToPoint, TryAttack, Say, PushEvent, ...) queues a command
- * in its state's side, and the serial phase (apply_commands) applies them all in the order of the
- * entity written (its id; then the state and the order queued), telling the listeners in the state
- * that thinks the entity ("actiondone", "attacked", "death", ...). So the world after a frame does
- * not depend on the number of states (docs/arena.md, "Threads").
+ * The brains think on a pool of Lua states (bt_lua_pool, docs/threads.md): one state on the
+ * calling thread with --threads 0 or 1, N states on N threads with --threads N. Every state has the
+ * inst of every entity and thinks the brains of a shard of the creatures. A tick is the same in
+ * every mode ("What a creature sees", below): while the brains think (the think phase) the world
+ * is only read, and every method that writes (GoToPoint, TryAttack, Say, PushEvent to another, ...)
+ * queues a command in its state's side; a creature's writes of itself are also noted in its own
+ * view, which its own scripts read back at once. The serial phase (apply_commands) applies the
+ * commands in the order of the entity written, then of the creature that wrote (ids), telling the
+ * listeners in the state that thinks each entity ("actiondone", "attacked", "death", ...). So the
+ * world after a tick does not depend on the number of states (docs/arena.md, "Threads").
  */
 #define _POSIX_C_SOURCE 200809L /* st_mtim in struct stat */
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,13 +47,14 @@
 
 /* ---- a Lua state's side ---- */
 
-/* A write asked for with --threads: applied by apply_commands. */
+/* A write asked for while the brains think: applied by apply_commands. */
 enum { CMD_GO, CMD_DIR, CMD_STOP, CMD_FACE, CMD_TARGET, CMD_ATTACK, CMD_ACTION, CMD_SAY, CMD_EVENT };
 enum { DATA_NIL, DATA_BOOLEAN, DATA_NUMBER, DATA_STRING };
 
 typedef struct arena_cmd {
   int id;        /* the entity written: the first key of the order of application */
-  int side;      /* the state that queued it, then ... */
+  int writer;    /* the creature whose scripts asked (0: none, the host's), then ... */
+  int side;      /* ... the state that queued it, then ... */
   long long seq; /* ... the order it queued them in */
   int op;
   int other;     /* a target entity's id, or 0 */
@@ -63,20 +67,19 @@ typedef struct arena_cmd {
 struct arena_side {
   arena *a;
   lua_State *L;
-  int state; /* its number in the pool, or -1 (the serial arena) */
+  int state; /* its number in the pool */
   int ref_insts, ref_live, ref_listeners, ref_meta;
-  int ref_classes; /* --threads: kind name -> Brain class */
-  int ref_manager, ref_update, ref_stats;
-  int ref_set_clock; /* bt.set_clock */
-  int ref_start, ref_stop, ref_doing, ref_inspect_select, ref_inspect_read;
-  int ref_record_open, ref_record_world, ref_record_close;
+  int ref_ids;     /* lua_topointer(inst) (a light userdata) -> id, for the entities in the world */
+  int ref_classes; /* kind name -> Brain class */
+  int ref_manager, ref_stats;
+  int ref_doing, ref_inspect_select, ref_inspect_read;
   world_scratch scratch; /* FindEntities' */
-  arena_cmd *cmds;       /* --threads: queued since the last serial phase */
+  arena_cmd *cmds;       /* queued since the last serial phase */
   int ncmds, cap_cmds;
   long long seq;
+  int telling; /* the serial phase: the entity whose listeners it calls, or 0 */
 };
 
-/* --threads (below) */
 static int load_classes(arena *a, int k);
 static void pool_start_brain(arena *a, entity *e);
 static void apply_commands(arena *a);
@@ -166,9 +169,53 @@ static int pcall_report(arena *a, lua_State *L, int nargs, int nres) {
 static arena_side *side_of(lua_State *L) { return lua_touserdata(L, UV_ARENA); }
 static arena *arena_of(lua_State *L) { return side_of(L)->a; }
 
-/* --threads: a command for entity e, queued in the state's side, which owns text and data (malloc'd
- * or NULL); an error without memory, nothing queued. Call it once the arguments are checked. */
-static arena_cmd *queue_with(lua_State *L, int op, const entity *e, char *text, char *data) {
+/* ---- what a creature sees ----
+ *
+ * While the brains think, the world stands as the last serial phase left it: every creature reads
+ * the same world, whichever state thinks it and in whatever order. A write is a command, applied in
+ * the serial phase. What a creature writes of itself (it moves or stops, starts an action, swings,
+ * sets its target) its own scripts read back at once from its own view (entity.own), as in a
+ * serial game: after GoToPoint, IsMoving() is true; after StartAction, IsBusy(); after SetTarget,
+ * GetTarget() the new target. Everyone else reads the world until the commands are applied. */
+
+/* The id of the creature whose scripts make this call: the one whose tree runs it
+ * (bt_lua_running_entity; self, at 1, for a method called on itself), or outside any tree the one
+ * whose listeners the serial phase calls; 0 for none (the host's own calls). */
+static int writer_of(lua_State *L, const entity *self) {
+  arena_side *side = side_of(L);
+  const void *p = bt_lua_running_entity(L);
+  if (!p) return side->telling;
+  if (p == lua_topointer(L, 1)) return self->id;
+  lua_rawgeti(L, LUA_REGISTRYINDEX, side->ref_ids);
+  lua_rawgetp(L, -1, p);
+  int id = (int)lua_tointeger(L, -1);
+  lua_pop(L, 2);
+  return id;
+}
+
+/* e's own view, if this call is made by e's own scripts and they wrote e since its commands were
+ * last applied; else NULL (read the world). Only e's state writes e->own, and the others do not
+ * read it. */
+static const own_view *own_of(lua_State *L, const entity *e) {
+  arena_side *side = side_of(L);
+  if (e->shard != side->state || e->own.gen != side->a->gen) return NULL;
+  return writer_of(L, e) == e->id ? &e->own : NULL;
+}
+
+/* e's own view, to write: made current (empty) if it was not. */
+static own_view *own_write(entity *e, const arena *a) {
+  if (e->own.gen != a->gen) {
+    e->own.gen = a->gen;
+    e->own.set = 0;
+  }
+  return &e->own;
+}
+
+/* A command for entity e, queued in the state's side, which owns text and data (malloc'd or
+ * NULL); an error without memory, nothing queued. Call it once the arguments are checked. *own
+ * (if not NULL) is e's own view when e's own scripts ask, to note what the command will do; else
+ * NULL. */
+static arena_cmd *queue_with(lua_State *L, int op, entity *e, char *text, char *data, own_view **own) {
   arena_side *side = side_of(L);
   if (side->ncmds == side->cap_cmds) {
     int cap = side->cap_cmds ? side->cap_cmds * 2 : 256;
@@ -184,15 +231,19 @@ static arena_cmd *queue_with(lua_State *L, int op, const entity *e, char *text, 
   arena_cmd *c = &side->cmds[side->ncmds++];
   memset(c, 0, sizeof *c);
   c->id = e->id;
+  c->writer = writer_of(L, e);
   c->side = side->state;
   c->seq = side->seq++;
   c->op = op;
   c->text = text;
   c->data = data;
+  if (own) *own = c->writer == e->id && e->shard == side->state ? own_write(e, side->a) : NULL;
   return c;
 }
 
-static arena_cmd *queue(lua_State *L, int op, const entity *e) { return queue_with(L, op, e, NULL, NULL); }
+static arena_cmd *queue(lua_State *L, int op, entity *e, own_view **own) {
+  return queue_with(L, op, e, NULL, NULL, own);
+}
 
 /* A copy of s for a command (NULL for NULL), or NULL without memory. */
 static char *copy_text(const char *s) {
@@ -204,14 +255,14 @@ static char *copy_text(const char *s) {
 }
 
 /* A command with a copy of text (and of data, if not NULL) for entity e; an error without memory. */
-static arena_cmd *queue_text(lua_State *L, int op, const entity *e, const char *text, const char *data) {
+static arena_cmd *queue_text(lua_State *L, int op, entity *e, const char *text, const char *data, own_view **own) {
   char *t = copy_text(text), *d = copy_text(data);
   if (!t || (data && !d)) {
     free(t);
     free(d);
     luaL_error(L, "not enough memory for a command");
   }
-  return queue_with(L, op, e, t, d);
+  return queue_with(L, op, e, t, d, own);
 }
 
 /* The entity the value at idx stands for (its table with our metatable), or NULL. */
@@ -297,8 +348,11 @@ static tagmask check_tags(lua_State *L, int idx, int *impossible) {
 
 /* Calls the listeners of entity id for `event` with (inst, data), data at index `data` (0: nil),
  * in the order they were added; a listener added or removed meanwhile takes effect next time.
- * Needs the methods' upvalues, or the tables pushed at insts/listeners. */
-static void dispatch(lua_State *L, arena *a, int insts, int listeners, int id, const char *event, int data) {
+ * Needs the methods' upvalues, or the tables pushed at insts/listeners. Outside a tree, what the
+ * listeners write is id's own writing (side->telling). */
+static void dispatch(lua_State *L, arena_side *side, int insts, int listeners, int id, const char *event,
+                     int data) {
+  arena *a = side->a;
   int top = lua_gettop(L);
   if (data) data = lua_absindex(L, data);
   insts = lua_absindex(L, insts);
@@ -314,6 +368,8 @@ static void dispatch(lua_State *L, arena *a, int insts, int listeners, int id, c
   int inst = lua_gettop(L);
   for (int i = 1; i <= n; i++) lua_rawgeti(L, list, i);
   int first = inst + 1;
+  int telling = side->telling;
+  side->telling = id;
   for (int i = 0; i < n; i++) {
     lua_pushvalue(L, first + i);
     lua_pushvalue(L, inst);
@@ -321,13 +377,14 @@ static void dispatch(lua_State *L, arena *a, int insts, int listeners, int id, c
     else lua_pushnil(L);
     pcall_report(a, L, 2, 0);
   }
+  side->telling = telling;
   lua_settop(L, top);
 }
 
 /* Pushes "actiondone" {action, target, success} to the entity that did it (if still in the
  * world); frees d->action. insts and listeners: as for dispatch. */
-static void deliver_done(lua_State *L, arena *a, int insts, int listeners, action_done *d) {
-  if (world_get(&a->w, d->id)) {
+static void deliver_done(lua_State *L, arena_side *side, int insts, int listeners, action_done *d) {
+  if (world_get(&side->a->w, d->id)) {
     insts = lua_absindex(L, insts);
     lua_createtable(L, 0, 3);
     lua_pushstring(L, d->action);
@@ -338,27 +395,15 @@ static void deliver_done(lua_State *L, arena *a, int insts, int listeners, actio
     }
     lua_pushboolean(L, d->success);
     lua_setfield(L, -2, "success");
-    dispatch(L, a, insts, listeners, d->id, "actiondone", -1);
+    dispatch(L, side, insts, listeners, d->id, "actiondone", -1);
     lua_pop(L, 1);
   }
   free(d->action);
   d->action = NULL;
 }
 
-/* After a command: the actions it ended (queued from index n0 on) are told at once. */
-static void flush_done(lua_State *L, int n0) {
-  arena *a = arena_of(L);
-  world *w = &a->w;
-  while (w->ndone > n0) {
-    action_done d = w->done[n0];
-    memmove(&w->done[n0], &w->done[n0 + 1], (size_t)(w->ndone - n0 - 1) * sizeof d);
-    w->ndone--;
-    deliver_done(L, a, UV_INSTS, UV_LISTENERS, &d);
-  }
-}
-
 /* Pushes "death" {cause, afflicter} to a creature that just died, once. */
-static void push_death(lua_State *L, arena *a, int insts, int listeners, entity *e) {
+static void push_death(lua_State *L, arena_side *side, int insts, int listeners, entity *e) {
   if (e->death_pushed || !e->valid) return;
   e->death_pushed = 1;
   insts = lua_absindex(L, insts);
@@ -369,7 +414,7 @@ static void push_death(lua_State *L, arena *a, int insts, int listeners, entity 
     lua_rawgeti(L, insts, e->killer);
     lua_setfield(L, -2, "afflicter");
   }
-  dispatch(L, a, insts, listeners, e->id, "death", -1);
+  dispatch(L, side, insts, listeners, e->id, "death", -1);
   lua_pop(L, 1);
 }
 
@@ -417,22 +462,24 @@ static int m_remove_callback(lua_State *L) {
   return 0;
 }
 
+/* An event a creature pushes to itself is heard at once, as in a serial game; one pushed to
+ * another is heard in the serial phase, in the state that thinks it: its data must cross. */
 static int m_push_event(lua_State *L) {
   entity *e = self(L);
   const char *event = luaL_checkstring(L, 2);
-  if (arena_of(L)->pool) { /* heard in the serial phase, in the state that thinks e */
-    int t = lua_type(L, 3);
-    if (t != LUA_TNONE && t != LUA_TNIL && t != LUA_TBOOLEAN && t != LUA_TNUMBER && t != LUA_TSTRING)
-      luaL_argerror(L, 3, lua_pushfstring(L, "with --threads an event's data is nil, a boolean, a number or a "
-                                             "string (it goes to another Lua state), got %s", luaL_typename(L, 3)));
-    const char *text = t == LUA_TSTRING ? lua_tostring(L, 3) : NULL;
-    double x = t == LUA_TNUMBER ? lua_tonumber(L, 3) : t == LUA_TBOOLEAN ? lua_toboolean(L, 3) : 0;
-    arena_cmd *c = queue_text(L, CMD_EVENT, e, event, text);
-    c->flag = t == LUA_TSTRING ? DATA_STRING : t == LUA_TNUMBER ? DATA_NUMBER : t == LUA_TBOOLEAN ? DATA_BOOLEAN : DATA_NIL;
-    c->x = x;
+  if (e->shard == side_of(L)->state && writer_of(L, e) == e->id) {
+    dispatch(L, side_of(L), UV_INSTS, UV_LISTENERS, e->id, event, lua_isnoneornil(L, 3) ? 0 : 3);
     return 0;
   }
-  dispatch(L, arena_of(L), UV_INSTS, UV_LISTENERS, e->id, event, lua_isnoneornil(L, 3) ? 0 : 3);
+  int t = lua_type(L, 3);
+  if (t != LUA_TNONE && t != LUA_TNIL && t != LUA_TBOOLEAN && t != LUA_TNUMBER && t != LUA_TSTRING)
+    luaL_argerror(L, 3, lua_pushfstring(L, "an event pushed to another entity carries nil, a boolean, a number or "
+                                           "a string (it may go to another Lua state), got %s", luaL_typename(L, 3)));
+  const char *text = t == LUA_TSTRING ? lua_tostring(L, 3) : NULL;
+  double x = t == LUA_TNUMBER ? lua_tonumber(L, 3) : t == LUA_TBOOLEAN ? lua_toboolean(L, 3) : 0;
+  arena_cmd *c = queue_text(L, CMD_EVENT, e, event, text, NULL);
+  c->flag = t == LUA_TSTRING ? DATA_STRING : t == LUA_TNUMBER ? DATA_NUMBER : t == LUA_TBOOLEAN ? DATA_BOOLEAN : DATA_NIL;
+  c->x = x;
   return 0;
 }
 
@@ -478,45 +525,42 @@ static int m_face_point(lua_State *L) {
   entity *e = self(L);
   double x, y;
   check_point(L, 2, &x, &y);
-  if (arena_of(L)->pool) {
-    arena_cmd *c = queue(L, CMD_FACE, e);
-    c->x = x;
-    c->y = y;
-    return 0;
-  }
-  world_face(e, x, y);
+  arena_cmd *c = queue(L, CMD_FACE, e, NULL);
+  c->x = x;
+  c->y = y;
   return 0;
+}
+
+/* What a movement command does, as its own scripts see it: world_go_to and world_move_dir move a
+ * creature that can act, and end what it was doing. */
+static void own_moves(own_view *own, const entity *e, int valid) {
+  if (!own || !valid || !e->valid || e->dead) return;
+  own->set |= OWN_MOVE | OWN_BUSY;
+  own->moving = 1;
+  own->busy = 0;
 }
 
 static int m_go_to_point(lua_State *L) {
   entity *e = self(L);
   double x, y;
   int next = check_point(L, 2, &x, &y);
-  if (arena_of(L)->pool) {
-    arena_cmd *c = queue(L, CMD_GO, e);
-    c->x = x;
-    c->y = y;
-    c->flag = lua_toboolean(L, next);
-    return 0;
-  }
-  int n0 = arena_of(L)->w.ndone;
-  world_go_to(&arena_of(L)->w, e, x, y, lua_toboolean(L, next));
-  flush_done(L, n0);
+  own_view *own;
+  arena_cmd *c = queue(L, CMD_GO, e, &own);
+  c->x = x;
+  c->y = y;
+  c->flag = lua_toboolean(L, next);
+  own_moves(own, e, isfinite(x) && isfinite(y));
   return 0;
 }
 
 static int move_dir(lua_State *L, int run) {
   entity *e = self(L);
-  if (arena_of(L)->pool) {
-    double angle = luaL_checknumber(L, 2);
-    arena_cmd *c = queue(L, CMD_DIR, e);
-    c->x = angle;
-    c->flag = run;
-    return 0;
-  }
-  int n0 = arena_of(L)->w.ndone;
-  world_move_dir(&arena_of(L)->w, e, luaL_checknumber(L, 2), run);
-  flush_done(L, n0);
+  double angle = luaL_checknumber(L, 2);
+  own_view *own;
+  arena_cmd *c = queue(L, CMD_DIR, e, &own);
+  c->x = angle;
+  c->flag = run;
+  own_moves(own, e, isfinite(angle));
   return 0;
 }
 static int m_walk_dir(lua_State *L) { return move_dir(L, 0); }
@@ -524,16 +568,19 @@ static int m_run_dir(lua_State *L) { return move_dir(L, 1); }
 
 static int m_stop(lua_State *L) {
   entity *e = self(L);
-  if (arena_of(L)->pool) {
-    queue(L, CMD_STOP, e);
-    return 0;
+  own_view *own;
+  queue(L, CMD_STOP, e, &own);
+  if (own) {
+    own->set |= OWN_MOVE;
+    own->moving = 0;
   }
-  world_stop(&arena_of(L)->w, e);
   return 0;
 }
 
 static int m_is_moving(lua_State *L) {
-  lua_pushboolean(L, self(L)->move != MOVE_NONE);
+  entity *e = self(L);
+  const own_view *own = own_of(L, e);
+  lua_pushboolean(L, own && (own->set & OWN_MOVE) ? own->moving : e->move != MOVE_NONE);
   return 1;
 }
 
@@ -592,39 +639,31 @@ static int m_find_entities(lua_State *L) {
 
 /* ---- combat ---- */
 
-/* --threads: the target of e as its own state's scripts see it: the one they set in the think
- * phase under way, else the world's. */
+/* The target of e as the caller sees it: the one e's own scripts set, or the world's. */
 static int target_of(lua_State *L, const entity *e) {
-  return e->shard == side_of(L)->state && e->target_pending ? e->pending_target : e->target;
+  const own_view *own = own_of(L, e);
+  return own && (own->set & OWN_TARGET) ? own->target : e->target;
 }
 
 /* The target as set, dead or alive, until it leaves the world (then nil). */
 static int m_get_target(lua_State *L) {
   entity *e = self(L);
-  arena *a = arena_of(L);
-  entity *t = world_get(&a->w, a->pool ? target_of(L, e) : e->target);
-  if (!t) {
-    if (!a->pool) e->target = 0; /* (with --threads the world is not written here) */
-    lua_pushnil(L);
-  } else {
-    push_inst(L, t->id);
-  }
+  entity *t = world_get(&arena_of(L)->w, target_of(L, e));
+  if (!t) lua_pushnil(L);
+  else push_inst(L, t->id);
   return 1;
 }
 
 static int m_set_target(lua_State *L) {
   entity *e = self(L);
   entity *t = opt_entity(L, 2);
-  if (arena_of(L)->pool) {
-    arena_cmd *c = queue(L, CMD_TARGET, e);
-    c->other = t ? t->id : 0;
-    if (e->shard == side_of(L)->state) { /* its own state's scripts see it at once */
-      e->pending_target = c->other;
-      e->target_pending = 1;
-    }
-    return 0;
+  own_view *own;
+  arena_cmd *c = queue(L, CMD_TARGET, e, &own);
+  c->other = t ? t->id : 0;
+  if (own) {
+    own->set |= OWN_TARGET;
+    own->target = c->other;
   }
-  e->target = t ? t->id : 0;
   return 0;
 }
 
@@ -639,48 +678,36 @@ static int m_attack_range(lua_State *L) {
   return 1;
 }
 
+/* Whether e is in cooldown as the caller sees it: since its own swing, if e's own scripts swung. */
+static int cooldown_of(lua_State *L, const entity *e) {
+  const own_view *own = own_of(L, e);
+  double last = own && (own->set & OWN_ATTACK) ? own->last_attack : e->last_attack;
+  return arena_of(L)->w.time < last + e->cooldown;
+}
+
 static int m_in_cooldown(lua_State *L) {
-  lua_pushboolean(L, world_in_cooldown(&arena_of(L)->w, self(L)));
+  entity *e = self(L);
+  lua_pushboolean(L, cooldown_of(L, e));
   return 1;
 }
 
+/* The swing is made in the serial phase: true if it can swing now (world_attack_possible, with
+ * the attacker's own cooldown). A swing ends what the attacker was doing. */
 static int m_try_attack(lua_State *L) {
   arena *a = arena_of(L);
   entity *e = self(L);
-  if (a->pool) { /* the swing is made in the serial phase: true if it can swing now */
-    entity *t = lua_isnoneornil(L, 2) ? world_get(&a->w, target_of(L, e)) : opt_entity(L, 2);
-    int can = t && world_attack_possible(&a->w, e, t);
-    if (can) queue(L, CMD_ATTACK, e)->other = t->id;
-    lua_pushboolean(L, can);
-    return 1;
-  }
-  entity *t = lua_isnoneornil(L, 2) ? world_get(&a->w, e->target) : opt_entity(L, 2);
-  double before = t ? t->health : 0;
-  int n0 = a->w.ndone, died0 = a->w.died.n;
-  int r = t ? world_attack(&a->w, e, t) : 0;
-  flush_done(L, n0); /* a swing ends what the attacker was doing */
-  if (r) {
-    lua_settop(L, 1);
-    push_inst(L, t->id); /* 2: the target */
-    lua_createtable(L, 0, 1);
-    lua_pushvalue(L, 2);
-    lua_setfield(L, -2, "target");
-    dispatch(L, a, UV_INSTS, UV_LISTENERS, e->id, r == 1 ? "onattackother" : "onmissother", 3);
-    if (r == 1) {
-      lua_createtable(L, 0, 2);
-      lua_pushvalue(L, 1);
-      lua_setfield(L, -2, "attacker");
-      lua_pushnumber(L, before - t->health);
-      lua_setfield(L, -2, "damage");
-      dispatch(L, a, UV_INSTS, UV_LISTENERS, t->id, "attacked", -1);
-    }
-    /* a killing blow: "death" at once; the body leaves the world at the next tick */
-    for (int i = died0; i < a->w.died.n; i++) {
-      entity *d = world_get(&a->w, a->w.died.v[i]);
-      if (d) push_death(L, a, UV_INSTS, UV_LISTENERS, d);
+  entity *t = lua_isnoneornil(L, 2) ? world_get(&a->w, target_of(L, e)) : opt_entity(L, 2);
+  int can = t && world_attack_possible(&a->w, e, t) && !cooldown_of(L, e);
+  if (can) {
+    own_view *own;
+    queue(L, CMD_ATTACK, e, &own)->other = t->id;
+    if (own) {
+      own->set |= OWN_ATTACK | OWN_BUSY;
+      own->last_attack = a->w.time;
+      own->busy = 0;
     }
   }
-  lua_pushboolean(L, r != 0);
+  lua_pushboolean(L, can);
   return 1;
 }
 
@@ -691,27 +718,30 @@ static int m_get_health(lua_State *L) {
 
 /* ---- actions and needs ---- */
 
+/* Started in the serial phase: true if it can start now (world_action_possible). Starting one
+ * ends the running action and stops the creature. */
 static int m_start_action(lua_State *L) {
   entity *e = self(L);
   const char *action = luaL_checkstring(L, 2);
   entity *t = opt_entity(L, 3);
-  if (arena_of(L)->pool) { /* started in the serial phase: true if it can start now */
-    int can = world_action_possible(&arena_of(L)->w, e, action, t);
-    if (can) {
-      queue_text(L, CMD_ACTION, e, action, NULL)->other = t ? t->id : 0;
+  int can = world_action_possible(&arena_of(L)->w, e, action, t);
+  if (can) {
+    own_view *own;
+    queue_text(L, CMD_ACTION, e, action, NULL, &own)->other = t ? t->id : 0;
+    if (own) {
+      own->set |= OWN_MOVE | OWN_BUSY;
+      own->moving = 0;
+      own->busy = 1;
     }
-    lua_pushboolean(L, can);
-    return 1;
   }
-  int n0 = arena_of(L)->w.ndone;
-  int started = world_start_action(&arena_of(L)->w, e, action, t);
-  flush_done(L, n0);
-  lua_pushboolean(L, started);
+  lua_pushboolean(L, can);
   return 1;
 }
 
 static int m_is_busy(lua_State *L) {
-  lua_pushboolean(L, self(L)->action != NULL);
+  entity *e = self(L);
+  const own_view *own = own_of(L, e);
+  lua_pushboolean(L, own && (own->set & OWN_BUSY) ? own->busy : e->action != NULL);
   return 1;
 }
 
@@ -730,11 +760,7 @@ static int m_is_tired(lua_State *L) {
 static int m_say(lua_State *L) {
   entity *e = self(L);
   const char *text = luaL_checkstring(L, 2);
-  if (arena_of(L)->pool) {
-    queue_text(L, CMD_SAY, e, text, NULL);
-    return 0;
-  }
-  world_say(&arena_of(L)->w, e, text);
+  queue_text(L, CMD_SAY, e, text, NULL, NULL);
   return 0;
 }
 
@@ -789,26 +815,7 @@ static const luaL_Reg METHODS[] = {
 /* ---- helpers written in Lua ---- */
 
 static const char GLUE[] =
-    "local traceback = debug.traceback\n"
     "local M = {}\n"
-    "-- Class(inst), inst.brain = brain, brain:Start(); returns the error with its traceback, if any\n"
-    "function M.start(Class, inst)\n"
-    "  local brain\n"
-    "  local ok, err = xpcall(function()\n"
-    "    brain = Class(inst)\n"
-    "    inst.brain = brain\n"
-    "    brain:Start()\n"
-    "  end, traceback)\n"
-    "  if not ok then\n"
-    "    inst.brain = nil\n"
-    "    if type(brain) == 'table' then pcall(brain.Stop, brain) end\n"
-    "    return tostring(err)\n"
-    "  end\n"
-    "end\n"
-    "function M.stop(inst)\n"
-    "  local brain = rawget(inst, 'brain')\n"
-    "  if brain and not brain.stopped then brain:Stop() end\n"
-    "end\n"
     "-- the name of the deepest RUNNING node in pre-order\n"
     "function M.doing(inst)\n"
     "  local brain = rawget(inst, 'brain')\n"
@@ -865,25 +872,6 @@ static const char GLUE[] =
     "  else none = picked.refused or 'no tree to record' end\n"
     "  return snap, why, records, none\n"
     "end\n"
-    "-- --record: every brain records into the log, which the manager writes at the end of its Update\n"
-    "local log\n"
-    "function M.record_open(path, capacity)\n"
-    "  local err\n"
-    "  log, err = bt.log.create(path)\n"
-    "  if not log then return err end\n"
-    "  bt.BrainManager:Record({capacity = capacity, log = log})\n"
-    "end\n"
-    "function M.record_world(code, data, time)\n"
-    "  if log then log:world(code, data, time) end\n"
-    "end\n"
-    "function M.record_close()\n"
-    "  if not log then return 'no log open', 0, 0 end\n"
-    "  log:flush()\n"
-    "  local st = log:stats()\n"
-    "  local ok, err = log:close()\n"
-    "  log = nil\n"
-    "  return (not ok) and tostring(err) or nil, st.records, st.statuses\n"
-    "end\n"
     "return M\n";
 
 static int ref_field(lua_State *L, int t, const char *name) {
@@ -897,9 +885,9 @@ static int clock_fn(lua_State *L) {
   return 1;
 }
 
-/* Sets up a Lua state with the standard libraries (and, in a pool, bt) for the arena: the
- * package path, the clock, the error handler, the entities' metatable, the helpers; its refs go
- * into side. 0, or -1 with a message in err. */
+/* Sets up a state of the pool (the standard libraries and bt open) for the arena: the package
+ * path, the clock, the error handler, the entities' metatable, the helpers; its refs go into
+ * side. 0, or -1 with a message in err. */
 static int setup_side(arena *a, arena_side *side, lua_State *L, unsigned long long seed, char *err, size_t size) {
   side->a = a;
   side->L = L;
@@ -910,7 +898,7 @@ static int setup_side(arena *a, arena_side *side, lua_State *L, unsigned long lo
   lua_setfield(L, -3, "path");
   lua_pop(L, 2);
 
-  /* math.random drives the brains' choices (Priority scatter, RandomNode): seed it too */
+  /* the state's own math.random: what bt.random draws from outside any creature's tree */
   lua_getglobal(L, "math");
   lua_getfield(L, -1, "randomseed");
   lua_pushinteger(L, (lua_Integer)(seed & 0x7fffffffffffffffULL));
@@ -920,8 +908,6 @@ static int setup_side(arena *a, arena_side *side, lua_State *L, unsigned long lo
   luaL_requiref(L, "bt", luaopen_bt, 0); /* package.loaded.bt */
   int bt = lua_gettop(L);
   lua_getfield(L, bt, "set_clock");
-  lua_pushvalue(L, -1);
-  side->ref_set_clock = luaL_ref(L, LUA_REGISTRYINDEX);
   lua_pushlightuserdata(L, a);
   lua_pushcclosure(L, clock_fn, 1);
   lua_call(L, 1, 0);
@@ -944,7 +930,6 @@ static int setup_side(arena *a, arena_side *side, lua_State *L, unsigned long lo
   int manager = lua_gettop(L);
   lua_pushvalue(L, manager);
   side->ref_manager = luaL_ref(L, LUA_REGISTRYINDEX);
-  side->ref_update = ref_field(L, manager, "Update");
   side->ref_stats = ref_field(L, manager, "GetStats");
   lua_settop(L, 0);
 
@@ -964,6 +949,8 @@ static int setup_side(arena *a, arena_side *side, lua_State *L, unsigned long lo
   side->ref_listeners = luaL_ref(L, LUA_REGISTRYINDEX);
   lua_pushvalue(L, 1);
   side->ref_meta = luaL_ref(L, LUA_REGISTRYINDEX);
+  lua_newtable(L);
+  side->ref_ids = luaL_ref(L, LUA_REGISTRYINDEX);
   lua_newtable(L); /* 4: tags */
   for (int i = 0; i < a->w.ntags; i++) {
     lua_pushinteger(L, i);
@@ -997,14 +984,9 @@ static int setup_side(arena *a, arena_side *side, lua_State *L, unsigned long lo
     snprintf(err, size, "%s", lua_tostring(L, -1));
     return -1;
   }
-  side->ref_start = ref_field(L, 1, "start");
-  side->ref_stop = ref_field(L, 1, "stop");
   side->ref_doing = ref_field(L, 1, "doing");
   side->ref_inspect_select = ref_field(L, 1, "inspect_select");
   side->ref_inspect_read = ref_field(L, 1, "inspect_read");
-  side->ref_record_open = ref_field(L, 1, "record_open");
-  side->ref_record_world = ref_field(L, 1, "record_world");
-  side->ref_record_close = ref_field(L, 1, "record_close");
   lua_newtable(L);
   side->ref_classes = luaL_ref(L, LUA_REGISTRYINDEX);
   lua_settop(L, 0);
@@ -1032,51 +1014,23 @@ static int open_pool_state(void *ud, lua_State *L, int state, char *err, size_t 
 
 int arena_lua_init(arena *a, unsigned long long seed) {
   char err[1024];
+  /* --threads 0 and 1: one state, which the pool thinks on the calling thread */
+  int states = a->threads > 1 ? a->threads : 1;
   for (int k = 0; k < KINDS_MAX; k++) a->brain_class[k] = LUA_NOREF;
-  if (a->threads > 0) { /* a pool of states, one thread each */
-    a->sides = calloc((size_t)a->threads, sizeof *a->sides);
-    if (!a->sides) {
-      fprintf(stderr, "bt-arena: out of memory for %d Lua states\n", a->threads);
-      return -1;
-    }
-    a->nsides = a->threads;
-    a->seed = seed;
-    int rc = bt_lua_pool_create(&a->pool, a->threads, a->threads, open_pool_state, a, err, sizeof err);
-    if (rc != BT_OK) {
-      fprintf(stderr, "bt-arena: --threads %d: %s\n", a->threads, err);
-      return -1;
-    }
-    a->L = a->sides[0]->L;
-    return 0;
-  }
-  lua_State *L = luaL_newstate();
-  if (!L || !(a->main_side = side_new(-1))) {
-    fprintf(stderr, "bt-arena: cannot create a Lua state\n");
-    if (L) lua_close(L);
+  a->sides = calloc((size_t)states, sizeof *a->sides);
+  if (!a->sides) {
+    fprintf(stderr, "bt-arena: out of memory for %d Lua states\n", states);
     return -1;
   }
-  a->L = L;
-  luaL_openlibs(L);
-  if (setup_side(a, a->main_side, L, seed, err, sizeof err) != 0) {
-    fprintf(stderr, "bt-arena: %s\n", err);
+  a->nsides = states;
+  a->seed = seed;
+  a->gen = 1;
+  int rc = bt_lua_pool_create(&a->pool, states, states, open_pool_state, a, err, sizeof err);
+  if (rc != BT_OK) {
+    fprintf(stderr, "bt-arena: --threads %d: %s\n", a->threads, err);
     return -1;
   }
-  arena_side *side = a->main_side;
-  a->ref_insts = side->ref_insts;
-  a->ref_live = side->ref_live;
-  a->ref_listeners = side->ref_listeners;
-  a->ref_meta = side->ref_meta;
-  a->ref_manager = side->ref_manager;
-  a->ref_update = side->ref_update;
-  a->ref_stats = side->ref_stats;
-  a->ref_start = side->ref_start;
-  a->ref_stop = side->ref_stop;
-  a->ref_doing = side->ref_doing;
-  a->ref_inspect_select = side->ref_inspect_select;
-  a->ref_inspect_read = side->ref_inspect_read;
-  a->ref_record_open = side->ref_record_open;
-  a->ref_record_world = side->ref_record_world;
-  a->ref_record_close = side->ref_record_close;
+  a->L = a->sides[0]->L;
   return 0;
 }
 
@@ -1085,19 +1039,13 @@ void arena_lua_close(arena *a) {
     bt_log_close(a->log);
     a->log = NULL;
   }
-  if (a->pool) {
-    bt_lua_pool_free(a->pool);
-    a->pool = NULL;
-  } else if (a->L) {
-    lua_close(a->L);
-  }
+  bt_lua_pool_free(a->pool);
+  a->pool = NULL;
   a->L = NULL;
   for (int i = 0; i < a->nsides; i++) side_free(a->sides[i]);
   free(a->sides);
   a->sides = NULL;
   a->nsides = 0;
-  side_free(a->main_side);
-  a->main_side = NULL;
 }
 
 /* ---- brains ---- */
@@ -1112,80 +1060,15 @@ static void brain_error(arena *a, int k, const char *what, const char *msg) {
   free(line);
 }
 
-/* require "brains.<kind>" (the kind's brain file as a module, from the data directory first on
- * package.path); sets the kind's brain class. 1 on success. */
-static int load_brain(arena *a, int k) {
-  lua_State *L = a->L;
-  char module[sizeof a->w.kinds[k].brain];
-  kinds_module(&a->w.kinds[k], module, sizeof module);
-  lua_settop(L, 0);
-  lua_pushcfunction(L, traceback);
-  lua_pushstring(L, a->w.kinds[k].brain);
-  const char *path = lua_tostring(L, 2);
-  lua_getglobal(L, "require");
-  lua_pushstring(L, module);
-  if (lua_pcall(L, 1, 1, 1) != LUA_OK) {
-    brain_error(a, k, "no brain", lua_tostring(L, -1));
-    return 0;
-  }
-  {
-    int ok = lua_type(L, -1) == LUA_TTABLE;
-    if (ok) {
-      lua_getfield(L, -1, "Start");
-      ok = lua_type(L, -1) == LUA_TFUNCTION;
-      lua_pop(L, 1);
-    }
-    if (!ok) {
-      lua_pushfstring(L, "%s: expected the file to return a Brain class (a bt.Brain subclass), got %s",
-                      path, luaL_typename(L, -1));
-      brain_error(a, k, "no brain", lua_tostring(L, -1));
-      return 0;
-    }
-  }
-  if (a->brain_class[k] != LUA_NOREF) luaL_unref(L, LUA_REGISTRYINDEX, a->brain_class[k]);
-  a->brain_class[k] = luaL_ref(L, LUA_REGISTRYINDEX);
-  a->brain_broken[k] = 0;
-  a->brain_error[k][0] = '\0';
-  lua_settop(L, 0);
-  return 1;
-}
-
 int arena_load_brains(arena *a) {
   int loaded = 0;
-  if (a->pool) { /* the same files in every state (the pool tracks them for reloads) */
-    for (int k = 0; k < a->w.nkinds; k++) loaded += load_classes(a, k);
-    if (a->watch && bt_lua_pool_reload_watch(a->pool, "auto") != BT_OK)
-      fprintf(stderr, "bt-arena: cannot watch the brain files: reloads stay off\n");
-    return loaded;
-  }
-  if (a->watch) bt_lua_reload_enable(a->L);
-  for (int k = 0; k < a->w.nkinds; k++) loaded += load_brain(a, k);
-  lua_settop(a->L, 0);
-  if (a->watch && bt_lua_reload_watch(a->L, "auto") != BT_OK)
+  for (int k = 0; k < a->w.nkinds; k++) loaded += load_classes(a, k); /* the same files in every state */
+  if (a->watch && bt_lua_pool_reload_watch(a->pool, "auto") != BT_OK)
     fprintf(stderr, "bt-arena: cannot watch the brain files: reloads stay off\n");
   return loaded;
 }
 
-/* Class(inst), inst.brain = brain, brain:Start(); the inst is on the stack top. */
-static void start_brain(arena *a, entity *e) {
-  lua_State *L = a->L;
-  int k = e->kind;
-  if (a->brain_class[k] == LUA_NOREF || a->brain_broken[k]) return;
-  int top = lua_gettop(L);
-  lua_rawgeti(L, LUA_REGISTRYINDEX, a->ref_start);
-  lua_rawgeti(L, LUA_REGISTRYINDEX, a->brain_class[k]);
-  lua_pushvalue(L, top);
-  if (lua_pcall(L, 2, 1, 0) != LUA_OK || !lua_isnil(L, -1)) {
-    /* one report per kind: the others of that kind stand still too */
-    a->brain_broken[k] = 1;
-    brain_error(a, k, "brain failed to start", lua_tostring(L, -1) ? lua_tostring(L, -1) : "(no message)");
-  } else {
-    e->has_brain = 1;
-  }
-  lua_settop(L, top);
-}
-
-/* ---- --threads: the pool of Lua states ---- */
+/* ---- the pool of Lua states ---- */
 
 /* In each state of the pool, after setup_side: bt.pool.place(agent, kind) makes the creature's
  * Brain (its kind's class, loaded by load_class) on its inst, not started: the pool starts it.
@@ -1285,15 +1168,15 @@ static arena_side *owner_side(arena *a, int id) {
   return a->sides[s >= 0 && s < a->nsides ? s : 0];
 }
 
-/* Pushes the insts and listeners of the state that thinks entity id; returns that state. */
-static lua_State *owner_tables(arena *a, int id, int *insts, int *listeners) {
+/* Pushes the insts and listeners of the state that thinks entity id; returns that state's side. */
+static arena_side *owner_tables(arena *a, int id, int *insts, int *listeners) {
   arena_side *side = owner_side(a, id);
   lua_State *L = side->L;
   lua_rawgeti(L, LUA_REGISTRYINDEX, side->ref_insts);
   *insts = lua_gettop(L);
   lua_rawgeti(L, LUA_REGISTRYINDEX, side->ref_listeners);
   *listeners = lua_gettop(L);
-  return L;
+  return side;
 }
 
 /* The actions ended since index n0 of the world's queue: "actiondone" to each, in its state. */
@@ -1304,9 +1187,9 @@ static void tell_done(arena *a, int n0) {
     memmove(&w->done[n0], &w->done[n0 + 1], (size_t)(w->ndone - n0 - 1) * sizeof d);
     w->ndone--;
     int insts, listeners;
-    lua_State *L = owner_tables(a, d.id, &insts, &listeners);
-    deliver_done(L, a, insts, listeners, &d);
-    lua_settop(L, insts - 1);
+    arena_side *side = owner_tables(a, d.id, &insts, &listeners);
+    deliver_done(side->L, side, insts, listeners, &d);
+    lua_settop(side->L, insts - 1);
   }
 }
 
@@ -1317,9 +1200,9 @@ static void tell_deaths(arena *a, int died0) {
     entity *d = world_get(w, w->died.v[i]);
     if (!d) continue;
     int insts, listeners;
-    lua_State *L = owner_tables(a, d->id, &insts, &listeners);
-    push_death(L, a, insts, listeners, d);
-    lua_settop(L, insts - 1);
+    arena_side *side = owner_tables(a, d->id, &insts, &listeners);
+    push_death(side->L, side, insts, listeners, d);
+    lua_settop(side->L, insts - 1);
   }
 }
 
@@ -1330,39 +1213,42 @@ static void apply_attack(arena *a, entity *e, entity *t, int n0, int died0) {
   tell_done(a, n0); /* a swing ends what the attacker was doing */
   if (!r) return;
   int insts, listeners;
-  lua_State *L = owner_tables(a, e->id, &insts, &listeners);
+  arena_side *side = owner_tables(a, e->id, &insts, &listeners);
+  lua_State *L = side->L;
   lua_createtable(L, 0, 1);
   lua_rawgeti(L, insts, t->id);
   lua_setfield(L, -2, "target");
-  dispatch(L, a, insts, listeners, e->id, r == 1 ? "onattackother" : "onmissother", -1);
+  dispatch(L, side, insts, listeners, e->id, r == 1 ? "onattackother" : "onmissother", -1);
   lua_settop(L, insts - 1);
   if (r == 1) {
-    L = owner_tables(a, t->id, &insts, &listeners);
+    side = owner_tables(a, t->id, &insts, &listeners);
+    L = side->L;
     lua_createtable(L, 0, 2);
     lua_rawgeti(L, insts, e->id);
     lua_setfield(L, -2, "attacker");
     lua_pushnumber(L, before - t->health);
     lua_setfield(L, -2, "damage");
-    dispatch(L, a, insts, listeners, t->id, "attacked", -1);
+    dispatch(L, side, insts, listeners, t->id, "attacked", -1);
     lua_settop(L, insts - 1);
   }
-  tell_deaths(a, died0); /* a killing blow: "death" at once; the body leaves at the next tick */
+  tell_deaths(a, died0); /* a killing blow: "death" at once; the brain stops at the next tick */
 }
 
 static void apply_event(arena *a, entity *e, const arena_cmd *c) {
   int insts, listeners;
-  lua_State *L = owner_tables(a, e->id, &insts, &listeners);
+  arena_side *side = owner_tables(a, e->id, &insts, &listeners);
+  lua_State *L = side->L;
   switch (c->flag) {
   case DATA_BOOLEAN: lua_pushboolean(L, c->x != 0); break;
   case DATA_NUMBER: lua_pushnumber(L, c->x); break;
   case DATA_STRING: lua_pushstring(L, c->data ? c->data : ""); break;
   default: lua_pushnil(L); break;
   }
-  dispatch(L, a, insts, listeners, e->id, c->text, c->flag == DATA_NIL ? 0 : -1);
+  dispatch(L, side, insts, listeners, e->id, c->text, c->flag == DATA_NIL ? 0 : -1);
   lua_settop(L, insts - 1);
 }
 
-/* The write a command asked for, as the serial arena makes it at once, and what it tells. */
+/* The write a command asked for, and what it tells. */
 static void apply_one(arena *a, const arena_cmd *c) {
   world *w = &a->w;
   entity *e = world_any(w, c->id);
@@ -1373,10 +1259,7 @@ static void apply_one(arena *a, const arena_cmd *c) {
   case CMD_DIR: world_move_dir(w, e, c->x, c->flag); break;
   case CMD_STOP: world_stop(w, e); break;
   case CMD_FACE: world_face(e, c->x, c->y); break;
-  case CMD_TARGET:
-    e->target = c->other;
-    e->target_pending = 0;
-    break;
+  case CMD_TARGET: e->target = c->other; break;
   case CMD_SAY: world_say(w, e, c->text); break;
   case CMD_ACTION: world_start_action(w, e, c->text, c->other ? world_any(w, c->other) : NULL); break;
   case CMD_ATTACK: apply_attack(a, e, c->other ? world_any(w, c->other) : NULL, n0, died0); break;
@@ -1388,6 +1271,7 @@ static void apply_one(arena *a, const arena_cmd *c) {
 static int cmd_order(const void *x, const void *y) {
   const arena_cmd *p = x, *q = y;
   if (p->id != q->id) return p->id < q->id ? -1 : 1;
+  if (p->writer != q->writer) return p->writer < q->writer ? -1 : 1;
   if (p->side != q->side) return p->side < q->side ? -1 : 1;
   return (p->seq > q->seq) - (p->seq < q->seq);
 }
@@ -1395,12 +1279,15 @@ static int cmd_order(const void *x, const void *y) {
 #define APPLY_ROUNDS 64 /* commands queued by listeners of applied ones: rounds in one serial phase */
 
 /* The serial phase: every state's commands, in the order of the entity written (its id), then of
- * the state and the order queued; the listeners they call queue more, applied in a next round. */
+ * the creature that wrote it (a creature writes from one state), the state (the host's own
+ * writes) and the order queued; the listeners they call queue more, applied in a next round.
+ * Each round starts a generation: the own views noted before it are being applied. */
 static void apply_commands(arena *a) {
   for (int round = 0; round < APPLY_ROUNDS; round++) {
     int total = 0;
     for (int i = 0; i < a->nsides; i++) total += a->sides[i]->ncmds;
     if (!total) return;
+    a->gen++;
     arena_cmd *all = malloc((size_t)total * sizeof *all);
     if (!all) {
       report(a, "not enough memory to apply the frame's commands: they are dropped");
@@ -1461,15 +1348,21 @@ static void pool_start_brain(arena *a, entity *e) {
   }
 }
 
-/* Pushes a new entity's inst: {id, kind} with the entity metatable (registry ref meta). */
-static void push_new_inst(lua_State *L, world *w, const entity *e, int meta) {
+/* Pushes a new entity's inst in the side's state: {id, kind} with the entities' metatable, known
+ * by its address to writer_of. */
+static void push_new_inst(arena_side *side, world *w, const entity *e) {
+  lua_State *L = side->L;
   lua_createtable(L, 0, 4);
   lua_pushinteger(L, e->id);
   lua_setfield(L, -2, "id");
   lua_pushstring(L, kind_name(w, e->kind));
   lua_setfield(L, -2, "kind");
-  lua_rawgeti(L, LUA_REGISTRYINDEX, meta);
+  lua_rawgeti(L, LUA_REGISTRYINDEX, side->ref_meta);
   lua_setmetatable(L, -2);
+  lua_rawgeti(L, LUA_REGISTRYINDEX, side->ref_ids);
+  lua_pushinteger(L, e->id);
+  lua_rawsetp(L, -2, lua_topointer(L, -3));
+  lua_pop(L, 1);
 }
 
 static void pool_stop_brain(arena *a, entity *e) {
@@ -1489,7 +1382,7 @@ static void pool_sync(arena *a) {
     for (int i = 0; i < n; i++) {
       entity *e = world_get(w, w->spawned.v[i]);
       if (!e) continue;
-      push_new_inst(L, w, e, side->ref_meta);
+      push_new_inst(side, w, e);
       lua_pushvalue(L, -1);
       lua_rawseti(L, -4, e->id);
       lua_rawseti(L, -2, e->id);
@@ -1505,16 +1398,15 @@ static void pool_sync(arena *a) {
 
   tell_done(a, 0); /* the actions world_step ended */
 
-  n = w->died.n; /* "death", then the brain stops and the creature leaves */
+  n = w->died.n; /* "death", then the brain stops (the body leaves the world a second later) */
   for (int i = 0; i < n; i++) {
     entity *e = world_get(w, w->died.v[i]);
     if (!e) continue;
     int insts, listeners;
-    lua_State *L = owner_tables(a, e->id, &insts, &listeners);
-    push_death(L, a, insts, listeners, e);
-    lua_settop(L, insts - 1);
+    arena_side *side = owner_tables(a, e->id, &insts, &listeners);
+    push_death(side->L, side, insts, listeners, e);
+    lua_settop(side->L, insts - 1);
     pool_stop_brain(a, e);
-    world_remove(w, e);
   }
   if (w->died.n > n) memmove(w->died.v, w->died.v + n, (size_t)(w->died.n - n) * sizeof *w->died.v);
   w->died.n -= n;
@@ -1529,10 +1421,15 @@ static void pool_sync(arena *a) {
       lua_rawgeti(L, LUA_REGISTRYINDEX, side->ref_listeners);
       lua_pushnil(L);
       lua_rawseti(L, -2, id);
+      lua_rawgeti(L, LUA_REGISTRYINDEX, side->ref_ids);
       lua_rawgeti(L, LUA_REGISTRYINDEX, side->ref_live);
+      lua_rawgeti(L, -1, id);
+      lua_pushnil(L);
+      lua_rawsetp(L, -4, lua_topointer(L, -2)); /* (no writer once gone) */
+      lua_pop(L, 1);
       lua_pushnil(L);
       lua_rawseti(L, -2, id);
-      lua_pop(L, 2);
+      lua_pop(L, 3);
     }
   }
   w->removed.n = 0;
@@ -1579,129 +1476,18 @@ static int pool_record_open(arena *a, const char *path, int capacity, char *err,
   return 0;
 }
 
-/* ---- what the world did ---- */
+/* ---- what the world did, and the brains' tick ---- */
 
-static void push_tables(arena *a, int *insts, int *listeners) {
-  lua_rawgeti(a->L, LUA_REGISTRYINDEX, a->ref_insts);
-  *insts = lua_gettop(a->L);
-  lua_rawgeti(a->L, LUA_REGISTRYINDEX, a->ref_listeners);
-  *listeners = lua_gettop(a->L);
-}
+/* New insts (in every state) and brains, "actiondone", "death" (then the brain stops and the
+ * creature leaves), removals; then what the listeners asked for. */
+void arena_sync(arena *a) { pool_sync(a); }
 
-static void new_insts(arena *a, int insts) {
-  lua_State *L = a->L;
-  world *w = &a->w;
-  int n = w->spawned.n;
-  for (int i = 0; i < n; i++) {
-    entity *e = world_get(w, w->spawned.v[i]);
-    if (!e) continue;
-    push_new_inst(L, w, e, a->ref_meta);
-    lua_pushvalue(L, -1);
-    lua_rawseti(L, insts, e->id);
-    lua_rawgeti(L, LUA_REGISTRYINDEX, a->ref_live);
-    lua_pushvalue(L, -2);
-    lua_rawseti(L, -2, e->id);
-    lua_pop(L, 1);
-    if (world_is_creature(e)) start_brain(a, e);
-    lua_pop(L, 1);
-  }
-  /* brains started above may have spawned nothing; keep whatever came meanwhile */
-  if (w->spawned.n > n) memmove(w->spawned.v, w->spawned.v + n, (size_t)(w->spawned.n - n) * sizeof *w->spawned.v);
-  w->spawned.n -= n;
-}
-
-static void actions_done(arena *a, int insts, int listeners) {
-  world *w = &a->w;
-  int n = w->ndone; /* actions ended by the listeners below are told by their commands */
-  for (int i = 0; i < n; i++) {
-    action_done d = w->done[i];
-    deliver_done(a->L, a, insts, listeners, &d);
-  }
-  if (w->ndone > n) memmove(w->done, w->done + n, (size_t)(w->ndone - n) * sizeof *w->done);
-  w->ndone -= n;
-}
-
-/* Creatures that died: "death" (unless pushed already), then the brain stops and they leave. */
-static void deaths(arena *a, int insts, int listeners) {
-  lua_State *L = a->L;
-  world *w = &a->w;
-  int n = w->died.n;
-  for (int i = 0; i < n; i++) {
-    entity *e = world_get(w, w->died.v[i]);
-    if (!e) continue;
-    push_death(L, a, insts, listeners, e);
-    if (e->has_brain) { /* the brain stops (its EventNodes stop listening) before it leaves */
-      lua_rawgeti(L, LUA_REGISTRYINDEX, a->ref_stop);
-      lua_rawgeti(L, insts, e->id);
-      pcall_report(a, L, 1, 0);
-      e->has_brain = 0;
-    }
-    world_remove(w, e);
-  }
-  if (w->died.n > n) memmove(w->died.v, w->died.v + n, (size_t)(w->died.n - n) * sizeof *w->died.v);
-  w->died.n -= n;
-}
-
-static void removals(arena *a, int insts, int listeners) {
-  lua_State *L = a->L;
-  world *w = &a->w;
-  lua_rawgeti(L, LUA_REGISTRYINDEX, a->ref_live);
-  int live = lua_gettop(L);
-  for (int i = 0; i < w->removed.n; i++) {
-    int id = w->removed.v[i];
-    entity *e = world_any(w, id);
-    if (e && e->has_brain) { /* left the world without dying */
-      lua_rawgeti(L, LUA_REGISTRYINDEX, a->ref_stop);
-      lua_rawgeti(L, insts, id);
-      pcall_report(a, L, 1, 0);
-      e->has_brain = 0;
-    }
-    lua_pushnil(L);
-    lua_rawseti(L, listeners, id);
-    lua_pushnil(L);
-    lua_rawseti(L, live, id);
-  }
-  lua_pop(L, 1);
-  w->removed.n = 0;
-}
-
-void arena_sync(arena *a) {
-  if (a->pool) {
-    pool_sync(a);
-    return;
-  }
-  lua_State *L = a->L;
-  int top = lua_gettop(L), insts, listeners;
-  push_tables(a, &insts, &listeners);
-  new_insts(a, insts);
-  actions_done(a, insts, listeners);
-  deaths(a, insts, listeners);
-  removals(a, insts, listeners);
-  lua_settop(L, top);
-}
-
-void arena_think(arena *a, long long tick) {
-  if (a->pool) {
-    pool_think(a, tick);
-    return;
-  }
-  lua_State *L = a->L;
-  /* the time stands still while the brains think, as the pool's states see it: a number, which
-   * the nodes read without a call */
-  lua_rawgeti(L, LUA_REGISTRYINDEX, a->main_side->ref_set_clock);
-  lua_pushnumber(L, a->w.time);
-  lua_call(L, 1, 0);
-  lua_rawgeti(L, LUA_REGISTRYINDEX, a->ref_update);
-  lua_rawgeti(L, LUA_REGISTRYINDEX, a->ref_manager);
-  lua_pushinteger(L, tick);
-  pcall_report(a, L, 2, 0);
-}
+void arena_think(arena *a, long long tick) { pool_think(a, tick); }
 
 long long arena_thinks(arena *a, long long *registered) {
   long long thinks = 0, brains = 0;
-  int n = a->pool ? a->nsides : 1;
-  for (int i = 0; i < n; i++) { /* with --threads: the sum over the states */
-    arena_side *side = a->pool ? a->sides[i] : a->main_side;
+  for (int i = 0; i < a->nsides; i++) { /* the sum over the states */
+    arena_side *side = a->sides[i];
     lua_State *L = side->L;
     lua_rawgeti(L, LUA_REGISTRYINDEX, side->ref_stats);
     lua_rawgeti(L, LUA_REGISTRYINDEX, side->ref_manager);
@@ -1717,23 +1503,20 @@ long long arena_thinks(arena *a, long long *registered) {
   return thinks;
 }
 
-int arena_lua_states(const arena *a) { return a->pool ? a->nsides : 1; }
+int arena_lua_states(const arena *a) { return a->nsides; }
 
 lua_State *arena_lua_state(const arena *a, int i, int *ref_live) {
-  const arena_side *side = a->pool ? a->sides[i] : a->main_side;
+  const arena_side *side = a->sides[i];
   if (ref_live) *ref_live = side->ref_live;
   return side->L;
 }
-
-/* The side whose scripts think creature id: the pool's state, or the serial arena's one. */
-static arena_side *side_for(arena *a, int id) { return a->pool ? owner_side(a, id) : a->main_side; }
 
 void arena_doing(arena *a, int id, char *buf, size_t size) {
   if (a->replay) {
     replay_doing(a->replay, id, buf, size);
     return;
   }
-  arena_side *side = side_for(a, id);
+  arena_side *side = owner_side(a, id);
   lua_State *L = side->L;
   snprintf(buf, size, "-");
   lua_rawgeti(L, LUA_REGISTRYINDEX, side->ref_doing);
@@ -1754,69 +1537,31 @@ void arena_doing(arena *a, int id, char *buf, size_t size) {
 /* ---- --record ---- */
 
 int arena_record_open(arena *a, const char *path, int capacity, char *err, size_t errsize) {
-  if (a->pool) return pool_record_open(a, path, capacity, err, errsize);
-  lua_State *L = a->L;
-  lua_rawgeti(L, LUA_REGISTRYINDEX, a->ref_record_open);
-  lua_pushstring(L, path);
-  lua_pushinteger(L, capacity);
-  if (lua_pcall(L, 2, 1, 0) != LUA_OK || !lua_isnil(L, -1)) {
-    snprintf(err, errsize, "%s", lua_tostring(L, -1) ? lua_tostring(L, -1) : "cannot create the log");
-    lua_pop(L, 1);
-    return -1;
-  }
-  lua_pop(L, 1);
-  return 0;
+  return pool_record_open(a, path, capacity, err, errsize);
 }
 
 void arena_record_world(arena *a, int code, const void *data, size_t size) {
-  if (a->pool) {
-    if (a->log && bt_log_write_host(a->log, a->w.time, code, data, size) != BT_OK)
-      show_error(a, "the world's record was not written: not enough memory");
-    return;
-  }
-  lua_State *L = a->L;
-  lua_rawgeti(L, LUA_REGISTRYINDEX, a->ref_record_world);
-  lua_pushinteger(L, code);
-  lua_pushlstring(L, data, size);
-  lua_pushnumber(L, a->w.time);
-  if (lua_pcall(L, 3, 0, 0) != LUA_OK) {
-    show_error(a, lua_tostring(L, -1) ? lua_tostring(L, -1) : "the world's record was not written");
-    lua_pop(L, 1);
-  }
+  if (a->log && bt_log_write_host(a->log, a->w.time, code, data, size) != BT_OK)
+    show_error(a, "the world's record was not written: not enough memory");
 }
 
 int arena_record_close(arena *a, arena_record_stats *st, char *err, size_t errsize) {
   memset(st, 0, sizeof *st);
-  if (a->pool) {
-    if (!a->log) {
-      snprintf(err, errsize, "no log open");
-      return -1;
-    }
-    int rc = bt_log_flush(a->log);
-    bt_log_stats st_log;
-    bt_log_stats_get(a->log, &st_log);
-    st->records = st_log.records;
-    st->statuses = st_log.statuses;
-    if (rc != BT_OK) snprintf(err, errsize, "%s", bt_log_errmsg(a->log));
-    int closed = bt_log_close(a->log); /* the recorders still joined are detached */
-    if (rc == BT_OK && closed != BT_OK) snprintf(err, errsize, "%s", bt_strerror(closed));
-    rc = rc != BT_OK ? rc : closed;
-    a->log = NULL;
-    return rc == BT_OK ? 0 : -1;
-  }
-  lua_State *L = a->L;
-  lua_rawgeti(L, LUA_REGISTRYINDEX, a->ref_record_close);
-  if (lua_pcall(L, 0, 3, 0) != LUA_OK) {
-    snprintf(err, errsize, "%s", lua_tostring(L, -1) ? lua_tostring(L, -1) : "the log was not closed");
-    lua_pop(L, 1);
+  if (!a->log) {
+    snprintf(err, errsize, "no log open");
     return -1;
   }
-  st->records = (unsigned long long)lua_tointeger(L, -2);
-  st->statuses = (unsigned long long)lua_tointeger(L, -1);
-  int failed = !lua_isnil(L, -3);
-  if (failed) snprintf(err, errsize, "%s", lua_tostring(L, -3) ? lua_tostring(L, -3) : "the log failed");
-  lua_pop(L, 3);
-  return failed ? -1 : 0;
+  int rc = bt_log_flush(a->log);
+  bt_log_stats st_log;
+  bt_log_stats_get(a->log, &st_log);
+  st->records = st_log.records;
+  st->statuses = st_log.statuses;
+  if (rc != BT_OK) snprintf(err, errsize, "%s", bt_log_errmsg(a->log));
+  int closed = bt_log_close(a->log); /* the recorders still joined are detached */
+  if (rc == BT_OK && closed != BT_OK) snprintf(err, errsize, "%s", bt_strerror(closed));
+  rc = rc != BT_OK ? rc : closed;
+  a->log = NULL;
+  return rc == BT_OK ? 0 : -1;
 }
 
 /* ---- the inspector ---- */
@@ -1826,14 +1571,14 @@ void arena_inspect_select(arena *a, int id) {
     replay_inspect_select(a->replay, id);
     return;
   }
-  for (int i = 0; a->pool && i < a->nsides; i++) { /* --threads: the last one's state lets it go */
+  for (int i = 0; i < a->nsides; i++) { /* the last one's state lets it go */
     lua_State *L = a->sides[i]->L;
     lua_rawgeti(L, LUA_REGISTRYINDEX, a->sides[i]->ref_inspect_select);
     lua_pushnil(L);
     pcall_report(a, L, 1, 0);
   }
   a->inspected = id;
-  arena_side *side = side_for(a, id);
+  arena_side *side = owner_side(a, id);
   lua_State *L = side->L;
   lua_rawgeti(L, LUA_REGISTRYINDEX, side->ref_inspect_select);
   lua_rawgeti(L, LUA_REGISTRYINDEX, side->ref_insts);
@@ -1935,7 +1680,7 @@ void arena_inspect_read(arena *a, arena_inspection *out) {
     replay_inspect_read(a->replay, out);
     return;
   }
-  arena_side *side = side_for(a, a->inspected);
+  arena_side *side = owner_side(a, a->inspected);
   lua_State *L = side->L;
   int top = lua_gettop(L);
   out->has_tree = out->recording = 0;
@@ -1963,8 +1708,8 @@ void arena_inspection_free(arena_inspection *in) {
 static void on_reload(void *ud, const char *file, int ok, const char *message) {
   arena *a = ud;
   char plain[1024];
-  const char *state = a->pool ? strstr(message, ": state ") : NULL;
-  if (state) { /* --threads: every state runs the same files; which one refused says nothing */
+  const char *state = strstr(message, ": state ");
+  if (state) { /* every state runs the same files; which one refused says nothing */
     const char *p = state + 8;
     while (*p >= '0' && *p <= '9') p++;
     if (p > state + 8 && p[0] == ':' && p[1] == ' ') {
@@ -1998,27 +1743,12 @@ static void retry_brains(arena *a) {
   for (int k = 0; k < a->w.nkinds; k++) {
     if (!a->brain_retry[k]) continue;
     a->brain_retry[k] = 0;
-    if (a->pool) { /* in every state */
-      if (!load_classes(a, k)) continue;
-      for (int i = 0; i < a->w.creatures.n; i++) {
-        entity *e = a->w.ents[a->w.creatures.v[i]];
-        if ((int)e->kind == k && !e->has_brain && !e->dead) pool_start_brain(a, e);
-      }
-      apply_commands(a);
-      continue;
-    }
-    if (!load_brain(a, k)) continue;
-    lua_State *L = a->L;
-    lua_rawgeti(L, LUA_REGISTRYINDEX, a->ref_insts);
-    int insts = lua_gettop(L);
+    if (!load_classes(a, k)) continue; /* in every state */
     for (int i = 0; i < a->w.creatures.n; i++) {
       entity *e = a->w.ents[a->w.creatures.v[i]];
-      if ((int)e->kind != k || e->has_brain || e->dead) continue;
-      lua_rawgeti(L, insts, e->id);
-      start_brain(a, e);
-      lua_pop(L, 1);
+      if ((int)e->kind == k && !e->has_brain && !e->dead) pool_start_brain(a, e);
     }
-    lua_settop(L, insts - 1);
+    apply_commands(a);
   }
 }
 
@@ -2079,10 +1809,63 @@ static void reload_kinds(arena *a) {
   on_reload(a, KINDS_FILE, 1, msg);
 }
 
+typedef struct module_file {
+  char *name, *file;
+} module_file;
+
+static int module_order(const void *x, const void *y) {
+  return strcmp(((const module_file *)x)->name, ((const module_file *)y)->name);
+}
+
+void arena_reload_all(arena *a) {
+  lua_State *L = a->L; /* state 0's modules: every state loads the same files */
+  int top = lua_gettop(L);
+  luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+  lua_getfield(L, -1, "bt");
+  lua_getfield(L, -1, "reload");
+  lua_getfield(L, -1, "modules");
+  if (lua_pcall(L, 0, 1, 0) != LUA_OK || !lua_istable(L, -1)) {
+    show_error(a, "--reload-at: the modules loaded could not be listed");
+    lua_settop(L, top);
+    return;
+  }
+  module_file *m = NULL;
+  int n = 0, cap = 0, short_of_memory = 0;
+  for (lua_pushnil(L); lua_next(L, -2); lua_pop(L, 1)) {
+    if (lua_type(L, -2) != LUA_TSTRING || lua_type(L, -1) != LUA_TSTRING) continue;
+    if (!arena_grow((void **)&m, &cap, n + 1, sizeof *m)) {
+      short_of_memory = 1;
+      break;
+    }
+    m[n].name = copy_text(lua_tostring(L, -2));
+    m[n].file = copy_text(lua_tostring(L, -1));
+    n++;
+    if (!m[n - 1].name || !m[n - 1].file) short_of_memory = 1;
+  }
+  lua_settop(L, top);
+  if (short_of_memory) {
+    show_error(a, "--reload-at: not enough memory");
+  } else {
+    qsort(m, (size_t)n, sizeof *m, module_order);
+    for (int i = 0; i < n; i++) {
+      char err[1024], msg[1200];
+      int ok = bt_lua_pool_reload(a->pool, m[i].name, err, sizeof err) == BT_OK;
+      if (ok) snprintf(msg, sizeof msg, "reloaded %s", m[i].name);
+      else snprintf(msg, sizeof msg, "refused %s: %s", m[i].name, err);
+      on_reload(a, m[i].file, ok, msg);
+    }
+    retry_brains(a);
+  }
+  for (int i = 0; i < n; i++) {
+    free(m[i].name);
+    free(m[i].file);
+  }
+  free(m);
+}
+
 void arena_reload_poll(arena *a) {
   if (!a->watch) return;
-  if (a->pool) bt_lua_pool_reload_poll(a->pool, on_reload, a); /* in every state, or in none */
-  else bt_lua_reload_poll(a->L, on_reload, a);
+  bt_lua_pool_reload_poll(a->pool, on_reload, a); /* in every state, or in none */
   retry_brains(a);
   long long stamp = kinds_stamp(a);
   if (!a->kinds_stamp) a->kinds_stamp = stamp; /* the first poll: as loaded */

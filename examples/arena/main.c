@@ -5,13 +5,15 @@
  * Brain class); the creatures' entity interface (docs/entity.md) is implemented in C.
  *
  *   bt-arena [--agents N] [--seconds S] [--headless] [--watch] [--seed N] [--data DIR]
- *            [--threads N] [--record FILE] [--viewer [PORT]] [--ring N] [--help] [--version]
+ *            [--threads N] [--record FILE] [--viewer [PORT]] [--ring N] [--reload-at TICK]
+ *            [--help] [--version]
  *   bt-arena --replay FILE [--headless]
  *
  * Each tick (30 per simulated second): the world moves (world_step), the scripts hear what
- * happened (arena_sync), then bt.BrainManager:Update(tick) thinks the brains that are due. With
- * --threads N (the default: one per core) the brains think on a pool of N Lua states at once, the
- * world read only, and their writes are applied after, serially (entity_lua.c).
+ * happened (arena_sync), then bt.BrainManager:Update(tick) thinks the brains that are due, on a
+ * pool of Lua states (--threads N, the default one per core; 0 or 1: one state on this thread),
+ * the world read only, and their writes are applied after, serially: the world is the same for
+ * any N (entity_lua.c).
  * Live, it runs at real time and draws the world in the terminal, where keys pause it, step it a
  * tick at a time and inspect one creature's tree (inspect.h); headless, it runs as fast as it can
  * and prints one summary line. --record FILE writes a log of every brain's records and of the
@@ -76,12 +78,14 @@ typedef struct options {
   int viewer;         /* --viewer [PORT]: -2 off, -1 the default port, else the port */
   int threads;        /* --threads N: -1 not given */
   long ring;          /* --ring N: every brain records into a ring of N records (0: not asked) */
+  long long reload_at; /* --reload-at TICK: every brain and behaviour reloaded then (0: never) */
   int given;          /* flags given other than --headless, --record and --replay (for --replay) */
 } options;
 
 static const char USAGE[] =
     "usage: bt-arena [--agents N] [--seconds S] [--headless] [--watch] [--seed N] [--data DIR]\n"
     "                [--threads N] [--record FILE] [--viewer [PORT]] [--ring N]\n"
+    "                [--reload-at TICK]\n"
     "       bt-arena --replay FILE [--headless]\n"
     "\n"
     "Sheep, wolves, villagers and guards, each driven by a bt brain (brains/<kind>.lua), live\n"
@@ -96,14 +100,16 @@ static const char USAGE[] =
     "  --data DIR    the directory holding brains/ and behaviours/ (default: the source\n"
     "                tree when run from the build tree, else share/bt of the installation)\n"
     "  --threads N   think the brains on N Lua states and threads at once (default: one per\n"
-    "                core; 0: one state on this thread, whose leaves write at once); the\n"
-    "                same seed gives the same world for every N from 1 up\n"
+    "                core; 0 or 1: one state on this thread); the same seed gives the same\n"
+    "                world for every N\n"
     "  --viewer [PORT] serve the live viewer (a page for the browser, docs/viewer.md) on\n"
     "                127.0.0.1:PORT (default 8642 or the next free port; 0: any free port)\n"
     "  --ring N      every brain records into a ring of its last N records (1 to 65536;\n"
     "                --viewer alone: 128)\n"
     "  --record FILE write a log of the run: every brain's records and the world's frames\n"
     "                (read it with bt-log, or play it back with --replay)\n"
+    "  --reload-at TICK reload every brain and behaviour at that tick, as saving its file\n"
+    "                would under --watch (a hot reload at a fixed tick, for tests)\n"
     "  --replay FILE play a recording back in the view, no brain running (with --headless:\n"
     "                replay it to its end and print one summary line)\n"
     "  --help        this text\n"
@@ -176,7 +182,7 @@ static void parse(int argc, char **argv, options *o) {
       continue;
     }
     static const char *const valued[] = {"--agents", "--seconds", "--seed", "--data", "--record", "--replay",
-                                         "--ring", "--threads", NULL};
+                                         "--ring", "--threads", "--reload-at", NULL};
     const char *value = NULL, *flag = NULL;
     char name[32];
     for (int k = 0; valued[k]; k++) {
@@ -203,7 +209,12 @@ static void parse(int argc, char **argv, options *o) {
       continue;
     }
     o->given = 1;
-    if (strcmp(flag, "--ring") == 0) {
+    if (strcmp(flag, "--reload-at") == 0) {
+      long long v = strtoll(value, &end, 10);
+      if (!*value || *end || errno || v < 1)
+        die_usage("%s needs a tick, a whole number from 1, got '%s'", name, value);
+      o->reload_at = v;
+    } else if (strcmp(flag, "--ring") == 0) {
       long v = strtol(value, &end, 10);
       if (!*value || *end || errno || v < 1 || v > 65536)
         die_usage("%s needs a whole number from 1 to 65536, got '%s'", name, value);
@@ -237,7 +248,7 @@ static void parse(int argc, char **argv, options *o) {
   }
   if (o->replay && (o->given || o->record || o->ring))
     die_usage("--replay plays a recording back: --agents, --seconds, --seed, --data, --watch, --threads, --record, "
-              "--viewer and --ring do not go with it (only --headless)%s", "", NULL);
+              "--viewer, --ring and --reload-at do not go with it (only --headless)%s", "", NULL);
   if (o->threads < 0) { /* one state per core */
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     o->threads = cores < 1 ? 1 : cores > BT_POOL_MAX_THREADS ? BT_POOL_MAX_THREADS : (int)cores;
@@ -529,6 +540,7 @@ int main(int argc, char **argv) {
       world_step(&a.w, (double)tick / TICKS_PER_SECOND);
       arena_sync(&a);
       arena_reload_poll(&a);
+      if (tick == opt.reload_at) arena_reload_all(&a);
       double t0 = now();
       arena_think(&a, tick);
       brain_time += now() - t0;
@@ -561,6 +573,7 @@ int main(int argc, char **argv) {
         world_step(&a.w, (double)tick / TICKS_PER_SECOND);
         arena_sync(&a);
         arena_reload_poll(&a);
+        if (tick == opt.reload_at) arena_reload_all(&a);
         double t1 = now();
         arena_think(&a, tick);
         double t2 = now();
@@ -621,7 +634,7 @@ int main(int argc, char **argv) {
   }
 
   double end = now();
-  arena_sync(&a); /* deaths of the last tick leave the world, so that the counts below agree */
+  arena_sync(&a); /* the brains of the last tick's dead stop, so that the counts below agree */
   char recorded[PATH_MAX + 256];
   int record_failed = record_end(&a, &rec, &opt, tick > 0 ? tick : 0, recorded, sizeof recorded);
   long long registered = 0, thinks = arena_thinks(&a, &registered);

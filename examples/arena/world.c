@@ -14,6 +14,7 @@
 #define REACH 1.5       /* how far beyond a target's radius an action reaches */
 #define EDGE 0.5        /* creatures keep this far from the world's edge */
 #define HIT_CHANCE 0.85 /* a swing in range hits this often */
+#define BODY_SECONDS 1  /* a body lies where it fell this long, then leaves the world */
 #define BIRTH_PERIOD 5.0
 
 /* The world's objects; creature kinds come from the kinds file. */
@@ -305,6 +306,7 @@ void world_kill(world *w, entity *e, const char *cause, int killer) {
   e->move = MOVE_NONE;
   e->cause = cause;
   e->killer = killer;
+  e->died_at = w->time;
   w->alive[e->kind]--;
   w->deaths++;
   if (!e->death_queued) {
@@ -745,6 +747,10 @@ static void grow_grass(world *w) {
 
 void world_step(world *w, double time) {
   w->time = time;
+  for (int i = w->creatures.n - 1; i >= 0; i--) { /* (a removal moves the last one into slot i) */
+    entity *e = w->ents[w->creatures.v[i]];
+    if (e->dead && w->time >= e->died_at + BODY_SECONDS) world_remove(w, e);
+  }
   for (int i = 0; i < w->creatures.n; i++) {
     entity *e = w->ents[w->creatures.v[i]];
     if (e->dead) continue;

@@ -52,6 +52,16 @@ typedef uint64_t tagmask;
 
 enum { MOVE_NONE, MOVE_POINT, MOVE_DIR };
 
+/* A creature's writes of itself that its commands will make (entity_lua.c, "What a creature
+ * sees"): current while gen is the arena's generation; each field counts only if its bit is in
+ * set. */
+enum { OWN_MOVE = 1, OWN_BUSY = 2, OWN_TARGET = 4, OWN_ATTACK = 8 };
+typedef struct own_view {
+  unsigned gen, set;
+  int moving, busy, target;
+  double last_attack;
+} own_view;
+
 typedef struct entity {
   int id;   /* index into world.ents; never reused */
   int kind; /* a creature kind (below KINDS_MAX) or a kind_t */
@@ -74,6 +84,7 @@ typedef struct entity {
   double health, max_health, damage, range, cooldown, last_attack;
   int target;       /* id, or 0 */
   int killer;       /* id of the entity whose hit killed it, or 0 */
+  double died_at;   /* when it died: the body leaves the world a second later */
   const char *cause; /* "attack", "starvation" */
 
   /* actions */
@@ -93,11 +104,11 @@ typedef struct entity {
 
   int patch; /* grass: its patch */
 
-  /* bt-arena --threads (entity_lua.c): the pool state whose scripts think its brain (0 without
-   * one), and the target its own state's scripts set during the think phase under way, which
-   * they see until the command is applied (written by that state's thread only) */
+  /* bt-arena (entity_lua.c): the Lua state whose scripts think its brain (0 without one), and
+   * what its own scripts wrote of it since its commands were last applied, which they read back
+   * at once while everyone else reads the world (written by that state's thread only) */
   int shard;
-  int target_pending, pending_target;
+  own_view own;
 } entity;
 
 /* An ended action, for the "actiondone" event. */

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # Checks of bt-arena, run by ctest (tests/CMakeLists.txt, tests arena.*).
 # usage: check_arena.sh <headless|broken_brain|watch|kinds|bad_kinds|error_lines|inspector|bad_flags|
-#                        record|replay_damage|replay_view|threads> <bt-arena> <source dir> [<bt-log or none>
+#                        record|replay_damage|replay_view|threads|own_writes|achieves> <bt-arena>
+#                        <source dir> [<bt-log or none>
 #                        [<the directory of bt.so>]]
 # (exit 77: skipped, for a tool that is missing)
 set -u
@@ -664,16 +665,16 @@ bad_flags)
   ;;
 
 threads)
-  # --threads N: the same seed gives the same world whatever N is. The summary's world= is a digest
-  # of every entity's id, kind, position, health and death (worldlog.h); the counts must agree too.
-  same() { # <what> <args...>: runs --threads 1, 2 and 3 with the args, compares their worlds
+  # --threads N: the same seed gives the same world whatever N is, 0 (one state on this thread)
+  # included. The summary's world= is a digest of every entity's id, kind, position, health and
+  # death (worldlog.h); the counts must agree too.
+  same() { # <what> <args...>: runs --threads 0, 1, 2 and 3 with the args, compares their worlds
     what=$1
     shift
-    for n in 1 2 3; do
+    for n in 0 1 2 3; do
       "$arena" --headless --data "$src" "$@" --threads $n > "$tmp/out$n" 2> "$tmp/err$n"
       rc=$?
       [ $rc -eq 0 ] || fail "$what --threads $n: exit $rc: $(cat "$tmp/err$n")"
-      [ ! -s "$tmp/err$n" ] || fail "$what --threads $n wrote on standard error: $(cat "$tmp/err$n")"
       line=$(cat "$tmp/out$n")
       [ "$(field threads "$line")" = $n ] || fail "$what --threads $n: the summary says threads=$(field threads "$line")"
       [ "$(field script_errors "$line")" = 0 ] || fail "$what --threads $n: script errors: $line"
@@ -685,40 +686,117 @@ threads)
       eval "got$n=\$got"
       echo "$what --threads $n:$got"
     done
-    [ "$got1" = "$got2" ] || fail "$what: --threads 1 and 2 differ:
-$got1
-$got2"
-    [ "$got1" = "$got3" ] || fail "$what: --threads 1 and 3 differ:
-$got1
-$got3"
+    for n in 1 2 3; do
+      eval "other=\$got$n"
+      [ "$got0" = "$other" ] || fail "$what: --threads 0 and $n differ:
+$got0
+$other"
+    done
   }
+  quiet() { for n in 0 1 2 3; do [ ! -s "$tmp/err$n" ] || fail "$1 --threads $n wrote on standard error: $(cat "$tmp/err$n")"; done; }
   same "300 agents, 5 s" --agents 300 --seconds 5 --seed 7
+  quiet "300 agents, 5 s"
   # into the night: wolves hunt, creatures die and are born (attacks and "death" across states)
   same "120 agents, 60 s" --agents 120 --seconds 60 --seed 7
-  [ "$(field deaths "$(cat "$tmp/out1")")" -gt 0 ] || fail "no creature died in 60 s: the check proves less than it says"
+  quiet "120 agents, 60 s"
+  [ "$(field deaths "$(cat "$tmp/out0")")" -gt 0 ] || fail "no creature died in 60 s: the check proves less than it says"
+  plain=$(field world "$(cat "$tmp/out0")")
   # --record: every state's recorders write one log, the same byte for byte for any N, and the
   # recording does not change the world; its replay ends with that world
-  world=$(field world "$(cat "$tmp/out1")")
-  for n in 1 2 3; do
+  world=$plain
+  for n in 0 1 2 3; do
     "$arena" --headless --data "$src" --agents 120 --seconds 60 --seed 7 --threads $n --record "$tmp/log$n" \
       > "$tmp/rec$n" 2> "$tmp/rerr$n" || fail "--record --threads $n: exit $?: $(cat "$tmp/rerr$n")"
     [ "$(field world "$(cat "$tmp/rec$n")")" = "$world" ] || fail "--record --threads $n changed the world: $(cat "$tmp/rec$n")"
     [ "$(field records "$(cat "$tmp/rec$n")")" -gt 0 ] || fail "--record --threads $n: no record: $(cat "$tmp/rec$n")"
   done
-  cmp "$tmp/log1" "$tmp/log2" || fail "--record: the logs of --threads 1 and 2 differ"
-  cmp "$tmp/log1" "$tmp/log3" || fail "--record: the logs of --threads 1 and 3 differ"
+  for n in 1 2 3; do
+    cmp "$tmp/log0" "$tmp/log$n" || fail "--record: the logs of --threads 0 and $n differ"
+  done
   "$arena" --replay "$tmp/log2" --headless > "$tmp/replay" || fail "--replay of the --threads 2 log failed"
   [ "$(field world "$(cat "$tmp/replay")")" = "$world" ] || fail "the replay ends in another world: $(cat "$tmp/replay")"
-  echo "--record: the logs of --threads 1, 2 and 3 are equal ($(field bytes "$(cat "$tmp/rec1")") bytes), the replay ends in world=$world"
+  echo "--record: the logs of --threads 0, 1, 2 and 3 are equal ($(field bytes "$(cat "$tmp/rec0")") bytes), the replay ends in world=$world"
+  # a hot reload at a fixed tick (--reload-at): a sheep brain that wanders less once reloaded
+  # (bt.GetTime() is 0 when the arena loads it, above 0 at the reload) gives one world in every
+  # mode, and not the world without the reload
+  mkdir -p "$tmp/data"
+  cp -R "$src/brains" "$src/behaviours" "$tmp/data/"
+  sed 's/^local WANDER_DIST = 10 /local WANDER_DIST = bt.GetTime() > 0 and 3 or 10 /' "$src/brains/sheep.lua" \
+    > "$tmp/data/brains/sheep.lua"
+  grep -q "bt.GetTime() > 0 and 3" "$tmp/data/brains/sheep.lua" || fail "the edit of sheep.lua for the reload did not apply"
+  src_saved=$src
+  src=$tmp/data
+  same "120 agents, 60 s, reloaded at tick 900" --agents 120 --seconds 60 --seed 7 --reload-at 900
+  src=$src_saved
+  for n in 0 1 2 3; do
+    grep -q "^bt-arena: reloaded brains.sheep$" "$tmp/err$n" || fail "--reload-at --threads $n: no reload said: $(cat "$tmp/err$n")"
+    ! grep -v "^bt-arena: reloaded " "$tmp/err$n" || fail "--reload-at --threads $n: more than reloads on standard error"
+  done
+  [ "$(field world "$(cat "$tmp/out0")")" != "$plain" ] || fail "the reload at tick 900 changed nothing"
   # another seed gives another world
   "$arena" --headless --data "$src" --agents 120 --seconds 60 --seed 8 --threads 2 > "$tmp/out8" \
     || fail "--seed 8 failed"
-  [ "$(field world "$(cat "$tmp/out8")")" != "$(field world "$(cat "$tmp/out1")")" ] || fail "--seed 8 gave the world of --seed 7"
+  [ "$(field world "$(cat "$tmp/out8")")" != "$plain" ] || fail "--seed 8 gave the world of --seed 7"
   # the default is one state per core
   cores=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo "")
   "$arena" --headless --data "$src" --agents 20 --seconds 1 > "$tmp/outd" || fail "the default --threads failed"
   [ -z "$cores" ] || [ "$(field threads "$(cat "$tmp/outd")")" = "$cores" ] \
     || fail "default threads=$(field threads "$(cat "$tmp/outd")"), expected the $cores cores"
+  ;;
+
+own_writes)
+  # What a creature writes of itself it reads back in the same think; what another wrote this tick
+  # it does not see before the next: the probes of tests/probe check both every tick (a failed
+  # check is a script error), and each prints how many checks it made.
+  for n in 0 1 2 3; do
+    "$arena" --headless --data "$src/examples/arena/tests/probe" --agents 6 --seconds 3 --threads $n \
+      > "$tmp/out$n" 2> "$tmp/err$n" || fail "--threads $n: exit $?: $(cat "$tmp/err$n")"
+    [ ! -s "$tmp/err$n" ] || fail "--threads $n: $(cat "$tmp/err$n")"
+    line=$(grep "^agents=" "$tmp/out$n")
+    [ "$(field script_errors "$line")" = 0 ] || fail "--threads $n: $line"
+    probes=$(grep -c "^probe [0-9]*: [1-9][0-9]* checks$" "$tmp/out$n")
+    [ "$probes" = 6 ] || fail "--threads $n: $probes of the 6 probes said they checked: $(cat "$tmp/out$n")"
+    grep "^probe " "$tmp/out$n" | sort > "$tmp/said$n"
+    cmp "$tmp/said0" "$tmp/said$n" || fail "--threads 0 and $n made other checks"
+    echo "--threads $n: $(head -1 "$tmp/said$n") (and 5 more probes), no check failed"
+  done
+  ;;
+
+achieves)
+  # What the shipped behaviours achieve in two simulated days of 300 creatures, in every mode, from
+  # the brains' own records (bt-log stats): the successes of each kind's behaviours, and the share
+  # of their runs that succeed, against bounds that a sensible world meets (docs/arena.md, "What
+  # each kind achieves"; the figures there are about twice these bounds).
+  [ "$btlog" != none ] || { echo "bt-log was not built (BT_BUILD_TOOLS): not checked"; exit 77; }
+  # achieved <stats file> <node path> <least successes> <least percent of runs that succeed>
+  achieved() {
+    row=$(awk -F '\t' -v p="$2" '$1 == p' "$1")
+    [ -n "$row" ] || fail "--threads $n: no node $2 in $(basename "$1")"
+    ok=$(echo "$row" | cut -f 3)
+    runs=$(echo "$row" | cut -f 6)
+    echo "  --threads $n $(basename "$1") $2: $ok of $runs runs succeeded"
+    [ "$ok" -ge "$3" ] || fail "--threads $n: $2 of $(basename "$1") succeeded $ok times, at least $3 expected"
+    [ $((ok * 100)) -ge $((runs * $4)) ] || fail "--threads $n: $2 of $(basename "$1") succeeded in $ok of $runs runs, at least $4% expected"
+  }
+  for n in 0 1 2 3; do
+    "$arena" --headless --data "$src" --agents 300 --seconds 120 --seed 2 --threads $n --record "$tmp/run$n" \
+      > "$tmp/out$n" 2> "$tmp/err$n" || fail "--threads $n: exit $?: $(cat "$tmp/err$n")"
+    line=$(cat "$tmp/out$n")
+    [ "$(field script_errors "$line")" = 0 ] || fail "--threads $n: $line"
+    [ "$(field deaths "$line")" -ge 20 ] || fail "--threads $n: $(field deaths "$line") deaths in two days: the wolves hardly hunt"
+    for kind in sheep wolf villager guard; do
+      "$btlog" stats "$tmp/run$n" --label "$kind *" > "$tmp/$kind" || fail "bt-log stats --label '$kind *' failed"
+    done
+    achieved "$tmp/sheep" Priority/Sequence/Graze 150 60                       # meals
+    achieved "$tmp/sheep" "Priority/ChattyNode#1/RunAway" 300 70              # flights that end out of reach
+    achieved "$tmp/wolf" "Priority/Parallel#1/Priority/ChaseAndAttack" 50 25  # chases that end in a kill
+    achieved "$tmp/wolf" "Priority/Parallel#2/Priority/Sequence/Rest" 15 80   # rests at the den
+    achieved "$tmp/villager" "Priority/Parallel#1/Priority/Work" 500 70       # work done
+    achieved "$tmp/villager" Priority/Sequence/Eat 40 70                      # meals at home
+    achieved "$tmp/villager" "Priority/Parallel#2/Priority/Sequence/Rest" 60 50 # rests (the day ends some)
+    achieved "$tmp/villager" Priority/RunAway 40 70                           # flights
+    achieved "$tmp/guard" Priority/Sequence/EatAtHouse 15 80                  # meals
+  done
   ;;
 
 *) fail "unknown check $check" ;;
