@@ -12,12 +12,14 @@
  * also sends an event (a table of plain data) to another agent at every think. Pools of T states
  * on T threads (T = 1, 2, ... --threads, default the cores sysconf counts, at least 2) think
  * the same agents. Printed for each: thinks per second in the think phase (the states' Update,
- * in parallel), frames per second (whole frames), the serial phase's share of a frame (routing
- * the events between states), and the think phase's throughput against one state on one thread,
- * in the same run; with --events, the events a frame and what routing one costs. Each run's frames are cut into five parts and the fastest part counts; the
- * fastest of --rounds rounds (default 3) is printed, with the range over the rounds.
- * Afterwards the thinks counted must be the same for every pool (the program says so, or exits
- * with status 1).
+ * in parallel), frames per second (whole frames) and their ratio to the serial run's, the serial
+ * phase's share of a frame (routing the events between states), and the think phase's throughput
+ * against one state on one thread, in the same run; with --events, the events a frame and what
+ * routing one costs. Each run's frames are cut into five parts and the fastest part counts; the
+ * fastest of --rounds rounds (default 3) is printed, with the range over the rounds. The serial
+ * run seeds its trees and draws math.random as a pool's state does (bt.seed_trees, bt.random), so
+ * that its brains think as the pools' do: afterwards the thinks counted must be the same in the
+ * serial run and on every pool (the program says so, or exits with status 1).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -155,6 +157,14 @@ static int run_serial(result *out) {
   luaL_requiref(L, "bt", luaopen_bt, 0);
   lua_pop(L, 1);
   char err[512];
+  /* each tree's stream seeded with its agent's id, math.random its scripts' stream: a pool's rule */
+  if (luaL_dostring(L, "local bt = require 'bt'\n"
+                       "bt.seed_trees(function(owner) return owner and owner.id or 0 end)\n"
+                       "math.random = bt.random\n") != LUA_OK) {
+    fprintf(stderr, "bench_lua_pool: %s\n", lua_tostring(L, -1));
+    lua_close(L);
+    return -1;
+  }
   int saved = events;
   events = 0; /* bt.pool.send needs a pool */
   int rc = open_state(NULL, L, 0, err, sizeof err);
@@ -249,6 +259,11 @@ int main(int argc, char **argv) {
       if (r == 0 || res.think_rate > best[c].think_rate) best[c] = res;
       if (r == 0 || res.think_rate < lo[c]) lo[c] = res.think_rate;
       if (r == 0 || res.think_rate > hi[c]) hi[c] = res.think_rate;
+      if (c > 0 && !events && res.thinks != best[0].thinks) {
+        fprintf(stderr, "bench_lua_pool: %d threads thought %lld times, the serial run %lld\n", c, res.thinks,
+                best[0].thinks);
+        ok = 0;
+      }
       if (c > 1 && res.thinks != best[1].thinks) {
         fprintf(stderr, "bench_lua_pool: %d threads thought %lld times, one thread %lld\n", c, res.thinks,
                 best[1].thinks);
@@ -257,17 +272,21 @@ int main(int argc, char **argv) {
     }
   }
   if (ok) {
-    printf("  %-22s %14s %22s %10s %12s %9s\n", "", "thinks/s", "[range]", "frames/s", "serial share", "vs 1");
+    printf("  %-22s %14s %22s %10s %9s %12s %9s\n", "", "thinks/s", "[range]", "frames/s", "x serial", "serial share",
+           "vs 1");
     for (int c = 0; c < nconf; c++) {
       char name[32];
       if (c == 0) snprintf(name, sizeof name, "serial (one state)");
       else snprintf(name, sizeof name, "pool, %d thread%s", c, c == 1 ? "" : "s");
       char range[48];
       snprintf(range, sizeof range, "[%.0f-%.0f]", lo[c], hi[c]);
-      printf("  %-22s %14.0f %22s %10.1f %11.1f%% %8.2fx\n", name, best[c].think_rate, range, best[c].frame_rate,
-             100 * best[c].route_share, c ? best[c].think_rate / best[1].think_rate : 0.0);
+      char vs1[16] = "-";
+      if (c) snprintf(vs1, sizeof vs1, "%.2fx", best[c].think_rate / best[1].think_rate);
+      printf("  %-22s %14.0f %22s %10.1f %8.2fx %11.1f%% %9s\n", name, best[c].think_rate, range, best[c].frame_rate,
+             best[c].frame_rate / best[0].frame_rate, 100 * best[c].route_share, vs1);
     }
-    printf("  thinks per run: %lld on every pool\n", best[1].thinks);
+    if (events) printf("  thinks per run: %lld on every pool (the serial run sends no event)\n", best[1].thinks);
+    else printf("  thinks per run: %lld, the same in the serial run and on every pool\n", best[1].thinks);
     if (events)
       printf("  events: %.0f a frame; routing them costs %.0f ns an event on %d thread%s, %.0f on 1\n",
              (double)best[1].events / frames, best[nconf - 1].route_ns, nconf - 1, nconf - 1 == 1 ? "" : "s",
