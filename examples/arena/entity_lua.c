@@ -1452,7 +1452,7 @@ static void pool_think(arena *a, long long tick) {
   if (a->log) bt_log_flush(a->log); /* (a failure is kept by the log, and said at its close) */
 }
 
-/* --record with --threads: the log is the host's (bt_log_open); every state's manager gives its
+/* --record: the log is the host's (bt_log_open); every state's manager gives its
  * brains recorders (with a ring of `capacity` for the inspector), which join the log as the brains
  * start (pool_start_brain), and the host flushes it after each frame. */
 static int pool_record_open(arena *a, const char *path, int capacity, char *err, size_t errsize) {

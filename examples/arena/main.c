@@ -652,7 +652,7 @@ int main(int argc, char **argv) {
          host_time * per, alive, brains, registered, a.w.deaths, a.w.births, a.script_errors);
   for (int k = 0; k < a.w.nkinds; k++) /* the living of each kind: alive_by_kind=sheep:20,wolf:5,... */
     printf("%s%s:%d", k ? "," : "alive_by_kind=", a.w.kinds[k].name, a.w.alive[k]);
-  /* --threads: the serial phase's part of brain_us_per_tick; the world's digest (worldlog.h) */
+  /* the serial phase's part of brain_us_per_tick; the world's digest (worldlog.h) */
   printf(" threads=%d apply_us_per_tick=%.0f commands=%lld world=%016llx%s\n", a.threads, a.apply_seconds * per,
          a.commands, worldlog_digest(&a.w), recorded);
   fflush(stdout);

@@ -5,7 +5,7 @@
  * the creatures whose brain has a recorder not yet registered are registered (label "sheep 12",
  * brain its file), those gone are unregistered, positions are set, and bt_view_frame copies what
  * they recorded. A hot reload (--watch) moves a brain's recorder to its new tree: a RELOAD record,
- * which the page shows. With --threads every state of the pool records and is looked at (a
+ * which the page shows. Every state of the pool records and is looked at (a
  * creature's brain, and so its recorder, is in one state); bt_view_frame runs between frames.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -22,7 +22,7 @@ static int record_rings_in(lua_State *L, int capacity);
 
 /* --ring N: bt.BrainManager:Record{capacity = N} */
 int arena_record_rings(arena *a, int capacity) {
-  for (int i = 0; i < arena_lua_states(a); i++) /* with --threads: in every state */
+  for (int i = 0; i < arena_lua_states(a); i++) /* in every state */
     if (record_rings_in(arena_lua_state(a, i, NULL), capacity) != 0) return -1;
   return 0;
 }
