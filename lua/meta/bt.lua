@@ -116,7 +116,9 @@ function bt.set_clock(clock) end
 
 ---Every tree made from now on draws its random numbers (a Priority's first evaluation time, a
 ---RandomNode's choice) from a stream of its own seeded with `seed(owner)` (an integer; owner: the
----entity the tree is made for) instead of math.random; nil goes back to math.random.
+---entity the tree is made for) instead of math.random: trees built per entity, of shared
+---definitions, and the subtrees they run. PriorityNode then draws nothing (its lasttime reads nil)
+---and BT draws the time from the tree's stream. nil goes back to math.random.
 ---@param seed (fun(owner: any): integer)|nil
 function bt.seed_trees(seed) end
 
@@ -483,10 +485,10 @@ local SelectorNode = {}
 bt.SelectorNode = SelectorNode
 
 ---Re-evaluates its children every `period` seconds (default 1); the first evaluation is
----scattered unless `noscatter`.
+---scattered unless `noscatter` (with bt.seed_trees set, drawn by BT from the tree's stream).
 ---@class bt.PriorityNode: bt.BehaviourNode
 ---@field period number
----@field lasttime? number time of the last evaluation
+---@field lasttime? number time of the last evaluation (nil before BT with bt.seed_trees set)
 ---@field idx? integer the selected child
 ---@overload fun(children: bt.BehaviourNode[], period?: number, noscatter?: boolean): bt.PriorityNode
 local PriorityNode = {}

@@ -225,9 +225,14 @@ static int ctor_parallel_any(lua_State *L) {
 }
 
 /* ---- PriorityNode(children, period, noscatter) ----
- * The constructor draws the first evaluation time, as Don't Starve's does. A shared definition's
- * Priorities (and a subtree's) are drawn again by each entity's instance, unless the constructor
- * was told noscatter: the spec decides it, and nothing else does. */
+ * The constructor draws the first evaluation time from math.random, as Don't Starve's does. With
+ * bt.seed_trees set it draws nothing and marks the node (scatter_key): its tree draws the time
+ * from the tree's own stream when BT wraps it (bt_inst_scatter), so that the time does not depend
+ * on math.random; lasttime stays nil until then. A shared definition's Priorities (and a
+ * subtree's) are drawn again by each entity's instance. Whether a Priority draws when it is
+ * wrapped is its spec's BT_SPEC_NOSCATTER, which spec_priority alone decides. */
+
+static const char scatter_key = 0; /* a Priority's mark: its tree draws its first evaluation time */
 
 static int ctor_priority(lua_State *L) {
   const char *fname = bt_kind_name(ctor_kind(L));
@@ -239,7 +244,11 @@ static int ctor_priority(lua_State *L) {
   if (lua_isnil(L, 3)) lua_pushinteger(L, 1);
   else lua_pushvalue(L, 3);
   set_field(L, "period", lua_gettop(L));
-  if (!lua_toboolean(L, 4)) {
+  if (lua_toboolean(L, 4)) return 0;
+  if (ctor_state(L)->seed_ref != LUA_NOREF) {
+    lua_pushboolean(L, 1);
+    lua_rawsetp(L, 1, &scatter_key);
+  } else {
     lbt_push_math_random(L);
     lua_call(L, 0, 1);
     lua_pushnumber(L, bt_priority_scatter(lua_tonumber(L, -2), lua_tonumber(L, -1)));
@@ -250,11 +259,17 @@ static int ctor_priority(lua_State *L) {
 
 static int spec_priority(reader *r) {
   if (!read_param(r, "period", NULL)) return 0;
-  /* an entity's own object drew its time in the constructor (or was told not to); a template's
-   * copies draw theirs unless the constructor was told noscatter (it drew no lasttime) */
-  lua_pushliteral(r->L, "lasttime");
-  if (!r->template || lua_rawget(r->L, r->obj) == LUA_TNIL) r->s->flags |= BT_SPEC_NOSCATTER;
+  /* it draws when wrapped if its constructor left the draw to its tree (bt.seed_trees), or if it
+   * is a template whose constructor drew a time (each copy draws its own); otherwise it keeps the
+   * time it holds, if any: the one its constructor drew, a script's, or none (noscatter) */
+  int draws = lua_rawgetp(r->L, r->obj, &scatter_key) != LUA_TNIL;
   lua_pop(r->L, 1);
+  if (!draws && r->template) {
+    lua_pushliteral(r->L, "lasttime");
+    draws = lua_rawget(r->L, r->obj) != LUA_TNIL;
+    lua_pop(r->L, 1);
+  }
+  if (!draws) r->s->flags |= BT_SPEC_NOSCATTER;
   return 1;
 }
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* test_lua_pool.c: a C host's world thought by a pool of Lua states (bt_lua_pool, bt_lua.h):
  * the same world frame by frame whatever the number of states and threads, the executor, agents
- * placed, removed and moved between states; events between states with plain data, refused
+ * placed, removed and moved between states, for brains of one shared definition and for brains
+ * that build their trees per entity as Don't Starve's do; events between states with plain data, refused
  * otherwise; events from other threads while frames run; hot reload in all states or none. */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
@@ -72,9 +73,39 @@ static void write_brain(const char *step, const char *extra) {
   rename(tmp, path);
 }
 
-/* Each state: the world's functions, the brain, and how the pool makes and tells an agent. */
+/* The brain of Don't Starve's kind: a Brain whose OnStart builds the entity's own tree, a root
+ * Priority and a nested one that scatter their first evaluation (drawn from the tree's stream, as
+ * bt.seed_trees asks, whichever state builds it) and a RandomNode. */
+static void write_ds_brain(void) {
+  char path[256];
+  snprintf(path, sizeof path, "%s/dsbrain.lua", dir);
+  FILE *f = fopen(path, "w");
+  fputs("local bt = require 'bt'\n"
+        "local DSBrain = bt.Class(bt.Brain, function(self, inst) bt.Brain._ctor(self, inst) end)\n"
+        "function DSBrain:OnStart()\n"
+        "  self.bt = bt.BT(self.inst, bt.PriorityNode({\n"
+        "    bt.PriorityNode({\n"
+        "      bt.IfNode(function(inst) return world.get(inst.id) % 4 == 0 end, 'Lucky',\n"
+        "        bt.ActionNode(function(inst) world.mix(inst.id, 5) end, 'Treat')),\n"
+        "    }, 0.3),\n"
+        "    bt.RandomNode({\n"
+        "      bt.ActionNode(function(inst) world.mix(inst.id, 7) end, 'Step'),\n"
+        "      bt.ActionNode(function(inst) world.mix(inst.id, math.random(1000)) end, 'Dice'),\n"
+        "      bt.ActionNode(function(inst)\n"
+        "        bt.pool.send(inst.id % NAGENTS + 1, 'poke', {n = world.get(inst.id)}, inst.id)\n"
+        "      end, 'Poke'),\n"
+        "    }),\n"
+        "  }, 0.5))\n"
+        "end\n"
+        "return DSBrain\n",
+        f);
+  fclose(f);
+}
+
+/* Each state: the world's functions, the brain (the module named by ud; NULL: poolbrain), and
+ * how the pool makes and tells an agent. */
 static int open_state(void *ud, lua_State *L, int state, char *err, size_t size) {
-  (void)ud;
+  const char *brain = ud ? ud : "poolbrain";
   static const luaL_Reg world[] = {{"get", w_get}, {"mix", w_mix}, {NULL, NULL}};
   luaL_newlib(L, world);
   lua_setglobal(L, "world");
@@ -84,11 +115,11 @@ static int open_state(void *ud, lua_State *L, int state, char *err, size_t size)
     lua_pushboolean(L, 1);
     lua_setglobal(L, "ONLY_STATE_0");
   }
-  char code[512];
+  char code[1024];
   snprintf(code, sizeof code,
            "package.path = '%s/?.lua;' .. package.path\n"
            "local bt = require 'bt'\n"
-           "local Brain = require 'poolbrain'\n"
+           "local Brain = require '%s'\n"
            "bt.pool.place = function(agent, kind) return Brain({id = agent, kind = kind}) end\n"
            "bt.pool.event = function(agent, event, data, from)\n"
            "  local v = type(data) == 'table' and (data.n or 0) or #tostring(data)\n"
@@ -97,7 +128,7 @@ static int open_state(void *ud, lua_State *L, int state, char *err, size_t size)
            "    bt.pool.remove_later(agent); bt.pool.place_later(agent, 'wolf')\n"
            "  end\n"
            "end\n",
-           dir);
+           dir, brain);
   if (luaL_dostring(L, code) != LUA_OK) {
     snprintf(err, size, "%s", lua_tostring(L, -1));
     return BT_EINVAL;
@@ -123,6 +154,7 @@ typedef struct run_opts {
   int executor; /* the host's backwards executor */
   int moves;    /* move agents between states every few ticks */
   int spread;   /* place agents in explicit states, not the least loaded */
+  const char *brain; /* the brain's module: poolbrain (NULL) or dsbrain */
 } run_opts;
 
 /* Runs the world; fills out[t] with the digest after tick t. */
@@ -131,7 +163,7 @@ static void run_world(run_opts o, unsigned long long *out) {
   memset(next_, 0, sizeof next_);
   bt_lua_pool *pool;
   char err[256];
-  int rc = bt_lua_pool_create(&pool, o.states, o.threads, open_state, NULL, err, sizeof err);
+  int rc = bt_lua_pool_create(&pool, o.states, o.threads, open_state, (void *)o.brain, err, sizeof err);
   CHECK_INT(rc, BT_OK);
   if (rc != BT_OK) {
     fprintf(stderr, "%s\n", err);
@@ -178,12 +210,15 @@ static void run_world(run_opts o, unsigned long long *out) {
   bt_lua_pool_free(pool);
 }
 
-static void check_same_world(void) {
+/* The world of the brains of module brain (NULL: poolbrain) on 1 state, then on more states, threads
+ * and executors, with agents placed in explicit states and moved between them: the same world. */
+static void check_same_world(const char *brain) {
   static unsigned long long base[TICKS + 1], other[TICKS + 1];
-  run_world((run_opts){1, 1, 0, 0, 0}, base);
+  run_world((run_opts){1, 1, 0, 0, 0, brain}, base);
   CHECK(base[TICKS] != base[1]); /* the world moves */
   run_opts variants[] = {
-      {2, 2, 0, 0, 0}, {3, 2, 0, 0, 1}, {4, 0, 1, 0, 0}, {2, 2, 0, 1, 0}, {3, 3, 0, 1, 1},
+      {2, 2, 0, 0, 0, brain}, {3, 2, 0, 0, 1, brain}, {4, 0, 1, 0, 0, brain},
+      {2, 2, 0, 1, 0, brain}, {3, 3, 0, 1, 1, brain},
   };
   for (size_t v = 0; v < sizeof variants / sizeof *variants; v++) {
     run_world(variants[v], other);
@@ -191,8 +226,9 @@ static void check_same_world(void) {
     for (int t = 1; t <= TICKS && !first; t++)
       if (other[t] != base[t]) first = t;
     if (first)
-      fprintf(stderr, "variant %zu (states %d, threads %d, executor %d, moves %d): differs from tick %d\n", v,
-              variants[v].states, variants[v].threads, variants[v].executor, variants[v].moves, first);
+      fprintf(stderr, "%s, variant %zu (states %d, threads %d, executor %d, moves %d): differs from tick %d\n",
+              brain ? brain : "poolbrain", v, variants[v].states, variants[v].threads, variants[v].executor,
+              variants[v].moves, first);
     CHECK_INT(first, 0);
   }
 }
@@ -520,12 +556,16 @@ static void check_reload(void) {
 int main(void) {
   CHECK(mkdtemp(dir) != NULL);
   write_brain("1", "");
-  check_same_world();
+  write_ds_brain();
+  check_same_world(NULL);
+  check_same_world("dsbrain");
   check_errors();
   check_other_threads();
   check_reload();
   char path[300];
   snprintf(path, sizeof path, "%s/poolbrain.lua", dir);
+  unlink(path);
+  snprintf(path, sizeof path, "%s/dsbrain.lua", dir);
   unlink(path);
   rmdir(dir);
   return check_report("test_lua_pool");
