@@ -18,7 +18,8 @@
  * view, which its own scripts read back at once. The serial phase (apply_commands) applies the
  * commands in the order of the entity written, then of the creature that wrote (ids), telling the
  * listeners in the state that thinks each entity ("actiondone", "attacked", "death", ...). So the
- * world after a tick does not depend on the number of states (docs/arena.md, "Threads").
+ * world after a tick does not depend on the number of states (docs/arena.md, "One world on any
+ * number of threads").
  */
 #define _POSIX_C_SOURCE 200809L /* st_mtim in struct stat */
 #include <math.h>
