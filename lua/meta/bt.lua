@@ -693,7 +693,8 @@ function BT:ForceUpdate() end
 ---@return number?
 function BT:GetSleepTime() end
 
----Every status back to READY.
+---Every status back to READY. From inside the tree's own think (a leaf resetting its own tree) it
+---does what Don't Starve's does: the tree resets there and then, and the think goes on.
 function BT:Reset() end
 
 ---Every node's `OnStop`, parents first.

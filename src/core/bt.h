@@ -373,7 +373,9 @@ void bt_inst_force_update(bt_inst *inst);
  * (nothing runs: hibernate). */
 int bt_inst_sleep_time(bt_inst *inst, double *out);
 
-/* Resets the root (statuses to READY, as Don't Starve's Reset). BT_EBUSY inside a think. */
+/* Resets the root (statuses to READY, as Don't Starve's Reset). Inside a think (a leaf resetting
+ * its own tree) it resets there and then, as Don't Starve's does, and the think goes on with the
+ * nodes' state as it now is. Returns BT_OK. */
 int bt_inst_reset(bt_inst *inst);
 
 /* Stops the tree: every node's on_stop, parents before children. Allowed inside a think. */
