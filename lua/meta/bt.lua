@@ -134,7 +134,8 @@ function bt.random(m, n) end
 ---@return number
 function bt.GetTime() end
 
----`handler(message)` receives every contained script error; nil restores the default (stderr).
+---`handler(message)` receives every contained script error, each time; nil restores the default
+---(stderr, where an error is written once in full and its repeats counted).
 ---@param handler fun(message: string)|nil
 function bt.set_error_handler(handler) end
 
