@@ -207,7 +207,8 @@ function bt.IfNode(cond, name, node) end
 ---@return bt.ParallelNode
 function bt.IfThenDoWhileNode(ifcond, whilecond, name, node) end
 
----Hot reload of brains and behaviours (docs/reload.md).
+---A state's side of a pool of Lua states (docs/threads.md "A pool of Lua states"): what the
+---host's scripts set, and what they call.
 ---@class bt.pool
 ---@field place fun(agent: integer, kind: string): table set by the host's scripts: the agent's Brain, not started
 ---@field event? fun(agent: integer, event: string, data: any, from: integer) set by the host's scripts: hears an event (default: brain:PushEvent(event, data))
@@ -257,6 +258,7 @@ function pool.agent(entity) end
 ---@return integer[]
 function pool.agents() end
 
+---Hot reload of brains and behaviours (docs/reload.md).
 ---@class bt.reload
 local reload = {}
 bt.reload = reload
