@@ -73,14 +73,21 @@ static void write_brain(const char *step, const char *extra) {
   rename(tmp, path);
 }
 
+/* Writes text to the file name in dir, whose path goes to path (size bytes). */
+static void write_file(const char *name, const char *text, char *path, size_t size) {
+  snprintf(path, size, "%s/%s", dir, name);
+  FILE *f = fopen(path, "w");
+  fputs(text, f);
+  fclose(f);
+}
+
 /* The brain of Don't Starve's kind: a Brain whose OnStart builds the entity's own tree, a root
  * Priority and a nested one that scatter their first evaluation (drawn from the tree's stream, as
  * bt.seed_trees asks, whichever state builds it) and a RandomNode. */
 static void write_ds_brain(void) {
   char path[256];
-  snprintf(path, sizeof path, "%s/dsbrain.lua", dir);
-  FILE *f = fopen(path, "w");
-  fputs("local bt = require 'bt'\n"
+  write_file("dsbrain.lua",
+        "local bt = require 'bt'\n"
         "local DSBrain = bt.Class(bt.Brain, function(self, inst) bt.Brain._ctor(self, inst) end)\n"
         "function DSBrain:OnStart()\n"
         "  self.bt = bt.BT(self.inst, bt.PriorityNode({\n"
@@ -98,8 +105,7 @@ static void write_ds_brain(void) {
         "  }, 0.5))\n"
         "end\n"
         "return DSBrain\n",
-        f);
-  fclose(f);
+        path, sizeof path);
 }
 
 /* Each state: the world's functions, the brain (the module named by ud; NULL: poolbrain), and
@@ -558,9 +564,8 @@ static void check_reload(void) {
  * the states close. Standard error goes to a file meanwhile (no CHECK until it is back). */
 static void check_grouped_errors(void) {
   char path[300];
-  snprintf(path, sizeof path, "%s/brokenbrain.lua", dir);
-  FILE *f = fopen(path, "w");
-  fputs("local bt = require 'bt'\n"
+  write_file("brokenbrain.lua",
+        "local bt = require 'bt'\n"
         "FAILS = 0\n"
         "return bt.SharedBrain(function()\n"
         "  return bt.PriorityNode({\n"
@@ -568,8 +573,7 @@ static void check_grouped_errors(void) {
         "    bt.ActionNode(function(inst) world.mix(inst.id, 1) end, 'Step'),\n"
         "  }, 0.1, true)\n"
         "end)\n",
-        f);
-  fclose(f);
+        path, sizeof path);
   char errpath[320];
   snprintf(errpath, sizeof errpath, "%s/stderr.txt", dir);
   fflush(stderr);
@@ -600,7 +604,7 @@ static void check_grouped_errors(void) {
   CHECK_INT(rc_update, BT_OK);
 
   /* one traceback per state; the counts tell every other error */
-  f = fopen(errpath, "r");
+  FILE *f = fopen(errpath, "r");
   char line[1024];
   long long full = 0, more = 0, n;
   while (fgets(line, sizeof line, f)) {
