@@ -87,25 +87,25 @@ static void write_file(const char *name, const char *text, char *path, size_t si
 static void write_ds_brain(void) {
   char path[256];
   write_file("dsbrain.lua",
-        "local bt = require 'bt'\n"
-        "local DSBrain = bt.Class(bt.Brain, function(self, inst) bt.Brain._ctor(self, inst) end)\n"
-        "function DSBrain:OnStart()\n"
-        "  self.bt = bt.BT(self.inst, bt.PriorityNode({\n"
-        "    bt.PriorityNode({\n"
-        "      bt.IfNode(function(inst) return world.get(inst.id) % 4 == 0 end, 'Lucky',\n"
-        "        bt.ActionNode(function(inst) world.mix(inst.id, 5) end, 'Treat')),\n"
-        "    }, 0.3),\n"
-        "    bt.RandomNode({\n"
-        "      bt.ActionNode(function(inst) world.mix(inst.id, 7) end, 'Step'),\n"
-        "      bt.ActionNode(function(inst) world.mix(inst.id, math.random(1000)) end, 'Dice'),\n"
-        "      bt.ActionNode(function(inst)\n"
-        "        bt.pool.send(inst.id % NAGENTS + 1, 'poke', {n = world.get(inst.id)}, inst.id)\n"
-        "      end, 'Poke'),\n"
-        "    }),\n"
-        "  }, 0.5))\n"
-        "end\n"
-        "return DSBrain\n",
-        path, sizeof path);
+             "local bt = require 'bt'\n"
+             "local DSBrain = bt.Class(bt.Brain, function(self, inst) bt.Brain._ctor(self, inst) end)\n"
+             "function DSBrain:OnStart()\n"
+             "  self.bt = bt.BT(self.inst, bt.PriorityNode({\n"
+             "    bt.PriorityNode({\n"
+             "      bt.IfNode(function(inst) return world.get(inst.id) % 4 == 0 end, 'Lucky',\n"
+             "        bt.ActionNode(function(inst) world.mix(inst.id, 5) end, 'Treat')),\n"
+             "    }, 0.3),\n"
+             "    bt.RandomNode({\n"
+             "      bt.ActionNode(function(inst) world.mix(inst.id, 7) end, 'Step'),\n"
+             "      bt.ActionNode(function(inst) world.mix(inst.id, math.random(1000)) end, 'Dice'),\n"
+             "      bt.ActionNode(function(inst)\n"
+             "        bt.pool.send(inst.id % NAGENTS + 1, 'poke', {n = world.get(inst.id)}, inst.id)\n"
+             "      end, 'Poke'),\n"
+             "    }),\n"
+             "  }, 0.5))\n"
+             "end\n"
+             "return DSBrain\n",
+             path, sizeof path);
 }
 
 /* Each state: the world's functions, the brain (the module named by ud; NULL: poolbrain), and
@@ -565,15 +565,15 @@ static void check_reload(void) {
 static void check_grouped_errors(void) {
   char path[300];
   write_file("brokenbrain.lua",
-        "local bt = require 'bt'\n"
-        "FAILS = 0\n"
-        "return bt.SharedBrain(function()\n"
-        "  return bt.PriorityNode({\n"
-        "    bt.ConditionNode(function() FAILS = FAILS + 1; error('broken-in-pool') end, 'Broken'),\n"
-        "    bt.ActionNode(function(inst) world.mix(inst.id, 1) end, 'Step'),\n"
-        "  }, 0.1, true)\n"
-        "end)\n",
-        path, sizeof path);
+             "local bt = require 'bt'\n"
+             "FAILS = 0\n"
+             "return bt.SharedBrain(function()\n"
+             "  return bt.PriorityNode({\n"
+             "    bt.ConditionNode(function() FAILS = FAILS + 1; error('broken-in-pool') end, 'Broken'),\n"
+             "    bt.ActionNode(function(inst) world.mix(inst.id, 1) end, 'Step'),\n"
+             "  }, 0.1, true)\n"
+             "end)\n",
+             path, sizeof path);
   char errpath[320];
   snprintf(errpath, sizeof errpath, "%s/stderr.txt", dir);
   fflush(stderr);
