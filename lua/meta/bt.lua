@@ -134,7 +134,8 @@ function bt.random(m, n) end
 ---@return number
 function bt.GetTime() end
 
----`handler(message)` receives every contained script error; nil restores the default (stderr).
+---`handler(message)` receives every contained script error, each time; nil restores the default
+---(stderr, where an error is written once in full and its repeats counted).
 ---@param handler fun(message: string)|nil
 function bt.set_error_handler(handler) end
 
@@ -206,7 +207,8 @@ function bt.IfNode(cond, name, node) end
 ---@return bt.ParallelNode
 function bt.IfThenDoWhileNode(ifcond, whilecond, name, node) end
 
----Hot reload of brains and behaviours (docs/reload.md).
+---A state's side of a pool of Lua states (docs/threads.md "A pool of Lua states"): what the
+---host's scripts set, and what they call.
 ---@class bt.pool
 ---@field place fun(agent: integer, kind: string): table set by the host's scripts: the agent's Brain, not started
 ---@field event? fun(agent: integer, event: string, data: any, from: integer) set by the host's scripts: hears an event (default: brain:PushEvent(event, data))
@@ -256,6 +258,7 @@ function pool.agent(entity) end
 ---@return integer[]
 function pool.agents() end
 
+---Hot reload of brains and behaviours (docs/reload.md).
 ---@class bt.reload
 local reload = {}
 bt.reload = reload

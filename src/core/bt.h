@@ -953,7 +953,9 @@ void bt_builder_free(bt_builder *b);
  * BT_SPEC_CHILDREN) as the root or as the next child of the innermost open node. */
 int bt_builder_open(bt_builder *b, const bt_spec *spec);
 
-/* Adds a leaf of any kind (BT_BEHAVIOUR without BT_SPEC_CHILDREN, a condition, ..., a subtree). */
+/* Adds a leaf of any kind (BT_BEHAVIOUR without BT_SPEC_CHILDREN, a condition, ..., a subtree).
+ * A spec without the function (or bt_task) its kind needs is BT_EINVAL, the message naming the
+ * node and its path as for bt_builder_condition. */
 int bt_builder_leaf(bt_builder *b, const bt_spec *spec);
 
 /* Closes the innermost open node: BT_EINVAL if nothing is open, if a composite has no child, or
@@ -996,7 +998,9 @@ int bt_builder_fail(bt_builder *b, const char *name);
 int bt_builder_cooldown(bt_builder *b, const char *name, double seconds);
 int bt_builder_timeout(bt_builder *b, const char *name, double seconds);
 
-/* Leaves. fn must not be NULL; ud is given back in bt_call.ud. */
+/* Leaves. ud is given back in bt_call.ud. A NULL fn (start, cont) is BT_EINVAL, with a message
+ * that names the node, its kind and its path from the root: "bt_builder_condition: Condition
+ * 'Cornered' (Root/Flee/Cornered) needs its function". */
 int bt_builder_condition(bt_builder *b, bt_fn fn, void *ud, const char *name);
 int bt_builder_condition_wait(bt_builder *b, bt_fn fn, void *ud, const char *name);
 int bt_builder_action(bt_builder *b, bt_fn fn, void *ud, const char *name);
@@ -1005,8 +1009,9 @@ int bt_builder_multi_condition(bt_builder *b, bt_fn start, void *start_ud, bt_fn
 int bt_builder_wait(bt_builder *b, double seconds); /* seconds >= 0 */
 /* A leaf written in C: a BT_BEHAVIOUR node with these overrides (ops must outlive the definition). */
 int bt_builder_behaviour(bt_builder *b, const bt_ops *ops, void *ud, const char *name);
-/* A task: a leaf with the Starter Kit's start, update and finish (task must not be NULL and must
- * outlive the definition; ud is given back in bt_call.ud). */
+/* A task: a leaf with the Starter Kit's start, update and finish (task must outlive the
+ * definition; ud is given back in bt_call.ud). A NULL task is BT_EINVAL, the message naming the
+ * node and its path as for the leaves above. */
 int bt_builder_task(bt_builder *b, const bt_task *task, void *ud, const char *name);
 /* A subtree node that runs the tree named name in the lib given to bt_builder_end. */
 int bt_builder_subtree(bt_builder *b, const char *name);

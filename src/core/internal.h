@@ -217,6 +217,11 @@ BTI_FUNC const bti_field *bti_field_of(int kind, int field);
 /* "a" or "an", for a message naming the kind. */
 BTI_FUNC const char *bti_article(int kind);
 
+/* What a node of spec lacks of the functions its kind needs (none when its own ops->visit does
+ * without them), for a message: "its function", "its start function", "its continue function",
+ * "its time function", "its bt_task"; NULL if it lacks nothing. spec's kind must be valid. */
+BTI_FUNC const char *bti_spec_lacks(const bt_spec *spec);
+
 /* The value a child index or counter has when rewound: 1 for BTI_INDEX, else 0 (nil). */
 static inline uint32_t bti_rewound(const bti_field *f) { return f->type == BTI_INDEX; }
 
