@@ -333,7 +333,7 @@ function log.create(path, options) end
 ---@field path? string
 ---@field from? string status: bt.Status; reload: a tree's hash
 ---@field to? string
----@field cause? "deadline"|"start"|"event"|"force"
+---@field cause? "deadline"|"start"|"reload"|"event"|"force"
 ---@field sleep? number
 ---@field message? string
 ---@field code? integer
@@ -824,7 +824,7 @@ function Stats:reset() end
 ---@field from? string status: the status before; reload: the old shape's hash
 ---@field to? string status: the status after; reload: the new shape's hash
 ---@field sleep? number think: the sleep time it asked for
----@field cause? "start"|"deadline"|"event"|"force" think: what made it think
+---@field cause? "start"|"reload"|"deadline"|"event"|"force" think: what made it think
 ---@field message? string error: the message
 ---@field code? integer host: its code
 ---@field data? string host: its bytes

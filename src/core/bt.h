@@ -1065,13 +1065,20 @@ enum {
                         size its bytes */
 };
 
-/* What made a think happen (bt_rec_entry.cause of a BT_REC_THINK). */
+/* What made a think happen (bt_rec_entry.cause of a BT_REC_THINK). START and RELOAD win over
+ * an event or a ForceUpdate before the think; of an event and a ForceUpdate, the later one. */
 enum {
   BT_WAKE_DEADLINE = 0, /* its sleep time ran out (or it thinks every tick) */
-  BT_WAKE_START = 1,    /* the first think the recorder saw */
+  BT_WAKE_START = 1,    /* the first think since the recorder was attached to the instance: the
+                           first it saw, or the first of another instance it was moved to */
   BT_WAKE_EVENT = 2,    /* an event was fired since the last think (bt_inst_fire_event) */
-  BT_WAKE_FORCE = 3     /* bt_inst_force_update was called since the last think */
+  BT_WAKE_FORCE = 3,    /* bt_inst_force_update was called since the last think */
+  BT_WAKE_RELOAD = 4    /* the first think since a reload (bt_inst_transfer, a BT_REC_RELOAD) gave
+                           the instance another's state; not the first think the recorder saw */
 };
+/* Returns "deadline", "start", "event", "force" or "reload" ("unknown" for anything else): the
+ * names bt-log, the Lua records and the viewer give the causes. */
+const char *bt_wake_name(int cause);
 
 typedef struct bt_rec_entry {
   unsigned char type;      /* BT_REC_* */

@@ -316,7 +316,7 @@ void bti_log_record(bti_logrec *lr, int type, unsigned a, unsigned b, int node, 
   if (!p) return;
   if (type == BT_REC_THINK) {
     int form = b ? bti_sleep_form(sleep) : SLEEP_NONE;
-    *q++ = (unsigned char)(REC_THINK | (a & 3) | form << 2);
+    *q++ = (unsigned char)((a < 4 ? REC_THINK : REC_THINK_MORE) | (a & 3) | form << 2);
     q += bti_put_sleep(q, form, sleep);
   } else {
     if (type == BT_REC_STATUS) {

@@ -599,8 +599,9 @@ static int read_record(bt_log_reader *r, bt_log_record *out, size_t block) {
     r->pos = at;
     return 1;
   }
-  if (tag < REC_TIME) { /* THINK */
-    int form = tag >> 2 & 3;
+  if (tag < REC_TIME || (tag >= REC_THINK_MORE && tag < REC_THINK_MORE + 16)) { /* THINK */
+    int form = tag >> 2 & 3, cause = (tag & 3) + (tag >= REC_THINK_MORE ? 4 : 0);
+    if (cause > BT_WAKE_RELOAD) return corrupt(r, r->pos, "a think record's cause %d is unknown", cause);
     size_t n = form == SLEEP_FLOAT ? 4 : form == SLEEP_DOUBLE ? 8 : 0;
     if (end - at < n) return corrupt(r, r->pos, "a think record is cut");
     double sleep = 0;
@@ -614,7 +615,7 @@ static int read_record(bt_log_reader *r, bt_log_record *out, size_t block) {
       sleep = bti_double(bti_get_u64(r->buf + at));
     }
     record_of(r, a, BT_REC_THINK, out, block);
-    out->entry.cause = tag & 3;
+    out->entry.cause = (unsigned char)cause;
     out->entry.has_sleep = form != SLEEP_NONE;
     out->entry.sleep = sleep;
     r->pos = at + n;

@@ -367,8 +367,6 @@ static void put_escaped(const char *s, size_t n) {
   }
 }
 
-static const char *CAUSES[] = {"deadline", "start", "event", "force"};
-
 /* The paths of the nodes of the shapes met, made once each. */
 typedef struct paths {
   const bt_log_shape *shape;
@@ -493,7 +491,7 @@ static void print_record(const bt_log_record *rec) {
       fputs(bt_status_name(e->to), stdout);
       break;
     case BT_REC_THINK:
-      printf("\t%s\t", CAUSES[e->cause & 3]);
+      printf("\t%s\t", bt_wake_name(e->cause));
       if (e->has_sleep) printf("%.4f", e->sleep);
       else putchar('-');
       break;

@@ -291,11 +291,16 @@ static void test_round_trip(void) {
   }
   for (int t = BT_REC_STATUS; t <= BT_REC_HOST; t++) CHECK(types[t] > 0);
   CHECK_INT(world, 8);
-  /* the think causes the script made */
-  int causes[4] = {0};
+  /* the think causes the script made: each agent's first think, and the reloaded one's first
+   * think after its reload */
+  int causes[BT_WAKE_RELOAD + 1] = {0};
   for (int i = 0; i < nseen; i++)
-    if (SEEN[i].e.type == BT_REC_THINK) causes[SEEN[i].e.cause]++;
-  CHECK(causes[BT_WAKE_START] == NAGENTS + 1 && causes[BT_WAKE_EVENT] > 0 && causes[BT_WAKE_FORCE] > 0);
+    if (SEEN[i].e.type == BT_REC_THINK) {
+      REQUIRE(SEEN[i].e.cause <= BT_WAKE_RELOAD);
+      causes[SEEN[i].e.cause]++;
+    }
+  CHECK(causes[BT_WAKE_START] == NAGENTS && causes[BT_WAKE_EVENT] > 0 && causes[BT_WAKE_FORCE] > 0);
+  CHECK_INT(causes[BT_WAKE_RELOAD], 1);
   bt_log_reader_free(r);
   free(m.p);
 }

@@ -82,7 +82,7 @@ static void check_record(const bt_log_reader *r, const bt_log_record *rec) {
       break;
     case BT_REC_EVENT: EXPECT(s && e->node >= 0 && e->node < n); break;
     case BT_REC_ERROR: EXPECT(e->node == -1 || (s && e->node >= 0 && e->node < n)); break;
-    case BT_REC_THINK: EXPECT(e->cause <= BT_WAKE_FORCE); break;
+    case BT_REC_THINK: EXPECT(e->cause <= BT_WAKE_RELOAD); break;
     case BT_REC_RELOAD: case BT_REC_HOST: case BT_LOG_SAVED: case BT_LOG_LOST: break;
     case BT_LOG_WORLD: EXPECT(rec->agent_index == -1 && !s); break;
     case BT_LOG_ATTACH:

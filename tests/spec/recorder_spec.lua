@@ -245,12 +245,35 @@ end)
     other.brain = B(other)
     other.brain.manager = manager
     other.brain:Start()
-    local r = other.brain:Record({})
+    local logpath = os.tmpname()
+    local log = assert(bt.log.create(logpath))
+    local r = other.brain:Record({ capacity = 1024, log = log })
     run(10)
     write(2, "Near")
     assert.is_true((bt.reload.module("rrec.brain")))
     run(30)
     assert.equal(r, other.brain.bt:recorder())
+    -- the first think is the recorder's start; the first after the reload says so
+    local function causes(records)
+      local list, after = {}, nil
+      for x in records do
+        if x.type == "reload" then
+          after = "reload>"
+        elseif x.type == "think" then
+          list[#list + 1] = (after or "") .. x.cause
+          after = nil
+        end
+      end
+      return table.concat(list, " ")
+    end
+    local ring = causes(coroutine.wrap(function() for _, x in ipairs(r:records()) do coroutine.yield(x) end end))
+    assert.matches("^start deadline[ a-z]* reload>reload deadline[ a-z]*$", ring)
+    assert.is_nil(ring:find("start", 2, true))
+    assert.is_true(log:close())
+    local reader = assert(bt.log.open(logpath))
+    assert.equal(ring, causes(reader:records()))
+    reader:close()
+    os.remove(logpath)
     local reloads, paths, unnamed = 0, {}, 0
     for _, x in ipairs(r:records()) do
       if x.type == "status" and not x.path then
