@@ -1369,7 +1369,8 @@ enum {
 };
 
 typedef struct bt_log_record {
-  bt_rec_entry entry;        /* as the recorder made it (text: valid until the next read or feed) */
+  bt_rec_entry entry;        /* as the recorder made it (text: valid until the next read or feed;
+                                an error's ends with a 0, as the recorder's) */
   unsigned long long agent;  /* the host's agent id (bt_rec_set_agent; 0 for BT_LOG_WORLD) */
   const char *label;         /* its label ("" when none) */
   int agent_index;           /* the agent's number in the log, 0 up, in order of appearance

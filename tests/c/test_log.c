@@ -704,6 +704,47 @@ static void test_attach_midway(void) {
   free(m.p);
 }
 
+/* An error record read back ends its text with a 0, as bt.h says of BT_REC_ERROR (in the log,
+ * the message is followed by the next record's bytes); an empty message reads as "". */
+static void test_error_text_ends_with_0(void) {
+  mem m = {0};
+  bt_log *log = NULL;
+  REQUIRE(bt_log_open_fn(&log, mem_write, &m, 0, NULL, 0) == BT_OK);
+  leaf C = FN("C", 1), B = LEAF("B", BT_RUNNING);
+  bt_graph *g = new_graph();
+  int c = add_fn(g, BT_CONDITION, &C, "C"), b = add_leaf(g, &B), s = add_node(g, BT_SEQUENCE, "S", 0, 0);
+  set_kids(g, s, 2, c, b);
+  bt_inst *in = build(g, s, 0);
+  bt_rec *rec = NULL;
+  REQUIRE(bt_rec_create(&rec, 0) == BT_OK);
+  REQUIRE(bt_rec_set_log(rec, log) == BT_OK);
+  REQUIRE(bt_inst_set_recorder(in, rec) == BT_OK);
+  think_at(in, 1);
+  REQUIRE(bt_inst_record_error(in, 2, "behaviours/run.lua:12: oops") == BT_OK);
+  REQUIRE(bt_inst_record_error(in, -1, "") == BT_OK);
+  REQUIRE(bt_inst_record_host(in, 7, "xyz", 3) == BT_OK);
+  think_at(in, 2);
+  REQUIRE(bt_log_flush(log) == BT_OK);
+  bt_rec_free(rec);
+  bt_inst_free(in);
+  REQUIRE(bt_log_close(log) == BT_OK);
+  bt_log_reader *r = reader_of(m.p, m.len);
+  bt_log_record x;
+  int errors = 0;
+  while (bt_log_read(r, &x) == 1) {
+    if (x.entry.type != BT_REC_ERROR) continue;
+    errors++;
+    REQUIRE(x.entry.text != NULL);
+    CHECK_INT(x.entry.text[x.entry.size], 0);
+    CHECK_INT((int)strlen(x.entry.text), (int)x.entry.size);
+    CHECK_STR(x.entry.text, errors == 1 ? "behaviours/run.lua:12: oops" : "");
+  }
+  CHECK_INT(errors, 2);
+  CHECK_STR(bt_log_reader_errmsg(r), "");
+  bt_log_reader_free(r);
+  free(m.p);
+}
+
 /* Paths name one node each, as the Lua binding's do; a shape rebuilt as a definition draws the
  * same picture as the definition it came from. */
 static void test_shape_paths_and_def(void) {
@@ -1114,6 +1155,7 @@ int main(void) {
   test_file_grows();
   test_dbstrings();
   test_attach_midway();
+  test_error_text_ends_with_0();
   test_shape_paths_and_def();
   test_big_frame();
   test_recorder_moves();
