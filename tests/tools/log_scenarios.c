@@ -19,6 +19,10 @@
  * switches to Night by its period, and Sleepy, started by it, chooses Wander (entered).
  * Agent 3, "guard 3": Guard, an ActiveSelector, over Alarm (a Sequence of Alarmed and Shout) and
  * Patrol. 0.0 start (Patrol); 1.0 alarmed: Guard re-evaluates and Alarm passes (period).
+ * Agent 4, whose label, node names, error message and host bytes hold every byte bt-log must
+ * escape (a tab, a newline, a carriage return, a backslash, DEL, bytes above 0x7f, a 0 in the
+ * host's bytes): Root\ over the condition "Line<newline>Break" and Caf<e9> <ff>, which runs;
+ * thinks at 8.0 and 8.5, with an error, a host record and a world record of all 256 bytes.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -127,6 +131,28 @@ static bt_def *guard_tree(void) {
   leaf(b, "Shout", NULL);
   bt_builder_back(b);
   leaf(b, "Patrol", NULL);
+  bt_def *def = NULL;
+  if (bt_builder_end(b, &def, NULL) != BT_OK) {
+    fprintf(stderr, "log_scenarios: %s\n", bt_builder_errmsg(b));
+    exit(1);
+  }
+  bt_builder_free(b);
+  return def;
+}
+
+/* Agent 4's tree: names bt-log must escape. */
+static bt_def *odd_tree(void) {
+  static int never = 0;
+  bt_builder *b = NULL;
+  check(bt_builder_new(&b), "builder");
+  bt_spec root = {0};
+  root.kind = BT_PRIORITY;
+  root.name = "Root\\";
+  root.param = 1;
+  root.flags = BT_SPEC_NOSCATTER;
+  check(bt_builder_open(b, &root), "Root");
+  bt_builder_condition(b, cond, &never, "Line\nBreak");
+  leaf(b, "Caf\xc3\xa9 \xff\x7f", NULL);
   bt_def *def = NULL;
   if (bt_builder_end(b, &def, NULL) != BT_OK) {
     fprintf(stderr, "log_scenarios: %s\n", bt_builder_errmsg(b));
@@ -278,6 +304,29 @@ int main(int argc, char **argv) {
   check(bt_log_flush(log), "flush");
   think(s, 1, 7.5);
   check(bt_log_flush(log), "flush");
+
+  /* agent 4: bytes to escape everywhere */
+  bt_def *odd = odd_tree();
+  bt_inst *o = NULL;
+  bt_rec *ro = NULL;
+  check(bt_inst_create(&o, odd, &HOST, NULL, 0), "odd");
+  check(bt_rec_create(&ro, 0), "recorder");
+  check(bt_rec_set_agent(ro, 4, "odd\t4 \xc3\xa9\r"), "agent");
+  check(bt_rec_set_log(ro, log), "log");
+  check(bt_rec_set_stats(ro, live), "stats");
+  check(bt_inst_set_recorder(o, ro), "attach");
+  think(o, 4, 8.0);
+  unsigned char all[256];
+  for (int i = 0; i < 256; i++) all[i] = (unsigned char)i;
+  check(bt_inst_record_error(o, 2, "bad\r\nthing \x80\\"), "error");
+  check(bt_inst_record_host(o, 9, all, sizeof all), "host record");
+  check(bt_log_write_host(log, 8.0, 2, all, sizeof all), "world record");
+  check(bt_log_flush(log), "flush");
+  think(o, 4, 8.5);
+  check(bt_log_flush(log), "flush");
+  bt_rec_free(ro);
+  bt_inst_free(o);
+  bt_def_release(odd);
 
   bt_rec_free(rs);
   bt_rec_free(rw);
