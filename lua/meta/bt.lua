@@ -320,7 +320,7 @@ function log.create(path, options) end
 ---@field close fun(self: bt.LogWriter): (true?, string?)
 
 ---A record of a log: `type` ("status", "think", "event", "error", "reload", "host", "world",
----"lost"; with `{all = true}` also "attach", "saved", "describe"), `time`, and for an agent's
+---"lost", "stop"; with `{all = true}` also "attach", "saved", "describe"), `time`, and for an agent's
 ---records `agent`, `label`, `think` and `shape`, then what the type has.
 ---@class bt.LogRecord
 ---@field type string

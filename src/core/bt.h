@@ -1363,9 +1363,11 @@ enum {
   BT_LOG_WORLD = 18,    /* bt_log_write_host's: entry.node is the code, text and size the bytes;
                            of no agent */
   BT_LOG_LOST = 19,     /* entry.size records of this agent were lost here for want of memory */
-  BT_LOG_ATTACH = 20    /* the agent's recorder was attached to an instance of record.shape: its
+  BT_LOG_ATTACH = 20,   /* the agent's recorder was attached to an instance of record.shape: its
                            nodes are READY with last results READY but for the entry.size ones
                            bt_log_reader_state reads (it may have run before) */
+  BT_LOG_STOP = 21      /* the agent's tree was stopped (bt_inst_stop: Lua's tree:Stop, a brain's
+                           Stop, a pool's remove); it keeps its statuses (bt_log_tree_stopped) */
 };
 
 typedef struct bt_log_record {
@@ -1477,7 +1479,8 @@ void bt_log_tree_free(bt_log_tree *t); /* NULL is allowed */
 /* Applies the record that r has just read (bt_log_read), a record of the agent the tree follows:
  * BT_LOG_ATTACH takes rec's shape, its nodes READY with last results READY but those the record
  * lists (bt_log_reader_state); BT_REC_STATUS sets the node's status; BT_LOG_SAVED makes every last
- * result the status; BT_LOG_DESCRIBE replaces the DBStrings kept; BT_REC_THINK is the last think.
+ * result the status; BT_LOG_DESCRIBE replaces the DBStrings kept; BT_REC_THINK is the last think;
+ * BT_LOG_STOP marks the tree stopped until a think after it or an attach (bt_log_tree_stopped).
  * Other records, and every record before the first attach, change nothing. BT_EINVAL for a NULL
  * argument or a record that does not fit the tree's shape (a node or status out of range),
  * BT_ENOMEM (then the DBStrings of that describe record are not kept). */
@@ -1498,6 +1501,11 @@ int bt_log_tree_describe(const bt_log_tree *t, int node, int *has_sleep, double 
 /* 1 with the last think's number and time (any pointer may be NULL), or 0 when no think was
  * applied yet. */
 int bt_log_tree_think(const bt_log_tree *t, unsigned long long *think, double *time);
+/* 1 when the agent is gone: its tree was stopped (a BT_LOG_STOP) and neither thought after the
+ * think of the stop nor was attached again (a brain's restart) since; with the stop's think
+ * number and time (any pointer may be NULL). 0 for a tree that lives, or none. A tree its host
+ * freed without stopping it leaves no such mark. */
+int bt_log_tree_stopped(const bt_log_tree *t, unsigned long long *think, double *time);
 
 #ifdef __cplusplus
 }

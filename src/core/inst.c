@@ -337,7 +337,10 @@ int bt_inst_reset(bt_inst *in) {
   return BT_OK;
 }
 
-void bt_inst_stop(bt_inst *in) { bt_node_stop(in, 0); }
+void bt_inst_stop(bt_inst *in) {
+  bt_node_stop(in, 0);
+  if (BTI_RECORDING(in)) bti_rec_stop(in); /* after every on_stop: the tree is stopped now */
+}
 
 int bt_inst_dump(bt_inst *in, bt_buf *out) { return bt_node_tree_string(in, 0, "", out); }
 

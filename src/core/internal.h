@@ -341,6 +341,7 @@ BTI_FUNC bti_stats_agent *bti_rec_stats_agent(const bt_rec *rec); /* rec.c: the 
 BTI_FUNC void bti_rec_drop_stats(bt_rec *rec); /* rec.c: rec feeds nothing more, without filing a held-back record */
 
 BTI_FUNC void bti_rec_saved(bt_inst *in); /* a think saved its statuses as last results */
+BTI_FUNC void bti_rec_stop(bt_inst *in);  /* the tree was stopped (bt_inst_stop): its log says so */
 
 /* A chunk's statuses, k of them, into the last results in its flags: 8 at a time (SaveStatus) */
 static inline void bti_save_chunk(unsigned char *status, uint32_t k) {
@@ -372,6 +373,7 @@ BTI_FUNC void bti_log_record(bti_logrec *lr, int type, unsigned a, unsigned b, i
 BTI_FUNC void bti_log_entry(bti_logrec *lr, const bt_rec_entry *e); /* any other record */
 BTI_FUNC void bti_log_attached(bti_logrec *lr, bt_inst *in, unsigned long long think, double time);
 BTI_FUNC void bti_log_saved(bti_logrec *lr, bt_inst *in, unsigned long long think, double time);
+BTI_FUNC void bti_log_stopped(bti_logrec *lr, unsigned long long think, double time);
 BTI_FUNC void bti_log_release(bti_logrec *lr); /* the recorder is freed */
 #if BT_RECORDER
 #define BTI_RECORDING(in) __builtin_expect((in)->recording, 0)

@@ -408,6 +408,14 @@ void bti_log_saved(bti_logrec *lr, bt_inst *in, unsigned long long think, double
   bytes_free(&e);
 }
 
+/* The tree was stopped: a STOP record (no bytes). */
+void bti_log_stopped(bti_logrec *lr, unsigned long long think, double time) {
+  unsigned char *p = rec_room(lr, think, time, 1);
+  if (!p) return;
+  *p = REC_STOP;
+  lr->cur->b.len++;
+}
+
 /* The recorder is attached to in: its records now name in's nodes. A SHAPE record says so, with
  * the statuses and last results of in that are not READY (it may have run before). */
 void bti_log_attached(bti_logrec *lr, bt_inst *in, unsigned long long think, double time) {

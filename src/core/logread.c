@@ -701,6 +701,7 @@ static int read_record(bt_log_reader *r, bt_log_record *out, size_t block) {
       break;
     }
     case REC_SAVED: record_of(r, a, BT_LOG_SAVED, out, block); break;
+    case REC_STOP: record_of(r, a, BT_LOG_STOP, out, block); break;
     case REC_DESCRIBE: {
       if (!varint_at(r, &at, end, &v) || v > end - at) return corrupt(r, r->pos, "a describe record is cut");
       int64_t node = 0;

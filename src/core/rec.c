@@ -497,6 +497,16 @@ void bti_rec_saved(bt_inst *in) {
   if (r->log) bti_log_saved(r->log, in, r->think, r->now);
 }
 
+/* Only a log keeps a stop: the agent's tree stopped there, which a reader of the log cannot tell
+ * from its records otherwise (a stopped tree keeps its statuses, and a sleeping one makes no
+ * record either). */
+void bti_rec_stop(bt_inst *in) {
+  bt_rec *r = rec_of(in);
+  if (!r || !r->log) return;
+  if (r->pending) settle(r);
+  bti_log_stopped(r->log, r->think, in->thinking ? r->now : bti_now(in));
+}
+
 static void drop_dbstrings(bt_rec *r) {
   bt_buf_free(&r->dbstrings);
   free(r->dbstring_at);

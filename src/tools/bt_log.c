@@ -49,7 +49,9 @@ static const char USAGE[] =
     "          bytes that is not printable ASCII is written \\xNN (\\t \\n \\r \\\\ for those)\n"
     "  tree    an agent's tree at time T, in the layout of the tree dump, or as DOT\n"
     "  why     for each Priority and ActiveSelector above what the agent runs at T: the\n"
-    "          latest switch of its running child, its time and its cause\n"
+    "          latest switch of its running child, its time and its cause; for an agent\n"
+    "          gone at T (its tree was stopped: it died or left), since when, and what it\n"
+    "          ran then\n"
     "  stats   per tree shape and per node, summed over the agents: visits, successes,\n"
     "          failures, aborts, runs, thinks running, time running, longest run, errors,\n"
     "          hottest first (the same figures as the statistics at run time)\n"
@@ -63,7 +65,7 @@ static const char USAGE[] =
     "  --from T, --to T records from, and to, time T (seconds; both included)\n"
     "  --status NAME    status records into READY, SUCCESS, FAILED or RUNNING\n"
     "  --type TYPE      records of that type: status think event error reload host world lost\n"
-    "                   (the default: all of these), attach saved describe\n"
+    "                   stop (the default: all of these), attach saved describe\n"
     "  --bytes          print: the bytes of host and world records too (else their code and\n"
     "                   size only)\n"
     "  --follow         at the end of the file, wait for more until the log's end\n"
@@ -133,10 +135,10 @@ static const struct {
   int type;
 } TYPES[] = {{"status", BT_REC_STATUS}, {"think", BT_REC_THINK},   {"event", BT_REC_EVENT},
              {"error", BT_REC_ERROR},   {"reload", BT_REC_RELOAD}, {"host", BT_REC_HOST},
-             {"world", BT_LOG_WORLD},   {"lost", BT_LOG_LOST},     {"attach", BT_LOG_ATTACH},
-             {"saved", BT_LOG_SAVED},   {"describe", BT_LOG_DESCRIBE}};
+             {"world", BT_LOG_WORLD},   {"lost", BT_LOG_LOST},     {"stop", BT_LOG_STOP},
+             {"attach", BT_LOG_ATTACH}, {"saved", BT_LOG_SAVED},   {"describe", BT_LOG_DESCRIBE}};
 #define NTYPES (sizeof TYPES / sizeof TYPES[0])
-#define DEFAULT_TYPES 0xff /* the first 8 of TYPES */
+#define DEFAULT_TYPES 0x1ff /* the first 9 of TYPES */
 
 static const char *type_name(int type) {
   for (size_t i = 0; i < NTYPES; i++)
@@ -182,8 +184,8 @@ static void add_type(const char *flag, const char *w, options *o) {
       o->types |= 1u << i;
       return;
     }
-  die_usage("%s: '%s' is no record type (status think event error reload host world lost attach saved "
-            "describe)",
+  die_usage("%s: '%s' is no record type (status think event error reload host world lost stop attach "
+            "saved describe)",
             flag, w);
 }
 
@@ -891,20 +893,27 @@ static int cmd_tree(const options *o) {
   return 0;
 }
 
+/* why for an agent gone at --at (bt_log_tree_stopped): says so and since when; the lines after
+ * say what it ran when its tree stopped, in the past tense. */
 static int cmd_why(const options *o) {
   replay p;
   source s;
   replay_run(o, &p, &s);
-  unsigned long long last_think = 0;
+  unsigned long long last_think = 0, stop_think = 0;
+  double stop_time = 0;
   bt_log_tree_think(p.tree, &last_think, NULL);
+  int gone = bt_log_tree_stopped(p.tree, &stop_think, &stop_time);
   checkpoint(&p, -1, last_think + 1); /* what changed after the last think, up to --at */
   const bt_log_shape *sh = p.shape;
   print_header(&p, o->at);
+  if (gone)
+    printf("gone: its tree was stopped at %.4f (think %llu) and has not thought since (a brain's Stop: a "
+           "creature that died or left)\n", stop_time, stop_think);
   /* the running nodes under a running root, and those of them that select; each line made in
    * line, then printed escaped (names and paths are the log's bytes) */
   bt_buf line = {0};
   int lines = 0;
-  bt_buf_printf(&line, "running:");
+  bt_buf_printf(&line, gone ? "ran when it stopped:" : "running:");
   int any = 0;
   for (int n = 0; n < p.size; n++) {
     int on_path = status_at(&p, n) == BT_RUNNING;
@@ -925,14 +934,14 @@ static int cmd_why(const options *o) {
     for (int u = bt_log_shape_up(sh, n); on_path && u >= 0; u = bt_log_shape_up(sh, u)) on_path = status_at(&p, u) == BT_RUNNING;
     const place *pl = &p.places[n];
     if (!on_path || !is_selecting(bt_log_shape_kind(sh, n)) || pl->sw_child < 0) continue;
-    bt_buf_printf(&line, "%s: runs %s (child %d) since %.4f (think %llu): %s: %s", path_of(sh, n),
-                  bt_log_shape_name(sh, pl->sw_child), child_number(sh, pl->sw_child), pl->sw_time, pl->sw_think,
-                  pl->sw_cause, pl->sw_detail);
+    bt_buf_printf(&line, "%s: %s %s (child %d) %s %.4f (think %llu): %s: %s", path_of(sh, n), gone ? "ran" : "runs",
+                  bt_log_shape_name(sh, pl->sw_child), child_number(sh, pl->sw_child), gone ? "from" : "since",
+                  pl->sw_time, pl->sw_think, pl->sw_cause, pl->sw_detail);
     put_line(&line);
     lines++;
   }
   bt_buf_free(&line);
-  if (!lines && any) printf("no Priority or ActiveSelector above what runs\n");
+  if (!lines && any) printf("no Priority or ActiveSelector above what %s\n", gone ? "ran" : "runs");
   fflush(stdout);
   say_where(&s);
   replay_free(&p);

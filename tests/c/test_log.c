@@ -745,6 +745,91 @@ static void test_error_text_ends_with_0(void) {
   free(m.p);
 }
 
+/* A stop of the tree (bt_inst_stop) is in the log; bt_log_tree_stopped says the agent is gone
+ * from it until the agent thinks after the think of the stop, or is attached to a tree again. A
+ * stop from inside a think (an action stopping its own brain) is followed by that think's own
+ * record, which does not bring the agent back. */
+static int stop_inside;
+static void stop_hook(bt_call *c, leaf *l) {
+  (void)l;
+  if (stop_inside) bt_inst_stop(c->inst);
+}
+
+static int stopped_at(const mem *m, double at, unsigned long long *think, double *time, int *stops) {
+  bt_log_reader *r = reader_of(m->p, m->len);
+  bt_log_tree *t = NULL;
+  REQUIRE(bt_log_tree_create(&t) == BT_OK);
+  bt_log_record x;
+  *stops = 0;
+  while (bt_log_read(r, &x) == 1 && x.entry.time <= at) {
+    if (x.entry.type == BT_LOG_STOP) (*stops)++;
+    REQUIRE(bt_log_tree_apply(t, r, &x) == BT_OK);
+  }
+  *think = 0;
+  *time = -1;
+  int gone = bt_log_tree_stopped(t, think, time);
+  bt_log_tree_free(t);
+  bt_log_reader_free(r);
+  return gone;
+}
+
+static void test_stop_marks_the_agent_gone(void) {
+  mem m = {0};
+  bt_log *log = NULL;
+  REQUIRE(bt_log_open_fn(&log, mem_write, &m, 0, NULL, 0) == BT_OK);
+  leaf C = FN("C", 1), B = LEAF("B", BT_RUNNING);
+  B.hook = stop_hook;
+  stop_inside = 0;
+  bt_graph *g = new_graph();
+  int c = add_fn(g, BT_CONDITION, &C, "C"), b = add_leaf(g, &B), s = add_node(g, BT_SEQUENCE, "S", 0, 0);
+  set_kids(g, s, 2, c, b);
+  bt_inst *in = build(g, s, 0);
+  bt_rec *rec = NULL;
+  REQUIRE(bt_rec_create(&rec, 0) == BT_OK);
+  REQUIRE(bt_rec_set_log(rec, log) == BT_OK);
+  T = 0.5;
+  REQUIRE(bt_inst_set_recorder(in, rec) == BT_OK);
+  think_at(in, 1);
+  T = 1.5;
+  bt_inst_stop(in); /* outside a think: a brain's Stop */
+  think_at(in, 2);  /* the same tree thinks again: the agent is back */
+  stop_inside = 1;
+  think_at(in, 3);  /* B stops its own tree; the think goes on */
+  stop_inside = 0;
+  REQUIRE(bt_log_flush(log) == BT_OK);
+  g = new_graph(); /* a restart: a new tree, the same recorder */
+  c = add_fn(g, BT_CONDITION, &C, "C"), b = add_leaf(g, &B), s = add_node(g, BT_SEQUENCE, "S", 0, 0);
+  set_kids(g, s, 2, c, b);
+  bt_inst *again = build(g, s, 0);
+  T = 4;
+  REQUIRE(bt_inst_set_recorder(in, NULL) == BT_OK);
+  REQUIRE(bt_inst_set_recorder(again, rec) == BT_OK);
+  think_at(again, 5);
+  REQUIRE(bt_log_flush(log) == BT_OK);
+  bt_rec_free(rec);
+  bt_inst_free(in);
+  bt_inst_free(again);
+  REQUIRE(bt_log_close(log) == BT_OK);
+  unsigned long long think;
+  double time;
+  int stops;
+  CHECK_INT(stopped_at(&m, 1.2, &think, &time, &stops), 0);
+  CHECK_INT(stops, 0);
+  CHECK_INT(stopped_at(&m, 1.6, &think, &time, &stops), 1);
+  CHECK_INT(stops, 1);
+  CHECK_INT((int)think, 1);
+  CHECK_NUM(time, 1.5);
+  CHECK_INT(stopped_at(&m, 2.5, &think, &time, &stops), 0);
+  CHECK_INT(stopped_at(&m, 3.5, &think, &time, &stops), 1);
+  CHECK_INT(stops, 2);
+  CHECK_INT((int)think, 3);
+  CHECK_NUM(time, 3);
+  CHECK_INT(stopped_at(&m, 4.5, &think, &time, &stops), 0);
+  CHECK_INT(stopped_at(&m, 9, &think, &time, &stops), 0);
+  CHECK_INT(bt_log_tree_stopped(NULL, NULL, NULL), 0);
+  free(m.p);
+}
+
 /* Paths name one node each, as the Lua binding's do; a shape rebuilt as a definition draws the
  * same picture as the definition it came from. */
 static void test_shape_paths_and_def(void) {
@@ -1156,6 +1241,7 @@ int main(void) {
   test_dbstrings();
   test_attach_midway();
   test_error_text_ends_with_0();
+  test_stop_marks_the_agent_gone();
   test_shape_paths_and_def();
   test_big_frame();
   test_recorder_moves();

@@ -390,6 +390,47 @@ describe("writing a log from Lua", function()
     os.remove(path)
   end)
 
+  it("a brain's Stop is a stop record; a restart attaches its new tree and thinks on", function()
+    local path = os.tmpname()
+    local log = assert(bt.log.create(path))
+    local m = bt.BrainWrangler()
+    local B = bt.SharedBrain(function()
+      return bt.PriorityNode({ bt.WaitNode(1) }, 0.5)
+    end)
+    local inst = { prefab = "sheep", GUID = 21 }
+    inst.brain = B(inst)
+    inst.brain.manager = m
+    inst.brain:Start()
+    m:Record({ capacity = 0, log = log })
+    local tick = 0
+    local function run(n)
+      for _ = 1, n do
+        tick = tick + 1
+        c.t = tick / 30
+        m:Update(tick)
+      end
+    end
+    run(10)
+    inst.brain:Stop() -- the creature died: its brain stops, its tree keeps its statuses
+    local stopped_at = c.t
+    run(10)
+    inst.brain:Start() -- and comes back (DS restarts a brain that woke up)
+    run(10)
+    assert.is_true(log:close())
+    local seq = {}
+    for _, r in ipairs(read_all(path)) do
+      if r.type == "stop" then
+        assert.equal(21, r.agent)
+        assert.equal(stopped_at, r.time)
+        seq[#seq + 1] = "stop"
+      elseif r.type == "think" and seq[#seq] ~= "think" then
+        seq[#seq + 1] = "think"
+      end
+    end
+    assert.same({ "think", "stop", "think" }, seq)
+    os.remove(path)
+  end)
+
   it("says what is wrong with a path, an option or a closed writer", function()
     local log, err = bt.log.create("/nonexistent-dir/x.btlog")
     assert.is_nil(log)

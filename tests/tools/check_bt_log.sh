@@ -5,7 +5,8 @@
 #   tree     the agent's tree at each think's time, from the log, is the live dump taken then, and
 #            with --dot the live picture
 #   why      the latest switch and its cause for each kind (start, period, ended, event, force,
-#            reload, entered), of Priorities and an ActiveSelector, is expected/why.txt
+#            reload, entered), of Priorities and an ActiveSelector, is expected/why.txt; an agent
+#            whose tree was stopped (the wolf at 3.1) is gone from then on, and why says since when
 #   print    filters by agent, label, node path, time range, status and type (expected/print.txt);
 #            the standard input reads as the file; host and world records show their bytes only
 #            with --bytes; every byte of the log's (agent 4's label, names, message and host
@@ -51,7 +52,7 @@ done
 # why: each cause
 {
   for t in 1 2.8 3.05 3.5 4.5 5.5 6.6 7.2 8; do "$bt_log" why "$log" --agent 1 --at $t; done
-  for t in 1 2.5; do "$bt_log" why "$log" --label 'wolf*' --at $t; done
+  for t in 1 2.5 3.5; do "$bt_log" why "$log" --label 'wolf*' --at $t; done
   for t in 0.5 1; do "$bt_log" why "$log" --agent 3 --at $t; done
 } > "$tmp/why.txt" 2>&1 || fail "why exited $?"
 hashless < "$tmp/why.txt" > "$tmp/why.h"
@@ -60,6 +61,13 @@ diff "$tmp/why.h" "$tmp/why.e" || fail "why printed other lines than expected/wh
 for cause in start period ended event force reload entered; do
   grep -q "): $cause: " "$tmp/why.txt" || fail "why never named the cause $cause"
 done
+"$bt_log" why "$log" --agent 2 --at 9 > "$tmp/gone.txt" || fail "why of a gone agent exited $?"
+sed -n 2p "$tmp/gone.txt" | grep -q "^gone: its tree was stopped at 3.1000 (think 2) " \
+  || fail "why of an agent whose tree was stopped at 3.1 does not say it is gone: $(cat "$tmp/gone.txt")"
+! grep -q "^running:\|: runs " "$tmp/gone.txt" || fail "why of a gone agent answers as if it lived: $(cat "$tmp/gone.txt")"
+"$bt_log" why "$log" --agent 2 --at 3.0 | grep -q "^gone:" && fail "why says the wolf is gone before its stop"
+[ "$("$bt_log" print "$log" --agent 2 --type stop | cut -f 1,5)" = "$(printf '3.1000\tstop')" ] \
+  || fail "print --type stop: $("$bt_log" print "$log" --agent 2 --type stop)"
 
 # print: filters
 {
@@ -78,11 +86,11 @@ diff "$tmp/print.h" "$tmp/print.e" || fail "print printed other lines than expec
 cmp -s "$tmp/all.txt" "$tmp/stdin.txt" || fail "print - (the standard input) differs from print FILE"
 lines=$(wc -l < "$tmp/all.txt")
 [ "$lines" -gt 80 ] || fail "print printed $lines lines"
-awk -F '\t' 'NF < 6 { exit 1 }' "$tmp/all.txt" || fail "print: a line with fewer than 6 fields"
+awk -F '\t' '$5 != "stop" && NF < 6 { exit 1 }' "$tmp/all.txt" || fail "print: a line with fewer than 6 fields"
 
 # escaping: nothing but printable ASCII, tabs and newlines; each line one record (a record split
 # over two lines leaves a line that does not begin with a time and name a type in field 5)
-types='status|think|event|error|reload|host|world|lost|attach|saved|describe'
+types='status|think|event|error|reload|host|world|lost|stop|attach|saved|describe'
 ascii_only() { # FILE WHAT
   bad=$(LC_ALL=C tr -d '\t\n\040-\176' < "$1" | wc -c)
   [ "$bad" -eq 0 ] || fail "$2: $bad bytes that are not printable ASCII, a tab or a newline"

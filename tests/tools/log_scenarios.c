@@ -16,7 +16,8 @@
  *   condition first, which carries Flee over      7.5 a think
  * Agent 2, "wolf 2": Root, a Priority of period 1, over Night (a Sequence of IsNight and Sleepy, a
  * Priority of period 0.5 over Tired and Wander) and Play. 0.0 start (Play); 2.0 night: Root
- * switches to Night by its period, and Sleepy, started by it, chooses Wander (entered).
+ * switches to Night by its period, and Sleepy, started by it, chooses Wander (entered); 3.1 its
+ * tree is stopped (a brain's Stop: the creature died): from then on it is gone.
  * Agent 3, "guard 3": Guard, an ActiveSelector, over Alarm (a Sequence of Alarmed and Shout) and
  * Patrol. 0.0 start (Patrol); 1.0 alarmed: Guard re-evaluates and Alarm passes (period).
  * Agent 4, whose label, node names, error message and host bytes hold every byte bt-log must
@@ -271,6 +272,7 @@ int main(int argc, char **argv) {
   scared = 0;
   think(s, 1, 3.1);
   run_status = BT_RUNNING;
+  bt_inst_stop(w); /* at 3.1: the wolf is gone */
   check(bt_log_flush(log), "flush");
   T = 4.0;
   check(bt_inst_fire_event(s, 4), "event"); /* Hit: Root 0, Flee 1, Scared 2, Run 3, Hit 4 */
