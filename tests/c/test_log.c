@@ -177,6 +177,22 @@ static void think_at(bt_inst *in, double t) {
   bt_inst_sleep_time(in, &s);
 }
 
+/* A recorder of no ring writing to log. */
+static bt_rec *log_recorder(bt_log *log) {
+  bt_rec *rec = NULL;
+  REQUIRE(bt_rec_create(&rec, 0) == BT_OK);
+  REQUIRE(bt_rec_set_log(rec, log) == BT_OK);
+  return rec;
+}
+
+/* An instance of S, a Sequence of the condition C and the behaviour B. */
+static bt_inst *cond_then(leaf *C, leaf *B) {
+  bt_graph *g = new_graph();
+  int c = add_fn(g, BT_CONDITION, C, "C"), b = add_leaf(g, B), s = add_node(g, BT_SEQUENCE, "S", 0, 0);
+  set_kids(g, s, 2, c, b);
+  return build(g, s, 0);
+}
+
 /* Runs the scripted scenario into log (flushing each frame); every record also to on_record. */
 static void run_world(bt_log *log, int frames) {
   world w;
@@ -576,9 +592,7 @@ static void test_file_grows(void) {
   A.sleep = 0.5;
   bt_graph *g = new_graph();
   bt_inst *in = build(g, add_leaf(g, &A), 0);
-  bt_rec *rec = NULL;
-  REQUIRE(bt_rec_create(&rec, 0) == BT_OK);
-  REQUIRE(bt_rec_set_log(rec, log) == BT_OK);
+  bt_rec *rec = log_recorder(log);
   REQUIRE(bt_inst_set_recorder(in, rec) == BT_OK);
   bt_log_record x;
   int thinks = 0;
@@ -620,9 +634,7 @@ static void test_dbstrings(void) {
   int p = add_prio(g, "P", 0.25);
   set_kids(g, p, 1, s);
   bt_inst *in = build(g, p, 0);
-  bt_rec *rec = NULL;
-  REQUIRE(bt_rec_create(&rec, 0) == BT_OK);
-  REQUIRE(bt_rec_set_log(rec, log) == BT_OK);
+  bt_rec *rec = log_recorder(log);
   REQUIRE(bt_inst_set_recorder(in, rec) == BT_OK);
   char expect[3][128];
   double sleeps[3];
@@ -673,10 +685,7 @@ static void test_attach_midway(void) {
   bt_log *log = NULL;
   REQUIRE(bt_log_open_fn(&log, mem_write, &m, 0, NULL, 0) == BT_OK);
   leaf C = FN("C", 1), B = LEAF("B", BT_RUNNING);
-  bt_graph *g = new_graph();
-  int c = add_fn(g, BT_CONDITION, &C, "C"), b = add_leaf(g, &B), s = add_node(g, BT_SEQUENCE, "S", 0, 0);
-  set_kids(g, s, 2, c, b);
-  bt_inst *in = build(g, s, 0);
+  bt_inst *in = cond_then(&C, &B);
   think_at(in, 1); /* S and B run; C's last result SUCCESS */
   bt_rec *rec = NULL;
   REQUIRE(bt_rec_create(&rec, 0) == BT_OK);
@@ -711,13 +720,8 @@ static void test_error_text_ends_with_0(void) {
   bt_log *log = NULL;
   REQUIRE(bt_log_open_fn(&log, mem_write, &m, 0, NULL, 0) == BT_OK);
   leaf C = FN("C", 1), B = LEAF("B", BT_RUNNING);
-  bt_graph *g = new_graph();
-  int c = add_fn(g, BT_CONDITION, &C, "C"), b = add_leaf(g, &B), s = add_node(g, BT_SEQUENCE, "S", 0, 0);
-  set_kids(g, s, 2, c, b);
-  bt_inst *in = build(g, s, 0);
-  bt_rec *rec = NULL;
-  REQUIRE(bt_rec_create(&rec, 0) == BT_OK);
-  REQUIRE(bt_rec_set_log(rec, log) == BT_OK);
+  bt_inst *in = cond_then(&C, &B);
+  bt_rec *rec = log_recorder(log);
   REQUIRE(bt_inst_set_recorder(in, rec) == BT_OK);
   think_at(in, 1);
   REQUIRE(bt_inst_record_error(in, 2, "behaviours/run.lua:12: oops") == BT_OK);
@@ -780,13 +784,8 @@ static void test_stop_marks_the_agent_gone(void) {
   leaf C = FN("C", 1), B = LEAF("B", BT_RUNNING);
   B.hook = stop_hook;
   stop_inside = 0;
-  bt_graph *g = new_graph();
-  int c = add_fn(g, BT_CONDITION, &C, "C"), b = add_leaf(g, &B), s = add_node(g, BT_SEQUENCE, "S", 0, 0);
-  set_kids(g, s, 2, c, b);
-  bt_inst *in = build(g, s, 0);
-  bt_rec *rec = NULL;
-  REQUIRE(bt_rec_create(&rec, 0) == BT_OK);
-  REQUIRE(bt_rec_set_log(rec, log) == BT_OK);
+  bt_inst *in = cond_then(&C, &B);
+  bt_rec *rec = log_recorder(log);
   T = 0.5;
   REQUIRE(bt_inst_set_recorder(in, rec) == BT_OK);
   think_at(in, 1);
@@ -797,10 +796,7 @@ static void test_stop_marks_the_agent_gone(void) {
   think_at(in, 3);  /* B stops its own tree; the think goes on */
   stop_inside = 0;
   REQUIRE(bt_log_flush(log) == BT_OK);
-  g = new_graph(); /* a restart: a new tree, the same recorder */
-  c = add_fn(g, BT_CONDITION, &C, "C"), b = add_leaf(g, &B), s = add_node(g, BT_SEQUENCE, "S", 0, 0);
-  set_kids(g, s, 2, c, b);
-  bt_inst *again = build(g, s, 0);
+  bt_inst *again = cond_then(&C, &B); /* a restart: a new tree, the same recorder */
   T = 4;
   REQUIRE(bt_inst_set_recorder(in, NULL) == BT_OK);
   REQUIRE(bt_inst_set_recorder(again, rec) == BT_OK);
@@ -839,9 +835,7 @@ static void test_shape_paths_and_def(void) {
   bt_def *a = tree_a();
   bt_inst *in = NULL;
   REQUIRE(bt_inst_create(&in, a, &HOST, NULL, 0) == BT_OK);
-  bt_rec *rec = NULL;
-  REQUIRE(bt_rec_create(&rec, 0) == BT_OK);
-  REQUIRE(bt_rec_set_log(rec, log) == BT_OK);
+  bt_rec *rec = log_recorder(log);
   REQUIRE(bt_inst_set_recorder(in, rec) == BT_OK);
   REQUIRE(bt_log_flush(log) == BT_OK);
   bt_rec_free(rec);

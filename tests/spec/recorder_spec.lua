@@ -353,13 +353,19 @@ describe("writing a log from Lua", function()
     os.remove(path)
   end)
 
-  it("a wrangler recording into a log writes it at the end of each Update", function()
+  -- a log at a new path, a wrangler, and a brain class that waits
+  local function logged_wrangler()
     local path = os.tmpname()
     local log = assert(bt.log.create(path))
     local m = bt.BrainWrangler()
     local B = bt.SharedBrain(function()
       return bt.PriorityNode({ bt.WaitNode(1) }, 0.5)
     end)
+    return path, log, m, B
+  end
+
+  it("a wrangler recording into a log writes it at the end of each Update", function()
+    local path, log, m, B = logged_wrangler()
     m:Record({ capacity = 0, log = log })
     for i = 1, 3 do
       local inst = { prefab = "wolf", GUID = 10 + i }
@@ -391,12 +397,7 @@ describe("writing a log from Lua", function()
   end)
 
   it("a brain's Stop is a stop record; a restart attaches its new tree and thinks on", function()
-    local path = os.tmpname()
-    local log = assert(bt.log.create(path))
-    local m = bt.BrainWrangler()
-    local B = bt.SharedBrain(function()
-      return bt.PriorityNode({ bt.WaitNode(1) }, 0.5)
-    end)
+    local path, log, m, B = logged_wrangler()
     local inst = { prefab = "sheep", GUID = 21 }
     inst.brain = B(inst)
     inst.brain.manager = m

@@ -63,26 +63,20 @@ static void check(int rc, const char *what) {
 
 static void leaf(bt_builder *b, const char *name, int *status) { check(bt_builder_behaviour(b, &BEHAVE, status, name), name); }
 
-/* Agent 1's tree; with panic, the Panic condition comes first (the reload's). */
-static bt_def *sheep_tree(int panic) {
-  static int never = 0;
-  bt_builder *b = NULL;
-  check(bt_builder_new(&b), "builder");
+/* A builder whose root is a Priority of that name and period, not scattered. */
+static bt_builder *priority(bt_builder *b, const char *name, double period) {
+  if (!b) check(bt_builder_new(&b), "builder");
   bt_spec root = {0};
   root.kind = BT_PRIORITY;
-  root.name = "Root";
-  root.param = 1;
+  root.name = name;
+  root.param = period;
   root.flags = BT_SPEC_NOSCATTER;
-  check(bt_builder_open(b, &root), "Root");
-  if (panic) bt_builder_condition(b, cond, &never, "Panic");
-  bt_builder_sequence(b, "Flee");
-  bt_builder_condition(b, cond, &scared, "Scared");
-  leaf(b, "Run", &run_status);
-  bt_builder_back(b);
-  bt_builder_event(b, "Hit", 0);
-  leaf(b, "Cry", &cry_status);
-  bt_builder_back(b);
-  leaf(b, "Graze", NULL);
+  check(bt_builder_open(b, &root), name);
+  return b;
+}
+
+/* The definition b built; b is freed. */
+static bt_def *finish(bt_builder *b) {
   bt_def *def = NULL;
   if (bt_builder_end(b, &def, NULL) != BT_OK) {
     fprintf(stderr, "log_scenarios: %s\n", bt_builder_errmsg(b));
@@ -92,20 +86,27 @@ static bt_def *sheep_tree(int panic) {
   return def;
 }
 
+/* Agent 1's tree; with panic, the Panic condition comes first (the reload's). */
+static bt_def *sheep_tree(int panic) {
+  static int never = 0;
+  bt_builder *b = priority(NULL, "Root", 1);
+  if (panic) bt_builder_condition(b, cond, &never, "Panic");
+  bt_builder_sequence(b, "Flee");
+  bt_builder_condition(b, cond, &scared, "Scared");
+  leaf(b, "Run", &run_status);
+  bt_builder_back(b);
+  bt_builder_event(b, "Hit", 0);
+  leaf(b, "Cry", &cry_status);
+  bt_builder_back(b);
+  leaf(b, "Graze", NULL);
+  return finish(b);
+}
+
 static bt_def *wolf_tree(void) {
-  bt_builder *b = NULL;
-  check(bt_builder_new(&b), "builder");
-  bt_spec root = {0};
-  root.kind = BT_PRIORITY;
-  root.name = "Root";
-  root.param = 1;
-  root.flags = BT_SPEC_NOSCATTER;
-  check(bt_builder_open(b, &root), "Root");
+  bt_builder *b = priority(NULL, "Root", 1);
   bt_builder_sequence(b, "Night");
   bt_builder_condition(b, cond, &night, "IsNight");
-  root.name = "Sleepy";
-  root.param = 0.5;
-  bt_builder_open(b, &root);
+  priority(b, "Sleepy", 0.5);
   bt_builder_sequence(b, "Tired");
   bt_builder_condition(b, cond, &tired, "IsTired");
   leaf(b, "Rest", NULL);
@@ -114,13 +115,7 @@ static bt_def *wolf_tree(void) {
   bt_builder_back(b);
   bt_builder_back(b);
   leaf(b, "Play", NULL);
-  bt_def *def = NULL;
-  if (bt_builder_end(b, &def, NULL) != BT_OK) {
-    fprintf(stderr, "log_scenarios: %s\n", bt_builder_errmsg(b));
-    exit(1);
-  }
-  bt_builder_free(b);
-  return def;
+  return finish(b);
 }
 
 static bt_def *guard_tree(void) {
@@ -132,35 +127,16 @@ static bt_def *guard_tree(void) {
   leaf(b, "Shout", NULL);
   bt_builder_back(b);
   leaf(b, "Patrol", NULL);
-  bt_def *def = NULL;
-  if (bt_builder_end(b, &def, NULL) != BT_OK) {
-    fprintf(stderr, "log_scenarios: %s\n", bt_builder_errmsg(b));
-    exit(1);
-  }
-  bt_builder_free(b);
-  return def;
+  return finish(b);
 }
 
 /* Agent 4's tree: names bt-log must escape. */
 static bt_def *odd_tree(void) {
   static int never = 0;
-  bt_builder *b = NULL;
-  check(bt_builder_new(&b), "builder");
-  bt_spec root = {0};
-  root.kind = BT_PRIORITY;
-  root.name = "Root\\";
-  root.param = 1;
-  root.flags = BT_SPEC_NOSCATTER;
-  check(bt_builder_open(b, &root), "Root");
+  bt_builder *b = priority(NULL, "Root\\", 1);
   bt_builder_condition(b, cond, &never, "Line\nBreak");
   leaf(b, "Caf\xc3\xa9 \xff\x7f", NULL);
-  bt_def *def = NULL;
-  if (bt_builder_end(b, &def, NULL) != BT_OK) {
-    fprintf(stderr, "log_scenarios: %s\n", bt_builder_errmsg(b));
-    exit(1);
-  }
-  bt_builder_free(b);
-  return def;
+  return finish(b);
 }
 
 static const char *dir;
