@@ -279,7 +279,11 @@ int lbt_pcall_named(lbt_state *S, lua_State *L, int nargs, int nres, int msgh, c
 /* ---- entering a tree ---- */
 
 void lbt_tree_enter(lua_State *L, lbt_tree *t, int tree, lbt_entry *entry) {
-  luaL_checkstack(L, 40, "bt: tree too deep for the Lua stack");
+  if (t->S->mem) t->S->mem->reserve++; /* bt's own work from here: the stack may grow into it */
+  if (!lua_checkstack(L, 40)) {
+    if (t->S->mem) t->S->mem->reserve--;
+    luaL_error(L, "stack overflow (bt: tree too deep for the Lua stack)");
+  }
   lbt_entry *outer = t->entry;
   lua_getiuservalue(L, tree, LBT_UV_FNS);
   int base = lua_gettop(L);
@@ -296,7 +300,6 @@ void lbt_tree_enter(lua_State *L, lbt_tree *t, int tree, lbt_entry *entry) {
   t->S->entered = t;
   t->S->L = L;
   t->S->msgh = base + 2;
-  if (t->S->mem) t->S->mem->reserve++;
 }
 
 void lbt_tree_leave(lua_State *L, lbt_tree *t) {
