@@ -281,6 +281,13 @@ int bt_def_graph_id(const bt_def *def, int state);
 /* The state of Don't Starve's parent of a state (the last parent that took it), or -1. */
 int bt_def_parent(const bt_def *def, int state);
 
+/* The spec node `node` of def was added with (bt_graph_add), into *out: its kind, name (def's
+ * copy, valid while def lives), parameter, flags, functions and overrides; BT_SPEC_CHILDREN is set
+ * for every node that is no leaf, of any kind. A graph that adds it again makes the same node (the
+ * Lua binding rebuilds that way a tree whose children lists a script edited). BT_EINVAL for a NULL
+ * def or out, or a node out of range. */
+int bt_def_spec(const bt_def *def, int node, bt_spec *out);
+
 /* Services an instance needs from its host. Any member may be NULL: the default clock is
  * CLOCK_MONOTONIC in seconds, and the default random numbers come from a generator in the
  * instance. random returns a number in [0, 1); random_int stores one in [1, n] and returns
@@ -393,6 +400,12 @@ int bt_inst_thinking(const bt_inst *inst);
  * triggered, and clears the clock of every Priority above it. BT_EINVAL if node is no EventNode. */
 int bt_inst_fire_event(bt_inst *inst, int node);
 
+/* bt_inst_fire_event but for the clocks above the node, which it leaves: for a binding whose nodes'
+ * parents, as Don't Starve's fields hold them, may differ from the definition's (a script gave a
+ * node another parent), and which clears them itself (bt_node_set of BT_FIELD_LASTTIME to none).
+ * BT_EINVAL if node is no EventNode. */
+int bt_node_trigger(bt_inst *inst, int node);
+
 /* Appends Don't Starve's tree dump (tostring(tree)) of the whole tree to out. */
 int bt_inst_dump(bt_inst *inst, bt_buf *out);
 
@@ -443,6 +456,16 @@ typedef struct bt_transfer {
  * So that the new definition decides at once, every Priority's clock is cleared (it evaluates at
  * the next think). The force-update flag carries over. BT_EBUSY if either instance is thinking. */
 int bt_inst_transfer(bt_inst *to, const bt_inst *from, const int *map, bt_transfer *out);
+
+/* Gives `to` the state of `from` where map matches them (map[s], for each state s of to, a state
+ * of from or -1), as it is: statuses, last results, flags, deadlines, node memory, child indices
+ * as the numbers they were (as Don't Starve's fields are when a children list changes under
+ * them), clocks, and the force-update flag; nothing is set to re-evaluate, and the states of to
+ * that map leaves out keep what they hold. For a tree whose children lists a script edited (the
+ * Lua binding rebuilds it: docs/lua-api.md, "Live children lists"). A recorder of to gets a RELOAD
+ * record, as with bt_inst_transfer. BT_EINVAL for a NULL argument, BT_EBUSY if either instance is
+ * thinking, BT_ENOMEM (nothing changed). */
+int bt_inst_carry(bt_inst *to, const bt_inst *from, const int *map, bt_transfer *out);
 
 /* ---- saved games: an agent's state as portable text, restored node by node by path ---- */
 

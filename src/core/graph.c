@@ -648,6 +648,29 @@ int bt_def_parent(const bt_def *def, int state) {
   return def && state >= 0 && (uint32_t)state < def->nstates ? def->states[state].parent : -1;
 }
 
+int bt_def_spec(const bt_def *def, int node, bt_spec *out) {
+  if (!out || !valid_node(def, node)) return BT_EINVAL;
+  const bt_node *nd = &def->nodes[node];
+  memset(out, 0, sizeof *out);
+  out->kind = nd->kind;
+  out->name = def->names + nd->name;
+  out->param = nd->param;
+  if (!(nd->flags & NF_LEAF)) out->flags |= BT_SPEC_CHILDREN;
+  if (nd->flags & NF_NIL_PARAM) out->flags |= BT_SPEC_NIL_PARAM;
+  if (nd->flags & NF_PARAM_FN) out->flags |= BT_SPEC_PARAM_FN;
+  if (nd->flags & NF_NOSCATTER) out->flags |= BT_SPEC_NOSCATTER;
+  if (nd->flags & NF_SUCCESS_ONE) out->flags |= BT_SPEC_SUCCESS_ONE;
+  if (nd->flags & NF_FAILURE_ALL) out->flags |= BT_SPEC_FAILURE_ALL;
+  out->fn = nd->fn;
+  out->fn2 = nd->fn2;
+  out->ud = nd->ud;
+  out->ud2 = nd->ud2;
+  out->ops = nd->ops;
+  out->ops_ud = nd->ops_ud;
+  out->task = nd->task;
+  return BT_OK;
+}
+
 /* ---- what subtree.c and builder.c read of a graph (internal.h) ---- */
 
 int bti_graph_count(const bt_graph *g) { return g->n; }

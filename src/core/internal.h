@@ -497,10 +497,11 @@ BTI_FUNC void bti_mark_touched(bt_inst *in); /* after the state was written whol
 /* Makes def->image, a new instance's bytes but its header's pointers (after layout_memory). */
 BTI_FUNC int bti_make_image(bt_def *def);
 
-/* transfer.c: bt_inst_transfer, keeping every clock if keep_clocks (save.c restores that way a
- * state saved from the same shape) */
-BTI_FUNC int bti_transfer(bt_inst *to, const bt_inst *from, const int *map, bt_transfer *out,
-                          int keep_clocks);
+/* transfer.c: bt_inst_transfer, and the ways it may go (how): BTI_KEEP_CLOCKS keeps every clock
+ * (save.c restores that way a state saved from the same shape); BTI_AS_IS also keeps child
+ * indices as the numbers they were and sets nothing to re-evaluate (bt_inst_carry) */
+enum { BTI_KEEP_CLOCKS = 1, BTI_AS_IS = 2 };
+BTI_FUNC int bti_transfer(bt_inst *to, const bt_inst *from, const int *map, bt_transfer *out, int how);
 
 /* nodes.c */
 BTI_FUNC void bti_scatter(bt_inst *in); /* each scattering node draws its first evaluation time */

@@ -503,13 +503,19 @@ static void reset_event(bt_inst *in, int n) {
   reset_base(in, n);
 }
 
-int bt_inst_fire_event(bt_inst *in, int n) {
+int bt_node_trigger(bt_inst *in, int n) {
   if (n < 0 || (uint32_t)n >= in->def->nnodes || node_at(in, n)->kind != BT_EVENT) return BT_EINVAL;
   if (BTI_RECORDING(in)) bti_rec_event(in, n);
   if (status_of(in, n) == BT_RUNNING && nchildren(in, n) == 1) bt_node_reset(in, child_at(in, n, 0));
   *flags_of(in, n) |= SF_TRIGGERED;
   touch(in, state_of(in, n));
   in->settled = 0;
+  return BT_OK;
+}
+
+int bt_inst_fire_event(bt_inst *in, int n) {
+  int rc = bt_node_trigger(in, n);
+  if (rc != BT_OK) return rc;
   for (int32_t s = in->def->states[state_of(in, n)].parent; s >= 0; s = in->def->states[s].parent)
     bti_clear_clock(in, (uint32_t)s);
   return BT_OK;

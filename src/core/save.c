@@ -574,7 +574,7 @@ int bt_inst_import(bt_inst *in, const bt_saved *sv, const int *map, double now, 
   memcpy(inst_mem(in) + head, d->image + head, d->inst_size - head);
   if (rng) memcpy(inst_mem(in) + rng, backup + rng, sizeof(uint64_t));
   in->hint = 0;
-  int rc = bti_transfer(in, from, map, out, keep_clocks);
+  int rc = bti_transfer(in, from, map, out, keep_clocks ? BTI_KEEP_CLOCKS : 0);
   if (rc != BT_OK) { /* as it was, but for the bti_ext the transfer may have made (which keeps the agent) */
     void *agent = in->agent;
     uint8_t extended = in->extended;

@@ -3,6 +3,7 @@
  * transfer.c: carrying an agent's state from one definition of its tree to another, as a
  * reload of its brain needs. Nodes are matched by their path from the root (kinds and names);
  * matched nodes keep their state, and the nodes above a running node that is gone re-evaluate.
+ * bt_inst_carry carries it as it is, for a tree whose children lists a script edited.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -68,7 +69,7 @@ static uint32_t move_index(const bt_inst *to, int nt, const bt_inst *from, int n
   return (uint32_t)-1; /* that child is gone */
 }
 
-static void copy_state(bt_inst *to, const bt_inst *from, uint32_t st, uint32_t sf, const int *map) {
+static void copy_state(bt_inst *to, const bt_inst *from, uint32_t st, uint32_t sf, const int *map, int as_is) {
   const bt_state *at = &to->def->states[st], *af = &from->def->states[sf];
   int nt = (int)at->node, nf = (int)af->node;
   const bti_kind *k = &bti_kinds[to->def->nodes[nt].kind];
@@ -80,6 +81,7 @@ static void copy_state(bt_inst *to, const bt_inst *from, uint32_t st, uint32_t s
   *flags_at(to, st) = flags & (uint8_t)~SF_NUT;
   if (has) bti_deadline_set(to, st, &t); /* never fails: bti_transfer made room; a node with none drops it */
   if (k->mem_size) memcpy(inst_mem(to) + at->mem, inst_mem(from) + af->mem, k->mem_size);
+  if (as_is) return; /* child indices stay the numbers they were, as Don't Starve's fields do */
   /* child indices follow their children; one whose child is gone starts over */
   for (int i = 0; i < k->nfields; i++) {
     const bti_field *f = &k->fields[i];
@@ -97,7 +99,7 @@ static void reevaluate(bt_inst *to, uint32_t st) {
   bti_clear_clock(to, st);
 }
 
-int bti_transfer(bt_inst *to, const bt_inst *from, const int *map, bt_transfer *out, int keep_clocks) {
+int bti_transfer(bt_inst *to, const bt_inst *from, const int *map, bt_transfer *out, int how) {
   bt_transfer r = {0, 0, 0};
   if (!to || !from || !map) return BT_EINVAL;
   if (to->thinking || from->thinking) return BT_EBUSY;
@@ -127,14 +129,14 @@ int bti_transfer(bt_inst *to, const bt_inst *from, const int *map, bt_transfer *
   }
   for (uint32_t s = 0; s < dt->nstates; s++) {
     if (map[s] < 0 || (uint32_t)map[s] >= df->nstates || inverse[map[s]] != (int)s) continue;
-    copy_state(to, from, s, (uint32_t)map[s], map);
+    copy_state(to, from, s, (uint32_t)map[s], map, how & BTI_AS_IS);
     r.matched++;
   }
-  /* the nodes above a running node that is gone re-evaluate */
+  /* the nodes above a running node that is gone re-evaluate (as is: nothing does) */
   for (uint32_t s = 0; s < df->nstates; s++) {
     if (inverse[s] >= 0) continue;
     r.gone++;
-    if (*status_at(from, s) != BT_RUNNING) continue;
+    if ((how & BTI_AS_IS) || *status_at(from, s) != BT_RUNNING) continue;
     for (int n = df->nodes[df->states[s].node].up; n >= 0; n = df->nodes[n].up) {
       int ns = inverse[df->nodes[n].state];
       if (ns >= 0 && !again[ns]) {
@@ -146,7 +148,7 @@ int bti_transfer(bt_inst *to, const bt_inst *from, const int *map, bt_transfer *
   }
   /* the new code decides at once: every clock is cleared, so its node evaluates at the next think
    * (a saved state restored into the tree it came from keeps them: it resumes as it was) */
-  if (!keep_clocks)
+  if (!(how & (BTI_KEEP_CLOCKS | BTI_AS_IS)))
     for (uint32_t s = 0; s < dt->nstates; s++) bti_clear_clock(to, s);
   to->forceupdate = from->forceupdate;
   bti_mark_touched(to);
@@ -159,4 +161,9 @@ int bti_transfer(bt_inst *to, const bt_inst *from, const int *map, bt_transfer *
 int bt_inst_transfer(bt_inst *to, const bt_inst *from, const int *map, bt_transfer *out) {
   if (to && from && map && !to->thinking && !from->thinking && BTI_RECORDING(to)) bti_rec_reload(to, from->def);
   return bti_transfer(to, from, map, out, 0);
+}
+
+int bt_inst_carry(bt_inst *to, const bt_inst *from, const int *map, bt_transfer *out) {
+  if (to && from && map && !to->thinking && !from->thinking && BTI_RECORDING(to)) bti_rec_reload(to, from->def);
+  return bti_transfer(to, from, map, out, BTI_AS_IS);
 }

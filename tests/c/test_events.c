@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* test_events.c: EventNode through bt_inst_fire_event. Resetting a running child, triggering for
+/* test_events.c: EventNode through bt_inst_fire_event (and bt_node_trigger, which leaves the clocks
+ * above to its host). Resetting a running child, triggering for
  * exactly one think, clearing the lasttime of Priority ancestors along DS parent links, the
  * trigger lost to a higher-priority sibling, and PriorityNode's test_anyway. Expected values come
  * from Don't Starve's behaviourtree.lua. */
@@ -189,6 +190,39 @@ static void test_event_clears_priority_ancestors(void) {
   CHECK_NUM(field(in, q, BT_FIELD_IDX), 1);
   CHECK_NUM(field(in, q, BT_FIELD_LASTTIME), 2);
   CHECK_NUM(field(in, r, BT_FIELD_LASTTIME), 2);
+  bt_inst_free(in);
+}
+
+/* bt_node_trigger is bt_inst_fire_event on the same tree but for the clocks above, which it
+ * leaves: the Priorities think on within their period, and the trigger waits for their next
+ * evaluation. */
+static void test_trigger_leaves_clocks(void) {
+  logs();
+  leaf L = LEAF("L", BT_RUNNING), Y = LEAF("Y", BT_RUNNING);
+  bt_graph *g = new_graph();
+  int r = add_prio(g, "R", 10);
+  int q = add_prio(g, "Q", 10);
+  int e = add_event(g, "Event(e)", 0, 0);
+  int l = add_leaf(g, &L), y = add_leaf(g, &Y);
+  set_kids(g, e, 1, l);
+  set_kids(g, q, 2, e, y);
+  set_kids(g, r, 1, q);
+  bt_inst *in = build(g, r, 0);
+  think(in, 0);
+  CHECK_STR(logs(), "Y");
+  CHECK_INT(bt_node_trigger(in, at(in, e)), BT_OK);
+  CHECK_NUM(field(in, e, BT_FIELD_TRIGGERED), 1);
+  CHECK_NUM(field(in, r, BT_FIELD_LASTTIME), 0);
+  CHECK_NUM(field(in, q, BT_FIELD_LASTTIME), 0);
+  think(in, 1);
+  CHECK_STR(logs(), "Y"); /* not due: the running Y goes on */
+  CHECK_NUM(bt_node_set(in, at(in, q), BT_FIELD_LASTTIME, NULL), BT_OK);
+  CHECK_NUM(bt_node_set(in, at(in, r), BT_FIELD_LASTTIME, NULL), BT_OK);
+  CHECK_INT(bt_node_trigger(in, at(in, e)), BT_OK); /* with the clocks cleared by the host */
+  think(in, 2);
+  CHECK_STR(logs(), "L");
+  CHECK_INT(bt_node_trigger(in, at(in, r)), BT_EINVAL);
+  CHECK_INT(bt_node_trigger(in, -1), BT_EINVAL);
   bt_inst_free(in);
 }
 
@@ -461,6 +495,7 @@ int main(void) {
   test_event_one_think_even_unvisited();
   test_event_without_child();
   test_event_clears_priority_ancestors();
+  test_trigger_leaves_clocks();
   test_event_shared_parent();
   test_event_test_anyway();
   test_event_lower_priority_not_tested();

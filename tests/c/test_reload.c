@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* test_reload.c: matching two definitions by path and carrying an agent's state across a reload
- * (bt_def_match, bt_inst_transfer). */
+ * (bt_def_match, bt_inst_transfer), or as it is (bt_inst_carry); a definition's specs (bt_def_spec). */
 #include <stdarg.h>
 #include <stdlib.h>
 
@@ -224,6 +224,71 @@ static void test_sequence_index_moves(void) {
   bt_inst_free(neu);
 }
 
+/* The same branch inserted, carried as it is (bt_inst_carry, for a children list a script edited)
+ * instead of moved (bt_inst_transfer, test_branch_inserted): the Priority's index stays the number
+ * it was, as Don't Starve's idx does, so it names the inserted branch, and its clock is kept. */
+static void test_carry_as_is(void) {
+  int w;
+  bt_inst *old = wandering(&w);
+  int nw;
+  bt_inst *neu = make((shape){.extra_before_wander = 1}, &nw);
+  int count;
+  int *map = match(old, neu, &count);
+  double lasttime = root_field(old, BT_FIELD_LASTTIME);
+  CHECK(lasttime != NIL_VALUE);
+  bt_transfer r;
+  CHECK_INT(bt_inst_carry(neu, old, map, &r), BT_OK);
+  CHECK_INT(r.matched, count);
+  CHECK_INT(r.gone, 0);
+  CHECK_INT(r.reevaluate, 0);
+  CHECK_STR(ST(neu, nw), "RUNNING");
+  CHECK_NUM(root_field(neu, BT_FIELD_IDX), 3); /* the number it was: now the inserted branch */
+  CHECK_NUM(root_field(neu, BT_FIELD_LASTTIME), lasttime);
+  CHECK_NUM(field(neu, nw, BT_FIELD_NEXTUPDATETIME), 3);
+  CHECK_STR(root_status(neu), "RUNNING");
+  int calls = sleepy.calls, tests = tired.calls;
+  think(neu, 1.5); /* within the period: resumes child 3, which does not run, so nothing runs */
+  CHECK_INT(sleepy.calls, calls);
+  CHECK_INT(tired.calls, tests);
+  CHECK_INT(bt_inst_carry(neu, old, NULL, NULL), BT_EINVAL);
+  free(map);
+  bt_inst_free(old);
+  bt_inst_free(neu);
+}
+
+/* bt_def_spec gives each node the spec it was added with: a graph of them, added in the order of
+ * the first (their graph ids), makes an equal definition. */
+static void test_def_spec(void) {
+  bt_inst *in = make((shape){.extra_before_wander = 1}, NULL);
+  const bt_def *def = bt_inst_def(in);
+  bt_graph *g = new_graph();
+  int n = bt_def_size(def);
+  int *ids = malloc((size_t)n * sizeof *ids);
+  for (int gid = 0; gid < n; gid++) {
+    for (int i = 0; i < n; i++) {
+      if (bt_def_graph_id(def, bt_def_state(def, i)) != gid) continue;
+      bt_spec s;
+      CHECK_INT(bt_def_spec(def, i, &s), BT_OK);
+      ids[i] = bt_graph_add(g, &s);
+      CHECK_INT(ids[i], gid);
+    }
+  }
+  for (int i = 0; i < n; i++) {
+    int kids[8], k = bt_def_child_count(def, i);
+    for (int c = 0; c < k; c++) kids[c] = ids[bt_def_child(def, i, c)];
+    if (k) CHECK_INT(bt_graph_set_children(g, ids[i], kids, k), BT_OK);
+  }
+  bt_inst *again = build(g, ids[0], 0);
+  CHECK(bt_def_equal(bt_inst_def(again), def));
+  bt_spec s;
+  CHECK_INT(bt_def_spec(def, n, &s), BT_EINVAL);
+  CHECK_INT(bt_def_spec(NULL, 0, &s), BT_EINVAL);
+  CHECK_INT(bt_def_spec(def, 0, NULL), BT_EINVAL);
+  free(ids);
+  bt_inst_free(in);
+  bt_inst_free(again);
+}
+
 static bt_inst *reentered;
 static int busy_rc;
 static void transfer_inside(bt_call *c, leaf *l) {
@@ -254,6 +319,8 @@ int main(void) {
   test_running_node_gone();
   test_kind_and_names();
   test_sequence_index_moves();
+  test_carry_as_is();
+  test_def_spec();
   test_errors();
   return check_report("test_reload");
 }
