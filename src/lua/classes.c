@@ -50,8 +50,9 @@ static void check_time(lua_State *L, int arg, const char *fname) {
 }
 
 static void check_children(lua_State *L, int arg, const char *fname) {
-  int idx = arg + 1;
-  if (lua_type(L, idx) != LUA_TTABLE) lbt_typeerror(L, idx, arg, fname, "table");
+  if (lua_type(L, arg + 1) != LUA_TTABLE) lbt_typeerror(L, arg + 1, arg, fname, "table");
+  lbt_push_list_items(L, arg + 1); /* another node's children list, for instance */
+  int idx = lua_gettop(L);
   lua_Integer n = (lua_Integer)lua_rawlen(L, idx);
   for (lua_Integer i = 1; i <= n; i++) {
     lua_rawgeti(L, idx, i);
@@ -68,6 +69,7 @@ static void check_children(lua_State *L, int arg, const char *fname) {
     lua_pop(L, 1);
   }
   if (keys != n) lbt_argerror(L, arg, fname, "children must be a list of nodes without holes");
+  lua_pop(L, 1);
 }
 
 /* ---- what constructors set ---- */
@@ -97,14 +99,20 @@ static void init_node(lua_State *L, const char *name, int name_idx, int children
   lua_pushliteral(L, "children");
   lua_pushvalue(L, children_idx);
   lua_rawset(L, 1);
-  lua_Integer n = (lua_Integer)lua_rawlen(L, children_idx);
+  lbt_push_list_items(L, children_idx);
+  lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
   for (lua_Integer i = 1; i <= n; i++) {
-    lua_rawgeti(L, children_idx, i);
+    lua_rawgeti(L, -1, i);
     lua_pushliteral(L, "parent");
     lua_pushvalue(L, 1);
     lua_rawset(L, -3);
-    lua_pop(L, 1);
+    if (lua_rawgetp(L, -1, &lbt_key_tree) != LUA_TNIL) { /* a node of a tree given another parent */
+      lbt_tree *t = lbt_tree_raw(L, -1);
+      if (t) t->strays = 1; /* an event walks up by the field (fire) */
+    }
+    lua_pop(L, 2);
   }
+  lua_pop(L, 1);
 }
 
 static void set_field(lua_State *L, const char *key, int value_idx) {
@@ -443,6 +451,18 @@ static void fire(lua_State *L, int obj, int data) {
   data = lua_absindex(L, data);
   int node;
   lbt_tree *t = lbt_node_tree(L, obj, &node);
+  /* DoToParents by the parent fields where they may differ from the definition's */
+  int walk = !t || t->forwarded || t->edited || t->strays;
+  if (t && t->forwarded && bt_node_status(lbt_tree_inst(t), node) == BT_RUNNING) {
+    /* taken out of its tree: its child may be in the tree now (keep_event_relatives in tree.c) */
+    lua_getfield(L, obj, "children");
+    if (lua_istable(L, -1) && lua_geti(L, -1, 1) == LUA_TTABLE && lbt_is_node(L, -1)) {
+      lua_getfield(L, -1, "Reset");
+      lua_insert(L, -2);
+      lbt_pcall(lbt_state_get(L), L, 1, 0, 0, lbt_tree_inst(t), node, "Reset");
+    }
+    lua_settop(L, data);
+  }
   if (t) {
     lbt_entry entry;
     lua_rawgetp(L, obj, &lbt_key_tree);
@@ -453,7 +473,8 @@ static void fire(lua_State *L, int obj, int data) {
     lua_rawseti(L, -2, lbt_data_key(bt_def_state(bt_inst_def(lbt_tree_inst(t)), node)));
     lua_pop(L, 1);
     lbt_tree_enter(L, t, tree, &entry);
-    bt_inst_fire_event(lbt_tree_inst(t), node);
+    if (walk) bt_node_trigger(lbt_tree_inst(t), node);
+    else bt_inst_fire_event(lbt_tree_inst(t), node);
     lbt_tree_leave(L, t);
     lua_pop(L, 1);
   } else {
@@ -477,8 +498,10 @@ static void fire(lua_State *L, int obj, int data) {
     }
   }
   lua_pop(L, 1);
-  if (!t) {
-    /* DoToParents: clear the clock of every PriorityNode above */
+  if (walk) {
+    /* DoToParents: clear the clock of every PriorityNode above, by their parent fields: of a node
+     * in no tree, or taken out of its tree (keep_event_relatives in tree.c), or in a tree a script
+     * may have edited, or whose nodes' parent fields do not all hold the definition's */
     lua_pushvalue(L, obj);
     for (;;) {
       lua_getfield(L, -1, "parent");
@@ -840,8 +863,7 @@ void lbt_class_spec(lua_State *L, const lbt_state *S, int obj, int template, lbt
     lua_remove(L, -2);
   }
   s->name = lua_tostring(L, -1);
-  lua_pushvalue(L, keys + LBT_SPEC_CHILDREN);
-  if (lua_rawget(L, obj) == LUA_TTABLE) s->flags |= BT_SPEC_CHILDREN;
+  if (lbt_push_children_at(L, obj, keys + LBT_SPEC_CHILDREN) == LUA_TTABLE) s->flags |= BT_SPEC_CHILDREN;
   lua_pop(L, 1);
   if (s->kind < 0 || s->kind >= BT_KIND_COUNT) return; /* a forged class: the core refuses it */
   int (*spec)(reader *) = kind_classes[s->kind].spec;

@@ -95,6 +95,8 @@ typedef struct builder {
   lbt_slots slots;
   int shared;
   const char *fname; /* "BT" or "define", for messages */
+  int old;           /* a tree rebuilt (lbt_compile_again): table object -> its node in od, or 0 */
+  const bt_def *od;
 } builder;
 
 static void push_name(lua_State *L, int obj) {
@@ -106,7 +108,12 @@ static void push_name(lua_State *L, int obj) {
 /* Checks that an object of the root's own may go into this tree. */
 static void check_own(builder *b, int obj) {
   lua_State *L = b->L;
-  if (lua_rawgetp(L, obj, &lbt_key_tree) != LUA_TNIL) {
+  int node;
+  if (lua_rawgetp(L, obj, &lbt_key_tree) != LUA_TNIL && lbt_release_stale(L, obj, &node)) {
+    lua_pop(L, 2); /* taken out of a tree rebuilt since: a node of none now */
+    lua_rawgetp(L, obj, &lbt_key_tree);
+  }
+  if (!lua_isnil(L, -1)) {
     push_name(L, obj);
     luaL_error(L, "%s: node '%s' already belongs to a tree (a node can be in one BT only)", b->fname,
                lua_tostring(L, -1));
@@ -138,8 +145,7 @@ static int graph_id(builder *b, int obj, int n) {
 /* Pushes the children of the object at obj (absolute), nil or a table; returns their count. */
 static lua_Integer push_children(builder *b, int obj) {
   lua_State *L = b->L;
-  lua_pushvalue(L, b->keys + LBT_SPEC_CHILDREN);
-  int type = lua_rawget(L, obj);
+  int type = lbt_push_children_at(L, obj, b->keys + LBT_SPEC_CHILDREN);
   if (type != LUA_TNIL && type != LUA_TTABLE) {
     push_name(L, obj);
     return luaL_error(L, "%s: node '%s' has children that are no table", b->fname, lua_tostring(L, -1));
@@ -218,12 +224,25 @@ static int collect(builder *b, int root) {
   return n;
 }
 
+/* The spec of a node of the tree being rebuilt (b->old): the one it was made with, whose functions
+ * are in the slots the new definition's begin with. Returns 0 for another object. */
+static int old_spec(builder *b, int obj, bt_spec *s) {
+  lua_State *L = b->L;
+  if (!b->old) return 0;
+  lua_pushvalue(L, obj);
+  int old = lua_rawget(L, b->old) == LUA_TNUMBER;
+  if (old) bt_def_spec(b->od, (int)lua_tointeger(L, -1), s);
+  lua_pop(L, 1);
+  return old;
+}
+
 static void add_node(builder *b, int obj) {
   lua_State *L = b->L;
   bt_spec s;
-  lbt_class_spec(L, b->S, obj, b->shared, &b->slots, b->fname, &s, b->keys);
+  int old = old_spec(b, obj, &s);
+  if (!old) lbt_class_spec(L, b->S, obj, b->shared, &b->slots, b->fname, &s, b->keys);
   int id = bt_graph_add(b->g, &s);
-  lua_pop(L, 1); /* the name */
+  if (!old) lua_pop(L, 1); /* the name */
   if (id < 0) {
     push_name(L, obj);
     luaL_error(L, "%s: cannot add node '%s'", b->fname, lua_tostring(L, -1));
@@ -232,8 +251,7 @@ static void add_node(builder *b, int obj) {
 
 static void link_children(builder *b, int obj, int id) {
   lua_State *L = b->L;
-  lua_pushvalue(L, b->keys + LBT_SPEC_CHILDREN);
-  if (lua_rawget(L, obj) == LUA_TTABLE) {
+  if (lbt_push_children_at(L, obj, b->keys + LBT_SPEC_CHILDREN) == LUA_TTABLE) {
     int n = (int)lua_rawlen(L, -1);
     int stack_ids[16];
     int *kids = n <= 16 ? stack_ids : lua_newuserdatauv(L, (size_t)n * sizeof(int), 0);
@@ -598,10 +616,18 @@ static void builder_init(builder *b, lua_State *L, int shared, const char *fname
   b->slots = (lbt_slots){L, lua_gettop(L), 0};
 }
 
-/* Compiles the objects under root through a graph: pushes the definition and returns its index. */
-static int compile_graph(lua_State *L, int root, int shared, const char *fname, const char *defining) {
+/* Compiles the objects under root through a graph: pushes the definition and returns its index.
+ * old, od, fns: those of lbt_compile_again, or 0, NULL, 0. */
+static int compile_graph(lua_State *L, int root, int shared, const char *fname, const char *defining, int old,
+                         const bt_def *od, int fns) {
   builder b;
   builder_init(&b, L, shared, fname);
+  b.old = old;
+  b.od = od;
+  for (lua_Integer i = 1, n = fns ? (lua_Integer)lua_rawlen(L, fns) : 0; i <= n; i++) {
+    lua_rawgeti(L, fns, i); /* the old tree's functions keep their slots */
+    lbt_slot_add(&b.slots);
+  }
   int n = collect(&b, root);
   /* The graph lives in a box whose __gc frees it: an error while it is built (a script's
    * __index or __tostring, no memory in a state of bounded memory) must not leak it. */
@@ -674,11 +700,23 @@ int lbt_compile(lua_State *L, int root, int shared, const char *fname, const cha
       }
     }
   }
-  int ud = compile_graph(L, root, shared, fname, defining);
+  int ud = compile_graph(L, root, shared, fname, defining, 0, NULL, 0);
   if (sig) { /* for the trees of that shape built next */
     add_shape(L, sig, ud);
     signature_free(L, sig);
   }
+  lua_replace(L, top + 1);
+  lua_settop(L, top + 1);
+  return top + 1;
+}
+
+int lbt_compile_again(lua_State *L, int root, int old, const bt_def *od, int fns) {
+  root = lua_absindex(L, root);
+  old = lua_absindex(L, old);
+  fns = lua_absindex(L, fns);
+  luaL_checkstack(L, LBT_SPEC_KEYS + 16, "bt: no room on the Lua stack");
+  int top = lua_gettop(L);
+  compile_graph(L, root, 0, "BT", NULL, old, od, fns);
   lua_replace(L, top + 1);
   lua_settop(L, top + 1);
   return top + 1;

@@ -16,11 +16,11 @@
  *   classes.c  the node classes: one section per kind (constructor, what the constructor's
  *              fields mean to the core), the methods, events
  *   compile.c  definitions: a graph of node objects compiled, named subtrees
- *   tree.c     BT(inst, root) and the tree methods
  *   records.c  a recorder's record as the fields of a Lua table (the rings' and the logs')
  *   stats.c    bt.Stats: per-node statistics as tables, tree:stats
  *   logfile.c  bt.log: the recorders' log files written and read (over the core's bt_log)
  *   recorder.c bt.Recorder: a tree's transition recorder, tree:record, a brain's recorder
+ *   tree.c     BT(inst, root) and the tree methods; a tree rebuilt when its children lists changed
  *   sched.c    BrainWrangler's scheduler
  *   reload.c   moving live agents to a tree of new code
  *   save.c     a tree's state saved with a game and restored (the C side of lua/save.lua)
@@ -78,7 +78,10 @@
                                  that BT(inst, root) compiled from it (weak values; compile.c) */
 #define LBT_REG_ROOTS 20      /* tree -> the root's object it was built from, while both live (weak
                                  keys and values; objects.c): a tree need not hold a table for it */
-#define LBT_REG_COUNT 20
+#define LBT_REG_LISTMETA 21   /* the metatable of the children lists a tree watches (objects.c) */
+#define LBT_REG_REBUILT 22    /* tree -> the tree it was rebuilt into, its children lists edited (weak
+                                 keys; tree.c, lbt_tree_forward) */
+#define LBT_REG_COUNT 22
 
 /* The allocator's state of a Lua state made by bt_lua_newstate. */
 typedef struct lbt_memory {
@@ -192,8 +195,17 @@ typedef struct lbt_entry {
 
 typedef struct lbt_tree {
   unsigned magic; /* LBT_TREE_MAGIC: a cheap check that a userdata is a tree */
-  int nown : 28;  /* graph ids below this are the entity's own node objects; the rest (every node
+  int nown : 25;  /* graph ids below this are the entity's own node objects; the rest (every node
                      of a shared definition, the nodes of subtrees) are templates, copied on use */
+  unsigned strays : 1;    /* a node's parent field may hold another node than its definition's
+                             parent (one out of the tree, as Don't Starve's constructor set it or
+                             before an edit, or one a script wrote): an event walks up by the
+                             fields (classes.c, fire) */
+  unsigned edited : 1;    /* a script may have edited a children list of its nodes: its next call
+                             compares them with its definition (lbt_tree_refresh) */
+  unsigned forwarded : 1; /* rebuilt since (LBT_REG_REBUILT): lbt_tree_test gives the tree it
+                             became in its place; its instance stays as it was, for the nodes a
+                             script took out (they are still bound to it) */
   unsigned own_fns : 1;   /* its function of slot i is its user value LBT_UV_FNS + i - 1 (a tree
                              built for one entity); else its table LBT_UV_FNS has them */
   unsigned exact : 1;     /* DS-exact (docs/lua-api.md): functions get no inst, every read calls
@@ -239,12 +251,20 @@ enum {
                       others after it */
 };
 
-/* The tree userdata at idx, or NULL. */
-static inline lbt_tree *lbt_tree_test(lua_State *L, int idx) {
+/* The tree userdata at idx as it is, or NULL: a tree rebuilt since is its old self (forwarded). */
+static inline lbt_tree *lbt_tree_raw(lua_State *L, int idx) {
   lbt_tree *t = (lbt_tree *)lua_touserdata(L, idx);
   /* a light userdata has no length: lua_rawlen gives 0 */
   if (!t || lua_rawlen(L, idx) < sizeof *t || t->magic != LBT_TREE_MAGIC) return NULL;
   return t;
+}
+
+/* The tree at idx, a tree rebuilt since (its children lists changed) replaced at idx by the tree
+ * it became (lbt_tree_forward), or NULL. */
+LBT_FUNC lbt_tree *lbt_tree_forward(lua_State *L, int idx);
+static inline lbt_tree *lbt_tree_test(lua_State *L, int idx) {
+  lbt_tree *t = lbt_tree_raw(L, idx);
+  return t && t->forwarded ? lbt_tree_forward(L, idx) : t;
 }
 
 /* A definition userdata, of the metatable LBT_DEF_META. */
@@ -273,6 +293,7 @@ enum {
 LBT_FUNC const char lbt_key_tree; /* the lbt_tree userdata a node belongs to */
 LBT_FUNC const char lbt_key_node; /* its pre-order index there (or in its definition) */
 LBT_FUNC const char lbt_key_def;  /* the definition userdata a template belongs to */
+LBT_FUNC const char lbt_key_children; /* a bound node's children list (lbt_children_watch) */
 
 /* ---- state.c ---- */
 
@@ -439,6 +460,34 @@ LBT_FUNC void lbt_index_fields(lua_State *L);
 LBT_FUNC void lbt_tree_table(lua_State *L, int tree, int uv, int create);
 /* Pushes the node object of state s of the tree: the one that exists, or made anew. */
 LBT_FUNC void lbt_push_state_obj(lua_State *L, lbt_tree *t, int tree, int s);
+/* Pushes the node object of state s that exists and returns 1, or pushes nothing and returns 0. */
+LBT_FUNC int lbt_push_existing_obj(lua_State *L, lbt_tree *t, int tree, int s);
+/* Whether state s of the tree is a template's (a shared definition's or a subtree's: its object is
+ * the entity's copy, made on use). */
+LBT_FUNC int lbt_is_template_state(const lbt_tree *t, int s);
+/* Live children lists, as in Don't Starve. The children list of the node object at obj (its field
+ * `children`, or where a bound node keeps it, lbt_key_children) is watched: its items move to a
+ * table of their own, so that every write to the list (an item replaced, added or removed) goes
+ * through its metamethods, and marks the owner's tree (lbt_children_mark); a write to a list of a
+ * shared definition's node is an error naming the node. Reads, #, ipairs, pairs and the table
+ * library see the items. A list with a metatable of its own (a script's) is left as it is. */
+LBT_FUNC void lbt_children_watch(lua_State *L, int obj);
+/* Marks the tree at index tree (lbt_tree_test) as one a script may have edited: its first call
+ * outside a think compares its lists with its definition. */
+LBT_FUNC void lbt_children_mark(lua_State *L, int tree);
+/* Pushes the items of the children list of the node object at obj (those of a watched list, else
+ * the list), or what its field holds if no table; returns the type pushed. */
+LBT_FUNC int lbt_push_children(lua_State *L, int obj);
+/* lbt_push_children, the string "children" at stack index key (a builder's, interned once). */
+LBT_FUNC int lbt_push_children_at(lua_State *L, int obj, int key);
+/* Pushes the items of the table at list if it is a watched list, else the value at list. */
+LBT_FUNC void lbt_push_list_items(lua_State *L, int list);
+/* The node object at obj, if a script took it out of a tree whose children lists it edited (it is
+ * still bound to the tree rebuilt since, lbt_tree.forwarded, which keeps its state), leaves that
+ * tree, a node of none that a tree may take in: its state (but lastresult and data) and its
+ * relatives become plain fields. Then pushes the tree it left, sets *node to its node there and
+ * returns 1; else pushes nothing and returns 0. */
+LBT_FUNC int lbt_release_stale(lua_State *L, int obj, int *node);
 /* Pushes obj[key] read raw from the object, else from its class, and returns its type: a script
  * that gave the object an __index cannot raise in the middle of a think. */
 LBT_FUNC int lbt_node_member(lua_State *L, const lbt_state *S, int obj, int key);
@@ -517,6 +566,11 @@ LBT_FUNC void lbt_push_global_names(lua_State *L);
 /* Pushes a definition of the tree under root (shared: bt.define's, else BT's for one entity);
  * defining: the subtree name it is being defined as (a reference to it is a cycle), or NULL. */
 LBT_FUNC int lbt_compile(lua_State *L, int root, int shared, const char *fname, const char *defining);
+/* lbt_compile(L, root, 0, "BT", NULL) of a tree being rebuilt, its children lists edited (tree.c):
+ * the objects in the table at old (object -> its node in od, the old definition) are read from
+ * od, and the new definition's slots begin with fns, the old tree's functions by slot, where the
+ * nodes of od find theirs. */
+LBT_FUNC int lbt_compile_again(lua_State *L, int root, int old, const bt_def *od, int fns);
 LBT_FUNC lbt_def *lbt_def_test(lua_State *L, int idx);
 /* Pushes the definition that trees built for one entity from the definition at def_idx keep once
  * built: one per shape, holding no entity's functions (each tree holds its own). The definition

@@ -79,7 +79,12 @@ static void open_state(lua_State *L) {
   lbt_registry_get(L, LBT_REG_WEAKVALUES);
   lua_pushliteral(L, "v");
   lua_setfield(L, -2, "__mode");
-  lua_pop(L, 1);
+  lbt_registry_get(L, LBT_REG_REBUILT);
+  lua_createtable(L, 0, 1);
+  lua_pushliteral(L, "k");
+  lua_setfield(L, -2, "__mode");
+  lua_setmetatable(L, -2);
+  lua_pop(L, 2);
 }
 
 /* Notes Brain's own OnUpdate and GetSleepTime (lbt_state.brain_update, brain_sleep_time). */

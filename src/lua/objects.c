@@ -14,6 +14,7 @@
 const char lbt_key_tree = 0;
 const char lbt_key_node = 0;
 const char lbt_key_def = 0;
+const char lbt_key_children = 0;
 
 /* ---- views: the fields of a node object that live in its tree's instance ---- */
 
@@ -56,6 +57,9 @@ static const int view_fields[VK_COUNT] = {
 /* Whether a view code is one of the core's fields (bt_node_get/bt_node_set). */
 static int is_field(int code) { return code >= VK_IDX && code < VK_DATA; }
 
+static void open_lists(lua_State *L);
+static int push_items(lua_State *L, int list);
+
 void lbt_open_views(lua_State *L) {
   lbt_registry_get(L, LBT_REG_ROOTS);
   lua_createtable(L, 0, 1);
@@ -69,6 +73,7 @@ void lbt_open_views(lua_State *L) {
     lua_setfield(L, -2, view_names[i]);
   }
   lua_pop(L, 1);
+  open_lists(L);
 }
 
 static unsigned field_slot(const char *name) {
@@ -108,6 +113,9 @@ static int view_code(lua_State *L, int key) {
   int code = known_field(lua_touserdata(L, lua_upvalueindex(1)), lua_tostring(L, key));
   return code < 0 ? VK_NONE : code;
 }
+
+/* The module's state, in a node class's __index or __newindex (its upvalue). */
+static const lbt_state *index_state(lua_State *L) { return lua_touserdata(L, lua_upvalueindex(1)); }
 
 /* ---- classes, as the node objects see them ---- */
 
@@ -273,9 +281,11 @@ lbt_tree *lbt_node_tree(lua_State *L, int obj, int *node) {
   *node = -1;
   if (lua_type(L, obj) != LUA_TTABLE) return NULL;
   /* The keys are in the node's own table, where pairs finds them and rawset can change them:
-   * believe them only if they are a tree and an index into it. */
+   * believe them only if they are a tree and an index into it. A tree rebuilt since (its children
+   * edited) is the one it stays bound to: the node was taken out, and the old instance keeps its
+   * state. */
   lua_rawgetp(L, obj, &lbt_key_tree);
-  lbt_tree *t = lbt_tree_test(L, -1);
+  lbt_tree *t = lbt_tree_raw(L, -1);
   lua_rawgetp(L, obj, &lbt_key_node);
   int isint;
   lua_Integer n = lua_tointegerx(L, -1, &isint);
@@ -546,8 +556,11 @@ static int find_original(lua_State *L, int tree, const bt_def *def, int s) {
     path[depth++] = bt_def_child_index(def, n);
   if (!push_kept_any(L, tree, 0)) return 0;
   while (depth > 0) {
-    lua_pushliteral(L, "children");
-    if (lua_type(L, -2) != LUA_TTABLE || lua_rawget(L, -2) != LUA_TTABLE) {
+    if (lua_type(L, -1) != LUA_TTABLE) { /* a list that holds less now: a script edited it */
+      lua_pop(L, 1);
+      return 0;
+    }
+    if (lbt_push_children(L, -1) != LUA_TTABLE) {
       lua_pop(L, 2);
       return 0;
     }
@@ -575,6 +588,12 @@ static int push_existing(lua_State *L, lbt_tree *t, int tree, int s) {
   return push_kept_any(L, tree, s) ||
          (!is_template(t, s) && find_original(L, tree, bt_inst_def(lbt_tree_inst(t)), s));
 }
+
+int lbt_push_existing_obj(lua_State *L, lbt_tree *t, int tree, int s) {
+  return push_existing(L, t, lua_absindex(L, tree), s);
+}
+
+int lbt_is_template_state(const lbt_tree *t, int s) { return is_template(t, s); }
 
 void lbt_push_state_obj(lua_State *L, lbt_tree *t, int tree, int s) {
   tree = lua_absindex(L, tree);
@@ -625,14 +644,20 @@ static void push_relatives(lua_State *L, int obj, int which) {
     else lbt_push_state_obj(L, t, tree, p);
   } else {
     int n = bt_def_child_count(def, node);
+    bt_spec spec;
+    if (n == 0 && bt_def_spec(def, node, &spec) == BT_OK && !(spec.flags & BT_SPEC_CHILDREN)) {
+      lua_pushnil(L); /* a leaf: Don't Starve's has no children list */
+      lua_remove(L, tree);
+      return;
+    }
     lua_createtable(L, n, 0);
     for (int i = 0; i < n; i++) {
       lbt_push_state_obj(L, t, tree, bt_def_state(def, bt_def_child(def, node, i)));
       lua_rawseti(L, -2, i + 1);
     }
-    lua_pushliteral(L, "children"); /* cached: a node's children do not change */
-    lua_pushvalue(L, -2);
-    lua_rawset(L, obj);
+    lua_pushvalue(L, -1); /* kept: a script that edits it edits the node's children */
+    lua_rawsetp(L, obj, &lbt_key_children);
+    lbt_children_watch(L, obj);
   }
   lua_remove(L, tree);
 }
@@ -642,12 +667,24 @@ static void push_relatives(lua_State *L, int obj, int which) {
 int lbt_node_index(lua_State *L) {
   if (lua_type(L, 1) != LUA_TTABLE) /* a script may call it by hand, with anything */
     return lbt_typeerror(L, 1, 1, "__index", "node");
+  int code = view_code(L, 2);
+  if (code == VK_CHILDREN) { /* a bound node's list, watched from the first time a script asks for
+                                 it outside every tree (inside one, its nodes' own code reads it) */
+    int type = lua_rawgetp(L, 1, &lbt_key_children);
+    if (type != LUA_TNIL) {
+      if (type == LUA_TTABLE && !index_state(L)->entered) {
+        if (lua_getmetatable(L, -1)) lua_pop(L, 1); /* watched, or the script's own */
+        else lbt_children_watch(L, 1);
+      }
+      return 1;
+    }
+    lua_pop(L, 1);
+  }
   if (lua_getmetatable(L, 1)) {
     lua_pushvalue(L, 2);
     if (lua_rawget(L, -2) != LUA_TNIL) return 1;
     lua_pop(L, 2);
   }
-  int code = view_code(L, 2);
   if (code == VK_NONE) return 0;
   int node;
   lbt_tree *t = lbt_node_tree(L, 1, &node);
@@ -687,9 +724,245 @@ int lbt_node_newindex(lua_State *L) {
     if (view_set(L, t, node, code, 3)) return 0;
   }
   lua_settop(L, 3);
+  if (t && code == VK_CHILDREN) { /* a new list: the tree compares it at its next call */
+    lua_rawsetp(L, 1, &lbt_key_children);
+    lbt_children_watch(L, 1);
+    lua_rawgetp(L, 1, &lbt_key_tree);
+    lbt_children_mark(L, -1);
+    return 0;
+  }
   lua_rawset(L, 1);
+  if (t && code == VK_PARENT) t->strays = 1; /* an event walks up by the field (classes.c, fire) */
   return 0;
 }
+
+int lbt_release_stale(lua_State *L, int obj, int *node) {
+  obj = lua_absindex(L, obj);
+  lua_rawgetp(L, obj, &lbt_key_tree);
+  int tree = lua_gettop(L);
+  lbt_tree *t = lbt_tree_raw(L, tree);
+  if (!t || !t->forwarded || lbt_node_tree(L, obj, node) != t) {
+    lua_pop(L, 1);
+    return 0;
+  }
+  /* the relatives first, read from the tree: fields again, as a node of no tree holds them */
+  lua_pushliteral(L, "parent");
+  if (lua_rawget(L, obj) == LUA_TNIL) {
+    lua_pushliteral(L, "parent");
+    push_relatives(L, obj, 0);
+    lua_rawset(L, obj);
+  }
+  lua_pushliteral(L, "children");
+  if (lua_rawgetp(L, obj, &lbt_key_children) == LUA_TNIL) {
+    lua_pop(L, 1);
+    push_relatives(L, obj, 1);
+  }
+  lua_rawset(L, obj);
+  lua_pushnil(L);
+  lua_rawsetp(L, obj, &lbt_key_children);
+  lua_settop(L, tree);
+  for (int code = VK_STATUS; code < VK_COUNT; code++) {
+    if (code == VK_PARENT || code == VK_CHILDREN || code == VK_LASTRESULT || code == VK_DATA) continue;
+    lua_pushstring(L, view_names[code]);
+    if (!view_get(L, t, *node, code)) {
+      lua_pop(L, 1);
+      continue;
+    }
+    lua_rawset(L, obj);
+  }
+  lua_pushnil(L);
+  lua_rawsetp(L, obj, &lbt_key_tree);
+  lua_pushnil(L);
+  lua_rawsetp(L, obj, &lbt_key_node);
+  return 1;
+}
+
+/* ---- live children lists (lbt.h, lbt_children_watch) ----
+ * A watched list is an empty table whose items live in a table of their own, at the list's key
+ * lbt_key_items, so that every write to it, a child replaced as well as one added or removed, goes
+ * through its metamethods: the owner's tree is marked, and compares its lists at its next call
+ * (tree.c). The owner is the items' index 0. */
+
+static const char lbt_key_items = 0;
+
+/* Pushes the items of the watched list at list and returns 1; else pushes nothing, returns 0. */
+static int push_items(lua_State *L, int list) {
+  if (lua_rawgetp(L, list, &lbt_key_items) == LUA_TTABLE) return 1;
+  lua_pop(L, 1);
+  return 0;
+}
+
+void lbt_push_list_items(lua_State *L, int list) {
+  list = lua_absindex(L, list);
+  if (lua_type(L, list) != LUA_TTABLE || !lua_getmetatable(L, list)) { /* a plain list */
+    lua_pushvalue(L, list);
+    return;
+  }
+  lua_pop(L, 1);
+  if (!push_items(L, list)) lua_pushvalue(L, list);
+}
+
+/* Pushes the children list of the node object at obj: its field, or where a bound node keeps it. */
+static int push_list(lua_State *L, int obj) {
+  lua_pushliteral(L, "children");
+  if (lua_rawget(L, obj) != LUA_TNIL) return lua_type(L, -1);
+  lua_pop(L, 1);
+  return lua_rawgetp(L, obj, &lbt_key_children);
+}
+
+int lbt_push_children_at(lua_State *L, int obj, int key) {
+  obj = lua_absindex(L, obj);
+  lua_pushvalue(L, key);
+  int type = lua_rawget(L, obj);
+  if (type == LUA_TNIL) {
+    lua_pop(L, 1);
+    type = lua_rawgetp(L, obj, &lbt_key_children);
+  }
+  if (type != LUA_TTABLE || !lua_getmetatable(L, -1)) return type; /* a plain list */
+  lua_pop(L, 1);
+  if (push_items(L, lua_gettop(L))) lua_remove(L, -2);
+  return LUA_TTABLE;
+}
+
+int lbt_push_children(lua_State *L, int obj) {
+  obj = lua_absindex(L, obj);
+  lua_pushliteral(L, "children");
+  int type = lbt_push_children_at(L, obj, lua_gettop(L));
+  lua_remove(L, -2);
+  return type;
+}
+
+void lbt_children_mark(lua_State *L, int tree) {
+  lbt_tree *t = lbt_tree_test(L, tree);
+  if (t && !t->collected) t->edited = 1;
+}
+
+/* The list's owner (a node object) at items[0], whose items are at items: pushed, and returned as
+ * bound, its tree (NULL for none) and node. */
+static lbt_tree *items_owner(lua_State *L, int items, int *node) {
+  lua_rawgeti(L, items, 0);
+  return lbt_node_tree(L, -1, node);
+}
+
+/* Raises, if the list's owner (at owner) is a shared definition's node (a template, or an entity's
+ * copy of one), that its children cannot change. */
+static void check_not_shared(lua_State *L, lbt_tree *t, int node, int owner) {
+  int shared = lua_rawgetp(L, owner, &lbt_key_def) != LUA_TNIL;
+  lua_pop(L, 1);
+  if (!shared && t) shared = is_template(t, bt_def_state(bt_inst_def(lbt_tree_inst(t)), node));
+  if (!shared) return;
+  lua_getfield(L, owner, "name");
+  luaL_error(L, "node '%s' belongs to a shared definition (bt.define): its children cannot change (edit "
+                "the nodes before bt.define, or build the tree for one entity: BT(inst, root))",
+             luaL_tolstring(L, -1, NULL));
+}
+
+static int list_index(lua_State *L) {
+  if (!push_items(L, 1)) return 0;
+  lua_pushvalue(L, 2);
+  lua_rawget(L, -2);
+  return 1;
+}
+
+static int list_newindex(lua_State *L) {
+  lua_settop(L, 3);
+  if (!push_items(L, 1)) return 0; /* 4 */
+  int node;
+  lbt_tree *t = items_owner(L, 4, &node); /* 5: the owner */
+  if (lua_type(L, 2) == LUA_TNUMBER && lua_tointeger(L, 2) == 0)
+    return luaL_error(L, "a children list has no index 0");
+  check_not_shared(L, t, node, 5);
+  lua_pushvalue(L, 2);
+  lua_pushvalue(L, 3);
+  lua_rawset(L, 4);
+  if (t) {
+    lua_rawgetp(L, 5, &lbt_key_tree);
+    lbt_children_mark(L, -1);
+  }
+  return 0;
+}
+
+static int list_len(lua_State *L) {
+  lua_pushinteger(L, push_items(L, 1) ? (lua_Integer)lua_rawlen(L, -1) : 0);
+  return 1;
+}
+
+/* __pairs: the items, as next walks them, less the owner */
+static int list_next(lua_State *L) {
+  lua_settop(L, 2);
+  while (lua_next(L, 1)) {
+    if (!(lua_type(L, -2) == LUA_TNUMBER && lua_tointeger(L, -2) == 0)) return 2;
+    lua_pop(L, 1);
+  }
+  return 0;
+}
+
+static int list_pairs(lua_State *L) {
+  lua_pushcfunction(L, list_next);
+  if (!push_items(L, 1)) lua_newtable(L);
+  lua_pushnil(L);
+  return 3;
+}
+
+static void open_lists(lua_State *L) {
+  lbt_registry_get(L, LBT_REG_LISTMETA);
+  lua_pushcfunction(L, list_index);
+  lua_setfield(L, -2, "__index");
+  lua_pushcfunction(L, list_newindex);
+  lua_setfield(L, -2, "__newindex");
+  lua_pushcfunction(L, list_len);
+  lua_setfield(L, -2, "__len");
+  lua_pushcfunction(L, list_pairs);
+  lua_setfield(L, -2, "__pairs");
+  lua_pop(L, 1);
+}
+
+void lbt_children_watch(lua_State *L, int obj) {
+  obj = lua_absindex(L, obj);
+  int top = lua_gettop(L);
+  if (push_list(L, obj) != LUA_TTABLE) {
+    lua_settop(L, top);
+    return;
+  }
+  int list = top + 1;
+  if (push_items(L, list)) { /* watched already: obj owns it now */
+    lua_pushvalue(L, obj);
+    lua_rawseti(L, -2, 0);
+    lua_settop(L, top);
+    return;
+  }
+  if (lua_getmetatable(L, list)) { /* the script's own */
+    lua_settop(L, top);
+    return;
+  }
+  lua_Integer n = (lua_Integer)lua_rawlen(L, list);
+  lua_createtable(L, (int)n, 1); /* the items, moved out of the list */
+  int items = list + 1;
+  for (lua_Integer i = 1; i <= n; i++) {
+    lua_rawgeti(L, list, i);
+    lua_rawseti(L, items, i);
+  }
+  for (lua_Integer i = n; i >= 1; i--) {
+    lua_pushnil(L);
+    lua_rawseti(L, list, i);
+  }
+  lua_pushnil(L);
+  while (lua_next(L, list)) { /* keys beyond the sequence (a script's): moved too */
+    lua_pushvalue(L, -2);
+    lua_insert(L, -2);
+    lua_rawset(L, items);
+    lua_pushvalue(L, -1);
+    lua_pushnil(L);
+    lua_rawset(L, list); /* an existing field cleared during next: allowed */
+  }
+  lua_pushvalue(L, obj);
+  lua_rawseti(L, items, 0);
+  lua_rawsetp(L, list, &lbt_key_items); /* the list's only key: its emptied array goes */
+  lbt_registry_get(L, LBT_REG_LISTMETA);
+  lua_setmetatable(L, list);
+  lua_settop(L, top);
+}
+
 
 /* ---- binding the objects of a new tree ---- */
 
@@ -700,7 +973,11 @@ int lbt_node_newindex(lua_State *L) {
  * know: one a script added. Pushes nothing. */
 static int adopt_field(lua_State *L, lbt_tree *t, int tree, int obj, int node, int code) {
   const bt_def *def = bt_inst_def(lbt_tree_inst(t));
-  if (code == VK_PARENT) { /* read from the tree from now on (push_relatives) */
+  if (code == VK_PARENT) { /* read from the tree from now on (push_relatives), if it is there */
+    if (bt_def_parent(def, bt_def_state(def, node)) < 0 && lbt_is_node(L, -1)) {
+      t->strays = 1;
+      return 1;
+    }
     lua_pushvalue(L, -2);
     lua_pushnil(L);
     lua_rawset(L, obj);
@@ -712,8 +989,9 @@ static int adopt_field(lua_State *L, lbt_tree *t, int tree, int obj, int node, i
     lua_pushvalue(L, -2);
     lua_rawseti(L, -2, lbt_data_key(bt_def_state(def, node)));
     lua_pop(L, 1);
-  } else if (code == VK_LASTRESULT || code == VK_CHILDREN) {
-    return code == VK_LASTRESULT;
+  } else if (code == VK_LASTRESULT) {
+    return 1;
+  } else if (code == VK_CHILDREN) { /* kept where no rawset reaches it (adopt_object) */
   } else if (!view_set(L, t, node, code, lua_gettop(L))) {
     return 1; /* a field the node does not have stays where it is */
   }
@@ -735,15 +1013,22 @@ static int adopt_field(lua_State *L, lbt_tree *t, int tree, int obj, int node, i
 static int adopt_object(lua_State *L, lbt_tree *t, int tree, int obj, int node, int marked) {
   int kind = bt_def_kind(bt_inst_def(lbt_tree_inst(t)), node);
   int keep = takes_inst(t->S, kind) || lbt_is_custom(L, t->S, obj, kind);
+  lua_pushnil(L); /* its children list */
+  int list = lua_gettop(L);
   lua_pushnil(L);
   while (lua_next(L, obj)) {
     if (lua_type(L, -2) == LUA_TSTRING) { /* not one of the binding's keys */
       int code = known_field(t->S, lua_tostring(L, -2));
+      if (code == VK_CHILDREN) lua_copy(L, -1, list);
       if (code < 0) keep = 1;
       else if (code != VK_NONE && adopt_field(L, t, tree, obj, node, code)) keep = 1;
     }
     lua_pop(L, 1);
   }
+  /* a bound node keeps its list where no rawset reaches it, so that `node.children = list` goes
+   * through lbt_node_newindex; it is watched once a script asks for it (lbt_node_index) */
+  if (!lua_isnil(L, list)) lua_rawsetp(L, obj, &lbt_key_children);
+  else lua_pop(L, 1);
   lua_pushvalue(L, tree);
   lua_rawsetp(L, obj, &lbt_key_tree);
   if (!marked) {
@@ -808,4 +1093,5 @@ void lbt_make_template(lua_State *L, const bt_def *def, int node, int obj, int d
   lua_rawsetp(L, obj, &lbt_key_def);
   lua_pushinteger(L, node);
   lua_rawsetp(L, obj, &lbt_key_node);
+  lbt_children_watch(L, obj); /* a write to it is an error */
 }

@@ -112,6 +112,8 @@ static void carry(move *m, int obj, int os, int ns) {
   lua_pushliteral(L, "children");
   lua_pushnil(L);
   lua_rawset(L, obj);
+  lua_pushnil(L);
+  lua_rawsetp(L, obj, &lbt_key_children);
   lua_pushliteral(L, "parent");
   lua_pushnil(L);
   lua_rawset(L, obj);

@@ -51,6 +51,29 @@ void lbt_open_keys(lua_State *L, lbt_state *S) {
   }
 }
 
+lbt_tree *lbt_tree_forward(lua_State *L, int idx) {
+  idx = lua_absindex(L, idx);
+  lua_pushvalue(L, idx); /* the tree the caller had */
+  int first = lua_gettop(L), hops = 0;
+  lbt_tree *t = lbt_tree_raw(L, idx);
+  lbt_registry_get(L, LBT_REG_REBUILT);
+  int rebuilt = lua_gettop(L);
+  while (t && t->forwarded) {
+    lua_pushvalue(L, idx);
+    lua_rawget(L, rebuilt);
+    lua_replace(L, idx);
+    t = lbt_tree_raw(L, idx);
+    hops++;
+  }
+  if (hops > 1) { /* the first one forwards to the last from now on */
+    lua_pushvalue(L, first);
+    lua_pushvalue(L, idx);
+    lua_rawset(L, rebuilt);
+  }
+  lua_settop(L, first - 1);
+  return t;
+}
+
 lbt_state *lbt_state_get(lua_State *L) {
   if (lua_rawgetp(L, LUA_REGISTRYINDEX, &registry_key) != LUA_TTABLE) {
     lua_pop(L, 1);

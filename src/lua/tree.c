@@ -111,6 +111,417 @@ static int tree_new(lua_State *L) {
   return instantiate(L, -1, 2, exact, "BT");
 }
 
+/* ---- a tree whose children lists changed (docs/lua-api.md, "Live children lists") ----
+ * A node's children list is live, as in Don't Starve. objects.c watches the lists and marks the
+ * tree whose list a script wrote; the tree's next call (check_tree, own_tree) compares
+ * its lists with its definition, and if one changed builds the tree anew from its root's object:
+ * a new definition and instance, into which every node that stays (the same object) carries its
+ * state as it was (bt_inst_carry). The old userdata then stands for the new tree
+ * (lbt_tree.forwarded), so that a brain's `bt`, and every reference a script holds, is the new
+ * tree. A node that left is not stopped, as Don't Starve stops none: it stays bound to the old
+ * instance, which keeps its state as it was, and leaves it when a tree takes it in again
+ * (lbt_release_stale). */
+
+/* Whether the children list of the node object at obj, node `node` of the tree at tree, differs
+ * from the definition's children of that node. A list that is no table is no change. */
+static int list_differs(lua_State *L, lbt_tree *t, int obj, int node) {
+  const bt_def *def = bt_inst_def(lbt_tree_inst(t));
+  if (lbt_push_children(L, obj) != LUA_TTABLE) {
+    lua_pop(L, 1);
+    return 0;
+  }
+  int list = lua_gettop(L), n = bt_def_child_count(def, node);
+  int differs = (int)lua_rawlen(L, list) != n;
+  for (int i = 0; !differs && i < n; i++) {
+    lua_rawgeti(L, list, i + 1);
+    int cn;
+    differs = lbt_node_tree(L, -1, &cn) != t ||
+              bt_def_state(def, cn) != bt_def_state(def, bt_def_child(def, node, i));
+    lua_pop(L, 1);
+  }
+  lua_settop(L, list - 1);
+  return differs;
+}
+
+/* The children list of a shared definition's node (an entity's copy) was edited: the error goes to
+ * the error handler, and the list becomes the definition's again. */
+static void refuse_shared_edit(lua_State *L, lbt_tree *t, int tree, int obj, int node) {
+  const bt_def *def = bt_inst_def(lbt_tree_inst(t));
+  lua_pushfstring(L, "BT: node '%s' belongs to a shared definition (bt.define): its children cannot change "
+                     "(the edit is undone)", bt_def_name(def, node));
+  lbt_report(t->S, L, lbt_tree_inst(t), node, lua_tostring(L, -1));
+  lua_pop(L, 1);
+  int n = bt_def_child_count(def, node);
+  lua_createtable(L, n, 0);
+  for (int i = 0; i < n; i++) {
+    lbt_push_state_obj(L, t, tree, bt_def_state(def, bt_def_child(def, node, i)));
+    lua_rawseti(L, -2, i + 1);
+  }
+  lua_rawsetp(L, obj, &lbt_key_children);
+  lbt_children_watch(L, obj);
+}
+
+/* Whether an own node's children list of the tree at tree differs from its definition; the
+ * lists of a shared definition's nodes that were edited are put back (refuse_shared_edit). */
+static int lists_changed(lua_State *L, lbt_tree *t, int tree) {
+  const bt_def *def = bt_inst_def(lbt_tree_inst(t));
+  int changed = 0;
+  for (int s = 0; s < bt_def_states(def); s++) {
+    int node = bt_def_node_of_state(def, s);
+    if (bt_def_kind(def, node) == BT_SUBTREE || !lbt_push_existing_obj(L, t, tree, s)) continue;
+    int obj = lua_gettop(L);
+    if (list_differs(L, t, obj, node)) {
+      if (lbt_is_template_state(t, s)) refuse_shared_edit(L, t, tree, obj, node);
+      else changed = 1;
+    }
+    lua_settop(L, obj - 1);
+  }
+  return changed;
+}
+
+/* The nodes of node's subtree, itself included (they follow it in pre-order). */
+static int subtree_size(const bt_def *def, int node) {
+  int size = 1;
+  for (int i = 0; i < bt_def_child_count(def, node); i++) size += subtree_size(def, bt_def_child(def, node, i));
+  return size;
+}
+
+/* (root, inst, exact, old, fns, od): BT(inst, root) of a tree being rebuilt (lbt_compile_again),
+ * protected: the new tree */
+static int build_protected(lua_State *L) {
+  lbt_compile_again(L, 1, 4, lua_touserdata(L, 6), 5);
+  return instantiate(L, lua_gettop(L), 2, lua_toboolean(L, 3), "BT");
+}
+
+/* Pushes a table of the tree's functions by slot (a tree built for one entity holds them as user
+ * values, lbt_tree.own_fns). */
+static void push_functions(lua_State *L, lbt_tree *t, int tree) {
+  if (!t->own_fns) {
+    lua_getiuservalue(L, tree, LBT_UV_FNS);
+    return;
+  }
+  lua_newtable(L);
+  for (int i = 1; lua_getiuservalue(L, tree, LBT_UV_FNS - 1 + i) != LUA_TNONE; i++) lua_rawseti(L, -2, i);
+  lua_pop(L, 1);
+}
+
+/* The map of the new tree's states to the old one's: the same object, the same state; a subtree
+ * run in the same place, its nodes in their order. old: object -> its node in the old tree. */
+static void map_states(lua_State *L, const bt_def *od, lbt_tree *nt, int old, int *map) {
+  const bt_def *nd = bt_inst_def(lbt_tree_inst(nt));
+  for (int s = 0; s < bt_def_states(nd); s++) map[s] = -1;
+  lua_pushnil(L);
+  while (lua_next(L, old)) {
+    int nn;
+    if (lbt_node_tree(L, -2, &nn) == nt) {
+      int ns = bt_def_state(nd, nn), on = (int)lua_tointeger(L, -1);
+      if (map[ns] < 0) map[ns] = bt_def_state(od, on);
+      if (bt_def_kind(nd, nn) == BT_SUBTREE && bt_def_kind(od, on) == BT_SUBTREE &&
+          subtree_size(nd, nn) == subtree_size(od, on))
+        for (int k = 1; k < subtree_size(nd, nn); k++)
+          map[bt_def_state(nd, nn + k)] = bt_def_state(od, on + k);
+    }
+    lua_pop(L, 1);
+  }
+}
+
+/* The objects of old (object -> node) bound to the tree at tree again, or to none (tree 0). */
+static void bind_all(lua_State *L, int old, int tree) {
+  lua_pushnil(L);
+  while (lua_next(L, old)) { /* -2: the object, -1: its node */
+    if (!tree) {
+      lua_pop(L, 1);
+      lua_pushnil(L);
+    }
+    lua_rawsetp(L, -2, &lbt_key_node);
+    if (tree) lua_pushvalue(L, tree);
+    else lua_pushnil(L);
+    lua_rawsetp(L, -2, &lbt_key_tree);
+  }
+}
+
+/* Carries the state of the tree t (at tree) into nt (at neu) where map (nt's states to t's)
+ * matches them, as it is, with the nodes' Lua data. Returns bt_inst_carry's code. */
+static int carry_from(lua_State *L, lbt_tree *t, int tree, lbt_tree *nt, int neu, const int *map) {
+  bt_inst *ni = lbt_tree_inst(nt);
+  int nstates = bt_def_states(bt_inst_def(ni));
+  int rc = bt_inst_carry(ni, lbt_tree_inst(t), map, NULL);
+  lbt_tree_table(L, tree, LBT_UV_OBJS, 0); /* the nodes' Lua data: an event's data, a task's object */
+  int oobjs = lua_gettop(L);
+  if (lua_istable(L, oobjs)) {
+    lbt_tree_table(L, neu, LBT_UV_OBJS, 1);
+    for (int s = 0; s < nstates; s++) {
+      if (map[s] < 0) continue;
+      lua_rawgeti(L, oobjs, lbt_data_key(map[s]));
+      lua_rawseti(L, -2, lbt_data_key(s));
+    }
+  }
+  lua_settop(L, oobjs - 1);
+  return rc;
+}
+
+/* The nodes a script had taken out of the tree before (bound to a tree rebuilt since), listed in
+ * stale as {tree, node} by object, carry their state from that tree into the new one nt (at neu),
+ * as it is. map: room for nt's states. Returns a BT_E* code of bt_inst_carry, or BT_OK. */
+static int carry_stale(lua_State *L, lbt_tree *nt, int neu, int stale, int *map) {
+  const bt_def *nd = bt_inst_def(lbt_tree_inst(nt));
+  int rc = BT_OK;
+  for (;;) { /* one old tree at a time: the first left in stale */
+    lua_pushnil(L);
+    if (!lua_next(L, stale)) break;
+    lua_rawgeti(L, -1, 1);
+    int from = lua_gettop(L);
+    lbt_tree *ft = lbt_tree_raw(L, from);
+    const bt_def *fd = bt_inst_def(lbt_tree_inst(ft));
+    for (int s = 0; s < bt_def_states(nd); s++) map[s] = -1;
+    lua_pushnil(L);
+    while (lua_next(L, stale)) { /* -2: an object, -1: {tree, node} */
+      lua_rawgeti(L, -1, 1);
+      int nn, same = lua_rawequal(L, -1, from);
+      lua_pop(L, 1);
+      if (same && lbt_node_tree(L, -2, &nn) == nt) {
+        lua_rawgeti(L, -1, 2);
+        map[bt_def_state(nd, nn)] = bt_def_state(fd, (int)lua_tointeger(L, -1));
+        lua_pop(L, 1);
+      }
+      lua_pop(L, 1);
+      if (same) { /* done with: off the list (a removal during lua_next is allowed) */
+        lua_pushvalue(L, -1);
+        lua_pushnil(L);
+        lua_rawset(L, stale);
+      }
+    }
+    int r = carry_from(L, ft, from, nt, neu, map);
+    if (r != BT_OK) rc = r;
+    lua_settop(L, from - 3);
+  }
+  return rc;
+}
+
+/* The state the old tree t (at tree) leaves to the new one nt (at neu), as it is, its recorder and
+ * random streams; then t forwards to nt, which takes its place at tree. */
+static void carry_over(lua_State *L, lbt_tree *t, int tree, lbt_tree *nt, int neu, const int *map) {
+  bt_inst *oi = lbt_tree_inst(t), *ni = lbt_tree_inst(nt);
+  lbt_recorder_move(L, tree, neu);
+  int rc = carry_from(L, t, tree, nt, neu, map);
+  unsigned long long x;
+  if (bt_inst_random_state(oi, &x) == BT_OK) bt_inst_set_random_state(ni, x);
+  nt->stream = t->stream;
+  t->forwarded = 1; /* its instance stays, for the nodes taken out, until it is collected */
+  lua_pushnil(L);
+  lua_setiuservalue(L, tree, LBT_UV_EVENTS);
+  lbt_registry_get(L, LBT_REG_REBUILT);
+  lua_pushvalue(L, tree);
+  lua_pushvalue(L, neu);
+  lua_rawset(L, -3);
+  lua_pop(L, 1);
+  lua_pushvalue(L, neu);
+  lua_replace(L, tree);
+  if (rc != BT_OK) lbt_report(nt->S, L, ni, -1, "BT: not enough memory to carry the state of a tree whose children changed");
+}
+
+/* The object at obj, node `node` of t (at tree), reads its parent from the tree (a view): the
+ * compiler, which reads a plain field, gets it as one meanwhile, listed in noted for
+ * unnote_parents to take away, so that a node keeps its parent through an edit as Don't Starve's
+ * keeps its field. */
+static void note_parent(lua_State *L, lbt_tree *t, int tree, int obj, int node, int noted) {
+  const bt_def *def = bt_inst_def(lbt_tree_inst(t));
+  int p = bt_def_parent(def, bt_def_state(def, node));
+  if (p < 0) return;
+  lua_pushliteral(L, "parent");
+  int own = lua_rawget(L, obj) != LUA_TNIL; /* a script's */
+  lua_pop(L, 1);
+  if (own) return;
+  lua_pushliteral(L, "parent");
+  lbt_push_state_obj(L, t, tree, p);
+  lua_rawset(L, obj);
+  lua_pushvalue(L, obj);
+  lua_rawseti(L, noted, (lua_Integer)lua_rawlen(L, noted) + 1);
+}
+
+/* Takes away the parents note_parent gave, from the objects that the tree nt reads them from: an
+ * object whose parent is out of nt keeps it (lbt_tree.strays). */
+static void unnote_parents(lua_State *L, int noted, lbt_tree *nt) {
+  const bt_def *nd = nt ? bt_inst_def(lbt_tree_inst(nt)) : NULL;
+  for (lua_Integer i = 1, n = (lua_Integer)lua_rawlen(L, noted); i <= n; i++) {
+    lua_rawgeti(L, noted, i);
+    int node;
+    if (nt && lbt_node_tree(L, -1, &node) == nt && bt_def_parent(nd, bt_def_state(nd, node)) < 0) {
+      nt->strays = 1;
+    } else {
+      lua_pushliteral(L, "parent");
+      lua_pushnil(L);
+      lua_rawset(L, -3);
+    }
+    lua_pop(L, 1);
+  }
+}
+
+/* Pushes the object of state s of the old tree t (at tree): the one in the new tree nt (at neu) if
+ * the state went there (inverse: t's states to nt's), else the old tree's. */
+static void push_now(lua_State *L, lbt_tree *t, int tree, lbt_tree *nt, int neu, const int *inverse, int s) {
+  if (inverse[s] >= 0) lbt_push_state_obj(L, nt, neu, inverse[s]);
+  else lbt_push_state_obj(L, t, tree, s);
+}
+
+/* An EventNode taken out keeps listening, as Don't Starve's does: an event then resets its child
+ * if it runs, and clears the clock of the PriorityNodes above it, by its fields (classes.c, fire).
+ * Its parent and children become plain fields holding the objects they are now: those in the new
+ * tree nt (at neu) for the nodes that stay. map: nt's states to t's. */
+static void keep_event_relatives(lua_State *L, lbt_tree *t, int tree, lbt_tree *nt, int neu, const int *map) {
+  const bt_def *od = bt_inst_def(lbt_tree_inst(t)), *nd = bt_inst_def(lbt_tree_inst(nt));
+  int *inverse = NULL;
+  for (int s = 0; s < bt_def_states(od); s++) {
+    int node = bt_def_node_of_state(od, s);
+    if (bt_def_kind(od, node) != BT_EVENT) continue;
+    if (!inverse) {
+      inverse = lua_newuserdatauv(L, (size_t)bt_def_states(od) * sizeof *inverse, 0);
+      for (int k = 0; k < bt_def_states(od); k++) inverse[k] = -1;
+      for (int ns = 0; ns < bt_def_states(nd); ns++)
+        if (map[ns] >= 0) inverse[map[ns]] = ns;
+    }
+    if (inverse[s] >= 0 || !lbt_push_existing_obj(L, t, tree, s)) continue;
+    int obj = lua_gettop(L), p = bt_def_parent(od, s);
+    lua_pushliteral(L, "parent");
+    if (p >= 0 && lua_rawget(L, obj) == LUA_TNIL) {
+      lua_pushliteral(L, "parent");
+      push_now(L, t, tree, nt, neu, inverse, p);
+      lua_rawset(L, obj);
+    }
+    lua_settop(L, obj);
+    if (lbt_push_children(L, obj) == LUA_TNIL) {
+      int n = bt_def_child_count(od, node);
+      lua_createtable(L, n, 0);
+      for (int i = 0; i < n; i++) {
+        push_now(L, t, tree, nt, neu, inverse, bt_def_state(od, bt_def_child(od, node, i)));
+        lua_rawseti(L, -2, i + 1);
+      }
+      lua_rawsetp(L, obj, &lbt_key_children);
+    }
+    lua_settop(L, obj - 1);
+  }
+  if (inverse) lua_pop(L, 1);
+}
+
+/* Builds the tree at tree anew from its root's object (rebuild's work; see above). Returns the
+ * tree at tree then. What is wrong with the edited lists (a child that is no node, a cycle, a
+ * node of another tree) goes to the error handler, and the tree goes on as it was. */
+static lbt_tree *rebuild(lua_State *L, lbt_tree *t, int tree) {
+  const bt_def *od = bt_inst_def(lbt_tree_inst(t));
+  int top = lua_gettop(L);
+  luaL_checkstack(L, 16, "bt: no room on the Lua stack");
+  lua_newtable(L); /* object -> its node in the old tree */
+  int old = top + 1;
+  lua_newtable(L); /* the objects given their parent as a field (note_parent) */
+  int noted = old + 1;
+  lua_newtable(L); /* object -> {tree, node}: the nodes taken out before (carry_stale) */
+  int stale = noted + 1;
+  lbt_push_state_obj(L, t, tree, 0);
+  int root = stale + 1;
+  /* Every object the compiler will read, from the root down its lists as they are now (an edited
+   * list may hold new objects, and old ones elsewhere): the old tree's get their node noted, and
+   * a list made from the definition where the object holds none (made anew, a view), since the
+   * compiler reads a node's children from its list. */
+  lua_newtable(L); /* the objects to visit, in order */
+  int queue = root + 1;
+  lua_pushvalue(L, root);
+  lua_rawseti(L, queue, 1);
+  lua_newtable(L); /* visited */
+  int seen = queue + 1;
+  for (lua_Integer head = 1; head <= (lua_Integer)lua_rawlen(L, queue); head++) {
+    lua_rawgeti(L, queue, head);
+    int obj = lua_gettop(L);
+    lua_pushvalue(L, obj);
+    if (lua_type(L, obj) != LUA_TTABLE || lua_rawget(L, seen) != LUA_TNIL) {
+      lua_settop(L, seen);
+      continue;
+    }
+    lua_pushvalue(L, obj);
+    lua_pushboolean(L, 1);
+    lua_rawset(L, seen);
+    int was;
+    if (lbt_release_stale(L, obj, &was)) { /* taken out before, and in again */
+      lua_createtable(L, 2, 0);
+      lua_insert(L, -2);
+      lua_rawseti(L, -2, 1);
+      lua_pushinteger(L, was);
+      lua_rawseti(L, -2, 2);
+      lua_pushvalue(L, obj);
+      lua_insert(L, -2);
+      lua_rawset(L, stale);
+    }
+    int node;
+    int mine = lbt_node_tree(L, obj, &node) == t;
+    if (mine) {
+      lua_pushvalue(L, obj);
+      lua_pushinteger(L, node);
+      lua_rawset(L, old);
+      note_parent(L, t, tree, obj, node, noted);
+    }
+    if (lbt_push_children(L, obj) != LUA_TTABLE) {
+      lua_pop(L, 1);
+      int n = mine && bt_def_kind(od, node) != BT_SUBTREE ? bt_def_child_count(od, node) : 0;
+      if (n == 0) {
+        lua_settop(L, seen);
+        continue;
+      }
+      lua_createtable(L, n, 0);
+      for (int i = 0; i < n; i++) {
+        lbt_push_state_obj(L, t, tree, bt_def_state(od, bt_def_child(od, node, i)));
+        lua_rawseti(L, -2, i + 1);
+      }
+      lua_pushvalue(L, -1);
+      lua_rawsetp(L, obj, &lbt_key_children);
+    }
+    for (lua_Integer i = 1, n = (lua_Integer)lua_rawlen(L, -1); i <= n; i++) {
+      lua_rawgeti(L, -1, i);
+      lua_rawseti(L, queue, (lua_Integer)lua_rawlen(L, queue) + 1);
+    }
+    lua_settop(L, seen);
+  }
+  lua_settop(L, root);
+  bind_all(L, old, 0); /* so that the compiler takes them as the root's own */
+  lua_pushcfunction(L, build_protected);
+  lua_pushvalue(L, root);
+  lua_getiuservalue(L, tree, LBT_UV_INST);
+  lua_pushboolean(L, t->exact);
+  lua_pushvalue(L, old);
+  push_functions(L, t, tree);
+  lua_pushlightuserdata(L, (void *)od);
+  if (lua_pcall(L, 6, 1, 0) != LUA_OK) {
+    unnote_parents(L, noted, NULL);
+    bind_all(L, old, tree);
+    lua_pushfstring(L, "%s (the edit of the tree's children lists is not taken: the tree goes on as it was)",
+                    lua_tostring(L, -1));
+    lbt_report(t->S, L, lbt_tree_inst(t), -1, lua_tostring(L, -1));
+    lua_settop(L, top);
+    return t;
+  }
+  int neu = lua_gettop(L);
+  lbt_tree *nt = lbt_tree_raw(L, neu);
+  int *map = lua_newuserdatauv(L, (size_t)(bt_def_states(bt_inst_def(lbt_tree_inst(nt))) + 1) * sizeof *map, 0);
+  map_states(L, od, nt, old, map);
+  unnote_parents(L, noted, nt);
+  int rc = carry_stale(L, nt, neu, stale, lua_newuserdatauv(L, lua_rawlen(L, -1), 0));
+  keep_event_relatives(L, t, tree, nt, neu, map);
+  carry_over(L, t, tree, nt, neu, map);
+  if (rc != BT_OK) lbt_report(nt->S, L, lbt_tree_inst(nt), -1, "BT: not enough memory to carry the state of a node taken in again");
+  lua_settop(L, top);
+  return nt;
+}
+
+/* The tree t at tree, or, if a script may have edited its children lists and they changed, the
+ * tree it was built into (at tree from then on). Never inside the tree's think. */
+static lbt_tree *refresh(lua_State *L, lbt_tree *t, int tree) {
+  if (!t->edited || t->collected || t->entry || bt_inst_thinking(lbt_tree_inst(t))) return t;
+  t->edited = 0;
+  tree = lua_absindex(L, tree);
+  int top = lua_gettop(L);
+  int changed = lists_changed(L, t, tree);
+  lua_settop(L, top);
+  return changed ? rebuild(L, t, tree) : t;
+}
+
 /* bt.set_exact(on): whether trees built from now on are DS-exact, and node constructors give
  * nodes Don't Starve's id and nextupdatetick; returns the previous setting. */
 static int set_exact(lua_State *L) {
@@ -128,7 +539,7 @@ static lbt_tree *check_tree(lua_State *L, const char *method) {
   lbt_tree *t = lbt_tree_test(L, 1);
   if (!t) lbt_typeerror(L, 1, 0, method, "BT");
   if (t->collected) luaL_error(L, "%s: the tree was garbage collected", method);
-  return t;
+  return t->edited ? refresh(L, t, 1) : t;
 }
 
 /* Enters the tree at index tree for a method. Called by a script's Lua code that the tree runs
@@ -217,6 +628,7 @@ static int tree_get_sleep_time(lua_State *L) {
 static lbt_tree *own_tree(lua_State *L, int tree) {
   lbt_tree *t = lbt_tree_test(L, tree);
   if (!t || t->collected) return NULL;
+  if (t->edited) t = refresh(L, t, tree);
   const lbt_state *S = t->S;
   lua_rawgeti(L, LUA_REGISTRYINDEX, S->bt_ref);
   lbt_push_key(L, S, LBT_KEY_UPDATE);
@@ -240,7 +652,7 @@ int lbt_tree_think_own(lua_State *L, int tree, int brain, double *sleep) {
   if ((!S->deferred || S->thinking > 0) && lua_type(L, brain) == LUA_TTABLE) {
     /* no reload waits to run now, and the brain's tree is read without running any code */
     lbt_push_key(L, S, LBT_KEY_BT);
-    int same = lua_rawget(L, brain) == LUA_TUSERDATA && lua_touserdata(L, -1) == t;
+    int same = lua_rawget(L, brain) == LUA_TUSERDATA && lbt_tree_test(L, -1) == t;
     lua_pop(L, 1);
     if (!same) has = LBT_SLEEP_UNKNOWN; /* the brain has another tree now */
     else if (has == LBT_SLEEP_UNKNOWN) has = sleep_after(t, sleep);
@@ -400,7 +812,7 @@ static int tree_set_random_state(lua_State *L) {
 }
 
 static int tree_gc(lua_State *L) {
-  lbt_tree *t = lbt_tree_test(L, 1); /* a script may call it by hand, with anything */
+  lbt_tree *t = lbt_tree_raw(L, 1); /* a script may call it by hand, with anything; forwarded: none */
   /* by hand, from the tree's own scripts: the tree is in use (entered), and its collection will
    * come */
   if (t && !t->collected && !t->entry && !bt_inst_thinking(lbt_tree_inst(t))) {

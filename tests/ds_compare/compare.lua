@@ -17,6 +17,9 @@
 -- EXACT=1: the DS side runs unpatched and bt runs DS-exact (bt.set_exact(true)); then the
 -- number of arguments each function receives, every node's id and nextupdatetick fields and its
 -- nextupdatetime, and the number of calls of each side's clock are compared as well.
+--
+-- EDITS=1: children lists are edited between thinks (a node inserted, removed, replaced, moved),
+-- the same edit in both worlds; each node's parent field is compared too.
 
 local ds_dir = os.getenv("DS_SCRIPTS") or error("set DS_SCRIPTS to the folder holding behaviourtree.lua")
 local first_seed = tonumber(arg[1]) or 1
@@ -177,7 +180,7 @@ local function spec_gen(seed)
   end
   local root = {t = "pri", period = ({0.25, 0.5, 1})[rnd(3)], noscatter = shared or rnd(2) == 1, kids = {}}
   for i = 1, rnd(wide and 15 or 5) do root.kids[i] = gen(1) end
-  return root, rnd
+  return root, rnd, gen
 end
 
 -- ---- building a spec in one world ----
@@ -309,9 +312,11 @@ local function world(env, seed, log, name)
     elseif t == "customp" then n = Parent(spec.id, kids())
     else error("spec " .. t) end
     objects[spec] = n
+    if spec.kid or t == "event" then w.decorators[n] = true end
     return n
   end
   w.build = build
+  w.decorators = {} -- the nodes made with one child: an edit replaces it, adds or removes none
   return w
 end
 
@@ -325,12 +330,93 @@ local function fmt(v)
   return tostring(v)
 end
 
+-- ---- editing children lists, as mods' AddBrainPostInit functions do ----
+
+-- The nodes with a children list, in pre-order, walking `children` as Don't Starve's scripts do.
+local function composites(root, skip)
+  local out, seen = {}, {}
+  local function walk(n)
+    if seen[n] then return end
+    seen[n] = true
+    if type(n.children) == "table" then
+      if not (skip and skip[n]) then out[#out + 1] = n end
+      for _, c in ipairs(n.children) do walk(c) end
+    end
+  end
+  walk(root)
+  return out
+end
+
+-- An edit of one node's children, drawn with rnd: insert a new subtree (spec, built in each world)
+-- or a node of the tree, remove one, replace one; the same in both worlds, whose trees are equal.
+local function edit_plan(rnd, gen, size)
+  local plan = {at = rnd(size), op = ({"insert", "insert", "remove", "replace"})[rnd(4)], pos = rnd(6),
+                which = rnd(1000)}
+  if rnd(3) == 1 then plan.move = rnd(1000) else plan.spec = gen(3) end
+  return plan
+end
+
+-- Whether node b is a, or under it.
+local function holds_node(a, b, seen)
+  if a == b then return true end
+  seen = seen or {}
+  if seen[a] or type(a.children) ~= "table" then return false end
+  seen[a] = true
+  for _, c in ipairs(a.children) do if holds_node(c, b, seen) then return true end end
+  return false
+end
+
+local function apply_edit(w, root, plan)
+  local list = composites(root, plan.op ~= "replace" and w.decorators)
+  if #list == 0 then return end
+  local node = list[(plan.at - 1) % #list + 1]
+  local kids = node.children
+  local n = #kids
+  local new
+  if plan.move then -- a node of the tree that does not hold `node` (no cycle)
+    local all = {}
+    for _, c in ipairs(list) do
+      for _, k in ipairs(c.children) do if not holds_node(k, node) then all[#all + 1] = k end end
+    end
+    new = all[(plan.move - 1) % math.max(#all, 1) + 1]
+    if not new then new = w.build(plan.spec or {t = "cond", id = 999}) end
+  else -- built even for a removal: a later spec may refer to its nodes
+    new = w.build(plan.spec)
+  end
+  if new and holds_node(new, node) then return end -- a cycle: Don't Starve's scripts would recurse forever
+  if plan.op == "insert" or n == 0 then
+    table.insert(kids, (plan.pos - 1) % (n + 1) + 1, new)
+  elseif plan.op == "remove" then
+    if n > 1 then table.remove(kids, (plan.pos - 1) % n + 1) end
+  else
+    kids[(plan.pos - 1) % n + 1] = new
+  end
+end
+
 -- ---- observation ----
 
 local function observe(root, first_id)
-  local out = {}
+  local out, number = {}, {}
+  local function count(n) -- each node's number in pre-order, for its children's parent field
+    if number[n] then return end
+    number[#number + 1] = n
+    number[n] = #number
+    for _, c in ipairs(n.children or {}) do count(c) end
+  end
+  count(root)
+  local function chain(p) -- a parent out of the tree, and its parents up to one in the tree
+    local out = {}
+    while p ~= nil and not number[p] and #out < 10 do
+      out[#out + 1] = "out:" .. tostring(p.name)
+      p = p.parent
+    end
+    out[#out + 1] = p == nil and "nil" or tostring(number[p] or "...")
+    return table.concat(out, ">")
+  end
   local function walk(n, depth)
+    local p = n.parent
     out[#out + 1] = string.rep(" ", depth) .. tostring(n.name) .. " " .. tostring(n.status) .. " " .. tostring(n.lastresult)
+      .. " parent=" .. chain(p)
       .. " idx=" .. tostring(n.idx) .. " last=" .. fmt(n.lasttime) .. " wake=" .. fmt(n.wake_time)
       .. " trig=" .. tostring(n.triggered and true or false) .. " rep=" .. tostring(n.rep)
       .. (exact and " id=" .. tostring(type(n.id) == "number" and math.tointeger(n.id - first_id) or n.id)
@@ -341,8 +427,13 @@ local function observe(root, first_id)
   return table.concat(out, "\n")
 end
 
+-- EDITS=1: between thinks (and before the first), one node's children list is edited now and then,
+-- as mods' AddBrainPostInit functions do (a shared definition's lists cannot change: not with SHARED)
+local edits = os.getenv("EDITS") == "1"
+if edits and shared then error("EDITS=1: a shared definition's children lists cannot change (no SHARED=1)") end
+
 local function run(seed)
-  local spec, rnd = spec_gen(seed)
+  local spec, rnd, gen = spec_gen(seed)
   now = (rnd(4) - 1) * 0.7
   local dslog, btlog = {}, {}
   clock_calls.ds, clock_calls.bt = 0, 0
@@ -392,8 +483,19 @@ local function run(seed)
   end
 
   if not compare("build") then return false end
+  local function do_edit(step)
+    local plan = edit_plan(rnd, gen, 50)
+    local draw = rnd(1000000) -- a new Priority draws its first evaluation time in each world alike
+    math.randomseed(draw)
+    apply_edit(ds, dsroot, plan)
+    math.randomseed(draw)
+    apply_edit(b, bttree.root, plan)
+    if verbose then print("edit", step, plan.op, plan.at, plan.pos, plan.move or "new") end
+  end
+  if edits and rnd(2) == 1 then do_edit("before the first think") end
   for k = 1, nthinks do
     local action = rnd(12)
+    if edits and rnd(6) == 1 then do_edit(k) end
     if action == 1 then
       ds.inst:PushEvent("a", k); b.inst:PushEvent("a", k)
     elseif action == 2 then
