@@ -294,3 +294,42 @@ describe("the LuaLS annotations (lua/meta/bt.lua)", function()
     assert.same({bt.FAILED, bt.READY, bt.RUNNING, bt.SUCCESS}, values)
   end)
 end)
+
+describe("the LuaLS annotations of bt.test (lua/meta/bt_test.lua)", function()
+  local T = require "bt.test"
+  local text = read("lua/meta/bt_test.lua")
+  local tmeta = parse(text)
+  local world = T.world()
+  local runtimes = {
+    ["bt.test"] = T,
+    ["bt.test.World"] = getmetatable(world),
+    ["bt.test.Entity"] = getmetatable(world:spawn("sheep", 0, 0)),
+  }
+
+  it("start with ---@meta bt.test and return the table", function()
+    assert.truthy(text:match("^%-%-%-@meta bt%.test\n"), "first line must be ---@meta bt.test")
+    assert.truthy(text:match("\nreturn test\n$"), "last line must be return test")
+    assert.truthy(load(text, "=lua/meta/bt_test.lua", "t", {}), "valid Lua")
+  end)
+
+  it("annotate every function of bt.test and method of its world and entities, and only those", function()
+    local missing, extra = {}, {}
+    for name, t in pairs(runtimes) do
+      local class = assert(tmeta.classes[name], "no ---@class " .. name)
+      for _, k in ipairs(public(t)) do
+        if not class.methods[k] and not class.fields[k] then
+          missing[#missing + 1] = name .. "." .. k
+        end
+      end
+      for m in pairs(class.methods) do
+        if t[m] == nil then
+          extra[#extra + 1] = name .. "." .. m
+        end
+      end
+    end
+    table.sort(missing)
+    table.sort(extra)
+    assert.same({}, missing, "members without an annotation")
+    assert.same({}, extra, "annotated members that do not exist")
+  end)
+end)
