@@ -7,9 +7,22 @@
 -- Blocks run from the source root with the build's bt.so on LUA_CPATH; in sh blocks, `P/lib/`
 -- (the install prefix of "after make install PREFIX=P") is the build tree's lib/, which has the
 -- same lib/lua/5.4/bt.so; bt's programs (bt-log, bt-arena, bt-hello) are found by name.
+-- A block that needs bt installed (a spec run on a LuaRocks tree) has, before its fence,
+--   <!-- doc-test: installed FILE -->   (a lua block: the file FILE, relative to a folder)
+--   <!-- doc-test: installed -->        (an sh block: run, in order, in that folder)
+-- Here they are only checked for their form; tests/install/check_luarocks.sh runs them on the tree
+-- it installs, after writing them out with the second usage.
 -- usage: lua5.4 check_blocks.lua <source dir> <build dir>
+--        lua5.4 check_blocks.lua --installed <doc.md> <dir>   (writes the doc's installed blocks
+--                                   into dir: each lua block as its FILE, the sh blocks as run.sh)
+local installed_dir
 local src, build = arg[1], arg[2]
-assert(src and build, "usage: lua5.4 check_blocks.lua <source dir> <build dir>")
+if arg[1] == "--installed" then
+  installed_dir = assert(arg[3], "usage: lua5.4 check_blocks.lua --installed <doc.md> <dir>")
+  src = arg[2]:match("^(.*)/[^/]*$") or "."
+  build = src -- nothing runs here: the prelude below goes unused
+end
+assert(installed_dir or (src and build), "usage: lua5.4 check_blocks.lua <source dir> <build dir>")
 
 local function quote(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
 local function read(path)
@@ -47,10 +60,16 @@ prelude = prelude .. "export PATH=" .. quote(build .. "/tools") .. ":" .. quote(
 prelude = prelude .. "export LUA_CPATH=" .. quote(build .. "/lib/lua/5.4/?.so;;") ..
   " LUA_PATH=" .. quote("./?.lua;;") .. "\ncd " .. quote(src) .. "\n"
 
-local files = {src .. "/README.md"}
-local ls = assert(io.popen("ls " .. quote(src .. "/docs") .. "/*.md"))
-for path in ls:lines() do files[#files + 1] = path end
-ls:close()
+local files = {}
+if installed_dir then
+  files[1] = arg[2]
+else
+  files[1] = src .. "/README.md"
+  local ls = assert(io.popen("ls " .. quote(src .. "/docs") .. "/*.md"))
+  for path in ls:lines() do files[#files + 1] = path end
+  ls:close()
+end
+local installed_sh = {} -- the installed sh blocks, in order (with --installed)
 
 local failures, ran, compared, in_readme = {}, 0, 0, 0
 for _, path in ipairs(files) do
@@ -60,7 +79,8 @@ for _, path in ipairs(files) do
   local last -- {where, stdout} of the last block run in this file
   local i = 1
   while i <= #lines do
-    local what = lines[i]:match("^<!%-%- doc%-test: (%a+)")
+    local what, file = lines[i]:match("^<!%-%- doc%-test: (%a+)%s*([^%s]-)%s*%-%->")
+    what = what or lines[i]:match("^<!%-%- doc%-test: (%a+)")
     if what then
       local fence, lang = (lines[i + 1] or ""):match("^%s*(```+)(%w*)%s*$")
       local where = name .. ":" .. (i + 1)
@@ -75,7 +95,25 @@ for _, path in ipairs(files) do
           j = j + 1
         end
         local code = table.concat(body, "\n") .. "\n"
-        if what == "runs" then
+        if what == "installed" then
+          if lang == "lua" and (file or "") == "" then
+            failures[#failures + 1] = where .. ": an installed lua block needs a file name: <!-- doc-test: installed FILE -->"
+          elseif lang ~= "lua" and lang ~= "sh" then
+            failures[#failures + 1] = where .. ": an installed block of '" .. lang .. "', not lua or sh"
+          elseif installed_dir and lang == "lua" then
+            local path = installed_dir .. "/" .. file
+            assert(os.execute("mkdir -p " .. quote(path:match("^(.*)/[^/]*$") or installed_dir)))
+            write(path, code)
+            print(string.format("%s: wrote %s", where, file))
+          elseif installed_dir then
+            installed_sh[#installed_sh + 1] = "# " .. where .. "\n" .. code
+            print(string.format("%s: added to run.sh", where))
+          else
+            print(string.format("%s: installed (%s), run by tests/install/check_luarocks.sh", where, lang))
+          end
+        elseif installed_dir then -- nothing else runs with --installed
+          last = nil
+        elseif what == "runs" then
           local script
           if lang == "lua" then
             write(tmp .. ".lua", code)
@@ -118,6 +156,14 @@ for _, path in ipairs(files) do
     end
     i = i + 1
   end
+end
+if installed_dir then
+  if #installed_sh == 0 then
+    failures[#failures + 1] = files[1] .. ": no sh block marked <!-- doc-test: installed -->"
+  else
+    write(installed_dir .. "/run.sh", "set -e\n" .. table.concat(installed_sh))
+  end
+  in_readme = 1 -- only this doc was read
 end
 os.remove(tmp)
 os.remove(tmp .. ".lua")
