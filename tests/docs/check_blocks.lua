@@ -7,22 +7,24 @@
 -- Blocks run from the source root with the build's bt.so on LUA_CPATH; in sh blocks, `P/lib/`
 -- (the install prefix of "after make install PREFIX=P") is the build tree's lib/, which has the
 -- same lib/lua/5.4/bt.so; bt's programs (bt-log, bt-arena, bt-hello) are found by name.
--- A block that needs bt installed (a spec run on a LuaRocks tree) has, before its fence,
---   <!-- doc-test: installed FILE -->   (a lua block: the file FILE, relative to a folder)
---   <!-- doc-test: installed -->        (an sh block: run, in order, in that folder)
--- Here they are only checked for their form; tests/install/check_luarocks.sh runs them on the tree
--- it installs, after writing them out with the second usage.
+-- A block that needs what this test has not (bt installed in a LuaRocks tree, a mod's folder) has,
+-- before its fence,
+--   <!-- doc-test: file PATH -->   (a lua block: the file PATH, relative to a folder)
+--   <!-- doc-test: commands -->    (an sh block: run, in order, by the test that has what they need)
+-- Here they are only checked for their form; a test of their own writes them out with the second
+-- usage and runs them: tests/install/check_luarocks.sh those of writing-a-brain.md,
+-- tests/ds_compare/check_try_brain.sh those of porting-a-ds-brain.md.
 -- usage: lua5.4 check_blocks.lua <source dir> <build dir>
---        lua5.4 check_blocks.lua --installed <doc.md> <dir>   (writes the doc's installed blocks
---                                   into dir: each lua block as its FILE, the sh blocks as run.sh)
-local installed_dir
+--        lua5.4 check_blocks.lua --write <doc.md> <dir>   (writes the doc's file blocks into dir,
+--                                   each as its PATH, and its commands blocks as dir/run.sh)
+local write_dir
 local src, build = arg[1], arg[2]
-if arg[1] == "--installed" then
-  installed_dir = assert(arg[3], "usage: lua5.4 check_blocks.lua --installed <doc.md> <dir>")
+if arg[1] == "--write" then
+  write_dir = assert(arg[3], "usage: lua5.4 check_blocks.lua --write <doc.md> <dir>")
   src = arg[2]:match("^(.*)/[^/]*$") or "."
   build = src -- nothing runs here: the prelude below goes unused
 end
-assert(installed_dir or (src and build), "usage: lua5.4 check_blocks.lua <source dir> <build dir>")
+assert(write_dir or (src and build), "usage: lua5.4 check_blocks.lua <source dir> <build dir>")
 
 local function quote(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
 local function read(path)
@@ -61,7 +63,7 @@ prelude = prelude .. "export LUA_CPATH=" .. quote(build .. "/lib/lua/5.4/?.so;;"
   " LUA_PATH=" .. quote("./?.lua;;") .. "\ncd " .. quote(src) .. "\n"
 
 local files = {}
-if installed_dir then
+if write_dir then
   files[1] = arg[2]
 else
   files[1] = src .. "/README.md"
@@ -69,7 +71,7 @@ else
   for path in ls:lines() do files[#files + 1] = path end
   ls:close()
 end
-local installed_sh = {} -- the installed sh blocks, in order (with --installed)
+local write_sh = {} -- the commands blocks, in order (with --write)
 
 local failures, ran, compared, in_readme = {}, 0, 0, 0
 for _, path in ipairs(files) do
@@ -95,23 +97,23 @@ for _, path in ipairs(files) do
           j = j + 1
         end
         local code = table.concat(body, "\n") .. "\n"
-        if what == "installed" then
-          if lang == "lua" and (file or "") == "" then
-            failures[#failures + 1] = where .. ": an installed lua block needs a file name: <!-- doc-test: installed FILE -->"
-          elseif lang ~= "lua" and lang ~= "sh" then
-            failures[#failures + 1] = where .. ": an installed block of '" .. lang .. "', not lua or sh"
-          elseif installed_dir and lang == "lua" then
-            local path = installed_dir .. "/" .. file
-            assert(os.execute("mkdir -p " .. quote(path:match("^(.*)/[^/]*$") or installed_dir)))
+        if what == "file" or what == "commands" then
+          if what == "file" and ((file or "") == "" or lang ~= "lua") then
+            failures[#failures + 1] = where .. ": a file block is a lua block with a path: <!-- doc-test: file PATH -->"
+          elseif what == "commands" and (lang ~= "sh" or (file or "") ~= "") then
+            failures[#failures + 1] = where .. ": a commands block is an sh block: <!-- doc-test: commands -->"
+          elseif write_dir and what == "file" then
+            local path = write_dir .. "/" .. file
+            assert(os.execute("mkdir -p " .. quote(path:match("^(.*)/[^/]*$") or write_dir)))
             write(path, code)
             print(string.format("%s: wrote %s", where, file))
-          elseif installed_dir then
-            installed_sh[#installed_sh + 1] = "# " .. where .. "\n" .. code
+          elseif write_dir then
+            write_sh[#write_sh + 1] = "# " .. where .. "\n" .. code
             print(string.format("%s: added to run.sh", where))
           else
-            print(string.format("%s: installed (%s), run by tests/install/check_luarocks.sh", where, lang))
+            print(string.format("%s: %s, run by a test of its own", where, what))
           end
-        elseif installed_dir then -- nothing else runs with --installed
+        elseif write_dir then -- nothing else runs with --write
           last = nil
         elseif what == "runs" then
           local script
@@ -157,11 +159,11 @@ for _, path in ipairs(files) do
     i = i + 1
   end
 end
-if installed_dir then
-  if #installed_sh == 0 then
-    failures[#failures + 1] = files[1] .. ": no sh block marked <!-- doc-test: installed -->"
+if write_dir then
+  if #write_sh == 0 then
+    failures[#failures + 1] = files[1] .. ": no sh block marked <!-- doc-test: commands -->"
   else
-    write(installed_dir .. "/run.sh", "set -e\n" .. table.concat(installed_sh))
+    write(write_dir .. "/run.sh", "set -e\n" .. table.concat(write_sh))
   end
   in_readme = 1 -- only this doc was read
 end

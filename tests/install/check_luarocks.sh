@@ -5,7 +5,7 @@
 # that tree only (not the source tree) runs require "bt", the shipped behaviours and brains under
 # bt., and a brain thinking with bt.behaviours.wander on the installed bt.test's world; then
 # docs/writing-a-brain.md's spec and the commands it gives to run it with busted, as the doc gives
-# them (its blocks marked <!-- doc-test: installed -->), with the busted on PATH (Debian's starts
+# them (its blocks marked <!-- doc-test: file ... --> and <!-- doc-test: commands -->), with the busted on PATH (Debian's starts
 # under Lua 5.1).
 # usage: check_luarocks.sh <source dir> [rockspec file name]   (default: bt-<project version>-1)
 # Exits 77 (ctest: skipped) when luarocks or busted is not installed, unless BT_REQUIRE_LUAROCKS=1
@@ -101,8 +101,8 @@ esac
 
 # docs/writing-a-brain.md's spec, run as the doc says, from a game's folder, with the busted on
 # PATH and none of the Lua path variables but those the doc sets
-lua5.4 "$src/tests/docs/check_blocks.lua" --installed "$src/docs/writing-a-brain.md" "$tmp/game" >/dev/null \
-  || { echo "could not write out docs/writing-a-brain.md's installed blocks"; exit 1; }
+lua5.4 "$src/tests/docs/check_blocks.lua" --write "$src/docs/writing-a-brain.md" "$tmp/game" >/dev/null \
+  || { echo "could not write out docs/writing-a-brain.md's blocks"; exit 1; }
 if ! (cd "$tmp/game" && env -u LUA_PATH -u LUA_CPATH -u LUA_PATH_5_4 -u LUA_CPATH_5_4 -u LUA_INIT \
       -u LUA_INIT_5_4 HOME="$tmp/home" sh run.sh) >"$tmp/busted.log" 2>&1 \
    || ! grep -Eq "^[1-9][0-9]* successes? / 0 failures / 0 errors / 0 pending" "$tmp/busted.log"; then
