@@ -25,7 +25,7 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/brains/ DESTINATION ${BT_LUA_LMOD_DIR}/b
         FILES_MATCHING PATTERN "*.lua")
 # bt.test: an optional submodule, a file of its own (never bt.lua or bt/init.lua, which would
 # shadow bt.so)
-install(FILES ${PROJECT_SOURCE_DIR}/bt/test.lua DESTINATION ${BT_LUA_LMOD_DIR}/bt)
+install(FILES ${PROJECT_SOURCE_DIR}/lua/bt/test.lua DESTINATION ${BT_LUA_LMOD_DIR}/bt)
 install(FILES ${PROJECT_SOURCE_DIR}/lua/meta/bt.lua ${PROJECT_SOURCE_DIR}/lua/meta/bt_test.lua
         DESTINATION ${BT_LUALS_DIR}/library)
 install(FILES ${PROJECT_SOURCE_DIR}/lua/meta/config.json DESTINATION ${BT_LUALS_DIR})

@@ -1,6 +1,6 @@
 ---@meta bt.test
 -- SPDX-License-Identifier: MIT
--- bt_test.lua: the lua-language-server (LuaLS) annotations of `bt.test` (bt/test.lua,
+-- bt_test.lua: the lua-language-server (LuaLS) annotations of `bt.test` (lua/bt/test.lua,
 -- docs/bt-test.md), the test helper installed beside the module. Never loaded by Lua. Installed
 -- beside bt.lua in the addon's `library` folder. tests/spec/annotations_spec.lua checks that every
 -- function of bt.test and every method of its world has an annotation here, and the reverse.

@@ -60,7 +60,7 @@ end
 prelude = prelude .. "export PATH=" .. quote(build .. "/tools") .. ":" .. quote(build .. "/examples/arena") .. ":" ..
   quote(build .. "/examples/hello") .. ':"$PATH"\n'
 prelude = prelude .. "export LUA_CPATH=" .. quote(build .. "/lib/lua/5.4/?.so;;") ..
-  " LUA_PATH=" .. quote("./?.lua;;") .. "\ncd " .. quote(src) .. "\n"
+  " LUA_PATH=" .. quote("./?.lua;./lua/?.lua;;") .. "\ncd " .. quote(src) .. "\n"
 
 local files = {}
 if write_dir then

@@ -56,7 +56,7 @@ local here = debug.getinfo(1, "S").source:match("^@(.*)[/\\][^/\\]*$") or "."
 local fake = dofile(here .. "/fake_entity.lua")
 -- bt.test's evaluator of scripted answers (a value, a function of the time, a timeline), plain Lua
 -- that loads nothing of bt: the --original runs use it too
-local bt_test = dofile(here .. "/../../bt/test.lua")
+local bt_test = dofile(here .. "/../../lua/bt/test.lua")
 local ser, serargs, mix, strhash = fake.ser, fake.serargs, fake.mix, fake.strhash
 
 local M = {ser = ser, serargs = serargs, mix = mix, strhash = strhash, timeline = bt_test.timeline}
