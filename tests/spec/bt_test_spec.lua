@@ -1,5 +1,5 @@
 -- SPDX-License-Identifier: MIT
--- bt.test (bt/test.lua, docs/bt-test.md): scripted answers of its fake entities, by method name,
+-- bt.test (lua/bt/test.lua, docs/bt-test.md): scripted answers of its fake entities, by method name,
 -- for one entity or for all, as a value, a function of the time or a timeline; forget; the
 -- errors; and a brain driven into the branch a test wants. The rest of its world (movement,
 -- combat, actions) is what the behaviour and brain specs run on.
