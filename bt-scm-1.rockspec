@@ -1,7 +1,7 @@
 -- SPDX-License-Identifier: MIT
 -- The LuaRocks package of bt: `luarocks make bt-scm-1.rockspec` in a checkout (docs/lua-api.md,
 -- "Installing with LuaRocks"). CMake builds it; the variables below put bt.so in the rock's
--- $(LIBDIR) and the Lua modules bt.behaviours.* and bt.brains.* in its $(LUADIR)
+-- $(LIBDIR) and the Lua modules bt.behaviours.*, bt.brains.* and bt.test in its $(LUADIR)
 -- (cmake/lua_install.cmake), which LuaRocks then deploys to the tree's lib/lua/5.4 and
 -- share/lua/5.4. The C libraries, headers and the LuaLS annotations stay in the rock's own folder
 -- (`luarocks show --rock-dir bt`).
@@ -19,7 +19,8 @@ description = {
 bt runs behaviour trees for game AI with the semantics of Don't Starve Together's
 behaviourtree.lua and brain.lua; the trees run in C. The module bt has Don't Starve's node classes, Brain and BrainWrangler, shared
 definitions, subtrees, saved games, hot reload and a sandbox; the shipped behaviours load as
-bt.behaviours.<name> (bt.behaviours.wander, ...). Lua 5.4 only.
+bt.behaviours.<name> (bt.behaviours.wander, ...), and bt.test is a scripted world for the specs
+of brains and behaviours. Lua 5.4 only.
 ]],
   license = "MIT",
   labels = {"gamedev", "ai", "behaviour-tree"},

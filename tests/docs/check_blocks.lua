@@ -7,9 +7,24 @@
 -- Blocks run from the source root with the build's bt.so on LUA_CPATH; in sh blocks, `P/lib/`
 -- (the install prefix of "after make install PREFIX=P") is the build tree's lib/, which has the
 -- same lib/lua/5.4/bt.so; bt's programs (bt-log, bt-arena, bt-hello) are found by name.
+-- A block that needs what this test has not (bt installed in a LuaRocks tree, a mod's folder) has,
+-- before its fence,
+--   <!-- doc-test: file PATH -->   (a lua block: the file PATH, relative to a folder)
+--   <!-- doc-test: commands -->    (an sh block: run, in order, by the test that has what they need)
+-- Here they are only checked for their form; a test of their own writes them out with the second
+-- usage and runs them: tests/install/check_luarocks.sh those of writing-a-brain.md,
+-- tests/ds_compare/check_try_brain.sh those of porting-a-ds-brain.md.
 -- usage: lua5.4 check_blocks.lua <source dir> <build dir>
+--        lua5.4 check_blocks.lua --write <doc.md> <dir>   (writes the doc's file blocks into dir,
+--                                   each as its PATH, and its commands blocks as dir/run.sh)
+local write_dir
 local src, build = arg[1], arg[2]
-assert(src and build, "usage: lua5.4 check_blocks.lua <source dir> <build dir>")
+if arg[1] == "--write" then
+  write_dir = assert(arg[3], "usage: lua5.4 check_blocks.lua --write <doc.md> <dir>")
+  src = arg[2]:match("^(.*)/[^/]*$") or "."
+  build = src -- nothing runs here: the prelude below goes unused
+end
+assert(write_dir or (src and build), "usage: lua5.4 check_blocks.lua <source dir> <build dir>")
 
 local function quote(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
 local function read(path)
@@ -45,12 +60,18 @@ end
 prelude = prelude .. "export PATH=" .. quote(build .. "/tools") .. ":" .. quote(build .. "/examples/arena") .. ":" ..
   quote(build .. "/examples/hello") .. ':"$PATH"\n'
 prelude = prelude .. "export LUA_CPATH=" .. quote(build .. "/lib/lua/5.4/?.so;;") ..
-  " LUA_PATH=" .. quote("./?.lua;;") .. "\ncd " .. quote(src) .. "\n"
+  " LUA_PATH=" .. quote("./?.lua;./lua/?.lua;;") .. "\ncd " .. quote(src) .. "\n"
 
-local files = {src .. "/README.md"}
-local ls = assert(io.popen("ls " .. quote(src .. "/docs") .. "/*.md"))
-for path in ls:lines() do files[#files + 1] = path end
-ls:close()
+local files = {}
+if write_dir then
+  files[1] = arg[2]
+else
+  files[1] = src .. "/README.md"
+  local ls = assert(io.popen("ls " .. quote(src .. "/docs") .. "/*.md"))
+  for path in ls:lines() do files[#files + 1] = path end
+  ls:close()
+end
+local write_sh = {} -- the commands blocks, in order (with --write)
 
 local failures, ran, compared, in_readme = {}, 0, 0, 0
 for _, path in ipairs(files) do
@@ -60,7 +81,8 @@ for _, path in ipairs(files) do
   local last -- {where, stdout} of the last block run in this file
   local i = 1
   while i <= #lines do
-    local what = lines[i]:match("^<!%-%- doc%-test: (%a+)")
+    local what, file = lines[i]:match("^<!%-%- doc%-test: (%a+)%s*([^%s]-)%s*%-%->")
+    what = what or lines[i]:match("^<!%-%- doc%-test: (%a+)")
     if what then
       local fence, lang = (lines[i + 1] or ""):match("^%s*(```+)(%w*)%s*$")
       local where = name .. ":" .. (i + 1)
@@ -75,7 +97,25 @@ for _, path in ipairs(files) do
           j = j + 1
         end
         local code = table.concat(body, "\n") .. "\n"
-        if what == "runs" then
+        if what == "file" or what == "commands" then
+          if what == "file" and ((file or "") == "" or lang ~= "lua") then
+            failures[#failures + 1] = where .. ": a file block is a lua block with a path: <!-- doc-test: file PATH -->"
+          elseif what == "commands" and (lang ~= "sh" or (file or "") ~= "") then
+            failures[#failures + 1] = where .. ": a commands block is an sh block: <!-- doc-test: commands -->"
+          elseif write_dir and what == "file" then
+            local path = write_dir .. "/" .. file
+            assert(os.execute("mkdir -p " .. quote(path:match("^(.*)/[^/]*$") or write_dir)))
+            write(path, code)
+            print(string.format("%s: wrote %s", where, file))
+          elseif write_dir then
+            write_sh[#write_sh + 1] = "# " .. where .. "\n" .. code
+            print(string.format("%s: added to run.sh", where))
+          else
+            print(string.format("%s: %s, run by a test of its own", where, what))
+          end
+        elseif write_dir then -- nothing else runs with --write
+          last = nil
+        elseif what == "runs" then
           local script
           if lang == "lua" then
             write(tmp .. ".lua", code)
@@ -118,6 +158,14 @@ for _, path in ipairs(files) do
     end
     i = i + 1
   end
+end
+if write_dir then
+  if #write_sh == 0 then
+    failures[#failures + 1] = files[1] .. ": no sh block marked <!-- doc-test: commands -->"
+  else
+    write(write_dir .. "/run.sh", "set -e\n" .. table.concat(write_sh))
+  end
+  in_readme = 1 -- only this doc was read
 end
 os.remove(tmp)
 os.remove(tmp .. ".lua")

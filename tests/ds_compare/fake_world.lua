@@ -37,12 +37,29 @@
 -- * the helpers DS's util.lua adds that the brains call (math.clamp, string.split,
 --   table.contains, Remap, DiffAngle, ReduceAngle, VecUtil_*) are small models of their results.
 -- Two worlds made with the same seed answer the same calls the same way.
+--
+-- Scripted answers, on top of all that (W.answer(name, answer), M.timeline): a question named as
+-- the brain asks it answers what the caller says, so that a branch can be driven:
+--   W.answer("inst.components.health.takingfiredamage", false)    -- a field: its value
+--   W.answer("TheWorld.state.isday", M.timeline(0, true, 5, false)) -- day, night from 5 s on
+--   W.answer("inst.components.eater:CanEat()", false)              -- a method: its answer
+--   W.answer("FindEntity()", function() end)                        -- a global function: nil
+-- A name starts at `inst` (the brain's entity) or at a global; `.field` and `:Method` steps
+-- follow; `()` at the end names a call's answer, else a field's value. The answer is a value,
+-- a function of the time (called with the time and the call's arguments; its results are the
+-- answer) or a timeline, as bt.test's (docs/bt-test.md). A field is set to its answer when the
+-- answer is given, when the globals are installed and after each W.advance, over what the world
+-- did; a call answers at the time it is made, logged as `name(args) -> answer`. Before a
+-- timeline's first time the world answers as it would. Nothing changes without answers.
 
 local here = debug.getinfo(1, "S").source:match("^@(.*)[/\\][^/\\]*$") or "."
 local fake = dofile(here .. "/fake_entity.lua")
+-- bt.test's evaluator of scripted answers (a value, a function of the time, a timeline), plain Lua
+-- that loads nothing of bt: the --original runs use it too
+local bt_test = dofile(here .. "/../../lua/bt/test.lua")
 local ser, serargs, mix, strhash = fake.ser, fake.serargs, fake.mix, fake.strhash
 
-local M = {ser = ser, serargs = serargs, mix = mix, strhash = strhash}
+local M = {ser = ser, serargs = serargs, mix = mix, strhash = strhash, timeline = bt_test.timeline}
 
 local QUESTION = {"Is", "Has", "Can", "Should", "Was", "Are", "Will", "Does", "Test", "Check", "Contains"}
 
@@ -505,6 +522,122 @@ function M.new_world(seed, log, clock, shapes)
       return nil
     end
     setmetatable(env, meta)
+  end
+
+  -- ---- scripted answers (W.answer) ----
+
+  local answers = {} -- in the order given; one per name
+  local function call_of(entry, orig)
+    return function(...)
+      local args = table.pack(...)
+      local first = entry.method and 2 or 1
+      local r = table.pack(bt_test.answer_at(entry.answer, clock(), table.unpack(args, first, args.n)))
+      if not r[1] then -- before a timeline's first time: the world's own answer
+        if orig == nil then
+          error("answer " .. entry.name .. ": nothing answers this call before the timeline's first time", 2)
+        end
+        return orig(...)
+      end
+      L(entry.name:sub(1, -3) .. "(" .. serargs(table.unpack(args, first, args.n)) .. ") -> " ..
+        serargs(table.unpack(r, 2, r.n)))
+      return table.unpack(r, 2, r.n)
+    end
+  end
+  -- sets one answer where its name says, if the globals it needs are there
+  local function apply(entry)
+    local obj, path
+    if entry.root == "inst" then
+      obj, path = W.inst, "inst"
+    elseif W.env ~= nil then
+      obj, path = W.env, ""
+    else
+      return
+    end
+    local steps = entry.steps
+    for i = 1, #steps - 1 do
+      obj = obj[steps[i][2]]
+      path = path .. steps[i][1] .. steps[i][2]
+      if type(obj) ~= "table" then
+        error(string.format("answer %s: %s is %s, not a table", entry.name, (path:gsub("^%.", "")), type(obj)), 3)
+      end
+    end
+    local key = steps[#steps][2]
+    local function set(v)
+      if obj == W.env then W.env[key] = v else rawset(obj, key, v) end
+    end
+    if entry.call then
+      if obj[key] ~= entry.fn then
+        entry.fn = call_of(entry, obj[key])
+        set(entry.fn)
+      end
+    else
+      local r = table.pack(bt_test.answer_at(entry.answer, clock()))
+      if r[1] then
+        set(r[2])
+      end
+    end
+  end
+  local function apply_all()
+    for _, entry in ipairs(answers) do apply(entry) end
+  end
+
+  -- W.answer(name, answer): see the top of this file
+  function W.answer(...)
+    local name, answer = ...
+    local usage = " (a name such as inst.components.health.takingfiredamage, " ..
+      "inst.components.eater:CanEat() or TheWorld.state.isday)"
+    if type(name) ~= "string" then
+      error("bad argument #1 to 'answer' (name expected, got " .. type(name) .. ")", 2)
+    end
+    local root, rest = name:match("^([%a_][%w_]*)(.*)$")
+    local call = rest ~= nil and rest:sub(-2) == "()"
+    if call then rest = rest:sub(1, -3) end
+    local steps, parsed = {}, ""
+    for sep, k in (rest or ""):gmatch("([.:])([%a_][%w_]*)") do
+      steps[#steps + 1] = {sep, k}
+      parsed = parsed .. sep .. k
+    end
+    if root == nil or parsed ~= rest then
+      error("bad argument #1 to 'answer' ('" .. name .. "' is not a name" .. usage .. ")", 2)
+    end
+    for i, st in ipairs(steps) do
+      if st[1] == ":" and (i < #steps or not call) then
+        error("bad argument #1 to 'answer' ('" .. name .. "': a :Method is the last step, and what it answers " ..
+          "is named with (): " .. root .. parsed:match("^(.-:[%a_][%w_]*)") .. "())", 2)
+      end
+    end
+    if root == "inst" and #steps == 0 then
+      error("bad argument #1 to 'answer' ('" .. name .. "' is the entity itself: name a field or a method" .. usage .. ")", 2)
+    end
+    if select("#", ...) < 2 then
+      error("bad argument #2 to 'answer' (an answer expected: a value, a function of the time or a timeline)", 2)
+    end
+    if root ~= "inst" then
+      table.insert(steps, 1, {".", root}) -- a global: a field of the environment
+    end
+    local entry
+    for _, e in ipairs(answers) do
+      if e.name == name then entry = e end
+    end
+    if entry == nil then
+      entry = {name = name, root = root, steps = steps, call = call, method = steps[#steps][1] == ":"}
+      answers[#answers + 1] = entry
+    end
+    entry.answer = answer
+    apply(entry)
+  end
+
+  local install_answered = W.install
+  function W.install(env)
+    install_answered(env)
+    W.env = env
+    apply_all()
+  end
+  local advance_answered = W.advance
+  function W.advance(dt, k)
+    local r = table.pack(advance_answered(dt, k))
+    apply_all()
+    return table.unpack(r, 1, r.n)
   end
 
   return W

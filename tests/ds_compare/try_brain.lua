@@ -8,36 +8,62 @@
 --     lua5.4 tests/ds_compare/try_brain.lua [options] brain.lua [ticks] [seed]
 --
 -- options:
---   --exact     bt's DS-exact mode (bt.set_exact(true)): Don't Starve's timing to the tick
---   --original  run the file on Don't Starve's own class.lua, behaviourtree.lua and brain.lua
---               instead of bt; with --exact on the bt run, the two outputs are the same text
---   --calls     also print the calls the brain and its behaviours made on the world
+--   --exact         bt's DS-exact mode (bt.set_exact(true)): Don't Starve's timing to the tick
+--   --original      run the file on Don't Starve's own class.lua, behaviourtree.lua and brain.lua
+--                   instead of bt; with --exact on the bt run, the two outputs are the same text
+--   --calls         also print the calls the brain and its behaviours made on the world
+--   --answers FILE  the world's scripted answers: FILE is Lua that returns a table of them, by
+--                   name as the brain asks (fake_world.lua's W.answer: a value, a function of
+--                   the time, or timeline(t1, v1, t2, v2, ...), which FILE may call), e.g.
+--                   {["TheWorld.state.isday"] = timeline(0, true, 5, false),
+--                    ["FindEntity()"] = function() end}
 --
 -- ticks (default 300) are ticks of 1/30 s; seed (default 1) decides what the fake world answers
 -- and which events happen. `require "x/y"` in the brain and in what it loads looks first in the
 -- scripts folder the brain file is in (the folder above its `brains/`, if it is in one), then in
--- DS_SCRIPTS: a mod's own behaviours come before the game's. The events the brain's EventNodes
--- listen for, and a few common ones, are pushed on its entity now and then, as
--- tests/ds_compare/shipped_brains.lua does. The exit status is 1 if the brain does not load or
--- an error escapes a think (which, on bt, only the --original run can do).
+-- DS_SCRIPTS: a mod's own behaviours come before the game's. Without DS_SCRIPTS a bt run takes
+-- everything from the brain's own scripts folder (a brain that needs none of the game's files);
+-- --original needs it. The events the brain's EventNodes listen for, and a few common ones, are
+-- pushed on its entity now and then, as tests/ds_compare/shipped_brains.lua does. Nothing printed
+-- says which side ran, so that two runs' outputs compare with diff, standard error included. The
+-- exit status is 1 if the brain does not load or an error escapes a think (which, on bt, only the
+-- --original run can do), 2 on bad usage.
 
-local usage = "usage: try_brain.lua [--exact] [--original] [--calls] brain.lua [ticks] [seed]"
+local usage = "usage: try_brain.lua [--exact] [--original] [--calls] [--answers FILE] brain.lua [ticks] [seed]"
+local function die(msg)
+  io.stderr:write(msg, "\n")
+  os.exit(2)
+end
 local opts, args = {}, {}
-for _, a in ipairs(arg) do
-  local o = a:match("^%-%-(%w+)$")
-  if o then
-    if o ~= "exact" and o ~= "original" and o ~= "calls" then io.stderr:write(usage, "\n") os.exit(2) end
+local i = 1
+while i <= #arg do
+  local a = arg[i]
+  local o, value = a:match("^%-%-(%w+)=(.*)$")
+  o = o or a:match("^%-%-(%w+)$")
+  if o == "answers" then
+    if value == nil then
+      i = i + 1
+      value = arg[i] or die("--answers needs a file\n" .. usage)
+    end
+    opts.answers = value
+  elseif o == "exact" or o == "original" or o == "calls" then
     opts[o] = true
+  elseif o or a:match("^%-%-") then
+    die("unknown option " .. a .. "\n" .. usage)
   else
     args[#args + 1] = a
   end
+  i = i + 1
 end
-local brain_file = args[1]
-if not brain_file then io.stderr:write(usage, "\n") os.exit(2) end
+local brain_file = args[1] or die(usage)
 local nticks = tonumber(args[2]) or 300
 local seed = tonumber(args[3]) or 1
 local ds_dir = os.getenv("DS_SCRIPTS")
-if not ds_dir then io.stderr:write("set DS_SCRIPTS to the game's scripts folder (the one holding brain.lua)\n") os.exit(2) end
+if ds_dir == "" then ds_dir = nil end
+if not ds_dir and opts.original then
+  die("--original runs the game's class.lua, behaviourtree.lua and brain.lua: set DS_SCRIPTS to the " ..
+    "game's scripts folder (the one holding brain.lua)")
+end
 
 local here = arg[0]:match("^(.*)[/\\][^/\\]*$") or "."
 local fake_world = dofile(here .. "/fake_world.lua")
@@ -52,6 +78,10 @@ local brain_dir = brain_file:match("^(.*)[/\\][^/\\]*$") or "."
 local mod_root = brain_dir:match("^(.*)[/\\]brains$") or (brain_dir == "brains" and ".")
 if mod_root and mod_root ~= ds_dir then roots[#roots + 1] = mod_root end
 roots[#roots + 1] = ds_dir
+if #roots == 0 then
+  die("set DS_SCRIPTS to the game's scripts folder (the one holding brain.lua), or put " .. brain_file ..
+    " in the brains/ folder of a mod's scripts")
+end
 local function find(name)
   for _, r in ipairs(roots) do
     local path = r .. "/" .. name .. ".lua"
@@ -74,10 +104,13 @@ if not opts.original then
 end
 
 -- what the fake world makes up follows how the sources use it: every behaviour and brain of the
--- game, and this brain (as tests/ds_compare/shipped_brains.lua does, so both runs agree)
+-- game (and of the mod), and this brain (as tests/ds_compare/shipped_brains.lua does, so both
+-- runs agree)
 local sources = {brain_src}
-for _, d in ipairs({"behaviours", "brains"}) do
-  for _, n in ipairs(ls(ds_dir .. "/" .. d)) do sources[#sources + 1] = read(ds_dir .. "/" .. d .. "/" .. n .. ".lua") end
+for _, r in ipairs(roots) do
+  for _, d in ipairs({"behaviours", "brains"}) do
+    for _, n in ipairs(ls(r .. "/" .. d)) do sources[#sources + 1] = read(r .. "/" .. d .. "/" .. n .. ".lua") end
+  end
 end
 local log = {}
 local W = fake_world.new_world(seed, log, now, fake_world.shapes(sources))
@@ -99,6 +132,21 @@ if bt then
   bt.install_globals(env)
 end
 W.install(env)
+-- the answers the world is told to give (--answers), in the order of their names
+if opts.answers then
+  local chunk, err = loadfile(opts.answers, "t", setmetatable({timeline = fake_world.timeline}, {__index = _G}))
+  local ok, answers = pcall(chunk or error, err)
+  if not ok or type(answers) ~= "table" then
+    die(opts.answers .. ": " .. (ok and "returns no table of answers" or tostring(answers)))
+  end
+  local names = {}
+  for name in pairs(answers) do names[#names + 1] = name end
+  table.sort(names, function(a, b) return tostring(a) < tostring(b) end)
+  for _, name in ipairs(names) do
+    local oka, erra = pcall(W.answer, name, answers[name])
+    if not oka then die(opts.answers .. ": " .. tostring(erra)) end
+  end
+end
 env.GetTime = now
 env.GetTick = function() return tick end
 env.GetTickTime = function() return TICK end
@@ -109,7 +157,12 @@ if not bt then
 end
 -- in the game every behaviour file is loaded before long, and brains use the globals they define
 -- without requiring them: load them all (approach.lua after follow.lua, whose DBString it redefines)
-local behaviours = ls(ds_dir .. "/behaviours")
+local behaviours, seen = {}, {}
+for _, r in ipairs(roots) do
+  for _, n in ipairs(ls(r .. "/behaviours")) do
+    if not seen[n] then seen[n], behaviours[#behaviours + 1] = true, n end
+  end
+end
 table.sort(behaviours, function(a, b) return (a == "approach" and "~" or a) < (b == "approach" and "~" or b) end)
 for _, f in ipairs(behaviours) do pcall(env.require, "behaviours/" .. f) end
 
@@ -142,9 +195,9 @@ brain.OnUpdate = function(self)
   print(okd and dump or ("dump raised: " .. tostring(dump)))
 end
 brain:Start()
--- on standard error, so that the outputs of two runs compare with diff
-io.stderr:write(string.format("%s on %s, seed %d, %d ticks\n", brain_file,
-  bt and (opts.exact and "bt (DS-exact)" or "bt") or "the original scripts", seed, nticks))
+-- on standard error, and without the side (bt, DS-exact, the original scripts), so that the
+-- outputs of two runs compare with diff even with standard error
+io.stderr:write(string.format("%s: seed %d, %d ticks\n", brain_file, seed, nticks))
 if opts.calls and #log > 0 then print("start:") end
 flush_calls()
 

@@ -1,8 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # Installs the build into a fresh prefix and uses it as docs/lua-api.md says a user would: a stock
-# lua5.4 loads bt.so through LUA_CPATH, and a C host compiles and links through `pkg-config bt`
-# (the shared libbt.so), or names the static libbt.a.
+# lua5.4 loads bt.so through LUA_CPATH (and bt.test through LUA_PATH), and a C host compiles and
+# links through `pkg-config bt` (the shared libbt.so), or names the static libbt.a.
 # usage: check_install.sh <build dir> <source dir> [libdir [Lua C module dir]]
 #   (as CMake installs them, default lib and lib/lua/5.4; C hosts are built with $CC, default cc)
 set -eu
@@ -46,6 +46,30 @@ out=$(cd "$prefix" && LUA_CPATH="$prefix/$luacdir/?.so;;" \
 expected='Priority - READY <SUCCESS> ()>0.00
    >Act - READY <SUCCESS> ()>0.00'
 [ "$out" = "$expected" ] || { echo "stock lua5.4 run printed:"; echo "$out"; exit 1; }
+
+# bt.test, the test helper (docs/bt-test.md), from the installed tree: the installed sheep, made
+# hungry at 1 s by a scripted answer, grazes
+for f in share/lua/5.4/bt/test.lua share/lua-language-server/bt/library/bt_test.lua; do
+  [ -f "$prefix/$f" ] || { echo "missing after install: $f"; exit 1; }
+done
+out=$(cd "$prefix" && LUA_CPATH="$prefix/$luacdir/?.so;;" \
+  LUA_PATH="$prefix/share/lua/5.4/?.lua;$prefix/share/lua/5.4/?/init.lua;;" lua54 -e '
+  local bt = require "bt"
+  local T = require "bt.test"
+  print(package.searchpath("bt.test", package.path))
+  local world = T.world()
+  bt.set_clock(world:clock())
+  local wrangler = bt.BrainWrangler()
+  local sheep = world:spawn("sheep", 0, 0, {home = {0, 0}, answers = {GetHunger = T.timeline(1, 0.9)}})
+  world:spawn("grass", 3, 0)
+  world:start_brain(sheep, require "bt.brains.sheep", wrangler)
+  world:run(5, wrangler)
+  io.write(table.concat(world:commands(sheep, "StartAction"), " "))')
+case $out in
+  "$prefix/share/lua/5.4/bt/test.lua
+StartAction(eat, grass#2)"*) ;;
+  *) echo "the installed bt.test did not drive the installed sheep to graze:"; echo "$out"; exit 1 ;;
+esac
 
 # a C host through pkg-config, with the shared library (found through LD_LIBRARY_PATH: the prefix
 # is not on the loader's path), then with the static one

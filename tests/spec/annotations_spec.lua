@@ -118,16 +118,33 @@ local function runtime(name)
   return type(t) == "table" and t or nil
 end
 
--- whether `member` is annotated on class `name` or one of its ancestors
-local function annotated(name, member)
-  local class = meta.classes[name]
+-- whether `member` is annotated on class `name` or one of its ancestors (in `m`, default the
+-- module's annotations)
+local function annotated(name, member, m)
+  m = m or meta
+  local class = m.classes[name]
   while class do
     if class.methods[member] or class.fields[member] then
       return true
     end
-    class = class.parent and meta.classes[class.parent]
+    class = class.parent and m.classes[class.parent]
   end
   return false
+end
+
+-- adds to `missing` the public names of `t` that class `name` of the annotations `m` lacks, and to
+-- `extra` the methods it annotates that `t` has not
+local function compare_members(m, name, t, missing, extra)
+  for _, k in ipairs(public(t)) do
+    if not annotated(name, k, m) then
+      missing[#missing + 1] = name .. "." .. k
+    end
+  end
+  for member in pairs(m.classes[name].methods) do
+    if t[member] == nil then
+      extra[#extra + 1] = name .. "." .. member
+    end
+  end
 end
 
 -- every word that appears inside `backticks` in the documents
@@ -190,21 +207,11 @@ describe("the LuaLS annotations (lua/meta/bt.lua)", function()
     end
     table.sort(names)
     for _, name in ipairs(names) do
-      local class = meta.classes[name]
       local t = runtime(name)
       if not t then
         unknown[#unknown + 1] = name
       else
-        for _, k in ipairs(public(t)) do
-          if not annotated(name, k) then
-            missing[#missing + 1] = name .. "." .. k
-          end
-        end
-        for m in pairs(class.methods) do
-          if t[m] == nil then
-            extra[#extra + 1] = name .. "." .. m
-          end
-        end
+        compare_members(meta, name, t, missing, extra)
       end
     end
     table.sort(extra)
@@ -350,5 +357,35 @@ describe("the LuaLS annotations (lua/meta/bt.lua)", function()
     end
     table.sort(values)
     assert.same({bt.FAILED, bt.READY, bt.RUNNING, bt.SUCCESS}, values)
+  end)
+end)
+
+describe("the LuaLS annotations of bt.test (lua/meta/bt_test.lua)", function()
+  local T = require "bt.test"
+  local text = read("lua/meta/bt_test.lua")
+  local tmeta = parse(text)
+  local world = T.world()
+  local runtimes = {
+    ["bt.test"] = T,
+    ["bt.test.World"] = getmetatable(world),
+    ["bt.test.Entity"] = getmetatable(world:spawn("sheep", 0, 0)),
+  }
+
+  it("start with ---@meta bt.test and return the table", function()
+    assert.truthy(text:match("^%-%-%-@meta bt%.test\n"), "first line must be ---@meta bt.test")
+    assert.truthy(text:match("\nreturn test\n$"), "last line must be return test")
+    assert.truthy(load(text, "=lua/meta/bt_test.lua", "t", {}), "valid Lua")
+  end)
+
+  it("annotate every function of bt.test and method of its world and entities, and only those", function()
+    local missing, extra = {}, {}
+    for name, t in pairs(runtimes) do
+      assert(tmeta.classes[name], "no ---@class " .. name)
+      compare_members(tmeta, name, t, missing, extra)
+    end
+    table.sort(missing)
+    table.sort(extra)
+    assert.same({}, missing, "members without an annotation")
+    assert.same({}, extra, "annotated members that do not exist")
   end)
 end)

@@ -1,0 +1,264 @@
+---@meta bt.test
+-- SPDX-License-Identifier: MIT
+-- bt_test.lua: the lua-language-server (LuaLS) annotations of `bt.test` (lua/bt/test.lua,
+-- docs/bt-test.md), the test helper installed beside the module. Never loaded by Lua. Installed
+-- beside bt.lua in the addon's `library` folder. tests/spec/annotations_spec.lua checks that every
+-- function of bt.test and every method of its world has an annotation here, and the reverse.
+--
+-- Layout, as in bt.lua: `---@class` followed by `local X = {}` is a table bt.test gives;
+-- `function X:m(...)` and `function X.f(...)` are its members.
+
+---A scripted answer: a value (nil too; a table such as an entity is a value), a function called
+---with the time and the call's arguments whose results are the answer, or a `timeline`.
+---@alias bt.test.Answer any|fun(t: number, ...): ...|bt.test.Timeline
+
+---An answer that changes over time (`bt.test.timeline`).
+---@class bt.test.Timeline
+
+---A logged call of the entity interface.
+---@class bt.test.Call
+---@field t number the world's time of the call
+---@field who bt.test.Entity the entity called
+---@field name string the method
+---@field args table the arguments, packed (`n`)
+---@field results table the results, packed (`n`)
+---@field scripted? true when a scripted answer gave the results
+
+---What `world:spawn` may set.
+---@class bt.test.SpawnOptions
+---@field tags? string[] tags besides the kind and its default ones
+---@field home? bt.test.Entity|number[] an entity, or `{x, y}`
+---@field health? number|false default 100 for creatures, none for objects
+---@field walk_speed? number default 2 units a second
+---@field run_speed? number default 5
+---@field attack_range? number default 2
+---@field damage? number default 10
+---@field cooldown? number seconds between swings, default 1
+---@field miss? boolean every swing misses
+---@field hunger? number 0 (full) to 1
+---@field hunger_rate? number per second, default 0
+---@field tired? boolean
+---@field action_times? table<string, number> seconds an action takes (eat 2, work 3, rest 4)
+---@field action_range? number default 2
+---@field eat_amount? number what a meal takes off hunger, default 0.6
+---@field fail_actions? table<string, boolean> actions that end in failure
+---@field answers? table<string, bt.test.Answer> scripted answers of its methods (`world:answer`)
+
+---What `bt.test.world` may set.
+---@class bt.test.WorldOptions
+---@field time? number the starting time, default 0
+---@field tick_time? number default 1/30
+---@field day? boolean default true
+---@field bounds? number[] `{x0, y0, x1, y1}`: movement stays inside
+
+---A fake entity: docs/entity.md's interface, in Lua, every call logged.
+---@class bt.test.Entity
+---@field id integer
+---@field kind string
+---@field world bt.test.World
+---@field brain? bt.Brain
+---@field valid boolean
+---@field x number
+---@field y number
+---@field facing number degrees
+---@field tags table<string, boolean>
+---@field health? number
+---@field hunger number
+---@field tired boolean
+---@field actions table[] every action started: `{action = , target = , start = }`
+---@field said string[] every line said
+---@field swings integer
+local Entity = {}
+function Entity:IsValid() end
+function Entity:IsDead() end
+---@param tag string
+function Entity:HasTag(tag) end
+---@return number x, number y
+function Entity:GetPosition() end
+function Entity:GetDistanceSqTo(x, y) end
+function Entity:FacePoint(x, y) end
+function Entity:GoToPoint(x, y, run) end
+function Entity:WalkInDirection(angle) end
+function Entity:RunInDirection(angle) end
+function Entity:Stop() end
+function Entity:IsMoving() end
+function Entity:GetWalkableOffset(x, y, angle, radius) end
+function Entity:GetHome() end
+function Entity:FindEntity(radius, tags, notags) end
+function Entity:FindEntities(radius, tags, notags) end
+function Entity:GetTarget() end
+function Entity:SetTarget(ent) end
+function Entity:CanTarget(ent) end
+function Entity:GetAttackRange() end
+function Entity:InCooldown() end
+function Entity:TryAttack(ent) end
+function Entity:GetHealth() end
+function Entity:StartAction(action, target) end
+function Entity:IsBusy() end
+function Entity:GetHunger() end
+function Entity:IsTired() end
+function Entity:Say(text) end
+function Entity:IsDay() end
+function Entity:ListenForEvent(event, fn) end
+function Entity:RemoveEventCallback(event, fn) end
+function Entity:PushEvent(event, data) end
+
+---A scripted world of fake entities.
+---@class bt.test.World
+---@field time number seconds
+---@field tick integer ticks run by `run`
+---@field tick_time number
+---@field day boolean
+---@field no_walkable boolean when set, `GetWalkableOffset` finds nothing
+---@field entities bt.test.Entity[]
+---@field log bt.test.Call[] every call, in order
+---@field events table[] every event pushed: `{t = , who = , event = , data = }`
+local World = {}
+
+---Makes an entity of a kind ("sheep", "wolf", "grass", ...) at `x, y`.
+---@param kind string
+---@param x? number
+---@param y? number
+---@param opts? bt.test.SpawnOptions
+---@return bt.test.Entity
+function World:spawn(kind, x, y, opts) end
+
+---From now on the method `name` of `ent` (of every entity, without one) gives `answer` instead of
+---the model's; an entity's own answer comes before one for all. A command answered so is not
+---carried out. Raises an error naming the argument for an entity of another world or a name
+---that is not a method of the interface.
+---@overload fun(self: bt.test.World, name: string, answer: bt.test.Answer)
+---@param ent bt.test.Entity
+---@param name string
+---@param answer bt.test.Answer
+function World:answer(ent, name, answer) end
+
+---The method answers as the model again (for `ent`, or for all).
+---@overload fun(self: bt.test.World, name: string)
+---@param ent bt.test.Entity
+---@param name string
+function World:forget(ent, name) end
+
+---A clock for `bt.set_clock`: the world's time.
+---@return fun(): number
+function World:clock() end
+
+---@param day boolean
+function World:set_day(day) end
+
+---Delivers an event to the entity's listeners, in order, and records it.
+---@param ent bt.test.Entity
+---@param event string
+---@param data? any
+function World:push(ent, event, data) end
+
+---Health 0, stops, "death".
+---@param ent bt.test.Entity
+function World:kill(ent) end
+
+---Takes an entity out of the world (no longer valid), stopping its brain.
+---@param ent bt.test.Entity
+function World:remove(ent) end
+
+---Ends the entity's running action, with "actiondone" (the model's; `success` nil: as it went).
+---@param ent bt.test.Entity
+---@param success? boolean
+function World:finish_action(ent, success) end
+
+---Ends the entity's running action as failed (what a movement command does).
+---@param ent bt.test.Entity
+function World:interrupt(ent) end
+
+---The model of `GetWalkableOffset`.
+---@return number? x, number? y
+function World:walkable(x, y, angle, radius) end
+
+---Advances the time by `dt` seconds, then moves the world on (`update`).
+---@param dt number
+function World:step(dt) end
+
+---Moves the world on by `dt` seconds without touching the time: movement, hunger, actions that end.
+---@param dt number
+function World:update(dt) end
+
+---Runs `seconds`, tick by tick (time = tick * tick_time), thinking `wrangler`'s brains after each
+---tick's update; `each(tick)` after each tick.
+---@param seconds number
+---@param wrangler? bt.BrainWrangler
+---@param each? fun(tick: integer)
+function World:run(seconds, wrangler, each) end
+
+---Makes, places on `wrangler` and starts a brain of class `Brain` for `ent`.
+---@param ent bt.test.Entity
+---@param Brain table a brain class
+---@param wrangler? bt.BrainWrangler
+---@return bt.Brain
+function World:start_brain(ent, Brain, wrangler) end
+
+---The logged calls of `ent` (all without one) named in `names` (a name or a list; all without).
+---@param ent? bt.test.Entity
+---@param names? string|string[]
+---@return bt.test.Call[]
+function World:calls(ent, names) end
+
+---The commands made on `ent` as strings, such as `"GoToPoint(5.00, 0.00, true)"`; with `names`, those calls.
+---@param ent? bt.test.Entity
+---@param names? string|string[]
+---@return string[]
+function World:commands(ent, names) end
+
+---Empties the log.
+function World:clear_log() end
+
+---@param ent bt.test.Entity
+---@param event string
+---@return integer
+function World:listener_count(ent, event) end
+
+---The events pushed to `ent` with that name.
+---@param ent bt.test.Entity
+---@param event string
+---@return table[]
+function World:events_of(ent, event) end
+
+---@class bt.test
+local test = {}
+
+---A new world: day, an open plain, time 0.
+---@param opts? bt.test.WorldOptions
+---@return bt.test.World
+function test.world(opts) end
+
+---An answer that changes over time: `v1` from time `t1` on, `v2` from `t2` on, ...; before `t1`
+---the model answers. Times ascend; a value may be a function of the time.
+---@param t1 number
+---@param v1 any
+---@param ... any more times and values
+---@return bt.test.Timeline
+function test.timeline(t1, v1, ...) end
+
+---What `answer` gives at time `t` to a call with the arguments `...`: true and the results, or
+---false when it leaves the call to the model (a timeline before its first time).
+---@param answer bt.test.Answer
+---@param t number
+---@return boolean found
+---@return any ...
+function test.answer_at(answer, t, ...) end
+
+---Replaces `math.random` with the values given, in order (the last repeats); returns the function
+---that restores it.
+---@param values number[] each in [0, 1)
+---@return fun()
+function test.stub_random(values) end
+
+---A value as the log's strings show it: numbers with two decimals, entities as `kind#id`.
+---@param v any
+---@return string
+function test.fmt(v) end
+
+---A logged call as a string: `"GoToPoint(5.00, 0.00, true)"`.
+---@param call bt.test.Call
+---@return string
+function test.entry_string(call) end
+
+return test

@@ -1,0 +1,113 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# docs/porting-a-ds-brain.md's "Script the world's answers", with bt alone (the game's scripts are
+# not in the repository): the guide's own files and commands (its blocks marked
+# <!-- doc-test: file ... --> and <!-- doc-test: commands -->, written out by
+# tests/docs/check_blocks.lua --write), /path/to/ standing for a folder of this test's, without
+# DS_SCRIPTS. The mod's copy of the rabbit's brain is a stand-in written here: the rabbit's
+# questions (burning, haunted, a hunter near, night, spring, bait near) and its shape, Sniff
+# before Wander, with bt's node classes only. Without the answers it panics on every think and
+# Sniff never runs; with them Sniff runs, and from 5 s on Panic. Then two runs that think alike
+# (plain and --exact) print the same text, standard error included: nothing names the side.
+# usage: check_try_brain.sh <source dir> <build dir>
+set -eu
+src=$1
+build=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# a sanitized build's bt.so needs the sanitizer runtimes preloaded into the stock lua5.4 that the
+# guide's commands run by name
+if [ -n "${BT_SANITIZE_PRELOAD:-}" ]; then
+  mkdir "$tmp/bin"
+  printf '#!/bin/sh\nLD_PRELOAD="%s" exec "%s" "$@"\n' "$BT_SANITIZE_PRELOAD" "$(command -v lua5.4)" > "$tmp/bin/lua5.4"
+  chmod +x "$tmp/bin/lua5.4"
+  PATH=$tmp/bin:$PATH
+fi
+unset DS_SCRIPTS LUA_PATH LUA_PATH_5_4 LUA_CPATH_5_4
+export LUA_CPATH="$build/lib/lua/5.4/?.so;;"
+
+lua5.4 "$src/tests/docs/check_blocks.lua" --write "$src/docs/porting-a-ds-brain.md" "$tmp" >/dev/null \
+  || { echo "could not write out docs/porting-a-ds-brain.md's blocks"; exit 1; }
+for f in mymod/scripts/behaviours/sniff.lua mymod/answers.lua run.sh; do
+  [ -f "$tmp/$f" ] || { echo "docs/porting-a-ds-brain.md has no block for $f"; exit 1; }
+done
+brain=$tmp/mymod/scripts/brains/rabbitbrain.lua
+mkdir -p "$tmp/mymod/scripts/brains"
+cat > "$brain" <<'EOF'
+-- a stand-in for the mod's copy of rabbitbrain.lua: the rabbit's questions, bt's node classes
+require "behaviours/sniff"
+
+local RabbitBrain = Class(Brain, function(self, inst)
+  Brain._ctor(self, inst)
+end)
+
+local function never() return false end
+
+local function ShouldTriggerPanic(inst)
+  return (inst.components.health ~= nil and inst.components.health.takingfiredamage)
+    or (inst.components.hauntable ~= nil and inst.components.hauntable.panic)
+end
+
+function RabbitBrain:OnStart()
+  local inst = self.inst
+  local root = PriorityNode({
+    WhileNode(function() return ShouldTriggerPanic(inst) end, "PanicTrigger",
+      ConditionWaitNode(never, "Panic")),
+    ConditionNode(function() return FindEntity(inst, 5, nil, {"scarytoprey"}) ~= nil end, "RunAway"),
+    WhileNode(function() return not TheWorld.state.isday end, "IsNight", ConditionWaitNode(never, "go home")),
+    WhileNode(function() return TheWorld.state.isspring end, "IsSpring", ConditionWaitNode(never, "go home")),
+    ConditionNode(function()
+      return FindEntity(inst, 20, function(item) return inst.components.eater:CanEat(item) end) ~= nil
+    end, "EatFood"),
+    Sniff(inst),
+    ConditionWaitNode(never, "Wander"),
+  }, .5)
+  self.bt = BT(inst, root)
+end
+
+return RabbitBrain
+EOF
+
+# the guide's commands, as it gives them, from the top of the source tree
+sed "s|/path/to/|$tmp/|g" "$tmp/run.sh" > "$tmp/run_here.sh"
+(cd "$src" && sh "$tmp/run_here.sh") > "$tmp/answered.txt" 2> "$tmp/answered.err" \
+  || { cat "$tmp/answered.err"; echo "the guide's commands failed:"; cat "$tmp/run_here.sh"; exit 1; }
+# Sniff runs before 5 s and Panic not; Panic runs after 5 s (tick 150)
+awk '
+  /^tick [0-9]+:/ { tick = $2 + 0 }
+  />Sniff - RUNNING/ { if (tick < 150) sniff_before++ }
+  />Panic - RUNNING/ { if (tick < 150) panic_before++; else panic_after++ }
+  END {
+    if (sniff_before == 0) { print "Sniff never ran before 5 s"; exit 1 }
+    if (panic_before > 0) { print "Panic ran before 5 s, while the answers said not haunted"; exit 1 }
+    if (panic_after == 0) { print "Panic never ran after 5 s, when the answers said haunted"; exit 1 }
+  }' "$tmp/answered.txt" || { cat "$tmp/answered.txt"; exit 1; }
+
+# without the answers: the fake world keeps the rabbit panicking, and Sniff never runs
+(cd "$src" && lua5.4 tests/ds_compare/try_brain.lua "$brain" 300 1) > "$tmp/plain.txt" 2>&1
+if grep -q ">Sniff - RUNNING" "$tmp/plain.txt" || ! grep -q ">Panic - RUNNING" "$tmp/plain.txt"; then
+  echo "without answers the stand-in should panic and never sniff (it is what the answers change):"
+  grep -E "^tick|RUNNING" "$tmp/plain.txt" | head -20
+  exit 1
+fi
+
+# two runs that think alike print the same text, standard error included
+for mode in "" --exact; do
+  (cd "$src" && lua5.4 tests/ds_compare/try_brain.lua --calls $mode --answers "$tmp/mymod/answers.lua" \
+    "$brain" 300 2) > "$tmp/out$mode.txt" 2>&1
+done
+if ! diff "$tmp/out.txt" "$tmp/out--exact.txt" > "$tmp/diff.txt"; then
+  echo "a plain and an --exact run of the stand-in differ (the output names the side?):"
+  head -20 "$tmp/diff.txt"
+  exit 1
+fi
+
+# what is wrong with an answers file is said, with status 2
+printf 'return {["inst:IsAsleep"] = false}\n' > "$tmp/bad.lua"
+status=0
+(cd "$src" && lua5.4 tests/ds_compare/try_brain.lua --answers "$tmp/bad.lua" "$brain" 10 1) > "$tmp/bad.txt" 2>&1 \
+  || status=$?
+[ "$status" = 2 ] && grep -q "bad.lua: .*inst:IsAsleep.*a :Method is the last step" "$tmp/bad.txt" \
+  || { echo "a bad answers file: exit $status, printed:"; cat "$tmp/bad.txt"; exit 1; }
+echo "porting-a-ds-brain.md's scripted answers: Sniff runs, Panic from 5 s on; the runs name no side"
