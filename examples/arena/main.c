@@ -522,8 +522,6 @@ int main(int argc, char **argv) {
       return 1;
     }
     fprintf(stderr, "viewer: %s\n", arena_viewer_url());
-    snprintf(a.status, sizeof a.status, "viewer: %s", arena_viewer_url());
-    a.status_ok = 1;
   }
   if (opt.ring && !rec.on && arena_record_rings(&a, (int)opt.ring) != 0) return 1;
   arena_load_brains(&a);
@@ -558,6 +556,7 @@ int main(int argc, char **argv) {
     }
     a.live = 1;
     view_info vi = {0};
+    if (opt.viewer != -2) vi.viewer = arena_viewer_url(); /* on the last line until a reload or an error */
     static inspector in;
     inspect_init(&in, &a);
     double next = now(), window_start = next, window_brain = 0, window_host = 0;
