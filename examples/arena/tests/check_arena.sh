@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # Checks of bt-arena, run by ctest (tests/CMakeLists.txt, tests arena.*).
 # usage: check_arena.sh <headless|broken_brain|watch|kinds|bad_kinds|error_lines|viewer_line|inspector|
-#                        bad_flags|record|replay_damage|replay_view|threads|own_writes|
+#                        bad_flags|no_terminal|record|replay_damage|replay_view|threads|own_writes|
 #                        achieves> <bt-arena>
 #                        <source dir> [<bt-log or none>
 #                        [<the directory of bt.so>]]
@@ -689,6 +689,28 @@ bad_flags)
   "$arena" --help > "$tmp/out" 2>&1 || fail "--help exited $?"
   grep -q -- "--agents N" "$tmp/out" || fail "--help does not list --agents"
   grep -q -- "--replay FILE" "$tmp/out" || fail "--help does not list --replay"
+  ;;
+
+no_terminal)
+  # live (no --headless) with standard output a file or a pipe: no view drawn into it, a message
+  # on standard error saying why, exit 2, at once (a run without --seconds would never end; the
+  # timeout only keeps a broken arena from hanging the test)
+  esc=$(printf '\033')
+  for how in file pipe replay; do
+    case $how in
+    file) timeout 30 "$arena" --agents 10 --data "$src" < /dev/null > "$tmp/out" 2> "$tmp/err"; rc=$? ;;
+    pipe) { timeout 30 "$arena" --agents 10 --data "$src" < /dev/null 2> "$tmp/err"; echo $? > "$tmp/rc"; } | cat > "$tmp/out"
+          rc=$(cat "$tmp/rc") ;;
+    replay) "$arena" --headless --agents 10 --seconds 1 --data "$src" --record "$tmp/R" > /dev/null 2>&1 || fail "--record failed"
+            timeout 30 "$arena" --replay "$tmp/R" < /dev/null > "$tmp/out" 2> "$tmp/err"; rc=$? ;;
+    esac
+    [ $rc -eq 2 ] || fail "$how: exited $rc, expected 2; standard error: $(cat "$tmp/err")"
+    ! grep -q "$esc" "$tmp/out" || fail "$how: escape codes written to standard output ($(wc -c < "$tmp/out") bytes)"
+    [ ! -s "$tmp/out" ] || fail "$how: standard output is not empty: $(head -c 200 "$tmp/out")"
+    grep -q "^bt-arena: standard output is not a terminal.*--headless" "$tmp/err" \
+      || fail "$how: the message does not say why and what to do: $(cat "$tmp/err")"
+    echo "$how -> $(cat "$tmp/err")"
+  done
   ;;
 
 threads)
