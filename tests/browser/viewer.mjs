@@ -10,7 +10,8 @@
 //    (computed here from statuses_before and the records, not by the page's code), the map and
 //    the heat overlay;
 // 2. bt-arena --watch: a brain file edited, the page shows the reload and the new tree;
-// 3. bt-arena --record FILE, then bt-log view FILE: the same as 1 on the replayed log, and with
+// 3. bt-arena --record FILE, then bt-log view FILE: the same as 1 on the replayed log (and the
+//    timeline opens at the agent's last record with the records before it listed), and with
 //    --token: the page passes on its URL's token; without it, it says it was refused;
 // 4. a log of a 2,010-node tree (big_tree.lua) under bt-log view: the first drawing and a frame
 //    of pan and zoom are timed and printed, not asserted.
@@ -366,6 +367,15 @@ async function log_checks(context) {
     const id = agents[0].id;
     await select(page, id);
     await names_match(page, url, id, 'log');
+    // the timeline opens at the agent's last record, with the records before it listed: no key
+    // needed to load them
+    const opened = await page.$eval('#timeline', (tl) => ({ seq: Number(tl.dataset.seq), last: Number(tl.dataset.lastSeq),
+      records: Number(tl.dataset.records), current: tl.querySelector('#tl-records .current')?.dataset.seq ?? null,
+      listed: tl.querySelectorAll('#tl-records [data-seq]').length, range: document.getElementById('tl-range').textContent }));
+    check(opened.seq === agents[0].seq && opened.last === agents[0].seq && opened.records > 0 && opened.listed > 0
+      && opened.current === String(agents[0].seq),
+      `log: the timeline opens at agent ${id}'s last record (${agents[0].seq}), the records before it listed`,
+      `record shown ${opened.seq}, newest loaded ${opened.last}, ${opened.records} loaded, ${opened.listed} listed, current ${opened.current}: "${opened.range}"`);
     await compare_with_history(page, url, id, 'log, at the end of the log');
     await scrub_checks(page, url, id, 'log', false);
     await page.screenshot({ path: path.join(out, 'viewer-log.png') });

@@ -178,11 +178,16 @@ async function select_agent(id) {
   try {
     const state = await api.agent(id);
     if (generation !== app.generation) return;
-    const shape = await api.shape(state.shape);
+    // its shape, and its last records up to the state's: the timeline starts at the last record
+    // with the records before it listed (a log has no stream to bring any)
+    const [shape, recent] = await Promise.all([api.shape(state.shape),
+      state.seq > 0 ? api.history(id, state.seq + 1, WINDOW) : null]);
     if (generation !== app.generation) return;
     app.state = state;
     app.shape = shape;
     app.history = new History(state.statuses, state.seq);
+    // live, the host may have dropped those records meanwhile: the timeline then starts empty
+    if (recent && (recent.records ?? []).at(-1)?.seq === state.seq) app.history.prepend(recent);
     app.following = app.live;
     app.stale = false;
     app.skipped = 0;
