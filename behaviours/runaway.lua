@@ -6,7 +6,8 @@
 --           walk_instead, safe_point_fn)
 --
 -- hunterparams: a tag ("wolf"); a table {tags = , notags = , oneoftags = , fn = } (fn(ent, inst)
--- filters); or a function fn(ent, inst). see_dist and safe_dist: numbers or functions of inst.
+-- filters; a list where this table goes is an error); a function fn(ent, inst); or nil (any
+-- entity). see_dist and safe_dist: numbers or functions of inst.
 -- READY: the nearest hunter within see_dist (dropped if shouldrunfn(hunter, inst) is false):
 -- RUNNING if there is one, else FAILED. RUNNING: FAILED and stop when the hunter is gone or dead.
 -- With runhome and a home, it runs home (GoToPoint). Otherwise it runs (walks with walk_instead)
@@ -30,13 +31,15 @@ local RunAway = bt.Class(bt.BehaviourNode, function(self, inst, hunterparams, se
   self.safe_dist = safe_dist
   if type(hunterparams) == "string" then
     self.huntertags = {hunterparams}
-  elseif type(hunterparams) == "table" then
+  elseif type(hunterparams) == "function" or hunterparams == nil then
+    self.hunterfn = hunterparams
+  else
+    util.options(hunterparams, 2, "RunAway", "a tag, a function or a table {tags, notags, oneoftags, fn}",
+      "a list of tags is written {tags = {...}}")
     self.huntertags = hunterparams.tags
     self.hunternotags = hunterparams.notags
     self.hunteroneoftags = hunterparams.oneoftags
     self.hunterfn = hunterparams.fn
-  else
-    self.hunterfn = hunterparams
   end
   self.shouldrunfn = shouldrunfn
   self.runshomewhenchased = runhome

@@ -33,6 +33,38 @@ function M.position(p, inst)
   return nil
 end
 
+-- Raises "bad argument #arg to 'fname' (msg)", as bt's constructors do; `level` as error()'s,
+-- counted from the caller of argerror (not found with debug.getinfo: the sandbox refuses debug).
+local function argerror(arg, fname, msg, level)
+  error(string.format("bad argument #%d to '%s' (%s)", arg, fname, msg), level + 1)
+end
+
+local function has_list_items(t)
+  for k in next, t do
+    if math.type(k) == "integer" then
+      return true
+    end
+  end
+  return false
+end
+
+-- Checks an options argument of a behaviour's constructor, which takes nil or a table of named
+-- options: anything else, or a table with list items (no options, which would be ignored without
+-- a word), raises an argument error saying `expected` (and `hint` after a list) at the line that
+-- called the constructor (the brain's: a class's call is one C function, then the constructor).
+-- Call it from the constructor itself. Returns v.
+function M.options(v, arg, fname, expected, hint)
+  if v == nil then
+    return v
+  end
+  if type(v) ~= "table" then
+    argerror(arg, fname, string.format("%s expected, got %s", expected, type(v)), 4)
+  elseif has_list_items(v) then
+    argerror(arg, fname, string.format("%s expected, got a list%s", expected, hint and ": " .. hint or ""), 4)
+  end
+  return v
+end
+
 function M.distsq(x1, y1, x2, y2)
   local dx, dy = x2 - x1, y2 - y1
   return dx * dx + dy * dy

@@ -12,7 +12,8 @@
 -- minwaittime = 1, randwaittime = 3}. getdirectionFn(inst) -> angle in degrees or nil;
 -- setdirectionFn(inst, angle); checkpointFn(inst, x, y) -> whether a candidate point is acceptable.
 -- data: {wander_dist = 12 (number or function of inst), offest_attempts = 8, should_run
--- (boolean or function of inst)}.
+-- (boolean or function of inst)}. times and data given a list (or anything but a table or nil)
+-- raise an argument error.
 local bt = require "bt"
 -- the name require gave this file (nil under dofile) tells where the behaviours are: "bt." when
 -- installed (bt.behaviours.x), "" in a game's or the source tree's behaviours/ (docs/lua-api.md)
@@ -30,6 +31,8 @@ local Wander = bt.Class(bt.BehaviourNode, function(self, inst, homelocation, max
   self.setdirectionFn = setdirectionFn
   self.checkpointFn = checkpointFn
   self.far_from_home = false
+  util.options(times, 4, "Wander", "nil or a table {minwalktime, randwalktime, minwaittime, randwaittime}")
+  util.options(data, 8, "Wander", "nil or a table {wander_dist, offest_attempts, should_run}")
   self.wander_dist = data and data.wander_dist or 12
   self.offset_attempts = data and (data.offest_attempts or data.offset_attempts) or 8
   self.should_run = data and data.should_run or nil

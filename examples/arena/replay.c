@@ -55,7 +55,6 @@ static const char *const TYPE_NAMES[] = {
     [BT_REC_STATUS] = "status", [BT_REC_THINK] = "think",   [BT_REC_EVENT] = "event",
     [BT_REC_ERROR] = "error",   [BT_REC_RELOAD] = "reload", [BT_REC_HOST] = "host",
 };
-static const char *const CAUSE_NAMES[] = {"deadline", "start", "event", "force"};
 
 /* ---- agents ---- */
 
@@ -339,7 +338,7 @@ static void read_records(const agent *ag, arena_inspection *out) {
     } else if (x->type == BT_REC_THINK) {
       r->has_sleep = x->has_sleep;
       r->sleep = x->sleep;
-      snprintf(r->cause, sizeof r->cause, "%s", CAUSE_NAMES[x->cause & 3]);
+      snprintf(r->cause, sizeof r->cause, "%s", bt_wake_name(x->cause));
     } else if (x->message) {
       snprintf(r->message, sizeof r->message, "%s", x->message);
     }

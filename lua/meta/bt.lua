@@ -134,7 +134,8 @@ function bt.random(m, n) end
 ---@return number
 function bt.GetTime() end
 
----`handler(message)` receives every contained script error; nil restores the default (stderr).
+---`handler(message)` receives every contained script error, each time; nil restores the default
+---(stderr, where an error is written once in full and its repeats counted).
 ---@param handler fun(message: string)|nil
 function bt.set_error_handler(handler) end
 
@@ -206,7 +207,8 @@ function bt.IfNode(cond, name, node) end
 ---@return bt.ParallelNode
 function bt.IfThenDoWhileNode(ifcond, whilecond, name, node) end
 
----Hot reload of brains and behaviours (docs/reload.md).
+---A state's side of a pool of Lua states (docs/threads.md "A pool of Lua states"): what the
+---host's scripts set, and what they call.
 ---@class bt.pool
 ---@field place fun(agent: integer, kind: string): table set by the host's scripts: the agent's Brain, not started
 ---@field event? fun(agent: integer, event: string, data: any, from: integer) set by the host's scripts: hears an event (default: brain:PushEvent(event, data))
@@ -256,6 +258,7 @@ function pool.agent(entity) end
 ---@return integer[]
 function pool.agents() end
 
+---Hot reload of brains and behaviours (docs/reload.md).
 ---@class bt.reload
 local reload = {}
 bt.reload = reload
@@ -317,7 +320,7 @@ function log.create(path, options) end
 ---@field close fun(self: bt.LogWriter): (true?, string?)
 
 ---A record of a log: `type` ("status", "think", "event", "error", "reload", "host", "world",
----"lost"; with `{all = true}` also "attach", "saved", "describe"), `time`, and for an agent's
+---"lost", "stop"; with `{all = true}` also "attach", "saved", "describe"), `time`, and for an agent's
 ---records `agent`, `label`, `think` and `shape`, then what the type has.
 ---@class bt.LogRecord
 ---@field type string
@@ -330,7 +333,7 @@ function log.create(path, options) end
 ---@field path? string
 ---@field from? string status: bt.Status; reload: a tree's hash
 ---@field to? string
----@field cause? "deadline"|"start"|"event"|"force"
+---@field cause? "deadline"|"start"|"reload"|"event"|"force"
 ---@field sleep? number
 ---@field message? string
 ---@field code? integer
@@ -693,7 +696,8 @@ function BT:ForceUpdate() end
 ---@return number?
 function BT:GetSleepTime() end
 
----Every status back to READY.
+---Every status back to READY. From inside the tree's own think (a leaf resetting its own tree) it
+---does what Don't Starve's does: the tree resets there and then, and the think goes on.
 function BT:Reset() end
 
 ---Every node's `OnStop`, parents first.
@@ -820,7 +824,7 @@ function Stats:reset() end
 ---@field from? string status: the status before; reload: the old shape's hash
 ---@field to? string status: the status after; reload: the new shape's hash
 ---@field sleep? number think: the sleep time it asked for
----@field cause? "start"|"deadline"|"event"|"force" think: what made it think
+---@field cause? "start"|"reload"|"deadline"|"event"|"force" think: what made it think
 ---@field message? string error: the message
 ---@field code? integer host: its code
 ---@field data? string host: its bytes

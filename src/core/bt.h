@@ -373,7 +373,9 @@ void bt_inst_force_update(bt_inst *inst);
  * (nothing runs: hibernate). */
 int bt_inst_sleep_time(bt_inst *inst, double *out);
 
-/* Resets the root (statuses to READY, as Don't Starve's Reset). BT_EBUSY inside a think. */
+/* Resets the root (statuses to READY, as Don't Starve's Reset). Inside a think (a leaf resetting
+ * its own tree) it resets there and then, as Don't Starve's does, and the think goes on with the
+ * nodes' state as it now is. Returns BT_OK. */
 int bt_inst_reset(bt_inst *inst);
 
 /* Stops the tree: every node's on_stop, parents before children. Allowed inside a think. */
@@ -951,7 +953,9 @@ void bt_builder_free(bt_builder *b);
  * BT_SPEC_CHILDREN) as the root or as the next child of the innermost open node. */
 int bt_builder_open(bt_builder *b, const bt_spec *spec);
 
-/* Adds a leaf of any kind (BT_BEHAVIOUR without BT_SPEC_CHILDREN, a condition, ..., a subtree). */
+/* Adds a leaf of any kind (BT_BEHAVIOUR without BT_SPEC_CHILDREN, a condition, ..., a subtree).
+ * A spec without the function (or bt_task) its kind needs is BT_EINVAL, the message naming the
+ * node and its path as for bt_builder_condition. */
 int bt_builder_leaf(bt_builder *b, const bt_spec *spec);
 
 /* Closes the innermost open node: BT_EINVAL if nothing is open, if a composite has no child, or
@@ -994,7 +998,9 @@ int bt_builder_fail(bt_builder *b, const char *name);
 int bt_builder_cooldown(bt_builder *b, const char *name, double seconds);
 int bt_builder_timeout(bt_builder *b, const char *name, double seconds);
 
-/* Leaves. fn must not be NULL; ud is given back in bt_call.ud. */
+/* Leaves. ud is given back in bt_call.ud. A NULL fn (start, cont) is BT_EINVAL, with a message
+ * that names the node, its kind and its path from the root: "bt_builder_condition: Condition
+ * 'Cornered' (Root/Flee/Cornered) needs its function". */
 int bt_builder_condition(bt_builder *b, bt_fn fn, void *ud, const char *name);
 int bt_builder_condition_wait(bt_builder *b, bt_fn fn, void *ud, const char *name);
 int bt_builder_action(bt_builder *b, bt_fn fn, void *ud, const char *name);
@@ -1003,8 +1009,9 @@ int bt_builder_multi_condition(bt_builder *b, bt_fn start, void *start_ud, bt_fn
 int bt_builder_wait(bt_builder *b, double seconds); /* seconds >= 0 */
 /* A leaf written in C: a BT_BEHAVIOUR node with these overrides (ops must outlive the definition). */
 int bt_builder_behaviour(bt_builder *b, const bt_ops *ops, void *ud, const char *name);
-/* A task: a leaf with the Starter Kit's start, update and finish (task must not be NULL and must
- * outlive the definition; ud is given back in bt_call.ud). */
+/* A task: a leaf with the Starter Kit's start, update and finish (task must outlive the
+ * definition; ud is given back in bt_call.ud). A NULL task is BT_EINVAL, the message naming the
+ * node and its path as for the leaves above. */
 int bt_builder_task(bt_builder *b, const bt_task *task, void *ud, const char *name);
 /* A subtree node that runs the tree named name in the lib given to bt_builder_end. */
 int bt_builder_subtree(bt_builder *b, const char *name);
@@ -1058,13 +1065,20 @@ enum {
                         size its bytes */
 };
 
-/* What made a think happen (bt_rec_entry.cause of a BT_REC_THINK). */
+/* What made a think happen (bt_rec_entry.cause of a BT_REC_THINK). START and RELOAD win over
+ * an event or a ForceUpdate before the think; of an event and a ForceUpdate, the later one. */
 enum {
   BT_WAKE_DEADLINE = 0, /* its sleep time ran out (or it thinks every tick) */
-  BT_WAKE_START = 1,    /* the first think the recorder saw */
+  BT_WAKE_START = 1,    /* the first think since the recorder was attached to the instance: the
+                           first it saw, or the first of another instance it was moved to */
   BT_WAKE_EVENT = 2,    /* an event was fired since the last think (bt_inst_fire_event) */
-  BT_WAKE_FORCE = 3     /* bt_inst_force_update was called since the last think */
+  BT_WAKE_FORCE = 3,    /* bt_inst_force_update was called since the last think */
+  BT_WAKE_RELOAD = 4    /* the first think since a reload (bt_inst_transfer, a BT_REC_RELOAD) gave
+                           the instance another's state; not the first think the recorder saw */
 };
+/* Returns "deadline", "start", "event", "force" or "reload" ("unknown" for anything else): the
+ * names bt-log, the Lua records and the viewer give the causes. */
+const char *bt_wake_name(int cause);
 
 typedef struct bt_rec_entry {
   unsigned char type;      /* BT_REC_* */
@@ -1349,13 +1363,16 @@ enum {
   BT_LOG_WORLD = 18,    /* bt_log_write_host's: entry.node is the code, text and size the bytes;
                            of no agent */
   BT_LOG_LOST = 19,     /* entry.size records of this agent were lost here for want of memory */
-  BT_LOG_ATTACH = 20    /* the agent's recorder was attached to an instance of record.shape: its
+  BT_LOG_ATTACH = 20,   /* the agent's recorder was attached to an instance of record.shape: its
                            nodes are READY with last results READY but for the entry.size ones
                            bt_log_reader_state reads (it may have run before) */
+  BT_LOG_STOP = 21      /* the agent's tree was stopped (bt_inst_stop: Lua's tree:Stop, a brain's
+                           Stop, a pool's remove); it keeps its statuses (bt_log_tree_stopped) */
 };
 
 typedef struct bt_log_record {
-  bt_rec_entry entry;        /* as the recorder made it (text: valid until the next read or feed) */
+  bt_rec_entry entry;        /* as the recorder made it (text: valid until the next read or feed;
+                                an error's ends with a 0, as the recorder's) */
   unsigned long long agent;  /* the host's agent id (bt_rec_set_agent; 0 for BT_LOG_WORLD) */
   const char *label;         /* its label ("" when none) */
   int agent_index;           /* the agent's number in the log, 0 up, in order of appearance
@@ -1462,7 +1479,8 @@ void bt_log_tree_free(bt_log_tree *t); /* NULL is allowed */
 /* Applies the record that r has just read (bt_log_read), a record of the agent the tree follows:
  * BT_LOG_ATTACH takes rec's shape, its nodes READY with last results READY but those the record
  * lists (bt_log_reader_state); BT_REC_STATUS sets the node's status; BT_LOG_SAVED makes every last
- * result the status; BT_LOG_DESCRIBE replaces the DBStrings kept; BT_REC_THINK is the last think.
+ * result the status; BT_LOG_DESCRIBE replaces the DBStrings kept; BT_REC_THINK is the last think;
+ * BT_LOG_STOP marks the tree stopped until a think after it or an attach (bt_log_tree_stopped).
  * Other records, and every record before the first attach, change nothing. BT_EINVAL for a NULL
  * argument or a record that does not fit the tree's shape (a node or status out of range),
  * BT_ENOMEM (then the DBStrings of that describe record are not kept). */
@@ -1483,6 +1501,11 @@ int bt_log_tree_describe(const bt_log_tree *t, int node, int *has_sleep, double 
 /* 1 with the last think's number and time (any pointer may be NULL), or 0 when no think was
  * applied yet. */
 int bt_log_tree_think(const bt_log_tree *t, unsigned long long *think, double *time);
+/* 1 when the agent is gone: its tree was stopped (a BT_LOG_STOP) and neither thought after the
+ * think of the stop nor was attached again (a brain's restart) since; with the stop's think
+ * number and time (any pointer may be NULL). 0 for a tree that lives, or none. A tree its host
+ * freed without stopping it leaves no such mark. */
+int bt_log_tree_stopped(const bt_log_tree *t, unsigned long long *think, double *time);
 
 #ifdef __cplusplus
 }

@@ -75,6 +75,31 @@ static int takes_children(const bt_spec *s) {
   }
 }
 
+/* Whether name is the name of the node id. */
+static int named(const bt_builder *b, int id, const char *name) {
+  return strcmp(bti_graph_spec(b->g, id)->name, name) == 0;
+}
+
+/* Where a node named name, added now, stands: its path from the root, names joined by '/', a
+ * name that siblings share numbered "#k" as every path is (its siblings so far come before it),
+ * or "the root". */
+static void where(const bt_builder *b, const char *name, char *out, size_t size) {
+  size_t len = 0;
+  out[0] = '\0';
+  if (b->nopen == 0) {
+    snprintf(out, size, "the root");
+    return;
+  }
+  for (int i = 0; i <= b->nopen && len < size; i++) {
+    /* the i-th node of the path, and its siblings before it: kids[from, to) */
+    const char *n = i < b->nopen ? bti_graph_spec(b->g, b->open[i].id)->name : name;
+    int from = i > 0 ? b->open[i - 1].first : 0, to = i == 0 ? 0 : i < b->nopen ? b->open[i].first - 1 : b->nkids;
+    int same = 1;
+    for (int k = from; k < to; k++) same += named(b, b->kids[k], n);
+    len += (size_t)snprintf(out + len, size - len, same > 1 ? "%s%s#%d" : "%s%s", i ? "/" : "", n, same);
+  }
+}
+
 static int add(bt_builder *b, const bt_spec *spec, int opens, const char *fname) {
   if (b->err) return b->err;
   char label[64];
@@ -88,6 +113,13 @@ static int add(bt_builder *b, const bt_spec *spec, int opens, const char *fname)
   if (b->nopen == 0 && b->root >= 0)
     return fail(b, BT_EINVAL, "%s: a second root ('%s'): the root is closed already", fname,
                 spec->name ? spec->name : bt_kind_default_name(spec->kind));
+  const char *lacks = bti_spec_lacks(spec);
+  if (lacks) {
+    const char *name = spec->name ? spec->name : bt_kind_default_name(spec->kind);
+    char path[160];
+    where(b, name, path, sizeof path);
+    return fail(b, BT_EINVAL, "%s: %s '%s' (%s) needs %s", fname, label, name, path, lacks);
+  }
   if (!b->g && bt_graph_new(&b->g) != BT_OK) return fail(b, BT_ENOMEM, "%s: out of memory", fname);
   if (bti_grow((void **)&b->kids, &b->capkids, b->nkids + 1, sizeof *b->kids) ||
       bti_grow((void **)&b->open, &b->capopen, b->nopen + 1, sizeof *b->open))
@@ -260,8 +292,6 @@ int bt_builder_timeout(bt_builder *b, const char *name, double seconds) {
 
 static int fn_leaf(bt_builder *b, int kind, bt_fn fn, void *ud, const char *name, const char *fname) {
   if (!b) return BT_EINVAL;
-  if (b->err) return b->err;
-  if (!fn) return fail(b, BT_EINVAL, "%s: no function", fname);
   bt_spec s;
   memset(&s, 0, sizeof s);
   s.kind = kind;
@@ -286,8 +316,6 @@ int bt_builder_action(bt_builder *b, bt_fn fn, void *ud, const char *name) {
 int bt_builder_multi_condition(bt_builder *b, bt_fn start, void *start_ud, bt_fn cont,
                                void *cont_ud, const char *name) {
   if (!b) return BT_EINVAL;
-  if (b->err) return b->err;
-  if (!start || !cont) return fail(b, BT_EINVAL, "bt_builder_multi_condition: no function");
   bt_spec s;
   memset(&s, 0, sizeof s);
   s.kind = BT_MULTICONDITION;
@@ -320,8 +348,6 @@ int bt_builder_behaviour(bt_builder *b, const bt_ops *ops, void *ud, const char 
 
 int bt_builder_task(bt_builder *b, const bt_task *task, void *ud, const char *name) {
   if (!b) return BT_EINVAL;
-  if (b->err) return b->err;
-  if (!task) return fail(b, BT_EINVAL, "bt_builder_task: no task");
   bt_spec s;
   memset(&s, 0, sizeof s);
   s.kind = BT_TASK;

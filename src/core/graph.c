@@ -173,22 +173,11 @@ static int check_children(bt_graph *g, int id) {
 /* The functions the kind needs, unless the node's own visit does without them. */
 static int check_functions(bt_graph *g, int id) {
   const gnode *gn = &g->nodes[id];
-  const bt_spec *s = &gn->spec;
-  int k = s->kind;
-  if (s->ops && s->ops->visit) return BT_OK;
-  int has;
-  switch (bti_kinds[k].fn) {
-    case BTI_FN: has = s->fn != NULL; break;
-    case BTI_FN2: has = s->fn && s->fn2; break;
-    case BTI_TASK:
-      if (s->task) return BT_OK;
-      return graph_error(g, BT_EINVAL, "node %d '%s': %s %s needs its bt_task", id, gn->name,
-                         bti_article(k), bt_kind_name(k));
-    default: has = !(bti_kinds[k].param == BTI_TIME_FN && (s->flags & BT_SPEC_PARAM_FN)) || s->fn;
-  }
-  if (has) return BT_OK;
-  return graph_error(g, BT_EINVAL, "node %d '%s': %s needs its function", id, gn->name,
-                     bt_kind_name(k));
+  int k = gn->spec.kind;
+  const char *lacks = bti_spec_lacks(&gn->spec);
+  if (!lacks) return BT_OK;
+  return graph_error(g, BT_EINVAL, "node %d '%s': %s %s needs %s", id, gn->name, bti_article(k),
+                     bt_kind_name(k), lacks);
 }
 
 static int check_node(bt_graph *g, int id) {

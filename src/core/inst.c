@@ -306,13 +306,41 @@ int bt_inst_sleep_time(bt_inst *in, double *out) {
   return has;
 }
 
+static int is_clean(const bt_inst *in, uint32_t st);
+
+/* Inside a think (a leaf resets its own tree, as Don't Starve allows) the nodes under visit may
+ * hold fields that differ from what Reset leaves (a Sequence between two children) without their
+ * touched bit, which the reset's walks trust: every node that differs gets its bit. (Bits are
+ * only added: a node under visit that is clean now may change later in its visit.) */
+static void touch_unclean(bt_inst *in) {
+  for (uint32_t s = 0; s < in->def->nstates; s++)
+    if (!is_clean(in, s)) touch(in, s);
+}
+
+/* After such a reset the nodes under visit go on with their visit, which may change their fields
+ * (a Loop counts a pass) without touching them again, since they were touched when their visit
+ * began: the node visited last (hint) and the nodes above it get their bits back. */
+static void touch_visiting(bt_inst *in) {
+  const bt_def *def = in->def;
+  if (in->hint >= def->nnodes) return;
+  for (int32_t n = (int32_t)in->hint; n >= 0; n = def->nodes[n].up) touch(in, def->nodes[n].state);
+}
+
 int bt_inst_reset(bt_inst *in) {
-  if (in->thinking) return BT_EBUSY;
+  if (!in->thinking) {
+    bt_node_reset(in, 0);
+    return BT_OK;
+  }
+  touch_unclean(in);
   bt_node_reset(in, 0);
+  touch_visiting(in);
   return BT_OK;
 }
 
-void bt_inst_stop(bt_inst *in) { bt_node_stop(in, 0); }
+void bt_inst_stop(bt_inst *in) {
+  bt_node_stop(in, 0);
+  if (BTI_RECORDING(in)) bti_rec_stop(in); /* after every on_stop: the tree is stopped now */
+}
 
 int bt_inst_dump(bt_inst *in, bt_buf *out) { return bt_node_tree_string(in, 0, "", out); }
 

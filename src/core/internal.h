@@ -217,6 +217,11 @@ BTI_FUNC const bti_field *bti_field_of(int kind, int field);
 /* "a" or "an", for a message naming the kind. */
 BTI_FUNC const char *bti_article(int kind);
 
+/* What a node of spec lacks of the functions its kind needs (none when its own ops->visit does
+ * without them), for a message: "its function", "its start function", "its continue function",
+ * "its time function", "its bt_task"; NULL if it lacks nothing. spec's kind must be valid. */
+BTI_FUNC const char *bti_spec_lacks(const bt_spec *spec);
+
 /* The value a child index or counter has when rewound: 1 for BTI_INDEX, else 0 (nil). */
 static inline uint32_t bti_rewound(const bti_field *f) { return f->type == BTI_INDEX; }
 
@@ -336,6 +341,7 @@ BTI_FUNC bti_stats_agent *bti_rec_stats_agent(const bt_rec *rec); /* rec.c: the 
 BTI_FUNC void bti_rec_drop_stats(bt_rec *rec); /* rec.c: rec feeds nothing more, without filing a held-back record */
 
 BTI_FUNC void bti_rec_saved(bt_inst *in); /* a think saved its statuses as last results */
+BTI_FUNC void bti_rec_stop(bt_inst *in);  /* the tree was stopped (bt_inst_stop): its log says so */
 
 /* A chunk's statuses, k of them, into the last results in its flags: 8 at a time (SaveStatus) */
 static inline void bti_save_chunk(unsigned char *status, uint32_t k) {
@@ -367,6 +373,7 @@ BTI_FUNC void bti_log_record(bti_logrec *lr, int type, unsigned a, unsigned b, i
 BTI_FUNC void bti_log_entry(bti_logrec *lr, const bt_rec_entry *e); /* any other record */
 BTI_FUNC void bti_log_attached(bti_logrec *lr, bt_inst *in, unsigned long long think, double time);
 BTI_FUNC void bti_log_saved(bti_logrec *lr, bt_inst *in, unsigned long long think, double time);
+BTI_FUNC void bti_log_stopped(bti_logrec *lr, unsigned long long think, double time);
 BTI_FUNC void bti_log_release(bti_logrec *lr); /* the recorder is freed */
 #if BT_RECORDER
 #define BTI_RECORDING(in) __builtin_expect((in)->recording, 0)

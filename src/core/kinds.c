@@ -161,6 +161,19 @@ const char *bti_article(int kind) {
   }
 }
 
+const char *bti_spec_lacks(const bt_spec *s) {
+  if (s->ops && s->ops->visit) return NULL;
+  switch (bti_kinds[s->kind].fn) {
+    case BTI_FN: return s->fn ? NULL : "its function";
+    case BTI_FN2: return !s->fn ? "its start function" : !s->fn2 ? "its continue function" : NULL;
+    case BTI_TASK: return s->task ? NULL : "its bt_task";
+    default:
+      if (bti_kinds[s->kind].param == BTI_TIME_FN && (s->flags & BT_SPEC_PARAM_FN) && !s->fn)
+        return "its time function";
+      return NULL;
+  }
+}
+
 int bt_kind_field_default(int kind, int field, double *out) {
   const bti_field *f = bti_field_of(kind, field);
   if (!f) return BT_EINVAL;

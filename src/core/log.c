@@ -316,7 +316,7 @@ void bti_log_record(bti_logrec *lr, int type, unsigned a, unsigned b, int node, 
   if (!p) return;
   if (type == BT_REC_THINK) {
     int form = b ? bti_sleep_form(sleep) : SLEEP_NONE;
-    *q++ = (unsigned char)(REC_THINK | (a & 3) | form << 2);
+    *q++ = (unsigned char)((a < 4 ? REC_THINK : REC_THINK_MORE) | (a & 3) | form << 2);
     q += bti_put_sleep(q, form, sleep);
   } else {
     if (type == BT_REC_STATUS) {
@@ -406,6 +406,14 @@ void bti_log_saved(bti_logrec *lr, bt_inst *in, unsigned long long think, double
     lr->cur->lost++; /* too long, or no memory */
   }
   bytes_free(&e);
+}
+
+/* The tree was stopped: a STOP record (no bytes). */
+void bti_log_stopped(bti_logrec *lr, unsigned long long think, double time) {
+  unsigned char *p = rec_room(lr, think, time, 1);
+  if (!p) return;
+  *p = REC_STOP;
+  lr->cur->b.len++;
 }
 
 /* The recorder is attached to in: its records now name in's nodes. A SHAPE record says so, with

@@ -40,7 +40,9 @@ enum {
   REC_SHAPE = 0x34,  /* shape hash (8 bytes), then the statuses not READY: count, entries */
   REC_SAVED = 0x35,  /* a think saved its statuses as last results */
   REC_DESCRIBE = 0x36, /* count, entries: node difference, sleep form and time, size, bytes */
-  REC_LOST = 0x37    /* count of records lost here */
+  REC_LOST = 0x37,   /* count of records lost here */
+  REC_STOP = 0x38,   /* the tree was stopped (bt_inst_stop) */
+  REC_THINK_MORE = 0x40 /* 0x40..0x4f: as REC_THINK, for the causes 4 to 7: cause - 4 | sleep form << 2 */
 };
 #define REC_TIME_SHORT 15 /* time table indices REC_TIME can name */
 

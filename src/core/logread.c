@@ -244,6 +244,7 @@ struct bt_log_reader {
   entry *entries;
   size_t nentries, entries_cap;
   int last_type;
+  bt_buf text;          /* the last error record's message, ended by a 0 */
 };
 
 static int corrupt(bt_log_reader *r, size_t at, const char *fmt, ...)
@@ -267,6 +268,16 @@ static int fail_with(bt_log_reader *r, int code, const char *msg) {
   snprintf(r->errmsg, sizeof r->errmsg, "%s", msg);
   r->where = BT_LOG_FAILED;
   return r->err = code;
+}
+
+/* An error record's message (n bytes at p) as its entry's text: copied, with a 0 after it, as
+ * bt.h promises of BT_REC_ERROR (in the buffer the next record's bytes follow it). */
+static int error_text(bt_log_reader *r, const unsigned char *p, size_t n, const char **out) {
+  r->text.len = 0;
+  r->text.err = 0;
+  if (bt_buf_append(&r->text, (const char *)p, n) != BT_OK) return fail_with(r, BT_ENOMEM, "out of memory");
+  *out = n ? r->text.data : "";
+  return BT_OK;
 }
 
 /* Makes room for n more bytes at the buffer's end; moves what is left to read to its start first
@@ -599,8 +610,9 @@ static int read_record(bt_log_reader *r, bt_log_record *out, size_t block) {
     r->pos = at;
     return 1;
   }
-  if (tag < REC_TIME) { /* THINK */
-    int form = tag >> 2 & 3;
+  if (tag < REC_TIME || (tag >= REC_THINK_MORE && tag < REC_THINK_MORE + 16)) { /* THINK */
+    int form = tag >> 2 & 3, cause = (tag & 3) + (tag >= REC_THINK_MORE ? 4 : 0);
+    if (cause > BT_WAKE_RELOAD) return corrupt(r, r->pos, "a think record's cause %d is unknown", cause);
     size_t n = form == SLEEP_FLOAT ? 4 : form == SLEEP_DOUBLE ? 8 : 0;
     if (end - at < n) return corrupt(r, r->pos, "a think record is cut");
     double sleep = 0;
@@ -614,7 +626,7 @@ static int read_record(bt_log_reader *r, bt_log_record *out, size_t block) {
       sleep = bti_double(bti_get_u64(r->buf + at));
     }
     record_of(r, a, BT_REC_THINK, out, block);
-    out->entry.cause = tag & 3;
+    out->entry.cause = (unsigned char)cause;
     out->entry.has_sleep = form != SLEEP_NONE;
     out->entry.sleep = sleep;
     r->pos = at + n;
@@ -656,6 +668,7 @@ static int read_record(bt_log_reader *r, bt_log_record *out, size_t block) {
       out->entry.node = (int)node;
       out->entry.text = (const char *)r->buf + at;
       out->entry.size = (size_t)w;
+      if (tag == REC_ERROR && error_text(r, r->buf + at, (size_t)w, &out->entry.text) != BT_OK) return r->err;
       at += (size_t)w;
       break;
     }
@@ -688,6 +701,7 @@ static int read_record(bt_log_reader *r, bt_log_record *out, size_t block) {
       break;
     }
     case REC_SAVED: record_of(r, a, BT_LOG_SAVED, out, block); break;
+    case REC_STOP: record_of(r, a, BT_LOG_STOP, out, block); break;
     case REC_DESCRIBE: {
       if (!varint_at(r, &at, end, &v) || v > end - at) return corrupt(r, r->pos, "a describe record is cut");
       int64_t node = 0;
@@ -900,6 +914,7 @@ void bt_log_reader_free(bt_log_reader *r) {
   free(r->times);
   free(r->entries);
   free(r->buf);
+  bt_buf_free(&r->text);
   free(r);
 }
 

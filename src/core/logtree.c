@@ -29,6 +29,9 @@ struct bt_log_tree {
   unsigned long long think;  /* the last think's number and time */
   double think_time;
   int thought;               /* a think was applied */
+  int stopped;               /* a stop was applied, and no think after it, nor an attach */
+  unsigned long long stop_think;
+  double stop_time;
 };
 
 int bt_log_tree_create(bt_log_tree **out) {
@@ -76,6 +79,7 @@ static int attach(bt_log_tree *t, const bt_log_reader *r, const bt_log_record *r
   if (!rec->shape) return BT_EINVAL;
   int rc = take_shape(t, rec->shape);
   if (rc != BT_OK) return rc;
+  t->stopped = 0; /* a tree the agent thinks with again (a brain's restart) */
   for (size_t i = 0; i < rec->entry.size; i++) {
     int node, status, last;
     if (bt_log_reader_state(r, i, &node, &status, &last) != BT_OK) return BT_EINVAL;
@@ -132,6 +136,12 @@ int bt_log_tree_apply(bt_log_tree *t, const bt_log_reader *r, const bt_log_recor
       t->think = e->think;
       t->think_time = e->time;
       t->thought = 1;
+      if (e->think > t->stop_think) t->stopped = 0; /* (the think a stop was made in ends after it) */
+      return BT_OK;
+    case BT_LOG_STOP:
+      t->stopped = 1;
+      t->stop_think = e->think;
+      t->stop_time = e->time;
       return BT_OK;
     default: return BT_OK;
   }
@@ -168,5 +178,12 @@ int bt_log_tree_think(const bt_log_tree *t, unsigned long long *think, double *t
   if (!t || !t->thought) return 0;
   if (think) *think = t->think;
   if (time) *time = t->think_time;
+  return 1;
+}
+
+int bt_log_tree_stopped(const bt_log_tree *t, unsigned long long *think, double *time) {
+  if (!t || !t->stopped) return 0;
+  if (think) *think = t->stop_think;
+  if (time) *time = t->stop_time;
   return 1;
 }

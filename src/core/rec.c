@@ -30,20 +30,24 @@ typedef struct extra {
   char text[];               /* size bytes and a 0 */
 } extra;
 
-/* A slot's word: the type, the statuses, the cause and has_sleep of a THINK, whether it was made
- * inside a think (then its time is the think's), and its node + 1 (0: none). */
+/* A slot's word: the type, the statuses (a THINK keeps its cause there: it has no statuses),
+ * has_sleep of a THINK, whether it was made inside a think (then its time is the think's), and
+ * its node + 1 (0: none). */
 #define W_TYPE(w) ((w) & 7u)
 #define W_FROM(w) ((w) >> 3 & 3u)
 #define W_TO(w) ((w) >> 5 & 3u)
-#define W_CAUSE(w) ((w) >> 7 & 3u)
+#define W_CAUSE(w) ((w) >> 3 & 15u) /* THINK: BT_WAKE_*, in place of the statuses */
 #define W_SLEEP(w) ((w) >> 9 & 1u)
 #define W_IN_THINK(w) ((w) >> 10 & 1u)
 #define W_NODE(w) ((int)((w) >> 11) - 1)
 #define W_LOW21(w) ((w) >> 11) /* THINK: the think number's low 21 bits */
-#define W_MAKE(type, from, to, cause, has_sleep, in_think, node)                                   \
-  ((uint32_t)(type) | (uint32_t)(from) << 3 | (uint32_t)(to) << 5 | (uint32_t)(cause) << 7 |      \
-   (uint32_t)(has_sleep) << 9 | (uint32_t)(in_think) << 10 | (uint32_t)((node) + 1) << 11)
+#define W_MAKE(type, from, to, has_sleep, in_think, node)                                          \
+  ((uint32_t)(type) | (uint32_t)(from) << 3 | (uint32_t)(to) << 5 | (uint32_t)(has_sleep) << 9 |  \
+   (uint32_t)(in_think) << 10 | (uint32_t)((node) + 1) << 11)
+#define W_THINK(cause, has_sleep, think)                                                           \
+  (W_MAKE(BT_REC_THINK, 0, 0, has_sleep, 0, (int)((think) & ((1u << 21) - 1)) - 1) | (uint32_t)(cause) << 3)
 _Static_assert(BT_MAX_NODES < (1 << 21) - 1, "a node + 1 fits in 21 bits");
+_Static_assert(BT_WAKE_RELOAD < 16, "a cause fits in the 4 bits of the statuses");
 _Static_assert(BT_REC_MAX_CAPACITY <= 1 << 21, "a THINK's number is known from its low 21 bits");
 
 typedef struct slot {
@@ -117,9 +121,12 @@ static void decode(const bt_rec *r, size_t i, bt_rec_entry *e) {
   uint32_t w = s->word;
   memset(e, 0, sizeof *e);
   e->type = (unsigned char)W_TYPE(w);
-  e->from = (unsigned char)W_FROM(w);
-  e->to = (unsigned char)W_TO(w);
-  e->cause = (unsigned char)W_CAUSE(w);
+  if (e->type == BT_REC_THINK) {
+    e->cause = (unsigned char)W_CAUSE(w);
+  } else {
+    e->from = (unsigned char)W_FROM(w);
+    e->to = (unsigned char)W_TO(w);
+  }
   e->has_sleep = (unsigned char)W_SLEEP(w);
   e->node = e->type == BT_REC_THINK ? -1 : W_NODE(w);
   e->think = think_of(r, s);
@@ -180,10 +187,10 @@ static void put(bt_rec *r, const bt_rec_entry *e, int in_think) {
   if (!r->cap) return;
   slot *s = next_slot(r);
   if (e->type == BT_REC_THINK) {
-    s->word = W_MAKE(e->type, 0, 0, e->cause, e->has_sleep, 0, (int)(e->think & ((1u << 21) - 1)) - 1);
+    s->word = W_THINK(e->cause, e->has_sleep, e->think);
     s->w2.sleep = (float)e->sleep;
   } else {
-    s->word = W_MAKE(e->type, e->from, e->to, 0, 0, in_think, e->node);
+    s->word = W_MAKE(e->type, e->from, e->to, 0, in_think, e->node);
     s->w2.think = (uint32_t)e->think;
   }
   s->u.time = e->time;
@@ -215,7 +222,7 @@ static void file_think(bt_rec *r, int cause, unsigned long long think, double ti
   r->total++;
   if (r->cap) {
     slot *s = next_plain_slot(r);
-    s->word = W_MAKE(BT_REC_THINK, 0, 0, cause, has_sleep != 0, 0, (int)(think & ((1u << 21) - 1)) - 1);
+    s->word = W_THINK(cause, has_sleep != 0, think);
     s->w2.sleep = has_sleep ? (float)sleep : 0;
     s->u.time = time;
   }
@@ -288,7 +295,7 @@ void bti_rec_status(bt_inst *in, const bt_node *d, int from, int to) {
   r->total++;
   if (r->cap) {
     slot *s = next_plain_slot(r);
-    s->word = W_MAKE(BT_REC_STATUS, from, to, 0, 0, 1, node);
+    s->word = W_MAKE(BT_REC_STATUS, from, to, 0, 1, node);
     s->w2.think = (uint32_t)r->think;
   }
   if (r->log) bti_log_record(r->log, BT_REC_STATUS, (unsigned)(from | to << 4), 0, node, r->think, r->now, 0);
@@ -297,7 +304,7 @@ void bti_rec_status(bt_inst *in, const bt_node *d, int from, int to) {
 void bti_rec_event(bt_inst *in, int n) {
   bt_rec *r = rec_of(in);
   if (!r) return;
-  if (r->cause != BT_WAKE_START) r->cause = BT_WAKE_EVENT;
+  if (r->cause != BT_WAKE_START && r->cause != BT_WAKE_RELOAD) r->cause = BT_WAKE_EVENT;
   if (r->pending) settle(r);
   bt_rec_entry e;
   memset(&e, 0, sizeof e);
@@ -310,7 +317,7 @@ void bti_rec_event(bt_inst *in, int n) {
 
 void bti_rec_force(bt_inst *in) {
   bt_rec *r = rec_of(in);
-  if (r && r->cause != BT_WAKE_START) r->cause = BT_WAKE_FORCE;
+  if (r && r->cause != BT_WAKE_START && r->cause != BT_WAKE_RELOAD) r->cause = BT_WAKE_FORCE;
 }
 
 void bti_rec_think_begin(bt_inst *in) {
@@ -375,7 +382,7 @@ static void put_extra(bt_rec *r, bt_inst *in, bt_rec_entry *e, extra *x) {
   if (r->stats) bti_stats_record(r->stats, in, e);
   if (!x) return;
   slot *s = next_slot(r);
-  s->word = W_MAKE(e->type, 0, 0, 0, 0, 0, e->type == BT_REC_HOST ? -1 : e->node);
+  s->word = W_MAKE(e->type, 0, 0, 0, 0, e->type == BT_REC_HOST ? -1 : e->node);
   s->w2.think = (uint32_t)e->think;
   s->u.x = x;
   r->nextra++;
@@ -394,6 +401,7 @@ void bti_rec_reload(bt_inst *in, const bt_def *from) {
   e.def_from = bt_def_hash(from);
   e.def_to = bt_def_hash(in->def);
   put_extra(r, in, &e, x);
+  if (r->think) r->cause = BT_WAKE_RELOAD; /* the first think the recorder sees stays its start */
 }
 
 static int record_bytes(bt_inst *in, int type, int node, const void *data, size_t size) {
@@ -487,6 +495,16 @@ void bti_rec_saved(bt_inst *in) {
   if (!r) return;
   if (r->keep_dbstrings) keep_dbstrings(r, in);
   if (r->log) bti_log_saved(r->log, in, r->think, r->now);
+}
+
+/* Only a log keeps a stop: the agent's tree stopped there, which a reader of the log cannot tell
+ * from its records otherwise (a stopped tree keeps its statuses, and a sleeping one makes no
+ * record either). */
+void bti_rec_stop(bt_inst *in) {
+  bt_rec *r = rec_of(in);
+  if (!r || !r->log) return;
+  if (r->pending) settle(r);
+  bti_log_stopped(r->log, r->think, in->thinking ? r->now : bti_now(in));
 }
 
 static void drop_dbstrings(bt_rec *r) {

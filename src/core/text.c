@@ -30,6 +30,11 @@ const char *bt_status_name(int status) {
   return status >= 0 && status <= BT_ABORTED ? names[status] : "UNKNOWN";
 }
 
+const char *bt_wake_name(int cause) {
+  static const char *const names[] = {"deadline", "start", "event", "force", "reload"};
+  return cause >= 0 && cause <= BT_WAKE_RELOAD ? names[cause] : "unknown";
+}
+
 int bti_fail(char *msg, size_t size, int code, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);

@@ -177,7 +177,7 @@ static void push_context(lua_State *L, const bt_inst *inst) {
   lua_settop(L, top + 1);
 }
 
-/* Hands message to the error handler, or writes it to standard error. For a node of the tree of
+/* Hands message to the error handler, or writes it to standard error (errlog.c). For a node of the tree of
  * inst (NULL: none), the line naming its creature and brain (push_context) goes after the
  * message's first part, before its traceback; and the instance's recorder, if it has one, keeps
  * that first part (bt_inst_record_error). */
@@ -203,8 +203,8 @@ void lbt_report(lbt_state *S, lua_State *L, const bt_inst *inst, int node, const
   lbt_registry_get(L, LBT_REG_HANDLER);
   if (lua_isnil(L, -1)) {
     lua_pop(L, 1);
-    fprintf(stderr, "bt: %s\n", lua_tostring(L, -1));
-    fflush(stderr);
+    const char *tb = strstr(message, "\nstack traceback:");
+    lbt_errlog_write(L, lua_tostring(L, -1), message, tb ? (size_t)(tb - message) : strlen(message));
     lua_pop(L, 1);
     return;
   }

@@ -6,6 +6,7 @@
  *
  *   state.c    the module's state and registry, argument errors, statuses
  *   memory.c   Lua states of bounded memory
+ *   errlog.c   the default error handler: standard error, repeats counted
  *   call.c     every call into Lua (lbt_pcall), error reports, the instruction limit, entering
  *              a tree, work deferred until no tree thinks
  *   clock.c    the time every node reads, and the core's random numbers
@@ -310,6 +311,15 @@ LBT_FUNC const luaL_Reg lbt_state_shared[]; /* shared.argerror(arg, fname, msg) 
 
 LBT_FUNC lbt_memory *lbt_memory_of(lua_State *L); /* NULL for a state bt did not make */
 LBT_FUNC const luaL_Reg lbt_memory_functions[]; /* bt.set_memory_limit, bt.memory */
+
+/* ---- errlog.c ---- */
+
+/* Writes a script error to standard error as "bt: <text>", the default error handler. An error
+ * whose head (head, len bytes: its path, method and message, not its creature or traceback) came
+ * before in this Lua state is counted instead; the counts are written as "bt: the same error <n>
+ * more times (<total> in all): <head>" with an error that comes a second or more (real time)
+ * after the last ones, and when the state closes. */
+LBT_FUNC void lbt_errlog_write(lua_State *L, const char *text, const char *head, size_t len);
 
 /* ---- call.c ---- */
 

@@ -54,6 +54,7 @@ static const char *type_name(int type) {
     case BT_LOG_WORLD: return "world";
     case BT_LOG_LOST: return "lost";
     case BT_LOG_ATTACH: return "attach";
+    case BT_LOG_STOP: return "stop";
     default: return "unknown";
   }
 }
@@ -141,7 +142,7 @@ static int records_next(lua_State *L) {
     if (rc == 0) return 0;
     if (rc < 0) return luaL_error(L, "bt.log: %s", bt_log_reader_errmsg(rd->r));
     int type = rec.entry.type;
-    if (all || type <= BT_REC_HOST || type == BT_LOG_WORLD || type == BT_LOG_LOST) break;
+    if (all || type <= BT_REC_HOST || type == BT_LOG_WORLD || type == BT_LOG_LOST || type == BT_LOG_STOP) break;
   }
   push_record(L, rd->r, &rec);
   return 1;

@@ -9,7 +9,6 @@
 #include "lbt.h"
 
 static const char *const TYPES[] = {"?", "status", "think", "event", "error", "reload", "host"};
-static const char *const CAUSES[] = {"deadline", "start", "event", "force"};
 
 const char *lbt_record_type(int type) { return type >= BT_REC_STATUS && type <= BT_REC_HOST ? TYPES[type] : NULL; }
 
@@ -29,7 +28,7 @@ void lbt_record_fields(lua_State *L, const bt_rec_entry *e, lbt_set_node_fn set_
       lua_setfield(L, -2, "to");
       break;
     case BT_REC_THINK:
-      lua_pushstring(L, CAUSES[e->cause <= BT_WAKE_FORCE ? e->cause : 0]);
+      lua_pushstring(L, bt_wake_name(e->cause));
       lua_setfield(L, -2, "cause");
       if (e->has_sleep) {
         lua_pushnumber(L, e->sleep);

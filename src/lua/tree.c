@@ -265,8 +265,6 @@ int lbt_tree_sleep_own(lua_State *L, int tree, double *sleep) {
 
 static int tree_reset(lua_State *L) {
   lbt_tree *t = check_tree(L, "Reset");
-  if (bt_inst_thinking(lbt_tree_inst(t)))
-    return luaL_error(L, "Reset: the tree is thinking (Reset called from inside its own think)");
   lbt_entry entry;
   int flushed = enter(L, t, &entry);
   bt_inst_reset(lbt_tree_inst(t));

@@ -35,7 +35,8 @@
 
 static const char USAGE[] =
     "usage: bt-log print FILE [--agent ID]... [--label PATTERN]... [--node PATH]...\n"
-    "                         [--from T] [--to T] [--status NAME]... [--type TYPE]... [--follow]\n"
+    "                         [--from T] [--to T] [--status NAME]... [--type TYPE]... [--bytes]\n"
+    "                         [--follow]\n"
     "       bt-log tree FILE (--agent ID | --label PATTERN) --at T [--dot]\n"
     "       bt-log why FILE (--agent ID | --label PATTERN) --at T\n"
     "       bt-log stats FILE [--agent ID]... [--label PATTERN]... [--order time|visits|tree]\n"
@@ -44,10 +45,13 @@ static const char USAGE[] =
     "Reads a log file of bt's recorders (FILE - reads the standard input), also one still\n"
     "being written, and prints:\n"
     "  print   its records, one line each: time, agent, label, think, type, then what the\n"
-    "          type says, separated by tabs\n"
+    "          type says, separated by tabs; a byte of a label, path, message or host's\n"
+    "          bytes that is not printable ASCII is written \\xNN (\\t \\n \\r \\\\ for those)\n"
     "  tree    an agent's tree at time T, in the layout of the tree dump, or as DOT\n"
     "  why     for each Priority and ActiveSelector above what the agent runs at T: the\n"
-    "          latest switch of its running child, its time and its cause\n"
+    "          latest switch of its running child, its time and its cause; for an agent\n"
+    "          gone at T (its tree was stopped: it died or left), since when, and what it\n"
+    "          ran then\n"
     "  stats   per tree shape and per node, summed over the agents: visits, successes,\n"
     "          failures, aborts, runs, thinks running, time running, longest run, errors,\n"
     "          hottest first (the same figures as the statistics at run time)\n"
@@ -61,7 +65,9 @@ static const char USAGE[] =
     "  --from T, --to T records from, and to, time T (seconds; both included)\n"
     "  --status NAME    status records into READY, SUCCESS, FAILED or RUNNING\n"
     "  --type TYPE      records of that type: status think event error reload host world lost\n"
-    "                   (the default: all of these), attach saved describe\n"
+    "                   stop (the default: all of these), attach saved describe\n"
+    "  --bytes          print: the bytes of host and world records too (else their code and\n"
+    "                   size only)\n"
     "  --follow         at the end of the file, wait for more until the log's end\n"
     "  --at T           the moment, in seconds, of tree and why\n"
     "  --dot            tree: the Graphviz DOT picture, statuses coloured\n"
@@ -117,6 +123,7 @@ typedef struct options {
   unsigned statuses; /* bit per status; 0: any */
   unsigned types;    /* bit per record type; 0: the default ones */
   int follow, dot;
+  int bytes; /* print: the bytes of host and world records */
   int order; /* stats: BT_STATS_BY_* */
   const char *address, *token; /* view */
   int port;                    /* view: -1 unless given */
@@ -128,10 +135,10 @@ static const struct {
   int type;
 } TYPES[] = {{"status", BT_REC_STATUS}, {"think", BT_REC_THINK},   {"event", BT_REC_EVENT},
              {"error", BT_REC_ERROR},   {"reload", BT_REC_RELOAD}, {"host", BT_REC_HOST},
-             {"world", BT_LOG_WORLD},   {"lost", BT_LOG_LOST},     {"attach", BT_LOG_ATTACH},
-             {"saved", BT_LOG_SAVED},   {"describe", BT_LOG_DESCRIBE}};
+             {"world", BT_LOG_WORLD},   {"lost", BT_LOG_LOST},     {"stop", BT_LOG_STOP},
+             {"attach", BT_LOG_ATTACH}, {"saved", BT_LOG_SAVED},   {"describe", BT_LOG_DESCRIBE}};
 #define NTYPES (sizeof TYPES / sizeof TYPES[0])
-#define DEFAULT_TYPES 0xff /* the first 8 of TYPES */
+#define DEFAULT_TYPES 0x1ff /* the first 9 of TYPES */
 
 static const char *type_name(int type) {
   for (size_t i = 0; i < NTYPES; i++)
@@ -177,8 +184,8 @@ static void add_type(const char *flag, const char *w, options *o) {
       o->types |= 1u << i;
       return;
     }
-  die_usage("%s: '%s' is no record type (status think event error reload host world lost attach saved "
-            "describe)",
+  die_usage("%s: '%s' is no record type (status think event error reload host world lost stop attach "
+            "saved describe)",
             flag, w);
 }
 
@@ -208,6 +215,11 @@ static void parse(int argc, char **argv, options *o) {
     }
     if (strcmp(arg, "--dot") == 0) {
       o->dot = 1;
+      o->filters = 1;
+      continue;
+    }
+    if (strcmp(arg, "--bytes") == 0) {
+      o->bytes = 1;
       o->filters = 1;
       continue;
     }
@@ -351,23 +363,38 @@ static void say_where(const source *s) {
 
 /* ---- text ---- */
 
-/* Prints s (n bytes) as it is but tabs, newlines, backslashes and other control bytes, escaped. */
+/* 1 for a byte written as it is: printable ASCII but the backslash. */
+static int plain_byte(unsigned char c) { return c >= 0x20 && c < 0x7f && c != '\\'; }
+
+/* Prints s (n bytes) with every byte that is not printable ASCII escaped: a backslash as \\, a
+ * tab \t, a newline \n, a carriage return \r, any other control byte, DEL and every byte above
+ * 0x7f as \xNN. So a line of output is one record, and the output is ASCII, whatever the log holds. */
 static void put_escaped(const char *s, size_t n) {
-  size_t plain = 0; /* the bytes that need no escape, written at once */
-  while (plain < n && (unsigned char)s[plain] >= 0x20 && s[plain] != '\\' && s[plain] != 0x7f) plain++;
-  fwrite(s, 1, plain, stdout);
-  for (size_t i = plain; i < n; i++) {
-    unsigned char c = (unsigned char)s[i];
+  size_t i = 0;
+  while (i < n) {
+    size_t plain = i; /* the bytes that need no escape, written at once */
+    while (plain < n && plain_byte((unsigned char)s[plain])) plain++;
+    fwrite(s + i, 1, plain - i, stdout);
+    if (plain == n) break;
+    unsigned char c = (unsigned char)s[plain];
     if (c == '\\') fputs("\\\\", stdout);
     else if (c == '\t') fputs("\\t", stdout);
     else if (c == '\n') fputs("\\n", stdout);
     else if (c == '\r') fputs("\\r", stdout);
-    else if (c < 0x20 || c == 0x7f) printf("\\x%02x", c);
-    else putchar(c);
+    else printf("\\x%02x", c);
+    i = plain + 1;
   }
 }
 
-static const char *CAUSES[] = {"deadline", "start", "event", "force"};
+static void put_escaped_text(const char *s) { put_escaped(s, strlen(s)); }
+
+/* Prints the line made in b, escaped, and a newline; empties b. */
+static void put_line(bt_buf *b) {
+  if (b->err) die("out of memory");
+  put_escaped(b->data ? b->data : "", b->len);
+  putchar('\n');
+  b->len = 0;
+}
 
 /* The paths of the nodes of the shapes met, made once each. */
 typedef struct paths {
@@ -469,7 +496,7 @@ static void print_head(const bt_log_record *rec) {
     last_label = rec->label;
   }
   fputs(agent_text, stdout);
-  if (rec->label[0]) put_escaped(rec->label, strlen(rec->label));
+  if (rec->label[0]) put_escaped_text(rec->label);
   else putchar('-');
   char digits[24], *d = digits + sizeof digits;
   *--d = '\t';
@@ -479,34 +506,44 @@ static void print_head(const bt_log_record *rec) {
   fwrite(d, 1, (size_t)(digits + sizeof digits - d), stdout);
 }
 
-static void print_record(const bt_log_record *rec) {
+/* One record a line: every byte of the log's (a label, a path, a message, the host's bytes) is
+ * escaped, so that no record spans two lines. */
+static void print_record(const options *o, const bt_log_record *rec) {
   const bt_rec_entry *e = &rec->entry;
   print_head(rec);
   fputs(type_name(e->type), stdout);
   switch (e->type) {
     case BT_REC_STATUS:
       putchar('\t');
-      fputs(path_of(rec->shape, e->node), stdout);
+      put_escaped_text(path_of(rec->shape, e->node));
       putchar('\t');
       fputs(bt_status_name(e->from), stdout);
       putchar('>');
       fputs(bt_status_name(e->to), stdout);
       break;
     case BT_REC_THINK:
-      printf("\t%s\t", CAUSES[e->cause & 3]);
+      printf("\t%s\t", bt_wake_name(e->cause));
       if (e->has_sleep) printf("%.4f", e->sleep);
       else putchar('-');
       break;
-    case BT_REC_EVENT: printf("\t%s", path_of(rec->shape, e->node)); break;
+    case BT_REC_EVENT:
+      putchar('\t');
+      put_escaped_text(path_of(rec->shape, e->node));
+      break;
     case BT_REC_ERROR:
-      printf("\t%s\t", e->node >= 0 ? path_of(rec->shape, e->node) : "-");
+      putchar('\t');
+      put_escaped_text(e->node >= 0 ? path_of(rec->shape, e->node) : "-");
+      putchar('\t');
       put_escaped(e->text, e->size);
       break;
     case BT_REC_RELOAD: printf("\t%016llx>%016llx", e->def_from, e->def_to); break;
     case BT_REC_HOST:
-    case BT_LOG_WORLD:
-      printf("\t%d\t%zu\t", e->node, e->size);
-      put_escaped(e->text, e->size);
+    case BT_LOG_WORLD: /* the bytes (a world's frame: kilobytes of binary) only when asked for */
+      printf("\t%d\t%zu", e->node, e->size);
+      if (o->bytes) {
+        putchar('\t');
+        put_escaped(e->text, e->size);
+      }
       break;
     case BT_LOG_LOST: printf("\t%zu", e->size); break;
     case BT_LOG_ATTACH: printf("\t%016llx\t%zu", bt_log_shape_hash(rec->shape), e->size); break;
@@ -522,7 +559,7 @@ static int cmd_print(const options *o) {
   source_open(&s, o->file, o->follow);
   bt_log_record rec;
   while (next(&s, &rec))
-    if (wanted(o, &rec)) print_record(&rec);
+    if (wanted(o, &rec)) print_record(o, &rec);
   fflush(stdout);
   say_where(&s);
   bt_log_reader_free(s.r);
@@ -757,7 +794,7 @@ static void apply(replay *p, const bt_log_reader *r, const bt_log_record *rec) {
 static void replay_run(const options *o, replay *p, source *s) {
   if (!o->has_at) die_usage("%s: --at T is needed", o->command);
   if (o->nagents + o->nlabels != 1) die_usage("%s: one --agent or one --label is needed", o->command);
-  if (o->nnodes || o->statuses || o->types || o->follow || o->from > -1e308 || o->to < 1e308)
+  if (o->nnodes || o->statuses || o->types || o->bytes || o->follow || o->from > -1e308 || o->to < 1e308)
     die_usage("%s: only --agent, --label, --at%s apply", o->command, strcmp(o->command, "tree") ? "" : " and --dot");
   if (o->dot && strcmp(o->command, "tree")) die_usage("--dot is for tree");
   memset(p, 0, sizeof *p);
@@ -856,18 +893,27 @@ static int cmd_tree(const options *o) {
   return 0;
 }
 
+/* why for an agent gone at --at (bt_log_tree_stopped): says so and since when; the lines after
+ * say what it ran when its tree stopped, in the past tense. */
 static int cmd_why(const options *o) {
   replay p;
   source s;
   replay_run(o, &p, &s);
-  unsigned long long last_think = 0;
+  unsigned long long last_think = 0, stop_think = 0;
+  double stop_time = 0;
   bt_log_tree_think(p.tree, &last_think, NULL);
+  int gone = bt_log_tree_stopped(p.tree, &stop_think, &stop_time);
   checkpoint(&p, -1, last_think + 1); /* what changed after the last think, up to --at */
   const bt_log_shape *sh = p.shape;
   print_header(&p, o->at);
-  /* the running nodes under a running root, and those of them that select */
+  if (gone)
+    printf("gone: its tree was stopped at %.4f (think %llu) and has not thought since (a brain's Stop: a "
+           "creature that died or left)\n", stop_time, stop_think);
+  /* the running nodes under a running root, and those of them that select; each line made in
+   * line, then printed escaped (names and paths are the log's bytes) */
+  bt_buf line = {0};
   int lines = 0;
-  printf("running:");
+  bt_buf_printf(&line, gone ? "ran when it stopped:" : "running:");
   int any = 0;
   for (int n = 0; n < p.size; n++) {
     int on_path = status_at(&p, n) == BT_RUNNING;
@@ -877,22 +923,25 @@ static int cmd_why(const options *o) {
     for (int i = 0; i < bt_log_shape_child_count(sh, n) && leaf; i++)
       if (status_at(&p, bt_log_shape_child(sh, n, i)) == BT_RUNNING) leaf = 0;
     if (leaf) {
-      printf(" %s", path_of(sh, n));
+      bt_buf_printf(&line, " %s", path_of(sh, n));
       any = 1;
     }
   }
-  printf(any ? "\n" : " nothing\n");
+  if (!any) bt_buf_printf(&line, " nothing");
+  put_line(&line);
   for (int n = 0; n < p.size; n++) {
     int on_path = status_at(&p, n) == BT_RUNNING;
     for (int u = bt_log_shape_up(sh, n); on_path && u >= 0; u = bt_log_shape_up(sh, u)) on_path = status_at(&p, u) == BT_RUNNING;
     const place *pl = &p.places[n];
     if (!on_path || !is_selecting(bt_log_shape_kind(sh, n)) || pl->sw_child < 0) continue;
-    printf("%s: runs %s (child %d) since %.4f (think %llu): %s: %s\n", path_of(sh, n),
-           bt_log_shape_name(sh, pl->sw_child), child_number(sh, pl->sw_child), pl->sw_time, pl->sw_think,
-           pl->sw_cause, pl->sw_detail);
+    bt_buf_printf(&line, "%s: %s %s (child %d) %s %.4f (think %llu): %s: %s", path_of(sh, n), gone ? "ran" : "runs",
+                  bt_log_shape_name(sh, pl->sw_child), child_number(sh, pl->sw_child), gone ? "from" : "since",
+                  pl->sw_time, pl->sw_think, pl->sw_cause, pl->sw_detail);
+    put_line(&line);
     lines++;
   }
-  if (!lines && any) printf("no Priority or ActiveSelector above what runs\n");
+  bt_buf_free(&line);
+  if (!lines && any) printf("no Priority or ActiveSelector above what %s\n", gone ? "ran" : "runs");
   fflush(stdout);
   say_where(&s);
   replay_free(&p);
@@ -965,7 +1014,7 @@ static void stats_add(bt_stats *st, const bt_log_reader *r, const bt_log_record 
 /* The statistics of a log: per shape (in the order first seen), its nodes in the order asked
  * for, tab-separated. */
 static int cmd_stats(const options *o) {
-  if (o->has_at || o->dot || o->nnodes || o->statuses || o->types || o->follow)
+  if (o->has_at || o->dot || o->nnodes || o->statuses || o->types || o->bytes || o->follow)
     die_usage("stats: it takes --agent, --label and --order");
   source s;
   source_open(&s, o->file, 0);
@@ -982,14 +1031,16 @@ static int cmd_stats(const options *o) {
     bt_stats_shape sh;
     if (bt_stats_shape_get(st, k, &sh) != BT_OK) continue;
     const bt_log_shape *shape = bt_log_reader_shape(s.r, sh.shape);
-    printf("shape\t%016llx\troot\t%s\tagents\t%d\tthinks\t%llu\terrors\t%llu\n", sh.shape,
-           shape ? bt_log_shape_name(shape, 0) : "?", sh.agents, sh.thinks, sh.errors);
+    printf("shape\t%016llx\troot\t", sh.shape);
+    put_escaped_text(shape ? bt_log_shape_name(shape, 0) : "?");
+    printf("\tagents\t%d\tthinks\t%llu\terrors\t%llu\n", sh.agents, sh.thinks, sh.errors);
     printf("node\tvisits\tsuccesses\tfailures\taborts\truns\tthinks\ttime\tlongest\terrors\n");
     for (int i = 0; i < n; i++) {
       const bt_stats_node *f = &rows[i];
       if (f->shape != sh.shape) continue;
-      printf("%s\t%llu\t%llu\t%llu\t%llu\t%llu\t%llu\t%.3f\t%.3f\t%llu\n", shape ? path_of(shape, f->node) : "?",
-             f->visits, f->successes, f->failures, f->aborts, f->runs, f->thinks, f->time, f->longest, f->errors);
+      put_escaped_text(shape ? path_of(shape, f->node) : "?");
+      printf("\t%llu\t%llu\t%llu\t%llu\t%llu\t%llu\t%.3f\t%.3f\t%llu\n", f->visits, f->successes, f->failures,
+             f->aborts, f->runs, f->thinks, f->time, f->longest, f->errors);
     }
   }
   fflush(stdout);

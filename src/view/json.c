@@ -169,15 +169,6 @@ static const char *type_name(int type) {
   }
 }
 
-static const char *cause_name(int cause) {
-  switch (cause) {
-    case BT_WAKE_START: return "start";
-    case BT_WAKE_EVENT: return "event";
-    case BT_WAKE_FORCE: return "force";
-    default: return "deadline";
-  }
-}
-
 void btv_json_record(btv_buf *b, unsigned long long seq, const btv_record *r) {
   btv_buf_printf(b, "{\"seq\":%llu,\"type\":\"%s\",\"time\":", seq, type_name(r->type));
   btv_json_number(b, r->time);
@@ -190,7 +181,7 @@ void btv_json_record(btv_buf *b, unsigned long long seq, const btv_record *r) {
       btv_buf_str(b, ",\"sleep\":");
       if (r->has_sleep) btv_json_number(b, r->u.sleep);
       else btv_buf_str(b, "null");
-      btv_buf_printf(b, ",\"cause\":\"%s\"", cause_name(r->cause));
+      btv_buf_printf(b, ",\"cause\":\"%s\"", bt_wake_name(r->cause));
       break;
     case BT_REC_EVENT:
       btv_buf_printf(b, ",\"node\":%d", r->node);

@@ -270,6 +270,7 @@ static inline int at(bt_inst *in, int gid) {
 }
 
 #define ST(in, g) bt_status_name(bt_node_status((in), at((in), (g))))
+#define LAST(in, g) bt_status_name(bt_node_last((in), at((in), (g))))
 #define LST(in, g) bt_status_name(bt_node_last((in), at((in), (g))))
 
 /* One think at time t. */

@@ -216,10 +216,36 @@ static void test_errors(void) {
   s.kind = BT_SEQUENCE;
   CHECK_ERR(bt_builder_leaf(b, &s), BT_EINVAL, "bt_builder_leaf: a Sequence takes children (open it with bt_builder_open)");
   bt_builder_end(b, &d, NULL);
-  CHECK_ERR(bt_builder_condition(b, NULL, NULL, "C"), BT_EINVAL, "bt_builder_condition: no function");
+  /* a call that takes a function, given none, names the node and where it stands in the tree
+   * (its path: names from the root joined by '/', a name earlier siblings share numbered) */
+  CHECK_ERR(bt_builder_condition(b, NULL, NULL, "C"), BT_EINVAL,
+            "bt_builder_condition: Condition 'C' (the root) needs its function");
   bt_builder_end(b, &d, NULL);
+  bt_builder_priority(b, "Root", 1);
+  bt_builder_sequence(b, "Flee");
+  bt_builder_condition(b, leaf_fn, NULL, "Scared");
+  CHECK_ERR(bt_builder_condition(b, NULL, NULL, "Cornered"), BT_EINVAL,
+            "bt_builder_condition: Condition 'Cornered' (Root/Flee/Cornered) needs its function");
+  bt_builder_end(b, &d, NULL);
+  bt_builder_sequence(b, NULL);
+  bt_builder_sequence(b, NULL);
+  bt_builder_action(b, leaf_fn, NULL, NULL);
+  bt_builder_back(b);
+  bt_builder_sequence(b, NULL);
+  bt_builder_action(b, leaf_fn, NULL, NULL);
+  CHECK_ERR(bt_builder_action(b, NULL, NULL, NULL), BT_EINVAL,
+            "bt_builder_action: Action 'ActionNode' (Sequence/Sequence#2/ActionNode#2) needs its function");
+  bt_builder_end(b, &d, NULL);
+  bt_builder_selector(b, "S");
+  CHECK_ERR(bt_builder_condition_wait(b, NULL, NULL, "W"), BT_EINVAL,
+            "bt_builder_condition_wait: ConditionWait 'W' (S/W) needs its function");
+  bt_builder_end(b, &d, NULL);
+  bt_builder_selector(b, "S");
   CHECK_ERR(bt_builder_multi_condition(b, leaf_fn, NULL, NULL, NULL, "M"), BT_EINVAL,
-            "bt_builder_multi_condition: no function");
+            "bt_builder_multi_condition: MultiCondition 'M' (S/M) needs its continue function");
+  bt_builder_end(b, &d, NULL);
+  CHECK_ERR(bt_builder_multi_condition(b, NULL, NULL, leaf_fn, NULL, NULL), BT_EINVAL,
+            "bt_builder_multi_condition: MultiCondition 'Condition' (the root) needs its start function");
   bt_builder_end(b, &d, NULL);
   CHECK_ERR(bt_builder_wait(b, -1), BT_EINVAL, "bt_builder_wait: bad time -1");
   bt_builder_end(b, &d, NULL);
@@ -227,12 +253,12 @@ static void test_errors(void) {
   bt_builder_end(b, &d, NULL);
   CHECK_ERR(bt_builder_subtree(b, ""), BT_EINVAL, "bt_builder_subtree: no subtree name");
   bt_builder_end(b, &d, NULL);
-  /* a generic leaf the graph refuses when it is built: the graph's message */
+  /* a generic leaf without the function its kind needs: refused as it is added, named */
   s.kind = BT_ACTION;
   s.name = "Act";
   bt_builder_sequence(b, NULL);
-  bt_builder_leaf(b, &s);
-  CHECK_ERR(bt_builder_end(b, &d, NULL), BT_EINVAL, "node 1 'Act': ActionNode needs its function");
+  CHECK_ERR(bt_builder_leaf(b, &s), BT_EINVAL, "bt_builder_leaf: Action 'Act' (Sequence/Act) needs its function");
+  CHECK_ERR(bt_builder_end(b, &d, NULL), BT_EINVAL, "bt_builder_leaf: Action 'Act' (Sequence/Act) needs its function");
   CHECK(d == NULL);
   /* a BehaviourNode with a children list opens; one without is a leaf */
   s.kind = BT_BEHAVIOUR;
@@ -382,7 +408,8 @@ static void test_kit_kinds(void) {
   bt_builder_end(b, &d, NULL);
   CHECK_ERR(bt_builder_policy_parallel(b, NULL, 0x100), BT_EINVAL, "bt_builder_policy_parallel: bad policy 256");
   bt_builder_end(b, &d, NULL);
-  CHECK_ERR(bt_builder_task(b, NULL, NULL, "T"), BT_EINVAL, "bt_builder_task: no task");
+  bt_builder_sequence(b, "Chores");
+  CHECK_ERR(bt_builder_task(b, NULL, NULL, "T"), BT_EINVAL, "bt_builder_task: Task 'T' (Chores/T) needs its bt_task");
   bt_builder_end(b, &d, NULL);
   bt_builder_timeout(b, "T", 1);
   bt_builder_wait(b, 1);

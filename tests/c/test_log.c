@@ -177,6 +177,22 @@ static void think_at(bt_inst *in, double t) {
   bt_inst_sleep_time(in, &s);
 }
 
+/* A recorder of no ring writing to log. */
+static bt_rec *log_recorder(bt_log *log) {
+  bt_rec *rec = NULL;
+  REQUIRE(bt_rec_create(&rec, 0) == BT_OK);
+  REQUIRE(bt_rec_set_log(rec, log) == BT_OK);
+  return rec;
+}
+
+/* An instance of S, a Sequence of the condition C and the behaviour B. */
+static bt_inst *cond_then(leaf *C, leaf *B) {
+  bt_graph *g = new_graph();
+  int c = add_fn(g, BT_CONDITION, C, "C"), b = add_leaf(g, B), s = add_node(g, BT_SEQUENCE, "S", 0, 0);
+  set_kids(g, s, 2, c, b);
+  return build(g, s, 0);
+}
+
 /* Runs the scripted scenario into log (flushing each frame); every record also to on_record. */
 static void run_world(bt_log *log, int frames) {
   world w;
@@ -291,11 +307,16 @@ static void test_round_trip(void) {
   }
   for (int t = BT_REC_STATUS; t <= BT_REC_HOST; t++) CHECK(types[t] > 0);
   CHECK_INT(world, 8);
-  /* the think causes the script made */
-  int causes[4] = {0};
+  /* the think causes the script made: each agent's first think, and the reloaded one's first
+   * think after its reload */
+  int causes[BT_WAKE_RELOAD + 1] = {0};
   for (int i = 0; i < nseen; i++)
-    if (SEEN[i].e.type == BT_REC_THINK) causes[SEEN[i].e.cause]++;
-  CHECK(causes[BT_WAKE_START] == NAGENTS + 1 && causes[BT_WAKE_EVENT] > 0 && causes[BT_WAKE_FORCE] > 0);
+    if (SEEN[i].e.type == BT_REC_THINK) {
+      REQUIRE(SEEN[i].e.cause <= BT_WAKE_RELOAD);
+      causes[SEEN[i].e.cause]++;
+    }
+  CHECK(causes[BT_WAKE_START] == NAGENTS && causes[BT_WAKE_EVENT] > 0 && causes[BT_WAKE_FORCE] > 0);
+  CHECK_INT(causes[BT_WAKE_RELOAD], 1);
   bt_log_reader_free(r);
   free(m.p);
 }
@@ -571,9 +592,7 @@ static void test_file_grows(void) {
   A.sleep = 0.5;
   bt_graph *g = new_graph();
   bt_inst *in = build(g, add_leaf(g, &A), 0);
-  bt_rec *rec = NULL;
-  REQUIRE(bt_rec_create(&rec, 0) == BT_OK);
-  REQUIRE(bt_rec_set_log(rec, log) == BT_OK);
+  bt_rec *rec = log_recorder(log);
   REQUIRE(bt_inst_set_recorder(in, rec) == BT_OK);
   bt_log_record x;
   int thinks = 0;
@@ -615,9 +634,7 @@ static void test_dbstrings(void) {
   int p = add_prio(g, "P", 0.25);
   set_kids(g, p, 1, s);
   bt_inst *in = build(g, p, 0);
-  bt_rec *rec = NULL;
-  REQUIRE(bt_rec_create(&rec, 0) == BT_OK);
-  REQUIRE(bt_rec_set_log(rec, log) == BT_OK);
+  bt_rec *rec = log_recorder(log);
   REQUIRE(bt_inst_set_recorder(in, rec) == BT_OK);
   char expect[3][128];
   double sleeps[3];
@@ -668,10 +685,7 @@ static void test_attach_midway(void) {
   bt_log *log = NULL;
   REQUIRE(bt_log_open_fn(&log, mem_write, &m, 0, NULL, 0) == BT_OK);
   leaf C = FN("C", 1), B = LEAF("B", BT_RUNNING);
-  bt_graph *g = new_graph();
-  int c = add_fn(g, BT_CONDITION, &C, "C"), b = add_leaf(g, &B), s = add_node(g, BT_SEQUENCE, "S", 0, 0);
-  set_kids(g, s, 2, c, b);
-  bt_inst *in = build(g, s, 0);
+  bt_inst *in = cond_then(&C, &B);
   think_at(in, 1); /* S and B run; C's last result SUCCESS */
   bt_rec *rec = NULL;
   REQUIRE(bt_rec_create(&rec, 0) == BT_OK);
@@ -699,6 +713,119 @@ static void test_attach_midway(void) {
   free(m.p);
 }
 
+/* An error record read back ends its text with a 0, as bt.h says of BT_REC_ERROR (in the log,
+ * the message is followed by the next record's bytes); an empty message reads as "". */
+static void test_error_text_ends_with_0(void) {
+  mem m = {0};
+  bt_log *log = NULL;
+  REQUIRE(bt_log_open_fn(&log, mem_write, &m, 0, NULL, 0) == BT_OK);
+  leaf C = FN("C", 1), B = LEAF("B", BT_RUNNING);
+  bt_inst *in = cond_then(&C, &B);
+  bt_rec *rec = log_recorder(log);
+  REQUIRE(bt_inst_set_recorder(in, rec) == BT_OK);
+  think_at(in, 1);
+  REQUIRE(bt_inst_record_error(in, 2, "behaviours/run.lua:12: oops") == BT_OK);
+  REQUIRE(bt_inst_record_error(in, -1, "") == BT_OK);
+  REQUIRE(bt_inst_record_host(in, 7, "xyz", 3) == BT_OK);
+  think_at(in, 2);
+  REQUIRE(bt_log_flush(log) == BT_OK);
+  bt_rec_free(rec);
+  bt_inst_free(in);
+  REQUIRE(bt_log_close(log) == BT_OK);
+  bt_log_reader *r = reader_of(m.p, m.len);
+  bt_log_record x;
+  int errors = 0;
+  while (bt_log_read(r, &x) == 1) {
+    if (x.entry.type != BT_REC_ERROR) continue;
+    errors++;
+    REQUIRE(x.entry.text != NULL);
+    CHECK_INT(x.entry.text[x.entry.size], 0);
+    CHECK_INT((int)strlen(x.entry.text), (int)x.entry.size);
+    CHECK_STR(x.entry.text, errors == 1 ? "behaviours/run.lua:12: oops" : "");
+  }
+  CHECK_INT(errors, 2);
+  CHECK_STR(bt_log_reader_errmsg(r), "");
+  bt_log_reader_free(r);
+  free(m.p);
+}
+
+/* A stop of the tree (bt_inst_stop) is in the log; bt_log_tree_stopped says the agent is gone
+ * from it until the agent thinks after the think of the stop, or is attached to a tree again. A
+ * stop from inside a think (an action stopping its own brain) is followed by that think's own
+ * record, which does not bring the agent back. */
+static int stop_inside;
+static void stop_hook(bt_call *c, leaf *l) {
+  (void)l;
+  if (stop_inside) bt_inst_stop(c->inst);
+}
+
+static int stopped_at(const mem *m, double at, unsigned long long *think, double *time, int *stops) {
+  bt_log_reader *r = reader_of(m->p, m->len);
+  bt_log_tree *t = NULL;
+  REQUIRE(bt_log_tree_create(&t) == BT_OK);
+  bt_log_record x;
+  *stops = 0;
+  while (bt_log_read(r, &x) == 1 && x.entry.time <= at) {
+    if (x.entry.type == BT_LOG_STOP) (*stops)++;
+    REQUIRE(bt_log_tree_apply(t, r, &x) == BT_OK);
+  }
+  *think = 0;
+  *time = -1;
+  int gone = bt_log_tree_stopped(t, think, time);
+  bt_log_tree_free(t);
+  bt_log_reader_free(r);
+  return gone;
+}
+
+static void test_stop_marks_the_agent_gone(void) {
+  mem m = {0};
+  bt_log *log = NULL;
+  REQUIRE(bt_log_open_fn(&log, mem_write, &m, 0, NULL, 0) == BT_OK);
+  leaf C = FN("C", 1), B = LEAF("B", BT_RUNNING);
+  B.hook = stop_hook;
+  stop_inside = 0;
+  bt_inst *in = cond_then(&C, &B);
+  bt_rec *rec = log_recorder(log);
+  T = 0.5;
+  REQUIRE(bt_inst_set_recorder(in, rec) == BT_OK);
+  think_at(in, 1);
+  T = 1.5;
+  bt_inst_stop(in); /* outside a think: a brain's Stop */
+  think_at(in, 2);  /* the same tree thinks again: the agent is back */
+  stop_inside = 1;
+  think_at(in, 3);  /* B stops its own tree; the think goes on */
+  stop_inside = 0;
+  REQUIRE(bt_log_flush(log) == BT_OK);
+  bt_inst *again = cond_then(&C, &B); /* a restart: a new tree, the same recorder */
+  T = 4;
+  REQUIRE(bt_inst_set_recorder(in, NULL) == BT_OK);
+  REQUIRE(bt_inst_set_recorder(again, rec) == BT_OK);
+  think_at(again, 5);
+  REQUIRE(bt_log_flush(log) == BT_OK);
+  bt_rec_free(rec);
+  bt_inst_free(in);
+  bt_inst_free(again);
+  REQUIRE(bt_log_close(log) == BT_OK);
+  unsigned long long think;
+  double time;
+  int stops;
+  CHECK_INT(stopped_at(&m, 1.2, &think, &time, &stops), 0);
+  CHECK_INT(stops, 0);
+  CHECK_INT(stopped_at(&m, 1.6, &think, &time, &stops), 1);
+  CHECK_INT(stops, 1);
+  CHECK_INT((int)think, 1);
+  CHECK_NUM(time, 1.5);
+  CHECK_INT(stopped_at(&m, 2.5, &think, &time, &stops), 0);
+  CHECK_INT(stopped_at(&m, 3.5, &think, &time, &stops), 1);
+  CHECK_INT(stops, 2);
+  CHECK_INT((int)think, 3);
+  CHECK_NUM(time, 3);
+  CHECK_INT(stopped_at(&m, 4.5, &think, &time, &stops), 0);
+  CHECK_INT(stopped_at(&m, 9, &think, &time, &stops), 0);
+  CHECK_INT(bt_log_tree_stopped(NULL, NULL, NULL), 0);
+  free(m.p);
+}
+
 /* Paths name one node each, as the Lua binding's do; a shape rebuilt as a definition draws the
  * same picture as the definition it came from. */
 static void test_shape_paths_and_def(void) {
@@ -708,9 +835,7 @@ static void test_shape_paths_and_def(void) {
   bt_def *a = tree_a();
   bt_inst *in = NULL;
   REQUIRE(bt_inst_create(&in, a, &HOST, NULL, 0) == BT_OK);
-  bt_rec *rec = NULL;
-  REQUIRE(bt_rec_create(&rec, 0) == BT_OK);
-  REQUIRE(bt_rec_set_log(rec, log) == BT_OK);
+  bt_rec *rec = log_recorder(log);
   REQUIRE(bt_inst_set_recorder(in, rec) == BT_OK);
   REQUIRE(bt_log_flush(log) == BT_OK);
   bt_rec_free(rec);
@@ -1109,6 +1234,8 @@ int main(void) {
   test_file_grows();
   test_dbstrings();
   test_attach_midway();
+  test_error_text_ends_with_0();
+  test_stop_marks_the_agent_gone();
   test_shape_paths_and_def();
   test_big_frame();
   test_recorder_moves();

@@ -73,33 +73,39 @@ static void write_brain(const char *step, const char *extra) {
   rename(tmp, path);
 }
 
+/* Writes text to the file name in dir, whose path goes to path (size bytes). */
+static void write_file(const char *name, const char *text, char *path, size_t size) {
+  snprintf(path, size, "%s/%s", dir, name);
+  FILE *f = fopen(path, "w");
+  fputs(text, f);
+  fclose(f);
+}
+
 /* The brain of Don't Starve's kind: a Brain whose OnStart builds the entity's own tree, a root
  * Priority and a nested one that scatter their first evaluation (drawn from the tree's stream, as
  * bt.seed_trees asks, whichever state builds it) and a RandomNode. */
 static void write_ds_brain(void) {
   char path[256];
-  snprintf(path, sizeof path, "%s/dsbrain.lua", dir);
-  FILE *f = fopen(path, "w");
-  fputs("local bt = require 'bt'\n"
-        "local DSBrain = bt.Class(bt.Brain, function(self, inst) bt.Brain._ctor(self, inst) end)\n"
-        "function DSBrain:OnStart()\n"
-        "  self.bt = bt.BT(self.inst, bt.PriorityNode({\n"
-        "    bt.PriorityNode({\n"
-        "      bt.IfNode(function(inst) return world.get(inst.id) % 4 == 0 end, 'Lucky',\n"
-        "        bt.ActionNode(function(inst) world.mix(inst.id, 5) end, 'Treat')),\n"
-        "    }, 0.3),\n"
-        "    bt.RandomNode({\n"
-        "      bt.ActionNode(function(inst) world.mix(inst.id, 7) end, 'Step'),\n"
-        "      bt.ActionNode(function(inst) world.mix(inst.id, math.random(1000)) end, 'Dice'),\n"
-        "      bt.ActionNode(function(inst)\n"
-        "        bt.pool.send(inst.id % NAGENTS + 1, 'poke', {n = world.get(inst.id)}, inst.id)\n"
-        "      end, 'Poke'),\n"
-        "    }),\n"
-        "  }, 0.5))\n"
-        "end\n"
-        "return DSBrain\n",
-        f);
-  fclose(f);
+  write_file("dsbrain.lua",
+             "local bt = require 'bt'\n"
+             "local DSBrain = bt.Class(bt.Brain, function(self, inst) bt.Brain._ctor(self, inst) end)\n"
+             "function DSBrain:OnStart()\n"
+             "  self.bt = bt.BT(self.inst, bt.PriorityNode({\n"
+             "    bt.PriorityNode({\n"
+             "      bt.IfNode(function(inst) return world.get(inst.id) % 4 == 0 end, 'Lucky',\n"
+             "        bt.ActionNode(function(inst) world.mix(inst.id, 5) end, 'Treat')),\n"
+             "    }, 0.3),\n"
+             "    bt.RandomNode({\n"
+             "      bt.ActionNode(function(inst) world.mix(inst.id, 7) end, 'Step'),\n"
+             "      bt.ActionNode(function(inst) world.mix(inst.id, math.random(1000)) end, 'Dice'),\n"
+             "      bt.ActionNode(function(inst)\n"
+             "        bt.pool.send(inst.id % NAGENTS + 1, 'poke', {n = world.get(inst.id)}, inst.id)\n"
+             "      end, 'Poke'),\n"
+             "    }),\n"
+             "  }, 0.5))\n"
+             "end\n"
+             "return DSBrain\n",
+             path, sizeof path);
 }
 
 /* Each state: the world's functions, the brain (the module named by ud; NULL: poolbrain), and
@@ -553,6 +559,66 @@ static void check_reload(void) {
   bt_lua_pool_free(pool);
 }
 
+/* The default error handler in a pool: each state writes an error once in full and counts its
+ * repeats (docs/errors.md "Repeats"), on two threads at once; the counts left are written when
+ * the states close. Standard error goes to a file meanwhile (no CHECK until it is back). */
+static void check_grouped_errors(void) {
+  char path[300];
+  write_file("brokenbrain.lua",
+             "local bt = require 'bt'\n"
+             "FAILS = 0\n"
+             "return bt.SharedBrain(function()\n"
+             "  return bt.PriorityNode({\n"
+             "    bt.ConditionNode(function() FAILS = FAILS + 1; error('broken-in-pool') end, 'Broken'),\n"
+             "    bt.ActionNode(function(inst) world.mix(inst.id, 1) end, 'Step'),\n"
+             "  }, 0.1, true)\n"
+             "end)\n",
+             path, sizeof path);
+  char errpath[320];
+  snprintf(errpath, sizeof errpath, "%s/stderr.txt", dir);
+  fflush(stderr);
+  int saved = dup(2);
+  FILE *out = fopen(errpath, "w");
+  dup2(fileno(out), 2);
+
+  bt_lua_pool *pool;
+  char err[256];
+  int rc_create = bt_lua_pool_create(&pool, 2, 2, open_state, "brokenbrain", err, sizeof err), rc_update = BT_OK;
+  long long fails = 0;
+  if (rc_create == BT_OK) {
+    for (int id = 1; id <= NAGENTS; id++) bt_lua_pool_place(pool, id, "sheep", id % 2);
+    for (int tick = 1; tick <= 30 && rc_update == BT_OK; tick++) rc_update = bt_lua_pool_update(pool, tick, tick / 30.0);
+    for (int s = 0; s < 2; s++) {
+      lua_State *L = bt_lua_pool_state(pool, s);
+      lua_getglobal(L, "FAILS");
+      fails += lua_tointeger(L, -1);
+      lua_pop(L, 1);
+    }
+    bt_lua_pool_free(pool);
+  }
+  fflush(stderr);
+  dup2(saved, 2);
+  close(saved);
+  fclose(out);
+  CHECK_INT(rc_create, BT_OK);
+  CHECK_INT(rc_update, BT_OK);
+
+  /* one traceback per state; the counts tell every other error */
+  FILE *f = fopen(errpath, "r");
+  char line[1024];
+  long long full = 0, more = 0, n;
+  while (fgets(line, sizeof line, f)) {
+    if (strncmp(line, "stack traceback:", 16) == 0) full++;
+    if (sscanf(line, "bt: the same error %lld more time", &n) == 1 && strstr(line, "broken-in-pool")) more += n;
+  }
+  fclose(f);
+  CHECK(fails >= 2 * 30); /* each state's agents think at every tick or more often */
+  CHECK_INT(full, 2);
+  CHECK_INT(more, fails - 2);
+  unlink(errpath);
+  unlink(path);
+}
+
 int main(void) {
   CHECK(mkdtemp(dir) != NULL);
   write_brain("1", "");
@@ -560,6 +626,7 @@ int main(void) {
   check_same_world(NULL);
   check_same_world("dsbrain");
   check_errors();
+  check_grouped_errors();
   check_other_threads();
   check_reload();
   char path[300];

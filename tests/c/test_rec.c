@@ -219,12 +219,11 @@ static void test_restore_and_transfer(void) {
 }
 
 /* What made each think: the first the recorder sees, a deadline, ForceUpdate, an event. */
-static const char *CAUSE[] = {"deadline", "start", "event", "force"};
 static char CAUSES[256];
 static void on_cause(void *ud, const bt_rec_entry *e) {
   (void)ud;
   if (e->type != BT_REC_THINK) return;
-  strncat(CAUSES, CAUSE[e->cause], sizeof CAUSES - strlen(CAUSES) - 2);
+  strncat(CAUSES, bt_wake_name(e->cause), sizeof CAUSES - strlen(CAUSES) - 2);
   strcat(CAUSES, " ");
 }
 
@@ -252,6 +251,55 @@ static void test_wake_causes(void) {
   CHECK_STR(CAUSES, "start deadline force event force deadline ");
   bt_rec_free(r);
   bt_inst_free(in);
+}
+
+/* A reload: the recorder, moved to the new instance that takes the old one's state, records the
+ * next think as "reload", even when an event or a ForceUpdate came between; a recorder whose
+ * first think comes after the reload records it as "start"; the ring keeps the cause. */
+static void test_reload_cause(void) {
+  leaf C = FN("C", 1), B = LEAF("B", BT_RUNNING);
+  bt_inst *old = seq_tree(&C, &B), *neu = seq_tree(&C, &B);
+  bt_rec *r = attach(old, 16);
+  bt_rec_set_callback(r, on_cause, NULL);
+  CAUSES[0] = 0;
+  think(old, 1);
+  think(old, 2);
+  REQUIRE(bt_inst_set_recorder(old, NULL) == BT_OK);
+  REQUIRE(bt_inst_set_recorder(neu, r) == BT_OK);
+  int map[8];
+  REQUIRE(bt_def_match(bt_inst_def(old), bt_inst_def(neu), map) == 3);
+  REQUIRE(bt_inst_transfer(neu, old, map, NULL) == BT_OK);
+  bt_inst_force_update(neu);
+  think(neu, 3);
+  think(neu, 4);
+  bt_rec_total(r);
+  CHECK_STR(CAUSES, "start deadline reload deadline ");
+  bt_rec_entry e;
+  int found = 0;
+  for (size_t i = 0; i < bt_rec_count(r); i++) {
+    REQUIRE(bt_rec_get(r, i, &e) == BT_OK);
+    if (e.type != BT_REC_THINK || e.think != 3) continue;
+    found = 1;
+    CHECK_STR(bt_wake_name(e.cause), "reload");
+  }
+  CHECK(found);
+  bt_rec_free(r);
+  /* a recorder that saw no think: its first think is its start, reload or not */
+  bt_inst *again = seq_tree(&C, &B);
+  r = attach(again, 0);
+  bt_rec_set_callback(r, on_cause, NULL);
+  CAUSES[0] = 0;
+  REQUIRE(bt_inst_transfer(again, neu, map, NULL) == BT_OK);
+  think(again, 5);
+  bt_rec_total(r);
+  CHECK_STR(CAUSES, "start ");
+  CHECK_STR(bt_wake_name(BT_WAKE_RELOAD), "reload");
+  CHECK_STR(bt_wake_name(5), "unknown");
+  CHECK_STR(bt_wake_name(-1), "unknown");
+  bt_rec_free(r);
+  bt_inst_free(again);
+  bt_inst_free(old);
+  bt_inst_free(neu);
 }
 
 /* A think's record is made when the host asks for the sleep time, with the time it got: the
@@ -581,6 +629,7 @@ int main(void) {
   test_think_sleep_and_event();
   test_ring_keeps_last_n();
   test_restore_and_transfer();
+  test_reload_cause();
   test_wake_causes();
   test_think_record_takes_the_sleep_asked();
   test_error_and_host_records();

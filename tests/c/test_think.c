@@ -430,12 +430,12 @@ static void test_inside_think(void) {
   busy_update = busy_reset = 99;
   think(in, 0);
   CHECK_INT(busy_update, BT_EBUSY);
-  CHECK_INT(busy_reset, BT_EBUSY);
+  CHECK_INT(busy_reset, BT_OK); /* as Don't Starve's: the root is READY yet, so nothing changes */
   CHECK_INT(busy_thinking, 1);
   CHECK_INT(bt_inst_thinking(in), 0);
   CHECK_STR(logs(), "A B"); /* the refused update visited nothing */
   CHECK_STR(ST(in, a), "RUNNING");
-  CHECK_STR(ST(in, s), "RUNNING"); /* the refused reset reset nothing */
+  CHECK_STR(ST(in, s), "RUNNING");
   /* stop is allowed inside a think, and the think goes on */
   A.hook = hook_stop;
   think(in, 1);
@@ -444,6 +444,42 @@ static void test_inside_think(void) {
   A.hook = NULL;
   think(in, 2); /* and the instance still works */
   CHECK_STR(logs(), "A B");
+  bt_inst_free(in);
+}
+
+/* A leaf that resets its own tree (a mod's "unstick" action) does what Don't Starve's Reset does
+ * there and then, and the think goes on with the fields as they now are. Under a RUNNING
+ * Priority that evaluates again, the Sequence S (READY when its visit began) is reset between
+ * its children: its index goes back to 1, so after A it visits A again, then B; W, RUNNING, is
+ * reset too. (Don't Starve's scripts, run on the same tree: "C A A B", then S SUCCESS.) */
+static int unstick_calls;
+static void hook_unstick(bt_call *c, leaf *l) {
+  (void)l;
+  if (unstick_calls++ == 0) CHECK_INT(bt_inst_reset(c->inst), BT_OK);
+}
+
+static void test_reset_inside_think(void) {
+  logs();
+  leaf C = FN("C", 0), A = FN("A", 1), B = FN("B", 1), W = FN("W", 0);
+  A.hook = hook_unstick;
+  bt_graph *g = new_graph();
+  int p = add_prio(g, "P", 0.25);
+  int seq = add_node(g, BT_SEQUENCE, "S", 0, 0);
+  int c = add_fn(g, BT_CONDITION, &C, "C"), a = add_fn(g, BT_ACTION, &A, "A"), b = add_fn(g, BT_ACTION, &B, "B");
+  int w = add_fn(g, BT_CONDITIONWAIT, &W, "W");
+  set_kids(g, seq, 3, c, a, b);
+  set_kids(g, p, 2, seq, w);
+  bt_inst *in = build(g, p, BT_INST_NOSCATTER);
+  think(in, 0); /* C fails: W runs */
+  CHECK_STR(logs(), "C W");
+  CHECK_STR(ST(in, w), "RUNNING");
+  C.result = 1;
+  think(in, 1); /* the Priority evaluates again: S, and A resets the tree under its visit */
+  CHECK_STR(logs(), "C A A B");
+  CHECK_INT(unstick_calls, 2);
+  CHECK_STR(ST(in, p), "READY"); /* SUCCESS, then Step's reset */
+  CHECK_STR(LAST(in, seq), "SUCCESS");
+  CHECK_STR(LAST(in, w), "READY");
   bt_inst_free(in);
 }
 
@@ -625,6 +661,7 @@ int main(void) {
   test_reset();
   test_stop();
   test_inside_think();
+  test_reset_inside_think();
   test_inst_accessors();
   test_clock_reads();
   test_wide_priority_step();

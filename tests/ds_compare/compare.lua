@@ -289,6 +289,7 @@ local function world(env, seed, log, name)
         if r == 0 then inst:PushEvent("a", id) end
         if r == 1 then inst:PushEvent("b", id) end
         if r == 2 and result(id, 5) == 0 then w.tree:Stop() end
+        if r == 3 and result(id, 4) == 0 then w.tree:Reset() end
       end, "A" .. spec.id)
     elseif t == "wait" then n = env.WaitNode(spec.fn and timefn(spec.fn, spec.time) or spec.time)
     elseif t == "not" then n = env.NotDecorator(build(spec.kid))

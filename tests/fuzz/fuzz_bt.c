@@ -1080,8 +1080,7 @@ static int act(bt_inst *in) {
         break;
       }
       if (!afford(in, 1)) break;
-      int busy = bt_inst_thinking(in);
-      EXPECT(bt_inst_reset(in) == (busy ? BT_EBUSY : BT_OK));
+      EXPECT(bt_inst_reset(in) == BT_OK); /* inside a think too, as Don't Starve's Reset */
       break;
     }
     case 6:

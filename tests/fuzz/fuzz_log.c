@@ -82,8 +82,8 @@ static void check_record(const bt_log_reader *r, const bt_log_record *rec) {
       break;
     case BT_REC_EVENT: EXPECT(s && e->node >= 0 && e->node < n); break;
     case BT_REC_ERROR: EXPECT(e->node == -1 || (s && e->node >= 0 && e->node < n)); break;
-    case BT_REC_THINK: EXPECT(e->cause <= BT_WAKE_FORCE); break;
-    case BT_REC_RELOAD: case BT_REC_HOST: case BT_LOG_SAVED: case BT_LOG_LOST: break;
+    case BT_REC_THINK: EXPECT(e->cause <= BT_WAKE_RELOAD); break;
+    case BT_REC_RELOAD: case BT_REC_HOST: case BT_LOG_SAVED: case BT_LOG_LOST: case BT_LOG_STOP: break;
     case BT_LOG_WORLD: EXPECT(rec->agent_index == -1 && !s); break;
     case BT_LOG_ATTACH:
       EXPECT(s);
@@ -111,6 +111,7 @@ static void check_record(const bt_log_reader *r, const bt_log_record *rec) {
   }
   if (e->type == BT_REC_ERROR || e->type == BT_REC_HOST || e->type == BT_LOG_WORLD)
     if (e->size) EXPECT(e->text && e->text[0] == e->text[0] && e->text[e->size - 1] == e->text[e->size - 1]);
+  if (e->type == BT_REC_ERROR) EXPECT(e->text && e->text[e->size] == 0); /* bt.h: ended by a 0 */
   if (rec->agent_index >= 0) EXPECT(rec->label != NULL);
 }
 

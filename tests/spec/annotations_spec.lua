@@ -15,10 +15,13 @@ end
 
 -- Reads the meta file as its header describes its layout: classes (`---@class bt.X[: bt.Y]`
 -- followed by `local X = {}`, or by nothing but `---@field` lines: a shape), their fields and
--- methods, and the module's members (`bt.X =`, `function bt.X(`).
+-- methods, and the module's members (`bt.X =`, `function bt.X(`). A description is the text of
+-- the `---` lines (not `---@`) right above a `---@class` or a function's annotations: each class
+-- keeps its own (`desc`), and so does each function (meta.functions: {name, desc, line}).
 local function parse(text)
-  local meta = {classes = {}, module = {}, locals = {}, aliases = {}}
+  local meta = {classes = {}, module = {}, locals = {}, aliases = {}, functions = {}}
   local pending
+  local desc, in_desc -- the description being read, and whether the last line added to it
   local function finish(kind)
     if pending then
       pending.kind = kind
@@ -30,11 +33,17 @@ local function parse(text)
   for line in (text .. "\n"):gmatch("(.-)\n") do
     n = n + 1
     local name, parent = line:match("^%-%-%-@class%s+([%w_.]+)%s*:?%s*([%w_.]*)")
+    local free = line:match("^%-%-%-([^@].*)$") or line:match("^%-%-%-$")
+    if free then
+      desc = (in_desc and desc .. "\n" or "") .. free
+    end
+    in_desc = free ~= nil
     if name then
       finish("shape")
       assert(not meta.classes[name], "class " .. name .. " annotated twice")
       pending = {name = name, parent = parent ~= "" and parent or nil, fields = {}, methods = {},
-                 line = n}
+                 line = n, desc = desc}
+      desc = nil
     elseif line:match("^%-%-%-@field") then
       local field = assert(line:match("^%-%-%-@field%s+([%w_]+)"), "line " .. n .. ": " .. line)
       if pending then
@@ -53,6 +62,10 @@ local function parse(text)
       end
       local owner, sep, member = line:match("^function%s+([%w_]+)([.:])([%w_]+)%s*%(")
       local field = line:match("^bt%.([%w_]+)%s*=")
+      if owner then
+        meta.functions[#meta.functions + 1] = {name = owner .. sep .. member, desc = desc, line = n}
+      end
+      desc = nil -- code, a blank line, a comment: a description above it was its own
       if owner == "bt" then
         meta.module[member] = n
       elseif owner then
@@ -283,6 +296,51 @@ describe("the LuaLS annotations (lua/meta/bt.lua)", function()
       end
     end
     assert.same({}, missing)
+  end)
+
+  it("describe every table of the module and every function, each on its own", function()
+    local missing = {}
+    for name, class in pairs(meta.classes) do
+      if class.kind == "table" and not class.desc then
+        missing[#missing + 1] = name .. " (line " .. class.line .. ")"
+      end
+    end
+    for _, f in ipairs(meta.functions) do
+      if not f.desc then
+        missing[#missing + 1] = f.name .. " (line " .. f.line .. ")"
+      end
+    end
+    table.sort(missing)
+    assert.same({}, missing, "without a description")
+  end)
+
+  it("cite in a description a document (and section) that exists and names what it describes", function()
+    local wrong = {}
+    local function check(what, desc, module_table)
+      for doc, after in (desc or ""):gmatch("docs/([%w_-]+%.md)()") do
+        local section = desc:match('^%s+"([^"]+)"', after)
+        local ok, text = pcall(read, "docs/" .. doc)
+        if not ok then
+          wrong[#wrong + 1] = what .. ": docs/" .. doc .. " does not exist"
+        else
+          if section and not text:find("\n#+ " .. section:gsub("%p", "%%%0") .. "\n") then
+            wrong[#wrong + 1] = string.format('%s: docs/%s has no section "%s"', what, doc, section)
+          end
+          -- a table of the module (bt.pool, bt.reload, ...) is described where its name is
+          if module_table and not text:find("`" .. what .. "[.`]") then
+            wrong[#wrong + 1] = what .. ": docs/" .. doc .. " does not name " .. what
+          end
+        end
+      end
+    end
+    for name, class in pairs(meta.classes) do
+      check(name, class.desc, class.kind == "table" and name:match("^bt%.%l") ~= nil)
+    end
+    for _, f in ipairs(meta.functions) do
+      check(f.name, f.desc, false)
+    end
+    table.sort(wrong)
+    assert.same({}, wrong)
   end)
 
   it("name the four statuses as bt.Status", function()

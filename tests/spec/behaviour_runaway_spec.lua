@@ -66,6 +66,39 @@ describe("RunAway", function()
     assert.equal(FAILED, try(function(ent) return ent.kind == "guard" end))
   end)
 
+  -- the message of the error f raises, and the "file:line: " of the line that defined f (written
+  -- on one line, where the error must point: the line that builds the brain)
+  local function error_at(f)
+    local ok, err = pcall(f)
+    assert.is_false(ok)
+    local info = debug.getinfo(f, "S")
+    return err, info.short_src .. ":" .. info.linedefined .. ": "
+  end
+
+  it("rejects a list for hunterparams where the brain is built, instead of fleeing from everything", function()
+    local want = "bad argument #2 to 'RunAway' (a tag, a function or a table {tags, notags, oneoftags, fn}"
+      .. " expected, got a list: a list of tags is written {tags = {...}})"
+    local err, where = error_at(function() return bt.PriorityNode({RunAway(nil, {"predator"}, 5, 9)}, .25) end)
+    assert.equal(where .. want, err)
+    err, where = error_at(function() local node = RunAway(sheep, {"predator", notags = {"tame"}}, 5, 9) end)
+    assert.equal(where .. want, err)
+    err, where = error_at(function() local node = RunAway(sheep, 5, 5, 9) end)
+    assert.equal(where .. "bad argument #2 to 'RunAway' (a tag, a function or a table {tags, notags, oneoftags, fn}"
+      .. " expected, got number)", err)
+    -- a table of options with a key bt ignores (Don't Starve's seeequipped) is fine
+    local node = RunAway(sheep, {tags = {"predator"}, seeequipped = true}, 5, 8)
+    bt.BT(sheep, node):Update()
+    assert.equal(RUNNING, node.status)
+  end)
+
+  it("with hunterparams nil flees from any entity", function()
+    wolf.tags = {}
+    local node = RunAway(sheep, nil, 5, 8)
+    bt.BT(sheep, node):Update()
+    assert.equal(RUNNING, node.status)
+    assert.equal(wolf, node.hunter)
+  end)
+
   it("does not run when shouldrunfn(hunter, inst) says no", function()
     local seen = {}
     local node = RunAway(sheep, "predator", 5, 8, function(hunter, inst)

@@ -213,6 +213,27 @@ describe("Wander", function()
     assert.equal(2.5, tree:GetSleepTime())
   end)
 
+  it("rejects a list or a value that is no table for times and data, at the line that builds it", function()
+    -- each function on one line: the error names that line
+    local cases = {
+      {function() return bt.PriorityNode({Wander(nil, nil, 10, {2, 3, 1, 3})}, .5) end, 4,
+       "nil or a table {minwalktime, randwalktime, minwaittime, randwaittime} expected, got a list"},
+      {function() local node = Wander(nil, nil, 10, 2) end, 4,
+       "nil or a table {minwalktime, randwalktime, minwaittime, randwaittime} expected, got number"},
+      {function() local node = Wander(nil, nil, 10, nil, nil, nil, nil, {6, 8}) end, 8,
+       "nil or a table {wander_dist, offest_attempts, should_run} expected, got a list"},
+      {function() local node = Wander(nil, nil, 10, {minwaittime = 0, 5}) end, 4,
+       "nil or a table {minwalktime, randwalktime, minwaittime, randwaittime} expected, got a list"},
+    }
+    for _, case in ipairs(cases) do
+      local ok, err = pcall(case[1])
+      assert.is_false(ok)
+      local info = debug.getinfo(case[1], "S")
+      assert.equal(string.format("%s:%d: bad argument #%d to 'Wander' (%s)", info.short_src, info.linedefined,
+        case[2], case[3]), err)
+    end
+  end)
+
   it("works in a shared definition: each entity keeps its own phase and home", function()
     local def = bt.define(Wander(nil, function(inst) return inst:GetHome() end, 5))
     local a = world:spawn("sheep", 20, 0, {home = {0, 0}})

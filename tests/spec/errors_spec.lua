@@ -217,6 +217,74 @@ describe("the error handler", function()
     assert.is_true(has(err, "back-to-stderr"), err)
   end)
 
+  -- the repeats that the count lines of standard error tell, by head: {head = {more, total}}
+  local function counts_of(err)
+    local counts = {}
+    for more, total, head in err:gmatch("bt: the same error (%d+) more times? %((%d+) in all%): ([^\n]*)\n") do
+      local c = counts[head] or {0, 0}
+      counts[head] = {c[1] + tonumber(more), math.max(c[2], tonumber(total))}
+    end
+    return counts
+  end
+
+  it("by default writes an error once in full, then counts its repeats, whatever the creature", function()
+    -- four creatures of one definition, each failing the same two conditions at every think
+    local out, err, ok = H.run_lua([[
+      local bt = require "bt"
+      local def = bt.define(bt.SelectorNode {
+        bt.ConditionNode(function(inst) return inst.hunger > 1 end, "Hungry"), -- hunger is nil
+        bt.ConditionNode(function() error("broken-7") end, "Broken"),
+      })
+      local trees = {}
+      for i = 1, 4 do trees[i] = bt.BT({kind = "sheep", id = i}, def) end
+      for _ = 1, 250 do
+        for i = 1, 4 do trees[i]:Update() end
+      end
+      print("done")
+    ]])
+    assert.is_truthy(ok, err)
+    assert.equal("done\n", out)
+    assert.equal(2, H.count(err, "stack traceback:"), err)
+    assert.equal(2, H.count(err, "creature: sheep 1\n"), err) -- the first to fail, in full
+    assert.equal(0, H.count(err, "creature: sheep 2"), err)
+    local counts = counts_of(err)
+    local hungry, broken
+    for head, c in pairs(counts) do
+      if has(head, "Selector/Hungry: ") and has(head, "attempt to compare") then hungry = c end
+      if has(head, "Selector/Broken: ") and has(head, "broken-7") then broken = c end
+    end
+    -- the counts not written yet are written when the state closes: every repeat is told
+    assert.same({999, 1000}, hungry, err)
+    assert.same({999, 1000}, broken, err)
+  end)
+
+  it("by default writes the counts with an error a second (real time) after the last ones", function()
+    local _, err, ok = H.run_lua([[
+      local bt = require "bt"
+      local tree = bt.BT({}, bt.SequenceNode { bt.ConditionNode(function() error("again-9") end, "Broken") })
+      tree:Update()
+      tree:Update()
+      os.execute("sleep 1.2")
+      tree:Update()
+      io.stderr:write("still open\n")
+    ]])
+    assert.is_truthy(ok, err)
+    assert.equal(1, H.count(err, "stack traceback:"), err)
+    local line = err:match("bt: the same error [^\n]*again%-9\nstill open\n$")
+    assert.is_truthy(line, err)
+    assert.is_true(has(line, "the same error 2 more times (3 in all): Sequence/Broken: "), err)
+  end)
+
+  it("set with bt.set_error_handler gets every error in full, each time", function()
+    local errs = H.errors()
+    local tree = bt.BT({}, bt.SequenceNode { bt.ConditionNode(function() error("again-11") end, "Broken") })
+    for _ = 1, 100 do tree:Update() end
+    assert.equal(100, #errs)
+    for _, msg in ipairs(errs) do
+      assert.is_true(has(msg, "Sequence/Broken: ") and has(msg, "again-11") and has(msg, "stack traceback:"), msg)
+    end
+  end)
+
   it("drops an error raised inside the handler", function()
     local calls = 0
     bt.set_error_handler(function() calls = calls + 1; error("handler broke") end)

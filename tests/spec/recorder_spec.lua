@@ -245,12 +245,36 @@ end)
     other.brain = B(other)
     other.brain.manager = manager
     other.brain:Start()
-    local r = other.brain:Record({})
+    local logpath = os.tmpname()
+    local log = assert(bt.log.create(logpath))
+    local r = other.brain:Record({ capacity = 1024, log = log })
     run(10)
     write(2, "Near")
     assert.is_true((bt.reload.module("rrec.brain")))
     run(30)
     assert.equal(r, other.brain.bt:recorder())
+    -- the first think is the recorder's start; the first after the reload says so
+    local function causes(records)
+      local list, after = {}, nil
+      for x in records do
+        if x.type == "reload" then
+          after = "reload>"
+        elseif x.type == "think" then
+          list[#list + 1] = (after or "") .. x.cause
+          after = nil
+        end
+      end
+      return table.concat(list, " ")
+    end
+    local ring = causes(coroutine.wrap(function() for _, x in ipairs(r:records()) do coroutine.yield(x) end end))
+    assert.matches("^start[ a-z]* reload>reload deadline[ a-z]*$", ring)
+    assert.is_nil(ring:find("start", 2, true))
+    assert.equal(2, select(2, ring:gsub("reload", ""))) -- the record, and the one think after it
+    assert.is_true(log:close())
+    local reader = assert(bt.log.open(logpath))
+    assert.equal(ring, causes(reader:records()))
+    reader:close()
+    os.remove(logpath)
     local reloads, paths, unnamed = 0, {}, 0
     for _, x in ipairs(r:records()) do
       if x.type == "status" and not x.path then
@@ -329,13 +353,19 @@ describe("writing a log from Lua", function()
     os.remove(path)
   end)
 
-  it("a wrangler recording into a log writes it at the end of each Update", function()
+  -- a log at a new path, a wrangler, and a brain class that waits
+  local function logged_wrangler()
     local path = os.tmpname()
     local log = assert(bt.log.create(path))
     local m = bt.BrainWrangler()
     local B = bt.SharedBrain(function()
       return bt.PriorityNode({ bt.WaitNode(1) }, 0.5)
     end)
+    return path, log, m, B
+  end
+
+  it("a wrangler recording into a log writes it at the end of each Update", function()
+    local path, log, m, B = logged_wrangler()
     m:Record({ capacity = 0, log = log })
     for i = 1, 3 do
       local inst = { prefab = "wolf", GUID = 10 + i }
@@ -363,6 +393,42 @@ describe("writing a log from Lua", function()
     assert.equal("world", records[#records].type)
     assert.equal("the map", records[#records].data)
     assert.equal(3, records[#records].code)
+    os.remove(path)
+  end)
+
+  it("a brain's Stop is a stop record; a restart attaches its new tree and thinks on", function()
+    local path, log, m, B = logged_wrangler()
+    local inst = { prefab = "sheep", GUID = 21 }
+    inst.brain = B(inst)
+    inst.brain.manager = m
+    inst.brain:Start()
+    m:Record({ capacity = 0, log = log })
+    local tick = 0
+    local function run(n)
+      for _ = 1, n do
+        tick = tick + 1
+        c.t = tick / 30
+        m:Update(tick)
+      end
+    end
+    run(10)
+    inst.brain:Stop() -- the creature died: its brain stops, its tree keeps its statuses
+    local stopped_at = c.t
+    run(10)
+    inst.brain:Start() -- and comes back (DS restarts a brain that woke up)
+    run(10)
+    assert.is_true(log:close())
+    local seq = {}
+    for _, r in ipairs(read_all(path)) do
+      if r.type == "stop" then
+        assert.equal(21, r.agent)
+        assert.equal(stopped_at, r.time)
+        seq[#seq + 1] = "stop"
+      elseif r.type == "think" and seq[#seq] ~= "think" then
+        seq[#seq + 1] = "think"
+      end
+    end
+    assert.same({ "think", "stop", "think" }, seq)
     os.remove(path)
   end)
 

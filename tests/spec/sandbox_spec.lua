@@ -137,6 +137,19 @@ return function() coroutine.resume(spinner) end
     H.restore()
   end)
 
+  it("build with bt's own behaviours, whose argument errors name the brain's line", function()
+    local name, path = write("brains", [[
+local RunAway = require "behaviours.runaway"
+return function()
+  return RunAway(nil, {"predator"}, 5, 9)
+end
+]])
+    local build = require(name)
+    local ok, err = pcall(build)
+    assert.is_false(ok)
+    assert.is_true(contains(err, path:match("[^/]+/[^/]+$") .. ":3: bad argument #2 to 'RunAway'"), err)
+  end)
+
   it("refuse an unknown option or prefix", function()
     local ok, err = pcall(bt.sandbox.allow, "io", "sockets")
     assert.is_false(ok)

@@ -5,9 +5,14 @@
 #   tree     the agent's tree at each think's time, from the log, is the live dump taken then, and
 #            with --dot the live picture
 #   why      the latest switch and its cause for each kind (start, period, ended, event, force,
-#            reload, entered), of Priorities and an ActiveSelector, is expected/why.txt
+#            reload, entered), of Priorities and an ActiveSelector, is expected/why.txt; an agent
+#            whose tree was stopped (the wolf at 3.1) is gone from then on, and why says since when
 #   print    filters by agent, label, node path, time range, status and type (expected/print.txt);
-#            the standard input reads as the file
+#            the standard input reads as the file; host and world records show their bytes only
+#            with --bytes; every byte of the log's (agent 4's label, names, message and host
+#            bytes hold them all) is escaped: the output is printable ASCII, tabs and newlines,
+#            one line a record; so are why's and stats'. With BT_ARENA, the same of an arena's
+#            log (its map and frames are binary WORLD records)
 #   a log cut short prints the records of its whole blocks and says where it stopped (exit 0);
 #   damaged and foreign files say so (exit 1); --follow reads a log as it is written to its end;
 #   bad usage exits 2.
@@ -16,6 +21,7 @@ set -u
 bt_log=$1
 scenarios=$2
 dir=$3
+arena=${4:-none}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
@@ -46,7 +52,7 @@ done
 # why: each cause
 {
   for t in 1 2.8 3.05 3.5 4.5 5.5 6.6 7.2 8; do "$bt_log" why "$log" --agent 1 --at $t; done
-  for t in 1 2.5; do "$bt_log" why "$log" --label 'wolf*' --at $t; done
+  for t in 1 2.5 3.5; do "$bt_log" why "$log" --label 'wolf*' --at $t; done
   for t in 0.5 1; do "$bt_log" why "$log" --agent 3 --at $t; done
 } > "$tmp/why.txt" 2>&1 || fail "why exited $?"
 hashless < "$tmp/why.txt" > "$tmp/why.h"
@@ -55,6 +61,13 @@ diff "$tmp/why.h" "$tmp/why.e" || fail "why printed other lines than expected/wh
 for cause in start period ended event force reload entered; do
   grep -q "): $cause: " "$tmp/why.txt" || fail "why never named the cause $cause"
 done
+"$bt_log" why "$log" --agent 2 --at 9 > "$tmp/gone.txt" || fail "why of a gone agent exited $?"
+sed -n 2p "$tmp/gone.txt" | grep -q "^gone: its tree was stopped at 3.1000 (think 2) " \
+  || fail "why of an agent whose tree was stopped at 3.1 does not say it is gone: $(cat "$tmp/gone.txt")"
+! grep -q "^running:\|: runs " "$tmp/gone.txt" || fail "why of a gone agent answers as if it lived: $(cat "$tmp/gone.txt")"
+"$bt_log" why "$log" --agent 2 --at 3.0 | grep -q "^gone:" && fail "why says the wolf is gone before its stop"
+[ "$("$bt_log" print "$log" --agent 2 --type stop | cut -f 1,5)" = "$(printf '3.1000\tstop')" ] \
+  || fail "print --type stop: $("$bt_log" print "$log" --agent 2 --type stop)"
 
 # print: filters
 {
@@ -62,6 +75,7 @@ done
   "$bt_log" print "$log" --node 'Root/Hit*' --status RUNNING
   "$bt_log" print "$log" --label 'wolf*' --from 2 --to 2 --type status
   "$bt_log" print "$log" --type world,host,error,reload
+  "$bt_log" print "$log" --type world,host --bytes
 } > "$tmp/print.txt" 2>&1 || fail "print exited $?"
 hashless < "$tmp/print.txt" > "$tmp/print.h"
 hashless < "$dir/expected/print.txt" > "$tmp/print.e"
@@ -72,7 +86,61 @@ diff "$tmp/print.h" "$tmp/print.e" || fail "print printed other lines than expec
 cmp -s "$tmp/all.txt" "$tmp/stdin.txt" || fail "print - (the standard input) differs from print FILE"
 lines=$(wc -l < "$tmp/all.txt")
 [ "$lines" -gt 80 ] || fail "print printed $lines lines"
-awk -F '\t' 'NF < 6 { exit 1 }' "$tmp/all.txt" || fail "print: a line with fewer than 6 fields"
+awk -F '\t' '$5 != "stop" && NF < 6 { exit 1 }' "$tmp/all.txt" || fail "print: a line with fewer than 6 fields"
+
+# escaping: nothing but printable ASCII, tabs and newlines; each line one record (a record split
+# over two lines leaves a line that does not begin with a time and name a type in field 5)
+types='status|think|event|error|reload|host|world|lost|stop|attach|saved|describe'
+ascii_only() { # FILE WHAT
+  bad=$(LC_ALL=C tr -d '\t\n\040-\176' < "$1" | wc -c)
+  [ "$bad" -eq 0 ] || fail "$2: $bad bytes that are not printable ASCII, a tab or a newline"
+}
+one_record_a_line() { # FILE WHAT
+  LC_ALL=C awk -F '\t' -v t="^($types)\$" '$1 !~ /^-?[0-9]+\.[0-9][0-9][0-9][0-9]$/ || $5 !~ t { print NR ": " $0; exit 1 }' "$1" \
+    || fail "$2: a line that is not a record"
+}
+"$bt_log" print "$log" --type "$(echo "$types" | tr '|' ',')" --bytes > "$tmp/every.txt" || fail "print --bytes exited $?"
+ascii_only "$tmp/every.txt" "print --bytes"
+one_record_a_line "$tmp/every.txt" "print --bytes"
+ascii_only "$tmp/all.txt" "print"
+one_record_a_line "$tmp/all.txt" "print"
+grep -qF "$(printf '\todd\\t4 \\xc3\\xa9\\r\t1\tstatus\tRoot\\\\/Line\\nBreak\tREADY>FAILED')" "$tmp/all.txt" \
+  || fail "print: agent 4's label and path are not escaped as bt-log(1) says: $(grep -a 'odd' "$tmp/all.txt" | head -2)"
+"$bt_log" why "$log" --agent 4 --at 9 > "$tmp/why4.txt" || fail "why --agent 4 exited $?"
+ascii_only "$tmp/why4.txt" "why"
+[ "$(wc -l < "$tmp/why4.txt")" -eq 3 ] || fail "why --agent 4 printed $(wc -l < "$tmp/why4.txt") lines, not 3: $(cat "$tmp/why4.txt")"
+"$bt_log" stats "$log" --agent 4 > "$tmp/stats4.txt" || fail "stats --agent 4 exited $?"
+ascii_only "$tmp/stats4.txt" "stats"
+[ "$(wc -l < "$tmp/stats4.txt")" -eq 5 ] || fail "stats --agent 4 printed $(wc -l < "$tmp/stats4.txt") lines, not 5 (3 nodes): $(cat "$tmp/stats4.txt")"
+
+# an arena's log: its map and frames (WORLD records of binary bytes) one short line each, and with
+# --bytes escaped; a line a record: the brains' records the summary counts, and a line a frame
+if [ "$arena" != none ]; then
+  "$arena" --headless --agents 40 --seconds 2 --record "$tmp/arena.btlog" > "$tmp/arena.out" 2> "$tmp/arena.err" \
+    || fail "bt-arena --record exited $?: $(cat "$tmp/arena.err")"
+  summary=$(cat "$tmp/arena.out")
+  records=$(echo "$summary" | tr ' ' '\n' | sed -n 's/^records=//p')
+  frames=$(echo "$summary" | tr ' ' '\n' | sed -n 's/^frames=//p')
+  [ -n "$records" ] && [ -n "$frames" ] || fail "bt-arena's summary has no records or frames: $summary"
+  for bytes in "" --bytes; do
+    "$bt_log" print "$tmp/arena.btlog" $bytes > "$tmp/arena.txt" 2> "$tmp/arena.err" \
+      || fail "print $bytes of an arena log exited $?: $(cat "$tmp/arena.err")"
+    ascii_only "$tmp/arena.txt" "print $bytes of an arena log"
+    one_record_a_line "$tmp/arena.txt" "print $bytes of an arena log"
+    worlds=$(awk -F '\t' '$5 == "world"' "$tmp/arena.txt" | wc -l)
+    [ "$(awk -F '\t' '$5 == "world" && $6 == 2' "$tmp/arena.txt" | wc -l)" -eq "$frames" ] \
+      || fail "print $bytes of an arena log: not a line a frame ($frames)"
+    [ "$(wc -l < "$tmp/arena.txt")" -eq $((records + worlds)) ] \
+      || fail "print $bytes of an arena log: $(wc -l < "$tmp/arena.txt") lines for $records records and $worlds world records"
+    if [ -z "$bytes" ]; then
+      awk -F '\t' '$5 == "world" && NF != 7 { exit 1 }' "$tmp/arena.txt" \
+        || fail "print of an arena log: a world record is more than its code and size: $(grep -m1 'world' "$tmp/arena.txt" | head -c 200)"
+    else
+      awk -F '\t' '$5 == "world" && length($8) < $7 { exit 1 }' "$tmp/arena.txt" \
+        || fail "print --bytes of an arena log: a world record without its bytes"
+    fi
+  done
+fi
 
 # a log cut short: the records of the whole blocks, and where it stopped
 size=$(wc -c < "$log")
@@ -125,7 +193,7 @@ done
 grep -q "^Root/Flee	" "$tmp/stats.txt" || fail "stats names nodes by path: $(head -5 "$tmp/stats.txt")"
 # hottest first by default; --agent keeps one agent's records
 "$bt_log" stats "$log" > "$tmp/hot.txt" || fail "stats (hottest first) exited $?"
-awk '$1 == "shape" { last = -1; next } $1 == "node" { next } { if (last >= 0 && $8 > last + 0) bad = 1; last = $8 } END { exit bad }' \
+awk -F '\t' '$1 == "shape" { last = -1; next } $1 == "node" { next } { if (last >= 0 && $8 > last + 0) bad = 1; last = $8 } END { exit bad }' \
   "$tmp/hot.txt" || fail "stats: the nodes are not hottest first"
 "$bt_log" stats "$log" --agent 2 > "$tmp/wolf.txt" || fail "stats --agent exited $?"
 [ "$(grep -c '^shape' "$tmp/wolf.txt")" = 1 ] || fail "stats --agent 2: one shape expected: $(cat "$tmp/wolf.txt")"

@@ -16,9 +16,14 @@
  *   condition first, which carries Flee over      7.5 a think
  * Agent 2, "wolf 2": Root, a Priority of period 1, over Night (a Sequence of IsNight and Sleepy, a
  * Priority of period 0.5 over Tired and Wander) and Play. 0.0 start (Play); 2.0 night: Root
- * switches to Night by its period, and Sleepy, started by it, chooses Wander (entered).
+ * switches to Night by its period, and Sleepy, started by it, chooses Wander (entered); 3.1 its
+ * tree is stopped (a brain's Stop: the creature died): from then on it is gone.
  * Agent 3, "guard 3": Guard, an ActiveSelector, over Alarm (a Sequence of Alarmed and Shout) and
  * Patrol. 0.0 start (Patrol); 1.0 alarmed: Guard re-evaluates and Alarm passes (period).
+ * Agent 4, whose label, node names, error message and host bytes hold every byte bt-log must
+ * escape (a tab, a newline, a carriage return, a backslash, DEL, bytes above 0x7f, a 0 in the
+ * host's bytes): Root\ over the condition "Line<newline>Break" and Caf<e9> <ff>, which runs;
+ * thinks at 8.0 and 8.5, with an error, a host record and a world record of all 256 bytes.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -58,26 +63,20 @@ static void check(int rc, const char *what) {
 
 static void leaf(bt_builder *b, const char *name, int *status) { check(bt_builder_behaviour(b, &BEHAVE, status, name), name); }
 
-/* Agent 1's tree; with panic, the Panic condition comes first (the reload's). */
-static bt_def *sheep_tree(int panic) {
-  static int never = 0;
-  bt_builder *b = NULL;
-  check(bt_builder_new(&b), "builder");
+/* A builder whose root is a Priority of that name and period, not scattered. */
+static bt_builder *priority(bt_builder *b, const char *name, double period) {
+  if (!b) check(bt_builder_new(&b), "builder");
   bt_spec root = {0};
   root.kind = BT_PRIORITY;
-  root.name = "Root";
-  root.param = 1;
+  root.name = name;
+  root.param = period;
   root.flags = BT_SPEC_NOSCATTER;
-  check(bt_builder_open(b, &root), "Root");
-  if (panic) bt_builder_condition(b, cond, &never, "Panic");
-  bt_builder_sequence(b, "Flee");
-  bt_builder_condition(b, cond, &scared, "Scared");
-  leaf(b, "Run", &run_status);
-  bt_builder_back(b);
-  bt_builder_event(b, "Hit", 0);
-  leaf(b, "Cry", &cry_status);
-  bt_builder_back(b);
-  leaf(b, "Graze", NULL);
+  check(bt_builder_open(b, &root), name);
+  return b;
+}
+
+/* The definition b built; b is freed. */
+static bt_def *finish(bt_builder *b) {
   bt_def *def = NULL;
   if (bt_builder_end(b, &def, NULL) != BT_OK) {
     fprintf(stderr, "log_scenarios: %s\n", bt_builder_errmsg(b));
@@ -87,20 +86,27 @@ static bt_def *sheep_tree(int panic) {
   return def;
 }
 
+/* Agent 1's tree; with panic, the Panic condition comes first (the reload's). */
+static bt_def *sheep_tree(int panic) {
+  static int never = 0;
+  bt_builder *b = priority(NULL, "Root", 1);
+  if (panic) bt_builder_condition(b, cond, &never, "Panic");
+  bt_builder_sequence(b, "Flee");
+  bt_builder_condition(b, cond, &scared, "Scared");
+  leaf(b, "Run", &run_status);
+  bt_builder_back(b);
+  bt_builder_event(b, "Hit", 0);
+  leaf(b, "Cry", &cry_status);
+  bt_builder_back(b);
+  leaf(b, "Graze", NULL);
+  return finish(b);
+}
+
 static bt_def *wolf_tree(void) {
-  bt_builder *b = NULL;
-  check(bt_builder_new(&b), "builder");
-  bt_spec root = {0};
-  root.kind = BT_PRIORITY;
-  root.name = "Root";
-  root.param = 1;
-  root.flags = BT_SPEC_NOSCATTER;
-  check(bt_builder_open(b, &root), "Root");
+  bt_builder *b = priority(NULL, "Root", 1);
   bt_builder_sequence(b, "Night");
   bt_builder_condition(b, cond, &night, "IsNight");
-  root.name = "Sleepy";
-  root.param = 0.5;
-  bt_builder_open(b, &root);
+  priority(b, "Sleepy", 0.5);
   bt_builder_sequence(b, "Tired");
   bt_builder_condition(b, cond, &tired, "IsTired");
   leaf(b, "Rest", NULL);
@@ -109,13 +115,7 @@ static bt_def *wolf_tree(void) {
   bt_builder_back(b);
   bt_builder_back(b);
   leaf(b, "Play", NULL);
-  bt_def *def = NULL;
-  if (bt_builder_end(b, &def, NULL) != BT_OK) {
-    fprintf(stderr, "log_scenarios: %s\n", bt_builder_errmsg(b));
-    exit(1);
-  }
-  bt_builder_free(b);
-  return def;
+  return finish(b);
 }
 
 static bt_def *guard_tree(void) {
@@ -127,13 +127,16 @@ static bt_def *guard_tree(void) {
   leaf(b, "Shout", NULL);
   bt_builder_back(b);
   leaf(b, "Patrol", NULL);
-  bt_def *def = NULL;
-  if (bt_builder_end(b, &def, NULL) != BT_OK) {
-    fprintf(stderr, "log_scenarios: %s\n", bt_builder_errmsg(b));
-    exit(1);
-  }
-  bt_builder_free(b);
-  return def;
+  return finish(b);
+}
+
+/* Agent 4's tree: names bt-log must escape. */
+static bt_def *odd_tree(void) {
+  static int never = 0;
+  bt_builder *b = priority(NULL, "Root\\", 1);
+  bt_builder_condition(b, cond, &never, "Line\nBreak");
+  leaf(b, "Caf\xc3\xa9 \xff\x7f", NULL);
+  return finish(b);
 }
 
 static const char *dir;
@@ -245,6 +248,7 @@ int main(int argc, char **argv) {
   scared = 0;
   think(s, 1, 3.1);
   run_status = BT_RUNNING;
+  bt_inst_stop(w); /* at 3.1: the wolf is gone */
   check(bt_log_flush(log), "flush");
   T = 4.0;
   check(bt_inst_fire_event(s, 4), "event"); /* Hit: Root 0, Flee 1, Scared 2, Run 3, Hit 4 */
@@ -278,6 +282,29 @@ int main(int argc, char **argv) {
   check(bt_log_flush(log), "flush");
   think(s, 1, 7.5);
   check(bt_log_flush(log), "flush");
+
+  /* agent 4: bytes to escape everywhere */
+  bt_def *odd = odd_tree();
+  bt_inst *o = NULL;
+  bt_rec *ro = NULL;
+  check(bt_inst_create(&o, odd, &HOST, NULL, 0), "odd");
+  check(bt_rec_create(&ro, 0), "recorder");
+  check(bt_rec_set_agent(ro, 4, "odd\t4 \xc3\xa9\r"), "agent");
+  check(bt_rec_set_log(ro, log), "log");
+  check(bt_rec_set_stats(ro, live), "stats");
+  check(bt_inst_set_recorder(o, ro), "attach");
+  think(o, 4, 8.0);
+  unsigned char all[256];
+  for (int i = 0; i < 256; i++) all[i] = (unsigned char)i;
+  check(bt_inst_record_error(o, 2, "bad\r\nthing \x80\\"), "error");
+  check(bt_inst_record_host(o, 9, all, sizeof all), "host record");
+  check(bt_log_write_host(log, 8.0, 2, all, sizeof all), "world record");
+  check(bt_log_flush(log), "flush");
+  think(o, 4, 8.5);
+  check(bt_log_flush(log), "flush");
+  bt_rec_free(ro);
+  bt_inst_free(o);
+  bt_def_release(odd);
 
   bt_rec_free(rs);
   bt_rec_free(rw);
