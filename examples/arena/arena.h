@@ -37,7 +37,8 @@ typedef struct arena {
   int live; /* the terminal view is up: keep standard error quiet until it is closed */
   int watch; /* --watch: brains and behaviours reload when their files are saved */
   /* the view's last line: the last reload or error, in one line (errors.h); an error stays until
-   * the next reload, a reload that went through for 5 seconds */
+   * the next reload, a reload that went through for 5 seconds; empty until the first (the view
+   * shows --viewer's URL until then) */
   char status[256];
   int status_ok;
   double status_time; /* when it came (simulated seconds) */

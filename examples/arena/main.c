@@ -118,6 +118,8 @@ static const char USAGE[] =
     "Live, the world is drawn in the terminal at real time (30 ticks a second); q quits,\n"
     "space pauses, '.' runs one tick, Tab (or a kind's letter, or the arrows) picks a creature\n"
     "and shows its tree, Esc closes it (docs/arena.md and bt-arena(1) list every key).\n"
+    "Standard output must be a terminal then: into a file or a pipe bt-arena draws nothing\n"
+    "and exits with status 2 (pass --headless).\n"
     "Replaying, '+' and '-' play faster and slower.\n";
 
 static void die_usage(const char *fmt, const char *a, const char *b) {
@@ -482,6 +484,11 @@ int main(int argc, char **argv) {
   double start = now();
   options opt;
   parse(argc, argv, &opt);
+  if (!opt.headless && !isatty(STDOUT_FILENO)) { /* the view's escapes would fill a file or a pipe */
+    fprintf(stderr, "bt-arena: standard output is not a terminal, and the live view needs one to draw in: run it "
+                    "in a terminal, or pass --headless to run without the view and print one summary line\n");
+    return 2;
+  }
   if (opt.replay) return replay_main(&opt, start);
   static arena a;
   char looked[3 * PATH_MAX + 16];
@@ -522,8 +529,6 @@ int main(int argc, char **argv) {
       return 1;
     }
     fprintf(stderr, "viewer: %s\n", arena_viewer_url());
-    snprintf(a.status, sizeof a.status, "viewer: %s", arena_viewer_url());
-    a.status_ok = 1;
   }
   if (opt.ring && !rec.on && arena_record_rings(&a, (int)opt.ring) != 0) return 1;
   arena_load_brains(&a);
@@ -558,6 +563,7 @@ int main(int argc, char **argv) {
     }
     a.live = 1;
     view_info vi = {0};
+    if (opt.viewer != -2) vi.viewer = arena_viewer_url(); /* on the last line until a reload or an error */
     static inspector in;
     inspect_init(&in, &a);
     double next = now(), window_start = next, window_brain = 0, window_host = 0;

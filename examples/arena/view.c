@@ -664,8 +664,8 @@ void view_draw(arena *a, const view_info *vi, inspector *in) {
   }
 
   /* the last line: the last error (until the next reload), a reload of the last 5 seconds, a kind
-   * without a brain, what the last key could not do, or else the keys and the legend (one column
-   * short: no scrolling) */
+   * without a brain, what the last key could not do, a replay's note, the viewer's URL until the
+   * first reload or error, or else the keys and the legend (one column short: no scrolling) */
   const char *err = NULL;
   char kinds[64] = "";
   for (int k = 0; k < w->nkinds; k++)
@@ -685,6 +685,9 @@ void view_draw(arena *a, const view_info *vi, inspector *in) {
   } else if (vi->note && vi->note[0]) {
     snprintf(text, sizeof text, " %s", vi->note);
     line(&o, vi->note_is_error ? "1;97;41" : "1;30;43", text, cols - 1);
+  } else if (vi->viewer && vi->viewer[0] && !a->status[0]) {
+    snprintf(text, sizeof text, " viewer: %s", vi->viewer);
+    line(&o, "1;97;42", text, cols - 1);
   } else {
     legend(a, in, text, sizeof text, cols);
     line(&o, "2", text, cols - 1);

@@ -17,6 +17,8 @@ typedef struct view_info {
   const char *replay;       /* replaying (--replay): the status line's " REPLAY x2"; else NULL */
   const char *note;         /* a replay's line for the last line (its end, a cut), or NULL */
   int note_is_error;        /* ... in red: the log is damaged */
+  const char *viewer;       /* --viewer: the page's URL, on the last line until the first reload or
+                               error (arena.status) takes it; else NULL */
 } view_info;
 
 /* Takes the terminal (raw mode, alternate screen, cursor hidden). 0 on success. */

@@ -123,9 +123,9 @@ try {
   check(JSON.stringify(names) === JSON.stringify(shape.nodes.map((n) => n.name)), `firefox: agent ${agent.id}'s ${shape.nodes.length} nodes are drawn by name`);
 
   for (let k = 0; k < 4; k++) await evaluate("document.getElementById('tl-back').click()");
-  await sleep(800);
-  const seq = Number(await evaluate("document.getElementById('timeline').dataset.seq"));
-  const shown = JSON.parse(await evaluate("JSON.stringify([...document.querySelectorAll('#tree [data-node-index]')].sort((a, b) => a.dataset.nodeIndex - b.dataset.nodeIndex).map((n) => n.dataset.status))"));
+  // once the steps are done (no data-busy), the record shown and the statuses, read in one go
+  await wait_for("!document.getElementById('timeline').hasAttribute('data-busy')", 'the steps back done');
+  const [seq, shown] = JSON.parse(await evaluate("JSON.stringify([Number(document.getElementById('timeline').dataset.seq), [...document.querySelectorAll('#tree [data-node-index]')].sort((a, b) => a.dataset.nodeIndex - b.dataset.nodeIndex).map((n) => n.dataset.status)])"));
   const w = await api(base, `/api/agents/${agent.id}/history?before=${seq + 1}&count=2000`);
   const expected = w.statuses_before.slice();
   for (const rec of w.records) if (rec.type === 'status') expected[rec.node] = rec.to;

@@ -4,13 +4,15 @@
 //   node viewer.mjs OUT BT_ARENA BT_LOG [LUA_CPATH_DIR]
 // (LUA_CPATH_DIR: where the build's bt.so is, for lua5.4 and big_tree.lua; BT_LUA_PRELOAD: what
 // that lua5.4 preloads in the sanitizer build; BT_CHROMIUM: the browser, default /usr/bin/chromium)
-// 1. bt-arena --headless --viewer 0: the agent list has the arena's agents (ids and labels as
+// 1. bt-arena --viewer 0, live (in script): the agent list has the arena's agents (ids and labels as
 //    /api/agents), selecting one draws its nodes by name (as its shape), a status changes on
 //    screen, stepping and scrubbing back shows the statuses that the server's history gives
-//    (computed here from statuses_before and the records, not by the page's code), the map and
-//    the heat overlay;
+//    (computed here from statuses_before and the records, not by the page's code, on a copy of
+//    the history kept from before the page loads it: server_history), the map and the heat
+//    overlay;
 // 2. bt-arena --watch: a brain file edited, the page shows the reload and the new tree;
-// 3. bt-arena --record FILE, then bt-log view FILE: the same as 1 on the replayed log, and with
+// 3. bt-arena --record FILE, then bt-log view FILE: the same as 1 on the replayed log (and the
+//    timeline opens at the agent's last record with the records before it listed), and with
 //    --token: the page passes on its URL's token; without it, it says it was refused;
 // 4. a log of a 2,010-node tree (big_tree.lua) under bt-log view: the first drawing and a frame
 //    of pan and zoom are timed and printed, not asserted.
@@ -97,24 +99,90 @@ async function api(base, p) {
 }
 
 /**
- * The statuses after record `seq`, from the server's history: the window of records up to `seq`,
- * applied to its statuses_before. Before the oldest record the server keeps (0: before any), the
- * statuses_before of the window that starts right after `seq`. exact: the window ends (or
- * starts) at `seq` itself.
+ * What the server had of an agent's history, from before the page loads any of it: every record it
+ * kept (a record's seq never changes) and the statuses before the first, and, with `follow`, every
+ * record after, fetched twice a second until stop_history. Live, the server keeps only an agent's
+ * newest records (the arena 2048) and drops the oldest as new ones come, at the arena's pace,
+ * whatever the test's: a record the page loaded may be gone by the time the test asks for it, the
+ * likelier the slower the machine. So the test keeps what the server had.
  */
-async function statuses_at(base, id, seq) {
-  const w = seq > 0 ? await api(base, `/api/agents/${id}/history?before=${seq + 1}&count=2000`) : null;
-  const records = w?.records ?? [];
-  if (records.length === 0) {
-    const next = await api(base, `/api/agents/${id}/history?before=${seq + 2}&count=1`);
-    return { statuses: next.statuses_before.map((s) => STATUS[s]), exact: (next.records ?? [])[0]?.seq === seq + 1 };
+async function server_history(base, id, follow = false) {
+  const newest = await api(base, `/api/agents/${id}/history?count=2000`);
+  const h = { base, id, before: newest.statuses_before, records: newest.records ?? [], first: newest.newest + 1 };
+  if (h.records.length > 0) h.first = h.records[0].seq;
+  if (h.records.length > 0 && h.first > newest.oldest) { // the rest of what it keeps
+    const older = await api(base, `/api/agents/${id}/history?before=${h.first}&count=2000`);
+    if ((older.records ?? []).at(-1)?.seq === h.first - 1) {
+      h.records = older.records.concat(h.records);
+      h.before = older.statuses_before;
+      h.first = older.records[0].seq;
+    }
   }
-  const statuses = w.statuses_before.slice();
-  for (const r of records) if (r.type === 'status') statuses[r.node] = r.to;
-  return { statuses: statuses.map((s) => STATUS[s]), exact: records[records.length - 1].seq === seq };
+  h.fetching = Promise.resolve();
+  h.error = null;
+  if (follow) h.timer = setInterval(() => catch_up(h), 500);
+  return h;
+}
+
+function stop_history(h) {
+  if (h?.timer) clearInterval(h.timer);
+}
+
+/** Adds to h the records the server has after it (one fetch after the other). */
+function catch_up(h) {
+  h.fetching = h.fetching.then(async () => {
+    for (let more = true; more && !h.error;) {
+      const newest = h.first + h.records.length - 1;
+      // the 2000 records after the newest kept (the server gives its newest 2000 when it has fewer)
+      const w = await api(h.base, `/api/agents/${h.id}/history?before=${newest + 2001}&count=2000`);
+      const records = (w.records ?? []).filter((r) => r.seq > newest);
+      if (records.length > 0 && records[0].seq !== newest + 1) {
+        h.error = `the server no longer had record ${newest + 1} of agent ${h.id} when the test asked (its oldest: ${w.oldest})`;
+      } else {
+        h.records.push(...records);
+      }
+      more = records.length === 2000;
+    }
+  }).catch((err) => { h.error = String(err); });
+  return h.fetching;
+}
+
+/**
+ * The statuses after record `seq` by the server's history h: its statuses before its first
+ * record, with the status records up to `seq` applied. null when `seq` is older than h.
+ */
+async function statuses_at(h, seq) {
+  if (seq > h.first + h.records.length - 1) await catch_up(h);
+  if (h.error) throw new Error(h.error);
+  if (seq < h.first - 1) return null;
+  const statuses = h.before.slice();
+  for (const r of h.records) {
+    if (r.seq > seq) break;
+    if (r.type === 'status') statuses[r.node] = r.to;
+  }
+  return statuses.map((s) => STATUS[s]);
 }
 
 // ---- the page
+
+/**
+ * What the page shows once its timeline is settled (no step, |◀ or "older" under way: no
+ * data-busy): the record shown and the tree's statuses, read in one go.
+ */
+async function page_shown(page) {
+  for (;;) {
+    await page.waitForSelector('#timeline:not([data-busy])', { state: 'attached', timeout: 30000 });
+    const shown = await page.evaluate(() => {
+      const tl = document.getElementById('timeline');
+      const statuses = [];
+      for (const n of document.querySelectorAll('#tree [data-node-index]')) {
+        statuses[Number(n.getAttribute('data-node-index'))] = n.getAttribute('data-status');
+      }
+      return { busy: tl.hasAttribute('data-busy'), seq: Number(tl.dataset.seq), last: Number(tl.dataset.lastSeq), statuses };
+    });
+    if (!shown.busy) return shown;
+  }
+}
 
 async function page_statuses(page) {
   return page.$$eval('#tree [data-node-index]', (nodes) => {
@@ -130,21 +198,6 @@ async function page_names(page) {
     for (const n of nodes) out[Number(n.getAttribute('data-node-index'))] = n.getAttribute('data-name');
     return out;
   });
-}
-
-/** Waits until the timeline's data-seq has not changed for 400 ms; returns it. */
-async function settled_seq(page) {
-  let last = null;
-  let since = Date.now();
-  for (let k = 0; k < 100; k++) {
-    const seq = await page.getAttribute('#timeline', 'data-seq');
-    if (seq !== last) {
-      last = seq;
-      since = Date.now();
-    } else if (Date.now() - since > 400) break;
-    await page.waitForTimeout(100);
-  }
-  return Number(last);
 }
 
 async function select(page, id) {
@@ -180,44 +233,46 @@ async function names_match(page, base, id, what) {
     `page: ${names.slice(0, 6).join(', ')}… server: ${expected.slice(0, 6).join(', ')}…`);
 }
 
-async function compare_with_history(page, base, id, what) {
-  const seq = await settled_seq(page);
-  const shown = await page_statuses(page);
-  const { statuses, exact } = await statuses_at(base, id, seq);
+/** The page's statuses against the server's history h (server_history) at the record shown. */
+async function compare_with_history(page, h, what) {
+  const { seq, last, statuses: shown } = await page_shown(page);
+  const statuses = await statuses_at(h, seq);
   const same = statuses !== null && statuses.length === shown.length && statuses.every((s, i) => s === shown[i]);
-  check(same && exact, `${what}: the statuses shown after record ${seq} are those of the server's history`,
-    `shown ${shown.join(',')}\n  history ${statuses?.join(',')} (window ends at the record: ${exact})`);
-  return seq;
+  check(same, `${what}: the statuses shown after record ${seq} are those of the server's history`,
+    `shown ${shown.join(',')}\n  history ${statuses?.join(',') ?? `(none: record ${seq} is older than the server had, from ${h.first})`}`);
+  return { seq, last };
 }
 
-/** Scrubbing: steps back and forth with keys and buttons, compared with the history each time. */
-async function scrub_checks(page, base, id, what, live) {
+/**
+ * Scrubbing: steps back and forth with keys and buttons, compared with the server's history h
+ * (asked for before the page selected the agent) each time.
+ */
+async function scrub_checks(page, h, what, live) {
   const start = Number(await page.getAttribute('#timeline', 'data-seq'));
   for (let k = 0; k < 5; k++) await page.keyboard.press('ArrowLeft');
-  const back = await compare_with_history(page, base, id, `${what}, 5 transitions back (← key)`);
   // live, records that came between reading `start` and the first key press are stepped back over
   // too: the check is against the newest record loaded, read with the position in one go
-  const [seq, last] = await page.$eval('#timeline', (tl) => [Number(tl.dataset.seq), Number(tl.dataset.lastSeq)]);
-  check(seq < last && (live || back < start || start === 0),
+  const { seq: back, last } = await compare_with_history(page, h, `${what}, 5 transitions back (← key)`);
+  check(back < last && (live || back < start || start === 0),
     `${what}: stepping back moved to an earlier record (${start} → ${back}, the newest loaded ${last})`);
   if (live) check((await page.getAttribute('#timeline', 'data-following')) === 'false', `${what}: stepping back stops following live`);
   await page.click('#tl-back');
   await page.click('#tl-back');
-  await compare_with_history(page, base, id, `${what}, 2 more back (◀ button)`);
+  await compare_with_history(page, h, `${what}, 2 more back (◀ button)`);
   // far back: the older windows, then the first record kept
   await page.click('#tl-older');
   await page.click('#tl-start');
-  const first = await compare_with_history(page, base, id, `${what}, the first record loaded (|◀)`);
+  const { seq: first } = await compare_with_history(page, h, `${what}, the first record loaded (|◀)`);
   await page.keyboard.press('ArrowRight');
   await page.keyboard.press('ArrowRight');
-  const fwd = await compare_with_history(page, base, id, `${what}, 2 transitions forward (→ key)`);
+  const { seq: fwd } = await compare_with_history(page, h, `${what}, 2 transitions forward (→ key)`);
   check(fwd > first, `${what}: stepping forward moved to a later record (${first} → ${fwd})`);
   // the slider: halfway
   await page.$eval('#tl-slider', (s) => {
     s.value = String(Math.floor(Number(s.max) / 2));
     s.dispatchEvent(new Event('input', { bubbles: true }));
   });
-  await compare_with_history(page, base, id, `${what}, the slider halfway`);
+  await compare_with_history(page, h, `${what}, the slider halfway`);
 }
 
 async function open_page(context, url) {
@@ -238,6 +293,7 @@ async function live_checks(context) {
   const { child, url } = await start_server('script',
     ['-qfec', `stty cols 140 rows 45; exec ${quote(arena_exe)} --viewer 0 --agents 24 --seed 5 --seconds 600`, '/dev/null'],
     'bt-arena --viewer (in script)');
+  let h = null;
   try {
     const page = await open_page(context, url);
     check((await page.getAttribute('body', 'data-mode')) === 'live', 'live: the page says it is live');
@@ -269,9 +325,12 @@ async function live_checks(context) {
       }
     }
     check(changed, 'live: a status changes on screen while the arena runs');
-    if (shown !== id) await select(page, id); /* the scrubbing below is agent id's */
+    // the scrubbing below is agent id's, against what the server had of it before the page loaded
+    // any of it: the page selects it again
+    h = await server_history(url, id, true);
+    await select(page, id);
     await page.screenshot({ path: path.join(out, 'viewer-live.png') });
-    await scrub_checks(page, url, id, 'live', true);
+    await scrub_checks(page, h, 'live', true);
     await page.screenshot({ path: path.join(out, 'viewer-scrub.png') });
     await page.click('#tl-live');
     await page.waitForSelector('#timeline[data-following="true"]', { state: 'attached', timeout: 5000 });
@@ -316,6 +375,7 @@ async function live_checks(context) {
     }
     await page.close();
   } finally {
+    stop_history(h);
     stop(child);
   }
 }
@@ -364,10 +424,20 @@ async function log_checks(context) {
     const agents = (await api(url, '/api/agents')).agents.filter((a) => a.shape && a.seq > 20);
     agents.sort((a, b) => b.seq - a.seq || a.id - b.id);
     const id = agents[0].id;
+    const h = await server_history(url, id);
     await select(page, id);
     await names_match(page, url, id, 'log');
-    await compare_with_history(page, url, id, 'log, at the end of the log');
-    await scrub_checks(page, url, id, 'log', false);
+    // the timeline opens at the agent's last record, with the records before it listed: no key
+    // needed to load them
+    const opened = await page.$eval('#timeline', (tl) => ({ seq: Number(tl.dataset.seq), last: Number(tl.dataset.lastSeq),
+      records: Number(tl.dataset.records), current: tl.querySelector('#tl-records .current')?.dataset.seq ?? null,
+      listed: tl.querySelectorAll('#tl-records [data-seq]').length, range: document.getElementById('tl-range').textContent }));
+    check(opened.seq === agents[0].seq && opened.last === agents[0].seq && opened.records > 0 && opened.listed > 0
+      && opened.current === String(agents[0].seq),
+      `log: the timeline opens at agent ${id}'s last record (${agents[0].seq}), the records before it listed`,
+      `record shown ${opened.seq}, newest loaded ${opened.last}, ${opened.records} loaded, ${opened.listed} listed, current ${opened.current}: "${opened.range}"`);
+    await compare_with_history(page, h, 'log, at the end of the log');
+    await scrub_checks(page, h, 'log', false);
     await page.screenshot({ path: path.join(out, 'viewer-log.png') });
     // the heat overlay: a log's figures do not change, so each node shows its visits of /stats
     await page.click('#heat-toggle');

@@ -1,8 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # Checks of bt-arena, run by ctest (tests/CMakeLists.txt, tests arena.*).
-# usage: check_arena.sh <headless|broken_brain|watch|kinds|bad_kinds|error_lines|inspector|bad_flags|
-#                        record|replay_damage|replay_view|threads|own_writes|achieves> <bt-arena>
+# usage: check_arena.sh <headless|broken_brain|watch|kinds|bad_kinds|error_lines|viewer_line|inspector|
+#                        bad_flags|no_terminal|record|replay_damage|replay_view|threads|own_writes|
+#                        achieves> <bt-arena>
 #                        <source dir> [<bt-log or none>
 #                        [<the directory of bt.so>]]
 # (exit 77: skipped, for a tool that is missing)
@@ -248,6 +249,32 @@ error_lines)
   frames_after=$(tr '\033' '\n' < "$tmp/screen" | grep -c '^\[0;1;97;41m refused')
   [ "$frames_after" -ge 35 ] || fail "the refusal was on screen for $frames_after frames; it should stay to the end (5 frames a second)"
   grep -q "^bt-arena: refused .*behaviours/wander.lua" "$tmp/err" || fail "the refusal is not written out at exit: $(cat "$tmp/err")"
+  ;;
+
+viewer_line)
+  # live, with --viewer, in a terminal of 80 x 24: the view's last line shows the page's URL, as
+  # standard error says it, and keeps it to the end of a run of 7 simulated seconds (it went after
+  # 5); a reload replaces it, and it does not come back
+  command -v script > /dev/null || { echo "SKIP: arena.viewer_line needs script(1) (Debian: bsdutils)"; exit 77; }
+  "$arena" --viewer 0 --headless --agents 2 --seconds 0.1 --data "$src" > "$tmp/out" 2> "$tmp/err"
+  if grep -q "built without the viewer" "$tmp/err"; then echo "SKIP: $(cat "$tmp/err")"; exit 77; fi
+  COLUMNS=80 LINES=24 script -qec "stty cols 80 rows 24; '$arena' --agents 20 --seconds 7 --viewer 0 --data '$src' 2> '$tmp/err'" /dev/null \
+    < /dev/null > "$tmp/screen"
+  rc=$?
+  [ $rc -eq 0 ] || fail "exit $rc: $(cat "$tmp/err")"
+  url=$(sed -n 's/^viewer: //p' "$tmp/err")
+  case $url in http://127.0.0.1:[0-9]*/) ;; *) fail "no 'viewer: URL' line on standard error: $(cat "$tmp/err")" ;; esac
+  # the last line of the last frame: the last text in a colour of its own (view_close writes none)
+  last=$(tr '\033' '\n' < "$tmp/screen" | grep '^\[0;[0-9;]*m' | tail -1 | sed 's/ *$//')
+  echo "last line: '$last'"
+  [ "$last" = "[0;1;97;42m viewer: $url" ] || fail "the last line at 7 s is not ' viewer: $url' in green: '$last'"
+  COLUMNS=80 LINES=24 script -qec "stty cols 80 rows 24; '$arena' --agents 20 --seconds 3 --viewer 0 --reload-at 30 --data '$src' 2> '$tmp/err'" /dev/null \
+    < /dev/null > "$tmp/screen"
+  rc=$?
+  [ $rc -eq 0 ] || fail "--reload-at 30: exit $rc: $(cat "$tmp/err")"
+  order=$(tr '\033' '\n' < "$tmp/screen" | sed -n 's/^\[0;1;97;42m \(viewer\|reloaded\)[: ].*/\1/p' | uniq | tr '\n' ' ')
+  echo "last lines in turn: $order"
+  [ "$order" = "viewer reloaded " ] || fail "expected the viewer's line, then the reload's for good; got: $order"
   ;;
 
 inspector)
@@ -662,6 +689,28 @@ bad_flags)
   "$arena" --help > "$tmp/out" 2>&1 || fail "--help exited $?"
   grep -q -- "--agents N" "$tmp/out" || fail "--help does not list --agents"
   grep -q -- "--replay FILE" "$tmp/out" || fail "--help does not list --replay"
+  ;;
+
+no_terminal)
+  # live (no --headless) with standard output a file or a pipe: no view drawn into it, a message
+  # on standard error saying why, exit 2, at once (a run without --seconds would never end; the
+  # timeout only keeps a broken arena from hanging the test)
+  esc=$(printf '\033')
+  for how in file pipe replay; do
+    case $how in
+    file) timeout 30 "$arena" --agents 10 --data "$src" < /dev/null > "$tmp/out" 2> "$tmp/err"; rc=$? ;;
+    pipe) { timeout 30 "$arena" --agents 10 --data "$src" < /dev/null 2> "$tmp/err"; echo $? > "$tmp/rc"; } | cat > "$tmp/out"
+          rc=$(cat "$tmp/rc") ;;
+    replay) "$arena" --headless --agents 10 --seconds 1 --data "$src" --record "$tmp/R" > /dev/null 2>&1 || fail "--record failed"
+            timeout 30 "$arena" --replay "$tmp/R" < /dev/null > "$tmp/out" 2> "$tmp/err"; rc=$? ;;
+    esac
+    [ $rc -eq 2 ] || fail "$how: exited $rc, expected 2; standard error: $(cat "$tmp/err")"
+    ! grep -q "$esc" "$tmp/out" || fail "$how: escape codes written to standard output ($(wc -c < "$tmp/out") bytes)"
+    [ ! -s "$tmp/out" ] || fail "$how: standard output is not empty: $(head -c 200 "$tmp/out")"
+    grep -q "^bt-arena: standard output is not a terminal.*--headless" "$tmp/err" \
+      || fail "$how: the message does not say why and what to do: $(cat "$tmp/err")"
+    echo "$how -> $(cat "$tmp/err")"
+  done
   ;;
 
 threads)

@@ -178,11 +178,16 @@ async function select_agent(id) {
   try {
     const state = await api.agent(id);
     if (generation !== app.generation) return;
-    const shape = await api.shape(state.shape);
+    // its shape, and its last records up to the state's: the timeline starts at the last record
+    // with the records before it listed (a log has no stream to bring any)
+    const [shape, recent] = await Promise.all([api.shape(state.shape),
+      state.seq > 0 ? api.history(id, state.seq + 1, WINDOW) : null]);
     if (generation !== app.generation) return;
     app.state = state;
     app.shape = shape;
     app.history = new History(state.statuses, state.seq);
+    // live, the host may have dropped those records meanwhile: the timeline then starts empty
+    if (recent && (recent.records ?? []).at(-1)?.seq === state.seq) app.history.prepend(recent);
     app.following = app.live;
     app.stale = false;
     app.skipped = 0;
@@ -375,33 +380,44 @@ function render_timeline(d = app.history.derived()) {
 
 // ---- scrubbing
 
-let fetching_older = false;
-/** Fetches the window before the oldest record kept. Returns the number of records added. */
+/**
+ * Fetches the window before the oldest record kept. Returns the number of records added. Only
+ * moves of the timeline call it (queue_move), one after the other.
+ */
 async function load_older() {
   const h = app.history;
-  if (!h || !h.more_before || fetching_older) return 0;
-  fetching_older = true;
+  if (!h || !h.more_before) return 0;
   const generation = app.generation;
-  try {
-    const window = await api.history(app.selected, h.first_seq, WINDOW);
-    if (generation !== app.generation) return 0;
-    return h.prepend(window);
-  } finally {
-    fetching_older = false;
-  }
+  const window = await api.history(app.selected, h.first_seq, WINDOW);
+  if (generation !== app.generation) return 0;
+  return h.prepend(window);
 }
 
-let step_queue = Promise.resolve();
-/** Steps run one after the other (a key held down queues them; a fetch of older records waits). */
+let timeline_queue = Promise.resolve();
+let timeline_queued = 0;
+/**
+ * Runs a move of the timeline (a step, |◀, "older") after those before it: a key held down queues
+ * steps, and a fetch of older records holds up the moves after it. #timeline has data-busy from
+ * the moment one is asked until the last is done, so that what it shows can be read once settled.
+ */
+function queue_move(move) {
+  timeline_queued++;
+  $('timeline').dataset.busy = '';
+  timeline_queue = timeline_queue.then(move).catch(show_error).finally(() => {
+    if (--timeline_queued === 0) delete $('timeline').dataset.busy;
+  });
+  return timeline_queue;
+}
+
 function step(direction, count = 1) {
-  step_queue = step_queue.then(() => step_now(direction, count)).catch(show_error);
-  return step_queue;
+  if (direction < 0) app.following = false; // at once: records that come meanwhile must not move it
+  return queue_move(() => step_now(direction, count));
 }
 
 async function step_now(direction, count) {
   const h = app.history;
   if (!h) return;
-  if (direction < 0) app.following = false; // first: records that come meanwhile must not move it
+  if (direction < 0) app.following = false; // also when a move before it went live again
   for (let k = 0; k < count; k++) {
     if (direction < 0) {
       if (!h.step_back()) {
@@ -414,13 +430,17 @@ async function step_now(direction, count) {
   render_state();
 }
 
-async function to_start() {
-  const h = app.history;
-  if (!h) return;
+function to_start() {
+  if (!app.history) return Promise.resolve();
   app.following = false;
-  await step_queue;
-  h.seek_index(0);
-  render_state();
+  return queue_move(() => {
+    app.history?.seek_index(0);
+    render_state();
+  });
+}
+
+function show_older() {
+  return queue_move(() => load_older().then(render_state));
 }
 
 function to_live() {
@@ -502,10 +522,10 @@ function install_controls() {
     const li = ev.target.closest('[data-agent-id]');
     if (li) select_agent(Number(li.dataset.agentId));
   });
-  $('tl-back').addEventListener('click', () => step(-1).catch(show_error));
-  $('tl-forward').addEventListener('click', () => step(1).catch(show_error));
-  $('tl-start').addEventListener('click', () => to_start().catch(show_error));
-  $('tl-older').addEventListener('click', () => load_older().then(render_state).catch(show_error));
+  $('tl-back').addEventListener('click', () => step(-1));
+  $('tl-forward').addEventListener('click', () => step(1));
+  $('tl-start').addEventListener('click', () => to_start());
+  $('tl-older').addEventListener('click', () => show_older());
   $('tl-live').addEventListener('click', to_live);
   $('tl-slider').addEventListener('input', (ev) => {
     const h = app.history;
@@ -528,9 +548,9 @@ function install_controls() {
     }
     const n = ev.shiftKey ? 10 : 1;
     switch (ev.key) {
-      case 'ArrowLeft': step(-1, n).catch(show_error); break;
-      case 'ArrowRight': step(1, n).catch(show_error); break;
-      case 'Home': to_start().catch(show_error); break;
+      case 'ArrowLeft': step(-1, n); break;
+      case 'ArrowRight': step(1, n); break;
+      case 'Home': to_start(); break;
       case 'End': case 'l': if (app.live) to_live(); else app.history && (app.history.to_end(), render_state()); break;
       case 'h': toggle_heat(); break;
       case 'f': tree.fit(); break;
