@@ -97,6 +97,7 @@ typedef struct builder {
   const char *fname; /* "BT" or "define", for messages */
   int old;           /* a tree rebuilt (lbt_compile_again): table object -> its node in od, or 0 */
   const bt_def *od;
+  int others;        /* and object -> {definition, node, slot offset}: nodes of other trees */
 } builder;
 
 static void push_name(lua_State *L, int obj) {
@@ -230,10 +231,25 @@ static int old_spec(builder *b, int obj, bt_spec *s) {
   lua_State *L = b->L;
   if (!b->old) return 0;
   lua_pushvalue(L, obj);
-  int old = lua_rawget(L, b->old) == LUA_TNUMBER;
-  if (old) bt_def_spec(b->od, (int)lua_tointeger(L, -1), s);
-  lua_pop(L, 1);
-  return old;
+  if (lua_rawget(L, b->old) == LUA_TNUMBER) {
+    bt_def_spec(b->od, (int)lua_tointeger(L, -1), s);
+    lua_pop(L, 1);
+    return 1;
+  }
+  lua_pushvalue(L, obj);
+  if (lua_rawget(L, b->others) != LUA_TTABLE) {
+    lua_pop(L, 2);
+    return 0;
+  }
+  lua_rawgeti(L, -1, 1);
+  lua_rawgeti(L, -2, 2);
+  lua_rawgeti(L, -3, 3);
+  bt_def_spec(lua_touserdata(L, -3), (int)lua_tointeger(L, -2), s);
+  intptr_t offset = (intptr_t)lua_tointeger(L, -1); /* its tree's functions come after ours */
+  if (s->ud) s->ud = (void *)((intptr_t)s->ud + offset);
+  if (s->ud2) s->ud2 = (void *)((intptr_t)s->ud2 + offset);
+  lua_pop(L, 5);
+  return 1;
 }
 
 static void add_node(builder *b, int obj) {
@@ -619,12 +635,13 @@ static void builder_init(builder *b, lua_State *L, int shared, const char *fname
 /* Compiles the objects under root through a graph: pushes the definition and returns its index.
  * old, od, fns: those of lbt_compile_again, or 0, NULL, 0. */
 static int compile_graph(lua_State *L, int root, int shared, const char *fname, const char *defining, int old,
-                         const bt_def *od, int fns) {
+                         const bt_def *od, int fns, lua_Integer nfns, int others) {
   builder b;
   builder_init(&b, L, shared, fname);
   b.old = old;
   b.od = od;
-  for (lua_Integer i = 1, n = fns ? (lua_Integer)lua_rawlen(L, fns) : 0; i <= n; i++) {
+  b.others = others;
+  for (lua_Integer i = 1; i <= nfns; i++) {
     lua_rawgeti(L, fns, i); /* the old tree's functions keep their slots */
     lbt_slot_add(&b.slots);
   }
@@ -700,7 +717,7 @@ int lbt_compile(lua_State *L, int root, int shared, const char *fname, const cha
       }
     }
   }
-  int ud = compile_graph(L, root, shared, fname, defining, 0, NULL, 0);
+  int ud = compile_graph(L, root, shared, fname, defining, 0, NULL, 0, 0, 0);
   if (sig) { /* for the trees of that shape built next */
     add_shape(L, sig, ud);
     signature_free(L, sig);
@@ -710,13 +727,14 @@ int lbt_compile(lua_State *L, int root, int shared, const char *fname, const cha
   return top + 1;
 }
 
-int lbt_compile_again(lua_State *L, int root, int old, const bt_def *od, int fns) {
+int lbt_compile_again(lua_State *L, int root, int old, const bt_def *od, int fns, lua_Integer nfns, int others) {
   root = lua_absindex(L, root);
   old = lua_absindex(L, old);
   fns = lua_absindex(L, fns);
+  others = lua_absindex(L, others);
   luaL_checkstack(L, LBT_SPEC_KEYS + 16, "bt: no room on the Lua stack");
   int top = lua_gettop(L);
-  compile_graph(L, root, 0, "BT", NULL, old, od, fns);
+  compile_graph(L, root, 0, "BT", NULL, old, od, fns, nfns, others);
   lua_replace(L, top + 1);
   lua_settop(L, top + 1);
   return top + 1;

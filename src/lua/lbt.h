@@ -568,9 +568,12 @@ LBT_FUNC void lbt_push_global_names(lua_State *L);
 LBT_FUNC int lbt_compile(lua_State *L, int root, int shared, const char *fname, const char *defining);
 /* lbt_compile(L, root, 0, "BT", NULL) of a tree being rebuilt, its children lists edited (tree.c):
  * the objects in the table at old (object -> its node in od, the old definition) are read from
- * od, and the new definition's slots begin with fns, the old tree's functions by slot, where the
- * nodes of od find theirs. */
-LBT_FUNC int lbt_compile_again(lua_State *L, int root, int old, const bt_def *od, int fns);
+ * od, and the new definition's slots begin with the nfns of fns, the old tree's functions by slot,
+ * where the nodes of od find theirs; those in the table at others (object -> {definition as a light
+ * userdata, node, offset}: nodes taken in from a tree rebuilt before) are read from theirs, their
+ * functions in fns from the offset on. */
+LBT_FUNC int lbt_compile_again(lua_State *L, int root, int old, const bt_def *od, int fns, lua_Integer nfns,
+                               int others);
 LBT_FUNC lbt_def *lbt_def_test(lua_State *L, int idx);
 /* Pushes the definition that trees built for one entity from the definition at def_idx keep once
  * built: one per shape, holding no entity's functions (each tree holds its own). The definition

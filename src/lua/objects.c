@@ -656,8 +656,15 @@ static void push_relatives(lua_State *L, int obj, int which) {
       lua_rawseti(L, -2, i + 1);
     }
     lua_pushvalue(L, -1); /* kept: a script that edits it edits the node's children */
-    lua_rawsetp(L, obj, &lbt_key_children);
-    lbt_children_watch(L, obj);
+    if (lbt_is_custom(L, t->S, obj, bt_def_kind(def, node))) { /* its Visit reads it: a field */
+      lua_pushliteral(L, "children");
+      lua_insert(L, -2);
+      lua_rawset(L, obj);
+      lbt_children_mark(L, tree); /* a script may edit it */
+    } else {
+      lua_rawsetp(L, obj, &lbt_key_children);
+      lbt_children_watch(L, obj);
+    }
   }
   lua_remove(L, tree);
 }
@@ -667,6 +674,11 @@ static void push_relatives(lua_State *L, int obj, int which) {
 int lbt_node_index(lua_State *L) {
   if (lua_type(L, 1) != LUA_TTABLE) /* a script may call it by hand, with anything */
     return lbt_typeerror(L, 1, 1, "__index", "node");
+  if (lua_getmetatable(L, 1)) {
+    lua_pushvalue(L, 2);
+    if (lua_rawget(L, -2) != LUA_TNIL) return 1;
+    lua_pop(L, 2);
+  }
   int code = view_code(L, 2);
   if (code == VK_CHILDREN) { /* a bound node's list, watched from the first time a script asks for
                                  it outside every tree (inside one, its nodes' own code reads it) */
@@ -679,11 +691,6 @@ int lbt_node_index(lua_State *L) {
       return 1;
     }
     lua_pop(L, 1);
-  }
-  if (lua_getmetatable(L, 1)) {
-    lua_pushvalue(L, 2);
-    if (lua_rawget(L, -2) != LUA_TNIL) return 1;
-    lua_pop(L, 2);
   }
   if (code == VK_NONE) return 0;
   int node;
@@ -725,8 +732,12 @@ int lbt_node_newindex(lua_State *L) {
   }
   lua_settop(L, 3);
   if (t && code == VK_CHILDREN) { /* a new list: the tree compares it at its next call */
-    lua_rawsetp(L, 1, &lbt_key_children);
-    lbt_children_watch(L, 1);
+    if (lbt_is_custom(L, t->S, 1, bt_def_kind(bt_inst_def(lbt_tree_inst(t)), node))) {
+      lua_rawset(L, 1); /* a node written in Lua reads it as a field */
+    } else {
+      lua_rawsetp(L, 1, &lbt_key_children);
+      lbt_children_watch(L, 1);
+    }
     lua_rawgetp(L, 1, &lbt_key_tree);
     lbt_children_mark(L, -1);
     return 0;
@@ -904,16 +915,14 @@ static int list_pairs(lua_State *L) {
   return 3;
 }
 
+static const luaL_Reg list_metamethods[] = {
+    {"__index", list_index}, {"__newindex", list_newindex}, {"__len", list_len}, {"__pairs", list_pairs},
+    {NULL, NULL},
+};
+
 static void open_lists(lua_State *L) {
   lbt_registry_get(L, LBT_REG_LISTMETA);
-  lua_pushcfunction(L, list_index);
-  lua_setfield(L, -2, "__index");
-  lua_pushcfunction(L, list_newindex);
-  lua_setfield(L, -2, "__newindex");
-  lua_pushcfunction(L, list_len);
-  lua_setfield(L, -2, "__len");
-  lua_pushcfunction(L, list_pairs);
-  lua_setfield(L, -2, "__pairs");
+  luaL_setfuncs(L, list_metamethods, 0);
   lua_pop(L, 1);
 }
 
@@ -1012,13 +1021,16 @@ static int adopt_field(lua_State *L, lbt_tree *t, int tree, int obj, int node, i
  * in a tree without shared nodes). */
 static int adopt_object(lua_State *L, lbt_tree *t, int tree, int obj, int node, int marked) {
   int kind = bt_def_kind(bt_inst_def(lbt_tree_inst(t)), node);
-  int keep = takes_inst(t->S, kind) || lbt_is_custom(L, t->S, obj, kind);
+  int keep = takes_inst(t->S, kind);
+  int custom = lbt_is_custom(L, t->S, obj, kind);
+  keep = keep || custom;
   lua_pushnil(L); /* its children list */
   int list = lua_gettop(L);
   lua_pushnil(L);
   while (lua_next(L, obj)) {
     if (lua_type(L, -2) == LUA_TSTRING) { /* not one of the binding's keys */
       int code = known_field(t->S, lua_tostring(L, -2));
+      if (code == VK_CHILDREN && custom) code = VK_NONE; /* read by its Visit: a field (below) */
       if (code == VK_CHILDREN) lua_copy(L, -1, list);
       if (code < 0) keep = 1;
       else if (code != VK_NONE && adopt_field(L, t, tree, obj, node, code)) keep = 1;
@@ -1026,7 +1038,9 @@ static int adopt_object(lua_State *L, lbt_tree *t, int tree, int obj, int node, 
     lua_pop(L, 1);
   }
   /* a bound node keeps its list where no rawset reaches it, so that `node.children = list` goes
-   * through lbt_node_newindex; it is watched once a script asks for it (lbt_node_index) */
+   * through lbt_node_newindex; it is watched once a script asks for it (lbt_node_index). A node
+   * written in Lua, whose Visit reads its list at every think, keeps it as a field: a script's
+   * edit of it is seen after the tree's root was read (tree.c, tree_index) */
   if (!lua_isnil(L, list)) lua_rawsetp(L, obj, &lbt_key_children);
   else lua_pop(L, 1);
   lua_pushvalue(L, tree);

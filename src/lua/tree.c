@@ -186,23 +186,64 @@ static int subtree_size(const bt_def *def, int node) {
   return size;
 }
 
-/* (root, inst, exact, old, fns, od): BT(inst, root) of a tree being rebuilt (lbt_compile_again),
- * protected: the new tree */
+/* (root, inst, exact, old, fns, od, others, nfns): BT(inst, root) of a tree being rebuilt
+ * (lbt_compile_again), protected: the new tree */
 static int build_protected(lua_State *L) {
-  lbt_compile_again(L, 1, 4, lua_touserdata(L, 6), 5);
+  lbt_compile_again(L, 1, 4, lua_touserdata(L, 6), 5, lua_tointeger(L, 8), 7);
   return instantiate(L, lua_gettop(L), 2, lua_toboolean(L, 3), "BT");
 }
 
-/* Pushes a table of the tree's functions by slot (a tree built for one entity holds them as user
- * values, lbt_tree.own_fns). */
-static void push_functions(lua_State *L, lbt_tree *t, int tree) {
+/* Appends the functions of the tree t (at tree), by slot, to the table at fns after its *n slots,
+ * and counts them in *n (a tree built for one entity holds them as user values, lbt_tree.own_fns). */
+static void append_functions(lua_State *L, lbt_tree *t, int tree, int fns, lua_Integer *count) {
+  lua_Integer n = *count;
   if (!t->own_fns) {
     lua_getiuservalue(L, tree, LBT_UV_FNS);
-    return;
+    for (lua_Integer i = 1, m = (lua_Integer)lua_rawlen(L, -1); i <= m; i++) {
+      lua_rawgeti(L, -1, i);
+      lua_rawseti(L, fns, ++n);
+    }
+  } else {
+    for (int i = 1; lua_getiuservalue(L, tree, LBT_UV_FNS - 1 + i) != LUA_TNONE; i++) lua_rawseti(L, fns, ++n);
   }
-  lua_newtable(L);
-  for (int i = 1; lua_getiuservalue(L, tree, LBT_UV_FNS - 1 + i) != LUA_TNONE; i++) lua_rawseti(L, -2, i);
   lua_pop(L, 1);
+  *count = n;
+}
+
+/* The table object -> {definition, node, offset} that lbt_compile_again reads the nodes taken in
+ * again (stale: object -> {tree, node}) from, their trees' functions appended to fns. */
+static void push_others(lua_State *L, int stale, int fns, lua_Integer *nfns) {
+  lua_newtable(L);
+  int others = lua_gettop(L);
+  lua_newtable(L); /* tree -> the offset of its functions */
+  int offsets = others + 1;
+  lua_pushnil(L);
+  while (lua_next(L, stale)) { /* -2: an object, -1: {tree, node} */
+    lua_rawgeti(L, -1, 1);
+    int from = lua_gettop(L);
+    lua_pushvalue(L, from);
+    if (lua_rawget(L, offsets) == LUA_TNIL) {
+      lua_pop(L, 1);
+      lua_pushinteger(L, *nfns);
+      lua_pushvalue(L, from);
+      lua_pushvalue(L, -2);
+      lua_rawset(L, offsets);
+      append_functions(L, lbt_tree_raw(L, from), from, fns, nfns);
+    }
+    lua_Integer offset = lua_tointeger(L, -1);
+    lua_createtable(L, 3, 0);
+    lua_pushlightuserdata(L, (void *)bt_inst_def(lbt_tree_inst(lbt_tree_raw(L, from))));
+    lua_rawseti(L, -2, 1);
+    lua_rawgeti(L, from - 1, 2);
+    lua_rawseti(L, -2, 2);
+    lua_pushinteger(L, offset);
+    lua_rawseti(L, -2, 3);
+    lua_pushvalue(L, from - 2);
+    lua_insert(L, -2);
+    lua_rawset(L, others);
+    lua_settop(L, from - 2); /* the object: the key */
+  }
+  lua_settop(L, others);
 }
 
 /* The map of the new tree's states to the old one's: the same object, the same state; a subtree
@@ -486,9 +527,13 @@ static lbt_tree *rebuild(lua_State *L, lbt_tree *t, int tree) {
   lua_getiuservalue(L, tree, LBT_UV_INST);
   lua_pushboolean(L, t->exact);
   lua_pushvalue(L, old);
-  push_functions(L, t, tree);
+  lua_newtable(L); /* the functions: the old tree's by slot, then those of the nodes taken in again */
+  lua_Integer nfns = 0;
+  append_functions(L, t, tree, lua_gettop(L), &nfns);
   lua_pushlightuserdata(L, (void *)od);
-  if (lua_pcall(L, 6, 1, 0) != LUA_OK) {
+  push_others(L, stale, lua_gettop(L) - 1, &nfns);
+  lua_pushinteger(L, nfns);
+  if (lua_pcall(L, 8, 1, 0) != LUA_OK) {
     unnote_parents(L, noted, NULL);
     bind_all(L, old, tree);
     lua_pushfstring(L, "%s (the edit of the tree's children lists is not taken: the tree goes on as it was)",
@@ -837,6 +882,7 @@ static int tree_index(lua_State *L) {
   if (lua_rawequal(L, 2, lua_upvalueindex(3))) {
     if (t->collected) return 0;
     lbt_push_state_obj(L, t, 1, 0);
+    lbt_children_mark(L, 1); /* a script may edit the lists from there (docs/lua-api.md) */
     return 1;
   }
   if (lua_rawequal(L, 2, lua_upvalueindex(4))) {

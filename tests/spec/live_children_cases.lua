@@ -112,24 +112,6 @@ C.names = {"insert_before_first", "insert_above_running", "remove_running", "rep
            "list_kept", "list_assigned", "out_and_in", "event_out"}
 C.thinks = 6
 
--- An entity whose events reach the listeners, as Don't Starve's EntityScript does.
-function C.entity()
-  local inst = {listeners = {}}
-  function inst:ListenForEvent(event, fn)
-    self.listeners[event] = self.listeners[event] or {}
-    table.insert(self.listeners[event], fn)
-  end
-  function inst:RemoveEventCallback(event, fn)
-    for i, f in ipairs(self.listeners[event] or {}) do
-      if f == fn then table.remove(self.listeners[event], i) break end
-    end
-  end
-  function inst:PushEvent(event, data)
-    for _, fn in ipairs(self.listeners[event] or {}) do fn(self, data) end
-  end
-  return inst
-end
-
 -- What the test sees after a think: the dump, then each node's fields in pre-order (its parent by
 -- name), then those of the nodes taken out.
 function C.seen(tree, root, kept)
@@ -148,14 +130,15 @@ function C.seen(tree, root, kept)
   return out
 end
 
--- Plays a case with the classes W and the tree constructor make(inst, root): returns, per think,
--- the calls and what was seen. set_now(t) moves the clock both worlds read.
-function C.play(W, name, set_now, make)
+-- Plays a case with the classes W, the tree constructor make(inst, root) and an entity with Don't
+-- Starve's event interface (entity()): returns, per think, the calls and what was seen. set_now(t)
+-- moves the clock both worlds read.
+function C.play(W, name, set_now, make, entity)
   local now = 10
   set_now(now)
   local calls = {}
   local function note(s) calls[#calls + 1] = s end
-  local inst = C.entity()
+  local inst = entity()
   local root, edits, kept = C[name](W, note, inst)
   local tree = make(inst, root)
   local out = {}

@@ -551,7 +551,7 @@ end
 local function check(name, make)
   local now = 0
   bt.set_clock(function() return now end)
-  local got = C.play(bt, name, function(t) now = t end, make)
+  local got = C.play(bt, name, function(t) now = t end, make, H.entity)
   local want = expected(name)
   assert.equal(C.thinks, #want)
   for k = 1, C.thinks do
@@ -663,6 +663,38 @@ describe("An edit that makes no tree", function()
     assert.equal("c w w idle", table.concat(calls, " "))
     assert.equal("Priority - READY <SUCCESS> ()>0.00\n   >Idle - READY <SUCCESS> ()>0.00\n   >New - READY <READY> ()>0.00\n",
                  tostring(tree))
+  end)
+end)
+
+describe("A node whose object bt made anew", function()
+  after_each(H.restore)
+
+  it("keeps its function and parameters when taken out and put back", function()
+    local clock = H.clock(10)
+    local errs = H.errors()
+    local calls = {}
+    local tree = bt.BT({}, bt.PriorityNode({
+      bt.ConditionNode(function() calls[#calls + 1] = "c"; return false end, "C"),
+      bt.PriorityNode({bt.ConditionWaitNode(function() calls[#calls + 1] = "w"; return false end, "W")}, 3, true),
+    }, 1, true))
+    collectgarbage()
+    collectgarbage() -- the node objects the constructors made are gone: bt makes them anew
+    tree:Update()
+    local c, inner = tree.root.children[1], tree.root.children[2]
+    table.remove(tree.root.children, 1)
+    table.remove(tree.root.children, 1)
+    clock.t = 12
+    tree:Update()
+    table.insert(tree.root.children, inner)
+    table.insert(tree.root.children, 1, c)
+    clock.t = 14
+    tree:Update()
+    assert.same({}, errs)
+    assert.equal("c w c w", table.concat(calls, " "))
+    assert.equal("Priority - RUNNING <RUNNING> (execute 2, eval in 1.00)>0.00\n" ..
+                 "   >C - READY <FAILED> ()>0.00\n" ..
+                 "   >Priority - RUNNING <RUNNING> (execute 1, eval in 3.00)>0.00\n" ..
+                 "   >   >W - RUNNING <RUNNING> ()>0.00\n", tostring(tree))
   end)
 end)
 
