@@ -412,7 +412,7 @@ function Object:is_instance(obj) end
 ---@field name string
 ---@field status bt.Status assignable, to one of the four
 ---@field lastresult bt.Status the status saved by the last think (read only)
----@field children? bt.BehaviourNode[]
+---@field children? bt.BehaviourNode[] live: an edit takes effect at the tree's next think (docs/lua-api.md "Live children lists"); nil for a leaf
 ---@field parent? bt.BehaviourNode
 ---@field inst any the entity, for nodes that have one
 ---@field nextupdatetime? number the deadline set by `Sleep`
