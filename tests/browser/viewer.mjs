@@ -207,6 +207,26 @@ async function select(page, id) {
   return Date.now() - t0;
 }
 
+// select, live: the arena's world goes on while the test reads it, and a creature may die (and
+// its body go) between the test's choice and the page's requests; then the server answers 404
+// for it and this returns null, for the caller to choose another.
+async function select_live(page, url, id) {
+  try {
+    return await select(page, id);
+  } catch (err) {
+    const gone = await api(url, `/api/agents/${id}`).then(() => false, (e) => / 404 /.test(e.message));
+    if (gone) return null;
+    throw err;
+  }
+}
+
+// The live agents with a tree, the most active first.
+async function most_active(url) {
+  const agents = (await api(url, '/api/agents')).agents.filter((a) => a.shape);
+  agents.sort((a, b) => b.activity - a.activity || a.id - b.id);
+  return agents;
+}
+
 async function agents_match(page, base, what) {
   // the list and /api/agents are read at different moments; births and deaths settle in a poll
   let detail = '';
@@ -298,11 +318,17 @@ async function live_checks(context) {
     const page = await open_page(context, url);
     check((await page.getAttribute('body', 'data-mode')) === 'live', 'live: the page says it is live');
     await agents_match(page, url, 'live');
-    // the most active agent
-    const agents = (await api(url, '/api/agents')).agents.filter((a) => a.shape);
-    agents.sort((a, b) => b.activity - a.activity || a.id - b.id);
-    const id = agents[0].id;
-    const ms = await select(page, id);
+    // the most active agent (the next one if it dies before the page has it)
+    const agents = await most_active(url);
+    let id = null, ms = null;
+    for (const a of agents) {
+      ms = await select_live(page, url, a.id);
+      if (ms !== null) {
+        id = a.id;
+        break;
+      }
+    }
+    check(id !== null, 'live: an agent selected');
     const drawn = await page.evaluate(() => window.btViewer.app.perf.first_draw_ms.at(-1));
     timing(`live: first drawing of agent ${id}: ${drawn.toFixed(0)} ms in the page, ${ms} ms from the click`);
     await names_match(page, url, id, 'live');
@@ -313,10 +339,8 @@ async function live_checks(context) {
     let changed = false, shown = id;
     for (let tries = 0; tries < 3 && !changed; tries++) {
       if (tries > 0) {
-        const now = (await api(url, '/api/agents')).agents.filter((a) => a.shape);
-        now.sort((a, b) => b.activity - a.activity || a.id - b.id);
-        shown = now[0].id;
-        await select(page, shown);
+        shown = (await most_active(url))[0].id;
+        if ((await select_live(page, url, shown)) === null) continue;
       }
       const before = (await page_statuses(page)).join(',');
       for (let k = 0; k < 100 && !changed; k++) {
@@ -328,7 +352,10 @@ async function live_checks(context) {
     // the scrubbing below is agent id's, against what the server had of it before the page loaded
     // any of it: the page selects it again
     h = await server_history(url, id, true);
-    await select(page, id);
+    while ((await select_live(page, url, id)) === null) { // it died since: the most active one then
+      id = (await most_active(url))[0].id;
+      h = await server_history(url, id, true);
+    }
     await page.screenshot({ path: path.join(out, 'viewer-live.png') });
     await scrub_checks(page, h, 'live', true);
     await page.screenshot({ path: path.join(out, 'viewer-scrub.png') });
@@ -392,8 +419,14 @@ async function reload_checks(context) {
     'bt-arena --viewer --watch (in script)');
   try {
     const page = await open_page(context, url);
-    const sheep = (await api(url, '/api/agents')).agents.find((a) => a.brain.includes('sheep') && a.shape);
-    await select(page, sheep.id);
+    let sheep = null; // a sheep the page has drawn (the next one if a wolf gets it first)
+    for (const a of (await api(url, '/api/agents')).agents.filter((a) => a.brain.includes('sheep') && a.shape)) {
+      if ((await select_live(page, url, a.id)) !== null) {
+        sheep = a;
+        break;
+      }
+    }
+    check(sheep !== null, 'reload: a sheep selected');
     const before = await page.$$eval('#tree [data-node-index]', (n) => n.length);
     const file = path.join(data, 'brains', 'sheep.lua');
     const text = fs.readFileSync(file, 'utf8');

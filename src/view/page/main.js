@@ -180,8 +180,9 @@ async function select_agent(id) {
     if (generation !== app.generation) return;
     // its shape, and its last records up to the state's: the timeline starts at the last record
     // with the records before it listed (a log has no stream to bring any)
+    // (live, the agent may die meanwhile, its records with it: its state is drawn all the same)
     const [shape, recent] = await Promise.all([api.shape(state.shape),
-      state.seq > 0 ? api.history(id, state.seq + 1, WINDOW) : null]);
+      state.seq > 0 ? api.history(id, state.seq + 1, WINDOW).catch(() => null) : null]);
     if (generation !== app.generation) return;
     app.state = state;
     app.shape = shape;
