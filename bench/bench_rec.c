@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * bench_rec: what the transition recorder (src/core/rec.c) costs a think, on bench/brains.lua's
+ * bench_rec: what the transition recorder (src/record/rec.c) costs a think, on bench/brains.lua's
  * brains.small with C leaves (bench_cleaf's 40-node brain), in one run: the core with the
  * recorder compiled out (bench_rec_norec, the same program built on a core made with
  * BT_RECORDER=0, which bench_rec runs and reads), compiled in and off, and on, every agent
- * recorded into a ring buffer of its own, or into a log file (src/core/log.c) flushed at each
+ * recorded into a ring buffer of its own, or into a log file (src/record/log.c) flushed at each
  * frame's end, on this thread or on the log's own. Then a world whose agents' conditions change
  * and whose brains think when their sleep times say, recorded into a log: the bytes a transition
  * takes on disk, and how fast a bt_log_reader reads that log back. Figures are printed, never

@@ -2,7 +2,7 @@
 #define _POSIX_C_SOURCE 200809L /* strdup, strcasecmp */
 /*
  * logview.c: a view of a log file (bt_view_open_log). Opening reads the file through once with
- * the core's reader (src/core/logread.c), keeping per agent only what the answers need at once:
+ * the core's reader (src/record/logread.c), keeping per agent only what the answers need at once:
  * its number of records, its tree at the log's end (a bt_log_tree), its statistics, and the
  * times of its records in its last seconds (activity). A window of history is read from the
  * file when it is asked for: a reader reads from the start, following the agent's tree (for

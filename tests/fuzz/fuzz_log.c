@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * fuzz_log.c: a libFuzzer target for the log file's reader (src/core/logread.c; run with
+ * fuzz_log.c: a libFuzzer target for the log file's reader (src/record/logread.c; run with
  * tests/fuzz/run.sh, which runs it after fuzz_bt.c's target).
  *
  * The input is a log file, or anything: its first byte says where to split it. The target reads
