@@ -380,6 +380,68 @@ void bt_inst_force_update(bt_inst *inst);
  * (nothing runs: hibernate). */
 int bt_inst_sleep_time(bt_inst *inst, double *out);
 
+/* ---- watching an instance: the hook ----
+ * An instance tells one watcher (a recorder, a host's logger) what happens to it, through one
+ * function: every change of a node's status (in a think, a Reset, a transfer, a restore or
+ * bt_node_set_status), each think's begin and end with its sleep time, each event fired, a
+ * ForceUpdate, a think's SaveStatus, a stop, a reload, and the errors and records the host gives
+ * it. The engine does not know who listens. Unhooked, it costs one test of a bit of the
+ * instance's header per status change; built with -DBT_RECORDER=OFF the hook is compiled out
+ * (bt_inst_set_hook then fails with BT_EINVAL). Called on the thread that thinks the instance. */
+typedef enum bt_hook_what {
+  BT_HOOK_STATUS = 1,  /* node's status went from `from` to `to` */
+  BT_HOOK_BEGIN = 2,   /* a think begins */
+  BT_HOOK_END = 3,     /* a think ended: has_sleep and sleep are the tree's sleep time then */
+  BT_HOOK_EVENT = 4,   /* an event was fired for node (bt_inst_fire_event, bt_node_trigger) */
+  BT_HOOK_FORCE = 5,   /* bt_inst_force_update */
+  BT_HOOK_SAVED = 6,   /* the think saved its statuses as last results (its running nodes can be
+                          described now, inside it) */
+  BT_HOOK_STOP = 7,    /* the tree was stopped (bt_inst_stop), after every on_stop */
+  BT_HOOK_RELOAD = 8,  /* the instance takes the state of one of def (bt_inst_transfer, carry) */
+  BT_HOOK_ERROR = 9,   /* bt_inst_record_error: node (-1: none), data and size the message */
+  BT_HOOK_HOST = 10,   /* bt_inst_record_host: node is the host's code, data and size its bytes */
+  BT_HOOK_DETACH = 11  /* the hook is replaced, or the instance is finished: the last call */
+} bt_hook_what;
+
+typedef struct bt_hook_msg {
+  bt_hook_what what;
+  int node;             /* STATUS, EVENT, ERROR: the node's pre-order index; HOST: the code */
+  int from, to;         /* STATUS: the statuses (bt_status) */
+  int has_sleep;        /* END: the tree has a sleep time (0: nil), and it */
+  double sleep;
+  const bt_def *def;    /* RELOAD: the definition whose instance's state it takes */
+  const void *data;     /* ERROR, HOST: the bytes (valid during the call only) */
+  size_t size;
+} bt_hook_msg;
+
+/* The watcher's function: what happened to inst. Its result is returned by bt_inst_record_error
+ * and bt_inst_record_host (BT_OK, BT_ENOMEM); ignored for the others. */
+typedef int (*bt_hook_fn)(void *ud, bt_inst *inst, const bt_hook_msg *msg);
+
+/* Sets inst's hook (fn NULL: none). The previous one gets BT_HOOK_DETACH first. BT_EINVAL for a
+ * NULL inst or a hook compiled out, BT_ENOMEM. bt_inst_fini detaches the hook. */
+int bt_inst_set_hook(bt_inst *inst, bt_hook_fn fn, void *ud);
+/* inst's hook, and its ud into *ud (if not NULL); NULL when none. */
+bt_hook_fn bt_inst_hook(const bt_inst *inst, void **ud);
+
+/* Called by bt_inst_init for each instance made of def from now on (fn NULL: none), before it is
+ * returned: a watcher's way to hook every agent of a tree (bt_def_set_recording). A result other
+ * than BT_OK fails bt_inst_init with it. free_ud, if not NULL, is called with ud when def is freed
+ * or the watcher replaced. BT_EINVAL for a NULL def. */
+typedef int (*bt_def_watch_fn)(void *ud, bt_inst *inst);
+int bt_def_set_watcher(bt_def *def, bt_def_watch_fn fn, void *ud, void (*free_ud)(void *ud));
+/* def's watcher, and its ud into *ud (if not NULL); NULL when none. */
+bt_def_watch_fn bt_def_watcher(const bt_def *def, void **ud);
+
+/* Tells the hook that the host contained an error of the code of node (-1: of no one node), with
+ * its message. Nothing happens when no hook is attached. BT_EINVAL for a NULL inst or message or
+ * a node out of range; otherwise the hook's result (BT_ENOMEM). */
+int bt_inst_record_error(bt_inst *inst, int node, const char *message);
+/* Tells the hook `size` bytes of the host's, with a code of its own (a position, a target: what a
+ * replay needs), at the instance's time. Nothing happens when no hook is attached. BT_EINVAL for
+ * a NULL inst, or NULL data with a size; otherwise the hook's result (BT_ENOMEM). */
+int bt_inst_record_host(bt_inst *inst, int code, const void *data, size_t size);
+
 /* Resets the root (statuses to READY, as Don't Starve's Reset). Inside a think (a leaf resetting
  * its own tree) it resets there and then, as Don't Starve's does, and the think goes on with the
  * nodes' state as it now is. Returns BT_OK. */
@@ -1119,8 +1181,7 @@ typedef struct bt_rec_entry {
 } bt_rec_entry;
 
 /* Called with each record as it is made (e and its text are valid during the call only). A
- * think's record is made when its sleep time is known: when the host asks for it
- * (bt_inst_sleep_time), or else before the next record or read of the recorder. */
+ * think's record is made when the think ends, with the sleep time the tree has then. */
 typedef void (*bt_rec_fn)(void *ud, const bt_rec_entry *e);
 
 /* A new recorder keeping the last `capacity` records (0: none, a callback only; at most
@@ -1136,12 +1197,12 @@ int bt_rec_set_agent(bt_rec *rec, unsigned long long id, const char *label);
 unsigned long long bt_rec_agent(const bt_rec *rec);
 const char *bt_rec_label(const bt_rec *rec); /* "" when none */
 /* Records in the ring (at most the capacity), and records made since creation or bt_rec_clear. */
-size_t bt_rec_count(bt_rec *rec);
-unsigned long long bt_rec_total(bt_rec *rec);
+size_t bt_rec_count(const bt_rec *rec);
+unsigned long long bt_rec_total(const bt_rec *rec);
 /* Copies the i-th record in the ring, 0 the oldest (its text stays valid until the record leaves
  * the ring); BT_EINVAL when i >= bt_rec_count. The ring keeps a think's sleep time as a float (7
  * significant digits); the callback gets it as the tree gave it. */
-int bt_rec_get(bt_rec *rec, size_t i, bt_rec_entry *out);
+int bt_rec_get(const bt_rec *rec, size_t i, bt_rec_entry *out);
 /* Empties the ring and zeroes the total (the think number goes on). */
 void bt_rec_clear(bt_rec *rec);
 /* The instance rec watches (NULL: none). */
@@ -1168,15 +1229,6 @@ typedef struct bt_rec_options {
  * bt_inst_fini frees (instances made before are left as they are). BT_EINVAL for a NULL def or a
  * recorder compiled out; BT_ENOMEM (bt_inst_init fails with BT_ENOMEM when it cannot make one). */
 int bt_def_set_recording(bt_def *def, const bt_rec_options *opts);
-
-/* Records that the host contained an error of the code of node (-1: of no one node), with its
- * message (copied). Nothing is recorded when no recorder is attached. BT_EINVAL for a NULL inst
- * or message or a node out of range; BT_ENOMEM. */
-int bt_inst_record_error(bt_inst *inst, int node, const char *message);
-/* Records `size` bytes of the host's, with a code of its own (a position, a target: what a replay
- * needs), at the instance's time. Nothing is recorded when no recorder is attached. BT_EINVAL for
- * a NULL inst, or NULL data with a size; BT_ENOMEM. */
-int bt_inst_record_host(bt_inst *inst, int code, const void *data, size_t size);
 
 /* Keeps (on: nonzero), from the next think on, the DBStrings of the nodes running when each think
  * has saved its statuses (what the dump shows beside them), described inside the think, where a
@@ -1213,8 +1265,7 @@ const char *bt_rec_dbstring(const bt_rec *rec, int node);
  *   errors     BT_REC_ERROR records naming the node (bt_inst_record_error)
  * A record is in a think when its think number is above that of its agent's latest BT_REC_THINK
  * record. Runs are kept per agent and node: a change to RUNNING of a node already running ends
- * the run under way first. Reading, resetting or merging a bt_stats first files the last think's
- * record that its live recorders may still hold (as bt_rec_total does), so a read right after
+ * the run under way first. A think's record is made when it ends, so a read right after
  * bt_inst_update counts that think. A bt_stats belongs to one thread, as its recorders do (merge
  * several threads' with bt_stats_merge), and must outlive them or be freed first. */
 typedef struct bt_stats bt_stats;

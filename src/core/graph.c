@@ -527,8 +527,24 @@ static void def_free(bt_def *d) {
   free(d->origin_name);
   free(d->origin_id);
   free(d->origin_names);
-  free(d->recording);
+  if (d->watch_free) d->watch_free(d->watch_ud);
   free(d);
+}
+
+int bt_def_set_watcher(bt_def *def, bt_def_watch_fn fn, void *ud, void (*free_ud)(void *ud)) {
+  if (!def) return BT_EINVAL;
+  void (*old_free)(void *) = def->watch_free;
+  void *old_ud = def->watch_ud;
+  def->watch = fn;
+  def->watch_ud = fn ? ud : NULL;
+  def->watch_free = fn ? free_ud : NULL;
+  if (old_free && old_ud != def->watch_ud) old_free(old_ud);
+  return BT_OK;
+}
+
+bt_def_watch_fn bt_def_watcher(const bt_def *def, void **ud) {
+  if (ud) *ud = def && def->watch ? def->watch_ud : NULL;
+  return def ? def->watch : NULL;
 }
 
 int bt_def_create(bt_def **out, bt_graph *g, int root) {

@@ -141,13 +141,15 @@ int bt_inst_init(bt_inst **out, void *mem, bt_def *def, const bt_host *host, voi
   in->exact = (flags & BT_INST_EXACT) != 0;
   if (!(flags & BT_INST_NOSCATTER)) bti_scatter(in);
   bt_def_retain(def);
-#if BT_RECORDER
-  if ((def->recording || def->stats) && bti_rec_init(in) != BT_OK) {
-    ext_free(in);
-    bt_def_release(def);
-    return BT_ENOMEM;
+  if (def->watch) {
+    int rc = def->watch(def->watch_ud, in);
+    if (rc != BT_OK) {
+      bt_inst_set_hook(in, NULL, NULL);
+      ext_free(in);
+      bt_def_release(def);
+      return rc;
+    }
   }
-#endif
   *out = in;
   return BT_OK;
 }
@@ -164,7 +166,7 @@ int bt_inst_create(bt_inst **out, bt_def *def, const bt_host *host, void *agent,
 
 void bt_inst_fini(bt_inst *in) {
   if (!in) return;
-  if (in->recording) bt_inst_set_recorder(in, NULL);
+  if (in->hooked) bt_inst_set_hook(in, NULL, NULL);
   ext_free(in);
   bt_def_release(in->def);
   in->def = NULL;
@@ -213,6 +215,7 @@ int bt_inst_scatter(bt_inst *in) {
   if (in->thinking) return BT_EBUSY;
   bti_scatter(in);
   in->settled = 0;
+  forget_sleep(in);
   return BT_OK;
 }
 
@@ -251,6 +254,100 @@ static void save_all(bt_inst *in) {
   *dirty_sum(in) = 0;
 }
 
+/* ---- the hook ---- */
+
+static int hook_call(bt_inst *in, const bt_hook_msg *m) {
+  const bti_ext *x = ext_of(in);
+  return x->hook(x->hook_ud, in, m);
+}
+
+void bti_hook_status(bt_inst *in, const bt_node *d, int from, int to) {
+  bt_hook_msg m; /* (a status change's message: the fields it does not use are not read) */
+  m.what = BT_HOOK_STATUS;
+  m.node = (int)(d - in->def->nodes);
+  m.from = from;
+  m.to = to;
+  in->kept = 0;
+  hook_call(in, &m);
+}
+
+int bti_hook_send(bt_inst *in, bt_hook_what what, int node) {
+  bt_hook_msg m = {.what = what, .node = node};
+  if (what != BT_HOOK_SAVED) in->kept = 0;
+  return hook_call(in, &m);
+}
+
+void bti_hook_reload(bt_inst *in, const bt_def *from) {
+  bt_hook_msg m = {.what = BT_HOOK_RELOAD, .node = -1, .def = from};
+  in->kept = 0;
+  hook_call(in, &m);
+}
+
+/* A think ended: the hook gets its sleep time, which the instance keeps for the host's question
+ * (bt_inst_sleep_time asks the tree once a think, recorded or not). */
+static void hook_end(bt_inst *in) {
+  bt_hook_msg m = {.what = BT_HOOK_END, .node = -1};
+  in->kept = 0;
+  m.has_sleep = bt_node_tree_sleep_time(in, 0, &m.sleep);
+  if (!m.has_sleep) m.sleep = 0;
+  if (!BTI_HOOKED(in)) return; /* (a sleep time of the host's unhooked it) */
+  bti_ext *x = ext_of(in);
+  x->kept_has = m.has_sleep;
+  x->kept_sleep = m.sleep;
+  x->kept_now = bti_now(in);
+  in->kept = 1;
+  hook_call(in, &m);
+}
+
+int bt_inst_set_hook(bt_inst *in, bt_hook_fn fn, void *ud) {
+  if (!in) return BT_EINVAL;
+#if !BT_RECORDER
+  (void)ud;
+  return fn ? BT_EINVAL : BT_OK;
+#else
+  if (fn && !bti_ext_get(in)) return BT_ENOMEM;
+  in->kept = 0;
+  if (in->hooked) {
+    bti_ext *x = ext_of(in);
+    bt_hook_fn old = x->hook;
+    void *old_ud = x->hook_ud;
+    in->hooked = 0;
+    x->hook = NULL;
+    x->hook_ud = NULL;
+    bt_hook_msg m = {.what = BT_HOOK_DETACH, .node = -1};
+    old(old_ud, in, &m);
+  }
+  if (!fn) return BT_OK;
+  bti_ext *x = ext_of(in);
+  x->hook = fn;
+  x->hook_ud = ud;
+  in->hooked = 1;
+  return BT_OK;
+#endif
+}
+
+bt_hook_fn bt_inst_hook(const bt_inst *in, void **ud) {
+  const bti_ext *x = in && in->hooked ? ext_of(in) : NULL;
+  if (ud) *ud = x ? x->hook_ud : NULL;
+  return x ? x->hook : NULL;
+}
+
+static int hook_bytes(bt_inst *in, bt_hook_what what, int node, const void *data, size_t size) {
+  if (!BTI_HOOKED(in)) return BT_OK;
+  bt_hook_msg m = {.what = what, .node = node, .data = data, .size = size};
+  return hook_call(in, &m);
+}
+
+int bt_inst_record_error(bt_inst *in, int node, const char *message) {
+  if (!in || !message || node < -1 || (node >= 0 && (uint32_t)node >= in->def->nnodes)) return BT_EINVAL;
+  return hook_bytes(in, BT_HOOK_ERROR, node, message, strlen(message));
+}
+
+int bt_inst_record_host(bt_inst *in, int code, const void *data, size_t size) {
+  if (!in || (!data && size)) return BT_EINVAL;
+  return hook_bytes(in, BT_HOOK_HOST, code, data, size);
+}
+
 int bt_inst_update(bt_inst *in) {
   /* With thousands of agents a think starts with its instance out of the cache, and the visit
    * reaches its lines one dependent load after another. The header's second line is asked for
@@ -273,13 +370,13 @@ int bt_inst_update(bt_inst *in) {
   }
   if (in->thinking) return BT_EBUSY;
   in->thinking = 1;
-  if (BTI_RECORDING(in)) bti_rec_think_begin(in);
+  if (BTI_HOOKED(in)) bti_hook_send(in, BT_HOOK_BEGIN, -1);
   if (in->def->small_plain) {
     bti_think_small(in);
   } else {
     bt_node_visit(in, 0);
     save_all(in);
-    if (BTI_RECORDING(in)) bti_rec_saved(in);
+    if (BTI_HOOKED(in)) bti_hook_send(in, BT_HOOK_SAVED, -1);
     if (!in->settled) {
       bt_node_step(in, 0);
       in->settled = (uint8_t)in->def->plain_step;
@@ -287,23 +384,28 @@ int bt_inst_update(bt_inst *in) {
   }
   in->forceupdate = 0;
   in->thinking = 0;
-  if (BTI_RECORDING(in)) bti_rec_think_end(in);
+  if (BTI_HOOKED(in)) hook_end(in);
   return BT_OK;
 }
 
 void bt_inst_force_update(bt_inst *in) {
   in->forceupdate = 1;
-  if (BTI_RECORDING(in)) bti_rec_force(in);
+  if (BTI_HOOKED(in)) bti_hook_send(in, BT_HOOK_FORCE, -1);
 }
 
 int bt_inst_sleep_time(bt_inst *in, double *out) {
-  int has = 1;
-  if (in->forceupdate)
+  if (in->forceupdate) {
     *out = 0;
-  else
-    has = bt_node_tree_sleep_time(in, 0, out);
-  if (BTI_RECORDING(in)) bti_rec_sleep(in, has, has ? *out : 0);
-  return has;
+    return 1;
+  }
+  if (BTI_HOOKED(in) && in->kept) {
+    const bti_ext *x = ext_of(in);
+    if (bti_now(in) == x->kept_now) {
+      *out = x->kept_sleep;
+      return x->kept_has;
+    }
+  }
+  return bt_node_tree_sleep_time(in, 0, out);
 }
 
 static int is_clean(const bt_inst *in, uint32_t st);
@@ -327,6 +429,7 @@ static void touch_visiting(bt_inst *in) {
 }
 
 int bt_inst_reset(bt_inst *in) {
+  forget_sleep(in);
   if (!in->thinking) {
     bt_node_reset(in, 0);
     return BT_OK;
@@ -339,7 +442,7 @@ int bt_inst_reset(bt_inst *in) {
 
 void bt_inst_stop(bt_inst *in) {
   bt_node_stop(in, 0);
-  if (BTI_RECORDING(in)) bti_rec_stop(in); /* after every on_stop: the tree is stopped now */
+  if (BTI_HOOKED(in)) bti_hook_send(in, BT_HOOK_STOP, -1); /* after every on_stop: the tree is stopped now */
 }
 
 int bt_inst_dump(bt_inst *in, bt_buf *out) { return bt_node_tree_string(in, 0, "", out); }
@@ -359,6 +462,7 @@ static void init_fields(bt_inst *in, uint32_t st) {
 }
 
 void bti_clear_clock(bt_inst *in, uint32_t st) {
+  forget_sleep(in);
   const bti_kind *k = kind_of_state(in, st);
   for (int i = 0; i < k->nfields; i++)
     if (k->fields[i].type == BTI_CLOCK) *flags_at(in, st) &= (uint8_t)~k->fields[i].flag;
@@ -455,6 +559,7 @@ static void set_time(uint8_t *fl, uint8_t flag, unsigned char *p, const double *
 }
 
 int bt_node_set(bt_inst *in, int n, int field, const double *value) {
+  if (in) forget_sleep(in);
   const bti_field *f;
   if (find_field(in->def, n, field, &f)) return BT_EINVAL;
   uint32_t st = state_of(in, n);
@@ -582,6 +687,7 @@ int bt_inst_save(const bt_inst *in, void *out, size_t size) {
 }
 
 int bt_inst_restore(bt_inst *in, const void *data, size_t size) {
+  if (in) forget_sleep(in);
   const bt_def *d = in->def;
   state_header hd;
   if (in->thinking) return BT_EBUSY;
@@ -612,7 +718,7 @@ int bt_inst_restore(bt_inst *in, const void *data, size_t size) {
       return BT_ENOMEM;
   for (uint32_t s = 0; s < n; s++) {
     const bt_state *st = &d->states[s];
-    rec_status(in, &d->nodes[st->node], *status_at(in, s), p[s]);
+    hook_status(in, &d->nodes[st->node], *status_at(in, s), p[s]);
     *status_at(in, s) = p[s];
     *flags_at(in, s) = (uint8_t)((p[2 * n + s] << SF_SAVED_SHIFT & ~SF_LAST) | p[n + s]);
     if (st->nut != NO_SLOT) memcpy(inst_mem(in) + st->nut, mem + st->pnut, sizeof(double));

@@ -122,8 +122,9 @@ struct bt_def {
    * the node in the graph given to bt_lib_set. NULL when nothing came from a library. */
   uint32_t *origin_name, *origin_id;
   char *origin_names;
-  bt_rec_options *recording; /* bt_def_set_recording's: each new instance gets a recorder (rec.c) */
-  bt_stats *stats;           /* bt_def_set_stats's: each new instance's recorder feeds it (rec.c) */
+  bt_def_watch_fn watch;     /* bt_def_set_watcher's: called for each new instance */
+  void *watch_ud;
+  void (*watch_free)(void *ud);
 };
 
 /* ---- the kinds (kinds.c) ---- */
@@ -255,7 +256,9 @@ struct bt_inst {
   uint8_t thinking;
   uint8_t forceupdate : 1;
   uint8_t exact : 1; /* BT_INST_EXACT: Don't Starve's WaitNode sleep (a bit: the header stays 32 bytes) */
-  uint8_t recording : 1; /* a bt_rec is attached (rec.c keeps it): every status change is recorded */
+  uint8_t hooked : 1;    /* a hook is attached (bt_inst_set_hook): it is told every status change */
+  uint8_t kept : 1;      /* hooked: the sleep time the last think ended with is kept (bti_ext), and
+                            nothing changed since (every write outside a think clears it) */
   uint8_t extended : 1;  /* agent points to a bti_ext, which holds the agent */
   /* The last Step left nothing for the next one to do but walk the running path: set after a
    * Step of a tree whose nodes all have the kinds' own Reset and Step, cleared by any change of a
@@ -263,13 +266,18 @@ struct bt_inst {
   uint8_t settled;
   uint8_t unsaved; /* a dirty bit may be set: the next SaveStatus has statuses to copy */
 };
-/* What an instance keeps outside its bytes, when it needs it: its recorder, and the Sleep
+/* What an instance keeps outside its bytes, when it needs it: its hook, and the Sleep
  * deadlines of the leaves that keep none in the instance (bt_state.spill). Made at its first need
  * and freed by bt_inst_fini, it takes the place of the agent pointer (bt_inst.extended), so that
  * an instance without one pays nothing for it. */
 typedef struct bti_ext {
   void *agent;      /* the host's agent */
-  bt_rec *rec;      /* the recorder (rec.c), NULL if none */
+  bt_hook_fn hook;  /* bt_inst_set_hook's, NULL if none */
+  void *hook_ud;
+  /* A hooked instance's sleep time at its last think's end, and the clock then: its sleep time
+   * while bt_inst.kept is set and the clock has not moved (bt_inst_sleep_time) */
+  int kept_has;
+  double kept_sleep, kept_now;
   double *deadlines; /* bt_def.nspill deadlines, each valid while its state's SF_NUT is set; NULL
                         until one is set */
 } bti_ext;
@@ -313,35 +321,14 @@ static inline uint64_t sum_bit(const bt_inst *in, uint32_t st) {
   return in->def->nwords > 1 ? (uint64_t)1 << ((st >> 6) >> in->def->sum_shift) : 0;
 }
 
-/* ---- the transition recorder (rec.c) ---- */
-/* BT_RECORDER 0 (cmake -DBT_RECORDER=OFF) compiles it out: no test of `recording` anywhere. */
+/* ---- the hook (inst.c) ---- */
+/* BT_RECORDER 0 (cmake -DBT_RECORDER=OFF) compiles it out: no test of `hooked` anywhere. */
 #ifndef BT_RECORDER
 #define BT_RECORDER 1
 #endif
-BTI_FUNC void bti_rec_status(bt_inst *in, const bt_node *d, int from, int to);
-BTI_FUNC void bti_rec_event(bt_inst *in, int n);
-BTI_FUNC void bti_rec_think_begin(bt_inst *in);
-BTI_FUNC void bti_rec_think_end(bt_inst *in);
-BTI_FUNC void bti_rec_force(bt_inst *in);
-BTI_FUNC void bti_rec_sleep(bt_inst *in, int has_sleep, double sleep);
-BTI_FUNC void bti_rec_reload(bt_inst *in, const bt_def *from);
-BTI_FUNC int bti_rec_init(bt_inst *in); /* the recorder its definition asks for (bt_def_set_recording) */
-/* Unless inst records already, a recorder made with o, of the host's agent id, that inst owns
- * (bt_inst_fini and detaching free it). BT_ENOMEM, BT_EINVAL when compiled out. */
-BTI_FUNC int bti_rec_attach_new(bt_inst *in, const bt_rec_options *o, unsigned long long agent);
-BTI_FUNC int bti_rec_owned(const bt_rec *rec); /* made by bt (a definition, a scheduler), not the host */
-/* The statistics a recorder feeds (stats.c): an agent of a bt_stats, one per recorder. */
-typedef struct bti_stats_agent bti_stats_agent;
-BTI_FUNC bti_stats_agent *bti_stats_attach(bt_stats *st, bt_rec *rec); /* NULL: out of memory */
-BTI_FUNC void bti_stats_detach(bti_stats_agent *a); /* ends its runs under way, frees it */
-BTI_FUNC void bti_stats_unwatch(bti_stats_agent *a); /* its recorder left its instance: ends its runs */
-BTI_FUNC void bti_stats_record(bti_stats_agent *a, const bt_inst *in, const bt_rec_entry *e);
-BTI_FUNC bt_stats *bti_stats_of(const bti_stats_agent *a);
-BTI_FUNC bti_stats_agent *bti_rec_stats_agent(const bt_rec *rec); /* rec.c: the agent rec feeds, or NULL */
-BTI_FUNC void bti_rec_drop_stats(bt_rec *rec); /* rec.c: rec feeds nothing more, without filing a held-back record */
-
-BTI_FUNC void bti_rec_saved(bt_inst *in); /* a think saved its statuses as last results */
-BTI_FUNC void bti_rec_stop(bt_inst *in);  /* the tree was stopped (bt_inst_stop): its log says so */
+BTI_FUNC void bti_hook_status(bt_inst *in, const bt_node *d, int from, int to);
+BTI_FUNC int bti_hook_send(bt_inst *in, bt_hook_what what, int node); /* a message of a node or none */
+BTI_FUNC void bti_hook_reload(bt_inst *in, const bt_def *from);
 
 /* A chunk's statuses, k of them, into the last results in its flags: 8 at a time (SaveStatus) */
 static inline void bti_save_chunk(unsigned char *status, uint32_t k) {
@@ -358,31 +345,17 @@ static inline void bti_save_chunk(unsigned char *status, uint32_t k) {
   for (; i < k; i++) flags[i] = (unsigned char)((flags[i] & ~SF_LAST) | status[i]);
 }
 
-/* ---- the log's side of a recorder (log.c) ----
- * A recorder writing to a log (bt_rec_set_log) holds a bti_logrec, log.c's buffer for it; rec.c
- * calls these with each record it files, when the instance is attached, when a think saved its
- * statuses, and when the recorder goes. */
-typedef struct bti_logrec bti_logrec;
-BTI_FUNC bti_logrec **bti_rec_logp(bt_rec *rec); /* rec.c: where a recorder keeps its bti_logrec */
-BTI_FUNC void bti_rec_log_attach(bt_rec *rec);   /* rec.c: tells its log the instance it watches */
-BTI_FUNC void bti_log_agent_changed(bti_logrec *lr); /* bt_rec_set_agent was called: declare it again */
-/* A record without bytes (STATUS, THINK, EVENT): a is STATUS's from | to << 4, THINK's cause; b is
- * THINK's has_sleep. */
-BTI_FUNC void bti_log_record(bti_logrec *lr, int type, unsigned a, unsigned b, int node, unsigned long long think,
-                             double time, double sleep);
-BTI_FUNC void bti_log_entry(bti_logrec *lr, const bt_rec_entry *e); /* any other record */
-BTI_FUNC void bti_log_attached(bti_logrec *lr, bt_inst *in, unsigned long long think, double time);
-BTI_FUNC void bti_log_saved(bti_logrec *lr, bt_inst *in, unsigned long long think, double time);
-BTI_FUNC void bti_log_stopped(bti_logrec *lr, unsigned long long think, double time);
-BTI_FUNC void bti_log_release(bti_logrec *lr); /* the recorder is freed */
 #if BT_RECORDER
-#define BTI_RECORDING(in) __builtin_expect((in)->recording, 0)
+#define BTI_HOOKED(in) __builtin_expect((in)->hooked, 0)
 #else
-#define BTI_RECORDING(in) 0
+#define BTI_HOOKED(in) 0
 #endif
-/* Every write of a status goes through here or tests BTI_RECORDING itself: records it if it changes. */
-static inline void rec_status(bt_inst *in, const bt_node *d, int from, int to) {
-  if (BTI_RECORDING(in) && from != to) bti_rec_status(in, d, from, to);
+/* Every write outside a think that may change the tree's sleep time: the kept one is no more. */
+static inline void forget_sleep(bt_inst *in) { in->kept = 0; }
+
+/* Every write of a status goes through here or tests BTI_HOOKED itself: tells the hook if it changes. */
+static inline void hook_status(bt_inst *in, const bt_node *d, int from, int to) {
+  if (BTI_HOOKED(in) && from != to) bti_hook_status(in, d, from, to);
 }
 
 /* Marks state st touched. */

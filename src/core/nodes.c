@@ -13,7 +13,7 @@
 static inline void set_node_status(bt_inst *in, const bt_node *d, bt_status s) {
   uint8_t *status = inst_mem(in) + d->soff;
   if (*status == s) return;
-  rec_status(in, d, *status, s);
+  hook_status(in, d, *status, s);
   if (s != BT_READY) touch_node(in, d);
   *status = (uint8_t)s;
   mark_dirty_node(in, d);
@@ -151,6 +151,7 @@ static int sleep_base(bt_inst *in, int n, double *out) {
 }
 
 void bt_node_sleep(bt_inst *in, int n, double seconds) {
+  forget_sleep(in);
   double t = bti_now(in) + seconds;
   uint32_t st = state_of(in, n);
   const bt_state *s = &in->def->states[st];
@@ -505,7 +506,7 @@ static void reset_event(bt_inst *in, int n) {
 
 int bt_node_trigger(bt_inst *in, int n) {
   if (n < 0 || (uint32_t)n >= in->def->nnodes || node_at(in, n)->kind != BT_EVENT) return BT_EINVAL;
-  if (BTI_RECORDING(in)) bti_rec_event(in, n);
+  if (BTI_HOOKED(in)) bti_hook_send(in, BT_HOOK_EVENT, n);
   if (status_of(in, n) == BT_RUNNING && nchildren(in, n) == 1) bt_node_reset(in, child_at(in, n, 0));
   *flags_of(in, n) |= SF_TRIGGERED;
   touch(in, state_of(in, n));
@@ -943,7 +944,7 @@ static bt_status visit_small(bt_inst *in, const bt_node *nodes, const bt_node *d
 static inline void set_small_status(bt_inst *in, const bt_node *d, bt_status s) {
   uint8_t *status = inst_mem(in) + d->soff;
   if (*status == s) return;
-  rec_status(in, d, *status, s);
+  hook_status(in, d, *status, s);
   if (s != BT_READY) *word_at(in, d->touched) |= d->mask;
   *status = (uint8_t)s;
   in->unsaved = 1; /* (and `settled` is cleared once, by bti_think_small) */
@@ -1024,7 +1025,7 @@ static inline void reset_walk_in(bt_inst *in, uint32_t i, uint32_t end, int one_
     else untouch_node(in, d);
     for (int r = 0; r < d->rewinds; r++) put_u32(mem + d->mem + d->rewind_off[r], d->rewind_val[r]);
     if (mem[d->soff] != BT_READY) {
-      rec_status(in, d, mem[d->soff], BT_READY);
+      hook_status(in, d, mem[d->soff], BT_READY);
       mem[d->soff] = BT_READY;
       if (one_chunk) changed = 1; /* (no dirty word) */
       else mark_dirty_node(in, d);
@@ -1052,7 +1053,7 @@ static void reset_small(bt_inst *in, uint32_t i, uint32_t end) {
     touched &= ~d->mask;
     if (!(d->flags & NF_LEAF)) put_u32(mem + d->mem, 1); /* a Sequence's or Selector's idx */
     if (mem[d->soff] != BT_READY) {
-      rec_status(in, d, mem[d->soff], BT_READY);
+      hook_status(in, d, mem[d->soff], BT_READY);
       mem[d->soff] = BT_READY;
       changed = 1;
       i++;
@@ -1082,7 +1083,7 @@ static void reset_plain(bt_inst *in, const bt_node *d) {
   }
   unsigned char *mem = inst_mem(in);
   if (mem[d->soff] != BT_READY) {
-    rec_status(in, d, mem[d->soff], BT_READY);
+    hook_status(in, d, mem[d->soff], BT_READY);
     mem[d->soff] = BT_READY;
     mark_dirty_node(in, d);
     if (d->nchildren > SCAN_CHILDREN && def->unshared) {
@@ -1132,7 +1133,7 @@ void bti_think_small(bt_inst *in) {
     in->unsaved = 0;
     bti_save_chunk((unsigned char *)(touched_word(in, 0) + 1), in->def->nstates);
   }
-  if (BTI_RECORDING(in)) bti_rec_saved(in);
+  if (BTI_HOOKED(in)) bti_hook_send(in, BT_HOOK_SAVED, -1);
   if (in->settled) return;
   if (node_status(in, nodes) == BT_RUNNING) bt_node_step(in, 0);
   else reset_small(in, 0, nodes->end); /* bt_node_step's: step_base resets the root */

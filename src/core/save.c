@@ -518,6 +518,7 @@ int bt_saved_match(const bt_saved *sv, const bt_def *to, int *map) {
 int bt_inst_import(bt_inst *in, const bt_saved *sv, const int *map, double now, bt_transfer *out) {
   if (!in || !sv || !map) return BT_EINVAL;
   if (in->thinking) return BT_EBUSY;
+  forget_sleep(in);
   const bt_def *d = in->def;
   unsigned char *copy = malloc(sv->mem_size);
   if (!copy) return BT_ENOMEM;
@@ -567,10 +568,10 @@ int bt_inst_import(bt_inst *in, const bt_saved *sv, const int *map, double now, 
     return BT_ENOMEM;
   }
   memcpy(backup, inst_mem(in), d->inst_size);
-  /* a recorder (which stays attached) sees each status go from what it was to what was saved,
+  /* the hook (which stays attached) is told each status go from what it was to what was saved,
    * not the steps through the new instance's READY */
-  int recording = in->recording;
-  in->recording = 0;
+  int hooked = in->hooked;
+  in->hooked = 0;
   memcpy(inst_mem(in) + head, d->image + head, d->inst_size - head);
   if (rng) memcpy(inst_mem(in) + rng, backup + rng, sizeof(uint64_t));
   in->hint = 0;
@@ -582,10 +583,10 @@ int bt_inst_import(bt_inst *in, const bt_saved *sv, const int *map, double now, 
     in->agent = agent;
     in->extended = extended & 1;
   }
-  in->recording = (uint8_t)(recording & 1);
+  in->hooked = (uint8_t)(hooked & 1);
   if (rc == BT_OK)
     for (uint32_t s = 0; s < d->nstates; s++)
-      rec_status(in, &d->nodes[d->states[s].node], backup[d->states[s].soff], *status_at(in, s));
+      hook_status(in, &d->nodes[d->states[s].node], backup[d->states[s].soff], *status_at(in, s));
   free(backup);
   free(copy);
   return rc;

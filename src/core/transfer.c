@@ -73,7 +73,7 @@ static void copy_state(bt_inst *to, const bt_inst *from, uint32_t st, uint32_t s
   const bt_state *at = &to->def->states[st], *af = &from->def->states[sf];
   int nt = (int)at->node, nf = (int)af->node;
   const bti_kind *k = &bti_kinds[to->def->nodes[nt].kind];
-  rec_status(to, &to->def->nodes[nt], *status_at(to, st), *status_at(from, sf));
+  hook_status(to, &to->def->nodes[nt], *status_at(to, st), *status_at(from, sf));
   *status_at(to, st) = *status_at(from, sf);
   uint8_t flags = *flags_at(from, sf);
   double t;
@@ -93,7 +93,7 @@ static void copy_state(bt_inst *to, const bt_inst *from, uint32_t st, uint32_t s
 
 /* READY, with its child indices and counters rewound and its clock cleared: it re-evaluates. */
 static void reevaluate(bt_inst *to, uint32_t st) {
-  rec_status(to, &to->def->nodes[to->def->states[st].node], *status_at(to, st), BT_READY);
+  hook_status(to, &to->def->nodes[to->def->states[st].node], *status_at(to, st), BT_READY);
   *status_at(to, st) = BT_READY;
   bti_rewind(to, st, kind_of_state(to, st));
   bti_clear_clock(to, st);
@@ -103,6 +103,7 @@ int bti_transfer(bt_inst *to, const bt_inst *from, const int *map, bt_transfer *
   bt_transfer r = {0, 0, 0};
   if (!to || !from || !map) return BT_EINVAL;
   if (to->thinking || from->thinking) return BT_EBUSY;
+  forget_sleep(to);
   const bt_def *dt = to->def, *df = from->def;
   int *inverse = malloc((df->nstates ? df->nstates : 1) * sizeof *inverse);
   uint8_t *again = calloc(dt->nstates ? dt->nstates : 1, 1);
@@ -159,11 +160,11 @@ int bti_transfer(bt_inst *to, const bt_inst *from, const int *map, bt_transfer *
 }
 
 int bt_inst_transfer(bt_inst *to, const bt_inst *from, const int *map, bt_transfer *out) {
-  if (to && from && map && !to->thinking && !from->thinking && BTI_RECORDING(to)) bti_rec_reload(to, from->def);
+  if (to && from && map && !to->thinking && !from->thinking && BTI_HOOKED(to)) bti_hook_reload(to, from->def);
   return bti_transfer(to, from, map, out, 0);
 }
 
 int bt_inst_carry(bt_inst *to, const bt_inst *from, const int *map, bt_transfer *out) {
-  if (to && from && map && !to->thinking && !from->thinking && BTI_RECORDING(to)) bti_rec_reload(to, from->def);
+  if (to && from && map && !to->thinking && !from->thinking && BTI_HOOKED(to)) bti_hook_reload(to, from->def);
   return bti_transfer(to, from, map, out, BTI_AS_IS);
 }

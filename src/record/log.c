@@ -25,7 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "internal.h"
+#include "rec_internal.h"
 #include "logfmt.h"
 
 #ifndef BT_LOG_THREADS

@@ -11,13 +11,13 @@
  * which the THINK record after it holds (or the think under way). A THINK keeps its think
  * number's low 21 bits in its word (the ring holds fewer records than 2^21, each think makes
  * one) and its sleep time as a float in the second word; errors, reloads and the host's records
- * keep what they say in an `extra` of their own. A think's record waits, as `pending`, until its sleep time is known:
- * the host asks for it after the think (bt_inst_sleep_time hands it over), so the recorder does
- * not walk the tree a second time.
+ * keep what they say in an `extra` of their own. The recorder is the instance's hook
+ * (bt_inst_set_hook): the engine tells it everything it records, a think's end with its sleep
+ * time, so that a think's record is complete when the think ends and reading never writes.
  */
 #include <stddef.h>
 #include <stdlib.h>
-#include "internal.h"
+#include "rec_internal.h"
 
 /* the bit `recording` took no room: a small tree's instance stays as small */
 _Static_assert(sizeof(void *) != 8 || sizeof(bt_inst) == 32, "bt_inst's header is 32 bytes");
@@ -70,12 +70,11 @@ struct bt_rec {
   uint32_t cap, head, count; /* records at most, where the next goes, records now (< 2^21) */
   uint32_t nextra;           /* slots of the ring holding an extra */
   unsigned long long total, think;
-  double now;        /* the clock of the think under way, or of the pending one */
+  double now;        /* the clock of the think under way, or of the last one */
   bti_logrec *log;   /* log.c's buffer of this recorder's records for its log (bt_rec_set_log) */
   uint8_t entries;   /* a callback or statistics take each record as a bt_rec_entry */
-  uint8_t pending;   /* the last think's record waits for its sleep time; its cause: */
-  uint8_t last_cause;
   uint8_t cause;     /* what will make the next think (BT_WAKE_*) */
+  uint8_t in_think;  /* between the think's BEGIN and END */
   uint8_t owned;     /* made by the instance's definition (bt_def_set_recording): its instance frees it */
   uint8_t keep_dbstrings; /* bt_rec_keep_dbstrings */
   /* the rest */
@@ -106,7 +105,7 @@ static size_t physical(const bt_rec *r, size_t i) {
 }
 
 /* The time of the think a slot made inside it belongs to: its THINK record's, after it in the
- * ring, or the think under way's (or pending one's). */
+ * ring, or the think under way's. */
 static double think_time_after(const bt_rec *r, size_t i, unsigned long long think) {
   for (size_t j = i + 1; j < r->count; j++) {
     const slot *s = &r->ring[physical(r, j)];
@@ -146,11 +145,16 @@ static void decode(const bt_rec *r, size_t i, bt_rec_entry *e) {
   }
 }
 
+
 #if BT_RECORDER
 
-/* The instance's recorder (in its bti_ext, which it has while it records), NULL if none. */
-static bt_rec **slot_of(const bt_inst *in) { return &ext_of(in)->rec; }
-static bt_rec *rec_of(const bt_inst *in) { return in->recording ? *slot_of(in) : NULL; }
+static int rec_hook(void *ud, bt_inst *in, const bt_hook_msg *m);
+
+/* The instance's recorder (its hook, when the hook is a recorder's), NULL if none. */
+static bt_rec *rec_of(const bt_inst *in) {
+  void *ud;
+  return bt_inst_hook(in, &ud) == rec_hook ? ud : NULL;
+}
 
 /* Takes the ring's next slot, freeing what the record it overwrites kept. */
 static slot *next_slot(bt_rec *r) {
@@ -198,8 +202,7 @@ static void put(bt_rec *r, const bt_rec_entry *e, int in_think) {
 
 /* A think's record for a callback or statistics (as a bt_rec_entry), or into a ring holding
  * extras. */
-static BTI_NOINLINE void think_slow(bt_rec *r, int cause, unsigned long long think, double time, int has_sleep,
-                                    double sleep) {
+static BTI_NOINLINE void think_slow(bt_rec *r, int cause, int has_sleep, double sleep) {
   bt_rec_entry e;
   memset(&e, 0, sizeof e);
   e.type = BT_REC_THINK;
@@ -207,71 +210,35 @@ static BTI_NOINLINE void think_slow(bt_rec *r, int cause, unsigned long long thi
   e.has_sleep = (unsigned char)(has_sleep != 0);
   e.sleep = has_sleep ? sleep : 0;
   e.node = -1;
-  e.think = think;
-  e.time = time;
+  e.think = r->think;
+  e.time = r->now;
   put(r, &e, 0);
 }
 
-/* Files a think's record, with its sleep time: the common case (no callback, no statistics) makes
- * no bt_rec_entry, and calls nothing but the log, last. */
-static void file_think(bt_rec *r, int cause, unsigned long long think, double time, int has_sleep, double sleep) {
+/* A think ended: its record, with its sleep time. The common case (no callback, no statistics)
+ * makes no bt_rec_entry, and calls nothing but the log, last. */
+static void think_end(bt_rec *r, int has_sleep, double sleep) {
+  int cause = r->cause;
+  r->in_think = 0;
+  r->cause = BT_WAKE_DEADLINE;
   if (__builtin_expect(r->entries || r->nextra, 0)) {
-    think_slow(r, cause, think, time, has_sleep, sleep);
+    think_slow(r, cause, has_sleep, sleep);
     return;
   }
   r->total++;
   if (r->cap) {
     slot *s = next_plain_slot(r);
-    s->word = W_THINK(cause, has_sleep != 0, think);
+    s->word = W_THINK(cause, has_sleep != 0, r->think);
     s->w2.sleep = has_sleep ? (float)sleep : 0;
-    s->u.time = time;
+    s->u.time = r->now;
   }
-  if (r->log) bti_log_record(r->log, BT_REC_THINK, (unsigned)cause, has_sleep != 0, -1, think, time, has_sleep ? sleep : 0);
+  if (r->log)
+    bti_log_record(r->log, BT_REC_THINK, (unsigned)cause, has_sleep != 0, -1, r->think, r->now, has_sleep ? sleep : 0);
 }
-
-/* Files the pending think's record, with its sleep time. */
-static void put_think(bt_rec *r, int has_sleep, double sleep) {
-  r->pending = 0;
-  file_think(r, r->last_cause, r->think, r->now, has_sleep, sleep);
-}
-
-static double think_clock(void *r) { return ((bt_rec *)r)->now; }
-
-/* Files the pending think's record, asking the tree for its sleep time as it was at the think's
- * end: on the think's clock (the host's clock may have moved on since). The record stops being
- * pending first: a sleep time override may make records of its own (filed before it) or think
- * again, and must not settle it a second time. */
-static void settle(bt_rec *r) {
-  if (!r->pending) return;
-  r->pending = 0;
-  int cause = r->last_cause;
-  unsigned long long think = r->think;
-  double time = r->now;
-  bt_inst *in = r->inst;
-  const bt_host *own = in->host;
-  bt_host at_think = {think_clock, NULL, NULL, r}; /* a sleep time draws no random number */
-  in->host = &at_think;
-  double t = 0;
-  int has = bt_node_tree_sleep_time(in, 0, &t);
-  in->host = own;
-  if (in->forceupdate) has = 1, t = 0;
-  file_think(r, cause, think, time, has, t);
-}
-
-static void detach(bt_rec *rec) {
-  bt_inst *in = rec->inst;
-  settle(rec);
-  if (rec->stats) bti_stats_unwatch(rec->stats);
-  *slot_of(in) = NULL;
-  in->recording = 0;
-  rec->inst = NULL;
-}
-
 
 /* A status change that needs a bt_rec_entry (a callback or statistics to feed), or made outside
- * a think, or after a think whose record waits, or into a ring holding extras. */
+ * a think, or into a ring holding extras. */
 static BTI_NOINLINE void status_slow(bt_inst *in, bt_rec *r, int node, int from, int to) {
-  if (r->pending) settle(r);
   bt_rec_entry e;
   memset(&e, 0, sizeof e);
   e.type = BT_REC_STATUS;
@@ -279,16 +246,14 @@ static BTI_NOINLINE void status_slow(bt_inst *in, bt_rec *r, int node, int from,
   e.to = (unsigned char)to;
   e.node = node;
   e.think = r->think;
-  e.time = in->thinking ? r->now : bti_now(in);
-  put(r, &e, in->thinking);
+  e.time = r->in_think ? r->now : bt_inst_now(in);
+  put(r, &e, r->in_think);
 }
 
 /* The common case, inside a think, into a ring and/or a log: no bt_rec_entry is made, and no
  * call but the log's, last. */
-void bti_rec_status(bt_inst *in, const bt_node *d, int from, int to) {
-  bt_rec *r = *slot_of(in);
-  int node = (int)(d - in->def->nodes);
-  if (__builtin_expect(!in->thinking || r->pending || r->entries || r->nextra, 0)) {
+static void status(bt_inst *in, bt_rec *r, int node, int from, int to) {
+  if (__builtin_expect(!r->in_think || r->entries || r->nextra, 0)) {
     status_slow(in, r, node, from, to);
     return;
   }
@@ -301,48 +266,25 @@ void bti_rec_status(bt_inst *in, const bt_node *d, int from, int to) {
   if (r->log) bti_log_record(r->log, BT_REC_STATUS, (unsigned)(from | to << 4), 0, node, r->think, r->now, 0);
 }
 
-void bti_rec_event(bt_inst *in, int n) {
-  bt_rec *r = rec_of(in);
-  if (!r) return;
+static void event(bt_inst *in, bt_rec *r, int n) {
   if (r->cause != BT_WAKE_START && r->cause != BT_WAKE_RELOAD) r->cause = BT_WAKE_EVENT;
-  if (r->pending) settle(r);
   bt_rec_entry e;
   memset(&e, 0, sizeof e);
   e.type = BT_REC_EVENT;
   e.node = n;
   e.think = r->think;
-  e.time = in->thinking ? r->now : bti_now(in);
-  put(r, &e, in->thinking);
+  e.time = r->in_think ? r->now : bt_inst_now(in);
+  put(r, &e, r->in_think);
 }
 
-void bti_rec_force(bt_inst *in) {
-  bt_rec *r = rec_of(in);
-  if (r && r->cause != BT_WAKE_START && r->cause != BT_WAKE_RELOAD) r->cause = BT_WAKE_FORCE;
-}
-
-void bti_rec_think_begin(bt_inst *in) {
-  bt_rec *r = rec_of(in);
-  if (!r) return;
-  if (r->pending) settle(r);
+static void think_begin(bt_inst *in, bt_rec *r) {
   r->think++;
-  r->now = bti_now(in);
+  r->in_think = 1;
+  r->now = bt_inst_now(in);
   if (r->cap) { /* the think's records go there: fetched while the tree works (cold since the last) */
     __builtin_prefetch(&r->ring[r->head], 1, 0);
     __builtin_prefetch((const char *)&r->ring[r->head] + 64, 1, 0);
   }
-}
-
-void bti_rec_think_end(bt_inst *in) {
-  bt_rec *r = rec_of(in);
-  if (!r) return;
-  r->last_cause = r->cause;
-  r->cause = BT_WAKE_DEADLINE;
-  r->pending = 1;
-}
-
-void bti_rec_sleep(bt_inst *in, int has_sleep, double sleep) {
-  bt_rec *r = rec_of(in);
-  if (r && r->pending) put_think(r, has_sleep, sleep);
 }
 
 /* What a record says beyond its word, for the ring (NULL and *failed when out of memory; NULL
@@ -367,9 +309,8 @@ static extra *extra_new(const bt_rec *r, const void *data, size_t size, int *fai
 /* ERROR, RELOAD and HOST records: to the log, the callback and the statistics with the caller's
  * bytes, into the ring with x. */
 static void put_extra(bt_rec *r, bt_inst *in, bt_rec_entry *e, extra *x) {
-  if (r->pending) settle(r);
   e->think = r->think;
-  e->time = in->thinking ? r->now : bti_now(in);
+  e->time = r->in_think ? r->now : bt_inst_now(in);
   if (x) {
     x->time = e->time;
     x->code = e->type == BT_REC_HOST ? e->node : 0;
@@ -388,9 +329,7 @@ static void put_extra(bt_rec *r, bt_inst *in, bt_rec_entry *e, extra *x) {
   r->nextra++;
 }
 
-void bti_rec_reload(bt_inst *in, const bt_def *from) {
-  bt_rec *r = rec_of(in);
-  if (!r) return;
+static void reload(bt_inst *in, bt_rec *r, const bt_def *from) {
   int failed;
   extra *x = extra_new(r, NULL, 0, &failed);
   if (failed) return; /* out of memory: the reload goes on unrecorded */
@@ -399,14 +338,12 @@ void bti_rec_reload(bt_inst *in, const bt_def *from) {
   e.type = BT_REC_RELOAD;
   e.node = -1;
   e.def_from = bt_def_hash(from);
-  e.def_to = bt_def_hash(in->def);
+  e.def_to = bt_def_hash(bt_inst_def(in));
   put_extra(r, in, &e, x);
   if (r->think) r->cause = BT_WAKE_RELOAD; /* the first think the recorder sees stays its start */
 }
 
-static int record_bytes(bt_inst *in, int type, int node, const void *data, size_t size) {
-  bt_rec *r = rec_of(in);
-  if (!r) return BT_OK;
+static int record_bytes(bt_inst *in, bt_rec *r, int type, int node, const void *data, size_t size) {
   int failed;
   extra *x = extra_new(r, data, size, &failed);
   if (failed) return BT_ENOMEM;
@@ -420,57 +357,10 @@ static int record_bytes(bt_inst *in, int type, int node, const void *data, size_
   return BT_OK;
 }
 
-int bt_inst_record_error(bt_inst *in, int node, const char *message) {
-  if (!in || !message || node < -1 || (node >= 0 && (uint32_t)node >= in->def->nnodes)) return BT_EINVAL;
-  return record_bytes(in, BT_REC_ERROR, node, message, strlen(message));
-}
-
-int bt_inst_record_host(bt_inst *in, int code, const void *data, size_t size) {
-  if (!in || (!data && size)) return BT_EINVAL;
-  return record_bytes(in, BT_REC_HOST, code, data, size);
-}
-
-int bt_inst_set_recorder(bt_inst *in, bt_rec *rec) {
-  if (!in) return BT_EINVAL;
-  if (rec && rec->inst && rec->inst != in) return BT_EINVAL;
-  bt_rec *old = rec_of(in);
-  if (old == rec) return BT_OK;
-  if (rec && !bti_ext_get(in)) return BT_ENOMEM; /* where the recorder's pointer goes */
-  if (old) {
-    detach(old);
-    if (old->owned) bt_rec_free(old);
-  }
-  if (!rec) return BT_OK;
-  rec->inst = in;
-  rec->cause = BT_WAKE_START;
-  *slot_of(in) = rec;
-  in->recording = 1;
-  bti_rec_log_attach(rec);
-  return BT_OK;
-}
-
-bt_rec *bt_inst_recorder(const bt_inst *in) { return in ? rec_of(in) : NULL; }
-
-int bt_def_set_recording(bt_def *def, const bt_rec_options *opts) {
-  if (!def) return BT_EINVAL;
-  bt_rec_options *copy = NULL;
-  if (opts) {
-    if (!(copy = malloc(sizeof *copy))) return BT_ENOMEM;
-    *copy = *opts;
-  }
-  free(def->recording);
-  def->recording = copy;
-  return BT_OK;
-}
-
-void bti_rec_log_attach(bt_rec *r) {
-  if (r->inst && r->log) bti_log_attached(r->log, r->inst, r->think, bti_now(r->inst));
-}
-
 /* The DBStrings of in's running nodes, now (inside its think). Without memory, those not kept
  * read as NULL. */
 static void keep_dbstrings(bt_rec *r, bt_inst *in) {
-  uint32_t n = in->def->nnodes;
+  uint32_t n = (uint32_t)bt_def_size(bt_inst_def(in));
   if (r->dbstring_nodes != n) {
     uint32_t *at = realloc(r->dbstring_at, n * sizeof *at);
     if (!at) return;
@@ -490,9 +380,7 @@ static void keep_dbstrings(bt_rec *r, bt_inst *in) {
   }
 }
 
-void bti_rec_saved(bt_inst *in) {
-  bt_rec *r = rec_of(in);
-  if (!r) return;
+static void saved(bt_inst *in, bt_rec *r) {
   if (r->keep_dbstrings) keep_dbstrings(r, in);
   if (r->log) bti_log_saved(r->log, in, r->think, r->now);
 }
@@ -500,11 +388,56 @@ void bti_rec_saved(bt_inst *in) {
 /* Only a log keeps a stop: the agent's tree stopped there, which a reader of the log cannot tell
  * from its records otherwise (a stopped tree keeps its statuses, and a sleeping one makes no
  * record either). */
-void bti_rec_stop(bt_inst *in) {
-  bt_rec *r = rec_of(in);
-  if (!r || !r->log) return;
-  if (r->pending) settle(r);
-  bti_log_stopped(r->log, r->think, in->thinking ? r->now : bti_now(in));
+static void stopped(bt_inst *in, bt_rec *r) {
+  if (r->log) bti_log_stopped(r->log, r->think, r->in_think ? r->now : bt_inst_now(in));
+}
+
+/* The instance let the recorder go (another hook, bt_inst_fini): one the instance owns is freed. */
+static void detached(bt_rec *r) {
+  r->in_think = 0;
+  if (r->stats) bti_stats_unwatch(r->stats);
+  r->inst = NULL;
+  if (r->owned) bt_rec_free(r);
+}
+
+/* The engine's hook: everything the recorder records comes through here. */
+static int rec_hook(void *ud, bt_inst *in, const bt_hook_msg *m) {
+  bt_rec *r = ud;
+  switch (m->what) {
+  case BT_HOOK_STATUS: status(in, r, m->node, m->from, m->to); break;
+  case BT_HOOK_BEGIN: think_begin(in, r); break;
+  case BT_HOOK_END: think_end(r, m->has_sleep, m->sleep); break;
+  case BT_HOOK_EVENT: event(in, r, m->node); break;
+  case BT_HOOK_FORCE:
+    if (r->cause != BT_WAKE_START && r->cause != BT_WAKE_RELOAD) r->cause = BT_WAKE_FORCE;
+    break;
+  case BT_HOOK_SAVED: saved(in, r); break;
+  case BT_HOOK_STOP: stopped(in, r); break;
+  case BT_HOOK_RELOAD: reload(in, r, m->def); break;
+  case BT_HOOK_ERROR: return record_bytes(in, r, BT_REC_ERROR, m->node, m->data, m->size);
+  case BT_HOOK_HOST: return record_bytes(in, r, BT_REC_HOST, m->node, m->data, m->size);
+  case BT_HOOK_DETACH: detached(r); break;
+  }
+  return BT_OK;
+}
+
+int bt_inst_set_recorder(bt_inst *in, bt_rec *rec) {
+  if (!in) return BT_EINVAL;
+  if (rec && rec->inst && rec->inst != in) return BT_EINVAL;
+  if (rec_of(in) == rec) return BT_OK;
+  if (!rec) return bt_inst_set_hook(in, NULL, NULL); /* the recorder is told, and freed if owned */
+  int rc = bt_inst_set_hook(in, rec_hook, rec);
+  if (rc != BT_OK) return rc;
+  rec->inst = in;
+  rec->cause = BT_WAKE_START;
+  bti_rec_log_attach(rec);
+  return BT_OK;
+}
+
+bt_rec *bt_inst_recorder(const bt_inst *in) { return in ? rec_of(in) : NULL; }
+
+void bti_rec_log_attach(bt_rec *r) {
+  if (r->inst && r->log) bti_log_attached(r->log, r->inst, r->think, bt_inst_now(r->inst));
 }
 
 static void drop_dbstrings(bt_rec *r) {
@@ -539,23 +472,66 @@ int bti_rec_attach_new(bt_inst *in, const bt_rec_options *o, unsigned long long 
 
 int bti_rec_owned(const bt_rec *r) { return r && r->owned; }
 
-int bti_rec_init(bt_inst *in) {
-  const bt_rec_options *o = in->def->recording;
+/* ---- what a definition gives the recorders of its instances: its watcher ---- */
+
+typedef struct def_recording {
+  int has_options;
+  bt_rec_options options;
+  bt_stats *stats;
+} def_recording;
+
+/* A new instance of a definition that records: its own recorder. */
+static int def_watch(void *ud, bt_inst *in) {
+  const def_recording *d = ud;
+  const bt_rec_options *o = d->has_options ? &d->options : NULL;
   bt_rec *r = NULL;
-  if (!o && !in->def->stats) return BT_OK;
   if (bt_rec_create(&r, o ? o->capacity : 0) != BT_OK) return BT_ENOMEM;
   if (o) bt_rec_set_callback(r, o->fn, o->ud);
   r->owned = 1;
   int rc = bt_inst_set_recorder(in, r);
   if (rc == BT_OK && o && o->log) rc = bt_rec_set_log(r, o->log);
-  if (rc == BT_OK) rc = bt_rec_set_stats(r, in->def->stats);
-  if (rc != BT_OK) bt_rec_free(r);
-  return rc;
+  if (rc == BT_OK) rc = bt_rec_set_stats(r, d->stats);
+  if (rc != BT_OK) {
+    if (rec_of(in) == r) bt_inst_set_recorder(in, NULL);
+    else bt_rec_free(r);
+  }
+  return rc == BT_OK ? BT_OK : BT_ENOMEM;
+}
+
+/* def's settings (made when make is set; NULL: none, or out of memory) */
+static def_recording *def_recording_of(bt_def *def, int make) {
+  void *ud;
+  if (bt_def_watcher(def, &ud) == def_watch) return ud;
+  if (!make) return NULL;
+  def_recording *d = calloc(1, sizeof *d);
+  if (d && bt_def_set_watcher(def, def_watch, d, free) != BT_OK) {
+    free(d);
+    d = NULL;
+  }
+  return d;
+}
+
+/* Drops def's settings when nothing is asked any more. */
+static void def_recording_tidy(bt_def *def, const def_recording *d) {
+  if (!d->has_options && !d->stats) bt_def_set_watcher(def, NULL, NULL, NULL);
+}
+
+int bt_def_set_recording(bt_def *def, const bt_rec_options *opts) {
+  if (!def) return BT_EINVAL;
+  def_recording *d = def_recording_of(def, opts != NULL);
+  if (!d) return opts ? BT_ENOMEM : BT_OK;
+  d->has_options = opts != NULL;
+  if (opts) d->options = *opts;
+  def_recording_tidy(def, d);
+  return BT_OK;
 }
 
 int bt_def_set_stats(bt_def *def, bt_stats *st) {
   if (!def) return BT_EINVAL;
-  def->stats = st;
+  def_recording *d = def_recording_of(def, st != NULL);
+  if (!d) return st ? BT_ENOMEM : BT_OK;
+  d->stats = st;
+  def_recording_tidy(def, d);
   return BT_OK;
 }
 
@@ -566,13 +542,12 @@ int bti_rec_attach_new(bt_inst *in, const bt_rec_options *o, unsigned long long 
   (void)in, (void)o, (void)agent;
   return BT_EINVAL;
 }
+int bti_rec_owned(const bt_rec *r) { return r && r->owned; }
 bt_rec *bt_inst_recorder(const bt_inst *in) {
   (void)in;
   return NULL;
 }
-static void detach(bt_rec *rec) { (void)rec; }
 void bti_rec_log_attach(bt_rec *r) { (void)r; }
-static void settle(bt_rec *r) { (void)r; }
 int bt_def_set_recording(bt_def *def, const bt_rec_options *opts) {
   (void)def;
   (void)opts;
@@ -582,20 +557,13 @@ int bt_def_set_stats(bt_def *def, bt_stats *st) {
   (void)def, (void)st;
   return BT_EINVAL;
 }
-int bt_inst_record_error(bt_inst *in, int node, const char *message) {
-  if (!in || !message || node < -1 || (node >= 0 && (uint32_t)node >= in->def->nnodes)) return BT_EINVAL;
-  return BT_OK;
-}
-int bt_inst_record_host(bt_inst *in, int code, const void *data, size_t size) {
-  (void)code;
-  return !in || (!data && size) ? BT_EINVAL : BT_OK;
-}
 int bt_rec_keep_dbstrings(bt_rec *r, int on) {
   (void)r, (void)on;
   return BT_EINVAL;
 }
 
 #endif
+
 
 int bt_rec_create(bt_rec **out, size_t capacity) {
   if (!out) return BT_EINVAL;
@@ -625,7 +593,10 @@ static void ring_clear(bt_rec *r) {
 
 void bt_rec_free(bt_rec *r) {
   if (!r) return;
-  if (r->inst) detach(r);
+  if (r->inst) { /* detached first: the instance tells it, and it must not free itself then */
+    r->owned = 0;
+    bt_inst_set_hook(r->inst, NULL, NULL);
+  }
   bt_rec_set_stats(r, NULL);
   if (r->log) bti_log_release(r->log);
   ring_clear(r);
@@ -664,7 +635,6 @@ int bt_rec_set_agent(bt_rec *r, unsigned long long id, const char *label) {
 
 int bt_rec_set_stats(bt_rec *r, bt_stats *st) {
   if (!r) return BT_EINVAL;
-  if (r->inst) settle(r); /* the last think's record goes to the statistics it was made for */
   if (r->stats && bti_stats_of(r->stats) == st) return BT_OK;
   bti_stats_agent *a = NULL;
   if (st && !(a = bti_stats_attach(st, r))) return BT_ENOMEM;
@@ -689,25 +659,17 @@ const char *bt_rec_label(const bt_rec *r) { return r->label ? r->label : ""; }
 bt_inst *bt_rec_inst(const bt_rec *r) { return r ? r->inst : NULL; }
 bti_logrec **bti_rec_logp(bt_rec *r) { return &r->log; }
 
-size_t bt_rec_count(bt_rec *r) {
-  if (r->inst) settle(r);
-  return r->count;
-}
+size_t bt_rec_count(const bt_rec *r) { return r->count; }
 
-unsigned long long bt_rec_total(bt_rec *r) {
-  if (r->inst) settle(r);
-  return r->total;
-}
+unsigned long long bt_rec_total(const bt_rec *r) { return r->total; }
 
-int bt_rec_get(bt_rec *r, size_t i, bt_rec_entry *out) {
-  if (r->inst) settle(r);
+int bt_rec_get(const bt_rec *r, size_t i, bt_rec_entry *out) {
   if (!out || i >= r->count) return BT_EINVAL;
   decode(r, i, out);
   return BT_OK;
 }
 
 void bt_rec_clear(bt_rec *r) {
-  if (r->inst) settle(r);
   ring_clear(r);
   r->total = 0;
 }

@@ -15,7 +15,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "internal.h"
+#include "rec_internal.h"
 
 #define NONE UINT32_MAX
 
@@ -375,13 +375,6 @@ void bti_stats_record(bti_stats_agent *a, const bt_inst *in, const bt_rec_entry 
 
 /* ---- the API ---- */
 
-/* Files the records the live recorders still hold back: the last think's, which waits for the
- * host to ask for its sleep time (bt_rec_total files it). */
-static void settle(bt_stats *st) {
-  for (bti_stats_agent *a = st->agents; a; a = a->next)
-    if (a->rec) bt_rec_total(a->rec);
-}
-
 int bt_stats_create(bt_stats **out) {
   if (!out) return BT_EINVAL;
   *out = calloc(1, sizeof **out);
@@ -411,7 +404,6 @@ int bt_stats_keep_agents(bt_stats *st, int on) {
     return BT_OK;
   }
   if (st->keep_agents) return BT_OK;
-  settle(st);
   int ok = 1;
   for (bti_stats_agent *a = st->agents; a && ok; a = a->next)
     if (a->rec && a->sh && !(a->own = calloc((size_t)a->cap, sizeof *a->own))) ok = 0;
@@ -442,7 +434,6 @@ int bt_stats_add(bt_stats *st, unsigned long long agent, unsigned long long shap
 
 void bt_stats_reset(bt_stats *st, double now) {
   if (!st) return;
-  settle(st);
   for (int i = 0; i < st->nshapes; i++) {
     shape *sh = st->shapes[i];
     memset(sh->fig, 0, (size_t)sh->nodes * sizeof *sh->fig);
@@ -522,7 +513,6 @@ static bt_stats_node *rows_own(const bti_stats_agent *a) {
 
 int bt_stats_merge(bt_stats *dst, bt_stats *src) {
   if (!dst || !src || dst == src) return BT_EINVAL;
-  settle(src);
   int fresh = 0; /* src's shapes dst lacks */
   for (int i = 0; i < src->nshapes; i++) {
     const shape *s = src->shapes[i];
@@ -579,7 +569,6 @@ int bt_stats_merge(bt_stats *dst, bt_stats *src) {
 
 int bt_stats_shape_count(bt_stats *st) {
   if (!st) return 0;
-  settle(st); /* a live recorder's first record may bring a shape */
   return st->nshapes;
 }
 
@@ -594,14 +583,12 @@ static void shape_info(const shape *sh, bt_stats_shape *out) {
 
 int bt_stats_shape_get(bt_stats *st, int i, bt_stats_shape *out) {
   if (!st || !out) return BT_EINVAL;
-  settle(st);
   if (i < 0 || i >= st->nshapes) return BT_EINVAL;
   shape_info(st->shapes[i], out);
   return BT_OK;
 }
 
 int bt_stats_node_get(bt_stats *st, unsigned long long hash, int node, bt_stats_node *out) {
-  if (st) settle(st);
   const shape *sh = st ? shape_find(st, hash) : NULL;
   if (!sh || !out || node < 0 || node >= sh->nodes) return BT_EINVAL;
   row_of(sh->hash, &sh->fig[node], node, out);
@@ -660,7 +647,6 @@ static int list_args_valid(int order, const bt_stats_node *rows, int max) {
 
 int bt_stats_list(bt_stats *st, int order, bt_stats_node *rows, int max) {
   if (!st || !list_args_valid(order, rows, max)) return BT_EINVAL;
-  settle(st);
   int n = 0;
   bt_stats_node *all = rows_all(st, &n);
   return all ? rows_out(all, n, order, rows, max) : BT_ENOMEM;

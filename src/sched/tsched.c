@@ -26,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "rec_internal.h"
 
 enum { IDLE, BEGIN, THINK, END, FLUSH }; /* phases */
 

@@ -302,50 +302,85 @@ static void test_reload_cause(void) {
   bt_inst_free(neu);
 }
 
-/* A think's record is made when the host asks for the sleep time, with the time it got: the
- * recorder does not walk the tree again. */
+/* A think's record is made when the think ends, with the sleep time the tree has then. The host's
+ * question after it, on the same clock and tree, is answered without walking the tree again;
+ * anything else walks it, as an instance without a hook does. */
 static bt_rec_entry LAST;
-static int nthinks;
+static int nthinks, nwalks;
 static void on_think(void *ud, const bt_rec_entry *e) {
   (void)ud;
   if (e->type == BT_REC_THINK) LAST = *e, nthinks++;
 }
+static int sleep_counted(bt_call *c) {
+  nwalks++;
+  c->value = 0.75;
+  return 1;
+}
 
-static void test_think_record_takes_the_sleep_asked(void) {
-  leaf A = LEAF("A", BT_RUNNING);
-  A.sleep = 0.75;
+static bt_inst *counted_leaf(leaf *A) {
+  static const bt_ops ops = {leaf_visit, NULL, NULL, NULL, sleep_counted, NULL};
   bt_graph *g = new_graph();
-  int a = add_leaf(g, &A);
-  bt_inst *in = build(g, a, 0);
+  bt_spec s;
+  memset(&s, 0, sizeof s);
+  s.kind = BT_BEHAVIOUR;
+  s.name = "A";
+  s.ops = &ops;
+  s.ops_ud = A;
+  return build(g, bt_graph_add(g, &s), 0);
+}
+
+static void test_think_record_made_at_think_end(void) {
+  leaf A = LEAF("A", BT_RUNNING);
+  bt_inst *in = counted_leaf(&A);
   bt_rec *r = attach(in, 0);
   bt_rec_set_callback(r, on_think, NULL);
-  nthinks = 0;
+  nthinks = nwalks = 0;
   T = 1;
   REQUIRE(bt_inst_update(in) == BT_OK);
-  CHECK_INT(nthinks, 0); /* not yet: the sleep time is not known */
-  double t = -1;
-  CHECK_INT(bt_inst_sleep_time(in, &t), 1);
   CHECK_INT(nthinks, 1);
-  CHECK_NUM(LAST.sleep, t);
+  CHECK_INT(nwalks, 1);
+  CHECK_NUM(LAST.sleep, 0.75);
   CHECK_INT(LAST.has_sleep, 1);
   CHECK_INT((int)LAST.think, 1);
-  CHECK_INT(bt_inst_sleep_time(in, &t), 1); /* asked again: no second record */
+  CHECK_NUM(LAST.time, 1);
+  /* reading never writes: the same figures, no record, no walk */
+  const bt_rec *cr = r;
+  unsigned long long total = bt_rec_total(cr);
+  CHECK_INT((int)bt_rec_count(cr), (int)bt_rec_count(cr));
+  CHECK(bt_rec_total(cr) == total);
   CHECK_INT(nthinks, 1);
-  /* not asked: made before the next think's first record, from the tree as it is then */
+  CHECK_INT(nwalks, 1);
+  double t = -1;
+  CHECK_INT(bt_inst_sleep_time(in, &t), 1); /* the think's own: no walk */
+  CHECK_NUM(t, 0.75);
+  CHECK_INT(nwalks, 1);
+  T = 1.5; /* another time: the tree is asked */
+  CHECK_INT(bt_inst_sleep_time(in, &t), 1);
+  CHECK_INT(nwalks, 2);
+  T = 1;
+  bt_node_set_status(in, 0, BT_SUCCESS); /* the tree changed: asked again */
+  CHECK_INT(bt_inst_sleep_time(in, &t), 1);
+  CHECK_INT(nwalks, 3);
+  CHECK_INT(nthinks, 1);
   T = 2;
-  REQUIRE(bt_inst_update(in) == BT_OK);
-  T = 3;
   REQUIRE(bt_inst_update(in) == BT_OK);
   CHECK_INT(nthinks, 2);
   CHECK_INT((int)LAST.think, 2);
   CHECK_NUM(LAST.time, 2);
-  CHECK_NUM(LAST.sleep, 0.75);
-  A.status = BT_SUCCESS;
-  T = 4;
+  int walks = nwalks;
+  bt_inst_force_update(in); /* a ForceUpdate after the think: 0, without a walk */
+  CHECK_INT(bt_inst_sleep_time(in, &t), 1);
+  CHECK_NUM(t, 0);
+  CHECK_INT(nwalks, walks);
+  bt_rec_free(r);
+  CHECK_INT(nthinks, 2);
+  /* without a hook every question walks the tree */
+  nwalks = 0;
   REQUIRE(bt_inst_update(in) == BT_OK);
-  bt_rec_free(r); /* detaching makes the pending one */
-  CHECK_INT(nthinks, 4);
-  CHECK_INT(LAST.has_sleep, 0); /* A succeeded: nothing runs */
+  CHECK_INT(nwalks, 0);
+  CHECK_INT(bt_inst_sleep_time(in, &t), 1);
+  CHECK_INT(bt_inst_sleep_time(in, &t), 1);
+  CHECK_INT(nwalks, 2);
   bt_inst_free(in);
 }
 
@@ -543,8 +578,96 @@ static void test_differential(void) {
   }
 }
 
-/* A sleep time override that makes a record while the recorder works out a think's sleep time
- * (settling the think before the next record): its record is filed, then the think's, once. */
+/* The engine's hook with a watcher of the host's own: each thing the recorder records arrives
+ * as a message, in order; replacing the hook or finishing the instance sends DETACH last; a
+ * definition's watcher hooks each new instance, and its failure fails bt_inst_init. */
+static char HOOKED[512];
+static int hook_log(void *ud, bt_inst *in, const bt_hook_msg *m) {
+  (void)ud;
+  char one[64];
+  const bt_def *d = bt_inst_def(in);
+  switch (m->what) {
+  case BT_HOOK_STATUS:
+    snprintf(one, sizeof one, "%s:%s>%s ", bt_def_name(d, m->node), bt_status_name((bt_status)m->from),
+             bt_status_name((bt_status)m->to));
+    break;
+  case BT_HOOK_BEGIN: snprintf(one, sizeof one, "begin "); break;
+  case BT_HOOK_END: snprintf(one, sizeof one, "end(%g) ", m->has_sleep ? m->sleep : -1); break;
+  case BT_HOOK_EVENT: snprintf(one, sizeof one, "event:%s ", bt_def_name(d, m->node)); break;
+  case BT_HOOK_FORCE: snprintf(one, sizeof one, "force "); break;
+  case BT_HOOK_SAVED: snprintf(one, sizeof one, "saved "); break;
+  case BT_HOOK_STOP: snprintf(one, sizeof one, "stop "); break;
+  case BT_HOOK_RELOAD: snprintf(one, sizeof one, "reload "); break;
+  case BT_HOOK_ERROR: snprintf(one, sizeof one, "error:%.*s ", (int)m->size, (const char *)m->data); break;
+  case BT_HOOK_HOST: snprintf(one, sizeof one, "host%d:%.*s ", m->node, (int)m->size, (const char *)m->data); break;
+  case BT_HOOK_DETACH: snprintf(one, sizeof one, "detach "); break;
+  }
+  strncat(HOOKED, one, sizeof HOOKED - strlen(HOOKED) - 1);
+  return m->what == BT_HOOK_HOST && m->node == 99 ? BT_ENOMEM : BT_OK;
+}
+
+static int watch_count;
+static int watch_hook(void *ud, bt_inst *in) {
+  watch_count++;
+  return ud ? BT_ENOMEM : bt_inst_set_hook(in, hook_log, NULL);
+}
+
+static void test_hook_messages(void) {
+  leaf B = LEAF("B", BT_RUNNING);
+  bt_graph *g = new_graph();
+  int b = add_leaf(g, &B), e = add_node(g, BT_EVENT, "E", 0, 0);
+  set_kids(g, e, 1, b);
+  bt_inst *in = build(g, e, 0);
+  HOOKED[0] = 0;
+  REQUIRE(bt_inst_set_hook(in, hook_log, NULL) == BT_OK);
+  void *ud = &ud;
+  CHECK(bt_inst_hook(in, &ud) == hook_log && ud == NULL);
+  T = 1;
+  CHECK_INT(bt_inst_fire_event(in, 0), BT_OK); /* (pre-order: E is 0, B is 1) */
+  REQUIRE(bt_inst_update(in) == BT_OK);
+  bt_inst_force_update(in);
+  CHECK_INT(bt_inst_record_error(in, 1, "oops"), BT_OK);
+  CHECK_INT(bt_inst_record_host(in, 7, "xy", 2), BT_OK);
+  CHECK_INT(bt_inst_record_host(in, 99, "", 0), BT_ENOMEM); /* the hook's result */
+  bt_inst_stop(in);
+  REQUIRE(bt_inst_set_hook(in, NULL, NULL) == BT_OK);
+  CHECK(bt_inst_hook(in, NULL) == NULL);
+  CHECK_STR(HOOKED, "event:E begin E:READY>RUNNING B:READY>RUNNING saved end(0) force error:oops host7:xy "
+                    "host99: stop detach ");
+  HOOKED[0] = 0;
+  REQUIRE(bt_inst_update(in) == BT_OK); /* unhooked: nothing */
+  CHECK_STR(HOOKED, "");
+  bt_inst_free(in);
+
+  /* a definition's watcher */
+  bt_graph *g2 = new_graph();
+  int b2 = add_leaf(g2, &B);
+  bt_def *def = NULL;
+  REQUIRE(bt_def_create(&def, g2, b2) == BT_OK);
+  bt_graph_free(g2);
+  REQUIRE(bt_def_set_watcher(def, watch_hook, NULL, NULL) == BT_OK);
+  CHECK(bt_def_watcher(def, NULL) == watch_hook);
+  watch_count = 0;
+  HOOKED[0] = 0;
+  bt_inst *w = NULL;
+  REQUIRE(bt_inst_create(&w, def, &HOST, NULL, 0) == BT_OK);
+  CHECK_INT(watch_count, 1);
+  CHECK(bt_inst_hook(w, NULL) == hook_log);
+  bt_inst_free(w);
+  CHECK_STR(HOOKED, "detach ");
+  REQUIRE(bt_def_set_watcher(def, watch_hook, &watch_count, NULL) == BT_OK); /* it fails */
+  w = NULL;
+  CHECK_INT(bt_inst_create(&w, def, &HOST, NULL, 0), BT_ENOMEM);
+  CHECK(w == NULL);
+  REQUIRE(bt_def_set_watcher(def, NULL, NULL, NULL) == BT_OK);
+  REQUIRE(bt_inst_create(&w, def, &HOST, NULL, 0) == BT_OK);
+  CHECK(bt_inst_hook(w, NULL) == NULL);
+  bt_inst_free(w);
+  bt_def_release(def);
+}
+
+/* A sleep time override that makes a record while the engine works out a think's sleep time at
+ * its end: its record is filed, then the think's, once. */
 static int TYPES[16], ntypes;
 static void on_type(void *ud, const bt_rec_entry *e) {
   (void)ud;
@@ -572,7 +695,6 @@ static void test_settle_reentered(void) {
   bt_rec_set_callback(r, on_type, NULL);
   ntypes = 0;
   think(in, 1);
-  bt_rec_total(r); /* settles: the override records while it does */
   CHECK_INT(ntypes, 3);
   CHECK_INT(TYPES[0], BT_REC_STATUS);
   CHECK_INT(TYPES[1], BT_REC_HOST);
@@ -631,7 +753,8 @@ int main(void) {
   test_restore_and_transfer();
   test_reload_cause();
   test_wake_causes();
-  test_think_record_takes_the_sleep_asked();
+  test_think_record_made_at_think_end();
+  test_hook_messages();
   test_error_and_host_records();
   test_reload_record();
   test_recording_by_definition();
