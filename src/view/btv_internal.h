@@ -108,6 +108,8 @@ struct bt_view {
   btv_logview *log;
 };
 
+/* a failure's message (json.c): into the view's (v may be NULL) and into err (errsize bytes, may
+ * be NULL), cut to 255 bytes */
 BTV_HIDDEN void btv_set_error(bt_view *v, char *err, size_t errsize, const char *fmt, ...)
 #if defined(__GNUC__)
   __attribute__((format(printf, 4, 5)))

@@ -4,7 +4,8 @@
  * json.c: the viewer's JSON. A growing buffer that remembers a failed allocation (the answer is
  * then refused whole, never sent cut), a writer of strings (escaping control characters and bytes
  * that are not UTF-8) and numbers, and a strict reader of the one shape of message a stream
- * accepts: {"subscribe": [ids]} or {"unsubscribe": [ids]}.
+ * accepts: {"subscribe": [ids]} or {"unsubscribe": [ids]}. And a view's error message, which every
+ * other file writes: here, below them all, so that none calls up into view.c for it.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -13,6 +14,18 @@
 #include <string.h>
 
 #include "btv_internal.h"
+
+/* ---- errors ---- */
+
+void btv_set_error(bt_view *v, char *err, size_t errsize, const char *fmt, ...) {
+  char msg[256];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  if (v) snprintf(v->errmsg, sizeof v->errmsg, "%s", msg);
+  if (err && errsize) snprintf(err, errsize, "%s", msg);
+}
 
 /* ---- the buffer ---- */
 

@@ -21,16 +21,6 @@ void bt_view_options_init(bt_view_options *o) {
   o->dbstrings = 1;
 }
 
-void btv_set_error(bt_view *v, char *err, size_t errsize, const char *fmt, ...) {
-  char msg[256];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
-  if (v) snprintf(v->errmsg, sizeof v->errmsg, "%s", msg);
-  if (err && errsize) snprintf(err, errsize, "%s", msg);
-}
-
 static int is_loopback(const char *address) {
   return strncmp(address, "127.", 4) == 0 || strcmp(address, "::1") == 0 || strcmp(address, "localhost") == 0;
 }
