@@ -37,6 +37,28 @@ BTV_HIDDEN void btv_buf_printf(btv_buf *b, const char *fmt, ...)
   __attribute__((format(printf, 2, 3)))
 #endif
   ;
+/* The stream's messages of one frame, in their order (v->outbox): the live source leaves them
+ * here (bt_view_frame, under v->lock) and the server hands them to the streams in the same hold
+ * of the lock (btv_stream_post), so the source never calls the server. A message is for every
+ * stream (all) or for the streams subscribed to its agent. One that did not fit in memory is
+ * counted (lost): the server counts it as dropped for every stream. */
+typedef struct btv_outbox_msg {
+  size_t at, len; /* its bytes in the outbox's buffer */
+  unsigned long long agent;
+  int all;
+} btv_outbox_msg;
+
+typedef struct btv_outbox {
+  btv_buf bytes; /* the messages, one after the other */
+  btv_outbox_msg *msgs;
+  int count, cap;
+  unsigned long long lost;
+} btv_outbox;
+
+BTV_HIDDEN void btv_outbox_add(btv_outbox *o, int all, unsigned long long agent, const char *msg, size_t len);
+BTV_HIDDEN void btv_outbox_clear(btv_outbox *o); /* empties it, keeping its memory for the next frame */
+BTV_HIDDEN void btv_outbox_free(btv_outbox *o);
+
 /* a JSON string of n bytes (quotes included): control characters, '"', '\\' escaped, bytes that
  * are not UTF-8 as \u00XX; NULL gives null */
 BTV_HIDDEN void btv_json_string(btv_buf *b, const char *s, size_t n);
@@ -102,6 +124,7 @@ struct bt_view {
   unsigned long long frames;
   double now;
   btv_client *clients; /* the open streams */
+  btv_outbox outbox;   /* the stream's messages of the frame being made (json.c) */
   bt_view_stats stats;
 
   btv_live *live;
@@ -130,6 +153,9 @@ BTV_HIDDEN int btv_live_shape(bt_view *v, unsigned long long shape, btv_buf *out
 BTV_HIDDEN int btv_live_shape_stats(bt_view *v, unsigned long long shape, btv_buf *out);
 BTV_HIDDEN void btv_live_range(bt_view *v, double *first, double *last, int *have, int *agents);
 BTV_HIDDEN void btv_live_free(bt_view *v);
+/* bt_view_frame's work (v->lock held, v->now and the frame's number set): the recorders' new
+ * records copied, the stream's messages left in v->outbox */
+BTV_HIDDEN int btv_live_frame(bt_view *v, double now);
 /* subscriptions: an agent's count of streams that want its records */
 BTV_HIDDEN void btv_live_watch(bt_view *v, unsigned long long id, int delta);
 
@@ -151,10 +177,9 @@ BTV_HIDDEN int btv_json_stats(btv_buf *out, bt_stats *st, unsigned long long sha
 
 BTV_HIDDEN int btv_server_start(bt_view *v, char *err, size_t errsize);
 BTV_HIDDEN void btv_server_stop(bt_view *v);
-/* queues a message for every stream (agent 0 and all: every stream; else the streams subscribed
- * to that agent); called by bt_view_frame with v->lock held. The bytes are copied. */
-BTV_HIDDEN void btv_stream_broadcast(bt_view *v, const char *msg, size_t len);
-BTV_HIDDEN void btv_stream_agent(bt_view *v, unsigned long long agent, const char *msg, size_t len);
+/* queues the messages of v->outbox for the streams (the bytes are copied) and empties it; called
+ * by bt_view_frame with v->lock held */
+BTV_HIDDEN void btv_stream_post(bt_view *v);
 BTV_HIDDEN void btv_stream_wake(bt_view *v); /* after a frame's messages are queued (lock not held) */
 
 /* ---- the page's files (generated from src/view/page/ by cmake/embed_page.cmake) ---- */

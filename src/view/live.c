@@ -4,7 +4,8 @@
  * live.c: the live agents. bt_view_add_agent registers a recorder; bt_view_frame, on the host's
  * thread, copies each recorder's new records into the agent's history (a ring of the newest
  * `history` records), reads the agent's statuses from its instance, feeds the view's statistics
- * and queues the stream's messages, all under the view's lock; the server's threads answer from
+ * and leaves the stream's messages in the view's outbox (which the server empties), all under
+ * the view's lock; the server's threads answer from
  * these copies, under the same lock (they never touch a recorder or an instance).
  *
  * Each agent keeps, besides its ring, the statuses its tree had just before the ring's oldest
@@ -530,18 +531,11 @@ static int frame_agent(bt_view *v, btv_agent *a, btv_buf *msg, int *reloaded) {
   return rc;
 }
 
-int bt_view_frame(bt_view *v, double now) {
-  if (!v || v->mode != BTV_LIVE) {
-    if (v) btv_set_error(v, NULL, 0, "bt_view_frame: a log view has no live agents");
-    return BT_EINVAL;
-  }
+/* bt_view_frame (view.c) calls it with v->lock held, once it has set v->now and v->frames */
+int btv_live_frame(bt_view *v, double now) {
   int rc = BT_OK;
   btv_buf msg = {0}, counts = {0};
-  pthread_mutex_lock(&v->lock);
   btv_live *L = live_of(v);
-  v->now = now;
-  v->frames++;
-  v->stats.frames++;
   int any = 0;
   for (int i = 0; L && i < L->n; i++) {
     btv_agent *a = L->agents[i];
@@ -549,13 +543,13 @@ int bt_view_frame(bt_view *v, double now) {
     msg.len = 0;
     msg.failed = 0;
     if (frame_agent(v, a, &msg, &reloaded) != BT_OK) rc = BT_ENOMEM;
-    if (msg.len && !msg.failed) btv_stream_agent(v, a->id, msg.data, msg.len);
+    if (msg.len && !msg.failed) btv_outbox_add(&v->outbox, 0, a->id, msg.data, msg.len);
     if (reloaded) {
       msg.len = 0;
       btv_buf_printf(&msg, "{\"type\":\"reload\",\"agent\":%llu,\"shape\":", a->id);
       btv_json_shape(&msg, a->shape);
       btv_buf_str(&msg, "}");
-      if (!msg.failed) btv_stream_broadcast(v, msg.data, msg.len);
+      if (!msg.failed) btv_outbox_add(&v->outbox, 1, 0, msg.data, msg.len);
     }
     if (a->frame_count && v->clients) {
       btv_buf_printf(&counts, "%s\"%llu\":%u", any ? "," : "", a->id, a->frame_count);
@@ -564,7 +558,7 @@ int bt_view_frame(bt_view *v, double now) {
   }
   if (L && L->changed) {
     L->changed = 0;
-    btv_stream_broadcast(v, "{\"type\":\"agents\"}", 17);
+    btv_outbox_add(&v->outbox, 1, 0, "{\"type\":\"agents\"}", 17);
   }
   if (v->clients) { /* the frame's counts: built only when someone listens */
     msg.len = 0;
@@ -574,15 +568,11 @@ int bt_view_frame(bt_view *v, double now) {
     btv_buf_str(&msg, ",\"counts\":{");
     if (counts.len) btv_buf_add(&msg, counts.data, counts.len);
     btv_buf_str(&msg, "}}");
-    if (!msg.failed && !counts.failed) btv_stream_broadcast(v, msg.data, msg.len);
+    if (!msg.failed && !counts.failed) btv_outbox_add(&v->outbox, 1, 0, msg.data, msg.len);
   }
-  pthread_mutex_unlock(&v->lock);
-  btv_stream_wake(v);
   btv_buf_free(&msg);
   btv_buf_free(&counts);
-  if (!L) rc = BT_ENOMEM;
-  if (rc != BT_OK) btv_set_error(v, NULL, 0, "bt_view_frame: out of memory (records of this frame were lost)");
-  return rc;
+  return L ? rc : BT_ENOMEM;
 }
 
 /* ---- the answers ---- */

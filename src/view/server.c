@@ -8,7 +8,7 @@
  * released), serves the page's compiled-in files, and runs the streams.
  *
  * A stream (a client of /api/stream) has a bounded queue of messages that bt_view_frame fills
- * under the view's lock, and a sender thread of its own that empties it with
+ * under the view's lock (from the view's outbox, where the live source left them), and a sender thread of its own that empties it with
  * mg_websocket_write: a client that does not read blocks only its own sender; its queue fills,
  * what does not fit is dropped and counted, and the client is told ("dropped") when there is
  * room again.
@@ -356,7 +356,7 @@ static int queue_push(btv_client *c, const char *msg, size_t len, int records, u
   return 1;
 }
 
-void btv_stream_broadcast(bt_view *v, const char *msg, size_t len) {
+static void stream_broadcast(bt_view *v, const char *msg, size_t len) {
   for (btv_client *c = v->clients; c; c = c->next) queue_push(c, msg, len, 0, 0);
 }
 
@@ -368,7 +368,7 @@ static int records_in(const char *msg, size_t len) {
   return n;
 }
 
-void btv_stream_agent(bt_view *v, unsigned long long agent, const char *msg, size_t len) {
+static void stream_agent(bt_view *v, unsigned long long agent, const char *msg, size_t len) {
   int records = -1;
   for (btv_client *c = v->clients; c; c = c->next)
     for (int i = 0; i < c->nsubs; i++)
@@ -377,6 +377,21 @@ void btv_stream_agent(bt_view *v, unsigned long long agent, const char *msg, siz
         queue_push(c, msg, len, records, agent);
         break;
       }
+}
+
+void btv_stream_post(bt_view *v) {
+  btv_outbox *o = &v->outbox;
+  for (int i = 0; i < o->count; i++) {
+    const btv_outbox_msg *m = &o->msgs[i];
+    if (m->all) stream_broadcast(v, o->bytes.data + m->at, m->len);
+    else stream_agent(v, m->agent, o->bytes.data + m->at, m->len);
+  }
+  for (btv_client *c = v->clients; o->lost && c; c = c->next) /* as queue_push counts one it cannot copy */
+    if (!c->closing) {
+      c->dropped_messages += o->lost;
+      v->stats.dropped += o->lost;
+    }
+  btv_outbox_clear(o);
 }
 
 void btv_stream_wake(bt_view *v) {

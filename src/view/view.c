@@ -2,7 +2,8 @@
 #define _POSIX_C_SOURCE 200809L /* strdup, strcasecmp */
 /*
  * view.c: making and freeing a view (bt_view.h): its options checked, its server started
- * (server.c), its data live (live.c) or read from a log (logview.c).
+ * (server.c), its data live (live.c) or read from a log (logview.c); and a live view's frame,
+ * which the live source makes and the server hands to the streams.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -166,11 +167,29 @@ int bt_view_open_log(bt_view **out, const char *path, const bt_view_options *opt
   return BT_OK;
 }
 
+int bt_view_frame(bt_view *v, double now) {
+  if (!v || v->mode != BTV_LIVE) {
+    if (v) btv_set_error(v, NULL, 0, "bt_view_frame: a log view has no live agents");
+    return BT_EINVAL;
+  }
+  pthread_mutex_lock(&v->lock);
+  v->now = now;
+  v->frames++;
+  v->stats.frames++;
+  int rc = btv_live_frame(v, now);
+  btv_stream_post(v); /* in the same hold of the lock: no stream sees half a frame */
+  pthread_mutex_unlock(&v->lock);
+  btv_stream_wake(v);
+  if (rc != BT_OK) btv_set_error(v, NULL, 0, "bt_view_frame: out of memory (records of this frame were lost)");
+  return rc;
+}
+
 void bt_view_free(bt_view *v) {
   if (!v) return;
   btv_server_stop(v); /* closes the streams: their close handlers free them */
   btv_live_free(v);
   btv_log_free(v);
+  btv_outbox_free(&v->outbox);
   if (v->lock_made) pthread_mutex_destroy(&v->lock);
   free(v->address);
   free(v->token);
