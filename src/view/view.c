@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 #define _POSIX_C_SOURCE 200809L /* strdup, strcasecmp */
 /*
- * view.c: making and freeing a view (bt_view.h): its options checked, its server started
- * (server.c), its data live (live.c) or read from a log (logview.c); and a live view's frame,
- * which the live source makes and the server hands to the streams.
+ * view.c: making and freeing a view (bt_view.h): its options checked, its source opened (live.c
+ * or logview.c, which put their table of functions in it), its server started (server.c); and a
+ * live view's frame, which the source makes and the server hands to the streams.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -49,7 +49,7 @@ static char *format(const char *fmt, ...) {
 }
 
 /* a view with its options checked, not yet serving */
-static int view_new(bt_view **out, int mode, const bt_view_options *opts, const char *source, char *err,
+static int view_new(bt_view **out, const bt_view_options *opts, const char *source, char *err,
                     size_t errsize) {
   bt_view_options defaults;
   if (!out) {
@@ -94,7 +94,6 @@ static int view_new(bt_view **out, int mode, const bt_view_options *opts, const 
     btv_set_error(NULL, err, errsize, "out of memory");
     return BT_ENOMEM;
   }
-  v->mode = mode;
   v->port = opts->port;
   v->history = opts->history ? opts->history : DEFAULT_HISTORY;
   v->dbstrings = opts->dbstrings != 0;
@@ -137,9 +136,10 @@ int bt_view_create(bt_view **out, const bt_view_options *opts, char *err, size_t
     return BT_EINVAL;
   }
   *out = NULL;
-  int rc = view_new(&v, BTV_LIVE, opts, "live", err, errsize);
+  int rc = view_new(&v, opts, "live", err, errsize);
   if (rc != BT_OK) return rc;
-  rc = view_serve(v, err, errsize);
+  rc = btv_live_open(v, err, errsize);
+  if (rc == BT_OK) rc = view_serve(v, err, errsize);
   if (rc != BT_OK) {
     bt_view_free(v);
     return rc;
@@ -155,7 +155,7 @@ int bt_view_open_log(bt_view **out, const char *path, const bt_view_options *opt
     return BT_EINVAL;
   }
   bt_view *v;
-  int rc = view_new(&v, BTV_LOG, opts, path, err, errsize);
+  int rc = view_new(&v, opts, path, err, errsize);
   if (rc != BT_OK) return rc;
   rc = btv_log_open(v, path, err, errsize);
   if (rc == BT_OK) rc = view_serve(v, err, errsize);
@@ -168,7 +168,7 @@ int bt_view_open_log(bt_view **out, const char *path, const bt_view_options *opt
 }
 
 int bt_view_frame(bt_view *v, double now) {
-  if (!v || v->mode != BTV_LIVE) {
+  if (!v || !v->src || !v->src->frame) {
     if (v) btv_set_error(v, NULL, 0, "bt_view_frame: a log view has no live agents");
     return BT_EINVAL;
   }
@@ -176,7 +176,7 @@ int bt_view_frame(bt_view *v, double now) {
   v->now = now;
   v->frames++;
   v->stats.frames++;
-  int rc = btv_live_frame(v, now);
+  int rc = v->src->frame(v, now);
   btv_stream_post(v); /* in the same hold of the lock: no stream sees half a frame */
   pthread_mutex_unlock(&v->lock);
   btv_stream_wake(v);
@@ -187,8 +187,7 @@ int bt_view_frame(bt_view *v, double now) {
 void bt_view_free(bt_view *v) {
   if (!v) return;
   btv_server_stop(v); /* closes the streams: their close handlers free them */
-  btv_live_free(v);
-  btv_log_free(v);
+  if (v->src) v->src->free(v);
   btv_outbox_free(&v->outbox);
   if (v->lock_made) pthread_mutex_destroy(&v->lock);
   free(v->address);
