@@ -2,10 +2,22 @@
 /*
  * btv_internal.h: what the files of libbtview share (names btv_*), never installed.
  *
- *   json.c     a growing byte buffer, the JSON writer, the stream's small JSON reader
- *   live.c     the live agents: registration, bt_view_frame's copies, the endpoints' answers
- *   logview.c  a log file's index and the same answers read from it
- *   server.c   civetweb: the checks of every request, the routes, the page, the stream
+ * The files are layered; each calls only the files listed before it (tests/ci/check_layers.sh,
+ * ctest -R view.layers, reads their objects with nm):
+ *
+ *   json.c     a growing byte buffer, the JSON writer, the stream's small JSON reader, a view's
+ *              error message, the outbox of a frame's stream messages
+ *   live.c     the live source: registration, bt_view_frame's copies, the endpoints' answers
+ *   logview.c  the log source: a log file's index and the same answers read from it
+ *   btview_page.c  the page's files (generated from src/view/page/ by cmake/embed_page.cmake)
+ *   server.c   civetweb: the checks of every request, the routes, the page, the stream; it
+ *              reaches the source only through its table of functions (v->src)
+ *   view.c     making and freeing a view, opening its source, bt_view_frame
+ *   lua_view.c bt.view, the Lua module (bt/view.so; bt_view.h only)
+ *
+ * The sources are side by side: neither calls the other, and neither calls the server; the
+ * live source leaves its stream messages in the view's outbox, which bt_view_frame (view.c) has
+ * the server empty.
  */
 #ifndef BTV_INTERNAL_H
 #define BTV_INTERNAL_H
