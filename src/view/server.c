@@ -3,15 +3,16 @@
 /*
  * server.c: the view's server on civetweb (docs/viewer.md "Protocol"). civetweb parses HTTP and
  * WebSocket frames and runs its worker threads; this file checks every request before civetweb
- * handles it (begin_request: Host, Origin and token, the WebSocket upgrade included), routes the
- * JSON endpoints to the view's source through its table of functions (v->src: btv_internal.h;
- * rendered under the view's lock, sent after it is released), serves the page's compiled-in files, and runs the streams.
+ * handles it (begin_request: Host, Origin and token, the WebSocket upgrade included), routes
+ * the JSON endpoints to the view's source through its table of functions (v->src:
+ * btv_internal.h; rendered under the view's lock, sent after it is released), serves the page's
+ * compiled-in files, and runs the streams.
  *
  * A stream (a client of /api/stream) has a bounded queue of messages that bt_view_frame fills
- * under the view's lock (from the view's outbox, where the live source left them), and a sender thread of its own that empties it with
- * mg_websocket_write: a client that does not read blocks only its own sender; its queue fills,
- * what does not fit is dropped and counted, and the client is told ("dropped") when there is
- * room again.
+ * under the view's lock (from the view's outbox, where the live source left them), and a sender
+ * thread of its own that empties it with mg_websocket_write: a client that does not read blocks
+ * only its own sender; its queue fills, what does not fit is dropped and counted, and the
+ * client is told ("dropped") when there is room again.
  */
 #include <ctype.h>
 #include <stdarg.h>
