@@ -2,10 +2,22 @@
 /*
  * btv_internal.h: what the files of libbtview share (names btv_*), never installed.
  *
- *   json.c     a growing byte buffer, the JSON writer, the stream's small JSON reader
- *   live.c     the live agents: registration, bt_view_frame's copies, the endpoints' answers
- *   logview.c  a log file's index and the same answers read from it
- *   server.c   civetweb: the checks of every request, the routes, the page, the stream
+ * The files are layered; each calls only the files listed before it (tests/ci/check_layers.sh,
+ * ctest -R view.layers, reads their objects with nm):
+ *
+ *   json.c     a growing byte buffer, the JSON writer, the stream's small JSON reader, a view's
+ *              error message, the outbox of a frame's stream messages
+ *   live.c     the live source: registration, bt_view_frame's copies, the endpoints' answers
+ *   logview.c  the log source: a log file's index and the same answers read from it
+ *   btview_page.c  the page's files (generated from src/view/page/ by cmake/embed_page.cmake)
+ *   server.c   civetweb: the checks of every request, the routes, the page, the stream; it
+ *              reaches the source only through its table of functions (v->src)
+ *   view.c     making and freeing a view, opening its source, bt_view_frame
+ *   lua_view.c bt.view, the Lua module (bt/view.so; bt_view.h only)
+ *
+ * The sources are side by side: neither calls the other, and neither calls the server; the
+ * live source leaves its stream messages in the view's outbox, which bt_view_frame (view.c) has
+ * the server empty.
  */
 #ifndef BTV_INTERNAL_H
 #define BTV_INTERNAL_H
@@ -37,6 +49,28 @@ BTV_HIDDEN void btv_buf_printf(btv_buf *b, const char *fmt, ...)
   __attribute__((format(printf, 2, 3)))
 #endif
   ;
+/* The stream's messages of one frame, in their order (v->outbox): the live source leaves them
+ * here (bt_view_frame, under v->lock) and the server hands them to the streams in the same hold
+ * of the lock (btv_stream_post), so the source never calls the server. A message is for every
+ * stream (all) or for the streams subscribed to its agent. One that did not fit in memory is
+ * counted (lost): the server counts it as dropped for every stream. */
+typedef struct btv_outbox_msg {
+  size_t at, len; /* its bytes in the outbox's buffer */
+  unsigned long long agent;
+  int all;
+} btv_outbox_msg;
+
+typedef struct btv_outbox {
+  btv_buf bytes; /* the messages, one after the other */
+  btv_outbox_msg *msgs;
+  int count, cap;
+  unsigned long long lost;
+} btv_outbox;
+
+BTV_HIDDEN void btv_outbox_add(btv_outbox *o, int all, unsigned long long agent, const char *msg, size_t len);
+BTV_HIDDEN void btv_outbox_clear(btv_outbox *o); /* empties it, keeping its memory for the next frame */
+BTV_HIDDEN void btv_outbox_free(btv_outbox *o);
+
 /* a JSON string of n bytes (quotes included): control characters, '"', '\\' escaped, bytes that
  * are not UTF-8 as \u00XX; NULL gives null */
 BTV_HIDDEN void btv_json_string(btv_buf *b, const char *s, size_t n);
@@ -79,16 +113,66 @@ BTV_HIDDEN void btv_json_record(btv_buf *b, unsigned long long seq, const btv_re
 BTV_HIDDEN void btv_record_from(btv_record *r, const bt_rec_entry *e);
 BTV_HIDDEN void btv_record_clear(btv_record *r); /* frees its bytes */
 
+/* writes a bt_stats' rows of one shape as the stats endpoints' JSON */
+BTV_HIDDEN int btv_json_stats(btv_buf *out, bt_stats *st, unsigned long long shape);
+
+/* ---- a view's source: one table of functions (live.c, logview.c) ----
+ *
+ * A view reads its agents from one source: the agents the host registers (live.c) or a log file
+ * (logview.c). As SQLite's sqlite3_io_methods, each source fills in one static const table of
+ * the functions below, and its opening function (btv_live_open, btv_log_open) puts that table
+ * and the source's own data in the view (v->src, v->src_data), where they stay until
+ * bt_view_free. The server calls a source only through v->src: these calls, and no others, are
+ * indirect; a source's file names neither the server nor the other source.
+ *
+ * Every function is called with v->lock held, but free (no server thread runs then). The answers
+ * write JSON into out and return BT_OK; BTV_NOT_FOUND (no such agent or shape); BTV_BAD_REQUEST
+ * with the message in out's place; BT_ENOMEM, or BT_OK with out->failed, when memory ran out.
+ * A member may be NULL where the comment says so, for a source that lacks it. */
+
+enum { BTV_NOT_FOUND = -404, BTV_BAD_REQUEST = -400 };
+
+/* /api/info's figures of a source */
+typedef struct btv_range {
+  double first, last; /* the times of its first and last record kept, when have */
+  int have;
+  int agents;         /* its agents now */
+  double time;        /* its time: live, the last frame's; a log's last record's (0: none) */
+} btv_range;
+
+typedef struct btv_source_methods {
+  const char *name; /* "live", "log": the "mode" of /api/info and of a stream's hello */
+  int (*agents)(bt_view *v, btv_buf *out);                        /* /api/agents */
+  int (*agent)(bt_view *v, unsigned long long id, btv_buf *out);  /* /api/agents/<id> */
+  /* /api/agents/<id>/history: at most count records before the seq `before` (0: the newest) */
+  int (*history)(bt_view *v, unsigned long long id, unsigned long long before, int count, btv_buf *out);
+  int (*agent_stats)(bt_view *v, unsigned long long id, btv_buf *out);        /* .../<id>/stats */
+  int (*shape)(bt_view *v, unsigned long long shape, btv_buf *out);           /* /api/shapes/<s> */
+  int (*shape_stats)(bt_view *v, unsigned long long shape, btv_buf *out);     /* .../<s>/stats */
+  void (*range)(bt_view *v, btv_range *out);                                  /* /api/info */
+  /* a stream subscribed to (delta +1) or unsubscribed from (-1) agent id, which need not exist:
+     a live agent sends its records and keeps its DBStrings while watched. NULL: nothing changes
+     for a watcher (a log) */
+  void (*watch)(bt_view *v, unsigned long long id, int delta);
+  /* bt_view_frame's work, v->now and v->frames already set: copies what happened since the last
+     frame, leaves the stream's messages in v->outbox. NULL: a source that never changes (a log):
+     bt_view_frame refuses it, and a stream is sent one frame message after its hello instead */
+  int (*frame)(bt_view *v, double now);
+  void (*free)(bt_view *v); /* frees v->src_data (which may be NULL: an opening that failed) */
+} btv_source_methods;
+
+/* Each opens its source into v (v->src set first, so bt_view_free frees what a failure left):
+ * BT_OK, or an error code with the message in v and in err. */
+BTV_HIDDEN int btv_live_open(bt_view *v, char *err, size_t errsize);
+BTV_HIDDEN int btv_log_open(bt_view *v, const char *path, char *err, size_t errsize);
+
 /* ---- the view ---- */
 
-enum { BTV_LIVE, BTV_LOG };
-
 typedef struct btv_client btv_client;
-typedef struct btv_live btv_live;
-typedef struct btv_logview btv_logview;
 
 struct bt_view {
-  int mode;
+  const btv_source_methods *src; /* its source's functions and data: set once, before serving */
+  void *src_data;
   int port;
   char *address, *token, *source, *url;
   char errmsg[256];
@@ -97,62 +181,30 @@ struct bt_view {
   int dbstrings; /* bt_view_options.dbstrings */
   struct mg_context *ctx;
 
-  pthread_mutex_t lock; /* guards everything below and the mode's data */
+  pthread_mutex_t lock; /* guards everything below and the source's data */
   int lock_made;
   unsigned long long frames;
   double now;
   btv_client *clients; /* the open streams */
+  btv_outbox outbox;   /* the stream's messages of the frame being made (json.c) */
   bt_view_stats stats;
-
-  btv_live *live;
-  btv_logview *log;
 };
 
+/* a failure's message (json.c): into the view's (v may be NULL) and into err (errsize bytes, may
+ * be NULL), cut to 255 bytes */
 BTV_HIDDEN void btv_set_error(bt_view *v, char *err, size_t errsize, const char *fmt, ...)
 #if defined(__GNUC__)
   __attribute__((format(printf, 4, 5)))
 #endif
   ;
 
-/* ---- the answers (live.c and logview.c; called with v->lock held): BT_OK, or 404 / 400 with a
- * message in the buffer's place ---- */
-
-enum { BTV_NOT_FOUND = -404, BTV_BAD_REQUEST = -400 };
-
-BTV_HIDDEN int btv_live_agents(bt_view *v, btv_buf *out);
-BTV_HIDDEN int btv_live_agent(bt_view *v, unsigned long long id, btv_buf *out);
-BTV_HIDDEN int btv_live_history(bt_view *v, unsigned long long id, unsigned long long before, int count,
-                                btv_buf *out);
-BTV_HIDDEN int btv_live_agent_stats(bt_view *v, unsigned long long id, btv_buf *out);
-BTV_HIDDEN int btv_live_shape(bt_view *v, unsigned long long shape, btv_buf *out);
-BTV_HIDDEN int btv_live_shape_stats(bt_view *v, unsigned long long shape, btv_buf *out);
-BTV_HIDDEN void btv_live_range(bt_view *v, double *first, double *last, int *have, int *agents);
-BTV_HIDDEN void btv_live_free(bt_view *v);
-/* subscriptions: an agent's count of streams that want its records */
-BTV_HIDDEN void btv_live_watch(bt_view *v, unsigned long long id, int delta);
-
-BTV_HIDDEN int btv_log_open(bt_view *v, const char *path, char *err, size_t errsize);
-BTV_HIDDEN int btv_log_agents(bt_view *v, btv_buf *out);
-BTV_HIDDEN int btv_log_agent(bt_view *v, unsigned long long id, btv_buf *out);
-BTV_HIDDEN int btv_log_history(bt_view *v, unsigned long long id, unsigned long long before, int count,
-                               btv_buf *out);
-BTV_HIDDEN int btv_log_agent_stats(bt_view *v, unsigned long long id, btv_buf *out);
-BTV_HIDDEN int btv_log_shape(bt_view *v, unsigned long long shape, btv_buf *out);
-BTV_HIDDEN int btv_log_shape_stats(bt_view *v, unsigned long long shape, btv_buf *out);
-BTV_HIDDEN void btv_log_range(bt_view *v, double *first, double *last, int *have, int *agents);
-BTV_HIDDEN void btv_log_free(bt_view *v);
-
-/* writes a bt_stats' rows of one shape as the stats endpoints' JSON */
-BTV_HIDDEN int btv_json_stats(btv_buf *out, bt_stats *st, unsigned long long shape);
-
 /* ---- server.c ---- */
 
 BTV_HIDDEN int btv_server_start(bt_view *v, char *err, size_t errsize);
 BTV_HIDDEN void btv_server_stop(bt_view *v);
-/* queues a message for every stream (agent 0 and all: every stream; else the streams subscribed
- * to that agent); called by bt_view_frame with v->lock held. The bytes are copied. */
-BTV_HIDDEN void btv_stream_broadcast(bt_view *v, const char *msg, size_t len);
-BTV_HIDDEN void btv_stream_agent(bt_view *v, unsigned long long agent, const char *msg, size_t len);
+/* queues the messages of v->outbox for the streams (the bytes are copied) and empties it; called
+ * by bt_view_frame with v->lock held */
+BTV_HIDDEN void btv_stream_post(bt_view *v);
 BTV_HIDDEN void btv_stream_wake(bt_view *v); /* after a frame's messages are queued (lock not held) */
 
 /* ---- the page's files (generated from src/view/page/ by cmake/embed_page.cmake) ---- */

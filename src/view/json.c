@@ -4,7 +4,9 @@
  * json.c: the viewer's JSON. A growing buffer that remembers a failed allocation (the answer is
  * then refused whole, never sent cut), a writer of strings (escaping control characters and bytes
  * that are not UTF-8) and numbers, and a strict reader of the one shape of message a stream
- * accepts: {"subscribe": [ids]} or {"unsubscribe": [ids]}.
+ * accepts: {"subscribe": [ids]} or {"unsubscribe": [ids]}. And, below every other file of the
+ * viewer so that none calls up for them: a view's error message, which they all write, and the
+ * outbox, in which the live source leaves a frame's stream messages for the server.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -13,6 +15,18 @@
 #include <string.h>
 
 #include "btv_internal.h"
+
+/* ---- errors ---- */
+
+void btv_set_error(bt_view *v, char *err, size_t errsize, const char *fmt, ...) {
+  char msg[256];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  if (v) snprintf(v->errmsg, sizeof v->errmsg, "%s", msg);
+  if (err && errsize) snprintf(err, errsize, "%s", msg);
+}
 
 /* ---- the buffer ---- */
 
@@ -66,6 +80,49 @@ void btv_buf_printf(btv_buf *b, const char *fmt, ...) {
   vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
   va_end(ap);
   b->len += (size_t)n;
+}
+
+
+/* ---- the stream's messages of a frame ---- */
+
+void btv_outbox_add(btv_outbox *o, int all, unsigned long long agent, const char *msg, size_t len) {
+  if (o->count == o->cap) {
+    int cap = o->cap ? o->cap * 2 : 64;
+    btv_outbox_msg *p = realloc(o->msgs, (size_t)cap * sizeof *p);
+    if (!p) {
+      o->lost++;
+      return;
+    }
+    o->msgs = p;
+    o->cap = cap;
+  }
+  size_t at = o->bytes.len;
+  btv_buf_add(&o->bytes, msg, len);
+  if (o->bytes.failed) { /* this one is lost; a smaller one may still fit */
+    o->bytes.failed = 0;
+    o->bytes.len = at;
+    o->lost++;
+    return;
+  }
+  btv_outbox_msg *m = &o->msgs[o->count++];
+  m->at = at;
+  m->len = len;
+  m->agent = agent;
+  m->all = all != 0;
+}
+
+void btv_outbox_clear(btv_outbox *o) {
+  o->count = 0;
+  o->bytes.len = 0;
+  o->lost = 0;
+}
+
+void btv_outbox_free(btv_outbox *o) {
+  btv_buf_free(&o->bytes);
+  free(o->msgs);
+  o->msgs = NULL;
+  o->count = o->cap = 0;
+  o->lost = 0;
 }
 
 /* ---- writing ---- */

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 #define _POSIX_C_SOURCE 200809L /* strdup, strcasecmp */
 /*
- * live.c: the live agents. bt_view_add_agent registers a recorder; bt_view_frame, on the host's
- * thread, copies each recorder's new records into the agent's history (a ring of the newest
- * `history` records), reads the agent's statuses from its instance, feeds the view's statistics
- * and queues the stream's messages, all under the view's lock; the server's threads answer from
- * these copies, under the same lock (they never touch a recorder or an instance).
+ * live.c: the live source, the agents the host registers (its table of functions, live_methods,
+ * is at the end). bt_view_add_agent registers a recorder; bt_view_frame, on the host's thread,
+ * copies each recorder's new records into the agent's history (a ring of the newest `history`
+ * records), reads the agent's statuses from its instance, feeds the view's statistics and leaves
+ * the stream's messages in the view's outbox (which the server empties), all under the view's
+ * lock; the server's threads answer from these copies, under the same lock (they never touch a
+ * recorder or an instance).
  *
  * Each agent keeps, besides its ring, the statuses its tree had just before the ring's oldest
  * record (`base`), kept up to date as old records leave the ring, so that a window of history
@@ -57,7 +59,8 @@ typedef struct btv_agent {
   unsigned frame_count; /* transitions in this frame */
 } btv_agent;
 
-struct btv_live {
+/* the source's data (v->src_data) */
+typedef struct btv_live {
   btv_agent **agents;
   int n, cap;
   btv_agent **table; /* by id: open addressing, a power of two twice the agents at least */
@@ -66,7 +69,7 @@ struct btv_live {
   int nshapes, shapes_cap;
   bt_stats *stats; /* every agent's figures, per shape */
   int changed;     /* agents were added or removed since the last frame */
-};
+} btv_live;
 
 /* ---- finding ---- */
 
@@ -236,24 +239,28 @@ static int ring_push(btv_live *L, btv_agent *a, size_t history, btv_record *r) {
 
 /* ---- registration ---- */
 
-static btv_live *live_of(bt_view *v) {
-  if (!v->live) v->live = calloc(1, sizeof *v->live);
-  return v->live;
+static const btv_source_methods live_methods; /* at the end of the file */
+
+int btv_live_open(bt_view *v, char *err, size_t errsize) {
+  v->src = &live_methods;
+  v->src_data = calloc(1, sizeof(btv_live));
+  if (v->src_data) return BT_OK;
+  btv_set_error(v, err, errsize, "out of memory");
+  return BT_ENOMEM;
 }
 
+/* the view's agents; NULL: not a live view */
+static btv_live *live_of(bt_view *v) { return v && v->src == &live_methods ? v->src_data : NULL; }
+
 int bt_view_add_agent(bt_view *v, bt_rec *rec, const char *brain) {
-  if (!v || !rec || v->mode != BTV_LIVE) {
+  btv_live *L = live_of(v);
+  if (!L || !rec) {
     if (v) btv_set_error(v, NULL, 0, "bt_view_add_agent: %s", !rec ? "rec is NULL" : "a log view has no live agents");
     return BT_EINVAL;
   }
   pthread_mutex_lock(&v->lock);
   int rc = BT_OK;
-  btv_live *L = live_of(v);
   btv_agent *a = NULL;
-  if (!L) {
-    rc = BT_ENOMEM;
-    goto done;
-  }
   unsigned long long id = bt_rec_agent(rec);
   btv_agent *same = agent_find(L, id);
   if (same) {
@@ -322,12 +329,12 @@ done:
 }
 
 int bt_view_remove_agent(bt_view *v, bt_rec *rec) {
-  if (!v || !rec || v->mode != BTV_LIVE || !v->live) {
+  btv_live *L = live_of(v);
+  if (!L || !rec) {
     if (v) btv_set_error(v, NULL, 0, "bt_view_remove_agent: that recorder is not registered");
     return BT_EINVAL;
   }
   pthread_mutex_lock(&v->lock);
-  btv_live *L = v->live;
   int rc = BT_EINVAL;
   for (int i = 0; i < L->n; i++) {
     if (L->agents[i]->rec != rec) continue;
@@ -352,13 +359,14 @@ int bt_view_remove_agent(bt_view *v, bt_rec *rec) {
 }
 
 int bt_view_set_position(bt_view *v, unsigned long long agent, double x, double y) {
-  if (!v || v->mode != BTV_LIVE) return BT_EINVAL;
+  btv_live *L = live_of(v);
+  if (!L) return BT_EINVAL;
   if (!isfinite(x) || !isfinite(y)) {
     btv_set_error(v, NULL, 0, "bt_view_set_position: the position must be finite");
     return BT_EINVAL;
   }
   pthread_mutex_lock(&v->lock);
-  btv_agent *a = agent_find(v->live, agent);
+  btv_agent *a = agent_find(L, agent);
   if (a) {
     a->has_pos = 1;
     a->x = x;
@@ -369,13 +377,13 @@ int bt_view_set_position(bt_view *v, unsigned long long agent, double x, double 
   return a ? BT_OK : BT_EINVAL;
 }
 
-void btv_live_watch(bt_view *v, unsigned long long id, int delta) {
-  btv_agent *a = agent_find(v->live, id);
+static void live_watch(bt_view *v, unsigned long long id, int delta) {
+  btv_agent *a = agent_find(v->src_data, id);
   if (a) a->watchers += delta;
 }
 
-void btv_live_free(bt_view *v) {
-  btv_live *L = v->live;
+static void live_free(bt_view *v) {
+  btv_live *L = v->src_data;
   if (!L) return;
   for (int i = 0; i < L->n; i++) agent_free(L->agents[i]);
   for (int i = 0; i < L->nshapes; i++) {
@@ -387,7 +395,7 @@ void btv_live_free(bt_view *v) {
   free(L->table);
   bt_stats_free(L->stats);
   free(L);
-  v->live = NULL;
+  v->src_data = NULL;
 }
 
 /* ---- the frame ---- */
@@ -411,7 +419,7 @@ static double activity(const btv_agent *a, double now) {
 }
 
 /* the shapes' figures, every record counted (an agent's own are counted from its history when
- * asked: btv_live_agent_stats) */
+ * asked: live_agent_stats) */
 static void feed_stats(btv_live *L, btv_agent *a, const bt_rec_entry *e) {
   int nodes = shape_nodes(L, a->rec_shape);
   if (nodes <= 0) return;
@@ -443,7 +451,7 @@ static void read_dbstrings(btv_agent *a) {
 
 /* copies one agent's new records; appends the stream's records message to msg when watched */
 static int frame_agent(bt_view *v, btv_agent *a, btv_buf *msg, int *reloaded) {
-  btv_live *L = v->live;
+  btv_live *L = v->src_data;
   int rc = BT_OK;
   a->frame_count = 0;
   unsigned long long total = bt_rec_total(a->rec);
@@ -530,41 +538,33 @@ static int frame_agent(bt_view *v, btv_agent *a, btv_buf *msg, int *reloaded) {
   return rc;
 }
 
-int bt_view_frame(bt_view *v, double now) {
-  if (!v || v->mode != BTV_LIVE) {
-    if (v) btv_set_error(v, NULL, 0, "bt_view_frame: a log view has no live agents");
-    return BT_EINVAL;
-  }
+static int live_frame(bt_view *v, double now) {
   int rc = BT_OK;
   btv_buf msg = {0}, counts = {0};
-  pthread_mutex_lock(&v->lock);
-  btv_live *L = live_of(v);
-  v->now = now;
-  v->frames++;
-  v->stats.frames++;
+  btv_live *L = v->src_data;
   int any = 0;
-  for (int i = 0; L && i < L->n; i++) {
+  for (int i = 0; i < L->n; i++) {
     btv_agent *a = L->agents[i];
     int reloaded = 0;
     msg.len = 0;
     msg.failed = 0;
     if (frame_agent(v, a, &msg, &reloaded) != BT_OK) rc = BT_ENOMEM;
-    if (msg.len && !msg.failed) btv_stream_agent(v, a->id, msg.data, msg.len);
+    if (msg.len && !msg.failed) btv_outbox_add(&v->outbox, 0, a->id, msg.data, msg.len);
     if (reloaded) {
       msg.len = 0;
       btv_buf_printf(&msg, "{\"type\":\"reload\",\"agent\":%llu,\"shape\":", a->id);
       btv_json_shape(&msg, a->shape);
       btv_buf_str(&msg, "}");
-      if (!msg.failed) btv_stream_broadcast(v, msg.data, msg.len);
+      if (!msg.failed) btv_outbox_add(&v->outbox, 1, 0, msg.data, msg.len);
     }
     if (a->frame_count && v->clients) {
       btv_buf_printf(&counts, "%s\"%llu\":%u", any ? "," : "", a->id, a->frame_count);
       any = 1;
     }
   }
-  if (L && L->changed) {
+  if (L->changed) {
     L->changed = 0;
-    btv_stream_broadcast(v, "{\"type\":\"agents\"}", 17);
+    btv_outbox_add(&v->outbox, 1, 0, "{\"type\":\"agents\"}", 17);
   }
   if (v->clients) { /* the frame's counts: built only when someone listens */
     msg.len = 0;
@@ -574,14 +574,10 @@ int bt_view_frame(bt_view *v, double now) {
     btv_buf_str(&msg, ",\"counts\":{");
     if (counts.len) btv_buf_add(&msg, counts.data, counts.len);
     btv_buf_str(&msg, "}}");
-    if (!msg.failed && !counts.failed) btv_stream_broadcast(v, msg.data, msg.len);
+    if (!msg.failed && !counts.failed) btv_outbox_add(&v->outbox, 1, 0, msg.data, msg.len);
   }
-  pthread_mutex_unlock(&v->lock);
-  btv_stream_wake(v);
   btv_buf_free(&msg);
   btv_buf_free(&counts);
-  if (!L) rc = BT_ENOMEM;
-  if (rc != BT_OK) btv_set_error(v, NULL, 0, "bt_view_frame: out of memory (records of this frame were lost)");
   return rc;
 }
 
@@ -615,12 +611,12 @@ static void json_shape_or_null(btv_buf *out, unsigned long long shape) {
   else btv_buf_str(out, "null");
 }
 
-int btv_live_agents(bt_view *v, btv_buf *out) {
-  btv_live *L = v->live;
+static int live_agents(bt_view *v, btv_buf *out) {
+  btv_live *L = v->src_data;
   btv_buf_str(out, "{\"time\":");
   btv_json_number(out, v->now);
   btv_buf_printf(out, ",\"frame\":%llu,\"agents\":[", v->frames);
-  for (int i = 0; L && i < L->n; i++) {
+  for (int i = 0; i < L->n; i++) {
     btv_agent *a = L->agents[i];
     btv_buf_printf(out, "%s{\"id\":%llu,\"label\":", i ? "," : "", a->id);
     btv_json_cstring(out, a->label);
@@ -651,8 +647,8 @@ static void json_bytes(btv_buf *out, const unsigned char *s, int n) {
   btv_buf_add(out, "]", 1);
 }
 
-int btv_live_agent(bt_view *v, unsigned long long id, btv_buf *out) {
-  btv_agent *a = agent_find(v->live, id);
+static int live_agent(bt_view *v, unsigned long long id, btv_buf *out) {
+  btv_agent *a = agent_find(v->src_data, id);
   if (!a) return BTV_NOT_FOUND;
   btv_buf_printf(out, "{\"id\":%llu,\"label\":", a->id);
   btv_json_cstring(out, a->label);
@@ -686,8 +682,8 @@ int btv_live_agent(bt_view *v, unsigned long long id, btv_buf *out) {
   return BT_OK;
 }
 
-int btv_live_history(bt_view *v, unsigned long long id, unsigned long long before, int count, btv_buf *out) {
-  btv_live *L = v->live;
+static int live_history(bt_view *v, unsigned long long id, unsigned long long before, int count, btv_buf *out) {
+  btv_live *L = v->src_data;
   btv_agent *a = agent_find(L, id);
   if (!a) return BTV_NOT_FOUND;
   unsigned long long oldest = a->seq - a->count + 1; /* the oldest kept (seq + 1 when none) */
@@ -720,8 +716,8 @@ int btv_live_history(bt_view *v, unsigned long long id, unsigned long long befor
 }
 
 /* an agent's own figures, counted from the records the view keeps of it (its last `history`) */
-int btv_live_agent_stats(bt_view *v, unsigned long long id, btv_buf *out) {
-  btv_live *L = v->live;
+static int live_agent_stats(bt_view *v, unsigned long long id, btv_buf *out) {
+  btv_live *L = v->src_data;
   btv_agent *a = agent_find(L, id);
   if (!a) return BTV_NOT_FOUND;
   bt_stats *st = NULL;
@@ -760,8 +756,8 @@ int btv_live_agent_stats(bt_view *v, unsigned long long id, btv_buf *out) {
   return rc;
 }
 
-int btv_live_shape(bt_view *v, unsigned long long hash, btv_buf *out) {
-  btv_shape *s = shape_find(v->live, hash);
+static int live_shape(bt_view *v, unsigned long long hash, btv_buf *out) {
+  btv_shape *s = shape_find(v->src_data, hash);
   if (!s) return BTV_NOT_FOUND;
   int n = bt_def_size(s->def);
   btv_buf_str(out, "{\"shape\":");
@@ -785,8 +781,8 @@ int btv_live_shape(bt_view *v, unsigned long long hash, btv_buf *out) {
   return BT_OK;
 }
 
-int btv_live_shape_stats(bt_view *v, unsigned long long hash, btv_buf *out) {
-  btv_live *L = v->live;
+static int live_shape_stats(bt_view *v, unsigned long long hash, btv_buf *out) {
+  btv_live *L = v->src_data;
   if (!shape_find(L, hash)) return BTV_NOT_FOUND;
   if (!L->stats) {
     btv_buf_str(out, "{\"shape\":");
@@ -797,16 +793,32 @@ int btv_live_shape_stats(bt_view *v, unsigned long long hash, btv_buf *out) {
   return btv_json_stats(out, L->stats, hash);
 }
 
-void btv_live_range(bt_view *v, double *first, double *last, int *have, int *agents) {
-  btv_live *L = v->live;
-  *have = 0;
-  *agents = L ? L->n : 0;
-  for (int i = 0; L && i < L->n; i++) {
+static void live_range(bt_view *v, btv_range *out) {
+  btv_live *L = v->src_data;
+  out->have = 0;
+  out->agents = L->n;
+  out->time = v->now;
+  for (int i = 0; i < L->n; i++) {
     btv_agent *a = L->agents[i];
     if (!a->count) continue;
     double t0 = ring_at(a, 0)->time, t1 = ring_at(a, a->count - 1)->time;
-    if (!*have || t0 < *first) *first = t0;
-    if (!*have || t1 > *last) *last = t1;
-    *have = 1;
+    if (!out->have || t0 < out->first) out->first = t0;
+    if (!out->have || t1 > out->last) out->last = t1;
+    out->have = 1;
   }
 }
+
+/* the live source (btv_internal.h): every member */
+static const btv_source_methods live_methods = {
+  .name = "live",
+  .agents = live_agents,
+  .agent = live_agent,
+  .history = live_history,
+  .agent_stats = live_agent_stats,
+  .shape = live_shape,
+  .shape_stats = live_shape_stats,
+  .range = live_range,
+  .watch = live_watch,
+  .frame = live_frame,
+  .free = live_free,
+};

@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 #define _POSIX_C_SOURCE 200809L /* strdup, strcasecmp */
 /*
- * logview.c: a view of a log file (bt_view_open_log). Opening reads the file through once with
- * the core's reader (src/record/logread.c), keeping per agent only what the answers need at once:
- * its number of records, its tree at the log's end (a bt_log_tree), its statistics, and the
- * times of its records in its last seconds (activity). A window of history is read from the
- * file when it is asked for: a reader reads from the start, following the agent's tree (for
- * statuses_before) and keeping only the window's records, and stops at the window's end. The
- * file is never held whole; a window late in a large file costs a read up to it.
+ * logview.c: the log source, a view of a log file (bt_view_open_log; its table of functions,
+ * logview_methods, is at the end). Opening reads the file through once with the core's reader
+ * (src/record/logread.c), keeping per agent only what the answers need at once: its number of
+ * records, its tree at the log's end (a bt_log_tree), its statistics, and the times of its
+ * records in its last seconds (activity). A window of history is read from the file when it is
+ * asked for: a reader reads from the start, following the agent's tree (for statuses_before)
+ * and keeping only the window's records, and stops at the window's end. The file is never held
+ * whole; a window late in a large file costs a read up to it.
  *
  * The index keeps, besides, each agent's last TAIL records: a window among them (the first a page
  * asks for: the newest) is answered from memory, its statuses_before found by undoing, from the
@@ -42,7 +43,8 @@ typedef struct log_agent {
   unsigned long long reshaped; /* the records before its last attach or reload (a seq) */
 } log_agent;
 
-struct btv_logview {
+/* the source's data (v->src_data) */
+typedef struct btv_logview {
   char *path;
   bt_log_reader *reader; /* the index's reader: its shapes live as long as it */
   log_agent *agents;     /* by the log's agent number */
@@ -50,7 +52,7 @@ struct btv_logview {
   bt_stats *stats;
   double first, last;
   int have;
-};
+} btv_logview;
 
 static int is_counted(int type) { return (type >= BT_REC_STATUS && type <= BT_REC_HOST) || type == BT_LOG_LOST; }
 
@@ -117,14 +119,17 @@ static int tail_push(log_agent *a, const bt_log_record *rec) {
   return BT_OK;
 }
 
+static const btv_source_methods logview_methods; /* at the end of the file */
+
 int btv_log_open(bt_view *v, const char *path, char *err, size_t errsize) {
+  v->src = &logview_methods;
   btv_logview *L = calloc(1, sizeof *L);
   if (!L || !(L->path = strdup(path))) {
     free(L);
     btv_set_error(v, err, errsize, "out of memory");
     return BT_ENOMEM;
   }
-  v->log = L;
+  v->src_data = L;
   char rerr[256];
   int rc = bt_log_reader_open(&L->reader, path, rerr, sizeof rerr);
   if (rc != BT_OK) {
@@ -185,8 +190,8 @@ int btv_log_open(bt_view *v, const char *path, char *err, size_t errsize) {
   return BT_OK;
 }
 
-void btv_log_free(bt_view *v) {
-  btv_logview *L = v->log;
+static void logview_free(bt_view *v) {
+  btv_logview *L = v->src_data;
   if (!L) return;
   for (int i = 0; i < L->n; i++) {
     bt_log_tree_free(L->agents[i].tree);
@@ -201,16 +206,17 @@ void btv_log_free(bt_view *v) {
   bt_log_reader_free(L->reader);
   free(L->path);
   free(L);
-  v->log = NULL;
+  v->src_data = NULL;
 }
 
-void btv_log_range(bt_view *v, double *first, double *last, int *have, int *agents) {
-  btv_logview *L = v->log;
-  *have = L->have;
-  *first = L->first;
-  *last = L->last;
-  *agents = 0;
-  for (int i = 0; i < L->n; i++) *agents += L->agents[i].tree != NULL;
+static void logview_range(bt_view *v, btv_range *out) {
+  btv_logview *L = v->src_data;
+  out->have = L->have;
+  out->first = L->first;
+  out->last = L->last;
+  out->time = L->have ? L->last : 0;
+  out->agents = 0;
+  for (int i = 0; i < L->n; i++) out->agents += L->agents[i].tree != NULL;
 }
 
 /* ---- answers ---- */
@@ -248,8 +254,8 @@ static void json_agent_head(btv_buf *out, const log_agent *a, const bt_log_shape
   else btv_buf_str(out, "null");
 }
 
-int btv_log_agents(bt_view *v, btv_buf *out) {
-  btv_logview *L = v->log;
+static int logview_agents(bt_view *v, btv_buf *out) {
+  btv_logview *L = v->src_data;
   btv_buf_str(out, "{\"time\":");
   btv_json_number(out, L->have ? L->last : 0);
   btv_buf_printf(out, ",\"frame\":%llu,\"agents\":[", v->frames);
@@ -272,8 +278,8 @@ int btv_log_agents(bt_view *v, btv_buf *out) {
   return BT_OK;
 }
 
-int btv_log_agent(bt_view *v, unsigned long long id, btv_buf *out) {
-  log_agent *a = agent_by_id(v->log, id);
+static int logview_agent(bt_view *v, unsigned long long id, btv_buf *out) {
+  log_agent *a = agent_by_id(v->src_data, id);
   if (!a) return BTV_NOT_FOUND;
   const bt_log_shape *s = bt_log_tree_shape(a->tree);
   int nodes = s ? bt_log_shape_size(s) : 0;
@@ -358,8 +364,8 @@ static int tail_history(log_agent *a, unsigned long long start, unsigned long lo
   return BT_OK;
 }
 
-int btv_log_history(bt_view *v, unsigned long long id, unsigned long long before, int count, btv_buf *out) {
-  btv_logview *L = v->log;
+static int logview_history(bt_view *v, unsigned long long id, unsigned long long before, int count, btv_buf *out) {
+  btv_logview *L = v->src_data;
   log_agent *a = agent_by_id(L, id);
   if (!a) return BTV_NOT_FOUND;
   if (before == 0 || before > a->seq + 1) before = a->seq + 1;
@@ -422,8 +428,8 @@ int btv_log_history(bt_view *v, unsigned long long id, unsigned long long before
   return BT_OK;
 }
 
-int btv_log_agent_stats(bt_view *v, unsigned long long id, btv_buf *out) {
-  log_agent *a = agent_by_id(v->log, id);
+static int logview_agent_stats(bt_view *v, unsigned long long id, btv_buf *out) {
+  log_agent *a = agent_by_id(v->src_data, id);
   if (!a) return BTV_NOT_FOUND;
   const bt_log_shape *s = bt_log_tree_shape(a->tree);
   if (!s) {
@@ -433,8 +439,9 @@ int btv_log_agent_stats(bt_view *v, unsigned long long id, btv_buf *out) {
   return btv_json_stats(out, a->stats, bt_log_shape_hash(s));
 }
 
-int btv_log_shape(bt_view *v, unsigned long long hash, btv_buf *out) {
-  const bt_log_shape *s = bt_log_reader_shape(v->log->reader, hash);
+static int logview_shape(bt_view *v, unsigned long long hash, btv_buf *out) {
+  btv_logview *L = v->src_data;
+  const bt_log_shape *s = bt_log_reader_shape(L->reader, hash);
   if (!s) return BTV_NOT_FOUND;
   int n = bt_log_shape_size(s);
   btv_buf_str(out, "{\"shape\":");
@@ -462,7 +469,23 @@ int btv_log_shape(bt_view *v, unsigned long long hash, btv_buf *out) {
   return BT_OK;
 }
 
-int btv_log_shape_stats(bt_view *v, unsigned long long hash, btv_buf *out) {
-  if (!bt_log_reader_shape(v->log->reader, hash)) return BTV_NOT_FOUND;
-  return btv_json_stats(out, v->log->stats, hash);
+static int logview_shape_stats(bt_view *v, unsigned long long hash, btv_buf *out) {
+  btv_logview *L = v->src_data;
+  if (!bt_log_reader_shape(L->reader, hash)) return BTV_NOT_FOUND;
+  return btv_json_stats(out, L->stats, hash);
 }
+
+/* the log source (btv_internal.h): a log never changes, so it has no watch and no frame */
+static const btv_source_methods logview_methods = {
+  .name = "log",
+  .agents = logview_agents,
+  .agent = logview_agent,
+  .history = logview_history,
+  .agent_stats = logview_agent_stats,
+  .shape = logview_shape,
+  .shape_stats = logview_shape_stats,
+  .range = logview_range,
+  .watch = NULL,
+  .frame = NULL,
+  .free = logview_free,
+};

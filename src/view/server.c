@@ -3,15 +3,16 @@
 /*
  * server.c: the view's server on civetweb (docs/viewer.md "Protocol"). civetweb parses HTTP and
  * WebSocket frames and runs its worker threads; this file checks every request before civetweb
- * handles it (begin_request: Host, Origin and token, the WebSocket upgrade included), routes the
- * JSON endpoints to live.c or logview.c (rendered under the view's lock, sent after it is
- * released), serves the page's compiled-in files, and runs the streams.
+ * handles it (begin_request: Host, Origin and token, the WebSocket upgrade included), routes
+ * the JSON endpoints to the view's source through its table of functions (v->src:
+ * btv_internal.h; rendered under the view's lock, sent after it is released), serves the page's
+ * compiled-in files, and runs the streams.
  *
  * A stream (a client of /api/stream) has a bounded queue of messages that bt_view_frame fills
- * under the view's lock, and a sender thread of its own that empties it with
- * mg_websocket_write: a client that does not read blocks only its own sender; its queue fills,
- * what does not fit is dropped and counted, and the client is told ("dropped") when there is
- * room again.
+ * under the view's lock (from the view's outbox, where the live source left them), and a sender
+ * thread of its own that empties it with mg_websocket_write: a client that does not read blocks
+ * only its own sender; its queue fills, what does not fit is dropped and counted, and the
+ * client is told ("dropped") when there is room again.
  */
 #include <ctype.h>
 #include <stdarg.h>
@@ -190,20 +191,17 @@ static int query_number(const struct mg_request_info *ri, const char *name, unsi
 }
 
 static int answer_info(bt_view *v, btv_buf *out) {
-  double first = 0, last = 0;
-  int have = 0, agents = 0;
-  if (v->mode == BTV_LIVE) btv_live_range(v, &first, &last, &have, &agents);
-  else btv_log_range(v, &first, &last, &have, &agents);
-  btv_buf_printf(out, "{\"bt\":\"bt %s\",\"mode\":\"%s\",\"source\":", bt_version(),
-                 v->mode == BTV_LIVE ? "live" : "log");
+  btv_range r = {0};
+  v->src->range(v, &r);
+  btv_buf_printf(out, "{\"bt\":\"bt %s\",\"mode\":\"%s\",\"source\":", bt_version(), v->src->name);
   btv_json_cstring(out, v->source);
   btv_buf_str(out, ",\"time\":");
-  btv_json_number(out, v->mode == BTV_LIVE ? v->now : (have ? last : 0));
-  btv_buf_printf(out, ",\"frame\":%llu,\"agents\":%d,\"first_time\":", v->frames, agents);
-  if (have) btv_json_number(out, first);
+  btv_json_number(out, r.time);
+  btv_buf_printf(out, ",\"frame\":%llu,\"agents\":%d,\"first_time\":", v->frames, r.agents);
+  if (r.have) btv_json_number(out, r.first);
   else btv_buf_str(out, "null");
   btv_buf_str(out, ",\"last_time\":");
-  if (have) btv_json_number(out, last);
+  if (r.have) btv_json_number(out, r.last);
   else btv_buf_str(out, "null");
   btv_buf_printf(out, ",\"token\":%s}", v->token ? "true" : "false");
   return BT_OK;
@@ -213,7 +211,7 @@ static void answer_api(bt_view *v, struct mg_connection *conn, const char *path)
   const struct mg_request_info *ri = mg_get_request_info(conn);
   btv_buf out = {0};
   int rc = BTV_NOT_FOUND;
-  int live = v->mode == BTV_LIVE;
+  const btv_source_methods *src = v->src;
   const char *rest;
   unsigned long long id = 0;
   if (strcmp(path, "info") == 0) {
@@ -222,7 +220,7 @@ static void answer_api(bt_view *v, struct mg_connection *conn, const char *path)
     pthread_mutex_unlock(&v->lock);
   } else if (strcmp(path, "agents") == 0) {
     pthread_mutex_lock(&v->lock);
-    rc = live ? btv_live_agents(v, &out) : btv_log_agents(v, &out);
+    rc = src->agents(v, &out);
     pthread_mutex_unlock(&v->lock);
   } else if (strncmp(path, "agents/", 7) == 0) {
     rest = path + 7;
@@ -234,7 +232,7 @@ static void answer_api(bt_view *v, struct mg_connection *conn, const char *path)
     }
     if (*tail == 0) {
       pthread_mutex_lock(&v->lock);
-      rc = live ? btv_live_agent(v, id, &out) : btv_log_agent(v, id, &out);
+      rc = src->agent(v, id, &out);
       pthread_mutex_unlock(&v->lock);
     } else if (strcmp(tail, "/history") == 0) {
       unsigned long long before = 0, count = 500;
@@ -244,12 +242,11 @@ static void answer_api(bt_view *v, struct mg_connection *conn, const char *path)
         return;
       }
       pthread_mutex_lock(&v->lock);
-      rc = live ? btv_live_history(v, id, before, (int)count, &out)
-                : btv_log_history(v, id, before, (int)count, &out);
+      rc = src->history(v, id, before, (int)count, &out);
       pthread_mutex_unlock(&v->lock);
     } else if (strcmp(tail, "/stats") == 0) {
       pthread_mutex_lock(&v->lock);
-      rc = live ? btv_live_agent_stats(v, id, &out) : btv_log_agent_stats(v, id, &out);
+      rc = src->agent_stats(v, id, &out);
       pthread_mutex_unlock(&v->lock);
     } else {
       send_error(conn, 404, "no such endpoint: /api/%s", path);
@@ -269,8 +266,8 @@ static void answer_api(bt_view *v, struct mg_connection *conn, const char *path)
       return;
     }
     pthread_mutex_lock(&v->lock);
-    if (*tail == 0) rc = live ? btv_live_shape(v, id, &out) : btv_log_shape(v, id, &out);
-    else if (strcmp(tail, "/stats") == 0) rc = live ? btv_live_shape_stats(v, id, &out) : btv_log_shape_stats(v, id, &out);
+    if (*tail == 0) rc = src->shape(v, id, &out);
+    else if (strcmp(tail, "/stats") == 0) rc = src->shape_stats(v, id, &out);
     pthread_mutex_unlock(&v->lock);
     if (rc == BTV_NOT_FOUND) {
       btv_buf_free(&out);
@@ -356,7 +353,7 @@ static int queue_push(btv_client *c, const char *msg, size_t len, int records, u
   return 1;
 }
 
-void btv_stream_broadcast(bt_view *v, const char *msg, size_t len) {
+static void stream_broadcast(bt_view *v, const char *msg, size_t len) {
   for (btv_client *c = v->clients; c; c = c->next) queue_push(c, msg, len, 0, 0);
 }
 
@@ -368,7 +365,7 @@ static int records_in(const char *msg, size_t len) {
   return n;
 }
 
-void btv_stream_agent(bt_view *v, unsigned long long agent, const char *msg, size_t len) {
+static void stream_agent(bt_view *v, unsigned long long agent, const char *msg, size_t len) {
   int records = -1;
   for (btv_client *c = v->clients; c; c = c->next)
     for (int i = 0; i < c->nsubs; i++)
@@ -377,6 +374,21 @@ void btv_stream_agent(bt_view *v, unsigned long long agent, const char *msg, siz
         queue_push(c, msg, len, records, agent);
         break;
       }
+}
+
+void btv_stream_post(bt_view *v) {
+  btv_outbox *o = &v->outbox;
+  for (int i = 0; i < o->count; i++) {
+    const btv_outbox_msg *m = &o->msgs[i];
+    if (m->all) stream_broadcast(v, o->bytes.data + m->at, m->len);
+    else stream_agent(v, m->agent, o->bytes.data + m->at, m->len);
+  }
+  for (btv_client *c = v->clients; o->lost && c; c = c->next) /* as queue_push counts one it cannot copy */
+    if (!c->closing) {
+      c->dropped_messages += o->lost;
+      v->stats.dropped += o->lost;
+    }
+  btv_outbox_clear(o);
 }
 
 void btv_stream_wake(bt_view *v) {
@@ -468,12 +480,12 @@ static void ws_ready(struct mg_connection *conn, void *ud) {
   }
   btv_buf hello = {0};
   pthread_mutex_lock(&v->lock);
-  btv_buf_printf(&hello, "{\"type\":\"hello\",\"mode\":\"%s\",\"frame\":%llu,\"time\":",
-                 v->mode == BTV_LIVE ? "live" : "log", v->frames);
+  btv_buf_printf(&hello, "{\"type\":\"hello\",\"mode\":\"%s\",\"frame\":%llu,\"time\":", v->src->name,
+                 v->frames);
   btv_json_number(&hello, v->now);
   btv_buf_str(&hello, "}");
   if (!hello.failed) queue_push(c, hello.data, hello.len, 0, 0);
-  if (v->mode == BTV_LOG) {
+  if (!v->src->frame) { /* a source without frames: one, so that the page reads it once */
     hello.len = 0;
     btv_buf_printf(&hello, "{\"type\":\"frame\",\"frame\":%llu,\"time\":", v->frames);
     btv_json_number(&hello, v->now);
@@ -508,6 +520,11 @@ static void client_error(btv_client *c, const char *why) {
   btv_buf_free(&b);
 }
 
+/* tells the source that a stream subscribed to (+1) or unsubscribed from (-1) an agent */
+static void watch(bt_view *v, unsigned long long id, int delta) {
+  if (v->src->watch) v->src->watch(v, id, delta);
+}
+
 static int ws_data(struct mg_connection *conn, int bits, char *data, size_t len, void *ud) {
   bt_view *v = ud;
   btv_client *c = mg_get_user_connection_data(conn);
@@ -533,21 +550,20 @@ static int ws_data(struct mg_connection *conn, int bits, char *data, size_t len,
   }
   pthread_mutex_lock(&v->lock);
   if (kind == 1) { /* subscribe: replaces the set */
-    if (v->mode == BTV_LIVE)
-      for (int i = 0; i < c->nsubs; i++) btv_live_watch(v, c->subs[i], -1);
+    for (int i = 0; i < c->nsubs; i++) watch(v, c->subs[i], -1);
     c->nsubs = 0;
     for (int i = 0; i < count; i++) {
       int dup = 0;
       for (int j = 0; j < c->nsubs; j++) dup |= c->subs[j] == ids[i];
       if (dup) continue;
       c->subs[c->nsubs++] = ids[i];
-      if (v->mode == BTV_LIVE) btv_live_watch(v, ids[i], +1);
+      watch(v, ids[i], +1);
     }
   } else {
     for (int i = 0; i < count; i++)
       for (int j = 0; j < c->nsubs; j++)
         if (c->subs[j] == ids[i]) {
-          if (v->mode == BTV_LIVE) btv_live_watch(v, ids[i], -1);
+          watch(v, ids[i], -1);
           c->subs[j] = c->subs[--c->nsubs];
           break;
         }
@@ -566,8 +582,7 @@ static void ws_close(const struct mg_connection *conn, void *ud) {
       *p = c->next;
       break;
     }
-  if (v->mode == BTV_LIVE)
-    for (int i = 0; i < c->nsubs; i++) btv_live_watch(v, c->subs[i], -1);
+  for (int i = 0; i < c->nsubs; i++) watch(v, c->subs[i], -1);
   v->stats.clients--;
   c->closing = 1;
   pthread_cond_signal(&c->cond);

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 #define _POSIX_C_SOURCE 200809L /* strdup, strcasecmp */
 /*
- * view.c: making and freeing a view (bt_view.h): its options checked, its server started
- * (server.c), its data live (live.c) or read from a log (logview.c).
+ * view.c: making and freeing a view (bt_view.h): its options checked, its source opened (live.c
+ * or logview.c, which put their table of functions in it), its server started (server.c); and a
+ * live view's frame, which the source makes and the server hands to the streams.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -19,16 +20,6 @@ void bt_view_options_init(bt_view_options *o) {
   memset(o, 0, sizeof *o);
   o->address = "127.0.0.1";
   o->dbstrings = 1;
-}
-
-void btv_set_error(bt_view *v, char *err, size_t errsize, const char *fmt, ...) {
-  char msg[256];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
-  if (v) snprintf(v->errmsg, sizeof v->errmsg, "%s", msg);
-  if (err && errsize) snprintf(err, errsize, "%s", msg);
 }
 
 static int is_loopback(const char *address) {
@@ -58,7 +49,7 @@ static char *format(const char *fmt, ...) {
 }
 
 /* a view with its options checked, not yet serving */
-static int view_new(bt_view **out, int mode, const bt_view_options *opts, const char *source, char *err,
+static int view_new(bt_view **out, const bt_view_options *opts, const char *source, char *err,
                     size_t errsize) {
   bt_view_options defaults;
   if (!out) {
@@ -103,7 +94,6 @@ static int view_new(bt_view **out, int mode, const bt_view_options *opts, const 
     btv_set_error(NULL, err, errsize, "out of memory");
     return BT_ENOMEM;
   }
-  v->mode = mode;
   v->port = opts->port;
   v->history = opts->history ? opts->history : DEFAULT_HISTORY;
   v->dbstrings = opts->dbstrings != 0;
@@ -146,9 +136,10 @@ int bt_view_create(bt_view **out, const bt_view_options *opts, char *err, size_t
     return BT_EINVAL;
   }
   *out = NULL;
-  int rc = view_new(&v, BTV_LIVE, opts, "live", err, errsize);
+  int rc = view_new(&v, opts, "live", err, errsize);
   if (rc != BT_OK) return rc;
-  rc = view_serve(v, err, errsize);
+  rc = btv_live_open(v, err, errsize);
+  if (rc == BT_OK) rc = view_serve(v, err, errsize);
   if (rc != BT_OK) {
     bt_view_free(v);
     return rc;
@@ -164,7 +155,7 @@ int bt_view_open_log(bt_view **out, const char *path, const bt_view_options *opt
     return BT_EINVAL;
   }
   bt_view *v;
-  int rc = view_new(&v, BTV_LOG, opts, path, err, errsize);
+  int rc = view_new(&v, opts, path, err, errsize);
   if (rc != BT_OK) return rc;
   rc = btv_log_open(v, path, err, errsize);
   if (rc == BT_OK) rc = view_serve(v, err, errsize);
@@ -176,11 +167,28 @@ int bt_view_open_log(bt_view **out, const char *path, const bt_view_options *opt
   return BT_OK;
 }
 
+int bt_view_frame(bt_view *v, double now) {
+  if (!v || !v->src || !v->src->frame) {
+    if (v) btv_set_error(v, NULL, 0, "bt_view_frame: a log view has no live agents");
+    return BT_EINVAL;
+  }
+  pthread_mutex_lock(&v->lock);
+  v->now = now;
+  v->frames++;
+  v->stats.frames++;
+  int rc = v->src->frame(v, now);
+  btv_stream_post(v); /* in the same hold of the lock: no stream sees half a frame */
+  pthread_mutex_unlock(&v->lock);
+  btv_stream_wake(v);
+  if (rc != BT_OK) btv_set_error(v, NULL, 0, "bt_view_frame: out of memory (records of this frame were lost)");
+  return rc;
+}
+
 void bt_view_free(bt_view *v) {
   if (!v) return;
   btv_server_stop(v); /* closes the streams: their close handlers free them */
-  btv_live_free(v);
-  btv_log_free(v);
+  if (v->src) v->src->free(v);
+  btv_outbox_free(&v->outbox);
   if (v->lock_made) pthread_mutex_destroy(&v->lock);
   free(v->address);
   free(v->token);
