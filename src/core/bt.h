@@ -106,12 +106,19 @@ typedef struct bt_kind_info {
   const char *default_name; /* bt_kind_default_name */
   int base;                 /* the kind whose class it extends: BT_BEHAVIOUR, or BT_PARALLEL for
                                ParallelNodeAny; -1 for BT_BEHAVIOUR itself */
-  unsigned flags;           /* BT_KIND_DS, BT_KIND_DECORATOR */
+  unsigned flags;           /* BT_KIND_DS, BT_KIND_DECORATOR, ... (below) */
   unsigned methods;         /* the BT_METHOD_* its class defines itself; it inherits the others */
 } bt_kind_info;
 
 #define BT_KIND_DS 0x01        /* a class of Don't Starve's behaviourtree.lua (the others are bt's) */
 #define BT_KIND_DECORATOR 0x02 /* its class extends DecoratorNode, a BehaviourNode with one child */
+#define BT_KIND_SELECTS 0x04   /* each evaluation runs its first child that does not fail and stops a
+                                  later one that ran: its running child switches (bt-log's "why") */
+#define BT_KIND_PERIODIC 0x08  /* its param is a period: it evaluates its children again at most once
+                                  a period, by its clock (BT_FIELD_LASTTIME); an event below clears it */
+#define BT_KIND_LISTENS 0x10   /* bt_inst_fire_event triggers it: it listens for events */
+#define BT_KIND_INCLUDES 0x20  /* a leaf naming a tree of a bt_lib, whose copy becomes its one child
+                                  when the definition is built (bt_def_create_lib) */
 
 /* The methods of a kind's class, as the bt_node_*_as functions apply them. */
 #define BT_METHOD_VISIT 0x01
@@ -122,6 +129,17 @@ typedef struct bt_kind_info {
 
 /* Returns what the kind is, or NULL for a bad kind. */
 const bt_kind_info *bt_kind_get(int kind);
+
+/* Returns 1 if the kind has every one of flags (BT_KIND_*), else 0; 0 for a bad kind. */
+int bt_kind_has(int kind, unsigned flags);
+
+/* Returns a printf format of one double that shows a node's param ("period %.14g", "%.14g s"), or
+ * NULL when nodes of the kind take no param (bt_spec.param) or for a bad kind. */
+const char *bt_kind_param_format(int kind);
+
+/* What a nil param (BT_SPEC_NIL_PARAM) stands for: returns 1 and sets *out when it is a number (a
+ * Priority's period 1), 0 when it is none (for ever) or the kind takes no param; BT_EINVAL for a bad kind. */
+int bt_kind_nil_param(int kind, double *out);
 
 typedef struct bt_graph bt_graph; /* a tree being described; mutable */
 typedef struct bt_def bt_def;     /* a compiled tree; immutable, reference counted, shareable */

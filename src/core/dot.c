@@ -45,32 +45,20 @@ static void put_escaped(bt_buf *out, const char *s) {
   }
 }
 
-/* Appends the node's parameter, where its kind has one worth showing: ", period 0.25". */
+/* Appends the node's parameter, where its kind has one, as the kind table shows it: ", period 0.25";
+ * and the policies of a kind that has them. */
 static void put_param(bt_buf *out, const bt_node *d) {
+  const bti_kind *k = &bti_kinds[d->kind];
   int fn = d->flags & NF_PARAM_FN, nil = d->flags & NF_NIL_PARAM;
-  switch (d->kind) {
-    case BT_PRIORITY: bt_buf_printf(out, ", period %.14g", nil ? 1.0 : d->param); break;
-    case BT_EVENT: bt_buf_printf(out, ", priority %.14g", nil ? 0.0 : d->param); break;
-    case BT_LOOP:
-      if (nil) bt_buf_printf(out, ", forever");
-      else bt_buf_printf(out, ", maxreps %.14g", d->param);
-      break;
-    case BT_REPEAT:
-      if (nil) bt_buf_printf(out, ", forever");
-      else bt_buf_printf(out, ", %.14g times", d->param);
-      break;
-    case BT_WAIT:
-    case BT_LATCH:
-      if (fn) bt_buf_printf(out, ", time from a function");
-      else bt_buf_printf(out, ", %.14g s", d->param);
-      break;
-    case BT_COOLDOWN:
-    case BT_TIMEOUT: bt_buf_printf(out, ", %.14g s", d->param); break;
-    case BT_POLICY_PARALLEL:
-      bt_buf_printf(out, ", success: %s, failure: %s", d->flags & NF_SUCCESS_ONE ? "one" : "all",
-                    d->flags & NF_FAILURE_ALL ? "all" : "one");
-      break;
-    default: break;
+  if (k->policies)
+    bt_buf_printf(out, ", success: %s, failure: %s", d->flags & NF_SUCCESS_ONE ? "one" : "all",
+                  d->flags & NF_FAILURE_ALL ? "all" : "one");
+  if (!k->param_format) return;
+  if (fn && k->param == BTI_TIME_FN) bt_buf_printf(out, ", time from a function");
+  else if (nil && (k->param == BTI_FOREVER || k->param == BTI_TIMES)) bt_buf_printf(out, ", forever");
+  else {
+    bt_buf_append(out, ", ", 2);
+    bt_buf_printf(out, k->param_format, nil && k->param == BTI_DEFAULT ? k->nil_param : d->param);
   }
 }
 
@@ -95,7 +83,8 @@ static void put_dot(bt_buf *out, const bt_def *def, const bt_inst *in, uint32_t 
       bt_buf_printf(out, "%*s}\n", 2 + 2 * nopen, "");
     }
     int ind = 2 + 2 * nopen;
-    if (d->up >= 0 && def->nodes[d->up].kind == BT_SUBTREE && def->states[d->state].node == n &&
+    if (d->up >= 0 && bti_kinds[def->nodes[d->up].kind].children == BTI_NAMED &&
+        def->states[d->state].node == n &&
         nopen < (int)(sizeof open / sizeof open[0])) { /* deeper copies are drawn without */
       const char *from = bt_def_origin(def, (int)d->state, NULL);
       bt_buf_printf(out, "%*ssubgraph cluster_n%u {\n%*slabel=\"subtree ", ind, "", n, ind + 2, "");

@@ -289,7 +289,7 @@ static int layout_memory(bt_def *d) {
   d->rng_off = 0;
   int draws = d->nscatter > 0;
   for (uint32_t i = 0; i < d->nnodes; i++)
-    if (d->nodes[i].kind == BT_RANDOM) draws = 1;
+    if (bti_kinds[d->nodes[i].kind].draws) draws = 1;
   if (draws) {
     d->rng_off = (uint32_t)size;
     size += sizeof(uint64_t);
@@ -357,13 +357,11 @@ static int layout_memory(bt_def *d) {
   }
   d->walk_reset = d->plain_step;
   for (uint32_t i = 0; i < d->nnodes; i++)
-    if (d->nodes[i].kind == BT_TASK) d->walk_reset = 0;
+    if (bti_kinds[d->nodes[i].kind].fn == BTI_TASK) d->walk_reset = 0; /* its abort calls the host */
   d->small_plain = d->nwords == 1 && d->nnodes > 0;
   for (uint32_t i = 0; i < d->nnodes; i++) {
     const bt_node *nd = &d->nodes[i];
-    if (nd->ops || (nd->kind != BT_SEQUENCE && nd->kind != BT_SELECTOR && nd->kind != BT_CONDITION &&
-                    nd->kind != BT_ACTION))
-      d->small_plain = 0;
+    if (nd->ops || !bti_kinds[nd->kind].small) d->small_plain = 0;
   }
   return BT_OK;
 }

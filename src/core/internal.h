@@ -106,9 +106,9 @@ struct bt_def {
   uint8_t sum_shift; /* a bit of a summary word stands for 1 << sum_shift words of its bit set */
   int unshared;      /* every state is at one place, so state == pre-order index */
   int plain_step;    /* no node has a Reset or Step of the host's (bt_inst.settled applies) */
-  int walk_reset;    /* plain_step, and no TaskNode (whose abort calls the host): nodes.c's reset_walk */
-  int small_plain;   /* one chunk, no bt_ops at all, and only Sequences, Selectors, Conditions and
-                        Actions: a think runs nodes.c's bti_think_small */
+  int walk_reset;    /* plain_step, and no task (whose abort calls the host): nodes.c's reset_walk */
+  int small_plain;   /* one chunk, no bt_ops at all, and only kinds that bti_kind.small marks: a
+                        think runs nodes.c's bti_think_small */
   uint32_t nspill;   /* states whose deadline is spilled (bt_state.spill) */
   size_t mem_size;   /* bytes of the node memory of a saved state */
   size_t inst_size;  /* bytes of one instance, header included */
@@ -149,7 +149,7 @@ enum {
 
 /* Where a kind keeps its Sleep deadline (nextupdatetime). */
 enum {
-  BTI_NO_DEADLINE,   /* none: Sleep does nothing (a ConditionNode's sleep time is always nil) */
+  BTI_NO_DEADLINE,   /* none: Sleep does nothing (the kind's sleep time is always nil) */
   BTI_OWN_DEADLINE,  /* 8 bytes in the instance: the kind sleeps by itself (Wait, a task) */
   BTI_SPILL_DEADLINE /* outside the instance, in its bti_ext, made at the first Sleep: the kind
                         never sleeps by itself in Don't Starve, only a script can make it */
@@ -204,9 +204,13 @@ typedef struct bti_kind {
   uint8_t param;     /* BTI_NO_PARAM ... */
   uint8_t fn;        /* BTI_NO_FN ... */
   uint8_t scatters;  /* a new instance draws its first evaluation time */
+  uint8_t draws;     /* its visits draw random numbers: the instance has a generator (graph.c) */
+  uint8_t small;     /* nodes.c's bti_think_small visits it (graph.c: small_plain) */
+  uint8_t policies;  /* its spec's BT_SPEC_SUCCESS_ONE and BT_SPEC_FAILURE_ALL say when it ends */
   uint8_t nfields;
   double nil_param;  /* BTI_DEFAULT: the param when it is nil */
   const char *param_name; /* the default name when the param is a number, a format of it */
+  const char *param_format; /* its param shown (bt_kind_param_format); NULL: it takes none */
   bti_field fields[BTI_MAX_FIELDS];
 } bti_kind;
 
@@ -255,7 +259,7 @@ struct bt_inst {
   uint32_t hint; /* the last node the last think visited: the end of its running path */
   uint8_t thinking;
   uint8_t forceupdate : 1;
-  uint8_t exact : 1; /* BT_INST_EXACT: Don't Starve's WaitNode sleep (a bit: the header stays 32 bytes) */
+  uint8_t exact : 1; /* BT_INST_EXACT: Don't Starve's sleep of a Wait (a bit: the header stays 32 bytes) */
   uint8_t hooked : 1;    /* a hook is attached (bt_inst_set_hook): it is told every status change */
   uint8_t kept : 1;      /* hooked: the sleep time the last think ended with is kept (bti_ext), and
                             nothing changed since (every write outside a think clears it) */

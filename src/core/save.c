@@ -11,7 +11,7 @@
  *   <status> <last result> <flags> <Sleep deadline, or -> <memory...>
  *   end
  *
- * Kinds by their class name (PriorityNode), statuses by name, flags (the SF_ bits) and child
+ * Kinds by their class name (bt_kind_name), statuses by name, flags (the SF_ bits) and child
  * indices and counters as decimal numbers, doubles as x and the 16 hexadecimal digits of their
  * IEEE 754 bits: nothing depends on byte order, the size of types or the locale. Times are
  * written as they were, with the time of the save; a restore shifts them all by its own time
@@ -237,7 +237,7 @@ static int read_kind(reader *r, uint8_t *out) {
       return BT_OK;
     }
   r->pos = b;
-  return fail(r, "expected a node kind (a class name such as PriorityNode), got '%.*s'", (int)(len > 40 ? 40 : len), w);
+  return fail(r, "expected a node kind (a class name, as bt_kind_name gives it), got '%.*s'", (int)(len > 40 ? 40 : len), w);
 }
 
 void bt_saved_free(bt_saved *sv) {

@@ -499,15 +499,16 @@ static void fire(lua_State *L, int obj, int data) {
   }
   lua_pop(L, 1);
   if (walk) {
-    /* DoToParents: clear the clock of every PriorityNode above, by their parent fields: of a node
-     * in no tree, or taken out of its tree (keep_event_relatives in tree.c), or in a tree a script
-     * may have edited, or whose nodes' parent fields do not all hold the definition's */
+    /* DoToParents: clear the clock of every node above that has one (BT_KIND_PERIODIC), by their
+     * parent fields: of a node in no tree, or taken out of its tree (keep_event_relatives in
+     * tree.c), or in a tree a script may have edited, or whose nodes' parent fields do not all
+     * hold the definition's */
     lua_pushvalue(L, obj);
     for (;;) {
       lua_getfield(L, -1, "parent");
       lua_remove(L, -2);
       if (!lbt_is_node(L, -1)) break;
-      if (lbt_node_kind(L, -1) == BT_PRIORITY) {
+      if (bt_kind_has(lbt_node_kind(L, -1), BT_KIND_PERIODIC)) {
         lua_pushnil(L);
         lua_setfield(L, -2, "lasttime");
       }

@@ -114,11 +114,11 @@ static int l_set_clock(lua_State *L) {
 }
 
 /* bt.seed_trees(fn): every tree made from now on draws its random numbers (a Priority's first
- * evaluation time, a RandomNode's choice) from a stream of its own, seeded with fn(owner), an
- * integer (owner: the entity the tree was made for), instead of math.random; trees made before
- * keep to their own streams too (the core's generator, seeded from their address). Meanwhile the
- * PriorityNode constructor draws nothing: BT draws from the tree's stream (classes.c). nil: back
- * to math.random for every tree. */
+ * evaluation time, a random choice among children) from a stream of its own, seeded with
+ * fn(owner), an integer (owner: the entity the tree was made for), instead of math.random; trees
+ * made before keep to their own streams too (the core's generator, seeded from their address).
+ * Meanwhile the Priority's constructor draws nothing: BT draws from the tree's stream
+ * (classes.c). nil: back to math.random for every tree. */
 static int l_seed_trees(lua_State *L) {
   int t = lua_type(L, 1);
   if (t != LUA_TNIL && t != LUA_TNONE && t != LUA_TFUNCTION)

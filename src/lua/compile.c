@@ -505,7 +505,7 @@ static size_t sign_node(builder *b, signature *sig, int obj, lua_Integer nchildr
   lua_pushvalue(L, b->keys + LBT_SPEC_PARENT);
   r.parent = lua_rawget(L, obj) == LUA_TTABLE ? graph_id(b, lua_gettop(L), n) : -2;
   lua_pop(L, 1);
-  if (r.spec.kind == BT_SUBTREE || r.parent == -1) {
+  if (bt_kind_has(r.spec.kind, BT_KIND_INCLUDES) || r.parent == -1) {
     lua_pop(L, 1); /* the name */
     return 0;
   }

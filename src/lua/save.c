@@ -40,7 +40,7 @@ static int l_tree_export(lua_State *L) {
 }
 
 /* shared.tree_objects(tree): a list of {state = s, obj = node object, path = path, kind = class
- * name} for each state whose node is written in Lua (a script's subclass) or is an EventNode,
+ * name} for each state whose node is written in Lua (a script's subclass) or listens for events,
  * in state order (0-based states) */
 static int l_tree_objects(lua_State *L) {
   lbt_tree *t = check_tree(L, 1, "save");
@@ -52,7 +52,8 @@ static int l_tree_objects(lua_State *L) {
     int node = bt_def_node_of_state(def, s), kind = bt_def_kind(def, node);
     lbt_push_state_obj(L, t, 1, s);
     int obj = lua_gettop(L);
-    if (kind != BT_EVENT && !lbt_is_custom(L, t->S, obj, kind)) {
+    int listens = bt_kind_has(kind, BT_KIND_LISTENS);
+    if (!listens && !lbt_is_custom(L, t->S, obj, kind)) {
       lua_settop(L, list);
       continue;
     }
@@ -63,7 +64,7 @@ static int l_tree_objects(lua_State *L) {
     lua_setfield(L, -2, "obj");
     lbt_push_path(L, lbt_tree_inst(t), node);
     lua_setfield(L, -2, "path");
-    lua_pushstring(L, kind == BT_EVENT ? "event" : "lua");
+    lua_pushstring(L, listens ? "event" : "lua");
     lua_setfield(L, -2, "kind");
     lua_rawseti(L, list, ++k);
     lua_settop(L, list);

@@ -168,7 +168,8 @@ static int lists_changed(lua_State *L, lbt_tree *t, int tree) {
   int changed = 0;
   for (int s = 0; s < bt_def_states(def); s++) {
     int node = bt_def_node_of_state(def, s);
-    if (bt_def_kind(def, node) == BT_SUBTREE || !lbt_push_existing_obj(L, t, tree, s)) continue;
+    if (bt_kind_has(bt_def_kind(def, node), BT_KIND_INCLUDES) || !lbt_push_existing_obj(L, t, tree, s))
+      continue;
     int obj = lua_gettop(L);
     if (list_differs(L, t, obj, node)) {
       if (lbt_is_template_state(t, s)) refuse_shared_edit(L, t, tree, obj, node);
@@ -257,8 +258,8 @@ static void map_states(lua_State *L, const bt_def *od, lbt_tree *nt, int old, in
     if (lbt_node_tree(L, -2, &nn) == nt) {
       int ns = bt_def_state(nd, nn), on = (int)lua_tointeger(L, -1);
       if (map[ns] < 0) map[ns] = bt_def_state(od, on);
-      if (bt_def_kind(nd, nn) == BT_SUBTREE && bt_def_kind(od, on) == BT_SUBTREE &&
-          subtree_size(nd, nn) == subtree_size(od, on))
+      if (bt_kind_has(bt_def_kind(nd, nn), BT_KIND_INCLUDES) &&
+          bt_kind_has(bt_def_kind(od, on), BT_KIND_INCLUDES) && subtree_size(nd, nn) == subtree_size(od, on))
         for (int k = 1; k < subtree_size(nd, nn); k++)
           map[bt_def_state(nd, nn + k)] = bt_def_state(od, on + k);
     }
@@ -405,8 +406,9 @@ static void push_now(lua_State *L, lbt_tree *t, int tree, lbt_tree *nt, int neu,
   else lbt_push_state_obj(L, t, tree, s);
 }
 
-/* An EventNode taken out keeps listening, as Don't Starve's does: an event then resets its child
- * if it runs, and clears the clock of the PriorityNodes above it, by its fields (classes.c, fire).
+/* A node that listens for events (BT_KIND_LISTENS) taken out keeps listening, as Don't Starve's
+ * does: an event then resets its child if it runs, and clears the clock of the periodic nodes
+ * above it, by its fields (classes.c, fire).
  * Its parent and children become plain fields holding the objects they are now: those in the new
  * tree nt (at neu) for the nodes that stay. map: nt's states to t's. */
 static void keep_event_relatives(lua_State *L, lbt_tree *t, int tree, lbt_tree *nt, int neu, const int *map) {
@@ -414,7 +416,7 @@ static void keep_event_relatives(lua_State *L, lbt_tree *t, int tree, lbt_tree *
   int *inverse = NULL;
   for (int s = 0; s < bt_def_states(od); s++) {
     int node = bt_def_node_of_state(od, s);
-    if (bt_def_kind(od, node) != BT_EVENT) continue;
+    if (!bt_kind_has(bt_def_kind(od, node), BT_KIND_LISTENS)) continue;
     if (!inverse) {
       inverse = lua_newuserdatauv(L, (size_t)bt_def_states(od) * sizeof *inverse, 0);
       for (int k = 0; k < bt_def_states(od); k++) inverse[k] = -1;
@@ -501,7 +503,8 @@ static lbt_tree *rebuild(lua_State *L, lbt_tree *t, int tree) {
     }
     if (lbt_push_children(L, obj) != LUA_TTABLE) {
       lua_pop(L, 1);
-      int n = mine && bt_def_kind(od, node) != BT_SUBTREE ? bt_def_child_count(od, node) : 0;
+      int lib = bt_kind_has(bt_def_kind(od, node), BT_KIND_INCLUDES); /* its child is a library's */
+      int n = mine && !lib ? bt_def_child_count(od, node) : 0;
       if (n == 0) {
         lua_settop(L, seen);
         continue;
@@ -824,8 +827,8 @@ static int tree_fire_event(lua_State *L) {
 }
 
 /* tree:random_state(): the states of its two random streams, integers: the core's generator
- * (Priority, RandomNode; nil for a tree that draws nothing) and bt.random's (its scripts'; nil
- * for a tree made without bt.seed_trees) */
+ * (first evaluation times, random choices among children; nil for a tree that draws nothing) and
+ * bt.random's (its scripts'; nil for a tree made without bt.seed_trees) */
 static int tree_random_state(lua_State *L) {
   lbt_tree *t = check_tree(L, "random_state");
   unsigned long long x;

@@ -69,15 +69,9 @@ int bt_log_shape_param(const bt_log_shape *s, int n, double *out) {
   const shape_node *d = &s->nodes[n];
   double v = d->param;
   if (d->flags & SHAPE_NIL_PARAM) {
-    if (d->kind == BT_PRIORITY) v = 1; /* the kinds' nil params (bt_spec): a Priority's period 1 */
-    else if (d->kind == BT_EVENT) v = 0;
-    else return 0;                      /* a Loop's or Repeat's for ever */
-  } else if (!(d->flags & SHAPE_HAS_PARAM)) {
-    switch (d->kind) { /* the kinds whose param is 0 when it was written as nothing */
-      case BT_PRIORITY: case BT_WAIT: case BT_LOOP: case BT_EVENT: case BT_LATCH: case BT_REPEAT:
-      case BT_COOLDOWN: case BT_TIMEOUT: break;
-      default: return 0;
-    }
+    if (bt_kind_nil_param(d->kind, &v) != 1) return 0; /* the kind's nil param, or none: for ever */
+  } else if (!(d->flags & SHAPE_HAS_PARAM) && !bt_kind_param_format(d->kind)) {
+    return 0; /* a param written as nothing is 0 in the kinds that take one */
   }
   if (d->flags & SHAPE_PARAM_FN) return 0;
   if (out) *out = v;
@@ -174,7 +168,7 @@ int bt_log_shape_def(const bt_log_shape *s, bt_def **out) {
     if (d->flags & SHAPE_NOSCATTER) sp.flags |= BT_SPEC_NOSCATTER;
     if (d->flags & SHAPE_SUCCESS_ONE) sp.flags |= BT_SPEC_SUCCESS_ONE;
     if (d->flags & SHAPE_FAILURE_ALL) sp.flags |= BT_SPEC_FAILURE_ALL;
-    if (d->kind == BT_BEHAVIOUR && !(d->flags & SHAPE_LEAF)) sp.flags |= BT_SPEC_CHILDREN;
+    if (!(d->flags & SHAPE_LEAF)) sp.flags |= BT_SPEC_CHILDREN; /* as bt_def_spec gives it */
     sp.fn = sp.fn2 = fails;
     sp.task = &no_task;
     int r = bt_graph_add(g, &sp);

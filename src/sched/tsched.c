@@ -163,6 +163,13 @@ static void queue_free(queue *q) {
 
 static int known(const bt_tsched *ts, int id) { return bt_sched_list(ts->s, id, NULL) >= 0; }
 
+/* The kind that bt_inst_fire_event triggers, for a message (the kind table's BT_KIND_LISTENS). */
+static int listening_kind(void) {
+  int k = 0;
+  while (k < BT_KIND_COUNT - 1 && !bt_kind_has(k, BT_KIND_LISTENS)) k++;
+  return k;
+}
+
 /* Applies c (its bytes at data); returns what it did. A queued command refused is counted and
  * its message kept. Under the lock. */
 static int apply(bt_tsched *ts, const command *c, const void *data, int queued) {
@@ -195,7 +202,9 @@ static int apply(bt_tsched *ts, const command *c, const void *data, int queued) 
       }
       rc = bt_inst_fire_event(ts->insts[id], c->u.node);
       if (rc != BT_OK) {
-        snprintf(reason, sizeof reason, "node %d is not an EventNode of its tree", c->u.node);
+        int k = listening_kind();
+        snprintf(reason, sizeof reason, "node %d is not %s %s of its tree", c->u.node, bti_article(k),
+                 bt_kind_name(k));
         why = reason;
       }
       break;

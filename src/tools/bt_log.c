@@ -635,7 +635,8 @@ static void replay_shape(replay *p, const bt_log_shape *s) {
 static int status_at(const replay *p, int node) { return bt_log_tree_status(p->tree, node); }
 static int last_at(const replay *p, int node) { return bt_log_tree_last(p->tree, node); }
 
-static int is_selecting(int kind) { return kind == BT_PRIORITY || kind == BT_ACTIVE_SELECTOR; }
+/* A kind whose running child switches at an evaluation (the kind table's BT_KIND_SELECTS). */
+static int is_selecting(int kind) { return bt_kind_has(kind, BT_KIND_SELECTS); }
 
 /* The index of child c among its parent's children, from 1. */
 static int child_number(const bt_log_shape *s, int c) {
@@ -722,7 +723,7 @@ static void checkpoint(replay *p, int cause, unsigned long long think) {
       } else {
         double period = 0;
         char when[64] = "re-evaluated at this think";
-        if (kind == BT_PRIORITY && bt_log_shape_param(s, n, &period))
+        if (bt_kind_has(kind, BT_KIND_PERIODIC) && bt_log_shape_param(s, n, &period))
           snprintf(when, sizeof when, "the period (%.2f s) came round", period);
         pl->sw_cause = "period";
         if (old >= 0 && child_number(s, child) < child_number(s, old))

@@ -207,6 +207,35 @@ static int answer_info(bt_view *v, btv_buf *out) {
   return BT_OK;
 }
 
+/* /api/kinds: the kind table, for the page (bt_kind_*); the same for every view, no lock */
+static int answer_kinds(btv_buf *out) {
+  static const struct {
+    unsigned flag;
+    const char *name;
+  } flags[] = {{BT_KIND_DS, "ds"},           {BT_KIND_DECORATOR, "decorator"}, {BT_KIND_SELECTS, "selects"},
+               {BT_KIND_PERIODIC, "periodic"}, {BT_KIND_LISTENS, "listens"},   {BT_KIND_INCLUDES, "includes"}};
+  btv_buf_str(out, "{\"kinds\":[");
+  for (int k = 0; bt_kind_get(k); k++) {
+    const bt_kind_info *info = bt_kind_get(k);
+    btv_buf_str(out, k ? ",{\"name\":" : "{\"name\":");
+    btv_json_cstring(out, info->name);
+    btv_buf_str(out, ",\"default_name\":");
+    btv_json_cstring(out, info->default_name);
+    btv_buf_str(out, ",\"base\":");
+    if (info->base >= 0) btv_json_cstring(out, bt_kind_name(info->base));
+    else btv_buf_str(out, "null");
+    btv_buf_str(out, ",\"flags\":[");
+    for (size_t i = 0, n = 0; i < sizeof flags / sizeof flags[0]; i++)
+      if (info->flags & flags[i].flag) btv_buf_printf(out, n++ ? ",\"%s\"" : "\"%s\"", flags[i].name);
+    btv_buf_str(out, "],\"param\":");
+    if (bt_kind_param_format(k)) btv_json_cstring(out, bt_kind_param_format(k));
+    else btv_buf_str(out, "null");
+    btv_buf_str(out, "}");
+  }
+  btv_buf_str(out, "]}");
+  return BT_OK;
+}
+
 static void answer_api(bt_view *v, struct mg_connection *conn, const char *path) {
   const struct mg_request_info *ri = mg_get_request_info(conn);
   btv_buf out = {0};
@@ -275,6 +304,8 @@ static void answer_api(bt_view *v, struct mg_connection *conn, const char *path)
       else send_error(conn, 404, "no shape %016llx", id);
       return;
     }
+  } else if (strcmp(path, "kinds") == 0) {
+    rc = answer_kinds(&out);
   } else if (strcmp(path, "stream") == 0) {
     send_error(conn, 400, "/api/stream is a WebSocket: open it with an Upgrade request");
     return;

@@ -3,12 +3,13 @@
 // headless, driven through WebDriver BiDi (Firefox's own remote protocol: node's WebSocket, no
 // driver package) on a log the arena recorded, under bt-log view:
 //   node --experimental-websocket firefox.mjs OUT BT_ARENA BT_LOG FIREFOX
-// The list has the log's agents, an agent's nodes are drawn by name, stepping back shows the
-// statuses the server's history gives. A screenshot goes to OUT. Ends "N passed, N failed".
+// The list has the log's agents, an agent's nodes are drawn by name, a node's parameter as its
+// kind shows it (/api/kinds), stepping back shows the statuses the server's history gives. A screenshot goes to OUT. Ends "N passed, N failed".
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { param_text } from '../../src/view/page/tree.js';
 
 const [out, arena_exe, btlog_exe, firefox_exe] = process.argv.slice(2);
 if (!out || !arena_exe || !btlog_exe || !firefox_exe) {
@@ -121,6 +122,12 @@ try {
   check(JSON.stringify(listed) === JSON.stringify(served), `firefox: the list has the ${served.length} agents of /api/agents`);
   const names = JSON.parse(await evaluate("JSON.stringify([...document.querySelectorAll('#tree [data-node-index]')].sort((a, b) => a.dataset.nodeIndex - b.dataset.nodeIndex).map((n) => n.dataset.name))"));
   check(JSON.stringify(names) === JSON.stringify(shape.nodes.map((n) => n.name)), `firefox: agent ${agent.id}'s ${shape.nodes.length} nodes are drawn by name`);
+  // a node's parameter as its kind shows it (the kind table of /api/kinds: "period 0.25"), in its title
+  const kinds = new Map((await api(base, '/api/kinds')).kinds.map((k) => [k.name, k]));
+  const p = shape.nodes.findIndex((n) => n.param != null && kinds.get(n.kind)?.param);
+  const want = p >= 0 ? `${shape.nodes[p].name} (${shape.nodes[p].kind}) ${param_text(shape.nodes[p].param, kinds.get(shape.nodes[p].kind))}` : '';
+  const title = p >= 0 ? await evaluate(`document.querySelector('#tree [data-node-index="${p}"] title')?.textContent ?? null`) : null;
+  check(p >= 0 && title === want && !want.includes(' param '), `firefox: node ${p}'s parameter is shown as its kind shows it: ${want}`, `title ${title}`);
 
   for (let k = 0; k < 4; k++) await evaluate("document.getElementById('tl-back').click()");
   // once the steps are done (no data-busy), the record shown and the statuses, read in one go

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* test_kinds.c: the kind table (bt_kind_get, bt_kind_field_default): Don't Starve's classes as
- * behaviourtree.lua defines them (names, bases, the methods each class defines itself, the fields
- * its constructor sets), and every kind's inherited methods doing exactly what its base's do. */
+/* test_kinds.c: the kind table (bt_kind_get, bt_kind_has, bt_kind_param_format, bt_kind_nil_param,
+ * bt_kind_field_default): Don't Starve's classes as behaviourtree.lua defines them (names, bases,
+ * the methods each class defines itself, the fields its constructor sets), what the other parts
+ * ask of a kind, and every kind's inherited methods doing exactly what its base's do. */
 #include "check.h"
 #include "harness.h"
 
@@ -227,8 +228,69 @@ static void test_inherited(void) {
   CHECK(compared > 50);
 }
 
+/* What the parts other than the node code ask the kind table: bt-log (BT_KIND_SELECTS,
+ * BT_KIND_PERIODIC), the binding (BT_KIND_PERIODIC, BT_KIND_LISTENS, BT_KIND_INCLUDES), DOT, the
+ * log reader and the viewer (the param's format, the nil param). */
+static void test_properties(void) {
+  static const struct {
+    unsigned flag;
+    int kinds[3]; /* the kinds that have it, -1 after the last */
+  } FLAGS[] = {
+      {BT_KIND_SELECTS, {BT_PRIORITY, BT_ACTIVE_SELECTOR, -1}},
+      {BT_KIND_PERIODIC, {BT_PRIORITY, -1}},
+      {BT_KIND_LISTENS, {BT_EVENT, -1}},
+      {BT_KIND_INCLUDES, {BT_SUBTREE, -1}},
+  };
+  for (size_t i = 0; i < sizeof FLAGS / sizeof *FLAGS; i++)
+    for (int kind = 0; kind < BT_KIND_COUNT; kind++) {
+      int want = 0;
+      for (int j = 0; FLAGS[i].kinds[j] >= 0; j++) want |= FLAGS[i].kinds[j] == kind;
+      CHECK_INT(bt_kind_has(kind, FLAGS[i].flag), want);
+      CHECK_INT((bt_kind_get(kind)->flags & FLAGS[i].flag) != 0, want);
+    }
+  CHECK_INT(bt_kind_has(BT_PRIORITY, BT_KIND_DS | BT_KIND_SELECTS | BT_KIND_PERIODIC), 1);
+  CHECK_INT(bt_kind_has(BT_ACTIVE_SELECTOR, BT_KIND_SELECTS | BT_KIND_PERIODIC), 0);
+  CHECK_INT(bt_kind_has(BT_SEQUENCE, 0), 1);
+  CHECK_INT(bt_kind_has(-1, 0), 0);
+  CHECK_INT(bt_kind_has(BT_KIND_COUNT, 0), 0);
+
+  static const struct {
+    int kind;
+    const char *format;
+    int nil; /* bt_kind_nil_param: 1 with value, or 0 */
+    double value;
+  } PARAMS[] = {
+      {BT_PRIORITY, "period %.14g", 1, 1}, {BT_EVENT, "priority %.14g", 1, 0},
+      {BT_LOOP, "maxreps %.14g", 0, 0},    {BT_REPEAT, "%.14g times", 0, 0},
+      {BT_WAIT, "%.14g s", 0, 0},          {BT_LATCH, "%.14g s", 0, 0},
+      {BT_COOLDOWN, "%.14g s", 0, 0},      {BT_TIMEOUT, "%.14g s", 0, 0},
+  };
+  int with_param = 0;
+  for (int kind = 0; kind < BT_KIND_COUNT; kind++) {
+    size_t i = 0;
+    while (i < sizeof PARAMS / sizeof *PARAMS && PARAMS[i].kind != kind) i++;
+    double v = -1;
+    if (i == sizeof PARAMS / sizeof *PARAMS) { /* no param */
+      CHECK(bt_kind_param_format(kind) == NULL);
+      CHECK_INT(bt_kind_nil_param(kind, &v), 0);
+      continue;
+    }
+    with_param++;
+    CHECK_STR(bt_kind_param_format(kind), PARAMS[i].format);
+    CHECK_INT(bt_kind_nil_param(kind, &v), PARAMS[i].nil);
+    if (PARAMS[i].nil) CHECK(v == PARAMS[i].value);
+  }
+  CHECK_INT(with_param, sizeof PARAMS / sizeof *PARAMS);
+  CHECK(bt_kind_param_format(-1) == NULL);
+  CHECK(bt_kind_param_format(BT_KIND_COUNT) == NULL);
+  CHECK_INT(bt_kind_nil_param(-1, NULL), BT_EINVAL);
+  CHECK_INT(bt_kind_nil_param(BT_KIND_COUNT, NULL), BT_EINVAL);
+  CHECK_INT(bt_kind_nil_param(BT_PRIORITY, NULL), 1);
+}
+
 int main(void) {
   test_ds_classes();
+  test_properties();
   test_field_defaults();
   test_scatter();
   test_inherited();

@@ -171,6 +171,15 @@ static void test_endpoints(void) {
   CHECK(contains(body, "\"name\":\"wolf\""));
   free(body);
 
+  /* the kind table, as the page reads it */
+  body = get(port, "/api/kinds", 200);
+  CHECK(contains(body, "{\"kinds\":[{\"name\":\"BehaviourNode\",\"default_name\":\"\",\"base\":null,"
+                       "\"flags\":[\"ds\"],\"param\":null}"));
+  CHECK(contains(body, "{\"name\":\"PriorityNode\",\"default_name\":\"Priority\",\"base\":\"BehaviourNode\","
+                       "\"flags\":[\"ds\",\"selects\",\"periodic\"],\"param\":\"period %.14g\"}"));
+  CHECK(contains(body, "{\"name\":\"ParallelNodeAny\",\"default_name\":\"Parallel(Any)\",\"base\":\"ParallelNode\","));
+  free(body);
+
   /* history: every record, in order, numbered from 1, as the ring has them */
   unsigned long long total = bt_rec_total(rec);
   body = get(port, "/api/agents/12/history?count=2000", 200);

@@ -6,7 +6,7 @@ import { api, Stream, token } from './requests.js';
 import { ActivityMeter, agents_brains, agents_filter, agents_sort } from './agents.js';
 import { History, STATUS_NAMES, is_transition } from './history.js';
 import { MapView } from './map.js';
-import { TreeView, format_param, format_seconds } from './tree.js';
+import { TreeView, format_seconds, kind_table, param_text } from './tree.js';
 
 const $ = (id) => document.getElementById(id);
 const LIST_MAX = 300; // list items drawn at once; the count says how many match
@@ -578,7 +578,8 @@ async function start() {
     on_toggle: (i) => tree.toggle(i),
     on_select_node: (i) => {
       const node = app.shape?.nodes[i];
-      if (node) $('node-info').textContent = `${node.name} · ${node.kind}${node.param != null ? ` · param ${format_param(node.param)}` : ''}`;
+      const param = node ? param_text(node.param, tree.kinds.get(node.kind)) : '';
+      if (node) $('node-info').textContent = `${node.name} · ${node.kind}${param ? ` · ${param}` : ''}`;
     },
   });
   map = new MapView($('map'), (id) => select_agent(id));
@@ -595,6 +596,8 @@ async function start() {
   if (app.info.token && !token) {
     banner('this server needs a token: open the URL it printed (with ?token=)', 'error');
   }
+  // the kind table, for the parameters' texts (without it they read "param 0.25")
+  tree.kinds = kind_table(await api.kinds().catch(() => null));
   app.live = app.info.mode !== 'log';
   document.body.dataset.mode = app.live ? 'live' : 'log';
   $('mode').textContent = app.live ? 'live' : `log ${app.info.source ?? ''}`;

@@ -30,6 +30,7 @@ export async function get_json(path, query) {
 
 export const api = {
   info: () => get_json('/api/info'),
+  kinds: () => get_json('/api/kinds'),
   agents: () => get_json('/api/agents'),
   agent: (id) => get_json(`/api/agents/${id}`),
   shape: (hex) => get_json(`/api/shapes/${hex}`),

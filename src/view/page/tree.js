@@ -17,7 +17,7 @@ function node_width(node) {
   return Math.max(96, Math.min(240, chars * 7.2 + 24));
 }
 
-/** A kind's class name without its Node suffix: PriorityNode → Priority. */
+/** A kind's class name (bt_kind_name) without its Node suffix, as the box shows it. */
 export function short_kind(kind) {
   return (kind ?? '').replace(/Node$/, '') || '?';
 }
@@ -33,6 +33,23 @@ function el(name, attrs = {}, parent = null) {
 export function format_param(param) {
   if (param === null || param === undefined) return '';
   return typeof param === 'number' ? String(Number(param.toPrecision(6))) : String(param);
+}
+
+/** The kind table of GET /api/kinds as a Map from class name to its entry; null gives an empty one. */
+export function kind_table(body) {
+  return new Map((body?.kinds ?? []).map((k) => [k.name, k]));
+}
+
+/**
+ * A node's parameter as its kind shows it (the kind table's printf format: "period %.14g" →
+ * "period 0.25"), "param 0.25" for a kind the table does not know or without a format; '' for none.
+ */
+export function param_text(param, kind) {
+  if (param === null || param === undefined) return '';
+  const format = kind?.param;
+  const number = /%[-+ #0]*\d*(?:\.\d+)?g/;
+  if (typeof format !== 'string' || !number.test(format)) return `param ${format_param(param)}`;
+  return format.replace(number, format_param(param));
 }
 
 /** Seconds as a short text: 0.25 s, 12 s, 3 min 5 s. */
@@ -62,6 +79,7 @@ export class TreeView {
     this.node_elems = []; // per node index: {g, box, heat, detail, toggle} or null when hidden
     this.edge_elems = []; // per child node index: path or null
     this.collapsed = new Set();
+    this.kinds = kind_table(null); // the kind table (GET /api/kinds), for the parameters' texts
     this.layout = null;
     this.frame_times = []; // ms of the last pan/zoom transform updates (work done in the handler)
     this.install_pan_zoom();
@@ -114,7 +132,8 @@ export class TreeView {
       const heat = el('rect', { class: 'heat', x: left - 8, y: top - 8, width: w + 16, height: NODE_H + 16, rx: 12 }, g);
       const box = el('rect', { class: 'box', x: left, y: top, width: w, height: NODE_H, rx: 6 }, g);
       const title = el('title', {}, g);
-      title.textContent = `${node.name} (${node.kind})${node.param != null ? ` param ${format_param(node.param)}` : ''}`;
+      const param = param_text(node.param, this.kinds.get(node.kind));
+      title.textContent = `${node.name} (${node.kind})${param ? ` ${param}` : ''}`;
       const name = el('text', { class: 'name', x: left + 8, y: top + 17 }, g);
       name.textContent = node.name;
       const kind = el('text', { class: 'kind', x: left + 8, y: top + 32 }, g);
