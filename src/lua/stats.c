@@ -115,37 +115,6 @@ static void push_shape(lua_State *L, const bt_stats_shape *sh) {
   set_integer(L, "errors", sh->errors);
 }
 
-/* ---- filing the think records recorders hold back ---- */
-
-/* A recorder holds a think's record back until the host asks for the tree's sleep time; reading
- * statistics files it, which asks the tree for its sleep time: a node written in Lua answers, so
- * the tree is entered first, as for any call that makes the core act on it. The tree is at idx. */
-static void settle_tree(lua_State *L, int idx) {
-  lbt_tree *t = lbt_tree_test(L, idx);
-  bt_rec *rec = t && lbt_tree_inst(t) ? bt_inst_recorder(lbt_tree_inst(t)) : NULL;
-  if (!rec || !bt_rec_stats(rec) || bt_inst_thinking(lbt_tree_inst(t))) return;
-  lbt_entry entry;
-  lbt_tree_enter(L, t, lua_absindex(L, idx), &entry);
-  int flushed = lbt_live_unflushed(t) ? lbt_live_flush(t) : -1;
-  bt_rec_total(rec);
-  if (flushed >= 0) lbt_live_refresh(t, flushed);
-  lbt_tree_leave(L, t);
-}
-
-/* Files the held-back records of every tree whose recorder feeds st. */
-static void settle_stats(lua_State *L, bt_stats *st) {
-  lbt_registry_get(L, LBT_REG_RECORDERS); /* tree -> recorder (recorder.c) */
-  int trees = lua_gettop(L);
-  lua_pushnil(L);
-  while (lua_next(L, trees)) {
-    lua_pop(L, 1);
-    lbt_tree *t = lbt_tree_test(L, -1);
-    bt_rec *rec = t ? bt_inst_recorder(lbt_tree_inst(t)) : NULL;
-    if (rec && bt_rec_stats(rec) == st) settle_tree(L, -1);
-  }
-  lua_pop(L, 1);
-}
-
 /* Room for n rows: a userdata pushed on the stack, collected with it (raises without memory). */
 static bt_stats_node *rows_alloc(lua_State *L, int n) {
   return lua_newuserdatauv(L, ((size_t)n + 1) * sizeof(bt_stats_node), 0);
@@ -155,7 +124,6 @@ static bt_stats_node *rows_alloc(lua_State *L, int n) {
 static int stats_shapes(lua_State *L) {
   bt_stats *st = check_stats(L, "shapes");
   int order = check_order(L, 2, 1, "shapes");
-  settle_stats(L, st);
   int n = bt_stats_list(st, BT_STATS_BY_TREE, NULL, 0);
   if (n < 0) return luaL_error(L, "not enough memory");
   bt_stats_node *rows = rows_alloc(L, n);
@@ -185,7 +153,6 @@ static int stats_shapes(lua_State *L) {
 /* stats:reset(): every figure zeroed; runs under way counted from now (bt.GetTime()) */
 static int stats_reset(lua_State *L) {
   bt_stats *st = check_stats(L, "reset");
-  settle_stats(L, st);
   bt_stats_reset(st, lbt_clock_now(L));
   return 0;
 }
@@ -219,7 +186,6 @@ static bt_rec *tree_rec(lua_State *L, const char *fname) {
   if (!t) lbt_typeerror(L, 1, 0, fname, "BT");
   bt_stats_shape sh;
   bt_rec *rec = lbt_tree_inst(t) ? bt_inst_recorder(lbt_tree_inst(t)) : NULL;
-  if (rec && bt_rec_stats(rec)) settle_tree(L, 1);
   if (!rec || !bt_rec_stats(rec) || bt_rec_stats_shape(rec, &sh) != BT_OK)
     lbt_argerror(L, 0, fname, "the tree keeps no statistics: tree:record{stats = true} switches them on");
   return rec;

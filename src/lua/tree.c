@@ -606,38 +606,31 @@ static void leave(lua_State *L, lbt_tree *t, int flushed) {
   lbt_tree_leave(L, t);
 }
 
-/* A think of the entered tree t, which is not thinking. Returns -1, or, when the tree records
- * (its recorder then has the think's record), whether it asks for a sleep time, in *sleep. */
-static int think_entered(lbt_tree *t, double *sleep) {
+/* A think of the entered tree t, which is not thinking. (A recorder gets the think's record, with
+ * its sleep time, inside bt_inst_update: the tree is entered then.) */
+static void think_entered(lbt_tree *t) {
   lbt_state *S = t->S;
-  bt_inst *in = lbt_tree_inst(t); /* (an entered tree is not collected: tree_gc) */
   int group = lbt_time_group_begin(S, !t->exact);
   S->thinking++;
-  bt_inst_update(in);
+  bt_inst_update(lbt_tree_inst(t)); /* (an entered tree is not collected: tree_gc) */
   S->thinking--;
-  /* a recorder takes the think's record with its sleep time, which may call the tree's Lua
-   * nodes: asked here, with the tree entered, never later from a read or a collection */
-  int has = bt_inst_recorder(in) ? bt_inst_sleep_time(in, sleep) : -1;
   lbt_time_group_end(S, group);
-  return has;
 }
 
 /* think_entered for the tree at index 1, t. */
-static int think(lua_State *L, lbt_tree *t, double *sleep) {
+static void think(lua_State *L, lbt_tree *t) {
   lbt_entry entry;
   int flushed = enter(L, t, &entry);
-  int has = think_entered(t, sleep);
+  think_entered(t);
   leave(L, t, flushed);
   lbt_run_deferred(L, t->S); /* a reload asked for during the think */
-  return has;
 }
 
 static int tree_update(lua_State *L) {
   lbt_tree *t = check_tree(L, "Update");
   if (bt_inst_thinking(lbt_tree_inst(t)))
     return luaL_error(L, "Update: the tree is thinking (Update called from inside its own think)");
-  double sleep;
-  think(L, t, &sleep);
+  think(L, t);
   return 0;
 }
 
@@ -696,16 +689,14 @@ int lbt_tree_think_own(lua_State *L, int tree, int brain, double *sleep) {
   lbt_state *S = t->S;
   lbt_entry entry;
   int flushed = enter_at(L, t, tree, &entry);
-  int has = think_entered(t, sleep);
+  int has = LBT_SLEEP_UNKNOWN;
+  think_entered(t);
   if ((!S->deferred || S->thinking > 0) && lua_type(L, brain) == LUA_TTABLE) {
     /* no reload waits to run now, and the brain's tree is read without running any code */
     lbt_push_key(L, S, LBT_KEY_BT);
     int same = lua_rawget(L, brain) == LUA_TUSERDATA && lbt_tree_test(L, -1) == t;
     lua_pop(L, 1);
-    if (!same) has = LBT_SLEEP_UNKNOWN; /* the brain has another tree now */
-    else if (has == LBT_SLEEP_UNKNOWN) has = sleep_after(t, sleep);
-  } else {
-    has = LBT_SLEEP_UNKNOWN;
+    if (same) has = sleep_after(t, sleep); /* (else the brain has another tree now) */
   }
   leave(L, t, flushed);
   lbt_run_deferred(L, S); /* a reload asked for during the think */
