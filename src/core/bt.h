@@ -254,7 +254,9 @@ const char *bt_graph_errmsg(const bt_graph *g);
 /* Compiles the tree under root into a definition with one reference. Fails with BT_ECYCLE,
  * BT_ETOOBIG, or BT_EINVAL (a decorator or Latch without exactly one child, a Monitor without
  * children, a leaf without its function, a Repeat, Cooldown or Timeout without a valid param);
- * see bt_graph_errmsg. */
+ * see bt_graph_errmsg. With the environment variable BT_NO_FAST_PATHS set (not "" nor "0") when
+ * it is called, the definition thinks the reference way only, without the fast paths its shape
+ * allows: the same results, slower; a switch for tests (docs/internals.md "Fast paths"). */
 int bt_def_create(bt_def **out, bt_graph *g, int root);
 
 /* Adds a reference. */

@@ -265,6 +265,18 @@ static size_t state_mem_size(const bt_node *nd, int *needs_nut, size_t *align, s
   return (*needs_nut ? sizeof(double) : 0) + (size_t)kmem;
 }
 
+/* Whether a definition compiled now takes its fast paths (docs/internals.md "Fast paths"): not when
+ * the environment has BT_NO_FAST_PATHS set to anything but "" or "0". Read at each compile, and
+ * only there, so that a think never asks; nothing is kept in the library (no global state), and
+ * a test compiles the same tree both ways in one process. getenv may run on any thread, as
+ * compiles do; only a host changing its environment meanwhile would race with it, as with any
+ * getenv. This is a switch for checking the reference way (docs/testing.md), not a setting of
+ * a game: it makes thinks slower and changes no result. */
+static int fast_paths_wanted(void) {
+  const char *v = getenv("BT_NO_FAST_PATHS");
+  return !v || !v[0] || (v[0] == '0' && !v[1]);
+}
+
 /* Lays out the instance. After the header come chunks of 64 states in pre-order, each holding
  * everything of its states: the dirty and touched words of the bit sets (a tree of one chunk
  * keeps no dirty word), the statuses, the flags with the last results, then each state's memory (nextupdatetime first, if any, then the kind's). A think
@@ -329,6 +341,8 @@ static int layout_memory(bt_def *d) {
   d->mem_size = align_up(packed, 8);
   d->inst_size = align_up(size, 8);
   d->unshared = d->nstates == d->nnodes;
+  d->fast_paths = fast_paths_wanted();
+  d->scan_children = d->unshared && d->fast_paths ? SCAN_CHILDREN : UINT32_MAX;
   d->plain_step = 1;
   for (uint32_t i = 0; i < d->nnodes; i++) {
     bt_node *nd = &d->nodes[i];
@@ -353,12 +367,13 @@ static int layout_memory(bt_def *d) {
     if (nd->ops && nd->ops->visit) nd->hooks |= HOOK_VISIT;
     if (nd->ops && nd->ops->reset) nd->hooks |= HOOK_RESET;
     if (nd->ops && nd->ops->step) nd->hooks |= HOOK_STEP;
+    if (!d->fast_paths) nd->hooks |= HOOK_REFERENCE; /* and so plain_step and walk_reset 0 */
     if (has_own_reset(nd)) d->plain_step = 0;
   }
   d->walk_reset = d->plain_step;
   for (uint32_t i = 0; i < d->nnodes; i++)
     if (bti_kinds[d->nodes[i].kind].fn == BTI_TASK) d->walk_reset = 0; /* its abort calls the host */
-  d->small_plain = d->nwords == 1 && d->nnodes > 0;
+  d->small_plain = d->fast_paths && d->nwords == 1 && d->nnodes > 0;
   for (uint32_t i = 0; i < d->nnodes; i++) {
     const bt_node *nd = &d->nodes[i];
     if (nd->ops || !bti_kinds[nd->kind].small) d->small_plain = 0;

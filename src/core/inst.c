@@ -230,9 +230,14 @@ void bt_inst_set_exact(bt_inst *in, int on) { in->exact = on != 0; }
 /* SaveStatus of the whole tree: only states whose status changed since the last one differ, and
  * a think that changed none has no bits to look at. */
 static void save_all(bt_inst *in) {
+  const bt_def *def = in->def;
+  if (!def->fast_paths) { /* the reference way: Don't Starve's SaveStatus, every node, each think */
+    bt_node_save_status(in, 0);
+    in->unsaved = 0;
+    return;
+  }
   if (!in->unsaved) return;
   in->unsaved = 0;
-  const bt_def *def = in->def;
   uint32_t nwords = def->nwords, nstates = def->nstates;
   if (nwords == 1) { /* no summaries, no dirty word: the statuses whole (nstates bytes, at most 64) */
     bti_save_chunk((unsigned char *)(touched_word(in, 0) + 1), nstates);

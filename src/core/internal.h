@@ -41,6 +41,13 @@
 #define HOOK_VISIT 0x01
 #define HOOK_RESET 0x02
 #define HOOK_STEP 0x04
+/* Not a bt_ops method: the definition was compiled with its fast paths off (bt_def.fast_paths
+ * 0). The node then counts as one whose Reset or Step is the host's (has_own_reset), which is
+ * what turns the shape-chosen resets off: its kind's own Reset and Step run (reset_kind,
+ * step_kind) instead of reset_plain and reset_walk, no Step is skipped (plain_step 0, so
+ * `settled` is never set), and its touched bit is never cleared, so that Reset and Step go to
+ * every child as Don't Starve's do. */
+#define HOOK_REFERENCE 0x08
 
 /* One node of a definition, in pre-order. */
 typedef struct bt_node {
@@ -109,6 +116,15 @@ struct bt_def {
   int walk_reset;    /* plain_step, and no task (whose abort calls the host): nodes.c's reset_walk */
   int small_plain;   /* one chunk, no bt_ops at all, and only kinds that bti_kind.small marks: a
                         think runs nodes.c's bti_think_small */
+  /* 1, unless the environment had BT_NO_FAST_PATHS set (not "" nor "0") when it was compiled
+   * (graph.c's fast_paths_wanted): then the think takes the reference way only, as docs/internals.md "Fast
+   * paths" lists: small_plain, plain_step and walk_reset 0, every node HOOK_REFERENCE,
+   * scan_children none, and SaveStatus walks the whole tree. */
+  int fast_paths;
+  /* Children a node must have more than for Reset and Step to find its touched ones a word of
+   * bits at a time (nodes.c's scan_touched_from): SCAN_CHILDREN in a tree without shared nodes
+   * (unshared) when fast_paths, else UINT32_MAX (never). */
+  uint32_t scan_children;
   uint32_t nspill;   /* states whose deadline is spilled (bt_state.spill) */
   size_t mem_size;   /* bytes of the node memory of a saved state */
   size_t inst_size;  /* bytes of one instance, header included */
@@ -126,6 +142,10 @@ struct bt_def {
   void *watch_ud;
   void (*watch_free)(void *ud);
 };
+
+/* Children a node has before finding its touched ones a word of bits at a time pays (nodes.c's
+ * scans; bt_def.scan_children). */
+#define SCAN_CHILDREN 16
 
 /* ---- the kinds (kinds.c) ---- */
 
@@ -425,8 +445,11 @@ static inline bt_status status_of(const bt_inst *in, int n) {
 static inline void *mem_of(const bt_inst *in, int n) { return inst_mem(in) + in->def->nodes[n].mem; }
 static inline uint8_t *flags_of(const bt_inst *in, int n) { return inst_mem(in) + in->def->nodes[n].foff; }
 static inline int is_leaf(const bt_inst *in, int n) { return in->def->nodes[n].flags & NF_LEAF; }
-/* A node whose Reset or Step is the host's: the core cannot tell that they would change nothing. */
-static inline int has_own_reset(const bt_node *d) { return d->hooks & (HOOK_RESET | HOOK_STEP); }
+/* A node whose Reset or Step is the host's: the core cannot tell that they would change nothing.
+ * (Every node of a definition compiled with its fast paths off: HOOK_REFERENCE.) */
+static inline int has_own_reset(const bt_node *d) {
+  return d->hooks & (HOOK_RESET | HOOK_STEP | HOOK_REFERENCE);
+}
 
 /* The kind of state st, and the memory of its field f. */
 static inline const bti_kind *kind_of_state(const bt_inst *in, uint32_t st) {

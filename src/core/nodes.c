@@ -56,9 +56,6 @@ static int child_above(const bt_node *nodes, int n, uint32_t q) {
   return (int)q;
 }
 
-/* Children a node has before finding its touched ones a word of bits at a time pays. */
-#define SCAN_CHILDREN 16
-
 /* n's first child at index i or later whose subtree has a touched node, found a word of bits at
  * a time: for a node with many children in a tree without shared nodes (where a state is its
  * pre-order index). */
@@ -74,7 +71,7 @@ static int scan_touched_from(const bt_inst *in, int n, uint32_t i) {
 static inline int touched_from(const bt_inst *in, int n, uint32_t i) {
   const bt_def *def = in->def;
   const bt_node *d = &def->nodes[n];
-  if (d->nchildren > SCAN_CHILDREN && def->unshared) return scan_touched_from(in, n, i);
+  if (d->nchildren > def->scan_children) return scan_touched_from(in, n, i);
   const uint32_t *kids = def->kids + d->children;
   for (; i < d->nchildren; i++)
     if (touched_bit(in, def->nodes[kids[i]].state)) return (int)kids[i];
@@ -84,7 +81,7 @@ static inline int touched_from(const bt_inst *in, int n, uint32_t i) {
 /* The touched child of n after its child c, or -1. */
 static inline int touched_after(const bt_inst *in, int n, int c) {
   const bt_def *def = in->def;
-  if (def->nodes[n].nchildren > SCAN_CHILDREN && def->unshared)
+  if (def->nodes[n].nchildren > def->scan_children)
     return child_above(def->nodes, n, next_touched(in, def->nodes[c].end, def->nodes[n].end));
   return touched_from(in, n, def->nodes[c].sib + 1);
 }
@@ -1086,7 +1083,7 @@ static void reset_plain(bt_inst *in, const bt_node *d) {
     hook_status(in, d, mem[d->soff], BT_READY);
     mem[d->soff] = BT_READY;
     mark_dirty_node(in, d);
-    if (d->nchildren > SCAN_CHILDREN && def->unshared) {
+    if (d->nchildren > def->scan_children) {
       int n = (int)(d - def->nodes);
       FOR_TOUCHED_CHILD(in, n, c, 0) bt_node_reset(in, c);
     } else {

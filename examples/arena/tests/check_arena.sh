@@ -3,7 +3,7 @@
 # Checks of bt-arena, run by ctest (tests/CMakeLists.txt, tests arena.*).
 # usage: check_arena.sh <headless|broken_brain|watch|kinds|bad_kinds|error_lines|viewer_line|inspector|
 #                        bad_flags|no_terminal|record|replay_damage|replay_view|threads|own_writes|
-#                        achieves> <bt-arena>
+#                        achieves|fast_paths> <bt-arena>
 #                        <source dir> [<bt-log or none>
 #                        [<the directory of bt.so>]]
 # (exit 77: skipped, for a tool that is missing)
@@ -713,6 +713,30 @@ no_terminal)
   done
   ;;
 
+fast_paths)
+  # The same seed gives the same log, byte for byte, with the think's fast paths and without them
+  # (BT_NO_FAST_PATHS=1: docs/internals.md "Fast paths"): every brain's status changes, thinks and
+  # sleep times, events and errors, through a night with deaths and births; and the same world.
+  for way in fast reference; do
+    if [ $way = reference ]; then BT_NO_FAST_PATHS=1; export BT_NO_FAST_PATHS; else unset BT_NO_FAST_PATHS; fi
+    "$arena" --agents 300 --seconds 60 --headless --seed 7 --data "$src" --record "$tmp/$way" > "$tmp/out.$way" 2> "$tmp/err.$way" \
+      || fail "--record ($way) exited $?: $(cat "$tmp/err.$way")"
+  done
+  unset BT_NO_FAST_PATHS
+  cat "$tmp/out.fast" "$tmp/out.reference"
+  [ "$(field deaths "$(cat "$tmp/out.fast")")" -gt 0 ] || fail "nobody died: the run is too short to compare"
+  [ "$(field world "$(cat "$tmp/out.fast")")" = "$(field world "$(cat "$tmp/out.reference")")" ] \
+    || fail "the worlds differ with and without the fast paths"
+  if ! cmp "$tmp/fast" "$tmp/reference" > "$tmp/cmp"; then
+    if [ "$btlog" != none ]; then
+      "$btlog" print "$tmp/fast" > "$tmp/print.fast" 2>&1
+      "$btlog" print "$tmp/reference" > "$tmp/print.reference" 2>&1
+      diff "$tmp/print.fast" "$tmp/print.reference" | head -20
+    fi
+    fail "the logs differ with and without the fast paths: $(cat "$tmp/cmp")"
+  fi
+  echo "the same log of $(wc -c < "$tmp/fast") bytes with and without the fast paths"
+  ;;
 threads)
   # --threads N: the same seed gives the same world whatever N is, 0 (one state on this thread)
   # included. The summary's world= is a digest of every entity's id, kind, position, health and
