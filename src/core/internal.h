@@ -475,8 +475,20 @@ static inline void bti_rewind(bt_inst *in, uint32_t st, const bti_kind *k) {
   }
 }
 
-/* inst.c */
+/* Whether v can be the node's child index in field f: a BTI_CHILD names one of its children; a
+ * BTI_INDEX may also be one past the last (done), but not 0; a BTI_INDEX_NIL is checked when the
+ * node visits. */
+static inline int bti_index_ok(const bt_def *d, int n, const bti_field *f, uint32_t v) {
+  switch (f->type) {
+    case BTI_CHILD: return v >= 1 && v <= d->nodes[n].nchildren;
+    case BTI_INDEX: return v >= 1;
+    default: return 1;
+  }
+}
+
+/* fields.c */
 BTI_FUNC bti_ext *bti_ext_get(bt_inst *in); /* the instance's bti_ext, made if need be; NULL: out of memory */
+BTI_FUNC void bti_ext_free(bt_inst *in);    /* gives the agent back its place and frees the bti_ext */
 /* State st's Sleep deadline: 1 and *out, or 0 if it has none (nil). */
 BTI_FUNC int bti_deadline_get(const bt_inst *in, uint32_t st, double *out);
 /* Sets state st's Sleep deadline (NULL: nil). BT_EINVAL if its node keeps none, BT_ENOMEM when a
@@ -488,14 +500,18 @@ BTI_FUNC int bti_deadline_reserve(bt_inst *in);
 static inline int bti_has_deadline(const bt_def *d, uint32_t st) {
   return d->states[st].nut != NO_SLOT || d->states[st].spill != NO_SLOT;
 }
-BTI_FUNC double bti_now(bt_inst *in);
-BTI_FUNC int bti_random_int(bt_inst *in, int n, int *out);
-BTI_FUNC double bti_random(bt_inst *in);
 /* Clears state st's clock (its kind's BTI_CLOCK field), so that it evaluates at its next visit. */
 BTI_FUNC void bti_clear_clock(bt_inst *in, uint32_t st);
 BTI_FUNC void bti_mark_touched(bt_inst *in); /* after the state was written wholesale */
+/* Inside a think, gives every state that differs from what Reset leaves its touched bit. */
+BTI_FUNC void bti_touch_unclean(bt_inst *in);
 /* Makes def->image, a new instance's bytes but its header's pointers (after layout_memory). */
 BTI_FUNC int bti_make_image(bt_def *def);
+
+/* inst.c */
+BTI_FUNC double bti_now(bt_inst *in);
+BTI_FUNC int bti_random_int(bt_inst *in, int n, int *out);
+BTI_FUNC double bti_random(bt_inst *in);
 
 /* transfer.c: bt_inst_transfer, and the ways it may go (how): BTI_KEEP_CLOCKS keeps every clock
  * (save.c restores that way a state saved from the same shape); BTI_AS_IS also keeps child
