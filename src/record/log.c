@@ -22,6 +22,7 @@
  * and again when its id or label changed.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -95,22 +96,25 @@ typedef struct pend {
   uint64_t lost;                /* records lost (no memory) after the last of b */
 } pend;
 
+typedef struct bti_logrec bti_logrec;
+
 struct bti_logrec {
   /* what the think path and a flush look at first, in one cache line (a flush then looks at cur,
    * and the encoder at spare and its bytes) */
+  bti_sink sink;          /* its place among its recorder's sinks (the first: logrec_of) */
   pend *cur;              /* where the think path appends: a flush hands it to the log and takes
                              the other of buf */
   pend *spare;            /* the other: the records the log writes next (the flush's, and the
                              encoder's: on the log's thread with BT_LOG_THREAD) */
-  bt_log *log;
-  struct bti_logrec *next;
   uint64_t think;         /* the agent's last record as the reader will know it (the bytes in */
   double time;            /* cur follow from it) */
   int32_t node;
-  int index;              /* its number in the log, -1 until declared */
   uint8_t blind;          /* its shape could not be written: its records are lost until it can */
   uint8_t has_shape;
   uint8_t agent_changed;  /* bt_rec_set_agent was called: the flush declares it again */
+  bt_log *log;
+  struct bti_logrec *next;
+  int index;              /* its number in the log, -1 until declared */
   /* (64 bytes) the think path's, now and then */
   uint64_t shape;         /* the hash of the shape last attached (0 with has_shape 0: none) */
   bt_buf describe;        /* scratch for DBStrings */
@@ -310,7 +314,10 @@ static int shape_known(const bt_log *log, uint64_t hash) {
 
 /* ---- the think path: each record, encoded, into the recorder's buffer ---- */
 
-void bti_log_record(bti_logrec *lr, int type, unsigned a, unsigned b, int node, unsigned long long think,
+_Static_assert(offsetof(bti_logrec, sink) == 0, "a bti_logrec is its sink");
+static bti_logrec *logrec_of(bti_sink *s) { return (bti_logrec *)(void *)s; }
+
+static void logrec_record(bti_logrec *lr, int type, unsigned a, unsigned b, int node, unsigned long long think,
                     double time, double sleep) {
   unsigned char *p = rec_room(lr, think, time, 11), *q = p;
   if (!p) return;
@@ -332,9 +339,16 @@ void bti_log_record(bti_logrec *lr, int type, unsigned a, unsigned b, int node, 
   lr->cur->records++;
 }
 
-void bti_log_entry(bti_logrec *lr, const bt_rec_entry *e) {
+static void sink_record(bti_sink *s, int type, unsigned a, unsigned b, int node, unsigned long long think,
+                        double time, double sleep) {
+  logrec_record(logrec_of(s), type, a, b, node, think, time, sleep);
+}
+
+static void sink_entry(bti_sink *s, const bt_inst *in, const bt_rec_entry *e) {
+  bti_logrec *lr = logrec_of(s);
+  (void)in;
   if (e->type != BT_REC_ERROR && e->type != BT_REC_HOST && e->type != BT_REC_RELOAD) {
-    bti_log_record(lr, e->type, e->type == BT_REC_THINK ? e->cause : (unsigned)(e->from | e->to << 4),
+    logrec_record(lr, e->type, e->type == BT_REC_THINK ? e->cause : (unsigned)(e->from | e->to << 4),
                    e->has_sleep, e->node, e->think, e->time, e->sleep);
     return;
   }
@@ -383,7 +397,8 @@ static int describe_running(bti_logrec *lr, bt_inst *in, bytes *e) {
   return count;
 }
 
-void bti_log_saved(bti_logrec *lr, bt_inst *in, unsigned long long think, double time) {
+static void sink_saved(bti_sink *s, bt_inst *in, unsigned long long think, double time) {
+  bti_logrec *lr = logrec_of(s);
   unsigned char *p = rec_room(lr, think, time, 1);
   if (p) {
     *p = REC_SAVED;
@@ -409,7 +424,8 @@ void bti_log_saved(bti_logrec *lr, bt_inst *in, unsigned long long think, double
 }
 
 /* The tree was stopped: a STOP record (no bytes). */
-void bti_log_stopped(bti_logrec *lr, unsigned long long think, double time) {
+static void sink_stopped(bti_sink *s, unsigned long long think, double time) {
+  bti_logrec *lr = logrec_of(s);
   unsigned char *p = rec_room(lr, think, time, 1);
   if (!p) return;
   *p = REC_STOP;
@@ -418,7 +434,8 @@ void bti_log_stopped(bti_logrec *lr, unsigned long long think, double time) {
 
 /* The recorder is attached to in: its records now name in's nodes. A SHAPE record says so, with
  * the statuses and last results of in that are not READY (it may have run before). */
-void bti_log_attached(bti_logrec *lr, bt_inst *in, unsigned long long think, double time) {
+static void sink_attached(bti_sink *s, bt_inst *in, unsigned long long think, double time) {
+  bti_logrec *lr = logrec_of(s);
   bt_log *log = lr->log;
   const bt_def *def = in->def;
   uint64_t hash = bt_def_hash(def);
@@ -762,7 +779,7 @@ static void logrec_free(bti_logrec *lr) {
 }
 
 /* Frees the recorders that are gone and whose records were all written (under the lock, the
- * writer idle); there are some to look for only after a bti_log_release. */
+ * writer idle); there are some to look for only after a sink_release. */
 static void sweep(bt_log *log) {
   if (!log->released) return;
   log->released = 0;
@@ -856,51 +873,10 @@ int bt_log_write_host(bt_log *log, double time, int code, const void *data, size
 
 /* ---- recorders and logs ---- */
 
-int bt_rec_set_log(bt_rec *rec, bt_log *log) {
-#if !BT_RECORDER
-  (void)log;
-  return rec ? BT_EINVAL : BT_EINVAL;
-#else
-  if (!rec) return BT_EINVAL;
-  bti_logrec **p = bti_rec_logp(rec);
-  if (*p && (*p)->log == log) return BT_OK;
-  bti_logrec *lr = NULL;
-  if (log) {
-    lr = aligned_alloc(_Alignof(bti_logrec), sizeof *lr);
-    if (!lr) return BT_ENOMEM;
-    memset(lr, 0, sizeof *lr);
-    lr->log = log;
-    lr->rec = rec;
-    lr->index = -1;
-    lr->cur = &lr->buf[0];
-    lr->spare = &lr->buf[1];
-    pend_clear(lr->cur);
-    pend_clear(lr->spare);
-  }
-  if (*p) bti_log_release(*p);
-  *p = lr;
-  if (!lr) return BT_OK;
-  lock(log);
-  if (log->last) log->last->next = lr;
-  else log->first = lr;
-  log->last = lr;
-  unlock(log);
-  bti_rec_log_attach(rec);
-  return BT_OK;
-#endif
-}
-
-bt_log *bt_rec_log(const bt_rec *rec) {
-  if (!rec) return NULL;
-  bti_logrec *lr = *bti_rec_logp((bt_rec *)(uintptr_t)rec);
-  return lr ? lr->log : NULL;
-}
-
 /* The recorder goes (freed, or to another log): its records not yet written still will be, under
  * the id and label it has now. */
-void bti_log_agent_changed(bti_logrec *lr) { lr->agent_changed = 1; }
-
-void bti_log_release(bti_logrec *lr) {
+static void sink_release(bti_sink *s) {
+  bti_logrec *lr = logrec_of(s);
   bt_log *log = lr->log;
   bt_rec *rec = lr->rec;
   char *label = bti_strdup(bt_rec_label(rec));
@@ -913,7 +889,61 @@ void bti_log_release(bti_logrec *lr) {
   lr->rec = NULL;
   log->released = 1;
   unlock(log);
-  *bti_rec_logp(rec) = NULL;
+}
+
+static void sink_agent_changed(bti_sink *s) { logrec_of(s)->agent_changed = 1; }
+
+static const bti_sink_methods log_sink = {
+  .record = sink_record,
+  .entry = sink_entry,
+  .attached = sink_attached,
+  .saved = sink_saved,
+  .stopped = sink_stopped,
+  .agent_changed = sink_agent_changed,
+  .release = sink_release,
+};
+
+int bt_rec_set_log(bt_rec *rec, bt_log *log) {
+#if !BT_RECORDER
+  (void)log;
+  return rec ? BT_EINVAL : BT_EINVAL;
+#else
+  if (!rec) return BT_EINVAL;
+  bti_sink *old = bti_rec_sink_find(rec, &log_sink);
+  if (old && logrec_of(old)->log == log) return BT_OK;
+  if (!old && !log) return BT_OK;
+  bti_logrec *lr = NULL;
+  if (log) {
+    lr = aligned_alloc(_Alignof(bti_logrec), sizeof *lr);
+    if (!lr) return BT_ENOMEM;
+    memset(lr, 0, sizeof *lr);
+    lr->sink.methods = &log_sink;
+    lr->log = log;
+    lr->rec = rec;
+    lr->index = -1;
+    lr->cur = &lr->buf[0];
+    lr->spare = &lr->buf[1];
+    pend_clear(lr->cur);
+    pend_clear(lr->spare);
+  }
+  if (old) {
+    bti_rec_sink_remove(rec, old);
+    sink_release(old);
+  }
+  if (!lr) return BT_OK;
+  lock(log);
+  if (log->last) log->last->next = lr;
+  else log->first = lr;
+  log->last = lr;
+  unlock(log);
+  bti_rec_sink_add(rec, &lr->sink); /* (which tells it the instance) */
+  return BT_OK;
+#endif
+}
+
+bt_log *bt_rec_log(const bt_rec *rec) {
+  bti_sink *s = bti_rec_sink_find(rec, &log_sink);
+  return s ? logrec_of(s)->log : NULL;
 }
 
 /* Puts the message into err (errsize bytes; err may be NULL) and returns code. */
@@ -1010,7 +1040,7 @@ int bt_log_close(bt_log *log) {
 #endif
   for (bti_logrec *lr = log->first, *next; lr; lr = next) {
     next = lr->next;
-    if (lr->rec) *bti_rec_logp(lr->rec) = NULL;
+    if (lr->rec) bti_rec_sink_remove(lr->rec, &lr->sink);
     logrec_free(lr);
   }
   unlock(log);

@@ -13,7 +13,8 @@
  * one) and its sleep time as a float in the second word; errors, reloads and the host's records
  * keep what they say in an `extra` of their own. The recorder is the instance's hook
  * (bt_inst_set_hook): the engine tells it everything it records, a think's end with its sleep
- * time, so that a think's record is complete when the think ends and reading never writes.
+ * time, so that a think's record is complete when the think ends and reading never writes. It
+ * feeds its sinks (the log, the statistics: rec_internal.h) through their methods, naming none.
  */
 #include <stddef.h>
 #include <stdlib.h>
@@ -71,8 +72,8 @@ struct bt_rec {
   uint32_t nextra;           /* slots of the ring holding an extra */
   unsigned long long total, think;
   double now;        /* the clock of the think under way, or of the last one */
-  bti_logrec *log;   /* log.c's buffer of this recorder's records for its log (bt_rec_set_log) */
-  uint8_t entries;   /* a callback or statistics take each record as a bt_rec_entry */
+  bti_sink *sinks;   /* what it feeds: its log, its statistics (in the order they were added) */
+  uint8_t entries;   /* a callback or a sink takes each record as a bt_rec_entry */
   uint8_t cause;     /* what will make the next think (BT_WAKE_*) */
   uint8_t in_think;  /* between the think's BEGIN and END */
   uint8_t owned;     /* made by the instance's definition (bt_def_set_recording): its instance frees it */
@@ -84,7 +85,6 @@ struct bt_rec {
   uint32_t dbstring_nodes;
   bt_rec_fn fn;
   void *ud;
-  bti_stats_agent *stats; /* the statistics it feeds (stats.c), or NULL */
   unsigned long long agent;
   char *label;
 };
@@ -146,7 +146,51 @@ static void decode(const bt_rec *r, size_t i, bt_rec_entry *e) {
 }
 
 
+/* Whether a callback or a sink takes each record as a bt_rec_entry. */
+static void entries_update(bt_rec *r) {
+  r->entries = r->fn != NULL;
+  for (const bti_sink *s = r->sinks; s; s = s->next)
+    if (!s->methods->record) r->entries = 1;
+}
+
+void bti_rec_sink_add(bt_rec *r, bti_sink *s) {
+  bti_sink **p = &r->sinks;
+  while (*p) p = &(*p)->next;
+  s->next = NULL;
+  *p = s;
+  entries_update(r);
+  if (r->inst && s->methods->attached) s->methods->attached(s, r->inst, r->think, bt_inst_now(r->inst));
+}
+
+void bti_rec_sink_remove(bt_rec *r, bti_sink *s) {
+  for (bti_sink **p = &r->sinks; *p; p = &(*p)->next)
+    if (*p == s) {
+      *p = s->next;
+      s->next = NULL;
+      break;
+    }
+  entries_update(r);
+}
+
+bti_sink *bti_rec_sink_find(const bt_rec *r, const bti_sink_methods *m) {
+  bti_sink *s = r ? r->sinks : NULL;
+  while (s && s->methods != m) s = s->next;
+  return s;
+}
+
+void bti_rec_set_owned(bt_rec *r) { r->owned = 1; }
+int bti_rec_owned(const bt_rec *r) { return r && r->owned; }
+
 #if BT_RECORDER
+
+/* A STATUS, THINK or EVENT record to every sink, in the think path's form (no sink wants entries). */
+static void sinks_record(bt_rec *r, int type, unsigned a, unsigned b, int node, double time, double sleep) {
+  for (bti_sink *s = r->sinks; s; s = s->next) s->methods->record(s, type, a, b, node, r->think, time, sleep);
+}
+
+static void sinks_entry(bt_rec *r, const bt_inst *in, const bt_rec_entry *e) {
+  for (bti_sink *s = r->sinks; s; s = s->next) s->methods->entry(s, in, e);
+}
 
 static int rec_hook(void *ud, bt_inst *in, const bt_hook_msg *m);
 
@@ -179,15 +223,12 @@ static slot *next_plain_slot(bt_rec *r) {
   return s;
 }
 
-/* Files a STATUS, EVENT or THINK record: to the log, the callback, the statistics, and into the
- * ring. in_think: made inside a think, so its time is the think's (a THINK keeps its own). */
+/* Files a STATUS, EVENT or THINK record: to the callback, the sinks, and into the ring.
+ * in_think: made inside a think, so its time is the think's (a THINK keeps its own). */
 static void put(bt_rec *r, const bt_rec_entry *e, int in_think) {
   r->total++;
-  if (r->log)
-    bti_log_record(r->log, e->type, e->type == BT_REC_THINK ? e->cause : (unsigned)(e->from | e->to << 4),
-                   e->has_sleep, e->node, e->think, e->time, e->sleep);
   if (r->fn) r->fn(r->ud, e);
-  if (r->stats) bti_stats_record(r->stats, r->inst, e);
+  sinks_entry(r, r->inst, e);
   if (!r->cap) return;
   slot *s = next_slot(r);
   if (e->type == BT_REC_THINK) {
@@ -200,7 +241,7 @@ static void put(bt_rec *r, const bt_rec_entry *e, int in_think) {
   s->u.time = e->time;
 }
 
-/* A think's record for a callback or statistics (as a bt_rec_entry), or into a ring holding
+/* A think's record for a callback or a sink that takes entries, or into a ring holding
  * extras. */
 static BTI_NOINLINE void think_slow(bt_rec *r, int cause, int has_sleep, double sleep) {
   bt_rec_entry e;
@@ -215,8 +256,8 @@ static BTI_NOINLINE void think_slow(bt_rec *r, int cause, int has_sleep, double 
   put(r, &e, 0);
 }
 
-/* A think ended: its record, with its sleep time. The common case (no callback, no statistics)
- * makes no bt_rec_entry, and calls nothing but the log, last. */
+/* A think ended: its record, with its sleep time. The common case (no callback, no sink that
+ * takes entries) makes no bt_rec_entry, and calls nothing but the sinks, last. */
 static void think_end(bt_rec *r, int has_sleep, double sleep) {
   int cause = r->cause;
   r->in_think = 0;
@@ -232,11 +273,10 @@ static void think_end(bt_rec *r, int has_sleep, double sleep) {
     s->w2.sleep = has_sleep ? (float)sleep : 0;
     s->u.time = r->now;
   }
-  if (r->log)
-    bti_log_record(r->log, BT_REC_THINK, (unsigned)cause, has_sleep != 0, -1, r->think, r->now, has_sleep ? sleep : 0);
+  if (r->sinks) sinks_record(r, BT_REC_THINK, (unsigned)cause, has_sleep != 0, -1, r->now, has_sleep ? sleep : 0);
 }
 
-/* A status change that needs a bt_rec_entry (a callback or statistics to feed), or made outside
+/* A status change that needs a bt_rec_entry (a callback or a sink that takes entries), or made outside
  * a think, or into a ring holding extras. */
 static BTI_NOINLINE void status_slow(bt_inst *in, bt_rec *r, int node, int from, int to) {
   bt_rec_entry e;
@@ -250,8 +290,8 @@ static BTI_NOINLINE void status_slow(bt_inst *in, bt_rec *r, int node, int from,
   put(r, &e, r->in_think);
 }
 
-/* The common case, inside a think, into a ring and/or a log: no bt_rec_entry is made, and no
- * call but the log's, last. */
+/* The common case, inside a think, into a ring and/or sinks: no bt_rec_entry is made, and no
+ * call but the sinks', last. */
 static void status(bt_inst *in, bt_rec *r, int node, int from, int to) {
   if (__builtin_expect(!r->in_think || r->entries || r->nextra, 0)) {
     status_slow(in, r, node, from, to);
@@ -263,7 +303,7 @@ static void status(bt_inst *in, bt_rec *r, int node, int from, int to) {
     s->word = W_MAKE(BT_REC_STATUS, from, to, 0, 1, node);
     s->w2.think = (uint32_t)r->think;
   }
-  if (r->log) bti_log_record(r->log, BT_REC_STATUS, (unsigned)(from | to << 4), 0, node, r->think, r->now, 0);
+  if (r->sinks) sinks_record(r, BT_REC_STATUS, (unsigned)(from | to << 4), 0, node, r->now, 0);
 }
 
 static void event(bt_inst *in, bt_rec *r, int n) {
@@ -306,8 +346,8 @@ static extra *extra_new(const bt_rec *r, const void *data, size_t size, int *fai
   return x;
 }
 
-/* ERROR, RELOAD and HOST records: to the log, the callback and the statistics with the caller's
- * bytes, into the ring with x. */
+/* ERROR, RELOAD and HOST records: to the callback and the sinks with the caller's bytes, into
+ * the ring with x. */
 static void put_extra(bt_rec *r, bt_inst *in, bt_rec_entry *e, extra *x) {
   e->think = r->think;
   e->time = r->in_think ? r->now : bt_inst_now(in);
@@ -318,9 +358,8 @@ static void put_extra(bt_rec *r, bt_inst *in, bt_rec_entry *e, extra *x) {
     x->def_to = e->def_to;
   }
   r->total++;
-  if (r->log) bti_log_entry(r->log, e);
   if (r->fn) r->fn(r->ud, e);
-  if (r->stats) bti_stats_record(r->stats, in, e);
+  sinks_entry(r, in, e);
   if (!x) return;
   slot *s = next_slot(r);
   s->word = W_MAKE(e->type, 0, 0, 0, 0, e->type == BT_REC_HOST ? -1 : e->node);
@@ -382,20 +421,24 @@ static void keep_dbstrings(bt_rec *r, bt_inst *in) {
 
 static void saved(bt_inst *in, bt_rec *r) {
   if (r->keep_dbstrings) keep_dbstrings(r, in);
-  if (r->log) bti_log_saved(r->log, in, r->think, r->now);
+  for (bti_sink *s = r->sinks; s; s = s->next)
+    if (s->methods->saved) s->methods->saved(s, in, r->think, r->now);
 }
 
-/* Only a log keeps a stop: the agent's tree stopped there, which a reader of the log cannot tell
- * from its records otherwise (a stopped tree keeps its statuses, and a sleeping one makes no
- * record either). */
+/* A stop is no record of the ring's: the sinks are told (a log keeps it, since a reader of the
+ * log cannot tell it from the records: a stopped tree keeps its statuses, and a sleeping one makes
+ * no record either). */
 static void stopped(bt_inst *in, bt_rec *r) {
-  if (r->log) bti_log_stopped(r->log, r->think, r->in_think ? r->now : bt_inst_now(in));
+  double now = r->in_think ? r->now : bt_inst_now(in);
+  for (bti_sink *s = r->sinks; s; s = s->next)
+    if (s->methods->stopped) s->methods->stopped(s, r->think, now);
 }
 
 /* The instance let the recorder go (another hook, bt_inst_fini): one the instance owns is freed. */
 static void detached(bt_rec *r) {
   r->in_think = 0;
-  if (r->stats) bti_stats_unwatch(r->stats);
+  for (bti_sink *s = r->sinks; s; s = s->next)
+    if (s->methods->detached) s->methods->detached(s);
   r->inst = NULL;
   if (r->owned) bt_rec_free(r);
 }
@@ -430,15 +473,13 @@ int bt_inst_set_recorder(bt_inst *in, bt_rec *rec) {
   if (rc != BT_OK) return rc;
   rec->inst = in;
   rec->cause = BT_WAKE_START;
-  bti_rec_log_attach(rec);
+  double now = bt_inst_now(in);
+  for (bti_sink *s = rec->sinks; s; s = s->next)
+    if (s->methods->attached) s->methods->attached(s, in, rec->think, now);
   return BT_OK;
 }
 
 bt_rec *bt_inst_recorder(const bt_inst *in) { return in ? rec_of(in) : NULL; }
-
-void bti_rec_log_attach(bt_rec *r) {
-  if (r->inst && r->log) bti_log_attached(r->log, r->inst, r->think, bt_inst_now(r->inst));
-}
 
 static void drop_dbstrings(bt_rec *r) {
   bt_buf_free(&r->dbstrings);
@@ -454,108 +495,12 @@ int bt_rec_keep_dbstrings(bt_rec *r, int on) {
   return BT_OK;
 }
 
-int bti_rec_attach_new(bt_inst *in, const bt_rec_options *o, unsigned long long agent) {
-  bt_rec *r = NULL;
-  if (rec_of(in)) return BT_OK;
-  if (bt_rec_create(&r, o->capacity) != BT_OK) return BT_ENOMEM;
-  bt_rec_set_callback(r, o->fn, o->ud);
-  r->owned = 1;
-  r->agent = agent;
-  int rc = bt_inst_set_recorder(in, r);
-  if (rc == BT_OK && o->log) rc = bt_rec_set_log(r, o->log);
-  if (rc != BT_OK) {
-    if (rec_of(in) == r) bt_inst_set_recorder(in, NULL); /* frees it: it is owned */
-    else bt_rec_free(r);
-  }
-  return rc;
-}
-
-int bti_rec_owned(const bt_rec *r) { return r && r->owned; }
-
-/* ---- what a definition gives the recorders of its instances: its watcher ---- */
-
-typedef struct def_recording {
-  int has_options;
-  bt_rec_options options;
-  bt_stats *stats;
-} def_recording;
-
-/* A new instance of a definition that records: its own recorder. */
-static int def_watch(void *ud, bt_inst *in) {
-  const def_recording *d = ud;
-  const bt_rec_options *o = d->has_options ? &d->options : NULL;
-  bt_rec *r = NULL;
-  if (bt_rec_create(&r, o ? o->capacity : 0) != BT_OK) return BT_ENOMEM;
-  if (o) bt_rec_set_callback(r, o->fn, o->ud);
-  r->owned = 1;
-  int rc = bt_inst_set_recorder(in, r);
-  if (rc == BT_OK && o && o->log) rc = bt_rec_set_log(r, o->log);
-  if (rc == BT_OK) rc = bt_rec_set_stats(r, d->stats);
-  if (rc != BT_OK) {
-    if (rec_of(in) == r) bt_inst_set_recorder(in, NULL);
-    else bt_rec_free(r);
-  }
-  return rc == BT_OK ? BT_OK : BT_ENOMEM;
-}
-
-/* def's settings (made when make is set; NULL: none, or out of memory) */
-static def_recording *def_recording_of(bt_def *def, int make) {
-  void *ud;
-  if (bt_def_watcher(def, &ud) == def_watch) return ud;
-  if (!make) return NULL;
-  def_recording *d = calloc(1, sizeof *d);
-  if (d && bt_def_set_watcher(def, def_watch, d, free) != BT_OK) {
-    free(d);
-    d = NULL;
-  }
-  return d;
-}
-
-/* Drops def's settings when nothing is asked any more. */
-static void def_recording_tidy(bt_def *def, const def_recording *d) {
-  if (!d->has_options && !d->stats) bt_def_set_watcher(def, NULL, NULL, NULL);
-}
-
-int bt_def_set_recording(bt_def *def, const bt_rec_options *opts) {
-  if (!def) return BT_EINVAL;
-  def_recording *d = def_recording_of(def, opts != NULL);
-  if (!d) return opts ? BT_ENOMEM : BT_OK;
-  d->has_options = opts != NULL;
-  if (opts) d->options = *opts;
-  def_recording_tidy(def, d);
-  return BT_OK;
-}
-
-int bt_def_set_stats(bt_def *def, bt_stats *st) {
-  if (!def) return BT_EINVAL;
-  def_recording *d = def_recording_of(def, st != NULL);
-  if (!d) return st ? BT_ENOMEM : BT_OK;
-  d->stats = st;
-  def_recording_tidy(def, d);
-  return BT_OK;
-}
-
 #else
 
 int bt_inst_set_recorder(bt_inst *in, bt_rec *rec) { return rec || !in ? BT_EINVAL : BT_OK; }
-int bti_rec_attach_new(bt_inst *in, const bt_rec_options *o, unsigned long long agent) {
-  (void)in, (void)o, (void)agent;
-  return BT_EINVAL;
-}
-int bti_rec_owned(const bt_rec *r) { return r && r->owned; }
 bt_rec *bt_inst_recorder(const bt_inst *in) {
   (void)in;
   return NULL;
-}
-void bti_rec_log_attach(bt_rec *r) { (void)r; }
-int bt_def_set_recording(bt_def *def, const bt_rec_options *opts) {
-  (void)def;
-  (void)opts;
-  return BT_EINVAL;
-}
-int bt_def_set_stats(bt_def *def, bt_stats *st) {
-  (void)def, (void)st;
-  return BT_EINVAL;
 }
 int bt_rec_keep_dbstrings(bt_rec *r, int on) {
   (void)r, (void)on;
@@ -597,8 +542,11 @@ void bt_rec_free(bt_rec *r) {
     r->owned = 0;
     bt_inst_set_hook(r->inst, NULL, NULL);
   }
-  bt_rec_set_stats(r, NULL);
-  if (r->log) bti_log_release(r->log);
+  while (r->sinks) {
+    bti_sink *s = r->sinks;
+    r->sinks = s->next;
+    s->methods->release(s);
+  }
   ring_clear(r);
   free(r->ring);
   free(r->label);
@@ -616,7 +564,7 @@ const char *bt_rec_dbstring(const bt_rec *r, int node) {
 void bt_rec_set_callback(bt_rec *r, bt_rec_fn fn, void *ud) {
   r->fn = fn;
   r->ud = ud;
-  r->entries = r->fn || r->stats;
+  entries_update(r);
 }
 
 int bt_rec_set_agent(bt_rec *r, unsigned long long id, const char *label) {
@@ -629,35 +577,14 @@ int bt_rec_set_agent(bt_rec *r, unsigned long long id, const char *label) {
   free(r->label);
   r->label = copy;
   r->agent = id;
-  if (r->log) bti_log_agent_changed(r->log);
+  for (bti_sink *s = r->sinks; s; s = s->next)
+    if (s->methods->agent_changed) s->methods->agent_changed(s);
   return BT_OK;
 }
-
-int bt_rec_set_stats(bt_rec *r, bt_stats *st) {
-  if (!r) return BT_EINVAL;
-  if (r->stats && bti_stats_of(r->stats) == st) return BT_OK;
-  bti_stats_agent *a = NULL;
-  if (st && !(a = bti_stats_attach(st, r))) return BT_ENOMEM;
-  if (r->stats) bti_stats_detach(r->stats);
-  r->stats = a;
-  r->entries = r->fn || r->stats;
-  return BT_OK;
-}
-
-bti_stats_agent *bti_rec_stats_agent(const bt_rec *r) { return r->stats; }
-
-void bti_rec_drop_stats(bt_rec *r) {
-  if (r->stats) bti_stats_detach(r->stats);
-  r->stats = NULL;
-  r->entries = r->fn != NULL;
-}
-
-bt_stats *bt_rec_stats(const bt_rec *r) { return r && r->stats ? bti_stats_of(r->stats) : NULL; }
 
 unsigned long long bt_rec_agent(const bt_rec *r) { return r->agent; }
 const char *bt_rec_label(const bt_rec *r) { return r->label ? r->label : ""; }
 bt_inst *bt_rec_inst(const bt_rec *r) { return r ? r->inst : NULL; }
-bti_logrec **bti_rec_logp(bt_rec *r) { return &r->log; }
 
 size_t bt_rec_count(const bt_rec *r) { return r->count; }
 

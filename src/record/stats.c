@@ -13,6 +13,7 @@
  * recorder.
  */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 
 #include "rec_internal.h"
@@ -36,7 +37,10 @@ typedef struct shape {
   figures *fig; /* nodes of them */
 } shape;
 
+typedef struct bti_stats_agent bti_stats_agent;
+
 struct bti_stats_agent {
+  bti_sink sink; /* a recorder's agent: its place among the recorder's sinks (the first: agent_of) */
   bt_stats *st;
   bti_stats_agent *prev, *next; /* every agent of st */
   bt_rec *rec;                  /* a recorder's agent: the recorder; NULL for bt_stats_add's */
@@ -337,10 +341,17 @@ static int agent_follow(bti_stats_agent *a, const bt_def *def) {
   return BT_OK;
 }
 
-bti_stats_agent *bti_stats_attach(bt_stats *st, bt_rec *rec) {
+_Static_assert(offsetof(bti_stats_agent, sink) == 0, "an agent is its sink");
+static bti_stats_agent *agent_of(bti_sink *s) { return (bti_stats_agent *)(void *)s; }
+
+static const bti_sink_methods stats_sink;
+
+/* A recorder's new agent (NULL: out of memory), not yet among its sinks. */
+static bti_stats_agent *agent_attach(bt_stats *st, bt_rec *rec) {
   bti_stats_agent *a = agent_new(st);
   if (!a) return NULL;
   a->rec = rec;
+  a->sink.methods = &stats_sink;
   bt_inst *in = bt_rec_inst(rec);
   if (in && agent_follow(a, in->def) != BT_OK) { /* make room now, not in a think */
     agent_free(a);
@@ -349,19 +360,23 @@ bti_stats_agent *bti_stats_attach(bt_stats *st, bt_rec *rec) {
   return a;
 }
 
-void bti_stats_detach(bti_stats_agent *a) {
+/* Ends the agent's runs under way and frees it (off its recorder's sinks). */
+static void agent_detach(bti_stats_agent *a) {
   if (a->sh) runs_end(a);
   agent_free(a);
 }
 
-void bti_stats_unwatch(bti_stats_agent *a) {
+static void sink_release(bti_sink *s) { agent_detach(agent_of(s)); }
+
+/* Its recorder left its instance: its runs end. */
+static void sink_detached(bti_sink *s) {
+  bti_stats_agent *a = agent_of(s);
   if (a->sh) runs_end(a);
   a->def = NULL; /* the next record, of whatever instance, takes its shape afresh */
 }
 
-bt_stats *bti_stats_of(const bti_stats_agent *a) { return a->st; }
-
-void bti_stats_record(bti_stats_agent *a, const bt_inst *in, const bt_rec_entry *e) {
+static void sink_entry(bti_sink *s, const bt_inst *in, const bt_rec_entry *e) {
+  bti_stats_agent *a = agent_of(s);
   const bt_def *def = in ? in->def : a->def;
   if (!def || (def != a->def && agent_follow(a, def) != BT_OK)) {
     a->st->dropped++;
@@ -371,6 +386,37 @@ void bti_stats_record(bti_stats_agent *a, const bt_inst *in, const bt_rec_entry 
   if (!def->unshared && (e->type == BT_REC_STATUS || e->type == BT_REC_ERROR) && node >= 0)
     node = (int)def->states[def->nodes[node].state].node; /* a shared node counts at its first place */
   count(a, e, node);
+}
+
+static const bti_sink_methods stats_sink = {
+  .entry = sink_entry,
+  .detached = sink_detached,
+  .release = sink_release,
+};
+
+/* The agent of the statistics rec feeds, or NULL. */
+static bti_stats_agent *rec_agent(const bt_rec *rec) {
+  bti_sink *s = bti_rec_sink_find(rec, &stats_sink);
+  return s ? agent_of(s) : NULL;
+}
+
+int bt_rec_set_stats(bt_rec *r, bt_stats *st) {
+  if (!r) return BT_EINVAL;
+  bti_stats_agent *old = rec_agent(r);
+  if (old && old->st == st) return BT_OK;
+  bti_stats_agent *a = NULL;
+  if (st && !(a = agent_attach(st, r))) return BT_ENOMEM;
+  if (old) {
+    bti_rec_sink_remove(r, &old->sink);
+    agent_detach(old);
+  }
+  if (a) bti_rec_sink_add(r, &a->sink);
+  return BT_OK;
+}
+
+bt_stats *bt_rec_stats(const bt_rec *r) {
+  const bti_stats_agent *a = rec_agent(r);
+  return a ? a->st : NULL;
 }
 
 /* ---- the API ---- */
@@ -387,8 +433,12 @@ void bt_stats_free(bt_stats *st) {
   if (!st) return;
   while (st->agents) {
     bti_stats_agent *a = st->agents;
-    if (a->rec) bti_rec_drop_stats(a->rec); /* detaches and frees a, calling nothing of the host's */
-    else agent_free(a);
+    if (a->rec) { /* off its recorder, and freed, calling nothing of the host's */
+      bti_rec_sink_remove(a->rec, &a->sink);
+      agent_detach(a);
+    } else {
+      agent_free(a);
+    }
   }
   for (int i = 0; i < st->nshapes; i++) shape_free(st->shapes[i]);
   free(st->shapes);
@@ -656,11 +706,10 @@ unsigned long long bt_stats_dropped(const bt_stats *st) { return st ? st->droppe
 
 /* ---- a recorder's own figures (bt_stats_keep_agents) ---- */
 
-/* rec's agent, with its own figures and a shape, its held-back record filed; NULL if none. */
+/* rec's agent, with its own figures and a shape; NULL if none. */
 static bti_stats_agent *own_agent(bt_rec *rec) {
   if (!rec) return NULL;
-  bt_rec_total(rec);
-  bti_stats_agent *a = bti_rec_stats_agent(rec);
+  bti_stats_agent *a = rec_agent(rec);
   bt_inst *in = bt_rec_inst(rec);
   if (a && in && a->def != in->def) agent_follow(a, in->def); /* it has not yet seen this tree */
   return a && a->own && a->sh ? a : NULL;
