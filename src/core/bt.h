@@ -159,13 +159,18 @@ typedef struct bt_call {
  * business). */
 typedef int (*bt_fn)(bt_call *call);
 
-/* A growable text buffer for dumps and node descriptions. Zero-initialise, then append. */
+/* bt's growable buffer, of text (dumps, node descriptions, JSON) or bytes (the log). Zero-
+ * initialise, then append; or reserve room, write at data + len and add what you wrote to len. */
 typedef struct bt_buf {
-  char *data; /* NUL-terminated when len > 0 */
+  char *data; /* NUL-terminated when len > 0 and the last write was an append or a printf */
   size_t len;
   size_t cap;
-  int err; /* BT_ENOMEM once an append failed; later appends do nothing */
+  int err; /* BT_ENOMEM once a reserve or append failed; later ones do nothing */
 } bt_buf;
+
+/* Makes room for n more bytes after len, and one more for a NUL: then cap >= len + n + 1.
+ * Returns BT_OK, or BT_ENOMEM (also b->err's from then on, and for an n too large). */
+int bt_buf_reserve(bt_buf *b, size_t n);
 
 /* Appends n bytes of s; returns BT_OK or BT_ENOMEM. */
 int bt_buf_append(bt_buf *b, const char *s, size_t n);

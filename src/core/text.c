@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* text.c: the version, error strings and messages, status names, and the text buffer. */
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,8 +44,9 @@ int bti_fail(char *msg, size_t size, int code, const char *fmt, ...) {
   return code;
 }
 
-static int buf_reserve(bt_buf *b, size_t extra) {
+int bt_buf_reserve(bt_buf *b, size_t extra) {
   if (b->err) return b->err;
+  if (extra > SIZE_MAX / 2 - 1 - b->len) return b->err = BT_ENOMEM; /* (and len + extra + 1 wraps not) */
   if (b->len + extra + 1 <= b->cap) return BT_OK;
   size_t cap = b->cap ? b->cap : 64;
   while (cap < b->len + extra + 1) cap *= 2;
@@ -56,7 +58,7 @@ static int buf_reserve(bt_buf *b, size_t extra) {
 }
 
 int bt_buf_append(bt_buf *b, const char *s, size_t n) {
-  int rc = buf_reserve(b, n);
+  int rc = bt_buf_reserve(b, n);
   if (rc) return rc;
   memcpy(b->data + b->len, s, n);
   b->len += n;
@@ -72,7 +74,7 @@ int bt_buf_printf(bt_buf *b, const char *fmt, ...) {
   va_end(ap);
   if (n < 0) return b->err = BT_EINVAL;
   if ((size_t)n < sizeof small) return bt_buf_append(b, small, (size_t)n);
-  int rc = buf_reserve(b, (size_t)n);
+  int rc = bt_buf_reserve(b, (size_t)n);
   if (rc) return rc;
   va_start(ap, fmt);
   vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);

@@ -5,6 +5,8 @@
  * DBStrings: Priority "execute %d, eval in %2.2f" with (lasttime or 0) + period - now, unclamped;
  * Sequence/Selector/Loop the idx; Wait "%2.2f" seconds left; others "". Expected values come
  * from Don't Starve's behaviourtree.lua. */
+#include <stdint.h>
+
 #include "harness.h"
 
 static void test_dump_priority_sequence_wait(void) {
@@ -214,6 +216,22 @@ static void test_buf(void) {
   CHECK_INT((int)strlen(b.data), 6 + 599);
   bt_buf_free(&b);
   CHECK(b.data == NULL && b.len == 0 && b.cap == 0);
+  /* bytes written in the room a reserve made, then text after them */
+  CHECK_INT(bt_buf_reserve(&b, 3), BT_OK);
+  CHECK(b.cap >= 4);
+  memcpy(b.data + b.len, "\0\1\2", 3);
+  b.len += 3;
+  CHECK_INT(bt_buf_append(&b, "z", 1), BT_OK);
+  CHECK(b.len == 4 && memcmp(b.data, "\0\1\2z", 5) == 0);
+  size_t cap = b.cap;
+  CHECK_INT(bt_buf_reserve(&b, cap - b.len - 1), BT_OK); /* fits: nothing moves */
+  CHECK(b.cap == cap);
+  /* a size no memory holds: refused, and the buffer says so from then on */
+  CHECK_INT(bt_buf_reserve(&b, SIZE_MAX - 2), BT_ENOMEM);
+  CHECK_INT(b.err, BT_ENOMEM);
+  CHECK_INT(bt_buf_append(&b, "w", 1), BT_ENOMEM);
+  CHECK(b.len == 4);
+  bt_buf_free(&b);
 }
 
 int main(void) {
