@@ -1,20 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /* inst.c: per-agent instances: creation, the think cycle, sleep times, the hook, saving and
  * restoring the state, the host's clock and random numbers. */
-#define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "btp.h"
 #include "internal.h"
 
 #define PREFETCH_BYTES 1024 /* the largest instance a think asks for whole at its start */
 
-double bt_time_monotonic(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
+double bt_time_monotonic(void) { return btp_time_monotonic(); }
 
 double bti_now(bt_inst *in) {
   if (in->host && in->host->now) return in->host->now(in->host->data);

@@ -5,8 +5,6 @@
  * state on a bt_pool (or the host's executor), then routes the agents' events between states in
  * an order that does not depend on the threads. lua/pool.lua is the Lua side.
  */
-#define _POSIX_C_SOURCE 200809L
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -15,6 +13,7 @@
 
 #include <lualib.h>
 
+#include "btp.h"
 #include "lbt.h"
 
 #define MAX_NESTING 100
@@ -362,7 +361,7 @@ struct bt_lua_pool {
    * within a phase, so (sender, phase, its state's order) orders its events whatever the states */
   unsigned long long phase;
   agent_map agents;
-  pthread_mutex_t lock; /* host_q, host_seq */
+  btp_mutex lock; /* host_q, host_seq */
   event_vec host_q;
   change_vec host_changes; /* bt_lua_pool_place_later and remove_later, under lock */
   unsigned long long host_seq;
@@ -537,7 +536,7 @@ void bt_lua_pool_free(bt_lua_pool *p) {
   changes_free(&p->host_changes);
   for (int i = 0; i < p->nlater; i++) free(p->later[i]);
   free(p->later);
-  pthread_mutex_destroy(&p->lock);
+  btp_mutex_destroy(&p->lock);
   free(p->st);
   free(p);
 }
@@ -560,12 +559,12 @@ int bt_lua_pool_create(bt_lua_pool **out, int states, int threads, bt_lua_pool_o
     return BT_EINVAL;
   }
   bt_lua_pool *p = calloc(1, sizeof *p);
-  if (!p || !(p->st = calloc((size_t)states, sizeof *p->st))) {
+  if (!p || !(p->st = calloc((size_t)states, sizeof *p->st)) || btp_mutex_init(&p->lock) != BT_OK) {
+    if (p) free(p->st);
     free(p);
     snprintf(err, size, "not enough memory");
     return BT_ENOMEM;
   }
-  pthread_mutex_init(&p->lock, NULL);
   p->nstates = states;
   for (int i = 0; i < states; i++) {
     p->st[i].pool = p;
@@ -756,40 +755,40 @@ int bt_lua_pool_send(bt_lua_pool *p, long long agent, const char *event, const c
     free(b.p);
     return BT_ENOMEM;
   }
-  pthread_mutex_lock(&p->lock);
+  btp_mutex_lock(&p->lock);
   pool_event *e = event_new(agent, 0, p->host_seq++, -1, &b);
   if (!e || events_push(&p->host_q, e) != BT_OK) {
     free(e);
     rc = BT_ENOMEM;
   }
-  pthread_mutex_unlock(&p->lock);
+  btp_mutex_unlock(&p->lock);
   free(b.p);
   return rc;
 }
 
 int bt_lua_pool_place_later(bt_lua_pool *p, long long agent, const char *kind, int state) {
   if (!p || agent < 1 || !kind || state >= p->nstates) return BT_EINVAL;
-  pthread_mutex_lock(&p->lock);
+  btp_mutex_lock(&p->lock);
   int rc = changes_push(&p->host_changes, agent, CHANGE_PLACE, state < 0 ? -1 : state, kind, 0, p->host_seq++, -1);
-  pthread_mutex_unlock(&p->lock);
+  btp_mutex_unlock(&p->lock);
   return rc;
 }
 
 int bt_lua_pool_remove_later(bt_lua_pool *p, long long agent) {
   if (!p || agent < 1) return BT_EINVAL;
-  pthread_mutex_lock(&p->lock);
+  btp_mutex_lock(&p->lock);
   int rc = changes_push(&p->host_changes, agent, CHANGE_REMOVE, -1, NULL, 0, p->host_seq++, -1);
-  pthread_mutex_unlock(&p->lock);
+  btp_mutex_unlock(&p->lock);
   return rc;
 }
 
 /* The places and removals asked for since the last frame's end, in agent order: a refused one is
  * counted (stats.rejected) and said by the pool's errmsg. */
 static int apply_changes(bt_lua_pool *p) {
-  pthread_mutex_lock(&p->lock);
+  btp_mutex_lock(&p->lock);
   change_vec host = p->host_changes;
   p->host_changes = (change_vec){0};
-  pthread_mutex_unlock(&p->lock);
+  btp_mutex_unlock(&p->lock);
   size_t total = host.n;
   for (int i = 0; i < p->nstates; i++) total += p->st[i].changes.n;
   if (!total) {
@@ -884,10 +883,10 @@ static int run_states(bt_lua_pool *p, bt_job_fn fn, void *job) {
 static int route_events(bt_lua_pool *p) {
   event_vec all = {0};
   int rc = BT_OK;
-  pthread_mutex_lock(&p->lock);
+  btp_mutex_lock(&p->lock);
   event_vec host = p->host_q;
   p->host_q = (event_vec){0};
-  pthread_mutex_unlock(&p->lock);
+  btp_mutex_unlock(&p->lock);
   size_t total = host.n;
   for (int i = 0; i < p->nstates; i++) total += p->st[i].out.n;
   if (total && !(all.v = malloc(total * sizeof *all.v))) rc = BT_ENOMEM;
@@ -1090,7 +1089,7 @@ int bt_lua_pool_reload(bt_lua_pool *p, const char *module, char *err, size_t siz
 int bt_lua_pool_reload_later(bt_lua_pool *p, const char *module) {
   if (!p || !module) return BT_EINVAL;
   size_t len = strlen(module);
-  pthread_mutex_lock(&p->lock);
+  btp_mutex_lock(&p->lock);
   int rc = BT_OK;
   if (p->nlater == p->cap_later) {
     int cap = p->cap_later ? p->cap_later * 2 : 8;
@@ -1109,7 +1108,7 @@ int bt_lua_pool_reload_later(bt_lua_pool *p, const char *module) {
   } else {
     rc = BT_ENOMEM;
   }
-  pthread_mutex_unlock(&p->lock);
+  btp_mutex_unlock(&p->lock);
   return rc;
 }
 
@@ -1121,12 +1120,12 @@ void bt_lua_pool_set_reload_report(bt_lua_pool *p, bt_lua_pool_report_fn report,
 
 /* The reloads other threads asked for, in the order they asked, at a frame's start. */
 static void reload_queued(bt_lua_pool *p) {
-  pthread_mutex_lock(&p->lock);
+  btp_mutex_lock(&p->lock);
   char **later = p->later;
   int n = p->nlater;
   p->later = NULL;
   p->nlater = p->cap_later = 0;
-  pthread_mutex_unlock(&p->lock);
+  btp_mutex_unlock(&p->lock);
   for (int i = 0; i < n; i++) {
     int rc = reload_modules(p, (const char *const *)&later[i], 1);
     char msg[sizeof p->errmsg + 64];

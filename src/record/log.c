@@ -26,14 +26,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "btp.h"
 #include "rec_internal.h"
 #include "logfmt.h"
 
 #ifndef BT_LOG_THREADS
 #define BT_LOG_THREADS 1
-#endif
-#if BT_LOG_THREADS
-#include <pthread.h>
 #endif
 
 /* ---- buffers ---- */
@@ -210,16 +208,16 @@ struct bt_log {
   size_t hcap;
   unsigned long long records, statuses, lost; /* counted by the encoder, into stats after it */
 #if BT_LOG_THREADS
-  pthread_mutex_t mu;
-  pthread_cond_t work, idle;
-  pthread_t thread;
+  btp_mutex mu;
+  btp_cond work, idle;
+  btp_thread thread;
   int threaded, busy, stop;
 #endif
 };
 
 static void lock(bt_log *log) {
 #if BT_LOG_THREADS
-  pthread_mutex_lock(&log->mu);
+  btp_mutex_lock(&log->mu);
 #else
   (void)log;
 #endif
@@ -227,7 +225,7 @@ static void lock(bt_log *log) {
 
 static void unlock(bt_log *log) {
 #if BT_LOG_THREADS
-  pthread_mutex_unlock(&log->mu);
+  btp_mutex_unlock(&log->mu);
 #else
   (void)log;
 #endif
@@ -715,24 +713,44 @@ static void write_batch(bt_log *log) {
 }
 
 #if BT_LOG_THREADS
-static void *writer_main(void *arg) {
+static void writer_main(void *arg) {
   bt_log *log = arg;
-  pthread_mutex_lock(&log->mu);
+  btp_mutex_lock(&log->mu);
   for (;;) {
-    while (!log->busy && !log->stop) pthread_cond_wait(&log->work, &log->mu);
+    while (!log->busy && !log->stop) btp_cond_wait(&log->work, &log->mu);
     if (!log->busy) break;
-    pthread_mutex_unlock(&log->mu);
+    btp_mutex_unlock(&log->mu);
     write_batch(log);
-    pthread_mutex_lock(&log->mu);
+    btp_mutex_lock(&log->mu);
     log->busy = 0;
-    pthread_cond_broadcast(&log->idle);
+    btp_cond_broadcast(&log->idle);
   }
-  pthread_mutex_unlock(&log->mu);
-  return NULL;
+  btp_mutex_unlock(&log->mu);
 }
 
 static void wait_idle(bt_log *log) { /* under the lock */
-  while (log->busy) pthread_cond_wait(&log->idle, &log->mu);
+  while (log->busy) btp_cond_wait(&log->idle, &log->mu);
+}
+
+/* Makes the log's lock and conditions; BT_ENOMEM (none of them made) when the system has none. */
+static int make_sync(bt_log *log) {
+  if (btp_mutex_init(&log->mu) != BT_OK) return BT_ENOMEM;
+  if (btp_cond_init(&log->work) != BT_OK) {
+    btp_mutex_destroy(&log->mu);
+    return BT_ENOMEM;
+  }
+  if (btp_cond_init(&log->idle) != BT_OK) {
+    btp_cond_destroy(&log->work);
+    btp_mutex_destroy(&log->mu);
+    return BT_ENOMEM;
+  }
+  return BT_OK;
+}
+
+static void free_sync(bt_log *log) {
+  btp_cond_destroy(&log->idle);
+  btp_cond_destroy(&log->work);
+  btp_mutex_destroy(&log->mu);
 }
 #else
 static void wait_idle(bt_log *log) { (void)log; }
@@ -847,7 +865,7 @@ int bt_log_flush(bt_log *log) {
 #if BT_LOG_THREADS
   if (log->threaded) {
     log->busy = 1;
-    pthread_cond_signal(&log->work);
+    btp_cond_signal(&log->work);
     unlock(log);
     return rc;
   }
@@ -961,14 +979,13 @@ static int open_log(bt_log **out, FILE *file, bt_log_write_fn fn, void *ud, unsi
   log->write = fn;
   log->ud = ud;
 #if BT_LOG_THREADS
-  pthread_mutex_init(&log->mu, NULL);
-  pthread_cond_init(&log->work, NULL);
-  pthread_cond_init(&log->idle, NULL);
+  if (make_sync(log) != BT_OK) {
+    free(log);
+    return open_error(err, errsize, BT_ENOMEM, "cannot make the log's lock");
+  }
   if (flags & BT_LOG_THREAD) {
-    if (pthread_create(&log->thread, NULL, writer_main, log) != 0) {
-      pthread_mutex_destroy(&log->mu);
-      pthread_cond_destroy(&log->work);
-      pthread_cond_destroy(&log->idle);
+    if (btp_thread_create(&log->thread, writer_main, log) != BT_OK) {
+      free_sync(log);
       free(log);
       return open_error(err, errsize, BT_ENOMEM, "cannot start the log's thread");
     }
@@ -1032,9 +1049,9 @@ int bt_log_close(bt_log *log) {
 #if BT_LOG_THREADS
   if (log->threaded) {
     log->stop = 1;
-    pthread_cond_signal(&log->work);
+    btp_cond_signal(&log->work);
     unlock(log);
-    pthread_join(log->thread, NULL);
+    btp_thread_join(&log->thread);
     lock(log);
   }
 #endif
@@ -1054,9 +1071,7 @@ int bt_log_close(bt_log *log) {
     rc = fail(log, BT_EIO, "cannot close the log: %s", strerror(errno));
   }
 #if BT_LOG_THREADS
-  pthread_mutex_destroy(&log->mu);
-  pthread_cond_destroy(&log->work);
-  pthread_cond_destroy(&log->idle);
+  free_sync(log);
 #endif
   bytes_free(&log->pending);
   bytes_free(&log->batch_pending);

@@ -3,13 +3,12 @@
  * as zlib and PNG compute it (reflected polynomial 0xEDB88320, initial and final XOR 0xFFFFFFFF),
  * eight bytes a step ("slicing by 8"): table k holds the remainder of a byte followed by k zero
  * bytes, made once, at the first use. */
-#include <pthread.h>
-
+#include "btp.h"
 #include "internal.h"
 #include "logfmt.h"
 
 static uint32_t tables[8][256];
-static pthread_once_t made = PTHREAD_ONCE_INIT;
+static btp_once made = BTP_ONCE_INIT;
 
 static void make_tables(void) {
   for (uint32_t i = 0; i < 256; i++) {
@@ -22,7 +21,7 @@ static void make_tables(void) {
 }
 
 uint32_t bti_crc32(uint32_t crc, const unsigned char *p, size_t n) {
-  pthread_once(&made, make_tables);
+  btp_once_run(&made, make_tables);
   crc = ~crc;
   for (; n >= 8; n -= 8, p += 8) {
     uint32_t lo = crc ^ ((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24);

@@ -16,21 +16,17 @@
  * Watching yields the core after a few polls, so that more threads than cores do not starve the
  * ones that work.
  */
-#define _POSIX_C_SOURCE 200809L
-#include <pthread.h>
-#include <sched.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
-#include <time.h>
 
+#include "btp.h"
 #include "internal.h"
 
 /* A waiting thread polls SPIN_PAUSES times with a pause, then gives its core to any other thread
  * that wants it between polls (when there are more threads than cores, a thread that only spun
- * would hold up the one it waits for) for up to SPIN_NS nanoseconds, before it sleeps. */
+ * would hold up the one it waits for) for up to SPIN_SECONDS, before it sleeps. */
 #define SPIN_PAUSES 64
-#define SPIN_NS 200000
+#define SPIN_SECONDS 200e-6
 
 static inline void cpu_relax(void) {
 #if defined(__x86_64__) || defined(__i386__)
@@ -40,30 +36,24 @@ static inline void cpu_relax(void) {
 #endif
 }
 
-static long long mono_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
 /* The wait after the i-th poll (from 0); 0 when it is time to sleep instead. */
-static int keep_watching(int i, long long *since) {
+static int keep_watching(int i, double *since) {
   if (i < SPIN_PAUSES) {
     cpu_relax();
     return 1;
   }
-  if (i == SPIN_PAUSES) *since = mono_ns();
-  else if (i % 16 == 0 && mono_ns() - *since > SPIN_NS) return 0;
-  sched_yield();
+  if (i == SPIN_PAUSES) *since = btp_time_monotonic();
+  else if (i % 16 == 0 && btp_time_monotonic() - *since > SPIN_SECONDS) return 0;
+  btp_thread_yield();
   return 1;
 }
 
 struct bt_pool {
   int threads;      /* workers, the calling thread included */
-  pthread_t *tids;  /* threads - 1 */
-  pthread_mutex_t mu;
-  pthread_cond_t wake; /* a new run, or stop */
-  pthread_cond_t done; /* the last worker left the run */
+  btp_thread *tids; /* threads - 1 */
+  btp_mutex mu;
+  btp_cond wake; /* a new run, or stop */
+  btp_cond done; /* the last worker left the run */
   atomic_ulong generation; /* stored under mu (with a broadcast), read by waiting workers */
   atomic_int stop;         /* likewise */
   atomic_int running;      /* workers that have not left the run yet */
@@ -86,43 +76,42 @@ static void take(bt_pool *p, bt_job_fn fn, void *job, long count) {
 
 /* Waits until the generation is no longer `seen`, or stop; returns the new one (0 on stop). */
 static unsigned long next_run(bt_pool *p, unsigned long seen) {
-  long long since = 0;
+  double since = 0;
   for (int i = 0; atomic_load_explicit(&p->generation, memory_order_acquire) == seen && !atomic_load(&p->stop); i++)
     if (!keep_watching(i, &since)) break;
-  pthread_mutex_lock(&p->mu);
-  while (!atomic_load(&p->stop) && atomic_load(&p->generation) == seen) pthread_cond_wait(&p->wake, &p->mu);
+  btp_mutex_lock(&p->mu);
+  while (!atomic_load(&p->stop) && atomic_load(&p->generation) == seen) btp_cond_wait(&p->wake, &p->mu);
   unsigned long g = atomic_load(&p->stop) ? 0 : atomic_load(&p->generation);
-  pthread_mutex_unlock(&p->mu);
+  btp_mutex_unlock(&p->mu);
   return g;
 }
 
-static void *worker(void *arg) {
+static void worker(void *arg) {
   bt_pool *p = arg;
   unsigned long seen = 0;
   while ((seen = next_run(p, seen)) != 0) {
     take(p, p->fn, p->job, p->count);
     if (atomic_fetch_sub_explicit(&p->running, 1, memory_order_acq_rel) == 1) {
-      pthread_mutex_lock(&p->mu); /* the caller may be asleep */
-      pthread_cond_signal(&p->done);
-      pthread_mutex_unlock(&p->mu);
+      btp_mutex_lock(&p->mu); /* the caller may be asleep */
+      btp_cond_signal(&p->done);
+      btp_mutex_unlock(&p->mu);
     }
   }
-  return NULL;
 }
 
 /* Stops and joins the first `started` threads. */
 static void stop_threads(bt_pool *p, int started) {
-  pthread_mutex_lock(&p->mu);
+  btp_mutex_lock(&p->mu);
   atomic_store(&p->stop, 1);
-  pthread_cond_broadcast(&p->wake);
-  pthread_mutex_unlock(&p->mu);
-  for (int i = 0; i < started; i++) pthread_join(p->tids[i], NULL);
+  btp_cond_broadcast(&p->wake);
+  btp_mutex_unlock(&p->mu);
+  for (int i = 0; i < started; i++) btp_thread_join(&p->tids[i]);
 }
 
 static void pool_destroy(bt_pool *p) {
-  pthread_cond_destroy(&p->done);
-  pthread_cond_destroy(&p->wake);
-  pthread_mutex_destroy(&p->mu);
+  btp_cond_destroy(&p->done);
+  btp_cond_destroy(&p->wake);
+  btp_mutex_destroy(&p->mu);
   free(p->tids);
   free(p);
 }
@@ -139,20 +128,20 @@ int bt_pool_create(bt_pool **out, int threads) {
     free(p);
     return BT_ENOMEM;
   }
-  if (pthread_mutex_init(&p->mu, NULL)) {
+  if (btp_mutex_init(&p->mu)) {
     free(p->tids);
     free(p);
     return BT_ENOMEM;
   }
-  if (pthread_cond_init(&p->wake, NULL)) {
-    pthread_mutex_destroy(&p->mu);
+  if (btp_cond_init(&p->wake)) {
+    btp_mutex_destroy(&p->mu);
     free(p->tids);
     free(p);
     return BT_ENOMEM;
   }
-  if (pthread_cond_init(&p->done, NULL)) {
-    pthread_cond_destroy(&p->wake);
-    pthread_mutex_destroy(&p->mu);
+  if (btp_cond_init(&p->done)) {
+    btp_cond_destroy(&p->wake);
+    btp_mutex_destroy(&p->mu);
     free(p->tids);
     free(p);
     return BT_ENOMEM;
@@ -162,14 +151,10 @@ int bt_pool_create(bt_pool **out, int threads) {
   atomic_init(&p->running, 0);
   atomic_init(&p->next, 0);
   atomic_init(&p->busy, 0);
-  /* The workers block every signal (a thread inherits its creator's mask), so that the host's
-   * signals go to the host's threads. */
-  sigset_t all, old;
-  sigfillset(&all);
-  pthread_sigmask(SIG_SETMASK, &all, &old);
+  /* the workers block every signal (btp_thread_create), so that the host's signals go to the
+   * host's threads */
   int started = 0;
-  while (started < threads - 1 && pthread_create(&p->tids[started], NULL, worker, p) == 0) started++;
-  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  while (started < threads - 1 && btp_thread_create(&p->tids[started], worker, p) == BT_OK) started++;
   if (started < threads - 1) {
     stop_threads(p, started);
     pool_destroy(p);
@@ -199,18 +184,18 @@ int bt_pool_run(bt_pool *p, int count, bt_job_fn fn, void *job) {
     p->count = count;
     atomic_store_explicit(&p->next, 0, memory_order_relaxed);
     atomic_store_explicit(&p->running, p->threads - 1, memory_order_relaxed);
-    pthread_mutex_lock(&p->mu);
+    btp_mutex_lock(&p->mu);
     atomic_fetch_add_explicit(&p->generation, 1, memory_order_release); /* publishes the run */
-    pthread_cond_broadcast(&p->wake);
-    pthread_mutex_unlock(&p->mu);
+    btp_cond_broadcast(&p->wake);
+    btp_mutex_unlock(&p->mu);
     take(p, fn, job, count);
-    long long since = 0;
+    double since = 0;
     for (int i = 0; atomic_load_explicit(&p->running, memory_order_acquire) > 0; i++)
       if (!keep_watching(i, &since)) break;
     if (atomic_load_explicit(&p->running, memory_order_acquire) > 0) {
-      pthread_mutex_lock(&p->mu);
-      while (atomic_load_explicit(&p->running, memory_order_acquire) > 0) pthread_cond_wait(&p->done, &p->mu);
-      pthread_mutex_unlock(&p->mu);
+      btp_mutex_lock(&p->mu);
+      while (atomic_load_explicit(&p->running, memory_order_acquire) > 0) btp_cond_wait(&p->done, &p->mu);
+      btp_mutex_unlock(&p->mu);
     }
   }
   atomic_store(&p->busy, 0);

@@ -18,14 +18,12 @@
  * under qlock), so that only the threads thinking a frame and the thread running them touch an
  * instance, and no call waits for a frame to end.
  */
-#define _POSIX_C_SOURCE 200809L
-#include <pthread.h>
-#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "btp.h"
 #include "rec_internal.h"
 
 enum { IDLE, BEGIN, THINK, END, FLUSH }; /* phases */
@@ -85,8 +83,8 @@ typedef struct outcome {
 
 struct bt_tsched {
   bt_sched *s;
-  pthread_mutex_t lock;  /* recursive: everything but the queue of other threads */
-  pthread_mutex_t qlock; /* incoming */
+  btp_mutex lock;  /* recursive: everything but the queue of other threads */
+  btp_mutex qlock; /* incoming */
   atomic_int phase;
   atomic_uintptr_t owner; /* the thread that applies commands: its tls_me */
   queue incoming, applying; /* commands from outside the frame's batches; the ones being applied */
@@ -234,11 +232,11 @@ static int apply(bt_tsched *ts, const command *c, const void *data, int queued) 
  * Under the lock, in a phase other than IDLE. */
 static void drain(bt_tsched *ts) {
   for (;;) {
-    pthread_mutex_lock(&ts->qlock);
+    btp_mutex_lock(&ts->qlock);
     queue q = ts->incoming;
     ts->incoming = ts->applying;
     ts->applying = q;
-    pthread_mutex_unlock(&ts->qlock);
+    btp_mutex_unlock(&ts->qlock);
     if (!q.n) return;
     for (int i = 0; i < q.n; i++) apply(ts, &q.cmds[i], command_data(&q, &q.cmds[i]), 1);
     ts->applying.n = 0;
@@ -252,17 +250,17 @@ static void drain(bt_tsched *ts) {
 static int submit(bt_tsched *ts, const command *c, const void *data, size_t size) {
   if (in_own_batch(ts)) return queue_push(&tls_batch->q, c, data, size);
   if (is_owner(ts) && atomic_load(&ts->phase) == IDLE) {
-    pthread_mutex_lock(&ts->lock);
+    btp_mutex_lock(&ts->lock);
     if (atomic_load(&ts->phase) == IDLE) {
       int rc = apply(ts, c, data, 0);
-      pthread_mutex_unlock(&ts->lock);
+      btp_mutex_unlock(&ts->lock);
       return rc;
     }
-    pthread_mutex_unlock(&ts->lock);
+    btp_mutex_unlock(&ts->lock);
   }
-  pthread_mutex_lock(&ts->qlock);
+  btp_mutex_lock(&ts->qlock);
   int rc = queue_push(&ts->incoming, c, data, size);
-  pthread_mutex_unlock(&ts->qlock);
+  btp_mutex_unlock(&ts->qlock);
   return rc;
 }
 
@@ -284,14 +282,9 @@ int bt_tsched_create(bt_tsched **out, double tick_time) {
     free(ts);
     return rc;
   }
-  pthread_mutexattr_t attr;
-  int bad = pthread_mutexattr_init(&attr) != 0;
-  if (!bad) {
-    bad = pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE) || pthread_mutex_init(&ts->lock, &attr);
-    pthread_mutexattr_destroy(&attr);
-  }
-  if (!bad && pthread_mutex_init(&ts->qlock, NULL)) {
-    pthread_mutex_destroy(&ts->lock);
+  int bad = btp_mutex_init_recursive(&ts->lock) != BT_OK;
+  if (!bad && btp_mutex_init(&ts->qlock) != BT_OK) {
+    btp_mutex_destroy(&ts->lock);
     bad = 1;
   }
   if (bad) {
@@ -320,16 +313,16 @@ void bt_tsched_free(bt_tsched *ts) {
   free(ts->out);
   free(ts->insts);
   bt_sched_free(ts->s);
-  pthread_mutex_destroy(&ts->qlock);
-  pthread_mutex_destroy(&ts->lock);
+  btp_mutex_destroy(&ts->qlock);
+  btp_mutex_destroy(&ts->lock);
   free(ts);
 }
 
 /* Takes the lock outside a frame; BT_EBUSY (lock not held) during one. */
 static int lock_idle(bt_tsched *ts) {
-  pthread_mutex_lock(&ts->lock);
+  btp_mutex_lock(&ts->lock);
   if (atomic_load(&ts->phase) != IDLE) {
-    pthread_mutex_unlock(&ts->lock);
+    btp_mutex_unlock(&ts->lock);
     return BT_EBUSY;
   }
   return BT_OK;
@@ -347,7 +340,7 @@ int bt_tsched_set_threads(bt_tsched *ts, int threads) {
     if (pool) bt_pool_executor(pool, &ts->exec);
     ts->workers = threads;
   }
-  pthread_mutex_unlock(&ts->lock);
+  btp_mutex_unlock(&ts->lock);
   return rc;
 }
 
@@ -359,7 +352,7 @@ int bt_tsched_set_executor(bt_tsched *ts, const bt_executor *ex) {
   ts->has_exec = ex != NULL;
   if (ex) ts->exec = *ex;
   ts->workers = ex ? ex->workers : 1;
-  pthread_mutex_unlock(&ts->lock);
+  btp_mutex_unlock(&ts->lock);
   return BT_OK;
 }
 
@@ -369,7 +362,7 @@ int bt_tsched_set_batch_size(bt_tsched *ts, int brains) {
   if (!ts || brains < 0) return BT_EINVAL;
   if (in_own_batch(ts) || lock_idle(ts)) return BT_EBUSY;
   ts->batch_size = brains;
-  pthread_mutex_unlock(&ts->lock);
+  btp_mutex_unlock(&ts->lock);
   return BT_OK;
 }
 
@@ -377,7 +370,7 @@ int bt_tsched_set_tick_time(bt_tsched *ts, double tick_time) {
   if (!ts) return BT_EINVAL;
   if (in_own_batch(ts) || lock_idle(ts)) return BT_EBUSY;
   int rc = bt_sched_set_tick_time(ts->s, tick_time);
-  pthread_mutex_unlock(&ts->lock);
+  btp_mutex_unlock(&ts->lock);
   return rc;
 }
 
@@ -387,7 +380,7 @@ int bt_tsched_set_policy(bt_tsched *ts, int policy) {
   if (!ts) return BT_EINVAL;
   if (in_own_batch(ts) || lock_idle(ts)) return BT_EBUSY;
   int rc = bt_sched_set_policy(ts->s, policy);
-  pthread_mutex_unlock(&ts->lock);
+  btp_mutex_unlock(&ts->lock);
   return rc;
 }
 
@@ -395,7 +388,7 @@ int bt_tsched_set_policy(bt_tsched *ts, int policy) {
 
 int bt_tsched_brain_new(bt_tsched *ts, bt_inst *inst) {
   if (!ts || !inst) return BT_EINVAL;
-  pthread_mutex_lock(&ts->lock);
+  btp_mutex_lock(&ts->lock);
   int id = bt_sched_brain_new(ts->s);
   if (id >= 0 && bti_grow((void **)&ts->insts, &ts->cap_insts, id + 1, sizeof *ts->insts)) {
     bt_sched_brain_free(ts->s, id);
@@ -407,14 +400,14 @@ int bt_tsched_brain_new(bt_tsched *ts, bt_inst *inst) {
     ts->insts[id] = NULL;
     id = BT_ENOMEM;
   }
-  pthread_mutex_unlock(&ts->lock);
+  btp_mutex_unlock(&ts->lock);
   return id;
 }
 
 int bt_tsched_set_recording(bt_tsched *ts, const struct bt_rec_options *opts) {
   if (!ts) return BT_EINVAL;
   if (atomic_load(&ts->phase) != IDLE || in_own_batch(ts)) return BT_EBUSY;
-  pthread_mutex_lock(&ts->lock);
+  btp_mutex_lock(&ts->lock);
   int rc = BT_OK;
   ts->records = opts != NULL;
   if (opts) ts->recording = *opts;
@@ -428,7 +421,7 @@ int bt_tsched_set_recording(bt_tsched *ts, const struct bt_rec_options *opts) {
       bt_inst_set_recorder(in, NULL); /* frees it (the host's own recorders stay) */
     }
   }
-  pthread_mutex_unlock(&ts->lock);
+  btp_mutex_unlock(&ts->lock);
   return rc;
 }
 
@@ -471,9 +464,9 @@ int bt_tsched_post(bt_tsched *ts, bt_post_fn fn, void *ud, const void *data, siz
 
 bt_inst *bt_tsched_inst(bt_tsched *ts, int brain) {
   if (!ts) return NULL;
-  pthread_mutex_lock(&ts->lock);
+  btp_mutex_lock(&ts->lock);
   bt_inst *in = known(ts, brain) ? ts->insts[brain] : NULL;
-  pthread_mutex_unlock(&ts->lock);
+  btp_mutex_unlock(&ts->lock);
   return in;
 }
 
@@ -510,10 +503,10 @@ int bt_tsched_frame_begin(bt_tsched *ts, long long tick, const bt_tsched_hooks *
   if (batches) *batches = 0;
   if (!ts || !batches) return BT_EINVAL;
   if (in_own_batch(ts)) return BT_EBUSY;
-  pthread_mutex_lock(&ts->lock);
+  btp_mutex_lock(&ts->lock);
   int idle = IDLE;
   if (!atomic_compare_exchange_strong(&ts->phase, &idle, BEGIN)) {
-    pthread_mutex_unlock(&ts->lock);
+    btp_mutex_unlock(&ts->lock);
     return BT_EBUSY;
   }
   atomic_store(&ts->owner, (uintptr_t)&tls_me);
@@ -524,7 +517,7 @@ int bt_tsched_frame_begin(bt_tsched *ts, long long tick, const bt_tsched_hooks *
   int nb = n / size + (n % size != 0);
   if (frame_room(ts, n, nb)) {
     atomic_store(&ts->phase, IDLE);
-    pthread_mutex_unlock(&ts->lock);
+    btp_mutex_unlock(&ts->lock);
     return BT_ENOMEM;
   }
   for (int i = 0; i < n; i++) {
@@ -545,7 +538,7 @@ int bt_tsched_frame_begin(bt_tsched *ts, long long tick, const bt_tsched_hooks *
   if (hooks) ts->hooks = *hooks;
   else memset(&ts->hooks, 0, sizeof ts->hooks);
   atomic_store(&ts->phase, THINK); /* publishes the frame to the workers */
-  pthread_mutex_unlock(&ts->lock);
+  btp_mutex_unlock(&ts->lock);
   *batches = nb;
   return BT_OK;
 }
@@ -597,9 +590,9 @@ int bt_tsched_frame_end(bt_tsched *ts) {
       atomic_store(&b->state, RAN);
       missed++;
     }
-    while (atomic_load(&b->state) != RAN) sched_yield();
+    while (atomic_load(&b->state) != RAN) btp_thread_yield();
   }
-  pthread_mutex_lock(&ts->lock);
+  btp_mutex_lock(&ts->lock);
   atomic_store(&ts->phase, END);
   for (int i = 0; i < ts->ndue; i++) {
     const outcome *o = &ts->out[i];
@@ -617,7 +610,7 @@ int bt_tsched_frame_end(bt_tsched *ts) {
     snprintf(ts->errmsg, sizeof ts->errmsg, "tick %lld: %d of %d batches were not run by the host; "
              "the frame's end ran them", bt_sched_tick(ts->s), missed, ts->nbatches);
   atomic_store(&ts->phase, IDLE);
-  pthread_mutex_unlock(&ts->lock);
+  btp_mutex_unlock(&ts->lock);
   return missed ? BT_EINVAL : BT_OK;
 }
 
@@ -638,16 +631,16 @@ int bt_tsched_update(bt_tsched *ts, long long tick, const bt_tsched_hooks *hooks
 int bt_tsched_flush(bt_tsched *ts) {
   if (!ts) return BT_EINVAL;
   if (in_own_batch(ts)) return BT_EBUSY;
-  pthread_mutex_lock(&ts->lock);
+  btp_mutex_lock(&ts->lock);
   int idle = IDLE;
   if (!atomic_compare_exchange_strong(&ts->phase, &idle, FLUSH)) {
-    pthread_mutex_unlock(&ts->lock);
+    btp_mutex_unlock(&ts->lock);
     return BT_EBUSY;
   }
   atomic_store(&ts->owner, (uintptr_t)&tls_me);
   drain(ts);
   atomic_store(&ts->phase, IDLE);
-  pthread_mutex_unlock(&ts->lock);
+  btp_mutex_unlock(&ts->lock);
   return BT_OK;
 }
 
@@ -655,23 +648,23 @@ int bt_tsched_flush(bt_tsched *ts) {
 
 long long bt_tsched_tick(bt_tsched *ts) {
   if (!ts) return 0;
-  pthread_mutex_lock(&ts->lock);
+  btp_mutex_lock(&ts->lock);
   long long t = bt_sched_tick(ts->s);
-  pthread_mutex_unlock(&ts->lock);
+  btp_mutex_unlock(&ts->lock);
   return t;
 }
 
 int bt_tsched_list(bt_tsched *ts, int brain, long long *wake_tick) {
   if (!ts) return BT_EINVAL;
-  pthread_mutex_lock(&ts->lock);
+  btp_mutex_lock(&ts->lock);
   int rc = bt_sched_list(ts->s, brain, wake_tick);
-  pthread_mutex_unlock(&ts->lock);
+  btp_mutex_unlock(&ts->lock);
   return rc;
 }
 
 void bt_tsched_stats_get(bt_tsched *ts, bt_tsched_stats *out) {
   if (!ts || !out) return;
-  pthread_mutex_lock(&ts->lock);
+  btp_mutex_lock(&ts->lock);
   bt_sched_stats st;
   bt_sched_stats_get(ts->s, &st);
   out->thinks = st.thinks;
@@ -684,7 +677,7 @@ void bt_tsched_stats_get(bt_tsched *ts, bt_tsched_stats *out) {
   out->batches = ts->last_batches;
   out->commands = ts->commands;
   out->rejected = ts->rejected;
-  pthread_mutex_unlock(&ts->lock);
+  btp_mutex_unlock(&ts->lock);
 }
 
 const char *bt_tsched_errmsg(bt_tsched *ts) { return ts ? ts->errmsg : ""; }

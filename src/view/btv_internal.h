@@ -22,10 +22,10 @@
 #ifndef BTV_INTERNAL_H
 #define BTV_INTERNAL_H
 
-#include <pthread.h>
 #include <stddef.h>
 
 #include "bt_view.h"
+#include "btp.h"
 
 #if defined(__GNUC__)
 #define BTV_HIDDEN __attribute__((visibility("hidden")))
@@ -181,7 +181,7 @@ struct bt_view {
   int dbstrings; /* bt_view_options.dbstrings */
   struct mg_context *ctx;
 
-  pthread_mutex_t lock; /* guards everything below and the source's data */
+  btp_mutex lock; /* guards everything below and the source's data */
   int lock_made;
   unsigned long long frames;
   double now;

@@ -258,7 +258,7 @@ int bt_view_add_agent(bt_view *v, bt_rec *rec, const char *brain) {
     if (v) btv_set_error(v, NULL, 0, "bt_view_add_agent: %s", !rec ? "rec is NULL" : "a log view has no live agents");
     return BT_EINVAL;
   }
-  pthread_mutex_lock(&v->lock);
+  btp_mutex_lock(&v->lock);
   int rc = BT_OK;
   btv_agent *a = NULL;
   unsigned long long id = bt_rec_agent(rec);
@@ -324,7 +324,7 @@ int bt_view_add_agent(bt_view *v, bt_rec *rec, const char *brain) {
 done:
   if (rc == BT_ENOMEM) btv_set_error(v, NULL, 0, "bt_view_add_agent: out of memory");
   agent_free(a);
-  pthread_mutex_unlock(&v->lock);
+  btp_mutex_unlock(&v->lock);
   return rc;
 }
 
@@ -334,7 +334,7 @@ int bt_view_remove_agent(bt_view *v, bt_rec *rec) {
     if (v) btv_set_error(v, NULL, 0, "bt_view_remove_agent: that recorder is not registered");
     return BT_EINVAL;
   }
-  pthread_mutex_lock(&v->lock);
+  btp_mutex_lock(&v->lock);
   int rc = BT_EINVAL;
   for (int i = 0; i < L->n; i++) {
     if (L->agents[i]->rec != rec) continue;
@@ -354,7 +354,7 @@ int bt_view_remove_agent(bt_view *v, bt_rec *rec) {
     break;
   }
   if (rc != BT_OK) btv_set_error(v, NULL, 0, "bt_view_remove_agent: that recorder is not registered");
-  pthread_mutex_unlock(&v->lock);
+  btp_mutex_unlock(&v->lock);
   return rc;
 }
 
@@ -365,14 +365,14 @@ int bt_view_set_position(bt_view *v, unsigned long long agent, double x, double 
     btv_set_error(v, NULL, 0, "bt_view_set_position: the position must be finite");
     return BT_EINVAL;
   }
-  pthread_mutex_lock(&v->lock);
+  btp_mutex_lock(&v->lock);
   btv_agent *a = agent_find(L, agent);
   if (a) {
     a->has_pos = 1;
     a->x = x;
     a->y = y;
   }
-  pthread_mutex_unlock(&v->lock);
+  btp_mutex_unlock(&v->lock);
   if (!a) btv_set_error(v, NULL, 0, "bt_view_set_position: no agent of id %llu", agent);
   return a ? BT_OK : BT_EINVAL;
 }

@@ -43,8 +43,8 @@ struct btv_client {
   unsigned long long subs[MAX_SUBSCRIBED];
   int nsubs;
   int closing, dead;
-  pthread_cond_t cond;
-  pthread_t sender;
+  btp_cond cond;
+  btp_thread sender;
   int started;
 };
 
@@ -138,16 +138,16 @@ static int begin_request(struct mg_connection *conn) {
   const char *host = mg_get_header(conn, "Host");
   const char *origin = mg_get_header(conn, "Origin");
   const char *why = NULL;
-  pthread_mutex_lock(&v->lock); /* the port is known once civetweb has started: under the lock */
+  btp_mutex_lock(&v->lock); /* the port is known once civetweb has started: under the lock */
   int port = v->port;
-  pthread_mutex_unlock(&v->lock);
+  btp_mutex_unlock(&v->lock);
   if (!host_allowed(v, port, host, 0)) why = "this server answers only requests for its own address (Host)";
   else if (!origin_allowed(v, port, origin, host)) why = "requests from other sites are refused (Origin)";
   else if (is_api(conn) && !token_given(v, conn)) why = "a token is required: ?token=T or Authorization: Bearer T";
-  pthread_mutex_lock(&v->lock);
+  btp_mutex_lock(&v->lock);
   v->stats.requests++;
   if (why) v->stats.refused++;
-  pthread_mutex_unlock(&v->lock);
+  btp_mutex_unlock(&v->lock);
   if (!why) return 0;
   send_error(conn, 403, "%s", why);
   return 403;
@@ -244,13 +244,13 @@ static void answer_api(bt_view *v, struct mg_connection *conn, const char *path)
   const char *rest;
   unsigned long long id = 0;
   if (strcmp(path, "info") == 0) {
-    pthread_mutex_lock(&v->lock);
+    btp_mutex_lock(&v->lock);
     rc = answer_info(v, &out);
-    pthread_mutex_unlock(&v->lock);
+    btp_mutex_unlock(&v->lock);
   } else if (strcmp(path, "agents") == 0) {
-    pthread_mutex_lock(&v->lock);
+    btp_mutex_lock(&v->lock);
     rc = src->agents(v, &out);
-    pthread_mutex_unlock(&v->lock);
+    btp_mutex_unlock(&v->lock);
   } else if (strncmp(path, "agents/", 7) == 0) {
     rest = path + 7;
     size_t n = strcspn(rest, "/");
@@ -260,9 +260,9 @@ static void answer_api(bt_view *v, struct mg_connection *conn, const char *path)
       return;
     }
     if (*tail == 0) {
-      pthread_mutex_lock(&v->lock);
+      btp_mutex_lock(&v->lock);
       rc = src->agent(v, id, &out);
-      pthread_mutex_unlock(&v->lock);
+      btp_mutex_unlock(&v->lock);
     } else if (strcmp(tail, "/history") == 0) {
       unsigned long long before = 0, count = 500;
       int b = query_number(ri, "before", &before), c = query_number(ri, "count", &count);
@@ -270,13 +270,13 @@ static void answer_api(bt_view *v, struct mg_connection *conn, const char *path)
         send_error(conn, 400, "history: before is a record's seq, count a number from 1 to 2000");
         return;
       }
-      pthread_mutex_lock(&v->lock);
+      btp_mutex_lock(&v->lock);
       rc = src->history(v, id, before, (int)count, &out);
-      pthread_mutex_unlock(&v->lock);
+      btp_mutex_unlock(&v->lock);
     } else if (strcmp(tail, "/stats") == 0) {
-      pthread_mutex_lock(&v->lock);
+      btp_mutex_lock(&v->lock);
       rc = src->agent_stats(v, id, &out);
-      pthread_mutex_unlock(&v->lock);
+      btp_mutex_unlock(&v->lock);
     } else {
       send_error(conn, 404, "no such endpoint: /api/%s", path);
       return;
@@ -294,10 +294,10 @@ static void answer_api(bt_view *v, struct mg_connection *conn, const char *path)
       send_error(conn, 400, "a shape is 16 hex digits: /api/shapes/<shape>");
       return;
     }
-    pthread_mutex_lock(&v->lock);
+    btp_mutex_lock(&v->lock);
     if (*tail == 0) rc = src->shape(v, id, &out);
     else if (strcmp(tail, "/stats") == 0) rc = src->shape_stats(v, id, &out);
-    pthread_mutex_unlock(&v->lock);
+    btp_mutex_unlock(&v->lock);
     if (rc == BTV_NOT_FOUND) {
       btv_buf_free(&out);
       if (*tail && strcmp(tail, "/stats") != 0) send_error(conn, 404, "no such endpoint: /api/%s", path);
@@ -423,19 +423,19 @@ void btv_stream_post(bt_view *v) {
 }
 
 void btv_stream_wake(bt_view *v) {
-  pthread_mutex_lock(&v->lock);
+  btp_mutex_lock(&v->lock);
   for (btv_client *c = v->clients; c; c = c->next)
-    if (c->count) pthread_cond_signal(&c->cond);
-  pthread_mutex_unlock(&v->lock);
+    if (c->count) btp_cond_signal(&c->cond);
+  btp_mutex_unlock(&v->lock);
 }
 
-static void *sender_main(void *arg) {
+static void sender_main(void *arg) {
   btv_client *c = arg;
   bt_view *v = c->v;
-  pthread_mutex_lock(&v->lock);
+  btp_mutex_lock(&v->lock);
   while (!c->closing) {
     if (c->dead || (c->count == 0 && c->dropped_messages == 0)) {
-      pthread_cond_wait(&c->cond, &v->lock);
+      btp_cond_wait(&c->cond, &v->lock);
       continue;
     }
     char *msg;
@@ -462,17 +462,16 @@ static void *sender_main(void *arg) {
       c->count--;
       c->bytes -= len;
     } else {
-      pthread_cond_wait(&c->cond, &v->lock);
+      btp_cond_wait(&c->cond, &v->lock);
       continue;
     }
-    pthread_mutex_unlock(&v->lock);
+    btp_mutex_unlock(&v->lock);
     int sent = mg_websocket_write(c->conn, MG_WEBSOCKET_OPCODE_TEXT, msg, len);
     if (own) free(msg);
-    pthread_mutex_lock(&v->lock);
+    btp_mutex_lock(&v->lock);
     if (sent <= 0) c->dead = 1; /* the connection's thread sees it closed and closes the stream */
   }
-  pthread_mutex_unlock(&v->lock);
-  return NULL;
+  btp_mutex_unlock(&v->lock);
 }
 
 static void client_free(btv_client *c) {
@@ -480,7 +479,7 @@ static void client_free(btv_client *c) {
   for (int i = 0; i < c->count; i++) free(c->msgs[(c->head + i) % QUEUE_MESSAGES]);
   free(c->msgs);
   free(c->lens);
-  pthread_cond_destroy(&c->cond);
+  btp_cond_destroy(&c->cond);
   free(c);
 }
 
@@ -489,9 +488,9 @@ static int max_streams(const bt_view *v) { return v->threads > 8 ? v->threads - 
 static int ws_connect(const struct mg_connection *conn, void *ud) {
   (void)conn;
   bt_view *v = ud;
-  pthread_mutex_lock(&v->lock);
+  btp_mutex_lock(&v->lock);
   int n = v->stats.clients;
-  pthread_mutex_unlock(&v->lock);
+  btp_mutex_unlock(&v->lock);
   return n >= max_streams(v); /* non-zero: refused (the connection is closed) */
 }
 
@@ -503,14 +502,14 @@ static void ws_ready(struct mg_connection *conn, void *ud) {
   c->conn = conn;
   c->msgs = calloc(QUEUE_MESSAGES, sizeof *c->msgs);
   c->lens = calloc(QUEUE_MESSAGES, sizeof *c->lens);
-  if (!c->msgs || !c->lens || pthread_cond_init(&c->cond, NULL) != 0) {
+  if (!c->msgs || !c->lens || btp_cond_init(&c->cond) != BT_OK) {
     free(c->msgs);
     free(c->lens);
     free(c);
     return;
   }
   btv_buf hello = {0};
-  pthread_mutex_lock(&v->lock);
+  btp_mutex_lock(&v->lock);
   btv_buf_printf(&hello, "{\"type\":\"hello\",\"mode\":\"%s\",\"frame\":%llu,\"time\":", v->src->name,
                  v->frames);
   btv_json_number(&hello, v->now);
@@ -523,8 +522,8 @@ static void ws_ready(struct mg_connection *conn, void *ud) {
     btv_buf_str(&hello, ",\"counts\":{}}");
     if (!hello.failed) queue_push(c, hello.data, hello.len, 0, 0);
   }
-  if (pthread_create(&c->sender, NULL, sender_main, c) != 0) {
-    pthread_mutex_unlock(&v->lock);
+  if (btp_thread_create(&c->sender, sender_main, c) != BT_OK) {
+    btp_mutex_unlock(&v->lock);
     btv_buf_free(&hello);
     client_free(c);
     return;
@@ -533,8 +532,8 @@ static void ws_ready(struct mg_connection *conn, void *ud) {
   c->next = v->clients;
   v->clients = c;
   v->stats.clients++;
-  pthread_cond_signal(&c->cond);
-  pthread_mutex_unlock(&v->lock);
+  btp_cond_signal(&c->cond);
+  btp_mutex_unlock(&v->lock);
   btv_buf_free(&hello);
   mg_set_user_connection_data(conn, c);
 }
@@ -544,10 +543,10 @@ static void client_error(btv_client *c, const char *why) {
   btv_buf_str(&b, "{\"type\":\"error\",\"error\":");
   btv_json_cstring(&b, why);
   btv_buf_str(&b, "}");
-  pthread_mutex_lock(&c->v->lock);
+  btp_mutex_lock(&c->v->lock);
   if (!b.failed) queue_push(c, b.data, b.len, 0, 0);
-  pthread_cond_signal(&c->cond);
-  pthread_mutex_unlock(&c->v->lock);
+  btp_cond_signal(&c->cond);
+  btp_mutex_unlock(&c->v->lock);
   btv_buf_free(&b);
 }
 
@@ -579,7 +578,7 @@ static int ws_data(struct mg_connection *conn, int bits, char *data, size_t len,
     client_error(c, err);
     return 1;
   }
-  pthread_mutex_lock(&v->lock);
+  btp_mutex_lock(&v->lock);
   if (kind == 1) { /* subscribe: replaces the set */
     for (int i = 0; i < c->nsubs; i++) watch(v, c->subs[i], -1);
     c->nsubs = 0;
@@ -599,7 +598,7 @@ static int ws_data(struct mg_connection *conn, int bits, char *data, size_t len,
           break;
         }
   }
-  pthread_mutex_unlock(&v->lock);
+  btp_mutex_unlock(&v->lock);
   return 1;
 }
 
@@ -607,7 +606,7 @@ static void ws_close(const struct mg_connection *conn, void *ud) {
   bt_view *v = ud;
   btv_client *c = mg_get_user_connection_data(conn);
   if (!c) return;
-  pthread_mutex_lock(&v->lock);
+  btp_mutex_lock(&v->lock);
   for (btv_client **p = &v->clients; *p; p = &(*p)->next)
     if (*p == c) {
       *p = c->next;
@@ -616,9 +615,9 @@ static void ws_close(const struct mg_connection *conn, void *ud) {
   for (int i = 0; i < c->nsubs; i++) watch(v, c->subs[i], -1);
   v->stats.clients--;
   c->closing = 1;
-  pthread_cond_signal(&c->cond);
-  pthread_mutex_unlock(&v->lock);
-  if (c->started) pthread_join(c->sender, NULL);
+  btp_cond_signal(&c->cond);
+  btp_mutex_unlock(&v->lock);
+  if (c->started) btp_thread_join(&c->sender);
   client_free(c);
 }
 
@@ -661,9 +660,9 @@ int btv_server_start(bt_view *v, char *err, size_t errsize) {
     btv_set_error(v, err, errsize, "the server listens on no port");
     return BT_EIO;
   }
-  pthread_mutex_lock(&v->lock);
+  btp_mutex_lock(&v->lock);
   v->port = sp[0].port;
-  pthread_mutex_unlock(&v->lock);
+  btp_mutex_unlock(&v->lock);
   mg_set_request_handler(v->ctx, "/", http_handler, v);
   mg_set_websocket_handler(v->ctx, "/api/stream", ws_connect, ws_ready, ws_data, ws_close, v);
   return BT_OK;

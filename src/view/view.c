@@ -107,7 +107,7 @@ static int view_new(bt_view **out, const bt_view_options *opts, const char *sour
     btv_set_error(NULL, err, errsize, "out of memory");
     return BT_ENOMEM;
   }
-  if (pthread_mutex_init(&v->lock, NULL) != 0) {
+  if (btp_mutex_init(&v->lock) != BT_OK) {
     bt_view_free(v);
     btv_set_error(NULL, err, errsize, "cannot make a mutex");
     return BT_ETHREAD;
@@ -172,13 +172,13 @@ int bt_view_frame(bt_view *v, double now) {
     if (v) btv_set_error(v, NULL, 0, "bt_view_frame: a log view has no live agents");
     return BT_EINVAL;
   }
-  pthread_mutex_lock(&v->lock);
+  btp_mutex_lock(&v->lock);
   v->now = now;
   v->frames++;
   v->stats.frames++;
   int rc = v->src->frame(v, now);
   btv_stream_post(v); /* in the same hold of the lock: no stream sees half a frame */
-  pthread_mutex_unlock(&v->lock);
+  btp_mutex_unlock(&v->lock);
   btv_stream_wake(v);
   if (rc != BT_OK) btv_set_error(v, NULL, 0, "bt_view_frame: out of memory (records of this frame were lost)");
   return rc;
@@ -189,7 +189,7 @@ void bt_view_free(bt_view *v) {
   btv_server_stop(v); /* closes the streams: their close handlers free them */
   if (v->src) v->src->free(v);
   btv_outbox_free(&v->outbox);
-  if (v->lock_made) pthread_mutex_destroy(&v->lock);
+  if (v->lock_made) btp_mutex_destroy(&v->lock);
   free(v->address);
   free(v->token);
   free(v->source);
@@ -205,7 +205,7 @@ void bt_view_stats_get(bt_view *v, bt_view_stats *out) {
   if (!out) return;
   memset(out, 0, sizeof *out);
   if (!v) return;
-  pthread_mutex_lock(&v->lock);
+  btp_mutex_lock(&v->lock);
   *out = v->stats;
-  pthread_mutex_unlock(&v->lock);
+  btp_mutex_unlock(&v->lock);
 }

@@ -1,0 +1,341 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_platform.c: the platform layer (src/platform, btp.h) alone, linked without the rest of bt
+ * (tests/CMakeLists.txt): threads and a mutex that guards a counter under contention, a recursive
+ * mutex, a condition that wakes a waiter, a timed wait that times out, once, the clock, the
+ * program's path, real paths and folders, file stamps, and the folder watcher (a file written in
+ * place, a file replaced by a rename, nothing when nothing changed); and their errors.
+ */
+#define _XOPEN_SOURCE 700 /* realpath */
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "btp.h"
+#include "check.h"
+
+#define THREADS 4
+#define ROUNDS 200000
+
+/* ---- threads and mutexes ---- */
+
+typedef struct counter {
+  btp_mutex mu;
+  long value;
+} counter;
+
+static void count_up(void *arg) {
+  counter *c = arg;
+  for (int i = 0; i < ROUNDS; i++) {
+    btp_mutex_lock(&c->mu);
+    c->value++;
+    btp_mutex_unlock(&c->mu);
+  }
+}
+
+static void test_threads_and_mutex(void) {
+  counter c = {.value = 0};
+  CHECK_INT(btp_mutex_init(&c.mu), BT_OK);
+  btp_thread t[THREADS];
+  for (int i = 0; i < THREADS; i++) CHECK_INT(btp_thread_create(&t[i], count_up, &c), BT_OK);
+  for (int i = 0; i < THREADS; i++) CHECK_INT(btp_thread_join(&t[i]), BT_OK);
+  CHECK_INT(c.value, (long)THREADS * ROUNDS);
+  btp_mutex_destroy(&c.mu);
+
+  CHECK_INT(btp_thread_create(NULL, count_up, &c), BT_EINVAL);
+  CHECK_INT(btp_thread_create(&t[0], NULL, &c), BT_EINVAL);
+  CHECK_INT(btp_thread_join(NULL), BT_EINVAL);
+  CHECK_INT(btp_mutex_init(NULL), BT_EINVAL);
+  CHECK_INT(btp_mutex_init_recursive(NULL), BT_EINVAL);
+  btp_thread_yield();
+}
+
+static void lock_once(void *arg) {
+  counter *c = arg;
+  btp_mutex_lock(&c->mu);
+  c->value++;
+  btp_mutex_unlock(&c->mu);
+}
+
+/* Locked twice and unlocked twice by one thread, a recursive mutex is free for another. */
+static void test_recursive(void) {
+  counter c = {.value = 0};
+  CHECK_INT(btp_mutex_init_recursive(&c.mu), BT_OK);
+  btp_mutex_lock(&c.mu);
+  btp_mutex_lock(&c.mu);
+  c.value++;
+  btp_mutex_unlock(&c.mu);
+  btp_mutex_unlock(&c.mu);
+  btp_thread t;
+  CHECK_INT(btp_thread_create(&t, lock_once, &c), BT_OK);
+  CHECK_INT(btp_thread_join(&t), BT_OK);
+  CHECK_INT(c.value, 2);
+  btp_mutex_destroy(&c.mu);
+}
+
+/* ---- conditions ---- */
+
+typedef struct flag {
+  btp_mutex mu;
+  btp_cond cond;
+  int set, waiting;
+  int rc; /* the waiter's last btp_cond_timedwait */
+} flag;
+
+static void wait_for_flag(void *arg) {
+  flag *f = arg;
+  btp_mutex_lock(&f->mu);
+  f->waiting = 1;
+  btp_cond_signal(&f->cond);
+  while (!f->set) btp_cond_wait(&f->cond, &f->mu);
+  btp_mutex_unlock(&f->mu);
+}
+
+static void timed_wait_for_flag(void *arg) {
+  flag *f = arg;
+  btp_mutex_lock(&f->mu);
+  f->waiting = 1;
+  btp_cond_signal(&f->cond);
+  while (!f->set) f->rc = btp_cond_timedwait(&f->cond, &f->mu, 60.0);
+  btp_mutex_unlock(&f->mu);
+}
+
+/* A waiter (fn) started, the flag set once it waits, and the waiter woken by `broadcast`. */
+static void wake_waiter(void (*fn)(void *), int broadcast) {
+  flag f = {.set = 0, .rc = -100};
+  CHECK_INT(btp_mutex_init(&f.mu), BT_OK);
+  CHECK_INT(btp_cond_init(&f.cond), BT_OK);
+  btp_thread t;
+  CHECK_INT(btp_thread_create(&t, fn, &f), BT_OK);
+  btp_mutex_lock(&f.mu);
+  while (!f.waiting) btp_cond_wait(&f.cond, &f.mu);
+  f.set = 1;
+  if (broadcast) btp_cond_broadcast(&f.cond);
+  else btp_cond_signal(&f.cond);
+  btp_mutex_unlock(&f.mu);
+  CHECK_INT(btp_thread_join(&t), BT_OK);
+  if (fn == timed_wait_for_flag) CHECK_INT(f.rc, BT_OK); /* woken, long before its minute */
+  btp_cond_destroy(&f.cond);
+  btp_mutex_destroy(&f.mu);
+}
+
+static void test_cond(void) {
+  wake_waiter(wait_for_flag, 0);
+  wake_waiter(wait_for_flag, 1);
+  wake_waiter(timed_wait_for_flag, 0);
+  CHECK_INT(btp_cond_init(NULL), BT_EINVAL);
+}
+
+/* A timed wait nobody signals ends with BTP_TIMEDOUT, not before its time. */
+static void test_timedwait(void) {
+  btp_mutex mu;
+  btp_cond cond;
+  CHECK_INT(btp_mutex_init(&mu), BT_OK);
+  CHECK_INT(btp_cond_init(&cond), BT_OK);
+  btp_mutex_lock(&mu);
+  double start = btp_time_monotonic();
+  int rc;
+  while ((rc = btp_cond_timedwait(&cond, &mu, 0.05)) == BT_OK && btp_time_monotonic() - start < 0.05) {
+  }
+  CHECK_INT(rc, BTP_TIMEDOUT);
+  CHECK(btp_time_monotonic() - start >= 0.05 - 1e-6);
+  CHECK_INT(btp_cond_timedwait(&cond, &mu, 0), BTP_TIMEDOUT);
+  CHECK_INT(btp_cond_timedwait(&cond, &mu, -1), BT_EINVAL);
+  CHECK_INT(btp_cond_timedwait(&cond, &mu, NAN), BT_EINVAL);
+  btp_mutex_unlock(&mu);
+  btp_cond_destroy(&cond);
+  btp_mutex_destroy(&mu);
+}
+
+/* ---- once ---- */
+
+static btp_once once = BTP_ONCE_INIT;
+static int once_calls;
+
+static void count_call(void) { once_calls++; }
+
+static void run_once(void *arg) {
+  (void)arg;
+  btp_once_run(&once, count_call);
+}
+
+static void test_once(void) {
+  btp_thread t[THREADS];
+  for (int i = 0; i < THREADS; i++) CHECK_INT(btp_thread_create(&t[i], run_once, NULL), BT_OK);
+  run_once(NULL);
+  for (int i = 0; i < THREADS; i++) CHECK_INT(btp_thread_join(&t[i]), BT_OK);
+  CHECK_INT(once_calls, 1);
+}
+
+/* ---- the clock ---- */
+
+static void test_clock(void) {
+  double first = btp_time_monotonic(), last = first;
+  int back = 0;
+  for (int i = 0; i < 100000; i++) {
+    double now = btp_time_monotonic();
+    if (now < last) back++;
+    last = now;
+  }
+  CHECK_INT(back, 0);
+  CHECK(first > 0 && isfinite(first));
+}
+
+/* ---- paths ---- */
+
+static void test_program_path(const char *argv0) {
+  char expected[PATH_MAX], got[BTP_PATH_MAX];
+  CHECK(realpath(argv0, expected) != NULL);
+  CHECK_INT(btp_program_path(got, sizeof got), BT_OK);
+  CHECK_STR(got, expected);
+
+  /* a buffer one byte short: an error, "" in it, nothing written past it */
+  size_t len = strlen(expected);
+  char small[BTP_PATH_MAX + 8];
+  memset(small, 'x', sizeof small);
+  CHECK_INT(btp_program_path(small, len), BT_EINVAL);
+  CHECK_INT(small[0], '\0');
+  int past = 0;
+  for (size_t i = len; i < sizeof small; i++) past += small[i] != 'x';
+  CHECK_INT(past, 0);
+  CHECK_INT(btp_program_path(small, len + 1), BT_OK);
+  CHECK_STR(small, expected);
+  CHECK_INT(btp_program_path(NULL, 10), BT_EINVAL);
+  CHECK_INT(btp_program_path(small, 0), BT_EINVAL);
+}
+
+static void test_real_path(const char *dir) {
+  char real[BTP_PATH_MAX], expected[PATH_MAX], dotted[BTP_PATH_MAX];
+  snprintf(dotted, sizeof dotted, "%s/./../%s", dir, strrchr(dir, '/') + 1);
+  CHECK(realpath(dir, expected) != NULL);
+  CHECK_INT(btp_path_real(dotted, real, sizeof real), BT_OK);
+  CHECK_STR(real, expected);
+  CHECK_INT(btp_path_real(dir, real, 3), BT_EINVAL);
+  CHECK_INT(real[0], '\0');
+  snprintf(dotted, sizeof dotted, "%s/none", dir);
+  CHECK_INT(btp_path_real(dotted, real, sizeof real), BT_EIO);
+  CHECK_INT(btp_path_real(NULL, real, sizeof real), BT_EINVAL);
+
+  char p1[] = "/a/b/c", p2[] = "/c", p3[] = "/";
+  btp_path_folder(p1);
+  btp_path_folder(p2);
+  btp_path_folder(p3);
+  CHECK_STR(p1, "/a/b");
+  CHECK_STR(p2, "/");
+  CHECK_STR(p3, "/");
+}
+
+/* ---- files and the watcher ---- */
+
+static void write_file(const char *path, const char *mode, const char *text) {
+  FILE *f = fopen(path, mode);
+  CHECK(f != NULL);
+  if (!f) return;
+  fputs(text, f);
+  fclose(f);
+}
+
+static void test_stamp(const char *dir) {
+  char path[BTP_PATH_MAX];
+  snprintf(path, sizeof path, "%s/stamped", dir);
+  write_file(path, "w", "one");
+  btp_stamp a, b;
+  CHECK_INT(btp_file_stamp(path, &a), BT_OK);
+  CHECK_INT(a.size, 3);
+  write_file(path, "a", "two");
+  CHECK_INT(btp_file_stamp(path, &b), BT_OK);
+  CHECK_INT(b.size, 6);
+  CHECK(b.sec > a.sec || (b.sec == a.sec && b.nsec >= a.nsec));
+  remove(path);
+  CHECK_INT(btp_file_stamp(path, &a), BT_EIO);
+  CHECK_INT(btp_file_stamp(NULL, &a), BT_EINVAL);
+}
+
+typedef struct seen {
+  char paths[8][BTP_PATH_MAX];
+  int n, more;
+} seen;
+
+static void note(void *data, const char *path) {
+  seen *s = data;
+  if (s->n < 8) snprintf(s->paths[s->n++], BTP_PATH_MAX, "%s", path);
+  else s->more++;
+}
+
+/* Reads w's reports; whether path is among them. */
+static int reported(btp_watch *w, const char *path, int *count) {
+  seen s = {.n = 0};
+  CHECK_INT(btp_watch_read(w, note, &s), BT_OK);
+  *count = s.n + s.more;
+  for (int i = 0; i < s.n; i++)
+    if (strcmp(s.paths[i], path) == 0) return 1;
+  return 0;
+}
+
+static void test_watch(const char *dir, const char *side) {
+  char path[BTP_PATH_MAX], other[BTP_PATH_MAX];
+  snprintf(path, sizeof path, "%s/brain.lua", dir);
+  snprintf(other, sizeof other, "%s/new.lua", side);
+  write_file(path, "w", "return 1\n");
+  btp_watch *w = NULL;
+  int rc = btp_watch_open(&w);
+#ifndef __linux__
+  CHECK_INT(rc, BT_EIO);
+  CHECK(w == NULL);
+  return;
+#endif
+  CHECK_INT(rc, BT_OK);
+  if (rc != BT_OK) return;
+  CHECK_INT(btp_watch_add(w, dir), BT_OK);
+  CHECK_INT(btp_watch_add(w, dir), BT_OK); /* again: nothing changes */
+  int count = -1;
+  reported(w, path, &count);
+  CHECK_INT(count, 0); /* nothing changed */
+
+  write_file(path, "w", "return 2\n"); /* written in place */
+  CHECK(reported(w, path, &count));
+  reported(w, path, &count);
+  CHECK_INT(count, 0);
+
+  write_file(other, "w", "return 3\n"); /* written beside, renamed over it */
+  CHECK_INT(rename(other, path), 0);
+  CHECK(reported(w, path, &count));
+  CHECK_INT(count, 1);
+  reported(w, path, &count);
+  CHECK_INT(count, 0);
+
+  char none[BTP_PATH_MAX];
+  snprintf(none, sizeof none, "%s/no such folder", dir);
+  CHECK_INT(btp_watch_add(w, none), BT_EIO);
+  CHECK_INT(btp_watch_add(w, path), BT_EIO); /* a file, not a folder */
+  CHECK_INT(btp_watch_add(w, NULL), BT_EINVAL);
+  CHECK_INT(btp_watch_add(NULL, dir), BT_EINVAL);
+  CHECK_INT(btp_watch_read(w, NULL, NULL), BT_EINVAL);
+  btp_watch_close(w);
+  btp_watch_close(NULL);
+  CHECK_INT(btp_watch_open(NULL), BT_EINVAL);
+  remove(path);
+}
+
+int main(int argc, char **argv) {
+  (void)argc;
+  test_threads_and_mutex();
+  test_recursive();
+  test_cond();
+  test_timedwait();
+  test_once();
+  test_clock();
+  test_program_path(argv[0]);
+  char dir[] = "/tmp/bt_platform_XXXXXX", side[] = "/tmp/bt_platform_side_XXXXXX";
+  CHECK(mkdtemp(dir) != NULL);
+  CHECK(mkdtemp(side) != NULL);
+  test_real_path(dir);
+  test_stamp(dir);
+  test_watch(dir, side);
+  rmdir(side);
+  rmdir(dir);
+  return check_report("test_platform");
+}
