@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "bt.h"
+#include "bt_core.h"
 
 /* Declares a function or object shared by the core's files, invisible outside the library. */
 #if defined(__GNUC__)
@@ -524,15 +524,6 @@ BTI_FUNC void bti_scatter(bt_inst *in); /* each scattering node draws its first 
 /* A think's visit, SaveStatus and step of a small_plain tree: bt_inst_update's between its
  * bookkeeping */
 BTI_FUNC void bti_think_small(bt_inst *in);
-
-/* sched.c, for tsched.c: bt_sched_update cut where the threaded scheduler thinks in parallel.
- * begin sets the tick and moves the brains waiting for it to the updaters, and returns the
- * updaters (valid until the scheduler changes); a brain's generation tells a freed id from its
- * next owner; thought counts a think and files the brain by its sleep time (has 0: nil), as
- * bt_sched_update does after each think, unless the brain is gone or of another generation. */
-BTI_FUNC int bti_sched_begin(bt_sched *s, long long tick, const int **updaters);
-BTI_FUNC uint32_t bti_sched_gen(const bt_sched *s, int id);
-BTI_FUNC void bti_sched_thought(bt_sched *s, int id, uint32_t gen, int has, double sleep);
 
 /* graph.c: a graph's nodes, for subtree.c and builder.c (ids must be valid) */
 BTI_FUNC int bti_graph_count(const bt_graph *g);

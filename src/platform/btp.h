@@ -5,7 +5,7 @@
  * its folder), a file's stamp, and the system's part of the file watcher. Never installed.
  *
  * It is the only code that includes a system header beyond the C library's, and it calls
- * nothing of bt: it takes only the error codes of bt.h. A port to another system (Windows,
+ * nothing of bt: it takes only the error codes of bt_core.h. A port to another system (Windows,
  * macOS) replaces its files and the types below, nothing else:
  *
  *   thread.c   threads, mutexes, condition variables, once
@@ -23,7 +23,7 @@
 
 #include <pthread.h>
 
-#include "bt.h"
+#include "bt_core.h"
 
 /* Declares a function of the platform layer, invisible outside the library that holds it. */
 #if defined(__GNUC__)

@@ -4,7 +4,7 @@
  * eight bytes a step ("slicing by 8"): table k holds the remainder of a byte followed by k zero
  * bytes, made once, at the first use. */
 #include "btp.h"
-#include "internal.h"
+#include "rec_internal.h"
 #include "logfmt.h"
 
 static uint32_t tables[8][256];

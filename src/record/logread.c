@@ -15,7 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "internal.h"
+#include "rec_internal.h"
 #include "logfmt.h"
 
 /* ---- shapes ---- */

@@ -11,7 +11,7 @@
  */
 #include <stdlib.h>
 
-#include "internal.h"
+#include "rec_internal.h"
 
 typedef struct described {
   int node, has_sleep;

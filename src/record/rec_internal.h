@@ -15,6 +15,7 @@
 #ifndef BT_REC_INTERNAL_H
 #define BT_REC_INTERNAL_H
 
+#include "bt_record.h"
 #include "internal.h"
 
 /* ---- sinks: what a recorder feeds besides its ring and its callback ----

@@ -20,7 +20,7 @@
 #include <stdlib.h>
 
 #include "btp.h"
-#include "internal.h"
+#include "sched_internal.h"
 
 /* A waiting thread polls SPIN_PAUSES times with a pause, then gives its core to any other thread
  * that wants it between polls (when there are more threads than cores, a thread that only spun

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "sched_internal.h"
 
 typedef struct brain_rec {
   uint32_t gen;

@@ -25,6 +25,7 @@
 
 #include "btp.h"
 #include "rec_internal.h"
+#include "sched_internal.h"
 
 enum { IDLE, BEGIN, THINK, END, FLUSH }; /* phases */
 

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "bt.h"
 #include "internal.h" /* bt_def's choices of fast paths and bt_inst's header: not in bt.h */
 
 static const char *const ENV = "BT_NO_FAST_PATHS";

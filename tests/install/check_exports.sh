@@ -2,10 +2,11 @@
 # SPDX-License-Identifier: MIT
 # Installs the build into a fresh prefix and lists the names each installed library exports
 # (nm -g; nm -D for the shared libraries' dynamic symbols): libbtcore.a and libbtcore.so exactly
-# the functions bt.h declares, libbt.a, libbt.so and bt.so exactly those of bt.h and bt_lua.h, and
-# each of them named in docs/c-api.md; libbtview.a and libbtview.so (when built) exactly those of
-# bt_view.h, named in docs/viewer.md. Anything else is an internal name that leaked, which a
-# host's own names could collide with. And neither bt.so nor libbt nor libbtcore links civetweb
+# the functions of the headers bt.h includes, bt_core.h, bt_record.h and bt_sched.h; libbt.a,
+# libbt.so and bt.so exactly those and bt_lua.h's; each of them named in docs/c-api.md;
+# libbtview.a and libbtview.so (when built) exactly those of bt_view.h, named in docs/viewer.md.
+# Anything else is an internal name that leaked, which a host's own names could collide with. The
+# installed headers are read. And neither bt.so nor libbt nor libbtcore links civetweb
 # (the viewer's HTTP library): a host that does not use the viewer links nothing of it.
 # usage: check_exports.sh <build dir> <source dir> [libdir [Lua C module dir]]
 #   (as CMake installs them, default lib and lib/lua/5.4)
@@ -31,8 +32,9 @@ exported() { # a dynamic symbol versioned by the linker would read name@@VER: th
   esac | awk 'NF == 3 { print $3 }' | sort -u
 }
 
-declared "$src/src/core/bt.h" >"$tmp/core"
-declared "$src/src/core/bt.h" "$src/src/lua/bt_lua.h" >"$tmp/all"
+inc=$prefix/include
+declared "$inc/bt_core.h" "$inc/bt_record.h" "$inc/bt_sched.h" >"$tmp/core"
+declared "$inc/bt_core.h" "$inc/bt_record.h" "$inc/bt_sched.h" "$inc/bt_lua.h" >"$tmp/all"
 grep -ohE '\b(bt_[a-z0-9_]+|luaopen_bt[a-z_]*)\b' "$src/docs/c-api.md" "$src/docs/viewer.md" | sort -u >"$tmp/documented"
 
 status=0
@@ -52,10 +54,10 @@ compare $lib/libbt.a "$tmp/all"
 compare $lib/libbt.so "$tmp/all"
 compare $luacdir/bt.so "$tmp/all"
 if [ -e "$prefix/$lib/libbtview.so" ]; then
-  declared "$src/src/view/bt_view.h" >"$tmp/view"
+  [ -e "$inc/bt_view.h" ] || { echo "bt_view.h is not installed"; exit 1; }
+  declared "$inc/bt_view.h" >"$tmp/view"
   compare $lib/libbtview.a "$tmp/view"
   compare $lib/libbtview.so "$tmp/view"
-  [ -e "$prefix/include/bt_view.h" ] || { echo "bt_view.h is not installed"; status=1; }
 fi
 for f in $luacdir/bt.so $lib/libbt.so $lib/libbtcore.so; do
   if readelf -d "$prefix/$f" | grep -q 'NEEDED.*civetweb' ||

@@ -1,0 +1,331 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bt_sched.h: bt's schedulers, over the engine (bt_core.h): the brain scheduler, Don't Starve's
+ * BrainWrangler (bt_sched_*); a pool of worker threads and the executor that says how a batch of
+ * jobs runs (bt_pool_*, bt_executor); and the threaded scheduler (bt_tsched_*), which thinks a
+ * frame's brains on several threads. Its functions are in libbtcore (and libbt), not in the
+ * engine's libbtengine. It includes the engine's header only: a host that records the brains of a
+ * bt_tsched includes bt_record.h too, for bt_tsched_set_recording's options.
+ */
+#ifndef BT_SCHED_H
+#define BT_SCHED_H
+
+#include "bt_core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- the brain scheduler: Don't Starve's BrainWrangler ----
+ *
+ * Brains are ids. A registered brain is in one list: updaters (thinks every tick), waiting (thinks
+ * at a later tick), or hibernating (thinks when woken). bt_sched_update(tick) moves the brains
+ * waiting for that tick to the updaters, takes the updaters that are ready (their entity valid
+ * and awake), thinks each, and files it by its sleep time: nil hibernates, more than one tick
+ * waits until floor(tick + sleep / tick_time), less stays. A frame costs in proportion to the
+ * brains that are due, however many are registered. */
+
+typedef struct bt_sched bt_sched;
+
+/* The lists, as bt_sched_list reports them. */
+enum { BT_SCHED_NONE, BT_SCHED_UPDATING, BT_SCHED_WAITING, BT_SCHED_HIBERNATING };
+
+/* Policies: Don't Starve's, or a fixed rate: think at least once per brain period, never hibernate. */
+enum { BT_SCHED_DS, BT_SCHED_FIXED_RATE };
+
+/* What bt_sched_update asks the host: whether a brain is ready this tick (NULL: always), and to
+ * think it, returning 1 with *sleep in seconds, or 0 for nil. */
+typedef struct bt_sched_hooks {
+  int (*ready)(void *ud, int brain);
+  int (*think)(void *ud, int brain, double *sleep);
+  void *ud;
+} bt_sched_hooks;
+
+typedef struct bt_sched_stats {
+  long long thinks;  /* thinks since creation */
+  int registered, updating, waiting, hibernating;
+} bt_sched_stats;
+
+/* Creates a scheduler whose ticks last tick_time seconds (> 0). */
+int bt_sched_create(bt_sched **out, double tick_time);
+void bt_sched_free(bt_sched *s);
+
+/* The tick length used to turn sleep times into ticks. */
+int bt_sched_set_tick_time(bt_sched *s, double tick_time);
+double bt_sched_tick_time(const bt_sched *s);
+
+/* BT_SCHED_DS (the default) or BT_SCHED_FIXED_RATE. */
+int bt_sched_set_policy(bt_sched *s, int policy);
+
+/* A new brain id, known but not registered; or an error. Ids of freed brains are reused. */
+int bt_sched_brain_new(bt_sched *s);
+
+/* Forgets a brain (removing it first); a brain already taken for this tick's thinks is skipped. */
+int bt_sched_brain_free(bt_sched *s, int brain);
+
+/* Under BT_SCHED_FIXED_RATE the brain sleeps at most this long (seconds; 0: no bound). */
+int bt_sched_set_period(bt_sched *s, int brain, double period);
+
+/* AddInstance: registers the brain among the updaters. */
+int bt_sched_add(bt_sched *s, int brain);
+
+/* RemoveInstance: takes the brain out of every list. */
+int bt_sched_remove(bt_sched *s, int brain);
+
+/* Wake: a registered brain joins the updaters. */
+int bt_sched_wake(bt_sched *s, int brain);
+
+/* Hibernate: a registered brain waits until woken. */
+int bt_sched_hibernate(bt_sched *s, int brain);
+
+/* Sleep: a registered brain waits until tick floor(current + seconds / tick_time) if that is later
+ * than the current tick (a sleep of exactly 0 ticks counts as 1). */
+int bt_sched_sleep(bt_sched *s, int brain, double seconds);
+
+/* One tick: see above. Brains may be added, removed, woken or freed from inside the hooks. */
+int bt_sched_update(bt_sched *s, long long tick, const bt_sched_hooks *hooks);
+
+/* The current tick: the one given to the last bt_sched_update (0 before any). */
+long long bt_sched_tick(const bt_sched *s);
+
+/* The brain's list (BT_SCHED_*), and the tick it waits for; BT_EINVAL for a bad id. */
+int bt_sched_list(const bt_sched *s, int brain, long long *wake_tick);
+
+/* Counts of brains by list, and thinks so far. */
+void bt_sched_stats_get(const bt_sched *s, bt_sched_stats *out);
+
+/* ---- threads: a pool of workers, and the threaded scheduler (docs/threads.md) ----
+ *
+ * bt_pool is a set of threads of bt's own that run a batch of jobs at once. bt_executor says
+ * how jobs run: on a bt_pool, or on the host's own job system. bt_tsched is the brain scheduler
+ * of bt_sched_* in a threaded mode: the brains due in a frame think on several threads at once,
+ * cut into batches of brains, and every other change (events, wakes, brains added and removed,
+ * the host's own commands) is queued from any thread and applied at the frame's end, in an
+ * order that does not depend on the threads, so that a frame gives the same results on any
+ * number of them. */
+
+/* One job of a batch of count jobs: index is in [0, count). */
+typedef void (*bt_job_fn)(void *job, int index);
+
+/* How a batch of jobs runs. run(data, count, fn, job) calls fn(job, i) exactly once for each i
+ * in [0, count), on any threads and any number at once, and returns once every call has
+ * returned (so that what the jobs wrote is visible to the caller, as after a join): BT_OK, or a
+ * negative code when it could not start them all (bt_tsched_update then runs the jobs that did
+ * not start itself, on its own thread). workers (>= 1) is how many threads run jobs at once: it
+ * only decides how finely the work is cut. */
+typedef struct bt_executor {
+  int (*run)(void *data, int count, bt_job_fn fn, void *job);
+  void *data;
+  int workers;
+} bt_executor;
+
+typedef struct bt_pool bt_pool;
+
+#define BT_POOL_MAX_THREADS 256
+
+/* A pool of `threads` workers: the thread that calls bt_pool_run, and threads - 1 threads the
+ * pool starts now (with every signal blocked) and keeps: after a run each watches for the next
+ * for up to 200 microseconds, yielding its core, then sleeps. BT_EINVAL for threads < 1 or more than
+ * BT_POOL_MAX_THREADS, BT_ENOMEM, BT_ETHREAD when the system refuses a thread (the threads
+ * started are stopped again and *out is NULL). */
+int bt_pool_create(bt_pool **out, int threads);
+
+/* Stops and joins the pool's threads and frees it (not during a run). NULL is allowed. */
+void bt_pool_free(bt_pool *pool);
+
+/* The pool's workers, the calling thread included. */
+int bt_pool_threads(const bt_pool *pool);
+
+/* Runs fn(job, i) for each i in [0, count), each once, on the pool's threads and the calling
+ * one: each takes the next index not taken yet until none is left. Returns when all have
+ * returned. BT_EINVAL for a NULL pool or fn or a negative count; BT_EBUSY while a run of the
+ * pool is under way (from one of its jobs, or from two threads at once). */
+int bt_pool_run(bt_pool *pool, int count, bt_job_fn fn, void *job);
+
+/* Fills *out with an executor that runs jobs with bt_pool_run on the pool (workers: its
+ * threads). The pool must outlive the executor's use. */
+void bt_pool_executor(bt_pool *pool, bt_executor *out);
+
+/* ---- the threaded scheduler ----
+ *
+ * A bt_tsched files brains as bt_sched does (the same lists, ticks, policies and sleep times;
+ * see the brain scheduler above), but each brain is bound to its agent's instance, and a frame
+ * (bt_tsched_update) runs in three phases:
+ *
+ *   1. (the calling thread) the commands queued since the last frame are applied; the brains
+ *      waiting for the tick join the updaters; the updaters are the frame's due brains, cut in
+ *      order into batches of consecutive brains;
+ *   2. (the workers) the batches think: for each brain, hooks.ready, then hooks.think (by
+ *      default bt_inst_update and bt_inst_sleep_time of its instance). Each instance is touched
+ *      by one thread; a leaf touches its own agent and data that no one writes during the
+ *      phase, and changes anything else through the calls below, which queue;
+ *   3. (the calling thread) every due brain is filed by its sleep time, in the frame's order;
+ *      then the commands its leaves queued are applied, brain after brain in the frame's order
+ *      and each brain's in the order they were made; then those queued from other threads, in
+ *      the order they arrived.
+ *
+ * So a brain woken, or fired an event, by another brain's leaf thinks at the next frame, not in
+ * this one, and a frame's results (statuses, thinks, sleep times, lists) are the same on any
+ * number of workers, as long as the leaves keep to those rules and draw random numbers from
+ * their own agent's stream (bt_inst_seed; bt_host in docs/threads.md).
+ *
+ * The calls on brains (brain_free, add, remove, wake, hibernate, sleep, set_period, set_inst,
+ * fire_event, force_update, post) may be made from any thread at any time. Made between frames
+ * by the thread that runs the frames (the last to call bt_tsched_update, bt_tsched_frame_begin
+ * or bt_tsched_flush; before any, the one that created the scheduler), they are applied at once
+ * and return what they did. Made from a leaf, during a frame, or from any other thread, they
+ * are queued until the next point commands are applied (a frame's start or end, or
+ * bt_tsched_flush): they check what they can (a negative brain, a NaN period) and return BT_OK,
+ * BT_EINVAL or BT_ENOMEM (the command is then dropped); what fails when the command is applied
+ * (a brain that does not exist, a node that is no EventNode) is counted in
+ * bt_tsched_stats.rejected and said by bt_tsched_errmsg. So an instance is touched only by the
+ * worker thinking it, in the think phase, and by the thread that runs the frames. The settings
+ * (threads, executor, batch size, tick time, policy) are for that thread, between frames. */
+
+typedef struct bt_tsched bt_tsched;
+
+/* What the workers ask the host, each on the thread that thinks the brain: whether a due brain
+ * is ready this tick (NULL: always), and to think it (NULL: bt_inst_update(inst), then
+ * bt_inst_sleep_time(inst, sleep)), returning 1 with *sleep in seconds, or 0 for nil. */
+typedef struct bt_tsched_hooks {
+  int (*ready)(void *ud, int brain, bt_inst *inst);
+  int (*think)(void *ud, int brain, bt_inst *inst, double *sleep);
+  void *ud;
+} bt_tsched_hooks;
+
+/* A command of the host's own (bt_tsched_post), applied with the others: data is the copy of
+ * the bytes posted, valid during the call. It may call bt_tsched_* (a call that queues is
+ * applied in the same phase, after the commands before it). */
+typedef void (*bt_post_fn)(void *ud, const void *data, size_t size);
+
+typedef struct bt_tsched_stats {
+  long long thinks;   /* thinks since creation */
+  long long frames;   /* frames run */
+  int registered, updating, waiting, hibernating;
+  int due, batches;   /* the last frame's due brains and batches */
+  long long commands; /* queued commands applied */
+  long long rejected; /* queued commands refused when applied (bt_tsched_errmsg: the last) */
+} bt_tsched_stats;
+
+/* Creates a threaded scheduler whose ticks last tick_time seconds (> 0), with one worker (the
+ * calling thread) until bt_tsched_set_threads or bt_tsched_set_executor. BT_EINVAL, BT_ENOMEM. */
+int bt_tsched_create(bt_tsched **out, double tick_time);
+
+/* Frees it, and stops the pool it owns (not during a frame). Instances are the host's. */
+void bt_tsched_free(bt_tsched *ts);
+
+/* Thinks on a pool of `threads` workers that the scheduler owns (bt_pool_create; 1: on the
+ * calling thread alone, no pool). Replaces the previous pool or executor only on success.
+ * BT_EINVAL for threads < 1 or > BT_POOL_MAX_THREADS, BT_ENOMEM, BT_ETHREAD; BT_EBUSY during a
+ * frame. */
+int bt_tsched_set_threads(bt_tsched *ts, int threads);
+
+/* Thinks through the host's executor (copied; NULL: on the calling thread alone), which
+ * replaces the scheduler's pool. BT_EINVAL for an executor without run or with workers < 1;
+ * BT_EBUSY during a frame. */
+int bt_tsched_set_executor(bt_tsched *ts, const bt_executor *executor);
+
+/* The workers thinking a frame: 1, the pool's threads, or the executor's workers. */
+int bt_tsched_threads(const bt_tsched *ts);
+
+/* Brains per batch (0, the default: about eight batches per worker, and at least 32 brains in
+ * each). BT_EINVAL for a negative size; BT_EBUSY during a frame. */
+int bt_tsched_set_batch_size(bt_tsched *ts, int brains);
+
+/* The tick length, and the policy (BT_SCHED_DS or BT_SCHED_FIXED_RATE), as bt_sched's.
+ * BT_EINVAL, BT_EBUSY during a frame. */
+int bt_tsched_set_tick_time(bt_tsched *ts, double tick_time);
+double bt_tsched_tick_time(const bt_tsched *ts);
+int bt_tsched_set_policy(bt_tsched *ts, int policy);
+
+/* A new brain bound to inst, known but not registered: its id (>= 0), or BT_EINVAL (NULL inst),
+ * BT_ENOMEM, BT_ETOOBIG. Any thread, at once (ids of freed brains are reused; an id taken
+ * during a frame depends on which thread asked first: make brains between frames, or in a
+ * posted command, for runs that repeat). One instance is bound to one brain at most. */
+int bt_tsched_brain_new(bt_tsched *ts, bt_inst *inst);
+
+/* Forgets a brain, as bt_sched_brain_free. Queued during a frame: the host frees its instance
+ * after it is applied (between frames, when the call returned; otherwise in a command posted
+ * after it). BT_EINVAL for a bad id. */
+int bt_tsched_brain_free(bt_tsched *ts, int brain);
+
+/* AddInstance, RemoveInstance, Wake, Hibernate, Sleep and the fixed-rate period, as bt_sched's.
+ * BT_EINVAL for a bad id, a NaN or negative period. */
+int bt_tsched_add(bt_tsched *ts, int brain);
+int bt_tsched_remove(bt_tsched *ts, int brain);
+int bt_tsched_wake(bt_tsched *ts, int brain);
+int bt_tsched_hibernate(bt_tsched *ts, int brain);
+int bt_tsched_sleep(bt_tsched *ts, int brain, double seconds);
+int bt_tsched_set_period(bt_tsched *ts, int brain, double period);
+
+/* Binds the brain to another instance (a reload moved its agent to a new one). BT_EINVAL for a
+ * bad id or a NULL inst. */
+int bt_tsched_set_inst(bt_tsched *ts, int brain, bt_inst *inst);
+/* Switches recording on (opts) or off (NULL) for every brain of the scheduler, now and from now
+ * on (bt_tsched_brain_new, bt_tsched_set_inst): each brain's instance that has no recorder gets
+ * one made with opts (its ring, callback and log; the agent id is the brain's id), which the
+ * instance owns (bt_inst_fini frees it); off, the recorders it made are detached and freed (a
+ * host's own stay). Callbacks run on the worker thread that thinks the brain; a log's recorders
+ * write into buffers of their own, and the host calls bt_log_flush after bt_tsched_update. Call
+ * it between frames, from the thread that runs them. BT_EINVAL (NULL ts, or the recorder compiled
+ * out), BT_EBUSY (during a frame), BT_ENOMEM. */
+struct bt_rec_options; /* the transition recorder's options (bt_record.h) */
+int bt_tsched_set_recording(bt_tsched *ts, const struct bt_rec_options *opts);
+
+/* The brain's instance (NULL for a bad id), as of the last command applied. */
+bt_inst *bt_tsched_inst(bt_tsched *ts, int brain);
+
+/* bt_inst_fire_event(inst, node) on the brain's instance. BT_EINVAL for a bad id or a node that
+ * is no EventNode of its tree. (An EventNode's event in Don't Starve also makes the brain think
+ * at once: add bt_tsched_force_update.) */
+int bt_tsched_fire_event(bt_tsched *ts, int brain, int node);
+
+/* bt_inst_force_update on the brain's instance and Wake: it thinks at the next frame. BT_EINVAL
+ * for a bad id. */
+int bt_tsched_force_update(bt_tsched *ts, int brain);
+
+/* Queues a command of the host's: fn(ud, copy of data, size) at the next point commands are
+ * applied, in order with the others (at once between frames). BT_EINVAL for a NULL fn or NULL
+ * data with a size; BT_ENOMEM. */
+int bt_tsched_post(bt_tsched *ts, bt_post_fn fn, void *ud, const void *data, size_t size);
+
+/* One frame of the tick: the three phases above, the think phase on the executor. hooks may be
+ * NULL (the defaults). Returns BT_OK; BT_EBUSY when a frame of ts is under way (called from a
+ * leaf, a hook or a command); BT_ENOMEM (nothing thought: the brains stay where they are, as in
+ * bt_sched_update); or the executor's error, after the frame ran whole (the batches it did not
+ * start ran on this thread). */
+int bt_tsched_update(bt_tsched *ts, long long tick, const bt_tsched_hooks *hooks);
+
+/* bt_tsched_update in three calls, for a job system that cannot wait inside a job: begin does
+ * phase 1 and says how many batches the frame has (*batches, maybe 0); the host runs
+ * bt_tsched_frame_run(ts, i) for each i in [0, *batches), each once, on any threads at once;
+ * then end, on the thread that began, does phase 3. frame_run returns BT_EINVAL for a batch out
+ * of range or run already, or outside the think phase. end runs on its own thread the batches
+ * that were not run (and then returns BT_EINVAL), waits for those still running, and returns
+ * BT_OK. begin returns BT_EINVAL for a NULL ts or batches, BT_EBUSY when a frame is under way,
+ * or BT_ENOMEM (no frame); end returns BT_EBUSY from inside a batch or a command being applied,
+ * BT_EINVAL with no frame begun. */
+int bt_tsched_frame_begin(bt_tsched *ts, long long tick, const bt_tsched_hooks *hooks, int *batches);
+int bt_tsched_frame_run(bt_tsched *ts, int batch);
+int bt_tsched_frame_end(bt_tsched *ts);
+
+/* Applies the queued commands now, on the calling thread, which becomes the one that runs the
+ * frames (between frames; BT_EBUSY during one, or from a command being applied). */
+int bt_tsched_flush(bt_tsched *ts);
+
+/* The tick of the last frame (0 before any); a brain's list (BT_SCHED_*) and the tick it waits
+ * for, BT_EINVAL for a bad id; counts. Any thread: during a frame they give the state of its
+ * start (the think phase) or its end. */
+long long bt_tsched_tick(bt_tsched *ts);
+int bt_tsched_list(bt_tsched *ts, int brain, long long *wake_tick);
+void bt_tsched_stats_get(bt_tsched *ts, bt_tsched_stats *out);
+
+/* The message of the last command refused when applied ("" if none): "tick 12: fire_event of
+ * brain 3: node 9 is not an EventNode". Valid until the next frame or flush. */
+const char *bt_tsched_errmsg(bt_tsched *ts);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
