@@ -86,7 +86,8 @@ case $what in
       -DCMAKE_INSTALL_LIBDIR=$libdir -DBT_BUILD_TESTS=OFF -DBT_BUILD_BENCH=OFF -DBT_SANITIZE=OFF
     rm -rf "$root"
     DESTDIR=$root cmake --install "$dir/build" >"$dir/install.log" || fail "install failed"
-    for f in include/bt.h include/bt_lua.h include/bt_version.h $libdir/libbt.a $libdir/libbtcore.a \
+    for f in include/bt.h include/bt_core.h include/bt_record.h include/bt_sched.h include/bt_lua.h \
+             include/bt_version.h $libdir/libbt.a $libdir/libbtcore.a \
              $libdir/libbt.so $libdir/libbt.so.0 $libdir/libbt.so.$version $libdir/libbtcore.so.0 \
              $libdir/lua/5.4/bt.so $libdir/cmake/bt/btConfig.cmake $libdir/cmake/bt/btConfigVersion.cmake \
              $libdir/pkgconfig/bt.pc $libdir/pkgconfig/btcore.pc; do
