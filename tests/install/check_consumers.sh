@@ -5,7 +5,7 @@
 #                                          lib/x86_64-linux-gnu) and installs it with DESTDIR=<dir>/root
 #   find_package <src> <dir> <version> C|CXX   a game that find_package(bt)s the staged install
 #   add_subdirectory <src> <dir> <version> C|CXX   a game that add_subdirectory()s the source tree
-#   pkg_config <src> <dir> <version> C|CXX     a game built with `pkg-config bt` / `btcore`
+#   pkg_config <src> <dir> <version> C|CXX     a game built with `pkg-config bt` / `btcore` / `btengine`
 #   paths <src> <dir> <version> <build dir>    no staged file holds the source or a build folder
 # Each game prints the version of headers, library and module and a think, and must print what
 # bt <version> does. C++ checks exit 77 (ctest: skipped) without a C++ compiler.
@@ -39,8 +39,16 @@ Priority - READY <SUCCESS> ()>0.00
 expected_core="core $version
 Sequence - READY <SUCCESS> ()>0.00
    >Condition - READY <SUCCESS> ()>0.00"
+# what engine.c prints: a tree of the C builder after two thinks
+expected_engine="engine $version, food 1
+Root - RUNNING <RUNNING> (2)>2.00
+   >Eat - READY <FAILED> ()>0.00
+   >   >Hungry - READY <FAILED> ()>0.00
+   >   >Graze - READY <READY> ()>0.00
+   >Wait - RUNNING <RUNNING> (2.00)>2.00"
 
-# run_games <folder>: runs game, game_static and game_core there and compares what they print
+# run_games <folder>: runs game, game_static, game_core, game_engine and game_engine_static there
+# and compares what they print
 run_games() {
   out=$("$1/game") || fail "game failed: $out"
   [ "$out" = "$expected_game" ] || fail "game printed:
@@ -56,6 +64,19 @@ $expected_game"
   ! readelf -d "$1/game_static" | grep -q 'libbt' || fail "game_static needs a shared libbt"
   readelf -d "$1/game_core" | grep -q 'NEEDED.*\[libbtcore\.so\.0\]' || fail "game_core is not linked to libbtcore.so.0"
   if readelf -d "$1/game_core" | grep -q 'liblua'; then fail "game_core links Lua"; fi
+  # the engine alone: the shared libbtengine and nothing else of bt, or the static one and none
+  for engine in game_engine game_engine_static; do
+    out=$("$1/$engine") || fail "$engine failed: $out"
+    [ "$out" = "$expected_engine" ] || fail "$engine printed:
+$out
+expected:
+$expected_engine"
+  done
+  needed=$(readelf -d "$1/game_engine" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
+  echo "$needed" | grep -qx 'libbtengine\.so\.0' || fail "game_engine is not linked to libbtengine.so.0"
+  others=$(echo "$needed" | grep -E '^lib(bt|lua|civetweb)' | grep -vx 'libbtengine\.so\.0' || true)
+  [ -z "$others" ] || fail "game_engine links more than libbtengine:" $others
+  ! readelf -d "$1/game_engine_static" | grep -q 'NEEDED.*lib\(bt\|lua\)' || fail "game_engine_static needs a shared library of bt or Lua"
   # the viewer (bt::view, bt::view_static), when bt was built with it
   for view in game_view game_view_static; do
     [ -x "$1/$view" ] || continue
@@ -87,16 +108,18 @@ case $what in
     rm -rf "$root"
     DESTDIR=$root cmake --install "$dir/build" >"$dir/install.log" || fail "install failed"
     for f in include/bt.h include/bt_core.h include/bt_record.h include/bt_sched.h include/bt_lua.h \
-             include/bt_version.h $libdir/libbt.a $libdir/libbtcore.a \
+             include/bt_version.h $libdir/libbt.a $libdir/libbtcore.a $libdir/libbtengine.a \
              $libdir/libbt.so $libdir/libbt.so.0 $libdir/libbt.so.$version $libdir/libbtcore.so.0 \
+             $libdir/libbtengine.so $libdir/libbtengine.so.0 \
              $libdir/lua/5.4/bt.so $libdir/cmake/bt/btConfig.cmake $libdir/cmake/bt/btConfigVersion.cmake \
-             $libdir/pkgconfig/bt.pc $libdir/pkgconfig/btcore.pc; do
+             $libdir/pkgconfig/bt.pc $libdir/pkgconfig/btcore.pc $libdir/pkgconfig/btengine.pc; do
       [ -e "$usr/$f" ] || fail "missing after install: /usr/$f"
     done
     outside=$(find "$root" -type f | grep -vE "^$usr/(bin|include|lib|share)/" || true)
     [ -z "$outside" ] || fail "installed outside /usr/{bin,include,lib,share}: $outside"
     readelf -d "$usr/$libdir/libbt.so.$version" | grep -q 'SONAME.*\[libbt\.so\.0\]' || fail "libbt.so has no SONAME libbt.so.0"
     readelf -d "$usr/$libdir/libbtcore.so.$version" | grep -q 'SONAME.*\[libbtcore\.so\.0\]' || fail "libbtcore.so has no SONAME libbtcore.so.0"
+    readelf -d "$usr/$libdir/libbtengine.so.$version" | grep -q 'SONAME.*\[libbtengine\.so\.0\]' || fail "libbtengine.so has no SONAME libbtengine.so.0"
     echo "staged: bt $version in $root/usr, libdir $libdir"
     ;;
   find_package)
@@ -118,6 +141,7 @@ case $what in
     export PKG_CONFIG_PATH="$usr/$libdir/pkgconfig"
     [ "$(pkg-config --modversion bt)" = "$version" ] || fail "pkg-config --modversion bt: $(pkg-config --modversion bt)"
     [ "$(pkg-config --modversion btcore)" = "$version" ] || fail "pkg-config --modversion btcore"
+    [ "$(pkg-config --modversion btengine)" = "$version" ] || fail "pkg-config --modversion btengine"
     out=$dir/pkg_config_$5
     rm -rf "$out" && mkdir -p "$out"
     if [ "$5" = CXX ]; then
@@ -132,6 +156,11 @@ case $what in
       $(pkg-config --libs --static lua5.4) -lm || fail "static build failed"
     $CC -std=c11 $flags -o "$out/game_core" "$src/tests/install/consumer/core.c" \
       $(pkg-config --cflags --libs btcore) || fail "core build failed"
+    # the engine alone: -lbtengine finds libbtengine.so; static, the archive and what it needs
+    $CC -std=c11 $flags -o "$out/game_engine" "$src/tests/install/consumer/engine.c" \
+      $(pkg-config --cflags --libs btengine) || fail "engine build failed"
+    $CC -std=c11 $flags -o "$out/game_engine_static" "$src/tests/install/consumer/engine.c" \
+      $(pkg-config --cflags btengine) "$usr/$libdir/libbtengine.a" -lm -pthread || fail "static engine build failed"
     if pkg-config --exists btview; then # the viewer, when bt was built with it
       [ "$(pkg-config --modversion btview)" = "$version" ] || fail "pkg-config --modversion btview"
       $CC -std=c11 $flags -o "$out/game_view" "$src/tests/install/consumer/view.c" \

@@ -14,10 +14,12 @@ prefix=$(mktemp -d)
 trap 'rm -rf "$prefix"' EXIT
 
 cmake --install "$build" --prefix "$prefix" >/dev/null
-# the headers, a layer's each (docs/c-api.md), and the libraries
+# the headers, a layer's each (docs/c-api.md), and the libraries: libbtengine (the engine),
+# libbtcore (the engine, recording, the schedulers), libbt (and the Lua binding)
 for f in include/bt.h include/bt_core.h include/bt_record.h include/bt_sched.h include/bt_lua.h \
-         include/bt_version.h $lib/libbt.a $lib/libbtcore.a \
-         $lib/libbt.so.0 $lib/libbtcore.so.0 $luacdir/bt.so $lib/pkgconfig/bt.pc $lib/pkgconfig/btcore.pc \
+         include/bt_version.h $lib/libbt.a $lib/libbtcore.a $lib/libbtengine.a \
+         $lib/libbt.so.0 $lib/libbtcore.so.0 $lib/libbtengine.so.0 $luacdir/bt.so \
+         $lib/pkgconfig/bt.pc $lib/pkgconfig/btcore.pc $lib/pkgconfig/btengine.pc \
          $lib/cmake/bt/btConfig.cmake $lib/cmake/bt/btConfigVersion.cmake $lib/cmake/bt/btTargets.cmake; do
   [ -f "$prefix/$f" ] || { echo "missing after install: $f"; exit 1; }
 done
