@@ -127,7 +127,7 @@ const char *bt_rec_dbstring(const bt_rec *rec, int node);
  *              from SUCCESS or FAILED to other than READY (a finished node visited again without
  *              a reset). A running node that a think visits again and leaves RUNNING makes no
  *              record, so it is no new visit (thinks counts those); a visit that leaves a node
- *              READY (an EventNode not fired) is not seen.
+ *              READY (a node listening for an event that did not come) is not seen.
  *   successes, failures   changes to SUCCESS, to FAILED, in a think
  *   aborts     runs interrupted: changes from RUNNING to READY (a parent's reset, a Priority
  *              choosing another child, an event, bt_inst_reset), in a think or not

@@ -177,7 +177,7 @@ void bt_pool_executor(bt_pool *pool, bt_executor *out);
  * are queued until the next point commands are applied (a frame's start or end, or
  * bt_tsched_flush): they check what they can (a negative brain, a NaN period) and return BT_OK,
  * BT_EINVAL or BT_ENOMEM (the command is then dropped); what fails when the command is applied
- * (a brain that does not exist, a node that is no EventNode) is counted in
+ * (a brain that does not exist, a node that listens for no event) is counted in
  * bt_tsched_stats.rejected and said by bt_tsched_errmsg. So an instance is touched only by the
  * worker thinking it, in the think phase, and by the thread that runs the frames. The settings
  * (threads, executor, batch size, tick time, policy) are for that thread, between frames. */
@@ -276,8 +276,8 @@ int bt_tsched_set_recording(bt_tsched *ts, const struct bt_rec_options *opts);
 bt_inst *bt_tsched_inst(bt_tsched *ts, int brain);
 
 /* bt_inst_fire_event(inst, node) on the brain's instance. BT_EINVAL for a bad id or a node that
- * is no EventNode of its tree. (An EventNode's event in Don't Starve also makes the brain think
- * at once: add bt_tsched_force_update.) */
+ * of its tree that listens for no event (BT_KIND_LISTENS). (An event in Don't Starve also makes
+ * the brain think at once: add bt_tsched_force_update.) */
 int bt_tsched_fire_event(bt_tsched *ts, int brain, int node);
 
 /* bt_inst_force_update on the brain's instance and Wake: it thinks at the next frame. BT_EINVAL
@@ -320,8 +320,9 @@ long long bt_tsched_tick(bt_tsched *ts);
 int bt_tsched_list(bt_tsched *ts, int brain, long long *wake_tick);
 void bt_tsched_stats_get(bt_tsched *ts, bt_tsched_stats *out);
 
-/* The message of the last command refused when applied ("" if none): "tick 12: fire_event of
- * brain 3: node 9 is not an EventNode". Valid until the next frame or flush. */
+/* The message of the last command refused when applied ("" if none), which names the tick, the
+ * command, the brain and what was wrong: "tick 12: wake of brain 5000: no such brain". Valid
+ * until the next frame or flush. */
 const char *bt_tsched_errmsg(bt_tsched *ts);
 
 #ifdef __cplusplus

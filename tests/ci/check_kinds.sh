@@ -8,10 +8,8 @@
 # as kinds.c's table gives it (bt_kind_name: PriorityNode, NotDecorator ...), this counts the files
 # under src/ that name it, with exactly
 #     grep -rlwE 'BT_<KIND>|<ClassName>' src
-# and prints each kind's count; more than six fails, and the files are listed. The public headers
-# of the core's layers (bt_core.h, bt_record.h, bt_sched.h, and bt.h which includes them) count as
-# one file, the public header: they are one API cut by layer, whose doc comments may name a kind
-# (a scheduler's error for "a node that is no EventNode").
+# and prints each kind's count; more than six fails, and the files are listed. Of the public
+# headers, only the engine's (bt_core.h, with the enum) names kinds.
 # It also looks for a kind tested under another spelling, in the C and JavaScript files of src/
 # other than kinds.c:
 #   - a kind's name string, its class name or its default name as kinds.c gives them ("PriorityNode",
@@ -51,8 +49,7 @@ for k in $kinds; do
     bad=1
     continue
   fi
-  files=$(grep -rlwE "$k|$class" src | sed -E 's#^src/(bt|core/bt_core|record/bt_record|sched/bt_sched)\.h$#(the public headers)#' |
-    sort -u)
+  files=$(grep -rlwE "$k|$class" src | sort)
   n=$(printf '%s\n' "$files" | grep -c .)
   if [ "$n" -gt "$max" ]; then
     echo "$k $class: $n files (more than $max):" $files
