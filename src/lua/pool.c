@@ -20,30 +20,12 @@
 
 /* ---- plain data, as bytes: nil, booleans, integers, floats, strings, tables of them ---- */
 
-typedef struct pool_buf {
-  char *p;
-  size_t n, cap;
-} pool_buf;
-
-static int buf_add(pool_buf *b, const void *data, size_t size) {
-  if (b->n + size > b->cap) {
-    size_t cap = b->cap ? b->cap : 64;
-    while (cap < b->n + size) cap *= 2;
-    char *p = realloc(b->p, cap);
-    if (!p) return BT_ENOMEM;
-    b->p = p;
-    b->cap = cap;
-  }
-  memcpy(b->p + b->n, data, size);
-  b->n += size;
-  return BT_OK;
-}
-
-static int buf_tag(pool_buf *b, char tag) { return buf_add(b, &tag, 1); }
+/* Each value is encoded into a bt_buf as a tag byte and its bytes. */
+static int buf_tag(bt_buf *b, char tag) { return bt_buf_append(b, &tag, 1); }
 
 /* Appends the value at idx; raises an error naming what is not plain data (`what`: "data",
  * "data.target"...). seen is the stack index of a table of the tables under way. */
-static void encode_value(lua_State *L, pool_buf *b, int idx, int seen, const char *fname, const char *what,
+static void encode_value(lua_State *L, bt_buf *b, int idx, int seen, const char *fname, const char *what,
                          int depth) {
   idx = lua_absindex(L, idx);
   int rc = BT_OK;
@@ -54,19 +36,19 @@ static void encode_value(lua_State *L, pool_buf *b, int idx, int seen, const cha
     if (lua_isinteger(L, idx)) {
       lua_Integer v = lua_tointeger(L, idx);
       rc = buf_tag(b, 'i');
-      if (rc == BT_OK) rc = buf_add(b, &v, sizeof v);
+      if (rc == BT_OK) rc = bt_buf_append(b, (const char *)&v, sizeof v);
     } else {
       lua_Number v = lua_tonumber(L, idx);
       rc = buf_tag(b, 'd');
-      if (rc == BT_OK) rc = buf_add(b, &v, sizeof v);
+      if (rc == BT_OK) rc = bt_buf_append(b, (const char *)&v, sizeof v);
     }
     break;
   case LUA_TSTRING: {
     size_t len;
     const char *s = lua_tolstring(L, idx, &len);
     rc = buf_tag(b, 's');
-    if (rc == BT_OK) rc = buf_add(b, &len, sizeof len);
-    if (rc == BT_OK) rc = buf_add(b, s, len);
+    if (rc == BT_OK) rc = bt_buf_append(b, (const char *)&len, sizeof len);
+    if (rc == BT_OK) rc = bt_buf_append(b, s, len);
     break;
   }
   case LUA_TTABLE: {
@@ -148,7 +130,7 @@ static void decode_value(lua_State *L, const char *p, size_t *pos) {
 
 /* Encodes the value at idx into b, protected: BT_OK, or BT_EINVAL with the message on the stack. */
 typedef struct encode_args {
-  pool_buf *b;
+  bt_buf *b;
   const char *fname, *what;
 } encode_args;
 
@@ -208,16 +190,16 @@ static int event_order(const void *a, const void *b) {
   return x->source < y->source ? -1 : x->source > y->source;
 }
 
-static pool_event *event_new(long long to, long long from, unsigned long long seq, int source, const pool_buf *b) {
-  pool_event *e = malloc(sizeof *e + b->n);
+static pool_event *event_new(long long to, long long from, unsigned long long seq, int source, const bt_buf *b) {
+  pool_event *e = malloc(sizeof *e + b->len);
   if (!e) return NULL;
   e->source = source;
   e->phase = 0;
   e->to = to;
   e->from = from;
   e->seq = seq;
-  e->size = b->n;
-  memcpy(e->bytes, b->p, b->n);
+  e->size = b->len;
+  memcpy(e->bytes, b->data, b->len);
   return e;
 }
 
@@ -398,13 +380,13 @@ static int l_send(lua_State *L) {
     if (!isint || from < 0) return lbt_argerror(L, 4, "send", "the sender's agent id (an integer >= 0) or nil expected");
   }
   lua_settop(L, 3);
-  pool_buf b = {0};
+  bt_buf b = {0};
   size_t len = strlen(event);
   int rc = buf_tag(&b, 's');
-  if (rc == BT_OK) rc = buf_add(&b, &len, sizeof len);
-  if (rc == BT_OK) rc = buf_add(&b, event, len);
+  if (rc == BT_OK) rc = bt_buf_append(&b, (const char *)&len, sizeof len);
+  if (rc == BT_OK) rc = bt_buf_append(&b, event, len);
   if (rc != BT_OK) {
-    free(b.p);
+    bt_buf_free(&b);
     return luaL_error(L, "not enough memory");
   }
   encode_args a = {&b, "bt.pool.send", "data"};
@@ -412,12 +394,12 @@ static int l_send(lua_State *L) {
   lua_pushvalue(L, 3);
   lua_pushlightuserdata(L, &a);
   if (lua_pcall(L, 2, 0, 0) != LUA_OK) {
-    free(b.p);
+    bt_buf_free(&b);
     return lua_error(L);
   }
   pool_event *e = event_new(to, from, s->seq++, s->index, &b);
   if (e) e->phase = s->pool->phase;
-  free(b.p);
+  bt_buf_free(&b);
   if (!e || events_push(&s->out, e) != BT_OK) {
     free(e);
     return luaL_error(L, "not enough memory");
@@ -738,21 +720,21 @@ int bt_lua_pool_move(bt_lua_pool *p, long long agent, int state) {
 
 int bt_lua_pool_send(bt_lua_pool *p, long long agent, const char *event, const char *data) {
   if (!p || agent < 1 || !event) return BT_EINVAL;
-  pool_buf b = {0};
+  bt_buf b = {0};
   size_t len = strlen(event);
   int rc = buf_tag(&b, 's');
-  if (rc == BT_OK) rc = buf_add(&b, &len, sizeof len);
-  if (rc == BT_OK) rc = buf_add(&b, event, len);
+  if (rc == BT_OK) rc = bt_buf_append(&b, (const char *)&len, sizeof len);
+  if (rc == BT_OK) rc = bt_buf_append(&b, event, len);
   if (rc == BT_OK && data) {
     size_t dlen = strlen(data);
     rc = buf_tag(&b, 's');
-    if (rc == BT_OK) rc = buf_add(&b, &dlen, sizeof dlen);
-    if (rc == BT_OK) rc = buf_add(&b, data, dlen);
+    if (rc == BT_OK) rc = bt_buf_append(&b, (const char *)&dlen, sizeof dlen);
+    if (rc == BT_OK) rc = bt_buf_append(&b, data, dlen);
   } else if (rc == BT_OK) {
     rc = buf_tag(&b, 'n');
   }
   if (rc != BT_OK) {
-    free(b.p);
+    bt_buf_free(&b);
     return BT_ENOMEM;
   }
   btp_mutex_lock(&p->lock);
@@ -762,7 +744,7 @@ int bt_lua_pool_send(bt_lua_pool *p, long long agent, const char *event, const c
     rc = BT_ENOMEM;
   }
   btp_mutex_unlock(&p->lock);
-  free(b.p);
+  bt_buf_free(&b);
   return rc;
 }
 
@@ -967,7 +949,7 @@ typedef struct reload_job {
   bt_lua_pool *p;
   const char *const *names; /* the modules, reloaded together */
   int nnames;
-  pool_buf sources; /* as state 0 read them */
+  bt_buf sources; /* as state 0 read them */
   int apply;        /* the commit's phase: apply (1) or drop (0) */
   char *checked;    /* per state: its check passed */
 } reload_job;
@@ -989,7 +971,7 @@ static void check_job(void *job, int index) {
   push_shared(L, "reload_check");
   push_names(L, r);
   size_t pos = 0;
-  decode_value(L, r->sources.p, &pos);
+  decode_value(L, r->sources.data, &pos);
   if (call_in(s, 2, 2) != BT_OK) return;
   if (lua_isnil(L, -2))
     snprintf(s->err, sizeof s->err, "state %d: %s", index, lua_tostring(L, -1) ? lua_tostring(L, -1) : "refused");
@@ -1063,7 +1045,7 @@ static int reload_modules(bt_lua_pool *p, const char *const *names, int nnames) 
     set_err(p, "%s", first ? first : "the reload was refused");
     if (rc == BT_OK) rc = BT_EINVAL;
   }
-  free(r.sources.p);
+  bt_buf_free(&r.sources);
   free(r.checked);
   return rc;
 }

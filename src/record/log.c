@@ -2,13 +2,13 @@
 /*
  * log.c: the log file's writer (bt.h "the log file"; the format: logfmt.h, docs/log-format.md).
  *
- * On the think path a recorder writing to a log hands each record to its bti_logrec, which
- * encodes it at once into a buffer of its own (`cur`), as the log will hold it: the differences
+ * On the think path a recorder writing to a log hands each record to its bti_logrec, which encodes
+ * it at once into a buffer of its own (`cur`, a bt_buf), as the log will hold it: the differences
  * from the agent's previous record (varints), a few bytes a record. Only a record whose think or
  * time moved leaves a mark instead of its time marker, since the marker names the time by its
  * index in the table of the frame block, which the flush makes. Nothing is shared between
- * recorders there, so agents thinking on different threads need no lock. bt_log_flush, at a
- * frame end, swaps every recorder's `cur` with its `spare` and copies the spares, in the order the
+ * recorders there, so agents thinking on different threads need no lock. bt_log_flush, at a frame
+ * end, swaps every recorder's `cur` with its `spare` and copies the spares, in the order the
  * recorders were given to the log, into one frame block, each mark made into its marker, with the
  * frame's times once, in a table. With BT_LOG_THREAD the copying and the write happen on the log's
  * own thread, and the flush only swaps. A flush reads two cache lines of a recorder (its first and
@@ -34,41 +34,41 @@
 #define BT_LOG_THREADS 1
 #endif
 
-/* ---- buffers ---- */
+/* ---- buffers: bt_buf, of bytes ---- */
 
-typedef struct bytes {
-  unsigned char *p;
-  size_t len, cap;
-} bytes;
+/* A buffer's first size. A recorder's two buffers are made at its first records, so the buffers
+ * of agents made in a row lie in a row, in the order the think path and the flush visit them.
+ * Made smaller (bt_buf's first 64 bytes), they are moved as they grow, at later frames: a think
+ * into a log took 8% longer (`bench_rec --only log`). */
+#define FIRST_ROOM 256
 
-static int bytes_reserve(bytes *b, size_t more) {
-  if (b->cap - b->len >= more) return 1;
-  if (more > SIZE_MAX / 2 - b->len) return 0;
-  size_t cap = b->cap ? b->cap : 256;
-  while (cap - b->len < more) cap *= 2;
-  unsigned char *p = realloc(b->p, cap);
-  if (!p) return 0;
-  b->p = p;
-  b->cap = cap;
-  return 1;
+/* Room for `more` bytes at b's end (and bt_buf_reserve's NUL): 1, or 0 without memory. The check
+ * stays inline, on the think path; only growing calls bt_buf_reserve. A failure is not sticky
+ * here: each caller counts what it lost, and a later, smaller record may still fit (a buffer's err
+ * is cleared before it grows). */
+static inline int room(bt_buf *b, size_t more) {
+  if (b->cap - b->len > more) return 1;
+  b->err = 0;
+  return bt_buf_reserve(b, !b->cap && more < FIRST_ROOM - 1 ? FIRST_ROOM - 1 : more) == BT_OK;
 }
 
-static int bytes_put(bytes *b, const void *data, size_t n) {
-  if (!bytes_reserve(b, n)) return 0;
-  if (n) memcpy(b->p + b->len, data, n);
+/* b's bytes, and where the next goes. */
+static inline unsigned char *bytes_of(const bt_buf *b) { return (unsigned char *)b->data; }
+static inline unsigned char *end_of(const bt_buf *b) { return (unsigned char *)b->data + b->len; }
+
+/* Appends n bytes of data: 1, or 0 without memory. */
+static inline int put(bt_buf *b, const void *data, size_t n) {
+  if (!n) return 1;
+  if (!room(b, n)) return 0;
+  memcpy(end_of(b), data, n);
   b->len += n;
   return 1;
 }
 
-static int bytes_varint(bytes *b, uint64_t v) {
-  if (!bytes_reserve(b, 10)) return 0;
-  b->len += bti_put_varint(b->p + b->len, v);
+static int put_varint(bt_buf *b, uint64_t v) {
+  if (!room(b, 10)) return 0;
+  b->len += bti_put_varint(end_of(b), v);
   return 1;
-}
-
-static void bytes_free(bytes *b) {
-  free(b->p);
-  memset(b, 0, sizeof *b);
 }
 
 /* ---- what a recorder appends on the think path ---- */
@@ -88,7 +88,7 @@ static void bytes_free(bytes *b) {
 
 /* Records encoded as the log holds them, but for their time markers; a cache line of its own. */
 typedef struct pend {
-  _Alignas(64) bytes b;
+  _Alignas(64) bt_buf b;
   uint32_t first, last;         /* the first and last marks' offsets (NO_MARK: none) */
   uint32_t records, statuses;   /* for bt_log_stats */
   uint64_t lost;                /* records lost (no memory) after the last of b */
@@ -132,12 +132,12 @@ static unsigned char *rec_room(bti_logrec *lr, uint64_t think, double time, size
   pend *b = lr->cur;
   int moved = think != lr->think || bti_bits(time) != bti_bits(lr->time);
   int marked = moved || b->b.len - (b->last == NO_MARK ? 0 : b->last) >= MARK_STEP;
-  if (lr->blind || b->b.len > NO_MARK - MARK_SIZE - need || !bytes_reserve(&b->b, need + MARK_SIZE)) {
+  if (lr->blind || b->b.len > NO_MARK - MARK_SIZE - need || !room(&b->b, need + MARK_SIZE)) {
     b->lost++;
     return NULL;
   }
   if (marked) {
-    unsigned char *m = b->b.p + b->b.len;
+    unsigned char *m = end_of(&b->b);
     uint32_t at = (uint32_t)b->b.len, none = NO_MARK;
     m[0] = (unsigned char)moved;
     memcpy(m + 1, &none, 4);
@@ -145,13 +145,13 @@ static unsigned char *rec_room(bti_logrec *lr, uint64_t think, double time, size
     memcpy(m + 5, &dthink, 8);
     memcpy(m + 13, &time, 8);
     if (b->last == NO_MARK) b->first = at;
-    else memcpy(b->b.p + b->last + 1, &at, 4);
+    else memcpy(bytes_of(&b->b) + b->last + 1, &at, 4);
     b->last = at;
     b->b.len += MARK_SIZE;
     lr->think = think;
     lr->time = time;
   }
-  return b->b.p + b->b.len;
+  return end_of(&b->b);
 }
 
 /* A record of lr's carrying n bytes of data: its head (at most 21 bytes, written by the caller
@@ -168,7 +168,7 @@ static void pend_clear(pend *b) {
   b->lost = 0;
 }
 
-static void pend_free(pend *b) { bytes_free(&b->b); }
+static void pend_free(pend *b) { bt_buf_free(&b->b); }
 
 /* ---- the log ---- */
 
@@ -183,7 +183,7 @@ struct bt_log {
   /* under the lock: */
   uint64_t *shapes;         /* hashes of the shapes serialized */
   int nshapes, shapes_cap;
-  bytes pending;            /* framed SHAPE and WORLD blocks for the next flush */
+  bt_buf pending;           /* framed SHAPE and WORLD blocks for the next flush */
   int err;                  /* the first error */
   int stopped;              /* a write failed, or a flush ran out of memory: nothing more is written
                                (after memory ran out, the end still is: the log stays whole) */
@@ -191,14 +191,14 @@ struct bt_log {
   bt_log_stats stats;
   /* the batch being encoded: the shapes and host records, the agents' declarations, the
    * recorders with records (their spares) */
-  bytes batch_pending, decl;
+  bt_buf batch_pending, decl;
   struct batched {
     pend *records; /* a recorder's spare */
     int index;     /* its agent's number */
   } *batch;        /* (the encoder reads no recorder: their think paths write them meanwhile) */
   size_t nbatch, batch_cap;
   /* the encoder's buffers */
-  bytes out, body;
+  bt_buf out, body;
   size_t chunk_at; /* where the open agent's records' size goes in body */
   int prev_index;  /* the last agent's number in the frame block */
   uint64_t *times;          /* the frame's time table, by index, and its hash of bits -> index + 1 */
@@ -242,15 +242,15 @@ static int fail(bt_log *log, int code, const char *fmt, const char *what) {
 
 /* Appends a block: its type, the size of its payload, the payload, the CRC-32 of all three; all
  * of it or, without memory, nothing (0). */
-static int put_block(bytes *out, int type, const unsigned char *payload, size_t n) {
+static int put_block(bt_buf *out, int type, const unsigned char *payload, size_t n) {
   unsigned char head[11];
   head[0] = (unsigned char)type;
   size_t h = 1 + bti_put_varint(head + 1, n);
-  if (n > SIZE_MAX - h - 4 || !bytes_reserve(out, h + n + 4)) return 0;
+  if (n > SIZE_MAX - h - 4 || !room(out, h + n + 4)) return 0;
   uint32_t crc = bti_crc32(bti_crc32(0, head, h), payload, n);
   unsigned char tail[4] = {(unsigned char)crc, (unsigned char)(crc >> 8), (unsigned char)(crc >> 16),
                            (unsigned char)(crc >> 24)};
-  return bytes_put(out, head, h) && bytes_put(out, payload, n) && bytes_put(out, tail, 4);
+  return put(out, head, h) && put(out, payload, n) && put(out, tail, 4);
 }
 
 /* ---- shapes ---- */
@@ -269,8 +269,8 @@ static unsigned shape_flags(const bt_node *d) {
 
 /* Appends the SHAPE block of def: its hash, the names of the kinds it uses, then each node in
  * pre-order: its kind (an index in those names), flags, param, name, children, state. */
-static int put_shape(bytes *out, const bt_def *def, uint64_t hash) {
-  bytes p = {0};
+static int put_shape(bt_buf *out, const bt_def *def, uint64_t hash) {
+  bt_buf p = {0};
   int index_of[BT_KIND_COUNT], kinds[BT_KIND_COUNT], nkinds = 0;
   for (int k = 0; k < BT_KIND_COUNT; k++) index_of[k] = -1;
   for (uint32_t n = 0; n < def->nnodes; n++)
@@ -280,26 +280,26 @@ static int put_shape(bytes *out, const bt_def *def, uint64_t hash) {
     }
   unsigned char h[8];
   bti_put_u64(h, hash);
-  int ok = bytes_put(&p, h, 8) && bytes_varint(&p, (uint64_t)nkinds);
+  int ok = put(&p, h, 8) && put_varint(&p, (uint64_t)nkinds);
   for (int i = 0; ok && i < nkinds; i++) {
     const char *name = bt_kind_name(kinds[i]);
-    ok = bytes_varint(&p, strlen(name)) && bytes_put(&p, name, strlen(name));
+    ok = put_varint(&p, strlen(name)) && put(&p, name, strlen(name));
   }
-  ok = ok && bytes_varint(&p, def->nnodes);
+  ok = ok && put_varint(&p, def->nnodes);
   for (uint32_t n = 0; ok && n < def->nnodes; n++) {
     const bt_node *d = &def->nodes[n];
     const char *name = def->names + d->name;
     unsigned f = shape_flags(d);
-    ok = bytes_varint(&p, (uint64_t)index_of[d->kind]) && bytes_varint(&p, f);
+    ok = put_varint(&p, (uint64_t)index_of[d->kind]) && put_varint(&p, f);
     if (ok && (f & SHAPE_HAS_PARAM)) {
       bti_put_u64(h, bti_bits(d->param));
-      ok = bytes_put(&p, h, 8);
+      ok = put(&p, h, 8);
     }
-    ok = ok && bytes_varint(&p, strlen(name)) && bytes_put(&p, name, strlen(name)) &&
-         bytes_varint(&p, d->nchildren) && bytes_varint(&p, d->state);
+    ok = ok && put_varint(&p, strlen(name)) && put(&p, name, strlen(name)) &&
+         put_varint(&p, d->nchildren) && put_varint(&p, d->state);
   }
-  ok = ok && put_block(out, BLOCK_SHAPE, p.p, p.len);
-  bytes_free(&p);
+  ok = ok && put_block(out, BLOCK_SHAPE, bytes_of(&p), p.len);
+  bt_buf_free(&p);
   return ok;
 }
 
@@ -369,7 +369,7 @@ static void sink_entry(bti_sink *s, const bt_inst *in, const bt_rec_entry *e) {
 
 /* The DBStrings and sleep times of in's running nodes, as a DESCRIBE record holds them after its
  * count, into e; their count, or -1 without memory. */
-static int describe_running(bti_logrec *lr, bt_inst *in, bytes *e) {
+static int describe_running(bti_logrec *lr, bt_inst *in, bt_buf *e) {
   int count = 0, prev = 0;
   const bt_def *def = in->def;
   for (uint32_t n = 0; n < def->nnodes; n++) {
@@ -383,12 +383,12 @@ static int describe_running(bti_logrec *lr, bt_inst *in, bytes *e) {
     size_t len = lr->describe.err ? 0 : lr->describe.len;
     if (len > LOG_MAX_TEXT) len = LOG_MAX_TEXT;
     int form = has ? bti_sleep_form(t) : SLEEP_NONE;
-    if (!bytes_reserve(e, 10 + 1 + 8 + 10)) return -1;
-    e->len += bti_put_varint(e->p + e->len, bti_zigzag((int64_t)n - prev));
-    e->p[e->len++] = (unsigned char)form;
-    e->len += bti_put_sleep(e->p + e->len, form, t);
-    e->len += bti_put_varint(e->p + e->len, len);
-    if (!bytes_put(e, lr->describe.data, len)) return -1;
+    if (!room(e, 10 + 1 + 8 + 10)) return -1;
+    e->len += bti_put_varint(end_of(e), bti_zigzag((int64_t)n - prev));
+    bytes_of(e)[e->len++] = (unsigned char)form;
+    e->len += bti_put_sleep(end_of(e), form, t);
+    e->len += bti_put_varint(end_of(e), len);
+    if (!put(e, lr->describe.data, len)) return -1;
     prev = (int)n;
     count++;
   }
@@ -405,7 +405,7 @@ static void sink_saved(bti_sink *s, bt_inst *in, unsigned long long think, doubl
   if (!(lr->log->flags & BT_LOG_DBSTRINGS)) return;
   /* the DBStrings are gathered before the record is made: the host's describe may make records
    * of its own */
-  bytes e = {0};
+  bt_buf e = {0};
   int count = describe_running(lr, in, &e);
   size_t n = e.len;
   p = count >= 0 ? rec_room_bytes(lr, think, time, &n) : NULL;
@@ -413,12 +413,12 @@ static void sink_saved(bti_sink *s, bt_inst *in, unsigned long long think, doubl
     unsigned char *q = p;
     *q++ = REC_DESCRIBE;
     q += bti_put_varint(q, (uint64_t)count);
-    if (n) memcpy(q, e.p, n);
+    if (n) memcpy(q, bytes_of(&e), n);
     lr->cur->b.len += (size_t)(q - p) + n;
   } else if (p || count < 0) {
     lr->cur->lost++; /* too long, or no memory */
   }
-  bytes_free(&e);
+  bt_buf_free(&e);
 }
 
 /* The tree was stopped: a STOP record (no bytes). */
@@ -469,17 +469,17 @@ static void sink_attached(bti_sink *s, bt_inst *in, unsigned long long think, do
   lr->blind = 0;
   /* the record's bytes: the hash, the number of entries, the entries (made once the count is
    * known) */
-  bytes e = {0};
+  bt_buf e = {0};
   int count = 0, prev = 0, ok = 1;
   for (uint32_t n = 0; ok && n < def->nnodes; n++) {
     uint32_t st = def->nodes[n].state;
     if (def->states[st].node != n) continue; /* a shared node's first place stands for all */
     uint8_t s = *status_at(in, st), l = last_of(in, st);
     if (s == BT_READY && l == BT_READY) continue;
-    ok = bytes_reserve(&e, 11);
+    ok = room(&e, 11);
     if (!ok) break;
-    e.len += bti_put_varint(e.p + e.len, bti_zigzag((int64_t)n - prev));
-    e.p[e.len++] = (unsigned char)((s & 3) | (l & 3) << 2);
+    e.len += bti_put_varint(end_of(&e), bti_zigzag((int64_t)n - prev));
+    bytes_of(&e)[e.len++] = (unsigned char)((s & 3) | (l & 3) << 2);
     prev = (int)n;
     count++;
   }
@@ -491,14 +491,14 @@ static void sink_attached(bti_sink *s, bt_inst *in, unsigned long long think, do
     bti_put_u64(q, hash);
     q += 8;
     q += bti_put_varint(q, (uint64_t)count);
-    if (n) memcpy(q, e.p, n);
+    if (n) memcpy(q, bytes_of(&e), n);
     lr->cur->b.len += (size_t)(q - p) + n;
     lr->node = 0; /* node differences start again from the root */
   } else {
     if (p || !ok) lr->cur->lost++;
     lr->blind = 1;
   }
-  bytes_free(&e);
+  bt_buf_free(&e);
 }
 
 /* ---- encoding a flush ---- */
@@ -560,17 +560,17 @@ static int put_frame(bt_log *log) {
   size_t size = nt + 8 * log->ntimes + log->body.len;
   head[0] = BLOCK_FRAME;
   size_t h = 1 + bti_put_varint(head + 1, size);
-  if (!bytes_reserve(&log->out, h + size + 4)) return 0;
-  unsigned char *start = log->out.p + log->out.len, *q = start;
+  if (!room(&log->out, h + size + 4)) return 0;
+  unsigned char *start = end_of(&log->out), *q = start;
   memcpy(q, head, h);
   memcpy(q + h, head + 11, nt);
   q += h + nt;
   for (size_t i = 0; i < log->ntimes; i++, q += 8) bti_put_u64(q, log->times[i]);
-  memcpy(q, log->body.p, log->body.len);
+  memcpy(q, bytes_of(&log->body), log->body.len);
   q += log->body.len;
   uint32_t crc = bti_crc32(0, start, (size_t)(q - start));
   for (int i = 0; i < 4; i++) *q++ = (unsigned char)(crc >> (8 * i));
-  log->out.len = (size_t)(q - log->out.p);
+  log->out.len = (size_t)(q - bytes_of(&log->out));
   log->body.len = 0;
   log->prev_index = 0; /* agents' numbers start again in the next block */
   times_clear(log);
@@ -581,8 +581,8 @@ static int put_frame(bt_log *log) {
  * in the block, zigzag), their size, the records. A chunk is opened with one byte for its size,
  * and closed once its size is known (moving the records when the size takes more bytes). */
 static int open_chunk(bt_log *log, int index) {
-  if (!bytes_reserve(&log->body, 11)) return 0;
-  log->body.len += bti_put_varint(log->body.p + log->body.len, bti_zigzag((int64_t)index - log->prev_index));
+  if (!room(&log->body, 11)) return 0;
+  log->body.len += bti_put_varint(end_of(&log->body), bti_zigzag((int64_t)index - log->prev_index));
   log->prev_index = index;
   log->chunk_at = log->body.len++;
   return 1;
@@ -591,14 +591,14 @@ static int open_chunk(bt_log *log, int index) {
 static int close_chunk(bt_log *log) {
   size_t start = log->chunk_at + 1, size = log->body.len - start;
   if (size < 0x80) {
-    log->body.p[log->chunk_at] = (unsigned char)size;
+    bytes_of(&log->body)[log->chunk_at] = (unsigned char)size;
     return 1;
   }
   unsigned char v[10];
   size_t n = bti_put_varint(v, size);
-  if (!bytes_reserve(&log->body, n - 1)) return 0;
-  memmove(log->body.p + start + n - 1, log->body.p + start, size);
-  memcpy(log->body.p + log->chunk_at, v, n);
+  if (!room(&log->body, n - 1)) return 0;
+  memmove(bytes_of(&log->body) + start + n - 1, bytes_of(&log->body) + start, size);
+  memcpy(bytes_of(&log->body) + log->chunk_at, v, n);
   log->body.len += n - 1;
   return 1;
 }
@@ -607,8 +607,8 @@ static int close_chunk(bt_log *log) {
  * or any think difference and time. 0 without memory. */
 static int put_time(bt_log *log, int64_t dthink, double time) {
   long i = time_index(log, time);
-  if (i < 0 || !bytes_reserve(&log->body, 21)) return 0;
-  unsigned char *p = log->body.p + log->body.len, *q = p;
+  if (i < 0 || !room(&log->body, 21)) return 0;
+  unsigned char *p = end_of(&log->body), *q = p;
   if (dthink == 1 && i < REC_TIME_SHORT) {
     *q++ = (unsigned char)(REC_TIME + i);
   } else {
@@ -628,8 +628,8 @@ static int put_records(bt_log *log, const struct batched *a) {
   uint32_t next = s->first;
   int ok = open_chunk(log, a->index);
   while (ok && next != NO_MARK) {
-    const unsigned char *m = s->b.p + next;
-    ok = bytes_put(&log->body, s->b.p + at, next - at);
+    const unsigned char *m = bytes_of(&s->b) + next;
+    ok = put(&log->body, bytes_of(&s->b) + at, next - at);
     if (ok && log->body.len > LOG_FRAME_SPLIT && log->body.len > log->chunk_at + 1)
       ok = close_chunk(log) && put_frame(log) && open_chunk(log, a->index);
     if (ok && m[0]) {
@@ -642,12 +642,12 @@ static int put_records(bt_log *log, const struct batched *a) {
     at = next + MARK_SIZE;
     memcpy(&next, m + 1, 4);
   }
-  if (ok && s->b.len > at) ok = bytes_put(&log->body, s->b.p + at, s->b.len - at); /* (no bytes when
+  if (ok && s->b.len > at) ok = put(&log->body, bytes_of(&s->b) + at, s->b.len - at); /* (no bytes when
                                                                               every record was lost) */
   if (ok && s->lost) {
     unsigned char l[11];
     l[0] = REC_LOST;
-    ok = bytes_put(&log->body, l, 1 + bti_put_varint(l + 1, s->lost));
+    ok = put(&log->body, l, 1 + bti_put_varint(l + 1, s->lost));
   }
   return ok && close_chunk(log);
 }
@@ -655,8 +655,8 @@ static int put_records(bt_log *log, const struct batched *a) {
 /* Encodes the batch (declarations, then each recorder's spare) into log->out. 0 without memory. */
 static int encode_batch(bt_log *log) {
   log->out.len = 0;
-  int ok = bytes_put(&log->out, log->batch_pending.p, log->batch_pending.len) &&
-           bytes_put(&log->out, log->decl.p, log->decl.len);
+  int ok = put(&log->out, bytes_of(&log->batch_pending), log->batch_pending.len) &&
+           put(&log->out, bytes_of(&log->decl), log->decl.len);
   log->batch_pending.len = log->decl.len = 0;
   log->body.len = 0;
   log->prev_index = 0;
@@ -680,9 +680,9 @@ static void write_out(bt_log *log) {
   if (!log->out.len || log->err == BT_EIO) return; /* (the end is written after a stop for memory) */
   int bad;
   if (log->file) {
-    bad = fwrite(log->out.p, 1, log->out.len, log->file) != log->out.len || fflush(log->file) != 0;
+    bad = fwrite(bytes_of(&log->out), 1, log->out.len, log->file) != log->out.len || fflush(log->file) != 0;
   } else {
-    bad = log->write(log->ud, log->out.p, log->out.len) != 0;
+    bad = log->write(log->ud, bytes_of(&log->out), log->out.len) != 0;
   }
   lock(log);
   if (bad) {
@@ -779,10 +779,10 @@ static int declare(bt_log *log, bti_logrec *lr) {
   lr->label = copy;
   lr->id = lr->want_id;
   size_t n = strlen(copy);
-  bytes p = {0};
-  int ok = bytes_varint(&p, (uint64_t)lr->index) && bytes_varint(&p, lr->id) && bytes_varint(&p, n) &&
-           bytes_put(&p, copy, n) && put_block(&log->decl, BLOCK_AGENT, p.p, p.len);
-  bytes_free(&p);
+  bt_buf p = {0};
+  int ok = put_varint(&p, (uint64_t)lr->index) && put_varint(&p, lr->id) && put_varint(&p, n) &&
+           put(&p, copy, n) && put_block(&log->decl, BLOCK_AGENT, bytes_of(&p), p.len);
+  bt_buf_free(&p);
   if (ok) log->stats.agents = log->agents;
   return ok;
 }
@@ -846,7 +846,7 @@ int bt_log_flush(bt_log *log) {
     if (ok) log->batch[log->nbatch++] = (struct batched){lr->spare, lr->index};
     else pend_clear(lr->spare);
   }
-  bytes t = log->batch_pending;
+  bt_buf t = log->batch_pending;
   log->batch_pending = log->pending;
   log->pending = t;
   log->pending.len = 0;
@@ -877,15 +877,15 @@ int bt_log_flush(bt_log *log) {
 
 int bt_log_write_host(bt_log *log, double time, int code, const void *data, size_t size) {
   if (!log || (!data && size) || size > LOG_MAX_TEXT) return BT_EINVAL;
-  bytes p = {0};
+  bt_buf p = {0};
   unsigned char t[8];
   bti_put_u64(t, bti_bits(time));
-  int ok = bytes_put(&p, t, 8) && bytes_varint(&p, bti_zigzag(code)) && bytes_varint(&p, size) &&
-           bytes_put(&p, data, size);
+  int ok = put(&p, t, 8) && put_varint(&p, bti_zigzag(code)) && put_varint(&p, size) &&
+           put(&p, data, size);
   lock(log);
-  ok = ok && put_block(&log->pending, BLOCK_WORLD, p.p, p.len);
+  ok = ok && put_block(&log->pending, BLOCK_WORLD, bytes_of(&p), p.len);
   unlock(log);
-  bytes_free(&p);
+  bt_buf_free(&p);
   return ok ? BT_OK : BT_ENOMEM;
 }
 
@@ -998,7 +998,7 @@ static int open_log(bt_log **out, FILE *file, bt_log_write_fn fn, void *ud, unsi
   head[9] = (unsigned char)(flags & BT_LOG_DBSTRINGS);
   uint32_t crc = bti_crc32(0, head, 12);
   for (int i = 0; i < 4; i++) head[12 + i] = (unsigned char)(crc >> (8 * i));
-  bytes_put(&log->out, head, sizeof head);
+  put(&log->out, head, sizeof head);
   write_out(log);
   log->out.len = 0;
   if (log->err) {
@@ -1073,11 +1073,11 @@ int bt_log_close(bt_log *log) {
 #if BT_LOG_THREADS
   free_sync(log);
 #endif
-  bytes_free(&log->pending);
-  bytes_free(&log->batch_pending);
-  bytes_free(&log->decl);
-  bytes_free(&log->out);
-  bytes_free(&log->body);
+  bt_buf_free(&log->pending);
+  bt_buf_free(&log->batch_pending);
+  bt_buf_free(&log->decl);
+  bt_buf_free(&log->out);
+  bt_buf_free(&log->body);
   free(log->batch);
   free(log->shapes);
   free(log->times);

@@ -3,7 +3,7 @@
  * logread.c: the log file's reader (bt.h "reading a log"; the format: logfmt.h,
  * docs/log-format.md), and the shapes a log declares.
  *
- * The reader keeps the bytes not yet read in a buffer: a file's, read as they are needed (so a
+ * The reader keeps the bytes not yet read in a bt_buf: a file's, read as they are needed (so a
  * file that grows reads on), or those the host feeds it. It takes a block only when the whole of
  * it is there and its CRC-32 matches: a log cut anywhere reads up to its last whole block, and
  * says where. Within a frame block it decodes one record a call, each agent's against that
@@ -218,8 +218,8 @@ typedef struct entry { /* of a DESCRIBE or ATTACH record */
 struct bt_log_reader {
   FILE *file;           /* NULL: the bytes are fed */
   int eof;              /* the file had no more bytes at the last try */
-  unsigned char *buf;   /* bytes [0, len) from the stream's offset base */
-  size_t len, cap, pos; /* pos: the next byte to read */
+  bt_buf in;            /* bytes [0, in.len) from the stream's offset base */
+  size_t pos;           /* the next byte to read */
   unsigned long long base;
   size_t done;          /* the end of the last block read through (an offset in buf) */
   int flags;            /* the header's, -1 before */
@@ -274,41 +274,44 @@ static int error_text(bt_log_reader *r, const unsigned char *p, size_t n, const 
   return BT_OK;
 }
 
-/* Makes room for n more bytes at the buffer's end; moves what is left to read to its start first
- * when no block is being read (offsets into the buffer then change). */
+/* The input buffer's first size: the file is read in pieces of at least FIRST_ROOM - 1 bytes
+ * (bt_buf_reserve keeps one more, for a NUL). */
+#define FIRST_ROOM 65536
+
+/* The input's bytes. */
+static inline unsigned char *buf(const bt_log_reader *r) { return (unsigned char *)r->in.data; }
+
+/* Makes room for n more bytes at the input's end; moves what is left to read to its start first
+ * when no block is being read (offsets into the buffer then change). 1, or 0 without memory; not
+ * sticky (the input's err is cleared before it grows): a later feed of fewer bytes may fit. */
 static int room(bt_log_reader *r, size_t n) {
-  if (!r->in_frame && r->pos > 0 && (r->pos >= r->len || r->cap - r->len < n)) {
-    size_t keep = r->len - r->pos;
-    memmove(r->buf, r->buf + r->pos, keep);
+  bt_buf *b = &r->in;
+  if (!r->in_frame && r->pos > 0 && (r->pos >= b->len || b->cap - b->len <= n)) {
+    size_t keep = b->len - r->pos;
+    memmove(b->data, b->data + r->pos, keep);
     r->base += r->pos;
     r->done -= r->done >= r->pos ? r->pos : r->done;
-    r->len = keep;
+    b->len = keep;
     r->pos = 0;
   }
-  if (r->cap - r->len >= n) return 1;
-  if (n > SIZE_MAX / 2 - r->len) return 0;
-  size_t cap = r->cap ? r->cap : 65536;
-  while (cap - r->len < n) cap *= 2;
-  unsigned char *b = realloc(r->buf, cap);
-  if (!b) return 0;
-  r->buf = b;
-  r->cap = cap;
-  return 1;
+  if (!n || b->cap - b->len > n) return 1;
+  b->err = 0;
+  return bt_buf_reserve(b, !b->cap && n < FIRST_ROOM - 1 ? FIRST_ROOM - 1 : n) == BT_OK;
 }
 
 /* Has at least n bytes from pos in the buffer, reading the file for them: 1, 0 when the bytes end
  * before, or an error. */
 static int have(bt_log_reader *r, size_t n) {
-  if (r->len - r->pos >= n) return 1;
+  if (r->in.len - r->pos >= n) return 1;
   if (!r->file) return 0;
   for (;;) {
-    size_t want = n - (r->len - r->pos);
-    if (want < 65536) want = 65536;
+    size_t want = n - (r->in.len - r->pos);
+    if (want < FIRST_ROOM - 1) want = FIRST_ROOM - 1;
     if (!room(r, want)) return fail_with(r, BT_ENOMEM, "out of memory");
     clearerr(r->file);
-    size_t got = fread(r->buf + r->len, 1, r->cap - r->len, r->file);
-    r->len += got;
-    if (r->len - r->pos >= n) return 1;
+    size_t got = fread(buf(r) + r->in.len, 1, r->in.cap - r->in.len - 1, r->file);
+    r->in.len += got;
+    if (r->in.len - r->pos >= n) return 1;
     if (got == 0) {
       if (ferror(r->file)) {
         snprintf(r->errmsg, sizeof r->errmsg, "cannot read the log: %s", strerror(errno));
@@ -322,9 +325,9 @@ static int have(bt_log_reader *r, size_t n) {
 
 /* Reads a varint at *at, below end: 1, or 0 when it runs past end. */
 static int varint_at(const bt_log_reader *r, size_t *at, size_t end, uint64_t *v) {
-  const unsigned char *p = r->buf + *at;
-  if (!bti_get_varint(&p, r->buf + end, v)) return 0;
-  *at = (size_t)(p - r->buf);
+  const unsigned char *p = buf(r) + *at;
+  if (!bti_get_varint(&p, buf(r) + end, v)) return 0;
+  *at = (size_t)(p - buf(r));
   return 1;
 }
 
@@ -333,9 +336,9 @@ static int varint_at(const bt_log_reader *r, size_t *at, size_t end, uint64_t *v
 static int read_header(bt_log_reader *r) {
   int rc = have(r, LOG_HEADER_SIZE);
   if (rc < 0) return rc;
-  size_t n = r->len - r->pos < LOG_HEADER_SIZE ? r->len - r->pos : LOG_HEADER_SIZE;
+  size_t n = r->in.len - r->pos < LOG_HEADER_SIZE ? r->in.len - r->pos : LOG_HEADER_SIZE;
   if (n == 0) return 0; /* nothing yet (and perhaps no buffer) */
-  const unsigned char *h = r->buf + r->pos;
+  const unsigned char *h = buf(r) + r->pos;
   if (memcmp(h, LOG_MAGIC, n < LOG_MAGIC_SIZE ? n : LOG_MAGIC_SIZE) != 0)
     return fail_with(r, BT_EFORMAT, "not a bt log: its first bytes are not a bt log's (\\x89BTLOG\\r\\n)");
   if (n > 8 && h[8] != LOG_VERSION) {
@@ -365,9 +368,9 @@ static int find_shape(const bt_log_reader *r, uint64_t hash) {
 /* Appends the string of n bytes at *at (below end) to names, with its 0: its offset, or -1 when it
  * runs past end or holds a 0 (the caller says which: corrupt), -2 without memory. */
 static long take_string(bt_log_reader *r, size_t *at, size_t end, uint64_t n, bt_buf *names) {
-  if (n > end - *at || memchr(r->buf + *at, 0, (size_t)n)) return -1;
+  if (n > end - *at || memchr(buf(r) + *at, 0, (size_t)n)) return -1;
   long off = (long)names->len;
-  bt_buf_append(names, (const char *)r->buf + *at, (size_t)n);
+  bt_buf_append(names, r->in.data + *at, (size_t)n);
   bt_buf_append(names, "", 1); /* its 0 (bt_buf adds another after it) */
   if (names->err) return -2;
   *at += (size_t)n;
@@ -383,7 +386,7 @@ static int kind_of(const char *name) {
 /* A SHAPE block's payload [at, end). */
 static int read_shape(bt_log_reader *r, size_t at, size_t end) {
   if (end - at < 8) return corrupt(r, at, "a shape without its hash");
-  uint64_t hash = bti_get_u64(r->buf + at), nkinds = 0, nnodes = 0, v;
+  uint64_t hash = bti_get_u64(buf(r) + at), nkinds = 0, nnodes = 0, v;
   at += 8;
   if (!varint_at(r, &at, end, &nkinds) || nkinds > 4096 || nkinds > end - at)
     return corrupt(r, at, "a shape's count of kinds is bad");
@@ -433,7 +436,7 @@ static int read_shape(bt_log_reader *r, size_t at, size_t end) {
         rc = corrupt(r, at, "node %d of a shape: its param is cut", n);
         break;
       }
-      d->param = bti_double(bti_get_u64(r->buf + at));
+      d->param = bti_double(bti_get_u64(buf(r) + at));
       at += 8;
     }
     if (!varint_at(r, &at, end, &v) || (off = take_string(r, &at, end, v, &names)) == -1 ||
@@ -508,11 +511,11 @@ static int read_agent(bt_log_reader *r, size_t at, size_t end) {
   uint64_t index, id, n;
   if (!varint_at(r, &at, end, &index) || index > (uint64_t)r->nagents)
     return corrupt(r, at, "an agent's number is not one declared nor the next");
-  if (!varint_at(r, &at, end, &id) || !varint_at(r, &at, end, &n) || n != end - at || memchr(r->buf + at, 0, (size_t)n))
+  if (!varint_at(r, &at, end, &id) || !varint_at(r, &at, end, &n) || n != end - at || memchr(buf(r) + at, 0, (size_t)n))
     return corrupt(r, at, "agent %llu: a bad id or label", (unsigned long long)index);
   char *label = malloc((size_t)n + 1);
   if (!label) return fail_with(r, BT_ENOMEM, "out of memory");
-  memcpy(label, r->buf + at, (size_t)n);
+  memcpy(label, buf(r) + at, (size_t)n);
   label[n] = 0;
   if (index == (uint64_t)r->nagents) {
     if (r->nagents == r->agents_cap) {
@@ -544,7 +547,7 @@ static int read_frame(bt_log_reader *r, size_t at, size_t end) {
     r->times = t;
     r->times_cap = (size_t)n;
   }
-  for (uint64_t i = 0; i < n; i++) r->times[i] = bti_get_u64(r->buf + at + 8 * i);
+  for (uint64_t i = 0; i < n; i++) r->times[i] = bti_get_u64(buf(r) + at + 8 * i);
   r->ntimes = (size_t)n;
   r->pos = at + 8 * (size_t)n;
   r->frame_end = end;
@@ -589,7 +592,7 @@ static int node_ok(const agent *a, int64_t node) { return a->shape && node >= 0 
 static int read_record(bt_log_reader *r, bt_log_record *out, size_t block) {
   agent *a = &r->agents[r->chunk_agent];
   size_t at = r->pos, end = r->chunk_end;
-  unsigned tag = r->buf[at++];
+  unsigned tag = buf(r)[at++];
   uint64_t v, w;
   r->nentries = 0;
   if (tag < REC_THINK) { /* STATUS */
@@ -611,13 +614,13 @@ static int read_record(bt_log_reader *r, bt_log_record *out, size_t block) {
     if (end - at < n) return corrupt(r, r->pos, "a think record is cut");
     double sleep = 0;
     if (form == SLEEP_FLOAT) {
-      uint32_t u = (uint32_t)r->buf[at] | (uint32_t)r->buf[at + 1] << 8 | (uint32_t)r->buf[at + 2] << 16 |
-                   (uint32_t)r->buf[at + 3] << 24;
+      uint32_t u = (uint32_t)buf(r)[at] | (uint32_t)buf(r)[at + 1] << 8 | (uint32_t)buf(r)[at + 2] << 16 |
+                   (uint32_t)buf(r)[at + 3] << 24;
       float f;
       memcpy(&f, &u, sizeof f);
       sleep = f;
     } else if (form == SLEEP_DOUBLE) {
-      sleep = bti_double(bti_get_u64(r->buf + at));
+      sleep = bti_double(bti_get_u64(buf(r) + at));
     }
     record_of(r, a, BT_REC_THINK, out, block);
     out->entry.cause = (unsigned char)cause;
@@ -660,22 +663,22 @@ static int read_record(bt_log_reader *r, bt_log_record *out, size_t block) {
                                                    : "a host record's code is out of range");
       record_of(r, a, tag == REC_ERROR ? BT_REC_ERROR : BT_REC_HOST, out, block);
       out->entry.node = (int)node;
-      out->entry.text = (const char *)r->buf + at;
+      out->entry.text = r->in.data + at;
       out->entry.size = (size_t)w;
-      if (tag == REC_ERROR && error_text(r, r->buf + at, (size_t)w, &out->entry.text) != BT_OK) return r->err;
+      if (tag == REC_ERROR && error_text(r, buf(r) + at, (size_t)w, &out->entry.text) != BT_OK) return r->err;
       at += (size_t)w;
       break;
     }
     case REC_RELOAD:
       if (end - at < 16) return corrupt(r, r->pos, "a reload record is cut");
       record_of(r, a, BT_REC_RELOAD, out, block);
-      out->entry.def_from = bti_get_u64(r->buf + at);
-      out->entry.def_to = bti_get_u64(r->buf + at + 8);
+      out->entry.def_from = bti_get_u64(buf(r) + at);
+      out->entry.def_to = bti_get_u64(buf(r) + at + 8);
       at += 16;
       break;
     case REC_SHAPE: {
       if (end - at < 8) return corrupt(r, r->pos, "an attach record is cut");
-      int i = find_shape(r, bti_get_u64(r->buf + at));
+      int i = find_shape(r, bti_get_u64(buf(r) + at));
       if (i < 0) return corrupt(r, r->pos, "an attach record names a shape not declared before");
       a->shape = r->shapes[i];
       a->node = 0;
@@ -685,7 +688,7 @@ static int read_record(bt_log_reader *r, bt_log_record *out, size_t block) {
       for (uint64_t k = 0; k < v; k++) {
         if (!varint_at(r, &at, end, &w) || at >= end) return corrupt(r, r->pos, "an attach record is cut");
         node += bti_unzigzag(w);
-        unsigned st = r->buf[at++];
+        unsigned st = buf(r)[at++];
         if (!node_ok(a, node) || st > 15) return corrupt(r, r->pos, "an attach record's statuses are bad");
         entry e = {(int)node, (int)(st & 3), (int)(st >> 2), 0, 0, 0};
         if (put_entry(r, &e) != BT_OK) return r->err;
@@ -702,19 +705,19 @@ static int read_record(bt_log_reader *r, bt_log_record *out, size_t block) {
       for (uint64_t k = 0; k < v; k++) {
         if (!varint_at(r, &at, end, &w) || at >= end) return corrupt(r, r->pos, "a describe record is cut");
         node += bti_unzigzag(w);
-        int form = r->buf[at++];
+        int form = buf(r)[at++];
         size_t n = form == SLEEP_FLOAT ? 4 : form == SLEEP_DOUBLE ? 8 : 0;
         if (!node_ok(a, node) || form > SLEEP_DOUBLE || end - at < n)
           return corrupt(r, r->pos, "a describe record's entries are bad");
         entry e = {(int)node, form != SLEEP_NONE, 0, 0, 0, 0};
         if (form == SLEEP_FLOAT) {
-          uint32_t u = (uint32_t)r->buf[at] | (uint32_t)r->buf[at + 1] << 8 | (uint32_t)r->buf[at + 2] << 16 |
-                       (uint32_t)r->buf[at + 3] << 24;
+          uint32_t u = (uint32_t)buf(r)[at] | (uint32_t)buf(r)[at + 1] << 8 | (uint32_t)buf(r)[at + 2] << 16 |
+                       (uint32_t)buf(r)[at + 3] << 24;
           float f;
           memcpy(&f, &u, sizeof f);
           e.sleep = f;
         } else if (form == SLEEP_DOUBLE) {
-          e.sleep = bti_double(bti_get_u64(r->buf + at));
+          e.sleep = bti_double(bti_get_u64(buf(r) + at));
         }
         at += n;
         if (!varint_at(r, &at, end, &w) || w > end - at) return corrupt(r, r->pos, "a describe record is cut");
@@ -747,15 +750,15 @@ static int next_block(bt_log_reader *r, int *type, size_t *start, size_t *end) {
   if (rc < 0) return rc;
   size_t at = r->pos + 1;
   uint64_t size;
-  if (!varint_at(r, &at, r->len, &size)) {
-    if (r->len - r->pos >= 11) return corrupt(r, r->pos, "a block's size is bad");
+  if (!varint_at(r, &at, r->in.len, &size)) {
+    if (r->in.len - r->pos >= 11) return corrupt(r, r->pos, "a block's size is bad");
     return 0;
   }
   if (size > LOG_MAX_BLOCK) return corrupt(r, r->pos, "a block of %llu bytes (at most %u)", (unsigned long long)size, LOG_MAX_BLOCK);
   size_t head = at - r->pos, total = head + (size_t)size + 4;
   rc = have(r, total);
   if (rc <= 0) return rc;
-  const unsigned char *b = r->buf + r->pos; /* (have may have moved the buffer) */
+  const unsigned char *b = buf(r) + r->pos; /* (have may have moved the buffer) */
   uint32_t crc = bti_crc32(0, b, head + (size_t)size), stored = (uint32_t)b[total - 4] |
                  (uint32_t)b[total - 3] << 8 | (uint32_t)b[total - 2] << 16 | (uint32_t)b[total - 1] << 24;
   if (crc != stored) return corrupt(r, r->pos, "a block's checksum does not match its bytes");
@@ -804,7 +807,7 @@ int bt_log_read(bt_log_reader *r, bt_log_record *out) {
     int rc = next_block(r, &type, &start, &end);
     if (rc < 0) return rc;
     if (rc == 0) {
-      r->where = r->len == r->pos ? (r->ended ? BT_LOG_ENDED : BT_LOG_WHOLE) : BT_LOG_CUT;
+      r->where = r->in.len == r->pos ? (r->ended ? BT_LOG_ENDED : BT_LOG_WHOLE) : BT_LOG_CUT;
       return 0;
     }
     if (r->ended) return corrupt(r, r->pos, "bytes after the log's end");
@@ -829,8 +832,8 @@ int bt_log_read(bt_log_reader *r, bt_log_record *out) {
         memset(out, 0, sizeof *out);
         out->entry.type = BT_LOG_WORLD;
         out->entry.node = (int)bti_unzigzag(code);
-        out->entry.time = bti_double(bti_get_u64(r->buf + start));
-        out->entry.text = (const char *)r->buf + at;
+        out->entry.time = bti_double(bti_get_u64(buf(r) + start));
+        out->entry.text = r->in.data + at;
         out->entry.size = (size_t)size;
         out->label = "";
         out->agent_index = -1;
@@ -893,8 +896,8 @@ int bt_log_reader_open(bt_log_reader **out, const char *path, char *err, size_t 
 int bt_log_reader_feed(bt_log_reader *r, const void *data, size_t size) {
   if (!r || r->file || (!data && size)) return BT_EINVAL;
   if (!room(r, size)) return BT_ENOMEM;
-  if (size) memcpy(r->buf + r->len, data, size);
-  r->len += size;
+  if (size) memcpy(buf(r) + r->in.len, data, size);
+  r->in.len += size;
   return BT_OK;
 }
 
@@ -907,7 +910,7 @@ void bt_log_reader_free(bt_log_reader *r) {
   free(r->shapes);
   free(r->times);
   free(r->entries);
-  free(r->buf);
+  bt_buf_free(&r->in);
   bt_buf_free(&r->text);
   free(r);
 }
@@ -933,7 +936,7 @@ int bt_log_reader_describe(const bt_log_reader *r, size_t i, int *node, int *has
   if (node) *node = e->node;
   if (has_sleep) *has_sleep = e->a;
   if (sleep) *sleep = e->sleep;
-  if (text) *text = (const char *)r->buf + e->off;
+  if (text) *text = r->in.data + e->off;
   if (len) *len = e->len;
   return BT_OK;
 }
