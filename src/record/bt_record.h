@@ -282,9 +282,8 @@ int bt_log_flush(bt_log *log);
 int bt_log_write_host(bt_log *log, double time, int code, const void *data, size_t size);
 
 /* Flushes, writes the log's end, closes the file bt_log_open opened and frees the log; the
- * recorders still writing to it are detached from it (a think whose record was not yet made,
- * because the host never asked for its sleep time, is not in the log: free or detach recorders
- * first to keep it). Returns BT_OK or the log's first error (BT_EIO, BT_ENOMEM). NULL is allowed. */
+ * recorders still writing to it are detached from it (every think that ended is in it). Returns
+ * BT_OK or the log's first error (BT_EIO, BT_ENOMEM). NULL is allowed. */
 int bt_log_close(bt_log *log);
 
 /* The message of the log's first error ("" if none). */
