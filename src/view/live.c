@@ -450,7 +450,7 @@ static void read_dbstrings(btv_agent *a) {
 }
 
 /* copies one agent's new records; appends the stream's records message to msg when watched */
-static int frame_agent(bt_view *v, btv_agent *a, btv_buf *msg, int *reloaded) {
+static int frame_agent(bt_view *v, btv_agent *a, bt_buf *msg, int *reloaded) {
   btv_live *L = v->src_data;
   int rc = BT_OK;
   a->frame_count = 0;
@@ -526,39 +526,39 @@ static int frame_agent(bt_view *v, btv_agent *a, btv_buf *msg, int *reloaded) {
   }
   count_activity(a, v->now);
   if (a->watchers > 0 && a->seq >= first_seq) {
-    btv_buf_printf(msg, "{\"type\":\"records\",\"agent\":%llu,\"records\":[", a->id);
+    bt_buf_printf(msg, "{\"type\":\"records\",\"agent\":%llu,\"records\":[", a->id);
     for (unsigned long long s = first_seq; s <= a->seq; s++) {
       unsigned long long back = a->seq - s; /* 0: the newest */
       if (back >= a->count) continue;
-      if (s > first_seq) btv_buf_add(msg, ",", 1);
+      if (s > first_seq) bt_buf_append(msg, ",", 1);
       btv_json_record(msg, s, ring_at(a, a->count - 1 - back));
     }
-    btv_buf_str(msg, "]}");
+    btv_json_raw(msg, "]}");
   }
   return rc;
 }
 
 static int live_frame(bt_view *v, double now) {
   int rc = BT_OK;
-  btv_buf msg = {0}, counts = {0};
+  bt_buf msg = {0}, counts = {0};
   btv_live *L = v->src_data;
   int any = 0;
   for (int i = 0; i < L->n; i++) {
     btv_agent *a = L->agents[i];
     int reloaded = 0;
     msg.len = 0;
-    msg.failed = 0;
+    msg.err = 0;
     if (frame_agent(v, a, &msg, &reloaded) != BT_OK) rc = BT_ENOMEM;
-    if (msg.len && !msg.failed) btv_outbox_add(&v->outbox, 0, a->id, msg.data, msg.len);
+    if (msg.len && !msg.err) btv_outbox_add(&v->outbox, 0, a->id, msg.data, msg.len);
     if (reloaded) {
       msg.len = 0;
-      btv_buf_printf(&msg, "{\"type\":\"reload\",\"agent\":%llu,\"shape\":", a->id);
+      bt_buf_printf(&msg, "{\"type\":\"reload\",\"agent\":%llu,\"shape\":", a->id);
       btv_json_shape(&msg, a->shape);
-      btv_buf_str(&msg, "}");
-      if (!msg.failed) btv_outbox_add(&v->outbox, 1, 0, msg.data, msg.len);
+      btv_json_raw(&msg, "}");
+      if (!msg.err) btv_outbox_add(&v->outbox, 1, 0, msg.data, msg.len);
     }
     if (a->frame_count && v->clients) {
-      btv_buf_printf(&counts, "%s\"%llu\":%u", any ? "," : "", a->id, a->frame_count);
+      bt_buf_printf(&counts, "%s\"%llu\":%u", any ? "," : "", a->id, a->frame_count);
       any = 1;
     }
   }
@@ -568,28 +568,28 @@ static int live_frame(bt_view *v, double now) {
   }
   if (v->clients) { /* the frame's counts: built only when someone listens */
     msg.len = 0;
-    msg.failed = 0;
-    btv_buf_printf(&msg, "{\"type\":\"frame\",\"frame\":%llu,\"time\":", v->frames);
+    msg.err = 0;
+    bt_buf_printf(&msg, "{\"type\":\"frame\",\"frame\":%llu,\"time\":", v->frames);
     btv_json_number(&msg, now);
-    btv_buf_str(&msg, ",\"counts\":{");
-    if (counts.len) btv_buf_add(&msg, counts.data, counts.len);
-    btv_buf_str(&msg, "}}");
-    if (!msg.failed && !counts.failed) btv_outbox_add(&v->outbox, 1, 0, msg.data, msg.len);
+    btv_json_raw(&msg, ",\"counts\":{");
+    if (counts.len) bt_buf_append(&msg, counts.data, counts.len);
+    btv_json_raw(&msg, "}}");
+    if (!msg.err && !counts.err) btv_outbox_add(&v->outbox, 1, 0, msg.data, msg.len);
   }
-  btv_buf_free(&msg);
-  btv_buf_free(&counts);
+  bt_buf_free(&msg);
+  bt_buf_free(&counts);
   return rc;
 }
 
 /* ---- the answers ---- */
 
-static void json_running(btv_buf *out, btv_live *L, const btv_agent *a) {
-  btv_buf_add(out, "[", 1);
+static void json_running(bt_buf *out, btv_live *L, const btv_agent *a) {
+  bt_buf_append(out, "[", 1);
   btv_shape *s = shape_find(L, a->shape);
   int n = 0;
   int first = 1;
   while (s && a->nodes > 0 && a->statuses[n] == BT_RUNNING) {
-    if (!first) btv_buf_add(out, ",", 1);
+    if (!first) bt_buf_append(out, ",", 1);
     first = 0;
     btv_json_cstring(out, bt_def_name(s->def, n));
     int next = -1;
@@ -603,86 +603,86 @@ static void json_running(btv_buf *out, btv_live *L, const btv_agent *a) {
     if (next < 0) break;
     n = next;
   }
-  btv_buf_add(out, "]", 1);
+  bt_buf_append(out, "]", 1);
 }
 
-static void json_shape_or_null(btv_buf *out, unsigned long long shape) {
+static void json_shape_or_null(bt_buf *out, unsigned long long shape) {
   if (shape) btv_json_shape(out, shape);
-  else btv_buf_str(out, "null");
+  else btv_json_raw(out, "null");
 }
 
-static int live_agents(bt_view *v, btv_buf *out) {
+static int live_agents(bt_view *v, bt_buf *out) {
   btv_live *L = v->src_data;
-  btv_buf_str(out, "{\"time\":");
+  btv_json_raw(out, "{\"time\":");
   btv_json_number(out, v->now);
-  btv_buf_printf(out, ",\"frame\":%llu,\"agents\":[", v->frames);
+  bt_buf_printf(out, ",\"frame\":%llu,\"agents\":[", v->frames);
   for (int i = 0; i < L->n; i++) {
     btv_agent *a = L->agents[i];
-    btv_buf_printf(out, "%s{\"id\":%llu,\"label\":", i ? "," : "", a->id);
+    bt_buf_printf(out, "%s{\"id\":%llu,\"label\":", i ? "," : "", a->id);
     btv_json_cstring(out, a->label);
-    btv_buf_str(out, ",\"brain\":");
+    btv_json_raw(out, ",\"brain\":");
     btv_json_cstring(out, a->brain);
-    btv_buf_str(out, ",\"shape\":");
+    btv_json_raw(out, ",\"shape\":");
     json_shape_or_null(out, a->shape);
-    btv_buf_str(out, ",\"running\":");
+    btv_json_raw(out, ",\"running\":");
     json_running(out, L, a);
-    btv_buf_str(out, ",\"activity\":");
+    btv_json_raw(out, ",\"activity\":");
     btv_json_number(out, activity(a, v->now));
-    btv_buf_printf(out, ",\"seq\":%llu", a->seq);
+    bt_buf_printf(out, ",\"seq\":%llu", a->seq);
     if (a->has_pos) {
-      btv_buf_str(out, ",\"x\":");
+      btv_json_raw(out, ",\"x\":");
       btv_json_number(out, a->x);
-      btv_buf_str(out, ",\"y\":");
+      btv_json_raw(out, ",\"y\":");
       btv_json_number(out, a->y);
     }
-    btv_buf_add(out, "}", 1);
+    bt_buf_append(out, "}", 1);
   }
-  btv_buf_str(out, "]}");
+  btv_json_raw(out, "]}");
   return BT_OK;
 }
 
-static void json_bytes(btv_buf *out, const unsigned char *s, int n) {
-  btv_buf_add(out, "[", 1);
-  for (int i = 0; i < n; i++) btv_buf_printf(out, i ? ",%d" : "%d", s[i]);
-  btv_buf_add(out, "]", 1);
+static void json_bytes(bt_buf *out, const unsigned char *s, int n) {
+  bt_buf_append(out, "[", 1);
+  for (int i = 0; i < n; i++) bt_buf_printf(out, i ? ",%d" : "%d", s[i]);
+  bt_buf_append(out, "]", 1);
 }
 
-static int live_agent(bt_view *v, unsigned long long id, btv_buf *out) {
+static int live_agent(bt_view *v, unsigned long long id, bt_buf *out) {
   btv_agent *a = agent_find(v->src_data, id);
   if (!a) return BTV_NOT_FOUND;
-  btv_buf_printf(out, "{\"id\":%llu,\"label\":", a->id);
+  bt_buf_printf(out, "{\"id\":%llu,\"label\":", a->id);
   btv_json_cstring(out, a->label);
-  btv_buf_str(out, ",\"brain\":");
+  btv_json_raw(out, ",\"brain\":");
   btv_json_cstring(out, a->brain);
-  btv_buf_str(out, ",\"shape\":");
+  btv_json_raw(out, ",\"shape\":");
   json_shape_or_null(out, a->shape);
-  btv_buf_str(out, ",\"time\":");
+  btv_json_raw(out, ",\"time\":");
   btv_json_number(out, v->now);
-  btv_buf_printf(out, ",\"think\":%llu,\"seq\":%llu,\"statuses\":", a->think, a->seq);
+  bt_buf_printf(out, ",\"think\":%llu,\"seq\":%llu,\"statuses\":", a->think, a->seq);
   json_bytes(out, a->statuses, a->nodes);
-  btv_buf_str(out, ",\"last\":");
+  btv_json_raw(out, ",\"last\":");
   json_bytes(out, a->last, a->nodes);
-  btv_buf_str(out, ",\"since\":[");
+  btv_json_raw(out, ",\"since\":[");
   for (int n = 0; n < a->nodes; n++) {
-    if (n) btv_buf_add(out, ",", 1);
+    if (n) bt_buf_append(out, ",", 1);
     btv_json_number(out, a->since[n]);
   }
-  btv_buf_str(out, "],\"sleep\":");
+  btv_json_raw(out, "],\"sleep\":");
   if (a->has_sleep) btv_json_number(out, a->sleep);
-  else btv_buf_str(out, "null");
-  btv_buf_str(out, ",\"dbstrings\":[");
+  else btv_json_raw(out, "null");
+  btv_json_raw(out, ",\"dbstrings\":[");
   int any = 0;
   for (int n = 0; a->watchers > 0 && v->dbstrings && n < a->nodes; n++) {
-    if (n) btv_buf_add(out, ",", 1);
+    if (n) bt_buf_append(out, ",", 1);
     btv_json_cstring(out, a->dbstrings[n]);
     any = 1;
   }
   (void)any;
-  btv_buf_str(out, "]}");
+  btv_json_raw(out, "]}");
   return BT_OK;
 }
 
-static int live_history(bt_view *v, unsigned long long id, unsigned long long before, int count, btv_buf *out) {
+static int live_history(bt_view *v, unsigned long long id, unsigned long long before, int count, bt_buf *out) {
   btv_live *L = v->src_data;
   btv_agent *a = agent_find(L, id);
   if (!a) return BTV_NOT_FOUND;
@@ -696,33 +696,33 @@ static int live_history(bt_view *v, unsigned long long id, unsigned long long be
   unsigned long long shape = a->base_shape;
   unsigned char *st = nodes > 0 ? malloc((size_t)nodes) : NULL;
   if (nodes > 0 && !st) {
-    out->failed = 1;
+    out->err = BT_ENOMEM;
     return BT_ENOMEM;
   }
   if (nodes > 0) memcpy(st, a->base, (size_t)nodes);
   for (unsigned long long s = oldest; s < start; s++) apply(L, &st, &nodes, &shape, ring_at(a, (size_t)(s - oldest)));
-  btv_buf_printf(out, "{\"agent\":%llu,\"oldest\":%llu,\"newest\":%llu,\"statuses_before\":", a->id, oldest, a->seq);
+  bt_buf_printf(out, "{\"agent\":%llu,\"oldest\":%llu,\"newest\":%llu,\"statuses_before\":", a->id, oldest, a->seq);
   json_bytes(out, st, nodes);
   free(st);
-  btv_buf_str(out, ",\"shape_before\":");
+  btv_json_raw(out, ",\"shape_before\":");
   json_shape_or_null(out, shape);
-  btv_buf_str(out, ",\"records\":[");
+  btv_json_raw(out, ",\"records\":[");
   for (unsigned long long s = start; s < end; s++) {
-    if (s > start) btv_buf_add(out, ",", 1);
+    if (s > start) bt_buf_append(out, ",", 1);
     btv_json_record(out, s, ring_at(a, (size_t)(s - oldest)));
   }
-  btv_buf_str(out, "]}");
+  btv_json_raw(out, "]}");
   return BT_OK;
 }
 
 /* an agent's own figures, counted from the records the view keeps of it (its last `history`) */
-static int live_agent_stats(bt_view *v, unsigned long long id, btv_buf *out) {
+static int live_agent_stats(bt_view *v, unsigned long long id, bt_buf *out) {
   btv_live *L = v->src_data;
   btv_agent *a = agent_find(L, id);
   if (!a) return BTV_NOT_FOUND;
   bt_stats *st = NULL;
   if (bt_stats_create(&st) != BT_OK) {
-    out->failed = 1;
+    out->err = BT_ENOMEM;
     return BT_ENOMEM;
   }
   unsigned long long shape = a->base_shape;
@@ -756,38 +756,38 @@ static int live_agent_stats(bt_view *v, unsigned long long id, btv_buf *out) {
   return rc;
 }
 
-static int live_shape(bt_view *v, unsigned long long hash, btv_buf *out) {
+static int live_shape(bt_view *v, unsigned long long hash, bt_buf *out) {
   btv_shape *s = shape_find(v->src_data, hash);
   if (!s) return BTV_NOT_FOUND;
   int n = bt_def_size(s->def);
-  btv_buf_str(out, "{\"shape\":");
+  btv_json_raw(out, "{\"shape\":");
   btv_json_shape(out, hash);
-  btv_buf_str(out, ",\"name\":");
+  btv_json_raw(out, ",\"name\":");
   btv_json_cstring(out, s->name);
-  btv_buf_str(out, ",\"nodes\":[");
+  btv_json_raw(out, ",\"nodes\":[");
   for (int i = 0; i < n; i++) {
-    btv_buf_str(out, i ? ",{\"name\":" : "{\"name\":");
+    btv_json_raw(out, i ? ",{\"name\":" : "{\"name\":");
     btv_json_cstring(out, bt_def_name(s->def, i));
-    btv_buf_str(out, ",\"kind\":");
+    btv_json_raw(out, ",\"kind\":");
     btv_json_cstring(out, bt_kind_name(bt_def_kind(s->def, i)));
-    btv_buf_printf(out, ",\"parent\":%d,\"children\":[", bt_def_up(s->def, i));
+    bt_buf_printf(out, ",\"parent\":%d,\"children\":[", bt_def_up(s->def, i));
     int kids = bt_def_child_count(s->def, i);
-    for (int k = 0; k < kids; k++) btv_buf_printf(out, k ? ",%d" : "%d", bt_def_child(s->def, i, k));
+    for (int k = 0; k < kids; k++) bt_buf_printf(out, k ? ",%d" : "%d", bt_def_child(s->def, i, k));
     int state = bt_def_state(s->def, i), places = 0;
     for (int j = 0; j < n; j++) places += bt_def_state(s->def, j) == state;
-    btv_buf_printf(out, "],\"param\":null,\"shared\":%d}", places > 1 ? places : 0);
+    bt_buf_printf(out, "],\"param\":null,\"shared\":%d}", places > 1 ? places : 0);
   }
-  btv_buf_str(out, "]}");
+  btv_json_raw(out, "]}");
   return BT_OK;
 }
 
-static int live_shape_stats(bt_view *v, unsigned long long hash, btv_buf *out) {
+static int live_shape_stats(bt_view *v, unsigned long long hash, bt_buf *out) {
   btv_live *L = v->src_data;
   if (!shape_find(L, hash)) return BTV_NOT_FOUND;
   if (!L->stats) {
-    btv_buf_str(out, "{\"shape\":");
+    btv_json_raw(out, "{\"shape\":");
     btv_json_shape(out, hash);
-    btv_buf_str(out, ",\"agents\":0,\"thinks\":0,\"nodes\":[]}");
+    btv_json_raw(out, ",\"agents\":0,\"thinks\":0,\"nodes\":[]}");
     return BT_OK;
   }
   return btv_json_stats(out, L->stats, hash);

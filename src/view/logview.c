@@ -221,12 +221,12 @@ static void logview_range(bt_view *v, btv_range *out) {
 
 /* ---- answers ---- */
 
-static void json_running(btv_buf *out, const bt_log_tree *t) {
+static void json_running(bt_buf *out, const bt_log_tree *t) {
   const bt_log_shape *s = bt_log_tree_shape(t);
-  btv_buf_add(out, "[", 1);
+  bt_buf_append(out, "[", 1);
   int n = 0, first = 1;
   while (s && bt_log_tree_status(t, n) == BT_RUNNING) {
-    if (!first) btv_buf_add(out, ",", 1);
+    if (!first) bt_buf_append(out, ",", 1);
     first = 0;
     btv_json_cstring(out, bt_log_shape_name(s, n));
     int next = -1;
@@ -240,45 +240,45 @@ static void json_running(btv_buf *out, const bt_log_tree *t) {
     if (next < 0) break;
     n = next;
   }
-  btv_buf_add(out, "]", 1);
+  bt_buf_append(out, "]", 1);
 }
 
 /* an agent's object up to its shape: {"id", "label", "brain" (the root's name), "shape" */
-static void json_agent_head(btv_buf *out, const log_agent *a, const bt_log_shape *s) {
-  btv_buf_printf(out, "{\"id\":%llu,\"label\":", a->id);
+static void json_agent_head(bt_buf *out, const log_agent *a, const bt_log_shape *s) {
+  bt_buf_printf(out, "{\"id\":%llu,\"label\":", a->id);
   btv_json_cstring(out, a->label);
-  btv_buf_str(out, ",\"brain\":");
+  btv_json_raw(out, ",\"brain\":");
   btv_json_cstring(out, s ? bt_log_shape_name(s, 0) : "");
-  btv_buf_str(out, ",\"shape\":");
+  btv_json_raw(out, ",\"shape\":");
   if (s) btv_json_shape(out, bt_log_shape_hash(s));
-  else btv_buf_str(out, "null");
+  else btv_json_raw(out, "null");
 }
 
-static int logview_agents(bt_view *v, btv_buf *out) {
+static int logview_agents(bt_view *v, bt_buf *out) {
   btv_logview *L = v->src_data;
-  btv_buf_str(out, "{\"time\":");
+  btv_json_raw(out, "{\"time\":");
   btv_json_number(out, L->have ? L->last : 0);
-  btv_buf_printf(out, ",\"frame\":%llu,\"agents\":[", v->frames);
+  bt_buf_printf(out, ",\"frame\":%llu,\"agents\":[", v->frames);
   int first = 1;
   for (int i = 0; i < L->n; i++) {
     log_agent *a = &L->agents[i];
     if (!a->tree) continue;
     const bt_log_shape *s = bt_log_tree_shape(a->tree);
-    if (!first) btv_buf_str(out, ",");
+    if (!first) btv_json_raw(out, ",");
     first = 0;
     json_agent_head(out, a, s);
-    btv_buf_str(out, ",\"running\":");
+    btv_json_raw(out, ",\"running\":");
     json_running(out, a->tree);
     double span = L->last - L->first;
-    btv_buf_str(out, ",\"activity\":");
+    btv_json_raw(out, ",\"activity\":");
     btv_json_number(out, span > 0 ? a->transitions / span : 0);
-    btv_buf_printf(out, ",\"seq\":%llu}", a->seq);
+    bt_buf_printf(out, ",\"seq\":%llu}", a->seq);
   }
-  btv_buf_str(out, "]}");
+  btv_json_raw(out, "]}");
   return BT_OK;
 }
 
-static int logview_agent(bt_view *v, unsigned long long id, btv_buf *out) {
+static int logview_agent(bt_view *v, unsigned long long id, bt_buf *out) {
   log_agent *a = agent_by_id(v->src_data, id);
   if (!a) return BTV_NOT_FOUND;
   const bt_log_shape *s = bt_log_tree_shape(a->tree);
@@ -287,33 +287,33 @@ static int logview_agent(bt_view *v, unsigned long long id, btv_buf *out) {
   double time = 0;
   bt_log_tree_think(a->tree, &think, &time);
   json_agent_head(out, a, s);
-  btv_buf_str(out, ",\"time\":");
+  btv_json_raw(out, ",\"time\":");
   btv_json_number(out, a->last);
-  btv_buf_printf(out, ",\"think\":%llu,\"seq\":%llu,\"statuses\":[", think, a->seq);
-  for (int n = 0; n < nodes; n++) btv_buf_printf(out, n ? ",%d" : "%d", bt_log_tree_status(a->tree, n));
-  btv_buf_str(out, "],\"last\":[");
-  for (int n = 0; n < nodes; n++) btv_buf_printf(out, n ? ",%d" : "%d", bt_log_tree_last(a->tree, n));
-  btv_buf_str(out, "],\"since\":[");
+  bt_buf_printf(out, ",\"think\":%llu,\"seq\":%llu,\"statuses\":[", think, a->seq);
+  for (int n = 0; n < nodes; n++) bt_buf_printf(out, n ? ",%d" : "%d", bt_log_tree_status(a->tree, n));
+  btv_json_raw(out, "],\"last\":[");
+  for (int n = 0; n < nodes; n++) bt_buf_printf(out, n ? ",%d" : "%d", bt_log_tree_last(a->tree, n));
+  btv_json_raw(out, "],\"since\":[");
   for (int n = 0; n < nodes; n++) {
-    if (n) btv_buf_add(out, ",", 1);
+    if (n) bt_buf_append(out, ",", 1);
     btv_json_number(out, n < a->since_nodes ? a->since[n] : NAN);
   }
   /* the sleep time of the last think: the root's describe entry when the log keeps them */
   int has_sleep = 0;
   double sleep = 0;
-  btv_buf_str(out, "],\"sleep\":");
+  btv_json_raw(out, "],\"sleep\":");
   if (nodes && bt_log_tree_describe(a->tree, 0, &has_sleep, &sleep, NULL, NULL) == 1 && has_sleep)
     btv_json_number(out, sleep);
-  else btv_buf_str(out, "null");
-  btv_buf_str(out, ",\"dbstrings\":[");
+  else btv_json_raw(out, "null");
+  btv_json_raw(out, ",\"dbstrings\":[");
   for (int n = 0; n < nodes; n++) {
     const char *text = NULL;
     size_t len = 0;
-    if (n) btv_buf_add(out, ",", 1);
+    if (n) bt_buf_append(out, ",", 1);
     if (bt_log_tree_describe(a->tree, n, NULL, NULL, &text, &len) == 1 && text && len) btv_json_string(out, text, len);
-    else btv_buf_str(out, "null");
+    else btv_json_raw(out, "null");
   }
-  btv_buf_str(out, "]}");
+  btv_json_raw(out, "]}");
   return BT_OK;
 }
 
@@ -330,12 +330,12 @@ static void record_of(const bt_log_record *rec, btv_record *r) {
 }
 
 /* a window within the agent's tail, after its last attach or reload: from memory */
-static int tail_history(log_agent *a, unsigned long long start, unsigned long long end, btv_buf *out) {
+static int tail_history(log_agent *a, unsigned long long start, unsigned long long end, bt_buf *out) {
   const bt_log_shape *s = bt_log_tree_shape(a->tree);
   int nodes = s ? bt_log_shape_size(s) : 0;
   unsigned char *st = nodes > 0 ? malloc((size_t)nodes) : NULL;
   if (nodes > 0 && !st) {
-    out->failed = 1;
+    out->err = BT_ENOMEM;
     return BT_ENOMEM;
   }
   for (int n = 0; n < nodes; n++) st[n] = (unsigned char)bt_log_tree_status(a->tree, n);
@@ -349,22 +349,22 @@ static int tail_history(log_agent *a, unsigned long long start, unsigned long lo
     }
     if (q == start) break;
   }
-  btv_buf_printf(out, "{\"agent\":%llu,\"oldest\":1,\"newest\":%llu,\"statuses_before\":[", a->id, a->seq);
-  for (int n = 0; n < nodes; n++) btv_buf_printf(out, n ? ",%d" : "%d", st[n]);
+  bt_buf_printf(out, "{\"agent\":%llu,\"oldest\":1,\"newest\":%llu,\"statuses_before\":[", a->id, a->seq);
+  for (int n = 0; n < nodes; n++) bt_buf_printf(out, n ? ",%d" : "%d", st[n]);
   free(st);
-  btv_buf_str(out, "],\"shape_before\":");
+  btv_json_raw(out, "],\"shape_before\":");
   if (s) btv_json_shape(out, bt_log_shape_hash(s));
-  else btv_buf_str(out, "null");
-  btv_buf_str(out, ",\"records\":[");
+  else btv_json_raw(out, "null");
+  btv_json_raw(out, ",\"records\":[");
   for (unsigned long long q = start; q < end; q++) {
-    if (q > start) btv_buf_add(out, ",", 1);
+    if (q > start) bt_buf_append(out, ",", 1);
     btv_json_record(out, q, tail_at(a, (size_t)(q - oldest)));
   }
-  btv_buf_str(out, "]}");
+  btv_json_raw(out, "]}");
   return BT_OK;
 }
 
-static int logview_history(bt_view *v, unsigned long long id, unsigned long long before, int count, btv_buf *out) {
+static int logview_history(bt_view *v, unsigned long long id, unsigned long long before, int count, bt_buf *out) {
   btv_logview *L = v->src_data;
   log_agent *a = agent_by_id(L, id);
   if (!a) return BTV_NOT_FOUND;
@@ -379,12 +379,12 @@ static int logview_history(bt_view *v, unsigned long long id, unsigned long long
   char rerr[200];
   if (bt_log_reader_open(&r, L->path, rerr, sizeof rerr) != BT_OK || bt_log_tree_create(&t) != BT_OK) {
     bt_log_reader_free(r);
-    btv_buf_free(out);
-    btv_buf_printf(out, "the log cannot be read again: %s", rerr);
+    bt_buf_free(out);
+    bt_buf_printf(out, "the log cannot be read again: %s", rerr);
     return BTV_BAD_REQUEST;
   }
-  btv_buf records = {0};
-  btv_buf before_statuses = {0};
+  bt_buf records = {0};
+  bt_buf before_statuses = {0};
   unsigned long long seq = 0, shape_before = 0;
   int captured = 0;
   bt_log_record rec;
@@ -396,80 +396,80 @@ static int logview_history(bt_view *v, unsigned long long id, unsigned long long
       if (seq == start && !captured) { /* the statuses just before the window */
         const bt_log_shape *s = bt_log_tree_shape(t);
         int nodes = s ? bt_log_shape_size(s) : 0;
-        btv_buf_add(&before_statuses, "[", 1);
-        for (int n = 0; n < nodes; n++) btv_buf_printf(&before_statuses, n ? ",%d" : "%d", bt_log_tree_status(t, n));
-        btv_buf_add(&before_statuses, "]", 1);
+        bt_buf_append(&before_statuses, "[", 1);
+        for (int n = 0; n < nodes; n++) bt_buf_printf(&before_statuses, n ? ",%d" : "%d", bt_log_tree_status(t, n));
+        bt_buf_append(&before_statuses, "]", 1);
         shape_before = s ? bt_log_shape_hash(s) : 0;
         captured = 1;
       }
       if (seq >= start) {
         btv_record br;
         record_of(&rec, &br);
-        if (records.len) btv_buf_add(&records, ",", 1);
+        if (records.len) bt_buf_append(&records, ",", 1);
         btv_json_record(&records, seq, &br);
       }
     }
     bt_log_tree_apply(t, r, &rec);
   }
-  if (!captured) btv_buf_str(&before_statuses, "[]");
-  btv_buf_printf(out, "{\"agent\":%llu,\"oldest\":1,\"newest\":%llu,\"statuses_before\":", a->id, a->seq);
-  btv_buf_add(out, before_statuses.data ? before_statuses.data : "[]", before_statuses.len ? before_statuses.len : 2);
-  btv_buf_str(out, ",\"shape_before\":");
+  if (!captured) btv_json_raw(&before_statuses, "[]");
+  bt_buf_printf(out, "{\"agent\":%llu,\"oldest\":1,\"newest\":%llu,\"statuses_before\":", a->id, a->seq);
+  bt_buf_append(out, before_statuses.data ? before_statuses.data : "[]", before_statuses.len ? before_statuses.len : 2);
+  btv_json_raw(out, ",\"shape_before\":");
   if (shape_before) btv_json_shape(out, shape_before);
-  else btv_buf_str(out, "null");
-  btv_buf_str(out, ",\"records\":[");
-  if (records.len) btv_buf_add(out, records.data, records.len);
-  btv_buf_str(out, "]}");
-  if (records.failed || before_statuses.failed) out->failed = 1;
-  btv_buf_free(&records);
-  btv_buf_free(&before_statuses);
+  else btv_json_raw(out, "null");
+  btv_json_raw(out, ",\"records\":[");
+  if (records.len) bt_buf_append(out, records.data, records.len);
+  btv_json_raw(out, "]}");
+  if (records.err || before_statuses.err) out->err = BT_ENOMEM;
+  bt_buf_free(&records);
+  bt_buf_free(&before_statuses);
   bt_log_tree_free(t);
   bt_log_reader_free(r);
   return BT_OK;
 }
 
-static int logview_agent_stats(bt_view *v, unsigned long long id, btv_buf *out) {
+static int logview_agent_stats(bt_view *v, unsigned long long id, bt_buf *out) {
   log_agent *a = agent_by_id(v->src_data, id);
   if (!a) return BTV_NOT_FOUND;
   const bt_log_shape *s = bt_log_tree_shape(a->tree);
   if (!s) {
-    btv_buf_str(out, "{\"shape\":null,\"agents\":0,\"thinks\":0,\"nodes\":[]}");
+    btv_json_raw(out, "{\"shape\":null,\"agents\":0,\"thinks\":0,\"nodes\":[]}");
     return BT_OK;
   }
   return btv_json_stats(out, a->stats, bt_log_shape_hash(s));
 }
 
-static int logview_shape(bt_view *v, unsigned long long hash, btv_buf *out) {
+static int logview_shape(bt_view *v, unsigned long long hash, bt_buf *out) {
   btv_logview *L = v->src_data;
   const bt_log_shape *s = bt_log_reader_shape(L->reader, hash);
   if (!s) return BTV_NOT_FOUND;
   int n = bt_log_shape_size(s);
-  btv_buf_str(out, "{\"shape\":");
+  btv_json_raw(out, "{\"shape\":");
   btv_json_shape(out, hash);
-  btv_buf_str(out, ",\"name\":");
+  btv_json_raw(out, ",\"name\":");
   btv_json_cstring(out, bt_log_shape_name(s, 0));
-  btv_buf_str(out, ",\"nodes\":[");
+  btv_json_raw(out, ",\"nodes\":[");
   for (int i = 0; i < n; i++) {
-    btv_buf_str(out, i ? ",{\"name\":" : "{\"name\":");
+    btv_json_raw(out, i ? ",{\"name\":" : "{\"name\":");
     btv_json_cstring(out, bt_log_shape_name(s, i));
-    btv_buf_str(out, ",\"kind\":");
+    btv_json_raw(out, ",\"kind\":");
     btv_json_cstring(out, bt_log_shape_kind_name(s, i));
-    btv_buf_printf(out, ",\"parent\":%d,\"children\":[", bt_log_shape_up(s, i));
+    bt_buf_printf(out, ",\"parent\":%d,\"children\":[", bt_log_shape_up(s, i));
     int kids = bt_log_shape_child_count(s, i);
-    for (int k = 0; k < kids; k++) btv_buf_printf(out, k ? ",%d" : "%d", bt_log_shape_child(s, i, k));
+    for (int k = 0; k < kids; k++) bt_buf_printf(out, k ? ",%d" : "%d", bt_log_shape_child(s, i, k));
     double param;
-    btv_buf_str(out, "],\"param\":");
+    btv_json_raw(out, "],\"param\":");
     if (bt_log_shape_param(s, i, &param) == 1) btv_json_number(out, param);
-    else btv_buf_str(out, "null");
+    else btv_json_raw(out, "null");
     int state = bt_log_shape_state(s, i), places = 0;
     for (int j = 0; j < n; j++) places += bt_log_shape_state(s, j) == state;
-    btv_buf_printf(out, ",\"shared\":%d}", places > 1 ? places : 0);
+    bt_buf_printf(out, ",\"shared\":%d}", places > 1 ? places : 0);
   }
-  btv_buf_str(out, "]}");
+  btv_json_raw(out, "]}");
   return BT_OK;
 }
 
-static int logview_shape_stats(bt_view *v, unsigned long long hash, btv_buf *out) {
+static int logview_shape_stats(bt_view *v, unsigned long long hash, bt_buf *out) {
   btv_logview *L = v->src_data;
   if (!bt_log_reader_shape(L->reader, hash)) return BTV_NOT_FOUND;
   return btv_json_stats(out, L->stats, hash);
