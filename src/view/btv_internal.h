@@ -76,34 +76,22 @@ BTV_HIDDEN void btv_json_shape(bt_buf *b, unsigned long long shape); /* "16 hex 
 BTV_HIDDEN int btv_json_read_ids(const char *s, size_t n, unsigned long long *ids, int max, int *count,
                                  char *err, size_t errsize);
 
-/* ---- the records an agent keeps (live.c, logview.c) ---- */
+/* ---- the records an agent keeps (live.c, logview.c) ----
+ *
+ * An agent's history is kept as the recorder's records (bt_rec_entry, bt.h), the one record type
+ * from the recorder through the log to the viewer; a record's seq is its place in the history
+ * (the agents' rings count them), not a field. Records the view lost are one record of the log's
+ * type BT_LOG_LOST (entry.size: how many), which the live source makes too when a recorder's ring
+ * lost records before a frame copied them. A record of an ERROR or a HOST the view keeps owns its
+ * text (btv_entry_own): the recorder's lives only while the record is in its ring, the reader's
+ * until its next read. */
 
-typedef struct btv_record {
-  double time;
-  unsigned long long think;
-  union {
-    struct {
-      char *text;
-      size_t size;
-    } bytes;                               /* ERROR, HOST: owned */
-    struct {
-      unsigned long long from, to;
-    } shapes;                              /* RELOAD */
-    double sleep;                          /* THINK */
-    unsigned long long lost;               /* BTV_LOST */
-  } u;
-  int node;                                /* STATUS, EVENT, ERROR: node; HOST: code */
-  unsigned char type, from, to, has_sleep, cause;
-} btv_record;
-
-#define BTV_LOST 100 /* a record of its own: records the ring lost before a frame copied them */
-
-/* appends a record's JSON object ({"seq", "type", ...}) */
-BTV_HIDDEN void btv_json_record(bt_buf *b, unsigned long long seq, const btv_record *r);
-/* the entry's fields, but for an ERROR's or HOST's bytes (left NULL: the caller copies or borrows
- * them) */
-BTV_HIDDEN void btv_record_from(btv_record *r, const bt_rec_entry *e);
-BTV_HIDDEN void btv_record_clear(btv_record *r); /* frees its bytes */
+/* appends a record's JSON object ({"seq", "type", ...}; BT_LOG_LOST: "lost" with its "count") */
+BTV_HIDDEN void btv_json_record(bt_buf *b, unsigned long long seq, const bt_rec_entry *e);
+/* gives an ERROR's or HOST's record a copy of its text (NUL-terminated) that btv_entry_clear
+ * frees; others are left as they are. BT_OK, BT_ENOMEM (then its text is NULL: nothing to free) */
+BTV_HIDDEN int btv_entry_own(bt_rec_entry *e);
+BTV_HIDDEN void btv_entry_clear(bt_rec_entry *e); /* frees the text btv_entry_own copied */
 
 /* writes a bt_stats' rows of one shape as the stats endpoints' JSON */
 BTV_HIDDEN int btv_json_stats(bt_buf *out, bt_stats *st, unsigned long long shape);

@@ -170,41 +170,41 @@ static const char *type_name(int type) {
     case BT_REC_ERROR: return "error";
     case BT_REC_RELOAD: return "reload";
     case BT_REC_HOST: return "host";
-    case BTV_LOST: return "lost";
+    case BT_LOG_LOST: return "lost";
     default: return "unknown";
   }
 }
 
-void btv_json_record(bt_buf *b, unsigned long long seq, const btv_record *r) {
-  bt_buf_printf(b, "{\"seq\":%llu,\"type\":\"%s\",\"time\":", seq, type_name(r->type));
-  btv_json_number(b, r->time);
-  bt_buf_printf(b, ",\"think\":%llu", r->think);
-  switch (r->type) {
+void btv_json_record(bt_buf *b, unsigned long long seq, const bt_rec_entry *e) {
+  bt_buf_printf(b, "{\"seq\":%llu,\"type\":\"%s\",\"time\":", seq, type_name(e->type));
+  btv_json_number(b, e->time);
+  bt_buf_printf(b, ",\"think\":%llu", e->think);
+  switch (e->type) {
     case BT_REC_STATUS:
-      bt_buf_printf(b, ",\"node\":%d,\"from\":%d,\"to\":%d", r->node, r->from, r->to);
+      bt_buf_printf(b, ",\"node\":%d,\"from\":%d,\"to\":%d", e->node, e->from, e->to);
       break;
     case BT_REC_THINK:
       btv_json_raw(b, ",\"sleep\":");
-      if (r->has_sleep) btv_json_number(b, r->u.sleep);
+      if (e->has_sleep) btv_json_number(b, e->sleep);
       else btv_json_raw(b, "null");
-      bt_buf_printf(b, ",\"cause\":\"%s\"", bt_wake_name(r->cause));
+      bt_buf_printf(b, ",\"cause\":\"%s\"", bt_wake_name(e->cause));
       break;
     case BT_REC_EVENT:
-      bt_buf_printf(b, ",\"node\":%d", r->node);
+      bt_buf_printf(b, ",\"node\":%d", e->node);
       break;
     case BT_REC_ERROR:
     case BT_REC_HOST:
-      bt_buf_printf(b, r->type == BT_REC_ERROR ? ",\"node\":%d,\"text\":" : ",\"code\":%d,\"text\":", r->node);
-      btv_json_string(b, r->u.bytes.text ? r->u.bytes.text : "", r->u.bytes.text ? r->u.bytes.size : 0);
+      bt_buf_printf(b, e->type == BT_REC_ERROR ? ",\"node\":%d,\"text\":" : ",\"code\":%d,\"text\":", e->node);
+      btv_json_string(b, e->text ? e->text : "", e->text ? e->size : 0);
       break;
     case BT_REC_RELOAD:
       btv_json_raw(b, ",\"from_shape\":");
-      btv_json_shape(b, r->u.shapes.from);
+      btv_json_shape(b, e->def_from);
       btv_json_raw(b, ",\"shape\":");
-      btv_json_shape(b, r->u.shapes.to);
+      btv_json_shape(b, e->def_to);
       break;
-    case BTV_LOST:
-      bt_buf_printf(b, ",\"count\":%llu", r->u.lost);
+    case BT_LOG_LOST:
+      bt_buf_printf(b, ",\"count\":%llu", (unsigned long long)e->size);
       break;
     default:
       break;
@@ -212,27 +212,19 @@ void btv_json_record(bt_buf *b, unsigned long long seq, const btv_record *r) {
   bt_buf_append(b, "}", 1);
 }
 
-void btv_record_from(btv_record *r, const bt_rec_entry *e) {
-  memset(r, 0, sizeof *r);
-  r->type = e->type;
-  r->time = e->time;
-  r->think = e->think;
-  r->node = e->node;
-  r->from = e->from;
-  r->to = e->to;
-  r->has_sleep = e->has_sleep;
-  r->cause = e->cause;
-  if (e->type == BT_REC_THINK) {
-    r->u.sleep = e->sleep;
-  } else if (e->type == BT_REC_RELOAD) {
-    r->u.shapes.from = e->def_from;
-    r->u.shapes.to = e->def_to;
-  }
+int btv_entry_own(bt_rec_entry *e) {
+  if (e->type != BT_REC_ERROR && e->type != BT_REC_HOST) return BT_OK;
+  char *copy = malloc(e->size + 1);
+  if (copy && e->size) memcpy(copy, e->text, e->size);
+  if (copy) copy[e->size] = 0;
+  e->text = copy;
+  return copy ? BT_OK : BT_ENOMEM;
 }
 
-void btv_record_clear(btv_record *r) {
-  if (r->type == BT_REC_ERROR || r->type == BT_REC_HOST) free(r->u.bytes.text);
-  r->type = 0;
+void btv_entry_clear(bt_rec_entry *e) {
+  if (e->type == BT_REC_ERROR || e->type == BT_REC_HOST) free((char *)e->text);
+  e->text = NULL;
+  e->type = 0;
 }
 
 int btv_json_stats(bt_buf *out, bt_stats *st, unsigned long long shape) {

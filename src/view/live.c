@@ -44,8 +44,8 @@ typedef struct btv_agent {
   double x, y;
   int watchers; /* streams subscribed to it */
   int keeping;  /* its recorder keeps the DBStrings of its thinks */
-  /* the history */
-  btv_record *ring;
+  /* the history: the recorder's records, their texts owned (btv_entry_own) */
+  bt_rec_entry *ring;
   size_t cap, count, head;   /* head: index of the oldest */
   unsigned long long seq;    /* the newest record's seq (0: none yet) */
   unsigned long long total;  /* bt_rec_total at the last frame */
@@ -156,7 +156,7 @@ static void agent_free_now(btv_agent *a) {
 static void agent_free(btv_agent *a) {
   if (!a) return;
   agent_free_now(a);
-  for (size_t i = 0; i < a->count; i++) btv_record_clear(&a->ring[(a->head + i) % a->cap]);
+  for (size_t i = 0; i < a->count; i++) btv_entry_clear(&a->ring[(a->head + i) % a->cap]);
   free(a->ring);
   free(a->base);
   free(a->label);
@@ -195,27 +195,27 @@ static int base_reset(btv_agent *a, unsigned long long shape, int nodes) {
 
 /* what a record does to a list of statuses */
 static void apply(btv_live *L, unsigned char **statuses, int *nodes, unsigned long long *shape,
-                  const btv_record *r) {
+                  const bt_rec_entry *r) {
   if (r->type == BT_REC_STATUS && r->node >= 0 && r->node < *nodes) {
     (*statuses)[r->node] = r->to;
   } else if (r->type == BT_REC_RELOAD) {
-    int n = shape_nodes(L, r->u.shapes.to);
+    int n = shape_nodes(L, r->def_to);
     unsigned char *s = n > 0 ? calloc((size_t)n, 1) : NULL;
     free(*statuses);
     *statuses = s;
     *nodes = s ? n : 0;
-    *shape = r->u.shapes.to;
+    *shape = r->def_to;
   }
 }
 
-static btv_record *ring_at(btv_agent *a, size_t i) { return &a->ring[(a->head + i) % a->cap]; }
+static bt_rec_entry *ring_at(btv_agent *a, size_t i) { return &a->ring[(a->head + i) % a->cap]; }
 
-/* appends a record (taking its bytes); the oldest leaves when the ring is full */
-static int ring_push(btv_live *L, btv_agent *a, size_t history, btv_record *r) {
+/* appends a record (taking its text); the oldest leaves when the ring is full */
+static int ring_push(btv_live *L, btv_agent *a, size_t history, const bt_rec_entry *r) {
   if (a->count == a->cap && a->cap < history) { /* grows, up to `history` */
     size_t cap = a->cap ? a->cap * 2 : 64;
     if (cap > history) cap = history;
-    btv_record *p = malloc(cap * sizeof *p);
+    bt_rec_entry *p = malloc(cap * sizeof *p);
     if (!p) return BT_ENOMEM;
     for (size_t i = 0; i < a->count; i++) p[i] = *ring_at(a, i);
     free(a->ring);
@@ -224,9 +224,9 @@ static int ring_push(btv_live *L, btv_agent *a, size_t history, btv_record *r) {
     a->head = 0;
   }
   if (a->count == a->cap) {
-    btv_record *old = ring_at(a, 0);
+    bt_rec_entry *old = ring_at(a, 0);
     apply(L, &a->base, &a->base_nodes, &a->base_shape, old);
-    btv_record_clear(old);
+    btv_entry_clear(old);
     *old = *r;
     a->head = (a->head + 1) % a->cap;
   } else {
@@ -427,19 +427,6 @@ static void feed_stats(btv_live *L, btv_agent *a, const bt_rec_entry *e) {
   bt_stats_add(L->stats, a->id, a->rec_shape, nodes, e);
 }
 
-/* copies a recorder's entry (its text too) */
-static int record_of(const bt_rec_entry *e, btv_record *r) {
-  btv_record_from(r, e);
-  if (e->type == BT_REC_ERROR || e->type == BT_REC_HOST) {
-    r->u.bytes.text = malloc(e->size + 1);
-    if (!r->u.bytes.text) return BT_ENOMEM;
-    if (e->size) memcpy(r->u.bytes.text, e->text, e->size);
-    r->u.bytes.text[e->size] = 0;
-    r->u.bytes.size = e->size;
-  }
-  return BT_OK;
-}
-
 /* the DBStrings its recorder kept at its last think (bt_rec_keep_dbstrings) */
 static void read_dbstrings(btv_agent *a) {
   for (int n = 0; n < a->nodes; n++) {
@@ -478,20 +465,20 @@ static int frame_agent(bt_view *v, btv_agent *a, bt_buf *msg, int *reloaded) {
   size_t take = fresh < count ? (size_t)fresh : count;
   unsigned long long first_seq = a->seq + 1;
   if (fresh > take) {
-    btv_record lost;
+    bt_rec_entry lost; /* as a log marks its own losses */
     memset(&lost, 0, sizeof lost);
-    lost.type = BTV_LOST;
+    lost.type = BT_LOG_LOST;
     lost.node = -1;
     lost.time = v->now;
-    lost.u.lost = fresh - take;
+    lost.size = (size_t)(fresh - take);
     if (ring_push(L, a, v->history, &lost) != BT_OK) return BT_ENOMEM;
   }
   for (size_t i = count - take; i < count; i++) {
-    bt_rec_entry e;
-    btv_record r;
+    bt_rec_entry e, r;
     if (bt_rec_get(a->rec, i, &e) != BT_OK) continue;
-    if (record_of(&e, &r) != BT_OK || ring_push(L, a, v->history, &r) != BT_OK) {
-      btv_record_clear(&r);
+    r = e;
+    if (btv_entry_own(&r) != BT_OK || ring_push(L, a, v->history, &r) != BT_OK) {
+      btv_entry_clear(&r);
       rc = BT_ENOMEM;
       break;
     }
@@ -727,29 +714,11 @@ static int live_agent_stats(bt_view *v, unsigned long long id, bt_buf *out) {
   }
   unsigned long long shape = a->base_shape;
   for (size_t i = 0; i < a->count; i++) {
-    const btv_record *r = ring_at(a, i);
-    if (r->type == BT_REC_RELOAD) shape = r->u.shapes.to;
+    const bt_rec_entry *e = ring_at(a, i);
+    if (e->type == BT_REC_RELOAD) shape = e->def_to;
     int nodes = shape_nodes(L, shape);
-    if (nodes <= 0 || r->type == BTV_LOST) continue;
-    bt_rec_entry e;
-    memset(&e, 0, sizeof e);
-    e.type = r->type;
-    e.from = r->from;
-    e.to = r->to;
-    e.has_sleep = r->has_sleep;
-    e.cause = r->cause;
-    e.node = r->node;
-    e.think = r->think;
-    e.time = r->time;
-    if (r->type == BT_REC_THINK) e.sleep = r->u.sleep;
-    else if (r->type == BT_REC_RELOAD) {
-      e.def_from = r->u.shapes.from;
-      e.def_to = r->u.shapes.to;
-    } else if (r->type == BT_REC_ERROR || r->type == BT_REC_HOST) {
-      e.text = r->u.bytes.text;
-      e.size = r->u.bytes.size;
-    }
-    bt_stats_add(st, a->id, shape, nodes, &e);
+    if (nodes <= 0 || e->type == BT_LOG_LOST) continue;
+    bt_stats_add(st, a->id, shape, nodes, e);
   }
   int rc = btv_json_stats(out, st, shape ? shape : a->shape);
   bt_stats_free(st);

@@ -26,7 +26,7 @@
 
 #include "btv_internal.h"
 
-#define TAIL 512 /* records of each agent kept in memory: about 24 KB */
+#define TAIL 512 /* records of each agent kept in memory: about 36 KB */
 
 typedef struct log_agent {
   unsigned long long id;
@@ -38,7 +38,7 @@ typedef struct log_agent {
   unsigned long long transitions; /* status records: activity is their mean rate over the log */
   double *since;               /* per node: the time it became RUNNING (NAN: not running) */
   int since_nodes;
-  btv_record *tail;            /* the last TAIL records (a ring; texts owned) */
+  bt_rec_entry *tail;          /* the last TAIL records (a ring; texts owned: btv_entry_own) */
   size_t tail_count, tail_head;
   unsigned long long reshaped; /* the records before its last attach or reload (a seq) */
 } log_agent;
@@ -93,24 +93,15 @@ static void since_update(log_agent *a, const bt_log_record *rec) {
   }
 }
 
-static void record_of(const bt_log_record *rec, btv_record *r);
-
-static btv_record *tail_at(log_agent *a, size_t i) { return &a->tail[(a->tail_head + i) % TAIL]; }
+static bt_rec_entry *tail_at(log_agent *a, size_t i) { return &a->tail[(a->tail_head + i) % TAIL]; }
 
 /* keeps a copy of the record (its text too) in the agent's tail */
 static int tail_push(log_agent *a, const bt_log_record *rec) {
   if (!a->tail && !(a->tail = calloc(TAIL, sizeof *a->tail))) return BT_ENOMEM;
-  btv_record r;
-  record_of(rec, &r);
-  if (r.type == BT_REC_ERROR || r.type == BT_REC_HOST) {
-    char *copy = malloc(r.u.bytes.size + 1);
-    if (!copy) return BT_ENOMEM;
-    if (r.u.bytes.size) memcpy(copy, r.u.bytes.text, r.u.bytes.size);
-    copy[r.u.bytes.size] = 0;
-    r.u.bytes.text = copy;
-  }
+  bt_rec_entry r = rec->entry;
+  if (btv_entry_own(&r) != BT_OK) return BT_ENOMEM;
   if (a->tail_count == TAIL) {
-    btv_record_clear(tail_at(a, 0));
+    btv_entry_clear(tail_at(a, 0));
     *tail_at(a, 0) = r;
     a->tail_head = (a->tail_head + 1) % TAIL;
   } else {
@@ -198,7 +189,7 @@ static void logview_free(bt_view *v) {
     bt_stats_free(L->agents[i].stats);
     free(L->agents[i].label);
     free(L->agents[i].since);
-    for (size_t k = 0; L->agents[i].tail && k < L->agents[i].tail_count; k++) btv_record_clear(tail_at(&L->agents[i], k));
+    for (size_t k = 0; L->agents[i].tail && k < L->agents[i].tail_count; k++) btv_entry_clear(tail_at(&L->agents[i], k));
     free(L->agents[i].tail);
   }
   free(L->agents);
@@ -317,18 +308,6 @@ static int logview_agent(bt_view *v, unsigned long long id, bt_buf *out) {
   return BT_OK;
 }
 
-static void record_of(const bt_log_record *rec, btv_record *r) {
-  const bt_rec_entry *e = &rec->entry;
-  btv_record_from(r, e);
-  if (e->type == BT_LOG_LOST) {
-    r->type = BTV_LOST;
-    r->u.lost = e->size;
-  } else if (e->type == BT_REC_ERROR || e->type == BT_REC_HOST) {
-    r->u.bytes.text = (char *)e->text; /* borrowed (never freed): written before the next read */
-    r->u.bytes.size = e->size;
-  }
-}
-
 /* a window within the agent's tail, after its last attach or reload: from memory */
 static int tail_history(log_agent *a, unsigned long long start, unsigned long long end, bt_buf *out) {
   const bt_log_shape *s = bt_log_tree_shape(a->tree);
@@ -341,7 +320,7 @@ static int tail_history(log_agent *a, unsigned long long start, unsigned long lo
   for (int n = 0; n < nodes; n++) st[n] = (unsigned char)bt_log_tree_status(a->tree, n);
   unsigned long long oldest = a->seq - a->tail_count + 1;
   for (unsigned long long q = a->seq; q >= start; q--) { /* undone, newest first */
-    const btv_record *r = tail_at(a, (size_t)(q - oldest));
+    const bt_rec_entry *r = tail_at(a, (size_t)(q - oldest));
     if (r->type == BT_REC_STATUS && r->node >= 0 && r->node < nodes) {
       int state = bt_log_shape_state(s, r->node);
       for (int n = 0; n < nodes; n++)
@@ -403,10 +382,8 @@ static int logview_history(bt_view *v, unsigned long long id, unsigned long long
         captured = 1;
       }
       if (seq >= start) {
-        btv_record br;
-        record_of(&rec, &br);
         if (records.len) bt_buf_append(&records, ",", 1);
-        btv_json_record(&records, seq, &br);
+        btv_json_record(&records, seq, &rec.entry); /* (its text: written before the next read) */
       }
     }
     bt_log_tree_apply(t, r, &rec);
