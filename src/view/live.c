@@ -12,6 +12,8 @@
  * Each agent keeps, besides its ring, the statuses its tree had just before the ring's oldest
  * record (`base`), kept up to date as old records leave the ring, so that a window of history
  * comes with the statuses just before it (statuses_before) at the cost of replaying the ring.
+ * Both are replayed by the recording layer's one step (bt_rec_entry_apply), by state as the
+ * instance keeps them and the log source replays them: every place of a shared node has one.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -23,7 +25,16 @@ typedef struct btv_shape {
   unsigned long long hash;
   bt_def *def; /* one reference, to name the nodes */
   char *name;  /* the brain of the first agent seen with it */
+  int *state;  /* each node's state (bt_def_state): statuses are replayed by state */
 } btv_shape;
+
+/* an agent's statuses at a point of its history (base, a window's statuses_before) */
+typedef struct btv_past {
+  unsigned long long shape; /* 0: none known */
+  int nodes;                /* its nodes (0: none) */
+  unsigned char *status;    /* nodes bytes, by state (bt_rec_entry_apply) */
+  const int *state;         /* the shape's btv_shape.state */
+} btv_past;
 
 typedef struct btv_agent {
   bt_rec *rec;
@@ -49,9 +60,7 @@ typedef struct btv_agent {
   size_t cap, count, head;   /* head: index of the oldest */
   unsigned long long seq;    /* the newest record's seq (0: none yet) */
   unsigned long long total;  /* bt_rec_total at the last frame */
-  unsigned char *base;       /* statuses before the oldest record kept */
-  int base_nodes;
-  unsigned long long base_shape;
+  btv_past base;             /* statuses before the oldest record kept */
   unsigned long long rec_shape; /* the shape the records being copied are of */
   /* activity: transitions in each of the last whole seconds */
   long long bucket_second[6];
@@ -123,19 +132,66 @@ static btv_shape *shape_note(btv_live *L, const bt_def *def, const char *brain) 
     L->shapes = p;
     L->shapes_cap = cap;
   }
+  int nodes = bt_def_size(def);
   char *name = strdup(brain ? brain : "");
-  if (!name) return NULL;
+  int *state = malloc((size_t)(nodes > 0 ? nodes : 1) * sizeof *state);
+  if (!name || !state) {
+    free(name);
+    free(state);
+    return NULL;
+  }
+  for (int i = 0; i < nodes; i++) state[i] = bt_def_state(def, i);
   s = &L->shapes[L->nshapes++];
   s->hash = hash;
   s->def = (bt_def *)def;
   bt_def_retain(s->def);
   s->name = name;
+  s->state = state;
   return s;
 }
 
 static int shape_nodes(btv_live *L, unsigned long long hash) {
   btv_shape *s = shape_find(L, hash);
   return s ? bt_def_size(s->def) : 0;
+}
+
+/* ---- statuses replayed from records ---- */
+
+/* p becomes the statuses of a tree of that shape as a new instance has them: READY */
+static int past_reset(btv_live *L, btv_past *p, unsigned long long shape) {
+  btv_shape *s = shape_find(L, shape);
+  int nodes = s ? bt_def_size(s->def) : 0;
+  unsigned char *st = nodes > 0 ? calloc((size_t)nodes, 1) : NULL;
+  if (nodes > 0 && !st) return BT_ENOMEM;
+  free(p->status);
+  p->status = st;
+  p->nodes = nodes > 0 ? nodes : 0;
+  p->state = s ? s->state : NULL;
+  p->shape = shape;
+  return BT_OK;
+}
+
+/* what a record does to statuses: a reload gives them the new shape, READY (without memory, or
+ * for a shape not seen: none); every other record is the recording layer's one replay step */
+static void apply(btv_live *L, btv_past *p, const bt_rec_entry *r) {
+  if (r->type == BT_REC_RELOAD) {
+    if (past_reset(L, p, r->def_to) != BT_OK) {
+      free(p->status);
+      p->status = NULL;
+      p->nodes = 0;
+      p->state = NULL;
+      p->shape = r->def_to;
+    }
+  } else {
+    bt_rec_entry_apply(r, p->nodes, p->state, p->status, NULL); /* (a node out of range: nothing) */
+  }
+}
+
+/* the statuses as JSON, by node: [0,3,1] */
+static void json_past(bt_buf *out, const btv_past *p) {
+  bt_buf_append(out, "[", 1);
+  for (int n = 0; n < p->nodes; n++) bt_buf_printf(out, n ? ",%d" : "%d", p->status[p->state ? p->state[n] : n]);
+  bt_buf_append(out, "]", 1);
 }
 
 /* ---- an agent ---- */
@@ -158,7 +214,7 @@ static void agent_free(btv_agent *a) {
   agent_free_now(a);
   for (size_t i = 0; i < a->count; i++) btv_entry_clear(&a->ring[(a->head + i) % a->cap]);
   free(a->ring);
-  free(a->base);
+  free(a->base.status);
   free(a->label);
   free(a->brain);
   free(a);
@@ -183,31 +239,6 @@ static int agent_reshape(btv_agent *a, unsigned long long shape, int nodes) {
   return BT_OK;
 }
 
-static int base_reset(btv_agent *a, unsigned long long shape, int nodes) {
-  unsigned char *b = nodes > 0 ? calloc((size_t)nodes, 1) : NULL;
-  if (nodes > 0 && !b) return BT_ENOMEM;
-  free(a->base);
-  a->base = b;
-  a->base_nodes = nodes > 0 ? nodes : 0;
-  a->base_shape = shape;
-  return BT_OK;
-}
-
-/* what a record does to a list of statuses */
-static void apply(btv_live *L, unsigned char **statuses, int *nodes, unsigned long long *shape,
-                  const bt_rec_entry *r) {
-  if (r->type == BT_REC_STATUS && r->node >= 0 && r->node < *nodes) {
-    (*statuses)[r->node] = r->to;
-  } else if (r->type == BT_REC_RELOAD) {
-    int n = shape_nodes(L, r->def_to);
-    unsigned char *s = n > 0 ? calloc((size_t)n, 1) : NULL;
-    free(*statuses);
-    *statuses = s;
-    *nodes = s ? n : 0;
-    *shape = r->def_to;
-  }
-}
-
 static bt_rec_entry *ring_at(btv_agent *a, size_t i) { return &a->ring[(a->head + i) % a->cap]; }
 
 /* appends a record (taking its text); the oldest leaves when the ring is full */
@@ -225,7 +256,7 @@ static int ring_push(btv_live *L, btv_agent *a, size_t history, const bt_rec_ent
   }
   if (a->count == a->cap) {
     bt_rec_entry *old = ring_at(a, 0);
-    apply(L, &a->base, &a->base_nodes, &a->base_shape, old);
+    apply(L, &a->base, old);
     btv_entry_clear(old);
     *old = *r;
     a->head = (a->head + 1) % a->cap;
@@ -293,7 +324,7 @@ int bt_view_add_agent(bt_view *v, bt_rec *rec, const char *brain) {
   }
   /* the records the ring holds now start from the statuses before them: unknown, READY */
   a->rec_shape = a->shape;
-  if (base_reset(a, a->shape, a->nodes) != BT_OK) {
+  if (past_reset(L, &a->base, a->shape) != BT_OK) {
     rc = BT_ENOMEM;
     goto done;
   }
@@ -389,6 +420,7 @@ static void live_free(bt_view *v) {
   for (int i = 0; i < L->nshapes; i++) {
     bt_def_release(L->shapes[i].def);
     free(L->shapes[i].name);
+    free(L->shapes[i].state);
   }
   free(L->shapes);
   free(L->agents);
@@ -457,7 +489,7 @@ static int frame_agent(bt_view *v, btv_agent *a, bt_buf *msg, int *reloaded) {
     if (agent_reshape(a, shape, def ? bt_def_size(def) : 0) != BT_OK) return BT_ENOMEM;
     if (a->count == 0) {
       a->rec_shape = shape;
-      if (base_reset(a, shape, a->nodes) != BT_OK) return BT_ENOMEM;
+      if (past_reset(L, &a->base, shape) != BT_OK) return BT_ENOMEM;
     }
   }
   if (fresh == 0 && a->watchers == 0) return BT_OK;
@@ -679,20 +711,19 @@ static int live_history(bt_view *v, unsigned long long id, unsigned long long be
   unsigned long long start = end > oldest + (unsigned long long)count ? end - (unsigned long long)count : oldest;
   if (end < oldest) start = end = oldest;
   /* the statuses before the window: base, then the records from the oldest to start */
-  int nodes = a->base_nodes;
-  unsigned long long shape = a->base_shape;
-  unsigned char *st = nodes > 0 ? malloc((size_t)nodes) : NULL;
-  if (nodes > 0 && !st) {
+  btv_past past = a->base;
+  past.status = past.nodes > 0 ? malloc((size_t)past.nodes) : NULL;
+  if (past.nodes > 0 && !past.status) {
     out->err = BT_ENOMEM;
     return BT_ENOMEM;
   }
-  if (nodes > 0) memcpy(st, a->base, (size_t)nodes);
-  for (unsigned long long s = oldest; s < start; s++) apply(L, &st, &nodes, &shape, ring_at(a, (size_t)(s - oldest)));
+  if (past.nodes > 0) memcpy(past.status, a->base.status, (size_t)past.nodes);
+  for (unsigned long long s = oldest; s < start; s++) apply(L, &past, ring_at(a, (size_t)(s - oldest)));
   bt_buf_printf(out, "{\"agent\":%llu,\"oldest\":%llu,\"newest\":%llu,\"statuses_before\":", a->id, oldest, a->seq);
-  json_bytes(out, st, nodes);
-  free(st);
+  json_past(out, &past);
+  free(past.status);
   btv_json_raw(out, ",\"shape_before\":");
-  json_shape_or_null(out, shape);
+  json_shape_or_null(out, past.shape);
   btv_json_raw(out, ",\"records\":[");
   for (unsigned long long s = start; s < end; s++) {
     if (s > start) bt_buf_append(out, ",", 1);
@@ -712,7 +743,7 @@ static int live_agent_stats(bt_view *v, unsigned long long id, bt_buf *out) {
     out->err = BT_ENOMEM;
     return BT_ENOMEM;
   }
-  unsigned long long shape = a->base_shape;
+  unsigned long long shape = a->base.shape;
   for (size_t i = 0; i < a->count; i++) {
     const bt_rec_entry *e = ring_at(a, i);
     if (e->type == BT_REC_RELOAD) shape = e->def_to;

@@ -10,10 +10,12 @@
  * and keeping only the window's records, and stops at the window's end. The file is never held
  * whole; a window late in a large file costs a read up to it.
  *
- * The index keeps, besides, each agent's last TAIL records: a window among them (the first a page
- * asks for: the newest) is answered from memory, its statuses_before found by undoing, from the
- * agent's tree at the log's end, the status records after the window's start (when no attach or
- * reload came after it).
+ * The index keeps, besides, each agent's last TAIL records and the statuses just before the oldest
+ * of them, or just after its last attach or reload when that came later (`base`, kept up to date
+ * as records leave the tail): a window among them that starts after the last attach or reload (the
+ * first a page asks for: the newest) is answered from memory, its statuses_before replayed from
+ * the base. Both replays, the file's (bt_log_tree_apply) and the tail's, take the recording
+ * layer's one step, bt_rec_entry_apply, by state.
  *
  * An agent's records are numbered (seq) from 1 as the recorder made them (status to host, and a
  * "lost" record where the writer lost some); the log's own records (attach, saved, describe)
@@ -40,7 +42,12 @@ typedef struct log_agent {
   int since_nodes;
   bt_rec_entry *tail;          /* the last TAIL records (a ring; texts owned: btv_entry_own) */
   size_t tail_count, tail_head;
-  unsigned long long reshaped; /* the records before its last attach or reload (a seq) */
+  /* the statuses, by state, just before the record base_seq: the tail's oldest, or the first
+     after its last attach or reload when that is later; of the tree's shape (no attach since) */
+  unsigned char *base;
+  int *base_state; /* each node's state (bt_log_shape_state) */
+  int base_nodes;
+  unsigned long long base_seq;
 } log_agent;
 
 /* the source's data (v->src_data) */
@@ -95,12 +102,36 @@ static void since_update(log_agent *a, const bt_log_record *rec) {
 
 static bt_rec_entry *tail_at(log_agent *a, size_t i) { return &a->tail[(a->tail_head + i) % TAIL]; }
 
-/* keeps a copy of the record (its text too) in the agent's tail */
+/* the base becomes the agent's tree as it is, after an attach or a reload: the records replayed on
+ * it are those after this one */
+static int base_take(log_agent *a) {
+  const bt_log_shape *s = bt_log_tree_shape(a->tree);
+  int nodes = s ? bt_log_shape_size(s) : 0;
+  if (nodes != a->base_nodes) {
+    free(a->base);
+    free(a->base_state);
+    a->base = nodes > 0 ? calloc((size_t)nodes, 1) : NULL;
+    a->base_state = nodes > 0 ? malloc((size_t)nodes * sizeof *a->base_state) : NULL;
+    a->base_nodes = a->base && a->base_state ? nodes : 0;
+    if (nodes > 0 && !a->base_nodes) return BT_ENOMEM;
+  }
+  for (int n = 0; n < nodes; n++) a->base_state[n] = bt_log_shape_state(s, n);
+  for (int n = 0; n < nodes; n++) a->base[a->base_state[n]] = (unsigned char)bt_log_tree_status(a->tree, n);
+  a->base_seq = a->seq + 1;
+  return BT_OK;
+}
+
+/* keeps a copy of the record (its text too) in the agent's tail, of which the oldest leaves when
+ * it is full (into the base, when it came after the base) */
 static int tail_push(log_agent *a, const bt_log_record *rec) {
   if (!a->tail && !(a->tail = calloc(TAIL, sizeof *a->tail))) return BT_ENOMEM;
   bt_rec_entry r = rec->entry;
   if (btv_entry_own(&r) != BT_OK) return BT_ENOMEM;
   if (a->tail_count == TAIL) {
+    if (a->base_seq == a->seq - TAIL) { /* (a->seq is r's) */
+      bt_rec_entry_apply(tail_at(a, 0), a->base_nodes, a->base_state, a->base, NULL);
+      a->base_seq++;
+    }
     btv_entry_clear(tail_at(a, 0));
     *tail_at(a, 0) = r;
     a->tail_head = (a->tail_head + 1) % TAIL;
@@ -147,19 +178,19 @@ int btv_log_open(bt_view *v, const char *path, char *err, size_t errsize) {
         btv_set_error(v, err, errsize, "out of memory");
         return BT_ENOMEM;
       }
+      a->base_seq = 1;
     }
     bt_log_tree_apply(a->tree, L->reader, &rec);
     since_update(a, &rec);
     int type = rec.entry.type;
-    if (type == BT_LOG_ATTACH) a->reshaped = a->seq;
-    if (!is_counted(type)) continue;
-    records++;
-    a->seq++;
-    if (type == BT_REC_RELOAD) a->reshaped = a->seq;
-    if (tail_push(a, &rec) != BT_OK) {
+    int reshaped = type == BT_LOG_ATTACH || type == BT_REC_RELOAD;
+    if (is_counted(type)) a->seq++;
+    if ((reshaped && base_take(a) != BT_OK) || (is_counted(type) && tail_push(a, &rec) != BT_OK)) {
       btv_set_error(v, err, errsize, "out of memory");
       return BT_ENOMEM;
     }
+    if (!is_counted(type)) continue;
+    records++;
     if (type == BT_REC_STATUS) a->transitions++;
     double t = rec.entry.time;
     if (a->seq == 1) a->first = t;
@@ -189,6 +220,8 @@ static void logview_free(bt_view *v) {
     bt_stats_free(L->agents[i].stats);
     free(L->agents[i].label);
     free(L->agents[i].since);
+    free(L->agents[i].base);
+    free(L->agents[i].base_state);
     for (size_t k = 0; L->agents[i].tail && k < L->agents[i].tail_count; k++) btv_entry_clear(tail_at(&L->agents[i], k));
     free(L->agents[i].tail);
   }
@@ -308,28 +341,22 @@ static int logview_agent(bt_view *v, unsigned long long id, bt_buf *out) {
   return BT_OK;
 }
 
-/* a window within the agent's tail, after its last attach or reload: from memory */
+/* a window within the agent's tail that starts after its last attach or reload (at base_seq or
+ * later): from memory, the base replayed up to the window's start */
 static int tail_history(log_agent *a, unsigned long long start, unsigned long long end, bt_buf *out) {
   const bt_log_shape *s = bt_log_tree_shape(a->tree);
-  int nodes = s ? bt_log_shape_size(s) : 0;
+  int nodes = a->base_nodes;
   unsigned char *st = nodes > 0 ? malloc((size_t)nodes) : NULL;
   if (nodes > 0 && !st) {
     out->err = BT_ENOMEM;
     return BT_ENOMEM;
   }
-  for (int n = 0; n < nodes; n++) st[n] = (unsigned char)bt_log_tree_status(a->tree, n);
+  if (nodes > 0) memcpy(st, a->base, (size_t)nodes);
   unsigned long long oldest = a->seq - a->tail_count + 1;
-  for (unsigned long long q = a->seq; q >= start; q--) { /* undone, newest first */
-    const bt_rec_entry *r = tail_at(a, (size_t)(q - oldest));
-    if (r->type == BT_REC_STATUS && r->node >= 0 && r->node < nodes) {
-      int state = bt_log_shape_state(s, r->node);
-      for (int n = 0; n < nodes; n++)
-        if (bt_log_shape_state(s, n) == state) st[n] = r->from; /* every place of a shared node */
-    }
-    if (q == start) break;
-  }
+  for (unsigned long long q = a->base_seq; q < start; q++)
+    bt_rec_entry_apply(tail_at(a, (size_t)(q - oldest)), nodes, a->base_state, st, NULL);
   bt_buf_printf(out, "{\"agent\":%llu,\"oldest\":1,\"newest\":%llu,\"statuses_before\":[", a->id, a->seq);
-  for (int n = 0; n < nodes; n++) bt_buf_printf(out, n ? ",%d" : "%d", st[n]);
+  for (int n = 0; n < nodes; n++) bt_buf_printf(out, n ? ",%d" : "%d", st[a->base_state[n]]);
   free(st);
   btv_json_raw(out, "],\"shape_before\":");
   if (s) btv_json_shape(out, bt_log_shape_hash(s));
@@ -351,7 +378,9 @@ static int logview_history(bt_view *v, unsigned long long id, unsigned long long
   unsigned long long end = before;
   unsigned long long start = end > (unsigned long long)count ? end - (unsigned long long)count : 1;
   if (start < 1) start = 1;
-  if (start < end && a->tail_count && start >= a->seq - a->tail_count + 1 && start > a->reshaped)
+  const bt_log_shape *now = bt_log_tree_shape(a->tree);
+  if (start < end && a->tail_count && start >= a->seq - a->tail_count + 1 && start >= a->base_seq &&
+      a->base_nodes == (now ? bt_log_shape_size(now) : 0))
     return tail_history(a, start, end, out);
   bt_log_reader *r = NULL;
   bt_log_tree *t = NULL;
