@@ -977,6 +977,36 @@ static void test_log(void) {
   bt_rec_free(rec);
 }
 
+/* ---- records a recorder's ring lost before a frame copied them ---- */
+
+/* a ring of 4 records and a frame after many thinks: the history says how many were lost, in a
+ * "lost" record of its own before the 4 kept (the log's BT_LOG_LOST, as a log view says it) */
+static void test_lost(void) {
+  bt_inst *in = wolf_tree();
+  bt_rec *rec = record(in, 51, "wolf 51", 4);
+  bt_view *v = NULL;
+  CHECK_INT(bt_view_create(&v, NULL, NULL, 0), BT_OK);
+  if (!v) return;
+  CHECK_INT(bt_view_add_agent(v, rec, "wolf"), BT_OK);
+  for (int i = 0; i < 12; i++) {
+    SEE.result = i % 2;
+    think(in, 1 + i * 0.6);
+  }
+  CHECK_INT(bt_view_frame(v, 9), BT_OK);
+  unsigned long long total = bt_rec_total(rec);
+  REQUIRE(total > 4);
+  char *body = get(bt_view_port(v), "/api/agents/51/history?count=100", 200);
+  char want[128];
+  snprintf(want, sizeof want, "\"records\":[{\"seq\":1,\"type\":\"lost\",\"time\":9,\"think\":0,\"count\":%llu},",
+           total - 4);
+  CHECK(contains(body, want));
+  CHECK(contains(body, "\"newest\":5"));
+  free(body);
+  bt_view_free(v);
+  bt_inst_free(in);
+  bt_rec_free(rec);
+}
+
 /* ---- a shared node: both sources replay statuses by state ---- */
 
 /* the statuses_before of a window's answer, as JSON ("[0,3,...]"), into out */
@@ -1088,6 +1118,8 @@ int main(void) {
   mark("log");
   test_shared();
   mark("shared");
+  test_lost();
+  mark("lost");
   test_reload();
   mark("reload");
   test_clients();
