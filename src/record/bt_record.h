@@ -413,6 +413,20 @@ int bt_log_shape_find(const bt_log_shape *s, const char *path);
  * BT_EINVAL for a NULL argument or a kind this library does not know; as bt_def_create. */
 int bt_log_shape_def(const bt_log_shape *s, bt_def **out);
 
+/* ---- an agent's statuses from its records ----
+ * One step of replaying an agent's statuses from its records: the one that bt_log_tree_apply,
+ * bt-log and the viewer (a window's statuses_before) take. The statuses and last results of a
+ * tree of `nodes` nodes are kept by state (status[s] and last[s], `nodes` bytes each, s the state
+ * of a node: state[node], as bt_def_state or bt_log_shape_state give it; state NULL: by node), so
+ * that every place of a shared node has the one status the instance gives it. BT_REC_STATUS sets
+ * its node's status to e->to; BT_LOG_SAVED makes every last result the status (last NULL: nothing
+ * changes); every other type changes nothing: a change of shape (BT_LOG_ATTACH, BT_REC_RELOAD)
+ * is the caller's, who knows the new shape. BT_EINVAL for a NULL e or status, nodes below 0, or a
+ * STATUS record whose node or its state is not below nodes or whose status is no bt_status
+ * (nothing changes then). */
+int bt_rec_entry_apply(const bt_rec_entry *e, int nodes, const int *state, unsigned char *status,
+                       unsigned char *last);
+
 /* ---- an agent's tree from its records ----
  * A bt_log_tree follows the records of one agent, given to it one by one as a reader reads them,
  * and keeps the agent's tree as they leave it: each node's status and last result (what the dump
@@ -428,8 +442,9 @@ void bt_log_tree_free(bt_log_tree *t); /* NULL is allowed */
 
 /* Applies the record that r has just read (bt_log_read), a record of the agent the tree follows:
  * BT_LOG_ATTACH takes rec's shape, its nodes READY with last results READY but those the record
- * lists (bt_log_reader_state); BT_REC_STATUS sets the node's status; BT_LOG_SAVED makes every last
- * result the status; BT_LOG_DESCRIBE replaces the DBStrings kept; BT_REC_THINK is the last think;
+ * lists (bt_log_reader_state); BT_REC_STATUS sets the node's status and BT_LOG_SAVED makes every
+ * last result the status (bt_rec_entry_apply); BT_LOG_DESCRIBE replaces the DBStrings kept;
+ * BT_REC_THINK is the last think;
  * BT_LOG_STOP marks the tree stopped until a think after it or an attach (bt_log_tree_stopped).
  * Other records, and every record before the first attach, change nothing. BT_EINVAL for a NULL
  * argument or a record that does not fit the tree's shape (a node or status out of range),

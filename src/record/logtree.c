@@ -6,7 +6,9 @@
  * an agent's tree at a moment through it.
  *
  * Statuses are kept by state (a node placed under several parents shares its state with its other
- * places), as the instance keeps them; the DBStrings of a describe record are copied into one
+ * places), as the instance keeps them, and a record changes them through bt_rec_entry_apply, the
+ * one step of replaying statuses, which the viewer takes too (its windows' statuses_before); the
+ * DBStrings of a describe record are copied into one
  * buffer, since the reader's text lives only until its next read.
  */
 #include <stdlib.h>
@@ -23,6 +25,7 @@ struct bt_log_tree {
   const bt_log_shape *shape; /* NULL until the first attach */
   int size, cap;             /* the shape's nodes; the arrays' room */
   unsigned char *status, *last; /* by state */
+  int *state;                /* the state of each node (bt_log_shape_state) */
   described *desc;           /* the last describe record's entries */
   size_t ndesc, cap_desc;
   bt_buf text;               /* their DBStrings, one after the other */
@@ -34,6 +37,20 @@ struct bt_log_tree {
   double stop_time;
 };
 
+int bt_rec_entry_apply(const bt_rec_entry *e, int nodes, const int *state, unsigned char *status,
+                       unsigned char *last) {
+  if (!e || !status || nodes < 0) return BT_EINVAL;
+  if (e->type == BT_REC_STATUS) {
+    if (e->node < 0 || e->node >= nodes || e->to > BT_RUNNING) return BT_EINVAL;
+    int st = state ? state[e->node] : e->node;
+    if (st < 0 || st >= nodes) return BT_EINVAL;
+    status[st] = e->to;
+  } else if (e->type == BT_LOG_SAVED && last && nodes > 0) {
+    memcpy(last, status, (size_t)nodes);
+  }
+  return BT_OK;
+}
+
 int bt_log_tree_create(bt_log_tree **out) {
   if (!out) return BT_EINVAL;
   *out = calloc(1, sizeof **out);
@@ -44,6 +61,7 @@ void bt_log_tree_free(bt_log_tree *t) {
   if (!t) return;
   free(t->status);
   free(t->last);
+  free(t->state);
   free(t->desc);
   bt_buf_free(&t->text);
   free(t);
@@ -55,17 +73,22 @@ static int take_shape(bt_log_tree *t, const bt_log_shape *s) {
   if (n < 1) return BT_EINVAL;
   if (n > t->cap) {
     unsigned char *st = malloc((size_t)n), *la = malloc((size_t)n);
-    if (!st || !la) {
+    int *map = malloc((size_t)n * sizeof *map);
+    if (!st || !la || !map) {
       free(st);
       free(la);
+      free(map);
       return BT_ENOMEM;
     }
     free(t->status);
     free(t->last);
+    free(t->state);
     t->status = st;
     t->last = la;
+    t->state = map;
     t->cap = n;
   }
+  for (int i = 0; i < n; i++) t->state[i] = bt_log_shape_state(s, i);
   memset(t->status, BT_READY, (size_t)n);
   memset(t->last, BT_READY, (size_t)n);
   t->shape = s;
@@ -124,13 +147,8 @@ int bt_log_tree_apply(bt_log_tree *t, const bt_log_reader *r, const bt_log_recor
   if (e->type == BT_LOG_ATTACH) return attach(t, r, rec);
   if (!t->shape) return BT_OK; /* no tree yet: the agent's records before its first attach */
   switch (e->type) {
-    case BT_REC_STATUS: {
-      int st = bt_log_shape_state(t->shape, e->node);
-      if (st < 0 || e->to > BT_RUNNING) return BT_EINVAL;
-      t->status[st] = e->to;
-      return BT_OK;
-    }
-    case BT_LOG_SAVED: memcpy(t->last, t->status, (size_t)t->size); return BT_OK;
+    case BT_REC_STATUS:
+    case BT_LOG_SAVED: return bt_rec_entry_apply(e, t->size, t->state, t->status, t->last);
     case BT_LOG_DESCRIBE: return describe(t, r, rec);
     case BT_REC_THINK:
       t->think = e->think;

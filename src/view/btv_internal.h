@@ -5,8 +5,8 @@
  * The files are layered; each calls only the files listed before it (tests/ci/check_layers.sh,
  * ctest -R view.layers, reads their objects with nm):
  *
- *   json.c     a growing byte buffer, the JSON writer, the stream's small JSON reader, a view's
- *              error message, the outbox of a frame's stream messages
+ *   json.c     the JSON writer (into bt_buf), the stream's small JSON reader, a view's error
+ *              message, the outbox of a frame's stream messages
  *   live.c     the live source: registration, bt_view_frame's copies, the endpoints' answers
  *   logview.c  the log source: a log file's index and the same answers read from it
  *   btview_page.c  the page's files (generated from src/view/page/ by cmake/embed_page.cmake)
@@ -35,20 +35,12 @@
 
 /* ---- json.c ---- */
 
-typedef struct btv_buf {
-  char *data;
-  size_t len, cap;
-  int failed; /* an allocation failed: the contents are incomplete */
-} btv_buf;
+/* The viewer writes its JSON into bt's buffer (bt_buf, bt.h); an answer whose buffer has an
+ * error (b->err: memory ran out) is refused whole, never sent cut. */
 
-BTV_HIDDEN void btv_buf_free(btv_buf *b);
-BTV_HIDDEN void btv_buf_add(btv_buf *b, const char *s, size_t n);
-BTV_HIDDEN void btv_buf_str(btv_buf *b, const char *s);
-BTV_HIDDEN void btv_buf_printf(btv_buf *b, const char *fmt, ...)
-#if defined(__GNUC__)
-  __attribute__((format(printf, 2, 3)))
-#endif
-  ;
+/* appends s as it is: JSON text the caller wrote ("{\"shape\":", "]}") */
+BTV_HIDDEN void btv_json_raw(bt_buf *b, const char *s);
+
 /* The stream's messages of one frame, in their order (v->outbox): the live source leaves them
  * here (bt_view_frame, under v->lock) and the server hands them to the streams in the same hold
  * of the lock (btv_stream_post), so the source never calls the server. A message is for every
@@ -61,7 +53,7 @@ typedef struct btv_outbox_msg {
 } btv_outbox_msg;
 
 typedef struct btv_outbox {
-  btv_buf bytes; /* the messages, one after the other */
+  bt_buf bytes; /* the messages, one after the other */
   btv_outbox_msg *msgs;
   int count, cap;
   unsigned long long lost;
@@ -73,48 +65,36 @@ BTV_HIDDEN void btv_outbox_free(btv_outbox *o);
 
 /* a JSON string of n bytes (quotes included): control characters, '"', '\\' escaped, bytes that
  * are not UTF-8 as \u00XX; NULL gives null */
-BTV_HIDDEN void btv_json_string(btv_buf *b, const char *s, size_t n);
-BTV_HIDDEN void btv_json_cstring(btv_buf *b, const char *s);
+BTV_HIDDEN void btv_json_string(bt_buf *b, const char *s, size_t n);
+BTV_HIDDEN void btv_json_cstring(bt_buf *b, const char *s);
 /* a finite number as JSON (shortest form that reads back the same; NaN and infinities: null) */
-BTV_HIDDEN void btv_json_number(btv_buf *b, double x);
-BTV_HIDDEN void btv_json_shape(btv_buf *b, unsigned long long shape); /* "16 hex digits" */
+BTV_HIDDEN void btv_json_number(bt_buf *b, double x);
+BTV_HIDDEN void btv_json_shape(bt_buf *b, unsigned long long shape); /* "16 hex digits" */
 
 /* Reads a stream message {"subscribe": [ids]} or {"unsubscribe": [ids]}: returns 1 (subscribe)
  * or 2 (unsubscribe) with the ids (at most max; more is an error), or 0 with a message in err. */
 BTV_HIDDEN int btv_json_read_ids(const char *s, size_t n, unsigned long long *ids, int max, int *count,
                                  char *err, size_t errsize);
 
-/* ---- the records an agent keeps (live.c, logview.c) ---- */
+/* ---- the records an agent keeps (live.c, logview.c) ----
+ *
+ * An agent's history is kept as the recorder's records (bt_rec_entry, bt.h), the one record type
+ * from the recorder through the log to the viewer; a record's seq is its place in the history
+ * (the agents' rings count them), not a field. Records the view lost are one record of the log's
+ * type BT_LOG_LOST (entry.size: how many), which the live source makes too when a recorder's ring
+ * lost records before a frame copied them. A record of an ERROR or a HOST the view keeps owns its
+ * text (btv_entry_own): the recorder's lives only while the record is in its ring, the reader's
+ * until its next read. */
 
-typedef struct btv_record {
-  double time;
-  unsigned long long think;
-  union {
-    struct {
-      char *text;
-      size_t size;
-    } bytes;                               /* ERROR, HOST: owned */
-    struct {
-      unsigned long long from, to;
-    } shapes;                              /* RELOAD */
-    double sleep;                          /* THINK */
-    unsigned long long lost;               /* BTV_LOST */
-  } u;
-  int node;                                /* STATUS, EVENT, ERROR: node; HOST: code */
-  unsigned char type, from, to, has_sleep, cause;
-} btv_record;
-
-#define BTV_LOST 100 /* a record of its own: records the ring lost before a frame copied them */
-
-/* appends a record's JSON object ({"seq", "type", ...}) */
-BTV_HIDDEN void btv_json_record(btv_buf *b, unsigned long long seq, const btv_record *r);
-/* the entry's fields, but for an ERROR's or HOST's bytes (left NULL: the caller copies or borrows
- * them) */
-BTV_HIDDEN void btv_record_from(btv_record *r, const bt_rec_entry *e);
-BTV_HIDDEN void btv_record_clear(btv_record *r); /* frees its bytes */
+/* appends a record's JSON object ({"seq", "type", ...}; BT_LOG_LOST: "lost" with its "count") */
+BTV_HIDDEN void btv_json_record(bt_buf *b, unsigned long long seq, const bt_rec_entry *e);
+/* gives an ERROR's or HOST's record a copy of its text (NUL-terminated) that btv_entry_clear
+ * frees; others are left as they are. BT_OK, BT_ENOMEM (then its text is NULL: nothing to free) */
+BTV_HIDDEN int btv_entry_own(bt_rec_entry *e);
+BTV_HIDDEN void btv_entry_clear(bt_rec_entry *e); /* frees the text btv_entry_own copied */
 
 /* writes a bt_stats' rows of one shape as the stats endpoints' JSON */
-BTV_HIDDEN int btv_json_stats(btv_buf *out, bt_stats *st, unsigned long long shape);
+BTV_HIDDEN int btv_json_stats(bt_buf *out, bt_stats *st, unsigned long long shape);
 
 /* ---- a view's source: one table of functions (live.c, logview.c) ----
  *
@@ -127,7 +107,7 @@ BTV_HIDDEN int btv_json_stats(btv_buf *out, bt_stats *st, unsigned long long sha
  *
  * Every function is called with v->lock held, but free (no server thread runs then). The answers
  * write JSON into out and return BT_OK; BTV_NOT_FOUND (no such agent or shape); BTV_BAD_REQUEST
- * with the message in out's place; BT_ENOMEM, or BT_OK with out->failed, when memory ran out.
+ * with the message in out's place; BT_ENOMEM, or BT_OK with out->err, when memory ran out.
  * A member may be NULL where the comment says so, for a source that lacks it. */
 
 enum { BTV_NOT_FOUND = -404, BTV_BAD_REQUEST = -400 };
@@ -142,13 +122,13 @@ typedef struct btv_range {
 
 typedef struct btv_source_methods {
   const char *name; /* "live", "log": the "mode" of /api/info and of a stream's hello */
-  int (*agents)(bt_view *v, btv_buf *out);                        /* /api/agents */
-  int (*agent)(bt_view *v, unsigned long long id, btv_buf *out);  /* /api/agents/<id> */
+  int (*agents)(bt_view *v, bt_buf *out);                        /* /api/agents */
+  int (*agent)(bt_view *v, unsigned long long id, bt_buf *out);  /* /api/agents/<id> */
   /* /api/agents/<id>/history: at most count records before the seq `before` (0: the newest) */
-  int (*history)(bt_view *v, unsigned long long id, unsigned long long before, int count, btv_buf *out);
-  int (*agent_stats)(bt_view *v, unsigned long long id, btv_buf *out);        /* .../<id>/stats */
-  int (*shape)(bt_view *v, unsigned long long shape, btv_buf *out);           /* /api/shapes/<s> */
-  int (*shape_stats)(bt_view *v, unsigned long long shape, btv_buf *out);     /* .../<s>/stats */
+  int (*history)(bt_view *v, unsigned long long id, unsigned long long before, int count, bt_buf *out);
+  int (*agent_stats)(bt_view *v, unsigned long long id, bt_buf *out);        /* .../<id>/stats */
+  int (*shape)(bt_view *v, unsigned long long shape, bt_buf *out);           /* /api/shapes/<s> */
+  int (*shape_stats)(bt_view *v, unsigned long long shape, bt_buf *out);     /* .../<s>/stats */
   void (*range)(bt_view *v, btv_range *out);                                  /* /api/info */
   /* a stream subscribed to (delta +1) or unsubscribed from (-1) agent id, which need not exist:
      a live agent sends its records and keeps its DBStrings while watched. NULL: nothing changes

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 #define _POSIX_C_SOURCE 200809L /* strdup, strcasecmp */
 /*
- * json.c: the viewer's JSON. A growing buffer that remembers a failed allocation (the answer is
- * then refused whole, never sent cut), a writer of strings (escaping control characters and bytes
- * that are not UTF-8) and numbers, and a strict reader of the one shape of message a stream
- * accepts: {"subscribe": [ids]} or {"unsubscribe": [ids]}. And, below every other file of the
- * viewer so that none calls up for them: a view's error message, which they all write, and the
- * outbox, in which the live source leaves a frame's stream messages for the server.
+ * json.c: the viewer's JSON, written into bt's buffer (bt_buf, whose sticky error says memory ran
+ * out: the answer is then refused whole, never sent cut): a writer of strings (escaping control
+ * characters and bytes that are not UTF-8) and numbers, and a strict reader of the one shape of
+ * message a stream accepts: {"subscribe": [ids]} or {"unsubscribe": [ids]}. And, below every
+ * other file of the viewer so that none calls up for them: a view's error message, which they all
+ * write, and the outbox, in which the live source leaves a frame's stream messages for the server.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -28,60 +28,9 @@ void btv_set_error(bt_view *v, char *err, size_t errsize, const char *fmt, ...) 
   if (err && errsize) snprintf(err, errsize, "%s", msg);
 }
 
-/* ---- the buffer ---- */
+/* ---- raw text ---- */
 
-void btv_buf_free(btv_buf *b) {
-  free(b->data);
-  b->data = NULL;
-  b->len = b->cap = 0;
-  b->failed = 0;
-}
-
-static int buf_reserve(btv_buf *b, size_t n) {
-  if (b->failed) return 0;
-  if (b->len + n + 1 <= b->cap) return 1;
-  size_t cap = b->cap ? b->cap : 256;
-  while (cap < b->len + n + 1) cap *= 2;
-  char *p = realloc(b->data, cap);
-  if (!p) {
-    b->failed = 1;
-    return 0;
-  }
-  b->data = p;
-  b->cap = cap;
-  return 1;
-}
-
-void btv_buf_add(btv_buf *b, const char *s, size_t n) {
-  if (!buf_reserve(b, n)) return;
-  memcpy(b->data + b->len, s, n);
-  b->len += n;
-  b->data[b->len] = 0;
-}
-
-void btv_buf_str(btv_buf *b, const char *s) { btv_buf_add(b, s, strlen(s)); }
-
-void btv_buf_printf(btv_buf *b, const char *fmt, ...) {
-  char small[128];
-  va_list ap;
-  va_start(ap, fmt);
-  int n = vsnprintf(small, sizeof small, fmt, ap);
-  va_end(ap);
-  if (n < 0) {
-    b->failed = 1;
-    return;
-  }
-  if ((size_t)n < sizeof small) {
-    btv_buf_add(b, small, (size_t)n);
-    return;
-  }
-  if (!buf_reserve(b, (size_t)n)) return;
-  va_start(ap, fmt);
-  vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
-  va_end(ap);
-  b->len += (size_t)n;
-}
-
+void btv_json_raw(bt_buf *b, const char *s) { bt_buf_append(b, s, strlen(s)); }
 
 /* ---- the stream's messages of a frame ---- */
 
@@ -97,9 +46,9 @@ void btv_outbox_add(btv_outbox *o, int all, unsigned long long agent, const char
     o->cap = cap;
   }
   size_t at = o->bytes.len;
-  btv_buf_add(&o->bytes, msg, len);
-  if (o->bytes.failed) { /* this one is lost; a smaller one may still fit */
-    o->bytes.failed = 0;
+  bt_buf_append(&o->bytes, msg, len);
+  if (o->bytes.err) { /* this one is lost; a smaller one may still fit */
+    o->bytes.err = 0;
     o->bytes.len = at;
     o->lost++;
     return;
@@ -118,7 +67,7 @@ void btv_outbox_clear(btv_outbox *o) {
 }
 
 void btv_outbox_free(btv_outbox *o) {
-  btv_buf_free(&o->bytes);
+  bt_buf_free(&o->bytes);
   free(o->msgs);
   o->msgs = NULL;
   o->count = o->cap = 0;
@@ -148,59 +97,59 @@ static size_t utf8_length(const unsigned char *s, size_t n) {
   return len;
 }
 
-void btv_json_string(btv_buf *b, const char *s, size_t n) {
+void btv_json_string(bt_buf *b, const char *s, size_t n) {
   if (!s) {
-    btv_buf_add(b, "null", 4);
+    bt_buf_append(b, "null", 4);
     return;
   }
   const unsigned char *p = (const unsigned char *)s;
-  btv_buf_add(b, "\"", 1);
+  bt_buf_append(b, "\"", 1);
   size_t i = 0;
   while (i < n) {
     size_t run = i; /* bytes that need no escape are copied in one go */
     while (run < n && p[run] >= 0x20 && p[run] < 0x80 && p[run] != '"' && p[run] != '\\') run++;
     if (run > i) {
-      btv_buf_add(b, s + i, run - i);
+      bt_buf_append(b, s + i, run - i);
       i = run;
       continue;
     }
     unsigned c = p[i];
     if (c == '"' || c == '\\') {
       char esc[2] = {'\\', (char)c};
-      btv_buf_add(b, esc, 2);
+      bt_buf_append(b, esc, 2);
       i++;
     } else if (c == '\n') {
-      btv_buf_add(b, "\\n", 2);
+      bt_buf_append(b, "\\n", 2);
       i++;
     } else if (c == '\t') {
-      btv_buf_add(b, "\\t", 2);
+      bt_buf_append(b, "\\t", 2);
       i++;
     } else if (c < 0x20 || c == 0x7F) {
-      btv_buf_printf(b, "\\u%04x", c);
+      bt_buf_printf(b, "\\u%04x", c);
       i++;
     } else {
       size_t len = utf8_length(p + i, n - i);
       if (len == 0) { /* not UTF-8: the byte as the code point of its number */
-        btv_buf_printf(b, "\\u%04x", c);
+        bt_buf_printf(b, "\\u%04x", c);
         i++;
       } else {
-        btv_buf_add(b, s + i, len);
+        bt_buf_append(b, s + i, len);
         i += len;
       }
     }
   }
-  btv_buf_add(b, "\"", 1);
+  bt_buf_append(b, "\"", 1);
 }
 
-void btv_json_cstring(btv_buf *b, const char *s) { btv_json_string(b, s, s ? strlen(s) : 0); }
+void btv_json_cstring(bt_buf *b, const char *s) { btv_json_string(b, s, s ? strlen(s) : 0); }
 
-void btv_json_number(btv_buf *b, double x) {
+void btv_json_number(bt_buf *b, double x) {
   if (!isfinite(x)) {
-    btv_buf_add(b, "null", 4);
+    bt_buf_append(b, "null", 4);
     return;
   }
   if (x == floor(x) && fabs(x) < 1e15) {
-    btv_buf_printf(b, "%.0f", x);
+    bt_buf_printf(b, "%.0f", x);
     return;
   }
   char tmp[40];
@@ -208,10 +157,10 @@ void btv_json_number(btv_buf *b, double x) {
     snprintf(tmp, sizeof tmp, "%.*g", prec, x);
     if (strtod(tmp, NULL) == x) break;
   }
-  btv_buf_str(b, tmp);
+  btv_json_raw(b, tmp);
 }
 
-void btv_json_shape(btv_buf *b, unsigned long long shape) { btv_buf_printf(b, "\"%016llx\"", shape); }
+void btv_json_shape(bt_buf *b, unsigned long long shape) { bt_buf_printf(b, "\"%016llx\"", shape); }
 
 static const char *type_name(int type) {
   switch (type) {
@@ -221,72 +170,64 @@ static const char *type_name(int type) {
     case BT_REC_ERROR: return "error";
     case BT_REC_RELOAD: return "reload";
     case BT_REC_HOST: return "host";
-    case BTV_LOST: return "lost";
+    case BT_LOG_LOST: return "lost";
     default: return "unknown";
   }
 }
 
-void btv_json_record(btv_buf *b, unsigned long long seq, const btv_record *r) {
-  btv_buf_printf(b, "{\"seq\":%llu,\"type\":\"%s\",\"time\":", seq, type_name(r->type));
-  btv_json_number(b, r->time);
-  btv_buf_printf(b, ",\"think\":%llu", r->think);
-  switch (r->type) {
+void btv_json_record(bt_buf *b, unsigned long long seq, const bt_rec_entry *e) {
+  bt_buf_printf(b, "{\"seq\":%llu,\"type\":\"%s\",\"time\":", seq, type_name(e->type));
+  btv_json_number(b, e->time);
+  bt_buf_printf(b, ",\"think\":%llu", e->think);
+  switch (e->type) {
     case BT_REC_STATUS:
-      btv_buf_printf(b, ",\"node\":%d,\"from\":%d,\"to\":%d", r->node, r->from, r->to);
+      bt_buf_printf(b, ",\"node\":%d,\"from\":%d,\"to\":%d", e->node, e->from, e->to);
       break;
     case BT_REC_THINK:
-      btv_buf_str(b, ",\"sleep\":");
-      if (r->has_sleep) btv_json_number(b, r->u.sleep);
-      else btv_buf_str(b, "null");
-      btv_buf_printf(b, ",\"cause\":\"%s\"", bt_wake_name(r->cause));
+      btv_json_raw(b, ",\"sleep\":");
+      if (e->has_sleep) btv_json_number(b, e->sleep);
+      else btv_json_raw(b, "null");
+      bt_buf_printf(b, ",\"cause\":\"%s\"", bt_wake_name(e->cause));
       break;
     case BT_REC_EVENT:
-      btv_buf_printf(b, ",\"node\":%d", r->node);
+      bt_buf_printf(b, ",\"node\":%d", e->node);
       break;
     case BT_REC_ERROR:
     case BT_REC_HOST:
-      btv_buf_printf(b, r->type == BT_REC_ERROR ? ",\"node\":%d,\"text\":" : ",\"code\":%d,\"text\":", r->node);
-      btv_json_string(b, r->u.bytes.text ? r->u.bytes.text : "", r->u.bytes.text ? r->u.bytes.size : 0);
+      bt_buf_printf(b, e->type == BT_REC_ERROR ? ",\"node\":%d,\"text\":" : ",\"code\":%d,\"text\":", e->node);
+      btv_json_string(b, e->text ? e->text : "", e->text ? e->size : 0);
       break;
     case BT_REC_RELOAD:
-      btv_buf_str(b, ",\"from_shape\":");
-      btv_json_shape(b, r->u.shapes.from);
-      btv_buf_str(b, ",\"shape\":");
-      btv_json_shape(b, r->u.shapes.to);
+      btv_json_raw(b, ",\"from_shape\":");
+      btv_json_shape(b, e->def_from);
+      btv_json_raw(b, ",\"shape\":");
+      btv_json_shape(b, e->def_to);
       break;
-    case BTV_LOST:
-      btv_buf_printf(b, ",\"count\":%llu", r->u.lost);
+    case BT_LOG_LOST:
+      bt_buf_printf(b, ",\"count\":%llu", (unsigned long long)e->size);
       break;
     default:
       break;
   }
-  btv_buf_add(b, "}", 1);
+  bt_buf_append(b, "}", 1);
 }
 
-void btv_record_from(btv_record *r, const bt_rec_entry *e) {
-  memset(r, 0, sizeof *r);
-  r->type = e->type;
-  r->time = e->time;
-  r->think = e->think;
-  r->node = e->node;
-  r->from = e->from;
-  r->to = e->to;
-  r->has_sleep = e->has_sleep;
-  r->cause = e->cause;
-  if (e->type == BT_REC_THINK) {
-    r->u.sleep = e->sleep;
-  } else if (e->type == BT_REC_RELOAD) {
-    r->u.shapes.from = e->def_from;
-    r->u.shapes.to = e->def_to;
-  }
+int btv_entry_own(bt_rec_entry *e) {
+  if (e->type != BT_REC_ERROR && e->type != BT_REC_HOST) return BT_OK;
+  char *copy = malloc(e->size + 1);
+  if (copy && e->size) memcpy(copy, e->text, e->size);
+  if (copy) copy[e->size] = 0;
+  e->text = copy;
+  return copy ? BT_OK : BT_ENOMEM;
 }
 
-void btv_record_clear(btv_record *r) {
-  if (r->type == BT_REC_ERROR || r->type == BT_REC_HOST) free(r->u.bytes.text);
-  r->type = 0;
+void btv_entry_clear(bt_rec_entry *e) {
+  if (e->type == BT_REC_ERROR || e->type == BT_REC_HOST) free((char *)e->text);
+  e->text = NULL;
+  e->type = 0;
 }
 
-int btv_json_stats(btv_buf *out, bt_stats *st, unsigned long long shape) {
+int btv_json_stats(bt_buf *out, bt_stats *st, unsigned long long shape) {
   int count = bt_stats_shape_count(st);
   bt_stats_shape sh;
   int found = 0;
@@ -296,27 +237,27 @@ int btv_json_stats(btv_buf *out, bt_stats *st, unsigned long long shape) {
       break;
     }
   }
-  btv_buf_str(out, "{\"shape\":");
+  btv_json_raw(out, "{\"shape\":");
   btv_json_shape(out, shape);
   if (!found) {
-    btv_buf_str(out, ",\"agents\":0,\"thinks\":0,\"nodes\":[]}");
+    btv_json_raw(out, ",\"agents\":0,\"thinks\":0,\"nodes\":[]}");
     return BT_OK;
   }
-  btv_buf_printf(out, ",\"agents\":%d,\"thinks\":%llu,\"nodes\":[", sh.agents, sh.thinks);
+  bt_buf_printf(out, ",\"agents\":%d,\"thinks\":%llu,\"nodes\":[", sh.agents, sh.thinks);
   for (int n = 0; n < sh.nodes; n++) {
     bt_stats_node row;
     if (bt_stats_node_get(st, shape, n, &row) != BT_OK) continue;
-    btv_buf_printf(out,
+    bt_buf_printf(out,
                    "%s{\"node\":%d,\"visits\":%llu,\"successes\":%llu,\"failures\":%llu,\"aborts\":%llu,"
                    "\"runs\":%llu,\"thinks\":%llu,\"errors\":%llu,\"running\":%d,\"time\":",
                    n ? "," : "", n, row.visits, row.successes, row.failures, row.aborts, row.runs,
                    row.thinks, row.errors, row.running);
     btv_json_number(out, row.time);
-    btv_buf_str(out, ",\"longest\":");
+    btv_json_raw(out, ",\"longest\":");
     btv_json_number(out, row.longest);
-    btv_buf_add(out, "}", 1);
+    bt_buf_append(out, "}", 1);
   }
-  btv_buf_str(out, "]}");
+  btv_json_raw(out, "]}");
   return BT_OK;
 }
 

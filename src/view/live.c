@@ -12,6 +12,8 @@
  * Each agent keeps, besides its ring, the statuses its tree had just before the ring's oldest
  * record (`base`), kept up to date as old records leave the ring, so that a window of history
  * comes with the statuses just before it (statuses_before) at the cost of replaying the ring.
+ * Both are replayed by the recording layer's one step (bt_rec_entry_apply), by state as the
+ * instance keeps them and the log source replays them: every place of a shared node has one.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -23,7 +25,16 @@ typedef struct btv_shape {
   unsigned long long hash;
   bt_def *def; /* one reference, to name the nodes */
   char *name;  /* the brain of the first agent seen with it */
+  int *state;  /* each node's state (bt_def_state): statuses are replayed by state */
 } btv_shape;
+
+/* an agent's statuses at a point of its history (base, a window's statuses_before) */
+typedef struct btv_past {
+  unsigned long long shape; /* 0: none known */
+  int nodes;                /* its nodes (0: none) */
+  unsigned char *status;    /* nodes bytes, by state (bt_rec_entry_apply) */
+  const int *state;         /* the shape's btv_shape.state */
+} btv_past;
 
 typedef struct btv_agent {
   bt_rec *rec;
@@ -44,14 +55,12 @@ typedef struct btv_agent {
   double x, y;
   int watchers; /* streams subscribed to it */
   int keeping;  /* its recorder keeps the DBStrings of its thinks */
-  /* the history */
-  btv_record *ring;
+  /* the history: the recorder's records, their texts owned (btv_entry_own) */
+  bt_rec_entry *ring;
   size_t cap, count, head;   /* head: index of the oldest */
   unsigned long long seq;    /* the newest record's seq (0: none yet) */
   unsigned long long total;  /* bt_rec_total at the last frame */
-  unsigned char *base;       /* statuses before the oldest record kept */
-  int base_nodes;
-  unsigned long long base_shape;
+  btv_past base;             /* statuses before the oldest record kept */
   unsigned long long rec_shape; /* the shape the records being copied are of */
   /* activity: transitions in each of the last whole seconds */
   long long bucket_second[6];
@@ -123,19 +132,66 @@ static btv_shape *shape_note(btv_live *L, const bt_def *def, const char *brain) 
     L->shapes = p;
     L->shapes_cap = cap;
   }
+  int nodes = bt_def_size(def);
   char *name = strdup(brain ? brain : "");
-  if (!name) return NULL;
+  int *state = malloc((size_t)(nodes > 0 ? nodes : 1) * sizeof *state);
+  if (!name || !state) {
+    free(name);
+    free(state);
+    return NULL;
+  }
+  for (int i = 0; i < nodes; i++) state[i] = bt_def_state(def, i);
   s = &L->shapes[L->nshapes++];
   s->hash = hash;
   s->def = (bt_def *)def;
   bt_def_retain(s->def);
   s->name = name;
+  s->state = state;
   return s;
 }
 
 static int shape_nodes(btv_live *L, unsigned long long hash) {
   btv_shape *s = shape_find(L, hash);
   return s ? bt_def_size(s->def) : 0;
+}
+
+/* ---- statuses replayed from records ---- */
+
+/* p becomes the statuses of a tree of that shape as a new instance has them: READY */
+static int past_reset(btv_live *L, btv_past *p, unsigned long long shape) {
+  btv_shape *s = shape_find(L, shape);
+  int nodes = s ? bt_def_size(s->def) : 0;
+  unsigned char *st = nodes > 0 ? calloc((size_t)nodes, 1) : NULL;
+  if (nodes > 0 && !st) return BT_ENOMEM;
+  free(p->status);
+  p->status = st;
+  p->nodes = nodes > 0 ? nodes : 0;
+  p->state = s ? s->state : NULL;
+  p->shape = shape;
+  return BT_OK;
+}
+
+/* what a record does to statuses: a reload gives them the new shape, READY (without memory, or
+ * for a shape not seen: none); every other record is the recording layer's one replay step */
+static void apply(btv_live *L, btv_past *p, const bt_rec_entry *r) {
+  if (r->type == BT_REC_RELOAD) {
+    if (past_reset(L, p, r->def_to) != BT_OK) {
+      free(p->status);
+      p->status = NULL;
+      p->nodes = 0;
+      p->state = NULL;
+      p->shape = r->def_to;
+    }
+  } else {
+    bt_rec_entry_apply(r, p->nodes, p->state, p->status, NULL); /* (a node out of range: nothing) */
+  }
+}
+
+/* the statuses as JSON, by node: [0,3,1] */
+static void json_past(bt_buf *out, const btv_past *p) {
+  bt_buf_append(out, "[", 1);
+  for (int n = 0; n < p->nodes; n++) bt_buf_printf(out, n ? ",%d" : "%d", p->status[p->state ? p->state[n] : n]);
+  bt_buf_append(out, "]", 1);
 }
 
 /* ---- an agent ---- */
@@ -156,9 +212,9 @@ static void agent_free_now(btv_agent *a) {
 static void agent_free(btv_agent *a) {
   if (!a) return;
   agent_free_now(a);
-  for (size_t i = 0; i < a->count; i++) btv_record_clear(&a->ring[(a->head + i) % a->cap]);
+  for (size_t i = 0; i < a->count; i++) btv_entry_clear(&a->ring[(a->head + i) % a->cap]);
   free(a->ring);
-  free(a->base);
+  free(a->base.status);
   free(a->label);
   free(a->brain);
   free(a);
@@ -183,39 +239,14 @@ static int agent_reshape(btv_agent *a, unsigned long long shape, int nodes) {
   return BT_OK;
 }
 
-static int base_reset(btv_agent *a, unsigned long long shape, int nodes) {
-  unsigned char *b = nodes > 0 ? calloc((size_t)nodes, 1) : NULL;
-  if (nodes > 0 && !b) return BT_ENOMEM;
-  free(a->base);
-  a->base = b;
-  a->base_nodes = nodes > 0 ? nodes : 0;
-  a->base_shape = shape;
-  return BT_OK;
-}
+static bt_rec_entry *ring_at(btv_agent *a, size_t i) { return &a->ring[(a->head + i) % a->cap]; }
 
-/* what a record does to a list of statuses */
-static void apply(btv_live *L, unsigned char **statuses, int *nodes, unsigned long long *shape,
-                  const btv_record *r) {
-  if (r->type == BT_REC_STATUS && r->node >= 0 && r->node < *nodes) {
-    (*statuses)[r->node] = r->to;
-  } else if (r->type == BT_REC_RELOAD) {
-    int n = shape_nodes(L, r->u.shapes.to);
-    unsigned char *s = n > 0 ? calloc((size_t)n, 1) : NULL;
-    free(*statuses);
-    *statuses = s;
-    *nodes = s ? n : 0;
-    *shape = r->u.shapes.to;
-  }
-}
-
-static btv_record *ring_at(btv_agent *a, size_t i) { return &a->ring[(a->head + i) % a->cap]; }
-
-/* appends a record (taking its bytes); the oldest leaves when the ring is full */
-static int ring_push(btv_live *L, btv_agent *a, size_t history, btv_record *r) {
+/* appends a record (taking its text); the oldest leaves when the ring is full */
+static int ring_push(btv_live *L, btv_agent *a, size_t history, const bt_rec_entry *r) {
   if (a->count == a->cap && a->cap < history) { /* grows, up to `history` */
     size_t cap = a->cap ? a->cap * 2 : 64;
     if (cap > history) cap = history;
-    btv_record *p = malloc(cap * sizeof *p);
+    bt_rec_entry *p = malloc(cap * sizeof *p);
     if (!p) return BT_ENOMEM;
     for (size_t i = 0; i < a->count; i++) p[i] = *ring_at(a, i);
     free(a->ring);
@@ -224,9 +255,9 @@ static int ring_push(btv_live *L, btv_agent *a, size_t history, btv_record *r) {
     a->head = 0;
   }
   if (a->count == a->cap) {
-    btv_record *old = ring_at(a, 0);
-    apply(L, &a->base, &a->base_nodes, &a->base_shape, old);
-    btv_record_clear(old);
+    bt_rec_entry *old = ring_at(a, 0);
+    apply(L, &a->base, old);
+    btv_entry_clear(old);
     *old = *r;
     a->head = (a->head + 1) % a->cap;
   } else {
@@ -293,7 +324,7 @@ int bt_view_add_agent(bt_view *v, bt_rec *rec, const char *brain) {
   }
   /* the records the ring holds now start from the statuses before them: unknown, READY */
   a->rec_shape = a->shape;
-  if (base_reset(a, a->shape, a->nodes) != BT_OK) {
+  if (past_reset(L, &a->base, a->shape) != BT_OK) {
     rc = BT_ENOMEM;
     goto done;
   }
@@ -389,6 +420,7 @@ static void live_free(bt_view *v) {
   for (int i = 0; i < L->nshapes; i++) {
     bt_def_release(L->shapes[i].def);
     free(L->shapes[i].name);
+    free(L->shapes[i].state);
   }
   free(L->shapes);
   free(L->agents);
@@ -427,19 +459,6 @@ static void feed_stats(btv_live *L, btv_agent *a, const bt_rec_entry *e) {
   bt_stats_add(L->stats, a->id, a->rec_shape, nodes, e);
 }
 
-/* copies a recorder's entry (its text too) */
-static int record_of(const bt_rec_entry *e, btv_record *r) {
-  btv_record_from(r, e);
-  if (e->type == BT_REC_ERROR || e->type == BT_REC_HOST) {
-    r->u.bytes.text = malloc(e->size + 1);
-    if (!r->u.bytes.text) return BT_ENOMEM;
-    if (e->size) memcpy(r->u.bytes.text, e->text, e->size);
-    r->u.bytes.text[e->size] = 0;
-    r->u.bytes.size = e->size;
-  }
-  return BT_OK;
-}
-
 /* the DBStrings its recorder kept at its last think (bt_rec_keep_dbstrings) */
 static void read_dbstrings(btv_agent *a) {
   for (int n = 0; n < a->nodes; n++) {
@@ -450,7 +469,7 @@ static void read_dbstrings(btv_agent *a) {
 }
 
 /* copies one agent's new records; appends the stream's records message to msg when watched */
-static int frame_agent(bt_view *v, btv_agent *a, btv_buf *msg, int *reloaded) {
+static int frame_agent(bt_view *v, btv_agent *a, bt_buf *msg, int *reloaded) {
   btv_live *L = v->src_data;
   int rc = BT_OK;
   a->frame_count = 0;
@@ -470,7 +489,7 @@ static int frame_agent(bt_view *v, btv_agent *a, btv_buf *msg, int *reloaded) {
     if (agent_reshape(a, shape, def ? bt_def_size(def) : 0) != BT_OK) return BT_ENOMEM;
     if (a->count == 0) {
       a->rec_shape = shape;
-      if (base_reset(a, shape, a->nodes) != BT_OK) return BT_ENOMEM;
+      if (past_reset(L, &a->base, shape) != BT_OK) return BT_ENOMEM;
     }
   }
   if (fresh == 0 && a->watchers == 0) return BT_OK;
@@ -478,20 +497,20 @@ static int frame_agent(bt_view *v, btv_agent *a, btv_buf *msg, int *reloaded) {
   size_t take = fresh < count ? (size_t)fresh : count;
   unsigned long long first_seq = a->seq + 1;
   if (fresh > take) {
-    btv_record lost;
+    bt_rec_entry lost; /* as a log marks its own losses */
     memset(&lost, 0, sizeof lost);
-    lost.type = BTV_LOST;
+    lost.type = BT_LOG_LOST;
     lost.node = -1;
     lost.time = v->now;
-    lost.u.lost = fresh - take;
+    lost.size = (size_t)(fresh - take);
     if (ring_push(L, a, v->history, &lost) != BT_OK) return BT_ENOMEM;
   }
   for (size_t i = count - take; i < count; i++) {
-    bt_rec_entry e;
-    btv_record r;
+    bt_rec_entry e, r;
     if (bt_rec_get(a->rec, i, &e) != BT_OK) continue;
-    if (record_of(&e, &r) != BT_OK || ring_push(L, a, v->history, &r) != BT_OK) {
-      btv_record_clear(&r);
+    r = e;
+    if (btv_entry_own(&r) != BT_OK || ring_push(L, a, v->history, &r) != BT_OK) {
+      btv_entry_clear(&r);
       rc = BT_ENOMEM;
       break;
     }
@@ -526,39 +545,39 @@ static int frame_agent(bt_view *v, btv_agent *a, btv_buf *msg, int *reloaded) {
   }
   count_activity(a, v->now);
   if (a->watchers > 0 && a->seq >= first_seq) {
-    btv_buf_printf(msg, "{\"type\":\"records\",\"agent\":%llu,\"records\":[", a->id);
+    bt_buf_printf(msg, "{\"type\":\"records\",\"agent\":%llu,\"records\":[", a->id);
     for (unsigned long long s = first_seq; s <= a->seq; s++) {
       unsigned long long back = a->seq - s; /* 0: the newest */
       if (back >= a->count) continue;
-      if (s > first_seq) btv_buf_add(msg, ",", 1);
+      if (s > first_seq) bt_buf_append(msg, ",", 1);
       btv_json_record(msg, s, ring_at(a, a->count - 1 - back));
     }
-    btv_buf_str(msg, "]}");
+    btv_json_raw(msg, "]}");
   }
   return rc;
 }
 
 static int live_frame(bt_view *v, double now) {
   int rc = BT_OK;
-  btv_buf msg = {0}, counts = {0};
+  bt_buf msg = {0}, counts = {0};
   btv_live *L = v->src_data;
   int any = 0;
   for (int i = 0; i < L->n; i++) {
     btv_agent *a = L->agents[i];
     int reloaded = 0;
     msg.len = 0;
-    msg.failed = 0;
+    msg.err = 0;
     if (frame_agent(v, a, &msg, &reloaded) != BT_OK) rc = BT_ENOMEM;
-    if (msg.len && !msg.failed) btv_outbox_add(&v->outbox, 0, a->id, msg.data, msg.len);
+    if (msg.len && !msg.err) btv_outbox_add(&v->outbox, 0, a->id, msg.data, msg.len);
     if (reloaded) {
       msg.len = 0;
-      btv_buf_printf(&msg, "{\"type\":\"reload\",\"agent\":%llu,\"shape\":", a->id);
+      bt_buf_printf(&msg, "{\"type\":\"reload\",\"agent\":%llu,\"shape\":", a->id);
       btv_json_shape(&msg, a->shape);
-      btv_buf_str(&msg, "}");
-      if (!msg.failed) btv_outbox_add(&v->outbox, 1, 0, msg.data, msg.len);
+      btv_json_raw(&msg, "}");
+      if (!msg.err) btv_outbox_add(&v->outbox, 1, 0, msg.data, msg.len);
     }
     if (a->frame_count && v->clients) {
-      btv_buf_printf(&counts, "%s\"%llu\":%u", any ? "," : "", a->id, a->frame_count);
+      bt_buf_printf(&counts, "%s\"%llu\":%u", any ? "," : "", a->id, a->frame_count);
       any = 1;
     }
   }
@@ -568,28 +587,28 @@ static int live_frame(bt_view *v, double now) {
   }
   if (v->clients) { /* the frame's counts: built only when someone listens */
     msg.len = 0;
-    msg.failed = 0;
-    btv_buf_printf(&msg, "{\"type\":\"frame\",\"frame\":%llu,\"time\":", v->frames);
+    msg.err = 0;
+    bt_buf_printf(&msg, "{\"type\":\"frame\",\"frame\":%llu,\"time\":", v->frames);
     btv_json_number(&msg, now);
-    btv_buf_str(&msg, ",\"counts\":{");
-    if (counts.len) btv_buf_add(&msg, counts.data, counts.len);
-    btv_buf_str(&msg, "}}");
-    if (!msg.failed && !counts.failed) btv_outbox_add(&v->outbox, 1, 0, msg.data, msg.len);
+    btv_json_raw(&msg, ",\"counts\":{");
+    if (counts.len) bt_buf_append(&msg, counts.data, counts.len);
+    btv_json_raw(&msg, "}}");
+    if (!msg.err && !counts.err) btv_outbox_add(&v->outbox, 1, 0, msg.data, msg.len);
   }
-  btv_buf_free(&msg);
-  btv_buf_free(&counts);
+  bt_buf_free(&msg);
+  bt_buf_free(&counts);
   return rc;
 }
 
 /* ---- the answers ---- */
 
-static void json_running(btv_buf *out, btv_live *L, const btv_agent *a) {
-  btv_buf_add(out, "[", 1);
+static void json_running(bt_buf *out, btv_live *L, const btv_agent *a) {
+  bt_buf_append(out, "[", 1);
   btv_shape *s = shape_find(L, a->shape);
   int n = 0;
   int first = 1;
   while (s && a->nodes > 0 && a->statuses[n] == BT_RUNNING) {
-    if (!first) btv_buf_add(out, ",", 1);
+    if (!first) bt_buf_append(out, ",", 1);
     first = 0;
     btv_json_cstring(out, bt_def_name(s->def, n));
     int next = -1;
@@ -603,86 +622,86 @@ static void json_running(btv_buf *out, btv_live *L, const btv_agent *a) {
     if (next < 0) break;
     n = next;
   }
-  btv_buf_add(out, "]", 1);
+  bt_buf_append(out, "]", 1);
 }
 
-static void json_shape_or_null(btv_buf *out, unsigned long long shape) {
+static void json_shape_or_null(bt_buf *out, unsigned long long shape) {
   if (shape) btv_json_shape(out, shape);
-  else btv_buf_str(out, "null");
+  else btv_json_raw(out, "null");
 }
 
-static int live_agents(bt_view *v, btv_buf *out) {
+static int live_agents(bt_view *v, bt_buf *out) {
   btv_live *L = v->src_data;
-  btv_buf_str(out, "{\"time\":");
+  btv_json_raw(out, "{\"time\":");
   btv_json_number(out, v->now);
-  btv_buf_printf(out, ",\"frame\":%llu,\"agents\":[", v->frames);
+  bt_buf_printf(out, ",\"frame\":%llu,\"agents\":[", v->frames);
   for (int i = 0; i < L->n; i++) {
     btv_agent *a = L->agents[i];
-    btv_buf_printf(out, "%s{\"id\":%llu,\"label\":", i ? "," : "", a->id);
+    bt_buf_printf(out, "%s{\"id\":%llu,\"label\":", i ? "," : "", a->id);
     btv_json_cstring(out, a->label);
-    btv_buf_str(out, ",\"brain\":");
+    btv_json_raw(out, ",\"brain\":");
     btv_json_cstring(out, a->brain);
-    btv_buf_str(out, ",\"shape\":");
+    btv_json_raw(out, ",\"shape\":");
     json_shape_or_null(out, a->shape);
-    btv_buf_str(out, ",\"running\":");
+    btv_json_raw(out, ",\"running\":");
     json_running(out, L, a);
-    btv_buf_str(out, ",\"activity\":");
+    btv_json_raw(out, ",\"activity\":");
     btv_json_number(out, activity(a, v->now));
-    btv_buf_printf(out, ",\"seq\":%llu", a->seq);
+    bt_buf_printf(out, ",\"seq\":%llu", a->seq);
     if (a->has_pos) {
-      btv_buf_str(out, ",\"x\":");
+      btv_json_raw(out, ",\"x\":");
       btv_json_number(out, a->x);
-      btv_buf_str(out, ",\"y\":");
+      btv_json_raw(out, ",\"y\":");
       btv_json_number(out, a->y);
     }
-    btv_buf_add(out, "}", 1);
+    bt_buf_append(out, "}", 1);
   }
-  btv_buf_str(out, "]}");
+  btv_json_raw(out, "]}");
   return BT_OK;
 }
 
-static void json_bytes(btv_buf *out, const unsigned char *s, int n) {
-  btv_buf_add(out, "[", 1);
-  for (int i = 0; i < n; i++) btv_buf_printf(out, i ? ",%d" : "%d", s[i]);
-  btv_buf_add(out, "]", 1);
+static void json_bytes(bt_buf *out, const unsigned char *s, int n) {
+  bt_buf_append(out, "[", 1);
+  for (int i = 0; i < n; i++) bt_buf_printf(out, i ? ",%d" : "%d", s[i]);
+  bt_buf_append(out, "]", 1);
 }
 
-static int live_agent(bt_view *v, unsigned long long id, btv_buf *out) {
+static int live_agent(bt_view *v, unsigned long long id, bt_buf *out) {
   btv_agent *a = agent_find(v->src_data, id);
   if (!a) return BTV_NOT_FOUND;
-  btv_buf_printf(out, "{\"id\":%llu,\"label\":", a->id);
+  bt_buf_printf(out, "{\"id\":%llu,\"label\":", a->id);
   btv_json_cstring(out, a->label);
-  btv_buf_str(out, ",\"brain\":");
+  btv_json_raw(out, ",\"brain\":");
   btv_json_cstring(out, a->brain);
-  btv_buf_str(out, ",\"shape\":");
+  btv_json_raw(out, ",\"shape\":");
   json_shape_or_null(out, a->shape);
-  btv_buf_str(out, ",\"time\":");
+  btv_json_raw(out, ",\"time\":");
   btv_json_number(out, v->now);
-  btv_buf_printf(out, ",\"think\":%llu,\"seq\":%llu,\"statuses\":", a->think, a->seq);
+  bt_buf_printf(out, ",\"think\":%llu,\"seq\":%llu,\"statuses\":", a->think, a->seq);
   json_bytes(out, a->statuses, a->nodes);
-  btv_buf_str(out, ",\"last\":");
+  btv_json_raw(out, ",\"last\":");
   json_bytes(out, a->last, a->nodes);
-  btv_buf_str(out, ",\"since\":[");
+  btv_json_raw(out, ",\"since\":[");
   for (int n = 0; n < a->nodes; n++) {
-    if (n) btv_buf_add(out, ",", 1);
+    if (n) bt_buf_append(out, ",", 1);
     btv_json_number(out, a->since[n]);
   }
-  btv_buf_str(out, "],\"sleep\":");
+  btv_json_raw(out, "],\"sleep\":");
   if (a->has_sleep) btv_json_number(out, a->sleep);
-  else btv_buf_str(out, "null");
-  btv_buf_str(out, ",\"dbstrings\":[");
+  else btv_json_raw(out, "null");
+  btv_json_raw(out, ",\"dbstrings\":[");
   int any = 0;
   for (int n = 0; a->watchers > 0 && v->dbstrings && n < a->nodes; n++) {
-    if (n) btv_buf_add(out, ",", 1);
+    if (n) bt_buf_append(out, ",", 1);
     btv_json_cstring(out, a->dbstrings[n]);
     any = 1;
   }
   (void)any;
-  btv_buf_str(out, "]}");
+  btv_json_raw(out, "]}");
   return BT_OK;
 }
 
-static int live_history(bt_view *v, unsigned long long id, unsigned long long before, int count, btv_buf *out) {
+static int live_history(bt_view *v, unsigned long long id, unsigned long long before, int count, bt_buf *out) {
   btv_live *L = v->src_data;
   btv_agent *a = agent_find(L, id);
   if (!a) return BTV_NOT_FOUND;
@@ -692,102 +711,83 @@ static int live_history(bt_view *v, unsigned long long id, unsigned long long be
   unsigned long long start = end > oldest + (unsigned long long)count ? end - (unsigned long long)count : oldest;
   if (end < oldest) start = end = oldest;
   /* the statuses before the window: base, then the records from the oldest to start */
-  int nodes = a->base_nodes;
-  unsigned long long shape = a->base_shape;
-  unsigned char *st = nodes > 0 ? malloc((size_t)nodes) : NULL;
-  if (nodes > 0 && !st) {
-    out->failed = 1;
+  btv_past past = a->base;
+  past.status = past.nodes > 0 ? malloc((size_t)past.nodes) : NULL;
+  if (past.nodes > 0 && !past.status) {
+    out->err = BT_ENOMEM;
     return BT_ENOMEM;
   }
-  if (nodes > 0) memcpy(st, a->base, (size_t)nodes);
-  for (unsigned long long s = oldest; s < start; s++) apply(L, &st, &nodes, &shape, ring_at(a, (size_t)(s - oldest)));
-  btv_buf_printf(out, "{\"agent\":%llu,\"oldest\":%llu,\"newest\":%llu,\"statuses_before\":", a->id, oldest, a->seq);
-  json_bytes(out, st, nodes);
-  free(st);
-  btv_buf_str(out, ",\"shape_before\":");
-  json_shape_or_null(out, shape);
-  btv_buf_str(out, ",\"records\":[");
+  if (past.nodes > 0) memcpy(past.status, a->base.status, (size_t)past.nodes);
+  for (unsigned long long s = oldest; s < start; s++) apply(L, &past, ring_at(a, (size_t)(s - oldest)));
+  bt_buf_printf(out, "{\"agent\":%llu,\"oldest\":%llu,\"newest\":%llu,\"statuses_before\":", a->id, oldest, a->seq);
+  json_past(out, &past);
+  free(past.status);
+  btv_json_raw(out, ",\"shape_before\":");
+  json_shape_or_null(out, past.shape);
+  btv_json_raw(out, ",\"records\":[");
   for (unsigned long long s = start; s < end; s++) {
-    if (s > start) btv_buf_add(out, ",", 1);
+    if (s > start) bt_buf_append(out, ",", 1);
     btv_json_record(out, s, ring_at(a, (size_t)(s - oldest)));
   }
-  btv_buf_str(out, "]}");
+  btv_json_raw(out, "]}");
   return BT_OK;
 }
 
 /* an agent's own figures, counted from the records the view keeps of it (its last `history`) */
-static int live_agent_stats(bt_view *v, unsigned long long id, btv_buf *out) {
+static int live_agent_stats(bt_view *v, unsigned long long id, bt_buf *out) {
   btv_live *L = v->src_data;
   btv_agent *a = agent_find(L, id);
   if (!a) return BTV_NOT_FOUND;
   bt_stats *st = NULL;
   if (bt_stats_create(&st) != BT_OK) {
-    out->failed = 1;
+    out->err = BT_ENOMEM;
     return BT_ENOMEM;
   }
-  unsigned long long shape = a->base_shape;
+  unsigned long long shape = a->base.shape;
   for (size_t i = 0; i < a->count; i++) {
-    const btv_record *r = ring_at(a, i);
-    if (r->type == BT_REC_RELOAD) shape = r->u.shapes.to;
+    const bt_rec_entry *e = ring_at(a, i);
+    if (e->type == BT_REC_RELOAD) shape = e->def_to;
     int nodes = shape_nodes(L, shape);
-    if (nodes <= 0 || r->type == BTV_LOST) continue;
-    bt_rec_entry e;
-    memset(&e, 0, sizeof e);
-    e.type = r->type;
-    e.from = r->from;
-    e.to = r->to;
-    e.has_sleep = r->has_sleep;
-    e.cause = r->cause;
-    e.node = r->node;
-    e.think = r->think;
-    e.time = r->time;
-    if (r->type == BT_REC_THINK) e.sleep = r->u.sleep;
-    else if (r->type == BT_REC_RELOAD) {
-      e.def_from = r->u.shapes.from;
-      e.def_to = r->u.shapes.to;
-    } else if (r->type == BT_REC_ERROR || r->type == BT_REC_HOST) {
-      e.text = r->u.bytes.text;
-      e.size = r->u.bytes.size;
-    }
-    bt_stats_add(st, a->id, shape, nodes, &e);
+    if (nodes <= 0 || e->type == BT_LOG_LOST) continue;
+    bt_stats_add(st, a->id, shape, nodes, e);
   }
   int rc = btv_json_stats(out, st, shape ? shape : a->shape);
   bt_stats_free(st);
   return rc;
 }
 
-static int live_shape(bt_view *v, unsigned long long hash, btv_buf *out) {
+static int live_shape(bt_view *v, unsigned long long hash, bt_buf *out) {
   btv_shape *s = shape_find(v->src_data, hash);
   if (!s) return BTV_NOT_FOUND;
   int n = bt_def_size(s->def);
-  btv_buf_str(out, "{\"shape\":");
+  btv_json_raw(out, "{\"shape\":");
   btv_json_shape(out, hash);
-  btv_buf_str(out, ",\"name\":");
+  btv_json_raw(out, ",\"name\":");
   btv_json_cstring(out, s->name);
-  btv_buf_str(out, ",\"nodes\":[");
+  btv_json_raw(out, ",\"nodes\":[");
   for (int i = 0; i < n; i++) {
-    btv_buf_str(out, i ? ",{\"name\":" : "{\"name\":");
+    btv_json_raw(out, i ? ",{\"name\":" : "{\"name\":");
     btv_json_cstring(out, bt_def_name(s->def, i));
-    btv_buf_str(out, ",\"kind\":");
+    btv_json_raw(out, ",\"kind\":");
     btv_json_cstring(out, bt_kind_name(bt_def_kind(s->def, i)));
-    btv_buf_printf(out, ",\"parent\":%d,\"children\":[", bt_def_up(s->def, i));
+    bt_buf_printf(out, ",\"parent\":%d,\"children\":[", bt_def_up(s->def, i));
     int kids = bt_def_child_count(s->def, i);
-    for (int k = 0; k < kids; k++) btv_buf_printf(out, k ? ",%d" : "%d", bt_def_child(s->def, i, k));
+    for (int k = 0; k < kids; k++) bt_buf_printf(out, k ? ",%d" : "%d", bt_def_child(s->def, i, k));
     int state = bt_def_state(s->def, i), places = 0;
     for (int j = 0; j < n; j++) places += bt_def_state(s->def, j) == state;
-    btv_buf_printf(out, "],\"param\":null,\"shared\":%d}", places > 1 ? places : 0);
+    bt_buf_printf(out, "],\"param\":null,\"shared\":%d}", places > 1 ? places : 0);
   }
-  btv_buf_str(out, "]}");
+  btv_json_raw(out, "]}");
   return BT_OK;
 }
 
-static int live_shape_stats(bt_view *v, unsigned long long hash, btv_buf *out) {
+static int live_shape_stats(bt_view *v, unsigned long long hash, bt_buf *out) {
   btv_live *L = v->src_data;
   if (!shape_find(L, hash)) return BTV_NOT_FOUND;
   if (!L->stats) {
-    btv_buf_str(out, "{\"shape\":");
+    btv_json_raw(out, "{\"shape\":");
     btv_json_shape(out, hash);
-    btv_buf_str(out, ",\"agents\":0,\"thinks\":0,\"nodes\":[]}");
+    btv_json_raw(out, ",\"agents\":0,\"thinks\":0,\"nodes\":[]}");
     return BT_OK;
   }
   return btv_json_stats(out, L->stats, hash);

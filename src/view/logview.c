@@ -10,10 +10,12 @@
  * and keeping only the window's records, and stops at the window's end. The file is never held
  * whole; a window late in a large file costs a read up to it.
  *
- * The index keeps, besides, each agent's last TAIL records: a window among them (the first a page
- * asks for: the newest) is answered from memory, its statuses_before found by undoing, from the
- * agent's tree at the log's end, the status records after the window's start (when no attach or
- * reload came after it).
+ * The index keeps, besides, each agent's last TAIL records and the statuses just before the oldest
+ * of them, or just after its last attach or reload when that came later (`base`, kept up to date
+ * as records leave the tail): a window among them that starts after the last attach or reload (the
+ * first a page asks for: the newest) is answered from memory, its statuses_before replayed from
+ * the base. Both replays, the file's (bt_log_tree_apply) and the tail's, take the recording
+ * layer's one step, bt_rec_entry_apply, by state.
  *
  * An agent's records are numbered (seq) from 1 as the recorder made them (status to host, and a
  * "lost" record where the writer lost some); the log's own records (attach, saved, describe)
@@ -26,7 +28,7 @@
 
 #include "btv_internal.h"
 
-#define TAIL 512 /* records of each agent kept in memory: about 24 KB */
+#define TAIL 512 /* records of each agent kept in memory: about 36 KB */
 
 typedef struct log_agent {
   unsigned long long id;
@@ -38,9 +40,14 @@ typedef struct log_agent {
   unsigned long long transitions; /* status records: activity is their mean rate over the log */
   double *since;               /* per node: the time it became RUNNING (NAN: not running) */
   int since_nodes;
-  btv_record *tail;            /* the last TAIL records (a ring; texts owned) */
+  bt_rec_entry *tail;          /* the last TAIL records (a ring; texts owned: btv_entry_own) */
   size_t tail_count, tail_head;
-  unsigned long long reshaped; /* the records before its last attach or reload (a seq) */
+  /* the statuses, by state, just before the record base_seq: the tail's oldest, or the first
+     after its last attach or reload when that is later; of the tree's shape (no attach since) */
+  unsigned char *base;
+  int *base_state; /* each node's state (bt_log_shape_state) */
+  int base_nodes;
+  unsigned long long base_seq;
 } log_agent;
 
 /* the source's data (v->src_data) */
@@ -93,24 +100,39 @@ static void since_update(log_agent *a, const bt_log_record *rec) {
   }
 }
 
-static void record_of(const bt_log_record *rec, btv_record *r);
+static bt_rec_entry *tail_at(log_agent *a, size_t i) { return &a->tail[(a->tail_head + i) % TAIL]; }
 
-static btv_record *tail_at(log_agent *a, size_t i) { return &a->tail[(a->tail_head + i) % TAIL]; }
+/* the base becomes the agent's tree as it is, after an attach or a reload: the records replayed on
+ * it are those after this one */
+static int base_take(log_agent *a) {
+  const bt_log_shape *s = bt_log_tree_shape(a->tree);
+  int nodes = s ? bt_log_shape_size(s) : 0;
+  if (nodes != a->base_nodes) {
+    free(a->base);
+    free(a->base_state);
+    a->base = nodes > 0 ? calloc((size_t)nodes, 1) : NULL;
+    a->base_state = nodes > 0 ? malloc((size_t)nodes * sizeof *a->base_state) : NULL;
+    a->base_nodes = a->base && a->base_state ? nodes : 0;
+    if (nodes > 0 && !a->base_nodes) return BT_ENOMEM;
+  }
+  for (int n = 0; n < nodes; n++) a->base_state[n] = bt_log_shape_state(s, n);
+  for (int n = 0; n < nodes; n++) a->base[a->base_state[n]] = (unsigned char)bt_log_tree_status(a->tree, n);
+  a->base_seq = a->seq + 1;
+  return BT_OK;
+}
 
-/* keeps a copy of the record (its text too) in the agent's tail */
+/* keeps a copy of the record (its text too) in the agent's tail, of which the oldest leaves when
+ * it is full (into the base, when it came after the base) */
 static int tail_push(log_agent *a, const bt_log_record *rec) {
   if (!a->tail && !(a->tail = calloc(TAIL, sizeof *a->tail))) return BT_ENOMEM;
-  btv_record r;
-  record_of(rec, &r);
-  if (r.type == BT_REC_ERROR || r.type == BT_REC_HOST) {
-    char *copy = malloc(r.u.bytes.size + 1);
-    if (!copy) return BT_ENOMEM;
-    if (r.u.bytes.size) memcpy(copy, r.u.bytes.text, r.u.bytes.size);
-    copy[r.u.bytes.size] = 0;
-    r.u.bytes.text = copy;
-  }
+  bt_rec_entry r = rec->entry;
+  if (btv_entry_own(&r) != BT_OK) return BT_ENOMEM;
   if (a->tail_count == TAIL) {
-    btv_record_clear(tail_at(a, 0));
+    if (a->base_seq == a->seq - TAIL) { /* (a->seq is r's) */
+      bt_rec_entry_apply(tail_at(a, 0), a->base_nodes, a->base_state, a->base, NULL);
+      a->base_seq++;
+    }
+    btv_entry_clear(tail_at(a, 0));
     *tail_at(a, 0) = r;
     a->tail_head = (a->tail_head + 1) % TAIL;
   } else {
@@ -156,19 +178,19 @@ int btv_log_open(bt_view *v, const char *path, char *err, size_t errsize) {
         btv_set_error(v, err, errsize, "out of memory");
         return BT_ENOMEM;
       }
+      a->base_seq = 1;
     }
     bt_log_tree_apply(a->tree, L->reader, &rec);
     since_update(a, &rec);
     int type = rec.entry.type;
-    if (type == BT_LOG_ATTACH) a->reshaped = a->seq;
-    if (!is_counted(type)) continue;
-    records++;
-    a->seq++;
-    if (type == BT_REC_RELOAD) a->reshaped = a->seq;
-    if (tail_push(a, &rec) != BT_OK) {
+    int reshaped = type == BT_LOG_ATTACH || type == BT_REC_RELOAD;
+    if (is_counted(type)) a->seq++;
+    if ((reshaped && base_take(a) != BT_OK) || (is_counted(type) && tail_push(a, &rec) != BT_OK)) {
       btv_set_error(v, err, errsize, "out of memory");
       return BT_ENOMEM;
     }
+    if (!is_counted(type)) continue;
+    records++;
     if (type == BT_REC_STATUS) a->transitions++;
     double t = rec.entry.time;
     if (a->seq == 1) a->first = t;
@@ -198,7 +220,9 @@ static void logview_free(bt_view *v) {
     bt_stats_free(L->agents[i].stats);
     free(L->agents[i].label);
     free(L->agents[i].since);
-    for (size_t k = 0; L->agents[i].tail && k < L->agents[i].tail_count; k++) btv_record_clear(tail_at(&L->agents[i], k));
+    free(L->agents[i].base);
+    free(L->agents[i].base_state);
+    for (size_t k = 0; L->agents[i].tail && k < L->agents[i].tail_count; k++) btv_entry_clear(tail_at(&L->agents[i], k));
     free(L->agents[i].tail);
   }
   free(L->agents);
@@ -221,12 +245,12 @@ static void logview_range(bt_view *v, btv_range *out) {
 
 /* ---- answers ---- */
 
-static void json_running(btv_buf *out, const bt_log_tree *t) {
+static void json_running(bt_buf *out, const bt_log_tree *t) {
   const bt_log_shape *s = bt_log_tree_shape(t);
-  btv_buf_add(out, "[", 1);
+  bt_buf_append(out, "[", 1);
   int n = 0, first = 1;
   while (s && bt_log_tree_status(t, n) == BT_RUNNING) {
-    if (!first) btv_buf_add(out, ",", 1);
+    if (!first) bt_buf_append(out, ",", 1);
     first = 0;
     btv_json_cstring(out, bt_log_shape_name(s, n));
     int next = -1;
@@ -240,45 +264,45 @@ static void json_running(btv_buf *out, const bt_log_tree *t) {
     if (next < 0) break;
     n = next;
   }
-  btv_buf_add(out, "]", 1);
+  bt_buf_append(out, "]", 1);
 }
 
 /* an agent's object up to its shape: {"id", "label", "brain" (the root's name), "shape" */
-static void json_agent_head(btv_buf *out, const log_agent *a, const bt_log_shape *s) {
-  btv_buf_printf(out, "{\"id\":%llu,\"label\":", a->id);
+static void json_agent_head(bt_buf *out, const log_agent *a, const bt_log_shape *s) {
+  bt_buf_printf(out, "{\"id\":%llu,\"label\":", a->id);
   btv_json_cstring(out, a->label);
-  btv_buf_str(out, ",\"brain\":");
+  btv_json_raw(out, ",\"brain\":");
   btv_json_cstring(out, s ? bt_log_shape_name(s, 0) : "");
-  btv_buf_str(out, ",\"shape\":");
+  btv_json_raw(out, ",\"shape\":");
   if (s) btv_json_shape(out, bt_log_shape_hash(s));
-  else btv_buf_str(out, "null");
+  else btv_json_raw(out, "null");
 }
 
-static int logview_agents(bt_view *v, btv_buf *out) {
+static int logview_agents(bt_view *v, bt_buf *out) {
   btv_logview *L = v->src_data;
-  btv_buf_str(out, "{\"time\":");
+  btv_json_raw(out, "{\"time\":");
   btv_json_number(out, L->have ? L->last : 0);
-  btv_buf_printf(out, ",\"frame\":%llu,\"agents\":[", v->frames);
+  bt_buf_printf(out, ",\"frame\":%llu,\"agents\":[", v->frames);
   int first = 1;
   for (int i = 0; i < L->n; i++) {
     log_agent *a = &L->agents[i];
     if (!a->tree) continue;
     const bt_log_shape *s = bt_log_tree_shape(a->tree);
-    if (!first) btv_buf_str(out, ",");
+    if (!first) btv_json_raw(out, ",");
     first = 0;
     json_agent_head(out, a, s);
-    btv_buf_str(out, ",\"running\":");
+    btv_json_raw(out, ",\"running\":");
     json_running(out, a->tree);
     double span = L->last - L->first;
-    btv_buf_str(out, ",\"activity\":");
+    btv_json_raw(out, ",\"activity\":");
     btv_json_number(out, span > 0 ? a->transitions / span : 0);
-    btv_buf_printf(out, ",\"seq\":%llu}", a->seq);
+    bt_buf_printf(out, ",\"seq\":%llu}", a->seq);
   }
-  btv_buf_str(out, "]}");
+  btv_json_raw(out, "]}");
   return BT_OK;
 }
 
-static int logview_agent(bt_view *v, unsigned long long id, btv_buf *out) {
+static int logview_agent(bt_view *v, unsigned long long id, bt_buf *out) {
   log_agent *a = agent_by_id(v->src_data, id);
   if (!a) return BTV_NOT_FOUND;
   const bt_log_shape *s = bt_log_tree_shape(a->tree);
@@ -287,84 +311,66 @@ static int logview_agent(bt_view *v, unsigned long long id, btv_buf *out) {
   double time = 0;
   bt_log_tree_think(a->tree, &think, &time);
   json_agent_head(out, a, s);
-  btv_buf_str(out, ",\"time\":");
+  btv_json_raw(out, ",\"time\":");
   btv_json_number(out, a->last);
-  btv_buf_printf(out, ",\"think\":%llu,\"seq\":%llu,\"statuses\":[", think, a->seq);
-  for (int n = 0; n < nodes; n++) btv_buf_printf(out, n ? ",%d" : "%d", bt_log_tree_status(a->tree, n));
-  btv_buf_str(out, "],\"last\":[");
-  for (int n = 0; n < nodes; n++) btv_buf_printf(out, n ? ",%d" : "%d", bt_log_tree_last(a->tree, n));
-  btv_buf_str(out, "],\"since\":[");
+  bt_buf_printf(out, ",\"think\":%llu,\"seq\":%llu,\"statuses\":[", think, a->seq);
+  for (int n = 0; n < nodes; n++) bt_buf_printf(out, n ? ",%d" : "%d", bt_log_tree_status(a->tree, n));
+  btv_json_raw(out, "],\"last\":[");
+  for (int n = 0; n < nodes; n++) bt_buf_printf(out, n ? ",%d" : "%d", bt_log_tree_last(a->tree, n));
+  btv_json_raw(out, "],\"since\":[");
   for (int n = 0; n < nodes; n++) {
-    if (n) btv_buf_add(out, ",", 1);
+    if (n) bt_buf_append(out, ",", 1);
     btv_json_number(out, n < a->since_nodes ? a->since[n] : NAN);
   }
   /* the sleep time of the last think: the root's describe entry when the log keeps them */
   int has_sleep = 0;
   double sleep = 0;
-  btv_buf_str(out, "],\"sleep\":");
+  btv_json_raw(out, "],\"sleep\":");
   if (nodes && bt_log_tree_describe(a->tree, 0, &has_sleep, &sleep, NULL, NULL) == 1 && has_sleep)
     btv_json_number(out, sleep);
-  else btv_buf_str(out, "null");
-  btv_buf_str(out, ",\"dbstrings\":[");
+  else btv_json_raw(out, "null");
+  btv_json_raw(out, ",\"dbstrings\":[");
   for (int n = 0; n < nodes; n++) {
     const char *text = NULL;
     size_t len = 0;
-    if (n) btv_buf_add(out, ",", 1);
+    if (n) bt_buf_append(out, ",", 1);
     if (bt_log_tree_describe(a->tree, n, NULL, NULL, &text, &len) == 1 && text && len) btv_json_string(out, text, len);
-    else btv_buf_str(out, "null");
+    else btv_json_raw(out, "null");
   }
-  btv_buf_str(out, "]}");
+  btv_json_raw(out, "]}");
   return BT_OK;
 }
 
-static void record_of(const bt_log_record *rec, btv_record *r) {
-  const bt_rec_entry *e = &rec->entry;
-  btv_record_from(r, e);
-  if (e->type == BT_LOG_LOST) {
-    r->type = BTV_LOST;
-    r->u.lost = e->size;
-  } else if (e->type == BT_REC_ERROR || e->type == BT_REC_HOST) {
-    r->u.bytes.text = (char *)e->text; /* borrowed (never freed): written before the next read */
-    r->u.bytes.size = e->size;
-  }
-}
-
-/* a window within the agent's tail, after its last attach or reload: from memory */
-static int tail_history(log_agent *a, unsigned long long start, unsigned long long end, btv_buf *out) {
+/* a window within the agent's tail that starts after its last attach or reload (at base_seq or
+ * later): from memory, the base replayed up to the window's start */
+static int tail_history(log_agent *a, unsigned long long start, unsigned long long end, bt_buf *out) {
   const bt_log_shape *s = bt_log_tree_shape(a->tree);
-  int nodes = s ? bt_log_shape_size(s) : 0;
+  int nodes = a->base_nodes;
   unsigned char *st = nodes > 0 ? malloc((size_t)nodes) : NULL;
   if (nodes > 0 && !st) {
-    out->failed = 1;
+    out->err = BT_ENOMEM;
     return BT_ENOMEM;
   }
-  for (int n = 0; n < nodes; n++) st[n] = (unsigned char)bt_log_tree_status(a->tree, n);
+  if (nodes > 0) memcpy(st, a->base, (size_t)nodes);
   unsigned long long oldest = a->seq - a->tail_count + 1;
-  for (unsigned long long q = a->seq; q >= start; q--) { /* undone, newest first */
-    const btv_record *r = tail_at(a, (size_t)(q - oldest));
-    if (r->type == BT_REC_STATUS && r->node >= 0 && r->node < nodes) {
-      int state = bt_log_shape_state(s, r->node);
-      for (int n = 0; n < nodes; n++)
-        if (bt_log_shape_state(s, n) == state) st[n] = r->from; /* every place of a shared node */
-    }
-    if (q == start) break;
-  }
-  btv_buf_printf(out, "{\"agent\":%llu,\"oldest\":1,\"newest\":%llu,\"statuses_before\":[", a->id, a->seq);
-  for (int n = 0; n < nodes; n++) btv_buf_printf(out, n ? ",%d" : "%d", st[n]);
+  for (unsigned long long q = a->base_seq; q < start; q++)
+    bt_rec_entry_apply(tail_at(a, (size_t)(q - oldest)), nodes, a->base_state, st, NULL);
+  bt_buf_printf(out, "{\"agent\":%llu,\"oldest\":1,\"newest\":%llu,\"statuses_before\":[", a->id, a->seq);
+  for (int n = 0; n < nodes; n++) bt_buf_printf(out, n ? ",%d" : "%d", st[a->base_state[n]]);
   free(st);
-  btv_buf_str(out, "],\"shape_before\":");
+  btv_json_raw(out, "],\"shape_before\":");
   if (s) btv_json_shape(out, bt_log_shape_hash(s));
-  else btv_buf_str(out, "null");
-  btv_buf_str(out, ",\"records\":[");
+  else btv_json_raw(out, "null");
+  btv_json_raw(out, ",\"records\":[");
   for (unsigned long long q = start; q < end; q++) {
-    if (q > start) btv_buf_add(out, ",", 1);
+    if (q > start) bt_buf_append(out, ",", 1);
     btv_json_record(out, q, tail_at(a, (size_t)(q - oldest)));
   }
-  btv_buf_str(out, "]}");
+  btv_json_raw(out, "]}");
   return BT_OK;
 }
 
-static int logview_history(bt_view *v, unsigned long long id, unsigned long long before, int count, btv_buf *out) {
+static int logview_history(bt_view *v, unsigned long long id, unsigned long long before, int count, bt_buf *out) {
   btv_logview *L = v->src_data;
   log_agent *a = agent_by_id(L, id);
   if (!a) return BTV_NOT_FOUND;
@@ -372,19 +378,21 @@ static int logview_history(bt_view *v, unsigned long long id, unsigned long long
   unsigned long long end = before;
   unsigned long long start = end > (unsigned long long)count ? end - (unsigned long long)count : 1;
   if (start < 1) start = 1;
-  if (start < end && a->tail_count && start >= a->seq - a->tail_count + 1 && start > a->reshaped)
+  const bt_log_shape *now = bt_log_tree_shape(a->tree);
+  if (start < end && a->tail_count && start >= a->seq - a->tail_count + 1 && start >= a->base_seq &&
+      a->base_nodes == (now ? bt_log_shape_size(now) : 0))
     return tail_history(a, start, end, out);
   bt_log_reader *r = NULL;
   bt_log_tree *t = NULL;
   char rerr[200];
   if (bt_log_reader_open(&r, L->path, rerr, sizeof rerr) != BT_OK || bt_log_tree_create(&t) != BT_OK) {
     bt_log_reader_free(r);
-    btv_buf_free(out);
-    btv_buf_printf(out, "the log cannot be read again: %s", rerr);
+    bt_buf_free(out);
+    bt_buf_printf(out, "the log cannot be read again: %s", rerr);
     return BTV_BAD_REQUEST;
   }
-  btv_buf records = {0};
-  btv_buf before_statuses = {0};
+  bt_buf records = {0};
+  bt_buf before_statuses = {0};
   unsigned long long seq = 0, shape_before = 0;
   int captured = 0;
   bt_log_record rec;
@@ -396,80 +404,78 @@ static int logview_history(bt_view *v, unsigned long long id, unsigned long long
       if (seq == start && !captured) { /* the statuses just before the window */
         const bt_log_shape *s = bt_log_tree_shape(t);
         int nodes = s ? bt_log_shape_size(s) : 0;
-        btv_buf_add(&before_statuses, "[", 1);
-        for (int n = 0; n < nodes; n++) btv_buf_printf(&before_statuses, n ? ",%d" : "%d", bt_log_tree_status(t, n));
-        btv_buf_add(&before_statuses, "]", 1);
+        bt_buf_append(&before_statuses, "[", 1);
+        for (int n = 0; n < nodes; n++) bt_buf_printf(&before_statuses, n ? ",%d" : "%d", bt_log_tree_status(t, n));
+        bt_buf_append(&before_statuses, "]", 1);
         shape_before = s ? bt_log_shape_hash(s) : 0;
         captured = 1;
       }
       if (seq >= start) {
-        btv_record br;
-        record_of(&rec, &br);
-        if (records.len) btv_buf_add(&records, ",", 1);
-        btv_json_record(&records, seq, &br);
+        if (records.len) bt_buf_append(&records, ",", 1);
+        btv_json_record(&records, seq, &rec.entry); /* (its text: written before the next read) */
       }
     }
     bt_log_tree_apply(t, r, &rec);
   }
-  if (!captured) btv_buf_str(&before_statuses, "[]");
-  btv_buf_printf(out, "{\"agent\":%llu,\"oldest\":1,\"newest\":%llu,\"statuses_before\":", a->id, a->seq);
-  btv_buf_add(out, before_statuses.data ? before_statuses.data : "[]", before_statuses.len ? before_statuses.len : 2);
-  btv_buf_str(out, ",\"shape_before\":");
+  if (!captured) btv_json_raw(&before_statuses, "[]");
+  bt_buf_printf(out, "{\"agent\":%llu,\"oldest\":1,\"newest\":%llu,\"statuses_before\":", a->id, a->seq);
+  bt_buf_append(out, before_statuses.data ? before_statuses.data : "[]", before_statuses.len ? before_statuses.len : 2);
+  btv_json_raw(out, ",\"shape_before\":");
   if (shape_before) btv_json_shape(out, shape_before);
-  else btv_buf_str(out, "null");
-  btv_buf_str(out, ",\"records\":[");
-  if (records.len) btv_buf_add(out, records.data, records.len);
-  btv_buf_str(out, "]}");
-  if (records.failed || before_statuses.failed) out->failed = 1;
-  btv_buf_free(&records);
-  btv_buf_free(&before_statuses);
+  else btv_json_raw(out, "null");
+  btv_json_raw(out, ",\"records\":[");
+  if (records.len) bt_buf_append(out, records.data, records.len);
+  btv_json_raw(out, "]}");
+  if (records.err || before_statuses.err) out->err = BT_ENOMEM;
+  bt_buf_free(&records);
+  bt_buf_free(&before_statuses);
   bt_log_tree_free(t);
   bt_log_reader_free(r);
   return BT_OK;
 }
 
-static int logview_agent_stats(bt_view *v, unsigned long long id, btv_buf *out) {
+static int logview_agent_stats(bt_view *v, unsigned long long id, bt_buf *out) {
   log_agent *a = agent_by_id(v->src_data, id);
   if (!a) return BTV_NOT_FOUND;
   const bt_log_shape *s = bt_log_tree_shape(a->tree);
   if (!s) {
-    btv_buf_str(out, "{\"shape\":null,\"agents\":0,\"thinks\":0,\"nodes\":[]}");
+    btv_json_raw(out, "{\"shape\":null,\"agents\":0,\"thinks\":0,\"nodes\":[]}");
     return BT_OK;
   }
   return btv_json_stats(out, a->stats, bt_log_shape_hash(s));
 }
 
-static int logview_shape(bt_view *v, unsigned long long hash, btv_buf *out) {
+static int logview_shape(bt_view *v, unsigned long long hash, bt_buf *out) {
   btv_logview *L = v->src_data;
   const bt_log_shape *s = bt_log_reader_shape(L->reader, hash);
   if (!s) return BTV_NOT_FOUND;
   int n = bt_log_shape_size(s);
-  btv_buf_str(out, "{\"shape\":");
+  btv_json_raw(out, "{\"shape\":");
   btv_json_shape(out, hash);
-  btv_buf_str(out, ",\"name\":");
+  btv_json_raw(out, ",\"name\":");
   btv_json_cstring(out, bt_log_shape_name(s, 0));
-  btv_buf_str(out, ",\"nodes\":[");
+  btv_json_raw(out, ",\"nodes\":[");
   for (int i = 0; i < n; i++) {
-    btv_buf_str(out, i ? ",{\"name\":" : "{\"name\":");
+    btv_json_raw(out, i ? ",{\"name\":" : "{\"name\":");
     btv_json_cstring(out, bt_log_shape_name(s, i));
-    btv_buf_str(out, ",\"kind\":");
+    btv_json_raw(out, ",\"kind\":");
     btv_json_cstring(out, bt_log_shape_kind_name(s, i));
-    btv_buf_printf(out, ",\"parent\":%d,\"children\":[", bt_log_shape_up(s, i));
+    bt_buf_printf(out, ",\"parent\":%d,\"children\":[", bt_log_shape_up(s, i));
     int kids = bt_log_shape_child_count(s, i);
-    for (int k = 0; k < kids; k++) btv_buf_printf(out, k ? ",%d" : "%d", bt_log_shape_child(s, i, k));
+    for (int k = 0; k < kids; k++) bt_buf_printf(out, k ? ",%d" : "%d", bt_log_shape_child(s, i, k));
     double param;
-    btv_buf_str(out, "],\"param\":");
+    btv_json_raw(out, "],\"param\":");
     if (bt_log_shape_param(s, i, &param) == 1) btv_json_number(out, param);
-    else btv_buf_str(out, "null");
+    else btv_json_raw(out, "null");
     int state = bt_log_shape_state(s, i), places = 0;
     for (int j = 0; j < n; j++) places += bt_log_shape_state(s, j) == state;
-    btv_buf_printf(out, ",\"shared\":%d}", places > 1 ? places : 0);
+    bt_buf_printf(out, ",\"shared\":%d}", places > 1 ? places : 0);
   }
-  btv_buf_str(out, "]}");
+  btv_json_raw(out, "]}");
   return BT_OK;
 }
 
-static int logview_shape_stats(bt_view *v, unsigned long long hash, btv_buf *out) {
+static int logview_shape_stats(bt_view *v, unsigned long long hash, bt_buf *out) {
   btv_logview *L = v->src_data;
   if (!bt_log_reader_shape(L->reader, hash)) return BTV_NOT_FOUND;
   return btv_json_stats(out, L->stats, hash);

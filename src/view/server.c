@@ -67,13 +67,13 @@ static void send_error(struct mg_connection *conn, int status, const char *fmt, 
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  btv_buf b = {0};
-  btv_buf_str(&b, "{\"error\":");
+  bt_buf b = {0};
+  btv_json_raw(&b, "{\"error\":");
   btv_json_cstring(&b, msg);
-  btv_buf_str(&b, "}");
-  if (b.failed) send_json(conn, status, "{\"error\":\"out of memory\"}", 25);
+  btv_json_raw(&b, "}");
+  if (b.err) send_json(conn, status, "{\"error\":\"out of memory\"}", 25);
   else send_json(conn, status, b.data, b.len);
-  btv_buf_free(&b);
+  bt_buf_free(&b);
 }
 
 /* ---- who may ask ---- */
@@ -190,55 +190,55 @@ static int query_number(const struct mg_request_info *ri, const char *name, unsi
   return 1;
 }
 
-static int answer_info(bt_view *v, btv_buf *out) {
+static int answer_info(bt_view *v, bt_buf *out) {
   btv_range r = {0};
   v->src->range(v, &r);
-  btv_buf_printf(out, "{\"bt\":\"bt %s\",\"mode\":\"%s\",\"source\":", bt_version(), v->src->name);
+  bt_buf_printf(out, "{\"bt\":\"bt %s\",\"mode\":\"%s\",\"source\":", bt_version(), v->src->name);
   btv_json_cstring(out, v->source);
-  btv_buf_str(out, ",\"time\":");
+  btv_json_raw(out, ",\"time\":");
   btv_json_number(out, r.time);
-  btv_buf_printf(out, ",\"frame\":%llu,\"agents\":%d,\"first_time\":", v->frames, r.agents);
+  bt_buf_printf(out, ",\"frame\":%llu,\"agents\":%d,\"first_time\":", v->frames, r.agents);
   if (r.have) btv_json_number(out, r.first);
-  else btv_buf_str(out, "null");
-  btv_buf_str(out, ",\"last_time\":");
+  else btv_json_raw(out, "null");
+  btv_json_raw(out, ",\"last_time\":");
   if (r.have) btv_json_number(out, r.last);
-  else btv_buf_str(out, "null");
-  btv_buf_printf(out, ",\"token\":%s}", v->token ? "true" : "false");
+  else btv_json_raw(out, "null");
+  bt_buf_printf(out, ",\"token\":%s}", v->token ? "true" : "false");
   return BT_OK;
 }
 
 /* /api/kinds: the kind table, for the page (bt_kind_*); the same for every view, no lock */
-static int answer_kinds(btv_buf *out) {
+static int answer_kinds(bt_buf *out) {
   static const struct {
     unsigned flag;
     const char *name;
   } flags[] = {{BT_KIND_DS, "ds"},           {BT_KIND_DECORATOR, "decorator"}, {BT_KIND_SELECTS, "selects"},
                {BT_KIND_PERIODIC, "periodic"}, {BT_KIND_LISTENS, "listens"},   {BT_KIND_INCLUDES, "includes"}};
-  btv_buf_str(out, "{\"kinds\":[");
+  btv_json_raw(out, "{\"kinds\":[");
   for (int k = 0; bt_kind_get(k); k++) {
     const bt_kind_info *info = bt_kind_get(k);
-    btv_buf_str(out, k ? ",{\"name\":" : "{\"name\":");
+    btv_json_raw(out, k ? ",{\"name\":" : "{\"name\":");
     btv_json_cstring(out, info->name);
-    btv_buf_str(out, ",\"default_name\":");
+    btv_json_raw(out, ",\"default_name\":");
     btv_json_cstring(out, info->default_name);
-    btv_buf_str(out, ",\"base\":");
+    btv_json_raw(out, ",\"base\":");
     if (info->base >= 0) btv_json_cstring(out, bt_kind_name(info->base));
-    else btv_buf_str(out, "null");
-    btv_buf_str(out, ",\"flags\":[");
+    else btv_json_raw(out, "null");
+    btv_json_raw(out, ",\"flags\":[");
     for (size_t i = 0, n = 0; i < sizeof flags / sizeof flags[0]; i++)
-      if (info->flags & flags[i].flag) btv_buf_printf(out, n++ ? ",\"%s\"" : "\"%s\"", flags[i].name);
-    btv_buf_str(out, "],\"param\":");
+      if (info->flags & flags[i].flag) bt_buf_printf(out, n++ ? ",\"%s\"" : "\"%s\"", flags[i].name);
+    btv_json_raw(out, "],\"param\":");
     if (bt_kind_param_format(k)) btv_json_cstring(out, bt_kind_param_format(k));
-    else btv_buf_str(out, "null");
-    btv_buf_str(out, "}");
+    else btv_json_raw(out, "null");
+    btv_json_raw(out, "}");
   }
-  btv_buf_str(out, "]}");
+  btv_json_raw(out, "]}");
   return BT_OK;
 }
 
 static void answer_api(bt_view *v, struct mg_connection *conn, const char *path) {
   const struct mg_request_info *ri = mg_get_request_info(conn);
-  btv_buf out = {0};
+  bt_buf out = {0};
   int rc = BTV_NOT_FOUND;
   const btv_source_methods *src = v->src;
   const char *rest;
@@ -282,7 +282,7 @@ static void answer_api(bt_view *v, struct mg_connection *conn, const char *path)
       return;
     }
     if (rc == BTV_NOT_FOUND) {
-      btv_buf_free(&out);
+      bt_buf_free(&out);
       send_error(conn, 404, "no agent of id %llu", id);
       return;
     }
@@ -299,7 +299,7 @@ static void answer_api(bt_view *v, struct mg_connection *conn, const char *path)
     else if (strcmp(tail, "/stats") == 0) rc = src->shape_stats(v, id, &out);
     btp_mutex_unlock(&v->lock);
     if (rc == BTV_NOT_FOUND) {
-      btv_buf_free(&out);
+      bt_buf_free(&out);
       if (*tail && strcmp(tail, "/stats") != 0) send_error(conn, 404, "no such endpoint: /api/%s", path);
       else send_error(conn, 404, "no shape %016llx", id);
       return;
@@ -314,9 +314,9 @@ static void answer_api(bt_view *v, struct mg_connection *conn, const char *path)
     return;
   }
   if (rc == BTV_BAD_REQUEST) send_error(conn, 400, "%s", out.data ? out.data : "bad request");
-  else if (rc != BT_OK || out.failed) send_error(conn, 503, "out of memory");
+  else if (rc != BT_OK || out.err) send_error(conn, 503, "out of memory");
   else send_json(conn, 200, out.data, out.len);
-  btv_buf_free(&out);
+  bt_buf_free(&out);
 }
 
 static void answer_file(struct mg_connection *conn, const char *path) {
@@ -508,23 +508,23 @@ static void ws_ready(struct mg_connection *conn, void *ud) {
     free(c);
     return;
   }
-  btv_buf hello = {0};
+  bt_buf hello = {0};
   btp_mutex_lock(&v->lock);
-  btv_buf_printf(&hello, "{\"type\":\"hello\",\"mode\":\"%s\",\"frame\":%llu,\"time\":", v->src->name,
+  bt_buf_printf(&hello, "{\"type\":\"hello\",\"mode\":\"%s\",\"frame\":%llu,\"time\":", v->src->name,
                  v->frames);
   btv_json_number(&hello, v->now);
-  btv_buf_str(&hello, "}");
-  if (!hello.failed) queue_push(c, hello.data, hello.len, 0, 0);
+  btv_json_raw(&hello, "}");
+  if (!hello.err) queue_push(c, hello.data, hello.len, 0, 0);
   if (!v->src->frame) { /* a source without frames: one, so that the page reads it once */
     hello.len = 0;
-    btv_buf_printf(&hello, "{\"type\":\"frame\",\"frame\":%llu,\"time\":", v->frames);
+    bt_buf_printf(&hello, "{\"type\":\"frame\",\"frame\":%llu,\"time\":", v->frames);
     btv_json_number(&hello, v->now);
-    btv_buf_str(&hello, ",\"counts\":{}}");
-    if (!hello.failed) queue_push(c, hello.data, hello.len, 0, 0);
+    btv_json_raw(&hello, ",\"counts\":{}}");
+    if (!hello.err) queue_push(c, hello.data, hello.len, 0, 0);
   }
   if (btp_thread_create(&c->sender, sender_main, c) != BT_OK) {
     btp_mutex_unlock(&v->lock);
-    btv_buf_free(&hello);
+    bt_buf_free(&hello);
     client_free(c);
     return;
   }
@@ -534,20 +534,20 @@ static void ws_ready(struct mg_connection *conn, void *ud) {
   v->stats.clients++;
   btp_cond_signal(&c->cond);
   btp_mutex_unlock(&v->lock);
-  btv_buf_free(&hello);
+  bt_buf_free(&hello);
   mg_set_user_connection_data(conn, c);
 }
 
 static void client_error(btv_client *c, const char *why) {
-  btv_buf b = {0};
-  btv_buf_str(&b, "{\"type\":\"error\",\"error\":");
+  bt_buf b = {0};
+  btv_json_raw(&b, "{\"type\":\"error\",\"error\":");
   btv_json_cstring(&b, why);
-  btv_buf_str(&b, "}");
+  btv_json_raw(&b, "}");
   btp_mutex_lock(&c->v->lock);
-  if (!b.failed) queue_push(c, b.data, b.len, 0, 0);
+  if (!b.err) queue_push(c, b.data, b.len, 0, 0);
   btp_cond_signal(&c->cond);
   btp_mutex_unlock(&c->v->lock);
-  btv_buf_free(&b);
+  bt_buf_free(&b);
 }
 
 /* tells the source that a stream subscribed to (+1) or unsubscribed from (-1) an agent */

@@ -4,7 +4,8 @@
  * saw; shapes are written once per hash; a log cut at every byte reads to its last whole block and
  * says where; damaged and foreign bytes give an error, never a wrong record; the log's thread
  * writes the same bytes; a file read while it grows; DBStrings; shapes rebuilt as definitions; an
- * agent's tree replayed from its records equals the live one at every think (bt_log_tree). */
+ * agent's tree replayed from its records equals the live one at every think (bt_log_tree), and
+ * the one step of that replay (bt_rec_entry_apply). */
 #define _POSIX_C_SOURCE 200809L /* mkstemp, fdopen */
 #include "harness.h"
 
@@ -1211,7 +1212,60 @@ static void test_tree_replayed(void) {
   free(m.p);
 }
 
+/* bt_rec_entry_apply, the one step of replaying statuses (bt_log_tree_apply's, the viewer's):
+ * by node, by state (a shared node's places have one status), SAVED, the records that change
+ * nothing, and what it refuses, which changes nothing either */
+static void test_entry_apply(void) {
+  unsigned char st[4] = {0, 0, 0, 0}, last[4] = {0, 0, 0, 0};
+  bt_rec_entry e;
+  memset(&e, 0, sizeof e);
+  e.type = BT_REC_STATUS;
+  e.node = 2;
+  e.from = BT_READY;
+  e.to = BT_RUNNING;
+  CHECK_INT(bt_rec_entry_apply(&e, 4, NULL, st, last), BT_OK); /* by node */
+  CHECK(st[2] == BT_RUNNING && st[0] == 0 && st[1] == 0 && st[3] == 0);
+  const int state[4] = {0, 1, 1, 2}; /* nodes 1 and 2: one node placed twice */
+  e.node = 1;
+  e.to = BT_SUCCESS;
+  CHECK_INT(bt_rec_entry_apply(&e, 4, state, st, last), BT_OK);
+  CHECK(st[state[1]] == BT_SUCCESS && st[state[2]] == BT_SUCCESS);
+  e.type = BT_LOG_SAVED;
+  CHECK_INT(bt_rec_entry_apply(&e, 4, state, st, NULL), BT_OK); /* no last: nothing */
+  CHECK(last[1] == 0);
+  CHECK_INT(bt_rec_entry_apply(&e, 4, state, st, last), BT_OK);
+  CHECK(memcmp(last, st, 4) == 0);
+  unsigned char before[4];
+  memcpy(before, st, 4);
+  static const int others[] = {BT_REC_THINK, BT_REC_EVENT, BT_REC_ERROR, BT_REC_RELOAD, BT_REC_HOST,
+                               BT_LOG_DESCRIBE, BT_LOG_LOST, BT_LOG_ATTACH, BT_LOG_STOP, 99};
+  for (size_t i = 0; i < sizeof others / sizeof others[0]; i++) {
+    e.type = (unsigned char)others[i];
+    CHECK_INT(bt_rec_entry_apply(&e, 4, state, st, last), BT_OK);
+  }
+  CHECK(memcmp(before, st, 4) == 0);
+  e.type = BT_REC_STATUS;
+  e.node = 4; /* out of range */
+  CHECK_INT(bt_rec_entry_apply(&e, 4, state, st, last), BT_EINVAL);
+  e.node = -1;
+  CHECK_INT(bt_rec_entry_apply(&e, 4, NULL, st, last), BT_EINVAL);
+  e.node = 3;
+  e.to = BT_RUNNING + 1; /* no status */
+  CHECK_INT(bt_rec_entry_apply(&e, 4, state, st, last), BT_EINVAL);
+  const int bad_state[4] = {0, 1, 1, 4}; /* a state out of range */
+  e.to = BT_FAILED;
+  CHECK_INT(bt_rec_entry_apply(&e, 4, bad_state, st, last), BT_EINVAL);
+  CHECK_INT(bt_rec_entry_apply(&e, 0, NULL, st, last), BT_EINVAL); /* no nodes */
+  CHECK_INT(bt_rec_entry_apply(NULL, 4, state, st, last), BT_EINVAL);
+  CHECK_INT(bt_rec_entry_apply(&e, 4, state, NULL, last), BT_EINVAL);
+  CHECK_INT(bt_rec_entry_apply(&e, -1, state, st, last), BT_EINVAL);
+  CHECK(memcmp(before, st, 4) == 0);
+  CHECK_INT(bt_rec_entry_apply(&e, 4, state, st, last), BT_OK);
+  CHECK(st[2] == BT_FAILED && st[0] == before[0] && st[1] == before[1]);
+}
+
 int main(void) {
+  test_entry_apply(); /* (no recorder needed) */
   leaf B = LEAF("B", BT_RUNNING);
   bt_graph *g = new_graph();
   bt_inst *probe = build(g, add_leaf(g, &B), 0);

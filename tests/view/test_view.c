@@ -977,6 +977,125 @@ static void test_log(void) {
   bt_rec_free(rec);
 }
 
+/* ---- records a recorder's ring lost before a frame copied them ---- */
+
+/* a ring of 4 records and a frame after many thinks: the history says how many were lost, in a
+ * "lost" record of its own before the 4 kept (the log's BT_LOG_LOST, as a log view says it) */
+static void test_lost(void) {
+  bt_inst *in = wolf_tree();
+  bt_rec *rec = record(in, 51, "wolf 51", 4);
+  bt_view *v = NULL;
+  CHECK_INT(bt_view_create(&v, NULL, NULL, 0), BT_OK);
+  if (!v) return;
+  CHECK_INT(bt_view_add_agent(v, rec, "wolf"), BT_OK);
+  for (int i = 0; i < 12; i++) {
+    SEE.result = i % 2;
+    think(in, 1 + i * 0.6);
+  }
+  CHECK_INT(bt_view_frame(v, 9), BT_OK);
+  unsigned long long total = bt_rec_total(rec);
+  REQUIRE(total > 4);
+  char *body = get(bt_view_port(v), "/api/agents/51/history?count=100", 200);
+  char want[128];
+  snprintf(want, sizeof want, "\"records\":[{\"seq\":1,\"type\":\"lost\",\"time\":9,\"think\":0,\"count\":%llu},",
+           total - 4);
+  CHECK(contains(body, want));
+  CHECK(contains(body, "\"newest\":5"));
+  free(body);
+  bt_view_free(v);
+  bt_inst_free(in);
+  bt_rec_free(rec);
+}
+
+/* ---- a shared node: both sources replay statuses by state ---- */
+
+/* the statuses_before of a window's answer, as JSON ("[0,3,...]"), into out */
+static void statuses_before_of(const char *body, char *out, size_t size) {
+  const char *p = body ? strstr(body, "\"statuses_before\":[") : NULL;
+  const char *e = p ? strchr(p, ']') : NULL;
+  out[0] = 0;
+  if (!p || !e) return;
+  p += strlen("\"statuses_before\":");
+  snprintf(out, size, "%.*s", (int)(e - p + 1), p);
+}
+
+/* Root (Priority 0.5) > [Chase = Sequence(See, Look), Idle = Sequence(Look)]: Look is one node in
+ * two places (pre-order 0 Root, 1 Chase, 2 See, 3 Look, 4 Idle, 5 Look), and a status record
+ * names the place that was visited. The instance keeps one status for both; a window's
+ * statuses_before, live and from a log of the same records, must too: the records replayed by
+ * state (bt_rec_entry_apply), as the test replays them here. */
+static void test_shared(void) {
+  static leaf LOOK = LEAF("Look", BT_RUNNING);
+  bt_graph *g = new_graph();
+  int see = add_fn(g, BT_CONDITION, &SEE, "See"), look = add_leaf(g, &LOOK);
+  int chase = add_node(g, BT_SEQUENCE, "Chase", 0, 0), idle = add_node(g, BT_SEQUENCE, "Idle", 0, 0);
+  int root = add_prio(g, "Root", 0.5);
+  set_kids(g, chase, 2, see, look);
+  set_kids(g, idle, 1, look);
+  set_kids(g, root, 2, chase, idle);
+  bt_inst *in = build(g, root, 0);
+  const bt_def *def = bt_inst_def(in);
+  REQUIRE(bt_def_size(def) == 6 && bt_def_state(def, 3) == bt_def_state(def, 5));
+  char path[] = "/tmp/bt_view_shared_XXXXXX";
+  int tmp = mkstemp(path);
+  REQUIRE(tmp >= 0);
+  close(tmp);
+  bt_log *log = NULL;
+  REQUIRE(bt_log_open(&log, path, 0, NULL, 0) == BT_OK);
+  bt_rec *rec = record(in, 41, "watcher 41", 4096);
+  REQUIRE(bt_rec_set_log(rec, log) == BT_OK);
+  bt_view *v = NULL, *lv = NULL;
+  CHECK_INT(bt_view_create(&v, NULL, NULL, 0), BT_OK);
+  if (!v) return;
+  CHECK_INT(bt_view_add_agent(v, rec, "watcher"), BT_OK);
+  for (int i = 0; i < 24; i++) {
+    SEE.result = (i / 3) % 2 == 0;
+    LOOK.status = i % 5 == 4 ? BT_SUCCESS : BT_RUNNING;
+    think(in, 1 + i * 0.6); /* past Root's period: each think evaluates */
+    CHECK_INT(bt_view_frame(v, 1 + i * 0.6), BT_OK);
+    REQUIRE(bt_log_flush(log) == BT_OK);
+  }
+  bt_rec_set_log(rec, NULL);
+  REQUIRE(bt_log_close(log) == BT_OK);
+  CHECK_INT(bt_view_open_log(&lv, path, NULL, NULL, 0), BT_OK);
+  if (!lv) return;
+
+  /* the statuses before each record, replayed by state; places 3 and 5 each named by some */
+  size_t count = bt_rec_count(rec);
+  CHECK(count == bt_rec_total(rec) && count > 40);
+  int state[6], named3 = 0, named5 = 0, bad = 0;
+  for (int n = 0; n < 6; n++) state[n] = bt_def_state(def, n);
+  unsigned char st[6] = {0};
+  for (size_t i = 0; i <= count; i++) {
+    char want[64] = "[", live[64], logged[64], url[128];
+    for (int n = 0; n < 6; n++) snprintf(want + strlen(want), sizeof want - strlen(want), n ? ",%d" : "%d", st[state[n]]);
+    strcat(want, "]");
+    snprintf(url, sizeof url, "/api/agents/41/history?before=%zu&count=1", i + 2); /* the window: record i + 1 */
+    char *body = get(bt_view_port(v), url, 200);
+    statuses_before_of(body, live, sizeof live);
+    free(body);
+    body = get(bt_view_port(lv), url, 200);
+    statuses_before_of(body, logged, sizeof logged);
+    free(body);
+    if (i < count && (strcmp(live, want) != 0 || strcmp(logged, want) != 0) && !bad++)
+      fprintf(stderr, "before record %zu: live %s, log %s, replayed by state %s\n", i + 1, live, logged, want);
+    if (i == count) break;
+    bt_rec_entry e;
+    REQUIRE(bt_rec_get(rec, i, &e) == BT_OK);
+    named3 += e.type == BT_REC_STATUS && e.node == 3;
+    named5 += e.type == BT_REC_STATUS && e.node == 5;
+    CHECK_INT(bt_rec_entry_apply(&e, 6, state, st, NULL), BT_OK);
+  }
+  CHECK_INT(bad, 0);
+  CHECK(named3 > 0 && named5 > 0);
+  for (int n = 0; n < 6; n++) CHECK_INT(st[state[n]], bt_node_status(in, n)); /* all of them: the instance */
+  bt_view_free(lv);
+  bt_view_free(v);
+  remove(path);
+  bt_inst_free(in);
+  bt_rec_free(rec);
+}
+
 static void mark(const char *what) {
   if (getenv("BT_VIEW_TEST_TRACE")) {
     struct timespec ts;
@@ -997,6 +1116,10 @@ int main(void) {
   mark("malformed");
   test_log();
   mark("log");
+  test_shared();
+  mark("shared");
+  test_lost();
+  mark("lost");
   test_reload();
   mark("reload");
   test_clients();

@@ -91,6 +91,9 @@ export class History {
       base = statuses_after(base, recs.slice(0, reload + 1));
       recs = recs.slice(reload + 1);
       this.barrier = true;
+      // a reload into a tree of other nodes: the statuses before the window are the old tree's,
+      // so those before the records kept are the timeline's own, undone
+      if (base.length !== this.base.length) base = this.undone(recs);
     }
     if (base.length !== this.base.length) {
       // another shape: stop here rather than mix two trees' indices
@@ -136,6 +139,17 @@ export class History {
     this.floor = Math.max(0, this.floor - extra);
     if (this.cursor === 0) this.statuses = this.base.slice();
     this.barrier = true;
+  }
+
+  /** The statuses before `older` and the records kept: those at the cursor, all undone. */
+  undone(older) {
+    const out = this.statuses.slice();
+    const undo = (r) => {
+      if (is_transition(r) && r.node < out.length) out[r.node] = r.from;
+    };
+    for (let c = this.cursor - 1; c >= 0; c--) undo(this.records[c]);
+    for (let i = older.length - 1; i >= 0; i--) undo(older[i]);
+    return out;
   }
 
   apply(r) {

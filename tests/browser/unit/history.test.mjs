@@ -138,6 +138,24 @@ test('a reload or lost records bound how far back the timeline goes', () => {
   assert.deepEqual(h2.statuses, sc.states[40]);
 });
 
+test('a window across a reload into a tree of other nodes keeps the records after the reload', () => {
+  const old = script(4, 20); // seq 1 to 20, then the reload (21), then 30 records of 5 nodes
+  const sc = script(5, 30, 9);
+  const reload = { seq: 21, type: 'reload', time: 2.1, think: 21, from_shape: 'a', shape: 'b' };
+  const after = sc.records.map((r) => ({ ...r, seq: r.seq + 21 }));
+  const h = new History(sc.now, 51);
+  const kept = h.prepend({ oldest: 1, newest: 51, records: old.records.concat([reload], after), statuses_before: old.initial });
+  assert.equal(kept, 30);
+  assert.equal(h.more_before, false);
+  assert.deepEqual(h.statuses, sc.now);
+  for (let k = 30; k >= 0; k--) {
+    h.seek_index(k);
+    assert.equal(h.seq, 21 + k);
+    assert.deepEqual(h.statuses, sc.states[k]);
+  }
+  assert.equal(h.back(), false);
+});
+
 test('past the limit the oldest records are dropped into the base', () => {
   const sc = script(6, 400);
   const h = new History(sc.states[0], 0, 100);
