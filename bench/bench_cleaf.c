@@ -342,7 +342,7 @@ static void map_nodes(floor_def *f, const bt_def *def) {
 
 static int bt_build(bt_def **out, const brain *b) {
   bt_graph *g;
-  if (bt_graph_new(&g) != BT_OK) return -1;
+  if (bt_graph_create(&g) != BT_OK) return -1;
   int rc = brain_graph(b, g, bt_condition, bt_action) ? BT_EINVAL : bt_def_create(out, g, b->root);
   if (rc != BT_OK) fprintf(stderr, "bench_cleaf: %s\n", bt_graph_errmsg(g));
   bt_graph_free(g);

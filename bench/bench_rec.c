@@ -65,7 +65,7 @@ static const char *log_path; /* the log file the runs write (removed at the end)
 static bt_log *open_log(unsigned flags) {
   bt_log *log = NULL;
   char err[256];
-  if (bt_log_open(&log, log_path, flags, err, sizeof err) != BT_OK) {
+  if (bt_log_create(&log, log_path, flags, err, sizeof err) != BT_OK) {
     fprintf(stderr, "bench_rec: %s\n", err);
     exit(1);
   }
@@ -123,7 +123,7 @@ static double run(bt_def *def, agent *agents, int n, int frames, int to, double 
   if (log) {
     bt_log_flush(log);
     if (st) bt_log_stats_get(log, st);
-    if (bt_log_close(log) != BT_OK) exit(1);
+    if (bt_log_free(log) != BT_OK) exit(1);
   }
   if (per_think) *per_think = total / ((double)n * f);
   free(in);
@@ -168,7 +168,7 @@ static void run_world(bt_def *def, const brain *b, int n, int frames, unsigned f
     w.agents[i].field[idle] = w.agents[i].field[calm] = 1;
     if (bt_inst_create(&w.in[i], def, &host, &w.agents[i], 0) != BT_OK || bt_rec_create(&rec[i], 0) != BT_OK ||
         bt_rec_set_agent(rec[i], (unsigned long long)i, NULL) != BT_OK || bt_rec_set_log(rec[i], log) != BT_OK ||
-        bt_inst_set_recorder(w.in[i], rec[i]) != BT_OK || bt_sched_brain_new(s) != i || bt_sched_add(s, i) != BT_OK)
+        bt_inst_set_recorder(w.in[i], rec[i]) != BT_OK || bt_sched_brain_create(s) != i || bt_sched_add(s, i) != BT_OK)
       exit(1);
   }
   bt_sched_hooks hooks = {NULL, world_think, &w};
@@ -191,7 +191,7 @@ static void run_world(bt_def *def, const brain *b, int n, int frames, unsigned f
   }
   bt_log_flush(log);
   bt_log_stats_get(log, st);
-  if (bt_log_close(log) != BT_OK) exit(1);
+  if (bt_log_free(log) != BT_OK) exit(1);
   bt_sched_free(s);
   free(w.in);
   free(w.agents);
@@ -204,7 +204,7 @@ static double read_log(long long *records) {
   for (int round = 0; round < 3; round++) {
     bt_log_reader *r = NULL;
     char err[256];
-    if (bt_log_reader_open(&r, log_path, err, sizeof err) != BT_OK) {
+    if (bt_log_reader_create_file(&r, log_path, err, sizeof err) != BT_OK) {
       fprintf(stderr, "bench_rec: %s\n", err);
       exit(1);
     }
@@ -272,7 +272,7 @@ int main(int argc, char **argv) {
   brain b;
   bt_graph *g;
   bt_def *def = NULL;
-  if (brain_read(&b, brain_small) || bt_graph_new(&g) != BT_OK || brain_graph(&b, g, condition, action) ||
+  if (brain_read(&b, brain_small) || bt_graph_create(&g) != BT_OK || brain_graph(&b, g, condition, action) ||
       bt_def_create(&def, g, b.root) != BT_OK)
     return 1;
   bt_graph_free(g);

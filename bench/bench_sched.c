@@ -42,7 +42,7 @@ static int run(int registered, int frames) {
   sleep_seconds = period > 1 ? period * TICK : 0;
   /* stagger: brain i first thinks at tick 1 + i % period, so DUE brains are due each tick */
   for (int i = 0; i < registered; i++) {
-    int b = bt_sched_brain_new(s);
+    int b = bt_sched_brain_create(s);
     if (b < 0 || bt_sched_add(s, b) != BT_OK) return 1;
     if (period > 1 && i % period) bt_sched_sleep(s, b, (i % period) * TICK);
   }

@@ -112,7 +112,7 @@ static int l_c_run(lua_State *L) {
   brain b;
   bt_graph *g = NULL;
   bt_def *def = NULL;
-  if (brain_read(&b, text) || b.nfields > MAX_FIELDS || bt_graph_new(&g) != BT_OK ||
+  if (brain_read(&b, text) || b.nfields > MAX_FIELDS || bt_graph_create(&g) != BT_OK ||
       brain_graph(&b, g, c_condition, c_action) || bt_def_create(&def, g, b.root) != BT_OK) {
     const char *msg = b.error ? b.error : b.nfields > MAX_FIELDS ? "too many fields"
                       : g ? bt_graph_errmsg(g) : "out of memory";

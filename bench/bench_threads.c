@@ -139,7 +139,7 @@ static int build(scenario *sc, const char *name, const char *text, int with_wake
     return -1;
   }
   bt_graph *g;
-  if (bt_graph_new(&g) != BT_OK) return -1;
+  if (bt_graph_create(&g) != BT_OK) return -1;
   int rc = brain_graph(&sc->b, g, leaf_condition, leaf_action) ? BT_EINVAL : bt_def_create(&sc->def, g, sc->b.root);
   if (rc != BT_OK) fprintf(stderr, "bench_threads: %s\n", bt_graph_errmsg(g));
   bt_graph_free(g);
@@ -215,7 +215,7 @@ static result run(const scenario *sc, int threads) {
   if (threads == 0) {
     if (bt_sched_create(&serial, 1.0 / 30) != BT_OK) exit(1);
     for (int i = 0; i < nagents; i++) {
-      agents[i].brain = bt_sched_brain_new(serial);
+      agents[i].brain = bt_sched_brain_create(serial);
       if (agents[i].brain != i || bt_sched_add(serial, i) != BT_OK) exit(1);
     }
   } else {
@@ -229,7 +229,7 @@ static result run(const scenario *sc, int threads) {
     bt_pool_executor(pool, &ex);
     bt_tsched_set_executor(threaded, &ex); /* for the batch size it chooses */
     for (int i = 0; i < nagents; i++) {
-      agents[i].brain = bt_tsched_brain_new(threaded, agents[i].inst);
+      agents[i].brain = bt_tsched_brain_create(threaded, agents[i].inst);
       if (agents[i].brain != i || bt_tsched_add(threaded, i) != BT_OK) exit(1);
     }
   }
@@ -336,12 +336,12 @@ static void queue_costs(long rounds, double out[4]) {
     if (bt_tsched_create(&threaded, 1.0 / 30) != BT_OK) exit(1);
     bt_def *def = NULL;
     bt_graph *g;
-    if (bt_graph_new(&g) != BT_OK) exit(1);
+    if (bt_graph_create(&g) != BT_OK) exit(1);
     int leaf = bt_graph_add(g, &(bt_spec){.kind = BT_ACTION, .fn = leaf_condition});
     if (leaf < 0 || bt_def_create(&def, g, leaf) != BT_OK) exit(1);
     bt_graph_free(g);
     if (bt_inst_create(&one.inst, def, &host, &one, 0) != BT_OK) exit(1);
-    int b = bt_tsched_brain_new(threaded, one.inst);
+    int b = bt_tsched_brain_create(threaded, one.inst);
     if (b != 0 || bt_tsched_add(threaded, b) != BT_OK) exit(1);
     const bt_tsched_hooks hooks = {NULL, posting_think, NULL};
     int nb;

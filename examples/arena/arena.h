@@ -98,7 +98,7 @@ void arena_doing(arena *a, int id, char *buf, size_t size);
 
 /* ---- --record FILE: the brains' records and the world's frames in a log file ---- */
 
-/* Creates the log file at path and makes every brain record into it (bt_log_open, then in every
+/* Creates the log file at path and makes every brain record into it (bt_log_create, then in every
  * state bt.BrainManager:Record{capacity = capacity}: a ring of that many records per brain, which
  * the inspector reads; each brain's recorder joins the log when it starts). 0, or -1 with err
  * saying why (the file cannot be created). */

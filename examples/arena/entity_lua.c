@@ -1037,7 +1037,7 @@ int arena_lua_init(arena *a, unsigned long long seed) {
 
 void arena_lua_close(arena *a) {
   if (a->log) { /* (a run that ended before the log's close) */
-    bt_log_close(a->log);
+    bt_log_free(a->log);
     a->log = NULL;
   }
   bt_lua_pool_free(a->pool);
@@ -1453,11 +1453,11 @@ static void pool_think(arena *a, long long tick) {
   if (a->log) bt_log_flush(a->log); /* (a failure is kept by the log, and said at its close) */
 }
 
-/* --record: the log is the host's (bt_log_open); every state's manager gives its
+/* --record: the log is the host's (bt_log_create); every state's manager gives its
  * brains recorders (with a ring of `capacity` for the inspector), which join the log as the brains
  * start (pool_start_brain), and the host flushes it after each frame. */
 static int pool_record_open(arena *a, const char *path, int capacity, char *err, size_t errsize) {
-  if (bt_log_open(&a->log, path, 0, err, errsize) != BT_OK) return -1;
+  if (bt_log_create(&a->log, path, 0, err, errsize) != BT_OK) return -1;
   for (int i = 0; i < a->nsides; i++) {
     lua_State *L = a->sides[i]->L;
     lua_rawgeti(L, LUA_REGISTRYINDEX, a->sides[i]->ref_manager);
@@ -1469,7 +1469,7 @@ static int pool_record_open(arena *a, const char *path, int capacity, char *err,
     if (lua_pcall(L, 2, 0, 0) != LUA_OK) {
       snprintf(err, errsize, "%s", lua_tostring(L, -1) ? lua_tostring(L, -1) : "the brains cannot record");
       lua_pop(L, 1);
-      bt_log_close(a->log);
+      bt_log_free(a->log);
       a->log = NULL;
       return -1;
     }
@@ -1558,7 +1558,7 @@ int arena_record_close(arena *a, arena_record_stats *st, char *err, size_t errsi
   st->records = st_log.records;
   st->statuses = st_log.statuses;
   if (rc != BT_OK) snprintf(err, errsize, "%s", bt_log_errmsg(a->log));
-  int closed = bt_log_close(a->log); /* the recorders still joined are detached */
+  int closed = bt_log_free(a->log); /* the recorders still joined are detached */
   if (rc == BT_OK && closed != BT_OK) snprintf(err, errsize, "%s", bt_strerror(closed));
   rc = rc != BT_OK ? rc : closed;
   a->log = NULL;

@@ -214,7 +214,7 @@ int replay_open(replay **out, const char *path, world *w, char *err, size_t errs
   snprintf(rp->path, sizeof rp->path, "%s", path);
   memset(w, 0, sizeof *w);
   rp->w = w;
-  if (bt_log_reader_open(&rp->r, path, err, errsize) != BT_OK) {
+  if (bt_log_reader_create_file(&rp->r, path, err, errsize) != BT_OK) {
     replay_free(rp);
     return -1;
   }

@@ -244,7 +244,7 @@ typedef struct bt_spec {
 } bt_spec;
 
 /* Creates an empty graph. */
-int bt_graph_new(bt_graph **out);
+int bt_graph_create(bt_graph **out);
 
 /* Frees a graph (definitions made from it are independent of it). */
 void bt_graph_free(bt_graph *g);
@@ -576,7 +576,7 @@ typedef struct bt_saved bt_saved;
 /* Reads a text written by bt_inst_export. BT_EINVAL when it is not one, and err (errsize bytes)
  * says what is wrong: "not a saved tree state ...", "saved with format version N ...",
  * "truncated: ..." or "corrupt at byte N: ..."; BT_ENOMEM. */
-int bt_saved_open(bt_saved **out, const void *data, size_t size, char *err, size_t errsize);
+int bt_saved_create(bt_saved **out, const void *data, size_t size, char *err, size_t errsize);
 void bt_saved_free(bt_saved *saved);
 
 /* The saved tree, as bt_def_* describe a definition: its nodes in pre-order (root 0), their
@@ -693,7 +693,7 @@ int bt_kind_field_default(int kind, int field, double *out);
 typedef struct bt_lib bt_lib; /* named trees: mutable; definitions built from it do not use it */
 
 /* Creates an empty library. */
-int bt_lib_new(bt_lib **out);
+int bt_lib_create(bt_lib **out);
 
 /* Frees a library (definitions built with it are independent of it). */
 void bt_lib_free(bt_lib *lib);
@@ -752,7 +752,7 @@ const char *bt_def_origin(const bt_def *def, int state, int *id);
 typedef struct bt_builder bt_builder;
 
 /* Creates an empty builder. */
-int bt_builder_new(bt_builder **out);
+int bt_builder_create(bt_builder **out);
 
 /* Frees a builder and the tree it holds. */
 void bt_builder_free(bt_builder *b);
@@ -863,6 +863,15 @@ enum {
 /* Returns "deadline", "start", "event", "force" or "reload" ("unknown" for anything else): the
  * names bt-log, the Lua records and the viewer give the causes. */
 const char *bt_wake_name(int cause);
+
+/* ---- deprecated names ----
+ * What these functions were called before 0.3 (CHANGELOG.md, "Renamed"): bt makes with _create
+ * and frees with _free everywhere. The old names stay as aliases for a while; new code should
+ * not use them. */
+#define bt_graph_new   bt_graph_create
+#define bt_lib_new     bt_lib_create
+#define bt_builder_new bt_builder_create
+#define bt_saved_open  bt_saved_create
 
 #ifdef __cplusplus
 }

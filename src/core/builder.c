@@ -38,7 +38,7 @@ static void clear(bt_builder *b) {
   b->err = BT_OK;
 }
 
-int bt_builder_new(bt_builder **out) {
+int bt_builder_create(bt_builder **out) {
   if (!out) return BT_EINVAL;
   *out = calloc(1, sizeof **out);
   if (!*out) return BT_ENOMEM;
@@ -120,7 +120,7 @@ static int add(bt_builder *b, const bt_spec *spec, int opens, const char *fname)
     where(b, name, path, sizeof path);
     return fail(b, BT_EINVAL, "%s: %s '%s' (%s) needs %s", fname, label, name, path, lacks);
   }
-  if (!b->g && bt_graph_new(&b->g) != BT_OK) return fail(b, BT_ENOMEM, "%s: out of memory", fname);
+  if (!b->g && bt_graph_create(&b->g) != BT_OK) return fail(b, BT_ENOMEM, "%s: out of memory", fname);
   if (bti_grow((void **)&b->kids, &b->capkids, b->nkids + 1, sizeof *b->kids) ||
       bti_grow((void **)&b->open, &b->capopen, b->nopen + 1, sizeof *b->open))
     return fail(b, BT_ENOMEM, "%s: out of memory", fname);

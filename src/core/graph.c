@@ -22,7 +22,7 @@ struct bt_graph {
 
 #define graph_error(g, code, ...) bti_fail((g)->err, sizeof (g)->err, code, __VA_ARGS__)
 
-int bt_graph_new(bt_graph **out) {
+int bt_graph_create(bt_graph **out) {
   *out = calloc(1, sizeof **out);
   return *out ? BT_OK : BT_ENOMEM;
 }

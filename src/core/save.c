@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * save.c: an agent's state as portable text, to keep with a saved game (bt_inst_export), read back
- * (bt_saved_open) and restored into a tree of the same shape or of a changed one, matched node by
+ * (bt_saved_create) and restored into a tree of the same shape or of a changed one, matched node by
  * node by path as a reload matches them (bt_saved_match, bt_inst_import).
  *
  * The text is a header line, a line per node in pre-order, a line per state, and "end":
@@ -462,7 +462,7 @@ static int read_states(reader *r, bt_saved *sv, uint32_t force) {
   return BT_OK;
 }
 
-int bt_saved_open(bt_saved **out, const void *data, size_t size, char *err, size_t errsize) {
+int bt_saved_create(bt_saved **out, const void *data, size_t size, char *err, size_t errsize) {
   if (err && errsize) err[0] = '\0';
   if (!out) return BT_EINVAL;
   *out = NULL;

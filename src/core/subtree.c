@@ -26,7 +26,7 @@ struct bt_lib {
 
 #define lib_error(lib, code, ...) bti_fail((lib)->err, sizeof (lib)->err, code, __VA_ARGS__)
 
-int bt_lib_new(bt_lib **out) {
+int bt_lib_create(bt_lib **out) {
   if (!out) return BT_EINVAL;
   *out = calloc(1, sizeof **out);
   return *out ? BT_OK : BT_ENOMEM;
@@ -117,7 +117,7 @@ int bt_lib_set(bt_lib *lib, const char *name, const bt_graph *g, int root) {
   bt_graph *copy = NULL;
   int rc = reachable(g, root, &ids, &map, &count);
   if (rc == BT_OK) {
-    rc = bt_graph_new(&copy);
+    rc = bt_graph_create(&copy);
     if (rc == BT_OK) rc = copy_nodes(copy, g, ids, count, map);
     free(map);
   }
@@ -456,7 +456,7 @@ static int build_def(bt_def **out, bt_graph *g, int root, const bt_lib *lib, con
   if (b.refs == 0) return bt_def_create(out, g, root);
   bt_graph *x = NULL;
   origins o = {NULL, 0, 0};
-  rc = bt_graph_new(&x);
+  rc = bt_graph_create(&x);
   if (rc == BT_OK) rc = expand(b.lib, g, root, x, &o);
   if (rc == BT_OK) {
     rc = bt_def_create(out, x, root);

@@ -652,7 +652,7 @@ static int compile_graph(lua_State *L, int root, int shared, const char *fname, 
   int graph = lua_gettop(L);
   *box = NULL;
   luaL_setmetatable(L, GRAPH_META);
-  if (bt_graph_new(box) != BT_OK) return luaL_error(L, "not enough memory");
+  if (bt_graph_create(box) != BT_OK) return luaL_error(L, "not enough memory");
   b.g = *box;
   for (int i = 1; i <= n; i++) {
     lua_rawgeti(L, b.objs, i);
@@ -978,7 +978,7 @@ void lbt_open_compile(lua_State *L, int module) {
   bt_lib **lib = lua_newuserdatauv(L, sizeof *lib, 0);
   *lib = NULL;
   luaL_setmetatable(L, LIB_META);
-  if (bt_lib_new(lib) != BT_OK) luaL_error(L, "not enough memory");
+  if (bt_lib_create(lib) != BT_OK) luaL_error(L, "not enough memory");
   lbt_registry_set(L, LBT_REG_LIB);
   lbt_registry_get(L, LBT_REG_DEFCACHE);
   lbt_registry_get(L, LBT_REG_WEAKVALUES);

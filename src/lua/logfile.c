@@ -245,7 +245,7 @@ static int l_open(lua_State *L) {
   if (lua_type(L, 1) != LUA_TSTRING) return lbt_typeerror(L, 1, 1, "log.open", "string");
   reader *rd = new_reader(L);
   char err[512];
-  if (bt_log_reader_open(&rd->r, lua_tostring(L, 1), err, sizeof err) != BT_OK) {
+  if (bt_log_reader_create_file(&rd->r, lua_tostring(L, 1), err, sizeof err) != BT_OK) {
     lua_pushnil(L);
     lua_pushstring(L, err[0] ? err : "out of memory");
     return 2;
@@ -259,7 +259,7 @@ static int l_read(lua_State *L) {
   if (lua_type(L, 1) != LUA_TSTRING) return lbt_typeerror(L, 1, 1, "log.read", "string");
   const char *s = lua_tolstring(L, 1, &n);
   reader *rd = new_reader(L);
-  if (bt_log_reader_new(&rd->r) != BT_OK || bt_log_reader_feed(rd->r, s, n) != BT_OK)
+  if (bt_log_reader_create(&rd->r) != BT_OK || bt_log_reader_feed(rd->r, s, n) != BT_OK)
     return luaL_error(L, "bt.log.read: out of memory");
   return 1;
 }
@@ -314,7 +314,7 @@ static int l_create(lua_State *L) {
   w->log = NULL;
   luaL_setmetatable(L, WRITER);
   char err[512] = "";
-  int rc = bt_log_open(&w->log, lua_tostring(L, 1), flags, err, sizeof err);
+  int rc = bt_log_create(&w->log, lua_tostring(L, 1), flags, err, sizeof err);
   if (rc != BT_OK) {
     lua_pushnil(L);
     lua_pushstring(L, err[0] ? err : bt_strerror(rc));
@@ -376,7 +376,7 @@ static int w_close(lua_State *L) {
   }
   char msg[512];
   snprintf(msg, sizeof msg, "%s", bt_log_errmsg(w->log));
-  int rc = bt_log_close(w->log);
+  int rc = bt_log_free(w->log);
   w->log = NULL;
   if (rc == BT_OK) {
     lua_pushboolean(L, 1);

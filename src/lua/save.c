@@ -109,7 +109,7 @@ static int l_saved_open(lua_State *L) {
   }
   lua_setmetatable(L, -2);
   char err[256];
-  int rc = bt_saved_open(&s->sv, text, len, err, sizeof err);
+  int rc = bt_saved_create(&s->sv, text, len, err, sizeof err);
   if (rc == BT_ENOMEM) return luaL_error(L, "not enough memory");
   if (rc != BT_OK) {
     lua_pushnil(L);

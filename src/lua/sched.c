@@ -48,7 +48,7 @@ static int brain_id(lua_State *L, lbt_sched *w, int ud, int idx, int create) {
   }
   lua_pop(L, 2);
   if (!create) return -1;
-  int id = bt_sched_brain_new(w->s);
+  int id = bt_sched_brain_create(w->s);
   if (id < 0) luaL_error(L, "not enough memory");
   lua_getiuservalue(L, ud, UV_IDS);
   lua_pushvalue(L, idx);

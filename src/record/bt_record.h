@@ -256,9 +256,9 @@ typedef int (*bt_log_write_fn)(void *ud, const void *data, size_t size);
 /* Creates (or truncates) the file at path and writes the log's header. On failure *out is NULL
  * and err (errsize bytes, may be NULL) says why: BT_EINVAL (NULL out or path, unknown flags, or
  * BT_LOG_THREAD where threads are not built in), BT_EIO (the file cannot be created), BT_ENOMEM. */
-int bt_log_open(bt_log **out, const char *path, unsigned flags, char *err, size_t errsize);
+int bt_log_create(bt_log **out, const char *path, unsigned flags, char *err, size_t errsize);
 /* The same, writing through fn(ud, ...) instead of a file (a socket, memory, a host's own file). */
-int bt_log_open_fn(bt_log **out, bt_log_write_fn fn, void *ud, unsigned flags, char *err, size_t errsize);
+int bt_log_create_fn(bt_log **out, bt_log_write_fn fn, void *ud, unsigned flags, char *err, size_t errsize);
 
 /* Makes rec write to log as well as to its ring and callback (NULL: to no log; a recorder writes
  * to one log at most, and setting another detaches it from the first). Records made before are
@@ -281,10 +281,10 @@ int bt_log_flush(bt_log *log);
  * a size over 16 MiB; BT_ENOMEM. */
 int bt_log_write_host(bt_log *log, double time, int code, const void *data, size_t size);
 
-/* Flushes, writes the log's end, closes the file bt_log_open opened and frees the log; the
+/* Flushes, writes the log's end, closes the file bt_log_create opened and frees the log; the
  * recorders still writing to it are detached from it (every think that ended is in it). Returns
  * BT_OK or the log's first error (BT_EIO, BT_ENOMEM). NULL is allowed. */
-int bt_log_close(bt_log *log);
+int bt_log_free(bt_log *log);
 
 /* The message of the log's first error ("" if none). */
 const char *bt_log_errmsg(const bt_log *log);
@@ -346,10 +346,10 @@ enum {
  * NULL) says why: BT_EIO (cannot open it), BT_EFORMAT (its first bytes are not a bt log's, or its
  * format version is not one this library reads), BT_EINVAL (NULL out or path), BT_ENOMEM. A file
  * shorter than the header whose bytes begin one is accepted: it is being written. */
-int bt_log_reader_open(bt_log_reader **out, const char *path, char *err, size_t errsize);
+int bt_log_reader_create_file(bt_log_reader **out, const char *path, char *err, size_t errsize);
 /* A reader of bytes the host feeds it (bt_log_reader_feed): a log in memory, a pipe, a socket. */
-int bt_log_reader_new(bt_log_reader **out);
-/* Appends size bytes (copied) to what a reader made by bt_log_reader_new reads. BT_EINVAL for a
+int bt_log_reader_create(bt_log_reader **out);
+/* Appends size bytes (copied) to what a reader made by bt_log_reader_create reads. BT_EINVAL for a
  * reader of a file, BT_ENOMEM. */
 int bt_log_reader_feed(bt_log_reader *r, const void *data, size_t size);
 void bt_log_reader_free(bt_log_reader *r); /* NULL is allowed */
@@ -471,6 +471,16 @@ int bt_log_tree_think(const bt_log_tree *t, unsigned long long *think, double *t
  * number and time (any pointer may be NULL). 0 for a tree that lives, or none. A tree its host
  * freed without stopping it leaves no such mark. */
 int bt_log_tree_stopped(const bt_log_tree *t, unsigned long long *think, double *time);
+
+/* ---- deprecated names ----
+ * What these functions were called before 0.3 (CHANGELOG.md, "Renamed"): bt makes with _create
+ * and frees with _free everywhere. The old names stay as aliases for a while; new code should
+ * not use them. */
+#define bt_log_open        bt_log_create
+#define bt_log_open_fn     bt_log_create_fn
+#define bt_log_close       bt_log_free
+#define bt_log_reader_new  bt_log_reader_create
+#define bt_log_reader_open bt_log_reader_create_file
 
 #ifdef __cplusplus
 }

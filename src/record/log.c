@@ -174,7 +174,7 @@ static void pend_free(pend *b) { bt_buf_free(&b->b); }
 
 struct bt_log {
   unsigned flags;
-  FILE *file; /* bt_log_open's, which bt_log_close closes */
+  FILE *file; /* bt_log_create's, which bt_log_free closes */
   bt_log_write_fn write;
   void *ud;
   bti_logrec *first, *last; /* the recorders, in the order they were given */
@@ -1004,15 +1004,15 @@ static int open_log(bt_log **out, FILE *file, bt_log_write_fn fn, void *ud, unsi
   if (log->err) {
     if (err && errsize) snprintf(err, errsize, "%s", log->errmsg);
     int rc = log->err;
-    log->file = NULL; /* the caller's (bt_log_open closes it) */
-    bt_log_close(log);
+    log->file = NULL; /* the caller's (bt_log_create closes it) */
+    bt_log_free(log);
     return rc;
   }
   *out = log;
   return BT_OK;
 }
 
-int bt_log_open_fn(bt_log **out, bt_log_write_fn fn, void *ud, unsigned flags, char *err, size_t errsize) {
+int bt_log_create_fn(bt_log **out, bt_log_write_fn fn, void *ud, unsigned flags, char *err, size_t errsize) {
   if (err && errsize) err[0] = 0;
   if (!out) return BT_EINVAL;
   *out = NULL;
@@ -1023,7 +1023,7 @@ int bt_log_open_fn(bt_log **out, bt_log_write_fn fn, void *ud, unsigned flags, c
   return open_log(out, NULL, fn, ud, flags, err, errsize);
 }
 
-int bt_log_open(bt_log **out, const char *path, unsigned flags, char *err, size_t errsize) {
+int bt_log_create(bt_log **out, const char *path, unsigned flags, char *err, size_t errsize) {
   if (err && errsize) err[0] = 0;
   if (!out) return BT_EINVAL;
   *out = NULL;
@@ -1041,7 +1041,7 @@ int bt_log_open(bt_log **out, const char *path, unsigned flags, char *err, size_
   return rc;
 }
 
-int bt_log_close(bt_log *log) {
+int bt_log_free(bt_log *log) {
   if (!log) return BT_OK;
   bt_log_flush(log);
   lock(log);

@@ -141,7 +141,7 @@ int bt_log_shape_def(const bt_log_shape *s, bt_def **out) {
   for (int n = 0; n < s->size; n++)
     if (s->nodes[n].kind < 0) return BT_EINVAL;
   bt_graph *g = NULL;
-  int rc = bt_graph_new(&g);
+  int rc = bt_graph_create(&g);
   if (rc != BT_OK) return rc;
   int *id = malloc((size_t)s->size * sizeof *id), *first = malloc((size_t)s->size * sizeof *first);
   int *kids = NULL;
@@ -862,12 +862,12 @@ static bt_log_reader *reader_new(void) {
   return r;
 }
 
-int bt_log_reader_new(bt_log_reader **out) {
+int bt_log_reader_create(bt_log_reader **out) {
   if (!out) return BT_EINVAL;
   return (*out = reader_new()) ? BT_OK : BT_ENOMEM;
 }
 
-int bt_log_reader_open(bt_log_reader **out, const char *path, char *err, size_t errsize) {
+int bt_log_reader_create_file(bt_log_reader **out, const char *path, char *err, size_t errsize) {
   if (err && errsize) err[0] = 0;
   if (!out) return BT_EINVAL;
   *out = NULL;

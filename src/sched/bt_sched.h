@@ -58,7 +58,7 @@ double bt_sched_tick_time(const bt_sched *s);
 int bt_sched_set_policy(bt_sched *s, int policy);
 
 /* A new brain id, known but not registered; or an error. Ids of freed brains are reused. */
-int bt_sched_brain_new(bt_sched *s);
+int bt_sched_brain_create(bt_sched *s);
 
 /* Forgets a brain (removing it first); a brain already taken for this tick's thinks is skipped. */
 int bt_sched_brain_free(bt_sched *s, int brain);
@@ -242,7 +242,7 @@ int bt_tsched_set_policy(bt_tsched *ts, int policy);
  * BT_ENOMEM, BT_ETOOBIG. Any thread, at once (ids of freed brains are reused; an id taken
  * during a frame depends on which thread asked first: make brains between frames, or in a
  * posted command, for runs that repeat). One instance is bound to one brain at most. */
-int bt_tsched_brain_new(bt_tsched *ts, bt_inst *inst);
+int bt_tsched_brain_create(bt_tsched *ts, bt_inst *inst);
 
 /* Forgets a brain, as bt_sched_brain_free. Queued during a frame: the host frees its instance
  * after it is applied (between frames, when the call returned; otherwise in a command posted
@@ -262,7 +262,7 @@ int bt_tsched_set_period(bt_tsched *ts, int brain, double period);
  * bad id or a NULL inst. */
 int bt_tsched_set_inst(bt_tsched *ts, int brain, bt_inst *inst);
 /* Switches recording on (opts) or off (NULL) for every brain of the scheduler, now and from now
- * on (bt_tsched_brain_new, bt_tsched_set_inst): each brain's instance that has no recorder gets
+ * on (bt_tsched_brain_create, bt_tsched_set_inst): each brain's instance that has no recorder gets
  * one made with opts (its ring, callback and log; the agent id is the brain's id), which the
  * instance owns (bt_inst_fini frees it); off, the recorders it made are detached and freed (a
  * host's own stay). Callbacks run on the worker thread that thinks the brain; a log's recorders
@@ -324,6 +324,13 @@ void bt_tsched_stats_get(bt_tsched *ts, bt_tsched_stats *out);
  * command, the brain and what was wrong: "tick 12: wake of brain 5000: no such brain". Valid
  * until the next frame or flush. */
 const char *bt_tsched_errmsg(bt_tsched *ts);
+
+/* ---- deprecated names ----
+ * What these functions were called before 0.3 (CHANGELOG.md, "Renamed"): bt makes with _create
+ * and frees with _free everywhere. The old names stay as aliases for a while; new code should
+ * not use them. */
+#define bt_sched_brain_new  bt_sched_brain_create
+#define bt_tsched_brain_new bt_tsched_brain_create
 
 #ifdef __cplusplus
 }

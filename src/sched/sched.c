@@ -280,7 +280,7 @@ int bt_sched_set_policy(bt_sched *s, int policy) {
   return BT_OK;
 }
 
-int bt_sched_brain_new(bt_sched *s) {
+int bt_sched_brain_create(bt_sched *s) {
   int id = s->free_brain;
   if (id >= 0) {
     s->free_brain = s->brains[id].next_free;

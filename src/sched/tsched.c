@@ -387,10 +387,10 @@ int bt_tsched_set_policy(bt_tsched *ts, int policy) {
 
 /* ---- brains ---- */
 
-int bt_tsched_brain_new(bt_tsched *ts, bt_inst *inst) {
+int bt_tsched_brain_create(bt_tsched *ts, bt_inst *inst) {
   if (!ts || !inst) return BT_EINVAL;
   btp_mutex_lock(&ts->lock);
-  int id = bt_sched_brain_new(ts->s);
+  int id = bt_sched_brain_create(ts->s);
   if (id >= 0 && bti_grow((void **)&ts->insts, &ts->cap_insts, id + 1, sizeof *ts->insts)) {
     bt_sched_brain_free(ts->s, id);
     id = BT_ENOMEM;

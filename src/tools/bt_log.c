@@ -310,10 +310,10 @@ static void source_open(source *s, const char *file, int follow) {
   if (strcmp(file, "-") == 0) {
     prog_file = "(standard input)";
     s->in = stdin;
-    if (bt_log_reader_new(&s->r) != BT_OK) die("out of memory");
+    if (bt_log_reader_create(&s->r) != BT_OK) die("out of memory");
     return;
   }
-  int rc = bt_log_reader_open(&s->r, file, err, sizeof err);
+  int rc = bt_log_reader_create_file(&s->r, file, err, sizeof err);
   if (rc == BT_EINVAL || rc == BT_ENOMEM) die("%s: %s", file, bt_strerror(rc));
   if (rc != BT_OK) die("%s", err);
 }
@@ -1072,11 +1072,11 @@ static int cmd_view(const options *o) {
   int rc = BT_EIO;
   if (o->port >= 0) {
     vo.port = o->port;
-    rc = bt_view_open_log(&v, o->file, &vo, err, sizeof err);
+    rc = bt_view_create_log(&v, o->file, &vo, err, sizeof err);
   } else { /* 8642, or the next free port */
     for (int p = 8642; p < 8662 && rc == BT_EIO; p++) {
       vo.port = p;
-      rc = bt_view_open_log(&v, o->file, &vo, err, sizeof err);
+      rc = bt_view_create_log(&v, o->file, &vo, err, sizeof err);
       if (rc == BT_EIO && strstr(err, "cannot listen") == NULL) break; /* the file, not the port */
     }
   }

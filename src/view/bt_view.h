@@ -68,7 +68,7 @@ int bt_view_create(bt_view **out, const bt_view_options *opts, char *err, size_t
  * as bt_view_create, and the reader's (BT_EIO: cannot read it; BT_EFORMAT: not a bt log;
  * BT_ECORRUPT: damaged before any record: a log damaged later is served up to the damage). The
  * agents' functions (bt_view_add_agent, bt_view_frame ...) fail on it with BT_EINVAL. */
-int bt_view_open_log(bt_view **out, const char *path, const bt_view_options *opts, char *err,
+int bt_view_create_log(bt_view **out, const char *path, const bt_view_options *opts, char *err,
                      size_t errsize);
 
 /* Stops the server (closing every connection; waits for the server's threads) and frees the
@@ -118,6 +118,12 @@ typedef struct bt_view_stats {
   int clients;                  /* streams open now */
 } bt_view_stats;
 void bt_view_stats_get(bt_view *v, bt_view_stats *out);
+
+/* ---- deprecated names ----
+ * What these functions were called before 0.3 (CHANGELOG.md, "Renamed"): bt makes with _create
+ * and frees with _free everywhere. The old names stay as aliases for a while; new code should
+ * not use them. */
+#define bt_view_open_log bt_view_create_log
 
 #ifdef __cplusplus
 }

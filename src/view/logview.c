@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #define _POSIX_C_SOURCE 200809L /* strdup, strcasecmp */
 /*
- * logview.c: the log source, a view of a log file (bt_view_open_log; its table of functions,
+ * logview.c: the log source, a view of a log file (bt_view_create_log; its table of functions,
  * logview_methods, is at the end). Opening reads the file through once with the core's reader
  * (src/record/logread.c), keeping per agent only what the answers need at once: its number of
  * records, its tree at the log's end (a bt_log_tree), its statistics, and the times of its
@@ -153,7 +153,7 @@ int btv_log_open(bt_view *v, const char *path, char *err, size_t errsize) {
   }
   v->src_data = L;
   char rerr[256];
-  int rc = bt_log_reader_open(&L->reader, path, rerr, sizeof rerr);
+  int rc = bt_log_reader_create_file(&L->reader, path, rerr, sizeof rerr);
   if (rc != BT_OK) {
     btv_set_error(v, err, errsize, "%s", rerr);
     return rc;
@@ -385,7 +385,7 @@ static int logview_history(bt_view *v, unsigned long long id, unsigned long long
   bt_log_reader *r = NULL;
   bt_log_tree *t = NULL;
   char rerr[200];
-  if (bt_log_reader_open(&r, L->path, rerr, sizeof rerr) != BT_OK || bt_log_tree_create(&t) != BT_OK) {
+  if (bt_log_reader_create_file(&r, L->path, rerr, sizeof rerr) != BT_OK || bt_log_tree_create(&t) != BT_OK) {
     bt_log_reader_free(r);
     bt_buf_free(out);
     bt_buf_printf(out, "the log cannot be read again: %s", rerr);

@@ -148,7 +148,7 @@ int bt_view_create(bt_view **out, const bt_view_options *opts, char *err, size_t
   return BT_OK;
 }
 
-int bt_view_open_log(bt_view **out, const char *path, const bt_view_options *opts, char *err, size_t errsize) {
+int bt_view_create_log(bt_view **out, const char *path, const bt_view_options *opts, char *err, size_t errsize) {
   if (out) *out = NULL;
   if (!out || !path) {
     btv_set_error(NULL, err, errsize, "%s is NULL", out ? "path" : "out");

@@ -253,8 +253,8 @@ static inline bt_inst *build(bt_graph *g, int root, unsigned inst_flags) {
 
 static inline bt_graph *new_graph(void) {
   bt_graph *g = NULL;
-  if (bt_graph_new(&g) != BT_OK) {
-    fprintf(stderr, "bt_graph_new failed\n");
+  if (bt_graph_create(&g) != BT_OK) {
+    fprintf(stderr, "bt_graph_create failed\n");
     exit(2);
   }
   return g;

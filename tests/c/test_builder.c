@@ -96,7 +96,7 @@ static int by_builder(bt_builder *b, bt_def **out) {
 
 static void test_same_as_graph(void) {
   bt_builder *b = NULL;
-  REQUIRE(bt_builder_new(&b) == BT_OK);
+  REQUIRE(bt_builder_create(&b) == BT_OK);
   bt_def *built = NULL, *graph = by_graph();
   CHECK_INT(by_builder(b, &built), BT_OK);
   CHECK_STR(bt_builder_errmsg(b), "");
@@ -156,7 +156,7 @@ static void test_same_as_graph(void) {
 
 static void test_errors(void) {
   bt_builder *b = NULL;
-  REQUIRE(bt_builder_new(&b) == BT_OK);
+  REQUIRE(bt_builder_create(&b) == BT_OK);
   bt_def *d = (bt_def *)1;
   CHECK_STR(bt_builder_errmsg(b), "");
 
@@ -280,7 +280,7 @@ static void test_errors(void) {
   CHECK_INT(bt_builder_sequence(NULL, "S"), BT_EINVAL);
   CHECK_INT(bt_builder_wait(NULL, 1), BT_EINVAL);
   CHECK_INT(bt_builder_end(NULL, &d, NULL), BT_EINVAL);
-  CHECK_INT(bt_builder_new(NULL), BT_EINVAL);
+  CHECK_INT(bt_builder_create(NULL), BT_EINVAL);
   bt_builder_wait(b, 1);
   CHECK_ERR(bt_builder_end(b, NULL, NULL), BT_EINVAL, "bt_builder_end: no place for the definition");
   bt_builder_free(NULL);
@@ -290,7 +290,7 @@ static void test_errors(void) {
 /* A builder that is freed with a tree under way frees it (valgrind checks). */
 static void test_free_while_open(void) {
   bt_builder *b = NULL;
-  REQUIRE(bt_builder_new(&b) == BT_OK);
+  REQUIRE(bt_builder_create(&b) == BT_OK);
   bt_builder_sequence(b, "S");
   bt_builder_selector(b, "T");
   bt_builder_wait(b, 1);
@@ -301,9 +301,9 @@ static void test_subtrees(void) {
   logs();
   leaf run = LEAF("Run", BT_SUCCESS);
   bt_lib *lib = NULL;
-  REQUIRE(bt_lib_new(&lib) == BT_OK);
+  REQUIRE(bt_lib_create(&lib) == BT_OK);
   bt_builder *b = NULL;
-  REQUIRE(bt_builder_new(&b) == BT_OK);
+  REQUIRE(bt_builder_create(&b) == BT_OK);
   bt_def *d = NULL;
   bt_graph *g = new_graph();
   REQUIRE(bt_lib_set(lib, "flee", g, add_leaf(g, &run)) == BT_OK);
@@ -370,7 +370,7 @@ static void test_kit_kinds(void) {
   bt_graph_free(g);
 
   bt_builder *b = NULL;
-  REQUIRE(bt_builder_new(&b) == BT_OK);
+  REQUIRE(bt_builder_create(&b) == BT_OK);
   bt_builder_active_selector(b, "Root");
   bt_builder_policy_parallel(b, NULL, BT_SPEC_SUCCESS_ONE | BT_SPEC_FAILURE_ALL);
   bt_builder_monitor(b, "Watch");

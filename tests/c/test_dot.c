@@ -49,7 +49,7 @@ static leaf SCARED = FN("Scared", 0), RUN = LEAF("Run", BT_RUNNING), HAS = FN("H
  * Idle), Rest = Sequence(Wait 2, Idle): Idle is shared. */
 static bt_inst *known_tree(void) {
   bt_lib *lib = NULL;
-  REQUIRE(bt_lib_new(&lib) == BT_OK);
+  REQUIRE(bt_lib_create(&lib) == BT_OK);
   bt_graph *lg = new_graph();
   int flee = add_node(lg, BT_SEQUENCE, "Flee", 0, 0);
   set_kids(lg, flee, 2, add_fn(lg, BT_CONDITION, &SCARED, "Scared"), add_leaf(lg, &RUN));

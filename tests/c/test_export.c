@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* test_export.c: an instance's state as portable text (bt_inst_export), read back
- * (bt_saved_open) and restored (bt_inst_import) into the same shape, a changed one, at a later
+ * (bt_saved_create) and restored (bt_inst_import) into the same shape, a changed one, at a later
  * clock; texts of other trees and broken texts are refused and change nothing. */
 #include <stdlib.h>
 
@@ -20,7 +20,7 @@ static int cond(bt_call *c) { return results[(int)(size_t)c->ud]; }
 /* Priority(0.5) { Sequence "Eat" { Cond0 "Hungry", [extra Cond "New"], Wait 2 }, Cond1 "Idle" } */
 static bt_def *make_def(int extra, const char *seq_name) {
   bt_graph *g;
-  bt_graph_new(&g);
+  bt_graph_create(&g);
   int c0 = bt_graph_add(g, &(bt_spec){.kind = BT_CONDITION, .fn = cond, .ud = (void *)0, .name = "Hungry"});
   int c1 = bt_graph_add(g, &(bt_spec){.kind = BT_CONDITION, .fn = cond, .ud = (void *)1, .name = "Idle"});
   int cn = bt_graph_add(g, &(bt_spec){.kind = BT_CONDITION, .fn = cond, .ud = (void *)2, .name = "New"});
@@ -52,15 +52,15 @@ static void same_dump(bt_inst *a, bt_inst *b) {
 static bt_saved *open_text(const bt_buf *text) {
   bt_saved *sv = NULL;
   char err[200];
-  CHECK_INT(bt_saved_open(&sv, text->data, text->len, err, sizeof err), BT_OK);
+  CHECK_INT(bt_saved_create(&sv, text->data, text->len, err, sizeof err), BT_OK);
   return sv;
 }
 
-/* The message bt_saved_open gives for a text. */
+/* The message bt_saved_create gives for a text. */
 static void refused(const char *text, size_t len, const char *expect) {
   bt_saved *sv = (bt_saved *)1;
   char err[200];
-  CHECK_INT(bt_saved_open(&sv, text, len, err, sizeof err), BT_EINVAL);
+  CHECK_INT(bt_saved_create(&sv, text, len, err, sizeof err), BT_EINVAL);
   CHECK(sv == NULL);
   if (!strstr(err, expect)) {
     fprintf(stderr, "message '%s' does not contain '%s'\n", err, expect);
@@ -86,7 +86,7 @@ static int add(bt_graph *g, int kind, double param, int nkids, const int *kids) 
  * 100 s later: the two instances then think alike, tick by tick. */
 static void test_every_memory(void) {
   bt_graph *g;
-  bt_graph_new(&g);
+  bt_graph_create(&g);
   int seq = add(g, BT_SEQUENCE, 0, 2, (int[]){add(g, BT_CONDITION, 0, 0, NULL), add(g, BT_WAIT, 1, 0, NULL)});
   int kids[] = {
       add(g, BT_LOOP, 3, 1, &seq),
@@ -218,7 +218,7 @@ int main(void) {
 
   /* another tree (the root's name differs): no path in common */
   bt_graph *g;
-  bt_graph_new(&g);
+  bt_graph_create(&g);
   int only = bt_graph_add(g, &(bt_spec){.kind = BT_ACTION, .fn = cond, .name = "Other"});
   bt_def *other;
   CHECK_INT(bt_def_create(&other, g, only), BT_OK);

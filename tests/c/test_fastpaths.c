@@ -326,7 +326,7 @@ static int gen_node(gen *G, int depth) {
 /* A tree of the mode's; *root is its root. */
 static bt_graph *gen_tree(int mode, int *root) {
   gen G = {NULL, mode, 0, 0, 0, 0, {0}, 0};
-  CHECK_INT(bt_graph_new(&G.g), BT_OK);
+  CHECK_INT(bt_graph_create(&G.g), BT_OK);
   if (mode == SMALL) {
     G.max = 8 + (int)rnd(56);
     *root = gen_node(&G, 0);
@@ -491,7 +491,7 @@ static int both_ways(bt_graph *g, int root, int thinks, unsigned flags, const ch
  * Actions only: a small plain tree. */
 static bt_graph *guard_brain(int *root) {
   gen G = {NULL, SMALL, 0, 100, 0, 0, {0}, 0};
-  CHECK_INT(bt_graph_new(&G.g), BT_OK);
+  CHECK_INT(bt_graph_create(&G.g), BT_OK);
   int flee[2] = {add(&G, BT_CONDITION, 0, 0), add(&G, BT_ACTION, 0, 0)};
   int fight[3] = {add(&G, BT_CONDITION, 0, 0), add(&G, BT_CONDITION, 0, 0), add(&G, BT_ACTION, 0, 0)};
   int patrol[2] = {add(&G, BT_ACTION, 0, 0), add(&G, BT_ACTION, 0, 0)};
@@ -529,7 +529,7 @@ static void test_switch(void) {
   }
   /* the shape-chosen scan of the touched bits: a node of more than SCAN_CHILDREN children */
   bt_graph *w;
-  CHECK_INT(bt_graph_new(&w), BT_OK);
+  CHECK_INT(bt_graph_create(&w), BT_OK);
   gen G = {w, SMALL, 0, 1000, 0, 0, {0}, 0};
   int k[40];
   for (int i = 0; i < 40; i++) k[i] = add(&G, BT_CONDITION, 0, 0);

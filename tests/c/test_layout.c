@@ -29,7 +29,7 @@ static int leaf(bt_call *c) {
 static bt_def *tree8(void) {
   bt_builder *b;
   bt_def *d = NULL;
-  bt_builder_new(&b);
+  bt_builder_create(&b);
   bt_builder_selector(b, NULL);
   bt_builder_sequence(b, NULL);
   bt_builder_condition(b, leaf, (void *)0, "c1");
@@ -106,7 +106,7 @@ static int waiting(bt_call *c) {
 static void spilled_deadlines(void) {
   bt_builder *b;
   bt_def *d = NULL;
-  bt_builder_new(&b);
+  bt_builder_create(&b);
   bt_builder_sequence(b, NULL);
   bt_builder_action(b, leaf, (void *)6, "act");
   bt_builder_condition_wait(b, waiting, NULL, "wait");
@@ -152,7 +152,7 @@ static void spilled_deadlines(void) {
   /* the action's line: READY (Step reset it), last SUCCESS, the format's flag for a deadline (2), the deadline */
   CHECK(strstr(text.data, "\nREADY SUCCESS 2 x") != NULL);
   bt_saved *sv;
-  CHECK_INT(bt_saved_open(&sv, text.data, text.len, NULL, 0), BT_OK);
+  CHECK_INT(bt_saved_create(&sv, text.data, text.len, NULL, 0), BT_OK);
   int map[3];
   CHECK_INT(bt_saved_match(sv, d, map), 3);
   CHECK_INT(bt_inst_import(c, sv, map, now + 2, NULL), BT_OK);
@@ -193,7 +193,7 @@ static void spilled_deadlines(void) {
 static void fields_of_a_new_instance(void) {
   bt_builder *b;
   bt_def *d = NULL;
-  bt_builder_new(&b);
+  bt_builder_create(&b);
   bt_builder_priority(b, NULL, 0.5);
   bt_builder_latch(b, NULL, 2);
   bt_builder_wait(b, 1);
@@ -248,7 +248,7 @@ static const bt_ops reset_ops = {NULL, count_reset, NULL, NULL, NULL, NULL};
 static void host_reset_of_a_new_instance(void) {
   bt_builder *b;
   bt_def *d = NULL;
-  bt_builder_new(&b);
+  bt_builder_create(&b);
   bt_builder_sequence(b, NULL);
   bt_builder_condition(b, leaf, (void *)5, "no"); /* truth[5] == 0 */
   bt_builder_behaviour(b, &reset_ops, NULL, "Custom");
@@ -267,7 +267,7 @@ static void host_reset_of_a_new_instance(void) {
 /* A Selector of n Conditions, the last true (one chunk up to 64 states; more have summaries). */
 static void wide(int n) {
   bt_graph *g;
-  bt_graph_new(&g);
+  bt_graph_create(&g);
   int *kids = malloc((size_t)n * sizeof *kids);
   for (int i = 0; i < n; i++) {
     bt_spec s = {0};
@@ -353,7 +353,7 @@ static int random_node(bt_graph *g, int depth, int *leaves, const bt_ops *root_o
 static bt_def *random_def(unsigned long long seed, const bt_ops *root_ops) {
   lcg = seed;
   bt_graph *g;
-  bt_graph_new(&g);
+  bt_graph_create(&g);
   int leaves = 0, root = random_node(g, 0, &leaves, root_ops);
   bt_def *d = NULL;
   CHECK_INT(bt_def_create(&d, g, root), BT_OK);

@@ -265,20 +265,20 @@ static mem write_log(unsigned flags, int frames) {
   mem m = {0};
   bt_log *log = NULL;
   char err[200];
-  REQUIRE(bt_log_open_fn(&log, mem_write, &m, flags, err, sizeof err) == BT_OK);
+  REQUIRE(bt_log_create_fn(&log, mem_write, &m, flags, err, sizeof err) == BT_OK);
   run_world(log, frames);
   bt_log_stats st;
   bt_log_stats_get(log, &st);
   CHECK(st.records == (unsigned long long)nseen);
   CHECK_INT(st.lost, 0);
-  REQUIRE(bt_log_close(log) == BT_OK);
+  REQUIRE(bt_log_free(log) == BT_OK);
   CHECK(st.bytes > 0 && st.bytes < m.len); /* the end came after */
   return m;
 }
 
 static bt_log_reader *reader_of(const unsigned char *p, size_t n) {
   bt_log_reader *r = NULL;
-  REQUIRE(bt_log_reader_new(&r) == BT_OK);
+  REQUIRE(bt_log_reader_create(&r) == BT_OK);
   REQUIRE(bt_log_reader_feed(r, p, n) == BT_OK);
   return r;
 }
@@ -362,7 +362,7 @@ static int walk_blocks(const unsigned char *p, size_t n, int counts[8], size_t *
 static void test_shapes_once(void) {
   mem m = {0};
   bt_log *log = NULL;
-  REQUIRE(bt_log_open_fn(&log, mem_write, &m, 0, NULL, 0) == BT_OK);
+  REQUIRE(bt_log_create_fn(&log, mem_write, &m, 0, NULL, 0) == BT_OK);
   bt_def *a = tree_a(), *b = tree_b();
   enum { N = 60 };
   bt_inst *in[N];
@@ -386,7 +386,7 @@ static void test_shapes_once(void) {
     bt_rec_free(rec[i]);
     bt_inst_free(in[i]);
   }
-  REQUIRE(bt_log_close(log) == BT_OK);
+  REQUIRE(bt_log_free(log) == BT_OK);
   int counts[8] = {0};
   size_t ends[1];
   walk_blocks(m.p, m.len, counts, ends, 0);
@@ -523,23 +523,23 @@ static void test_foreign(void) {
   fputs("#!/bin/sh\necho not a log\n", f);
   fclose(f);
   char err[256];
-  CHECK_INT(bt_log_reader_open(&r, path, err, sizeof err), BT_EFORMAT);
+  CHECK_INT(bt_log_reader_create_file(&r, path, err, sizeof err), BT_EFORMAT);
   CHECK(r == NULL && strstr(err, "not a bt log") && strstr(err, path));
   f = fopen(path, "wb");
   fclose(f);
-  CHECK_INT(bt_log_reader_open(&r, path, err, sizeof err), BT_OK); /* empty: a log being created */
+  CHECK_INT(bt_log_reader_create_file(&r, path, err, sizeof err), BT_OK); /* empty: a log being created */
   CHECK_INT(bt_log_read(r, &rec), 0);
   CHECK_INT(bt_log_reader_where(r, NULL), BT_LOG_CUT);
   bt_log_reader_free(r);
   remove(path);
-  CHECK_INT(bt_log_reader_open(&r, "/nonexistent/dir/x.btlog", err, sizeof err), BT_EIO);
+  CHECK_INT(bt_log_reader_create_file(&r, "/nonexistent/dir/x.btlog", err, sizeof err), BT_EIO);
   CHECK(strstr(err, "cannot open /nonexistent/dir/x.btlog") != NULL);
   bt_log *log = NULL;
-  CHECK_INT(bt_log_open(&log, "/nonexistent/dir/x.btlog", 0, err, sizeof err), BT_EIO);
+  CHECK_INT(bt_log_create(&log, "/nonexistent/dir/x.btlog", 0, err, sizeof err), BT_EIO);
   CHECK(log == NULL && strstr(err, "cannot create") != NULL);
-  CHECK_INT(bt_log_open(&log, "/tmp/x", 0x100, err, sizeof err), BT_EINVAL);
-  CHECK_INT(bt_log_open(NULL, "/tmp/x", 0, err, sizeof err), BT_EINVAL);
-  CHECK_INT(bt_log_open_fn(&log, NULL, NULL, 0, err, sizeof err), BT_EINVAL);
+  CHECK_INT(bt_log_create(&log, "/tmp/x", 0x100, err, sizeof err), BT_EINVAL);
+  CHECK_INT(bt_log_create(NULL, "/tmp/x", 0, err, sizeof err), BT_EINVAL);
+  CHECK_INT(bt_log_create_fn(&log, NULL, NULL, 0, err, sizeof err), BT_EINVAL);
   CHECK_STR(bt_strerror(BT_ECORRUPT), "damaged log");
 }
 
@@ -548,7 +548,7 @@ static void test_write_fails(void) {
   for (int threaded = 0; threaded < 2; threaded++) {
     mem m = {0};
     bt_log *log = NULL;
-    REQUIRE(bt_log_open_fn(&log, mem_write, &m, threaded ? BT_LOG_THREAD : 0, NULL, 0) == BT_OK);
+    REQUIRE(bt_log_create_fn(&log, mem_write, &m, threaded ? BT_LOG_THREAD : 0, NULL, 0) == BT_OK);
     leaf A = LEAF("A", BT_RUNNING);
     bt_graph *g = new_graph();
     bt_inst *in = build(g, add_leaf(g, &A), 0);
@@ -573,7 +573,7 @@ static void test_write_fails(void) {
     CHECK_INT(bt_log_flush(log), BT_EIO);
     bt_rec_free(rec);
     bt_inst_free(in);
-    CHECK_INT(bt_log_close(log), BT_EIO);
+    CHECK_INT(bt_log_free(log), BT_EIO);
     free(m.p);
   }
 }
@@ -586,9 +586,9 @@ static void test_file_grows(void) {
   fclose(fdopen(fd, "wb"));
   bt_log *log = NULL;
   char err[256];
-  REQUIRE(bt_log_open(&log, path, 0, err, sizeof err) == BT_OK);
+  REQUIRE(bt_log_create(&log, path, 0, err, sizeof err) == BT_OK);
   bt_log_reader *r = NULL;
-  REQUIRE(bt_log_reader_open(&r, path, err, sizeof err) == BT_OK);
+  REQUIRE(bt_log_reader_create_file(&r, path, err, sizeof err) == BT_OK);
   leaf A = LEAF("A", BT_RUNNING);
   A.sleep = 0.5;
   bt_graph *g = new_graph();
@@ -614,7 +614,7 @@ static void test_file_grows(void) {
   }
   bt_rec_free(rec);
   bt_inst_free(in);
-  REQUIRE(bt_log_close(log) == BT_OK);
+  REQUIRE(bt_log_free(log) == BT_OK);
   while (bt_log_read(r, &x) == 1) {
   }
   CHECK_INT(bt_log_reader_where(r, NULL), BT_LOG_ENDED);
@@ -628,7 +628,7 @@ static void test_file_grows(void) {
 static void test_dbstrings(void) {
   mem m = {0};
   bt_log *log = NULL;
-  REQUIRE(bt_log_open_fn(&log, mem_write, &m, BT_LOG_DBSTRINGS, NULL, 0) == BT_OK);
+  REQUIRE(bt_log_create_fn(&log, mem_write, &m, BT_LOG_DBSTRINGS, NULL, 0) == BT_OK);
   bt_graph *g = new_graph();
   int w = add_node(g, BT_WAIT, NULL, 2, 0), s = add_node(g, BT_SEQUENCE, "Seq", 0, 0);
   set_kids(g, s, 1, w);
@@ -650,7 +650,7 @@ static void test_dbstrings(void) {
   REQUIRE(bt_log_flush(log) == BT_OK);
   bt_rec_free(rec);
   bt_inst_free(in);
-  REQUIRE(bt_log_close(log) == BT_OK);
+  REQUIRE(bt_log_free(log) == BT_OK);
   bt_log_reader *r = reader_of(m.p, m.len);
   bt_log_record x;
   int found = 0, saved = 0;
@@ -684,7 +684,7 @@ static void test_dbstrings(void) {
 static void test_attach_midway(void) {
   mem m = {0};
   bt_log *log = NULL;
-  REQUIRE(bt_log_open_fn(&log, mem_write, &m, 0, NULL, 0) == BT_OK);
+  REQUIRE(bt_log_create_fn(&log, mem_write, &m, 0, NULL, 0) == BT_OK);
   leaf C = FN("C", 1), B = LEAF("B", BT_RUNNING);
   bt_inst *in = cond_then(&C, &B);
   think_at(in, 1); /* S and B run; C's last result SUCCESS */
@@ -695,7 +695,7 @@ static void test_attach_midway(void) {
   REQUIRE(bt_log_flush(log) == BT_OK);
   bt_rec_free(rec);
   bt_inst_free(in);
-  REQUIRE(bt_log_close(log) == BT_OK);
+  REQUIRE(bt_log_free(log) == BT_OK);
   bt_log_reader *r = reader_of(m.p, m.len);
   bt_log_record x;
   REQUIRE(bt_log_read(r, &x) == 1);
@@ -719,7 +719,7 @@ static void test_attach_midway(void) {
 static void test_error_text_ends_with_0(void) {
   mem m = {0};
   bt_log *log = NULL;
-  REQUIRE(bt_log_open_fn(&log, mem_write, &m, 0, NULL, 0) == BT_OK);
+  REQUIRE(bt_log_create_fn(&log, mem_write, &m, 0, NULL, 0) == BT_OK);
   leaf C = FN("C", 1), B = LEAF("B", BT_RUNNING);
   bt_inst *in = cond_then(&C, &B);
   bt_rec *rec = log_recorder(log);
@@ -732,7 +732,7 @@ static void test_error_text_ends_with_0(void) {
   REQUIRE(bt_log_flush(log) == BT_OK);
   bt_rec_free(rec);
   bt_inst_free(in);
-  REQUIRE(bt_log_close(log) == BT_OK);
+  REQUIRE(bt_log_free(log) == BT_OK);
   bt_log_reader *r = reader_of(m.p, m.len);
   bt_log_record x;
   int errors = 0;
@@ -781,7 +781,7 @@ static int stopped_at(const mem *m, double at, unsigned long long *think, double
 static void test_stop_marks_the_agent_gone(void) {
   mem m = {0};
   bt_log *log = NULL;
-  REQUIRE(bt_log_open_fn(&log, mem_write, &m, 0, NULL, 0) == BT_OK);
+  REQUIRE(bt_log_create_fn(&log, mem_write, &m, 0, NULL, 0) == BT_OK);
   leaf C = FN("C", 1), B = LEAF("B", BT_RUNNING);
   B.hook = stop_hook;
   stop_inside = 0;
@@ -806,7 +806,7 @@ static void test_stop_marks_the_agent_gone(void) {
   bt_rec_free(rec);
   bt_inst_free(in);
   bt_inst_free(again);
-  REQUIRE(bt_log_close(log) == BT_OK);
+  REQUIRE(bt_log_free(log) == BT_OK);
   unsigned long long think;
   double time;
   int stops;
@@ -832,7 +832,7 @@ static void test_stop_marks_the_agent_gone(void) {
 static void test_shape_paths_and_def(void) {
   mem m = {0};
   bt_log *log = NULL;
-  REQUIRE(bt_log_open_fn(&log, mem_write, &m, 0, NULL, 0) == BT_OK);
+  REQUIRE(bt_log_create_fn(&log, mem_write, &m, 0, NULL, 0) == BT_OK);
   bt_def *a = tree_a();
   bt_inst *in = NULL;
   REQUIRE(bt_inst_create(&in, a, &HOST, NULL, 0) == BT_OK);
@@ -841,7 +841,7 @@ static void test_shape_paths_and_def(void) {
   REQUIRE(bt_log_flush(log) == BT_OK);
   bt_rec_free(rec);
   bt_inst_free(in);
-  REQUIRE(bt_log_close(log) == BT_OK);
+  REQUIRE(bt_log_free(log) == BT_OK);
   bt_log_reader *r = reader_of(m.p, m.len);
   bt_log_record x;
   while (bt_log_read(r, &x) == 1) {
@@ -891,7 +891,7 @@ static void test_shape_paths_and_def(void) {
 static void test_big_frame(void) {
   mem m = {0};
   bt_log *log = NULL;
-  REQUIRE(bt_log_open_fn(&log, mem_write, &m, 0, NULL, 0) == BT_OK);
+  REQUIRE(bt_log_create_fn(&log, mem_write, &m, 0, NULL, 0) == BT_OK);
   leaf A = LEAF("A", BT_RUNNING);
   enum { N = 4 };
   bt_inst *in[N];
@@ -916,7 +916,7 @@ static void test_big_frame(void) {
     bt_rec_free(rec[i]);
     bt_inst_free(in[i]);
   }
-  REQUIRE(bt_log_close(log) == BT_OK);
+  REQUIRE(bt_log_free(log) == BT_OK);
   int counts[8] = {0};
   size_t ends[1];
   walk_blocks(m.p, m.len, counts, ends, 0);
@@ -952,8 +952,8 @@ static void test_big_frame(void) {
 static void test_recorder_moves(void) {
   mem m1 = {0}, m2 = {0};
   bt_log *l1 = NULL, *l2 = NULL;
-  REQUIRE(bt_log_open_fn(&l1, mem_write, &m1, 0, NULL, 0) == BT_OK);
-  REQUIRE(bt_log_open_fn(&l2, mem_write, &m2, 0, NULL, 0) == BT_OK);
+  REQUIRE(bt_log_create_fn(&l1, mem_write, &m1, 0, NULL, 0) == BT_OK);
+  REQUIRE(bt_log_create_fn(&l2, mem_write, &m2, 0, NULL, 0) == BT_OK);
   leaf A = LEAF("A", BT_RUNNING);
   bt_graph *g = new_graph();
   bt_inst *in = build(g, add_leaf(g, &A), 0);
@@ -966,10 +966,10 @@ static void test_recorder_moves(void) {
   think_at(in, 2);
   REQUIRE(bt_log_flush(l1) == BT_OK);
   REQUIRE(bt_log_flush(l2) == BT_OK);
-  REQUIRE(bt_log_close(l2) == BT_OK); /* the recorder still on it is detached */
+  REQUIRE(bt_log_free(l2) == BT_OK); /* the recorder still on it is detached */
   CHECK(bt_rec_log(rec) == NULL);
   think_at(in, 3);
-  REQUIRE(bt_log_close(l1) == BT_OK);
+  REQUIRE(bt_log_free(l1) == BT_OK);
   bt_rec_free(rec);
   bt_inst_free(in);
   int thinks[2] = {0};
@@ -994,7 +994,7 @@ static void test_recorder_moves(void) {
 static void test_agent_renamed(void) {
   mem m = {0};
   bt_log *log = NULL;
-  REQUIRE(bt_log_open_fn(&log, mem_write, &m, 0, NULL, 0) == BT_OK);
+  REQUIRE(bt_log_create_fn(&log, mem_write, &m, 0, NULL, 0) == BT_OK);
   leaf A = LEAF("A", BT_RUNNING);
   bt_graph *g = new_graph();
   bt_inst *in = build(g, add_leaf(g, &A), 0);
@@ -1012,7 +1012,7 @@ static void test_agent_renamed(void) {
   REQUIRE(bt_log_flush(log) == BT_OK);
   REQUIRE(bt_rec_set_agent(rec, 4, "sheep 4") == BT_OK);
   think_at(in, 4);
-  REQUIRE(bt_log_close(log) == BT_OK);
+  REQUIRE(bt_log_free(log) == BT_OK);
   bt_rec_free(rec);
   bt_inst_free(in);
   bt_log_reader *r = reader_of(m.p, m.len);
@@ -1034,7 +1034,7 @@ static void test_agent_renamed(void) {
 static void test_recording_by_definition(void) {
   mem m = {0};
   bt_log *log = NULL;
-  REQUIRE(bt_log_open_fn(&log, mem_write, &m, 0, NULL, 0) == BT_OK);
+  REQUIRE(bt_log_create_fn(&log, mem_write, &m, 0, NULL, 0) == BT_OK);
   bt_def *a = tree_a();
   bt_rec_options o = {0, NULL, NULL, log};
   REQUIRE(bt_def_set_recording(a, &o) == BT_OK);
@@ -1049,7 +1049,7 @@ static void test_recording_by_definition(void) {
   for (int i = 0; i < 3; i++) bt_inst_free(in[i]); /* frees their recorders */
   REQUIRE(bt_def_set_recording(a, NULL) == BT_OK);
   bt_def_release(a);
-  REQUIRE(bt_log_close(log) == BT_OK);
+  REQUIRE(bt_log_free(log) == BT_OK);
   bt_log_reader *r = reader_of(m.p, m.len);
   bt_log_record x;
   int thinks = 0;
@@ -1103,7 +1103,7 @@ static void note_tree(bt_inst *in, unsigned long long think) {
 static void test_tree_replayed(void) {
   mem m = {0};
   bt_log *log = NULL;
-  REQUIRE(bt_log_open_fn(&log, mem_write, &m, BT_LOG_DBSTRINGS, NULL, 0) == BT_OK);
+  REQUIRE(bt_log_create_fn(&log, mem_write, &m, BT_LOG_DBSTRINGS, NULL, 0) == BT_OK);
   bt_def *a = tree_a(), *b = tree_b();
   bt_inst *in = NULL, *other = NULL;
   REQUIRE(bt_inst_create(&in, a, &HOST, NULL, BT_INST_NOSCATTER) == BT_OK);
@@ -1149,7 +1149,7 @@ static void test_tree_replayed(void) {
   bt_rec_free(orec);
   bt_inst_free(in);
   bt_inst_free(other);
-  REQUIRE(bt_log_close(log) == BT_OK);
+  REQUIRE(bt_log_free(log) == BT_OK);
 
   bt_log_reader *r = reader_of(m.p, m.len);
   bt_log_tree *tree = NULL;

@@ -65,7 +65,7 @@ static int never(bt_call *c) {
 static bt_def *tree(void) {
   bt_builder *b;
   bt_def *d = NULL;
-  bt_builder_new(&b);
+  bt_builder_create(&b);
   bt_builder_sequence(b, NULL);
   bt_builder_action(b, succeed, NULL, "act");
   bt_builder_condition_wait(b, never, NULL, "wait");
@@ -94,7 +94,7 @@ int main(void) {
   bt_buf text = {0};
   CHECK_INT(bt_inst_export(from, now, &text), BT_OK);
   bt_saved *sv;
-  CHECK_INT(bt_saved_open(&sv, text.data, text.len, NULL, 0), BT_OK);
+  CHECK_INT(bt_saved_create(&sv, text.data, text.len, NULL, 0), BT_OK);
   int map[3];
   CHECK_INT(bt_saved_match(sv, d, map), 3);
   size_t size = bt_inst_state_size(d);

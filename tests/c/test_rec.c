@@ -195,7 +195,7 @@ static void test_restore_and_transfer(void) {
   REQUIRE(bt_inst_export(from, 1, &text) == BT_OK);
   bt_saved *sv = NULL;
   char err[200];
-  REQUIRE(bt_saved_open(&sv, text.data, text.len, err, sizeof err) == BT_OK);
+  REQUIRE(bt_saved_create(&sv, text.data, text.len, err, sizeof err) == BT_OK);
   REQUIRE(bt_inst_reset(to) == BT_OK);
   bt_rec_clear(r);
   REQUIRE(bt_saved_match(sv, d, map) == 3);

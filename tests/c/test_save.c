@@ -18,7 +18,7 @@ static int cond(bt_call *c) { return results[(int)(size_t)c->ud]; }
 /* Priority(0.5) { Sequence { Cond0, Wait 2 }, Cond1 } */
 static bt_def *make_def(void) {
   bt_graph *g;
-  bt_graph_new(&g);
+  bt_graph_create(&g);
   bt_spec s = {0};
   s.kind = BT_CONDITION;
   s.fn = cond;
@@ -126,7 +126,7 @@ int main(void) {
 
   /* bytes of another shape, or garbage, are refused and change nothing */
   bt_graph *g;
-  bt_graph_new(&g);
+  bt_graph_create(&g);
   bt_spec s = {0};
   s.kind = BT_ACTION;
   s.fn = cond;

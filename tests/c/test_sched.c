@@ -50,7 +50,7 @@ static void tick(long long t) {
 }
 
 static int new_brain(void) {
-  int b = bt_sched_brain_new(S);
+  int b = bt_sched_brain_create(S);
   CHECK(b >= 0 && b < MAXB);
   return b;
 }
@@ -286,7 +286,7 @@ static void test_cost_follows_due(void) {
   reset();
   enum { N = 200000 };
   for (int i = 0; i < N; i++) {
-    int b = bt_sched_brain_new(S);
+    int b = bt_sched_brain_create(S);
     bt_sched_add(S, b);
     bt_sched_sleep(S, b, 1000); /* registered, waiting far away: never due here */
   }
@@ -295,7 +295,7 @@ static void test_cost_follows_due(void) {
   bt_sched_stats_get(S, &st);
   CHECK_INT(st.waiting, N);
   CHECK_INT(st.updating, 0);
-  int due = bt_sched_brain_new(S);
+  int due = bt_sched_brain_create(S);
   bt_sched_add(S, due);
   bt_sched_hooks counting = {count_ready, count_think, NULL};
   visits = 0;
@@ -315,7 +315,7 @@ static void test_errors(void) {
   CHECK_INT(bt_sched_set_tick_time(s, 0), BT_EINVAL);
   CHECK_INT(bt_sched_set_tick_time(s, 0.05), BT_OK);
   CHECK_NUM(bt_sched_tick_time(s), 0.05);
-  int b = bt_sched_brain_new(s);
+  int b = bt_sched_brain_create(s);
   CHECK_INT(bt_sched_set_period(s, b, -1), BT_EINVAL);
   CHECK_INT(bt_sched_brain_free(s, b), BT_OK);
   CHECK_INT(bt_sched_brain_free(s, b), BT_EINVAL);

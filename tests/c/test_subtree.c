@@ -7,7 +7,7 @@
 
 static bt_lib *new_lib(void) {
   bt_lib *lib = NULL;
-  REQUIRE(bt_lib_new(&lib) == BT_OK);
+  REQUIRE(bt_lib_create(&lib) == BT_OK);
   return lib;
 }
 

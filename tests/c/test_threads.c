@@ -307,7 +307,7 @@ static const bt_task patrol = {patrol_start, patrol_update, patrol_finish};
 static bt_def *world_def(void) {
   bt_builder *b;
   bt_def *def = NULL;
-  REQUIRE(bt_builder_new(&b) == BT_OK);
+  REQUIRE(bt_builder_create(&b) == BT_OK);
   bt_builder_priority(b, "Root", 0.2);
   bt_builder_event(b, "Alarm", 1);
   bt_builder_sequence(b, "Respond");
@@ -355,7 +355,7 @@ static agent *make_agent(int hunger) {
     if (a->index % 10 == 0) bt_rec_set_callback(a->rec, heard, a);
     REQUIRE(bt_inst_set_recorder(a->inst, a->rec) == BT_OK);
   }
-  a->brain = W.ts ? bt_tsched_brain_new(W.ts, a->inst) : bt_sched_brain_new(W.serial);
+  a->brain = W.ts ? bt_tsched_brain_create(W.ts, a->inst) : bt_sched_brain_create(W.serial);
   REQUIRE(a->brain >= 0 && a->brain < MAX_AGENTS);
   W.by_brain[a->brain] = a->index;
   if (W.ts) CHECK_INT(bt_tsched_add(W.ts, a->brain), BT_OK);
@@ -698,7 +698,7 @@ static int mob_idle(bt_call *c) {
 static bt_def *mob_def(bt_fn idle) {
   bt_builder *b;
   bt_def *def = NULL;
-  REQUIRE(bt_builder_new(&b) == BT_OK);
+  REQUIRE(bt_builder_create(&b) == BT_OK);
   bt_builder_priority(b, "Root", 0.1);
   bt_builder_event(b, "Alarm", 1);
   bt_builder_action(b, mob_heard, NULL, "Heard");
@@ -717,7 +717,7 @@ static mob *mob_new(bt_def *def, int index) {
   m->index = index;
   REQUIRE(bt_inst_create(&m->inst, def, &w_host, m, BT_INST_NOSCATTER) == BT_OK);
   bt_inst_seed(m->inst, (unsigned long long)index);
-  m->brain = bt_tsched_brain_new(M_ts, m->inst);
+  m->brain = bt_tsched_brain_create(M_ts, m->inst);
   REQUIRE(m->brain >= 0);
   return m;
 }
@@ -1009,7 +1009,7 @@ static void test_seed(void) {
   /* inside its own think: refused; a tree that draws nothing: nothing to seed */
   bt_builder *bl;
   bt_def *plain = NULL;
-  REQUIRE(bt_builder_new(&bl) == BT_OK);
+  REQUIRE(bt_builder_create(&bl) == BT_OK);
   bt_builder_action(bl, seed_in_think, NULL, "Seed");
   REQUIRE(bt_builder_end(bl, &plain, NULL) == BT_OK);
   bt_builder_free(bl);
@@ -1114,7 +1114,7 @@ static void test_calls(void) {
   CHECK_INT(bt_tsched_set_tick_time(ts, 0), BT_EINVAL);
   CHECK_INT(bt_tsched_set_tick_time(ts, 1.0 / 30), BT_OK);
   CHECK_NUM(bt_tsched_tick_time(ts), 1.0 / 30);
-  CHECK_INT(bt_tsched_brain_new(ts, NULL), BT_EINVAL);
+  CHECK_INT(bt_tsched_brain_create(ts, NULL), BT_EINVAL);
   CHECK_INT(bt_tsched_threads(ts), 1);
   mob *m[3];
   for (int i = 0; i < 3; i++) m[i] = mob_new(def, i);
@@ -1308,7 +1308,7 @@ static void run_recorded(int workers, bt_def *def) {
     REQUIRE(bt_inst_create(&in[i], def, &w_host, (void *)(intptr_t)i, BT_INST_NOSCATTER) == BT_OK);
     REQUIRE(bt_inst_seed(in[i], (unsigned long long)i + 1) == BT_OK);
     REQUIRE(bt_inst_scatter(in[i]) == BT_OK);
-    REQUIRE(bt_tsched_add(ts, bt_tsched_brain_new(ts, in[i])) == BT_OK);
+    REQUIRE(bt_tsched_add(ts, bt_tsched_brain_create(ts, in[i])) == BT_OK);
   }
   bt_rec *own = NULL; /* a host's recorder of its own on brain 0: recording leaves it alone */
   REQUIRE(bt_rec_create(&own, 4) == BT_OK);
@@ -1320,7 +1320,7 @@ static void run_recorded(int workers, bt_def *def) {
     REQUIRE(bt_inst_create(&in[i], def, &w_host, (void *)(intptr_t)i, BT_INST_NOSCATTER) == BT_OK);
     REQUIRE(bt_inst_seed(in[i], (unsigned long long)i + 1) == BT_OK);
     REQUIRE(bt_inst_scatter(in[i]) == BT_OK);
-    REQUIRE(bt_tsched_add(ts, bt_tsched_brain_new(ts, in[i])) == BT_OK);
+    REQUIRE(bt_tsched_add(ts, bt_tsched_brain_create(ts, in[i])) == BT_OK);
   }
   CHECK(bt_inst_recorder(in[0]) == own);
   for (int i = 1; i < REC_BRAINS; i++) {
@@ -1353,7 +1353,7 @@ static void run_recorded(int workers, bt_def *def) {
 static void test_recording(void) {
   bt_builder *b;
   bt_def *def = NULL;
-  REQUIRE(bt_builder_new(&b) == BT_OK);
+  REQUIRE(bt_builder_create(&b) == BT_OK);
   bt_builder_priority(b, "Root", 0.3);
   bt_builder_sequence(b, "Busy");
   bt_builder_condition(b, rec_cond, NULL, "Flag");

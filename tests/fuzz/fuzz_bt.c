@@ -594,7 +594,7 @@ static void do_sched(void) {
       int i = (int)(byte() % NINST);
       rc = bt_sched_brain_free(sched, brains[i]);
       if (rc == BT_OK) {
-        brains[i] = bt_sched_brain_new(sched);
+        brains[i] = bt_sched_brain_create(sched);
         EXPECT(brains[i] >= 0 || NOMEM(brains[i]));
         if (insts[i] && brains[i] >= 0 && (byte() & 1)) {
           rc = bt_sched_add(sched, brains[i]);
@@ -699,11 +699,11 @@ static void log_flush(void) {
 /* Closes the log and reads it back. */
 static void log_check(void) {
   if (!flog) return;
-  int rc = bt_log_close(flog);
+  int rc = bt_log_free(flog);
   EXPECT(rc == BT_OK || NOMEM(rc));
   flog = NULL;
   bt_log_reader *r = NULL;
-  EXPECT(bt_log_reader_new(&r) == BT_OK && bt_log_reader_feed(r, flog_bytes, flog_len) == BT_OK);
+  EXPECT(bt_log_reader_create(&r) == BT_OK && bt_log_reader_feed(r, flog_bytes, flog_len) == BT_OK);
   bt_log_record rec;
   unsigned long long n = 0;
   while ((rc = bt_log_read(r, &rec)) == 1) {
@@ -817,7 +817,7 @@ static int tw_capacity(int kind) {
 /* A tree of pure leaves from the input, or NULL. */
 static bt_def *tw_build(void) {
   bt_graph *g;
-  if (bt_graph_new(&g) != BT_OK) return NULL;
+  if (bt_graph_create(&g) != BT_OK) return NULL;
   /* (zeros: a Priority over Actions) */
   int n = TW_NODES - (int)(byte() % TW_NODES), kinds[TW_NODES], nkids[TW_NODES] = {0};
   int kids[TW_NODES][8];
@@ -918,7 +918,7 @@ static void do_threaded(void) {
       EXPECT(bt_inst_create(&a->inst, def, &w->host, a, BT_INST_NOSCATTER) == BT_OK);
       EXPECT(bt_inst_seed(a->inst, seeds[i]) == BT_OK);
       EXPECT(bt_inst_scatter(a->inst) == BT_OK);
-      a->brain = bt_tsched_brain_new(w->ts, a->inst);
+      a->brain = bt_tsched_brain_create(w->ts, a->inst);
       EXPECT(a->brain == i);
       if (registered[i]) EXPECT(bt_tsched_add(w->ts, a->brain) == BT_OK);
     }
@@ -1507,7 +1507,7 @@ static int has_subtree(void) {
  * subtree nodes find trees that name each other, themselves, or nothing. NULL without memory. */
 static bt_lib *make_lib(bt_graph *g) {
   bt_lib *lib = NULL;
-  int rc = bt_lib_new(&lib);
+  int rc = bt_lib_create(&lib);
   EXPECT(rc == BT_OK || NOMEM(rc));
   if (rc != BT_OK) return NULL;
   for (int i = 0; i < (int)(sizeof names / sizeof *names); i++) {
@@ -1572,7 +1572,7 @@ static void build(void) {
   bt_graph *g = NULL;
   unsigned shape = byte();
   if (shape & 0x80) arm_alloc_failure();
-  int rc = bt_graph_new(&g);
+  int rc = bt_graph_create(&g);
   EXPECT(rc == BT_OK || NOMEM(rc));
   if (rc != BT_OK) return;
   graph_size = 0;
@@ -1686,7 +1686,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   frecords = 0;
   flog_len = 0;
   if (size && (data[size - 1] & 0x80)) { /* (read without taking it from the script) */
-    int rc = bt_log_open_fn(&flog, flog_write, NULL, (data[size - 1] & 0x40) ? BT_LOG_DBSTRINGS : 0, NULL, 0);
+    int rc = bt_log_create_fn(&flog, flog_write, NULL, (data[size - 1] & 0x40) ? BT_LOG_DBSTRINGS : 0, NULL, 0);
     EXPECT(rc == BT_OK);
   }
   build();
@@ -1702,7 +1702,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     EXPECT(rc == ((tick > 0 && !isinf(tick)) ? BT_OK : BT_EINVAL) || NOMEM(rc));
     if (rc == BT_OK)
       for (int i = 0; i < NINST; i++) {
-        brains[i] = bt_sched_brain_new(sched);
+        brains[i] = bt_sched_brain_create(sched);
         EXPECT(brains[i] >= 0 || NOMEM(brains[i]));
         if (insts[i] && brains[i] >= 0) {
           rc = bt_sched_add(sched, brains[i]);

@@ -169,12 +169,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   size--;
   outcome whole = {0, 0, 0, 0}, parts = {0, 0, 0, 0};
   bt_log_reader *r = NULL;
-  EXPECT(bt_log_reader_new(&r) == BT_OK);
+  EXPECT(bt_log_reader_create(&r) == BT_OK);
   EXPECT(bt_log_reader_feed(r, data, size) == BT_OK);
   read_all(r, &whole);
   bt_log_reader_free(r);
   /* in two parts: what the first gives, then the rest, is what the whole gives */
-  EXPECT(bt_log_reader_new(&r) == BT_OK);
+  EXPECT(bt_log_reader_create(&r) == BT_OK);
   EXPECT(bt_log_reader_feed(r, data, split) == BT_OK);
   read_all(r, &parts);
   if (parts.rc == 0) {

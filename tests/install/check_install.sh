@@ -100,7 +100,7 @@ cat > "$prefix/core.c" <<'CEOF'
 static int yes(bt_call *c) { (void)c; return 1; }
 int main(void) {
   bt_graph *g; bt_def *d; bt_inst *in; bt_buf out = {0};
-  if (bt_graph_new(&g)) return 1;
+  if (bt_graph_create(&g)) return 1;
   bt_spec s = {0};
   s.kind = BT_CONDITION; s.fn = yes;
   int leaf = bt_graph_add(g, &s);

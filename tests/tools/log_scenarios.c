@@ -65,7 +65,7 @@ static void leaf(bt_builder *b, const char *name, int *status) { check(bt_builde
 
 /* A builder whose root is a Priority of that name and period, not scattered. */
 static bt_builder *priority(bt_builder *b, const char *name, double period) {
-  if (!b) check(bt_builder_new(&b), "builder");
+  if (!b) check(bt_builder_create(&b), "builder");
   bt_spec root = {0};
   root.kind = BT_PRIORITY;
   root.name = name;
@@ -120,7 +120,7 @@ static bt_def *wolf_tree(void) {
 
 static bt_def *guard_tree(void) {
   bt_builder *b = NULL;
-  check(bt_builder_new(&b), "builder");
+  check(bt_builder_create(&b), "builder");
   bt_builder_active_selector(b, "Guard");
   bt_builder_sequence(b, "Alarm");
   bt_builder_condition(b, cond, &alarmed, "Alarmed");
@@ -201,7 +201,7 @@ int main(int argc, char **argv) {
   char path[4096], err[512];
   snprintf(path, sizeof path, "%s/scenario.btlog", dir);
   bt_log *log = NULL;
-  if (bt_log_open(&log, path, BT_LOG_DBSTRINGS, err, sizeof err) != BT_OK) {
+  if (bt_log_create(&log, path, BT_LOG_DBSTRINGS, err, sizeof err) != BT_OK) {
     fprintf(stderr, "log_scenarios: %s\n", err);
     return 1;
   }
@@ -318,7 +318,7 @@ int main(int argc, char **argv) {
   bt_def_release(sheep);
   bt_def_release(wolf);
   bt_def_release(edited);
-  int rc = bt_log_close(log);
+  int rc = bt_log_free(log);
   if (rc != BT_OK) {
     fprintf(stderr, "log_scenarios: closing the log: %s\n", bt_strerror(rc));
     return 1;

@@ -100,7 +100,7 @@ int main(int argc, char **argv) {
   REQUIRE(tmp >= 0);
   close(tmp);
   bt_log *log = NULL;
-  REQUIRE(bt_log_open(&log, path, 0, NULL, 0) == BT_OK);
+  REQUIRE(bt_log_create(&log, path, 0, NULL, 0) == BT_OK);
   bt_view_options o;
   bt_view_options_init(&o);
   o.history = 64;
@@ -135,10 +135,10 @@ int main(int argc, char **argv) {
     REQUIRE(bt_log_flush(log) == BT_OK);
   }
   for (int a = 0; a < 3; a++) bt_rec_set_log(rec[a], NULL);
-  REQUIRE(bt_log_close(log) == BT_OK);
+  REQUIRE(bt_log_free(log) == BT_OK);
   bt_view *lv = NULL;
-  if (bt_view_open_log(&lv, path, NULL, err, sizeof err) != BT_OK) {
-    fprintf(stderr, "view_replay_fixture: bt_view_open_log: %s\n", err);
+  if (bt_view_create_log(&lv, path, NULL, err, sizeof err) != BT_OK) {
+    fprintf(stderr, "view_replay_fixture: bt_view_create_log: %s\n", err);
     return 1;
   }
   FILE *out = fopen(argv[1], "w");

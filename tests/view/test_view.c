@@ -855,7 +855,7 @@ static void test_log(void) {
   REQUIRE(tmp >= 0);
   close(tmp);
   bt_log *log = NULL;
-  REQUIRE(bt_log_open(&log, path, 0, NULL, 0) == BT_OK);
+  REQUIRE(bt_log_create(&log, path, 0, NULL, 0) == BT_OK);
   bt_inst *in = wolf_tree();
   bt_rec *rec = record(in, 21, "wolf 21", 4096);
   REQUIRE(bt_rec_set_log(rec, log) == BT_OK);
@@ -870,13 +870,13 @@ static void test_log(void) {
   }
   unsigned long long total = bt_rec_total(rec);
   bt_rec_set_log(rec, NULL);
-  REQUIRE(bt_log_close(log) == BT_OK);
+  REQUIRE(bt_log_free(log) == BT_OK);
 
   bt_view *v = NULL;
   char err[256] = "";
-  CHECK_INT(bt_view_open_log(&v, path, NULL, err, sizeof err), BT_OK);
+  CHECK_INT(bt_view_create_log(&v, path, NULL, err, sizeof err), BT_OK);
   if (!v) {
-    fprintf(stderr, "bt_view_open_log: %s\n", err);
+    fprintf(stderr, "bt_view_create_log: %s\n", err);
     return;
   }
   int port = bt_view_port(v);
@@ -969,10 +969,10 @@ static void test_log(void) {
   FILE *f = fopen(path, "wb");
   fputs("not a log at all, just text", f);
   fclose(f);
-  CHECK(bt_view_open_log(&v, path, NULL, err, sizeof err) == BT_EFORMAT);
+  CHECK(bt_view_create_log(&v, path, NULL, err, sizeof err) == BT_EFORMAT);
   CHECK(v == NULL);
   remove(path);
-  CHECK_INT(bt_view_open_log(&v, path, NULL, err, sizeof err), BT_EIO);
+  CHECK_INT(bt_view_create_log(&v, path, NULL, err, sizeof err), BT_EIO);
   bt_inst_free(in);
   bt_rec_free(rec);
 }
@@ -1041,7 +1041,7 @@ static void test_shared(void) {
   REQUIRE(tmp >= 0);
   close(tmp);
   bt_log *log = NULL;
-  REQUIRE(bt_log_open(&log, path, 0, NULL, 0) == BT_OK);
+  REQUIRE(bt_log_create(&log, path, 0, NULL, 0) == BT_OK);
   bt_rec *rec = record(in, 41, "watcher 41", 4096);
   REQUIRE(bt_rec_set_log(rec, log) == BT_OK);
   bt_view *v = NULL, *lv = NULL;
@@ -1056,8 +1056,8 @@ static void test_shared(void) {
     REQUIRE(bt_log_flush(log) == BT_OK);
   }
   bt_rec_set_log(rec, NULL);
-  REQUIRE(bt_log_close(log) == BT_OK);
-  CHECK_INT(bt_view_open_log(&lv, path, NULL, NULL, 0), BT_OK);
+  REQUIRE(bt_log_free(log) == BT_OK);
+  CHECK_INT(bt_view_create_log(&lv, path, NULL, NULL, 0), BT_OK);
   if (!lv) return;
 
   /* the statuses before each record, replayed by state; places 3 and 5 each named by some */

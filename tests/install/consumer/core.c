@@ -13,7 +13,7 @@ int main(void) {
   bt_def *d;
   bt_inst *in;
   bt_buf out = {0};
-  if (bt_graph_new(&g)) return 1;
+  if (bt_graph_create(&g)) return 1;
   bt_spec s = {0};
   s.kind = BT_CONDITION;
   s.fn = yes;

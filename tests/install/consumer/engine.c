@@ -27,7 +27,7 @@ int main(void) {
   bt_def *def;
   bt_inst *inst;
   bt_buf out = {0};
-  if (bt_builder_new(&b) != BT_OK) return 1;
+  if (bt_builder_create(&b) != BT_OK) return 1;
   bt_builder_selector(b, "Root");
   bt_builder_sequence(b, "Eat");
   bt_builder_condition(b, hungry, &food, "Hungry");
