@@ -184,16 +184,15 @@ static void add_object(builder *b, int obj, int n) {
   lua_rawseti(L, b->objs, n + 1);
 }
 
-typedef struct signature signature;
-static size_t sign_node(builder *b, signature *sig, int obj, lua_Integer nchildren, int n);
-static void sign_child(signature *sig, size_t at, lua_Integer k, int id);
+static size_t sign_node(builder *b, bt_buf *sig, int obj, lua_Integer nchildren, int n);
+static void sign_child(bt_buf *sig, size_t at, lua_Integer k, int id);
 
 /* Collects the object at obj (absolute: a node not collected yet, at the given depth) and then,
  * depth first, each of its children not collected yet: graph ids in pre-order from *n on, so that
  * in a tree without shared nodes a node's graph id is its index and its state's. With sig, also
  * reads each object into b's slots and writes its record into sig (sign_node); returns 0 if the
  * shape is beyond a signature (and stops). Raises what is wrong with an object. */
-static int collect_from(builder *b, int obj, int depth, int *n, signature *sig) {
+static int collect_from(builder *b, int obj, int depth, int *n, bt_buf *sig) {
   lua_State *L = b->L;
   if (depth > BT_MAX_DEPTH) /* as bt_def_create would say, before C's stack runs out */
     return luaL_error(L, "%s: tree is deeper than %d levels", b->fname, BT_MAX_DEPTH);
@@ -448,18 +447,10 @@ typedef struct shape {
   char signature[];
 } shape;
 
-struct signature {
-  char *data;
-  size_t len, cap;
-};
-
 /* Frees the memory of the signature at idx, a box (at once: the collector does not see it). */
 static void signature_free(lua_State *L, int idx) {
-  signature *sig = luaL_testudata(L, idx, SIGNATURE_META);
-  if (sig) {
-    free(sig->data);
-    sig->data = NULL;
-  }
+  bt_buf *sig = luaL_testudata(L, idx, SIGNATURE_META);
+  if (sig) bt_buf_free(sig);
 }
 
 static int signature_gc(lua_State *L) {
@@ -467,17 +458,8 @@ static int signature_gc(lua_State *L) {
   return 0;
 }
 
-static void signature_add(lua_State *L, signature *sig, const void *p, size_t n) {
-  if (sig->cap - sig->len < n) {
-    size_t cap = sig->cap ? sig->cap : 4096;
-    while (cap - sig->len < n) cap *= 2;
-    char *data = realloc(sig->data, cap);
-    if (!data) luaL_error(L, "not enough memory");
-    sig->data = data;
-    sig->cap = cap;
-  }
-  memcpy(sig->data + sig->len, p, n);
-  sig->len += n;
+static void signature_add(lua_State *L, bt_buf *sig, const void *p, size_t n) {
+  if (bt_buf_append(sig, p, n) != BT_OK) luaL_error(L, "not enough memory");
 }
 
 /* What a node writes into a signature, followed by its name and its children's graph ids. Made
@@ -493,7 +475,7 @@ typedef struct signature_node {
  * where the room begins, or 0 if the object's shape is beyond a signature: it is a subtree node
  * (what it runs is the library's), or its parent was not collected before it (in a tree, the node
  * that lists a child is collected before it). */
-static size_t sign_node(builder *b, signature *sig, int obj, lua_Integer nchildren, int n) {
+static size_t sign_node(builder *b, bt_buf *sig, int obj, lua_Integer nchildren, int n) {
   lua_State *L = b->L;
   signature_node r;
   lbt_class_spec(L, b->S, obj, 0, &b->slots, b->fname, &r.spec, b->keys); /* zeroes r.spec first */
@@ -522,7 +504,7 @@ static size_t sign_node(builder *b, signature *sig, int obj, lua_Integer nchildr
 }
 
 /* Writes the id of child k (1-based) of a node into the room sign_node made at `at`. */
-static void sign_child(signature *sig, size_t at, lua_Integer k, int id) {
+static void sign_child(bt_buf *sig, size_t at, lua_Integer k, int id) {
   memcpy(sig->data + at + (size_t)(k - 1) * sizeof id, &id, sizeof id);
 }
 
@@ -531,9 +513,11 @@ static void sign_child(signature *sig, size_t at, lua_Integer k, int id) {
  * (sign_node). */
 static void push_signature(builder *b, int root) {
   lua_State *L = b->L;
-  signature *sig = lua_newuserdatauv(L, sizeof *sig, 0);
+  bt_buf *sig = lua_newuserdatauv(L, sizeof *sig, 0);
   memset(sig, 0, sizeof *sig);
   luaL_setmetatable(L, SIGNATURE_META);
+  /* 4 KiB in one allocation, enough for most trees */
+  if (bt_buf_reserve(sig, 4095) != BT_OK) luaL_error(L, "not enough memory");
   int box = lua_gettop(L);
   int n = 0;
   if (!collect_from(b, root, 0, &n, sig)) {
@@ -543,7 +527,7 @@ static void push_signature(builder *b, int root) {
 }
 
 /* The hash of a signature: 64 bits at a time (its buffer is malloc's, aligned). */
-static lua_Integer signature_hash(const signature *sig) {
+static lua_Integer signature_hash(const bt_buf *sig) {
   uint64_t h = 14695981039346656037u ^ sig->len;
   size_t words = sig->len / 8;
   for (size_t i = 0; i < words; i++) {
@@ -558,7 +542,7 @@ static lua_Integer signature_hash(const signature *sig) {
 
 /* Pushes the shape of the signature at sig (a box), or nil. */
 static void push_shape(lua_State *L, int sig) {
-  const signature *g = lua_touserdata(L, sig);
+  const bt_buf *g = lua_touserdata(L, sig);
   lbt_registry_get(L, LBT_REG_SHAPES);
   lua_rawgeti(L, -1, signature_hash(g));
   lua_remove(L, -2);
@@ -599,7 +583,7 @@ static int compile_known(builder *b, int sig) {
 /* Makes the definition at ud, just compiled from the signature at sig, the shape of that
  * signature. */
 static void add_shape(lua_State *L, int sig, int ud) {
-  const signature *g = lua_touserdata(L, sig);
+  const bt_buf *g = lua_touserdata(L, sig);
   lbt_def *d = lua_touserdata(L, ud);
   shape *sh = lua_newuserdatauv(L, sizeof *sh + g->len, 1);
   sh->h.def = NULL;

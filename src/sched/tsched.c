@@ -54,8 +54,7 @@ typedef struct command {
 typedef struct queue {
   command *cmds;
   int n, cap;
-  unsigned char *bytes;
-  size_t nbytes, cap_bytes;
+  bt_buf bytes; /* what the posts carry, each from a multiple of 8 */
 } queue;
 
 /* A batch: brains lo to hi - 1 of the frame, and what their leaves queued. Each is allocated on
@@ -127,22 +126,12 @@ static int queue_push(queue *q, const command *c, const void *data, size_t size)
   *d = *c;
   if (c->op == OP_POST) {
     size_t room = (size + 7) & ~(size_t)7;
-    if (room < size || q->nbytes > SIZE_MAX - room) return BT_ENOMEM;
-    if (q->nbytes + room > q->cap_bytes) {
-      size_t cap = q->cap_bytes ? q->cap_bytes : 256;
-      while (cap < q->nbytes + room) {
-        if (cap > SIZE_MAX / 2) return BT_ENOMEM;
-        cap *= 2;
-      }
-      unsigned char *bytes = realloc(q->bytes, cap);
-      if (!bytes) return BT_ENOMEM;
-      q->bytes = bytes;
-      q->cap_bytes = cap;
-    }
-    if (size) memcpy(q->bytes + q->nbytes, data, size);
-    d->u.post.at = q->nbytes;
+    q->bytes.err = BT_OK; /* (a post refused for want of memory leaves the queue as it was) */
+    if (room < size || bt_buf_reserve(&q->bytes, room) != BT_OK) return BT_ENOMEM;
+    if (size) memcpy(q->bytes.data + q->bytes.len, data, size);
+    d->u.post.at = q->bytes.len;
     d->u.post.size = size;
-    q->nbytes += room;
+    q->bytes.len += room;
   }
   q->n++;
   return BT_OK;
@@ -150,12 +139,12 @@ static int queue_push(queue *q, const command *c, const void *data, size_t size)
 
 /* The bytes a queued command carries (NULL: none). */
 static const void *command_data(const queue *q, const command *c) {
-  return c->op == OP_POST && q->bytes ? q->bytes + c->u.post.at : NULL;
+  return c->op == OP_POST && q->bytes.data ? q->bytes.data + c->u.post.at : NULL;
 }
 
 static void queue_free(queue *q) {
   free(q->cmds);
-  free(q->bytes);
+  bt_buf_free(&q->bytes);
 }
 
 /* ---- applying a command ---- */
@@ -241,7 +230,7 @@ static void drain(bt_tsched *ts) {
     if (!q.n) return;
     for (int i = 0; i < q.n; i++) apply(ts, &q.cmds[i], command_data(&q, &q.cmds[i]), 1);
     ts->applying.n = 0;
-    ts->applying.nbytes = 0;
+    ts->applying.bytes.len = 0;
   }
 }
 
@@ -531,7 +520,7 @@ int bt_tsched_frame_begin(bt_tsched *ts, long long tick, const bt_tsched_hooks *
     b->lo = k * size;
     b->hi = b->lo + size < n ? b->lo + size : n;
     b->q.n = 0;
-    b->q.nbytes = 0;
+    b->q.bytes.len = 0;
     atomic_store(&b->state, NOT_RUN);
   }
   ts->ndue = n;
