@@ -431,7 +431,8 @@ typedef enum bt_hook_what {
   BT_HOOK_RELOAD = 8,  /* the instance takes the state of one of def (bt_inst_transfer, carry) */
   BT_HOOK_ERROR = 9,   /* bt_inst_record_error: node (-1: none), data and size the message */
   BT_HOOK_HOST = 10,   /* bt_inst_record_host: node is the host's code, data and size its bytes */
-  BT_HOOK_DETACH = 11  /* the hook is replaced, or the instance is finished: the last call */
+  BT_HOOK_DETACH = 11, /* the hook is replaced, or the instance is finished: the last call */
+  BT_HOOK_MOVE = 12    /* the hook moved to inst from another instance (bt_inst_move_hook) */
 } bt_hook_what;
 
 typedef struct bt_hook_msg {
@@ -454,6 +455,11 @@ typedef int (*bt_hook_fn)(void *ud, bt_inst *inst, const bt_hook_msg *msg);
 int bt_inst_set_hook(bt_inst *inst, bt_hook_fn fn, void *ud);
 /* inst's hook, and its ud into *ud (if not NULL); NULL when none. */
 bt_hook_fn bt_inst_hook(const bt_inst *inst, void **ud);
+/* Moves from's hook to `to`, for a host that gives an agent a new instance in place of its old
+ * one (a tree rebuilt, a reload): the hook then gets BT_HOOK_MOVE with `to` as its instance, and
+ * from has none. BT_OK, also when from has no hook (nothing moves); BT_EINVAL for a NULL or the
+ * same instance; BT_EBUSY while either thinks or when `to` has a hook of its own; BT_ENOMEM. */
+int bt_inst_move_hook(bt_inst *to, bt_inst *from);
 
 /* Called by bt_inst_init for each instance made of def from now on (fn NULL: none), before it is
  * returned: a watcher's way to hook every agent of a tree (bt_def_set_recording). A result other

@@ -253,6 +253,26 @@ bt_hook_fn bt_inst_hook(const bt_inst *in, void **ud) {
   return x ? x->hook : NULL;
 }
 
+int bt_inst_move_hook(bt_inst *to, bt_inst *from) {
+  if (!to || !from || to == from) return BT_EINVAL;
+  if (to->thinking || from->thinking || to->hooked) return BT_EBUSY;
+  if (!from->hooked) return BT_OK;
+  bti_ext *x = bti_ext_get(to);
+  if (!x) return BT_ENOMEM;
+  bti_ext *old = ext_of(from);
+  x->hook = old->hook;
+  x->hook_ud = old->hook_ud;
+  old->hook = NULL;
+  old->hook_ud = NULL;
+  from->hooked = 0;
+  from->kept = 0;
+  to->kept = 0;
+  to->hooked = 1;
+  bt_hook_msg m = {.what = BT_HOOK_MOVE, .node = -1};
+  hook_call(to, &m);
+  return BT_OK;
+}
+
 static int hook_bytes(bt_inst *in, bt_hook_what what, int node, const void *data, size_t size) {
   if (!BTI_HOOKED(in)) return BT_OK;
   bt_hook_msg m = {.what = what, .node = node, .data = data, .size = size};

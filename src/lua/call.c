@@ -179,10 +179,10 @@ static void push_context(lua_State *L, const bt_inst *inst) {
 
 /* Hands message to the error handler, or writes it to standard error (errlog.c). For a node of the tree of
  * inst (NULL: none), the line naming its creature and brain (push_context) goes after the
- * message's first part, before its traceback; and the instance's recorder, if it has one, keeps
- * that first part (bt_inst_record_error). */
+ * message's first part, before its traceback; and the instance's hook (its recorder), if it has
+ * one, is told that first part (bt_inst_record_error). */
 void lbt_report(lbt_state *S, lua_State *L, const bt_inst *inst, int node, const char *message) {
-  if (inst && bt_inst_recorder(inst)) {
+  if (inst && bt_inst_hook(inst, NULL)) {
     const char *tb = strstr(message, "\nstack traceback:");
     lua_pushlstring(L, message, tb ? (size_t)(tb - message) : strlen(message));
     bt_inst_record_error((bt_inst *)(uintptr_t)inst, node, lua_tostring(L, -1));

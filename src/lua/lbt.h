@@ -2,7 +2,9 @@
 /*
  * lbt.h: what the files of the Lua binding share. Not installed.
  *
- * The files are layered; each calls only the files listed before it:
+ * The files are layered; each calls only the files listed before it. They follow the layers of
+ * src/: the binding of the engine first, which names nothing of recording or the schedulers (a
+ * tree's recorder is its instance's hook to it), then of recording, then of the schedulers:
  *
  *   state.c    the module's state and registry, argument errors, statuses
  *   memory.c   Lua states of bounded memory
@@ -16,15 +18,15 @@
  *   classes.c  the node classes: one section per kind (constructor, what the constructor's
  *              fields mean to the core), the methods, events
  *   compile.c  definitions: a graph of node objects compiled, named subtrees
+ *   tree.c     BT(inst, root) and the tree methods; a tree rebuilt when its children lists changed
+ *   reload.c   moving live agents to a tree of new code
+ *   save.c     a tree's state saved with a game and restored (the C side of lua/save.lua)
+ *   watch.c    the file watcher of hot reload
  *   records.c  a recorder's record as the fields of a Lua table (the rings' and the logs')
  *   stats.c    bt.Stats: per-node statistics as tables, tree:stats
  *   logfile.c  bt.log: the recorders' log files written and read (over the core's bt_log)
  *   recorder.c bt.Recorder: a tree's transition recorder, tree:record, a brain's recorder
- *   tree.c     BT(inst, root) and the tree methods; a tree rebuilt when its children lists changed
  *   sched.c    BrainWrangler's scheduler
- *   reload.c   moving live agents to a tree of new code
- *   save.c     a tree's state saved with a game and restored (the C side of lua/save.lua)
- *   watch.c    the file watcher of hot reload
  *   lbt_embedded.c  the module's Lua files (lua/), written into C by cmake/embed.cmake
  *   module.c   luaopen_bt, and nothing else
  *   pool.c     a pool of Lua states that think shards of the agents on several threads
@@ -72,16 +74,15 @@
                                  entity with that shape keeps, once built (weak values) */
 #define LBT_REG_MADE 15       /* nil, or the list of node objects made since shared.made_begin */
 #define LBT_REG_ORIGINS 16    /* class -> "file:line" where Class made it (weak keys) */
-#define LBT_REG_RECORDERS 17  /* tree -> the bt.Recorder attached to it (weak keys; recorder.c) */
-#define LBT_REG_SHARED 18     /* the table the module's C and Lua files share (module.c) */
-#define LBT_REG_SHAPES 19     /* hash of a signature -> the shape of the trees built for one entity
+#define LBT_REG_SHARED 17     /* the table the module's C and Lua files share (module.c) */
+#define LBT_REG_SHAPES 18     /* hash of a signature -> the shape of the trees built for one entity
                                  that BT(inst, root) compiled from it (weak values; compile.c) */
-#define LBT_REG_ROOTS 20      /* tree -> the root's object it was built from, while both live (weak
+#define LBT_REG_ROOTS 19      /* tree -> the root's object it was built from, while both live (weak
                                  keys and values; objects.c): a tree need not hold a table for it */
-#define LBT_REG_LISTMETA 21   /* the metatable of the children lists a tree watches (objects.c) */
-#define LBT_REG_REBUILT 22    /* tree -> the tree it was rebuilt into, its children lists edited (weak
+#define LBT_REG_LISTMETA 20   /* the metatable of the children lists a tree watches (objects.c) */
+#define LBT_REG_REBUILT 21    /* tree -> the tree it was rebuilt into, its children lists edited (weak
                                  keys; tree.c, lbt_tree_forward) */
-#define LBT_REG_COUNT 22
+#define LBT_REG_COUNT 21
 
 /* The allocator's state of a Lua state made by bt_lua_newstate. */
 typedef struct lbt_memory {
@@ -246,6 +247,9 @@ enum {
   LBT_UV_VIEWS,    /* state + 1 -> any other node object, weakly: made anew when gone */
   LBT_UV_EVENTS,   /* the nodes listening for events that FireEvent reaches */
   LBT_UV_DEF,
+  LBT_UV_HOOK,     /* the Lua object of its instance's hook (a bt.Recorder), which the tree keeps
+                      alive; it goes with the hook to a tree that replaces this one
+                      (lbt_tree_move_hook) */
   LBT_UV_FNS       /* last: the table of its functions by slot; in a tree that holds its
                       functions itself (lbt_tree.own_fns), the function of slot 1, and the
                       others after it */
@@ -397,7 +401,6 @@ LBT_FUNC void lbt_record_fields(lua_State *L, const bt_rec_entry *e, lbt_set_nod
 LBT_FUNC void lbt_open_recorder(lua_State *L, int module);
 LBT_FUNC const luaL_Reg lbt_recorder_shared[];
 /* A reload: the recorder of the tree at from (if any, and if the tree at to has none) moves to it. */
-LBT_FUNC void lbt_recorder_move(lua_State *L, int from, int to);
 /* The brain at idx keeps its recorder (its raw field `recorder`; with options at opts (0: none),
  * one is made if it has none) attached to its tree (its raw field `bt`). */
 LBT_FUNC void lbt_recorder_follow(lua_State *L, int brain, int opts);
@@ -596,6 +599,10 @@ LBT_FUNC void lbt_open_tree(lua_State *L, int module);
 #define LBT_NOT_OWN (-2)
 LBT_FUNC int lbt_tree_think_own(lua_State *L, int tree, int brain, double *sleep);
 LBT_FUNC int lbt_tree_sleep_own(lua_State *L, int tree, double *sleep);
+/* The hook of the instance of the tree at index from (a recorder) goes to the tree at index to,
+ * which takes that tree's place, with the Lua object that keeps it (LBT_UV_HOOK); nothing moves
+ * when from has none, to has one of its own, or either is thinking (bt_inst_move_hook). */
+LBT_FUNC void lbt_tree_move_hook(lua_State *L, int from, int to);
 
 /* ---- sched.c, reload.c, watch.c: the private functions lua/brain.lua and lua/reload.lua use ---- */
 

@@ -16,7 +16,6 @@
 
 typedef struct lbt_rec {
   bt_rec *rec;
-  bt_def *def; /* the definition of the instance it watches or last watched (retained), for paths */
 } lbt_rec;
 
 static lbt_rec *test_rec(lua_State *L, int idx) { return luaL_testudata(L, idx, REC_META); }
@@ -25,12 +24,6 @@ static lbt_rec *check_rec(lua_State *L, int idx, const char *fname) {
   lbt_rec *r = test_rec(L, idx);
   if (!r) lbt_typeerror(L, idx, 0, fname, "Recorder");
   return r;
-}
-
-static void set_def(lbt_rec *r, bt_def *def) {
-  bt_def_retain(def);
-  bt_def_release(r->def);
-  r->def = def;
 }
 
 /* The options table at idx (argument arg of fname): capacity, agent, label, stats; pushes the
@@ -76,7 +69,6 @@ static lbt_rec *make(lua_State *L, int idx, int arg, const char *fname) {
     lbt_argerror(L, arg, fname, "log: the log writer is closed");
   lbt_rec *r = lua_newuserdatauv(L, sizeof *r, 2);
   r->rec = NULL;
-  r->def = NULL;
   luaL_setmetatable(L, REC_META);
   if (bt_rec_create(&r->rec, (size_t)capacity) != BT_OK ||
       bt_rec_set_agent(r->rec, (unsigned long long)agent, label) != BT_OK ||
@@ -136,7 +128,7 @@ static int rec_records(lua_State *L) {
   if (skip > count) skip = count;
   lua_createtable(L, (int)(count - skip), 0);
   /* which records the current definition describes: those after the last reload from another */
-  const bt_def *def = r->def;
+  const bt_def *def = bt_rec_def(r->rec); /* (for paths) */
   unsigned long long hash = def ? bt_def_hash(def) : 0;
   size_t described = 0;
   bt_rec_entry e;
@@ -208,15 +200,11 @@ static int rec_gc(lua_State *L) {
   if (r && r->rec) {
     bt_rec_free(r->rec); /* detaches it */
     r->rec = NULL;
-    set_def(r, NULL);
   }
   return 0;
 }
 
 /* ---- attaching ---- */
-
-/* The recorders of live trees: tree -> recorder, weak keys (a tree keeps its recorder alive). */
-static void push_attached(lua_State *L) { lbt_registry_get(L, LBT_REG_RECORDERS); }
 
 /* Attaches the recorder at ri (NULL, ri 0: none) to the tree at ti, detaching it from the tree it
  * watched. */
@@ -229,13 +217,9 @@ static void attach(lua_State *L, int ti, int ri) {
   if (was && was != in) bt_inst_set_recorder(was, NULL);
   if (bt_inst_set_recorder(in, r ? r->rec : NULL) != BT_OK)
     luaL_error(L, "record: the recorder is compiled out of this build of bt (BT_RECORDER=OFF)");
-  if (r) set_def(r, (bt_def *)bt_inst_def(in));
-  push_attached(L);
-  lua_pushvalue(L, ti);
-  if (ri) lua_pushvalue(L, ri);
+  if (ri) lua_pushvalue(L, ri); /* the tree keeps it alive */
   else lua_pushnil(L);
-  lua_rawset(L, -3);
-  lua_pop(L, 1);
+  lua_setiuservalue(L, ti, LBT_UV_HOOK);
 }
 
 /* Pushes "<kind> <id>" for the entity at idx and gives its numeric id in *id (0: none). */
@@ -301,26 +285,10 @@ static int tree_record(lua_State *L) {
 static int tree_recorder(lua_State *L) {
   lbt_tree *t = lbt_tree_test(L, 1);
   if (!t) return lbt_typeerror(L, 1, 0, "recorder", "BT");
-  push_attached(L);
-  lua_pushvalue(L, 1);
-  lua_rawget(L, -2);
+  lua_getiuservalue(L, 1, LBT_UV_HOOK);
   lbt_rec *r = test_rec(L, -1);
   if (!r || t->collected || bt_inst_recorder(lbt_tree_inst(t)) != r->rec) lua_pushnil(L);
   return 1;
-}
-
-void lbt_recorder_move(lua_State *L, int from, int to) {
-  from = lua_absindex(L, from);
-  to = lua_absindex(L, to);
-  lbt_tree *a = lbt_tree_test(L, from), *b = lbt_tree_test(L, to);
-  if (!a || !b || a->collected || b->collected || !bt_inst_recorder(lbt_tree_inst(a))) return;
-  push_attached(L);
-  lua_pushvalue(L, from);
-  lua_rawget(L, -2);
-  lbt_rec *r = test_rec(L, -1);
-  bt_rec *had = bt_inst_recorder(lbt_tree_inst(a));
-  if (r && had == r->rec && !bt_inst_recorder(lbt_tree_inst(b))) attach(L, to, -1);
-  lua_pop(L, 2);
 }
 
 void lbt_recorder_follow(lua_State *L, int brain, int opts) {
@@ -409,12 +377,6 @@ void lbt_open_recorder(lua_State *L, int module) {
   lua_pushliteral(L, "Recorder");
   lua_setfield(L, -2, "__name");
   lua_pop(L, 1);
-  lua_newtable(L); /* tree -> recorder, weak keys */
-  lua_createtable(L, 0, 1);
-  lua_pushliteral(L, "k");
-  lua_setfield(L, -2, "__mode");
-  lua_setmetatable(L, -2);
-  lbt_registry_set(L, LBT_REG_RECORDERS);
   lbt_registry_get(L, LBT_REG_BT);
   luaL_setfuncs(L, tree_methods, 0);
   lua_pop(L, 1);

@@ -206,7 +206,7 @@ static int l_migrate(lua_State *L) {
   bt_def_match(m.od, m.nd, m.map);
   bt_transfer r;
   bt_inst *old = lbt_tree_inst(m.old), *neu = lbt_tree_inst(m.neu);
-  if (!bt_inst_thinking(old) && !bt_inst_thinking(neu)) lbt_recorder_move(L, 1, 2);
+  lbt_tree_move_hook(L, 1, 2); /* (not while either thinks) */
   int rc = bt_inst_transfer(neu, old, m.map, &r);
   if (rc == BT_EBUSY) return luaL_error(L, "migrate: a tree is thinking");
   if (rc != BT_OK) return luaL_error(L, "not enough memory");

@@ -340,11 +340,24 @@ static int carry_stale(lua_State *L, lbt_tree *nt, int neu, int stale, int *map)
   return rc;
 }
 
-/* The state the old tree t (at tree) leaves to the new one nt (at neu), as it is, its recorder and
- * random streams; then t forwards to nt, which takes its place at tree. */
+void lbt_tree_move_hook(lua_State *L, int from, int to) {
+  from = lua_absindex(L, from);
+  to = lua_absindex(L, to);
+  lbt_tree *a = lbt_tree_raw(L, from), *b = lbt_tree_raw(L, to);
+  if (!a || !b || a->collected || b->collected) return;
+  bt_inst *was = lbt_tree_inst(a);
+  if (!bt_inst_hook(was, NULL) || bt_inst_move_hook(lbt_tree_inst(b), was) != BT_OK) return;
+  lua_getiuservalue(L, from, LBT_UV_HOOK);
+  lua_setiuservalue(L, to, LBT_UV_HOOK);
+  lua_pushnil(L);
+  lua_setiuservalue(L, from, LBT_UV_HOOK);
+}
+
+/* The state the old tree t (at tree) leaves to the new one nt (at neu), as it is, its hook (a
+ * recorder) and random streams; then t forwards to nt, which takes its place at tree. */
 static void carry_over(lua_State *L, lbt_tree *t, int tree, lbt_tree *nt, int neu, const int *map) {
   bt_inst *oi = lbt_tree_inst(t), *ni = lbt_tree_inst(nt);
-  lbt_recorder_move(L, tree, neu);
+  lbt_tree_move_hook(L, tree, neu);
   int rc = carry_from(L, t, tree, nt, neu, map);
   unsigned long long x;
   if (bt_inst_random_state(oi, &x) == BT_OK) bt_inst_set_random_state(ni, x);

@@ -84,6 +84,10 @@ int bt_rec_get(const bt_rec *rec, size_t i, bt_rec_entry *out);
 void bt_rec_clear(bt_rec *rec);
 /* The instance rec watches (NULL: none). */
 bt_inst *bt_rec_inst(const bt_rec *rec);
+/* The definition of the instance rec watches, or last watched (NULL: it never watched one): its
+ * records' node indices are that definition's since the last attach. The recorder holds a
+ * reference to it. */
+const bt_def *bt_rec_def(const bt_rec *rec);
 /* Attaches rec to inst (NULL detaches; a recorder watches one instance at a time, an instance has
  * one recorder at most: attaching replaces and detaches the previous one, and frees it if the
  * instance's definition made it). BT_EINVAL when rec is attached to another instance or the

@@ -17,6 +17,7 @@
  * feeds its sinks (the log, the statistics: rec_internal.h) through their methods, naming none.
  */
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include "rec_internal.h"
 
@@ -80,6 +81,7 @@ struct bt_rec {
   uint8_t keep_dbstrings; /* bt_rec_keep_dbstrings */
   /* the rest */
   bt_inst *inst;
+  bt_def *def;         /* the definition of the instance it watches or last watched (retained) */
   bt_buf dbstrings;    /* the last think's DBStrings of its running nodes, each ended by a 0 */
   uint32_t *dbstring_at; /* by node: 1 + its offset in dbstrings, or 0: none */
   uint32_t dbstring_nodes;
@@ -434,6 +436,28 @@ static void stopped(bt_inst *in, bt_rec *r) {
     if (s->methods->stopped) s->methods->stopped(s, r->think, now);
 }
 
+/* The recorder watches in now: its sinks are told, and it keeps in's definition. */
+static void watch(bt_rec *r, bt_inst *in) {
+  r->inst = in;
+  r->cause = BT_WAKE_START;
+  bt_def *def = (bt_def *)(uintptr_t)bt_inst_def(in);
+  bt_def_retain(def);
+  bt_def_release(r->def);
+  r->def = def;
+  double now = bt_inst_now(in);
+  for (bti_sink *s = r->sinks; s; s = s->next)
+    if (s->methods->attached) s->methods->attached(s, in, r->think, now);
+}
+
+/* The hook moved to in from the instance it watched, which the agent's new one replaces: as if
+ * detached from that one and attached to in, but never freed. */
+static void moved(bt_inst *in, bt_rec *r) {
+  r->in_think = 0;
+  for (bti_sink *s = r->sinks; s; s = s->next)
+    if (s->methods->detached) s->methods->detached(s);
+  watch(r, in);
+}
+
 /* The instance let the recorder go (another hook, bt_inst_fini): one the instance owns is freed. */
 static void detached(bt_rec *r) {
   r->in_think = 0;
@@ -460,6 +484,7 @@ static int rec_hook(void *ud, bt_inst *in, const bt_hook_msg *m) {
   case BT_HOOK_ERROR: return record_bytes(in, r, BT_REC_ERROR, m->node, m->data, m->size);
   case BT_HOOK_HOST: return record_bytes(in, r, BT_REC_HOST, m->node, m->data, m->size);
   case BT_HOOK_DETACH: detached(r); break;
+  case BT_HOOK_MOVE: moved(in, r); break;
   }
   return BT_OK;
 }
@@ -471,11 +496,7 @@ int bt_inst_set_recorder(bt_inst *in, bt_rec *rec) {
   if (!rec) return bt_inst_set_hook(in, NULL, NULL); /* the recorder is told, and freed if owned */
   int rc = bt_inst_set_hook(in, rec_hook, rec);
   if (rc != BT_OK) return rc;
-  rec->inst = in;
-  rec->cause = BT_WAKE_START;
-  double now = bt_inst_now(in);
-  for (bti_sink *s = rec->sinks; s; s = s->next)
-    if (s->methods->attached) s->methods->attached(s, in, rec->think, now);
+  watch(rec, in);
   return BT_OK;
 }
 
@@ -550,6 +571,7 @@ void bt_rec_free(bt_rec *r) {
   ring_clear(r);
   free(r->ring);
   free(r->label);
+  bt_def_release(r->def);
 #if BT_RECORDER
   drop_dbstrings(r);
 #endif
@@ -585,6 +607,7 @@ int bt_rec_set_agent(bt_rec *r, unsigned long long id, const char *label) {
 unsigned long long bt_rec_agent(const bt_rec *r) { return r->agent; }
 const char *bt_rec_label(const bt_rec *r) { return r->label ? r->label : ""; }
 bt_inst *bt_rec_inst(const bt_rec *r) { return r ? r->inst : NULL; }
+const bt_def *bt_rec_def(const bt_rec *r) { return r ? r->def : NULL; }
 
 size_t bt_rec_count(const bt_rec *r) { return r->count; }
 

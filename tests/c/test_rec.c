@@ -604,6 +604,7 @@ static int hook_log(void *ud, bt_inst *in, const bt_hook_msg *m) {
   case BT_HOOK_ERROR: snprintf(one, sizeof one, "error:%.*s ", (int)m->size, (const char *)m->data); break;
   case BT_HOOK_HOST: snprintf(one, sizeof one, "host%d:%.*s ", m->node, (int)m->size, (const char *)m->data); break;
   case BT_HOOK_DETACH: snprintf(one, sizeof one, "detach "); break;
+  case BT_HOOK_MOVE: snprintf(one, sizeof one, "move:%s ", bt_def_name(d, 0)); break;
   }
   strncat(HOOKED, one, sizeof HOOKED - strlen(HOOKED) - 1);
   return m->what == BT_HOOK_HOST && m->node == 99 ? BT_ENOMEM : BT_OK;
@@ -666,6 +667,121 @@ static void test_hook_messages(void) {
   REQUIRE(bt_inst_create(&w, def, &HOST, NULL, 0) == BT_OK);
   CHECK(bt_inst_hook(w, NULL) == NULL);
   bt_inst_free(w);
+  bt_def_release(def);
+}
+
+/* bt_inst_move_hook: the hook goes to the new instance with MOVE, and the old one has none;
+ * what it refuses, it refuses without moving anything. */
+static void test_hook_move(void) {
+  leaf A = LEAF("A", BT_RUNNING), B = LEAF("B", BT_RUNNING);
+  bt_graph *g = new_graph();
+  bt_inst *one = build(g, add_leaf(g, &A), 0);
+  g = new_graph();
+  bt_inst *two = build(g, add_leaf(g, &B), 0);
+  CHECK_INT(bt_inst_move_hook(two, one), BT_OK); /* nothing to move */
+  CHECK(bt_inst_hook(two, NULL) == NULL);
+  HOOKED[0] = 0;
+  REQUIRE(bt_inst_set_hook(one, hook_log, &HOOKED) == BT_OK);
+  CHECK_INT(bt_inst_move_hook(NULL, one), BT_EINVAL);
+  CHECK_INT(bt_inst_move_hook(one, NULL), BT_EINVAL);
+  CHECK_INT(bt_inst_move_hook(one, one), BT_EINVAL);
+  CHECK_INT(bt_inst_move_hook(two, one), BT_OK);
+  void *ud = NULL;
+  CHECK(bt_inst_hook(two, &ud) == hook_log && ud == &HOOKED);
+  CHECK(bt_inst_hook(one, NULL) == NULL);
+  T = 1;
+  REQUIRE(bt_inst_update(one) == BT_OK); /* unhooked now: nothing */
+  REQUIRE(bt_inst_update(two) == BT_OK);
+  CHECK_STR(HOOKED, "move:B begin B:READY>RUNNING saved end(0) ");
+  REQUIRE(bt_inst_set_hook(one, hook_log, NULL) == BT_OK);
+  CHECK_INT(bt_inst_move_hook(two, one), BT_EBUSY); /* two has one of its own */
+  CHECK(bt_inst_hook(one, NULL) == hook_log);
+  HOOKED[0] = 0;
+  bt_inst_free(one);
+  bt_inst_free(two);
+  CHECK_STR(HOOKED, "detach detach ");
+}
+
+/* A recorder moved with bt_inst_move_hook records what one detached from the old instance and
+ * attached to the new one records: the same ring, the same log bytes, the new definition. */
+static bt_buf moved_log[2];
+static int keep_log(void *ud, const void *data, size_t size) {
+  return bt_buf_append(ud, data, size) == BT_OK ? 0 : -1;
+}
+
+static void record_across(int by_move, bt_buf *out_log, bt_rec_entry *out, size_t *n) {
+  leaf A = LEAF("A", BT_RUNNING), C = FN("C", 1), B = LEAF("B", BT_RUNNING);
+  bt_graph *g = new_graph();
+  bt_inst *old = build(g, add_leaf(g, &A), 0);
+  g = new_graph();
+  int c = add_fn(g, BT_CONDITION, &C, "C"), b = add_leaf(g, &B), s = add_node(g, BT_SEQUENCE, "S", 0, 0);
+  set_kids(g, s, 2, c, b);
+  bt_inst *neu = build(g, s, 0);
+  bt_log *log = NULL;
+  char err[128];
+  T = 0; /* (the attach's record takes the clock's time) */
+  REQUIRE(bt_log_create_fn(&log, keep_log, out_log, 0, err, sizeof err) == BT_OK);
+  bt_rec *r = attach(old, 64);
+  REQUIRE(bt_rec_set_agent(r, 7, "mover") == BT_OK);
+  REQUIRE(bt_rec_set_log(r, log) == BT_OK);
+  for (int t = 1; t <= 3; t++) think(old, t);
+  CHECK(bt_rec_def(r) == bt_inst_def(old));
+  if (by_move) {
+    CHECK_INT(bt_inst_move_hook(neu, old), BT_OK);
+  } else {
+    REQUIRE(bt_inst_set_recorder(old, NULL) == BT_OK);
+    REQUIRE(bt_inst_set_recorder(neu, r) == BT_OK);
+  }
+  CHECK(bt_inst_recorder(neu) == r && bt_inst_recorder(old) == NULL && bt_rec_inst(r) == neu);
+  CHECK(bt_rec_def(r) == bt_inst_def(neu));
+  for (int t = 4; t <= 6; t++) think(neu, t);
+  REQUIRE(bt_log_flush(log) == BT_OK);
+  *n = bt_rec_count(r);
+  for (size_t i = 0; i < *n && i < 64; i++) REQUIRE(bt_rec_get(r, i, &out[i]) == BT_OK);
+  bt_inst_free(old);
+  bt_inst_free(neu);
+  bt_rec_free(r);
+  REQUIRE(bt_log_free(log) == BT_OK);
+}
+
+static void test_recorder_moved(void) {
+  bt_rec_entry a[64], b[64];
+  size_t na = 0, nb = 0;
+  record_across(1, &moved_log[0], a, &na);
+  record_across(0, &moved_log[1], b, &nb);
+  CHECK(na > 6 && na == nb);
+  int same = 1;
+  for (size_t i = 0; i < na && i < nb; i++)
+    same &= a[i].type == b[i].type && a[i].node == b[i].node && a[i].from == b[i].from &&
+            a[i].to == b[i].to && a[i].think == b[i].think && a[i].time == b[i].time &&
+            a[i].cause == b[i].cause;
+  CHECK(same);
+  CHECK(moved_log[0].len > 0 && moved_log[0].len == moved_log[1].len &&
+        memcmp(moved_log[0].data, moved_log[1].data, moved_log[0].len) == 0);
+  bt_buf_free(&moved_log[0]);
+  bt_buf_free(&moved_log[1]);
+
+  /* a recorder the definition made moves too, and is not freed with the old instance */
+  leaf A = LEAF("A", BT_RUNNING);
+  bt_graph *g = new_graph();
+  int x = add_leaf(g, &A);
+  bt_def *def = NULL;
+  REQUIRE(bt_def_create(&def, g, x) == BT_OK);
+  bt_graph_free(g);
+  bt_rec_options o = {16, NULL, NULL, NULL};
+  REQUIRE(bt_def_set_recording(def, &o) == BT_OK);
+  bt_inst *old = NULL, *neu = NULL;
+  REQUIRE(bt_inst_create(&old, def, &HOST, NULL, 0) == BT_OK);
+  REQUIRE(bt_def_set_recording(def, NULL) == BT_OK);
+  REQUIRE(bt_inst_create(&neu, def, &HOST, NULL, 0) == BT_OK);
+  bt_rec *r = bt_inst_recorder(old);
+  CHECK(r != NULL && bt_inst_recorder(neu) == NULL);
+  CHECK_INT(bt_inst_move_hook(neu, old), BT_OK);
+  bt_inst_free(old);
+  CHECK(bt_inst_recorder(neu) == r && bt_rec_inst(r) == neu);
+  think(neu, 1);
+  CHECK(bt_rec_total(r) > 0);
+  bt_inst_free(neu); /* frees r, which it owns */
   bt_def_release(def);
 }
 
@@ -764,5 +880,7 @@ int main(void) {
   test_differential();
   test_settle_reentered();
   test_keep_dbstrings();
+  test_hook_move();
+  test_recorder_moved();
   return check_report("test_rec");
 }
