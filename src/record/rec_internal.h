@@ -9,8 +9,9 @@
  *   attach.c   the recorders bt makes: a definition's for each instance, a scheduler's
  *   logread.c  the log file's reader; logtree.c an agent's tree replayed from its records
  *
- * Calls go down this list but for rec.c, which names none of its sinks: it calls them through
- * their bti_sink_methods.
+ * Each calls only files listed before it (and logcrc.c, the blocks' CRC, beneath them all): the
+ * sinks call the recorder, and rec.c, which names none of them, calls them through their
+ * bti_sink_methods.
  */
 #ifndef BT_REC_INTERNAL_H
 #define BT_REC_INTERNAL_H
