@@ -10,10 +10,12 @@ long long heap_allocs, heap_bytes;
 
 void *__real_malloc(size_t size);
 void *__real_calloc(size_t count, size_t size);
+void *__real_aligned_alloc(size_t align, size_t size);
 
 void *__wrap_malloc(size_t size);
 void *__wrap_calloc(size_t count, size_t size);
 void *__wrap_realloc(void *p, size_t size);
+void *__wrap_aligned_alloc(size_t align, size_t size);
 void __wrap_free(void *p);
 
 void *__wrap_malloc(size_t size) {
@@ -44,6 +46,15 @@ void *__wrap_realloc(void *p, size_t size) {
     heap_bytes -= before;
   }
   return q;
+}
+
+void *__wrap_aligned_alloc(size_t align, size_t size) {
+  void *p = __real_aligned_alloc(align, size);
+  if (p) {
+    heap_allocs++;
+    heap_bytes += (long long)malloc_usable_size(p);
+  }
+  return p;
 }
 
 void __wrap_free(void *p) {

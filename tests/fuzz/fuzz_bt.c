@@ -114,9 +114,11 @@ static double clock_number(void) {
 void *__real_malloc(size_t size);
 void *__real_calloc(size_t count, size_t size);
 void *__real_realloc(void *p, size_t size);
+void *__real_aligned_alloc(size_t align, size_t size);
 void *__wrap_malloc(size_t size);
 void *__wrap_calloc(size_t count, size_t size);
 void *__wrap_realloc(void *p, size_t size);
+void *__wrap_aligned_alloc(size_t align, size_t size);
 
 static long alloc_countdown = -1; /* allocations until one fails; -1: none fails */
 static int alloc_sticky;          /* after the first failure, every allocation fails */
@@ -136,6 +138,9 @@ static int alloc_fails(void) {
 void *__wrap_malloc(size_t size) { return alloc_fails() ? NULL : __real_malloc(size); }
 void *__wrap_calloc(size_t count, size_t size) { return alloc_fails() ? NULL : __real_calloc(count, size); }
 void *__wrap_realloc(void *p, size_t size) { return alloc_fails() ? NULL : __real_realloc(p, size); }
+void *__wrap_aligned_alloc(size_t align, size_t size) {
+  return alloc_fails() ? NULL : __real_aligned_alloc(align, size);
+}
 
 /* From the input: the next allocations succeed but one (or all from then on). */
 static void arm_alloc_failure(void) {
