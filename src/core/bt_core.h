@@ -171,11 +171,12 @@ typedef struct bt_buf {
   char *data; /* NUL-terminated when len > 0 and the last write was an append or a printf */
   size_t len;
   size_t cap;
-  int err; /* BT_ENOMEM once a reserve or append failed; later ones do nothing */
+  int err; /* BT_ENOMEM once an append or printf failed; later ones do nothing */
 } bt_buf;
 
 /* Makes room for n more bytes after len, and one more for a NUL: then cap >= len + n + 1.
- * Returns BT_OK, or BT_ENOMEM (also b->err's from then on, and for an n too large). */
+ * Returns BT_OK, or BT_ENOMEM (also for an n too large) with the buffer as it was: a reserve
+ * neither reads nor sets err, so a writer in place may try again, or with less. */
 int bt_buf_reserve(bt_buf *b, size_t n);
 
 /* Appends n bytes of s; returns BT_OK or BT_ENOMEM. */

@@ -45,21 +45,20 @@ int bti_fail(char *msg, size_t size, int code, const char *fmt, ...) {
 }
 
 int bt_buf_reserve(bt_buf *b, size_t extra) {
-  if (b->err) return b->err;
-  if (extra > SIZE_MAX / 2 - 1 - b->len) return b->err = BT_ENOMEM; /* (and len + extra + 1 wraps not) */
+  if (extra > SIZE_MAX / 2 - 1 - b->len) return BT_ENOMEM; /* (and len + extra + 1 wraps not) */
   if (b->len + extra + 1 <= b->cap) return BT_OK;
   size_t cap = b->cap ? b->cap : 64;
   while (cap < b->len + extra + 1) cap *= 2;
   char *p = realloc(b->data, cap);
-  if (!p) return b->err = BT_ENOMEM;
+  if (!p) return BT_ENOMEM;
   b->data = p;
   b->cap = cap;
   return BT_OK;
 }
 
 int bt_buf_append(bt_buf *b, const char *s, size_t n) {
-  int rc = bt_buf_reserve(b, n);
-  if (rc) return rc;
+  if (b->err) return b->err;
+  if (bt_buf_reserve(b, n) != BT_OK) return b->err = BT_ENOMEM;
   memcpy(b->data + b->len, s, n);
   b->len += n;
   b->data[b->len] = '\0';
@@ -74,8 +73,8 @@ int bt_buf_printf(bt_buf *b, const char *fmt, ...) {
   va_end(ap);
   if (n < 0) return b->err = BT_EINVAL;
   if ((size_t)n < sizeof small) return bt_buf_append(b, small, (size_t)n);
-  int rc = bt_buf_reserve(b, (size_t)n);
-  if (rc) return rc;
+  if (b->err) return b->err;
+  if (bt_buf_reserve(b, (size_t)n) != BT_OK) return b->err = BT_ENOMEM;
   va_start(ap, fmt);
   vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
   va_end(ap);

@@ -43,12 +43,10 @@
 #define FIRST_ROOM 256
 
 /* Room for `more` bytes at b's end (and bt_buf_reserve's NUL): 1, or 0 without memory. The check
- * stays inline, on the think path; only growing calls bt_buf_reserve. A failure is not sticky
- * here: each caller counts what it lost, and a later, smaller record may still fit (a buffer's err
- * is cleared before it grows). */
+ * stays inline, on the think path; only growing calls bt_buf_reserve. Each caller counts what it
+ * lost, and a later, smaller record may still fit (a failed reserve is not remembered). */
 static inline int room(bt_buf *b, size_t more) {
   if (b->cap - b->len > more) return 1;
-  b->err = 0;
   return bt_buf_reserve(b, !b->cap && more < FIRST_ROOM - 1 ? FIRST_ROOM - 1 : more) == BT_OK;
 }
 

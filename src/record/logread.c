@@ -283,7 +283,7 @@ static inline unsigned char *buf(const bt_log_reader *r) { return (unsigned char
 
 /* Makes room for n more bytes at the input's end; moves what is left to read to its start first
  * when no block is being read (offsets into the buffer then change). 1, or 0 without memory; not
- * sticky (the input's err is cleared before it grows): a later feed of fewer bytes may fit. */
+ * sticky (a failed reserve is not remembered): a later feed of fewer bytes may fit. */
 static int room(bt_log_reader *r, size_t n) {
   bt_buf *b = &r->in;
   if (!r->in_frame && r->pos > 0 && (r->pos >= b->len || b->cap - b->len <= n)) {
@@ -295,7 +295,6 @@ static int room(bt_log_reader *r, size_t n) {
     r->pos = 0;
   }
   if (!n || b->cap - b->len > n) return 1;
-  b->err = 0;
   return bt_buf_reserve(b, !b->cap && n < FIRST_ROOM - 1 ? FIRST_ROOM - 1 : n) == BT_OK;
 }
 

@@ -126,7 +126,6 @@ static int queue_push(queue *q, const command *c, const void *data, size_t size)
   *d = *c;
   if (c->op == OP_POST) {
     size_t room = (size + 7) & ~(size_t)7;
-    q->bytes.err = BT_OK; /* (a post refused for want of memory leaves the queue as it was) */
     if (room < size || bt_buf_reserve(&q->bytes, room) != BT_OK) return BT_ENOMEM;
     if (size) memcpy(q->bytes.data + q->bytes.len, data, size);
     d->u.post.at = q->bytes.len;

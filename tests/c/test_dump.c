@@ -226,11 +226,17 @@ static void test_buf(void) {
   size_t cap = b.cap;
   CHECK_INT(bt_buf_reserve(&b, cap - b.len - 1), BT_OK); /* fits: nothing moves */
   CHECK(b.cap == cap);
-  /* a size no memory holds: refused, and the buffer says so from then on */
+  /* a size no memory holds: refused, the buffer as it was, and a writer may go on */
   CHECK_INT(bt_buf_reserve(&b, SIZE_MAX - 2), BT_ENOMEM);
+  CHECK_INT(b.err, BT_OK);
+  CHECK(b.len == 4 && b.cap == cap && memcmp(b.data, "\0\1\2z", 5) == 0);
+  CHECK_INT(bt_buf_append(&b, "w", 1), BT_OK);
+  CHECK(b.len == 5 && memcmp(b.data, "\0\1\2zw", 6) == 0);
+  /* an append that fails is remembered: later ones do nothing */
+  CHECK_INT(bt_buf_append(&b, "w", SIZE_MAX - 2), BT_ENOMEM);
   CHECK_INT(b.err, BT_ENOMEM);
-  CHECK_INT(bt_buf_append(&b, "w", 1), BT_ENOMEM);
-  CHECK(b.len == 4);
+  CHECK_INT(bt_buf_append(&b, "v", 1), BT_ENOMEM);
+  CHECK(b.len == 5);
   bt_buf_free(&b);
 }
 
