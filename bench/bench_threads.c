@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * bench_threads.c: the threaded scheduler (bt_tsched) on 1, 2, ... N threads, next to the serial
- * scheduler (bt_sched), with C leaves. Run by `make bench`, or:
+ * bench_threads.c: the scheduler (bt_sched) on workers, 1, 2, ... N threads, next to the serial
+ * scheduler (the same, with no workers), with C leaves. Run by `make bench`, or:
  *
  *   bench_threads [--agents N] [--frames N] [--rounds N] [--threads N]
  *
@@ -17,9 +17,9 @@
  *              fewer brains are due each frame, and each due brain is taken out of its tick's
  *              bucket and filed into another in the serial phase.
  *
- * The serial scheduler thinks them with bt_sched_update; the threaded one with the three calls
- * of bt_tsched_update (bt_tsched_frame_begin, the batches on a bt_pool of T threads, the caller
- * included, through bt_pool_run, bt_tsched_frame_end), timed apart. Printed per scenario and
+ * The serial scheduler thinks them with bt_sched_update; the one on workers with the three calls
+ * of bt_sched_update (bt_sched_frame_begin, the batches on a bt_pool of T threads, the caller
+ * included, through bt_pool_run, bt_sched_frame_end), timed apart. Printed per scenario and
  * thread count: thinks per second in the think phase (the batches), frames per second (the
  * whole frame), the serial phases' shares of a frame (begin: commands from outside and the due
  * list; end, the apply phase: filing every brain and the commands its leaves queued), and the think phase's
@@ -72,7 +72,7 @@ static int sleeps;        /* brains are filed by their trees' sleep times */
 static agent *agents;
 static int nagents;
 static bt_sched *serial; /* the one running, if serial */
-static bt_tsched *threaded;
+static bt_sched *threaded;
 
 static int leaf_condition(bt_call *call) {
   const agent *a = bt_inst_agent(call->inst);
@@ -83,7 +83,7 @@ static int leaf_action(bt_call *call) {
   agent *a = bt_inst_agent(call->inst);
   if (wakes && ++a->calls % 10 == 0) {
     int other = agents[(a->index * 7 + 1) % nagents].brain; /* read only during a frame */
-    if (threaded) bt_tsched_wake(threaded, other);
+    if (threaded) bt_sched_wake(threaded, other);
     else bt_sched_wake(serial, other);
   }
   return a->field[(size_t)call->ud] || 1;
@@ -113,13 +113,8 @@ static int serial_think(void *ud, int brain, double *sleep) {
   (void)ud;
   return think(agents[brain].inst, sleep);
 }
-static int threaded_think(void *ud, int brain, bt_inst *inst, double *sleep) {
-  (void)ud;
-  (void)brain;
-  return think(inst, sleep);
-}
 static const bt_sched_hooks serial_hooks = {NULL, serial_think, NULL};
-static const bt_tsched_hooks threaded_hooks = {NULL, threaded_think, NULL};
+static const bt_sched_hooks threaded_hooks = {NULL, serial_think, NULL}; /* brain == agent */
 
 /* ---- scenarios ---- */
 
@@ -178,7 +173,7 @@ static uint64_t state_hash(void) {
     size_t size = bt_inst_state_size(bt_inst_def(a->inst));
     if (size > sizeof buf || bt_inst_save(a->inst, buf, size) != BT_OK) return 0;
     long long wake = 0;
-    int list = serial ? bt_sched_list(serial, a->brain, &wake) : bt_tsched_list(threaded, a->brain, &wake);
+    int list = serial ? bt_sched_list(serial, a->brain, &wake) : bt_sched_list(threaded, a->brain, &wake);
     for (size_t k = 0; k < size; k++) h = (h ^ buf[k]) * 1099511628211ULL;
     h = (h ^ (uint64_t)list) * 1099511628211ULL;
     h = (h ^ (uint64_t)wake) * 1099511628211ULL;
@@ -201,7 +196,7 @@ typedef struct result {
 
 static int opt_frames;
 
-static void run_batch(void *job, int batch) { bt_tsched_frame_run(job, batch); }
+static void run_batch(void *job, int batch) { bt_sched_frame_run(job, batch); }
 
 /* One run: WARM frames, then opt_frames in PARTS parts; the fastest part counts. threads 0: the
  * serial scheduler. */
@@ -219,7 +214,7 @@ static result run(const scenario *sc, int threads) {
       if (agents[i].brain != i || bt_sched_add(serial, i) != BT_OK) exit(1);
     }
   } else {
-    int rc = bt_tsched_create(&threaded, 1.0 / 30);
+    int rc = bt_sched_create(&threaded, 1.0 / 30);
     if (rc == BT_OK) rc = bt_pool_create(&pool, threads);
     if (rc != BT_OK) {
       fprintf(stderr, "bench_threads: %d threads: %s\n", threads, bt_strerror(rc));
@@ -227,10 +222,10 @@ static result run(const scenario *sc, int threads) {
     }
     bt_executor ex;
     bt_pool_executor(pool, &ex);
-    bt_tsched_set_executor(threaded, &ex); /* for the batch size it chooses */
+    bt_sched_set_executor(threaded, &ex); /* for the batch size it chooses */
     for (int i = 0; i < nagents; i++) {
-      agents[i].brain = bt_tsched_brain_create(threaded, agents[i].inst);
-      if (agents[i].brain != i || bt_tsched_add(threaded, i) != BT_OK) exit(1);
+      agents[i].brain = bt_sched_brain_create(threaded);
+      if (agents[i].brain != i || bt_sched_set_inst(threaded, i, agents[i].inst) != BT_OK || bt_sched_add(threaded, i) != BT_OK) exit(1);
     }
   }
   int per_part = opt_frames / PARTS, f = 0;
@@ -241,8 +236,8 @@ static result run(const scenario *sc, int threads) {
     double total = 0, think_phase = 0, begin_phase = 0;
     long long thinks0 = 0;
     if (threaded) {
-      bt_tsched_stats st;
-      bt_tsched_stats_get(threaded, &st);
+      bt_sched_stats st;
+      bt_sched_stats_get(threaded, &st);
       thinks0 = st.thinks;
     } else {
       bt_sched_stats st;
@@ -259,11 +254,11 @@ static result run(const scenario *sc, int threads) {
         think_phase += t1 - t0;
       } else {
         int nb;
-        if (bt_tsched_frame_begin(threaded, f + 1, &threaded_hooks, &nb) != BT_OK) exit(1);
+        if (bt_sched_frame_begin(threaded, f + 1, &threaded_hooks, &nb) != BT_OK) exit(1);
         double t1 = wall();
         bt_pool_run(pool, nb, run_batch, threaded);
         double t2 = wall();
-        if (bt_tsched_frame_end(threaded) != BT_OK) exit(1);
+        if (bt_sched_frame_end(threaded) != BT_OK) exit(1);
         double t3 = wall();
         total += t3 - t0;
         think_phase += t2 - t1;
@@ -272,8 +267,8 @@ static result run(const scenario *sc, int threads) {
     }
     long long thinks1;
     if (threaded) {
-      bt_tsched_stats st;
-      bt_tsched_stats_get(threaded, &st);
+      bt_sched_stats st;
+      bt_sched_stats_get(threaded, &st);
       thinks1 = st.thinks;
     } else {
       bt_sched_stats st;
@@ -296,7 +291,7 @@ static result run(const scenario *sc, int threads) {
   free_agents();
   bt_sched_free(serial);
   serial = NULL;
-  bt_tsched_free(threaded);
+  bt_sched_free(threaded);
   threaded = NULL;
   bt_pool_free(pool);
   return r;
@@ -309,11 +304,10 @@ static result run(const scenario *sc, int threads) {
 static double leaf_post_ns;
 
 /* A think hook that queues POSTS wakes from the worker (into its batch's queue, no lock). */
-static int posting_think(void *ud, int brain, bt_inst *inst, double *sleep) {
+static int posting_think(void *ud, int brain, double *sleep) {
   (void)ud;
-  (void)inst;
   double t0 = wall();
-  for (int i = 0; i < POSTS; i++) bt_tsched_wake(threaded, brain);
+  for (int i = 0; i < POSTS; i++) bt_sched_wake(threaded, brain);
   leaf_post_ns = (wall() - t0) / POSTS * 1e9;
   *sleep = 0;
   return 1;
@@ -322,7 +316,7 @@ static int posting_think(void *ud, int brain, bt_inst *inst, double *sleep) {
 static void *post_from_thread(void *arg) {
   double *ns = arg;
   double t0 = wall();
-  for (int i = 0; i < POSTS; i++) bt_tsched_wake(threaded, 0);
+  for (int i = 0; i < POSTS; i++) bt_sched_wake(threaded, 0);
   *ns = (wall() - t0) / POSTS * 1e9;
   return NULL;
 }
@@ -333,7 +327,7 @@ static void queue_costs(long rounds, double out[4]) {
   for (int k = 0; k < 4; k++) out[k] = 1e300;
   static agent one;
   for (long r = 0; r < rounds; r++) {
-    if (bt_tsched_create(&threaded, 1.0 / 30) != BT_OK) exit(1);
+    if (bt_sched_create(&threaded, 1.0 / 30) != BT_OK || bt_sched_set_threads(threaded, 1) != BT_OK) exit(1);
     bt_def *def = NULL;
     bt_graph *g;
     if (bt_graph_create(&g) != BT_OK) exit(1);
@@ -341,30 +335,30 @@ static void queue_costs(long rounds, double out[4]) {
     if (leaf < 0 || bt_def_create(&def, g, leaf) != BT_OK) exit(1);
     bt_graph_free(g);
     if (bt_inst_create(&one.inst, def, &host, &one, 0) != BT_OK) exit(1);
-    int b = bt_tsched_brain_create(threaded, one.inst);
-    if (b != 0 || bt_tsched_add(threaded, b) != BT_OK) exit(1);
-    const bt_tsched_hooks hooks = {NULL, posting_think, NULL};
+    int b = bt_sched_brain_create(threaded);
+    if (b != 0 || bt_sched_set_inst(threaded, b, one.inst) != BT_OK || bt_sched_add(threaded, b) != BT_OK) exit(1);
+    const bt_sched_hooks hooks = {NULL, posting_think, NULL};
     int nb;
-    if (bt_tsched_frame_begin(threaded, 1, &hooks, &nb) != BT_OK || nb != 1) exit(1);
-    bt_tsched_frame_run(threaded, 0);
+    if (bt_sched_frame_begin(threaded, 1, &hooks, &nb) != BT_OK || nb != 1) exit(1);
+    bt_sched_frame_run(threaded, 0);
     double t0 = wall();
-    bt_tsched_frame_end(threaded); /* applies the POSTS wakes */
+    bt_sched_frame_end(threaded); /* applies the POSTS wakes */
     double apply = (wall() - t0) / POSTS * 1e9;
     double one_thread, two[2];
     pthread_t t[2];
     if (pthread_create(&t[0], NULL, post_from_thread, &one_thread)) exit(1);
     pthread_join(t[0], NULL);
-    bt_tsched_flush(threaded);
+    bt_sched_flush(threaded);
     for (int k = 0; k < 2; k++)
       if (pthread_create(&t[k], NULL, post_from_thread, &two[k])) exit(1);
     for (int k = 0; k < 2; k++) pthread_join(t[k], NULL);
-    bt_tsched_flush(threaded);
+    bt_sched_flush(threaded);
     double x[4] = {leaf_post_ns, one_thread, (two[0] + two[1]) / 2, apply};
     for (int k = 0; k < 4; k++)
       if (x[k] < out[k]) out[k] = x[k];
     bt_inst_free(one.inst);
     bt_def_release(def);
-    bt_tsched_free(threaded);
+    bt_sched_free(threaded);
     threaded = NULL;
   }
 }
@@ -391,7 +385,7 @@ int main(int argc, char **argv) {
     const char *flag = argv[i], *value = i + 1 < argc ? argv[i + 1] : NULL;
     if (!strcmp(flag, "--help") && !value) {
       printf("usage: bench_threads [--agents N] [--frames N] [--rounds N] [--threads N]\n\n"
-             "The threaded scheduler with C leaves on 1, 2, ... N threads (default: the machine's\n"
+             "The scheduler with C leaves on 1, 2, ... N worker threads (default: the machine's\n"
              "cores, at least 2) next to the serial scheduler: thinks per second in the think\n"
              "phase, frames per second, the serial phases' share (docs/performance.md).\n");
       return 0;
@@ -415,7 +409,7 @@ int main(int argc, char **argv) {
       build(&sc[2], "40 + wakes", brain_small, 1, 0) || build(&sc[3], "40 sleeps", brain_small, 0, 1))
     return 1;
   int nt = (int)max_threads;
-  printf("the threaded scheduler with C leaves: %d agents sharing one definition, each thinking "
+  printf("the scheduler on workers with C leaves: %d agents sharing one definition, each thinking "
          "every frame (but in '40 sleeps', filed by its sleep time); %ld frames after %d to warm up "
          "(fastest fifth timed), fastest of %ld rounds; this machine has %ld cores\n",
          nagents, frames, WARM, rounds, cores);

@@ -13,8 +13,8 @@
  *
  * This header is the engine alone, and names none of the layers over it: its library is
  * libbtengine (CMake bt::engine, pkg-config btengine). Over it are recording (bt_record.h: the
- * recorder, its statistics, the log file) and the schedulers (bt_sched.h: the brain scheduler,
- * the pool of threads, the threaded scheduler), which libbtcore holds with the engine; bt.h
+ * recorder, its statistics, the log file) and the scheduler (bt_sched.h: the brain scheduler,
+ * serial or on a pool of threads), which libbtcore holds with the engine; bt.h
  * includes all three.
  */
 #ifndef BT_CORE_H
@@ -38,7 +38,7 @@ const char *bt_version(void);
 #define BT_EINVAL (-2)  /* bad argument */
 #define BT_ECYCLE (-3)  /* a node is its own ancestor */
 #define BT_ETOOBIG (-4) /* the tree is deeper than BT_MAX_DEPTH or has more than BT_MAX_NODES nodes */
-#define BT_EBUSY (-5)   /* not allowed now: the tree is thinking, or a bt_tsched frame is under way */
+#define BT_EBUSY (-5)   /* not allowed now: the tree is thinking, or a scheduler's frame is under way */
 #define BT_EIO (-6)     /* a file could not be opened, read or written (the message says why) */
 #define BT_EFORMAT (-7) /* not a bt log, or a log of a format version this library does not read */
 #define BT_ECORRUPT (-8) /* a bt log whose bytes are damaged (the message says where) */

@@ -24,9 +24,9 @@ extern "C" {
  * costs one test of a bit of the instance's header per status change; built with
  * -DBT_RECORDER=OFF it is compiled out (bt_inst_set_recorder then fails with BT_EINVAL). The
  * recorder lives in the instance (no state is shared between instances): attach, detach and read
- * a recorder on the thread that thinks its instance (with bt_tsched: between frames, on the
- * thread that runs them; a callback is called on the worker that thinks the instance, next to
- * other workers' callbacks, and for an event bt_tsched_fire_event fired, on the thread applying
+ * a recorder on the thread that thinks its instance (with a bt_sched on workers: between frames,
+ * on the thread that runs them; a callback is called on the worker that thinks the instance, next
+ * to other workers' callbacks, and for an event bt_sched_fire_event fired, on the thread applying
  * commands: docs/threads.md). */
 typedef struct bt_rec bt_rec;
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * pool.c: a pool of worker threads (bt_pool_*) that runs a batch of jobs at once, and the
- * executor that hands a bt_tsched's batches to it.
+ * executor that hands a bt_sched's batches to it.
  *
  * A run publishes its job with a new generation number (a release store, under the mutex, with
  * a broadcast for the threads that sleep); every worker, and the calling thread, takes job

@@ -1,461 +1,773 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * sched.c: the brain scheduler, Don't Starve's BrainWrangler (scripts/brain.lua) in C.
+ * sched.c: the brain scheduler (bt_sched_*): frames over the lists of lists.c, run serially (Don't
+ * Starve's way, each call at once) or with the think of a frame's due brains spread over workers
+ * (docs/threads.md).
  *
- * Don't Starve keeps `instances[brain]`, the list a brain is filed in, apart from the lists'
- * own memberships, and the two can disagree: AddInstance files a waiting brain among the
- * updaters without taking it out of its tick's bucket, so it is woken by that bucket too. Each
- * brain here records both: `list` (instances[brain]) and the ticks of the buckets that hold it.
- * Buckets live in a hash table keyed by tick, so an update touches only the due brains.
+ * Serially, a frame is bti_lists_update, and every call goes straight to the lists. On workers, a
+ * frame: begin (one thread, under the lock) applies the commands queued since the last frame,
+ * takes the due brains from the lists, and cuts them in order into batches; the workers think
+ * the batches, each writing the outcome of its brains into their slots and the commands its
+ * leaves make into a queue of its own, found through a thread-local pointer; end (one thread,
+ * under the lock) files every brain by its outcome in the frame's order, then applies the
+ * batches' queues in batch order, then the queue of the other threads. Nothing a worker writes
+ * is read by another worker, and the order of everything applied follows the frame's order of
+ * brains, not the threads: so the results do not depend on the workers.
+ *
+ * The lock is recursive: a command applied may call back into the host, which may call the
+ * scheduler again. On workers, a call on a brain made between frames by the thread that runs them
+ * is applied at once under the lock; any other goes to a queue (a batch's, without a lock, or the
+ * others' under qlock), so that only the threads thinking a frame and the thread running them
+ * touch an instance, and no call waits for a frame to end.
  */
-#include <math.h>
-#include <stdint.h>
+#include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "btp.h"
+#include "rec_internal.h"
 #include "sched_internal.h"
 
-typedef struct brain_rec {
-  uint32_t gen;
-  uint8_t used;
-  uint8_t list;        /* BT_SCHED_*: Don't Starve's instances[brain] */
-  int64_t wait;        /* the bucket `list` names, when WAITING */
-  uint32_t upd_pos;    /* index in the updaters, when UPDATING */
-  double period;       /* fixed-rate bound, 0 for none */
-  int64_t tick_in[2];  /* ticks of the buckets holding the brain */
-  int64_t *tick_more;
-  uint16_t nticks, cap_more;
-  int next_free;
-} brain_rec;
+enum { IDLE, BEGIN, THINK, END, FLUSH }; /* phases of a frame on workers */
 
-typedef struct bucket {
-  int64_t tick;
-  int *ids;
+enum { OP_FREE, OP_ADD, OP_REMOVE, OP_WAKE, OP_HIBERNATE, OP_SLEEP, OP_PERIOD, OP_SET_INST,
+       OP_FIRE_EVENT, OP_FORCE_UPDATE, OP_POST };
+
+static const char *const op_names[] = {"brain_free", "add", "remove", "wake", "hibernate", "sleep",
+                                       "set_period", "set_inst", "fire_event", "force_update",
+                                       "post"};
+
+typedef struct command {
+  int op;
+  int brain;
+  union {
+    double seconds; /* SLEEP, PERIOD */
+    int node;       /* FIRE_EVENT */
+    bt_inst *inst;  /* SET_INST */
+    struct {
+      bt_post_fn fn;
+      void *ud;
+      size_t at, size; /* its bytes in the queue's */
+    } post;
+  } u;
+} command;
+
+typedef struct queue {
+  command *cmds;
   int n, cap;
-} bucket;
+  bt_buf bytes; /* what the posts carry, each from a multiple of 8 */
+} queue;
 
-typedef struct slot {
-  int64_t tick;
-  int bucket; /* -1: empty */
-} slot;
+/* A batch: brains lo to hi - 1 of the frame, and what their leaves queued. Each is allocated on
+ * its own, so that two workers never write the same cache line. */
+typedef struct batch {
+  bt_sched *s;
+  int lo, hi;
+  atomic_int state; /* NOT_RUN, RUNNING, RAN */
+  queue q;
+} batch;
+
+enum { NOT_RUN, RUNNING, RAN };
 
 typedef struct due {
   int id;
   uint32_t gen;
+  bt_inst *inst;
 } due;
 
+enum { NOT_READY, SLEEPS, HIBERNATES }; /* a due brain's outcome */
+
+typedef struct outcome {
+  double sleep;
+  int state;
+} outcome;
+
 struct bt_sched {
-  double tick_time;
-  int policy;
-  int64_t tick;
-  long long thinks;
-  brain_rec *brains;
-  int nbrains, cap_brains, free_brain;
-  int *updaters;
-  int nupdaters, cap_updaters;
-  bucket *buckets;
-  int nbuckets, cap_buckets;
-  int *free_buckets;
-  int free_bucket_top, cap_free_buckets;
-  slot *slots; /* open addressing, linear probing, power-of-two size */
-  int nslots, used_slots;
-  due *snapshot;
-  int cap_snapshot;
-  int registered, waiting, hibernating;
+  bti_lists *lists;
+  int workers;     /* 0: serial; else the workers that think a frame */
+  int serial_depth; /* serial frames under way (a hook may run one inside another) */
+  atomic_int phase;
+  btp_mutex lock;  /* recursive: on workers, everything but the queue of other threads */
+  btp_mutex qlock; /* incoming */
+  atomic_uintptr_t owner; /* the thread that applies commands: its tls_me */
+  queue incoming, applying; /* commands from outside the frame's batches; the ones being applied */
+  /* the frame */
+  due *due;
+  outcome *out;
+  int ndue, cap_due;
+  batch **batches;
+  int nbatches, made_batches, cap_batches;
+  bt_sched_hooks hooks;
+  bt_tsched_hooks old_hooks; /* given to the deprecated bt_sched_update, bt_sched_frame_begin */
+  int has_old_hooks;
+  /* how batches run */
+  bt_pool *pool;
+  bt_executor exec;
+  int has_exec, batch_size;
+  /* figures */
+  long long frames, commands, rejected;
+  int last_due, last_batches;
+  char errmsg[256];
+  bt_rec_options recording; /* bt_sched_set_recording's */
+  int records;              /* recording is on: each brain's instance records */
 };
 
-static brain_rec *rec(const bt_sched *s, int id) {
-  return id >= 0 && id < s->nbrains && s->brains[id].used ? &s->brains[id] : NULL;
-}
+/* The batch this thread is thinking, if any; and a byte whose address names this thread. */
+static _Thread_local batch *tls_batch;
+static _Thread_local char tls_me;
 
-/* ---- a brain's bucket memberships ---- */
+static int in_own_batch(const bt_sched *s) { return tls_batch && tls_batch->s == s; }
 
-static int64_t *tick_at(brain_rec *r, int i) { return i < 2 ? &r->tick_in[i] : &r->tick_more[i - 2]; }
+/* The thread that applies commands: the last to begin a frame, flush or set the threads (first:
+ * the creator's). */
+static int is_owner(const bt_sched *s) { return atomic_load(&s->owner) == (uintptr_t)&tls_me; }
 
-static int ticks_find(brain_rec *r, int64_t t) {
-  for (int i = 0; i < r->nticks; i++)
-    if (*tick_at(r, i) == t) return i;
-  return -1;
-}
+/* ---- queues ---- */
 
-static int ticks_add(brain_rec *r, int64_t t) {
-  if (ticks_find(r, t) >= 0) return BT_OK;
-  if (r->nticks >= 2) {
-    int cap = r->cap_more;
-    if (bti_grow((void **)&r->tick_more, &cap, r->nticks - 1, sizeof *r->tick_more)) return BT_ENOMEM;
-    r->cap_more = (uint16_t)cap;
+static int queue_push(queue *q, const command *c, const void *data, size_t size) {
+  if (bti_grow((void **)&q->cmds, &q->cap, q->n + 1, sizeof *q->cmds)) return BT_ENOMEM;
+  command *d = &q->cmds[q->n];
+  *d = *c;
+  if (c->op == OP_POST) {
+    size_t room = (size + 7) & ~(size_t)7;
+    if (room < size || bt_buf_reserve(&q->bytes, room) != BT_OK) return BT_ENOMEM;
+    if (size) memcpy(q->bytes.data + q->bytes.len, data, size);
+    d->u.post.at = q->bytes.len;
+    d->u.post.size = size;
+    q->bytes.len += room;
   }
-  *tick_at(r, r->nticks++) = t;
+  q->n++;
   return BT_OK;
 }
 
-static void ticks_del(brain_rec *r, int64_t t) {
-  int i = ticks_find(r, t);
-  if (i < 0) return;
-  *tick_at(r, i) = *tick_at(r, r->nticks - 1);
-  r->nticks--;
+/* The bytes a queued command carries (NULL: none). */
+static const void *command_data(const queue *q, const command *c) {
+  return c->op == OP_POST && q->bytes.data ? q->bytes.data + c->u.post.at : NULL;
 }
 
-/* ---- buckets by tick ---- */
-
-static uint64_t hash_tick(int64_t t) {
-  uint64_t x = (uint64_t)t * 0x9E3779B97F4A7C15ULL;
-  return x ^ (x >> 29);
+static void queue_free(queue *q) {
+  free(q->cmds);
+  bt_buf_free(&q->bytes);
 }
 
-static int slot_find(const bt_sched *s, int64_t t) {
-  if (!s->nslots) return -1;
-  int mask = s->nslots - 1;
-  for (int i = (int)(hash_tick(t) & (uint64_t)mask);; i = (i + 1) & mask) {
-    if (s->slots[i].bucket < 0) return -1;
-    if (s->slots[i].tick == t) return i;
-  }
+/* ---- applying a command ---- */
+
+static int known(const bt_sched *s, int id) { return bti_lists_list(s->lists, id, NULL) >= 0; }
+
+/* The kind that bt_inst_fire_event triggers, for a message (the kind table's BT_KIND_LISTENS). */
+static int listening_kind(void) {
+  int k = 0;
+  while (k < BT_KIND_COUNT - 1 && !bt_kind_has(k, BT_KIND_LISTENS)) k++;
+  return k;
 }
 
-static int rehash(bt_sched *s, int nslots) {
-  slot *old = s->slots;
-  int nold = s->nslots;
-  s->slots = malloc((size_t)nslots * sizeof *s->slots);
-  if (!s->slots) {
-    s->slots = old;
-    return BT_ENOMEM;
-  }
-  s->nslots = nslots;
-  for (int i = 0; i < nslots; i++) s->slots[i].bucket = -1;
-  for (int i = 0; i < nold; i++) {
-    if (old[i].bucket < 0) continue;
-    int j = (int)(hash_tick(old[i].tick) & (uint64_t)(nslots - 1));
-    while (s->slots[j].bucket >= 0) j = (j + 1) & (nslots - 1);
-    s->slots[j] = old[i];
-  }
-  free(old);
-  return BT_OK;
+/* Binds the brain to inst, with a recorder when recording is on. */
+static int bind(bt_sched *s, int id, bt_inst *inst) {
+  int rc = bti_lists_set_inst(s->lists, id, inst);
+  if (rc == BT_OK && s->records) rc = bti_rec_attach_new(inst, &s->recording, (unsigned long long)id);
+  return rc;
 }
 
-/* The bucket for tick t, made if needed; -1 when out of memory. */
-static int bucket_get(bt_sched *s, int64_t t) {
-  int i = slot_find(s, t);
-  if (i >= 0) return s->slots[i].bucket;
-  if ((s->used_slots + 1) * 2 > s->nslots && rehash(s, s->nslots ? s->nslots * 2 : 64)) return -1;
-  int b;
-  if (s->free_bucket_top > 0) {
-    b = s->free_buckets[--s->free_bucket_top];
-  } else {
-    if (bti_grow((void **)&s->buckets, &s->cap_buckets, s->nbuckets + 1, sizeof *s->buckets)) return -1;
-    b = s->nbuckets++;
-    memset(&s->buckets[b], 0, sizeof s->buckets[b]);
-  }
-  s->buckets[b].tick = t;
-  s->buckets[b].n = 0;
-  int mask = s->nslots - 1;
-  for (i = (int)(hash_tick(t) & (uint64_t)mask); s->slots[i].bucket >= 0; i = (i + 1) & mask) {}
-  s->slots[i].tick = t;
-  s->slots[i].bucket = b;
-  s->used_slots++;
-  return b;
-}
-
-/* Removes the bucket of slot i (backward-shift deletion keeps probing chains whole). */
-static void bucket_drop(bt_sched *s, int i) {
-  int b = s->slots[i].bucket;
-  if (bti_grow((void **)&s->free_buckets, &s->cap_free_buckets, s->free_bucket_top + 1, sizeof(int)) == BT_OK)
-    s->free_buckets[s->free_bucket_top++] = b; /* else the bucket is simply not reused */
-  int mask = s->nslots - 1;
-  s->slots[i].bucket = -1;
-  s->used_slots--;
-  for (int j = (i + 1) & mask; s->slots[j].bucket >= 0; j = (j + 1) & mask) {
-    int home = (int)(hash_tick(s->slots[j].tick) & (uint64_t)mask);
-    /* move j back to i if its home is not in (i, j] cyclically */
-    int between = i <= j ? (home > i && home <= j) : (home > i || home <= j);
-    if (!between) {
-      s->slots[i] = s->slots[j];
-      s->slots[j].bucket = -1;
-      i = j;
+/* Applies c (its bytes at data); returns what it did. A queued command refused is counted and
+ * its message kept. Serially, or on workers under the lock. */
+static int apply(bt_sched *s, const command *c, const void *data, int queued) {
+  int id = c->brain, rc = BT_OK;
+  const char *why = "no such brain";
+  char reason[96];
+  bt_inst *inst = NULL;
+  if (c->op == OP_FIRE_EVENT || c->op == OP_FORCE_UPDATE) {
+    if (!known(s, id)) {
+      rc = BT_EINVAL;
+    } else if (!(inst = bti_lists_inst(s->lists, id))) {
+      rc = BT_EINVAL;
+      why = "bound to no instance";
     }
   }
-}
-
-static int bucket_put(bt_sched *s, int64_t t, int id) {
-  int b = bucket_get(s, t);
-  if (b < 0) return BT_ENOMEM;
-  bucket *k = &s->buckets[b];
-  if (bti_grow((void **)&k->ids, &k->cap, k->n + 1, sizeof *k->ids)) return BT_ENOMEM;
-  k->ids[k->n++] = id;
-  return BT_OK;
-}
-
-/* ---- lists ---- */
-
-static int updaters_add(bt_sched *s, int id) {
-  if (bti_grow((void **)&s->updaters, &s->cap_updaters, s->nupdaters + 1, sizeof *s->updaters))
-    return BT_ENOMEM;
-  s->brains[id].upd_pos = (uint32_t)s->nupdaters;
-  s->updaters[s->nupdaters++] = id;
-  return BT_OK;
-}
-
-static void updaters_del(bt_sched *s, int id) {
-  uint32_t pos = s->brains[id].upd_pos;
-  int last = s->updaters[--s->nupdaters];
-  s->updaters[pos] = last;
-  s->brains[last].upd_pos = pos;
-}
-
-/* Takes the brain out of the list instances[brain] names. */
-static void leave_list(bt_sched *s, int id) {
-  brain_rec *r = &s->brains[id];
-  switch (r->list) {
-    case BT_SCHED_UPDATING: updaters_del(s, id); break;
-    case BT_SCHED_WAITING: ticks_del(r, r->wait); s->waiting--; break;
-    case BT_SCHED_HIBERNATING: s->hibernating--; break;
-    default: break;
+  if (rc == BT_OK) switch (c->op) {
+    case OP_FREE: rc = bti_lists_brain_free(s->lists, id); break;
+    case OP_ADD: rc = bti_lists_add(s->lists, id); break;
+    case OP_REMOVE: rc = bti_lists_remove(s->lists, id); break;
+    case OP_WAKE: rc = bti_lists_wake(s->lists, id); break;
+    case OP_HIBERNATE: rc = bti_lists_hibernate(s->lists, id); break;
+    case OP_SLEEP: rc = bti_lists_sleep(s->lists, id, c->u.seconds); break;
+    case OP_PERIOD: rc = bti_lists_set_period(s->lists, id, c->u.seconds); break;
+    case OP_SET_INST: rc = bind(s, id, c->u.inst); break;
+    case OP_FIRE_EVENT:
+      rc = bt_inst_fire_event(inst, c->u.node);
+      if (rc != BT_OK) {
+        int k = listening_kind();
+        snprintf(reason, sizeof reason, "node %d is not %s %s of its tree", c->u.node, bti_article(k),
+                 bt_kind_name(k));
+        why = reason;
+      }
+      break;
+    case OP_FORCE_UPDATE:
+      bt_inst_force_update(inst);
+      rc = bti_lists_wake(s->lists, id);
+      break;
+    case OP_POST: c->u.post.fn(c->u.post.ud, data, c->u.post.size); break;
+    default: rc = BT_EINVAL; break;
   }
-  if (r->list != BT_SCHED_NONE) s->registered--;
-  r->list = BT_SCHED_NONE;
+  if (queued) {
+    s->commands++;
+    if (rc != BT_OK) {
+      s->rejected++;
+      snprintf(s->errmsg, sizeof s->errmsg, "tick %lld: %s of brain %d: %s", bti_lists_tick(s->lists),
+               op_names[c->op], id, rc == BT_ENOMEM ? "out of memory" : why);
+    }
+  }
+  return rc;
 }
 
-/* Files the brain in a list (instances[brain] = list; list[brain] = true). */
-static int join_list(bt_sched *s, int id, int list, int64_t wait) {
-  brain_rec *r = &s->brains[id];
-  int rc = BT_OK;
-  if (list == BT_SCHED_UPDATING) rc = updaters_add(s, id);
-  else if (list == BT_SCHED_WAITING) {
-    rc = ticks_find(r, wait) >= 0 ? BT_OK : bucket_put(s, wait, id);
-    if (rc == BT_OK) rc = ticks_add(r, wait);
-    if (rc == BT_OK) s->waiting++;
-  } else if (list == BT_SCHED_HIBERNATING) s->hibernating++;
-  if (rc) return rc;
-  r->list = (uint8_t)list;
-  r->wait = wait;
-  s->registered++;
-  return BT_OK;
+/* Applies the queue of other threads until it stays empty (commands applied may queue more).
+ * Under the lock, in a phase other than IDLE. */
+static void drain(bt_sched *s) {
+  for (;;) {
+    btp_mutex_lock(&s->qlock);
+    queue q = s->incoming;
+    s->incoming = s->applying;
+    s->applying = q;
+    btp_mutex_unlock(&s->qlock);
+    if (!q.n) return;
+    for (int i = 0; i < q.n; i++) apply(s, &q.cmds[i], command_data(&q, &q.cmds[i]), 1);
+    s->applying.n = 0;
+    s->applying.bytes.len = 0;
+  }
 }
 
-/* SendToList: acts only on a registered brain whose list differs. */
-static int send_to(bt_sched *s, int id, int list, int64_t wait) {
-  brain_rec *r = &s->brains[id];
-  if (r->list == BT_SCHED_NONE) return BT_OK;
-  if (r->list == list && (list != BT_SCHED_WAITING || r->wait == wait)) return BT_OK;
-  leave_list(s, id);
-  return join_list(s, id, list, wait);
+/* A call on a brain: serially, at once; on workers, into this thread's batch when one of s's is
+ * thinking here; applied at once when made by the thread that applies commands, between frames;
+ * otherwise into the queue of other threads. */
+static int submit(bt_sched *s, const command *c, const void *data, size_t size) {
+  if (!s->workers) return apply(s, c, data, 0);
+  if (in_own_batch(s)) return queue_push(&tls_batch->q, c, data, size);
+  if (is_owner(s) && atomic_load(&s->phase) == IDLE) {
+    btp_mutex_lock(&s->lock);
+    if (atomic_load(&s->phase) == IDLE) {
+      int rc = apply(s, c, data, 0);
+      btp_mutex_unlock(&s->lock);
+      return rc;
+    }
+    btp_mutex_unlock(&s->lock);
+  }
+  btp_mutex_lock(&s->qlock);
+  int rc = queue_push(&s->incoming, c, data, size);
+  btp_mutex_unlock(&s->qlock);
+  return rc;
 }
 
-/* ---- public ---- */
+static int on_brain(bt_sched *s, int op, int brain) {
+  if (!s || brain < 0) return BT_EINVAL;
+  command c = {.op = op, .brain = brain};
+  return submit(s, &c, NULL, 0);
+}
+
+/* The lock on workers (a serial scheduler has one thread: none); readers may be const. */
+static void lock(const bt_sched *s) {
+  if (s->workers) btp_mutex_lock((btp_mutex *)&s->lock);
+}
+
+static void unlock(const bt_sched *s) {
+  if (s->workers) btp_mutex_unlock((btp_mutex *)&s->lock);
+}
+
+/* ---- creation ---- */
 
 int bt_sched_create(bt_sched **out, double tick_time) {
+  if (!out) return BT_EINVAL;
   *out = NULL;
-  if (!(tick_time > 0) || isinf(tick_time)) return BT_EINVAL;
   bt_sched *s = calloc(1, sizeof *s);
   if (!s) return BT_ENOMEM;
-  s->tick_time = tick_time;
-  s->free_brain = -1;
+  int rc = bti_lists_create(&s->lists, tick_time);
+  if (rc != BT_OK) {
+    free(s);
+    return rc;
+  }
+  int bad = btp_mutex_init_recursive(&s->lock) != BT_OK;
+  if (!bad && btp_mutex_init(&s->qlock) != BT_OK) {
+    btp_mutex_destroy(&s->lock);
+    bad = 1;
+  }
+  if (bad) {
+    bti_lists_free(s->lists);
+    free(s);
+    return BT_ENOMEM;
+  }
+  atomic_init(&s->phase, IDLE);
+  atomic_init(&s->owner, (uintptr_t)&tls_me);
   *out = s;
   return BT_OK;
 }
 
 void bt_sched_free(bt_sched *s) {
   if (!s) return;
-  for (int i = 0; i < s->nbrains; i++) free(s->brains[i].tick_more);
-  for (int i = 0; i < s->nbuckets; i++) free(s->buckets[i].ids);
-  free(s->brains);
-  free(s->updaters);
-  free(s->buckets);
-  free(s->free_buckets);
-  free(s->slots);
-  free(s->snapshot);
+  bt_pool_free(s->pool);
+  for (int i = 0; i < s->made_batches; i++) {
+    queue_free(&s->batches[i]->q);
+    free(s->batches[i]);
+  }
+  free(s->batches);
+  queue_free(&s->incoming);
+  queue_free(&s->applying);
+  free(s->due);
+  free(s->out);
+  bti_lists_free(s->lists);
+  btp_mutex_destroy(&s->qlock);
+  btp_mutex_destroy(&s->lock);
   free(s);
 }
 
-int bt_sched_set_tick_time(bt_sched *s, double tick_time) {
-  if (!(tick_time > 0) || isinf(tick_time)) return BT_EINVAL;
-  s->tick_time = tick_time;
+/* Takes the lock outside a frame; BT_EBUSY (lock not held) during one. */
+static int lock_idle(bt_sched *s) {
+  btp_mutex_lock(&s->lock);
+  if (atomic_load(&s->phase) != IDLE || s->serial_depth) {
+    btp_mutex_unlock(&s->lock);
+    return BT_EBUSY;
+  }
   return BT_OK;
 }
 
-double bt_sched_tick_time(const bt_sched *s) { return s->tick_time; }
+/* How frames run from now on: serially (workers 0), or on workers through pool (owned; NULL:
+ * none) or ex (NULL: none). Under lock_idle; the queued commands are applied before a frame
+ * turns serial. */
+static void set_workers(bt_sched *s, int workers, bt_pool *pool, const bt_executor *ex) {
+  if (!workers && s->workers) {
+    atomic_store(&s->phase, FLUSH);
+    drain(s);
+    atomic_store(&s->phase, IDLE);
+  }
+  bt_pool_free(s->pool);
+  s->pool = pool;
+  s->has_exec = pool || ex;
+  if (pool) bt_pool_executor(pool, &s->exec);
+  else if (ex) s->exec = *ex;
+  s->workers = workers;
+  atomic_store(&s->owner, (uintptr_t)&tls_me);
+}
+
+int bt_sched_set_threads(bt_sched *s, int threads) {
+  if (!s || threads < 0 || threads > BT_POOL_MAX_THREADS) return BT_EINVAL;
+  if (in_own_batch(s) || lock_idle(s)) return BT_EBUSY;
+  bt_pool *pool = NULL;
+  int rc = threads > 1 ? bt_pool_create(&pool, threads) : BT_OK;
+  if (rc == BT_OK) set_workers(s, threads, pool, NULL);
+  btp_mutex_unlock(&s->lock);
+  return rc;
+}
+
+int bt_sched_set_executor(bt_sched *s, const bt_executor *ex) {
+  if (!s || (ex && (!ex->run || ex->workers < 1))) return BT_EINVAL;
+  if (in_own_batch(s) || lock_idle(s)) return BT_EBUSY;
+  set_workers(s, ex ? ex->workers : 1, NULL, ex);
+  btp_mutex_unlock(&s->lock);
+  return BT_OK;
+}
+
+int bt_sched_threads(const bt_sched *s) { return s ? s->workers : 0; }
+
+int bt_sched_set_batch_size(bt_sched *s, int brains) {
+  if (!s || brains < 0) return BT_EINVAL;
+  if (in_own_batch(s) || lock_idle(s)) return BT_EBUSY;
+  s->batch_size = brains;
+  btp_mutex_unlock(&s->lock);
+  return BT_OK;
+}
+
+int bt_sched_set_tick_time(bt_sched *s, double tick_time) {
+  if (!s) return BT_EINVAL;
+  if (!s->workers) return bti_lists_set_tick_time(s->lists, tick_time); /* even from a hook */
+  if (in_own_batch(s) || lock_idle(s)) return BT_EBUSY;
+  int rc = bti_lists_set_tick_time(s->lists, tick_time);
+  btp_mutex_unlock(&s->lock);
+  return rc;
+}
+
+double bt_sched_tick_time(const bt_sched *s) { return s ? bti_lists_tick_time(s->lists) : 0; }
 
 int bt_sched_set_policy(bt_sched *s, int policy) {
-  if (policy != BT_SCHED_DS && policy != BT_SCHED_FIXED_RATE) return BT_EINVAL;
-  s->policy = policy;
-  return BT_OK;
+  if (!s) return BT_EINVAL;
+  if (!s->workers) return bti_lists_set_policy(s->lists, policy); /* even from a hook */
+  if (in_own_batch(s) || lock_idle(s)) return BT_EBUSY;
+  int rc = bti_lists_set_policy(s->lists, policy);
+  btp_mutex_unlock(&s->lock);
+  return rc;
 }
 
-int bt_sched_brain_create(bt_sched *s) {
-  int id = s->free_brain;
-  if (id >= 0) {
-    s->free_brain = s->brains[id].next_free;
-  } else {
-    if (s->nbrains == INT32_MAX) return BT_ETOOBIG;
-    if (bti_grow((void **)&s->brains, &s->cap_brains, s->nbrains + 1, sizeof *s->brains)) return BT_ENOMEM;
-    id = s->nbrains++;
-    memset(&s->brains[id], 0, sizeof s->brains[id]);
+/* ---- brains ---- */
+
+/* A new brain, bound to inst unless NULL: at once, from any thread. */
+static int brain_create(bt_sched *s, bt_inst *inst) {
+  lock(s);
+  int id = bti_lists_brain_create(s->lists);
+  if (id >= 0 && inst && bind(s, id, inst) != BT_OK) {
+    bti_lists_brain_free(s->lists, id);
+    id = BT_ENOMEM;
   }
-  brain_rec *r = &s->brains[id];
-  r->used = 1;
-  r->list = BT_SCHED_NONE;
-  r->nticks = 0;
-  r->period = 0;
+  unlock(s);
   return id;
 }
 
-int bt_sched_brain_free(bt_sched *s, int id) {
-  brain_rec *r = rec(s, id);
-  if (!r) return BT_EINVAL;
-  bt_sched_remove(s, id);
-  r->used = 0;
-  r->gen++;
-  r->next_free = s->free_brain;
-  s->free_brain = id;
-  return BT_OK;
-}
+int bt_sched_brain_create(bt_sched *s) { return s ? brain_create(s, NULL) : BT_EINVAL; }
 
-int bt_sched_set_period(bt_sched *s, int id, double period) {
-  brain_rec *r = rec(s, id);
-  if (!r || !(period >= 0)) return BT_EINVAL;
-  r->period = period;
-  return BT_OK;
-}
-
-int bt_sched_add(bt_sched *s, int id) {
-  brain_rec *r = rec(s, id);
-  if (!r) return BT_EINVAL;
-  /* instances[brain] = updaters; updaters[brain] = true: the old list keeps its membership */
-  if (r->list == BT_SCHED_UPDATING) return BT_OK;
-  if (r->list == BT_SCHED_WAITING) s->waiting--;
-  else if (r->list == BT_SCHED_HIBERNATING) s->hibernating--;
-  if (r->list != BT_SCHED_NONE) s->registered--;
-  r->list = BT_SCHED_NONE;
-  return join_list(s, id, BT_SCHED_UPDATING, 0);
-}
-
-int bt_sched_remove(bt_sched *s, int id) {
-  brain_rec *r = rec(s, id);
-  if (!r) return BT_EINVAL;
-  leave_list(s, id);
-  r->nticks = 0; /* out of every bucket: their entries go stale */
-  return BT_OK;
-}
-
-int bt_sched_wake(bt_sched *s, int id) {
-  if (!rec(s, id)) return BT_EINVAL;
-  return send_to(s, id, BT_SCHED_UPDATING, 0);
-}
-
-int bt_sched_hibernate(bt_sched *s, int id) {
-  if (!rec(s, id)) return BT_EINVAL;
-  return send_to(s, id, BT_SCHED_HIBERNATING, 0);
-}
-
-int bt_sched_sleep(bt_sched *s, int id, double seconds) {
-  if (!rec(s, id)) return BT_EINVAL;
-  double ticks = seconds / s->tick_time;
-  if (ticks == 0) ticks = 1;
-  double target = floor((double)s->tick + ticks);
-  if (!(target > (double)s->tick)) return BT_OK;
-  if (target >= 9.2e18) return BT_OK; /* beyond any tick: waits forever, like a hibernation */
-  return send_to(s, id, BT_SCHED_WAITING, (int64_t)target);
-}
-
-/* The brains of tick's bucket join the updaters, as AddInstance files them (a brain filed in
- * another bucket stays in that one too). */
-static void wake_bucket(bt_sched *s, int64_t tick) {
-  int i = slot_find(s, tick);
-  if (i < 0) return;
-  bucket *k = &s->buckets[s->slots[i].bucket];
-  for (int j = 0; j < k->n; j++) {
-    int id = k->ids[j];
-    brain_rec *r = rec(s, id);
-    if (!r || ticks_find(r, tick) < 0) continue; /* left this bucket since: a stale entry */
-    ticks_del(r, tick);
-    bt_sched_add(s, id);
+int bt_sched_set_recording(bt_sched *s, const struct bt_rec_options *opts) {
+  if (!s) return BT_EINVAL;
+  if (in_own_batch(s) || lock_idle(s)) return BT_EBUSY;
+  int rc = BT_OK;
+  s->records = opts != NULL;
+  if (opts) s->recording = *opts;
+  for (int id = 0; id < bti_lists_brains(s->lists) && rc == BT_OK; id++) {
+    bt_inst *in = bti_lists_inst(s->lists, id);
+    if (!in) continue;
+    if (opts) {
+      rc = bti_rec_attach_new(in, opts, (unsigned long long)id);
+    } else if (bti_rec_owned(bt_inst_recorder(in))) {
+      bt_inst_set_recorder(in, NULL); /* frees it (the host's own recorders stay) */
+    }
   }
-  bucket_drop(s, i);
+  btp_mutex_unlock(&s->lock);
+  return rc;
 }
 
-static void file_after_think(bt_sched *s, int id, int has, double sleep) {
-  brain_rec *r = &s->brains[id];
-  if (s->policy == BT_SCHED_FIXED_RATE && r->period > 0 && (!has || sleep > r->period)) {
-    has = 1;
-    sleep = r->period;
-  } else if (s->policy == BT_SCHED_FIXED_RATE && !has) {
-    has = 1;
-    sleep = 0;
+int bt_sched_brain_free(bt_sched *s, int brain) { return on_brain(s, OP_FREE, brain); }
+int bt_sched_add(bt_sched *s, int brain) { return on_brain(s, OP_ADD, brain); }
+int bt_sched_remove(bt_sched *s, int brain) { return on_brain(s, OP_REMOVE, brain); }
+int bt_sched_wake(bt_sched *s, int brain) { return on_brain(s, OP_WAKE, brain); }
+int bt_sched_hibernate(bt_sched *s, int brain) { return on_brain(s, OP_HIBERNATE, brain); }
+int bt_sched_force_update(bt_sched *s, int brain) { return on_brain(s, OP_FORCE_UPDATE, brain); }
+
+int bt_sched_sleep(bt_sched *s, int brain, double seconds) {
+  if (!s || brain < 0) return BT_EINVAL;
+  command c = {.op = OP_SLEEP, .brain = brain, .u.seconds = seconds};
+  return submit(s, &c, NULL, 0);
+}
+
+int bt_sched_set_period(bt_sched *s, int brain, double period) {
+  if (!s || brain < 0 || !(period >= 0)) return BT_EINVAL;
+  command c = {.op = OP_PERIOD, .brain = brain, .u.seconds = period};
+  return submit(s, &c, NULL, 0);
+}
+
+int bt_sched_set_inst(bt_sched *s, int brain, bt_inst *inst) {
+  if (!s || brain < 0 || !inst) return BT_EINVAL;
+  command c = {.op = OP_SET_INST, .brain = brain, .u.inst = inst};
+  return submit(s, &c, NULL, 0);
+}
+
+int bt_sched_fire_event(bt_sched *s, int brain, int node) {
+  if (!s || brain < 0 || node < 0) return BT_EINVAL;
+  command c = {.op = OP_FIRE_EVENT, .brain = brain, .u.node = node};
+  return submit(s, &c, NULL, 0);
+}
+
+int bt_sched_post(bt_sched *s, bt_post_fn fn, void *ud, const void *data, size_t size) {
+  if (!s || !fn || (!data && size)) return BT_EINVAL;
+  command c = {.op = OP_POST, .brain = -1, .u.post = {fn, ud, 0, size}};
+  return submit(s, &c, data, size);
+}
+
+bt_inst *bt_sched_inst(bt_sched *s, int brain) {
+  if (!s) return NULL;
+  lock(s);
+  bt_inst *in = bti_lists_inst(s->lists, brain);
+  unlock(s);
+  return in;
+}
+
+/* ---- a serial frame ---- */
+
+/* The hooks of a serial frame whose host gives no think: the brains' instances think. */
+typedef struct own_think {
+  bt_sched *s;
+  const bt_sched_hooks *host; /* its ready, if any */
+} own_think;
+
+static int own_ready(void *ud, int brain) {
+  own_think *o = ud;
+  if (!bti_lists_inst(o->s->lists, brain)) return 0;
+  return !o->host || !o->host->ready || o->host->ready(o->host->ud, brain);
+}
+
+static int inst_think(bt_inst *inst, double *sleep) {
+  bt_inst_update(inst);
+  return bt_inst_sleep_time(inst, sleep);
+}
+
+static int own_think_fn(void *ud, int brain, double *sleep) {
+  own_think *o = ud;
+  bt_inst *inst = bti_lists_inst(o->s->lists, brain);
+  return inst ? inst_think(inst, sleep) : 0;
+}
+
+/* A serial frame; a hook may run another inside it, as a Lua brain manager's Update may. */
+static int serial_update(bt_sched *s, long long tick, const bt_sched_hooks *hooks) {
+  int n;
+  s->serial_depth++;
+  if (hooks && hooks->think) {
+    n = bti_lists_update(s->lists, tick, hooks);
+  } else {
+    own_think o = {s, hooks};
+    bt_sched_hooks own = {own_ready, own_think_fn, &o};
+    n = bti_lists_update(s->lists, tick, &own);
   }
-  if (!has) bt_sched_hibernate(s, id);
-  else if (sleep > s->tick_time) bt_sched_sleep(s, id, sleep);
+  s->serial_depth--;
+  if (n < 0) return n;
+  s->frames++;
+  s->last_due = n;
+  s->last_batches = 0;
+  return BT_OK;
+}
+
+/* ---- a frame on workers ---- */
+
+/* Room for n due brains and nb batches. */
+static int frame_room(bt_sched *s, int n, int nb) {
+  if (n > s->cap_due) {
+    int cap = s->cap_due;
+    if (bti_grow((void **)&s->due, &cap, n, sizeof *s->due)) return BT_ENOMEM;
+    int cap_out = s->cap_due;
+    if (bti_grow((void **)&s->out, &cap_out, n, sizeof *s->out)) return BT_ENOMEM;
+    s->cap_due = cap < cap_out ? cap : cap_out;
+  }
+  if (bti_grow((void **)&s->batches, &s->cap_batches, nb, sizeof *s->batches)) return BT_ENOMEM;
+  while (s->made_batches < nb) {
+    batch *b = calloc(1, (sizeof(batch) + 63) / 64 * 64 + 64); /* its own cache lines */
+    if (!b) return BT_ENOMEM;
+    b->s = s;
+    atomic_init(&b->state, NOT_RUN);
+    s->batches[s->made_batches++] = b;
+  }
+  return BT_OK;
+}
+
+static int batch_size(const bt_sched *s, int n) {
+  if (s->batch_size) return s->batch_size;
+  if (s->workers == 1) return n > 0 ? n : 1;
+  int per = (n + s->workers * 8 - 1) / (s->workers * 8);
+  return per < 32 ? 32 : per;
+}
+
+/* Phase 1, with the host's hooks (hooks) or the deprecated ones (old); NULL: the instances think. */
+static int frame_begin(bt_sched *s, long long tick, const bt_sched_hooks *hooks, const bt_tsched_hooks *old,
+                       int *batches) {
+  if (batches) *batches = 0;
+  if (!s || !batches || !s->workers) return BT_EINVAL;
+  if (in_own_batch(s)) return BT_EBUSY;
+  btp_mutex_lock(&s->lock);
+  int idle = IDLE;
+  if (!atomic_compare_exchange_strong(&s->phase, &idle, BEGIN)) {
+    btp_mutex_unlock(&s->lock);
+    return BT_EBUSY;
+  }
+  atomic_store(&s->owner, (uintptr_t)&tls_me);
+  drain(s);
+  const int *updaters;
+  int n = bti_lists_begin(s->lists, tick, &updaters);
+  int size = batch_size(s, n);
+  int nb = n / size + (n % size != 0);
+  if (frame_room(s, n, nb)) {
+    atomic_store(&s->phase, IDLE);
+    btp_mutex_unlock(&s->lock);
+    return BT_ENOMEM;
+  }
+  for (int i = 0; i < n; i++) {
+    int id = updaters[i];
+    s->due[i] = (due){id, bti_lists_gen(s->lists, id), bti_lists_inst(s->lists, id)};
+    s->out[i].state = NOT_READY;
+  }
+  for (int k = 0; k < nb; k++) {
+    batch *b = s->batches[k];
+    b->lo = k * size;
+    b->hi = b->lo + size < n ? b->lo + size : n;
+    b->q.n = 0;
+    b->q.bytes.len = 0;
+    atomic_store(&b->state, NOT_RUN);
+  }
+  s->ndue = n;
+  s->nbatches = nb;
+  if (hooks) s->hooks = *hooks;
+  else memset(&s->hooks, 0, sizeof s->hooks);
+  s->has_old_hooks = old != NULL;
+  if (old) s->old_hooks = *old;
+  atomic_store(&s->phase, THINK); /* publishes the frame to the workers */
+  btp_mutex_unlock(&s->lock);
+  *batches = nb;
+  return BT_OK;
+}
+
+int bt_sched_frame_begin(bt_sched *s, long long tick, const bt_sched_hooks *hooks, int *batches) {
+  return frame_begin(s, tick, hooks, NULL, batches);
+}
+
+/* Thinks a due brain: its outcome (NOT_READY, SLEEPS with *sleep, HIBERNATES). */
+static int think_due(const bt_sched *s, const due *d, double *sleep) {
+  int has;
+  if (s->has_old_hooks) { /* their brains were always bound */
+    const bt_tsched_hooks *h = &s->old_hooks;
+    if (!d->inst) return NOT_READY;
+    if (h->ready && !h->ready(h->ud, d->id, d->inst)) return NOT_READY;
+    has = h->think ? h->think(h->ud, d->id, d->inst, sleep) : inst_think(d->inst, sleep);
+  } else {
+    const bt_sched_hooks *h = &s->hooks;
+    if (!h->think && !d->inst) return NOT_READY;
+    if (h->ready && !h->ready(h->ud, d->id)) return NOT_READY;
+    has = h->think ? h->think(h->ud, d->id, sleep) : inst_think(d->inst, sleep);
+  }
+  return has ? SLEEPS : HIBERNATES;
+}
+
+static void think_batch(bt_sched *s, batch *b) {
+  batch *outer = tls_batch;
+  tls_batch = b;
+  for (int i = b->lo; i < b->hi; i++) {
+    double sleep = 0;
+    outcome *o = &s->out[i];
+    o->state = think_due(s, &s->due[i], &sleep);
+    o->sleep = sleep;
+  }
+  tls_batch = outer;
+}
+
+int bt_sched_frame_run(bt_sched *s, int k) {
+  if (!s || atomic_load(&s->phase) != THINK || k < 0 || k >= s->nbatches) return BT_EINVAL;
+  batch *b = s->batches[k];
+  int not_run = NOT_RUN;
+  if (!atomic_compare_exchange_strong(&b->state, &not_run, RUNNING)) return BT_EINVAL;
+  think_batch(s, b);
+  atomic_store(&b->state, RAN); /* publishes its outcomes and queue to the end */
+  return BT_OK;
+}
+
+int bt_sched_frame_end(bt_sched *s) {
+  if (!s) return BT_EINVAL;
+  if (in_own_batch(s)) return BT_EBUSY;
+  int phase = atomic_load(&s->phase);
+  if (phase != THINK) return phase == IDLE ? BT_EINVAL : BT_EBUSY;
+  /* every batch ran, or runs now: none is lost */
+  int missed = 0;
+  for (int k = 0; k < s->nbatches; k++) {
+    batch *b = s->batches[k];
+    int not_run = NOT_RUN;
+    if (atomic_compare_exchange_strong(&b->state, &not_run, RUNNING)) {
+      think_batch(s, b);
+      atomic_store(&b->state, RAN);
+      missed++;
+    }
+    while (atomic_load(&b->state) != RAN) btp_thread_yield();
+  }
+  btp_mutex_lock(&s->lock);
+  atomic_store(&s->phase, END);
+  for (int i = 0; i < s->ndue; i++) {
+    const outcome *o = &s->out[i];
+    if (o->state != NOT_READY)
+      bti_lists_thought(s->lists, s->due[i].id, s->due[i].gen, o->state == SLEEPS, o->sleep);
+  }
+  for (int k = 0; k < s->nbatches; k++) {
+    const queue *q = &s->batches[k]->q;
+    for (int i = 0; i < q->n; i++) apply(s, &q->cmds[i], command_data(q, &q->cmds[i]), 1);
+  }
+  drain(s);
+  s->frames++;
+  s->last_due = s->ndue;
+  s->last_batches = s->nbatches;
+  if (missed)
+    snprintf(s->errmsg, sizeof s->errmsg, "tick %lld: %d of %d batches were not run by the host; "
+             "the frame's end ran them", bti_lists_tick(s->lists), missed, s->nbatches);
+  atomic_store(&s->phase, IDLE);
+  btp_mutex_unlock(&s->lock);
+  return missed ? BT_EINVAL : BT_OK;
+}
+
+static void run_job(void *job, int k) { bt_sched_frame_run(job, k); }
+
+/* A frame on workers: begin, the batches on the executor (or this thread), end. */
+static int frame(bt_sched *s, long long tick, const bt_sched_hooks *hooks, const bt_tsched_hooks *old) {
+  int nb;
+  int rc = frame_begin(s, tick, hooks, old, &nb);
+  if (rc != BT_OK) return rc;
+  int ran = BT_OK;
+  if (nb > 0 && s->has_exec) ran = s->exec.run(s->exec.data, nb, run_job, s);
+  else
+    for (int k = 0; k < nb; k++) bt_sched_frame_run(s, k);
+  rc = bt_sched_frame_end(s);
+  return ran < 0 ? ran : rc;
 }
 
 int bt_sched_update(bt_sched *s, long long tick, const bt_sched_hooks *hooks) {
-  if (!hooks || !hooks->think) return BT_EINVAL;
-  s->tick = tick;
-  wake_bucket(s, tick);
-  if (bti_grow((void **)&s->snapshot, &s->cap_snapshot, s->nupdaters, sizeof *s->snapshot)) return BT_ENOMEM;
-  /* the snapshot: later additions think next tick, removals still think this one */
-  int n = 0;
-  int count = s->nupdaters;
-  for (int i = 0; i < count; i++) {
-    int id = s->updaters[i];
-    s->snapshot[n++] = (due){id, s->brains[id].gen};
+  if (!s) return BT_EINVAL;
+  if (in_own_batch(s)) return BT_EBUSY;
+  return s->workers ? frame(s, tick, hooks, NULL) : serial_update(s, tick, hooks);
+}
+
+int bt_sched_flush(bt_sched *s) {
+  if (!s) return BT_EINVAL;
+  if (!s->workers) return BT_OK;
+  if (in_own_batch(s)) return BT_EBUSY;
+  btp_mutex_lock(&s->lock);
+  int idle = IDLE;
+  if (!atomic_compare_exchange_strong(&s->phase, &idle, FLUSH)) {
+    btp_mutex_unlock(&s->lock);
+    return BT_EBUSY;
   }
-  due *list = s->snapshot;
-  s->snapshot = NULL;
-  int cap = s->cap_snapshot;
-  s->cap_snapshot = 0;
-  int kept = 0;
-  for (int i = 0; i < n; i++) {
-    if (hooks->ready && !hooks->ready(hooks->ud, list[i].id)) continue;
-    list[kept++] = list[i];
-  }
-  for (int i = 0; i < kept; i++) {
-    brain_rec *r = rec(s, list[i].id);
-    if (!r || r->gen != list[i].gen) continue; /* freed during this tick */
-    double sleep = 0;
-    int has = hooks->think(hooks->ud, list[i].id, &sleep);
-    s->thinks++;
-    r = rec(s, list[i].id);
-    if (!r || r->gen != list[i].gen) continue;
-    file_after_think(s, list[i].id, has, sleep);
-  }
-  if (!s->snapshot) { /* keep the larger scratch array */
-    s->snapshot = list;
-    s->cap_snapshot = cap;
-  } else {
-    free(list);
-  }
+  atomic_store(&s->owner, (uintptr_t)&tls_me);
+  drain(s);
+  atomic_store(&s->phase, IDLE);
+  btp_mutex_unlock(&s->lock);
   return BT_OK;
 }
 
-/* ---- the threaded scheduler's frame (tsched.c), in bt_sched_update's steps ---- */
+/* ---- what it says ---- */
 
-int bti_sched_begin(bt_sched *s, long long tick, const int **updaters) {
-  s->tick = tick;
-  wake_bucket(s, tick);
-  *updaters = s->updaters;
-  return s->nupdaters;
+long long bt_sched_tick(const bt_sched *s) {
+  if (!s) return 0;
+  lock(s);
+  long long t = bti_lists_tick(s->lists);
+  unlock(s);
+  return t;
 }
 
-uint32_t bti_sched_gen(const bt_sched *s, int id) { return s->brains[id].gen; }
-
-void bti_sched_thought(bt_sched *s, int id, uint32_t gen, int has, double sleep) {
-  brain_rec *r = rec(s, id);
-  if (!r || r->gen != gen) return;
-  s->thinks++;
-  file_after_think(s, id, has, sleep);
-}
-
-long long bt_sched_tick(const bt_sched *s) { return s->tick; }
-
-int bt_sched_list(const bt_sched *s, int id, long long *wake_tick) {
-  brain_rec *r = rec(s, id);
-  if (!r) return BT_EINVAL;
-  if (wake_tick) *wake_tick = r->list == BT_SCHED_WAITING ? r->wait : 0;
-  return r->list;
+int bt_sched_list(const bt_sched *s, int brain, long long *wake_tick) {
+  if (!s) return BT_EINVAL;
+  lock(s);
+  int rc = bti_lists_list(s->lists, brain, wake_tick);
+  unlock(s);
+  return rc;
 }
 
 void bt_sched_stats_get(const bt_sched *s, bt_sched_stats *out) {
-  out->thinks = s->thinks;
-  out->registered = s->registered;
-  out->updating = s->nupdaters;
-  out->waiting = s->waiting;
-  out->hibernating = s->hibernating;
+  if (!s || !out) return;
+  lock(s);
+  bti_lists_stats_get(s->lists, out);
+  out->frames = s->frames;
+  out->due = s->last_due;
+  out->batches = s->last_batches;
+  out->commands = s->commands;
+  out->rejected = s->rejected;
+  unlock(s);
+}
+
+const char *bt_sched_errmsg(const bt_sched *s) { return s ? s->errmsg : ""; }
+
+/* ---- deprecated names (bt_sched.h) ---- */
+
+int bt_tsched_create(bt_tsched **out, double tick_time) {
+  int rc = bt_sched_create(out, tick_time);
+  if (rc == BT_OK) (*out)->workers = 1; /* frames on the calling thread, as bt_sched_set_threads(s, 1) */
+  return rc;
+}
+
+int bt_tsched_brain_create(bt_tsched *ts, bt_inst *inst) {
+  return ts && inst ? brain_create(ts, inst) : BT_EINVAL;
+}
+
+int bt_tsched_update(bt_tsched *ts, long long tick, const bt_tsched_hooks *hooks) {
+  if (!ts) return BT_EINVAL;
+  if (in_own_batch(ts)) return BT_EBUSY;
+  bt_tsched_hooks none = {0};
+  return frame(ts, tick, NULL, hooks ? hooks : &none);
+}
+
+int bt_tsched_frame_begin(bt_tsched *ts, long long tick, const bt_tsched_hooks *hooks, int *batches) {
+  bt_tsched_hooks none = {0};
+  return frame_begin(ts, tick, NULL, hooks ? hooks : &none, batches);
 }

@@ -224,6 +224,30 @@ static void test_changes_during_tick(void) {
   CHECK_INT(thought[b], 0);
 }
 
+/* From a hook of a serial frame the tick time and the policy change as before workers existed;
+ * the workers cannot (a frame is under way). */
+static int settings_rc[3];
+static void change_settings(int b) {
+  if (b != 0) return;
+  settings_rc[0] = bt_sched_set_tick_time(S, 1.0 / 30);
+  settings_rc[1] = bt_sched_set_policy(S, BT_SCHED_DS);
+  settings_rc[2] = bt_sched_set_threads(S, 2);
+}
+
+static void test_settings_during_tick(void) {
+  reset();
+  int a = new_brain();
+  bt_sched_add(S, a);
+  during_think = change_settings;
+  tick(1);
+  during_think = NULL;
+  CHECK_INT(thought[a], 1);
+  CHECK_INT(settings_rc[0], BT_OK);
+  CHECK_INT(settings_rc[1], BT_OK);
+  CHECK_INT(settings_rc[2], BT_EBUSY);
+  CHECK_INT(bt_sched_threads(S), 0);
+}
+
 /* A freed id is reused; the old brain's bucket entry does not wake the new one. */
 static void test_reuse(void) {
   reset();
@@ -311,7 +335,8 @@ static void test_errors(void) {
   CHECK_INT(bt_sched_create(&s, -1), BT_EINVAL);
   CHECK_INT(bt_sched_create(&s, 0.1), BT_OK);
   CHECK_INT(bt_sched_add(s, 0), BT_EINVAL);
-  CHECK_INT(bt_sched_update(s, 1, NULL), BT_EINVAL);
+  CHECK_INT(bt_sched_update(NULL, 1, NULL), BT_EINVAL);
+  CHECK_INT(bt_sched_update(s, 1, NULL), BT_OK); /* no hooks: the instances think (none here) */
   CHECK_INT(bt_sched_set_tick_time(s, 0), BT_EINVAL);
   CHECK_INT(bt_sched_set_tick_time(s, 0.05), BT_OK);
   CHECK_NUM(bt_sched_tick_time(s), 0.05);
@@ -329,6 +354,7 @@ int main(void) {
   test_add_while_waiting();
   test_remove();
   test_changes_during_tick();
+  test_settings_during_tick();
   test_reuse();
   test_fixed_rate();
   test_cost_follows_due();

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_threads.c: the worker pool (bt_pool_*) and the threaded scheduler (bt_tsched_*).
+ * test_threads.c: the worker pool (bt_pool_*) and the scheduler on workers (bt_sched_*).
  *
  * The heart of it is a scripted world whose leaves do what the threaded mode allows: they read
  * and write their own agent, read data shared by all (food, the other agents' brain ids) that
@@ -13,8 +13,10 @@
  * recorder's records) and the scheduler's counts are written to a trace, and every run's trace
  * must equal the first run's byte for byte.
  *
- * Then: without commands between agents, the threaded scheduler thinks and files as bt_sched
- * does; another thread hammers the queue while frames run (nothing lost, in order); leaves make
+ * The same world runs through the deprecated names (bt_tsched_*, whose hooks are given the
+ * instance), with the same trace. Then: without commands between agents, the scheduler on
+ * workers thinks and files as the serial one does; a scheduler turns serial and back, its
+ * instances thinking without hooks; another thread hammers the queue while frames run (nothing lost, in order); leaves make
  * and remove brains while others think; instances of one definition are made and freed on
  * several threads at once; every call's errors; a thread the system refuses.
  *
@@ -40,6 +42,18 @@
       exit(1);                                                                   \
     }                                                                            \
   } while (0)
+
+/* A scheduler that runs its frames on workers (the calling thread until bt_sched_set_threads). */
+static int sched_create_on_workers(bt_sched **out, double tick_time) {
+  int rc = bt_sched_create(out, tick_time);
+  return rc == BT_OK ? bt_sched_set_threads(*out, 1) : rc;
+}
+
+/* A new brain bound to inst. */
+static int brain_bound(bt_sched *s, bt_inst *inst) {
+  int id = bt_sched_brain_create(s);
+  return id >= 0 && bt_sched_set_inst(s, id, inst) != BT_OK ? BT_EINVAL : id;
+}
 
 /* Checks made on other threads than main's: counted atomically, added to check.h's at the end. */
 static atomic_long worker_checks, worker_failures;
@@ -158,15 +172,15 @@ static void test_refused_thread(void) {
   atomic_store(&creations_left, -1);
   CHECK(strcmp(bt_strerror(BT_ETHREAD), bt_strerror(BT_EINVAL)) != 0);
 
-  bt_tsched *ts;
-  CHECK_INT(bt_tsched_create(&ts, 1.0 / 30), BT_OK);
-  CHECK_INT(bt_tsched_set_threads(ts, 2), BT_OK);
+  bt_sched *ts;
+  CHECK_INT(sched_create_on_workers(&ts, 1.0 / 30), BT_OK);
+  CHECK_INT(bt_sched_set_threads(ts, 2), BT_OK);
   atomic_store(&creations_left, 0);
-  CHECK_INT(bt_tsched_set_threads(ts, 4), BT_ETHREAD);
+  CHECK_INT(bt_sched_set_threads(ts, 4), BT_ETHREAD);
   atomic_store(&creations_left, -1);
-  CHECK_INT(bt_tsched_threads(ts), 2); /* the pool it had */
-  CHECK_INT(bt_tsched_update(ts, 1, NULL), BT_OK);
-  bt_tsched_free(ts);
+  CHECK_INT(bt_sched_threads(ts), 2); /* the pool it had */
+  CHECK_INT(bt_sched_update(ts, 1, NULL), BT_OK);
+  bt_sched_free(ts);
 }
 
 /* ---- the scripted world ---- */
@@ -187,8 +201,10 @@ typedef struct agent {
 } agent;
 
 typedef struct world {
-  bt_tsched *ts;  /* NULL: the serial scheduler runs it (and leaves queue nothing) */
+  bt_sched *ts;  /* NULL: the serial scheduler runs it (and leaves queue nothing) */
   bt_sched *serial;
+  int old_names; /* ts is made and run with the deprecated bt_tsched names */
+  int late_binds; /* brains bound in a frame's end: a queued command each, not with old_names */
   bt_def *def;
   int alarm;      /* the EventNode's pre-order index */
   agent *agents;
@@ -231,7 +247,7 @@ static int leaf_eat(bt_call *c) {
   agent *a = me(c);
   a->hunger -= 2;
   int cell = a->index % CELLS;
-  if (!W.quiet) WCHECK_INT(bt_tsched_post(W.ts, eat_food, &W, &cell, sizeof cell), BT_OK);
+  if (!W.quiet) WCHECK_INT(bt_sched_post(W.ts, eat_food, &W, &cell, sizeof cell), BT_OK);
   return 1;
 }
 
@@ -246,8 +262,8 @@ static int leaf_shout(bt_call *c) {
   a->shouts++;
   agent *b = neighbour(a, a->shouts);
   if (!W.quiet && b->alive) {
-    WCHECK_INT(bt_tsched_fire_event(W.ts, b->brain, W.alarm), BT_OK);
-    WCHECK_INT(bt_tsched_force_update(W.ts, b->brain), BT_OK);
+    WCHECK_INT(bt_sched_fire_event(W.ts, b->brain, W.alarm), BT_OK);
+    WCHECK_INT(bt_sched_force_update(W.ts, b->brain), BT_OK);
   }
   return 1;
 }
@@ -258,13 +274,13 @@ static int leaf_wander(bt_call *c) {
   a->hunger++;
   if (!W.quiet) {
     agent *b = neighbour(a, a->wander);
-    if (a->wander % 11 == 0 && b->alive) WCHECK_INT(bt_tsched_wake(W.ts, b->brain), BT_OK);
+    if (a->wander % 11 == 0 && b->alive) WCHECK_INT(bt_sched_wake(W.ts, b->brain), BT_OK);
     if (a->wander % 5 == 0 && b->alive) { /* raises the alarm */
-      WCHECK_INT(bt_tsched_fire_event(W.ts, b->brain, W.alarm), BT_OK);
-      WCHECK_INT(bt_tsched_force_update(W.ts, b->brain), BT_OK);
+      WCHECK_INT(bt_sched_fire_event(W.ts, b->brain, W.alarm), BT_OK);
+      WCHECK_INT(bt_sched_force_update(W.ts, b->brain), BT_OK);
     }
-    if (a->wander % 17 == 0) WCHECK_INT(bt_tsched_sleep(W.ts, a->brain, 0.4), BT_OK);
-    if (a->wander % 23 == 0 && b->alive) WCHECK_INT(bt_tsched_hibernate(W.ts, b->brain), BT_OK);
+    if (a->wander % 17 == 0) WCHECK_INT(bt_sched_sleep(W.ts, a->brain, 0.4), BT_OK);
+    if (a->wander % 23 == 0 && b->alive) WCHECK_INT(bt_sched_hibernate(W.ts, b->brain), BT_OK);
   }
   return 1;
 }
@@ -276,11 +292,11 @@ static int leaf_call(bt_call *c) {
   a->calls++;
   if (W.quiet) return 1;
   if (a->index % 7 == 0 && a->calls % 2 == 0 && W.nagents < MAX_AGENTS - 64)
-    WCHECK_INT(bt_tsched_post(W.ts, spawn_agent, &W, &a->index, sizeof a->index), BT_OK);
+    WCHECK_INT(bt_sched_post(W.ts, spawn_agent, &W, &a->index, sizeof a->index), BT_OK);
   if (a->calls % 3 == 2 && a->index % 5 == 1) { /* dies: leaves the scheduler, then the world */
-    WCHECK_INT(bt_tsched_remove(W.ts, a->brain), BT_OK);
-    WCHECK_INT(bt_tsched_brain_free(W.ts, a->brain), BT_OK);
-    WCHECK_INT(bt_tsched_post(W.ts, bury_agent, &W, &a->index, sizeof a->index), BT_OK);
+    WCHECK_INT(bt_sched_remove(W.ts, a->brain), BT_OK);
+    WCHECK_INT(bt_sched_brain_free(W.ts, a->brain), BT_OK);
+    WCHECK_INT(bt_sched_post(W.ts, bury_agent, &W, &a->index, sizeof a->index), BT_OK);
   }
   return 1;
 }
@@ -355,10 +371,12 @@ static agent *make_agent(int hunger) {
     if (a->index % 10 == 0) bt_rec_set_callback(a->rec, heard, a);
     REQUIRE(bt_inst_set_recorder(a->inst, a->rec) == BT_OK);
   }
-  a->brain = W.ts ? bt_tsched_brain_create(W.ts, a->inst) : bt_sched_brain_create(W.serial);
+  if (W.old_names) a->brain = bt_tsched_brain_create(W.ts, a->inst); /* binds at once */
+  else a->brain = W.ts ? brain_bound(W.ts, a->inst) : bt_sched_brain_create(W.serial);
+  W.late_binds += W.ts && !W.old_names && W.tick > 0;
   REQUIRE(a->brain >= 0 && a->brain < MAX_AGENTS);
   W.by_brain[a->brain] = a->index;
-  if (W.ts) CHECK_INT(bt_tsched_add(W.ts, a->brain), BT_OK);
+  if (W.ts) CHECK_INT(bt_sched_add(W.ts, a->brain), BT_OK);
   else CHECK_INT(bt_sched_add(W.serial, a->brain), BT_OK);
   a->alive = 1;
   W.nagents++;
@@ -388,7 +406,7 @@ static void bury_agent(void *ud, const void *data, size_t size) {
   memcpy(&index, data, sizeof index);
   agent *a = &W.agents[index];
   if (!a->alive) return;
-  CHECK(bt_tsched_list(W.ts, a->brain, NULL) == BT_EINVAL); /* its brain_free came first */
+  CHECK(bt_sched_list(W.ts, a->brain, NULL) == BT_EINVAL); /* its brain_free came first */
   W.by_brain[a->brain] = -1;
   bt_inst_free(a->inst);
   bt_rec_free(a->rec);
@@ -398,14 +416,14 @@ static void bury_agent(void *ud, const void *data, size_t size) {
   a->brain = -1;
 }
 
-static int w_ready(void *ud, int brain, bt_inst *inst) {
+static int w_ready_inst(void *ud, int brain, bt_inst *inst) {
   (void)ud;
   (void)brain;
   agent *a = bt_inst_agent(inst);
   return (a->index + W.tick) % 9 != 0;
 }
 
-static int w_think(void *ud, int brain, bt_inst *inst, double *sleep) {
+static int w_think_inst(void *ud, int brain, bt_inst *inst, double *sleep) {
   (void)ud;
   (void)brain;
   agent *a = bt_inst_agent(inst);
@@ -414,16 +432,23 @@ static int w_think(void *ud, int brain, bt_inst *inst, double *sleep) {
   return bt_inst_sleep_time(inst, sleep);
 }
 
-static const bt_tsched_hooks w_hooks = {w_ready, w_think, NULL};
+/* the hooks of a frame on workers: the brain's instance from the scheduler */
+static int w_ready(void *ud, int brain) { return w_ready_inst(ud, brain, bt_sched_inst(W.ts, brain)); }
+static int w_think(void *ud, int brain, double *sleep) {
+  return w_think_inst(ud, brain, bt_sched_inst(W.ts, brain), sleep);
+}
+static const bt_sched_hooks w_hooks = {w_ready, w_think, NULL};
+/* the deprecated bt_sched_hooks, given the instance */
+static const bt_tsched_hooks w_hooks_inst = {w_ready_inst, w_think_inst, NULL};
 
 /* the serial scheduler's hooks, for the same world */
 static int s_ready(void *ud, int brain) {
   (void)ud;
-  return w_ready(NULL, brain, W.agents[W.by_brain[brain]].inst);
+  return w_ready_inst(NULL, brain, W.agents[W.by_brain[brain]].inst);
 }
 static int s_think(void *ud, int brain, double *sleep) {
   (void)ud;
-  return w_think(NULL, brain, W.agents[W.by_brain[brain]].inst, sleep);
+  return w_think_inst(NULL, brain, W.agents[W.by_brain[brain]].inst, sleep);
 }
 static const bt_sched_hooks s_hooks = {s_ready, s_think, NULL};
 
@@ -447,14 +472,14 @@ static void put_d(double v) { put(&v, sizeof v); }
  * count. */
 static void trace_frame(int common) {
   if (W.ts && !common) {
-    bt_tsched_stats st;
-    bt_tsched_stats_get(W.ts, &st);
+    bt_sched_stats st;
+    bt_sched_stats_get(W.ts, &st);
     long long v[] = {st.thinks, st.frames, st.registered, st.updating, st.waiting, st.hibernating,
-                     st.due, st.commands, st.rejected};
+                     st.due, st.commands - W.late_binds, st.rejected};
     put(v, sizeof v);
   } else if (W.ts) {
-    bt_tsched_stats st;
-    bt_tsched_stats_get(W.ts, &st);
+    bt_sched_stats st;
+    bt_sched_stats_get(W.ts, &st);
     long long v[] = {st.thinks, st.registered, st.updating, st.waiting, st.hibernating};
     put(v, sizeof v);
   } else {
@@ -468,7 +493,7 @@ static void trace_frame(int common) {
   for (int i = 0; i < W.nagents; i++) {
     const agent *a = &W.agents[i];
     long long wake = -1;
-    int list = !a->alive ? -1 : W.ts ? bt_tsched_list(W.ts, a->brain, &wake) : bt_sched_list(W.serial, a->brain, &wake);
+    int list = !a->alive ? -1 : W.ts ? bt_sched_list(W.ts, a->brain, &wake) : bt_sched_list(W.serial, a->brain, &wake);
     long long v[] = {a->index, a->brain, a->alive, list, wake, a->hunger, a->wander, a->shouts,
                      a->calls, a->patrol, a->finished, a->thinks, a->heard, (long long)a->heard_hash};
     put(v, sizeof v);
@@ -494,7 +519,7 @@ static void trace_frame(int common) {
 #define FRAMES 90
 #define FIRST_AGENTS 400
 
-enum { PLAIN, HOST_JOBS, FAILING_JOBS, THREE_CALLS };
+enum { PLAIN, HOST_JOBS, FAILING_JOBS, THREE_CALLS, OLD_NAMES }; /* OLD_NAMES: the deprecated bt_tsched_* */
 
 /* The host's job system: `workers` threads of its own per run, taking the jobs from the last. */
 typedef struct host_jobs {
@@ -534,7 +559,7 @@ static int host_run(void *data, int count, bt_job_fn fn, void *job) {
 /* The three-call frame, the batches run by two threads of the host's in reverse order, the
  * first batch skipped every third frame (the frame's end must run it). */
 typedef struct three_calls {
-  bt_tsched *ts;
+  bt_sched *ts;
   int nb, skip;
   atomic_int next;
 } three_calls;
@@ -546,7 +571,7 @@ static void *three_worker(void *arg) {
     if (k >= t->nb) return NULL;
     int i = t->nb - 1 - k;
     if (t->skip && i == 0) continue;
-    WCHECK_INT(bt_tsched_frame_run(t->ts, i), BT_OK);
+    WCHECK_INT(bt_sched_frame_run(t->ts, i), BT_OK);
   }
 }
 
@@ -567,11 +592,13 @@ static unsigned char *run_world(int threads, int batch, int how, int mode, size_
   if (serial) {
     REQUIRE(bt_sched_create(&W.serial, 1.0 / 30) == BT_OK);
   } else {
-    REQUIRE(bt_tsched_create(&W.ts, 1.0 / 30) == BT_OK);
-    if (how == PLAIN || how == THREE_CALLS) CHECK_INT(bt_tsched_set_threads(W.ts, threads), BT_OK);
-    else CHECK_INT(bt_tsched_set_executor(W.ts, &(bt_executor){host_run, &jobs, threads}), BT_OK);
-    CHECK_INT(bt_tsched_threads(W.ts), threads);
-    CHECK_INT(bt_tsched_set_batch_size(W.ts, batch), BT_OK);
+    if (how == OLD_NAMES) REQUIRE(bt_tsched_create(&W.ts, 1.0 / 30) == BT_OK);
+    else REQUIRE(sched_create_on_workers(&W.ts, 1.0 / 30) == BT_OK);
+    W.old_names = how == OLD_NAMES;
+    if (how == PLAIN || how == THREE_CALLS || how == OLD_NAMES) CHECK_INT(bt_sched_set_threads(W.ts, threads), BT_OK);
+    else CHECK_INT(bt_sched_set_executor(W.ts, &(bt_executor){host_run, &jobs, threads}), BT_OK);
+    CHECK_INT(bt_sched_threads(W.ts), threads);
+    CHECK_INT(bt_sched_set_batch_size(W.ts, batch), BT_OK);
   }
   for (int c = 0; c < CELLS; c++) W.food[c] = 20;
   for (int i = 0; i < FIRST_AGENTS; i++) make_agent(i % 7);
@@ -582,25 +609,32 @@ static unsigned char *run_world(int threads, int batch, int how, int mode, size_
       for (int c = 0; c < CELLS; c++) W.food[c] += 3; /* the world's own step, between frames */
     if (serial) {
       CHECK_INT(bt_sched_update(W.serial, f, &s_hooks), BT_OK);
+    } else if (how == OLD_NAMES && f % 3 == 0) {
+      int nb;
+      CHECK_INT(bt_tsched_frame_begin(W.ts, f, &w_hooks_inst, &nb), BT_OK);
+      for (int k = 0; k < nb; k++) CHECK_INT(bt_tsched_frame_run(W.ts, k), BT_OK);
+      CHECK_INT(bt_tsched_frame_end(W.ts), BT_OK);
+    } else if (how == OLD_NAMES) {
+      CHECK_INT(bt_tsched_update(W.ts, f, &w_hooks_inst), BT_OK);
     } else if (how == THREE_CALLS) {
       three_calls t = {.ts = W.ts, .skip = f % 3 == 0};
-      CHECK_INT(bt_tsched_frame_begin(W.ts, f, &w_hooks, &t.nb), BT_OK);
+      CHECK_INT(bt_sched_frame_begin(W.ts, f, &w_hooks, &t.nb), BT_OK);
       pthread_t th[2];
       for (int i = 0; i < 2; i++) REQUIRE(pthread_create(&th[i], NULL, three_worker, &t) == 0);
       for (int i = 0; i < 2; i++) pthread_join(th[i], NULL);
-      CHECK_INT(bt_tsched_frame_end(W.ts), t.skip && t.nb > 0 ? BT_EINVAL : BT_OK);
+      CHECK_INT(bt_sched_frame_end(W.ts), t.skip && t.nb > 0 ? BT_EINVAL : BT_OK);
     } else {
-      int rc = bt_tsched_update(W.ts, f, &w_hooks);
-      bt_tsched_stats st;
-      bt_tsched_stats_get(W.ts, &st);
+      int rc = bt_sched_update(W.ts, f, &w_hooks);
+      bt_sched_stats st;
+      bt_sched_stats_get(W.ts, &st);
       CHECK_INT(rc, how == FAILING_JOBS && st.batches > 0 ? BT_ENOMEM : BT_OK);
     }
     trace_frame(mode != THREADED);
     put_ll(-f); /* frame separator */
   }
   if (mode == THREADED) { /* the world did what it is there for */
-    bt_tsched_stats st;
-    bt_tsched_stats_get(W.ts, &st);
+    bt_sched_stats st;
+    bt_sched_stats_get(W.ts, &st);
     CHECK(st.commands > 1000);
     int buried = 0;
     for (int i = 0; i < W.nagents; i++) buried += !W.agents[i].alive;
@@ -612,7 +646,7 @@ static unsigned char *run_world(int threads, int batch, int how, int mode, size_
       bt_inst_free(W.agents[i].inst);
       bt_rec_free(W.agents[i].rec);
     }
-  bt_tsched_free(W.ts);
+  bt_sched_free(W.ts);
   bt_sched_free(W.serial);
   bt_def_release(W.def);
   free(W.agents);
@@ -647,6 +681,7 @@ static void test_same_for_any_workers(void) {
       {2, 50, HOST_JOBS, "the host's job system, 2 threads"},
       {3, 16, FAILING_JOBS, "a job system that fails half way"},
       {2, 20, THREE_CALLS, "begin, run, end"},
+      {2, 0, OLD_NAMES, "the deprecated bt_tsched names"},
   };
   for (size_t r = 0; r < sizeof runs / sizeof runs[0]; r++) {
     size_t len;
@@ -659,7 +694,7 @@ static void test_same_for_any_workers(void) {
   free(ref);
 }
 
-/* Without commands between agents, the threaded scheduler thinks and files as bt_sched. */
+/* Without commands between agents, the scheduler on workers thinks and files as the serial one. */
 static void test_files_as_serial(void) {
   size_t a_len, b_len;
   unsigned char *a = run_world(1, 0, PLAIN, SERIAL_QUIET, &a_len);
@@ -680,7 +715,7 @@ typedef struct mob {
   int heard;         /* events it handled */
 } mob;
 
-static bt_tsched *M_ts;
+static bt_sched *M_ts;
 static int M_alarm, M_pokes;
 
 static int mob_heard(bt_call *c) {
@@ -717,7 +752,7 @@ static mob *mob_new(bt_def *def, int index) {
   m->index = index;
   REQUIRE(bt_inst_create(&m->inst, def, &w_host, m, BT_INST_NOSCATTER) == BT_OK);
   bt_inst_seed(m->inst, (unsigned long long)index);
-  m->brain = bt_tsched_brain_create(M_ts, m->inst);
+  m->brain = brain_bound(M_ts, m->inst);
   REQUIRE(m->brain >= 0);
   return m;
 }
@@ -766,22 +801,22 @@ static void *hammer_thread(void *arg) {
   for (int i = 0; !atomic_load(&h->stop) || i < 4000; i++) {
     int b = h->world[(i * 37) % HAMMER_MOBS]->brain;
     switch (i % 9) {
-      case 0: WCHECK_INT(bt_tsched_wake(M_ts, b), BT_OK); break;
-      case 1: WCHECK_INT(bt_tsched_force_update(M_ts, b), BT_OK); break;
-      case 2: WCHECK_INT(bt_tsched_fire_event(M_ts, b, M_alarm), BT_OK); break;
-      case 3: WCHECK_INT(bt_tsched_sleep(M_ts, b, 0.1), BT_OK); break;
+      case 0: WCHECK_INT(bt_sched_wake(M_ts, b), BT_OK); break;
+      case 1: WCHECK_INT(bt_sched_force_update(M_ts, b), BT_OK); break;
+      case 2: WCHECK_INT(bt_sched_fire_event(M_ts, b, M_alarm), BT_OK); break;
+      case 3: WCHECK_INT(bt_sched_sleep(M_ts, b, 0.1), BT_OK); break;
       case 4:
         h->seq++;
-        WCHECK_INT(bt_tsched_post(M_ts, count_post, NULL, &h->seq, sizeof h->seq), BT_OK);
+        WCHECK_INT(bt_sched_post(M_ts, count_post, NULL, &h->seq, sizeof h->seq), BT_OK);
         break;
       case 5: /* a brain that does not exist: refused when applied */
-        WCHECK_INT(bt_tsched_wake(M_ts, 100000 + i), BT_OK);
+        WCHECK_INT(bt_sched_wake(M_ts, 100000 + i), BT_OK);
         h->bad++;
         break;
       case 6: /* a brain of its own, added while frames run */
         if (nown < 32) {
           own[nown] = mob_new(h->def, 100000 + i);
-          WCHECK_INT(bt_tsched_add(M_ts, own[nown]->brain), BT_OK);
+          WCHECK_INT(bt_sched_add(M_ts, own[nown]->brain), BT_OK);
           nown++;
           h->added++;
         }
@@ -789,22 +824,22 @@ static void *hammer_thread(void *arg) {
       case 7: /* removed and freed; its instance freed by a command applied after the free */
         if (nown > 0 && i % 2) {
           mob *m = own[--nown];
-          WCHECK_INT(bt_tsched_remove(M_ts, m->brain), BT_OK);
-          WCHECK_INT(bt_tsched_brain_free(M_ts, m->brain), BT_OK);
-          WCHECK_INT(bt_tsched_post(M_ts, free_mob_command, NULL, &m, sizeof m), BT_OK);
+          WCHECK_INT(bt_sched_remove(M_ts, m->brain), BT_OK);
+          WCHECK_INT(bt_sched_brain_free(M_ts, m->brain), BT_OK);
+          WCHECK_INT(bt_sched_post(M_ts, free_mob_command, NULL, &m, sizeof m), BT_OK);
           h->removed++;
         }
         break;
       default:
-        if (bt_tsched_list(M_ts, b, NULL) < 0) WCHECK(0); /* queries from any thread */
+        if (bt_sched_list(M_ts, b, NULL) < 0) WCHECK(0); /* queries from any thread */
         sched_yield();
         break;
     }
   }
   while (nown > 0) {
     mob *m = own[--nown];
-    WCHECK_INT(bt_tsched_brain_free(M_ts, m->brain), BT_OK);
-    WCHECK_INT(bt_tsched_post(M_ts, free_mob_command, NULL, &m, sizeof m), BT_OK);
+    WCHECK_INT(bt_sched_brain_free(M_ts, m->brain), BT_OK);
+    WCHECK_INT(bt_sched_post(M_ts, free_mob_command, NULL, &m, sizeof m), BT_OK);
     h->removed++;
   }
   return NULL;
@@ -816,8 +851,8 @@ static int mob_poke(bt_call *c) {
   atomic_fetch_add_explicit(&m->thinks, 1, memory_order_relaxed);
   int other = (m->index * 13 + 1) % HAMMER_MOBS;
   if (m->index < HAMMER_MOBS && M_pokes) {
-    WCHECK_INT(bt_tsched_fire_event(M_ts, other, M_alarm), BT_OK);
-    WCHECK_INT(bt_tsched_wake(M_ts, other), BT_OK);
+    WCHECK_INT(bt_sched_fire_event(M_ts, other, M_alarm), BT_OK);
+    WCHECK_INT(bt_sched_wake(M_ts, other), BT_OK);
   }
   return 1;
 }
@@ -825,14 +860,14 @@ static int mob_poke(bt_call *c) {
 static void test_other_threads(void) {
   bt_def *def = mob_def(mob_poke);
   M_pokes = 1;
-  REQUIRE(bt_tsched_create(&M_ts, 1.0 / 30) == BT_OK);
-  CHECK_INT(bt_tsched_set_threads(M_ts, 2), BT_OK);
-  CHECK_INT(bt_tsched_set_batch_size(M_ts, 40), BT_OK);
+  REQUIRE(sched_create_on_workers(&M_ts, 1.0 / 30) == BT_OK);
+  CHECK_INT(bt_sched_set_threads(M_ts, 2), BT_OK);
+  CHECK_INT(bt_sched_set_batch_size(M_ts, 40), BT_OK);
   mob *world[HAMMER_MOBS];
   for (int i = 0; i < HAMMER_MOBS; i++) {
     world[i] = mob_new(def, i);
     CHECK_INT(world[i]->brain, i);
-    CHECK_INT(bt_tsched_add(M_ts, world[i]->brain), BT_OK);
+    CHECK_INT(bt_sched_add(M_ts, world[i]->brain), BT_OK);
   }
   hammer h = {.def = def, .world = world};
   atomic_init(&h.stop, 0);
@@ -843,22 +878,22 @@ static void test_other_threads(void) {
   long long statuses = 0;
   for (int f = 1; f <= 200; f++) {
     W.now = f / 30.0;
-    CHECK_INT(bt_tsched_update(M_ts, f, NULL), BT_OK);
+    CHECK_INT(bt_sched_update(M_ts, f, NULL), BT_OK);
     /* between frames this thread reads every instance: nothing else touches them now */
     for (int i = 0; i < HAMMER_MOBS; i++) statuses += bt_node_last(world[i]->inst, 0);
   }
   atomic_store(&h.stop, 1);
   pthread_join(t, NULL);
-  CHECK_INT(bt_tsched_flush(M_ts), BT_OK);
+  CHECK_INT(bt_sched_flush(M_ts), BT_OK);
   CHECK(statuses > 0);
   CHECK(h.seq > 0);
   CHECK_INT(posts_applied, h.seq); /* nothing lost */
   CHECK_INT(last_seq, h.seq);
   CHECK_INT(out_of_order, 0); /* in the order they were made */
-  bt_tsched_stats st;
-  bt_tsched_stats_get(M_ts, &st);
+  bt_sched_stats st;
+  bt_sched_stats_get(M_ts, &st);
   CHECK_INT(st.rejected, h.bad); /* the commands to brains that do not exist, and no other */
-  CHECK(strstr(bt_tsched_errmsg(M_ts), "no such brain") != NULL);
+  CHECK(strstr(bt_sched_errmsg(M_ts), "no such brain") != NULL);
   CHECK_INT(st.registered, HAMMER_MOBS);
   CHECK_INT(h.added, h.removed);
   CHECK(h.added > 0);
@@ -866,7 +901,7 @@ static void test_other_threads(void) {
   for (int i = 0; i < HAMMER_MOBS; i++) heard += world[i]->heard;
   CHECK(heard > 0);
   for (int i = 0; i < HAMMER_MOBS; i++) mob_free(world[i]);
-  bt_tsched_free(M_ts);
+  bt_sched_free(M_ts);
   bt_def_release(def);
 }
 
@@ -888,15 +923,15 @@ static int mob_breed(bt_call *c) {
     pthread_mutex_unlock(&registry_lock);
     if (room) {
       mob *child = mob_new(breed_def, index);
-      WCHECK_INT(bt_tsched_add(M_ts, child->brain), BT_OK);
+      WCHECK_INT(bt_sched_add(M_ts, child->brain), BT_OK);
       pthread_mutex_lock(&registry_lock);
       registry[index] = child;
       pthread_mutex_unlock(&registry_lock);
     }
   }
   if (m->index % 4 == 1 && n == 7) { /* leaves: removed, freed, then its memory */
-    WCHECK_INT(bt_tsched_remove(M_ts, m->brain), BT_OK);
-    WCHECK_INT(bt_tsched_brain_free(M_ts, m->brain), BT_OK);
+    WCHECK_INT(bt_sched_remove(M_ts, m->brain), BT_OK);
+    WCHECK_INT(bt_sched_brain_free(M_ts, m->brain), BT_OK);
     m->dead = 1;
   }
   return 1;
@@ -904,18 +939,18 @@ static int mob_breed(bt_call *c) {
 
 static void test_brains_made_in_frames(void) {
   breed_def = mob_def(mob_breed);
-  REQUIRE(bt_tsched_create(&M_ts, 1.0 / 30) == BT_OK);
-  CHECK_INT(bt_tsched_set_threads(M_ts, 3), BT_OK);
-  CHECK_INT(bt_tsched_set_batch_size(M_ts, 16), BT_OK);
+  REQUIRE(sched_create_on_workers(&M_ts, 1.0 / 30) == BT_OK);
+  CHECK_INT(bt_sched_set_threads(M_ts, 3), BT_OK);
+  CHECK_INT(bt_sched_set_batch_size(M_ts, 16), BT_OK);
   nregistry = 0;
   for (int i = 0; i < 400; i++) {
     registry[nregistry] = mob_new(breed_def, nregistry);
-    CHECK_INT(bt_tsched_add(M_ts, registry[nregistry]->brain), BT_OK);
+    CHECK_INT(bt_sched_add(M_ts, registry[nregistry]->brain), BT_OK);
     nregistry++;
   }
   for (int f = 1; f <= 60; f++) {
     W.now = f / 30.0;
-    CHECK_INT(bt_tsched_update(M_ts, f, NULL), BT_OK);
+    CHECK_INT(bt_sched_update(M_ts, f, NULL), BT_OK);
   }
   int alive = 0, dead = 0;
   for (int i = 0; i < nregistry; i++) {
@@ -923,14 +958,14 @@ static void test_brains_made_in_frames(void) {
     if (registry[i]->dead) dead++;
     else alive++;
   }
-  bt_tsched_stats st;
-  bt_tsched_stats_get(M_ts, &st);
+  bt_sched_stats st;
+  bt_sched_stats_get(M_ts, &st);
   CHECK(nregistry > 400);
   CHECK(dead > 0);
   CHECK_INT(st.registered, alive);
   CHECK_INT(st.rejected, 0);
   for (int i = 0; i < nregistry; i++) mob_free(registry[i]);
-  bt_tsched_free(M_ts);
+  bt_sched_free(M_ts);
   bt_def_release(breed_def);
 }
 
@@ -1037,24 +1072,24 @@ static int api_leaf(bt_call *c) {
 static void calls_inside_a_think(bt_call *c) {
   (void)c;
   leaf_calls++;
-  leaf_rc[0] = bt_tsched_update(M_ts, 99, NULL);
-  leaf_rc[1] = bt_tsched_frame_end(M_ts);
-  leaf_rc[2] = bt_tsched_flush(M_ts);
-  leaf_rc[3] = bt_tsched_set_threads(M_ts, 2);
-  leaf_rc[4] = bt_tsched_set_batch_size(M_ts, 3);
+  leaf_rc[0] = bt_sched_update(M_ts, 99, NULL);
+  leaf_rc[1] = bt_sched_frame_end(M_ts);
+  leaf_rc[2] = bt_sched_flush(M_ts);
+  leaf_rc[3] = bt_sched_set_threads(M_ts, 2);
+  leaf_rc[4] = bt_sched_set_batch_size(M_ts, 3);
   int batches;
-  leaf_rc[5] = bt_tsched_frame_begin(M_ts, 99, NULL, &batches);
-  leaf_rc[6] = bt_tsched_fire_event(M_ts, 1, 0);     /* the root is no EventNode: refused later */
-  leaf_rc[7] = bt_tsched_wake(M_ts, 5000);          /* no such brain: refused later */
-  leaf_rc[8] = bt_tsched_wake(M_ts, -1);            /* refused now */
-  leaf_rc[9] = bt_tsched_wake(M_ts, 1);             /* brain 1 thinks at the next frame */
-  leaf_rc[10] = bt_tsched_list(M_ts, 1, NULL);      /* as the frame began */
-  leaf_rc[11] = bt_tsched_fire_event(M_ts, 1, M_alarm); /* reaches brain 1 after the frame */
+  leaf_rc[5] = bt_sched_frame_begin(M_ts, 99, NULL, &batches);
+  leaf_rc[6] = bt_sched_fire_event(M_ts, 1, 0);     /* the root is no EventNode: refused later */
+  leaf_rc[7] = bt_sched_wake(M_ts, 5000);          /* no such brain: refused later */
+  leaf_rc[8] = bt_sched_wake(M_ts, -1);            /* refused now */
+  leaf_rc[9] = bt_sched_wake(M_ts, 1);             /* brain 1 thinks at the next frame */
+  leaf_rc[10] = bt_sched_list(M_ts, 1, NULL);      /* as the frame began */
+  leaf_rc[11] = bt_sched_fire_event(M_ts, 1, M_alarm); /* reaches brain 1 after the frame */
 }
 
 static void bad_event_inside_a_think(bt_call *c) {
   (void)c;
-  leaf_rc[0] = bt_tsched_fire_event(M_ts, 1, 0);
+  leaf_rc[0] = bt_sched_fire_event(M_ts, 1, 0);
 }
 
 static int order_log[8], norder;
@@ -1063,22 +1098,22 @@ static void log_post(void *ud, const void *data, size_t size) {
   (void)size;
   int v = (int)(intptr_t)ud;
   order_log[norder++] = v;
-  if (v == 1) CHECK_INT(bt_tsched_post(M_ts, log_post, (void *)(intptr_t)3, NULL, 0), BT_OK);
+  if (v == 1) CHECK_INT(bt_sched_post(M_ts, log_post, (void *)(intptr_t)3, NULL, 0), BT_OK);
 }
 static void posts_inside_a_think(bt_call *c) {
   (void)c;
-  leaf_rc[0] = bt_tsched_post(M_ts, log_post, (void *)(intptr_t)1, NULL, 0);
-  leaf_rc[1] = bt_tsched_post(M_ts, log_post, (void *)(intptr_t)2, "ab", 2);
-  leaf_rc[2] = bt_tsched_post(M_ts, NULL, NULL, NULL, 0);
-  leaf_rc[3] = bt_tsched_post(M_ts, log_post, NULL, NULL, 4);
+  leaf_rc[0] = bt_sched_post(M_ts, log_post, (void *)(intptr_t)1, NULL, 0);
+  leaf_rc[1] = bt_sched_post(M_ts, log_post, (void *)(intptr_t)2, "ab", 2);
+  leaf_rc[2] = bt_sched_post(M_ts, NULL, NULL, NULL, 0);
+  leaf_rc[3] = bt_sched_post(M_ts, log_post, NULL, NULL, 4);
 }
 
 static void *queue_from_other_thread(void *arg) {
   (void)arg;
-  leaf_rc[0] = bt_tsched_add(M_ts, 2);        /* queued: this thread does not run the frames */
-  leaf_rc[1] = bt_tsched_set_period(M_ts, 2, -1); /* refused now */
-  leaf_rc[2] = bt_tsched_hibernate(M_ts, 777);    /* queued, refused when applied */
-  leaf_rc[3] = bt_tsched_flush(M_ts); /* this thread applies them, and runs the frames from now */
+  leaf_rc[0] = bt_sched_add(M_ts, 2);        /* queued: this thread does not run the frames */
+  leaf_rc[1] = bt_sched_set_period(M_ts, 2, -1); /* refused now */
+  leaf_rc[2] = bt_sched_hibernate(M_ts, 777);    /* queued, refused when applied */
+  leaf_rc[3] = bt_sched_flush(M_ts); /* this thread applies them, and runs the frames from now */
   return NULL;
 }
 
@@ -1091,67 +1126,141 @@ static int counting_run(void *data, int count, bt_job_fn fn, void *job) {
 }
 
 /* A frame a second later than the last (the mobs' Priority evaluates at every one). */
-static int frame(bt_tsched *ts, long long tick, const bt_tsched_hooks *hooks) {
+static int frame(bt_sched *ts, long long tick, const bt_sched_hooks *hooks) {
   W.now += 1;
-  return bt_tsched_update(ts, tick, hooks);
+  return bt_sched_update(ts, tick, hooks);
+}
+
+/* ---- one scheduler, serial or on workers ---- */
+
+static void *wake_from_another_thread(void *arg) {
+  mob *m = arg;
+  WCHECK_INT(bt_sched_wake(M_ts, m->brain), BT_OK); /* not the thread that runs the frames: queued */
+  return NULL;
+}
+
+static void *fire_from_another_thread(void *arg) {
+  WCHECK_INT(bt_sched_fire_event(M_ts, *(int *)arg, M_alarm), BT_OK); /* checked when applied */
+  return NULL;
+}
+
+/* A scheduler is serial until given workers, and serial again with 0: the instances bound to
+ * brains think when the hooks give no think, a brain bound to none is not ready, and the calls
+ * queued on workers are applied when it turns serial. */
+static void test_serial_and_workers(void) {
+  bt_def *def = mob_def(NULL);
+  REQUIRE(bt_sched_create(&M_ts, 1.0 / 30) == BT_OK);
+  bt_sched *s = M_ts;
+  CHECK_INT(bt_sched_threads(s), 0);
+  int nb = 7;
+  CHECK_INT(bt_sched_frame_begin(s, 1, NULL, &nb), BT_EINVAL); /* three calls: on workers only */
+  CHECK_INT(nb, 0);
+  mob *m[2] = {mob_new(def, 0), mob_new(def, 1)};
+  int unbound = bt_sched_brain_create(s);
+  REQUIRE(unbound >= 0);
+  CHECK(bt_sched_inst(s, unbound) == NULL);
+  for (int i = 0; i < 2; i++) CHECK_INT(bt_sched_add(s, m[i]->brain), BT_OK);
+  CHECK_INT(bt_sched_add(s, unbound), BT_OK);
+  CHECK_INT(bt_sched_fire_event(s, unbound, M_alarm), BT_EINVAL);
+  CHECK_INT(bt_sched_force_update(s, unbound), BT_EINVAL);
+  /* a serial frame with no hooks: the bound instances think */
+  CHECK_INT(bt_sched_update(s, 1, NULL), BT_OK);
+  bt_sched_stats st;
+  bt_sched_stats_get(s, &st);
+  CHECK_INT(st.thinks, 2);
+  CHECK_INT(st.frames, 1);
+  CHECK_INT(st.due, 3);
+  CHECK_INT(st.batches, 0);
+  CHECK_INT(atomic_load(&m[0]->thinks), 1);
+  CHECK_INT(atomic_load(&m[1]->thinks), 1);
+  CHECK_INT(bt_sched_list(s, unbound, NULL), BT_SCHED_UPDATING); /* not ready: stays */
+  for (int i = 0; i < 2; i++) CHECK_INT(bt_sched_hibernate(s, m[i]->brain), BT_OK); /* at once */
+  CHECK_INT(bt_sched_list(s, m[0]->brain, NULL), BT_SCHED_HIBERNATING);
+  /* on workers, a call from another thread waits in the queue... */
+  CHECK_INT(bt_sched_set_threads(s, 2), BT_OK);
+  CHECK_INT(bt_sched_threads(s), 2);
+  pthread_t t;
+  REQUIRE(pthread_create(&t, NULL, wake_from_another_thread, m[0]) == 0);
+  pthread_join(t, NULL);
+  CHECK_INT(bt_sched_list(s, m[0]->brain, NULL), BT_SCHED_HIBERNATING);
+  REQUIRE(pthread_create(&t, NULL, fire_from_another_thread, &unbound) == 0);
+  pthread_join(t, NULL);
+  /* ...until the scheduler turns serial again */
+  CHECK_INT(bt_sched_set_threads(s, 0), BT_OK);
+  CHECK_INT(bt_sched_threads(s), 0);
+  CHECK_INT(bt_sched_list(s, m[0]->brain, NULL), BT_SCHED_UPDATING);
+  CHECK_INT(bt_sched_list(s, m[1]->brain, NULL), BT_SCHED_HIBERNATING);
+  bt_sched_stats_get(s, &st);
+  CHECK_INT(st.commands, 2);
+  CHECK_INT(st.rejected, 1);
+  CHECK(strstr(bt_sched_errmsg(s), "fire_event of brain 2: bound to no instance") != NULL);
+  W.now += 1; /* past the Priority's period */
+  CHECK_INT(bt_sched_update(s, 2, NULL), BT_OK);
+  CHECK_INT(atomic_load(&m[0]->thinks), 2);
+  CHECK_INT(atomic_load(&m[1]->thinks), 1);
+  CHECK_INT(bt_sched_flush(s), BT_OK);
+  bt_sched_free(s);
+  M_ts = NULL;
+  for (int i = 0; i < 2; i++) mob_free(m[i]);
+  bt_def_release(def);
 }
 
 static void test_calls(void) {
-  bt_tsched *ts;
-  CHECK_INT(bt_tsched_create(NULL, 1.0), BT_EINVAL);
-  CHECK_INT(bt_tsched_create(&ts, 0), BT_EINVAL);
+  bt_sched *ts;
+  CHECK_INT(bt_sched_create(NULL, 1.0), BT_EINVAL);
+  CHECK_INT(sched_create_on_workers(&ts, 0), BT_EINVAL);
   CHECK(ts == NULL);
-  bt_tsched_free(NULL);
+  bt_sched_free(NULL);
   bt_def *def = mob_def(api_leaf);
-  REQUIRE(bt_tsched_create(&M_ts, 1.0 / 30) == BT_OK);
+  REQUIRE(sched_create_on_workers(&M_ts, 1.0 / 30) == BT_OK);
   ts = M_ts;
-  CHECK_INT(bt_tsched_set_threads(ts, 0), BT_EINVAL);
-  CHECK_INT(bt_tsched_set_threads(ts, BT_POOL_MAX_THREADS + 1), BT_EINVAL);
-  CHECK_INT(bt_tsched_set_executor(ts, &(bt_executor){NULL, NULL, 2}), BT_EINVAL);
-  CHECK_INT(bt_tsched_set_executor(ts, &(bt_executor){counting_run, NULL, 0}), BT_EINVAL);
-  CHECK_INT(bt_tsched_set_batch_size(ts, -1), BT_EINVAL);
-  CHECK_INT(bt_tsched_set_policy(ts, 7), BT_EINVAL);
-  CHECK_INT(bt_tsched_set_tick_time(ts, 0), BT_EINVAL);
-  CHECK_INT(bt_tsched_set_tick_time(ts, 1.0 / 30), BT_OK);
-  CHECK_NUM(bt_tsched_tick_time(ts), 1.0 / 30);
-  CHECK_INT(bt_tsched_brain_create(ts, NULL), BT_EINVAL);
-  CHECK_INT(bt_tsched_threads(ts), 1);
+  CHECK_INT(bt_sched_set_threads(ts, -1), BT_EINVAL);
+  CHECK_INT(bt_sched_set_threads(ts, BT_POOL_MAX_THREADS + 1), BT_EINVAL);
+  CHECK_INT(bt_sched_set_executor(ts, &(bt_executor){NULL, NULL, 2}), BT_EINVAL);
+  CHECK_INT(bt_sched_set_executor(ts, &(bt_executor){counting_run, NULL, 0}), BT_EINVAL);
+  CHECK_INT(bt_sched_set_batch_size(ts, -1), BT_EINVAL);
+  CHECK_INT(bt_sched_set_policy(ts, 7), BT_EINVAL);
+  CHECK_INT(bt_sched_set_tick_time(ts, 0), BT_EINVAL);
+  CHECK_INT(bt_sched_set_tick_time(ts, 1.0 / 30), BT_OK);
+  CHECK_NUM(bt_sched_tick_time(ts), 1.0 / 30);
+  CHECK_INT(bt_sched_set_inst(ts, 0, NULL), BT_EINVAL);
+  CHECK_INT(bt_sched_threads(ts), 1);
   mob *m[3];
   for (int i = 0; i < 3; i++) m[i] = mob_new(def, i);
   /* made between frames by the thread that runs them: applied at once */
-  CHECK_INT(bt_tsched_add(ts, m[0]->brain), BT_OK);
-  CHECK_INT(bt_tsched_list(ts, m[0]->brain, NULL), BT_SCHED_UPDATING);
-  CHECK_INT(bt_tsched_add(ts, 5000), BT_EINVAL);
-  CHECK_INT(bt_tsched_add(ts, -1), BT_EINVAL);
-  CHECK_INT(bt_tsched_set_period(ts, m[0]->brain, 0.0 / 0.0), BT_EINVAL);
-  CHECK_INT(bt_tsched_set_period(ts, m[0]->brain, -1), BT_EINVAL);
-  CHECK_INT(bt_tsched_set_period(ts, m[0]->brain, 0.5), BT_OK);
-  CHECK_INT(bt_tsched_fire_event(ts, m[2]->brain, 0), BT_EINVAL); /* the root: no EventNode */
-  CHECK_INT(bt_tsched_fire_event(ts, m[2]->brain, -1), BT_EINVAL);
+  CHECK_INT(bt_sched_add(ts, m[0]->brain), BT_OK);
+  CHECK_INT(bt_sched_list(ts, m[0]->brain, NULL), BT_SCHED_UPDATING);
+  CHECK_INT(bt_sched_add(ts, 5000), BT_EINVAL);
+  CHECK_INT(bt_sched_add(ts, -1), BT_EINVAL);
+  CHECK_INT(bt_sched_set_period(ts, m[0]->brain, 0.0 / 0.0), BT_EINVAL);
+  CHECK_INT(bt_sched_set_period(ts, m[0]->brain, -1), BT_EINVAL);
+  CHECK_INT(bt_sched_set_period(ts, m[0]->brain, 0.5), BT_OK);
+  CHECK_INT(bt_sched_fire_event(ts, m[2]->brain, 0), BT_EINVAL); /* the root: no EventNode */
+  CHECK_INT(bt_sched_fire_event(ts, m[2]->brain, -1), BT_EINVAL);
   double triggered = 0;
-  CHECK_INT(bt_tsched_fire_event(ts, m[2]->brain, M_alarm), BT_OK);
+  CHECK_INT(bt_sched_fire_event(ts, m[2]->brain, M_alarm), BT_OK);
   CHECK_INT(bt_node_get(m[2]->inst, M_alarm, BT_FIELD_TRIGGERED, &triggered), 1);
   CHECK_NUM(triggered, 1);
-  CHECK_INT(bt_tsched_set_inst(ts, m[0]->brain, NULL), BT_EINVAL);
-  CHECK_INT(bt_tsched_set_inst(ts, 5000, m[0]->inst), BT_EINVAL);
-  CHECK(bt_tsched_inst(ts, m[0]->brain) == m[0]->inst);
-  CHECK(bt_tsched_inst(ts, 5000) == NULL);
-  CHECK_INT(bt_tsched_post(ts, NULL, NULL, NULL, 0), BT_EINVAL);
-  CHECK_INT(bt_tsched_force_update(ts, 5000), BT_EINVAL);
-  CHECK_INT(bt_tsched_force_update(ts, m[0]->brain), BT_OK);
+  CHECK_INT(bt_sched_set_inst(ts, m[0]->brain, NULL), BT_EINVAL);
+  CHECK_INT(bt_sched_set_inst(ts, 5000, m[0]->inst), BT_EINVAL);
+  CHECK(bt_sched_inst(ts, m[0]->brain) == m[0]->inst);
+  CHECK(bt_sched_inst(ts, 5000) == NULL);
+  CHECK_INT(bt_sched_post(ts, NULL, NULL, NULL, 0), BT_EINVAL);
+  CHECK_INT(bt_sched_force_update(ts, 5000), BT_EINVAL);
+  CHECK_INT(bt_sched_force_update(ts, m[0]->brain), BT_OK);
   double sleep;
   CHECK_INT(bt_inst_sleep_time(m[0]->inst, &sleep), 1);
   CHECK_NUM(sleep, 0);
-  CHECK_INT(bt_tsched_hibernate(ts, m[1]->brain), BT_OK); /* not registered: nothing */
-  CHECK_INT(bt_tsched_list(ts, m[1]->brain, NULL), BT_SCHED_NONE);
-  CHECK_INT(bt_tsched_add(ts, m[1]->brain), BT_OK);
-  CHECK_INT(bt_tsched_hibernate(ts, m[1]->brain), BT_OK);
-  CHECK_INT(bt_tsched_list(ts, m[1]->brain, NULL), BT_SCHED_HIBERNATING);
-  CHECK_INT(bt_tsched_frame_end(ts), BT_EINVAL); /* no frame begun */
-  CHECK_INT(bt_tsched_frame_run(ts, 0), BT_EINVAL);
-  CHECK_INT(bt_tsched_frame_begin(ts, 1, NULL, NULL), BT_EINVAL);
-  CHECK_INT(bt_tsched_flush(ts), BT_OK);
-  CHECK(strcmp(bt_tsched_errmsg(ts), "") == 0); /* nothing refused from a queue yet */
+  CHECK_INT(bt_sched_hibernate(ts, m[1]->brain), BT_OK); /* not registered: nothing */
+  CHECK_INT(bt_sched_list(ts, m[1]->brain, NULL), BT_SCHED_NONE);
+  CHECK_INT(bt_sched_add(ts, m[1]->brain), BT_OK);
+  CHECK_INT(bt_sched_hibernate(ts, m[1]->brain), BT_OK);
+  CHECK_INT(bt_sched_list(ts, m[1]->brain, NULL), BT_SCHED_HIBERNATING);
+  CHECK_INT(bt_sched_frame_end(ts), BT_EINVAL); /* no frame begun */
+  CHECK_INT(bt_sched_frame_run(ts, 0), BT_EINVAL);
+  CHECK_INT(bt_sched_frame_begin(ts, 1, NULL, NULL), BT_EINVAL);
+  CHECK_INT(bt_sched_flush(ts), BT_OK);
+  CHECK(strcmp(bt_sched_errmsg(ts), "") == 0); /* nothing refused from a queue yet */
 
   /* inside a think: the frame's calls are refused, the others queued */
   leaf_action = calls_inside_a_think;
@@ -1174,24 +1283,24 @@ static void test_calls(void) {
   CHECK_NUM(triggered, 1);
   CHECK_INT(m[1]->heard, 0);
   CHECK_INT(atomic_load(&m[1]->thinks), 0);      /* woken by a leaf: not in this frame */
-  CHECK_INT(bt_tsched_list(ts, m[1]->brain, NULL), BT_SCHED_UPDATING);
-  bt_tsched_stats st;
-  bt_tsched_stats_get(ts, &st);
+  CHECK_INT(bt_sched_list(ts, m[1]->brain, NULL), BT_SCHED_UPDATING);
+  bt_sched_stats st;
+  bt_sched_stats_get(ts, &st);
   CHECK_INT(st.rejected, 2);
   CHECK_INT(st.commands, 4);
   CHECK_INT(st.frames, 1);
   CHECK_INT(st.due, 1);
-  CHECK(strstr(bt_tsched_errmsg(ts), "tick 1: wake of brain 5000: no such brain") != NULL);
+  CHECK(strstr(bt_sched_errmsg(ts), "tick 1: wake of brain 5000: no such brain") != NULL);
   leaf_action = NULL;
   CHECK_INT(frame(ts, 2, NULL), BT_OK);
   CHECK_INT(m[1]->heard, 1); /* at the next frame, with the event */
-  CHECK_INT(bt_tsched_tick(ts), 2);
+  CHECK_INT(bt_sched_tick(ts), 2);
 
   /* an event for a node that is no EventNode: refused when applied, and said */
   leaf_action = bad_event_inside_a_think;
   CHECK_INT(frame(ts, 3, NULL), BT_OK);
   CHECK_INT(leaf_rc[0], BT_OK);
-  CHECK_STR(bt_tsched_errmsg(ts), "tick 3: fire_event of brain 1: node 0 is not an EventNode of its tree");
+  CHECK_STR(bt_sched_errmsg(ts), "tick 3: fire_event of brain 1: node 0 is not an EventNode of its tree");
   leaf_action = NULL;
 
   /* the host's commands, in order; one posted by a command runs after the others */
@@ -1209,7 +1318,7 @@ static void test_calls(void) {
   leaf_action = NULL;
   /* between frames a command runs at once, and one it posts too */
   norder = 0;
-  CHECK_INT(bt_tsched_post(ts, log_post, (void *)(intptr_t)1, NULL, 0), BT_OK);
+  CHECK_INT(bt_sched_post(ts, log_post, (void *)(intptr_t)1, NULL, 0), BT_OK);
   CHECK_INT(norder, 2);
   CHECK_INT(order_log[1], 3);
 
@@ -1221,64 +1330,64 @@ static void test_calls(void) {
   CHECK_INT(leaf_rc[1], BT_EINVAL);
   CHECK_INT(leaf_rc[2], BT_OK);
   CHECK_INT(leaf_rc[3], BT_OK);
-  CHECK_INT(bt_tsched_list(ts, 2, NULL), BT_SCHED_UPDATING);
-  CHECK(strstr(bt_tsched_errmsg(ts), "hibernate of brain 777") != NULL);
+  CHECK_INT(bt_sched_list(ts, 2, NULL), BT_SCHED_UPDATING);
+  CHECK(strstr(bt_sched_errmsg(ts), "hibernate of brain 777") != NULL);
   /* that thread runs the frames now: this one's calls are queued until the next frame */
-  CHECK_INT(bt_tsched_remove(ts, 2), BT_OK);
-  CHECK_INT(bt_tsched_list(ts, 2, NULL), BT_SCHED_UPDATING);
+  CHECK_INT(bt_sched_remove(ts, 2), BT_OK);
+  CHECK_INT(bt_sched_list(ts, 2, NULL), BT_SCHED_UPDATING);
   CHECK_INT(frame(ts, 5, NULL), BT_OK); /* applied first: brain 2 does not think */
-  CHECK_INT(bt_tsched_list(ts, 2, NULL), BT_SCHED_NONE);
+  CHECK_INT(bt_sched_list(ts, 2, NULL), BT_SCHED_NONE);
   CHECK_INT(atomic_load(&m[2]->thinks), 0);
 
   /* the three calls, by hand */
   int nb = -1;
   W.now += 1;
-  CHECK_INT(bt_tsched_frame_begin(ts, 6, NULL, &nb), BT_OK);
+  CHECK_INT(bt_sched_frame_begin(ts, 6, NULL, &nb), BT_OK);
   CHECK_INT(nb, 1);
-  CHECK_INT(bt_tsched_frame_begin(ts, 6, NULL, &nb), BT_EBUSY);
+  CHECK_INT(bt_sched_frame_begin(ts, 6, NULL, &nb), BT_EBUSY);
   CHECK_INT(nb, 0);
-  CHECK_INT(bt_tsched_flush(ts), BT_EBUSY);
-  CHECK_INT(bt_tsched_set_threads(ts, 2), BT_EBUSY);
+  CHECK_INT(bt_sched_flush(ts), BT_EBUSY);
+  CHECK_INT(bt_sched_set_threads(ts, 2), BT_EBUSY);
   CHECK_INT(frame(ts, 6, NULL), BT_EBUSY);
-  CHECK_INT(bt_tsched_add(ts, m[2]->brain), BT_OK); /* queued during a frame */
-  CHECK_INT(bt_tsched_frame_run(ts, 1), BT_EINVAL);
-  CHECK_INT(bt_tsched_frame_run(ts, -1), BT_EINVAL);
-  CHECK_INT(bt_tsched_frame_run(ts, 0), BT_OK);
-  CHECK_INT(bt_tsched_frame_run(ts, 0), BT_EINVAL); /* once */
-  CHECK_INT(bt_tsched_frame_end(ts), BT_OK);
-  CHECK_INT(bt_tsched_list(ts, m[2]->brain, NULL), BT_SCHED_UPDATING);
+  CHECK_INT(bt_sched_add(ts, m[2]->brain), BT_OK); /* queued during a frame */
+  CHECK_INT(bt_sched_frame_run(ts, 1), BT_EINVAL);
+  CHECK_INT(bt_sched_frame_run(ts, -1), BT_EINVAL);
+  CHECK_INT(bt_sched_frame_run(ts, 0), BT_OK);
+  CHECK_INT(bt_sched_frame_run(ts, 0), BT_EINVAL); /* once */
+  CHECK_INT(bt_sched_frame_end(ts), BT_OK);
+  CHECK_INT(bt_sched_list(ts, m[2]->brain, NULL), BT_SCHED_UPDATING);
   /* a frame whose batch the host did not run: the end runs it */
   long long before = atomic_load(&m[0]->thinks);
   W.now += 1;
-  CHECK_INT(bt_tsched_frame_begin(ts, 7, NULL, &nb), BT_OK);
-  CHECK_INT(bt_tsched_frame_end(ts), BT_EINVAL);
-  CHECK(strstr(bt_tsched_errmsg(ts), "were not run by the host") != NULL);
+  CHECK_INT(bt_sched_frame_begin(ts, 7, NULL, &nb), BT_OK);
+  CHECK_INT(bt_sched_frame_end(ts), BT_EINVAL);
+  CHECK(strstr(bt_sched_errmsg(ts), "were not run by the host") != NULL);
   CHECK_INT(atomic_load(&m[0]->thinks), before + 1);
 
   /* an executor of the host's */
-  CHECK_INT(bt_tsched_set_executor(ts, &(bt_executor){counting_run, NULL, 3}), BT_OK);
-  CHECK_INT(bt_tsched_threads(ts), 3);
+  CHECK_INT(bt_sched_set_executor(ts, &(bt_executor){counting_run, NULL, 3}), BT_OK);
+  CHECK_INT(bt_sched_threads(ts), 3);
   host_executor_calls = 0;
   CHECK_INT(frame(ts, 8, NULL), BT_OK);
   CHECK_INT(host_executor_calls, 1);
-  CHECK_INT(bt_tsched_set_executor(ts, NULL), BT_OK);
-  CHECK_INT(bt_tsched_threads(ts), 1);
+  CHECK_INT(bt_sched_set_executor(ts, NULL), BT_OK);
+  CHECK_INT(bt_sched_threads(ts), 1);
   host_executor_calls = 0;
   CHECK_INT(frame(ts, 9, NULL), BT_OK);
   CHECK_INT(host_executor_calls, 0);
 
   /* freed: between frames at once, and its instance with it */
-  CHECK_INT(bt_tsched_brain_free(ts, m[2]->brain), BT_OK);
-  CHECK_INT(bt_tsched_list(ts, m[2]->brain, NULL), BT_EINVAL);
-  CHECK_INT(bt_tsched_brain_free(ts, m[2]->brain), BT_EINVAL);
-  bt_tsched_stats_get(ts, &st);
+  CHECK_INT(bt_sched_brain_free(ts, m[2]->brain), BT_OK);
+  CHECK_INT(bt_sched_list(ts, m[2]->brain, NULL), BT_EINVAL);
+  CHECK_INT(bt_sched_brain_free(ts, m[2]->brain), BT_EINVAL);
+  bt_sched_stats_get(ts, &st);
   CHECK_INT(st.registered, 2);
   for (int i = 0; i < 3; i++) mob_free(m[i]);
-  bt_tsched_free(ts);
+  bt_sched_free(ts);
   bt_def_release(def);
 }
 
-/* ---- recording every brain of a scheduler (bt_tsched_set_recording) ---- */
+/* ---- recording every brain of a scheduler (bt_sched_set_recording) ---- */
 
 #define REC_BRAINS 40
 static int rec_flag[REC_BRAINS]; /* each brain's condition, flipped by the frames */
@@ -1288,39 +1397,32 @@ static int rec_count[REC_BRAINS];
 static int rec_cond(bt_call *c) { return rec_flag[(intptr_t)bt_inst_agent(c->inst)]; }
 static int rec_act(bt_call *c) { return rec_flag[(intptr_t)bt_inst_agent(c->inst)] ? 1 : 0; }
 
-static int rec_think(void *ud, int brain, bt_inst *inst, double *sleep) {
-  (void)ud;
-  (void)brain;
-  bt_inst_update(inst);
-  return bt_inst_sleep_time(inst, sleep);
-}
-static const bt_tsched_hooks rec_hooks = {NULL, rec_think, NULL};
 
 /* Frames of REC_BRAINS brains on `workers` workers, recording into rings; each brain's records
  * hashed into rec_hash. */
 static void run_recorded(int workers, bt_def *def) {
-  bt_tsched *ts = NULL;
+  bt_sched *ts = NULL;
   bt_inst *in[REC_BRAINS];
-  REQUIRE(bt_tsched_create(&ts, 0.1) == BT_OK);
-  REQUIRE(bt_tsched_set_threads(ts, workers) == BT_OK);
-  bt_tsched_set_batch_size(ts, 3);
+  REQUIRE(sched_create_on_workers(&ts, 0.1) == BT_OK);
+  REQUIRE(bt_sched_set_threads(ts, workers) == BT_OK);
+  bt_sched_set_batch_size(ts, 3);
   for (int i = 0; i < REC_BRAINS / 2; i++) { /* half the brains before recording is switched on */
     REQUIRE(bt_inst_create(&in[i], def, &w_host, (void *)(intptr_t)i, BT_INST_NOSCATTER) == BT_OK);
     REQUIRE(bt_inst_seed(in[i], (unsigned long long)i + 1) == BT_OK);
     REQUIRE(bt_inst_scatter(in[i]) == BT_OK);
-    REQUIRE(bt_tsched_add(ts, bt_tsched_brain_create(ts, in[i])) == BT_OK);
+    REQUIRE(bt_sched_add(ts, brain_bound(ts, in[i])) == BT_OK);
   }
   bt_rec *own = NULL; /* a host's recorder of its own on brain 0: recording leaves it alone */
   REQUIRE(bt_rec_create(&own, 4) == BT_OK);
   REQUIRE(bt_inst_set_recorder(in[0], own) == BT_OK);
   bt_rec_options o = {64, NULL, NULL, NULL};
-  CHECK_INT(bt_tsched_set_recording(NULL, &o), BT_EINVAL);
-  CHECK_INT(bt_tsched_set_recording(ts, &o), BT_OK);
+  CHECK_INT(bt_sched_set_recording(NULL, &o), BT_EINVAL);
+  CHECK_INT(bt_sched_set_recording(ts, &o), BT_OK);
   for (int i = REC_BRAINS / 2; i < REC_BRAINS; i++) { /* the rest after: they record too */
     REQUIRE(bt_inst_create(&in[i], def, &w_host, (void *)(intptr_t)i, BT_INST_NOSCATTER) == BT_OK);
     REQUIRE(bt_inst_seed(in[i], (unsigned long long)i + 1) == BT_OK);
     REQUIRE(bt_inst_scatter(in[i]) == BT_OK);
-    REQUIRE(bt_tsched_add(ts, bt_tsched_brain_create(ts, in[i])) == BT_OK);
+    REQUIRE(bt_sched_add(ts, brain_bound(ts, in[i])) == BT_OK);
   }
   CHECK(bt_inst_recorder(in[0]) == own);
   for (int i = 1; i < REC_BRAINS; i++) {
@@ -1331,7 +1433,7 @@ static void run_recorded(int workers, bt_def *def) {
   for (int f = 1; f <= 30; f++) {
     W.now = f * 0.1;
     for (int i = 0; i < REC_BRAINS; i++) rec_flag[i] = (f / (1 + i % 4)) % 2;
-    CHECK_INT(bt_tsched_update(ts, f, &rec_hooks), BT_OK);
+    CHECK_INT(bt_sched_update(ts, f, NULL), BT_OK);
   }
   for (int i = 1; i < REC_BRAINS; i++) {
     bt_rec *r = bt_inst_recorder(in[i]);
@@ -1342,12 +1444,12 @@ static void run_recorded(int workers, bt_def *def) {
       rec_hash[i] = (rec_hash[i] ^ (unsigned long long)(e.type * 1000003 + e.node * 131 + e.from * 7 + e.to) ^
                      (unsigned long long)(e.time * 1000)) * 1099511628211ULL;
   }
-  CHECK_INT(bt_tsched_set_recording(ts, NULL), BT_OK); /* off: what it made goes, the host's stays */
+  CHECK_INT(bt_sched_set_recording(ts, NULL), BT_OK); /* off: what it made goes, the host's stays */
   CHECK(bt_inst_recorder(in[0]) == own);
   for (int i = 1; i < REC_BRAINS; i++) CHECK(bt_inst_recorder(in[i]) == NULL);
   for (int i = 0; i < REC_BRAINS; i++) bt_inst_free(in[i]);
   bt_rec_free(own);
-  bt_tsched_free(ts);
+  bt_sched_free(ts);
 }
 
 static void test_recording(void) {
@@ -1386,6 +1488,7 @@ int main(void) {
   test_brains_made_in_frames();
   test_shared_definition();
   test_seed();
+  test_serial_and_workers();
   test_calls();
   test_recording();
   check_count += (int)atomic_load(&worker_checks);

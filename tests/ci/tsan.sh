@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# CI: the C tests (tests/c/test_*.c: test_threads.c's worker pool and threaded scheduler,
+# CI: the C tests (tests/c/test_*.c: test_threads.c's worker pool and the scheduler on workers,
 # test_lua_pool.c's pool of Lua states and test_log.c's log writer thread among them) built with
 # clang and ThreadSanitizer in their own build directory, and run under it; then bt-arena's
 # threaded runs (--threads 2 and 3, headless: the pool's think phase, the serial phase). Any

@@ -12,7 +12,7 @@
  * of actions on them: thinks at clock values from the input, force updates, resets, stops,
  * events, fields read and written, sleeps, dumps, saves and restores of intact and corrupted
  * states, transfers between the two definitions, base-class calls, a scheduler, and a world of
- * pure leaves thought by the threaded scheduler on one worker and on two, which must agree
+ * pure leaves thought by the scheduler on one worker and on two, which must agree
  * frame by frame. Leaf functions
  * and overrides take their results from the input and run actions of their own, as a hostile Lua
  * script would: calling the instance's think from inside it (BT_EBUSY), stopping the tree,
@@ -724,11 +724,11 @@ static void log_check(void) {
   bt_log_reader_free(r);
 }
 
-/* ---- the threaded scheduler: one world on one worker and on two ----
+/* ---- the scheduler on workers: one world on one worker and on two ----
  * A tree from the input whose leaves are pure: each agent's results come from a generator of its
  * own, and its leaves queue commands (wakes, events, force updates, sleeps, hibernations, adds,
  * removals, commands of the host's) to agents the input's script picks, never reading the input
- * while they run. The same world runs on a bt_tsched of one worker and on one of two with
+ * while they run. The same world runs on a bt_sched of one worker and on one of two with
  * batches from the input; after every frame both must be the same, byte for byte. Allocations
  * do not fail here (the harness's counter is no thread's). */
 
@@ -746,7 +746,7 @@ typedef struct tw_agent {
 } tw_agent;
 
 struct tw_world {
-  bt_tsched *ts;
+  bt_sched *ts;
   bt_host host;
   tw_agent agents[TW_AGENTS];
   int n, alarm;
@@ -764,7 +764,7 @@ static void tw_apply(void *ud, const void *data, size_t size) {
   EXPECT(size == sizeof r);
   memcpy(&r, data, sizeof r);
   w->shared[r % 4] = w->shared[r % 4] * 31 + r;
-  if (r % 7 == 0) EXPECT(bt_tsched_add(w->ts, w->agents[r % (unsigned)w->n].brain) == BT_OK);
+  if (r % 7 == 0) EXPECT(bt_sched_add(w->ts, w->agents[r % (unsigned)w->n].brain) == BT_OK);
 }
 
 /* A leaf: the agent's next number, and a command from the script. */
@@ -776,16 +776,16 @@ static unsigned tw_step(bt_call *c) {
   int target = w->agents[(r >> 8) % (unsigned)w->n].brain; /* read only during frames */
   int rc = BT_OK;
   switch (w->script[(r >> 3) % (unsigned)w->nscript] % 12) {
-    case 0: rc = bt_tsched_wake(w->ts, target); break;
-    case 1: if (w->alarm >= 0) rc = bt_tsched_fire_event(w->ts, target, w->alarm); break;
-    case 2: rc = bt_tsched_force_update(w->ts, target); break;
-    case 3: rc = bt_tsched_sleep(w->ts, target, (r % 5) * 0.04); break;
-    case 4: rc = bt_tsched_hibernate(w->ts, target); break;
-    case 5: rc = bt_tsched_remove(w->ts, target); break;
-    case 6: rc = bt_tsched_add(w->ts, target); break;
-    case 7: rc = bt_tsched_post(w->ts, tw_apply, w, &r, sizeof r); break;
-    case 8: rc = bt_tsched_fire_event(w->ts, target, c->node); break; /* maybe no EventNode */
-    case 9: rc = bt_tsched_wake(w->ts, 1000 + target); break;         /* no such brain */
+    case 0: rc = bt_sched_wake(w->ts, target); break;
+    case 1: if (w->alarm >= 0) rc = bt_sched_fire_event(w->ts, target, w->alarm); break;
+    case 2: rc = bt_sched_force_update(w->ts, target); break;
+    case 3: rc = bt_sched_sleep(w->ts, target, (r % 5) * 0.04); break;
+    case 4: rc = bt_sched_hibernate(w->ts, target); break;
+    case 5: rc = bt_sched_remove(w->ts, target); break;
+    case 6: rc = bt_sched_add(w->ts, target); break;
+    case 7: rc = bt_sched_post(w->ts, tw_apply, w, &r, sizeof r); break;
+    case 8: rc = bt_sched_fire_event(w->ts, target, c->node); break; /* maybe no EventNode */
+    case 9: rc = bt_sched_wake(w->ts, 1000 + target); break;         /* no such brain */
     default: break;
   }
   EXPECT(rc == BT_OK);
@@ -859,8 +859,8 @@ static bt_def *tw_build(void) {
 }
 
 static void tw_trace(tw_world *w, bt_buf *out) {
-  bt_tsched_stats st;
-  bt_tsched_stats_get(w->ts, &st);
+  bt_sched_stats st;
+  bt_sched_stats_get(w->ts, &st);
   long long v[] = {st.thinks, st.registered, st.updating, st.waiting, st.hibernating, st.due,
                    st.commands, st.rejected, (long long)w->shared[0], (long long)w->shared[1],
                    (long long)w->shared[2], (long long)w->shared[3]};
@@ -871,7 +871,7 @@ static void tw_trace(tw_world *w, bt_buf *out) {
   for (int i = 0; i < w->n; i++) {
     tw_agent *a = &w->agents[i];
     long long wake = 0;
-    long long u[] = {bt_tsched_list(w->ts, a->brain, &wake), 0, (long long)a->state};
+    long long u[] = {bt_sched_list(w->ts, a->brain, &wake), 0, (long long)a->state};
     u[1] = wake;
     bt_buf_append(out, (const char *)u, sizeof u);
     EXPECT(bt_inst_save(a->inst, state, size) == BT_OK);
@@ -912,9 +912,9 @@ static void do_threaded(void) {
     w->alarm = alarm;
     w->nscript = nscript;
     memcpy(w->script, script, sizeof script);
-    EXPECT(bt_tsched_create(&w->ts, 1.0 / 30) == BT_OK);
-    EXPECT(bt_tsched_set_threads(w->ts, k ? 2 : 1) == BT_OK);
-    EXPECT(bt_tsched_set_batch_size(w->ts, k ? batch : 0) == BT_OK);
+    EXPECT(bt_sched_create(&w->ts, 1.0 / 30) == BT_OK);
+    EXPECT(bt_sched_set_threads(w->ts, k ? 2 : 1) == BT_OK);
+    EXPECT(bt_sched_set_batch_size(w->ts, k ? batch : 0) == BT_OK);
     for (int i = 0; i < n; i++) {
       tw_agent *a = &w->agents[i];
       a->w = w;
@@ -923,16 +923,17 @@ static void do_threaded(void) {
       EXPECT(bt_inst_create(&a->inst, def, &w->host, a, BT_INST_NOSCATTER) == BT_OK);
       EXPECT(bt_inst_seed(a->inst, seeds[i]) == BT_OK);
       EXPECT(bt_inst_scatter(a->inst) == BT_OK);
-      a->brain = bt_tsched_brain_create(w->ts, a->inst);
+      a->brain = bt_sched_brain_create(w->ts);
       EXPECT(a->brain == i);
-      if (registered[i]) EXPECT(bt_tsched_add(w->ts, a->brain) == BT_OK);
+      EXPECT(bt_sched_set_inst(w->ts, a->brain, a->inst) == BT_OK);
+      if (registered[i]) EXPECT(bt_sched_add(w->ts, a->brain) == BT_OK);
     }
   }
   bt_buf t[2] = {{0}, {0}};
   for (int f = 1; f <= frames; f++) {
     for (int k = 0; k < 2; k++) {
       tw[k].now = f / 30.0;
-      EXPECT(bt_tsched_update(tw[k].ts, f, NULL) == BT_OK);
+      EXPECT(bt_sched_update(tw[k].ts, f, NULL) == BT_OK);
       t[k].len = 0;
       tw_trace(&tw[k], &t[k]);
       EXPECT(!t[k].err);
@@ -942,7 +943,7 @@ static void do_threaded(void) {
   for (int k = 0; k < 2; k++) {
     bt_buf_free(&t[k]);
     for (int i = 0; i < n; i++) bt_inst_free(tw[k].agents[i].inst);
-    bt_tsched_free(tw[k].ts);
+    bt_sched_free(tw[k].ts);
   }
   bt_def_release(def);
   alloc_countdown = saved_countdown;

@@ -309,6 +309,25 @@ describe("BrainWrangler", function()
     assert.same({"first", "late"}, log)
   end)
 
+  it("runs an Update that a brain's think makes inside its own, and goes on with the outer one", function()
+    -- a host's script may step the world (and its brains) from a leaf; the scheduler lets it
+    local inner, inner_err
+    start("outer", function()
+      return bt.SequenceNode{bt.ActionNode(function()
+        if not inner then
+          inner = true
+          inner_err = select(2, pcall(m.Update, m, 1))
+        end
+      end, "Step"), bt.WaitNode(5)}
+    end)
+    start("other", function() return bt.SequenceNode{bt.WaitNode(5)} end)
+    tick_to(m, 1, 1)
+    assert.is_nil(inner_err)
+    -- the inner Update thinks the tick's brains, "outer" (again, inside its own think) and
+    -- "other"; then the outer one thinks "other" too
+    assert.same({"outer", "outer", "other", "other"}, log)
+  end)
+
   it("Pause and Resume take a brain out and put it back; Start and Stop do nothing while paused", function()
     local b = start("p", function() return bt.SequenceNode{bt.WaitNode(5)} end)
     b:Pause()
