@@ -85,7 +85,7 @@ typedef struct outcome {
 
 struct bt_sched {
   bti_lists *lists;
-  int workers;     /* 0: serial; else the workers that think a frame */
+  atomic_int workers; /* 0: serial; else the workers that think a frame (read by any thread) */
   int serial_depth; /* serial frames under way (a hook may run one inside another) */
   atomic_int phase;
   btp_mutex lock;  /* recursive: on workers, everything but the queue of other threads */
@@ -122,6 +122,9 @@ static int in_own_batch(const bt_sched *s) { return tls_batch && tls_batch->s ==
 /* The thread that applies commands: the last to begin a frame, flush or set the threads (first:
  * the creator's). */
 static int is_owner(const bt_sched *s) { return atomic_load(&s->owner) == (uintptr_t)&tls_me; }
+
+/* 0 (serial), or the workers. Set by the thread that runs the frames, between frames. */
+static int workers_of(const bt_sched *s) { return atomic_load_explicit(&s->workers, memory_order_relaxed); }
 
 /* ---- queues ---- */
 
@@ -240,7 +243,7 @@ static void drain(bt_sched *s) {
  * thinking here; applied at once when made by the thread that applies commands, between frames;
  * otherwise into the queue of other threads. */
 static int submit(bt_sched *s, const command *c, const void *data, size_t size) {
-  if (!s->workers) return apply(s, c, data, 0);
+  if (!workers_of(s)) return apply(s, c, data, 0);
   if (in_own_batch(s)) return queue_push(&tls_batch->q, c, data, size);
   if (is_owner(s) && atomic_load(&s->phase) == IDLE) {
     btp_mutex_lock(&s->lock);
@@ -265,11 +268,11 @@ static int on_brain(bt_sched *s, int op, int brain) {
 
 /* The lock on workers (a serial scheduler has one thread: none); readers may be const. */
 static void lock(const bt_sched *s) {
-  if (s->workers) btp_mutex_lock((btp_mutex *)&s->lock);
+  if (workers_of(s)) btp_mutex_lock((btp_mutex *)&s->lock);
 }
 
 static void unlock(const bt_sched *s) {
-  if (s->workers) btp_mutex_unlock((btp_mutex *)&s->lock);
+  if (workers_of(s)) btp_mutex_unlock((btp_mutex *)&s->lock);
 }
 
 /* ---- creation ---- */
@@ -295,6 +298,7 @@ int bt_sched_create(bt_sched **out, double tick_time) {
     return BT_ENOMEM;
   }
   atomic_init(&s->phase, IDLE);
+  atomic_init(&s->workers, 0);
   atomic_init(&s->owner, (uintptr_t)&tls_me);
   *out = s;
   return BT_OK;
@@ -332,7 +336,7 @@ static int lock_idle(bt_sched *s) {
  * none) or ex (NULL: none). Under lock_idle; the queued commands are applied before a frame
  * turns serial. */
 static void set_workers(bt_sched *s, int workers, bt_pool *pool, const bt_executor *ex) {
-  if (!workers && s->workers) {
+  if (!workers && workers_of(s)) {
     atomic_store(&s->phase, FLUSH);
     drain(s);
     atomic_store(&s->phase, IDLE);
@@ -342,7 +346,7 @@ static void set_workers(bt_sched *s, int workers, bt_pool *pool, const bt_execut
   s->has_exec = pool || ex;
   if (pool) bt_pool_executor(pool, &s->exec);
   else if (ex) s->exec = *ex;
-  s->workers = workers;
+  atomic_store(&s->workers, workers);
   atomic_store(&s->owner, (uintptr_t)&tls_me);
 }
 
@@ -364,7 +368,7 @@ int bt_sched_set_executor(bt_sched *s, const bt_executor *ex) {
   return BT_OK;
 }
 
-int bt_sched_threads(const bt_sched *s) { return s ? s->workers : 0; }
+int bt_sched_threads(const bt_sched *s) { return s ? workers_of(s) : 0; }
 
 int bt_sched_set_batch_size(bt_sched *s, int brains) {
   if (!s || brains < 0) return BT_EINVAL;
@@ -376,7 +380,7 @@ int bt_sched_set_batch_size(bt_sched *s, int brains) {
 
 int bt_sched_set_tick_time(bt_sched *s, double tick_time) {
   if (!s) return BT_EINVAL;
-  if (!s->workers) return bti_lists_set_tick_time(s->lists, tick_time); /* even from a hook */
+  if (!workers_of(s)) return bti_lists_set_tick_time(s->lists, tick_time); /* even from a hook */
   if (in_own_batch(s) || lock_idle(s)) return BT_EBUSY;
   int rc = bti_lists_set_tick_time(s->lists, tick_time);
   btp_mutex_unlock(&s->lock);
@@ -387,7 +391,7 @@ double bt_sched_tick_time(const bt_sched *s) { return s ? bti_lists_tick_time(s-
 
 int bt_sched_set_policy(bt_sched *s, int policy) {
   if (!s) return BT_EINVAL;
-  if (!s->workers) return bti_lists_set_policy(s->lists, policy); /* even from a hook */
+  if (!workers_of(s)) return bti_lists_set_policy(s->lists, policy); /* even from a hook */
   if (in_own_batch(s) || lock_idle(s)) return BT_EBUSY;
   int rc = bti_lists_set_policy(s->lists, policy);
   btp_mutex_unlock(&s->lock);
@@ -542,8 +546,9 @@ static int frame_room(bt_sched *s, int n, int nb) {
 
 static int batch_size(const bt_sched *s, int n) {
   if (s->batch_size) return s->batch_size;
-  if (s->workers == 1) return n > 0 ? n : 1;
-  int per = (n + s->workers * 8 - 1) / (s->workers * 8);
+  int workers = workers_of(s);
+  if (workers == 1) return n > 0 ? n : 1;
+  int per = (n + workers * 8 - 1) / (workers * 8);
   return per < 32 ? 32 : per;
 }
 
@@ -551,7 +556,7 @@ static int batch_size(const bt_sched *s, int n) {
 static int frame_begin(bt_sched *s, long long tick, const bt_sched_hooks *hooks, const bt_tsched_hooks *old,
                        int *batches) {
   if (batches) *batches = 0;
-  if (!s || !batches || !s->workers) return BT_EINVAL;
+  if (!s || !batches || !workers_of(s)) return BT_EINVAL;
   if (in_own_batch(s)) return BT_EBUSY;
   btp_mutex_lock(&s->lock);
   int idle = IDLE;
@@ -696,12 +701,12 @@ static int frame(bt_sched *s, long long tick, const bt_sched_hooks *hooks, const
 int bt_sched_update(bt_sched *s, long long tick, const bt_sched_hooks *hooks) {
   if (!s) return BT_EINVAL;
   if (in_own_batch(s)) return BT_EBUSY;
-  return s->workers ? frame(s, tick, hooks, NULL) : serial_update(s, tick, hooks);
+  return workers_of(s) ? frame(s, tick, hooks, NULL) : serial_update(s, tick, hooks);
 }
 
 int bt_sched_flush(bt_sched *s) {
   if (!s) return BT_EINVAL;
-  if (!s->workers) return BT_OK;
+  if (!workers_of(s)) return BT_OK;
   if (in_own_batch(s)) return BT_EBUSY;
   btp_mutex_lock(&s->lock);
   int idle = IDLE;
@@ -752,7 +757,7 @@ const char *bt_sched_errmsg(const bt_sched *s) { return s ? s->errmsg : ""; }
 
 int bt_tsched_create(bt_tsched **out, double tick_time) {
   int rc = bt_sched_create(out, tick_time);
-  if (rc == BT_OK) (*out)->workers = 1; /* frames on the calling thread, as bt_sched_set_threads(s, 1) */
+  if (rc == BT_OK) atomic_store(&(*out)->workers, 1); /* as bt_sched_set_threads(s, 1) */
   return rc;
 }
 
