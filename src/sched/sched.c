@@ -524,6 +524,20 @@ static int serial_update(bt_sched *s, long long tick, const bt_sched_hooks *hook
 
 /* ---- a frame on workers ---- */
 
+/* Takes the lock and moves from IDLE to phase; this thread becomes the one that applies
+ * commands, and applies the queue of other threads. BT_EBUSY (lock not held) when not IDLE. */
+static int enter(bt_sched *s, int phase) {
+  btp_mutex_lock(&s->lock);
+  int idle = IDLE;
+  if (!atomic_compare_exchange_strong(&s->phase, &idle, phase)) {
+    btp_mutex_unlock(&s->lock);
+    return BT_EBUSY;
+  }
+  atomic_store(&s->owner, (uintptr_t)&tls_me);
+  drain(s);
+  return BT_OK;
+}
+
 /* Room for n due brains and nb batches. */
 static int frame_room(bt_sched *s, int n, int nb) {
   if (n > s->cap_due) {
@@ -558,14 +572,7 @@ static int frame_begin(bt_sched *s, long long tick, const bt_sched_hooks *hooks,
   if (batches) *batches = 0;
   if (!s || !batches || !workers_of(s)) return BT_EINVAL;
   if (in_own_batch(s)) return BT_EBUSY;
-  btp_mutex_lock(&s->lock);
-  int idle = IDLE;
-  if (!atomic_compare_exchange_strong(&s->phase, &idle, BEGIN)) {
-    btp_mutex_unlock(&s->lock);
-    return BT_EBUSY;
-  }
-  atomic_store(&s->owner, (uintptr_t)&tls_me);
-  drain(s);
+  if (enter(s, BEGIN)) return BT_EBUSY;
   const int *updaters;
   int n = bti_lists_begin(s->lists, tick, &updaters);
   int size = batch_size(s, n);
@@ -708,14 +715,7 @@ int bt_sched_flush(bt_sched *s) {
   if (!s) return BT_EINVAL;
   if (!workers_of(s)) return BT_OK;
   if (in_own_batch(s)) return BT_EBUSY;
-  btp_mutex_lock(&s->lock);
-  int idle = IDLE;
-  if (!atomic_compare_exchange_strong(&s->phase, &idle, FLUSH)) {
-    btp_mutex_unlock(&s->lock);
-    return BT_EBUSY;
-  }
-  atomic_store(&s->owner, (uintptr_t)&tls_me);
-  drain(s);
+  if (enter(s, FLUSH)) return BT_EBUSY;
   atomic_store(&s->phase, IDLE);
   btp_mutex_unlock(&s->lock);
   return BT_OK;
