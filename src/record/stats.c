@@ -41,22 +41,25 @@ typedef struct bti_stats_agent bti_stats_agent;
 
 struct bti_stats_agent {
   bti_sink sink; /* a recorder's agent: its place among the recorder's sinks (the first: agent_of) */
-  bt_stats *st;
-  bti_stats_agent *prev, *next; /* every agent of st */
-  bt_rec *rec;                  /* a recorder's agent: the recorder; NULL for bt_stats_add's */
-  unsigned long long id;        /* bt_stats_add's agent id */
+  /* what counting a record reads and writes, next to the sink that the recorder reads: the
+   * agent's first 120 bytes of its 160 */
   const bt_def *def;            /* a recorder's agent: the definition its shape was taken from */
   shape *sh;                    /* the shape of its tree; NULL until its first record */
-  int cap;                      /* nodes the arrays below have room for */
+  bt_stats *st;
+  unsigned gen;                 /* the reset it was last counted in (bt_stats.gen) */
+  uint32_t nrun;
   double *start;                /* per node: the start of its run under way */
   uint32_t *run, *pos;          /* the nodes running, run[0 .. nrun), and each one's place there or NONE */
-  uint32_t nrun;
   double last;                  /* the time of its latest record */
   unsigned long long think;     /* the think number of its latest THINK record */
-  unsigned gen;                 /* the reset it was last counted in (bt_stats.gen) */
   figures *own;                 /* its own figures (bt_stats_keep_agents; a recorder's agent only) */
   unsigned long long own_thinks, own_errors;
   double since; /* its own figures count runs from here (its last reset) */
+  /* the rest */
+  bti_stats_agent *prev, *next; /* every agent of st */
+  bt_rec *rec;                  /* a recorder's agent: the recorder; NULL for bt_stats_add's */
+  unsigned long long id;        /* bt_stats_add's agent id */
+  int cap;                      /* nodes the arrays below have room for */
 };
 
 struct bt_stats {
@@ -343,6 +346,7 @@ static int agent_follow(bti_stats_agent *a, const bt_def *def) {
 }
 
 _Static_assert(offsetof(bti_stats_agent, sink) == 0, "an agent is its sink");
+_Static_assert(sizeof(void *) != 8 || offsetof(bti_stats_agent, prev) == 120, "counting reads an agent's first 120 bytes");
 static bti_stats_agent *agent_of(bti_sink *s) { return (bti_stats_agent *)(void *)s; }
 
 static const bti_sink_methods stats_sink;
