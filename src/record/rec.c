@@ -197,11 +197,12 @@ static BTI_NOINLINE void sinks_record_all(bt_rec *r, int type, unsigned a, unsig
 }
 
 /* A STATUS, THINK or EVENT record to every sink, in the think path's form (no sink wants entries):
- * the one sink a recorder most often has is called straight. */
-static void sinks_record(bt_rec *r, int type, unsigned a, unsigned b, int node, double time, double sleep) {
+ * the one sink a recorder most often has is called straight. BT_OK, the hook's result. */
+static int sinks_record(bt_rec *r, int type, unsigned a, unsigned b, int node, double time, double sleep) {
   bti_sink *s = r->sinks;
   if (__builtin_expect(!s->next, 1)) s->methods->record(s, type, a, b, node, r->think, time, sleep);
   else sinks_record_all(r, type, a, b, node, time, sleep);
+  return BT_OK;
 }
 
 static void sinks_entry(bt_rec *r, const bt_inst *in, const bt_rec_entry *e) {
@@ -290,13 +291,13 @@ static BTI_NOINLINE int think_end(bt_rec *r, int has_sleep, double sleep) {
     s->w2.sleep = has_sleep ? (float)sleep : 0;
     s->u.time = r->now;
   }
-  if (r->sinks) sinks_record(r, BT_REC_THINK, (unsigned)cause, has_sleep != 0, -1, r->now, has_sleep ? sleep : 0);
-  return BT_OK;
+  if (!r->sinks) return BT_OK;
+  return sinks_record(r, BT_REC_THINK, (unsigned)cause, has_sleep != 0, -1, r->now, has_sleep ? sleep : 0);
 }
 
 /* A status change that needs a bt_rec_entry (a callback or a sink that takes entries), or made outside
  * a think, or into a ring holding extras. */
-static BTI_NOINLINE void status_slow(bt_inst *in, bt_rec *r, int node, int from, int to) {
+static BTI_NOINLINE int status_slow(bt_inst *in, bt_rec *r, int node, int from, int to) {
   bt_rec_entry e;
   memset(&e, 0, sizeof e);
   e.type = BT_REC_STATUS;
@@ -306,22 +307,21 @@ static BTI_NOINLINE void status_slow(bt_inst *in, bt_rec *r, int node, int from,
   e.think = r->think;
   e.time = r->in_think ? r->now : bti_now(in);
   put(r, &e, r->in_think);
+  return BT_OK;
 }
 
 /* The common case, inside a think, into a ring and/or sinks: no bt_rec_entry is made, and no
  * call but the sinks', last. (Inlined in rec_hook, its one caller.) */
-static void status(bt_inst *in, bt_rec *r, int node, int from, int to) {
-  if (__builtin_expect(!r->in_think || r->entries || r->nextra, 0)) {
-    status_slow(in, r, node, from, to);
-    return;
-  }
+static int status(bt_inst *in, bt_rec *r, int node, int from, int to) {
+  if (__builtin_expect(!r->in_think || r->entries || r->nextra, 0)) return status_slow(in, r, node, from, to);
   r->total++;
   if (r->cap) {
     slot *s = next_plain_slot(r);
     s->word = W_MAKE(BT_REC_STATUS, from, to, 0, 1, node);
     s->w2.think = (uint32_t)r->think;
   }
-  if (r->sinks) sinks_record(r, BT_REC_STATUS, (unsigned)(from | to << 4), 0, node, r->now, 0);
+  if (!r->sinks) return BT_OK;
+  return sinks_record(r, BT_REC_STATUS, (unsigned)(from | to << 4), 0, node, r->now, 0);
 }
 
 static void event(bt_inst *in, bt_rec *r, int n) {
@@ -513,10 +513,7 @@ static BTI_NOINLINE int hook_other(bt_rec *r, bt_inst *in, const bt_hook_msg *m)
  * function of their own, the rest to hook_other. */
 static int rec_hook(void *ud, bt_inst *in, const bt_hook_msg *m) {
   bt_rec *r = ud;
-  if (__builtin_expect(m->what == BT_HOOK_STATUS, 1)) {
-    status(in, r, m->node, m->from, m->to);
-    return BT_OK;
-  }
+  if (__builtin_expect(m->what == BT_HOOK_STATUS, 1)) return status(in, r, m->node, m->from, m->to);
   switch (m->what) {
   case BT_HOOK_BEGIN: return think_begin(in, r);
   case BT_HOOK_SAVED: return r->saves ? saved(in, r) : BT_OK;
