@@ -177,8 +177,12 @@ static void save_all(bt_inst *in) {
 
 /* ---- the hook ---- */
 
+/* A hooked instance's bti_ext: it has one (bt_inst_set_hook and bt_inst_move_hook make it, and
+ * bt_inst_fini unhooks it before freeing it), so no test of `extended` (ext_of's) is needed. */
+static bti_ext *hooked_ext(const bt_inst *in) { return (bti_ext *)in->agent; }
+
 static int hook_call(bt_inst *in, const bt_hook_msg *m) {
-  const bti_ext *x = ext_of(in);
+  const bti_ext *x = hooked_ext(in);
   return x->hook(x->hook_ud, in, m);
 }
 
@@ -198,6 +202,16 @@ int bti_hook_send(bt_inst *in, bt_hook_what what, int node) {
   return hook_call(in, &m);
 }
 
+/* A think's messages that say no more than what they are, made once rather than at each think. */
+static const bt_hook_msg msg_begin = {.what = BT_HOOK_BEGIN, .node = -1};
+static const bt_hook_msg msg_saved = {.what = BT_HOOK_SAVED, .node = -1};
+
+/* A think begins (bti_hook_send's, with its message made once). */
+static void hook_begin(bt_inst *in) {
+  in->kept = 0;
+  hook_call(in, &msg_begin);
+}
+
 void bti_hook_reload(bt_inst *in, const bt_def *from) {
   bt_hook_msg m = {.what = BT_HOOK_RELOAD, .node = -1, .def = from};
   in->kept = 0;
@@ -212,7 +226,7 @@ static void hook_end(bt_inst *in) {
   m.has_sleep = bt_node_tree_sleep_time(in, 0, &m.sleep);
   if (!m.has_sleep) m.sleep = 0;
   if (!BTI_HOOKED(in)) return; /* (a sleep time of the host's unhooked it) */
-  bti_ext *x = ext_of(in);
+  bti_ext *x = hooked_ext(in);
   x->kept_has = m.has_sleep;
   x->kept_sleep = m.sleep;
   x->kept_now = bti_now(in);
@@ -311,13 +325,13 @@ int bt_inst_update(bt_inst *in) {
   }
   if (in->thinking) return BT_EBUSY;
   in->thinking = 1;
-  if (BTI_HOOKED(in)) bti_hook_send(in, BT_HOOK_BEGIN, -1);
+  if (BTI_HOOKED(in)) hook_begin(in);
   if (in->def->small_plain) {
     bti_think_small(in);
   } else {
     bt_node_visit(in, 0);
     save_all(in);
-    if (BTI_HOOKED(in)) bti_hook_send(in, BT_HOOK_SAVED, -1);
+    if (BTI_HOOKED(in)) hook_call(in, &msg_saved);
     if (!in->settled) {
       bt_node_step(in, 0);
       in->settled = (uint8_t)in->def->plain_step;
@@ -340,7 +354,7 @@ int bt_inst_sleep_time(bt_inst *in, double *out) {
     return 1;
   }
   if (BTI_HOOKED(in) && in->kept) {
-    const bti_ext *x = ext_of(in);
+    const bti_ext *x = hooked_ext(in);
     if (bti_now(in) == x->kept_now) {
       *out = x->kept_sleep;
       return x->kept_has;

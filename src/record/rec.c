@@ -79,6 +79,7 @@ struct bt_rec {
   uint8_t in_think;  /* between the think's BEGIN and END */
   uint8_t owned;     /* made by the instance's definition (bt_def_set_recording): its instance frees it */
   uint8_t keep_dbstrings; /* bt_rec_keep_dbstrings */
+  uint8_t saves;     /* a think's SaveStatus is wanted: keep_dbstrings, or a sink's `saved` */
   /* the rest */
   bt_inst *inst;
   bt_def *def;         /* the definition of the instance it watches or last watched (retained) */
@@ -148,11 +149,15 @@ static void decode(const bt_rec *r, size_t i, bt_rec_entry *e) {
 }
 
 
-/* Whether a callback or a sink takes each record as a bt_rec_entry. */
+/* Whether a callback or a sink takes each record as a bt_rec_entry, and whether a think's
+ * SaveStatus is wanted. */
 static void entries_update(bt_rec *r) {
   r->entries = r->fn != NULL;
-  for (const bti_sink *s = r->sinks; s; s = s->next)
+  r->saves = r->keep_dbstrings;
+  for (const bti_sink *s = r->sinks; s; s = s->next) {
     if (!s->methods->record) r->entries = 1;
+    if (s->methods->saved) r->saves = 1;
+  }
 }
 
 void bti_rec_sink_add(bt_rec *r, bti_sink *s) {
@@ -161,7 +166,7 @@ void bti_rec_sink_add(bt_rec *r, bti_sink *s) {
   s->next = NULL;
   *p = s;
   entries_update(r);
-  if (r->inst && s->methods->attached) s->methods->attached(s, r->inst, r->think, bt_inst_now(r->inst));
+  if (r->inst && s->methods->attached) s->methods->attached(s, r->inst, r->think, bti_now(r->inst));
 }
 
 void bti_rec_sink_remove(bt_rec *r, bti_sink *s) {
@@ -185,9 +190,19 @@ int bti_rec_owned(const bt_rec *r) { return r && r->owned; }
 
 #if BT_RECORDER
 
-/* A STATUS, THINK or EVENT record to every sink, in the think path's form (no sink wants entries). */
-static void sinks_record(bt_rec *r, int type, unsigned a, unsigned b, int node, double time, double sleep) {
+/* A STATUS, THINK or EVENT record to every sink of two or more (sinks_record). */
+static BTI_NOINLINE void sinks_record_all(bt_rec *r, int type, unsigned a, unsigned b, int node, double time,
+                                          double sleep) {
   for (bti_sink *s = r->sinks; s; s = s->next) s->methods->record(s, type, a, b, node, r->think, time, sleep);
+}
+
+/* A STATUS, THINK or EVENT record to every sink, in the think path's form (no sink wants entries):
+ * the one sink a recorder most often has is called straight. BT_OK, the hook's result. */
+static int sinks_record(bt_rec *r, int type, unsigned a, unsigned b, int node, double time, double sleep) {
+  bti_sink *s = r->sinks;
+  if (__builtin_expect(!s->next, 1)) s->methods->record(s, type, a, b, node, r->think, time, sleep);
+  else sinks_record_all(r, type, a, b, node, time, sleep);
+  return BT_OK;
 }
 
 static void sinks_entry(bt_rec *r, const bt_inst *in, const bt_rec_entry *e) {
@@ -259,14 +274,15 @@ static BTI_NOINLINE void think_slow(bt_rec *r, int cause, int has_sleep, double 
 }
 
 /* A think ended: its record, with its sleep time. The common case (no callback, no sink that
- * takes entries) makes no bt_rec_entry, and calls nothing but the sinks, last. */
-static void think_end(bt_rec *r, int has_sleep, double sleep) {
+ * takes entries) makes no bt_rec_entry, and calls nothing but the sinks, last. BT_OK, the hook's
+ * result. */
+static BTI_NOINLINE int think_end(bt_rec *r, int has_sleep, double sleep) {
   int cause = r->cause;
   r->in_think = 0;
   r->cause = BT_WAKE_DEADLINE;
   if (__builtin_expect(r->entries || r->nextra, 0)) {
     think_slow(r, cause, has_sleep, sleep);
-    return;
+    return BT_OK;
   }
   r->total++;
   if (r->cap) {
@@ -275,12 +291,13 @@ static void think_end(bt_rec *r, int has_sleep, double sleep) {
     s->w2.sleep = has_sleep ? (float)sleep : 0;
     s->u.time = r->now;
   }
-  if (r->sinks) sinks_record(r, BT_REC_THINK, (unsigned)cause, has_sleep != 0, -1, r->now, has_sleep ? sleep : 0);
+  if (!r->sinks) return BT_OK;
+  return sinks_record(r, BT_REC_THINK, (unsigned)cause, has_sleep != 0, -1, r->now, has_sleep ? sleep : 0);
 }
 
 /* A status change that needs a bt_rec_entry (a callback or a sink that takes entries), or made outside
  * a think, or into a ring holding extras. */
-static BTI_NOINLINE void status_slow(bt_inst *in, bt_rec *r, int node, int from, int to) {
+static BTI_NOINLINE int status_slow(bt_inst *in, bt_rec *r, int node, int from, int to) {
   bt_rec_entry e;
   memset(&e, 0, sizeof e);
   e.type = BT_REC_STATUS;
@@ -288,24 +305,23 @@ static BTI_NOINLINE void status_slow(bt_inst *in, bt_rec *r, int node, int from,
   e.to = (unsigned char)to;
   e.node = node;
   e.think = r->think;
-  e.time = r->in_think ? r->now : bt_inst_now(in);
+  e.time = r->in_think ? r->now : bti_now(in);
   put(r, &e, r->in_think);
+  return BT_OK;
 }
 
 /* The common case, inside a think, into a ring and/or sinks: no bt_rec_entry is made, and no
- * call but the sinks', last. */
-static void status(bt_inst *in, bt_rec *r, int node, int from, int to) {
-  if (__builtin_expect(!r->in_think || r->entries || r->nextra, 0)) {
-    status_slow(in, r, node, from, to);
-    return;
-  }
+ * call but the sinks', last. (Inlined in rec_hook, its one caller.) */
+static int status(bt_inst *in, bt_rec *r, int node, int from, int to) {
+  if (__builtin_expect(!r->in_think || r->entries || r->nextra, 0)) return status_slow(in, r, node, from, to);
   r->total++;
   if (r->cap) {
     slot *s = next_plain_slot(r);
     s->word = W_MAKE(BT_REC_STATUS, from, to, 0, 1, node);
     s->w2.think = (uint32_t)r->think;
   }
-  if (r->sinks) sinks_record(r, BT_REC_STATUS, (unsigned)(from | to << 4), 0, node, r->now, 0);
+  if (!r->sinks) return BT_OK;
+  return sinks_record(r, BT_REC_STATUS, (unsigned)(from | to << 4), 0, node, r->now, 0);
 }
 
 static void event(bt_inst *in, bt_rec *r, int n) {
@@ -315,18 +331,20 @@ static void event(bt_inst *in, bt_rec *r, int n) {
   e.type = BT_REC_EVENT;
   e.node = n;
   e.think = r->think;
-  e.time = r->in_think ? r->now : bt_inst_now(in);
+  e.time = r->in_think ? r->now : bti_now(in);
   put(r, &e, r->in_think);
 }
 
-static void think_begin(bt_inst *in, bt_rec *r) {
+/* A think begins: BT_OK, the hook's result. */
+static BTI_NOINLINE int think_begin(bt_inst *in, bt_rec *r) {
   r->think++;
   r->in_think = 1;
-  r->now = bt_inst_now(in);
+  r->now = bti_now(in);
   if (r->cap) { /* the think's records go there: fetched while the tree works (cold since the last) */
     __builtin_prefetch(&r->ring[r->head], 1, 0);
     __builtin_prefetch((const char *)&r->ring[r->head] + 64, 1, 0);
   }
+  return BT_OK;
 }
 
 /* What a record says beyond its word, for the ring (NULL and *failed when out of memory; NULL
@@ -352,7 +370,7 @@ static extra *extra_new(const bt_rec *r, const void *data, size_t size, int *fai
  * the ring with x. */
 static void put_extra(bt_rec *r, bt_inst *in, bt_rec_entry *e, extra *x) {
   e->think = r->think;
-  e->time = r->in_think ? r->now : bt_inst_now(in);
+  e->time = r->in_think ? r->now : bti_now(in);
   if (x) {
     x->time = e->time;
     x->code = e->type == BT_REC_HOST ? e->node : 0;
@@ -421,17 +439,19 @@ static void keep_dbstrings(bt_rec *r, bt_inst *in) {
   }
 }
 
-static void saved(bt_inst *in, bt_rec *r) {
+/* A think saved its statuses: BT_OK, the hook's result. */
+static BTI_NOINLINE int saved(bt_inst *in, bt_rec *r) {
   if (r->keep_dbstrings) keep_dbstrings(r, in);
   for (bti_sink *s = r->sinks; s; s = s->next)
     if (s->methods->saved) s->methods->saved(s, in, r->think, r->now);
+  return BT_OK;
 }
 
 /* A stop is no record of the ring's: the sinks are told (a log keeps it, since a reader of the
  * log cannot tell it from the records: a stopped tree keeps its statuses, and a sleeping one makes
  * no record either). */
 static void stopped(bt_inst *in, bt_rec *r) {
-  double now = r->in_think ? r->now : bt_inst_now(in);
+  double now = r->in_think ? r->now : bti_now(in);
   for (bti_sink *s = r->sinks; s; s = s->next)
     if (s->methods->stopped) s->methods->stopped(s, r->think, now);
 }
@@ -444,7 +464,7 @@ static void watch(bt_rec *r, bt_inst *in) {
   bt_def_retain(def);
   bt_def_release(r->def);
   r->def = def;
-  double now = bt_inst_now(in);
+  double now = bti_now(in);
   for (bti_sink *s = r->sinks; s; s = s->next)
     if (s->methods->attached) s->methods->attached(s, in, r->think, now);
 }
@@ -467,18 +487,17 @@ static void detached(bt_rec *r) {
   if (r->owned) bt_rec_free(r);
 }
 
-/* The engine's hook: everything the recorder records comes through here. */
-static int rec_hook(void *ud, bt_inst *in, const bt_hook_msg *m) {
-  bt_rec *r = ud;
+/* The engine's messages that a think does not send (rec_hook). */
+static BTI_NOINLINE int hook_other(bt_rec *r, bt_inst *in, const bt_hook_msg *m) {
   switch (m->what) {
-  case BT_HOOK_STATUS: status(in, r, m->node, m->from, m->to); break;
-  case BT_HOOK_BEGIN: think_begin(in, r); break;
-  case BT_HOOK_END: think_end(r, m->has_sleep, m->sleep); break;
+  case BT_HOOK_STATUS: /* rec_hook's own */
+  case BT_HOOK_BEGIN:
+  case BT_HOOK_END:
+  case BT_HOOK_SAVED: break;
   case BT_HOOK_EVENT: event(in, r, m->node); break;
   case BT_HOOK_FORCE:
     if (r->cause != BT_WAKE_START && r->cause != BT_WAKE_RELOAD) r->cause = BT_WAKE_FORCE;
     break;
-  case BT_HOOK_SAVED: saved(in, r); break;
   case BT_HOOK_STOP: stopped(in, r); break;
   case BT_HOOK_RELOAD: reload(in, r, m->def); break;
   case BT_HOOK_ERROR: return record_bytes(in, r, BT_REC_ERROR, m->node, m->data, m->size);
@@ -487,6 +506,20 @@ static int rec_hook(void *ud, bt_inst *in, const bt_hook_msg *m) {
   case BT_HOOK_MOVE: moved(in, r); break;
   }
   return BT_OK;
+}
+
+/* The engine's hook: everything the recorder records comes through here. A status change, the
+ * message a think sends most, goes straight to its record; a think's other messages each to a
+ * function of their own, the rest to hook_other. */
+static int rec_hook(void *ud, bt_inst *in, const bt_hook_msg *m) {
+  bt_rec *r = ud;
+  if (__builtin_expect(m->what == BT_HOOK_STATUS, 1)) return status(in, r, m->node, m->from, m->to);
+  switch (m->what) {
+  case BT_HOOK_BEGIN: return think_begin(in, r);
+  case BT_HOOK_SAVED: return r->saves ? saved(in, r) : BT_OK;
+  case BT_HOOK_END: return think_end(r, m->has_sleep, m->sleep);
+  default: return hook_other(r, in, m);
+  }
 }
 
 int bt_inst_set_recorder(bt_inst *in, bt_rec *rec) {
@@ -512,6 +545,7 @@ static void drop_dbstrings(bt_rec *r) {
 int bt_rec_keep_dbstrings(bt_rec *r, int on) {
   if (!r) return BT_EINVAL;
   r->keep_dbstrings = on != 0;
+  entries_update(r);
   if (!on) drop_dbstrings(r);
   return BT_OK;
 }

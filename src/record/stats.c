@@ -41,22 +41,25 @@ typedef struct bti_stats_agent bti_stats_agent;
 
 struct bti_stats_agent {
   bti_sink sink; /* a recorder's agent: its place among the recorder's sinks (the first: agent_of) */
-  bt_stats *st;
-  bti_stats_agent *prev, *next; /* every agent of st */
-  bt_rec *rec;                  /* a recorder's agent: the recorder; NULL for bt_stats_add's */
-  unsigned long long id;        /* bt_stats_add's agent id */
+  /* what counting a record reads and writes, next to the sink that the recorder reads: the
+   * agent's first 120 bytes of its 160 */
   const bt_def *def;            /* a recorder's agent: the definition its shape was taken from */
   shape *sh;                    /* the shape of its tree; NULL until its first record */
-  int cap;                      /* nodes the arrays below have room for */
+  bt_stats *st;
+  unsigned gen;                 /* the reset it was last counted in (bt_stats.gen) */
+  uint32_t nrun;
   double *start;                /* per node: the start of its run under way */
   uint32_t *run, *pos;          /* the nodes running, run[0 .. nrun), and each one's place there or NONE */
-  uint32_t nrun;
   double last;                  /* the time of its latest record */
   unsigned long long think;     /* the think number of its latest THINK record */
-  unsigned gen;                 /* the reset it was last counted in (bt_stats.gen) */
   figures *own;                 /* its own figures (bt_stats_keep_agents; a recorder's agent only) */
   unsigned long long own_thinks, own_errors;
   double since; /* its own figures count runs from here (its last reset) */
+  /* the rest */
+  bti_stats_agent *prev, *next; /* every agent of st */
+  bt_rec *rec;                  /* a recorder's agent: the recorder; NULL for bt_stats_add's */
+  unsigned long long id;        /* bt_stats_add's agent id */
+  int cap;                      /* nodes the arrays below have room for */
 };
 
 struct bt_stats {
@@ -197,20 +200,21 @@ static int agent_switch(bti_stats_agent *a, shape *sh) {
     if ((a)->own) (a)->own[n].field++;             \
   } while (0)
 
-static void count(bti_stats_agent *a, const bt_rec_entry *e, int node) {
+/* Counts a record of the agent's (a bt_rec_entry's type, from, to, think and time; node where it
+ * counts): what a recorder's sink is fed, either way (sink_record, sink_entry), and bt_stats_add. */
+static void count(bti_stats_agent *a, int type, int from, int to, int node, unsigned long long think, double time) {
   shape *sh = a->sh;
   if (a->gen != a->st->gen) {
     a->gen = a->st->gen;
     sh->agents++;
   }
-  int in_think = e->think > a->think;
-  switch (e->type) {
+  int in_think = think > a->think;
+  switch (type) {
   case BT_REC_STATUS: {
     uint32_t n = (uint32_t)node;
-    int from = e->from, to = e->to;
-    if (a->pos[n] != NONE) run_end(a, n, e->time); /* from RUNNING, or a record went missing */
+    if (a->pos[n] != NONE) run_end(a, n, time); /* from RUNNING, or a record went missing */
     if (to == BT_RUNNING) {
-      run_begin(a, n, e->time);
+      run_begin(a, n, time);
       BUMP(a, n, runs);
     }
     if (from == BT_RUNNING && to == BT_READY) BUMP(a, n, aborts);
@@ -225,7 +229,7 @@ static void count(bti_stats_agent *a, const bt_rec_entry *e, int node) {
     sh->thinks++;
     a->own_thinks++;
     for (uint32_t i = 0; i < a->nrun; i++) BUMP(a, a->run[i], thinks);
-    a->think = e->think;
+    a->think = think;
     break;
   case BT_REC_ERROR:
     if (node >= 0) {
@@ -238,7 +242,7 @@ static void count(bti_stats_agent *a, const bt_rec_entry *e, int node) {
   default: /* events, reloads and the host's records say nothing of the figures */
     break;
   }
-  a->last = e->time;
+  a->last = time;
 }
 
 static int entry_valid(const bt_rec_entry *e, int nodes) {
@@ -342,6 +346,7 @@ static int agent_follow(bti_stats_agent *a, const bt_def *def) {
 }
 
 _Static_assert(offsetof(bti_stats_agent, sink) == 0, "an agent is its sink");
+_Static_assert(sizeof(void *) != 8 || offsetof(bti_stats_agent, prev) == 120, "counting reads an agent's first 120 bytes");
 static bti_stats_agent *agent_of(bti_sink *s) { return (bti_stats_agent *)(void *)s; }
 
 static const bti_sink_methods stats_sink;
@@ -375,20 +380,54 @@ static void sink_detached(bti_sink *s) {
   a->def = NULL; /* the next record, of whatever instance, takes its shape afresh */
 }
 
-static void sink_entry(bti_sink *s, const bt_inst *in, const bt_rec_entry *e) {
-  bti_stats_agent *a = agent_of(s);
-  const bt_def *def = in ? in->def : a->def;
-  if (!def || (def != a->def && agent_follow(a, def) != BT_OK)) {
+/* Counts a record of an instance of def, the definition the agent follows. */
+static void count_of(bti_stats_agent *a, const bt_def *def, int type, int from, int to, int node,
+                     unsigned long long think, double time) {
+  if (!def->unshared && (type == BT_REC_STATUS || type == BT_REC_ERROR) && node >= 0)
+    node = (int)def->states[def->nodes[node].state].node; /* a shared node counts at its first place */
+  count(a, type, from, to, node, think, time);
+}
+
+/* Counts a record of an instance of def, another definition than the one the agent follows (or
+ * NULL: the recorder's agent has none, and the record is dropped): the agent takes def's shape
+ * first. */
+static BTI_NOINLINE void count_follow(bti_stats_agent *a, const bt_def *def, int type, int from, int to, int node,
+                                      unsigned long long think, double time) {
+  if (!def || agent_follow(a, def) != BT_OK) {
     a->st->dropped++;
     return;
   }
-  int node = e->node;
-  if (!def->unshared && (e->type == BT_REC_STATUS || e->type == BT_REC_ERROR) && node >= 0)
-    node = (int)def->states[def->nodes[node].state].node; /* a shared node counts at its first place */
-  count(a, e, node);
+  count_of(a, def, type, from, to, node, think, time);
+}
+
+/* count_follow for a record of the instance the agent's recorder watches. */
+static BTI_NOINLINE void count_recorder(bti_stats_agent *a, int type, int from, int to, int node,
+                                        unsigned long long think, double time) {
+  count_follow(a, bt_rec_def(a->rec), type, from, to, node, think, time);
+}
+
+static void sink_entry(bti_sink *s, const bt_inst *in, const bt_rec_entry *e) {
+  bti_stats_agent *a = agent_of(s);
+  const bt_def *def = in ? in->def : a->def;
+  if (def && def == a->def) count_of(a, def, e->type, e->from, e->to, e->node, e->think, e->time);
+  else count_follow(a, def, e->type, e->from, e->to, e->node, e->think, e->time);
+}
+
+/* A STATUS or THINK record of a think, in the think path's form (rec_internal.h), so that a
+ * recorder feeding statistics makes no bt_rec_entry of them. Its instance's definition is the one
+ * the agent follows, unless its recorder left an instance since (the agent follows none then: its
+ * recorder's is asked). */
+static void sink_record(bti_sink *s, int type, unsigned a, unsigned b, int node, unsigned long long think,
+                        double time, double sleep) {
+  (void)b, (void)sleep;
+  bti_stats_agent *ag = agent_of(s);
+  int from = type == BT_REC_STATUS ? (int)(a & 15u) : 0, to = type == BT_REC_STATUS ? (int)(a >> 4) : 0;
+  if (__builtin_expect(ag->def != NULL, 1)) count_of(ag, ag->def, type, from, to, node, think, time);
+  else count_recorder(ag, type, from, to, node, think, time);
 }
 
 static const bti_sink_methods stats_sink = {
+  .record = sink_record,
   .entry = sink_entry,
   .detached = sink_detached,
   .release = sink_release,
@@ -478,7 +517,7 @@ int bt_stats_add(bt_stats *st, unsigned long long agent, unsigned long long shap
     shape *sh = shape_get(st, shape_hash, nodes);
     if (!sh || agent_switch(a, sh) != BT_OK) return BT_ENOMEM;
   }
-  count(a, e, e->node);
+  count(a, e->type, e->from, e->to, e->node, e->think, e->time);
   return BT_OK;
 }
 
