@@ -418,8 +418,8 @@ int bt_inst_sleep_time(bt_inst *inst, double *out);
  * bt_node_set_status), each think's begin and end with its sleep time, each event fired, a
  * ForceUpdate, a think's SaveStatus, a stop, a reload, and the errors and records the host gives
  * it. The engine does not know who listens. Unhooked, it costs one test of a bit of the
- * instance's header per status change; built with -DBT_RECORDER=OFF the hook is compiled out
- * (bt_inst_set_hook then fails with BT_EINVAL). Called on the thread that thinks the instance. */
+ * instance's header per status change; built with -DBT_RECORDER=OFF (which defines BT_HOOKS 0
+ * for the engine) the hook is compiled out (bt_inst_set_hook then fails with BT_EINVAL). Called on the thread that thinks the instance. */
 typedef enum bt_hook_what {
   BT_HOOK_STATUS = 1,  /* node's status went from `from` to `to` */
   BT_HOOK_BEGIN = 2,   /* a think begins */

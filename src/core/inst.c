@@ -236,7 +236,7 @@ static void hook_end(bt_inst *in) {
 
 int bt_inst_set_hook(bt_inst *in, bt_hook_fn fn, void *ud) {
   if (!in) return BT_EINVAL;
-#if !BT_RECORDER
+#if !BT_HOOKS
   (void)ud;
   return fn ? BT_EINVAL : BT_OK;
 #else

@@ -346,9 +346,9 @@ static inline uint64_t sum_bit(const bt_inst *in, uint32_t st) {
 }
 
 /* ---- the hook (inst.c) ---- */
-/* BT_RECORDER 0 (cmake -DBT_RECORDER=OFF) compiles it out: no test of `hooked` anywhere. */
-#ifndef BT_RECORDER
-#define BT_RECORDER 1
+/* BT_HOOKS 0 (cmake -DBT_RECORDER=OFF) compiles it out: no test of `hooked` anywhere. */
+#ifndef BT_HOOKS
+#define BT_HOOKS 1
 #endif
 BTI_FUNC void bti_hook_status(bt_inst *in, const bt_node *d, int from, int to);
 BTI_FUNC int bti_hook_send(bt_inst *in, bt_hook_what what, int node); /* a message of a node or none */
@@ -369,7 +369,7 @@ static inline void bti_save_chunk(unsigned char *status, uint32_t k) {
   for (; i < k; i++) flags[i] = (unsigned char)((flags[i] & ~SF_LAST) | status[i]);
 }
 
-#if BT_RECORDER
+#if BT_HOOKS
 #define BTI_HOOKED(in) __builtin_expect((in)->hooked, 0)
 #else
 #define BTI_HOOKED(in) 0

@@ -19,6 +19,12 @@
 #include "bt_record.h"
 #include "internal.h"
 
+/* BT_RECORDER 0 (cmake -DBT_RECORDER=OFF, which also compiles the engine's hook out: BT_HOOKS 0)
+ * leaves the recorder out: attaching one fails. */
+#ifndef BT_RECORDER
+#define BT_RECORDER BT_HOOKS
+#endif
+
 /* ---- sinks: what a recorder feeds besides its ring and its callback ----
  * A sink is a struct of its own holding a bti_sink; the recorder keeps a list of them and calls
  * each through its methods, in the order they were added. */
