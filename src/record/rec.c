@@ -5,13 +5,10 @@
  * bti_ext (internal.h), which an instance that never records does not have, read only when the
  * bit is set. No state outside the instances: two threads may record two instances at once.
  *
- * The ring is what a think writes most, to memory that has gone cold since the agent's last
- * think, so a record takes 16 bytes: a word of type, statuses and node, the think number's low
- * word, and a time. A status change or an event inside a think keeps no time: it is its think's,
- * which the THINK record after it holds (or the think under way). A THINK keeps its think
- * number's low 21 bits in its word (the ring holds fewer records than 2^21, each think makes
- * one) and its sleep time as a float in the second word; errors, reloads and the host's records
- * keep what they say in an `extra` of their own. The recorder is the instance's hook
+ * It keeps its records in a ring (ring.c, bt's one: 16 bytes a record a think makes), which it
+ * fills with the think path's functions; its think number and the clock of the think under way
+ * are the ring's (ring.think, ring.now), from which the ring numbers and times the records made
+ * inside a think. The recorder is the instance's hook
  * (bt_inst_set_hook): the engine tells it everything it records, a think's end with its sleep
  * time, so that a think's record is complete when the think ends and reading never writes. It
  * feeds its sinks (the log, the statistics: rec_internal.h) through their methods, naming none.
@@ -20,59 +17,16 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include "rec_internal.h"
+#include "ring.c" /* the ring (rec_internal.h), compiled with the recorder: its think path inline */
 
 /* the bit `recording` took no room: a small tree's instance stays as small */
 _Static_assert(sizeof(void *) != 8 || sizeof(bt_inst) == 32, "bt_inst's header is 32 bytes");
 
-typedef struct extra {
-  double time;
-  int code;                  /* HOST: the host's code */
-  unsigned long long def_from, def_to;
-  size_t size;
-  char text[];               /* size bytes and a 0 */
-} extra;
-
-/* A slot's word: the type, the statuses (a THINK keeps its cause there: it has no statuses),
- * has_sleep of a THINK, whether it was made inside a think (then its time is the think's), and
- * its node + 1 (0: none). */
-#define W_TYPE(w) ((w) & 7u)
-#define W_FROM(w) ((w) >> 3 & 3u)
-#define W_TO(w) ((w) >> 5 & 3u)
-#define W_CAUSE(w) ((w) >> 3 & 15u) /* THINK: BT_WAKE_*, in place of the statuses */
-#define W_SLEEP(w) ((w) >> 9 & 1u)
-#define W_IN_THINK(w) ((w) >> 10 & 1u)
-#define W_NODE(w) ((int)((w) >> 11) - 1)
-#define W_LOW21(w) ((w) >> 11) /* THINK: the think number's low 21 bits */
-#define W_MAKE(type, from, to, has_sleep, in_think, node)                                          \
-  ((uint32_t)(type) | (uint32_t)(from) << 3 | (uint32_t)(to) << 5 | (uint32_t)(has_sleep) << 9 |  \
-   (uint32_t)(in_think) << 10 | (uint32_t)((node) + 1) << 11)
-#define W_THINK(cause, has_sleep, think)                                                           \
-  (W_MAKE(BT_REC_THINK, 0, 0, has_sleep, 0, (int)((think) & ((1u << 21) - 1)) - 1) | (uint32_t)(cause) << 3)
-_Static_assert(BT_MAX_NODES < (1 << 21) - 1, "a node + 1 fits in 21 bits");
-_Static_assert(BT_WAKE_RELOAD < 16, "a cause fits in the 4 bits of the statuses");
-_Static_assert(BT_REC_MAX_CAPACITY <= 1 << 21, "a THINK's number is known from its low 21 bits");
-
-typedef struct slot {
-  uint32_t word;
-  union {
-    uint32_t think; /* the think number's low 32 bits */
-    float sleep;    /* THINK: its sleep time */
-  } w2;
-  union {
-    double time; /* THINK, and records made outside a think */
-    extra *x;    /* ERROR, RELOAD, HOST */
-  } u;
-} slot;
-
-_Static_assert(sizeof(void *) != 8 || sizeof(slot) == 16, "a ring slot is 16 bytes");
-
 struct bt_rec {
   /* what a think reads and writes, in one cache line */
-  slot *ring;
-  uint32_t cap, head, count; /* records at most, where the next goes, records now (< 2^21) */
-  uint32_t nextra;           /* slots of the ring holding an extra */
-  unsigned long long total, think;
-  double now;        /* the clock of the think under way, or of the last one */
+  bti_ring ring;     /* its records (at most 2^21); ring.think is its think number, ring.now the
+                        clock of the think under way, or of the last one */
+  unsigned long long total;
   bti_sink *sinks;   /* what it feeds: its log, its statistics (in the order they were added) */
   uint8_t entries;   /* a callback or a sink takes each record as a bt_rec_entry */
   uint8_t cause;     /* what will make the next think (BT_WAKE_*) */
@@ -94,61 +48,6 @@ struct bt_rec {
 
 _Static_assert(sizeof(void *) != 8 || offsetof(bt_rec, inst) <= 64, "a think reads one cache line of its recorder");
 
-static int has_extra(unsigned type) { return type == BT_REC_ERROR || type == BT_REC_RELOAD || type == BT_REC_HOST; }
-
-/* The full think number of a slot: the latest number with its low bits. */
-static unsigned long long think_of(const bt_rec *r, const slot *s) {
-  if (W_TYPE(s->word) == BT_REC_THINK) return r->think - (((uint32_t)r->think - W_LOW21(s->word)) & ((1u << 21) - 1));
-  return r->think - (uint32_t)((uint32_t)r->think - s->w2.think);
-}
-
-static size_t physical(const bt_rec *r, size_t i) {
-  size_t p = r->head + r->cap - r->count + i;
-  return p >= r->cap ? p - r->cap : p;
-}
-
-/* The time of the think a slot made inside it belongs to: its THINK record's, after it in the
- * ring, or the think under way's. */
-static double think_time_after(const bt_rec *r, size_t i, unsigned long long think) {
-  for (size_t j = i + 1; j < r->count; j++) {
-    const slot *s = &r->ring[physical(r, j)];
-    if (W_TYPE(s->word) == BT_REC_THINK && think_of(r, s) == think) return s->u.time;
-  }
-  return r->now;
-}
-
-static void decode(const bt_rec *r, size_t i, bt_rec_entry *e) {
-  size_t p = physical(r, i);
-  const slot *s = &r->ring[p];
-  uint32_t w = s->word;
-  memset(e, 0, sizeof *e);
-  e->type = (unsigned char)W_TYPE(w);
-  if (e->type == BT_REC_THINK) {
-    e->cause = (unsigned char)W_CAUSE(w);
-  } else {
-    e->from = (unsigned char)W_FROM(w);
-    e->to = (unsigned char)W_TO(w);
-  }
-  e->has_sleep = (unsigned char)W_SLEEP(w);
-  e->node = e->type == BT_REC_THINK ? -1 : W_NODE(w);
-  e->think = think_of(r, s);
-  if (has_extra(e->type)) {
-    const extra *x = s->u.x;
-    e->time = x->time;
-    e->def_from = x->def_from;
-    e->def_to = x->def_to;
-    if (e->type == BT_REC_HOST) e->node = x->code;
-    if (e->type != BT_REC_RELOAD) {
-      e->text = x->text;
-      e->size = x->size;
-    }
-  } else {
-    e->time = W_IN_THINK(w) ? think_time_after(r, i, e->think) : s->u.time;
-    if (e->type == BT_REC_THINK) e->sleep = s->w2.sleep;
-  }
-}
-
-
 /* Whether a callback or a sink takes each record as a bt_rec_entry, and whether a think's
  * SaveStatus is wanted. */
 static void entries_update(bt_rec *r) {
@@ -166,7 +65,7 @@ void bti_rec_sink_add(bt_rec *r, bti_sink *s) {
   s->next = NULL;
   *p = s;
   entries_update(r);
-  if (r->inst && s->methods->attached) s->methods->attached(s, r->inst, r->think, bti_now(r->inst));
+  if (r->inst && s->methods->attached) s->methods->attached(s, r->inst, r->ring.think, bti_now(r->inst));
 }
 
 void bti_rec_sink_remove(bt_rec *r, bti_sink *s) {
@@ -193,14 +92,14 @@ int bti_rec_owned(const bt_rec *r) { return r && r->owned; }
 /* A STATUS, THINK or EVENT record to every sink of two or more (sinks_record). */
 static BTI_NOINLINE void sinks_record_all(bt_rec *r, int type, unsigned a, unsigned b, int node, double time,
                                           double sleep) {
-  for (bti_sink *s = r->sinks; s; s = s->next) s->methods->record(s, type, a, b, node, r->think, time, sleep);
+  for (bti_sink *s = r->sinks; s; s = s->next) s->methods->record(s, type, a, b, node, r->ring.think, time, sleep);
 }
 
 /* A STATUS, THINK or EVENT record to every sink, in the think path's form (no sink wants entries):
  * the one sink a recorder most often has is called straight. BT_OK, the hook's result. */
 static int sinks_record(bt_rec *r, int type, unsigned a, unsigned b, int node, double time, double sleep) {
   bti_sink *s = r->sinks;
-  if (__builtin_expect(!s->next, 1)) s->methods->record(s, type, a, b, node, r->think, time, sleep);
+  if (__builtin_expect(!s->next, 1)) s->methods->record(s, type, a, b, node, r->ring.think, time, sleep);
   else sinks_record_all(r, type, a, b, node, time, sleep);
   return BT_OK;
 }
@@ -217,49 +116,16 @@ static bt_rec *rec_of(const bt_inst *in) {
   return bt_inst_hook(in, &ud) == rec_hook ? ud : NULL;
 }
 
-/* Takes the ring's next slot, freeing what the record it overwrites kept. */
-static slot *next_slot(bt_rec *r) {
-  slot *s = &r->ring[r->head];
-  if (r->count == r->cap) {
-    if (r->nextra && has_extra(W_TYPE(s->word))) {
-      free(s->u.x);
-      r->nextra--;
-    }
-  } else {
-    r->count++;
-  }
-  r->head = r->head + 1 == r->cap ? 0 : r->head + 1;
-  return s;
-}
-
-/* Takes the ring's next slot when no record in the ring holds an extra (nothing to free). */
-static slot *next_plain_slot(bt_rec *r) {
-  slot *s = &r->ring[r->head];
-  r->count += r->count < r->cap;
-  r->head = r->head + 1 == r->cap ? 0 : r->head + 1;
-  return s;
-}
-
 /* Files a STATUS, EVENT or THINK record: to the callback, the sinks, and into the ring.
  * in_think: made inside a think, so its time is the think's (a THINK keeps its own). */
 static void put(bt_rec *r, const bt_rec_entry *e, int in_think) {
   r->total++;
   if (r->fn) r->fn(r->ud, e);
   sinks_entry(r, r->inst, e);
-  if (!r->cap) return;
-  slot *s = next_slot(r);
-  if (e->type == BT_REC_THINK) {
-    s->word = W_THINK(e->cause, e->has_sleep, e->think);
-    s->w2.sleep = (float)e->sleep;
-  } else {
-    s->word = W_MAKE(e->type, e->from, e->to, 0, in_think, e->node);
-    s->w2.think = (uint32_t)e->think;
-  }
-  s->u.time = e->time;
+  if (r->ring.cap) bti_ring_put(&r->ring, e, in_think);
 }
 
-/* A think's record for a callback or a sink that takes entries, or into a ring holding
- * extras. */
+/* A think's record for a callback or a sink that takes entries. */
 static BTI_NOINLINE void think_slow(bt_rec *r, int cause, int has_sleep, double sleep) {
   bt_rec_entry e;
   memset(&e, 0, sizeof e);
@@ -268,8 +134,8 @@ static BTI_NOINLINE void think_slow(bt_rec *r, int cause, int has_sleep, double 
   e.has_sleep = (unsigned char)(has_sleep != 0);
   e.sleep = has_sleep ? sleep : 0;
   e.node = -1;
-  e.think = r->think;
-  e.time = r->now;
+  e.think = r->ring.think;
+  e.time = r->ring.now;
   put(r, &e, 0);
 }
 
@@ -280,23 +146,18 @@ static BTI_NOINLINE int think_end(bt_rec *r, int has_sleep, double sleep) {
   int cause = r->cause;
   r->in_think = 0;
   r->cause = BT_WAKE_DEADLINE;
-  if (__builtin_expect(r->entries || r->nextra, 0)) {
+  if (__builtin_expect(r->entries, 0)) {
     think_slow(r, cause, has_sleep, sleep);
     return BT_OK;
   }
   r->total++;
-  if (r->cap) {
-    slot *s = next_plain_slot(r);
-    s->word = W_THINK(cause, has_sleep != 0, r->think);
-    s->w2.sleep = has_sleep ? (float)sleep : 0;
-    s->u.time = r->now;
-  }
+  if (r->ring.cap) bti_ring_put_think(&r->ring, cause, has_sleep, sleep);
   if (!r->sinks) return BT_OK;
-  return sinks_record(r, BT_REC_THINK, (unsigned)cause, has_sleep != 0, -1, r->now, has_sleep ? sleep : 0);
+  return sinks_record(r, BT_REC_THINK, (unsigned)cause, has_sleep != 0, -1, r->ring.now, has_sleep ? sleep : 0);
 }
 
 /* A status change that needs a bt_rec_entry (a callback or a sink that takes entries), or made outside
- * a think, or into a ring holding extras. */
+ * a think. */
 static BTI_NOINLINE int status_slow(bt_inst *in, bt_rec *r, int node, int from, int to) {
   bt_rec_entry e;
   memset(&e, 0, sizeof e);
@@ -304,8 +165,8 @@ static BTI_NOINLINE int status_slow(bt_inst *in, bt_rec *r, int node, int from, 
   e.from = (unsigned char)from;
   e.to = (unsigned char)to;
   e.node = node;
-  e.think = r->think;
-  e.time = r->in_think ? r->now : bti_now(in);
+  e.think = r->ring.think;
+  e.time = r->in_think ? r->ring.now : bti_now(in);
   put(r, &e, r->in_think);
   return BT_OK;
 }
@@ -313,15 +174,11 @@ static BTI_NOINLINE int status_slow(bt_inst *in, bt_rec *r, int node, int from, 
 /* The common case, inside a think, into a ring and/or sinks: no bt_rec_entry is made, and no
  * call but the sinks', last. (Inlined in rec_hook, its one caller.) */
 static int status(bt_inst *in, bt_rec *r, int node, int from, int to) {
-  if (__builtin_expect(!r->in_think || r->entries || r->nextra, 0)) return status_slow(in, r, node, from, to);
+  if (__builtin_expect(!r->in_think || r->entries, 0)) return status_slow(in, r, node, from, to);
   r->total++;
-  if (r->cap) {
-    slot *s = next_plain_slot(r);
-    s->word = W_MAKE(BT_REC_STATUS, from, to, 0, 1, node);
-    s->w2.think = (uint32_t)r->think;
-  }
+  if (r->ring.cap) bti_ring_put_status(&r->ring, node, from, to);
   if (!r->sinks) return BT_OK;
-  return sinks_record(r, BT_REC_STATUS, (unsigned)(from | to << 4), 0, node, r->now, 0);
+  return sinks_record(r, BT_REC_STATUS, (unsigned)(from | to << 4), 0, node, r->ring.now, 0);
 }
 
 static void event(bt_inst *in, bt_rec *r, int n) {
@@ -330,67 +187,44 @@ static void event(bt_inst *in, bt_rec *r, int n) {
   memset(&e, 0, sizeof e);
   e.type = BT_REC_EVENT;
   e.node = n;
-  e.think = r->think;
-  e.time = r->in_think ? r->now : bti_now(in);
+  e.think = r->ring.think;
+  e.time = r->in_think ? r->ring.now : bti_now(in);
   put(r, &e, r->in_think);
 }
 
 /* A think begins: BT_OK, the hook's result. */
 static BTI_NOINLINE int think_begin(bt_inst *in, bt_rec *r) {
-  r->think++;
+  r->ring.think++;
   r->in_think = 1;
-  r->now = bti_now(in);
-  if (r->cap) { /* the think's records go there: fetched while the tree works (cold since the last) */
-    __builtin_prefetch(&r->ring[r->head], 1, 0);
-    __builtin_prefetch((const char *)&r->ring[r->head] + 64, 1, 0);
-  }
+  r->ring.now = bti_now(in);
+  /* the think's records go there: fetched while the tree works (cold since the last) */
+  if (r->ring.cap) bti_ring_prefetch(&r->ring);
   return BT_OK;
 }
 
-/* What a record says beyond its word, for the ring (NULL and *failed when out of memory; NULL
- * when the recorder keeps no ring: the callback sees the caller's bytes). */
-static extra *extra_new(const bt_rec *r, const void *data, size_t size, int *failed) {
+/* The ring's copy of a record's bytes (NULL and *failed when out of memory; NULL when the
+ * recorder keeps no ring: the callback sees the caller's bytes). */
+static bti_ring_bytes *extra_new(const bt_rec *r, const void *data, size_t size, int *failed) {
   *failed = 0;
-  if (!r->cap) return NULL;
-  extra *x = size <= SIZE_MAX - sizeof(extra) - 1 ? malloc(sizeof *x + size + 1) : NULL;
-  if (!x) {
-    *failed = 1;
-    return NULL;
-  }
-  x->time = 0;
-  x->code = 0;
-  x->def_from = x->def_to = 0;
-  x->size = size;
-  if (size) memcpy(x->text, data, size);
-  x->text[size] = 0;
+  if (!r->ring.cap) return NULL;
+  bti_ring_bytes *x = bti_ring_bytes_new(data, size);
+  *failed = x == NULL;
   return x;
 }
 
-/* ERROR, RELOAD and HOST records: to the callback and the sinks with the caller's bytes, into
- * the ring with x. */
-static void put_extra(bt_rec *r, bt_inst *in, bt_rec_entry *e, extra *x) {
-  e->think = r->think;
-  e->time = r->in_think ? r->now : bti_now(in);
-  if (x) {
-    x->time = e->time;
-    x->code = e->type == BT_REC_HOST ? e->node : 0;
-    x->def_from = e->def_from;
-    x->def_to = e->def_to;
-  }
+/* ERROR, RELOAD and HOST records: to the callback and the sinks, then into the ring with x. */
+static void put_extra(bt_rec *r, bt_inst *in, bt_rec_entry *e, bti_ring_bytes *x) {
+  e->think = r->ring.think;
+  e->time = r->in_think ? r->ring.now : bti_now(in);
   r->total++;
   if (r->fn) r->fn(r->ud, e);
   sinks_entry(r, in, e);
-  if (!x) return;
-  slot *s = next_slot(r);
-  s->word = W_MAKE(e->type, 0, 0, 0, 0, e->type == BT_REC_HOST ? -1 : e->node);
-  s->w2.think = (uint32_t)e->think;
-  s->u.x = x;
-  r->nextra++;
+  if (x) bti_ring_put_bytes(&r->ring, x, e);
 }
 
 static void reload(bt_inst *in, bt_rec *r, const bt_def *from) {
   int failed;
-  extra *x = extra_new(r, NULL, 0, &failed);
+  bti_ring_bytes *x = extra_new(r, NULL, 0, &failed);
   if (failed) return; /* out of memory: the reload goes on unrecorded */
   bt_rec_entry e;
   memset(&e, 0, sizeof e);
@@ -399,18 +233,18 @@ static void reload(bt_inst *in, bt_rec *r, const bt_def *from) {
   e.def_from = bt_def_hash(from);
   e.def_to = bt_def_hash(bt_inst_def(in));
   put_extra(r, in, &e, x);
-  if (r->think) r->cause = BT_WAKE_RELOAD; /* the first think the recorder sees stays its start */
+  if (r->ring.think) r->cause = BT_WAKE_RELOAD; /* the first think the recorder sees stays its start */
 }
 
 static int record_bytes(bt_inst *in, bt_rec *r, int type, int node, const void *data, size_t size) {
   int failed;
-  extra *x = extra_new(r, data, size, &failed);
+  bti_ring_bytes *x = extra_new(r, data, size, &failed);
   if (failed) return BT_ENOMEM;
   bt_rec_entry e;
   memset(&e, 0, sizeof e);
   e.type = (unsigned char)type;
   e.node = node;
-  e.text = x ? x->text : data ? data : "";
+  e.text = x ? bti_ring_bytes_text(x) : data ? data : "";
   e.size = size;
   put_extra(r, in, &e, x);
   return BT_OK;
@@ -443,7 +277,7 @@ static void keep_dbstrings(bt_rec *r, bt_inst *in) {
 static BTI_NOINLINE int saved(bt_inst *in, bt_rec *r) {
   if (r->keep_dbstrings) keep_dbstrings(r, in);
   for (bti_sink *s = r->sinks; s; s = s->next)
-    if (s->methods->saved) s->methods->saved(s, in, r->think, r->now);
+    if (s->methods->saved) s->methods->saved(s, in, r->ring.think, r->ring.now);
   return BT_OK;
 }
 
@@ -451,9 +285,9 @@ static BTI_NOINLINE int saved(bt_inst *in, bt_rec *r) {
  * log cannot tell it from the records: a stopped tree keeps its statuses, and a sleeping one makes
  * no record either). */
 static void stopped(bt_inst *in, bt_rec *r) {
-  double now = r->in_think ? r->now : bti_now(in);
+  double now = r->in_think ? r->ring.now : bti_now(in);
   for (bti_sink *s = r->sinks; s; s = s->next)
-    if (s->methods->stopped) s->methods->stopped(s, r->think, now);
+    if (s->methods->stopped) s->methods->stopped(s, r->ring.think, now);
 }
 
 /* The recorder watches in now: its sinks are told, and it keeps in's definition. */
@@ -466,7 +300,7 @@ static void watch(bt_rec *r, bt_inst *in) {
   r->def = def;
   double now = bti_now(in);
   for (bti_sink *s = r->sinks; s; s = s->next)
-    if (s->methods->attached) s->methods->attached(s, in, r->think, now);
+    if (s->methods->attached) s->methods->attached(s, in, r->ring.think, now);
 }
 
 /* The hook moved to in from the instance it watched, which the agent's new one replaces: as if
@@ -573,24 +407,12 @@ int bt_rec_create(bt_rec **out, size_t capacity) {
   bt_rec *r = aligned_alloc(64, (sizeof *r + 63) & ~(size_t)63);
   if (!r) return BT_ENOMEM;
   memset(r, 0, sizeof *r);
-  if (capacity && !(r->ring = malloc(capacity * sizeof *r->ring))) {
+  if (bti_ring_init(&r->ring, capacity) != BT_OK) {
     free(r);
     return BT_ENOMEM;
   }
-  r->cap = capacity;
   *out = r;
   return BT_OK;
-}
-
-static void ring_clear(bt_rec *r) {
-  for (size_t i = 0; i < r->count && r->nextra; i++) {
-    slot *s = &r->ring[physical(r, i)];
-    if (has_extra(W_TYPE(s->word))) {
-      free(s->u.x);
-      r->nextra--;
-    }
-  }
-  r->head = r->count = 0;
 }
 
 void bt_rec_free(bt_rec *r) {
@@ -604,8 +426,7 @@ void bt_rec_free(bt_rec *r) {
     r->sinks = s->next;
     s->methods->release(s);
   }
-  ring_clear(r);
-  free(r->ring);
+  bti_ring_fini(&r->ring);
   free(r->label);
   bt_def_release(r->def);
 #if BT_RECORDER
@@ -645,17 +466,13 @@ const char *bt_rec_label(const bt_rec *r) { return r->label ? r->label : ""; }
 bt_inst *bt_rec_inst(const bt_rec *r) { return r ? r->inst : NULL; }
 const bt_def *bt_rec_def(const bt_rec *r) { return r ? r->def : NULL; }
 
-size_t bt_rec_count(const bt_rec *r) { return r->count; }
+size_t bt_rec_count(const bt_rec *r) { return r->ring.count; }
 
 unsigned long long bt_rec_total(const bt_rec *r) { return r->total; }
 
-int bt_rec_get(const bt_rec *r, size_t i, bt_rec_entry *out) {
-  if (!out || i >= r->count) return BT_EINVAL;
-  decode(r, i, out);
-  return BT_OK;
-}
+int bt_rec_get(const bt_rec *r, size_t i, bt_rec_entry *out) { return bti_ring_get(&r->ring, i, out); }
 
 void bt_rec_clear(bt_rec *r) {
-  ring_clear(r);
+  bti_ring_clear(&r->ring);
   r->total = 0;
 }
