@@ -17,7 +17,8 @@
  *
  * rec.c includes this file, so that the recorder's hook writes a think's records inline (the
  * think path's writers are `inline`): called across files, they cost a think recorded into a ring
- * some 40 to 100 instructions more (callgrind, bench_rec --only ring).
+ * some 40 to 100 instructions more (callgrind, bench_rec --only ring). libbtview and test_ring
+ * compile it alone (btring_objects).
  */
 #include <float.h>
 #include <stddef.h>
