@@ -26,6 +26,7 @@
 
 #include "bt_view.h"
 #include "btp.h"
+#include "rec_internal.h" /* bt's one ring of records (bti_ring), of which libbtview holds a copy */
 
 #if defined(__GNUC__)
 #define BTV_HIDDEN __attribute__((visibility("hidden")))

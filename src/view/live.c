@@ -9,9 +9,11 @@
  * lock; the server's threads answer from these copies, under the same lock (they never touch a
  * recorder or an instance).
  *
- * Each agent keeps, besides its ring, the statuses its tree had just before the ring's oldest
- * record (`base`), kept up to date as old records leave the ring, so that a window of history
- * comes with the statuses just before it (statuses_before) at the cost of replaying the ring.
+ * An agent's history is kept in bt's one ring of records (bti_ring, rec_internal.h: the
+ * recorder's own, 16 bytes for a record a think made), which copies the texts it keeps. Each
+ * agent keeps, besides its ring, the statuses its tree had just before the ring's oldest record
+ * (`base`), kept up to date as old records leave the ring, so that a window of history comes with
+ * the statuses just before it (statuses_before) at the cost of replaying the ring.
  * Both are replayed by the recording layer's one step (bt_rec_entry_apply), by state as the
  * instance keeps them and the log source replays them: every place of a shared node has one.
  */
@@ -55,9 +57,7 @@ typedef struct btv_agent {
   double x, y;
   int watchers; /* streams subscribed to it */
   int keeping;  /* its recorder keeps the DBStrings of its thinks */
-  /* the history: the recorder's records, their texts owned (btv_entry_own) */
-  bt_rec_entry *ring;
-  size_t cap, count, head;   /* head: index of the oldest */
+  bti_ring ring;             /* the history: its newest records (ring.count), at most `history` */
   unsigned long long seq;    /* the newest record's seq (0: none yet) */
   unsigned long long total;  /* bt_rec_total at the last frame */
   btv_past base;             /* statuses before the oldest record kept */
@@ -212,8 +212,7 @@ static void agent_free_now(btv_agent *a) {
 static void agent_free(btv_agent *a) {
   if (!a) return;
   agent_free_now(a);
-  for (size_t i = 0; i < a->count; i++) btv_entry_clear(&a->ring[(a->head + i) % a->cap]);
-  free(a->ring);
+  bti_ring_fini(&a->ring);
   free(a->base.status);
   free(a->label);
   free(a->brain);
@@ -239,31 +238,24 @@ static int agent_reshape(btv_agent *a, unsigned long long shape, int nodes) {
   return BT_OK;
 }
 
-static bt_rec_entry *ring_at(btv_agent *a, size_t i) { return &a->ring[(a->head + i) % a->cap]; }
+/* the i-th record of the history (0: the oldest), read into *e */
+static const bt_rec_entry *ring_at(const btv_agent *a, size_t i, bt_rec_entry *e) {
+  bti_ring_get(&a->ring, i, e);
+  return e;
+}
 
-/* appends a record (taking its text); the oldest leaves when the ring is full */
+/* appends a record (the ring copies its text); the oldest leaves, into the base, when the ring
+ * holds `history` */
 static int ring_push(btv_live *L, btv_agent *a, size_t history, const bt_rec_entry *r) {
-  if (a->count == a->cap && a->cap < history) { /* grows, up to `history` */
-    size_t cap = a->cap ? a->cap * 2 : 64;
-    if (cap > history) cap = history;
-    bt_rec_entry *p = malloc(cap * sizeof *p);
-    if (!p) return BT_ENOMEM;
-    for (size_t i = 0; i < a->count; i++) p[i] = *ring_at(a, i);
-    free(a->ring);
-    a->ring = p;
-    a->cap = cap;
-    a->head = 0;
+  bti_ring *g = &a->ring;
+  size_t most = history < BTI_RING_MAX ? history : BTI_RING_MAX;
+  if (g->count == g->cap && g->cap < most) { /* grows, up to `history` */
+    size_t cap = g->cap ? (size_t)g->cap * 2 : 64;
+    if (bti_ring_reserve(g, cap < most ? cap : most) != BT_OK) return BT_ENOMEM;
   }
-  if (a->count == a->cap) {
-    bt_rec_entry *old = ring_at(a, 0);
-    apply(L, &a->base, old);
-    btv_entry_clear(old);
-    *old = *r;
-    a->head = (a->head + 1) % a->cap;
-  } else {
-    *ring_at(a, a->count) = *r;
-    a->count++;
-  }
+  bt_rec_entry left;
+  if (bti_ring_push(g, r, &left) != BT_OK) return BT_ENOMEM;
+  if (left.type) apply(L, &a->base, &left);
   a->seq++;
   return BT_OK;
 }
@@ -487,7 +479,7 @@ static int frame_agent(bt_view *v, btv_agent *a, bt_buf *msg, int *reloaded) {
   }
   if (shape != a->shape) {
     if (agent_reshape(a, shape, def ? bt_def_size(def) : 0) != BT_OK) return BT_ENOMEM;
-    if (a->count == 0) {
+    if (a->ring.count == 0) {
       a->rec_shape = shape;
       if (past_reset(L, &a->base, shape) != BT_OK) return BT_ENOMEM;
     }
@@ -506,11 +498,9 @@ static int frame_agent(bt_view *v, btv_agent *a, bt_buf *msg, int *reloaded) {
     if (ring_push(L, a, v->history, &lost) != BT_OK) return BT_ENOMEM;
   }
   for (size_t i = count - take; i < count; i++) {
-    bt_rec_entry e, r;
+    bt_rec_entry e;
     if (bt_rec_get(a->rec, i, &e) != BT_OK) continue;
-    r = e;
-    if (btv_entry_own(&r) != BT_OK || ring_push(L, a, v->history, &r) != BT_OK) {
-      btv_entry_clear(&r);
+    if (ring_push(L, a, v->history, &e) != BT_OK) {
       rc = BT_ENOMEM;
       break;
     }
@@ -548,9 +538,10 @@ static int frame_agent(bt_view *v, btv_agent *a, bt_buf *msg, int *reloaded) {
     bt_buf_printf(msg, "{\"type\":\"records\",\"agent\":%llu,\"records\":[", a->id);
     for (unsigned long long s = first_seq; s <= a->seq; s++) {
       unsigned long long back = a->seq - s; /* 0: the newest */
-      if (back >= a->count) continue;
+      bt_rec_entry e;
+      if (back >= a->ring.count) continue;
       if (s > first_seq) bt_buf_append(msg, ",", 1);
-      btv_json_record(msg, s, ring_at(a, a->count - 1 - back));
+      btv_json_record(msg, s, ring_at(a, a->ring.count - 1 - back, &e));
     }
     btv_json_raw(msg, "]}");
   }
@@ -705,7 +696,7 @@ static int live_history(bt_view *v, unsigned long long id, unsigned long long be
   btv_live *L = v->src_data;
   btv_agent *a = agent_find(L, id);
   if (!a) return BTV_NOT_FOUND;
-  unsigned long long oldest = a->seq - a->count + 1; /* the oldest kept (seq + 1 when none) */
+  unsigned long long oldest = a->seq - a->ring.count + 1; /* the oldest kept (seq + 1 when none) */
   if (before == 0 || before > a->seq + 1) before = a->seq + 1;
   unsigned long long end = before;                   /* the window: [start, end) */
   unsigned long long start = end > oldest + (unsigned long long)count ? end - (unsigned long long)count : oldest;
@@ -718,7 +709,8 @@ static int live_history(bt_view *v, unsigned long long id, unsigned long long be
     return BT_ENOMEM;
   }
   if (past.nodes > 0) memcpy(past.status, a->base.status, (size_t)past.nodes);
-  for (unsigned long long s = oldest; s < start; s++) apply(L, &past, ring_at(a, (size_t)(s - oldest)));
+  bt_rec_entry e;
+  for (unsigned long long s = oldest; s < start; s++) apply(L, &past, ring_at(a, (size_t)(s - oldest), &e));
   bt_buf_printf(out, "{\"agent\":%llu,\"oldest\":%llu,\"newest\":%llu,\"statuses_before\":", a->id, oldest, a->seq);
   json_past(out, &past);
   free(past.status);
@@ -727,7 +719,7 @@ static int live_history(bt_view *v, unsigned long long id, unsigned long long be
   btv_json_raw(out, ",\"records\":[");
   for (unsigned long long s = start; s < end; s++) {
     if (s > start) bt_buf_append(out, ",", 1);
-    btv_json_record(out, s, ring_at(a, (size_t)(s - oldest)));
+    btv_json_record(out, s, ring_at(a, (size_t)(s - oldest), &e));
   }
   btv_json_raw(out, "]}");
   return BT_OK;
@@ -744,8 +736,9 @@ static int live_agent_stats(bt_view *v, unsigned long long id, bt_buf *out) {
     return BT_ENOMEM;
   }
   unsigned long long shape = a->base.shape;
-  for (size_t i = 0; i < a->count; i++) {
-    const bt_rec_entry *e = ring_at(a, i);
+  for (size_t i = 0; i < a->ring.count; i++) {
+    bt_rec_entry r;
+    const bt_rec_entry *e = ring_at(a, i, &r);
     if (e->type == BT_REC_RELOAD) shape = e->def_to;
     int nodes = shape_nodes(L, shape);
     if (nodes <= 0 || e->type == BT_LOG_LOST) continue;
@@ -800,8 +793,9 @@ static void live_range(bt_view *v, btv_range *out) {
   out->time = v->now;
   for (int i = 0; i < L->n; i++) {
     btv_agent *a = L->agents[i];
-    if (!a->count) continue;
-    double t0 = ring_at(a, 0)->time, t1 = ring_at(a, a->count - 1)->time;
+    bt_rec_entry e0, e1;
+    if (!a->ring.count) continue;
+    double t0 = ring_at(a, 0, &e0)->time, t1 = ring_at(a, a->ring.count - 1, &e1)->time;
     if (!out->have || t0 < out->first) out->first = t0;
     if (!out->have || t1 > out->last) out->last = t1;
     out->have = 1;
