@@ -80,19 +80,16 @@ BTV_HIDDEN int btv_json_read_ids(const char *s, size_t n, unsigned long long *id
 /* ---- the records an agent keeps (live.c, logview.c) ----
  *
  * An agent's history is kept as the recorder's records (bt_rec_entry, bt.h), the one record type
- * from the recorder through the log to the viewer; a record's seq is its place in the history
- * (the agents' rings count them), not a field. Records the view lost are one record of the log's
- * type BT_LOG_LOST (entry.size: how many), which the live source makes too when a recorder's ring
- * lost records before a frame copied them. A record of an ERROR or a HOST the view keeps owns its
- * text (btv_entry_own): the recorder's lives only while the record is in its ring, the reader's
- * until its next read. */
+ * from the recorder through the log to the viewer, in bt's one ring of records (bti_ring,
+ * rec_internal.h: the recorder's own, 16 bytes for a record a think made), which keeps each as it
+ * was pushed, with a copy of its text (the recorder's lives only while the record is in its ring,
+ * the reader's until its next read); a record's seq is its place in the history (the agents'
+ * rings count them), not a field. Records the view lost are one record of the log's type
+ * BT_LOG_LOST (entry.size: how many), which the live source makes too when a recorder's ring lost
+ * records before a frame copied them. */
 
 /* appends a record's JSON object ({"seq", "type", ...}; BT_LOG_LOST: "lost" with its "count") */
 BTV_HIDDEN void btv_json_record(bt_buf *b, unsigned long long seq, const bt_rec_entry *e);
-/* gives an ERROR's or HOST's record a copy of its text (NUL-terminated) that btv_entry_clear
- * frees; others are left as they are. BT_OK, BT_ENOMEM (then its text is NULL: nothing to free) */
-BTV_HIDDEN int btv_entry_own(bt_rec_entry *e);
-BTV_HIDDEN void btv_entry_clear(bt_rec_entry *e); /* frees the text btv_entry_own copied */
 
 /* writes a bt_stats' rows of one shape as the stats endpoints' JSON */
 BTV_HIDDEN int btv_json_stats(bt_buf *out, bt_stats *st, unsigned long long shape);

@@ -212,21 +212,6 @@ void btv_json_record(bt_buf *b, unsigned long long seq, const bt_rec_entry *e) {
   bt_buf_append(b, "}", 1);
 }
 
-int btv_entry_own(bt_rec_entry *e) {
-  if (e->type != BT_REC_ERROR && e->type != BT_REC_HOST) return BT_OK;
-  char *copy = malloc(e->size + 1);
-  if (copy && e->size) memcpy(copy, e->text, e->size);
-  if (copy) copy[e->size] = 0;
-  e->text = copy;
-  return copy ? BT_OK : BT_ENOMEM;
-}
-
-void btv_entry_clear(bt_rec_entry *e) {
-  if (e->type == BT_REC_ERROR || e->type == BT_REC_HOST) free((char *)e->text);
-  e->text = NULL;
-  e->type = 0;
-}
-
 int btv_json_stats(bt_buf *out, bt_stats *st, unsigned long long shape) {
   int count = bt_stats_shape_count(st);
   bt_stats_shape sh;

@@ -10,11 +10,12 @@
  * and keeping only the window's records, and stops at the window's end. The file is never held
  * whole; a window late in a large file costs a read up to it.
  *
- * The index keeps, besides, each agent's last TAIL records and the statuses just before the oldest
- * of them, or just after its last attach or reload when that came later (`base`, kept up to date
- * as records leave the tail): a window among them that starts after the last attach or reload (the
- * first a page asks for: the newest) is answered from memory, its statuses_before replayed from
- * the base. Both replays, the file's (bt_log_tree_apply) and the tail's, take the recording
+ * The index keeps, besides, each agent's last TAIL records (in bt's one ring of records, bti_ring,
+ * rec_internal.h, which copies their texts) and the statuses just before the oldest of them, or
+ * just after its last attach or reload when that came later (`base`, kept up to date as records
+ * leave the tail): a window among them that starts after the last attach or reload (the first a
+ * page asks for: the newest) is answered from memory, its statuses_before replayed from the
+ * base. Both replays, the file's (bt_log_tree_apply) and the tail's, take the recording
  * layer's one step, bt_rec_entry_apply, by state.
  *
  * An agent's records are numbered (seq) from 1 as the recorder made them (status to host, and a
@@ -28,7 +29,7 @@
 
 #include "btv_internal.h"
 
-#define TAIL 512 /* records of each agent kept in memory: about 36 KB */
+#define TAIL 512 /* records of each agent kept in memory: 8 KB, and the records kept whole (ring.c) */
 
 typedef struct log_agent {
   unsigned long long id;
@@ -40,8 +41,7 @@ typedef struct log_agent {
   unsigned long long transitions; /* status records: activity is their mean rate over the log */
   double *since;               /* per node: the time it became RUNNING (NAN: not running) */
   int since_nodes;
-  bt_rec_entry *tail;          /* the last TAIL records (a ring; texts owned: btv_entry_own) */
-  size_t tail_count, tail_head;
+  bti_ring tail;               /* the last TAIL records */
   /* the statuses, by state, just before the record base_seq: the tail's oldest, or the first
      after its last attach or reload when that is later; of the tree's shape (no attach since) */
   unsigned char *base;
@@ -100,7 +100,11 @@ static void since_update(log_agent *a, const bt_log_record *rec) {
   }
 }
 
-static bt_rec_entry *tail_at(log_agent *a, size_t i) { return &a->tail[(a->tail_head + i) % TAIL]; }
+/* the i-th record of the tail (0: the oldest), read into *e */
+static const bt_rec_entry *tail_at(const log_agent *a, size_t i, bt_rec_entry *e) {
+  bti_ring_get(&a->tail, i, e);
+  return e;
+}
 
 /* the base becomes the agent's tree as it is, after an attach or a reload: the records replayed on
  * it are those after this one */
@@ -121,22 +125,15 @@ static int base_take(log_agent *a) {
   return BT_OK;
 }
 
-/* keeps a copy of the record (its text too) in the agent's tail, of which the oldest leaves when
- * it is full (into the base, when it came after the base) */
+/* keeps a copy of the record (the ring copies its text) in the agent's tail, of which the oldest
+ * leaves when it is full (into the base, when it came after the base) */
 static int tail_push(log_agent *a, const bt_log_record *rec) {
-  if (!a->tail && !(a->tail = calloc(TAIL, sizeof *a->tail))) return BT_ENOMEM;
-  bt_rec_entry r = rec->entry;
-  if (btv_entry_own(&r) != BT_OK) return BT_ENOMEM;
-  if (a->tail_count == TAIL) {
-    if (a->base_seq == a->seq - TAIL) { /* (a->seq is r's) */
-      bt_rec_entry_apply(tail_at(a, 0), a->base_nodes, a->base_state, a->base, NULL);
-      a->base_seq++;
-    }
-    btv_entry_clear(tail_at(a, 0));
-    *tail_at(a, 0) = r;
-    a->tail_head = (a->tail_head + 1) % TAIL;
-  } else {
-    *tail_at(a, a->tail_count++) = r;
+  if (!a->tail.cap && bti_ring_reserve(&a->tail, TAIL) != BT_OK) return BT_ENOMEM;
+  bt_rec_entry left;
+  if (bti_ring_push(&a->tail, &rec->entry, &left) != BT_OK) return BT_ENOMEM;
+  if (left.type && a->base_seq == a->seq - TAIL) { /* (a->seq is rec's) */
+    bt_rec_entry_apply(&left, a->base_nodes, a->base_state, a->base, NULL);
+    a->base_seq++;
   }
   return BT_OK;
 }
@@ -222,8 +219,7 @@ static void logview_free(bt_view *v) {
     free(L->agents[i].since);
     free(L->agents[i].base);
     free(L->agents[i].base_state);
-    for (size_t k = 0; L->agents[i].tail && k < L->agents[i].tail_count; k++) btv_entry_clear(tail_at(&L->agents[i], k));
-    free(L->agents[i].tail);
+    bti_ring_fini(&L->agents[i].tail);
   }
   free(L->agents);
   bt_stats_free(L->stats);
@@ -352,9 +348,10 @@ static int tail_history(log_agent *a, unsigned long long start, unsigned long lo
     return BT_ENOMEM;
   }
   if (nodes > 0) memcpy(st, a->base, (size_t)nodes);
-  unsigned long long oldest = a->seq - a->tail_count + 1;
+  unsigned long long oldest = a->seq - a->tail.count + 1;
+  bt_rec_entry e;
   for (unsigned long long q = a->base_seq; q < start; q++)
-    bt_rec_entry_apply(tail_at(a, (size_t)(q - oldest)), nodes, a->base_state, st, NULL);
+    bt_rec_entry_apply(tail_at(a, (size_t)(q - oldest), &e), nodes, a->base_state, st, NULL);
   bt_buf_printf(out, "{\"agent\":%llu,\"oldest\":1,\"newest\":%llu,\"statuses_before\":[", a->id, a->seq);
   for (int n = 0; n < nodes; n++) bt_buf_printf(out, n ? ",%d" : "%d", st[a->base_state[n]]);
   free(st);
@@ -364,7 +361,7 @@ static int tail_history(log_agent *a, unsigned long long start, unsigned long lo
   btv_json_raw(out, ",\"records\":[");
   for (unsigned long long q = start; q < end; q++) {
     if (q > start) bt_buf_append(out, ",", 1);
-    btv_json_record(out, q, tail_at(a, (size_t)(q - oldest)));
+    btv_json_record(out, q, tail_at(a, (size_t)(q - oldest), &e));
   }
   btv_json_raw(out, "]}");
   return BT_OK;
@@ -379,7 +376,7 @@ static int logview_history(bt_view *v, unsigned long long id, unsigned long long
   unsigned long long start = end > (unsigned long long)count ? end - (unsigned long long)count : 1;
   if (start < 1) start = 1;
   const bt_log_shape *now = bt_log_tree_shape(a->tree);
-  if (start < end && a->tail_count && start >= a->seq - a->tail_count + 1 && start >= a->base_seq &&
+  if (start < end && a->tail.count && start >= a->seq - a->tail.count + 1 && start >= a->base_seq &&
       a->base_nodes == (now ? bt_log_shape_size(now) : 0))
     return tail_history(a, start, end, out);
   bt_log_reader *r = NULL;

@@ -5,7 +5,8 @@
  * Origin), the stream (subscriptions, counts, records in seq order, malformed frames answered
  * with an error), many clients at once, a client that never reads (the frame goes on, the server
  * drops and says so), a client closing mid-stream, malformed requests, and a log file served the
- * same way. No time is asserted: waits are bounded loops that fail when nothing comes. */
+ * same way (its last records answered from memory byte for byte as from the file). No time is
+ * asserted: waits are bounded loops that fail when nothing comes. */
 #define _POSIX_C_SOURCE 200809L /* strdup, mkstemp, nanosleep */
 #include "check.h"
 #include "client.h"
@@ -977,6 +978,114 @@ static void test_log(void) {
   bt_rec_free(rec);
 }
 
+/* ---- a log's last records, answered from memory as from the file ---- */
+
+/* the record object of seq in a history's JSON ("{\"seq\":S,...}": its texts hold no brace), into
+ * out; 0 when it is not there */
+static int record_object(const char *body, unsigned long long seq, char *out, size_t size) {
+  char head[48];
+  snprintf(head, sizeof head, "{\"seq\":%llu,", seq);
+  const char *p = body ? strstr(body, head) : NULL;
+  const char *end = p ? strchr(p, '}') : NULL;
+  if (!end || (size_t)(end - p) + 2 > size) return 0;
+  memcpy(out, p, (size_t)(end - p) + 1);
+  out[end - p + 1] = 0;
+  return 1;
+}
+
+/* The log source keeps an agent's last records in memory (bt's ring of records), and answers a
+ * window among them that starts after the last reload from there, one that starts before it from
+ * the file: the same records give the same JSON both ways, byte for byte, for records the ring
+ * does not keep in its 16 bytes: sleep times a float cannot hold (the log keeps them as doubles),
+ * a host's bytes (a NUL, bytes that are not UTF-8), a reload. */
+static void test_log_tail(void) {
+  char path[] = "/tmp/bt_view_tail_XXXXXX";
+  int tmp = mkstemp(path);
+  REQUIRE(tmp >= 0);
+  close(tmp);
+  bt_log *log = NULL;
+  REQUIRE(bt_log_create(&log, path, 0, NULL, 0) == BT_OK);
+  bt_inst *in = wolf_tree(), *in2 = wolf_tree();
+  bt_rec *rec = record(in, 41, "wolf 41", 64);
+  REQUIRE(bt_rec_set_log(rec, log) == BT_OK);
+  static const char bytes[] = "a\0\xfe\x01z";
+  double t = 10;
+  ATTACK.sleep = 0.1; /* sleep times of a double's digits, not a float's */
+  IDLE.sleep = 1.0 / 3;
+  for (int i = 0; i < 80; i++) {
+    SEE.result = (i / 3) % 2 == 0;
+    think(in, t += 0.37);
+    if (i % 9 == 0) REQUIRE(bt_inst_record_host(in, 7 + i, bytes, sizeof bytes - 1) == BT_OK);
+  }
+  int map[16];
+  bt_def_match(bt_inst_def(in), bt_inst_def(in2), map);
+  REQUIRE(bt_inst_set_recorder(in, NULL) == BT_OK); /* the recorder moves to the new instance */
+  REQUIRE(bt_inst_set_recorder(in2, rec) == BT_OK);
+  unsigned long long reload = bt_rec_total(rec) + 1; /* the reload's seq */
+  REQUIRE(bt_inst_transfer(in2, in, map, NULL) == BT_OK);
+  for (int i = 0; i < 60; i++) {
+    SEE.result = (i / 4) % 2 == 1;
+    think(in2, t += 0.37);
+    if (i % 7 == 0) REQUIRE(bt_inst_record_host(in2, 100 + i, bytes, sizeof bytes - 1) == BT_OK);
+  }
+  ATTACK.sleep = IDLE.sleep = -1;
+  unsigned long long total = bt_rec_total(rec);
+  REQUIRE(total - reload < 500); /* all in the index's tail */
+  bt_rec_set_log(rec, NULL);
+  REQUIRE(bt_log_free(log) == BT_OK);
+
+  /* the test means something: the log holds, after the reload, sleep times a float cannot hold */
+  bt_log_reader *r = NULL;
+  REQUIRE(bt_log_reader_create_file(&r, path, NULL, 0) == BT_OK);
+  bt_log_record lr;
+  unsigned long long seq = 0;
+  int doubles = 0;
+  while (bt_log_read(r, &lr) == 1) {
+    int type = lr.entry.type;
+    if (lr.agent_index < 0 || !((type >= BT_REC_STATUS && type <= BT_REC_HOST) || type == BT_LOG_LOST)) continue;
+    seq++;
+    doubles += seq > reload && type == BT_REC_THINK && lr.entry.has_sleep &&
+               (double)(float)lr.entry.sleep != lr.entry.sleep;
+  }
+  bt_log_reader_free(r);
+  CHECK_INT(seq, total);
+  CHECK(doubles > 0);
+
+  bt_view *v = NULL;
+  CHECK_INT(bt_view_create_log(&v, path, NULL, NULL, 0), BT_OK);
+  if (v) {
+    int port = bt_view_port(v);
+    char q[128], one[512], other[512];
+    snprintf(q, sizeof q, "/api/agents/41/history?count=%llu", total - reload);
+    char *memory = get(port, q, 200); /* from the record after the reload: from memory */
+    snprintf(q, sizeof q, "/api/agents/41/history?count=%llu", total - reload + 5);
+    char *file = get(port, q, 200); /* from before the reload: read from the file */
+    int same = 1, hosts = 0, thinks = 0;
+    for (unsigned long long s = reload + 1; s <= total; s++) {
+      int found = record_object(memory, s, one, sizeof one) && record_object(file, s, other, sizeof other);
+      CHECK(found);
+      if (!found) break;
+      if (strcmp(one, other) != 0) {
+        fprintf(stderr, "seq %llu: from memory %s, from the file %s\n", s, one, other);
+        same = 0;
+      }
+      hosts += strstr(one, "\"type\":\"host\"") != NULL;
+      thinks += strstr(one, "\"type\":\"think\"") != NULL;
+    }
+    CHECK(same);
+    CHECK(hosts > 5);
+    CHECK(thinks > 50);
+    CHECK(record_object(file, reload, one, sizeof one) && contains(one, "\"type\":\"reload\""));
+    free(memory);
+    free(file);
+    bt_view_free(v);
+  }
+  remove(path);
+  bt_inst_free(in);
+  bt_inst_free(in2);
+  bt_rec_free(rec);
+}
+
 /* ---- records a recorder's ring lost before a frame copied them ---- */
 
 /* a ring of 4 records and a frame after many thinks: the history says how many were lost, in a
@@ -1116,6 +1225,8 @@ int main(void) {
   mark("malformed");
   test_log();
   mark("log");
+  test_log_tail();
+  mark("log tail");
   test_shared();
   mark("shared");
   test_lost();
