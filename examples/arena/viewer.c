@@ -54,7 +54,7 @@ static int record_rings_in(lua_State *L, int capacity) {
 #include "bt_view.h"
 
 #define VIEW_HISTORY 2048        /* records the page can scrub back through, per creature, */
-#define VIEW_RECORDS 2000000     /* but no more than these for all (some 150 MB) */
+#define VIEW_RECORDS 2000000     /* but no more than these for all (some 32 MB: 16 bytes a record) */
 #define COLLECT_EVERY 10  /* ticks between looks for new and gone brains (a third of a second) */
 
 typedef struct registered {

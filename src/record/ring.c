@@ -204,7 +204,8 @@ inline void bti_ring_put_think(bti_ring *r, int cause, int has_sleep, double sle
   if (__builtin_expect(old != NULL, 0)) let_go(r, old);
 }
 
-void bti_ring_put(bti_ring *r, const bt_rec_entry *e, int in_think) {
+/* A STATUS, EVENT or THINK record into the next slot, as the think path keeps it. */
+static void put_compact(bti_ring *r, const bt_rec_entry *e, int in_think) {
   extra *old;
   slot *s = next_slot(r, &old);
   if (e->type == BT_REC_THINK) {
@@ -217,6 +218,8 @@ void bti_ring_put(bti_ring *r, const bt_rec_entry *e, int in_think) {
   s->u.time = e->time;
   if (old) let_go(r, old);
 }
+
+void bti_ring_put(bti_ring *r, const bt_rec_entry *e, int in_think) { put_compact(r, e, in_think); }
 
 bti_ring_bytes *bti_ring_bytes_new(const void *data, size_t size) {
   extra *x = size <= SIZE_MAX - sizeof(extra) - 1 ? malloc(sizeof *x + size + 1) : NULL;
@@ -306,16 +309,6 @@ int bti_ring_push(bti_ring *r, const bt_rec_entry *e, bt_rec_entry *left) {
     return BT_OK;
   }
   if (r->count == r->nextra || e->think > r->think) r->think = e->think;
-  extra *old;
-  slot *s = next_slot(r, &old);
-  if (e->type == BT_REC_THINK) {
-    s->word = W_THINK(e->cause, e->has_sleep, e->think);
-    s->w2.sleep = (float)e->sleep;
-  } else {
-    s->word = W_MAKE(e->type, e->from, e->to, 0, 0, e->node);
-    s->w2.think = (uint32_t)e->think;
-  }
-  s->u.time = e->time;
-  if (old) let_go(r, old);
+  put_compact(r, e, 0);
   return BT_OK;
 }
