@@ -160,7 +160,7 @@ void bti_ring_fini(bti_ring *r) {
 }
 
 /* Takes the ring's next slot; *old is what the record it overwrites kept beside it (NULL: none),
- * which the caller lets go once it wrote the slot (let_go): the think path's writers, that call
+ * which the caller lets go once it wrote the slot (bti_ring_let_go): the think path's writers, that call
  * nothing else, then save no registers. */
 static inline slot *next_slot(bti_ring *r, extra **old) {
   slot *s = &r->slots[r->head];
@@ -174,7 +174,10 @@ static inline slot *next_slot(bti_ring *r, extra **old) {
   return s;
 }
 
-static BTI_NOINLINE void let_go(bti_ring *r, extra *x) {
+/* (not static: the think path's writers are `inline`, and an inline function of external linkage
+ * may call no static one) */
+BTI_FUNC BTI_NOINLINE void bti_ring_let_go(bti_ring *r, extra *x);
+BTI_NOINLINE void bti_ring_let_go(bti_ring *r, extra *x) {
   r->nextra--;
   free(x);
 }
@@ -192,7 +195,7 @@ inline void bti_ring_put_status(bti_ring *r, int node, int from, int to) {
   slot *s = next_slot(r, &old);
   s->word = W_MAKE(BT_REC_STATUS, from, to, 0, 1, node);
   s->w2.think = (uint32_t)r->think;
-  if (__builtin_expect(old != NULL, 0)) let_go(r, old);
+  if (__builtin_expect(old != NULL, 0)) bti_ring_let_go(r, old);
 }
 
 inline void bti_ring_put_think(bti_ring *r, int cause, int has_sleep, double sleep) {
@@ -201,7 +204,7 @@ inline void bti_ring_put_think(bti_ring *r, int cause, int has_sleep, double sle
   s->word = W_THINK(cause, has_sleep != 0, r->think);
   s->w2.sleep = has_sleep ? (float)sleep : 0;
   s->u.time = r->now;
-  if (__builtin_expect(old != NULL, 0)) let_go(r, old);
+  if (__builtin_expect(old != NULL, 0)) bti_ring_let_go(r, old);
 }
 
 /* A STATUS, EVENT or THINK record into the next slot, as the think path keeps it. */
@@ -216,7 +219,7 @@ static void put_compact(bti_ring *r, const bt_rec_entry *e, int in_think) {
     s->w2.think = (uint32_t)e->think;
   }
   s->u.time = e->time;
-  if (old) let_go(r, old);
+  if (old) bti_ring_let_go(r, old);
 }
 
 void bti_ring_put(bti_ring *r, const bt_rec_entry *e, int in_think) { put_compact(r, e, in_think); }
@@ -241,7 +244,7 @@ void bti_ring_put_bytes(bti_ring *r, bti_ring_bytes *x, const bt_rec_entry *e) {
   s->word = W_X;
   s->u.x = x;
   r->nextra++;
-  if (old) let_go(r, old);
+  if (old) bti_ring_let_go(r, old);
 }
 
 /* ---- any record, as it is ---- */
