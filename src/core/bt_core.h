@@ -97,6 +97,7 @@ typedef enum bt_kind {
   BT_COOLDOWN,        /* FAILED without visiting its child until param seconds after its last run */
   BT_TIMEOUT,         /* FAILED when its child runs longer than param seconds */
   BT_SUBTREE,         /* runs a named tree of a bt_lib in its place (bt_def_create_lib, below) */
+  BT_WATCH,           /* a condition on blackboard keys that watches them (the blackboard, below) */
   BT_KIND_COUNT
 } bt_kind;
 
@@ -125,6 +126,7 @@ typedef struct bt_kind_info {
 #define BT_KIND_LISTENS 0x10   /* bt_inst_fire_event triggers it: it listens for events */
 #define BT_KIND_INCLUDES 0x20  /* a leaf naming a tree of a bt_lib, whose copy becomes its one child
                                   when the definition is built (bt_def_create_lib) */
+#define BT_KIND_WATCHES 0x40   /* a condition on blackboard keys that a write to them re-checks */
 
 /* The methods of a kind's class, as the bt_node_*_as functions apply them. */
 #define BT_METHOD_VISIT 0x01
@@ -227,6 +229,30 @@ typedef struct bt_task {
 #define BT_SPEC_CHILDREN 0x08  /* BT_BEHAVIOUR: the node has a children list, so it is no leaf */
 #define BT_SPEC_SUCCESS_ONE 0x10 /* PolicyParallel: one child's success is enough (default: all) */
 #define BT_SPEC_FAILURE_ALL 0x20 /* PolicyParallel: it fails when all fail (default: one) */
+#define BT_SPEC_ABORT_SELF 0x40  /* Watch: its running branch ends when its condition turns false */
+#define BT_SPEC_ABORT_LOWER 0x80 /* Watch: a lower branch ends when its condition turns true */
+
+/* The blackboard (below): one key a node reads or writes, as a bt_spec lists them. */
+typedef struct bt_port {
+  const char *key; /* the key's name, as bt_graph_add_key declares it */
+  int type;        /* the type the node takes it for (a bt_key_type), or 0: whatever it is declared */
+  unsigned how;    /* BT_PORT_READ and/or BT_PORT_WRITE */
+} bt_port;
+#define BT_PORT_READ 0x01
+#define BT_PORT_WRITE 0x02
+
+/* A blackboard value: its type (a bt_key_type; BT_KEY_NONE: no value, nil) and the value. */
+typedef struct bt_value {
+  int type;
+  union {
+    double number;            /* BT_KEY_NUMBER */
+    long long integer;        /* BT_KEY_INTEGER */
+    int boolean;              /* BT_KEY_BOOLEAN: 0 or 1 */
+    const char *string;       /* BT_KEY_STRING: NUL-terminated, copied when written */
+    unsigned long long entity; /* BT_KEY_ENTITY: an entity's id */
+    unsigned long long token; /* BT_KEY_VALUE: what a binding keeps in place of its value */
+  } as;
+} bt_value;
 
 /* One node of a graph. Zero-initialise, then set what the kind needs. */
 typedef struct bt_spec {
@@ -242,6 +268,15 @@ typedef struct bt_spec {
   const bt_ops *ops; /* optional overrides; must outlive every bt_def made from the graph */
   void *ops_ud;
   const bt_task *task; /* BT_TASK: its callbacks, with ud; must outlive every bt_def as ops */
+  /* The blackboard (below). Copied by bt_graph_add. */
+  const bt_port *ports; /* the keys the node reads and writes, nports of them */
+  int nports;
+  const char *where; /* where the node was made ("brains/wolf.lua:12"), for messages; or NULL */
+  /* BT_WATCH: with fn NULL, the condition `key cmp value` (a BT_CMP_*); with fn, fn is the
+   * condition and its ports say which keys it reads. */
+  const char *key;
+  int cmp;
+  bt_value value;
 } bt_spec;
 
 /* Creates an empty graph. */
@@ -433,7 +468,8 @@ typedef enum bt_hook_what {
   BT_HOOK_ERROR = 9,   /* bt_inst_record_error: node (-1: none), data and size the message */
   BT_HOOK_HOST = 10,   /* bt_inst_record_host: node is the host's code, data and size its bytes */
   BT_HOOK_DETACH = 11, /* the hook is replaced, or the instance is finished: the last call */
-  BT_HOOK_MOVE = 12    /* the hook moved to inst from another instance (bt_inst_move_hook) */
+  BT_HOOK_MOVE = 12,   /* the hook moved to inst from another instance (bt_inst_move_hook) */
+  BT_HOOK_KEY = 13     /* a blackboard key (node: its id) was written: before and after */
 } bt_hook_what;
 
 typedef struct bt_hook_msg {
@@ -445,6 +481,7 @@ typedef struct bt_hook_msg {
   const bt_def *def;    /* RELOAD: the definition whose instance's state it takes */
   const void *data;     /* ERROR, HOST: the bytes (valid during the call only) */
   size_t size;
+  const bt_value *before, *after; /* KEY: the values (valid during the call only) */
 } bt_hook_msg;
 
 /* The watcher's function: what happened to inst. Its result is returned by bt_inst_record_error
@@ -864,12 +901,116 @@ enum {
                            first it saw, or the first of another instance it was moved to */
   BT_WAKE_EVENT = 2,    /* an event was fired since the last think (bt_inst_fire_event) */
   BT_WAKE_FORCE = 3,    /* bt_inst_force_update was called since the last think */
-  BT_WAKE_RELOAD = 4    /* the first think since a reload (bt_inst_transfer, a BT_REC_RELOAD) gave
+  BT_WAKE_RELOAD = 4,   /* the first think since a reload (bt_inst_transfer, a BT_REC_RELOAD) gave
                            the instance another's state; not the first think the recorder saw */
+  BT_WAKE_KEY = 5       /* a blackboard key that it watches was written since the last think
+                           (bt_inst_key_set); of a key, an event and a ForceUpdate, the later one */
 };
-/* Returns "deadline", "start", "event", "force" or "reload" ("unknown" for anything else): the
+/* Returns "deadline", "start", "event", "force", "reload" or "key" ("unknown" for anything else): the
  * names bt-log, the Lua records and the viewer give the causes. */
 const char *bt_wake_name(int cause);
+
+/* ---- the blackboard: typed keys, declared once per tree, valued per agent ----
+ *
+ * A graph declares its keys (bt_graph_add_key); every definition made from it shares them, and
+ * each instance holds a value per key, unset (nil) at first. The host and the nodes read and
+ * write them (bt_inst_key_get, bt_inst_key_set). A node lists the keys it reads and writes
+ * (bt_spec.ports), and bt_def_create checks them: a key read that is not declared, that no node
+ * writes and the host does not provide (BT_KEY_HOST), or taken for another type, is BT_EINVAL
+ * with a message that names the node, its path, where it was made and the key.
+ *
+ * A WatchNode (BT_WATCH) is a condition on keys that watches them: `key cmp value`, or a
+ * function whose ports list the keys it reads. Visited, it fails when its condition is false,
+ * else it runs its child (if it has one) and takes its status. Its abort flags say what a
+ * write does while the tree runs (docs/blackboard.md has the table):
+ *   BT_SPEC_ABORT_SELF   while it runs, a write that makes its condition false ends its branch
+ *                        at the next think (the child is reset: a task is told BT_ABORTED);
+ *   BT_SPEC_ABORT_LOWER  while it does not run, a write that makes its condition true has the
+ *                        composites above it choose again at the next think, so that it runs in
+ *                        place of a lower branch.
+ * Either way the write clears the clock of every Priority above it, as an event does, and wakes
+ * the instance. A write also wakes it when a node that reads the key is running. Any other
+ * write wakes nothing: a tree that waits on keys and timers only sleeps until one of them.
+ *
+ * A wake outside the instance's think sets its force-update flag (its sleep time is 0) and calls
+ * its waker (bt_inst_set_waker: the scheduler it thinks on); inside its own think a write is
+ * seen at once by the nodes visited after it, and the wake comes when the think ends (its sleep
+ * time is then 0: the next tick). */
+
+typedef enum bt_key_type {
+  BT_KEY_NONE = 0,    /* no value (nil): a bt_value's type when the key is unset */
+  BT_KEY_NUMBER = 1,  /* a double */
+  BT_KEY_INTEGER = 2, /* a long long */
+  BT_KEY_BOOLEAN = 3,
+  BT_KEY_STRING = 4,  /* text, copied */
+  BT_KEY_ENTITY = 5,  /* an entity's id */
+  BT_KEY_VALUE = 6,   /* a binding's value (a Lua value): the engine keeps a token of it, which it
+                         cannot save */
+  BT_KEY_TYPE_COUNT
+} bt_key_type;
+
+/* "nil", "number", "integer", "boolean", "string", "entity", "value" (NULL for a bad type). */
+const char *bt_key_type_name(int type);
+
+/* Flags of a key. */
+#define BT_KEY_HOST 0x01 /* the host provides it (the world writes it): a read needs no writer */
+
+/* The comparisons of a WatchNode's condition `key cmp value`. A key that is unset is equal to
+ * nothing (BT_CMP_NE holds) and neither less nor greater. Numbers and integers compare with each
+ * other; strings compare as strcmp; booleans, entities and values only for (in)equality. */
+enum {
+  BT_CMP_TRUE = 0, /* the key is set and, for a boolean, true (no value needed) */
+  BT_CMP_EQ,
+  BT_CMP_NE,
+  BT_CMP_LT,
+  BT_CMP_LE,
+  BT_CMP_GT,
+  BT_CMP_GE,
+  BT_CMP_SET,   /* the key has a value (no value needed) */
+  BT_CMP_UNSET, /* it has none (no value needed) */
+  BT_CMP_COUNT
+};
+
+/* "is true", "==", "~=", "<", "<=", ">", ">=", "is set", "is not set" (NULL for a bad one). */
+const char *bt_cmp_name(int cmp);
+
+/* Declares a key of the graph: returns its id (0, 1, ... in the order of declaration) or a BT_E*
+ * code. Declaring a name again with the same type and flags returns its id; with another, or an
+ * empty name, a bad type or flags, BT_EINVAL (the message says which). */
+int bt_graph_add_key(bt_graph *g, const char *name, int type, unsigned flags);
+
+/* The definition's keys: their number; the id of a name (BT_EINVAL for none); a key's name,
+ * type and flags (NULL, BT_EINVAL for a bad key). */
+int bt_def_key_count(const bt_def *def);
+int bt_def_key_find(const bt_def *def, const char *name);
+const char *bt_def_key_name(const bt_def *def, int key);
+int bt_def_key_type(const bt_def *def, int key);
+int bt_def_key_flags(const bt_def *def, int key);
+
+/* The node's ports: their number, and the i-th's key id and BT_PORT_* into *key and *how
+ * (BT_EINVAL for a bad node or i). A WatchNode's condition on a key is a read port of it. */
+int bt_def_port_count(const bt_def *def, int node);
+int bt_def_port(const bt_def *def, int node, int i, int *key, unsigned *how);
+
+/* Where the node was made (bt_spec.where), or NULL. */
+const char *bt_def_where(const bt_def *def, int node);
+
+/* Reads a key: returns 1 and its value in *out, or 0 when it is unset (out->type BT_KEY_NONE);
+ * BT_EINVAL for a bad key. A string stays valid until the key is written again. */
+int bt_inst_key_get(const bt_inst *inst, int key, bt_value *out);
+
+/* Writes a key (value NULL, or of type BT_KEY_NONE: unsets it). A value equal to the key's is
+ * no write: nothing is told and nothing wakes. Otherwise the hook is told (BT_HOOK_KEY) and the
+ * watchers of the key wake the instance, as the section's comment says. BT_EINVAL for a bad key
+ * or a value of another type than the key's (an integer key takes no number, a number key no
+ * integer: the caller converts), BT_ENOMEM (a string that finds no room; the key keeps its value). */
+int bt_inst_key_set(bt_inst *inst, int key, const bt_value *value);
+
+/* What the instance calls when a write outside its think wakes it: fn(ud, inst) (fn NULL:
+ * nothing). A scheduler sets it for the instances it thinks (bt_sched_set_inst). BT_EINVAL for a
+ * NULL inst, BT_ENOMEM. */
+typedef void (*bt_waker_fn)(void *ud, bt_inst *inst);
+int bt_inst_set_waker(bt_inst *inst, bt_waker_fn fn, void *ud);
 
 /* ---- deprecated names ----
  * What these functions were called before 0.3 (CHANGELOG.md, "Renamed"): bt makes with _create

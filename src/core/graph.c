@@ -7,8 +7,10 @@
 #include "internal.h"
 
 typedef struct gnode {
-  bt_spec spec; /* spec.name points into names (copied) */
+  bt_spec spec; /* spec.name points into names (copied); its ports, where, key and string value
+                   into extra */
   char *name;
+  void *extra;
   int *kids;
   int nkids;
   int parent;
@@ -17,6 +19,8 @@ typedef struct gnode {
 struct bt_graph {
   gnode *nodes;
   int n, cap;
+  bti_graph_key *keys; /* bt_graph_add_key's */
+  int nkeys, capkeys;
   char err[512];
 };
 
@@ -31,8 +35,11 @@ void bt_graph_free(bt_graph *g) {
   if (!g) return;
   for (int i = 0; i < g->n; i++) {
     free(g->nodes[i].name);
+    free(g->nodes[i].extra);
     free(g->nodes[i].kids);
   }
+  for (int k = 0; k < g->nkeys; k++) free(g->keys[k].name);
+  free(g->keys);
   free(g->nodes);
   free(g);
 }
@@ -40,6 +47,69 @@ void bt_graph_free(bt_graph *g) {
 const char *bt_graph_errmsg(const bt_graph *g) { return g ? g->err : "no graph"; }
 
 static int valid_id(const bt_graph *g, int id) { return id >= 0 && id < g->n; }
+
+static size_t text_size(const char *s) { return s ? strlen(s) + 1 : 0; }
+
+static char *put_text(char **at, const char *s) {
+  if (!s) return NULL;
+  char *p = *at;
+  size_t n = strlen(s) + 1;
+  memcpy(p, s, n);
+  *at += n;
+  return p;
+}
+
+/* Copies what the spec points to for the blackboard (its ports, where, key, string value) into
+ * one block, gn->extra, and points gn->spec at the copies. */
+static int copy_extra(gnode *gn, const bt_spec *spec) {
+  gn->extra = NULL;
+  if (spec->nports < 0 || (spec->nports > 0 && !spec->ports)) return BT_EINVAL;
+  int has_string = spec->value.type == BT_KEY_STRING;
+  if (has_string && !spec->value.as.string) return BT_EINVAL;
+  size_t size = (size_t)spec->nports * sizeof(bt_port) + text_size(spec->where) + text_size(spec->key) +
+                (has_string ? text_size(spec->value.as.string) : 0);
+  for (int i = 0; i < spec->nports; i++) {
+    if (!spec->ports[i].key) return BT_EINVAL;
+    size += text_size(spec->ports[i].key);
+  }
+  if (size == 0) return BT_OK;
+  gn->extra = malloc(size);
+  if (!gn->extra) return BT_ENOMEM;
+  bt_port *ports = gn->extra;
+  char *at = (char *)(ports + spec->nports);
+  for (int i = 0; i < spec->nports; i++) {
+    ports[i] = spec->ports[i];
+    ports[i].key = put_text(&at, spec->ports[i].key);
+  }
+  gn->spec.ports = spec->nports ? ports : NULL;
+  gn->spec.where = put_text(&at, spec->where);
+  gn->spec.key = put_text(&at, spec->key);
+  if (has_string) gn->spec.value.as.string = put_text(&at, spec->value.as.string);
+  return BT_OK;
+}
+
+int bt_graph_add_key(bt_graph *g, const char *name, int type, unsigned flags) {
+  if (!g) return BT_EINVAL;
+  if (!name || !*name) return graph_error(g, BT_EINVAL, "bt_graph_add_key: a key needs a name");
+  if (type <= BT_KEY_NONE || type >= BT_KEY_TYPE_COUNT)
+    return graph_error(g, BT_EINVAL, "bt_graph_add_key: key '%s': bad type %d", name, type);
+  if (flags & ~(unsigned)BT_KEY_HOST)
+    return graph_error(g, BT_EINVAL, "bt_graph_add_key: key '%s': bad flags 0x%x", name, flags);
+  for (int k = 0; k < g->nkeys; k++) {
+    if (strcmp(g->keys[k].name, name) != 0) continue;
+    if (g->keys[k].type != type || g->keys[k].flags != flags)
+      return graph_error(g, BT_EINVAL, "bt_graph_add_key: key '%s' is declared already, as %s%s", name,
+                         g->keys[k].flags & BT_KEY_HOST ? "the host's " : "a ",
+                         bt_key_type_name(g->keys[k].type));
+    return k;
+  }
+  if (bti_grow((void **)&g->keys, &g->capkeys, g->nkeys + 1, sizeof *g->keys) != BT_OK)
+    return graph_error(g, BT_ENOMEM, "bt_graph_add_key: out of memory");
+  char *copy = bti_strdup(name);
+  if (!copy) return graph_error(g, BT_ENOMEM, "bt_graph_add_key: out of memory");
+  g->keys[g->nkeys] = (bti_graph_key){copy, type, flags};
+  return g->nkeys++;
+}
 
 int bt_graph_add(bt_graph *g, const bt_spec *spec) {
   if (!spec || spec->kind < 0 || spec->kind >= BT_KIND_COUNT)
@@ -68,6 +138,13 @@ int bt_graph_add(bt_graph *g, const bt_spec *spec) {
   gn->name = copy;
   gn->spec.name = copy;
   gn->parent = -1;
+  int rc = copy_extra(gn, spec);
+  if (rc != BT_OK) {
+    free(copy);
+    return graph_error(g, rc, rc == BT_ENOMEM ? "bt_graph_add: out of memory"
+                                              : "bt_graph_add: node '%s': a port, key or string value that is NULL",
+                       name);
+  }
   return g->n++;
 }
 
@@ -340,6 +417,8 @@ static int layout_memory(bt_def *d) {
   }
   d->mem_size = align_up(packed, 8);
   d->inst_size = align_up(size, 8);
+  d->board_off = (uint32_t)d->inst_size; /* the blackboard's values last */
+  d->inst_size += (size_t)d->nkeys * sizeof(bti_value_slot);
   d->unshared = d->nstates == d->nnodes;
   d->fast_paths = fast_paths_wanted();
   d->scan_children = d->unshared && d->fast_paths ? SCAN_CHILDREN : UINT32_MAX;
@@ -540,6 +619,7 @@ static void def_free(bt_def *d) {
   free(d->origin_name);
   free(d->origin_id);
   free(d->origin_names);
+  bti_board_free(d);
   if (d->watch_free) d->watch_free(d->watch_ud);
   free(d);
 }
@@ -602,6 +682,8 @@ int bt_def_create(bt_def **out, bt_graph *g, int root) {
     rc = graph_error(g, BT_ENOMEM, "bt_def_create: out of memory");
     goto done;
   }
+  rc = bti_board_build(d, g);
+  if (rc) goto done;
   if (layout_memory(d) || bti_make_image(d)) rc = graph_error(g, BT_ENOMEM, "bt_def_create: out of memory");
 done:
   free(c.color);
@@ -697,6 +779,7 @@ int bt_def_spec(const bt_def *def, int node, bt_spec *out) {
   out->ops = nd->ops;
   out->ops_ud = nd->ops_ud;
   out->task = nd->task;
+  bti_board_spec(def, node, out);
   return BT_OK;
 }
 
@@ -709,3 +792,7 @@ const int *bti_graph_kids(const bt_graph *g, int id) { return g->nodes[id].kids;
 int bti_graph_parent(const bt_graph *g, int id) { return g->nodes[id].parent; }
 
 int bti_graph_fail(bt_graph *g, int code, const char *msg) { return graph_error(g, code, "%s", msg); }
+const bti_graph_key *bti_graph_keys(const bt_graph *g, int *count) {
+  *count = g->nkeys;
+  return g->keys;
+}

@@ -83,6 +83,7 @@ int bt_inst_create(bt_inst **out, bt_def *def, const bt_host *host, void *agent,
 void bt_inst_fini(bt_inst *in) {
   if (!in) return;
   if (in->hooked) bt_inst_set_hook(in, NULL, NULL);
+  bti_board_fini(in);
   bti_ext_free(in);
   bt_def_release(in->def);
   in->def = NULL;
@@ -337,7 +338,8 @@ int bt_inst_update(bt_inst *in) {
       in->settled = (uint8_t)in->def->plain_step;
     }
   }
-  in->forceupdate = 0;
+  in->forceupdate = in->woken; /* a key it watches was written in the think: the next tick */
+  in->woken = 0;
   in->thinking = 0;
   if (BTI_HOOKED(in)) hook_end(in);
   return BT_OK;

@@ -34,6 +34,8 @@
 #define NF_NOSCATTER 0x08 /* no random first evaluation time */
 #define NF_SUCCESS_ONE 0x10 /* one child's success is enough */
 #define NF_FAILURE_ALL 0x20 /* it fails when every child failed */
+#define NF_ABORT_SELF 0x40  /* a WatchNode's BT_SPEC_ABORT_SELF */
+#define NF_ABORT_LOWER 0x80 /* a WatchNode's BT_SPEC_ABORT_LOWER */
 
 #define NO_SLOT UINT32_MAX
 
@@ -138,6 +140,20 @@ struct bt_def {
    * the node in the graph given to bt_lib_set. NULL when nothing came from a library. */
   uint32_t *origin_name, *origin_id;
   char *origin_names;
+  /* The blackboard (board.c): the keys, their values' offset in an instance (nkeys bti_value_slot),
+   * the nodes' ports (node n's are ports[port_first[n]] up to port_first[n + 1]; NULL when no
+   * node has any), where each node was made (NULL: nowhere given), the WatchNodes' conditions
+   * (a node's bt_node.ud2), and per key the states that read it (readers[keys[k].readers] on). */
+  uint32_t nkeys;
+  struct bti_key *keys;
+  uint32_t board_off;
+  bt_port *ports;
+  int *port_keys;
+  uint32_t *port_first;
+  const char **wheres;
+  struct bti_watch *watches;
+  uint32_t *readers;
+  char *board_text; /* the keys' names, the wheres and the conditions' strings */
   bt_def_watch_fn watch;     /* bt_def_set_watcher's: called for each new instance */
   void *watch_ud;
   void (*watch_free)(void *ud);
@@ -254,6 +270,47 @@ static inline int bti_is_index(const bti_field *f) {
   return f->type == BTI_INDEX || f->type == BTI_INDEX_NIL || f->type == BTI_CHILD;
 }
 
+/* ---- the blackboard (board.c) ---- */
+
+typedef struct bti_graph_key { char *name; int type; unsigned flags; } bti_graph_key;
+
+typedef struct bti_key {
+  const char *name;
+  uint8_t type, flags;
+  uint32_t readers, nreaders; /* the states that read it: bt_def.readers[readers] on */
+} bti_key;
+
+/* A WatchNode's condition: key cmp value, or (key -1) its fn. */
+typedef struct bti_watch {
+  int key;
+  int cmp;
+  bt_value value;
+} bti_watch;
+
+/* One key's value in an instance: a string is a copy the instance owns (freed by bt_inst_fini). */
+typedef struct bti_value_slot {
+  union {
+    double number;
+    long long integer;
+    int boolean;
+    char *string;
+    unsigned long long id;
+  } v;
+  uint8_t type; /* BT_KEY_NONE while unset */
+} bti_value_slot;
+
+/* graph.c: the keys a graph declares; keys.c: */
+BTI_FUNC const bti_graph_key *bti_graph_keys(const bt_graph *g, int *count);
+/* Resolves and checks the ports of def's nodes against g's keys (bt_def_create, after emit). */
+BTI_FUNC int bti_board_build(bt_def *def, bt_graph *g);
+BTI_FUNC void bti_board_free(bt_def *def);
+/* What bt_def_spec adds of the blackboard: ports, where, key, cmp, value. */
+BTI_FUNC void bti_board_spec(const bt_def *def, int node, bt_spec *out);
+/* Frees an instance's strings (bt_inst_fini). */
+BTI_FUNC void bti_board_fini(bt_inst *in);
+/* A WatchNode's condition now: 1 true, 0 false. */
+BTI_FUNC int bti_watch_holds(bt_inst *in, int node);
+
 /* ---- an instance ---- */
 
 /* Per-state flag bits in the instance. Bits 0-1 hold the state's last result (a bt_status,
@@ -284,6 +341,7 @@ struct bt_inst {
   uint8_t kept : 1;      /* hooked: the sleep time the last think ended with is kept (bti_ext), and
                             nothing changed since (every write outside a think clears it) */
   uint8_t extended : 1;  /* agent points to a bti_ext, which holds the agent */
+  uint8_t woken : 1;     /* a write inside its think woke it: the think's end sets forceupdate */
   /* The last Step left nothing for the next one to do but walk the running path: set after a
    * Step of a tree whose nodes all have the kinds' own Reset and Step, cleared by any change of a
    * status, a touched bit, an event trigger or a field. Update skips Step while it is set. */
@@ -304,6 +362,8 @@ typedef struct bti_ext {
   double kept_sleep, kept_now;
   double *deadlines; /* bt_def.nspill deadlines, each valid while its state's SF_NUT is set; NULL
                         until one is set */
+  bt_waker_fn waker; /* bt_inst_set_waker's */
+  void *waker_ud;
 } bti_ext;
 
 static inline bti_ext *ext_of(const bt_inst *in) { return in->extended ? (bti_ext *)in->agent : NULL; }

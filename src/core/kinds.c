@@ -138,6 +138,9 @@ const bti_kind bti_kinds[BT_KIND_COUNT] = {
     [BT_SUBTREE] = {
         .info = {"SubtreeNode", "Subtree", BT_BEHAVIOUR, BT_KIND_INCLUDES, VISIT},
         .children = BTI_NAMED},
+    [BT_WATCH] = {
+        .info = {"WatchNode", "Watch", BT_BEHAVIOUR, BT_KIND_WATCHES, VISIT},
+        .children = BTI_AT_MOST_ONE},
 };
 
 static int valid_kind(int kind) { return kind >= 0 && kind < BT_KIND_COUNT; }

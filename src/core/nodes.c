@@ -780,6 +780,29 @@ static int describe_timeout(bt_inst *in, int n, bt_buf *out) {
   return bt_buf_printf(out, "%2.2f", t > 0 ? t : 0);
 }
 
+/* ---- WatchNode: a condition on blackboard keys, and the branch it guards ----
+ * Entered, it fails when its condition is false, else it runs its child (a WatchNode without
+ * one succeeds). While it runs it checks its condition again at each visit only if it aborts
+ * itself (BT_SPEC_ABORT_SELF): false, its child is reset (a task is told BT_ABORTED) and it
+ * fails. What a write does between thinks is board.c's (observe). */
+
+static void visit_watch(bt_inst *in, int n) {
+  const bt_node *d = node_at(in, n);
+  int running = status_of(in, n) == BT_RUNNING;
+  if ((!running || (d->flags & NF_ABORT_SELF)) && !bti_watch_holds(in, n)) {
+    if (running && d->nchildren) bt_node_reset(in, child_at(in, n, 0));
+    set_status(in, n, BT_FAILED);
+    return;
+  }
+  if (!d->nchildren) {
+    set_status(in, n, BT_SUCCESS);
+    return;
+  }
+  int c = child_at(in, n, 0);
+  bt_node_visit(in, c);
+  set_status(in, n, status_of(in, c));
+}
+
 /* Whether a method of the class of `kind` may apply to node n: kind is n's kind or a base of its
  * class. */
 static int compatible(const bt_inst *in, int n, int kind) {
@@ -843,6 +866,7 @@ static void visit_kind(bt_inst *in, int n, const bt_node *d, int kind) {
     case BT_COOLDOWN: visit_cooldown(in, n); break;
     case BT_TIMEOUT: visit_timeout(in, n); break;
     case BT_SUBTREE: visit_decorator(in, d, kind); break; /* passes its child's status on */
+    case BT_WATCH: visit_watch(in, n); break;
     default: visit_base(in, n); break;
   }
 }

@@ -457,6 +457,10 @@ static int build_def(bt_def **out, bt_graph *g, int root, const bt_lib *lib, con
   bt_graph *x = NULL;
   origins o = {NULL, 0, 0};
   rc = bt_graph_create(&x);
+  int nkeys = 0;
+  const bti_graph_key *keys = rc == BT_OK ? bti_graph_keys(g, &nkeys) : NULL;
+  for (int k = 0; k < nkeys && rc == BT_OK; k++) /* the copy declares g's keys, with their ids */
+    if (bt_graph_add_key(x, keys[k].name, keys[k].type, keys[k].flags) < 0) rc = BT_ENOMEM;
   if (rc == BT_OK) rc = expand(b.lib, g, root, x, &o);
   if (rc == BT_OK) {
     rc = bt_def_create(out, x, root);

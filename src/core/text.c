@@ -32,8 +32,8 @@ const char *bt_status_name(int status) {
 }
 
 const char *bt_wake_name(int cause) {
-  static const char *const names[] = {"deadline", "start", "event", "force", "reload"};
-  return cause >= 0 && cause <= BT_WAKE_RELOAD ? names[cause] : "unknown";
+  static const char *const names[] = {"deadline", "start", "event", "force", "reload", "key"};
+  return cause >= 0 && cause <= BT_WAKE_KEY ? names[cause] : "unknown";
 }
 
 int bti_fail(char *msg, size_t size, int code, const char *fmt, ...) {

@@ -338,6 +338,9 @@ static BTI_NOINLINE int hook_other(bt_rec *r, bt_inst *in, const bt_hook_msg *m)
   case BT_HOOK_HOST: return record_bytes(in, r, BT_REC_HOST, m->node, m->data, m->size);
   case BT_HOOK_DETACH: detached(r); break;
   case BT_HOOK_MOVE: moved(in, r); break;
+  case BT_HOOK_KEY: /* a write that woke the instance is the cause of its next think */
+    if (m->from && r->cause != BT_WAKE_START && r->cause != BT_WAKE_RELOAD) r->cause = BT_WAKE_KEY;
+    break;
   }
   return BT_OK;
 }

@@ -149,6 +149,7 @@ static bt_inst *tree_of_kind(int kind, leaf *a, leaf *b) {
     case BT_COOLDOWN:
     case BT_TIMEOUT:
     case BT_EVENT:
+    case BT_WATCH:
     case BT_SUBTREE: set_kids(g, root, 1, x); break;
     case BT_BEHAVIOUR:
     case BT_CONDITION:

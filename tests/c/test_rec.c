@@ -294,7 +294,8 @@ static void test_reload_cause(void) {
   bt_rec_total(r);
   CHECK_STR(CAUSES, "start ");
   CHECK_STR(bt_wake_name(BT_WAKE_RELOAD), "reload");
-  CHECK_STR(bt_wake_name(5), "unknown");
+  CHECK_STR(bt_wake_name(5), "key");
+  CHECK_STR(bt_wake_name(6), "unknown");
   CHECK_STR(bt_wake_name(-1), "unknown");
   bt_rec_free(r);
   bt_inst_free(again);
@@ -598,6 +599,7 @@ static int hook_log(void *ud, bt_inst *in, const bt_hook_msg *m) {
   case BT_HOOK_END: snprintf(one, sizeof one, "end(%g) ", m->has_sleep ? m->sleep : -1); break;
   case BT_HOOK_EVENT: snprintf(one, sizeof one, "event:%s ", bt_def_name(d, m->node)); break;
   case BT_HOOK_FORCE: snprintf(one, sizeof one, "force "); break;
+  case BT_HOOK_KEY: snprintf(one, sizeof one, "key:%s ", bt_def_key_name(d, m->node)); break;
   case BT_HOOK_SAVED: snprintf(one, sizeof one, "saved "); break;
   case BT_HOOK_STOP: snprintf(one, sizeof one, "stop "); break;
   case BT_HOOK_RELOAD: snprintf(one, sizeof one, "reload "); break;
