@@ -26,6 +26,12 @@ const char *bt_cmp_name(int cmp) { return cmp >= 0 && cmp < BT_CMP_COUNT ? cmp_n
 
 static int numeric(int type) { return type == BT_KEY_NUMBER || type == BT_KEY_INTEGER; }
 
+/* "an integer", "a number": the type's name with its article, for a message. */
+static const char *article(int type) {
+  const char *t = bt_key_type_name(type);
+  return t && strchr("aeiou", t[0]) ? "an" : "a";
+}
+
 /* The node's path from the root, names joined by '/', into buf. */
 static void node_path(const bt_def *d, int n, char *buf, size_t size) {
   int chain[BT_MAX_DEPTH + 1], len = 0;
@@ -96,7 +102,7 @@ static int check_watch(checker *c, int n, const bt_spec *s) {
   const char *bad = bad_condition(c->gkeys[k].type, s->cmp, &s->value);
   if (!bad) return BT_OK;
   snprintf(what, sizeof what, "%s (key '%s' is %s %s)", bad, s->key,
-           c->gkeys[k].type == BT_KEY_INTEGER ? "an" : "a", bt_key_type_name(c->gkeys[k].type));
+           article(c->gkeys[k].type), bt_key_type_name(c->gkeys[k].type));
   return node_error(c, n, what);
 }
 
@@ -117,7 +123,7 @@ static int resolve_port(checker *c, int n, const bt_port *p) {
     const char *t = bt_key_type_name(p->type);
     snprintf(what, sizeof what, "%s key '%s' as %s %s, but it is declared %s %s", verb, p->key,
              p->type == BT_KEY_INTEGER ? "an" : "a", t ? t : "?",
-             c->gkeys[k].type == BT_KEY_INTEGER ? "an" : "a", bt_key_type_name(c->gkeys[k].type));
+             article(c->gkeys[k].type), bt_key_type_name(c->gkeys[k].type));
     return node_error(c, n, what);
   }
   return k;
