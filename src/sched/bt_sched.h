@@ -112,7 +112,10 @@ int bt_sched_hibernate(bt_sched *s, int brain);
 int bt_sched_sleep(bt_sched *s, int brain, double seconds);
 
 /* Binds the brain to its agent's instance (a reload moved its agent to a new one: bind it
- * again). One instance is bound to one brain at most. BT_EINVAL for a bad id or a NULL inst. */
+ * again). One instance is bound to one brain at most. An instance of a tree with blackboard keys
+ * gets the brain's waker (bt_inst_set_waker), so that a write its watchers wake it for makes the
+ * brain due in the next frame; an instance bound no more is woken no more. BT_EINVAL for a bad id
+ * or a NULL inst, BT_ENOMEM. */
 int bt_sched_set_inst(bt_sched *s, int brain, bt_inst *inst);
 
 /* The brain's instance (NULL for a bad id or none bound). */
@@ -126,6 +129,16 @@ int bt_sched_fire_event(bt_sched *s, int brain, int node);
 /* bt_inst_force_update on the brain's instance and Wake: it thinks at the next frame. BT_EINVAL
  * for a bad id or a brain bound to no instance. */
 int bt_sched_force_update(bt_sched *s, int brain);
+
+/* Writes a blackboard key of the brain's instance (bt_inst_key_set), as the scheduler's other calls
+ * on a brain go: serially at once; on workers, a write from a leaf of another agent is queued and
+ * applied at the frame's end in an order no thread count changes (docs/threads.md), and a write
+ * from another thread in the next frame's beginning. A brain binds to its instance with a waker
+ * (bt_sched_set_inst), so that a write its watchers wake it for makes it due. An agent writes its
+ * own keys in its think with bt_inst_key_set (at once). A string is copied. BT_EINVAL for a bad
+ * argument, an unknown brain, one bound to no instance, a bad key or a value of another type (a
+ * queued one is counted as rejected, bt_sched_errmsg); BT_ENOMEM. */
+int bt_sched_key_set(bt_sched *s, int brain, int key, const bt_value *value);
 
 /* A command of the host's own (bt_sched_post): data is the copy of the bytes posted, valid
  * during the call. It may call bt_sched_* (on workers, a call that queues is applied in the same

@@ -32,11 +32,11 @@
 enum { IDLE, BEGIN, THINK, END, FLUSH }; /* phases of a frame on workers */
 
 enum { OP_FREE, OP_ADD, OP_REMOVE, OP_WAKE, OP_HIBERNATE, OP_SLEEP, OP_PERIOD, OP_SET_INST,
-       OP_FIRE_EVENT, OP_FORCE_UPDATE, OP_POST };
+       OP_FIRE_EVENT, OP_FORCE_UPDATE, OP_POST, OP_KEY_SET };
 
 static const char *const op_names[] = {"brain_free", "add", "remove", "wake", "hibernate", "sleep",
                                        "set_period", "set_inst", "fire_event", "force_update",
-                                       "post"};
+                                       "post", "key_set"};
 
 typedef struct command {
   int op;
@@ -48,9 +48,13 @@ typedef struct command {
     struct {
       bt_post_fn fn;
       void *ud;
-      size_t at, size; /* its bytes in the queue's */
     } post;
+    struct {
+      int key;
+      bt_value value; /* a string's text is the command's bytes */
+    } key;
   } u;
+  size_t at, size; /* POST, KEY_SET: its bytes in the queue's */
 } command;
 
 typedef struct queue {
@@ -111,6 +115,9 @@ struct bt_sched {
   char errmsg[256];
   bt_rec_options recording; /* bt_sched_set_recording's */
   int records;              /* recording is on: each brain's instance records */
+  struct waker **wakers;    /* by brain id: each brain's instances' waker (bind) */
+  int nwakers;
+  int in_apply;             /* applying a key write: its waker wakes under the lock */
 };
 
 /* The batch this thread is thinking, if any; and a byte whose address names this thread. */
@@ -128,16 +135,18 @@ static int workers_of(const bt_sched *s) { return atomic_load_explicit(&s->worke
 
 /* ---- queues ---- */
 
+static int carries_bytes(const command *c) { return c->op == OP_POST || c->op == OP_KEY_SET; }
+
 static int queue_push(queue *q, const command *c, const void *data, size_t size) {
   if (bti_grow((void **)&q->cmds, &q->cap, q->n + 1, sizeof *q->cmds)) return BT_ENOMEM;
   command *d = &q->cmds[q->n];
   *d = *c;
-  if (c->op == OP_POST) {
+  if (carries_bytes(c)) {
     size_t room = (size + 7) & ~(size_t)7;
     if (room < size || bt_buf_reserve(&q->bytes, room) != BT_OK) return BT_ENOMEM;
     if (size) memcpy(q->bytes.data + q->bytes.len, data, size);
-    d->u.post.at = q->bytes.len;
-    d->u.post.size = size;
+    d->at = q->bytes.len;
+    d->size = size;
     q->bytes.len += room;
   }
   q->n++;
@@ -146,7 +155,7 @@ static int queue_push(queue *q, const command *c, const void *data, size_t size)
 
 /* The bytes a queued command carries (NULL: none). */
 static const void *command_data(const queue *q, const command *c) {
-  return c->op == OP_POST && q->bytes.data ? q->bytes.data + c->u.post.at : NULL;
+  return carries_bytes(c) && q->bytes.data ? q->bytes.data + c->at : NULL;
 }
 
 static void queue_free(queue *q) {
@@ -165,10 +174,43 @@ static int listening_kind(void) {
   return k;
 }
 
-/* Binds the brain to inst, with a recorder when recording is on. */
+/* The waker of a brain's instance (bt_inst_set_waker): a blackboard write that the instance's
+ * watchers wake it for wakes the brain. One per brain id, made at its first binding and kept until
+ * the scheduler is freed, so that an instance that outlives its binding wakes nothing. */
+typedef struct waker {
+  bt_sched *s;
+  int brain;
+} waker;
+
+static void wake_brain(void *ud, bt_inst *inst) {
+  const waker *w = ud;
+  bt_sched *s = w->s;
+  if (s->in_apply) { /* a queued bt_sched_key_set, applied under the lock */
+    if (bti_lists_inst(s->lists, w->brain) == inst) bti_lists_wake(s->lists, w->brain);
+    return;
+  }
+  if (bt_sched_inst(s, w->brain) == inst) bt_sched_wake(s, w->brain);
+}
+
+static waker *waker_of(bt_sched *s, int id) {
+  if (id >= s->nwakers) {
+    int cap = s->nwakers;
+    if (bti_grow((void **)&s->wakers, &cap, id + 1, sizeof *s->wakers)) return NULL;
+    memset(s->wakers + s->nwakers, 0, (size_t)(cap - s->nwakers) * sizeof *s->wakers);
+    s->nwakers = cap;
+  }
+  if (!s->wakers[id] && (s->wakers[id] = malloc(sizeof(waker)))) *s->wakers[id] = (waker){s, id};
+  return s->wakers[id];
+}
+
+/* Binds the brain to inst, with a recorder when recording is on, and its waker. */
 static int bind(bt_sched *s, int id, bt_inst *inst) {
   int rc = bti_lists_set_inst(s->lists, id, inst);
   if (rc == BT_OK && s->records) rc = bti_rec_attach_new(inst, &s->recording, (unsigned long long)id);
+  if (rc == BT_OK && bt_def_key_count(bt_inst_def(inst)) > 0) {
+    waker *w = waker_of(s, id);
+    rc = w ? bt_inst_set_waker(inst, wake_brain, w) : BT_ENOMEM;
+  }
   return rc;
 }
 
@@ -179,7 +221,7 @@ static int apply(bt_sched *s, const command *c, const void *data, int queued) {
   const char *why = "no such brain";
   char reason[96];
   bt_inst *inst = NULL;
-  if (c->op == OP_FIRE_EVENT || c->op == OP_FORCE_UPDATE) {
+  if (c->op == OP_FIRE_EVENT || c->op == OP_FORCE_UPDATE || c->op == OP_KEY_SET) {
     if (!known(s, id)) {
       rc = BT_EINVAL;
     } else if (!(inst = bti_lists_inst(s->lists, id))) {
@@ -209,7 +251,20 @@ static int apply(bt_sched *s, const command *c, const void *data, int queued) {
       bt_inst_force_update(inst);
       rc = bti_lists_wake(s->lists, id);
       break;
-    case OP_POST: c->u.post.fn(c->u.post.ud, data, c->u.post.size); break;
+    case OP_POST: c->u.post.fn(c->u.post.ud, data, c->size); break;
+    case OP_KEY_SET: {
+      bt_value v = c->u.key.value;
+      if (v.type == BT_KEY_STRING) v.as.string = data;
+      s->in_apply++; /* the instance's waker wakes the brain here, under the lock */
+      rc = bt_inst_key_set(inst, c->u.key.key, &v);
+      s->in_apply--;
+      if (rc == BT_EINVAL) {
+        snprintf(reason, sizeof reason, "key %d is no key of its tree, or not of type %s", c->u.key.key,
+                 bt_key_type_name(v.type) ? bt_key_type_name(v.type) : "?");
+        why = reason;
+      }
+      break;
+    }
     default: rc = BT_EINVAL; break;
   }
   if (queued) {
@@ -316,6 +371,8 @@ void bt_sched_free(bt_sched *s) {
   queue_free(&s->applying);
   free(s->due);
   free(s->out);
+  for (int i = 0; i < s->nwakers; i++) free(s->wakers[i]);
+  free(s->wakers);
   bti_lists_free(s->lists);
   btp_mutex_destroy(&s->qlock);
   btp_mutex_destroy(&s->lock);
@@ -466,8 +523,21 @@ int bt_sched_fire_event(bt_sched *s, int brain, int node) {
 
 int bt_sched_post(bt_sched *s, bt_post_fn fn, void *ud, const void *data, size_t size) {
   if (!s || !fn || (!data && size)) return BT_EINVAL;
-  command c = {.op = OP_POST, .brain = -1, .u.post = {fn, ud, 0, size}};
+  command c = {.op = OP_POST, .brain = -1, .u.post = {fn, ud}, .size = size};
   return submit(s, &c, data, size);
+}
+
+int bt_sched_key_set(bt_sched *s, int brain, int key, const bt_value *value) {
+  if (!s || brain < 0 || key < 0) return BT_EINVAL;
+  command c = {.op = OP_KEY_SET, .brain = brain, .u.key = {key, {BT_KEY_NONE, {0}}}};
+  const void *data = NULL;
+  if (value) c.u.key.value = *value;
+  if (c.u.key.value.type == BT_KEY_STRING) {
+    if (!value->as.string) return BT_EINVAL;
+    data = value->as.string;
+    c.size = strlen(value->as.string) + 1;
+  }
+  return submit(s, &c, data, c.size);
 }
 
 bt_inst *bt_sched_inst(bt_sched *s, int brain) {

@@ -4,6 +4,8 @@
  * the node, its path, where it was made and the key), WatchNodes and their abort modes under an
  * ActiveSelector and under a Priority, and what a write wakes: counted with a waker, and with
  * the instance's sleep time. */
+#include <stdint.h>
+
 #include "harness.h"
 
 static int WAKES;
@@ -550,6 +552,122 @@ static void test_no_board(void) {
   bt_inst_free(in);
 }
 
+/* ---- with the scheduler: a write wakes the brain in the frame of the change ---- */
+
+static void test_sched_wakes(void) {
+  bt_sched *s = NULL;
+  REQUIRE(bt_sched_create(&s, 0.1) == BT_OK);
+  world w;
+  make_world(&w, BT_ACTIVE_SELECTOR, BT_SPEC_ABORT_LOWER);
+  int b = bt_sched_brain_create(s);
+  REQUIRE(bt_sched_set_inst(s, b, w.in) == BT_OK);
+  REQUIRE(bt_sched_add(s, b) == BT_OK);
+  bt_sched_stats st;
+  logs();
+  for (long long t = 1; t <= 10; t++) {
+    T = (double)t * 0.1;
+    if (t == 5) write_num(&w, w.hunger, 0.5); /* flips nothing: no think */
+    bt_sched_update(s, t, NULL);
+  }
+  bt_sched_stats_get(s, &st);
+  CHECK_INT(st.thinks, 1); /* tick 1 only: Idle sleeps 5 s */
+  CHECK_STR(logs(), "Idle");
+  /* a write before the frame of tick 11 is acted on in that frame */
+  write_num(&w, w.hunger, 0.8);
+  T = 1.1;
+  bt_sched_update(s, 11, NULL);
+  bt_sched_stats_get(s, &st);
+  CHECK_INT(st.thinks, 2);
+  CHECK_STR(logs(), "Hunt");
+  /* through the scheduler: the same, for a key and a value of the wrong type */
+  bt_value e = {BT_KEY_ENTITY, {.entity = 9}};
+  CHECK_INT(bt_sched_key_set(s, b, w.threat, &e), BT_OK);
+  T = 1.2;
+  bt_sched_update(s, 12, NULL);
+  CHECK_STR(logs(), "Flee");
+  CHECK_INT(bt_sched_key_set(s, b, w.threat, &(bt_value){BT_KEY_NUMBER, {.number = 1}}), BT_EINVAL);
+  CHECK_INT(bt_sched_key_set(s, b + 1, w.threat, &e), BT_EINVAL);
+  bt_sched_free(s);
+  bt_inst_free(w.in);
+}
+
+/* A ring of agents on workers: an alarmed agent raises the alarm of the next one, through
+ * bt_sched_key_set from its leaf. Queued and applied at the frame's end, each write makes the
+ * next agent act in the next frame, on 1, 2 or 3 workers alike. */
+#define RING 12
+static bt_sched *RING_S;
+static int RING_BRAIN[RING];
+static int RING_ALARM;
+static long long ALARMED_AT[RING];
+static long long RING_TICK;
+
+static int alarmed(bt_call *c) {
+  int me = (int)(intptr_t)bt_inst_agent(c->inst);
+  if (!ALARMED_AT[me]) ALARMED_AT[me] = RING_TICK;
+  bt_value yes = {BT_KEY_BOOLEAN, {.boolean = 1}};
+  if (me + 1 < RING) bt_sched_key_set(RING_S, RING_BRAIN[me + 1], RING_ALARM, &yes);
+  bt_node_set_status(c->inst, c->node, BT_RUNNING);
+  bt_node_sleep(c->inst, c->node, 100);
+  return BT_OK;
+}
+static const bt_ops ALARMED = {alarmed, NULL, NULL, NULL, NULL, NULL};
+static leaf RING_IDLE = LEAF("Idle", BT_RUNNING);
+
+static void run_ring(int workers, long long *out) {
+  RING_IDLE.sleep = 100;
+  bt_graph *g = new_graph();
+  RING_ALARM = bt_graph_add_key(g, "alarm", BT_KEY_BOOLEAN, BT_KEY_HOST);
+  int r = add_node(g, BT_ACTIVE_SELECTOR, "Root", 0, 0);
+  int wa = add_watch(g, "Alarm", "alarm", BT_CMP_TRUE, num(0), BT_SPEC_ABORT_LOWER);
+  bt_spec sp;
+  memset(&sp, 0, sizeof sp);
+  sp.kind = BT_BEHAVIOUR;
+  sp.name = "Alarmed";
+  sp.ops = &ALARMED;
+  int a = bt_graph_add(g, &sp);
+  int idle = add_leaf(g, &RING_IDLE);
+  set_kids(g, wa, 1, a);
+  set_kids(g, r, 2, wa, idle);
+  bt_def *def = NULL;
+  REQUIRE(bt_def_create(&def, g, r) == BT_OK);
+  bt_graph_free(g);
+  REQUIRE(bt_sched_create(&RING_S, 0.1) == BT_OK);
+  REQUIRE(bt_sched_set_threads(RING_S, workers) == BT_OK);
+  REQUIRE(bt_sched_set_batch_size(RING_S, 2) == BT_OK);
+  bt_inst *in[RING];
+  for (int i = 0; i < RING; i++) {
+    REQUIRE(bt_inst_create(&in[i], def, &HOST, (void *)(intptr_t)i, 0) == BT_OK);
+    RING_BRAIN[i] = bt_sched_brain_create(RING_S);
+    REQUIRE(bt_sched_set_inst(RING_S, RING_BRAIN[i], in[i]) == BT_OK);
+    REQUIRE(bt_sched_add(RING_S, RING_BRAIN[i]) == BT_OK);
+    ALARMED_AT[i] = 0;
+  }
+  bt_def_release(def);
+  bt_value yes = {BT_KEY_BOOLEAN, {.boolean = 1}};
+  for (RING_TICK = 1; RING_TICK <= 30; RING_TICK++) {
+    T = (double)RING_TICK * 0.1;
+    if (RING_TICK == 5) REQUIRE(bt_sched_key_set(RING_S, RING_BRAIN[0], RING_ALARM, &yes) == BT_OK);
+    REQUIRE(bt_sched_update(RING_S, RING_TICK, NULL) == BT_OK);
+  }
+  bt_sched_stats st;
+  bt_sched_stats_get(RING_S, &st);
+  out[RING] = st.thinks;
+  for (int i = 0; i < RING; i++) out[i] = ALARMED_AT[i];
+  bt_sched_free(RING_S);
+  for (int i = 0; i < RING; i++) bt_inst_free(in[i]);
+}
+
+static void test_ring_on_workers(void) {
+  long long one[RING + 1], other[RING + 1];
+  run_ring(1, one);
+  for (int i = 0; i < RING; i++) CHECK_INT(one[i], 5 + i); /* one agent a frame, from tick 5 */
+  CHECK_INT(one[RING], RING + RING); /* each agent's first think, and its alarm: nothing polls */
+  for (int workers = 2; workers <= 3; workers++) {
+    run_ring(workers, other);
+    for (int i = 0; i <= RING; i++) CHECK_INT(other[i], one[i]);
+  }
+}
+
 int main(void) {
   test_keys();
   test_ports();
@@ -560,5 +678,7 @@ int main(void) {
   test_hook();
   test_spec_and_subtrees();
   test_no_board();
+  test_sched_wakes();
+  test_ring_on_workers();
   return check_report("test_board");
 }
