@@ -89,6 +89,8 @@ bench: build
 	@echo
 	$(BUILD)/bench/bench_threads
 	@echo
+	$(BUILD)/bench/bench_board
+	@echo
 	$(BUILD)/bench/bench_lua_pool
 	@echo
 	$(BUILD)/bench/bench_lua_pool --events --rounds 2
