@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * board.c: the blackboard at run time: an instance's values, read and written; WatchNodes'
+ * board.c: the blackboard at run time: an instance's values, read and written; watching nodes'
  * conditions; and the wake a write makes. (keys.c builds a definition's keys and ports.)
  */
 #include <stdio.h>
@@ -116,12 +116,12 @@ int bti_watch_holds(bt_inst *in, int n) {
 }
 
 /* Whether a write of key from before to after wakes the instance, through reader state s; a
- * WatchNode that it makes abort clears the clocks above it, as an event does. */
+ * watching node that it makes abort clears the clocks above it, as an event does. */
 static int observe(bt_inst *in, uint32_t s, int key, const bt_value *before, const bt_value *after) {
   const bt_def *d = in->def;
   const bt_node *nd = &d->nodes[d->states[s].node];
   int running = *status_at(in, s) == BT_RUNNING;
-  if (nd->kind != BT_WATCH) return running;
+  if (!watches(nd->kind)) return running;
   const bti_watch *w = nd->ud2;
   int compares = w && w->key == key;
   int was = compares ? holds(before, w->cmp, &w->value) : 0;

@@ -34,8 +34,8 @@
 #define NF_NOSCATTER 0x08 /* no random first evaluation time */
 #define NF_SUCCESS_ONE 0x10 /* one child's success is enough */
 #define NF_FAILURE_ALL 0x20 /* it fails when every child failed */
-#define NF_ABORT_SELF 0x40  /* a WatchNode's BT_SPEC_ABORT_SELF */
-#define NF_ABORT_LOWER 0x80 /* a WatchNode's BT_SPEC_ABORT_LOWER */
+#define NF_ABORT_SELF 0x40  /* a watching node's BT_SPEC_ABORT_SELF */
+#define NF_ABORT_LOWER 0x80 /* a watching node's BT_SPEC_ABORT_LOWER */
 
 #define NO_SLOT UINT32_MAX
 
@@ -142,7 +142,7 @@ struct bt_def {
   char *origin_names;
   /* The blackboard (board.c): the keys, their values' offset in an instance (nkeys bti_value_slot),
    * the nodes' ports (node n's are ports[port_first[n]] up to port_first[n + 1]; NULL when no
-   * node has any), where each node was made (NULL: nowhere given), the WatchNodes' conditions
+   * node has any), where each node was made (NULL: nowhere given), the watching nodes' conditions
    * (a node's bt_node.ud2), and per key the states that read it (readers[keys[k].readers] on). */
   uint32_t nkeys;
   struct bti_key *keys;
@@ -280,7 +280,7 @@ typedef struct bti_key {
   uint32_t readers, nreaders; /* the states that read it: bt_def.readers[readers] on */
 } bti_key;
 
-/* A WatchNode's condition: key cmp value, or (key -1) its fn. */
+/* A watching node's condition: key cmp value, or (key -1) its fn. */
 typedef struct bti_watch {
   int key;
   int cmp;
@@ -308,7 +308,8 @@ BTI_FUNC void bti_board_free(bt_def *def);
 BTI_FUNC void bti_board_spec(const bt_def *def, int node, bt_spec *out);
 /* Frees an instance's strings (bt_inst_fini). */
 BTI_FUNC void bti_board_fini(bt_inst *in);
-/* A WatchNode's condition now: 1 true, 0 false. */
+/* A watching node's condition now: 1 true, 0 false. */
+static inline int watches(int kind) { return (bti_kinds[kind].info.flags & BT_KIND_WATCHES) != 0; }
 BTI_FUNC int bti_watch_holds(bt_inst *in, int node);
 
 /* ---- an instance ---- */

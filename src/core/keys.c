@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * keys.c: the blackboard of a definition: its keys, its nodes' ports and WatchNodes'
+ * keys.c: the blackboard of a definition: its keys, its nodes' ports and watching nodes'
  * conditions, resolved and checked when it is built (bt_def_create), and what it says of them.
  * (board.c holds the values at run time.)
  */
@@ -52,7 +52,7 @@ typedef struct checker {
   int ngkeys;
 } checker;
 
-/* Fails the build with a message that names node n: "WatchNode 'Hungry' (Root/Hungry,
+/* Fails the build with a message that names node n: "<Kind> 'Hungry' (Root/Hungry,
  * brains/wolf.lua:12) <what>". */
 static int node_error(checker *c, int n, const char *what) {
   char path[384];
@@ -75,8 +75,8 @@ static const bt_spec *spec_of(const checker *c, int n) {
   return bti_graph_spec(c->g, c->d->states[c->d->nodes[n].state].graph);
 }
 
-/* The ports node n has: its spec's, and a WatchNode's read of the key of its condition. */
-static int watches_key(const bt_spec *s) { return s->kind == BT_WATCH && !s->fn; }
+/* The ports node n has: its spec's, and a watching node's read of the key of its condition. */
+static int watches_key(const bt_spec *s) { return watches(s->kind) && !s->fn; }
 static int port_count(const bt_spec *s) { return s->nports + watches_key(s); }
 
 /* Whether the comparison can be made of a key of type t with value v. */
@@ -152,7 +152,7 @@ static int copy_texts(checker *c, uint32_t nports) {
     const bt_spec *s = spec_of(c, (int)n);
     size += text_len(s->where);
     if (s->where) wheres = 1;
-    if (s->kind == BT_WATCH && s->value.type == BT_KEY_STRING) size += text_len(s->value.as.string);
+    if (watches(s->kind) && s->value.type == BT_KEY_STRING) size += text_len(s->value.as.string);
   }
   d->nkeys = (uint32_t)c->ngkeys;
   d->keys = calloc(d->nkeys ? d->nkeys : 1, sizeof *d->keys);
@@ -174,7 +174,7 @@ static int copy_texts(checker *c, uint32_t nports) {
   for (uint32_t n = 0; n < d->nnodes; n++) {
     const bt_spec *s = spec_of(c, (int)n);
     if (d->wheres) d->wheres[n] = put(&at, s->where);
-    if (s->kind == BT_WATCH && !s->fn) {
+    if (watches(s->kind) && !s->fn) {
       bti_watch *w = &d->watches[n];
       w->key = -1;
       w->cmp = s->cmp;
@@ -242,19 +242,19 @@ int bti_board_build(bt_def *d, bt_graph *g) {
   checker c = {d, g, NULL, 0};
   c.gkeys = bti_graph_keys(g, &c.ngkeys);
   uint32_t nports = 0;
-  int watches = 0;
+  int any_watch = 0;
   for (uint32_t n = 0; n < d->nnodes; n++) {
     const bt_spec *s = spec_of(&c, (int)n);
-    if ((s->flags & (BT_SPEC_ABORT_SELF | BT_SPEC_ABORT_LOWER)) && s->kind != BT_WATCH)
-      return node_error(&c, (int)n, "has abort flags, which only a WatchNode takes");
-    if (s->kind == BT_WATCH) {
+    if ((s->flags & (BT_SPEC_ABORT_SELF | BT_SPEC_ABORT_LOWER)) && !watches(s->kind))
+      return node_error(&c, (int)n, "has abort flags, which only a node that watches keys takes");
+    if (watches(s->kind)) {
       int rc = check_watch(&c, (int)n, s);
       if (rc) return rc;
-      watches = 1;
+      any_watch = 1;
     }
     nports += (uint32_t)port_count(s);
   }
-  if (watches && !(d->watches = calloc(d->nnodes, sizeof *d->watches))) return out_of_memory(&c);
+  if (any_watch && !(d->watches = calloc(d->nnodes, sizeof *d->watches))) return out_of_memory(&c);
   int rc = copy_texts(&c, nports);
   if (rc || !nports) return rc;
   uint32_t at = 0;
@@ -269,7 +269,7 @@ int bti_board_build(bt_def *d, bt_graph *g) {
       d->port_keys[at++] = k;
       if (i == s->nports) d->watches[n].key = k;
     }
-    if (s->kind == BT_WATCH) d->nodes[n].ud2 = &d->watches[n];
+    if (watches(s->kind)) d->nodes[n].ud2 = &d->watches[n];
     if (s->flags & BT_SPEC_ABORT_SELF) d->nodes[n].flags |= NF_ABORT_SELF;
     if (s->flags & BT_SPEC_ABORT_LOWER) d->nodes[n].flags |= NF_ABORT_LOWER;
   }
@@ -294,12 +294,12 @@ void bti_board_spec(const bt_def *d, int n, bt_spec *out) {
   const bt_node *nd = &d->nodes[n];
   if (d->port_first) {
     uint32_t first = d->port_first[n], count = d->port_first[n + 1] - first;
-    if (nd->kind == BT_WATCH && d->watches[n].key >= 0) count--; /* its condition's port */
+    if (watches(nd->kind) && d->watches[n].key >= 0) count--; /* its condition's port */
     out->ports = count ? d->ports + first : NULL;
     out->nports = (int)count;
   }
   out->where = d->wheres ? d->wheres[n] : NULL;
-  if (nd->kind != BT_WATCH) return;
+  if (!watches(nd->kind)) return;
   out->ud2 = NULL;
   if (nd->flags & NF_ABORT_SELF) out->flags |= BT_SPEC_ABORT_SELF;
   if (nd->flags & NF_ABORT_LOWER) out->flags |= BT_SPEC_ABORT_LOWER;

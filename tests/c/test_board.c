@@ -216,7 +216,7 @@ static void test_ports(void) {
   a = add_leaf(g, &A);
   set_kids(g, r, 1, a);
   CHECK_INT(build_error(g, r), BT_EINVAL);
-  CHECK_STR(MSG, "SequenceNode 'Hunt' (Hunt) has abort flags, which only a WatchNode takes");
+  CHECK_STR(MSG, "SequenceNode 'Hunt' (Hunt) has abort flags, which only a node that watches keys takes");
 }
 
 /* Flee when threat is set (both), Hunt when hunger > 0.7 (lower), else Idle: under an
