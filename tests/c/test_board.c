@@ -538,6 +538,68 @@ static void test_spec_and_subtrees(void) {
   bt_lib_free(lib);
 }
 
+/* A WatchNode whose condition is a function: the function decides, never a key's value (its
+ * watch record once named key 0, the first declared, read in its place), and a write of a key
+ * it reads is tested by calling it again. */
+static void test_fn_watch(void) {
+  bt_graph *g = new_graph();
+  CHECK_INT(bt_graph_add_key(g, "night", BT_KEY_BOOLEAN, BT_KEY_HOST), 0); /* unset: "is true" fails */
+  CHECK_INT(bt_graph_add_key(g, "hunger", BT_KEY_NUMBER, BT_KEY_HOST), 1);
+  leaf cond = FN("Cond", 1);
+  static const bt_port reads[] = {{"hunger", BT_KEY_NUMBER, BT_PORT_READ}};
+  bt_spec s;
+  memset(&s, 0, sizeof s);
+  s.kind = BT_WATCH;
+  s.name = "Hungry";
+  s.fn = leaf_fn;
+  s.ud = &cond;
+  s.ports = reads;
+  s.nports = 1;
+  s.flags = BT_SPEC_ABORT_LOWER;
+  int w = bt_graph_add(g, &s);
+  REQUIRE(w >= 0);
+  leaf idle = LEAF("Idle", BT_RUNNING);
+  int i = add_leaf(g, &idle);
+  int root = add_node(g, BT_ACTIVE_SELECTOR, "Root", 0, 0);
+  set_kids(g, root, 2, w, i);
+  bt_inst *in = build(g, root, 0);
+  int wakes = 0;
+  CHECK_INT(bt_inst_set_waker(in, count_wake, &wakes), BT_OK);
+  think(in, 1);
+  CHECK_STR(LAST(in, w), "SUCCESS"); /* the function said true */
+  CHECK_INT(cond.calls, 1);
+  CHECK_STR(ST(in, i), "READY");
+  /* the function says false now: Idle runs; a write of the key it reads asks it again */
+  cond.result = 0;
+  think(in, 2);
+  CHECK_STR(ST(in, i), "RUNNING");
+  bt_value on = boolean(1);
+  CHECK_INT(bt_inst_key_set(in, 0, &on), BT_OK); /* night: nobody reads it */
+  CHECK_INT(wakes, 0);
+  bt_value h = num(0.9);
+  CHECK_INT(bt_inst_key_set(in, 1, &h), BT_OK); /* hunger: the watch (lower) may flip: a wake */
+  CHECK_INT(wakes, 1);
+  bt_inst_free(in);
+
+  /* without ports, and with a ud2 in its spec (which a WatchNode does not take) */
+  g = new_graph();
+  CHECK_INT(bt_graph_add_key(g, "night", BT_KEY_BOOLEAN, BT_KEY_HOST), 0);
+  static const long long zeros[8];
+  cond.result = 1;
+  cond.calls = 0;
+  s.ports = NULL;
+  s.nports = 0;
+  s.flags = 0;
+  s.ud2 = (void *)zeros;
+  w = bt_graph_add(g, &s);
+  REQUIRE(w >= 0);
+  in = build(g, w, 0);
+  think(in, 1);
+  CHECK_STR(LAST(in, w), "SUCCESS");
+  CHECK_INT(cond.calls, 1);
+  bt_inst_free(in);
+}
+
 /* A tree without keys has no board: its instance is no larger, its thinks as before. */
 static void test_no_board(void) {
   leaf L = LEAF("L", BT_SUCCESS);
@@ -677,6 +739,7 @@ int main(void) {
   test_abort_task();
   test_hook();
   test_spec_and_subtrees();
+  test_fn_watch();
   test_no_board();
   test_sched_wakes();
   test_ring_on_workers();
