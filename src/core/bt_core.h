@@ -551,7 +551,8 @@ int bt_inst_dump(bt_inst *inst, bt_buf *out);
 unsigned long long bt_def_hash(const bt_def *def);
 
 /* Non-zero if the two definitions are the same tree: the same nodes, names, parameters,
- * callbacks and user data, so that an instance of one could be an instance of the other. */
+ * callbacks and user data, and the same blackboard (keys, ports, conditions, wheres), so that an
+ * instance of one could be an instance of the other. */
 int bt_def_equal(const bt_def *a, const bt_def *b);
 
 /* Bytes that bt_inst_save writes for an instance of this definition. */

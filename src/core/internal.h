@@ -304,6 +304,9 @@ BTI_FUNC const bti_graph_key *bti_graph_keys(const bt_graph *g, int *count);
 /* Resolves and checks the ports of def's nodes against g's keys (bt_def_create, after emit). */
 BTI_FUNC int bti_board_build(bt_def *def, bt_graph *g);
 BTI_FUNC void bti_board_free(bt_def *def);
+/* Whether the blackboards of a and b, whose nodes are equal, are: keys, ports, wheres and the
+ * WatchNodes' conditions (bt_def_equal). */
+BTI_FUNC int bti_board_equal(const bt_def *a, const bt_def *b);
 /* What bt_def_spec adds of the blackboard: ports, where, key, cmp, value. */
 BTI_FUNC void bti_board_spec(const bt_def *def, int node, bt_spec *out);
 /* Frees an instance's strings (bt_inst_fini). */

@@ -314,6 +314,49 @@ void bti_board_spec(const bt_def *d, int n, bt_spec *out) {
   out->value = w->value;
 }
 
+/* ---- comparing definitions ---- */
+
+static int same_text(const char *a, const char *b) { return a == b || (a && b && strcmp(a, b) == 0); }
+
+static int same_value(const bt_value *a, const bt_value *b) {
+  if (a->type != b->type) return 0;
+  switch (a->type) {
+    case BT_KEY_NONE: return 1;
+    case BT_KEY_NUMBER: return memcmp(&a->as.number, &b->as.number, sizeof a->as.number) == 0;
+    case BT_KEY_INTEGER: return a->as.integer == b->as.integer;
+    case BT_KEY_BOOLEAN: return !a->as.boolean == !b->as.boolean;
+    case BT_KEY_STRING: return same_text(a->as.string, b->as.string);
+    default: return a->as.entity == b->as.entity;
+  }
+}
+
+int bti_board_equal(const bt_def *a, const bt_def *b) {
+  if (a->nkeys != b->nkeys || !a->port_first != !b->port_first || !a->wheres != !b->wheres ||
+      !a->watches != !b->watches)
+    return 0;
+  for (uint32_t k = 0; k < a->nkeys; k++)
+    if (a->keys[k].type != b->keys[k].type || a->keys[k].flags != b->keys[k].flags ||
+        strcmp(a->keys[k].name, b->keys[k].name) != 0)
+      return 0;
+  for (uint32_t n = 0; n < a->nnodes; n++) {
+    if (a->wheres && !same_text(a->wheres[n], b->wheres[n])) return 0;
+    if (a->port_first) {
+      uint32_t i = a->port_first[n], j = b->port_first[n], end = a->port_first[n + 1];
+      if (end - i != b->port_first[n + 1] - j) return 0;
+      for (; i < end; i++, j++)
+        if (a->port_keys[i] != b->port_keys[j] || a->ports[i].type != b->ports[j].type ||
+            a->ports[i].how != b->ports[j].how)
+          return 0;
+    }
+    if (a->nodes[n].kind == BT_WATCH) {
+      const bti_watch *x = &a->watches[n], *y = &b->watches[n];
+      if (x->key != y->key || (x->key >= 0 && (x->cmp != y->cmp || !same_value(&x->value, &y->value))))
+        return 0;
+    }
+  }
+  return 1;
+}
+
 /* ---- what a definition says of its keys ---- */
 
 static int valid_key(const bt_def *d, int key) { return d && key >= 0 && (uint32_t)key < d->nkeys; }

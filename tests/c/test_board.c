@@ -600,6 +600,73 @@ static void test_fn_watch(void) {
   bt_inst_free(in);
 }
 
+/* Two definitions are equal (bt_def_equal: the Lua binding shares a bt_def between trees of
+ * equal shape) only if their blackboards are: the same keys, ports, conditions and wheres. A
+ * WatchNode's condition is compared by what it says, not by where it is kept. */
+static bt_def *board_def(leaf *l, const char *key, int type, double than, const bt_port *ports, int nports) {
+  bt_graph *g = new_graph();
+  if (key) REQUIRE(bt_graph_add_key(g, key, type, BT_KEY_HOST) >= 0);
+  int root = add_ported(g, l, ports, nports);
+  if (key) {
+    int w = add_watch(g, "Hungry", key, BT_CMP_GT, num(than), BT_SPEC_ABORT_LOWER);
+    int leaf_id = root;
+    root = add_node(g, BT_ACTIVE_SELECTOR, "Root", 0, 0);
+    set_kids(g, root, 2, w, leaf_id);
+  }
+  bt_def *d = NULL;
+  REQUIRE(bt_def_create(&d, g, root) == BT_OK);
+  bt_graph_free(g);
+  return d;
+}
+
+static void test_equal(void) {
+  leaf l = LEAF("L", BT_SUCCESS);
+  static const bt_port reads[] = {{"hunger", BT_KEY_NUMBER, BT_PORT_READ}};
+  static const bt_port writes[] = {{"hunger", BT_KEY_NUMBER, BT_PORT_WRITE}};
+  bt_def *a = board_def(&l, "hunger", BT_KEY_NUMBER, 0.7, reads, 1);
+  bt_def *b = board_def(&l, "hunger", BT_KEY_NUMBER, 0.7, reads, 1);
+  bt_def *c = board_def(&l, "hunger", BT_KEY_NUMBER, 0.5, reads, 1);
+  bt_def *e = board_def(&l, "hunger", BT_KEY_NUMBER, 0.7, writes, 1);
+  bt_def *f = board_def(&l, "thirst", BT_KEY_NUMBER, 0.7, NULL, 0);
+  bt_def *h = board_def(&l, "thirst", BT_KEY_INTEGER, 0.7, NULL, 0);
+  CHECK(bt_def_equal(a, b));  /* the same board: equal, the watches' conditions kept apart */
+  CHECK(!bt_def_equal(a, c)); /* another value in the condition */
+  CHECK(!bt_def_equal(a, e)); /* another port */
+  CHECK(!bt_def_equal(a, f)); /* another key */
+  CHECK(!bt_def_equal(f, h)); /* another type */
+  /* the same nodes, with a key and without */
+  bt_graph *g = new_graph();
+  int x = add_ported(g, &l, NULL, 0);
+  bt_def *nokey = NULL;
+  REQUIRE(bt_def_create(&nokey, g, x) == BT_OK);
+  REQUIRE(bt_graph_add_key(g, "night", BT_KEY_BOOLEAN, BT_KEY_HOST) >= 0);
+  bt_def *withkey = NULL;
+  REQUIRE(bt_def_create(&withkey, g, x) == BT_OK);
+  CHECK(!bt_def_equal(nokey, withkey));
+  bt_graph *g2 = new_graph();
+  REQUIRE(bt_graph_add_key(g2, "night", BT_KEY_BOOLEAN, 0) >= 0); /* not the host's */
+  int x2 = add_ported(g2, &l, NULL, 0);
+  bt_def *flags = NULL;
+  REQUIRE(bt_def_create(&flags, g2, x2) == BT_OK);
+  CHECK(!bt_def_equal(withkey, flags));
+  /* the same node made in another place */
+  bt_spec s;
+  memset(&s, 0, sizeof s);
+  s.kind = BT_BEHAVIOUR;
+  s.name = l.name;
+  s.ops = &LEAF_OPS;
+  s.ops_ud = &l;
+  s.where = "sheep.lua:3";
+  int y = bt_graph_add(g, &s);
+  bt_def *elsewhere = NULL;
+  REQUIRE(bt_def_create(&elsewhere, g, y) == BT_OK);
+  CHECK(!bt_def_equal(withkey, elsewhere));
+  bt_graph_free(g);
+  bt_graph_free(g2);
+  bt_def *all[] = {a, b, c, e, f, h, nokey, withkey, flags, elsewhere};
+  for (size_t i = 0; i < sizeof all / sizeof *all; i++) bt_def_release(all[i]);
+}
+
 /* A tree without keys has no board: its instance is no larger, its thinks as before. */
 static void test_no_board(void) {
   leaf L = LEAF("L", BT_SUCCESS);
@@ -740,6 +807,7 @@ int main(void) {
   test_hook();
   test_spec_and_subtrees();
   test_fn_watch();
+  test_equal();
   test_no_board();
   test_sched_wakes();
   test_ring_on_workers();
