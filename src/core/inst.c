@@ -440,7 +440,7 @@ int bt_def_equal(const bt_def *a, const bt_def *b) {
     if (x->kind != y->kind || x->flags != y->flags || x->state != y->state ||
         x->nchildren != y->nchildren || x->children != y->children || x->up != y->up ||
         memcmp(&x->param, &y->param, sizeof x->param) != 0 || x->fn != y->fn || x->fn2 != y->fn2 ||
-        x->ud != y->ud || (x->ud2 != y->ud2 && x->kind != BT_WATCH) || x->ops != y->ops || x->ops_ud != y->ops_ud ||
+        x->ud != y->ud || (x->ud2 != y->ud2 && !watches(x->kind)) || x->ops != y->ops || x->ops_ud != y->ops_ud ||
         x->task != y->task ||
         strcmp(a->names + x->name, b->names + y->name) != 0)
       return 0;

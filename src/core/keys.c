@@ -348,7 +348,7 @@ int bti_board_equal(const bt_def *a, const bt_def *b) {
             a->ports[i].how != b->ports[j].how)
           return 0;
     }
-    if (a->nodes[n].kind == BT_WATCH) {
+    if (watches(a->nodes[n].kind)) {
       const bti_watch *x = &a->watches[n], *y = &b->watches[n];
       if (x->key != y->key || (x->key >= 0 && (x->cmp != y->cmp || !same_value(&x->value, &y->value))))
         return 0;
