@@ -174,9 +174,9 @@ static int copy_texts(checker *c, uint32_t nports) {
   for (uint32_t n = 0; n < d->nnodes; n++) {
     const bt_spec *s = spec_of(c, (int)n);
     if (d->wheres) d->wheres[n] = put(&at, s->where);
+    if (s->kind == BT_WATCH) d->watches[n].key = -1; /* a function's condition, or the key's: below */
     if (s->kind == BT_WATCH && !s->fn) {
       bti_watch *w = &d->watches[n];
-      w->key = -1;
       w->cmp = s->cmp;
       w->value = s->value;
       if (s->value.type == BT_KEY_STRING) w->value.as.string = put(&at, s->value.as.string);
@@ -256,7 +256,14 @@ int bti_board_build(bt_def *d, bt_graph *g) {
   }
   if (watches && !(d->watches = calloc(d->nnodes, sizeof *d->watches))) return out_of_memory(&c);
   int rc = copy_texts(&c, nports);
-  if (rc || !nports) return rc;
+  if (rc) return rc;
+  for (uint32_t n = 0; n < d->nnodes; n++) { /* every WatchNode, whether it has ports or not */
+    const bt_spec *s = spec_of(&c, (int)n);
+    if (s->kind == BT_WATCH) d->nodes[n].ud2 = &d->watches[n];
+    if (s->flags & BT_SPEC_ABORT_SELF) d->nodes[n].flags |= NF_ABORT_SELF;
+    if (s->flags & BT_SPEC_ABORT_LOWER) d->nodes[n].flags |= NF_ABORT_LOWER;
+  }
+  if (!nports) return BT_OK;
   uint32_t at = 0;
   for (uint32_t n = 0; n < d->nnodes; n++) {
     const bt_spec *s = spec_of(&c, (int)n);
@@ -269,9 +276,6 @@ int bti_board_build(bt_def *d, bt_graph *g) {
       d->port_keys[at++] = k;
       if (i == s->nports) d->watches[n].key = k;
     }
-    if (s->kind == BT_WATCH) d->nodes[n].ud2 = &d->watches[n];
-    if (s->flags & BT_SPEC_ABORT_SELF) d->nodes[n].flags |= NF_ABORT_SELF;
-    if (s->flags & BT_SPEC_ABORT_LOWER) d->nodes[n].flags |= NF_ABORT_LOWER;
   }
   d->port_first[d->nnodes] = at;
   rc = check_writers(&c);

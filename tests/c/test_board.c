@@ -550,8 +550,68 @@ static void test_no_board(void) {
   bt_inst_free(in);
 }
 
+/* A WatchNode whose condition is a function: the function decides, whether it has ports (here it
+ * reads key 1, not key 0) or none, and its abort flags hold either way. (Before: a function's
+ * condition was taken for `key 0 is true`, and one without ports kept the spec's ud2 as its
+ * condition, which crashed its first visit.) */
+static void test_function_watch(void) {
+  leaf F = FN("F", 1), G = FN("G", 1), A = LEAF("A", BT_RUNNING), B = LEAF("B", BT_RUNNING);
+  bt_graph *g = new_graph();
+  CHECK_INT(bt_graph_add_key(g, "a", BT_KEY_BOOLEAN, BT_KEY_HOST), 0);
+  CHECK_INT(bt_graph_add_key(g, "b", BT_KEY_BOOLEAN, BT_KEY_HOST), 1);
+  static const bt_port reads_b[] = {{"b", 0, BT_PORT_READ}};
+  bt_spec s;
+  memset(&s, 0, sizeof s);
+  s.kind = BT_WATCH;
+  s.name = "WithPorts";
+  s.fn = leaf_fn;
+  s.ud = &F;
+  s.ports = reads_b;
+  s.nports = 1;
+  s.flags = BT_SPEC_ABORT_LOWER;
+  int w1 = bt_graph_add(g, &s);
+  s.name = "NoPorts";
+  s.ud = &G;
+  s.ports = NULL;
+  s.nports = 0;
+  s.flags = BT_SPEC_ABORT_SELF;
+  s.ud2 = &B; /* not a condition: the engine's own */
+  int w2 = bt_graph_add(g, &s);
+  REQUIRE(w1 >= 0 && w2 >= 0);
+  set_kids(g, w1, 1, add_leaf(g, &A));
+  set_kids(g, w2, 1, add_leaf(g, &B));
+  int sel = add_node(g, BT_SELECTOR, "Sel", 0, 0);
+  set_kids(g, sel, 2, w1, w2);
+  bt_def *def = NULL;
+  REQUIRE(bt_def_create(&def, g, sel) == BT_OK);
+  bt_graph_free(g);
+  bt_inst *in = NULL, *other = NULL;
+  REQUIRE(bt_inst_create(&in, def, &HOST, NULL, 0) == BT_OK && bt_inst_create(&other, def, &HOST, NULL, 0) == BT_OK);
+  bt_def_release(def);
+  think(in, 1); /* F holds: WithPorts runs A, though key 0 is unset */
+  CHECK_INT(bt_node_status(in, 1), BT_RUNNING);
+  CHECK_INT(bt_node_status(in, 2), BT_RUNNING);
+  F.result = 0;
+  think(other, 1); /* F fails: NoPorts's G decides */
+  CHECK(bt_node_status(other, 1) != BT_RUNNING);
+  CHECK_INT(bt_node_status(other, 3), BT_RUNNING);
+  CHECK_INT(bt_node_status(other, 4), BT_RUNNING);
+  bt_inst_free(other);
+  bt_spec out;
+  REQUIRE(bt_def_spec(bt_inst_def(in), 1, &out) == BT_OK);
+  CHECK(out.key == NULL);
+  CHECK_INT(out.nports, 1);
+  CHECK(out.flags & BT_SPEC_ABORT_LOWER);
+  REQUIRE(bt_def_spec(bt_inst_def(in), 3, &out) == BT_OK);
+  CHECK(out.key == NULL);
+  CHECK_INT(out.nports, 0);
+  CHECK(out.flags & BT_SPEC_ABORT_SELF);
+  bt_inst_free(in);
+}
+
 int main(void) {
   test_keys();
+  test_function_watch();
   test_ports();
   test_active_selector();
   test_priority();
