@@ -413,6 +413,55 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n) {
   return h;
 }
 
+/* The blackboard's part of the hash: its keys (name, type, flags), the nodes' ports (key, how)
+ * and the WatchNodes' conditions (key, comparison, value). A tree without keys has none, so its
+ * hash is what it was before trees had blackboards. */
+static uint64_t board_hash(const bt_def *d, uint64_t h) {
+  h = fnv(h, &d->nkeys, sizeof d->nkeys);
+  for (uint32_t k = 0; k < d->nkeys; k++) {
+    h = fnv(h, d->keys[k].name, strlen(d->keys[k].name) + 1);
+    h = fnv(h, &d->keys[k].type, sizeof d->keys[k].type);
+    h = fnv(h, &d->keys[k].flags, sizeof d->keys[k].flags);
+  }
+  for (uint32_t i = 0; d->port_first && i < d->port_first[d->nnodes]; i++) {
+    h = fnv(h, &d->port_keys[i], sizeof d->port_keys[i]);
+    h = fnv(h, &d->ports[i].how, sizeof d->ports[i].how);
+  }
+  for (uint32_t n = 0; d->port_first && n <= d->nnodes; n++) h = fnv(h, &d->port_first[n], sizeof d->port_first[n]);
+  for (uint32_t n = 0; d->watches && n < d->nnodes; n++) {
+    const bti_watch *w = &d->watches[n];
+    if (d->nodes[n].kind != BT_WATCH || w->key < 0) continue;
+    h = fnv(h, &n, sizeof n);
+    h = fnv(h, &w->key, sizeof w->key);
+    h = fnv(h, &w->cmp, sizeof w->cmp);
+    h = fnv(h, &w->value.type, sizeof w->value.type);
+    if (w->value.type == BT_KEY_STRING) h = fnv(h, w->value.as.string, strlen(w->value.as.string) + 1);
+    else h = fnv(h, &w->value.as, sizeof w->value.as);
+  }
+  return h;
+}
+
+/* Whether two definitions have the same blackboard (keys, ports, conditions): board_hash's parts. */
+static int board_equal(const bt_def *a, const bt_def *b) {
+  if (a->nkeys != b->nkeys || !a->port_first != !b->port_first || !a->watches != !b->watches) return 0;
+  for (uint32_t k = 0; k < a->nkeys; k++)
+    if (strcmp(a->keys[k].name, b->keys[k].name) || a->keys[k].type != b->keys[k].type || a->keys[k].flags != b->keys[k].flags)
+      return 0;
+  if (a->port_first) {
+    if (memcmp(a->port_first, b->port_first, (a->nnodes + 1) * sizeof *a->port_first)) return 0;
+    for (uint32_t i = 0; i < a->port_first[a->nnodes]; i++)
+      if (a->port_keys[i] != b->port_keys[i] || a->ports[i].how != b->ports[i].how) return 0;
+  }
+  for (uint32_t n = 0; a->watches && n < a->nnodes; n++) {
+    const bti_watch *x = &a->watches[n], *y = &b->watches[n];
+    if (x->key != y->key || x->cmp != y->cmp || x->value.type != y->value.type) return 0;
+    if (x->key >= 0 && (x->value.type == BT_KEY_STRING ? strcmp(x->value.as.string, y->value.as.string)
+                                                       : memcmp(&x->value.as, &y->value.as, sizeof x->value.as)))
+      return 0;
+  }
+  return 1;
+}
+
 unsigned long long bt_def_hash(const bt_def *d) {
   uint64_t h = 1469598103934665603ULL;
   if (!d) return 0;
@@ -428,7 +477,7 @@ unsigned long long bt_def_hash(const bt_def *d) {
     const char *name = d->names + n->name;
     h = fnv(h, name, strlen(name) + 1);
   }
-  return h;
+  return d->nkeys ? board_hash(d, h) : h;
 }
 
 int bt_def_equal(const bt_def *a, const bt_def *b) {
@@ -450,7 +499,7 @@ int bt_def_equal(const bt_def *a, const bt_def *b) {
     if (a->states[s].parent != b->states[s].parent || a->states[s].node != b->states[s].node ||
         a->states[s].graph != b->states[s].graph)
       return 0;
-  return 1;
+  return board_equal(a, b);
 }
 
 size_t bt_inst_state_size(const bt_def *d) {

@@ -609,8 +609,41 @@ static void test_function_watch(void) {
   bt_inst_free(in);
 }
 
+/* Two trees of the same nodes whose blackboards differ (a WatchNode's value, a key's type, a
+ * port) have other hashes and are not equal; built alike, they are. (Before: the hash and
+ * bt_def_equal looked at the nodes only, so a log named both trees' keys by the first's.) */
+static bt_def *watch_tree(double over, int count_type, unsigned how) {
+  leaf L = LEAF("L", BT_RUNNING);
+  bt_graph *g = new_graph();
+  REQUIRE(bt_graph_add_key(g, "hunger", BT_KEY_NUMBER, BT_KEY_HOST) == 0);
+  REQUIRE(bt_graph_add_key(g, "count", count_type, BT_KEY_HOST) == 1);
+  bt_port port = {"count", 0, how};
+  int w = add_watch(g, "Hungry", "hunger", BT_CMP_GT, num(over), 0);
+  set_kids(g, w, 1, add_ported(g, &L, &port, 1));
+  bt_def *def = NULL;
+  REQUIRE(bt_def_create(&def, g, w) == BT_OK);
+  bt_graph_free(g);
+  return def;
+}
+
+static void test_hash_covers_the_board(void) {
+  bt_def *a = watch_tree(0.7, BT_KEY_INTEGER, BT_PORT_READ), *same = watch_tree(0.7, BT_KEY_INTEGER, BT_PORT_READ);
+  bt_def *value = watch_tree(0.5, BT_KEY_INTEGER, BT_PORT_READ), *type = watch_tree(0.7, BT_KEY_NUMBER, BT_PORT_READ);
+  bt_def *port = watch_tree(0.7, BT_KEY_INTEGER, BT_PORT_READ | BT_PORT_WRITE);
+  CHECK(bt_def_hash(a) == bt_def_hash(same));
+  bt_def *others[] = {value, type, port};
+  for (int i = 0; i < 3; i++) {
+    CHECK(bt_def_hash(a) != bt_def_hash(others[i]));
+    CHECK(!bt_def_equal(a, others[i]));
+  }
+  bt_def_release(a);
+  bt_def_release(same);
+  for (int i = 0; i < 3; i++) bt_def_release(others[i]);
+}
+
 int main(void) {
   test_keys();
+  test_hash_covers_the_board();
   test_function_watch();
   test_ports();
   test_active_selector();
