@@ -641,8 +641,35 @@ static void test_hash_covers_the_board(void) {
   for (int i = 0; i < 3; i++) bt_def_release(others[i]);
 }
 
+/* A running WatchNode's DBString is its condition and abort mode, in the dump as in
+ * bt_node_describe; the dump shows no ports (a line per node, as Don't Starve's). */
+static void test_watch_describe(void) {
+  leaf hunt = LEAF("Hunt", BT_RUNNING), sleep = LEAF("Sleep", BT_RUNNING), wander = LEAF("Wander", BT_RUNNING);
+  bt_def *def = board_def(&hunt, &sleep, &wander);
+  bt_inst *in = NULL;
+  REQUIRE(bt_inst_create(&in, def, &HOST, NULL, 0) == BT_OK);
+  bt_def_release(def);
+  REQUIRE(set_key(in, KEY_HUNGER, num_value(0.9)) == BT_OK);
+  think(in, 1);
+  CHECK_STR(dump(in), "Root - RUNNING <RUNNING> (execute 1, eval in 1.00)>0.00\n"
+                      "   >Hungry - RUNNING <RUNNING> (hunger > 0.7, abort lower)>0.00\n"
+                      "   >   >Hunt - RUNNING <RUNNING> ()>0.00\n"
+                      "   >Night - READY <READY> ()>0.00\n"
+                      "   >   >Sleep - READY <READY> ()>0.00\n"
+                      "   >Wander - READY <READY> ()>0.00\n");
+  bt_buf b = {0};
+  CHECK_INT(bt_node_describe(in, 1, &b), BT_OK);
+  CHECK_STR(b.data, "hunger > 0.7, abort lower");
+  b.len = 0;
+  CHECK_INT(bt_node_describe(in, 3, &b), BT_OK);
+  CHECK_STR(b.data, "night is true");
+  bt_buf_free(&b);
+  bt_inst_free(in);
+}
+
 int main(void) {
   test_keys();
+  test_watch_describe();
   test_hash_covers_the_board();
   test_function_watch();
   test_ports();
