@@ -430,7 +430,7 @@ static uint64_t board_hash(const bt_def *d, uint64_t h) {
   for (uint32_t n = 0; d->port_first && n <= d->nnodes; n++) h = fnv(h, &d->port_first[n], sizeof d->port_first[n]);
   for (uint32_t n = 0; d->watches && n < d->nnodes; n++) {
     const bti_watch *w = &d->watches[n];
-    if (d->nodes[n].kind != BT_WATCH || w->key < 0) continue;
+    if (w->key < 0) continue; /* (a function's; other nodes' entries are zero) */
     h = fnv(h, &n, sizeof n);
     h = fnv(h, &w->key, sizeof w->key);
     h = fnv(h, &w->cmp, sizeof w->cmp);
