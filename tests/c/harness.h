@@ -315,7 +315,8 @@ static inline const char *dump(bt_inst *in) {
  * which no node uses). Pre-order: 0 Root, 1 Hungry, 2 Hunt, 3 Night, 4 Sleep, 5 Wander. */
 enum { KEY_HUNGER, KEY_NIGHT, KEY_PREY, KEY_MOOD, KEY_COUNT, KEY_TOKEN };
 
-static inline int add_ported_leaf(bt_graph *g, leaf *l, const bt_port *ports, int n) {
+/* A behaviour with ports, and a WatchNode `key cmp value`; where: where they were made, or NULL. */
+static inline int add_ported_leaf(bt_graph *g, leaf *l, const bt_port *ports, int n, const char *where) {
   bt_spec s;
   memset(&s, 0, sizeof s);
   s.kind = BT_BEHAVIOUR;
@@ -324,13 +325,14 @@ static inline int add_ported_leaf(bt_graph *g, leaf *l, const bt_port *ports, in
   s.ops_ud = l;
   s.ports = ports;
   s.nports = n;
+  s.where = where;
   int id = bt_graph_add(g, &s);
   REQUIRE(id >= 0);
   return id;
 }
 
 static inline int add_watch_node(bt_graph *g, const char *name, const char *key, int cmp, bt_value value,
-                                 unsigned flags) {
+                                 unsigned flags, const char *where) {
   bt_spec s;
   memset(&s, 0, sizeof s);
   s.kind = BT_WATCH;
@@ -339,6 +341,7 @@ static inline int add_watch_node(bt_graph *g, const char *name, const char *key,
   s.cmp = cmp;
   s.value = value;
   s.flags = flags;
+  s.where = where;
   int id = bt_graph_add(g, &s);
   REQUIRE(id >= 0);
   return id;
@@ -355,12 +358,12 @@ static inline bt_def *board_def(leaf *hunt, leaf *sleep, leaf *wander) {
   static const bt_port hunt_ports[] = {{"hunger", 0, BT_PORT_READ}, {"prey", BT_KEY_ENTITY, BT_PORT_WRITE}};
   static const bt_port wander_ports[] = {{"mood", 0, BT_PORT_READ | BT_PORT_WRITE}, {"count", 0, BT_PORT_WRITE}};
   bt_value over = {BT_KEY_NUMBER, {.number = 0.7}}, none = {BT_KEY_NONE, {0}};
-  int hungry = add_watch_node(g, "Hungry", "hunger", BT_CMP_GT, over, BT_SPEC_ABORT_LOWER);
-  int hunt_id = add_ported_leaf(g, hunt, hunt_ports, 2);
+  int hungry = add_watch_node(g, "Hungry", "hunger", BT_CMP_GT, over, BT_SPEC_ABORT_LOWER, NULL);
+  int hunt_id = add_ported_leaf(g, hunt, hunt_ports, 2, NULL);
   set_kids(g, hungry, 1, hunt_id);
-  int night = add_watch_node(g, "Night", "night", BT_CMP_TRUE, none, 0);
+  int night = add_watch_node(g, "Night", "night", BT_CMP_TRUE, none, 0, NULL);
   set_kids(g, night, 1, add_leaf(g, sleep));
-  int wander_id = add_ported_leaf(g, wander, wander_ports, 2);
+  int wander_id = add_ported_leaf(g, wander, wander_ports, 2, NULL);
   int root = add_prio(g, "Root", 1);
   set_kids(g, root, 3, hungry, night, wander_id);
   bt_def *def = NULL;

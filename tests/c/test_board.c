@@ -22,36 +22,12 @@ static bt_value boolean(int v) {
   return x;
 }
 
-/* A WatchNode: key cmp value, abort flags. */
+/* A WatchNode: key cmp value, abort flags; a C behaviour with ports (harness.h's, made here). */
 static int add_watch(bt_graph *g, const char *name, const char *key, int cmp, bt_value value, unsigned flags) {
-  bt_spec s;
-  memset(&s, 0, sizeof s);
-  s.kind = BT_WATCH;
-  s.name = name;
-  s.key = key;
-  s.cmp = cmp;
-  s.value = value;
-  s.flags = flags;
-  s.where = "wolf.lua:7";
-  int id = bt_graph_add(g, &s);
-  REQUIRE(id >= 0);
-  return id;
+  return add_watch_node(g, name, key, cmp, value, flags, "wolf.lua:7");
 }
-
-/* A C behaviour with ports. */
 static int add_ported(bt_graph *g, leaf *l, const bt_port *ports, int n) {
-  bt_spec s;
-  memset(&s, 0, sizeof s);
-  s.kind = BT_BEHAVIOUR;
-  s.name = l->name;
-  s.ops = &LEAF_OPS;
-  s.ops_ud = l;
-  s.ports = ports;
-  s.nports = n;
-  s.where = "wolf.lua:20";
-  int id = bt_graph_add(g, &s);
-  REQUIRE(id >= 0);
-  return id;
+  return add_ported_leaf(g, l, ports, n, "wolf.lua:20");
 }
 
 static void test_keys(void) {
