@@ -546,8 +546,9 @@ int bt_node_trigger(bt_inst *inst, int node);
 /* Appends Don't Starve's tree dump (tostring(tree)) of the whole tree to out. */
 int bt_inst_dump(bt_inst *inst, bt_buf *out);
 
-/* A hash of the definition's shape (kinds, parameters, names, children): equal for definitions
- * built alike, so that saved states can be matched with the definition they came from. */
+/* A hash of the definition's shape (kinds, parameters, names, children, and of a tree with keys
+ * its blackboard: keys, ports, WatchNodes' conditions): equal for definitions built alike, so
+ * that saved states and logs can be matched with the definition they came from. */
 unsigned long long bt_def_hash(const bt_def *def);
 
 /* Non-zero if the two definitions are the same tree: the same nodes, names, parameters,

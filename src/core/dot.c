@@ -8,7 +8,9 @@
  * places has a double border and says so. The copy of a library tree under a subtree node is a
  * dashed cluster named after the tree. An instance adds statuses: the fill is the status now,
  * the border the last think's result, and the running path (running nodes under a running
- * root) and its edges are bold. Colours are documented in docs/debugging.md.
+ * root) and its edges are bold. Colours are documented in docs/debugging.md. A node with ports
+ * says which keys it reads and writes, and a tree with keys has a box listing them; a tree
+ * without keys is drawn as it was before trees had them.
  */
 #include <stdlib.h>
 
@@ -62,6 +64,42 @@ static void put_param(bt_buf *out, const bt_node *d) {
   }
 }
 
+/* Appends the keys node n reads and writes, where it has ports: "\nreads hunger, night; writes
+ * prey" (a key read and written is in both). */
+static void put_ports(bt_buf *out, const bt_def *def, uint32_t n) {
+  int count = bt_def_port_count(def, (int)n);
+  if (count <= 0) return;
+  static const unsigned hows[2] = {BT_PORT_READ, BT_PORT_WRITE};
+  static const char *const verbs[2] = {"reads", "writes"};
+  int any = 0;
+  for (int h = 0; h < 2; h++) {
+    int first = 1;
+    for (int i = 0; i < count; i++) {
+      int key;
+      unsigned how;
+      if (bt_def_port(def, (int)n, i, &key, &how) != BT_OK || !(how & hows[h])) continue;
+      bt_buf_printf(out, "%s", first ? (any ? "; " : "\\n") : ", ");
+      if (first) bt_buf_printf(out, "%s ", verbs[h]);
+      put_escaped(out, def->keys[key].name);
+      first = 0;
+      any = 1;
+    }
+  }
+}
+
+/* The blackboard's box, for a tree with keys: each key's name, type and whether the host
+ * provides it, a line each. */
+static void put_keys(bt_buf *out, const bt_def *def) {
+  if (!def->nkeys) return;
+  bt_buf_printf(out, "  keys [shape=note, style=filled, fillcolor=\"#f4f4f4\", label=\"blackboard\\l");
+  for (uint32_t k = 0; k < def->nkeys; k++) {
+    put_escaped(out, def->keys[k].name);
+    bt_buf_printf(out, ": %s%s\\l", bt_key_type_name(def->keys[k].type),
+                  def->keys[k].flags & BT_KEY_HOST ? ", the host's" : "");
+  }
+  bt_buf_printf(out, "\"];\n");
+}
+
 /* The picture; in is NULL for a definition's. places counts the places of each state, path
  * marks the nodes on the running path (both zeroed, of the definition's sizes). */
 static void put_dot(bt_buf *out, const bt_def *def, const bt_inst *in, uint32_t *places,
@@ -98,6 +136,7 @@ static void put_dot(bt_buf *out, const bt_def *def, const bt_inst *in, uint32_t 
     put_escaped(out, def->names + d->name);
     bt_buf_printf(out, "\\n%s", bt_kind_name(d->kind));
     put_param(out, d);
+    put_ports(out, def, n);
     if (places[d->state] > 1) bt_buf_printf(out, "\\nshared: %u places", places[d->state]);
     if (in) {
       bt_status st = status_of(in, (int)n), last = bt_node_last(in, (int)n);
@@ -116,6 +155,7 @@ static void put_dot(bt_buf *out, const bt_def *def, const bt_inst *in, uint32_t 
     nopen--;
     bt_buf_printf(out, "%*s}\n", 2 + 2 * nopen, "");
   }
+  put_keys(out, def);
   /* edges: from the first place of each state to its children's first places, in order */
   for (uint32_t n = 0; n < def->nnodes; n++) {
     const bt_node *d = &def->nodes[n];

@@ -413,6 +413,34 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n) {
   return h;
 }
 
+/* The blackboard's part of the hash: its keys (name, type, flags), the nodes' ports (key, how)
+ * and the watching nodes' conditions (key, comparison, value). A tree without keys has none, so its
+ * hash is what it was before trees had blackboards. */
+static uint64_t board_hash(const bt_def *d, uint64_t h) {
+  h = fnv(h, &d->nkeys, sizeof d->nkeys);
+  for (uint32_t k = 0; k < d->nkeys; k++) {
+    h = fnv(h, d->keys[k].name, strlen(d->keys[k].name) + 1);
+    h = fnv(h, &d->keys[k].type, sizeof d->keys[k].type);
+    h = fnv(h, &d->keys[k].flags, sizeof d->keys[k].flags);
+  }
+  for (uint32_t i = 0; d->port_first && i < d->port_first[d->nnodes]; i++) {
+    h = fnv(h, &d->port_keys[i], sizeof d->port_keys[i]);
+    h = fnv(h, &d->ports[i].how, sizeof d->ports[i].how);
+  }
+  for (uint32_t n = 0; d->port_first && n <= d->nnodes; n++) h = fnv(h, &d->port_first[n], sizeof d->port_first[n]);
+  for (uint32_t n = 0; d->watches && n < d->nnodes; n++) {
+    const bti_watch *w = &d->watches[n];
+    if (w->key < 0) continue; /* (a function's; other nodes' entries are zero) */
+    h = fnv(h, &n, sizeof n);
+    h = fnv(h, &w->key, sizeof w->key);
+    h = fnv(h, &w->cmp, sizeof w->cmp);
+    h = fnv(h, &w->value.type, sizeof w->value.type);
+    if (w->value.type == BT_KEY_STRING) h = fnv(h, w->value.as.string, strlen(w->value.as.string) + 1);
+    else h = fnv(h, &w->value.as, sizeof w->value.as);
+  }
+  return h;
+}
+
 unsigned long long bt_def_hash(const bt_def *d) {
   uint64_t h = 1469598103934665603ULL;
   if (!d) return 0;
@@ -428,7 +456,7 @@ unsigned long long bt_def_hash(const bt_def *d) {
     const char *name = d->names + n->name;
     h = fnv(h, name, strlen(name) + 1);
   }
-  return h;
+  return d->nkeys ? board_hash(d, h) : h;
 }
 
 int bt_def_equal(const bt_def *a, const bt_def *b) {
@@ -450,7 +478,7 @@ int bt_def_equal(const bt_def *a, const bt_def *b) {
     if (a->states[s].parent != b->states[s].parent || a->states[s].node != b->states[s].node ||
         a->states[s].graph != b->states[s].graph)
       return 0;
-  return bti_board_equal(a, b); /* a WatchNode's ud2 is its condition, compared there */
+  return bti_board_equal(a, b); /* a watching node's ud2 is its condition, compared there */
 }
 
 size_t bt_inst_state_size(const bt_def *d) {

@@ -139,7 +139,7 @@ const bti_kind bti_kinds[BT_KIND_COUNT] = {
         .info = {"SubtreeNode", "Subtree", BT_BEHAVIOUR, BT_KIND_INCLUDES, VISIT},
         .children = BTI_NAMED},
     [BT_WATCH] = {
-        .info = {"WatchNode", "Watch", BT_BEHAVIOUR, BT_KIND_WATCHES, VISIT},
+        .info = {"WatchNode", "Watch", BT_BEHAVIOUR, BT_KIND_WATCHES, VISIT | DESCRIBE},
         .children = BTI_AT_MOST_ONE},
 };
 

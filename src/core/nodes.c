@@ -803,6 +803,37 @@ static void visit_watch(bt_inst *in, int n) {
   set_status(in, n, status_of(in, c));
 }
 
+/* Its DBString: its condition and abort mode, "hunger > 0.7, abort lower", "night is true";
+ * a function's condition names the keys it reads: "a function of hunger, night". */
+static int describe_watch(bt_inst *in, int n, bt_buf *out) {
+  const bt_def *def = in->def;
+  const bt_node *d = node_at(in, n);
+  const bti_watch *w = d->ud2;
+  if (w && w->key >= 0) {
+    bt_buf_printf(out, "%s %s", def->keys[w->key].name, bt_cmp_name(w->cmp));
+    const bt_value *v = &w->value;
+    int valued = w->cmp != BT_CMP_TRUE && w->cmp != BT_CMP_SET && w->cmp != BT_CMP_UNSET;
+    if (valued && v->type == BT_KEY_NUMBER) bt_buf_printf(out, " %.14g", v->as.number);
+    else if (valued && v->type == BT_KEY_INTEGER) bt_buf_printf(out, " %lld", v->as.integer);
+    else if (valued && v->type == BT_KEY_BOOLEAN) bt_buf_printf(out, " %s", v->as.boolean ? "true" : "false");
+    else if (valued && v->type == BT_KEY_STRING) bt_buf_printf(out, " \"%s\"", v->as.string);
+    else if (valued && v->type == BT_KEY_ENTITY) bt_buf_printf(out, " entity %llu", v->as.entity);
+  } else {
+    bt_buf_printf(out, "a function");
+    int ports = bt_def_port_count(def, n), first = 1;
+    for (int i = 0; i < ports; i++) {
+      int key;
+      unsigned how;
+      if (bt_def_port(def, n, i, &key, &how) != BT_OK || !(how & BT_PORT_READ)) continue;
+      bt_buf_printf(out, "%s%s", first ? " of " : ", ", def->keys[key].name);
+      first = 0;
+    }
+  }
+  int self = (d->flags & NF_ABORT_SELF) != 0, lower = (d->flags & NF_ABORT_LOWER) != 0;
+  if (self || lower) bt_buf_printf(out, ", abort %s", self && lower ? "both" : self ? "self" : "lower");
+  return out->err;
+}
+
 /* Whether a method of the class of `kind` may apply to node n: kind is n's kind or a base of its
  * class. */
 static int compatible(const bt_inst *in, int n, int kind) {
@@ -910,6 +941,7 @@ static int describe_kind(bt_inst *in, int n, int kind, bt_buf *out) {
     case BT_REPEAT: return describe_rep(in, n, out);
     case BT_COOLDOWN: return describe_cooldown(in, n, out);
     case BT_TIMEOUT: return describe_timeout(in, n, out);
+    case BT_WATCH: return describe_watch(in, n, out);
     default: return bt_buf_append(out, "", 0);
   }
 }

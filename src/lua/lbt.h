@@ -394,7 +394,8 @@ LBT_FUNC const char *lbt_record_type(int type);
 LBT_FUNC void lbt_push_hash(lua_State *L, unsigned long long hash); /* 16 hexadecimal digits */
 /* Sets the fields of the table at the top that e's type has (docs/lua-api.md "Recording"):
  * status: node, from, to; think: cause, sleep; event: node; error: node, message; reload: from,
- * to; host: code, data. Nodes are named by set_node. Other types: none. */
+ * to; host: code, data; key: key (1-based), old, new, woke (the caller names the key: `name`).
+ * Nodes are named by set_node. Other types: none. */
 LBT_FUNC void lbt_record_fields(lua_State *L, const bt_rec_entry *e, lbt_set_node_fn set_node, const void *shape);
 
 /* ---- the recorder (recorder.c) ---- */

@@ -81,6 +81,10 @@ static void push_record(lua_State *L, const bt_log_reader *r, const bt_log_recor
     }
   }
   lbt_record_fields(L, e, set_node, s);
+  if (e->type == BT_REC_KEY && bt_log_shape_key_name(s, e->node)) {
+    lua_pushstring(L, bt_log_shape_key_name(s, e->node));
+    lua_setfield(L, -2, "name");
+  }
   switch (e->type) {
     case BT_LOG_WORLD:
       lua_pushinteger(L, e->node);

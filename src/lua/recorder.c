@@ -114,6 +114,10 @@ static void push_record(lua_State *L, const bt_rec_entry *e, const bt_def *def, 
   lua_pushnumber(L, e->time);
   lua_setfield(L, -2, "time");
   lbt_record_fields(L, e, set_node, def);
+  if (e->type == BT_REC_KEY && def && bt_def_key_name(def, e->node)) {
+    lua_pushstring(L, bt_def_key_name(def, e->node));
+    lua_setfield(L, -2, "name");
+  }
 }
 
 /* rec:records([first]): the records in the ring whose seq is at least first (default 1), oldest

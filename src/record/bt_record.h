@@ -19,8 +19,8 @@ extern "C" {
 /* ---- the transition recorder (docs/c-api.md "The transition recorder") ----
  * A bt_rec watches one instance: every change of a node's status (in a think, a Reset, a
  * transfer, a restore or bt_node_set_status), every think with its sleep time and what woke it,
- * every event fired, the errors the host contained, reloads, and records of the host's own, in
- * order, into a ring buffer of the last N records and/or a callback. Off (no recorder attached) it
+ * every event fired, every write of a blackboard key with its values before and after, the
+ * errors the host contained, reloads, and records of the host's own, in order, into a ring buffer of the last N records and/or a callback. Off (no recorder attached) it
  * costs one test of a bit of the instance's header per status change; built with
  * -DBT_RECORDER=OFF it is compiled out (bt_inst_set_recorder then fails with BT_EINVAL). The
  * recorder lives in the instance (no state is shared between instances): attach, detach and read
@@ -38,23 +38,33 @@ enum {
   BT_REC_ERROR = 4,  /* the host contained an error of node's code: text is the message */
   BT_REC_RELOAD = 5, /* the instance took the state of one of another definition (bt_inst_transfer):
                         def_from and def_to are their bt_def_hash */
-  BT_REC_HOST = 6    /* a record of the host's (bt_inst_record_host): node is its code, text and
+  BT_REC_HOST = 6,   /* a record of the host's (bt_inst_record_host): node is its code, text and
                         size its bytes */
+  BT_REC_KEY = 7     /* a blackboard key was written (bt_inst_key_set): node is the key's id,
+                        before and after its values, from 1 when the write woke the instance */
 };
 
 typedef struct bt_rec_entry {
   unsigned char type;      /* BT_REC_* */
-  unsigned char from, to;  /* STATUS: the statuses (bt_status) */
+  unsigned char from, to;  /* STATUS: the statuses (bt_status); KEY: from is 1 when the write woke
+                              the instance (bt_hook_msg.from) */
   unsigned char has_sleep; /* THINK: the tree asked for a sleep time */
   unsigned char cause;     /* THINK: BT_WAKE_* */
   int node;                /* STATUS, EVENT, ERROR: the pre-order index of the node (-1: the
-                              error of no one node); HOST: the host's code; others -1 */
+                              error of no one node); HOST: the host's code; KEY: the key's id
+                              (bt_def_key_name names it); others -1 */
   unsigned long long think;/* the number of the think it happened in or after (the first is 1) */
   double time;             /* the instance's clock (bt_host.now) */
   double sleep;            /* THINK: the sleep time */
   unsigned long long def_from, def_to; /* RELOAD: the definitions' hashes */
-  const char *text;        /* ERROR, HOST: the bytes (ERROR's end with a 0); NULL for others */
-  size_t size;             /* ERROR, HOST: their number (ERROR's without the 0) */
+  const char *text;        /* ERROR, HOST: the bytes (ERROR's end with a 0); KEY: the bytes of its
+                              string values, before's then after's, each ended by a 0 (NULL when
+                              neither is a string); NULL for others */
+  size_t size;             /* ERROR, HOST: their number (ERROR's without the 0); KEY: text's, the
+                              0s included */
+  bt_value before, after;  /* KEY: the key's values before and after the write (type BT_KEY_NONE:
+                              unset); a string points into text, and lives as long as it. A
+                              BT_KEY_VALUE is the binding's token. Others: zero */
 } bt_rec_entry;
 
 /* Called with each record as it is made (e and its text are valid during the call only). A
@@ -144,6 +154,8 @@ const char *bt_rec_dbstring(const bt_rec *rec, int node);
  *   longest    the longest run, runs under way included
  *   running    agents in which the node runs now
  *   errors     BT_REC_ERROR records naming the node (bt_inst_record_error)
+ * and, per shape (and per agent: bt_rec_stats_shape), the thinks, the errors of no one node and
+ * the writes of blackboard keys (BT_REC_KEY records).
  * A record is in a think when its think number is above that of its agent's latest BT_REC_THINK
  * record. Runs are kept per agent and node: a change to RUNNING of a node already running ends
  * the run under way first. A think's record is made when it ends, so a read right after
@@ -168,6 +180,7 @@ typedef struct bt_stats_shape {
   int agents;                /* agents whose records were counted */
   unsigned long long thinks; /* BT_REC_THINK records */
   unsigned long long errors; /* BT_REC_ERROR records of no one node (node -1) */
+  unsigned long long writes; /* BT_REC_KEY records: writes of its blackboard's keys */
   const bt_def *def; /* a definition of the shape that a live recorder fed (held until
                         bt_stats_free), to name the nodes; NULL for shapes known by bt_stats_add */
 } bt_stats_shape;
@@ -319,7 +332,8 @@ enum {
   BT_LOG_LOST = 19,     /* entry.size records of this agent were lost here for want of memory */
   BT_LOG_ATTACH = 20,   /* the agent's recorder was attached to an instance of record.shape: its
                            nodes are READY with last results READY but for the entry.size ones
-                           bt_log_reader_state reads (it may have run before) */
+                           bt_log_reader_state reads (it may have run before), and its keys unset
+                           but for those bt_log_reader_value reads */
   BT_LOG_STOP = 21      /* the agent's tree was stopped (bt_inst_stop: Lua's tree:Stop, a brain's
                            Stop, a pool's remove); it keeps its statuses (bt_log_tree_stopped) */
 };
@@ -385,6 +399,12 @@ int bt_log_reader_describe(const bt_log_reader *r, size_t i, int *node, int *has
  * BT_EINVAL when i is not below entry.size or the last record read is no BT_LOG_ATTACH. */
 int bt_log_reader_state(const bt_log_reader *r, size_t i, int *node, int *status, int *last);
 
+/* The i-th key value of the BT_LOG_ATTACH record just read (i from 0: the keys of the agent's new
+ * shape that had a value then; every other key is unset): the key and its value (a string is
+ * valid until the next read). BT_EINVAL when i is past the record's last value (a log of format
+ * version 1.0 has none), or the last record read is no BT_LOG_ATTACH. */
+int bt_log_reader_value(const bt_log_reader *r, size_t i, int *key, bt_value *value);
+
 /* The shape of that hash the log has declared so far (NULL: none). It lives as long as the reader. */
 const bt_log_shape *bt_log_reader_shape(const bt_log_reader *r, unsigned long long hash);
 
@@ -405,6 +425,19 @@ int bt_log_shape_up(const bt_log_shape *s, int node);
 int bt_log_shape_state(const bt_log_shape *s, int node);
 int bt_log_shape_param(const bt_log_shape *s, int node, double *out);
 
+/* A shape's blackboard, as bt_def_key_* and bt_def_port describe a definition's (a log of format
+ * version 1.0 has none: 0 keys, 0 ports): its number of keys; a key's name, type (a bt_key_type)
+ * and flags (BT_KEY_HOST), NULL or BT_EINVAL for a bad key; the key of a name (BT_EINVAL: none);
+ * a node's number of ports (BT_EINVAL for a bad node), and the i-th's key and BT_PORT_* (BT_EINVAL
+ * for a bad node or i). */
+int bt_log_shape_key_count(const bt_log_shape *s);
+const char *bt_log_shape_key_name(const bt_log_shape *s, int key);
+int bt_log_shape_key_type(const bt_log_shape *s, int key);
+int bt_log_shape_key_flags(const bt_log_shape *s, int key);
+int bt_log_shape_key_find(const bt_log_shape *s, const char *name);
+int bt_log_shape_port_count(const bt_log_shape *s, int node);
+int bt_log_shape_port(const bt_log_shape *s, int node, int i, int *key, unsigned *how);
+
 /* Appends the node's path to out: the names from the root joined by '/', a node whose siblings
  * share its name numbered "#1", "#2", ... in their order (as the Lua binding names nodes), so that
  * a path names one node. BT_EINVAL for a bad node or NULL out, BT_ENOMEM. */
@@ -413,7 +446,8 @@ int bt_log_shape_path(const bt_log_shape *s, int node, bt_buf *out);
 int bt_log_shape_find(const bt_log_shape *s, const char *path);
 
 /* Builds a definition of the shape (one reference), for bt_def_dot, bt_inst_dot, bt_def_match:
- * the same nodes, kinds, names, parameters and shared nodes, with leaves whose functions fail.
+ * the same nodes, kinds, names, parameters, shared nodes, keys and ports, with leaves (and
+ * WatchNodes' conditions) whose functions fail.
  * BT_EINVAL for a NULL argument or a kind this library does not know; as bt_def_create. */
 int bt_log_shape_def(const bt_log_shape *s, bt_def **out);
 
@@ -425,9 +459,11 @@ int bt_log_shape_def(const bt_log_shape *s, bt_def **out);
  * that every place of a shared node has the one status the instance gives it. BT_REC_STATUS sets
  * its node's status to e->to; BT_LOG_SAVED makes every last result the status (last NULL: nothing
  * changes); every other type changes nothing: a change of shape (BT_LOG_ATTACH, BT_REC_RELOAD)
- * is the caller's, who knows the new shape. BT_EINVAL for a NULL e or status, nodes below 0, or a
- * STATUS record whose node or its state is not below nodes or whose status is no bt_status
- * (nothing changes then). */
+ * is the caller's, who knows the new shape. A BT_REC_KEY record changes no status: it carries the
+ * key's values before and after, so that a replayer of the blackboard steps either way (a
+ * bt_log_tree keeps an agent's values: bt_log_tree_key). BT_EINVAL for a NULL e or status, nodes
+ * below 0, or a STATUS record whose node or its state is not below nodes or whose status is no
+ * bt_status (nothing changes then). */
 int bt_rec_entry_apply(const bt_rec_entry *e, int nodes, const int *state, unsigned char *status,
                        unsigned char *last);
 
@@ -435,7 +471,7 @@ int bt_rec_entry_apply(const bt_rec_entry *e, int nodes, const int *state, unsig
  * A bt_log_tree follows the records of one agent, given to it one by one as a reader reads them,
  * and keeps the agent's tree as they leave it: each node's status and last result (what the dump
  * shows), the DBStrings and sleep times of the running nodes at its last think (BT_LOG_DBSTRINGS
- * logs), and its last think. Read to a moment, it is the agent's tree at that moment (bt-log tree,
+ * logs), its last think, and the values of its blackboard's keys. Read to a moment, it is the agent's tree at that moment (bt-log tree,
  * bt-arena --replay). Statuses are kept by state: a node placed under several parents has one. */
 typedef struct bt_log_tree bt_log_tree;
 
@@ -446,13 +482,16 @@ void bt_log_tree_free(bt_log_tree *t); /* NULL is allowed */
 
 /* Applies the record that r has just read (bt_log_read), a record of the agent the tree follows:
  * BT_LOG_ATTACH takes rec's shape, its nodes READY with last results READY but those the record
- * lists (bt_log_reader_state); BT_REC_STATUS sets the node's status and BT_LOG_SAVED makes every
- * last result the status (bt_rec_entry_apply); BT_LOG_DESCRIBE replaces the DBStrings kept;
+ * lists (bt_log_reader_state) and its keys unset but those the record gives (bt_log_reader_value);
+ * BT_REC_STATUS sets the node's status and BT_LOG_SAVED makes every last result the status
+ * (bt_rec_entry_apply); BT_REC_KEY sets its key's value (entry.after, copied);
+ * BT_LOG_DESCRIBE replaces the DBStrings kept;
  * BT_REC_THINK is the last think;
  * BT_LOG_STOP marks the tree stopped until a think after it or an attach (bt_log_tree_stopped).
  * Other records, and every record before the first attach, change nothing. BT_EINVAL for a NULL
- * argument or a record that does not fit the tree's shape (a node or status out of range),
- * BT_ENOMEM (then the DBStrings of that describe record are not kept). */
+ * argument or a record that does not fit the tree's shape (a node, status or key out of range, a
+ * value of another type than its key's), BT_ENOMEM (then the DBStrings of that describe record, or
+ * that key's value, are not kept). */
 int bt_log_tree_apply(bt_log_tree *t, const bt_log_reader *r, const bt_log_record *rec);
 
 /* The tree's shape: the one of the last attach applied (it lives as long as the reader that read
@@ -467,6 +506,13 @@ int bt_log_tree_last(const bt_log_tree *t, int node);
  * Any pointer may be NULL. */
 int bt_log_tree_describe(const bt_log_tree *t, int node, int *has_sleep, double *sleep, const char **text,
                          size_t *len);
+/* The value of the key (an id of the tree's shape: bt_log_shape_key_find) as the records applied
+ * leave it: 1 and *out, or 0 when it is unset (out->type BT_KEY_NONE). Applied up to a time T (as
+ * bt-log board does: every record of the agent up to T), these are the agent's keys at T. A string
+ * stays valid until the tree's next apply or free. BT_EINVAL for a NULL t or out, no shape yet, or
+ * a key not of the shape. */
+int bt_log_tree_key(const bt_log_tree *t, int key, bt_value *out);
+
 /* 1 with the last think's number and time (any pointer may be NULL), or 0 when no think was
  * applied yet. */
 int bt_log_tree_think(const bt_log_tree *t, unsigned long long *think, double *time);

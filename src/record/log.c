@@ -265,6 +265,34 @@ static unsigned shape_flags(const bt_node *d) {
   return f;
 }
 
+/* Appends the blackboard of def to a SHAPE block's payload (1.1): its keys (name, type, flags),
+ * then the nodes that have ports (the node's difference from the previous one's, the count,
+ * each port's key and BT_PORT_*). */
+static int put_board(bt_buf *p, const bt_def *def) {
+  int nkeys = bt_def_key_count(def), ok = put_varint(p, (uint64_t)nkeys);
+  for (int k = 0; ok && k < nkeys; k++) {
+    const char *name = bt_def_key_name(def, k);
+    ok = put_varint(p, strlen(name)) && put(p, name, strlen(name)) && put_varint(p, (uint64_t)bt_def_key_type(def, k)) &&
+         put_varint(p, (uint64_t)bt_def_key_flags(def, k));
+  }
+  int with = 0, prev = 0;
+  for (uint32_t n = 0; n < def->nnodes; n++) with += bt_def_port_count(def, (int)n) > 0;
+  ok = ok && put_varint(p, (uint64_t)with);
+  for (uint32_t n = 0; ok && n < def->nnodes; n++) {
+    int count = bt_def_port_count(def, (int)n);
+    if (count <= 0) continue;
+    ok = put_varint(p, n - (uint32_t)prev) && put_varint(p, (uint64_t)count);
+    prev = (int)n;
+    for (int i = 0; ok && i < count; i++) {
+      int key = 0;
+      unsigned how = 0;
+      bt_def_port(def, (int)n, i, &key, &how);
+      ok = put_varint(p, (uint64_t)key) && put_varint(p, how);
+    }
+  }
+  return ok;
+}
+
 /* Appends the SHAPE block of def: its hash, the names of the kinds it uses, then each node in
  * pre-order: its kind (an index in those names), flags, param, name, children, state. */
 static int put_shape(bt_buf *out, const bt_def *def, uint64_t hash) {
@@ -296,7 +324,7 @@ static int put_shape(bt_buf *out, const bt_def *def, uint64_t hash) {
     ok = ok && put_varint(&p, strlen(name)) && put(&p, name, strlen(name)) &&
          put_varint(&p, d->nchildren) && put_varint(&p, d->state);
   }
-  ok = ok && put_block(out, BLOCK_SHAPE, bytes_of(&p), p.len);
+  ok = ok && put_board(&p, def) && put_block(out, BLOCK_SHAPE, bytes_of(&p), p.len);
   bt_buf_free(&p);
   return ok;
 }
@@ -340,9 +368,38 @@ static void sink_record(bti_sink *s, int type, unsigned a, unsigned b, int node,
   logrec_record(logrec_of(s), type, a, b, node, think, time, sleep);
 }
 
+/* A value's bytes at most (a string's cut to half a record's text, so that two fit). */
+static size_t value_room(const bt_value *v) {
+  size_t n = v->type == BT_KEY_STRING ? strlen(v->as.string) : 0;
+  return VALUE_MAX_HEAD + (n < LOG_MAX_TEXT / 2 ? n : LOG_MAX_TEXT / 2);
+}
+
+/* Appends a value at q; returns the bytes written. */
+static size_t put_value_at(unsigned char *q, const bt_value *v) {
+  size_t cut = LOG_MAX_TEXT / 2;
+  return bti_put_value(q, v, &cut);
+}
+
+/* A KEY record: the key, then its values before and after. */
+static void key_record(bti_logrec *lr, const bt_rec_entry *e) {
+  size_t n = 1 + 10 + value_room(&e->before) + value_room(&e->after);
+  unsigned char *p = rec_room(lr, e->think, e->time, n), *q = p;
+  if (!p) return;
+  *q++ = e->from ? REC_KEY_WOKE : REC_KEY;
+  q += bti_put_varint(q, (uint64_t)(e->node >= 0 ? e->node : 0));
+  q += put_value_at(q, &e->before);
+  q += put_value_at(q, &e->after);
+  lr->cur->b.len += (size_t)(q - p);
+  lr->cur->records++;
+}
+
 static void sink_entry(bti_sink *s, const bt_inst *in, const bt_rec_entry *e) {
   bti_logrec *lr = logrec_of(s);
   (void)in;
+  if (e->type == BT_REC_KEY) {
+    key_record(lr, e);
+    return;
+  }
   if (e->type != BT_REC_ERROR && e->type != BT_REC_HOST && e->type != BT_REC_RELOAD) {
     logrec_record(lr, e->type, e->type == BT_REC_THINK ? e->cause : (unsigned)(e->from | e->to << 4),
                    e->has_sleep, e->node, e->think, e->time, e->sleep);
@@ -429,7 +486,8 @@ static void sink_stopped(bti_sink *s, unsigned long long think, double time) {
 }
 
 /* The recorder is attached to in: its records now name in's nodes. A SHAPE record says so, with
- * the statuses and last results of in that are not READY (it may have run before). */
+ * the statuses and last results of in that are not READY (it may have run before), and the
+ * values of its keys that are set. */
 static void sink_attached(bti_sink *s, bt_inst *in, unsigned long long think, double time) {
   bti_logrec *lr = logrec_of(s);
   bt_log *log = lr->log;
@@ -481,15 +539,32 @@ static void sink_attached(bti_sink *s, bt_inst *in, unsigned long long think, do
     prev = (int)n;
     count++;
   }
-  size_t n = e.len;
+  /* then the keys that have a value: the key's difference from the previous one's, the value */
+  int nvalues = 0, prev_key = 0, nkeys = bt_def_key_count(def);
+  size_t values_at = e.len;
+  for (int k = 0; ok && k < nkeys; k++) {
+    bt_value v;
+    if (bt_inst_key_get(in, k, &v) != 1) continue;
+    ok = room(&e, 10 + value_room(&v));
+    if (!ok) break;
+    e.len += bti_put_varint(end_of(&e), (uint64_t)(k - prev_key));
+    e.len += put_value_at(end_of(&e), &v);
+    prev_key = k;
+    nvalues++;
+  }
+  size_t n = e.len + 10;
   unsigned char *p = ok ? rec_room_bytes(lr, think, time, &n) : NULL;
-  if (p && n == e.len) {
+  if (p && n == e.len + 10) {
     unsigned char *q = p;
     *q++ = REC_SHAPE;
     bti_put_u64(q, hash);
     q += 8;
     q += bti_put_varint(q, (uint64_t)count);
-    if (n) memcpy(q, bytes_of(&e), n);
+    if (values_at) memcpy(q, bytes_of(&e), values_at);
+    q += values_at;
+    q += bti_put_varint(q, (uint64_t)nvalues);
+    n = e.len - values_at;
+    if (n) memcpy(q, bytes_of(&e) + values_at, n);
     lr->cur->b.len += (size_t)(q - p) + n;
     lr->node = 0; /* node differences start again from the root */
   } else {
@@ -993,6 +1068,7 @@ static int open_log(bt_log **out, FILE *file, bt_log_write_fn fn, void *ud, unsi
   unsigned char head[LOG_HEADER_SIZE] = {0};
   memcpy(head, LOG_MAGIC, LOG_MAGIC_SIZE);
   head[8] = LOG_VERSION;
+  head[10] = LOG_MINOR;
   head[9] = (unsigned char)(flags & BT_LOG_DBSTRINGS);
   uint32_t crc = bti_crc32(0, head, 12);
   for (int i = 0; i < 4; i++) head[12 + i] = (unsigned char)(crc >> (8 * i));

@@ -16,6 +16,10 @@
 #define LOG_MAGIC_SIZE 8
 #define LOG_HEADER_SIZE 16
 #define LOG_VERSION 1
+/* Byte 10: the format's minor version. 0: the first (its readers take byte 10 for a zero byte);
+ * 1 adds the blackboard: keys and ports after a shape's nodes, the keys' values in an attach
+ * record, and the key record. A reader reads every minor version up to its own. */
+#define LOG_MINOR 1
 
 /* Block types. A block: its type (1 byte), its payload's size (varint), the payload, and the
  * CRC-32 of all of these (4 bytes, little-endian). */
@@ -42,6 +46,8 @@ enum {
   REC_DESCRIBE = 0x36, /* count, entries: node difference, sleep form and time, size, bytes */
   REC_LOST = 0x37,   /* count of records lost here */
   REC_STOP = 0x38,   /* the tree was stopped (bt_inst_stop) */
+  REC_KEY = 0x39,    /* (1.1) a key written: key (varint), its value before and after (VALUE_*) */
+  REC_KEY_WOKE = 0x3a, /* (1.1) the same, and the write woke the instance */
   REC_THINK_MORE = 0x40 /* 0x40..0x4f: as REC_THINK, for the causes 4 to 7: cause - 4 | sleep form << 2 */
 };
 #define REC_TIME_SHORT 15 /* time table indices REC_TIME can name */
@@ -141,6 +147,42 @@ static inline size_t bti_put_sleep(unsigned char *p, int form, double d) {
     return 8;
   }
   return 0;
+}
+
+/* A blackboard value (1.1): a byte of its type (bt_key_type, 0 nil), then by the type: nothing
+ * (nil), an f64 (number), a zigzag (integer), a byte 0 or 1 (boolean), a string (string), a
+ * varint (entity, and value: a binding's token). */
+#define VALUE_MAX_HEAD 11 /* the most bytes a value takes but a string's bytes */
+
+/* Writes v at p (room for VALUE_MAX_HEAD bytes, and a string's n bytes: *n its length, cut to
+ * at most *n on entry); returns the bytes written. */
+static inline size_t bti_put_value(unsigned char *p, const bt_value *v, size_t *n) {
+  unsigned char *q = p;
+  int type = v->type > BT_KEY_NONE && v->type < BT_KEY_TYPE_COUNT ? v->type : BT_KEY_NONE;
+  *q++ = (unsigned char)type;
+  switch (type) {
+    case BT_KEY_NUMBER: {
+      uint64_t u;
+      memcpy(&u, &v->as.number, sizeof u);
+      for (int i = 0; i < 8; i++) *q++ = (unsigned char)(u >> (8 * i));
+      break;
+    }
+    case BT_KEY_INTEGER: q += bti_put_varint(q, bti_zigzag(v->as.integer)); break;
+    case BT_KEY_BOOLEAN: *q++ = v->as.boolean != 0; break;
+    case BT_KEY_STRING: {
+      size_t len = strlen(v->as.string);
+      if (len > *n) len = *n;
+      q += bti_put_varint(q, len);
+      memcpy(q, v->as.string, len);
+      q += len;
+      *n = len;
+      break;
+    }
+    case BT_KEY_ENTITY:
+    case BT_KEY_VALUE: q += bti_put_varint(q, v->as.entity); break;
+    default: break;
+  }
+  return (size_t)(q - p);
 }
 
 /* The CRC-32 of ISO-HDLC (zlib's, reflected polynomial 0xEDB88320) of n bytes, continued from crc

@@ -29,12 +29,25 @@ typedef struct shape_node {
   int up, state;
 } shape_node;
 
+typedef struct shape_key {
+  uint32_t name; /* an offset in names */
+  int type;
+  unsigned flags;
+} shape_key;
+
 struct bt_log_shape {
   uint64_t hash;
   int size;
   shape_node *nodes;
   int *kids;
   char *names;
+  /* its blackboard (1.1 logs): keys, and each node's ports: node n's are ports[port_first[n]]
+   * up to port_first[n + 1] (port_first NULL: no node has any) */
+  int nkeys;
+  shape_key *keys;
+  int *port_first;
+  bt_port *ports; /* key: NULL (port_key has it), type 0 */
+  int *port_key;
 };
 
 static void shape_free(bt_log_shape *s) {
@@ -42,6 +55,10 @@ static void shape_free(bt_log_shape *s) {
   free(s->nodes);
   free(s->kids);
   free(s->names);
+  free(s->keys);
+  free(s->port_first);
+  free(s->ports);
+  free(s->port_key);
   free(s);
 }
 
@@ -76,6 +93,36 @@ int bt_log_shape_param(const bt_log_shape *s, int n, double *out) {
   if (d->flags & SHAPE_PARAM_FN) return 0;
   if (out) *out = v;
   return 1;
+}
+
+static int valid_key(const bt_log_shape *s, int key) { return s && key >= 0 && key < s->nkeys; }
+
+int bt_log_shape_key_count(const bt_log_shape *s) { return s ? s->nkeys : 0; }
+const char *bt_log_shape_key_name(const bt_log_shape *s, int key) {
+  return valid_key(s, key) ? s->names + s->keys[key].name : NULL;
+}
+int bt_log_shape_key_type(const bt_log_shape *s, int key) { return valid_key(s, key) ? s->keys[key].type : BT_EINVAL; }
+int bt_log_shape_key_flags(const bt_log_shape *s, int key) {
+  return valid_key(s, key) ? (int)s->keys[key].flags : BT_EINVAL;
+}
+int bt_log_shape_key_find(const bt_log_shape *s, const char *name) {
+  for (int k = 0; s && name && k < s->nkeys; k++)
+    if (strcmp(s->names + s->keys[k].name, name) == 0) return k;
+  return BT_EINVAL;
+}
+
+int bt_log_shape_port_count(const bt_log_shape *s, int n) {
+  if (!valid_node(s, n)) return BT_EINVAL;
+  return s->port_first ? s->port_first[n + 1] - s->port_first[n] : 0;
+}
+
+int bt_log_shape_port(const bt_log_shape *s, int n, int i, int *key, unsigned *how) {
+  int count = bt_log_shape_port_count(s, n);
+  if (count < 0 || i < 0 || i >= count) return BT_EINVAL;
+  int at = s->port_first[n] + i;
+  if (key) *key = s->port_key[at];
+  if (how) *how = s->ports[at].how;
+  return BT_OK;
 }
 
 /* Adds node's name to out, with "#k" if it is the k-th of siblings sharing its name. */
@@ -145,8 +192,18 @@ int bt_log_shape_def(const bt_log_shape *s, bt_def **out) {
   if (rc != BT_OK) return rc;
   int *id = malloc((size_t)s->size * sizeof *id), *first = malloc((size_t)s->size * sizeof *first);
   int *kids = NULL;
+  bt_port *ports = NULL;
   if (!id || !first) rc = BT_ENOMEM;
   for (int n = 0; n < s->size && rc == BT_OK; n++) first[n] = -1;
+  /* its keys, and room for a node's ports */
+  for (int k = 0; k < s->nkeys && rc == BT_OK; k++) {
+    int r = bt_graph_add_key(g, s->names + s->keys[k].name, s->keys[k].type, s->keys[k].flags);
+    if (r < 0) rc = r;
+  }
+  int most = 0;
+  for (int n = 0; n < s->size && s->port_first; n++)
+    if (s->port_first[n + 1] - s->port_first[n] > most) most = s->port_first[n + 1] - s->port_first[n];
+  if (rc == BT_OK && most && !(ports = malloc((size_t)most * sizeof *ports))) rc = BT_ENOMEM;
   /* one graph node per state, made at its first place */
   for (int n = 0; n < s->size && rc == BT_OK; n++) {
     const shape_node *d = &s->nodes[n];
@@ -171,6 +228,12 @@ int bt_log_shape_def(const bt_log_shape *s, bt_def **out) {
     if (!(d->flags & SHAPE_LEAF)) sp.flags |= BT_SPEC_CHILDREN; /* as bt_def_spec gives it */
     sp.fn = sp.fn2 = fails;
     sp.task = &no_task;
+    sp.nports = bt_log_shape_port_count(s, n);
+    for (int i = 0; i < sp.nports; i++) {
+      int key = s->port_key[s->port_first[n] + i];
+      ports[i] = (bt_port){s->names + s->keys[key].name, 0, s->ports[s->port_first[n] + i].how};
+    }
+    sp.ports = sp.nports ? ports : NULL;
     int r = bt_graph_add(g, &sp);
     if (r < 0) rc = r;
     else id[n] = r;
@@ -194,6 +257,7 @@ int bt_log_shape_def(const bt_log_shape *s, bt_def **out) {
   free(id);
   free(first);
   free(kids);
+  free(ports);
   bt_graph_free(g);
   return rc;
 }
@@ -223,6 +287,7 @@ struct bt_log_reader {
   unsigned long long base;
   size_t done;          /* the end of the last block read through (an offset in buf) */
   int flags;            /* the header's, -1 before */
+  int minor;            /* the format's minor version (LOG_MINOR: 1.1 logs have blackboards) */
   int ended, err, where;
   char errmsg[256];
   /* the frame block being read */
@@ -238,7 +303,14 @@ struct bt_log_reader {
   entry *entries;
   size_t nentries, entries_cap;
   int last_type;
-  bt_buf text;          /* the last error record's message, ended by a 0 */
+  bt_buf text;          /* the last error record's message, or key record's strings, each ended
+                           by a 0 */
+  struct kv {           /* the keys' values of the last ATTACH record */
+    int key;
+    bt_value v;
+    size_t off;         /* a string's: its bytes in text */
+  } *values;
+  size_t nvalues, values_cap;
 };
 
 static int corrupt(bt_log_reader *r, size_t at, const char *fmt, ...)
@@ -348,11 +420,18 @@ static int read_header(bt_log_reader *r) {
   }
   if (n > 9 && (h[9] & ~BT_LOG_DBSTRINGS))
     return corrupt(r, r->pos + 9, "unknown header flags 0x%02x", h[9]);
-  if (n > 10 && (h[10] || (n > 11 && h[11]))) return corrupt(r, r->pos + 10, "the header's bytes 10 and 11 are not 0");
+  if (n > 10 && h[10] > LOG_MINOR) {
+    snprintf(r->errmsg, sizeof r->errmsg, "a bt log of format version %u.%u: this library reads up to version %d.%d",
+             h[8], h[10], LOG_VERSION, LOG_MINOR);
+    r->where = BT_LOG_FAILED;
+    return r->err = BT_EFORMAT;
+  }
+  if (n > 11 && h[11]) return corrupt(r, r->pos + 11, "the header's byte 11 is not 0");
   if (n < LOG_HEADER_SIZE) return 0;
   uint32_t crc = (uint32_t)h[12] | (uint32_t)h[13] << 8 | (uint32_t)h[14] << 16 | (uint32_t)h[15] << 24;
   if (crc != bti_crc32(0, h, 12)) return corrupt(r, r->pos + 12, "the header's checksum does not match its bytes");
   r->flags = h[9];
+  r->minor = h[10];
   r->pos += LOG_HEADER_SIZE;
   r->done = r->pos;
   return 1;
@@ -380,6 +459,67 @@ static int kind_of(const char *name) {
   for (int k = 0; k < BT_KIND_COUNT; k++)
     if (strcmp(bt_kind_name(k), name) == 0) return k;
   return -1;
+}
+
+/* The blackboard after a shape's nodes (1.1): its keys (their names into names), and the nodes
+ * that have ports. */
+static int read_board(bt_log_reader *r, bt_log_shape *s, size_t *pat, size_t end, bt_buf *names) {
+  size_t at = *pat;
+  uint64_t nkeys, v, type, flags, with;
+  if (!varint_at(r, &at, end, &nkeys) || nkeys > end - at) return corrupt(r, at, "a shape's count of keys is bad");
+  s->keys = malloc((size_t)(nkeys ? nkeys : 1) * sizeof *s->keys);
+  if (!s->keys) return fail_with(r, BT_ENOMEM, "out of memory");
+  for (uint64_t k = 0; k < nkeys; k++) {
+    size_t key_at = at;
+    long off = -1;
+    if (!varint_at(r, &at, end, &v) || v == 0 || (off = take_string(r, &at, end, v, names)) == -1 ||
+        !varint_at(r, &at, end, &type) || type <= BT_KEY_NONE || type >= BT_KEY_TYPE_COUNT ||
+        !varint_at(r, &at, end, &flags) || (flags & ~(uint64_t)BT_KEY_HOST))
+      return off == -2 ? fail_with(r, BT_ENOMEM, "out of memory") : corrupt(r, key_at, "key %llu of a shape is bad", (unsigned long long)k);
+    for (uint64_t j = 0; j < k; j++)
+      if (strcmp(names->data + s->keys[j].name, names->data + off) == 0)
+        return corrupt(r, key_at, "a shape declares key %llu twice", (unsigned long long)k);
+    s->keys[k] = (shape_key){(uint32_t)off, (int)type, (unsigned)flags};
+    s->nkeys = (int)k + 1;
+  }
+  if (!varint_at(r, &at, end, &with) || with > (uint64_t)s->size) return corrupt(r, at, "a shape's count of nodes with ports is bad");
+  if (!with) {
+    *pat = at;
+    return BT_OK;
+  }
+  if (!s->nkeys) return corrupt(r, at, "a shape has ports but no keys");
+  s->port_first = calloc((size_t)s->size + 1, sizeof *s->port_first);
+  if (!s->port_first) return fail_with(r, BT_ENOMEM, "out of memory");
+  int node = 0, nports = 0, cap = 0;
+  for (uint64_t i = 0; i < with; i++) {
+    size_t node_at = at;
+    uint64_t d, count;
+    if (!varint_at(r, &at, end, &d) || (i > 0 && d == 0) || d >= (uint64_t)(s->size - node) ||
+        !varint_at(r, &at, end, &count) || count == 0 || count > (end - at) / 2)
+      return corrupt(r, node_at, "a shape's ports are bad");
+    for (int n = node + 1; n <= node + (int)d; n++) s->port_first[n] = nports; /* (nodes without) */
+    node += (int)d;
+    s->port_first[node] = nports;
+    if (nports + (int)count > cap) {
+      cap = (nports + (int)count) * 2;
+      bt_port *p = realloc(s->ports, (size_t)cap * sizeof *p);
+      int *k = p ? realloc(s->port_key, (size_t)cap * sizeof *k) : NULL;
+      if (p) s->ports = p;
+      if (k) s->port_key = k;
+      if (!p || !k) return fail_with(r, BT_ENOMEM, "out of memory");
+    }
+    for (uint64_t j = 0; j < count; j++) {
+      uint64_t key, how;
+      if (!varint_at(r, &at, end, &key) || key >= (uint64_t)s->nkeys || !varint_at(r, &at, end, &how) || how == 0 ||
+          (how & ~(uint64_t)(BT_PORT_READ | BT_PORT_WRITE)))
+        return corrupt(r, node_at, "a port of node %d of a shape is bad", node);
+      s->ports[nports] = (bt_port){NULL, 0, (unsigned)how};
+      s->port_key[nports++] = (int)key;
+    }
+  }
+  for (int n = node + 1; n <= s->size; n++) s->port_first[n] = nports;
+  *pat = at;
+  return BT_OK;
 }
 
 /* A SHAPE block's payload [at, end). */
@@ -477,7 +617,8 @@ static int read_shape(bt_log_reader *r, size_t at, size_t end) {
   if (rc == BT_OK) {
     while (depth > 0 && filled[depth - 1] == s->nodes[open[depth - 1]].nchildren) depth--;
     if (depth > 0 || nkids != s->size - 1) rc = corrupt(r, at, "a shape whose nodes lack children it counts");
-    else if (at != end) rc = corrupt(r, at, "bytes after a shape's last node");
+    else if (r->minor >= 1) rc = read_board(r, s, &at, end, &names);
+    if (rc == BT_OK && at != end) rc = corrupt(r, at, r->minor >= 1 ? "bytes after a shape's ports" : "bytes after a shape's last node");
   }
   if (rc == BT_OK && find_shape(r, hash) < 0) { /* a shape declared twice keeps its first */
     if (r->nshapes == r->shapes_cap) {
@@ -583,6 +724,113 @@ static void record_of(bt_log_reader *r, const agent *a, int type, bt_log_record 
   r->last_type = type;
 }
 
+/* Reads a value (1.1, logfmt.h) at *at, below end, of a key of `type` (or nil): 1 with v (a
+ * string's bytes at *soff, *slen of them, in the input: the caller points v at a copy), or 0. */
+static int get_value(const bt_log_reader *r, size_t *at, size_t end, int type, bt_value *v, size_t *soff,
+                     size_t *slen) {
+  memset(v, 0, sizeof *v);
+  *slen = 0;
+  if (*at >= end) return 0;
+  int t = buf(r)[(*at)++];
+  if (t != BT_KEY_NONE && t != type) return 0;
+  v->type = t;
+  uint64_t u;
+  switch (t) {
+    case BT_KEY_NONE: return 1;
+    case BT_KEY_NUMBER:
+      if (end - *at < 8) return 0;
+      v->as.number = bti_double(bti_get_u64(buf(r) + *at));
+      *at += 8;
+      return 1;
+    case BT_KEY_INTEGER:
+      if (!varint_at(r, at, end, &u)) return 0;
+      v->as.integer = bti_unzigzag(u);
+      return 1;
+    case BT_KEY_BOOLEAN:
+      if (*at >= end || buf(r)[*at] > 1) return 0;
+      v->as.boolean = buf(r)[(*at)++];
+      return 1;
+    case BT_KEY_STRING:
+      if (!varint_at(r, at, end, &u) || u > end - *at || memchr(buf(r) + *at, 0, (size_t)u)) return 0;
+      *soff = *at;
+      *slen = (size_t)u;
+      *at += (size_t)u;
+      return 1;
+    default: /* entity, value */
+      if (!varint_at(r, at, end, &u)) return 0;
+      v->as.entity = u;
+      return 1;
+  }
+}
+
+/* Appends n bytes of the input at off, and a 0, to text: its offset there, or -1 without memory. */
+static long text_add(bt_log_reader *r, size_t off, size_t n) {
+  long at = (long)r->text.len;
+  bt_buf_append(&r->text, (const char *)buf(r) + off, n);
+  bt_buf_append(&r->text, "", 1); /* its 0 (bt_buf adds another after it) */
+  return r->text.err ? -1 : at;
+}
+
+/* A KEY record (the code read) at *at: the entry's key, woke, values, and text. */
+static int read_key(bt_log_reader *r, agent *a, unsigned tag, size_t *at, size_t end, bt_log_record *out, size_t block) {
+  uint64_t key;
+  bt_value v[2];
+  size_t off[2] = {0, 0}, len[2];
+  if (!varint_at(r, at, end, &key) || !a->shape || key >= (uint64_t)a->shape->nkeys)
+    return corrupt(r, r->pos, "a key record names no key of its agent's shape");
+  int type = a->shape->keys[key].type;
+  for (int i = 0; i < 2; i++)
+    if (!get_value(r, at, end, type, &v[i], &off[i], &len[i]))
+      return corrupt(r, r->pos, "a key record's values are bad");
+  record_of(r, a, BT_REC_KEY, out, block);
+  out->entry.node = (int)key;
+  out->entry.from = tag == REC_KEY_WOKE;
+  out->entry.before = v[0];
+  out->entry.after = v[1];
+  r->text.len = 0;
+  r->text.err = 0;
+  for (int i = 0; i < 2; i++)
+    if (v[i].type == BT_KEY_STRING && text_add(r, off[i], len[i]) < 0) return fail_with(r, BT_ENOMEM, "out of memory");
+  if (r->text.len) {
+    out->entry.text = r->text.data;
+    out->entry.size = r->text.len;
+    bti_rec_key_strings(&out->entry);
+  }
+  return BT_OK;
+}
+
+/* The values of an attach record (1.1) at *at: into r->values, their strings into text. */
+static int read_values(bt_log_reader *r, const agent *a, size_t *at, size_t end) {
+  uint64_t count, d;
+  r->nvalues = 0;
+  r->text.len = 0;
+  r->text.err = 0;
+  if (!varint_at(r, at, end, &count) || count > (uint64_t)a->shape->nkeys) return corrupt(r, r->pos, "an attach record's values are cut");
+  if (count > r->values_cap) {
+    struct kv *x = realloc(r->values, (size_t)count * sizeof *x);
+    if (!x) return fail_with(r, BT_ENOMEM, "out of memory");
+    r->values = x;
+    r->values_cap = (size_t)count;
+  }
+  int64_t key = 0;
+  for (uint64_t i = 0; i < count; i++) {
+    struct kv *e = &r->values[i];
+    size_t soff = 0, slen;
+    if (!varint_at(r, at, end, &d) || (i > 0 && d == 0) || d >= (uint64_t)a->shape->nkeys - (uint64_t)key ||
+        !get_value(r, at, end, a->shape->keys[key + (int64_t)d].type, &e->v, &soff, &slen) || e->v.type == BT_KEY_NONE)
+      return corrupt(r, r->pos, "an attach record's values are bad");
+    key += (int64_t)d;
+    e->key = (int)key;
+    if (e->v.type == BT_KEY_STRING) {
+      long o = text_add(r, soff, slen);
+      if (o < 0) return fail_with(r, BT_ENOMEM, "out of memory");
+      e->off = (size_t)o;
+    }
+    r->nvalues++;
+  }
+  return BT_OK;
+}
+
 /* A node named by a record: 1, or 0 when the agent has no shape or the node is not in it. */
 static int node_ok(const agent *a, int64_t node) { return a->shape && node >= 0 && node < a->shape->size; }
 
@@ -608,7 +856,8 @@ static int read_record(bt_log_reader *r, bt_log_record *out, size_t block) {
   }
   if (tag < REC_TIME || (tag >= REC_THINK_MORE && tag < REC_THINK_MORE + 16)) { /* THINK */
     int form = tag >> 2 & 3, cause = (tag & 3) + (tag >= REC_THINK_MORE ? 4 : 0);
-    if (cause > BT_WAKE_RELOAD) return corrupt(r, r->pos, "a think record's cause %d is unknown", cause);
+    if (cause > (r->minor >= 1 ? BT_WAKE_KEY : BT_WAKE_RELOAD))
+      return corrupt(r, r->pos, "a think record's cause %d is unknown", cause);
     size_t n = form == SLEEP_FLOAT ? 4 : form == SLEEP_DOUBLE ? 8 : 0;
     if (end - at < n) return corrupt(r, r->pos, "a think record is cut");
     double sleep = 0;
@@ -692,10 +941,17 @@ static int read_record(bt_log_reader *r, bt_log_record *out, size_t block) {
         entry e = {(int)node, (int)(st & 3), (int)(st >> 2), 0, 0, 0};
         if (put_entry(r, &e) != BT_OK) return r->err;
       }
+      r->nvalues = 0;
+      if (r->minor >= 1 && read_values(r, a, &at, end) != BT_OK) return r->err;
       record_of(r, a, BT_LOG_ATTACH, out, block);
       out->entry.size = r->nentries;
       break;
     }
+    case REC_KEY:
+    case REC_KEY_WOKE:
+      if (r->minor < 1) return corrupt(r, r->pos, "a key record in a log of format version 1.0");
+      if (read_key(r, a, tag, &at, end, out, block) != BT_OK) return r->err;
+      break;
     case REC_SAVED: record_of(r, a, BT_LOG_SAVED, out, block); break;
     case REC_STOP: record_of(r, a, BT_LOG_STOP, out, block); break;
     case REC_DESCRIBE: {
@@ -909,6 +1165,7 @@ void bt_log_reader_free(bt_log_reader *r) {
   free(r->shapes);
   free(r->times);
   free(r->entries);
+  free(r->values);
   bt_buf_free(&r->in);
   bt_buf_free(&r->text);
   free(r);
@@ -937,6 +1194,17 @@ int bt_log_reader_describe(const bt_log_reader *r, size_t i, int *node, int *has
   if (sleep) *sleep = e->sleep;
   if (text) *text = r->in.data + e->off;
   if (len) *len = e->len;
+  return BT_OK;
+}
+
+int bt_log_reader_value(const bt_log_reader *r, size_t i, int *key, bt_value *value) {
+  if (!r || r->last_type != BT_LOG_ATTACH || i >= r->nvalues) return BT_EINVAL;
+  const struct kv *e = &r->values[i];
+  if (key) *key = e->key;
+  if (value) {
+    *value = e->v;
+    if (e->v.type == BT_KEY_STRING) value->as.string = r->text.data + e->off;
+  }
   return BT_OK;
 }
 

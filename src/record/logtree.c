@@ -2,7 +2,8 @@
 /*
  * logtree.c: an agent's tree replayed from a log (bt.h "an agent's tree from its records"): the
  * statuses and last results its records leave, the running nodes' DBStrings and sleep times of
- * its last describe record, and its last think. bt-log's tree and why and bt-arena's replay read
+ * its last describe record, its last think, and the values of its blackboard's keys (copied: a
+ * record's strings live until the reader's next read). bt-log's tree and why and bt-arena's replay read
  * an agent's tree at a moment through it.
  *
  * Statuses are kept by state (a node placed under several parents shares its state with its other
@@ -35,6 +36,9 @@ struct bt_log_tree {
   int stopped;               /* a stop was applied, and no think after it, nor an attach */
   unsigned long long stop_think;
   double stop_time;
+  int nkeys, keys_cap;       /* the shape's keys, and the values' room */
+  bt_value *values;          /* each key's value (a string's: its copy in strings) */
+  char **strings;
 };
 
 int bt_rec_entry_apply(const bt_rec_entry *e, int nodes, const int *state, unsigned char *status,
@@ -64,7 +68,52 @@ void bt_log_tree_free(bt_log_tree *t) {
   free(t->state);
   free(t->desc);
   bt_buf_free(&t->text);
+  for (int k = 0; k < t->nkeys; k++) free(t->strings[k]);
+  free(t->values);
+  free(t->strings);
   free(t);
+}
+
+/* Sets key k's value (a string copied): BT_OK, BT_EINVAL (no such key, a value of another type
+ * than the key's), BT_ENOMEM (the key keeps its value). */
+static int set_value(bt_log_tree *t, int k, const bt_value *v) {
+  int type = bt_log_shape_key_type(t->shape, k);
+  if (k < 0 || k >= t->nkeys || type < 0 || (v->type != BT_KEY_NONE && v->type != type)) return BT_EINVAL;
+  char *copy = NULL;
+  if (v->type == BT_KEY_STRING) {
+    size_t n = strlen(v->as.string) + 1;
+    if (!(copy = malloc(n))) return BT_ENOMEM;
+    memcpy(copy, v->as.string, n);
+  }
+  free(t->strings[k]);
+  t->strings[k] = copy;
+  t->values[k] = *v;
+  if (copy) t->values[k].as.string = copy;
+  return BT_OK;
+}
+
+/* Every key of the shape unset. */
+static int clear_values(bt_log_tree *t, const bt_log_shape *s) {
+  int n = bt_log_shape_key_count(s);
+  for (int k = 0; k < t->nkeys; k++) {
+    free(t->strings[k]);
+    t->strings[k] = NULL;
+  }
+  t->nkeys = 0;
+  if (n > t->keys_cap) {
+    bt_value *v = realloc(t->values, (size_t)n * sizeof *v);
+    if (v) t->values = v;
+    char **str = v ? realloc(t->strings, (size_t)n * sizeof *str) : NULL;
+    if (str) t->strings = str;
+    if (!v || !str) return BT_ENOMEM;
+    t->keys_cap = n;
+  }
+  for (int k = 0; k < n; k++) {
+    memset(&t->values[k], 0, sizeof t->values[k]);
+    t->strings[k] = NULL;
+  }
+  t->nkeys = n;
+  return BT_OK;
 }
 
 /* Takes the shape s, every node READY with last result READY. */
@@ -101,8 +150,13 @@ static int take_shape(bt_log_tree *t, const bt_log_shape *s) {
 static int attach(bt_log_tree *t, const bt_log_reader *r, const bt_log_record *rec) {
   if (!rec->shape) return BT_EINVAL;
   int rc = take_shape(t, rec->shape);
+  if (rc == BT_OK) rc = clear_values(t, rec->shape);
   if (rc != BT_OK) return rc;
   t->stopped = 0; /* a tree the agent thinks with again (a brain's restart) */
+  int key;
+  bt_value v;
+  for (size_t i = 0; bt_log_reader_value(r, i, &key, &v) == BT_OK; i++)
+    if ((rc = set_value(t, key, &v)) != BT_OK) return rc;
   for (size_t i = 0; i < rec->entry.size; i++) {
     int node, status, last;
     if (bt_log_reader_state(r, i, &node, &status, &last) != BT_OK) return BT_EINVAL;
@@ -150,6 +204,7 @@ int bt_log_tree_apply(bt_log_tree *t, const bt_log_reader *r, const bt_log_recor
     case BT_REC_STATUS:
     case BT_LOG_SAVED: return bt_rec_entry_apply(e, t->size, t->state, t->status, t->last);
     case BT_LOG_DESCRIBE: return describe(t, r, rec);
+    case BT_REC_KEY: return set_value(t, e->node, &e->after);
     case BT_REC_THINK:
       t->think = e->think;
       t->think_time = e->time;
@@ -190,6 +245,12 @@ int bt_log_tree_describe(const bt_log_tree *t, int node, int *has_sleep, double 
     return 1;
   }
   return 0;
+}
+
+int bt_log_tree_key(const bt_log_tree *t, int key, bt_value *out) {
+  if (!t || !out || key < 0 || key >= t->nkeys) return BT_EINVAL;
+  *out = t->values[key];
+  return out->type != BT_KEY_NONE;
 }
 
 int bt_log_tree_think(const bt_log_tree *t, unsigned long long *think, double *time) {

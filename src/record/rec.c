@@ -212,7 +212,7 @@ static bti_ring_bytes *extra_new(const bt_rec *r, const void *data, size_t size,
   return x;
 }
 
-/* ERROR, RELOAD and HOST records: to the callback and the sinks, then into the ring with x. */
+/* ERROR, RELOAD, HOST and KEY records: to the callback and the sinks, then into the ring with x. */
 static void put_extra(bt_rec *r, bt_inst *in, bt_rec_entry *e, bti_ring_bytes *x) {
   e->think = r->ring.think;
   e->time = r->in_think ? r->ring.now : bti_now(in);
@@ -248,6 +248,40 @@ static int record_bytes(bt_inst *in, bt_rec *r, int type, int node, const void *
   e.size = size;
   put_extra(r, in, &e, x);
   return BT_OK;
+}
+
+/* A key was written: its record, with its values before and after; a string's bytes are copied
+ * into the record's text (the engine's live only during the call). A write that woke the
+ * instance is the cause of its next think. BT_OK, or BT_ENOMEM (the write goes unrecorded). */
+static int key_written(bt_inst *in, bt_rec *r, const bt_hook_msg *m) {
+  if (m->from && r->cause != BT_WAKE_START && r->cause != BT_WAKE_RELOAD) r->cause = BT_WAKE_KEY;
+  bt_rec_entry e;
+  memset(&e, 0, sizeof e);
+  e.type = BT_REC_KEY;
+  e.node = m->node;
+  e.from = m->from != 0;
+  e.before = *m->before;
+  e.after = *m->after;
+  const char *strings[2] = {e.before.type == BT_KEY_STRING ? e.before.as.string : NULL,
+                            e.after.type == BT_KEY_STRING ? e.after.as.string : NULL};
+  size_t len[2] = {strings[0] ? strlen(strings[0]) + 1 : 0, strings[1] ? strlen(strings[1]) + 1 : 0};
+  char small[256], *text = NULL;
+  e.size = len[0] + len[1];
+  if (e.size) { /* both strings in one text, as a record keeps them */
+    text = e.size <= sizeof small ? small : malloc(e.size);
+    if (!text) return BT_ENOMEM;
+    if (len[0]) memcpy(text, strings[0], len[0]);
+    if (len[1]) memcpy(text + len[0], strings[1], len[1]);
+  }
+  int failed;
+  bti_ring_bytes *x = extra_new(r, text, e.size, &failed);
+  if (!failed) {
+    e.text = x ? bti_ring_bytes_text(x) : text;
+    bti_rec_key_strings(&e);
+    put_extra(r, in, &e, x);
+  }
+  if (text != small) free(text);
+  return failed ? BT_ENOMEM : BT_OK;
 }
 
 /* The DBStrings of in's running nodes, now (inside its think). Without memory, those not kept
@@ -338,9 +372,7 @@ static BTI_NOINLINE int hook_other(bt_rec *r, bt_inst *in, const bt_hook_msg *m)
   case BT_HOOK_HOST: return record_bytes(in, r, BT_REC_HOST, m->node, m->data, m->size);
   case BT_HOOK_DETACH: detached(r); break;
   case BT_HOOK_MOVE: moved(in, r); break;
-  case BT_HOOK_KEY: /* a write that woke the instance is the cause of its next think */
-    if (m->from && r->cause != BT_WAKE_START && r->cause != BT_WAKE_RELOAD) r->cause = BT_WAKE_KEY;
-    break;
+  case BT_HOOK_KEY: return key_written(in, r, m);
   }
   return BT_OK;
 }

@@ -31,7 +31,8 @@
 /* ---- the ring (ring.c): bt's one ring of records ----
  * A ring keeps the newest `cap` records; each goes in as a bt_rec_entry and comes out as one (bt's
  * one record type): how a record is kept is ring.c's alone, 16 bytes for the records a think makes
- * (statuses, events, its THINK), the others whole beside it with a copy of their text. A recorder
+ * (statuses, events, its THINK), the others (errors, reloads, host's records, keys' writes) whole
+ * beside it with a copy of their text. A recorder
  * fills its ring with the think path's functions, records numbered from its think (think, now);
  * the viewer with bti_ring_push, which keeps any record as it is. Not both in one ring. */
 typedef struct bti_ring {
@@ -67,13 +68,16 @@ BTI_FUNC void bti_ring_put_think(bti_ring *r, int cause, int has_sleep, double s
 /* a STATUS, EVENT or THINK record as the think path keeps it: a THINK's sleep time as a float,
  * in_think: made inside the think under way (its time then is its THINK's) */
 BTI_FUNC void bti_ring_put(bti_ring *r, const bt_rec_entry *e, int in_think);
-/* A record with bytes (ERROR, HOST) or a RELOAD, in two steps so that the callback and the sinks
+/* A record with bytes (ERROR, HOST, KEY) or a RELOAD, in two steps so that the callback and the sinks
  * see the ring's copy of the bytes: the copy (NUL-terminated; NULL: out of memory), then the
  * record, whose text, if any, is the copy's (the ring takes x). */
 typedef struct bti_ring_bytes bti_ring_bytes;
 BTI_FUNC bti_ring_bytes *bti_ring_bytes_new(const void *data, size_t size);
 BTI_FUNC const char *bti_ring_bytes_text(const bti_ring_bytes *x);
 BTI_FUNC void bti_ring_put_bytes(bti_ring *r, bti_ring_bytes *x, const bt_rec_entry *e);
+/* A KEY record's string values pointed into its text (before's bytes first, then after's): what
+ * a copy of a record's text calls for. */
+BTI_FUNC void bti_rec_key_strings(bt_rec_entry *e);
 
 /* Any record, kept exactly as it is (its text copied), into a ring of some room, the oldest
  * leaving when it is full: *left is that one (its text no longer kept: NULL), or of type 0 when

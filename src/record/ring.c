@@ -12,8 +12,8 @@
  * think number is the ring's newest (ring.think) less the difference of their low bits, which
  * holds while no record is 2^21 thinks or more older than it: a recorder's ring holds fewer
  * records than 2^21 and each think makes one, and bti_ring_push checks. A record a slot cannot
- * hold as it is (an error, a reload, a host's record, a mark of lost records, or one whose fields
- * do not fit) is kept whole beside it, in an `extra`, with a copy of its text.
+ * hold as it is (an error, a reload, a host's record, a key's write, a mark of lost records, or
+ * one whose fields do not fit) is kept whole beside it, in an `extra`, with a copy of its text.
  *
  * rec.c includes this file, so that the recorder's hook writes a think's records inline (the
  * think path's writers are `inline`): called across files, they cost a think recorded into a ring
@@ -236,9 +236,20 @@ bti_ring_bytes *bti_ring_bytes_new(const void *data, size_t size) {
 
 const char *bti_ring_bytes_text(const bti_ring_bytes *x) { return x->text; }
 
+void bti_rec_key_strings(bt_rec_entry *e) {
+  const char *at = e->text;
+  if (!at) return;
+  if (e->before.type == BT_KEY_STRING) {
+    e->before.as.string = at;
+    at += strlen(at) + 1;
+  }
+  if (e->after.type == BT_KEY_STRING) e->after.as.string = at;
+}
+
 void bti_ring_put_bytes(bti_ring *r, bti_ring_bytes *x, const bt_rec_entry *e) {
   x->e = *e;
   if (e->text) x->e.text = x->text;
+  if (e->type == BT_REC_KEY) bti_rec_key_strings(&x->e); /* its strings are the copy's */
   extra *old;
   slot *s = next_slot(r, &old);
   s->word = W_X;

@@ -32,7 +32,7 @@ typedef struct shape {
   int nodes;
   int index; /* its place in bt_stats.shapes */
   int agents;
-  unsigned long long thinks, errors;
+  unsigned long long thinks, errors, writes;
   bt_def *def;  /* held: a definition of the shape a live recorder fed, or NULL */
   figures *fig; /* nodes of them */
 } shape;
@@ -42,7 +42,7 @@ typedef struct bti_stats_agent bti_stats_agent;
 struct bti_stats_agent {
   bti_sink sink; /* a recorder's agent: its place among the recorder's sinks (the first: agent_of) */
   /* what counting a record reads and writes, next to the sink that the recorder reads: the
-   * agent's first 120 bytes of its 160 */
+   * agent's first 120 bytes of its 168 */
   const bt_def *def;            /* a recorder's agent: the definition its shape was taken from */
   shape *sh;                    /* the shape of its tree; NULL until its first record */
   bt_stats *st;
@@ -60,6 +60,7 @@ struct bti_stats_agent {
   bt_rec *rec;                  /* a recorder's agent: the recorder; NULL for bt_stats_add's */
   unsigned long long id;        /* bt_stats_add's agent id */
   int cap;                      /* nodes the arrays below have room for */
+  unsigned long long own_writes; /* its own BT_REC_KEY records (rare: out of the first 120 bytes) */
 };
 
 struct bt_stats {
@@ -151,7 +152,7 @@ static void runs_end(bti_stats_agent *a) {
 
 static void own_clear(bti_stats_agent *a, int nodes, double since) {
   if (a->own) memset(a->own, 0, (size_t)nodes * sizeof *a->own);
-  a->own_thinks = a->own_errors = 0;
+  a->own_thinks = a->own_errors = a->own_writes = 0;
   a->since = since;
 }
 
@@ -239,6 +240,10 @@ static void count(bti_stats_agent *a, int type, int from, int to, int node, unsi
       a->own_errors++;
     }
     break;
+  case BT_REC_KEY:
+    sh->writes++;
+    a->own_writes++;
+    break;
   default: /* events, reloads and the host's records say nothing of the figures */
     break;
   }
@@ -255,6 +260,7 @@ static int entry_valid(const bt_rec_entry *e, int nodes) {
   case BT_REC_EVENT:
   case BT_REC_RELOAD:
   case BT_REC_HOST:
+  case BT_REC_KEY:
     return 1;
   default:
     return 0;
@@ -527,7 +533,7 @@ void bt_stats_reset(bt_stats *st, double now) {
     shape *sh = st->shapes[i];
     memset(sh->fig, 0, (size_t)sh->nodes * sizeof *sh->fig);
     sh->agents = 0;
-    sh->thinks = sh->errors = 0;
+    sh->thinks = sh->errors = sh->writes = 0;
   }
   if (++st->gen == 0) st->gen = 1;
   for (bti_stats_agent *a = st->agents; a; a = a->next) {
@@ -632,6 +638,7 @@ int bt_stats_merge(bt_stats *dst, bt_stats *src) {
     d->agents += s->agents;
     d->thinks += s->thinks;
     d->errors += s->errors;
+    d->writes += s->writes;
     if (!d->def && s->def) {
       d->def = s->def;
       bt_def_retain(d->def);
@@ -667,6 +674,7 @@ static void shape_info(const shape *sh, bt_stats_shape *out) {
   out->agents = sh->agents;
   out->thinks = sh->thinks;
   out->errors = sh->errors;
+  out->writes = sh->writes;
   out->def = sh->def;
 }
 
@@ -761,6 +769,7 @@ int bt_rec_stats_shape(bt_rec *rec, bt_stats_shape *out) {
   out->agents = 1;
   out->thinks = a->own_thinks;
   out->errors = a->own_errors;
+  out->writes = a->own_writes;
   return BT_OK;
 }
 

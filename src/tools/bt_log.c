@@ -6,6 +6,7 @@
  *   bt-log tree FILE --agent A --at T [--dot]   an agent's tree at a moment, as the dump shows it
  *   bt-log why FILE --agent A --at T   why each Priority and ActiveSelector above what runs runs
  *                                      its child: the latest switch and its cause
+ *   bt-log board FILE --agent A --at T   an agent's blackboard at a moment: each key's value
  *   bt-log stats FILE [--agent ID] [--label PATTERN] [--order time|visits|tree]
  *                                 per shape and per node: visits, successes, failures, time
  *                                 running, ..., hottest first (the core's bt_stats, as at run time)
@@ -39,6 +40,7 @@ static const char USAGE[] =
     "                         [--follow]\n"
     "       bt-log tree FILE (--agent ID | --label PATTERN) --at T [--dot]\n"
     "       bt-log why FILE (--agent ID | --label PATTERN) --at T\n"
+    "       bt-log board FILE (--agent ID | --label PATTERN) --at T\n"
     "       bt-log stats FILE [--agent ID]... [--label PATTERN]... [--order time|visits|tree]\n"
     "       bt-log view FILE [--address A] [--port P] [--token T]\n"
     "\n"
@@ -52,6 +54,7 @@ static const char USAGE[] =
     "          latest switch of its running child, its time and its cause; for an agent\n"
     "          gone at T (its tree was stopped: it died or left), since when, and what it\n"
     "          ran then\n"
+    "  board   an agent's blackboard at time T: each key, its type and its value\n"
     "  stats   per tree shape and per node, summed over the agents: visits, successes,\n"
     "          failures, aborts, runs, thinks running, time running, longest run, errors,\n"
     "          hottest first (the same figures as the statistics at run time)\n"
@@ -65,11 +68,11 @@ static const char USAGE[] =
     "  --from T, --to T records from, and to, time T (seconds; both included)\n"
     "  --status NAME    status records into READY, SUCCESS, FAILED or RUNNING\n"
     "  --type TYPE      records of that type: status think event error reload host world lost\n"
-    "                   stop (the default: all of these), attach saved describe\n"
+    "                   stop key (the default: all of these), attach saved describe\n"
     "  --bytes          print: the bytes of host and world records too (else their code and\n"
     "                   size only)\n"
     "  --follow         at the end of the file, wait for more until the log's end\n"
-    "  --at T           the moment, in seconds, of tree and why\n"
+    "  --at T           the moment, in seconds, of tree, why and board\n"
     "  --dot            tree: the Graphviz DOT picture, statuses coloured\n"
     "  --order ORDER    stats: time (the default: most time running first), visits, or tree\n"
     "                   (pre-order)\n"
@@ -136,9 +139,10 @@ static const struct {
 } TYPES[] = {{"status", BT_REC_STATUS}, {"think", BT_REC_THINK},   {"event", BT_REC_EVENT},
              {"error", BT_REC_ERROR},   {"reload", BT_REC_RELOAD}, {"host", BT_REC_HOST},
              {"world", BT_LOG_WORLD},   {"lost", BT_LOG_LOST},     {"stop", BT_LOG_STOP},
-             {"attach", BT_LOG_ATTACH}, {"saved", BT_LOG_SAVED},   {"describe", BT_LOG_DESCRIBE}};
+             {"key", BT_REC_KEY},       {"attach", BT_LOG_ATTACH}, {"saved", BT_LOG_SAVED},
+             {"describe", BT_LOG_DESCRIBE}};
 #define NTYPES (sizeof TYPES / sizeof TYPES[0])
-#define DEFAULT_TYPES 0x1ff /* the first 9 of TYPES */
+#define DEFAULT_TYPES 0x3ff /* the first 10 of TYPES */
 
 static const char *type_name(int type) {
   for (size_t i = 0; i < NTYPES; i++)
@@ -184,7 +188,7 @@ static void add_type(const char *flag, const char *w, options *o) {
       o->types |= 1u << i;
       return;
     }
-  die_usage("%s: '%s' is no record type (status think event error reload host world lost stop attach "
+  die_usage("%s: '%s' is no record type (status think event error reload host world lost stop key attach "
             "saved describe)",
             flag, w);
 }
@@ -288,7 +292,7 @@ static void parse(int argc, char **argv, options *o) {
       each_word(flag, value, add_type, o);
     }
   }
-  if (!o->command) die_usage("no subcommand (print, tree, why, stats, view)");
+  if (!o->command) die_usage("no subcommand (print, tree, why, board, stats, view)");
   if (strcmp(o->command, "view") != 0 && (o->address || o->token || o->port >= 0))
     die_usage("--address, --port and --token are for view");
   if (!o->file) die_usage("%s: no FILE", o->command);
@@ -506,6 +510,44 @@ static void print_head(const bt_log_record *rec) {
   fwrite(d, 1, (size_t)(digits + sizeof digits - d), stdout);
 }
 
+/* A number in the shortest form that reads back the same (%.15g, or %.17g when that loses bits). */
+static void put_number(double x) {
+  char text[32];
+  snprintf(text, sizeof text, "%.15g", x);
+  if (strtod(text, NULL) != x && x == x) snprintf(text, sizeof text, "%.17g", x);
+  fputs(text, stdout);
+}
+
+/* A key's value: nil, 0.75, -3, true, "text" (its bytes escaped, and its quotes), entity 12,
+ * value 7 (a binding's token). */
+static void put_value(const bt_value *v) {
+  switch (v->type) {
+    case BT_KEY_NUMBER: put_number(v->as.number); break;
+    case BT_KEY_INTEGER: printf("%lld", v->as.integer); break;
+    case BT_KEY_BOOLEAN: fputs(v->as.boolean ? "true" : "false", stdout); break;
+    case BT_KEY_STRING: {
+      putchar('"');
+      for (const char *p = v->as.string, *q; *p; p = q) {
+        q = strchr(p, '"');
+        if (!q) q = p + strlen(p);
+        put_escaped(p, (size_t)(q - p));
+        if (*q == '"') fputs("\\\"", stdout), q++;
+      }
+      putchar('"');
+      break;
+    }
+    case BT_KEY_ENTITY: printf("entity %llu", v->as.entity); break;
+    case BT_KEY_VALUE: printf("value %llu", v->as.token); break;
+    default: fputs("nil", stdout); break;
+  }
+}
+
+/* A key's name in the agent's shape ("?" when the log has none). */
+static const char *key_name(const bt_log_shape *s, int key) {
+  const char *name = bt_log_shape_key_name(s, key);
+  return name ? name : "?";
+}
+
 /* One record a line: every byte of the log's (a label, a path, a message, the host's bytes) is
  * escaped, so that no record spans two lines. */
 static void print_record(const options *o, const bt_log_record *rec) {
@@ -544,6 +586,15 @@ static void print_record(const options *o, const bt_log_record *rec) {
         putchar('\t');
         put_escaped(e->text, e->size);
       }
+      break;
+    case BT_REC_KEY:
+      putchar('\t');
+      put_escaped_text(key_name(rec->shape, e->node));
+      putchar('\t');
+      put_value(&e->before);
+      fputs(" -> ", stdout);
+      put_value(&e->after);
+      if (e->from) fputs("\twoke", stdout);
       break;
     case BT_LOG_LOST: printf("\t%zu", e->size); break;
     case BT_LOG_ATTACH: printf("\t%016llx\t%zu", bt_log_shape_hash(rec->shape), e->size); break;
@@ -950,6 +1001,32 @@ static int cmd_why(const options *o) {
   return 0;
 }
 
+/* An agent's blackboard at --at: each key of its tree's shape, its type and its value, a line
+ * each (a key unset: nil). */
+static int cmd_board(const options *o) {
+  if (o->dot) die_usage("--dot is for tree");
+  replay p;
+  source s;
+  replay_run(o, &p, &s);
+  print_header(&p, o->at);
+  int n = bt_log_shape_key_count(p.shape);
+  if (!n) printf("no blackboard: the agent's tree has no keys\n");
+  for (int k = 0; k < n; k++) {
+    bt_value v;
+    bt_log_tree_key(p.tree, k, &v);
+    put_escaped_text(key_name(p.shape, k));
+    printf("\t%s%s\t", bt_key_type_name(bt_log_shape_key_type(p.shape, k)),
+           bt_log_shape_key_flags(p.shape, k) & BT_KEY_HOST ? " (host)" : "");
+    put_value(&v);
+    putchar('\n');
+  }
+  fflush(stdout);
+  say_where(&s);
+  replay_free(&p);
+  bt_log_reader_free(s.r);
+  return 0;
+}
+
 /* ---- stats: the core's statistics (bt_stats) fed the log's records ---- */
 
 /* A shape's first place of each node's state: live statistics count a shared node's records at
@@ -1002,7 +1079,7 @@ static void stats_add(bt_stats *st, const bt_log_reader *r, const bt_log_record 
       run.to = BT_RUNNING;
       rc = bt_stats_add(st, (unsigned long long)rec->agent_index, hash, size, &run);
     }
-  } else if (e->type >= BT_REC_STATUS && e->type <= BT_REC_HOST) {
+  } else if (e->type >= BT_REC_STATUS && e->type <= BT_REC_KEY) {
     bt_rec_entry one = *e;
     if (one.type == BT_REC_STATUS || one.type == BT_REC_EVENT || (one.type == BT_REC_ERROR && one.node >= 0))
       one.node = first_place(s, one.node);
@@ -1034,7 +1111,9 @@ static int cmd_stats(const options *o) {
     const bt_log_shape *shape = bt_log_reader_shape(s.r, sh.shape);
     printf("shape\t%016llx\troot\t", sh.shape);
     put_escaped_text(shape ? bt_log_shape_name(shape, 0) : "?");
-    printf("\tagents\t%d\tthinks\t%llu\terrors\t%llu\n", sh.agents, sh.thinks, sh.errors);
+    printf("\tagents\t%d\tthinks\t%llu\terrors\t%llu", sh.agents, sh.thinks, sh.errors);
+    if (bt_log_shape_key_count(shape) > 0) printf("\twrites\t%llu", sh.writes); /* a tree with keys */
+    putchar('\n');
     printf("node\tvisits\tsuccesses\tfailures\taborts\truns\tthinks\ttime\tlongest\terrors\n");
     for (int i = 0; i < n; i++) {
       const bt_stats_node *f = &rows[i];
@@ -1102,13 +1181,14 @@ static int cmd_view(const options *o) {
 static const struct {
   const char *name;
   int (*run)(const options *o);
-} COMMANDS[] = {{"print", cmd_print}, {"tree", cmd_tree}, {"why", cmd_why}, {"stats", cmd_stats}, {"view", cmd_view}};
+} COMMANDS[] = {{"print", cmd_print}, {"tree", cmd_tree}, {"why", cmd_why},
+               {"board", cmd_board}, {"stats", cmd_stats}, {"view", cmd_view}};
 
 int main(int argc, char **argv) {
   options o;
   parse(argc, argv, &o);
   for (size_t i = 0; i < sizeof COMMANDS / sizeof COMMANDS[0]; i++)
     if (strcmp(o.command, COMMANDS[i].name) == 0) return COMMANDS[i].run(&o);
-  die_usage("unknown subcommand '%s' (print, tree, why, stats, view)", o.command);
+  die_usage("unknown subcommand '%s' (print, tree, why, board, stats, view)", o.command);
   return 2;
 }

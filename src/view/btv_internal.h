@@ -91,6 +91,16 @@ BTV_HIDDEN int btv_json_read_ids(const char *s, size_t n, unsigned long long *id
 /* appends a record's JSON object ({"seq", "type", ...}; BT_LOG_LOST: "lost" with its "count") */
 BTV_HIDDEN void btv_json_record(bt_buf *b, unsigned long long seq, const bt_rec_entry *e);
 
+/* a blackboard value as JSON: null (unset), a number, an integer, true or false, a string, an
+ * entity's id or a binding's token (a number: the shape's keys say the type) */
+BTV_HIDDEN void btv_json_value(bt_buf *b, const bt_value *v);
+
+/* an agent's blackboard just before the record `from` of its history (0: the oldest), as a JSON
+ * array of values by key: its values now (nkeys of them, after the newest record) with every
+ * KEY record from the newest back to `from` undone (each carries the value before it); null
+ * when a reload or a loss lies between (the values before it are not known) */
+BTV_HIDDEN void btv_json_keys_before(bt_buf *b, const bt_value *now, int nkeys, const bti_ring *ring, size_t from);
+
 /* writes a bt_stats' rows of one shape as the stats endpoints' JSON */
 BTV_HIDDEN int btv_json_stats(bt_buf *out, bt_stats *st, unsigned long long shape);
 

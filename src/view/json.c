@@ -170,9 +170,49 @@ static const char *type_name(int type) {
     case BT_REC_ERROR: return "error";
     case BT_REC_RELOAD: return "reload";
     case BT_REC_HOST: return "host";
+    case BT_REC_KEY: return "key";
     case BT_LOG_LOST: return "lost";
     default: return "unknown";
   }
+}
+
+void btv_json_value(bt_buf *b, const bt_value *v) {
+  switch (v->type) {
+    case BT_KEY_NUMBER: btv_json_number(b, v->as.number); break;
+    case BT_KEY_INTEGER: bt_buf_printf(b, "%lld", v->as.integer); break;
+    case BT_KEY_BOOLEAN: btv_json_raw(b, v->as.boolean ? "true" : "false"); break;
+    case BT_KEY_STRING: btv_json_cstring(b, v->as.string); break;
+    case BT_KEY_ENTITY:
+    case BT_KEY_VALUE: bt_buf_printf(b, "%llu", v->as.entity); break;
+    default: btv_json_raw(b, "null"); break;
+  }
+}
+
+void btv_json_keys_before(bt_buf *b, const bt_value *now, int nkeys, const bti_ring *ring, size_t from) {
+  bt_value *v = nkeys > 0 ? malloc((size_t)nkeys * sizeof *v) : NULL;
+  if (nkeys > 0 && !v) {
+    b->err = BT_ENOMEM;
+    return;
+  }
+  if (nkeys > 0) memcpy(v, now, (size_t)nkeys * sizeof *v);
+  int known = 1;
+  for (size_t i = ring->count; known && i-- > from;) {
+    bt_rec_entry e;
+    bti_ring_get(ring, i, &e);
+    if (e.type == BT_REC_KEY && e.node >= 0 && e.node < nkeys) v[e.node] = e.before; /* (the ring's text) */
+    else if (e.type == BT_REC_RELOAD || e.type == BT_LOG_LOST) known = 0;
+  }
+  if (!known && nkeys > 0) {
+    btv_json_raw(b, "null");
+  } else {
+    btv_json_raw(b, "[");
+    for (int k = 0; k < nkeys; k++) {
+      if (k) btv_json_raw(b, ",");
+      btv_json_value(b, &v[k]);
+    }
+    btv_json_raw(b, "]");
+  }
+  free(v);
 }
 
 void btv_json_record(bt_buf *b, unsigned long long seq, const bt_rec_entry *e) {
@@ -203,6 +243,13 @@ void btv_json_record(bt_buf *b, unsigned long long seq, const bt_rec_entry *e) {
       btv_json_raw(b, ",\"shape\":");
       btv_json_shape(b, e->def_to);
       break;
+    case BT_REC_KEY:
+      bt_buf_printf(b, ",\"key\":%d,\"before\":", e->node);
+      btv_json_value(b, &e->before);
+      btv_json_raw(b, ",\"after\":");
+      btv_json_value(b, &e->after);
+      btv_json_raw(b, e->from ? ",\"woke\":true" : ",\"woke\":false");
+      break;
     case BT_LOG_LOST:
       bt_buf_printf(b, ",\"count\":%llu", (unsigned long long)e->size);
       break;
@@ -225,10 +272,10 @@ int btv_json_stats(bt_buf *out, bt_stats *st, unsigned long long shape) {
   btv_json_raw(out, "{\"shape\":");
   btv_json_shape(out, shape);
   if (!found) {
-    btv_json_raw(out, ",\"agents\":0,\"thinks\":0,\"nodes\":[]}");
+    btv_json_raw(out, ",\"agents\":0,\"thinks\":0,\"writes\":0,\"nodes\":[]}");
     return BT_OK;
   }
-  bt_buf_printf(out, ",\"agents\":%d,\"thinks\":%llu,\"nodes\":[", sh.agents, sh.thinks);
+  bt_buf_printf(out, ",\"agents\":%d,\"thinks\":%llu,\"writes\":%llu,\"nodes\":[", sh.agents, sh.thinks, sh.writes);
   for (int n = 0; n < sh.nodes; n++) {
     bt_stats_node row;
     if (bt_stats_node_get(st, shape, n, &row) != BT_OK) continue;

@@ -55,6 +55,9 @@ typedef struct btv_agent {
   unsigned long long think;
   int has_pos;
   double x, y;
+  int nkeys;        /* its blackboard now (at the last frame): a value per key of its tree */
+  bt_value *keys;   /* (a string's: its copy in key_text) */
+  char **key_text;
   int watchers; /* streams subscribed to it */
   int keeping;  /* its recorder keeps the DBStrings of its thinks */
   bti_ring ring;             /* the history: its newest records (ring.count), at most `history` */
@@ -209,9 +212,50 @@ static void agent_free_now(btv_agent *a) {
   a->nodes = 0;
 }
 
+static void keys_free(btv_agent *a) {
+  for (int k = 0; k < a->nkeys; k++) free(a->key_text[k]);
+  free(a->keys);
+  free(a->key_text);
+  a->keys = NULL;
+  a->key_text = NULL;
+  a->nkeys = 0;
+}
+
+/* reads the instance's blackboard into the agent's (a string that finds no memory reads as unset) */
+static int keys_read(btv_agent *a, bt_inst *inst) {
+  const bt_def *def = bt_inst_def(inst);
+  int n = bt_def_key_count(def);
+  if (n != a->nkeys) {
+    keys_free(a);
+    if (n == 0) return BT_OK;
+    a->keys = calloc((size_t)n, sizeof *a->keys);
+    a->key_text = calloc((size_t)n, sizeof *a->key_text);
+    if (!a->keys || !a->key_text) {
+      keys_free(a);
+      return BT_ENOMEM;
+    }
+    a->nkeys = n;
+  }
+  for (int k = 0; k < n; k++) {
+    bt_value v;
+    bt_inst_key_get(inst, k, &v);
+    if (v.type == BT_KEY_STRING) {
+      if (!a->key_text[k] || strcmp(a->key_text[k], v.as.string) != 0) {
+        free(a->key_text[k]);
+        a->key_text[k] = strdup(v.as.string);
+      }
+      if (!a->key_text[k]) v.type = BT_KEY_NONE;
+      else v.as.string = a->key_text[k];
+    }
+    a->keys[k] = v;
+  }
+  return BT_OK;
+}
+
 static void agent_free(btv_agent *a) {
   if (!a) return;
   agent_free_now(a);
+  keys_free(a);
   bti_ring_fini(&a->ring);
   free(a->base.status);
   free(a->label);
@@ -529,6 +573,7 @@ static int frame_agent(bt_view *v, btv_agent *a, bt_buf *msg, int *reloaded) {
       if (a->statuses[n] != BT_RUNNING) a->since[n] = NAN;
       else if (isnan(a->since[n])) a->since[n] = v->now;
     }
+    if (keys_read(a, inst) != BT_OK) rc = BT_ENOMEM;
     int keep = a->watchers > 0 && v->dbstrings; /* described inside the thinks, of the agents shown */
     if (keep != a->keeping && bt_rec_keep_dbstrings(a->rec, keep) == BT_OK) a->keeping = keep;
     if (keep) read_dbstrings(a);
@@ -688,6 +733,11 @@ static int live_agent(bt_view *v, unsigned long long id, bt_buf *out) {
     any = 1;
   }
   (void)any;
+  btv_json_raw(out, "],\"keys\":[");
+  for (int k = 0; k < a->nkeys; k++) {
+    if (k) btv_json_raw(out, ",");
+    btv_json_value(out, &a->keys[k]);
+  }
   btv_json_raw(out, "]}");
   return BT_OK;
 }
@@ -716,6 +766,8 @@ static int live_history(bt_view *v, unsigned long long id, unsigned long long be
   free(past.status);
   btv_json_raw(out, ",\"shape_before\":");
   json_shape_or_null(out, past.shape);
+  btv_json_raw(out, ",\"keys_before\":");
+  btv_json_keys_before(out, a->keys, a->nkeys, &a->ring, (size_t)(start - oldest));
   btv_json_raw(out, ",\"records\":[");
   for (unsigned long long s = start; s < end; s++) {
     if (s > start) bt_buf_append(out, ",", 1);
@@ -768,7 +820,22 @@ static int live_shape(bt_view *v, unsigned long long hash, bt_buf *out) {
     for (int k = 0; k < kids; k++) bt_buf_printf(out, k ? ",%d" : "%d", bt_def_child(s->def, i, k));
     int state = bt_def_state(s->def, i), places = 0;
     for (int j = 0; j < n; j++) places += bt_def_state(s->def, j) == state;
-    bt_buf_printf(out, "],\"param\":null,\"shared\":%d}", places > 1 ? places : 0);
+    bt_buf_printf(out, "],\"param\":null,\"shared\":%d", places > 1 ? places : 0);
+    int ports = bt_def_port_count(s->def, i);
+    for (int p = 0; p < ports; p++) {
+      int key;
+      unsigned how;
+      bt_def_port(s->def, i, p, &key, &how);
+      bt_buf_printf(out, "%s[%d,%u]", p ? "," : ",\"ports\":[", key, how);
+    }
+    btv_json_raw(out, ports > 0 ? "]}" : "}");
+  }
+  btv_json_raw(out, "],\"keys\":[");
+  for (int k = 0; k < bt_def_key_count(s->def); k++) {
+    btv_json_raw(out, k ? ",{\"name\":" : "{\"name\":");
+    btv_json_cstring(out, bt_def_key_name(s->def, k));
+    bt_buf_printf(out, ",\"type\":\"%s\",\"host\":%s}", bt_key_type_name(bt_def_key_type(s->def, k)),
+                  bt_def_key_flags(s->def, k) & BT_KEY_HOST ? "true" : "false");
   }
   btv_json_raw(out, "]}");
   return BT_OK;
@@ -780,7 +847,7 @@ static int live_shape_stats(bt_view *v, unsigned long long hash, bt_buf *out) {
   if (!L->stats) {
     btv_json_raw(out, "{\"shape\":");
     btv_json_shape(out, hash);
-    btv_json_raw(out, ",\"agents\":0,\"thinks\":0,\"nodes\":[]}");
+    btv_json_raw(out, ",\"agents\":0,\"thinks\":0,\"writes\":0,\"nodes\":[]}");
     return BT_OK;
   }
   return btv_json_stats(out, L->stats, hash);

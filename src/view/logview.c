@@ -61,7 +61,7 @@ typedef struct btv_logview {
   int have;
 } btv_logview;
 
-static int is_counted(int type) { return (type >= BT_REC_STATUS && type <= BT_REC_HOST) || type == BT_LOG_LOST; }
+static int is_counted(int type) { return (type >= BT_REC_STATUS && type <= BT_REC_KEY) || type == BT_LOG_LOST; }
 
 static log_agent *agent_by_id(btv_logview *L, unsigned long long id) {
   for (int i = 0; L && i < L->n; i++)
@@ -241,6 +241,27 @@ static void logview_range(bt_view *v, btv_range *out) {
 
 /* ---- answers ---- */
 
+/* the tree's blackboard as JSON: a value per key of its shape */
+static void json_keys(bt_buf *out, const bt_log_tree *t) {
+  int n = bt_log_shape_key_count(bt_log_tree_shape(t));
+  btv_json_raw(out, "[");
+  for (int k = 0; k < n; k++) {
+    bt_value v;
+    bt_log_tree_key(t, k, &v);
+    if (k) btv_json_raw(out, ",");
+    btv_json_value(out, &v);
+  }
+  btv_json_raw(out, "]");
+}
+
+/* the tree's blackboard as an array of values (valid until the tree's next apply or free) */
+static bt_value *keys_of(const bt_log_tree *t, int *n) {
+  *n = bt_log_shape_key_count(bt_log_tree_shape(t));
+  bt_value *v = malloc((size_t)(*n > 0 ? *n : 1) * sizeof *v);
+  for (int k = 0; v && k < *n; k++) bt_log_tree_key(t, k, &v[k]);
+  return v;
+}
+
 static void json_running(bt_buf *out, const bt_log_tree *t) {
   const bt_log_shape *s = bt_log_tree_shape(t);
   bt_buf_append(out, "[", 1);
@@ -333,8 +354,22 @@ static int logview_agent(bt_view *v, unsigned long long id, bt_buf *out) {
     if (bt_log_tree_describe(a->tree, n, NULL, NULL, &text, &len) == 1 && text && len) btv_json_string(out, text, len);
     else btv_json_raw(out, "null");
   }
-  btv_json_raw(out, "]}");
+  btv_json_raw(out, "],\"keys\":");
+  json_keys(out, a->tree);
+  btv_json_raw(out, "}");
   return BT_OK;
+}
+
+/* whether the tail holds a loss at or after the record `start`, in a tree with keys: its values
+ * before the loss are not known from the end (btv_json_keys_before), but a read of the file
+ * gives them */
+static int lost_after(const log_agent *a, unsigned long long start) {
+  if (!bt_log_shape_key_count(bt_log_tree_shape(a->tree))) return 0;
+  unsigned long long oldest = a->seq - a->tail.count + 1;
+  bt_rec_entry e;
+  for (unsigned long long q = start; q <= a->seq; q++)
+    if (tail_at(a, (size_t)(q - oldest), &e)->type == BT_LOG_LOST) return 1;
+  return 0;
 }
 
 /* a window within the agent's tail that starts after its last attach or reload (at base_seq or
@@ -358,6 +393,12 @@ static int tail_history(log_agent *a, unsigned long long start, unsigned long lo
   btv_json_raw(out, "],\"shape_before\":");
   if (s) btv_json_shape(out, bt_log_shape_hash(s));
   else btv_json_raw(out, "null");
+  int nkeys;
+  bt_value *now = keys_of(a->tree, &nkeys); /* the log's end: undone back to the window's start */
+  btv_json_raw(out, ",\"keys_before\":");
+  if (now) btv_json_keys_before(out, now, nkeys, &a->tail, (size_t)(start - oldest));
+  else out->err = BT_ENOMEM;
+  free(now);
   btv_json_raw(out, ",\"records\":[");
   for (unsigned long long q = start; q < end; q++) {
     if (q > start) bt_buf_append(out, ",", 1);
@@ -377,7 +418,7 @@ static int logview_history(bt_view *v, unsigned long long id, unsigned long long
   if (start < 1) start = 1;
   const bt_log_shape *now = bt_log_tree_shape(a->tree);
   if (start < end && a->tail.count && start >= a->seq - a->tail.count + 1 && start >= a->base_seq &&
-      a->base_nodes == (now ? bt_log_shape_size(now) : 0))
+      a->base_nodes == (now ? bt_log_shape_size(now) : 0) && !lost_after(a, start))
     return tail_history(a, start, end, out);
   bt_log_reader *r = NULL;
   bt_log_tree *t = NULL;
@@ -389,7 +430,7 @@ static int logview_history(bt_view *v, unsigned long long id, unsigned long long
     return BTV_BAD_REQUEST;
   }
   bt_buf records = {0};
-  bt_buf before_statuses = {0};
+  bt_buf before_statuses = {0}, before_keys = {0};
   unsigned long long seq = 0, shape_before = 0;
   int captured = 0;
   bt_log_record rec;
@@ -405,6 +446,7 @@ static int logview_history(bt_view *v, unsigned long long id, unsigned long long
         for (int n = 0; n < nodes; n++) bt_buf_printf(&before_statuses, n ? ",%d" : "%d", bt_log_tree_status(t, n));
         bt_buf_append(&before_statuses, "]", 1);
         shape_before = s ? bt_log_shape_hash(s) : 0;
+        json_keys(&before_keys, t); /* (the record at start is not applied yet) */
         captured = 1;
       }
       if (seq >= start) {
@@ -420,12 +462,15 @@ static int logview_history(bt_view *v, unsigned long long id, unsigned long long
   btv_json_raw(out, ",\"shape_before\":");
   if (shape_before) btv_json_shape(out, shape_before);
   else btv_json_raw(out, "null");
+  btv_json_raw(out, ",\"keys_before\":");
+  bt_buf_append(out, before_keys.len ? before_keys.data : "[]", before_keys.len ? before_keys.len : 2);
   btv_json_raw(out, ",\"records\":[");
   if (records.len) bt_buf_append(out, records.data, records.len);
   btv_json_raw(out, "]}");
-  if (records.err || before_statuses.err) out->err = BT_ENOMEM;
+  if (records.err || before_statuses.err || before_keys.err) out->err = BT_ENOMEM;
   bt_buf_free(&records);
   bt_buf_free(&before_statuses);
+  bt_buf_free(&before_keys);
   bt_log_tree_free(t);
   bt_log_reader_free(r);
   return BT_OK;
@@ -436,7 +481,7 @@ static int logview_agent_stats(bt_view *v, unsigned long long id, bt_buf *out) {
   if (!a) return BTV_NOT_FOUND;
   const bt_log_shape *s = bt_log_tree_shape(a->tree);
   if (!s) {
-    btv_json_raw(out, "{\"shape\":null,\"agents\":0,\"thinks\":0,\"nodes\":[]}");
+    btv_json_raw(out, "{\"shape\":null,\"agents\":0,\"thinks\":0,\"writes\":0,\"nodes\":[]}");
     return BT_OK;
   }
   return btv_json_stats(out, a->stats, bt_log_shape_hash(s));
@@ -466,7 +511,22 @@ static int logview_shape(bt_view *v, unsigned long long hash, bt_buf *out) {
     else btv_json_raw(out, "null");
     int state = bt_log_shape_state(s, i), places = 0;
     for (int j = 0; j < n; j++) places += bt_log_shape_state(s, j) == state;
-    bt_buf_printf(out, ",\"shared\":%d}", places > 1 ? places : 0);
+    bt_buf_printf(out, ",\"shared\":%d", places > 1 ? places : 0);
+    int ports = bt_log_shape_port_count(s, i);
+    for (int p = 0; p < ports; p++) {
+      int key;
+      unsigned how;
+      bt_log_shape_port(s, i, p, &key, &how);
+      bt_buf_printf(out, "%s[%d,%u]", p ? "," : ",\"ports\":[", key, how);
+    }
+    btv_json_raw(out, ports > 0 ? "]}" : "}");
+  }
+  btv_json_raw(out, "],\"keys\":[");
+  for (int k = 0; k < bt_log_shape_key_count(s); k++) {
+    btv_json_raw(out, k ? ",{\"name\":" : "{\"name\":");
+    btv_json_cstring(out, bt_log_shape_key_name(s, k));
+    bt_buf_printf(out, ",\"type\":\"%s\",\"host\":%s}", bt_key_type_name(bt_log_shape_key_type(s, k)),
+                  bt_log_shape_key_flags(s, k) & BT_KEY_HOST ? "true" : "false");
   }
   btv_json_raw(out, "]}");
   return BT_OK;

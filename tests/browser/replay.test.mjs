@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The page's replay of statuses (src/view/page/history.js) against C's (bt_rec_entry_apply, through
+// The page's replay of statuses and of a blackboard (src/view/page/history.js) against C's (bt_rec_entry_apply, through
 // a view's statuses_before), on the same records: BT_REPLAY_FIXTURE names what
 // tests/view/replay_fixture.c wrote of three agents, live and from a log: for each, its statuses
 // now, its shape, its whole history and, for every record s kept, the window of s alone, whose
@@ -77,6 +77,19 @@ for (const a of fixture?.agents ?? []) {
       compared++;
     }
     assert.ok(compared > 100);
+    // the blackboard: C's keys_before each record (the values now undone, or a log's file
+    // replayed), the timeline's undone from the agent's values now
+    const k = new History(a.now.statuses, a.now.seq, undefined, a.now.keys ?? []);
+    k.prepend(a.full);
+    let keys_compared = 0;
+    for (let c = k.records.length; c >= k.floor; c--) {
+      k.seek_index(c);
+      const want = c === k.records.length ? a.now.keys : windows.get(k.records[c].seq).keys_before;
+      if (!Array.isArray(want)) continue; // C does not know them (a loss or a reload lies between)
+      assert.deepEqual(k.keys, want, `keys at ${c} records applied`);
+      keys_compared++;
+    }
+    if ((a.shape.keys ?? []).length) assert.ok(keys_compared > 50, `${keys_compared} blackboards compared`);
     const reload = a.full.records.find((r) => r.type === 'reload');
     if (reload) assert.ok(h.barrier && h.first_seq === reload.seq + 1 && is_barrier(reload));
   });
@@ -86,4 +99,6 @@ test('the fixture has live and log agents, one with a shared node and one reload
   assert.deepEqual([...new Set(fixture.agents.map((a) => a.source))], ['live', 'log']);
   assert.ok(fixture.agents.some((a) => a.shape.nodes.some((n) => n.shared)));
   assert.ok(fixture.agents.some((a) => a.source === 'log' && a.full.records.some((r) => r.type === 'reload')));
+  for (const source of ['live', 'log'])
+    assert.ok(fixture.agents.some((a) => a.source === source && a.full.records.filter((r) => r.type === 'key').length > 20));
 });

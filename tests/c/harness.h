@@ -307,4 +307,82 @@ static inline const char *dump(bt_inst *in) {
   return DUMP;
 }
 
+/* ---- a tree with a blackboard (test_keylog, test_dot, test_view) ----
+ * Root (a Priority of period 1) over Hungry (a WatchNode: hunger > 0.7, abort lower) > Hunt
+ * (reads hunger, writes prey), Night (a WatchNode: night is true) > Sleep, and Wander (reads
+ * and writes mood, writes count). Its keys: hunger (a number, the host's), night (a boolean, the
+ * host's), prey (an entity), mood (a string), count (an integer), token (a value, the host's,
+ * which no node uses). Pre-order: 0 Root, 1 Hungry, 2 Hunt, 3 Night, 4 Sleep, 5 Wander. */
+enum { KEY_HUNGER, KEY_NIGHT, KEY_PREY, KEY_MOOD, KEY_COUNT, KEY_TOKEN };
+
+/* A behaviour with ports, and a WatchNode `key cmp value`; where: where they were made, or NULL. */
+static inline int add_ported_leaf(bt_graph *g, leaf *l, const bt_port *ports, int n, const char *where) {
+  bt_spec s;
+  memset(&s, 0, sizeof s);
+  s.kind = BT_BEHAVIOUR;
+  s.name = l->name;
+  s.ops = &LEAF_OPS;
+  s.ops_ud = l;
+  s.ports = ports;
+  s.nports = n;
+  s.where = where;
+  int id = bt_graph_add(g, &s);
+  REQUIRE(id >= 0);
+  return id;
+}
+
+static inline int add_watch_node(bt_graph *g, const char *name, const char *key, int cmp, bt_value value,
+                                 unsigned flags, const char *where) {
+  bt_spec s;
+  memset(&s, 0, sizeof s);
+  s.kind = BT_WATCH;
+  s.name = name;
+  s.key = key;
+  s.cmp = cmp;
+  s.value = value;
+  s.flags = flags;
+  s.where = where;
+  int id = bt_graph_add(g, &s);
+  REQUIRE(id >= 0);
+  return id;
+}
+
+static inline bt_def *board_def(leaf *hunt, leaf *sleep, leaf *wander) {
+  bt_graph *g = new_graph();
+  REQUIRE(bt_graph_add_key(g, "hunger", BT_KEY_NUMBER, BT_KEY_HOST) == KEY_HUNGER);
+  REQUIRE(bt_graph_add_key(g, "night", BT_KEY_BOOLEAN, BT_KEY_HOST) == KEY_NIGHT);
+  REQUIRE(bt_graph_add_key(g, "prey", BT_KEY_ENTITY, 0) == KEY_PREY);
+  REQUIRE(bt_graph_add_key(g, "mood", BT_KEY_STRING, 0) == KEY_MOOD);
+  REQUIRE(bt_graph_add_key(g, "count", BT_KEY_INTEGER, 0) == KEY_COUNT);
+  REQUIRE(bt_graph_add_key(g, "token", BT_KEY_VALUE, BT_KEY_HOST) == KEY_TOKEN);
+  static const bt_port hunt_ports[] = {{"hunger", 0, BT_PORT_READ}, {"prey", BT_KEY_ENTITY, BT_PORT_WRITE}};
+  static const bt_port wander_ports[] = {{"mood", 0, BT_PORT_READ | BT_PORT_WRITE}, {"count", 0, BT_PORT_WRITE}};
+  bt_value over = {BT_KEY_NUMBER, {.number = 0.7}}, none = {BT_KEY_NONE, {0}};
+  int hungry = add_watch_node(g, "Hungry", "hunger", BT_CMP_GT, over, BT_SPEC_ABORT_LOWER, NULL);
+  int hunt_id = add_ported_leaf(g, hunt, hunt_ports, 2, NULL);
+  set_kids(g, hungry, 1, hunt_id);
+  int night = add_watch_node(g, "Night", "night", BT_CMP_TRUE, none, 0, NULL);
+  set_kids(g, night, 1, add_leaf(g, sleep));
+  int wander_id = add_ported_leaf(g, wander, wander_ports, 2, NULL);
+  int root = add_prio(g, "Root", 1);
+  set_kids(g, root, 3, hungry, night, wander_id);
+  bt_def *def = NULL;
+  if (bt_def_create(&def, g, root) != BT_OK) {
+    fprintf(stderr, "board_def: %s\n", bt_graph_errmsg(g));
+    exit(2);
+  }
+  bt_graph_free(g);
+  return def;
+}
+
+static inline int set_key(bt_inst *in, int key, bt_value v) { return bt_inst_key_set(in, key, &v); }
+static inline bt_value num_value(double x) {
+  bt_value v = {BT_KEY_NUMBER, {.number = x}};
+  return v;
+}
+static inline bt_value str_value(const char *s) {
+  bt_value v = {BT_KEY_STRING, {.string = s}};
+  return v;
+}
+
 #endif

@@ -24,36 +24,12 @@ static bt_value boolean(int v) {
   return x;
 }
 
-/* A WatchNode: key cmp value, abort flags. */
+/* A WatchNode: key cmp value, abort flags; a C behaviour with ports (harness.h's, made here). */
 static int add_watch(bt_graph *g, const char *name, const char *key, int cmp, bt_value value, unsigned flags) {
-  bt_spec s;
-  memset(&s, 0, sizeof s);
-  s.kind = BT_WATCH;
-  s.name = name;
-  s.key = key;
-  s.cmp = cmp;
-  s.value = value;
-  s.flags = flags;
-  s.where = "wolf.lua:7";
-  int id = bt_graph_add(g, &s);
-  REQUIRE(id >= 0);
-  return id;
+  return add_watch_node(g, name, key, cmp, value, flags, "wolf.lua:7");
 }
-
-/* A C behaviour with ports. */
 static int add_ported(bt_graph *g, leaf *l, const bt_port *ports, int n) {
-  bt_spec s;
-  memset(&s, 0, sizeof s);
-  s.kind = BT_BEHAVIOUR;
-  s.name = l->name;
-  s.ops = &LEAF_OPS;
-  s.ops_ud = l;
-  s.ports = ports;
-  s.nports = n;
-  s.where = "wolf.lua:20";
-  int id = bt_graph_add(g, &s);
-  REQUIRE(id >= 0);
-  return id;
+  return add_ported_leaf(g, l, ports, n, "wolf.lua:20");
 }
 
 static void test_keys(void) {
@@ -538,135 +514,6 @@ static void test_spec_and_subtrees(void) {
   bt_lib_free(lib);
 }
 
-/* A WatchNode whose condition is a function: the function decides, never a key's value (its
- * watch record once named key 0, the first declared, read in its place), and a write of a key
- * it reads is tested by calling it again. */
-static void test_fn_watch(void) {
-  bt_graph *g = new_graph();
-  CHECK_INT(bt_graph_add_key(g, "night", BT_KEY_BOOLEAN, BT_KEY_HOST), 0); /* unset: "is true" fails */
-  CHECK_INT(bt_graph_add_key(g, "hunger", BT_KEY_NUMBER, BT_KEY_HOST), 1);
-  leaf cond = FN("Cond", 1);
-  static const bt_port reads[] = {{"hunger", BT_KEY_NUMBER, BT_PORT_READ}};
-  bt_spec s;
-  memset(&s, 0, sizeof s);
-  s.kind = BT_WATCH;
-  s.name = "Hungry";
-  s.fn = leaf_fn;
-  s.ud = &cond;
-  s.ports = reads;
-  s.nports = 1;
-  s.flags = BT_SPEC_ABORT_LOWER;
-  int w = bt_graph_add(g, &s);
-  REQUIRE(w >= 0);
-  leaf idle = LEAF("Idle", BT_RUNNING);
-  int i = add_leaf(g, &idle);
-  int root = add_node(g, BT_ACTIVE_SELECTOR, "Root", 0, 0);
-  set_kids(g, root, 2, w, i);
-  bt_inst *in = build(g, root, 0);
-  int wakes = 0;
-  CHECK_INT(bt_inst_set_waker(in, count_wake, &wakes), BT_OK);
-  think(in, 1);
-  CHECK_STR(LAST(in, w), "SUCCESS"); /* the function said true */
-  CHECK_INT(cond.calls, 1);
-  CHECK_STR(ST(in, i), "READY");
-  /* the function says false now: Idle runs; a write of the key it reads asks it again */
-  cond.result = 0;
-  think(in, 2);
-  CHECK_STR(ST(in, i), "RUNNING");
-  bt_value on = boolean(1);
-  CHECK_INT(bt_inst_key_set(in, 0, &on), BT_OK); /* night: nobody reads it */
-  CHECK_INT(wakes, 0);
-  bt_value h = num(0.9);
-  CHECK_INT(bt_inst_key_set(in, 1, &h), BT_OK); /* hunger: the watch (lower) may flip: a wake */
-  CHECK_INT(wakes, 1);
-  bt_inst_free(in);
-
-  /* without ports, and with a ud2 in its spec (which a WatchNode does not take) */
-  g = new_graph();
-  CHECK_INT(bt_graph_add_key(g, "night", BT_KEY_BOOLEAN, BT_KEY_HOST), 0);
-  static const long long zeros[8];
-  cond.result = 1;
-  cond.calls = 0;
-  s.ports = NULL;
-  s.nports = 0;
-  s.flags = 0;
-  s.ud2 = (void *)zeros;
-  w = bt_graph_add(g, &s);
-  REQUIRE(w >= 0);
-  in = build(g, w, 0);
-  think(in, 1);
-  CHECK_STR(LAST(in, w), "SUCCESS");
-  CHECK_INT(cond.calls, 1);
-  bt_inst_free(in);
-}
-
-/* Two definitions are equal (bt_def_equal: the Lua binding shares a bt_def between trees of
- * equal shape) only if their blackboards are: the same keys, ports, conditions and wheres. A
- * WatchNode's condition is compared by what it says, not by where it is kept. */
-static bt_def *board_def(leaf *l, const char *key, int type, double than, const bt_port *ports, int nports) {
-  bt_graph *g = new_graph();
-  if (key) REQUIRE(bt_graph_add_key(g, key, type, BT_KEY_HOST) >= 0);
-  int root = add_ported(g, l, ports, nports);
-  if (key) {
-    int w = add_watch(g, "Hungry", key, BT_CMP_GT, num(than), BT_SPEC_ABORT_LOWER);
-    int leaf_id = root;
-    root = add_node(g, BT_ACTIVE_SELECTOR, "Root", 0, 0);
-    set_kids(g, root, 2, w, leaf_id);
-  }
-  bt_def *d = NULL;
-  REQUIRE(bt_def_create(&d, g, root) == BT_OK);
-  bt_graph_free(g);
-  return d;
-}
-
-static void test_equal(void) {
-  leaf l = LEAF("L", BT_SUCCESS);
-  static const bt_port reads[] = {{"hunger", BT_KEY_NUMBER, BT_PORT_READ}};
-  static const bt_port writes[] = {{"hunger", BT_KEY_NUMBER, BT_PORT_WRITE}};
-  bt_def *a = board_def(&l, "hunger", BT_KEY_NUMBER, 0.7, reads, 1);
-  bt_def *b = board_def(&l, "hunger", BT_KEY_NUMBER, 0.7, reads, 1);
-  bt_def *c = board_def(&l, "hunger", BT_KEY_NUMBER, 0.5, reads, 1);
-  bt_def *e = board_def(&l, "hunger", BT_KEY_NUMBER, 0.7, writes, 1);
-  bt_def *f = board_def(&l, "thirst", BT_KEY_NUMBER, 0.7, NULL, 0);
-  bt_def *h = board_def(&l, "thirst", BT_KEY_INTEGER, 0.7, NULL, 0);
-  CHECK(bt_def_equal(a, b));  /* the same board: equal, the watches' conditions kept apart */
-  CHECK(!bt_def_equal(a, c)); /* another value in the condition */
-  CHECK(!bt_def_equal(a, e)); /* another port */
-  CHECK(!bt_def_equal(a, f)); /* another key */
-  CHECK(!bt_def_equal(f, h)); /* another type */
-  /* the same nodes, with a key and without */
-  bt_graph *g = new_graph();
-  int x = add_ported(g, &l, NULL, 0);
-  bt_def *nokey = NULL;
-  REQUIRE(bt_def_create(&nokey, g, x) == BT_OK);
-  REQUIRE(bt_graph_add_key(g, "night", BT_KEY_BOOLEAN, BT_KEY_HOST) >= 0);
-  bt_def *withkey = NULL;
-  REQUIRE(bt_def_create(&withkey, g, x) == BT_OK);
-  CHECK(!bt_def_equal(nokey, withkey));
-  bt_graph *g2 = new_graph();
-  REQUIRE(bt_graph_add_key(g2, "night", BT_KEY_BOOLEAN, 0) >= 0); /* not the host's */
-  int x2 = add_ported(g2, &l, NULL, 0);
-  bt_def *flags = NULL;
-  REQUIRE(bt_def_create(&flags, g2, x2) == BT_OK);
-  CHECK(!bt_def_equal(withkey, flags));
-  /* the same node made in another place */
-  bt_spec s;
-  memset(&s, 0, sizeof s);
-  s.kind = BT_BEHAVIOUR;
-  s.name = l.name;
-  s.ops = &LEAF_OPS;
-  s.ops_ud = &l;
-  s.where = "sheep.lua:3";
-  int y = bt_graph_add(g, &s);
-  bt_def *elsewhere = NULL;
-  REQUIRE(bt_def_create(&elsewhere, g, y) == BT_OK);
-  CHECK(!bt_def_equal(withkey, elsewhere));
-  bt_graph_free(g);
-  bt_graph_free(g2);
-  bt_def *all[] = {a, b, c, e, f, h, nokey, withkey, flags, elsewhere};
-  for (size_t i = 0; i < sizeof all / sizeof *all; i++) bt_def_release(all[i]);
-}
-
 /* A tree without keys has no board: its instance is no larger, its thinks as before. */
 static void test_no_board(void) {
   leaf L = LEAF("L", BT_SUCCESS);
@@ -678,6 +525,123 @@ static void test_no_board(void) {
   bt_value v;
   CHECK_INT(bt_inst_key_get(in, 0, &v), BT_EINVAL);
   CHECK_INT(bt_inst_key_set(in, 0, NULL), BT_EINVAL);
+  bt_inst_free(in);
+}
+
+/* A WatchNode whose condition is a function: the function decides, whether it has ports (here it
+ * reads key 1, not key 0) or none, and its abort flags hold either way. (Before: a function's
+ * condition was taken for `key 0 is true`, and one without ports kept the spec's ud2 as its
+ * condition, which crashed its first visit.) */
+static void test_function_watch(void) {
+  leaf F = FN("F", 1), G = FN("G", 1), A = LEAF("A", BT_RUNNING), B = LEAF("B", BT_RUNNING);
+  bt_graph *g = new_graph();
+  CHECK_INT(bt_graph_add_key(g, "a", BT_KEY_BOOLEAN, BT_KEY_HOST), 0);
+  CHECK_INT(bt_graph_add_key(g, "b", BT_KEY_BOOLEAN, BT_KEY_HOST), 1);
+  static const bt_port reads_b[] = {{"b", 0, BT_PORT_READ}};
+  bt_spec s;
+  memset(&s, 0, sizeof s);
+  s.kind = BT_WATCH;
+  s.name = "WithPorts";
+  s.fn = leaf_fn;
+  s.ud = &F;
+  s.ports = reads_b;
+  s.nports = 1;
+  s.flags = BT_SPEC_ABORT_LOWER;
+  int w1 = bt_graph_add(g, &s);
+  s.name = "NoPorts";
+  s.ud = &G;
+  s.ports = NULL;
+  s.nports = 0;
+  s.flags = BT_SPEC_ABORT_SELF;
+  s.ud2 = &B; /* not a condition: the engine's own */
+  int w2 = bt_graph_add(g, &s);
+  REQUIRE(w1 >= 0 && w2 >= 0);
+  set_kids(g, w1, 1, add_leaf(g, &A));
+  set_kids(g, w2, 1, add_leaf(g, &B));
+  int sel = add_node(g, BT_SELECTOR, "Sel", 0, 0);
+  set_kids(g, sel, 2, w1, w2);
+  bt_def *def = NULL;
+  REQUIRE(bt_def_create(&def, g, sel) == BT_OK);
+  bt_graph_free(g);
+  bt_inst *in = NULL, *other = NULL;
+  REQUIRE(bt_inst_create(&in, def, &HOST, NULL, 0) == BT_OK && bt_inst_create(&other, def, &HOST, NULL, 0) == BT_OK);
+  bt_def_release(def);
+  think(in, 1); /* F holds: WithPorts runs A, though key 0 is unset */
+  CHECK_INT(bt_node_status(in, 1), BT_RUNNING);
+  CHECK_INT(bt_node_status(in, 2), BT_RUNNING);
+  F.result = 0;
+  think(other, 1); /* F fails: NoPorts's G decides */
+  CHECK(bt_node_status(other, 1) != BT_RUNNING);
+  CHECK_INT(bt_node_status(other, 3), BT_RUNNING);
+  CHECK_INT(bt_node_status(other, 4), BT_RUNNING);
+  bt_inst_free(other);
+  bt_spec out;
+  REQUIRE(bt_def_spec(bt_inst_def(in), 1, &out) == BT_OK);
+  CHECK(out.key == NULL);
+  CHECK_INT(out.nports, 1);
+  CHECK(out.flags & BT_SPEC_ABORT_LOWER);
+  REQUIRE(bt_def_spec(bt_inst_def(in), 3, &out) == BT_OK);
+  CHECK(out.key == NULL);
+  CHECK_INT(out.nports, 0);
+  CHECK(out.flags & BT_SPEC_ABORT_SELF);
+  bt_inst_free(in);
+}
+
+/* Two trees of the same nodes whose blackboards differ (a WatchNode's value, a key's type, a
+ * port) have other hashes and are not equal; built alike, they are. (Before: the hash and
+ * bt_def_equal looked at the nodes only, so a log named both trees' keys by the first's.) */
+static bt_def *watch_tree(double over, int count_type, unsigned how) {
+  leaf L = LEAF("L", BT_RUNNING);
+  bt_graph *g = new_graph();
+  REQUIRE(bt_graph_add_key(g, "hunger", BT_KEY_NUMBER, BT_KEY_HOST) == 0);
+  REQUIRE(bt_graph_add_key(g, "count", count_type, BT_KEY_HOST) == 1);
+  bt_port port = {"count", 0, how};
+  int w = add_watch(g, "Hungry", "hunger", BT_CMP_GT, num(over), 0);
+  set_kids(g, w, 1, add_ported(g, &L, &port, 1));
+  bt_def *def = NULL;
+  REQUIRE(bt_def_create(&def, g, w) == BT_OK);
+  bt_graph_free(g);
+  return def;
+}
+
+static void test_hash_covers_the_board(void) {
+  bt_def *a = watch_tree(0.7, BT_KEY_INTEGER, BT_PORT_READ), *same = watch_tree(0.7, BT_KEY_INTEGER, BT_PORT_READ);
+  bt_def *value = watch_tree(0.5, BT_KEY_INTEGER, BT_PORT_READ), *type = watch_tree(0.7, BT_KEY_NUMBER, BT_PORT_READ);
+  bt_def *port = watch_tree(0.7, BT_KEY_INTEGER, BT_PORT_READ | BT_PORT_WRITE);
+  CHECK(bt_def_hash(a) == bt_def_hash(same));
+  bt_def *others[] = {value, type, port};
+  for (int i = 0; i < 3; i++) {
+    CHECK(bt_def_hash(a) != bt_def_hash(others[i]));
+    CHECK(!bt_def_equal(a, others[i]));
+  }
+  bt_def_release(a);
+  bt_def_release(same);
+  for (int i = 0; i < 3; i++) bt_def_release(others[i]);
+}
+
+/* A running WatchNode's DBString is its condition and abort mode, in the dump as in
+ * bt_node_describe; the dump shows no ports (a line per node, as Don't Starve's). */
+static void test_watch_describe(void) {
+  leaf hunt = LEAF("Hunt", BT_RUNNING), sleep = LEAF("Sleep", BT_RUNNING), wander = LEAF("Wander", BT_RUNNING);
+  bt_def *def = board_def(&hunt, &sleep, &wander);
+  bt_inst *in = NULL;
+  REQUIRE(bt_inst_create(&in, def, &HOST, NULL, 0) == BT_OK);
+  bt_def_release(def);
+  REQUIRE(set_key(in, KEY_HUNGER, num_value(0.9)) == BT_OK);
+  think(in, 1);
+  CHECK_STR(dump(in), "Root - RUNNING <RUNNING> (execute 1, eval in 1.00)>0.00\n"
+                      "   >Hungry - RUNNING <RUNNING> (hunger > 0.7, abort lower)>0.00\n"
+                      "   >   >Hunt - RUNNING <RUNNING> ()>0.00\n"
+                      "   >Night - READY <READY> ()>0.00\n"
+                      "   >   >Sleep - READY <READY> ()>0.00\n"
+                      "   >Wander - READY <READY> ()>0.00\n");
+  bt_buf b = {0};
+  CHECK_INT(bt_node_describe(in, 1, &b), BT_OK);
+  CHECK_STR(b.data, "hunger > 0.7, abort lower");
+  b.len = 0;
+  CHECK_INT(bt_node_describe(in, 3, &b), BT_OK);
+  CHECK_STR(b.data, "night is true");
+  bt_buf_free(&b);
   bt_inst_free(in);
 }
 
@@ -799,6 +763,9 @@ static void test_ring_on_workers(void) {
 
 int main(void) {
   test_keys();
+  test_watch_describe();
+  test_hash_covers_the_board();
+  test_function_watch();
   test_ports();
   test_active_selector();
   test_priority();
@@ -806,8 +773,6 @@ int main(void) {
   test_abort_task();
   test_hook();
   test_spec_and_subtrees();
-  test_fn_watch();
-  test_equal();
   test_no_board();
   test_sched_wakes();
   test_ring_on_workers();

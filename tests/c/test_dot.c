@@ -179,8 +179,33 @@ static void test_dot_errors(void) {
   bt_inst_free(in);
 }
 
+/* A tree with a blackboard (harness.h's board tree): each node with ports says what it reads and
+ * writes, a box lists the keys; as a definition, and as an instance running Wander (its
+ * WatchNodes' conditions false). tests/c/expected/dot_board_*.dot. */
+static void test_dot_ports(void) {
+  leaf hunt = LEAF("Hunt", BT_RUNNING), sleep = LEAF("Sleep", BT_RUNNING), wander = LEAF("Wander", BT_RUNNING);
+  bt_def *def = board_def(&hunt, &sleep, &wander);
+  bt_buf b = {0};
+  REQUIRE(bt_def_dot(def, &b) == BT_OK);
+  check_file("dot_board_def.dot", b.data);
+  CHECK(strstr(b.data, "\\nreads hunger; writes prey\"") != NULL);
+  CHECK(strstr(b.data, "\\nreads mood; writes mood, count\"") != NULL);
+  CHECK(strstr(b.data, "\\nreads night\"") != NULL); /* a WatchNode reads the key of its condition */
+  CHECK(strstr(b.data, "token: value, the host's\\l") != NULL);
+  bt_inst *in = NULL;
+  REQUIRE(bt_inst_create(&in, def, &HOST, NULL, 0) == BT_OK);
+  think(in, 1);
+  b.len = 0;
+  REQUIRE(bt_inst_dot(in, &b) == BT_OK);
+  check_file("dot_board_inst.dot", b.data);
+  bt_buf_free(&b);
+  bt_inst_free(in);
+  bt_def_release(def);
+}
+
 int main(void) {
   test_dot_known_tree();
+  test_dot_ports();
   test_dot_params();
   test_dot_errors();
   return check_report("test_dot");

@@ -7,12 +7,15 @@
 #   why      the latest switch and its cause for each kind (start, period, ended, event, force,
 #            reload, entered), of Priorities and an ActiveSelector, is expected/why.txt; an agent
 #            whose tree was stopped (the wolf at 3.1) is gone from then on, and why says since when
-#   print    filters by agent, label, node path, time range, status and type (expected/print.txt);
+#   board    an agent's blackboard at each think's time, from the log, is the live one then
+#   print    filters by agent, label, node path, time range, status and type (expected/print.txt,
+#            which has agent 5's key writes);
 #            the standard input reads as the file; host and world records show their bytes only
 #            with --bytes; every byte of the log's (agent 4's label, names, message and host
 #            bytes hold them all) is escaped: the output is printable ASCII, tabs and newlines,
 #            one line a record; so are why's and stats'. With BT_ARENA, the same of an arena's
 #            log (its map and frames are binary WORLD records)
+#   a log of format version 1.0 (data/v1.0.btlog) prints and replays as it did then;
 #   a log cut short prints the records of its whole blocks and says where it stopped (exit 0);
 #   damaged and foreign files say so (exit 1); --follow reads a log as it is written to its end;
 #   bad usage exits 2.
@@ -49,6 +52,27 @@ for dump in "$tmp"/dump-*.txt; do
 done
 [ $n -ge 10 ] || fail "only $n dumps"
 
+# board: the agent's blackboard at each think's time, from the log, is the live one then
+n=0
+for board in "$tmp"/board-*.txt; do
+  base=$(basename "$board" .txt)
+  agent=$(echo "$base" | cut -d- -f2)
+  at=$(echo "$base" | cut -d- -f3)
+  "$bt_log" board "$log" --agent "$agent" --at "$at" | tail -n +2 > "$tmp/board.txt" || fail "board --agent $agent --at $at exited $?"
+  cmp -s "$tmp/board.txt" "$board" || { diff "$tmp/board.txt" "$board"; fail "board --agent $agent --at $at is not the live blackboard"; }
+  n=$((n + 1))
+done
+[ $n -ge 4 ] || fail "only $n blackboards"
+"$bt_log" board "$log" --agent 1 --at 1 | sed -n 2p | grep -q "^no blackboard" || fail "board of a tree without keys"
+
+# a log of format version 1.0 (tests/tools/data/v1.0.btlog, written before logs had blackboards)
+# reads as it did then
+"$bt_log" print "$dir/data/v1.0.btlog" --type status,think,event,error,reload,host,world,lost,stop,attach,saved,describe \
+  > "$tmp/v1.0.txt" || fail "print of a 1.0 log exited $?"
+cmp -s "$tmp/v1.0.txt" "$dir/expected/v1.0-print.txt" || { diff "$tmp/v1.0.txt" "$dir/expected/v1.0-print.txt"; fail "a 1.0 log prints otherwise"; }
+"$bt_log" tree "$dir/data/v1.0.btlog" --agent 1 --at 6.6 > "$tmp/v1.0.txt" || fail "tree of a 1.0 log exited $?"
+cmp -s "$tmp/v1.0.txt" "$dir/expected/v1.0-tree.txt" || { diff "$tmp/v1.0.txt" "$dir/expected/v1.0-tree.txt"; fail "a 1.0 log's tree is otherwise"; }
+
 # why: each cause
 {
   for t in 1 2.8 3.05 3.5 4.5 5.5 6.6 7.2 8; do "$bt_log" why "$log" --agent 1 --at $t; done
@@ -76,6 +100,7 @@ sed -n 2p "$tmp/gone.txt" | grep -q "^gone: its tree was stopped at 3.1000 (thin
   "$bt_log" print "$log" --label 'wolf*' --from 2 --to 2 --type status
   "$bt_log" print "$log" --type world,host,error,reload
   "$bt_log" print "$log" --type world,host --bytes
+  "$bt_log" print "$log" --type key
 } > "$tmp/print.txt" 2>&1 || fail "print exited $?"
 hashless < "$tmp/print.txt" > "$tmp/print.h"
 hashless < "$dir/expected/print.txt" > "$tmp/print.e"
@@ -90,7 +115,7 @@ awk -F '\t' '$5 != "stop" && NF < 6 { exit 1 }' "$tmp/all.txt" || fail "print: a
 
 # escaping: nothing but printable ASCII, tabs and newlines; each line one record (a record split
 # over two lines leaves a line that does not begin with a time and name a type in field 5)
-types='status|think|event|error|reload|host|world|lost|stop|attach|saved|describe'
+types='status|think|event|error|reload|host|world|lost|stop|key|attach|saved|describe'
 ascii_only() { # FILE WHAT
   bad=$(LC_ALL=C tr -d '\t\n\040-\176' < "$1" | wc -c)
   [ "$bad" -eq 0 ] || fail "$2: $bad bytes that are not printable ASCII, a tab or a newline"
@@ -184,7 +209,7 @@ cmp -s "$tmp/follow.txt" "$tmp/all.txt" || fail "--follow printed other records 
 shapes=0
 for live in "$tmp"/stats-*.txt; do
   hash=$(basename "$live" .txt | cut -d- -f2)
-  awk -v h="$hash" '$1 == "shape" { on = ($2 == h); if (on) print $5 "\t" $6 "\t" $7 "\t" $8 "\t" $9 "\t" $10; next }
+  awk -v h="$hash" '$1 == "shape" { on = ($2 == h); if (on) { line = $5; for (i = 6; i <= NF; i++) line = line "\t" $i; print line }; next }
                     on && $1 != "node" { sub(/^[^\t]*\t/, ""); print }' "$tmp/stats.txt" > "$tmp/from-log.txt"
   cmp -s "$tmp/from-log.txt" "$live" || { diff "$tmp/from-log.txt" "$live"; fail "stats of shape $hash differ from the live statistics"; }
   shapes=$((shapes + 1))

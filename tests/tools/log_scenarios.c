@@ -24,6 +24,11 @@
  * escape (a tab, a newline, a carriage return, a backslash, DEL, bytes above 0x7f, a 0 in the
  * host's bytes): Root\ over the condition "Line<newline>Break" and Caf<e9> <ff>, which runs;
  * thinks at 8.0 and 8.5, with an error, a host record and a world record of all 256 bytes.
+ * Agent 5, "fox 5", has a blackboard: Root, a Priority of period 1, over Hungry (a WatchNode,
+ * hunger > 0.7, abort lower) over Hunt (reads hunger, writes prey), and Wander (reads and writes
+ * mood). Its mood is "calm" before its recorder comes; 9.0 hunger 0.2, Wander; 9.5 hunger 0.9
+ * wakes it, Hunt; 10.0 prey entity 12, a mood with quotes and a tab; 10.5 mood unset, hunger
+ * 0.1. After each think its live blackboard goes to board-5-<time>.txt, as bt-log board prints it.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -139,6 +144,64 @@ static bt_def *odd_tree(void) {
   return finish(b);
 }
 
+/* Agent 5's tree, with its keys and ports (the engine's graph: the builder has no ports). */
+static bt_def *fox_tree(void) {
+  bt_graph *g = NULL;
+  check(bt_graph_create(&g), "graph");
+  if (bt_graph_add_key(g, "hunger", BT_KEY_NUMBER, BT_KEY_HOST) != 0 || bt_graph_add_key(g, "prey", BT_KEY_ENTITY, 0) != 1 ||
+      bt_graph_add_key(g, "mood", BT_KEY_STRING, 0) != 2)
+    exit(1);
+  static const bt_port hunt_ports[] = {{"hunger", 0, BT_PORT_READ}, {"prey", 0, BT_PORT_WRITE}};
+  static const bt_port wander_ports[] = {{"mood", 0, BT_PORT_READ | BT_PORT_WRITE}};
+  bt_spec sp = {0};
+  sp.kind = BT_WATCH;
+  sp.name = "Hungry";
+  sp.key = "hunger";
+  sp.cmp = BT_CMP_GT;
+  sp.value.type = BT_KEY_NUMBER;
+  sp.value.as.number = 0.7;
+  sp.flags = BT_SPEC_ABORT_LOWER;
+  int hungry = bt_graph_add(g, &sp);
+  bt_spec leaf_spec = {0};
+  leaf_spec.kind = BT_BEHAVIOUR;
+  leaf_spec.ops = &BEHAVE;
+  leaf_spec.name = "Hunt";
+  leaf_spec.ports = hunt_ports;
+  leaf_spec.nports = 2;
+  int hunt = bt_graph_add(g, &leaf_spec);
+  leaf_spec.name = "Wander";
+  leaf_spec.ports = wander_ports;
+  leaf_spec.nports = 1;
+  int wander = bt_graph_add(g, &leaf_spec);
+  bt_spec root = {0};
+  root.kind = BT_PRIORITY;
+  root.name = "Root";
+  root.param = 1;
+  root.flags = BT_SPEC_NOSCATTER;
+  int r = bt_graph_add(g, &root);
+  int kids[2] = {hungry, wander};
+  if (hungry < 0 || hunt < 0 || wander < 0 || r < 0) exit(1);
+  check(bt_graph_set_children(g, hungry, &hunt, 1), "children");
+  check(bt_graph_set_children(g, r, kids, 2), "children");
+  bt_def *def = NULL;
+  if (bt_def_create(&def, g, r) != BT_OK) {
+    fprintf(stderr, "log_scenarios: %s\n", bt_graph_errmsg(g));
+    exit(1);
+  }
+  bt_graph_free(g);
+  return def;
+}
+
+static void set_number(bt_inst *in, int key, double x) {
+  bt_value v = {BT_KEY_NUMBER, {.number = x}};
+  check(bt_inst_key_set(in, key, &v), "key");
+}
+
+static void set_string(bt_inst *in, int key, const char *text) {
+  bt_value v = {BT_KEY_STRING, {.string = text}};
+  check(bt_inst_key_set(in, key, text ? &v : NULL), "key");
+}
+
 static const char *dir;
 
 static void write_file(const char *what, int agent, double t, const bt_buf *b) {
@@ -163,6 +226,26 @@ static void think(bt_inst *in, int agent, double t) {
   check(bt_inst_dot(in, &d), "dot");
   write_file("dump", agent, t, &b);
   write_file("dot", agent, t, &d);
+  const bt_def *def = bt_inst_def(in);
+  if (bt_def_key_count(def) > 0) { /* the blackboard as bt-log board prints it: name, type, value */
+    b.len = 0;
+    for (int k = 0; k < bt_def_key_count(def); k++) {
+      bt_value v;
+      bt_inst_key_get(in, k, &v);
+      bt_buf_printf(&b, "%s\t%s%s\t", bt_def_key_name(def, k), bt_key_type_name(bt_def_key_type(def, k)),
+                    bt_def_key_flags(def, k) & BT_KEY_HOST ? " (host)" : "");
+      if (v.type == BT_KEY_NUMBER) bt_buf_printf(&b, "%.15g", v.as.number); /* (these read back the same) */
+      else if (v.type == BT_KEY_ENTITY) bt_buf_printf(&b, "entity %llu", v.as.entity);
+      else if (v.type == BT_KEY_STRING) {
+        bt_buf_printf(&b, "\"");
+        for (const char *c = v.as.string; *c; c++)
+          bt_buf_printf(&b, *c == '"' ? "\\\"" : *c == '\t' ? "\\t" : "%c", *c);
+        bt_buf_printf(&b, "\"");
+      } else bt_buf_printf(&b, "nil");
+      bt_buf_printf(&b, "\n");
+    }
+    write_file("board", agent, t, &b);
+  }
   bt_buf_free(&b);
   bt_buf_free(&d);
 }
@@ -181,7 +264,9 @@ static void write_stats(bt_stats *st) {
     snprintf(path, sizeof path, "%s/stats-%016llx.txt", dir, sh.shape);
     FILE *f = fopen(path, "w");
     if (!f) exit(1);
-    fprintf(f, "agents\t%d\tthinks\t%llu\terrors\t%llu\n", sh.agents, sh.thinks, sh.errors);
+    fprintf(f, "agents\t%d\tthinks\t%llu\terrors\t%llu", sh.agents, sh.thinks, sh.errors);
+    if (sh.def && bt_def_key_count(sh.def) > 0) fprintf(f, "\twrites\t%llu", sh.writes);
+    fprintf(f, "\n");
     for (int i = 0; i < n; i++)
       if (rows[i].shape == sh.shape)
         fprintf(f, "%llu\t%llu\t%llu\t%llu\t%llu\t%llu\t%.3f\t%.3f\t%llu\n", rows[i].visits, rows[i].successes,
@@ -305,6 +390,39 @@ int main(int argc, char **argv) {
   bt_rec_free(ro);
   bt_inst_free(o);
   bt_def_release(odd);
+
+  /* agent 5: a blackboard */
+  bt_def *fox = fox_tree();
+  bt_inst *fx = NULL;
+  bt_rec *rf = NULL;
+  check(bt_inst_create(&fx, fox, &HOST, NULL, 0), "fox");
+  T = 9.0;
+  set_string(fx, 2, "calm"); /* before the recorder: its attach record says so */
+  check(bt_rec_create(&rf, 0), "recorder");
+  check(bt_rec_set_agent(rf, 5, "fox 5"), "agent");
+  check(bt_rec_set_log(rf, log), "log");
+  check(bt_rec_set_stats(rf, live), "stats");
+  check(bt_inst_set_recorder(fx, rf), "attach");
+  set_number(fx, 0, 0.2);
+  think(fx, 5, 9.0);
+  check(bt_log_flush(log), "flush");
+  T = 9.5;
+  set_number(fx, 0, 0.9); /* wakes it: Hungry aborts Wander */
+  think(fx, 5, 9.5);
+  T = 10.0;
+  bt_value prey = {BT_KEY_ENTITY, {.entity = 12}};
+  check(bt_inst_key_set(fx, 1, &prey), "key");
+  set_string(fx, 2, "on \"the\"\thunt");
+  think(fx, 5, 10.0);
+  check(bt_log_flush(log), "flush");
+  T = 10.5;
+  set_string(fx, 2, NULL);
+  set_number(fx, 0, 0.1);
+  think(fx, 5, 10.5);
+  check(bt_log_flush(log), "flush");
+  bt_rec_free(rf);
+  bt_inst_free(fx);
+  bt_def_release(fox);
 
   bt_rec_free(rs);
   bt_rec_free(rw);

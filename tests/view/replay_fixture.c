@@ -110,11 +110,17 @@ int main(int argc, char **argv) {
     fprintf(stderr, "view_replay_fixture: bt_view_create: %s\n", err);
     return 1;
   }
-  bt_inst *in[3] = {wolf(0), watcher(), wolf(0)};
-  bt_rec *rec[3] = {record(in[0], 61, "wolf 61", log), record(in[1], 62, "watcher 62", log),
-                    record(in[2], 63, "wolf 63", log)};
+  static leaf HUNT = LEAF("Hunt", BT_RUNNING), SLEEP = LEAF("Sleep", BT_RUNNING), WANDER = LEAF("Wander", BT_RUNNING);
+  bt_def *fox_def = board_def(&HUNT, &SLEEP, &WANDER);
+  bt_inst *fox = NULL;
+  REQUIRE(bt_inst_create(&fox, fox_def, &HOST, NULL, 0) == BT_OK);
+  bt_def_release(fox_def);
+  REQUIRE(set_key(fox, KEY_MOOD, str_value("calm")) == BT_OK);
+  bt_inst *in[4] = {wolf(0), watcher(), wolf(0), fox};
+  bt_rec *rec[4] = {record(in[0], 61, "wolf 61", log), record(in[1], 62, "watcher 62", log),
+                    record(in[2], 63, "wolf 63", log), record(in[3], 64, "fox 64", log)};
   REQUIRE(bt_view_add_agent(v, rec[0], "wolf") == BT_OK && bt_view_add_agent(v, rec[1], "watcher") == BT_OK &&
-          bt_view_add_agent(v, rec[2], "wolf") == BT_OK);
+          bt_view_add_agent(v, rec[2], "wolf") == BT_OK && bt_view_add_agent(v, rec[3], "fox") == BT_OK);
   for (int i = 0; i < 240; i++) {
     double t = 1 + i * 0.6; /* past Root's period: each think evaluates */
     SEE.result = (i / 3) % 2 == 0;
@@ -130,11 +136,15 @@ int main(int argc, char **argv) {
       bt_inst_free(in[2]);
       in[2] = to;
     }
-    for (int a = 0; a < 3; a++) think(in[a], t);
+    T = t; /* the fox's host writes its blackboard */
+    REQUIRE(set_key(in[3], KEY_HUNGER, num_value(i % 9 < 5 ? 0.125 * (i % 9) : 0.75 + 0.0625 * (i % 3))) == BT_OK);
+    if (i % 7 == 3) REQUIRE(set_key(in[3], KEY_MOOD, str_value(i % 14 == 3 ? "bored" : "on \"edge\"")) == BT_OK);
+    if (i % 11 == 5) REQUIRE(bt_inst_key_set(in[3], KEY_MOOD, NULL) == BT_OK);
+    for (int a = 0; a < 4; a++) think(in[a], t);
     REQUIRE(bt_view_frame(v, t) == BT_OK);
     REQUIRE(bt_log_flush(log) == BT_OK);
   }
-  for (int a = 0; a < 3; a++) bt_rec_set_log(rec[a], NULL);
+  for (int a = 0; a < 4; a++) bt_rec_set_log(rec[a], NULL);
   REQUIRE(bt_log_free(log) == BT_OK);
   bt_view *lv = NULL;
   if (bt_view_create_log(&lv, path, NULL, err, sizeof err) != BT_OK) {
@@ -147,13 +157,13 @@ int main(int argc, char **argv) {
     return 1;
   }
   fprintf(out, "{\"agents\":[");
-  for (int a = 0; a < 3; a++) write_agent(out, v, "live", 61 + (unsigned)a, a == 0);
-  for (int a = 0; a < 3; a++) write_agent(out, lv, "log", 61 + (unsigned)a, 0);
+  for (int a = 0; a < 4; a++) write_agent(out, v, "live", 61 + (unsigned)a, a == 0);
+  for (int a = 0; a < 4; a++) write_agent(out, lv, "log", 61 + (unsigned)a, 0);
   fprintf(out, "\n]}\n");
   int bad = fclose(out) != 0;
   bt_view_free(lv);
   bt_view_free(v);
-  for (int a = 0; a < 3; a++) {
+  for (int a = 0; a < 4; a++) {
     bt_inst_free(in[a]);
     bt_rec_free(rec[a]);
   }

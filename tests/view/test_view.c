@@ -1205,6 +1205,141 @@ static void test_shared(void) {
   bt_rec_free(rec);
 }
 
+/* the instance's blackboard as the viewer writes it: a JSON array of values (the test's values
+ * print the same with %g) */
+static void keys_json(bt_inst *in, char *out, size_t size) {
+  const bt_def *def = bt_inst_def(in);
+  size_t at = (size_t)snprintf(out, size, "[");
+  for (int k = 0; k < bt_def_key_count(def) && at < size; k++) {
+    bt_value v;
+    bt_inst_key_get(in, k, &v);
+    const char *sep = k ? "," : "";
+    if (v.type == BT_KEY_NUMBER) at += (size_t)snprintf(out + at, size - at, "%s%g", sep, v.as.number);
+    else if (v.type == BT_KEY_STRING) at += (size_t)snprintf(out + at, size - at, "%s\"%s\"", sep, v.as.string);
+    else if (v.type == BT_KEY_BOOLEAN) at += (size_t)snprintf(out + at, size - at, "%s%s", sep, v.as.boolean ? "true" : "false");
+    else if (v.type == BT_KEY_ENTITY || v.type == BT_KEY_VALUE) at += (size_t)snprintf(out + at, size - at, "%s%llu", sep, v.as.entity);
+    else if (v.type == BT_KEY_INTEGER) at += (size_t)snprintf(out + at, size - at, "%s%lld", sep, v.as.integer);
+    else at += (size_t)snprintf(out + at, size - at, "%snull", sep);
+  }
+  if (at < size) snprintf(out + at, size - at, "]");
+}
+
+/* the blackboard after each record, as the callback saw the instance */
+#define BOARD_RECORDS 256
+static char BOARD_AFTER[BOARD_RECORDS][256];
+static int board_seen;
+static bt_inst *board_inst;
+static void board_record(void *ud, const bt_rec_entry *e) {
+  (void)ud, (void)e;
+  if (board_seen < BOARD_RECORDS) keys_json(board_inst, BOARD_AFTER[board_seen++], sizeof BOARD_AFTER[0]);
+}
+
+/* the keys_before of a window's answer ("[...]" or "null"), into out */
+static void keys_before_of(const char *body, char *out, size_t size) {
+  const char *p = body ? strstr(body, "\"keys_before\":") : NULL;
+  out[0] = 0;
+  if (!p) return;
+  p += strlen("\"keys_before\":");
+  const char *e = *p == '[' ? strchr(p, ']') : p + 3;
+  if (e) snprintf(out, size, "%.*s", (int)(e - p + 1), p);
+}
+
+/* An agent with a blackboard (harness.h's board tree), live and from a log of the same records:
+ * the shape names its keys and ports, the agent's answer has its values now, and a window's
+ * keys_before is, before each record, the blackboard the callback saw after the one before
+ * (the values now undone, live and from the log's tail; replayed, from the log's file). */
+static void test_board(void) {
+  leaf hunt = LEAF("Hunt", BT_RUNNING), sleep = LEAF("Sleep", BT_RUNNING), wander = LEAF("Wander", BT_RUNNING);
+  bt_def *def = board_def(&hunt, &sleep, &wander);
+  bt_inst *in = NULL;
+  REQUIRE(bt_inst_create(&in, def, &HOST, NULL, 0) == BT_OK);
+  board_inst = in;
+  REQUIRE(set_key(in, KEY_MOOD, str_value("calm")) == BT_OK); /* before the recorder */
+  char path[] = "/tmp/bt_view_board_XXXXXX";
+  int tmp = mkstemp(path);
+  REQUIRE(tmp >= 0);
+  close(tmp);
+  bt_log *log = NULL;
+  REQUIRE(bt_log_create(&log, path, 0, NULL, 0) == BT_OK);
+  bt_rec *r = NULL;
+  REQUIRE(bt_rec_create(&r, 4096) == BT_OK && bt_rec_set_agent(r, 51, "fox 51") == BT_OK);
+  REQUIRE(bt_rec_set_log(r, log) == BT_OK);
+  bt_rec_set_callback(r, board_record, NULL);
+  board_seen = 0;
+  char initial[256];
+  keys_json(in, initial, sizeof initial);
+  REQUIRE(bt_inst_set_recorder(in, r) == BT_OK);
+  bt_view *v = NULL, *lv = NULL;
+  CHECK_INT(bt_view_create(&v, NULL, NULL, 0), BT_OK);
+  if (!v) return;
+  CHECK_INT(bt_view_add_agent(v, r, "fox"), BT_OK);
+  static const char *const moods[] = {"bored", "hungry", NULL};
+  for (int i = 0; i < 12; i++) {
+    T = 1 + i * 0.5;
+    REQUIRE(set_key(in, KEY_HUNGER, num_value(i % 4 == 3 ? 0.9 : 0.25 * (i % 4))) == BT_OK);
+    if (i % 3 == 1) {
+      const char *m = moods[(i / 3) % 3];
+      REQUIRE(bt_inst_key_set(in, KEY_MOOD, m ? &(bt_value){BT_KEY_STRING, {.string = m}} : NULL) == BT_OK);
+    }
+    if (i == 5) REQUIRE(set_key(in, KEY_PREY, (bt_value){BT_KEY_ENTITY, {.entity = 77}}) == BT_OK);
+    think(in, T);
+    CHECK_INT(bt_view_frame(v, T), BT_OK);
+    REQUIRE(bt_log_flush(log) == BT_OK);
+  }
+  bt_rec_set_log(r, NULL);
+  REQUIRE(bt_log_free(log) == BT_OK);
+  CHECK_INT(bt_view_create_log(&lv, path, NULL, NULL, 0), BT_OK);
+  if (!lv) return;
+  /* the shape: keys and ports */
+  char url[160];
+  snprintf(url, sizeof url, "/api/shapes/%016llx", bt_def_hash(def));
+  for (int which = 0; which < 2; which++) {
+    char *body = get(bt_view_port(which ? lv : v), url, 200);
+    CHECK(contains(body, "\"keys\":[{\"name\":\"hunger\",\"type\":\"number\",\"host\":true},"
+                         "{\"name\":\"night\",\"type\":\"boolean\",\"host\":true},"
+                         "{\"name\":\"prey\",\"type\":\"entity\",\"host\":false},"
+                         "{\"name\":\"mood\",\"type\":\"string\",\"host\":false}"));
+    CHECK(contains(body, "\"name\":\"Hunt\",\"kind\":\"BehaviourNode\"") && contains(body, "\"ports\":[[0,1],[2,2]]}"));
+    free(body);
+    body = get(bt_view_port(which ? lv : v), "/api/agents/51", 200);
+    char now[256], want[300];
+    keys_json(in, now, sizeof now);
+    snprintf(want, sizeof want, "\"keys\":%s}", now);
+    CHECK(contains(body, want));
+    free(body);
+  }
+  /* before each record: the live view's and the log's, in windows of one record and of ten */
+  size_t count = bt_rec_count(r);
+  CHECK(count == bt_rec_total(r) && (int)count == board_seen && count > 30);
+  int bad = 0, keys_records = 0;
+  for (size_t i = 0; i < count; i++) {
+    const char *want = i ? BOARD_AFTER[i - 1] : initial;
+    for (int w = 1; w <= 10; w += 9) {
+      char live[300], logged[300];
+      snprintf(url, sizeof url, "/api/agents/51/history?before=%zu&count=%d", i + w + 1, w); /* starts at record i + 1 */
+      char *body = get(bt_view_port(v), url, 200);
+      keys_before_of(body, live, sizeof live);
+      free(body);
+      body = get(bt_view_port(lv), url, 200);
+      keys_before_of(body, logged, sizeof logged);
+      free(body);
+      if (i + w <= count && (strcmp(live, want) || strcmp(logged, want)) && !bad++)
+        fprintf(stderr, "before record %zu: live %s, log %s, the callback's %s\n", i + 1, live, logged, want);
+    }
+    bt_rec_entry e;
+    REQUIRE(bt_rec_get(r, i, &e) == BT_OK);
+    keys_records += e.type == BT_REC_KEY;
+  }
+  CHECK_INT(bad, 0);
+  CHECK(keys_records > 10);
+  bt_view_free(lv);
+  bt_view_free(v);
+  remove(path);
+  bt_rec_free(r);
+  bt_inst_free(in);
+  bt_def_release(def);
+}
+
 static void mark(const char *what) {
   if (getenv("BT_VIEW_TEST_TRACE")) {
     struct timespec ts;
@@ -1229,6 +1364,8 @@ int main(void) {
   mark("log tail");
   test_shared();
   mark("shared");
+  test_board();
+  mark("board");
   test_lost();
   mark("lost");
   test_reload();

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // An agent's history as the timeline scrubs it: a run of records (contiguous by seq, oldest
 // first), the statuses before its first record, and a cursor: the number of records applied.
-// Going back undoes STATUS records (each has `from` and `to`), going forward redoes them. Older
+// Going back undoes STATUS records (each has `from` and `to`) and KEY records (`before` and
+// `after`: the blackboard follows the cursor too), going forward redoes them. Older
 // windows (GET /api/agents/<id>/history?before=&count=) are put in front; live records are put
 // at the end. No DOM, no fetching: the page does those (main.js).
 
@@ -16,6 +17,11 @@ export function is_barrier(record) {
   return record.type === 'reload' || record.type === 'lost';
 }
 
+/** Whether a record writes a blackboard key (each has `key`, `before` and `after`). */
+export function is_key_write(record) {
+  return record.type === 'key' && Number.isInteger(record.key);
+}
+
 /** Whether a record changes a node's status. */
 export function is_transition(record) {
   return record.type === 'status' && Number.isInteger(record.node);
@@ -28,13 +34,30 @@ export function statuses_after(statuses_before, records) {
   return out;
 }
 
+/** A key record undone (its value before) or redone (after) on values by key. */
+function undo_key(keys, r) {
+  if (is_key_write(r) && r.key < keys.length) keys[r.key] = r.before;
+}
+function redo_key(keys, r) {
+  if (is_key_write(r) && r.key < keys.length) keys[r.key] = r.after;
+}
+
+/** The blackboard after applying `records` in order to a copy of `keys_before`. */
+export function keys_after(keys_before, records) {
+  const out = keys_before.slice();
+  for (const r of records) redo_key(out, r);
+  return out;
+}
+
 export class History {
   /**
    * statuses: the agent's statuses now (GET /api/agents/<id>), seq: its last record's seq then.
    * limit: the most records kept; past it the oldest are dropped (applied into the base).
    */
-  constructor(statuses, seq, limit = 50000) {
+  constructor(statuses, seq, limit = 50000, keys = []) {
     this.base = statuses.slice(); // statuses before records[0]
+    this.keys = keys.slice(); // the blackboard's values after records[0..cursor), by key
+    this.keys_base = keys.slice(); // before records[0]
     this.records = [];
     this.first_seq = seq + 1; // seq of records[0] (or of the next record when there is none)
     this.cursor = 0; // records applied
@@ -101,6 +124,11 @@ export class History {
       return 0;
     }
     this.base = base.slice();
+    // the blackboard before the records put in front: the values at the cursor, undone
+    const keys = this.keys.slice();
+    for (let c = this.cursor - 1; c >= 0; c--) undo_key(keys, this.records[c]);
+    for (let i = recs.length - 1; i >= 0; i--) undo_key(keys, recs[i]);
+    this.keys_base = keys;
     this.records = recs.concat(this.records);
     this.first_seq -= recs.length;
     this.cursor += recs.length;
@@ -134,10 +162,14 @@ export class History {
     if (extra <= 0) return;
     const dropped = this.records.splice(0, extra);
     for (const r of dropped) if (is_transition(r) && r.node < this.base.length) this.base[r.node] = r.to;
+    for (const r of dropped) redo_key(this.keys_base, r);
     this.first_seq += extra;
     this.cursor = Math.max(0, this.cursor - extra);
     this.floor = Math.max(0, this.floor - extra);
-    if (this.cursor === 0) this.statuses = this.base.slice();
+    if (this.cursor === 0) {
+      this.statuses = this.base.slice();
+      this.keys = this.keys_base.slice();
+    }
     this.barrier = true;
   }
 
@@ -154,10 +186,12 @@ export class History {
 
   apply(r) {
     if (is_transition(r) && r.node < this.statuses.length) this.statuses[r.node] = r.to;
+    redo_key(this.keys, r);
   }
 
   undo(r) {
     if (is_transition(r) && r.node < this.statuses.length) this.statuses[r.node] = r.from;
+    undo_key(this.keys, r);
   }
 
   /** One record back (any type). Returns false at the first kept. */

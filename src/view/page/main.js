@@ -4,7 +4,7 @@
 // history.js, which the unit tests run under node; this file is the DOM and the fetching.
 import { api, Stream, token } from './requests.js';
 import { ActivityMeter, agents_brains, agents_filter, agents_sort } from './agents.js';
-import { History, STATUS_NAMES, is_transition } from './history.js';
+import { History, STATUS_NAMES, is_transition, keys_after } from './history.js';
 import { MapView } from './map.js';
 import { TreeView, format_seconds, kind_table, param_text } from './tree.js';
 
@@ -186,7 +186,7 @@ async function select_agent(id) {
     if (generation !== app.generation) return;
     app.state = state;
     app.shape = shape;
-    app.history = new History(state.statuses, state.seq);
+    app.history = new History(state.statuses, state.seq, undefined, state.keys ?? []);
     // live, the host may have dropped those records meanwhile: the timeline then starts empty
     if (recent && (recent.records ?? []).at(-1)?.seq === state.seq) app.history.prepend(recent);
     app.following = app.live;
@@ -271,7 +271,9 @@ async function take_records(records) {
         await select_agent(app.selected);
         return;
       }
-      app.history = new History(statuses, before.seq);
+      // the blackboard after `before`: the window's, or (a reload or loss before it) the one shown
+      const keys = Array.isArray(window.keys_before) ? keys_after(window.keys_before, [before]) : h.keys;
+      app.history = new History(statuses, before.seq, undefined, keys);
       app.skipped += missing;
     }
   }
@@ -323,7 +325,42 @@ function render_state() {
   tree.set_state({ statuses: h.statuses, last, since, dbstrings: at_end ? s.dbstrings ?? [] : [], now });
   const sleep = at_end ? s.sleep : d.sleep;
   $('agent-sleep').textContent = sleep == null ? '' : `sleeps ${format_seconds(sleep)}`;
+  render_board(h);
   render_timeline(d);
+}
+
+/** A blackboard value as the table shows it (the key's type says what a number is). */
+function value_text(value, type) {
+  if (value === null || value === undefined) return 'nil';
+  if (type === 'string') return JSON.stringify(value);
+  if (type === 'entity') return `entity ${value}`;
+  if (type === 'value') return `value ${value}`;
+  return String(value);
+}
+
+/**
+ * The table of the agent's keys beside the tree (hidden for a tree without keys): each key, its
+ * type and its value at the timeline's position; a key the record at the cursor wrote is marked.
+ */
+function render_board(h) {
+  const keys = app.shape?.keys ?? [];
+  const board = $('board');
+  board.hidden = keys.length === 0;
+  if (keys.length === 0) return;
+  const current = h.cursor > 0 ? h.records[h.cursor - 1] : null;
+  const frag = document.createDocumentFragment();
+  keys.forEach((k, i) => {
+    const tr = document.createElement('tr');
+    tr.dataset.key = k.name;
+    if (current?.type === 'key' && current.key === i) tr.dataset.changed = '';
+    for (const text of [k.name, k.host ? `${k.type} (host)` : k.type, value_text(h.keys[i], k.type)]) {
+      const td = document.createElement('td');
+      td.textContent = text;
+      tr.appendChild(td);
+    }
+    frag.appendChild(tr);
+  });
+  $('board-rows').replaceChildren(frag);
 }
 
 function record_text(r) {
@@ -334,6 +371,10 @@ function record_text(r) {
     case 'event': return `event ${r.text ?? ''}`;
     case 'error': return `error: ${r.text ?? ''}`;
     case 'reload': return `reload${r.shape ? ` → ${r.shape}` : ''}`;
+    case 'key': {
+      const k = app.shape?.keys?.[r.key];
+      return `${k?.name ?? `key #${r.key}`}: ${value_text(r.before, k?.type)} → ${value_text(r.after, k?.type)}${r.woke ? ' (woke)' : ''}`;
+    }
     default: return `${r.type} ${r.text ?? ''}`;
   }
 }
