@@ -556,20 +556,33 @@ unsigned long long bt_def_hash(const bt_def *def);
  * instance of one could be an instance of the other. */
 int bt_def_equal(const bt_def *a, const bt_def *b);
 
-/* Bytes that bt_inst_save writes for an instance of this definition. */
+/* Bytes that bt_inst_save writes for an instance of this definition whose string keys are unset
+ * or empty (every instance of a definition without string keys); bt_inst_save_size gives an
+ * instance's. 0 for NULL. */
 size_t bt_inst_state_size(const bt_def *def);
 
-/* Saves the instance's whole state (statuses, last results, node memory, the force-update flag)
- * into out, which has room for bt_inst_state_size bytes. The bytes are for this machine's
- * byte order. BT_EINVAL if size is too small. */
+/* Bytes that bt_inst_save writes for this instance: bt_inst_state_size and the bytes of its
+ * strings' values. 0 for NULL. */
+size_t bt_inst_save_size(const bt_inst *inst);
+
+/* Saves the instance's whole state (statuses, last results, node memory, the force-update flag,
+ * the keys' values, strings by copy) into out, which has room for bt_inst_save_size bytes. The
+ * bytes are for this machine's byte order and hold no pointers. BT_EINVAL if size is too small,
+ * or if a key of type BT_KEY_VALUE has a value (a binding's, which bt cannot save):
+ * bt_inst_unsaveable_key names it. */
 int bt_inst_save(const bt_inst *inst, void *out, size_t size);
 
+/* The first key whose value cannot be saved (bt_inst_save, bt_inst_export): one of type
+ * BT_KEY_VALUE that has a value; or -1 when every value can be (and for NULL). */
+int bt_inst_unsaveable_key(const bt_inst *inst);
+
 /* Restores a state saved by bt_inst_save from an instance of an equal definition (same
- * bt_def_hash). BT_EINVAL if the bytes are not such a state (another definition's: another
- * size, shape or hash; another format; a status or child index out of range, as bt_node_set
- * refuses it); BT_EBUSY inside a think; BT_ENOMEM when a Sleep deadline of a leaf that keeps it
- * outside the instance (bt_node_sleep) finds no room. A refused restore leaves the instance
- * unchanged. */
+ * bt_def_hash), keys' values included; the values are not writes: the hook is told of none
+ * and nothing wakes. BT_EINVAL if the bytes are not such a state (another definition's: another
+ * size, shape, keys or hash; another format; a status or child index out of range, as
+ * bt_node_set refuses it; a value its key cannot hold); BT_EBUSY inside a think; BT_ENOMEM
+ * when a string or a Sleep deadline of a leaf that keeps it outside the instance
+ * (bt_node_sleep) finds no room. A refused restore leaves the instance unchanged. */
 int bt_inst_restore(bt_inst *inst, const void *data, size_t size);
 
 /* ---- reloading: carrying an agent's state to a new definition of its tree ---- */

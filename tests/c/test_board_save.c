@@ -5,9 +5,11 @@
  * copied; a reload (bt_inst_transfer) and a rebuild (bt_inst_carry) carry values by key name
  * and type, without a wake and without a write the hook is told of; a key that holds a binding's
  * value (BT_KEY_VALUE) cannot be saved, and the caller can tell which. */
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "harness.h"
+#include "nomem.h"
 
 /* ---- helpers ---- */
 
@@ -68,18 +70,21 @@ static void set(bt_inst *in, const char *name, bt_value v) {
   REQUIRE(bt_inst_key_set(in, k, &v) == BT_OK);
 }
 
-/* Every key of the instance with its value, one line each: the whole blackboard, to compare. */
-static char BOARD[4096];
-H_UNUSED static const char *board(bt_inst *in) {
+/* Every key of the instance with its value, one line each: the whole blackboard, to compare (in
+ * one of two buffers, taken in turn). */
+static char BOARD[2][4096];
+static int board_turn;
+static const char *board(bt_inst *in) {
   const bt_def *d = bt_inst_def(in);
+  char *out = BOARD[board_turn++ & 1];
   size_t at = 0;
-  BOARD[0] = '\0';
-  for (int k = 0; k < bt_def_key_count(d) && at < sizeof BOARD; k++) {
+  out[0] = '\0';
+  for (int k = 0; k < bt_def_key_count(d) && at < sizeof BOARD[0]; k++) {
     bt_value v;
     REQUIRE(bt_inst_key_get(in, k, &v) >= 0);
-    at += (size_t)snprintf(BOARD + at, sizeof BOARD - at, "%s: %s\n", bt_def_key_name(d, k), show(&v, 1));
+    at += (size_t)snprintf(out + at, sizeof BOARD[0] - at, "%s: %s\n", bt_def_key_name(d, k), show(&v, 1));
   }
-  return BOARD;
+  return out;
 }
 
 /* The keys a test declares: name and type. */
@@ -97,7 +102,7 @@ static const key_decl EVERY[] = {{"hunger", BT_KEY_NUMBER}, {"count", BT_KEY_INT
 /* Priority(1) { Sequence "Hunt" { Watch "Hungry" (hunger > 0.5, abort lower), Wait 3 }, Idle } */
 static leaf IDLE = LEAF("Idle", BT_RUNNING);
 
-H_UNUSED static bt_inst *make_tree(const key_decl *keys, int nkeys) {
+static bt_inst *make_tree(const key_decl *keys, int nkeys) {
   bt_graph *g = new_graph();
   for (int k = 0; k < nkeys; k++) REQUIRE(bt_graph_add_key(g, keys[k].name, keys[k].type, BT_KEY_HOST) == k);
   int root = add_prio(g, "Root", 1);
@@ -144,6 +149,37 @@ H_UNUSED static const char FILLED[] = "hunger: number 0.75\n"
                              "lua: nil\n"
                              "note: string ''\n";
 
+/* What a restore, an import, a transfer or a carry must not do: tell the hook of a write
+ * (BT_HOOK_KEY) or wake the instance. */
+static int KEY_MSGS, WAKES;
+static int count_keys(void *ud, bt_inst *in, const bt_hook_msg *m) {
+  (void)ud;
+  (void)in;
+  if (m->what == BT_HOOK_KEY) KEY_MSGS++;
+  return BT_OK;
+}
+static void count_wake(void *ud, bt_inst *in) {
+  (void)ud;
+  (void)in;
+  WAKES++;
+}
+static void count_writes(bt_inst *in) {
+  REQUIRE(bt_inst_set_hook(in, count_keys, NULL) == BT_OK);
+  REQUIRE(bt_inst_set_waker(in, count_wake, NULL) == BT_OK);
+  KEY_MSGS = WAKES = 0;
+}
+
+/* Writing hunger 0.75 into a new tree is a write its WatchNode wakes it for: the counters see
+ * what a carried value would be seen as, if it were a write. */
+static void test_counters(void) {
+  bt_inst *in = make_tree(EVERY, NEVERY);
+  count_writes(in);
+  set(in, "hunger", num(0.75));
+  CHECK_INT(KEY_MSGS, 1);
+  CHECK_INT(WAKES, 1);
+  bt_inst_free(in);
+}
+
 /* ---- definitions with other keys hash otherwise ---- */
 
 /* The keys' names and types enter the hash, which saved bytes are checked with: the same nodes
@@ -170,7 +206,174 @@ static void test_def_hash(void) {
   bt_inst_free(none);
 }
 
+/* ---- saved bytes ---- */
+
+static unsigned char *save(bt_inst *in, size_t *size) {
+  *size = bt_inst_save_size(in);
+  unsigned char *p = malloc(*size + 1);
+  REQUIRE(p && bt_inst_save(in, p, *size) == BT_OK);
+  return p;
+}
+
+static void test_bytes(void) {
+  bt_inst *a = make_tree(EVERY, NEVERY);
+  const bt_def *d = bt_inst_def(a);
+  think(a, 1);
+  fill(a);
+  think(a, 2.5); /* the WatchNode holds now: the Wait runs */
+  CHECK_STR(board(a), FILLED);
+  CHECK_STR(ST(a, 3), "RUNNING");
+  char want[sizeof DUMP];
+  snprintf(want, sizeof want, "%s", dump(a));
+
+  /* the size: the definition's, and the bytes of the strings */
+  size_t size = bt_inst_save_size(a);
+  CHECK_INT(size, bt_inst_state_size(d) + strlen("big bad wolf"));
+  unsigned char *bytes = malloc(size);
+  CHECK_INT(bt_inst_save(a, bytes, size - 1), BT_EINVAL);
+  CHECK_INT(bt_inst_save(a, bytes, bt_inst_state_size(d)), BT_EINVAL);
+  CHECK_INT(bt_inst_save(NULL, bytes, size), BT_EINVAL);
+  CHECK_INT(bt_inst_save_size(NULL), 0);
+  CHECK_INT(bt_inst_save(a, bytes, size), BT_OK);
+  /* the strings by copy: their text is there, not where the instance keeps them */
+  bt_value v;
+  REQUIRE(bt_inst_key_get(a, bt_def_key_find(d, "name"), &v) == 1);
+  const char *where = v.as.string;
+  int has_pointer = 0, has_text = 0;
+  for (size_t i = 0; i + sizeof where <= size; i++) has_pointer |= memcmp(bytes + i, &where, sizeof where) == 0;
+  for (size_t i = 0; i + 12 <= size; i++) has_text |= memcmp(bytes + i, "big bad wolf", 12) == 0;
+  CHECK(!has_pointer);
+  CHECK(has_text);
+
+  /* into a twin whose strings it replaces (freed: the suite runs under ASan and valgrind), with
+   * no write told and nothing woken */
+  bt_inst *b = make_tree(EVERY, NEVERY);
+  set(b, "name", str("a string the restore frees"));
+  set(b, "note", str("and another"));
+  set(b, "count", integer(3));
+  count_writes(b);
+  bt_inst_free(a); /* nothing of a's is needed */
+  d = bt_inst_def(b);
+  CHECK_INT(bt_inst_restore(b, bytes, size), BT_OK);
+  CHECK_STR(board(b), FILLED);
+  CHECK_STR(dump(b), want);
+  CHECK_INT(KEY_MSGS, 0);
+  CHECK_INT(WAKES, 0);
+  size_t again;
+  unsigned char *twice = save(b, &again); /* the same bytes back */
+  CHECK(again == size && memcmp(twice, bytes, size) == 0);
+  CHECK_INT(bt_inst_restore(b, bytes, size), BT_OK); /* over its own strings */
+  CHECK_STR(board(b), FILLED);
+  /* and a value unset by the restore: its string goes */
+  bt_inst *c = make_tree(EVERY, NEVERY);
+  size_t empty;
+  unsigned char *none = save(c, &empty);
+  CHECK_INT(empty, bt_inst_state_size(d));
+  CHECK_INT(bt_inst_restore(b, none, empty), BT_OK);
+  CHECK_STR(board(b), board(c));
+  CHECK_INT(bt_inst_restore(b, bytes, size), BT_OK);
+
+  /* refused bytes change nothing: too few or too many, a string with a NUL in it, values a key
+   * cannot hold (the entries, KEY_BYTES each after the node memory: 8 bytes of value or length,
+   * then the type; see inst.c) */
+  CHECK_INT(bt_inst_restore(b, bytes, size - 1), BT_EINVAL);
+  unsigned char *more = malloc(size + 1);
+  memcpy(more, bytes, size);
+  more[size] = 'x';
+  CHECK_INT(bt_inst_restore(b, more, size + 1), BT_EINVAL);
+  size_t entries = bt_inst_state_size(d) - 16 * (size_t)NEVERY;
+  struct {
+    int key, at;
+    unsigned char byte;
+  } bad[] = {
+      {2, 0, 2},             /* the boolean 2 */
+      {2, 8, BT_KEY_NUMBER}, /* the boolean key a number */
+      {5, 8, BT_KEY_VALUE},  /* a binding's value */
+      {5, 8, 77},            /* no type */
+      {3, 0, 200},           /* the string longer than the bytes */
+      {3, 0, 11},            /* shorter: bytes left over */
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    memcpy(more, bytes, size);
+    more[entries + 16 * (size_t)bad[i].key + (size_t)bad[i].at] = bad[i].byte;
+    CHECK_INT(bt_inst_restore(b, more, size), BT_EINVAL);
+  }
+  memcpy(more, bytes, size);
+  more[size - 3] = '\0';
+  CHECK_INT(bt_inst_restore(b, more, size), BT_EINVAL);
+  CHECK_STR(board(b), FILLED);
+  CHECK_STR(dump(b), want);
+  /* another definition's keys: another hash */
+  key_decl renamed[NEVERY];
+  memcpy(renamed, EVERY, sizeof renamed);
+  renamed[3].name = "label";
+  bt_inst *r = make_tree(renamed, NEVERY);
+  CHECK_INT(bt_inst_restore(r, bytes, size), BT_EINVAL);
+
+  /* out of memory at each allocation the restore makes: refused, unchanged, nothing leaked */
+  bt_inst_set_hook(b, NULL, NULL);
+  CHECK_INT(bt_inst_restore(b, none, empty), BT_OK);
+  long base = live;
+  int refused = 0;
+  for (long k = 0;; k++) {
+    countdown = k;
+    int rc = bt_inst_restore(b, bytes, size);
+    int armed = countdown >= 0;
+    countdown = -1;
+    if (armed) {
+      CHECK_INT(rc, BT_OK);
+      break;
+    }
+    CHECK_INT(rc, BT_ENOMEM);
+    CHECK_STR(board(b), board(c));
+    CHECK_INT(live, base);
+    refused++;
+  }
+  CHECK(refused >= 2); /* the strings' array, a string */
+  CHECK_STR(board(b), FILLED);
+
+  /* a key holding a binding's value cannot be saved: bt_inst_unsaveable_key names it */
+  CHECK_INT(bt_inst_unsaveable_key(b), -1);
+  CHECK_INT(bt_inst_unsaveable_key(NULL), -1);
+  set(b, "lua", token(42));
+  CHECK_INT(bt_inst_unsaveable_key(b), bt_def_key_find(d, "lua"));
+  CHECK_INT(bt_inst_save(b, more, size + 1), BT_EINVAL);
+  set(b, "lua", (bt_value){BT_KEY_NONE, {0}});
+  CHECK_INT(bt_inst_unsaveable_key(b), -1);
+  CHECK_INT(bt_inst_save(b, more, size), BT_OK);
+
+  free(bytes);
+  free(twice);
+  free(none);
+  free(more);
+  bt_inst_free(b);
+  bt_inst_free(c);
+  bt_inst_free(r);
+}
+
+/* A definition without keys takes the bytes of format version 2 ("bts2"), which were the same but
+ * for their magic; one with keys does not. */
+static void test_bytes_v2(void) {
+  bt_inst *a = make_plain(NULL, 0), *b = make_plain(EVERY, 1);
+  size_t sa, sb;
+  unsigned char *pa = save(a, &sa), *pb = save(b, &sb);
+  uint32_t magic, v2 = 0x32737462u; /* "bts2" in this machine's byte order */
+  memcpy(&magic, pa, sizeof magic);
+  CHECK(magic == 0x33737462u);
+  memcpy(pa, &v2, sizeof v2);
+  memcpy(pb, &v2, sizeof v2);
+  CHECK_INT(bt_inst_restore(a, pa, sa), BT_OK);
+  CHECK_INT(bt_inst_restore(b, pb, sb), BT_EINVAL);
+  free(pa);
+  free(pb);
+  bt_inst_free(a);
+  bt_inst_free(b);
+}
+
 int main(void) {
+  test_counters();
   test_def_hash();
+  test_bytes();
+  test_bytes_v2();
   return check_report("test_board_save");
 }
