@@ -606,16 +606,20 @@ typedef struct bt_transfer {
  * of `to` above a running node of `from` that is gone is set to re-evaluate at the next think:
  * READY, its child index reset, a Priority's clock cleared; its other children keep their state.
  * So that the new definition decides at once, every Priority's clock is cleared (it evaluates at
- * the next think). The force-update flag carries over. BT_EBUSY if either instance is thinking. */
+ * the next think). The force-update flag carries over. Each key of `to` takes the value of the key
+ * of `from` with the same name and type (strings copied; a BT_KEY_VALUE's token as it is); a key
+ * `from` has not keeps its value (a new instance's are unset), and a key of `from` that `to` has
+ * not is dropped. The values are not writes: the hook is told of none and nothing wakes.
+ * BT_EBUSY if either instance is thinking, BT_ENOMEM (nothing changed). */
 int bt_inst_transfer(bt_inst *to, const bt_inst *from, const int *map, bt_transfer *out);
 
 /* Gives `to` the state of `from` where map matches them (map[s], for each state s of to, a state
  * of from or -1), as it is: statuses, last results, flags, deadlines, node memory, child indices
  * as the numbers they were (as Don't Starve's fields are when a children list changes under
- * them), clocks, and the force-update flag; nothing is set to re-evaluate, and the states of to
- * that map leaves out keep what they hold. For a tree whose children lists a script edited (the
- * Lua binding rebuilds it: docs/lua-api.md, "Live children lists"). A recorder of to gets a RELOAD
- * record, as with bt_inst_transfer. BT_EINVAL for a NULL argument, BT_EBUSY if either instance is
+ * them), clocks, the force-update flag, and the keys' values as bt_inst_transfer gives them;
+ * nothing is set to re-evaluate, and the states of to that map leaves out keep what they hold.
+ * For a tree whose children lists a script edited (the Lua binding rebuilds it: docs/lua-api.md,
+ * "Live children lists"). A recorder of to gets a RELOAD record, as with bt_inst_transfer. BT_EINVAL for a NULL argument, BT_EBUSY if either instance is
  * thinking, BT_ENOMEM (nothing changed). */
 int bt_inst_carry(bt_inst *to, const bt_inst *from, const int *map, bt_transfer *out);
 
@@ -663,8 +667,10 @@ int bt_saved_match(const bt_saved *saved, const bt_def *to, int *map);
  * Every saved time is shifted by now minus the time of the save. When every state of the
  * instance and of the saved tree is matched (the same shape), every Priority keeps its saved
  * clock and the tree resumes as it was saved; otherwise every Priority evaluates at the next
- * think. Nothing is called (no on_stop, no task finish). BT_EBUSY inside a think; BT_ENOMEM
- * (the instance is then unchanged). */
+ * think. Each key takes the saved value of the key with its name and type; a key the text has
+ * not (renamed, retyped or new since the save) is unset, as in a new instance. The values are not
+ * writes: the hook is told of none and nothing wakes. Nothing is called (no on_stop, no task
+ * finish). BT_EBUSY inside a think; BT_ENOMEM (the instance is then unchanged). */
 int bt_inst_import(bt_inst *inst, const bt_saved *saved, const int *map, double now, bt_transfer *out);
 
 /* The node's current status and the status saved by the last think. */

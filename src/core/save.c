@@ -584,9 +584,11 @@ int bt_inst_import(bt_inst *in, const bt_saved *sv, const int *map, double now, 
     in->extended = extended & 1;
   }
   in->hooked = (uint8_t)(hooked & 1);
-  if (rc == BT_OK)
+  if (rc == BT_OK) {
     for (uint32_t s = 0; s < d->nstates; s++)
       hook_status(in, &d->nodes[d->states[s].node], backup[d->states[s].soff], *status_at(in, s));
+    bti_board_fini((bt_inst *)(void *)backup); /* the strings the keys held before */
+  }
   free(backup);
   free(copy);
   return rc;

@@ -370,10 +370,152 @@ static void test_bytes_v2(void) {
   bt_inst_free(b);
 }
 
+/* ---- a reload and a rebuild ---- */
+
+/* EVERY after an edit of the script: name renamed label, count made a number, note gone, mood
+ * new; in another order. */
+static const key_decl EDITED[] = {{"mood", BT_KEY_STRING},  {"lua", BT_KEY_VALUE},     {"prey", BT_KEY_ENTITY},
+                                  {"label", BT_KEY_STRING}, {"angry", BT_KEY_BOOLEAN}, {"count", BT_KEY_NUMBER},
+                                  {"hunger", BT_KEY_NUMBER}};
+#define NEDITED ((int)(sizeof EDITED / sizeof *EDITED))
+
+static const char EDITED_FILLED[] = "mood: nil\n"
+                                    "lua: value 9\n"
+                                    "prey: entity 18364758544493064720\n"
+                                    "label: nil\n"
+                                    "angry: boolean 1\n"
+                                    "count: nil\n"
+                                    "hunger: number 0.75\n";
+
+typedef int (*move_fn)(bt_inst *to, const bt_inst *from, const int *map, bt_transfer *out);
+
+static int *match(bt_inst *from, bt_inst *to) {
+  int *map = malloc((size_t)bt_def_states(bt_inst_def(to)) * sizeof *map);
+  REQUIRE(map && bt_def_match(bt_inst_def(from), bt_inst_def(to), map) > 0);
+  return map;
+}
+
+static void test_moves(move_fn move, const char *what) {
+  fprintf(stderr, "-- %s\n", what);
+  bt_inst *old = make_tree(EVERY, NEVERY);
+  think(old, 1);
+  fill(old);
+  set(old, "lua", token(9)); /* a binding's value: moved as its token, in the same process */
+  think(old, 2.5);
+
+  /* into the tree of the edited script: by name and type, with no write and no wake */
+  bt_inst *neu = make_tree(EDITED, NEDITED);
+  int *map = match(old, neu);
+  count_writes(neu);
+  CHECK_INT(move(neu, old, map, NULL), BT_OK);
+  CHECK_STR(board(neu), EDITED_FILLED);
+  CHECK_INT(KEY_MSGS, 0);
+  CHECK_INT(WAKES, 0);
+  CHECK_STR(ST(neu, 3), "RUNNING"); /* the Wait: its state came too */
+  free(map);
+
+  /* into a tree of the same keys: the same values, strings copied (old freed first) over those
+   * the instance held (freed); a key from lacks keeps its value */
+  bt_inst *twin = make_tree(EVERY, NEVERY), *fewer = make_tree(EVERY, 2);
+  set(twin, "name", str("replaced"));
+  set(twin, "note", str("replaced too"));
+  set(fewer, "hunger", num(0.125));
+  map = match(old, twin);
+  CHECK_INT(move(twin, old, map, NULL), BT_OK);
+  free(map);
+  map = match(fewer, twin);
+  CHECK_INT(move(twin, fewer, map, NULL), BT_OK); /* hunger and count from fewer, the rest kept */
+  free(map);
+  set(old, "lua", (bt_value){BT_KEY_NONE, {0}});
+  bt_inst_free(old);
+  bt_inst_free(fewer);
+  CHECK_STR(board(twin), "hunger: number 0.125\n"
+                         "count: nil\n"
+                         "angry: boolean 1\n"
+                         "name: string 'big bad wolf'\n"
+                         "prey: entity 18364758544493064720\n"
+                         "lua: value 9\n"
+                         "note: string ''\n");
+
+  /* into itself: the same (its strings copied, then the old ones freed) */
+  map = match(twin, twin);
+  char before[4096];
+  snprintf(before, sizeof before, "%s", board(twin));
+  CHECK_INT(move(twin, twin, map, NULL), BT_OK);
+  CHECK_STR(board(twin), before);
+
+  /* out of memory: refused, unchanged, nothing leaked */
+  bt_inst *to = make_tree(EVERY, NEVERY);
+  set(to, "name", str("kept"));
+  char kept[4096];
+  snprintf(kept, sizeof kept, "%s", board(to));
+  long base = live;
+  int refused = 0;
+  for (long k = 0;; k++) {
+    countdown = k;
+    int rc = move(to, twin, map, NULL);
+    int armed = countdown >= 0;
+    countdown = -1;
+    if (armed) {
+      CHECK_INT(rc, BT_OK);
+      break;
+    }
+    CHECK_INT(rc, BT_ENOMEM);
+    CHECK_STR(board(to), kept);
+    CHECK_INT(live, base);
+    refused++;
+  }
+  CHECK(refused >= 3); /* the transfer's arrays, the plan, a string */
+  CHECK_STR(board(to), before);
+  free(map);
+  bt_inst_free(neu);
+  bt_inst_free(twin);
+  bt_inst_free(to);
+}
+
+/* ---- saved text ---- */
+
+/* The instance's state as text, read back. */
+static bt_saved *export_text(bt_inst *in, double now, bt_buf *text) {
+  bt_buf_free(text);
+  REQUIRE(bt_inst_export(in, now, text) == BT_OK);
+  bt_saved *sv = NULL;
+  char err[256];
+  int rc = bt_saved_create(&sv, text->data, text->len, err, sizeof err);
+  if (rc != BT_OK) fprintf(stderr, "bt_saved_create: %s\n%s", err, text->data);
+  REQUIRE(rc == BT_OK);
+  return sv;
+}
+
+static int import_text(bt_inst *in, const bt_saved *sv, double now) {
+  int *map = malloc((size_t)bt_def_states(bt_inst_def(in)) * sizeof *map);
+  REQUIRE(map && bt_saved_match(sv, bt_inst_def(in), map) > 0);
+  int rc = bt_inst_import(in, sv, map, now, NULL);
+  free(map);
+  return rc;
+}
+
+/* An import makes the instance as new, strings included (they were left allocated, unreachable) */
+static void test_import_frees(void) {
+  bt_inst *a = make_tree(EVERY, NEVERY), *b = make_tree(EVERY, NEVERY);
+  fill(b);
+  bt_buf text = {0};
+  bt_saved *sv = export_text(a, 0, &text);
+  CHECK_INT(import_text(b, sv, 0), BT_OK);
+  CHECK_STR(board(b), board(a));
+  bt_saved_free(sv);
+  bt_buf_free(&text);
+  bt_inst_free(a);
+  bt_inst_free(b);
+}
+
 int main(void) {
   test_counters();
   test_def_hash();
   test_bytes();
   test_bytes_v2();
+  test_moves(bt_inst_transfer, "bt_inst_transfer");
+  test_moves(bt_inst_carry, "bt_inst_carry");
+  test_import_frees();
   return check_report("test_board_save");
 }
