@@ -627,18 +627,21 @@ int bt_inst_carry(bt_inst *to, const bt_inst *from, const int *map, bt_transfer 
 
 /* Appends the instance's state to out as text: the shape of its tree (each node's kind, name and
  * number of children, in pre-order), then each state's status, last result, flags and memory,
- * and the force-update flag. Numbers are written out as text (doubles as the hexadecimal digits
- * of their IEEE 754 bits), so the text does not depend on byte order, type sizes or the locale.
- * Times are written as they are, with `now` (the host's time of the save), which
- * bt_inst_import uses to shift them. BT_EBUSY inside a think; BT_ENOMEM. */
+ * the force-update flag, and each key's name, type and value. Numbers are written out as text
+ * (doubles as the hexadecimal digits of their IEEE 754 bits), so the text does not depend on byte
+ * order, type sizes or the locale. Times are written as they are, with `now` (the host's time of
+ * the save), which bt_inst_import uses to shift them. BT_EINVAL (nothing appended) if a key of
+ * type BT_KEY_VALUE has a value: bt_inst_unsaveable_key names it; BT_EBUSY inside a think;
+ * BT_ENOMEM. */
 int bt_inst_export(const bt_inst *inst, double now, bt_buf *out);
 
 /* A state read back from bt_inst_export's text: its shape and its states. */
 typedef struct bt_saved bt_saved;
 
-/* Reads a text written by bt_inst_export. BT_EINVAL when it is not one, and err (errsize bytes)
- * says what is wrong: "not a saved tree state ...", "saved with format version N ...",
- * "truncated: ..." or "corrupt at byte N: ..."; BT_ENOMEM. */
+/* Reads a text written by bt_inst_export (of this version, or of the one before, which has no
+ * keys). BT_EINVAL when it is not one, and err (errsize bytes) says what is wrong: "not a saved
+ * tree state ...", "saved with format version N ...", "truncated: ..." or "corrupt at byte N:
+ * ..."; BT_ENOMEM. */
 int bt_saved_create(bt_saved **out, const void *data, size_t size, char *err, size_t errsize);
 void bt_saved_free(bt_saved *saved);
 
@@ -654,6 +657,17 @@ int bt_saved_state(const bt_saved *saved, int node);
 int bt_saved_node_of_state(const bt_saved *saved, int state);
 int bt_saved_status(const bt_saved *saved, int state);
 double bt_saved_time(const bt_saved *saved);
+
+/* The saved keys, as bt_def_key_* and bt_inst_key_get read a definition's and an instance's:
+ * their number (0 for a text of version 1, or NULL); the id of a name (BT_EINVAL for none); a
+ * key's name (NULL for a bad key), type (BT_EINVAL for a bad key); its saved value: 1 and *out,
+ * or 0 when it was unset (out->type BT_KEY_NONE), BT_EINVAL for a bad key or a NULL argument. A
+ * string stays valid until bt_saved_free. */
+int bt_saved_key_count(const bt_saved *saved);
+int bt_saved_key_find(const bt_saved *saved, const char *name);
+const char *bt_saved_key_name(const bt_saved *saved, int key);
+int bt_saved_key_type(const bt_saved *saved, int key);
+int bt_saved_key_value(const bt_saved *saved, int key, bt_value *out);
 
 /* bt_def_match with the saved tree as `from`: map[s] is the saved state at the same path as
  * state s of `to`, or -1. Returns the number of matched states (0: no path in common, not even

@@ -5,6 +5,8 @@
  * copied; a reload (bt_inst_transfer) and a rebuild (bt_inst_carry) carry values by key name
  * and type, without a wake and without a write the hook is told of; a key that holds a binding's
  * value (BT_KEY_VALUE) cannot be saved, and the caller can tell which. */
+#include <limits.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -509,6 +511,277 @@ static void test_import_frees(void) {
   bt_inst_free(b);
 }
 
+/* The text's key lines of a tree filled by fill(). */
+static const char FILLED_LINES[] = "number 6:hunger x3fe8000000000000\n"
+                                   "integer 5:count -1234567890123\n"
+                                   "boolean 5:angry true\n"
+                                   "string 4:name 12:big bad wolf\n"
+                                   "entity 4:prey 18364758544493064720\n"
+                                   "value 3:lua -\n"
+                                   "string 4:note 0:\n"
+                                   "end\n";
+
+static void test_text(void) {
+  bt_inst *a = make_tree(EVERY, NEVERY);
+  think(a, 1);
+  fill(a);
+  think(a, 2.5);
+  char want[sizeof DUMP];
+  snprintf(want, sizeof want, "%s", dump(a));
+  bt_buf text = {0};
+  bt_saved *sv = export_text(a, 2.5, &text);
+  CHECK(strstr(text.data, "\n") && strstr(text.data, " x4004000000000000 7\n") < strstr(text.data, "\n"));
+  CHECK(text.len > sizeof FILLED_LINES && strcmp(text.data + text.len - (sizeof FILLED_LINES - 1), FILLED_LINES) == 0);
+
+  /* what the host can read of the saved keys */
+  CHECK_INT(bt_saved_key_count(sv), NEVERY);
+  CHECK_INT(bt_saved_key_find(sv, "name"), 3);
+  CHECK_INT(bt_saved_key_find(sv, "nope"), BT_EINVAL);
+  CHECK_STR(bt_saved_key_name(sv, 3), "name");
+  CHECK(bt_saved_key_name(sv, NEVERY) == NULL);
+  CHECK_INT(bt_saved_key_type(sv, 1), BT_KEY_INTEGER);
+  CHECK_INT(bt_saved_key_type(sv, -1), BT_EINVAL);
+  for (int k = 0; k < NEVERY; k++) {
+    bt_value saved, now;
+    int has = bt_inst_key_get(a, k, &now);
+    CHECK_INT(bt_saved_key_value(sv, k, &saved), has);
+    CHECK_STR(show(&saved, 2), show(&now, 3));
+  }
+  bt_value v;
+  CHECK_INT(bt_saved_key_value(sv, NEVERY, &v), BT_EINVAL);
+  CHECK_INT(bt_saved_key_value(sv, 0, NULL), BT_EINVAL);
+  CHECK_INT(bt_saved_key_count(NULL), 0);
+  CHECK_INT(bt_saved_key_find(NULL, "name"), BT_EINVAL);
+  CHECK(bt_saved_key_name(NULL, 0) == NULL);
+  CHECK_INT(bt_saved_key_type(NULL, 0), BT_EINVAL);
+  CHECK_INT(bt_saved_key_value(NULL, 0, &v), BT_EINVAL);
+
+  /* imported into a twin with strings of its own (freed), with no write and no wake; the text
+   * again is the same text */
+  bt_inst *b = make_tree(EVERY, NEVERY);
+  set(b, "name", str("to be freed"));
+  count_writes(b);
+  CHECK_INT(import_text(b, sv, 2.5), BT_OK);
+  CHECK_STR(board(b), FILLED);
+  CHECK_STR(dump(b), want);
+  CHECK_INT(KEY_MSGS, 0);
+  CHECK_INT(WAKES, 0);
+  bt_buf again = {0};
+  bt_saved_free(export_text(b, 2.5, &again));
+  CHECK_STR(again.data, text.data);
+  /* the bytes give the same (a second way, the same input) */
+  bt_inst *c = make_tree(EVERY, NEVERY);
+  size_t size;
+  unsigned char *bytes = save(a, &size);
+  CHECK_INT(bt_inst_restore(c, bytes, size), BT_OK);
+  CHECK_STR(board(c), board(b));
+  free(bytes);
+
+  /* into the tree of the edited script: by name and type; a key renamed, retyped or new is unset,
+   * as in a new tree, whatever it held (a reload would have kept it) */
+  bt_inst *e = make_tree(EDITED, NEDITED), *f = make_tree(EDITED, NEDITED);
+  set(e, "mood", str("calm"));
+  set(e, "count", num(4));
+  CHECK_INT(import_text(e, sv, 2.5), BT_OK);
+  int *map = match(a, f);
+  CHECK_INT(bt_inst_transfer(f, a, map, NULL), BT_OK);
+  free(map);
+  CHECK_STR(board(e), board(f)); /* as a reload of a into a new tree gives them */
+  CHECK_STR(value_of(e, "hunger"), "number 0.75");
+  CHECK_STR(value_of(e, "mood"), "nil");
+  CHECK_STR(value_of(e, "label"), "nil");
+  CHECK_STR(value_of(e, "count"), "nil");
+
+  /* out of memory in the import: refused, unchanged, nothing leaked */
+  set(b, "name", str("kept"));
+  char kept[4096];
+  snprintf(kept, sizeof kept, "%s", board(b));
+  long base = live;
+  int refused = 0;
+  for (long k = 0;; k++) {
+    countdown = k;
+    int *m = __real_malloc((size_t)bt_def_states(bt_inst_def(b)) * sizeof *m);
+    bt_saved_match(sv, bt_inst_def(b), m);
+    int rc = bt_inst_import(b, sv, m, 2.5, NULL);
+    __real_free(m);
+    int armed = countdown >= 0;
+    countdown = -1;
+    if (armed) {
+      CHECK_INT(rc, BT_OK);
+      break;
+    }
+    CHECK_INT(rc, BT_ENOMEM);
+    CHECK_STR(board(b), kept);
+    CHECK_INT(live, base);
+    refused++;
+  }
+  CHECK(refused >= 4);
+  CHECK_STR(board(b), FILLED);
+
+  /* out of memory while the text is read: refused, nothing leaked */
+  base = live;
+  for (long k = 0;; k++) {
+    countdown = k;
+    bt_saved *got = NULL;
+    char err[64];
+    int rc = bt_saved_create(&got, text.data, text.len, err, sizeof err);
+    int armed = countdown >= 0;
+    countdown = -1;
+    bt_saved_free(got);
+    if (armed) {
+      CHECK_INT(rc, BT_OK);
+      break;
+    }
+    CHECK_INT(rc, BT_ENOMEM);
+    CHECK_STR(err, "not enough memory");
+    CHECK_INT(live, base);
+  }
+
+  bt_saved_free(sv);
+  bt_buf_free(&text);
+  bt_buf_free(&again);
+  bt_inst_free(a);
+  bt_inst_free(b);
+  bt_inst_free(c);
+  bt_inst_free(e);
+  bt_inst_free(f);
+}
+
+/* Values at their edges, and strings of any bytes but NUL, come back as they were. */
+static void test_text_values(void) {
+  static const struct {
+    double n;
+    long long i;
+    unsigned long long e;
+    const char *s;
+  } cases[] = {
+      {-0.0, LLONG_MIN, ULLONG_MAX, "two\nlines: with 3:colons and  spaces "},
+      {INFINITY, LLONG_MAX, 0, "end\n"},
+      {NAN, 0, 1, "\xff\xfe bytes"},
+      {4e-320, -1, 42, " "},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    bt_inst *a = make_tree(EVERY, NEVERY), *b = make_tree(EVERY, NEVERY);
+    set(a, "hunger", num(cases[i].n));
+    set(a, "count", integer(cases[i].i));
+    set(a, "angry", boolean(0));
+    set(a, "prey", entity(cases[i].e));
+    set(a, "name", str(cases[i].s));
+    bt_buf text = {0};
+    bt_saved *sv = export_text(a, 0, &text);
+    CHECK_INT(import_text(b, sv, 0), BT_OK);
+    CHECK_STR(board(b), board(a));
+    bt_value x, y;
+    bt_inst_key_get(a, 0, &x);
+    bt_inst_key_get(b, 0, &y);
+    CHECK(memcmp(&x.as.number, &y.as.number, sizeof(double)) == 0); /* the bits: -0, NaN */
+    bt_saved_free(sv);
+    bt_buf_free(&text);
+    bt_inst_free(a);
+    bt_inst_free(b);
+  }
+}
+
+/* A text of format version 1 (no keys) is read: the keys are unset, as in a new tree. */
+static void test_text_v1(void) {
+  bt_inst *a = make_tree(EVERY, NEVERY), *b = make_tree(EVERY, NEVERY), *fresh = make_tree(EVERY, NEVERY);
+  fill(a);
+  fill(b);
+  bt_buf text = {0};
+  bt_saved_free(export_text(a, 0, &text));
+  /* version 1: "1" for "2", no count of keys at the header's end, no key lines */
+  char *p = strstr(text.data, "\n"), *keys = strstr(text.data, "number 6:hunger");
+  REQUIRE(p && keys && memcmp(text.data, "bt-state 2 ", 11) == 0 && memcmp(p - 2, " 7", 2) == 0);
+  text.data[9] = '1';
+  memmove(p - 2, p, (size_t)(keys - p));
+  memcpy(keys - 2, "end\n", 5);
+  bt_saved *sv = NULL;
+  char err[256];
+  CHECK_INT(bt_saved_create(&sv, text.data, strlen(text.data), err, sizeof err), BT_OK);
+  CHECK_INT(bt_saved_key_count(sv), 0);
+  CHECK_INT(import_text(b, sv, 0), BT_OK);
+  CHECK_STR(board(b), board(fresh));
+  CHECK_STR(dump(b), dump(fresh));
+  bt_saved_free(sv);
+  bt_buf_free(&text);
+  bt_inst_free(a);
+  bt_inst_free(b);
+  bt_inst_free(fresh);
+}
+
+/* A text whose keys are wrong is refused, with what is wrong and where. */
+static void refused(const char *text, const char *why) {
+  bt_saved *sv = NULL;
+  char err[256];
+  CHECK_INT(bt_saved_create(&sv, text, strlen(text), err, sizeof err), BT_EINVAL);
+  CHECK(sv == NULL);
+  if (!strstr(err, why)) fprintf(stderr, "refused: '%s' has no '%s'\n", err, why);
+  CHECK(strstr(err, why) != NULL);
+}
+
+static void test_text_refused(void) {
+  static const char head[] = "bt-state 2 1 1 0 x0000000000000000 2\n0 ActionNode 0 4:Idle\nREADY READY 0 -\n";
+  static const struct {
+    const char *keys, *why;
+  } cases[] = {
+      {"number 1:a -\nend\n", "corrupt at byte 88: expected a key's type (number, integer, boolean, string, entity or value), got 'end'"},
+      {"number 1:a -\nnil 1:b -\nend\n", "corrupt at byte 88: expected a key's type (number, integer, boolean, string, entity or value), got 'nil'"},
+      {"numbr 1:a -\nnumber 1:b -\nend\n", "expected a key's type"},
+      {"number a -\nnumber 1:b -\nend\n", "expected a key's name as <length>:<bytes>"},
+      {"number 1:a -\nnumber 1:a -\nend\n", "key 'a' is saved twice"},
+      {"number 0: -\nnumber 1:b -\nend\n", "a key's name is empty"},
+      {"number 1:a 0.5\nnumber 1:b -\nend\n", "expected a number (x and 16 hexadecimal digits)"},
+      {"integer 1:a 12x\nnumber 1:b -\nend\n", "expected an integer"},
+      {"integer 1:a 9223372036854775808\nnumber 1:b -\nend\n", "an integer 9223372036854775808 is out of range"},
+      {"integer 1:a -9223372036854775809\nnumber 1:b -\nend\n", "out of range"},
+      {"entity 1:a 18446744073709551616\nnumber 1:b -\nend\n", "out of range"},
+      {"entity 1:a -1\nnumber 1:b -\nend\n", "expected an entity's id"},
+      {"boolean 1:a yes\nnumber 1:b -\nend\n", "expected a boolean (true or false)"},
+      {"string 1:a 5:abc\n", "truncated: a string of 5 bytes"},
+      {"string 1:a abc\nnumber 1:b -\nend\n", "expected a string as <length>:<bytes>"},
+      {"value 1:a 7\nnumber 1:b -\nend\n", "a key of type value holds a binding's value, which is never saved"},
+      {"number 1:a -\nnumber 1:b -\nnumber 1:c -\nend\n", "expected 'end' after the keys"},
+      {"number 1:a -\nnumber 1:b", "truncated"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    char text[512];
+    snprintf(text, sizeof text, "%s%s", head, cases[i].keys);
+    refused(text, cases[i].why);
+  }
+  char nul[] = "bt-state 2 1 1 0 x0000000000000000 1\n0 ActionNode 0 4:Idle\nREADY READY 0 -\nstring 1:a 3:a\0b\nend\n";
+  bt_saved *sv = NULL;
+  char err[256];
+  CHECK_INT(bt_saved_create(&sv, nul, sizeof nul - 1, err, sizeof err), BT_EINVAL);
+  CHECK(strstr(err, "a string with a NUL byte in it") != NULL);
+  char good[512];
+  snprintf(good, sizeof good, "%s%s", head, "integer 1:a -9223372036854775808\nentity 1:b 18446744073709551615\nend\n");
+  CHECK_INT(bt_saved_create(&sv, good, strlen(good), err, sizeof err), BT_OK);
+  bt_value v;
+  CHECK_INT(bt_saved_key_value(sv, 0, &v), 1);
+  CHECK(v.as.integer == LLONG_MIN);
+  CHECK_INT(bt_saved_key_value(sv, 1, &v), 1);
+  CHECK(v.as.entity == ULLONG_MAX);
+  bt_saved_free(sv);
+}
+
+/* A key holding a binding's value: the export appends nothing and bt_inst_unsaveable_key names
+ * the key; unset, it is saved as unset. */
+static void test_text_unsaveable(void) {
+  bt_inst *a = make_tree(EVERY, NEVERY);
+  fill(a);
+  set(a, "lua", token(1));
+  bt_buf text = {0};
+  bt_buf_append(&text, "kept", 4);
+  CHECK_INT(bt_inst_export(a, 0, &text), BT_EINVAL);
+  CHECK_STR(text.data, "kept");
+  CHECK_STR(bt_def_key_name(bt_inst_def(a), bt_inst_unsaveable_key(a)), "lua");
+  set(a, "lua", (bt_value){BT_KEY_NONE, {0}});
+  CHECK_INT(bt_inst_export(a, 0, &text), BT_OK);
+  CHECK(strstr(text.data, "\nvalue 3:lua -\n") != NULL);
+  bt_buf_free(&text);
+  bt_inst_free(a);
+}
+
 int main(void) {
   test_counters();
   test_def_hash();
@@ -517,5 +790,10 @@ int main(void) {
   test_moves(bt_inst_transfer, "bt_inst_transfer");
   test_moves(bt_inst_carry, "bt_inst_carry");
   test_import_frees();
+  test_text();
+  test_text_values();
+  test_text_v1();
+  test_text_refused();
+  test_text_unsaveable();
   return check_report("test_board_save");
 }
