@@ -208,6 +208,29 @@ static void test_def_hash(void) {
   bt_inst_free(none);
 }
 
+/* Makes each allocation of call(ctx) fail in turn, from the first: each call must be refused
+ * with BT_ENOMEM, leave the board of in (if any) as it was and leak nothing; then runs it with no
+ * allocation failing, which must succeed. Returns how many allocations it made. */
+typedef int (*try_fn)(void *ctx);
+static int each_allocation_fails(try_fn call, void *ctx, bt_inst *in) {
+  char kept[4096] = "";
+  if (in) snprintf(kept, sizeof kept, "%s", board(in));
+  long base = live;
+  for (long k = 0;; k++) {
+    countdown = k;
+    int rc = call(ctx);
+    int armed = countdown >= 0;
+    countdown = -1;
+    if (armed) {
+      CHECK_INT(rc, BT_OK);
+      return (int)k;
+    }
+    CHECK_INT(rc, BT_ENOMEM);
+    if (in) CHECK_STR(board(in), kept);
+    CHECK_INT(live, base);
+  }
+}
+
 /* ---- saved bytes ---- */
 
 static unsigned char *save(bt_inst *in, size_t *size) {
@@ -215,6 +238,16 @@ static unsigned char *save(bt_inst *in, size_t *size) {
   unsigned char *p = malloc(*size + 1);
   REQUIRE(p && bt_inst_save(in, p, *size) == BT_OK);
   return p;
+}
+
+typedef struct restore_call {
+  bt_inst *in;
+  const unsigned char *bytes;
+  size_t size;
+} restore_call;
+static int try_restore(void *ctx) {
+  restore_call *c = ctx;
+  return bt_inst_restore(c->in, c->bytes, c->size);
 }
 
 static void test_bytes(void) {
@@ -315,23 +348,8 @@ static void test_bytes(void) {
   /* out of memory at each allocation the restore makes: refused, unchanged, nothing leaked */
   bt_inst_set_hook(b, NULL, NULL);
   CHECK_INT(bt_inst_restore(b, none, empty), BT_OK);
-  long base = live;
-  int refused = 0;
-  for (long k = 0;; k++) {
-    countdown = k;
-    int rc = bt_inst_restore(b, bytes, size);
-    int armed = countdown >= 0;
-    countdown = -1;
-    if (armed) {
-      CHECK_INT(rc, BT_OK);
-      break;
-    }
-    CHECK_INT(rc, BT_ENOMEM);
-    CHECK_STR(board(b), board(c));
-    CHECK_INT(live, base);
-    refused++;
-  }
-  CHECK(refused >= 2); /* the strings' array, a string */
+  restore_call rc = {b, bytes, size};
+  CHECK(each_allocation_fails(try_restore, &rc, b) >= 2); /* the strings' array, a string */
   CHECK_STR(board(b), FILLED);
 
   /* a key holding a binding's value cannot be saved: bt_inst_unsaveable_key names it */
@@ -391,6 +409,16 @@ static const char EDITED_FILLED[] = "mood: nil\n"
 
 typedef int (*move_fn)(bt_inst *to, const bt_inst *from, const int *map, bt_transfer *out);
 
+typedef struct move_call {
+  move_fn move;
+  bt_inst *to, *from;
+  const int *map;
+} move_call;
+static int try_move(void *ctx) {
+  move_call *c = ctx;
+  return c->move(c->to, c->from, c->map, NULL);
+}
+
 static int *match(bt_inst *from, bt_inst *to) {
   int *map = malloc((size_t)bt_def_states(bt_inst_def(to)) * sizeof *map);
   REQUIRE(map && bt_def_match(bt_inst_def(from), bt_inst_def(to), map) > 0);
@@ -449,25 +477,8 @@ static void test_moves(move_fn move, const char *what) {
   /* out of memory: refused, unchanged, nothing leaked */
   bt_inst *to = make_tree(EVERY, NEVERY);
   set(to, "name", str("kept"));
-  char kept[4096];
-  snprintf(kept, sizeof kept, "%s", board(to));
-  long base = live;
-  int refused = 0;
-  for (long k = 0;; k++) {
-    countdown = k;
-    int rc = move(to, twin, map, NULL);
-    int armed = countdown >= 0;
-    countdown = -1;
-    if (armed) {
-      CHECK_INT(rc, BT_OK);
-      break;
-    }
-    CHECK_INT(rc, BT_ENOMEM);
-    CHECK_STR(board(to), kept);
-    CHECK_INT(live, base);
-    refused++;
-  }
-  CHECK(refused >= 3); /* the transfer's arrays, the plan, a string */
+  move_call mc = {move, to, twin, map};
+  CHECK(each_allocation_fails(try_move, &mc, to) >= 3); /* the transfer's arrays, the plan, a string */
   CHECK_STR(board(to), before);
   free(map);
   bt_inst_free(neu);
@@ -509,6 +520,30 @@ static void test_import_frees(void) {
   bt_buf_free(&text);
   bt_inst_free(a);
   bt_inst_free(b);
+}
+
+typedef struct import_call {
+  bt_inst *in;
+  const bt_saved *sv;
+  const char *text;
+  size_t len;
+} import_call;
+static int try_import(void *ctx) {
+  import_call *c = ctx;
+  int *map = __real_malloc((size_t)bt_def_states(bt_inst_def(c->in)) * sizeof *map);
+  REQUIRE(map && bt_saved_match(c->sv, bt_inst_def(c->in), map) > 0);
+  int rc = bt_inst_import(c->in, c->sv, map, 2.5, NULL);
+  __real_free(map);
+  return rc;
+}
+static int try_read(void *ctx) {
+  import_call *c = ctx;
+  bt_saved *sv = NULL;
+  char err[64];
+  int rc = bt_saved_create(&sv, c->text, c->len, err, sizeof err);
+  CHECK(rc == BT_OK ? sv != NULL : sv == NULL && strcmp(err, "not enough memory") == 0);
+  bt_saved_free(sv);
+  return rc;
 }
 
 /* The text's key lines of a tree filled by fill(). */
@@ -592,50 +627,14 @@ static void test_text(void) {
   CHECK_STR(value_of(e, "label"), "nil");
   CHECK_STR(value_of(e, "count"), "nil");
 
-  /* out of memory in the import: refused, unchanged, nothing leaked */
+  /* out of memory in the import, and while the text is read: refused, unchanged, nothing leaked */
   set(b, "name", str("kept"));
-  char kept[4096];
-  snprintf(kept, sizeof kept, "%s", board(b));
-  long base = live;
-  int refused = 0;
-  for (long k = 0;; k++) {
-    countdown = k;
-    int *m = __real_malloc((size_t)bt_def_states(bt_inst_def(b)) * sizeof *m);
-    bt_saved_match(sv, bt_inst_def(b), m);
-    int rc = bt_inst_import(b, sv, m, 2.5, NULL);
-    __real_free(m);
-    int armed = countdown >= 0;
-    countdown = -1;
-    if (armed) {
-      CHECK_INT(rc, BT_OK);
-      break;
-    }
-    CHECK_INT(rc, BT_ENOMEM);
-    CHECK_STR(board(b), kept);
-    CHECK_INT(live, base);
-    refused++;
-  }
-  CHECK(refused >= 4);
+  import_call ic = {b, sv, NULL, 0};
+  CHECK(each_allocation_fails(try_import, &ic, b) >= 4);
   CHECK_STR(board(b), FILLED);
 
-  /* out of memory while the text is read: refused, nothing leaked */
-  base = live;
-  for (long k = 0;; k++) {
-    countdown = k;
-    bt_saved *got = NULL;
-    char err[64];
-    int rc = bt_saved_create(&got, text.data, text.len, err, sizeof err);
-    int armed = countdown >= 0;
-    countdown = -1;
-    bt_saved_free(got);
-    if (armed) {
-      CHECK_INT(rc, BT_OK);
-      break;
-    }
-    CHECK_INT(rc, BT_ENOMEM);
-    CHECK_STR(err, "not enough memory");
-    CHECK_INT(live, base);
-  }
+  import_call tc = {NULL, NULL, text.data, text.len};
+  CHECK(each_allocation_fails(try_read, &tc, NULL) >= 4);
 
   bt_saved_free(sv);
   bt_buf_free(&text);
