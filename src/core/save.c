@@ -36,7 +36,8 @@
 #define SAVED_FLAGS (SF_NUT | SF_LASTTIME | SF_TRIGGERED | SF_RUNNING | SF_WAKE | SF_STARTED)
 #define MAX_ITEMS 4 /* items of a kind's memory (16 bytes at most) */
 #define BLOCK 24 /* a saved state's memory in a bt_saved: the kind's (16 bytes at most), then its deadline */
-#define MAX_KEYS 100000 /* keys a saved text may declare (each has a line) */
+#define MAX_KEYS 1000000 /* keys a saved text may declare (each has a line: 8 bytes at least) */
+#define KEY_LINE_MIN 8
 
 /* ---- the kinds' memory, item by item ---- */
 
@@ -344,6 +345,8 @@ static int read_header(reader *r, bt_saved *sv, uint32_t *force) {
       read_double(r, &sv->now, 0, "the time of the save") < 0 ||
       (version >= 2 && read_u32(r, MAX_KEYS, &sv->def.nkeys, "the number of keys")))
     return BT_EINVAL;
+  if (sv->def.nkeys > (r->n - r->pos) / KEY_LINE_MIN)
+    return fail(r, "%lu keys do not fit in the rest of the text", (unsigned long)sv->def.nkeys);
   if (sv->def.nnodes == 0) return fail(r, "a tree has one node at least");
   if (sv->def.nstates == 0) return fail(r, "a tree has one state at least");
   return BT_OK;
@@ -528,8 +531,8 @@ static int read_value(reader *r, int t, bti_value_slot *v) {
   size_t b = (skip_space(r), r->pos), len = word(r, &w);
   if (len == 1 && w[0] == '-') return BT_OK; /* unset */
   r->pos = b;
-  uint64_t u;
-  int neg;
+  uint64_t u = 0;
+  int neg = 0;
   switch (t) {
     case BT_KEY_NUMBER:
       if (read_double(r, &v->v.number, 0, "a number") < 0) return BT_EINVAL;
@@ -568,30 +571,54 @@ static int read_value(reader *r, int t, bti_value_slot *v) {
   return BT_OK;
 }
 
+/* A key's name and where its line starts, sorted by name to find one saved twice. */
+typedef struct key_line {
+  const char *name;
+  size_t pos;
+} key_line;
+
+static int by_name(const void *a, const void *b) {
+  const key_line *x = a, *y = b;
+  int c = strcmp(x->name, y->name);
+  return c ? c : (x->pos > y->pos) - (x->pos < y->pos);
+}
+
 /* The keys: name, type and value, into the saved definition and its instance. */
 static int read_keys(reader *r, bt_saved *sv) {
   bt_def *d = &sv->def;
   bt_buf names = {0};
-  uint32_t *at = malloc((d->nkeys ? d->nkeys : 1) * sizeof *at); /* each name's offset in names */
+  key_line *lines = malloc((d->nkeys ? d->nkeys : 1) * sizeof *lines); /* names as offsets, at first */
   d->keys = calloc(d->nkeys ? d->nkeys : 1, sizeof *d->keys);
-  int rc = at && d->keys ? BT_OK : BT_ENOMEM;
+  int rc = lines && d->keys ? BT_OK : BT_ENOMEM;
   for (uint32_t k = 0; k < d->nkeys && rc == BT_OK; k++) {
     const char *name;
     uint32_t len;
-    if ((rc = read_key_type(r, &d->keys[k].type)) || (rc = read_text(r, 4096, &name, &len, "a key's name")))
+    lines[k].pos = (skip_space(r), r->pos);
+    if ((rc = read_key_type(r, &d->keys[k].type)) || (rc = read_text(r, 4096, &name, &len, "a key's name"))) break;
+    if (len == 0 || memchr(name, '\0', len)) {
+      r->pos = lines[k].pos;
+      rc = fail(r, "a key's name is empty or holds a NUL byte");
       break;
-    for (uint32_t j = 0; j < k && rc == BT_OK; j++)
-      if (strlen(names.data + at[j]) == len && memcmp(names.data + at[j], name, len) == 0)
-        rc = fail(r, "key '%.*s' is saved twice", (int)(len > 40 ? 40 : len), name);
-    if (rc == BT_OK && (len == 0 || memchr(name, '\0', len))) rc = fail(r, "a key's name is empty or holds a NUL byte");
-    at[k] = (uint32_t)names.len;
+    }
+    lines[k].name = (const char *)(uintptr_t)names.len;
     bt_buf_append(&names, name, len);
-    if (rc == BT_OK && bt_buf_append(&names, "", 1) != BT_OK) rc = BT_ENOMEM;
-    if (rc == BT_OK) rc = read_value(r, d->keys[k].type, key_slot((bt_inst *)(void *)sv->mem, k));
+    if (bt_buf_append(&names, "", 1) != BT_OK) rc = BT_ENOMEM;
+    else rc = read_value(r, d->keys[k].type, key_slot((bt_inst *)(void *)sv->mem, k));
   }
   d->board_text = names.data; /* the saved's now, freed with it */
-  for (uint32_t k = 0; k < d->nkeys && rc == BT_OK; k++) d->keys[k].name = names.data + at[k];
-  free(at);
+  if (rc == BT_OK) {
+    for (uint32_t k = 0; k < d->nkeys; k++) {
+      d->keys[k].name = names.data + (uintptr_t)lines[k].name;
+      lines[k].name = d->keys[k].name;
+    }
+    qsort(lines, d->nkeys, sizeof *lines, by_name);
+    for (uint32_t k = 1; k < d->nkeys && rc == BT_OK; k++)
+      if (strcmp(lines[k - 1].name, lines[k].name) == 0) {
+        r->pos = lines[k].pos;
+        rc = fail(r, "key '%.40s' is saved twice", lines[k].name);
+      }
+  }
+  free(lines);
   if (rc) return rc;
   const char *w;
   size_t len = word(r, &w);

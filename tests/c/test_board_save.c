@@ -727,7 +727,7 @@ static void test_text_refused(void) {
       {"number 1:a -\nnil 1:b -\nend\n", "corrupt at byte 88: expected a key's type (number, integer, boolean, string, entity or value), got 'nil'"},
       {"numbr 1:a -\nnumber 1:b -\nend\n", "expected a key's type"},
       {"number a -\nnumber 1:b -\nend\n", "expected a key's name as <length>:<bytes>"},
-      {"number 1:a -\nnumber 1:a -\nend\n", "key 'a' is saved twice"},
+      {"number 1:a -\nnumber 1:a -\nend\n", "corrupt at byte 88: key 'a' is saved twice"},
       {"number 0: -\nnumber 1:b -\nend\n", "a key's name is empty"},
       {"number 1:a 0.5\nnumber 1:b -\nend\n", "expected a number (x and 16 hexadecimal digits)"},
       {"integer 1:a 12x\nnumber 1:b -\nend\n", "expected an integer"},
@@ -747,6 +747,8 @@ static void test_text_refused(void) {
     snprintf(text, sizeof text, "%s%s", head, cases[i].keys);
     refused(text, cases[i].why);
   }
+  refused("bt-state 2 1 1 0 x0000000000000000 9\n0 ActionNode 0 4:Idle\nREADY READY 0 -\nend\n",
+          "9 keys do not fit in the rest of the text");
   char nul[] = "bt-state 2 1 1 0 x0000000000000000 1\n0 ActionNode 0 4:Idle\nREADY READY 0 -\nstring 1:a 3:a\0b\nend\n";
   bt_saved *sv = NULL;
   char err[256];
