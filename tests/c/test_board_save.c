@@ -35,7 +35,7 @@ static bt_value entity(unsigned long long v) {
   bt_value x = {BT_KEY_ENTITY, {.entity = v}};
   return x;
 }
-H_UNUSED static bt_value token(unsigned long long v) {
+static bt_value token(unsigned long long v) {
   bt_value x = {BT_KEY_VALUE, {.token = v}};
   return x;
 }
@@ -58,7 +58,7 @@ static const char *show(const bt_value *v, int slot) {
 }
 
 /* The instance's value of the key named name, as show() writes it ("no key" if it has none). */
-H_UNUSED static const char *value_of(bt_inst *in, const char *name) {
+static const char *value_of(bt_inst *in, const char *name) {
   int k = bt_def_key_find(bt_inst_def(in), name);
   if (k < 0) return "no key";
   bt_value v;
@@ -134,7 +134,7 @@ static bt_inst *make_plain(const key_decl *keys, int nkeys) {
 }
 
 /* Gives the keys of EVERY a value each. */
-H_UNUSED static void fill(bt_inst *in) {
+static void fill(bt_inst *in) {
   set(in, "hunger", num(0.75));
   set(in, "count", integer(-1234567890123LL));
   set(in, "angry", boolean(1));
@@ -143,7 +143,7 @@ H_UNUSED static void fill(bt_inst *in) {
   set(in, "note", str(""));
 }
 
-H_UNUSED static const char FILLED[] = "hunger: number 0.75\n"
+static const char FILLED[] = "hunger: number 0.75\n"
                              "count: integer -1234567890123\n"
                              "angry: boolean 1\n"
                              "name: string 'big bad wolf'\n"
@@ -426,7 +426,7 @@ static int *match(bt_inst *from, bt_inst *to) {
 }
 
 static void test_moves(move_fn move, const char *what) {
-  fprintf(stderr, "-- %s\n", what);
+  fprintf(stderr, "-- %s (the checks that fail below are of it)\n", what);
   bt_inst *old = make_tree(EVERY, NEVERY);
   think(old, 1);
   fill(old);
