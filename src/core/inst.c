@@ -529,38 +529,44 @@ static void save_keys(const bt_inst *in, unsigned char *p) {
   }
 }
 
-/* Checks the keys' entries at p, with len bytes of strings after them, and copies their strings
- * into copies[k]: BT_OK, BT_EINVAL (a value the key cannot hold, bytes left over or missing) or
- * BT_ENOMEM, with nothing left allocated. */
-static int read_keys(const bt_def *d, const unsigned char *p, size_t len, char **copies) {
+/* Checks the keys' entries at p, with len bytes of strings after them: BT_OK, or BT_EINVAL for a
+ * value its key cannot hold, or bytes left over or missing. Allocates nothing. */
+static int check_keys(const bt_def *d, const unsigned char *p, size_t len) {
   const unsigned char *text = p + KEY_BYTES * (size_t)d->nkeys;
-  int rc = BT_OK;
-  for (uint32_t k = 0; k < d->nkeys && rc == BT_OK; k++, p += KEY_BYTES) {
+  for (uint32_t k = 0; k < d->nkeys; k++, p += KEY_BYTES) {
     uint64_t v;
     memcpy(&v, p, sizeof v);
     int type = p[8];
     if (type == BT_KEY_NONE) continue;
-    if (type != d->keys[k].type || type == BT_KEY_VALUE || (type == BT_KEY_BOOLEAN && v > 1)) rc = BT_EINVAL;
-    else if (type != BT_KEY_STRING) continue;
-    else if (v > len || memchr(text, 0, (size_t)v)) rc = BT_EINVAL; /* no NUL: a string is C text */
-    else if (!(copies[k] = malloc((size_t)v + 1))) rc = BT_ENOMEM;
-    else {
-      memcpy(copies[k], text, (size_t)v);
-      copies[k][v] = '\0';
-      text += v;
-      len -= (size_t)v;
-    }
+    if (type != d->keys[k].type || type == BT_KEY_VALUE || (type == BT_KEY_BOOLEAN && v > 1)) return BT_EINVAL;
+    if (type != BT_KEY_STRING) continue;
+    if (v > len || memchr(text, 0, (size_t)v)) return BT_EINVAL; /* no NUL: a string is C text */
+    text += v;
+    len -= (size_t)v;
   }
-  if (rc == BT_OK && len) rc = BT_EINVAL;
-  if (rc != BT_OK)
-    for (uint32_t k = 0; k < d->nkeys; k++) {
-      free(copies[k]);
-      copies[k] = NULL;
-    }
-  return rc;
+  return len ? BT_EINVAL : BT_OK;
 }
 
-/* Gives the instance the keys' values of the entries at p, with the strings read_keys copied. */
+/* The strings of the keys' entries at p (checked), copied into copies[k]: BT_OK, or BT_ENOMEM
+ * with nothing left allocated. */
+static int copy_key_strings(const bt_def *d, const unsigned char *p, char **copies) {
+  const unsigned char *text = p + KEY_BYTES * (size_t)d->nkeys;
+  for (uint32_t k = 0; k < d->nkeys; k++, p += KEY_BYTES) {
+    uint64_t v;
+    memcpy(&v, p, sizeof v);
+    if (p[8] != BT_KEY_STRING) continue;
+    if (!(copies[k] = malloc((size_t)v + 1))) {
+      for (uint32_t j = 0; j < k; j++) free(copies[j]);
+      return BT_ENOMEM;
+    }
+    memcpy(copies[k], text, (size_t)v);
+    copies[k][v] = '\0';
+    text += v;
+  }
+  return BT_OK;
+}
+
+/* Gives the instance the keys' values of the entries at p, with the strings copy_key_strings copied. */
 static void restore_keys(bt_inst *in, const unsigned char *p, char **copies) {
   for (uint32_t k = 0; k < in->def->nkeys; k++, p += KEY_BYTES) {
     bti_value_slot *s = key_slot(in, k);
@@ -633,11 +639,13 @@ int bt_inst_restore(bt_inst *in, const void *data, size_t size) {
       if (!(f->type != BTI_INDEX && idx == 0) && !bti_index_ok(d, n, f, idx)) return BT_EINVAL;
     }
   }
-  /* the keys' strings, copied before anything changes: a refused restore changes nothing */
+  /* the keys' values checked, then their strings copied before anything changes: a refused
+   * restore changes nothing */
   const unsigned char *keys = mem + d->mem_size;
+  if (check_keys(d, keys, size - fixed) != BT_OK) return BT_EINVAL;
   char **copies = d->nkeys ? calloc(d->nkeys, sizeof *copies) : NULL;
   if (d->nkeys && !copies) return BT_ENOMEM;
-  int rc = d->nkeys ? read_keys(d, keys, size - fixed, copies) : size == fixed ? BT_OK : BT_EINVAL;
+  int rc = copy_key_strings(d, keys, copies);
   uint32_t n = d->nstates;
   for (uint32_t s = 0; rc == BT_OK && s < n; s++) /* and room for the spilled deadlines */
     if (d->states[s].spill != NO_SLOT && (p[2 * n + s] << SF_SAVED_SHIFT & SF_NUT) &&

@@ -316,6 +316,9 @@ static void test_bytes(void) {
   memcpy(more, bytes, size);
   more[size] = 'x';
   CHECK_INT(bt_inst_restore(b, more, size + 1), BT_EINVAL);
+  countdown = 0; /* bad bytes are bad bytes, with memory or without (the fuzzer's finding) */
+  CHECK_INT(bt_inst_restore(b, more, size + 1), BT_EINVAL);
+  countdown = -1;
   size_t entries = bt_inst_state_size(d) - 16 * (size_t)NEVERY;
   struct {
     int key, at;
