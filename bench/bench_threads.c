@@ -170,7 +170,7 @@ static uint64_t state_hash(void) {
   static unsigned char buf[1 << 14];
   for (int i = 0; i < nagents; i++) {
     const agent *a = &agents[i];
-    size_t size = bt_inst_state_size(bt_inst_def(a->inst));
+    size_t size = bt_inst_save_size(a->inst);
     if (size > sizeof buf || bt_inst_save(a->inst, buf, size) != BT_OK) return 0;
     long long wake = 0;
     int list = serial ? bt_sched_list(serial, a->brain, &wake) : bt_sched_list(threaded, a->brain, &wake);

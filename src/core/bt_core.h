@@ -556,20 +556,33 @@ unsigned long long bt_def_hash(const bt_def *def);
  * instance of one could be an instance of the other. */
 int bt_def_equal(const bt_def *a, const bt_def *b);
 
-/* Bytes that bt_inst_save writes for an instance of this definition. */
+/* Bytes that bt_inst_save writes for an instance of this definition whose string keys are unset
+ * or empty (every instance of a definition without string keys); bt_inst_save_size gives an
+ * instance's. 0 for NULL. */
 size_t bt_inst_state_size(const bt_def *def);
 
-/* Saves the instance's whole state (statuses, last results, node memory, the force-update flag)
- * into out, which has room for bt_inst_state_size bytes. The bytes are for this machine's
- * byte order. BT_EINVAL if size is too small. */
+/* Bytes that bt_inst_save writes for this instance: bt_inst_state_size and the bytes of its
+ * strings' values. 0 for NULL. */
+size_t bt_inst_save_size(const bt_inst *inst);
+
+/* Saves the instance's whole state (statuses, last results, node memory, the force-update flag,
+ * the keys' values, strings by copy) into out, which has room for bt_inst_save_size bytes. The
+ * bytes are for this machine's byte order and hold no pointers. BT_EINVAL if size is too small,
+ * or if a key of type BT_KEY_VALUE has a value (a binding's, which bt cannot save):
+ * bt_inst_unsaveable_key names it. */
 int bt_inst_save(const bt_inst *inst, void *out, size_t size);
 
+/* The first key whose value cannot be saved (bt_inst_save, bt_inst_export): one of type
+ * BT_KEY_VALUE that has a value; or -1 when every value can be (and for NULL). */
+int bt_inst_unsaveable_key(const bt_inst *inst);
+
 /* Restores a state saved by bt_inst_save from an instance of an equal definition (same
- * bt_def_hash). BT_EINVAL if the bytes are not such a state (another definition's: another
- * size, shape or hash; another format; a status or child index out of range, as bt_node_set
- * refuses it); BT_EBUSY inside a think; BT_ENOMEM when a Sleep deadline of a leaf that keeps it
- * outside the instance (bt_node_sleep) finds no room. A refused restore leaves the instance
- * unchanged. */
+ * bt_def_hash), keys' values included; the values are not writes: the hook is told of none
+ * and nothing wakes. BT_EINVAL if the bytes are not such a state (another definition's: another
+ * size, shape, keys or hash; another format; a status or child index out of range, as
+ * bt_node_set refuses it; a value its key cannot hold); BT_EBUSY inside a think; BT_ENOMEM
+ * when a string or a Sleep deadline of a leaf that keeps it outside the instance
+ * (bt_node_sleep) finds no room. A refused restore leaves the instance unchanged. */
 int bt_inst_restore(bt_inst *inst, const void *data, size_t size);
 
 /* ---- reloading: carrying an agent's state to a new definition of its tree ---- */
@@ -593,16 +606,20 @@ typedef struct bt_transfer {
  * of `to` above a running node of `from` that is gone is set to re-evaluate at the next think:
  * READY, its child index reset, a Priority's clock cleared; its other children keep their state.
  * So that the new definition decides at once, every Priority's clock is cleared (it evaluates at
- * the next think). The force-update flag carries over. BT_EBUSY if either instance is thinking. */
+ * the next think). The force-update flag carries over. Each key of `to` takes the value of the key
+ * of `from` with the same name and type (strings copied; a BT_KEY_VALUE's token as it is); a key
+ * `from` has not keeps its value (a new instance's are unset), and a key of `from` that `to` has
+ * not is dropped. The values are not writes: the hook is told of none and nothing wakes.
+ * BT_EBUSY if either instance is thinking, BT_ENOMEM (nothing changed). */
 int bt_inst_transfer(bt_inst *to, const bt_inst *from, const int *map, bt_transfer *out);
 
 /* Gives `to` the state of `from` where map matches them (map[s], for each state s of to, a state
  * of from or -1), as it is: statuses, last results, flags, deadlines, node memory, child indices
  * as the numbers they were (as Don't Starve's fields are when a children list changes under
- * them), clocks, and the force-update flag; nothing is set to re-evaluate, and the states of to
- * that map leaves out keep what they hold. For a tree whose children lists a script edited (the
- * Lua binding rebuilds it: docs/lua-api.md, "Live children lists"). A recorder of to gets a RELOAD
- * record, as with bt_inst_transfer. BT_EINVAL for a NULL argument, BT_EBUSY if either instance is
+ * them), clocks, the force-update flag, and the keys' values as bt_inst_transfer gives them;
+ * nothing is set to re-evaluate, and the states of to that map leaves out keep what they hold.
+ * For a tree whose children lists a script edited (the Lua binding rebuilds it: docs/lua-api.md,
+ * "Live children lists"). A recorder of to gets a RELOAD record, as with bt_inst_transfer. BT_EINVAL for a NULL argument, BT_EBUSY if either instance is
  * thinking, BT_ENOMEM (nothing changed). */
 int bt_inst_carry(bt_inst *to, const bt_inst *from, const int *map, bt_transfer *out);
 
@@ -610,18 +627,21 @@ int bt_inst_carry(bt_inst *to, const bt_inst *from, const int *map, bt_transfer 
 
 /* Appends the instance's state to out as text: the shape of its tree (each node's kind, name and
  * number of children, in pre-order), then each state's status, last result, flags and memory,
- * and the force-update flag. Numbers are written out as text (doubles as the hexadecimal digits
- * of their IEEE 754 bits), so the text does not depend on byte order, type sizes or the locale.
- * Times are written as they are, with `now` (the host's time of the save), which
- * bt_inst_import uses to shift them. BT_EBUSY inside a think; BT_ENOMEM. */
+ * the force-update flag, and each key's name, type and value. Numbers are written out as text
+ * (doubles as the hexadecimal digits of their IEEE 754 bits), so the text does not depend on byte
+ * order, type sizes or the locale. Times are written as they are, with `now` (the host's time of
+ * the save), which bt_inst_import uses to shift them. BT_EINVAL (nothing appended) if a key of
+ * type BT_KEY_VALUE has a value: bt_inst_unsaveable_key names it; BT_EBUSY inside a think;
+ * BT_ENOMEM. */
 int bt_inst_export(const bt_inst *inst, double now, bt_buf *out);
 
 /* A state read back from bt_inst_export's text: its shape and its states. */
 typedef struct bt_saved bt_saved;
 
-/* Reads a text written by bt_inst_export. BT_EINVAL when it is not one, and err (errsize bytes)
- * says what is wrong: "not a saved tree state ...", "saved with format version N ...",
- * "truncated: ..." or "corrupt at byte N: ..."; BT_ENOMEM. */
+/* Reads a text written by bt_inst_export (of this version, or of the one before, which has no
+ * keys). BT_EINVAL when it is not one, and err (errsize bytes) says what is wrong: "not a saved
+ * tree state ...", "saved with format version N ...", "truncated: ..." or "corrupt at byte N:
+ * ..."; BT_ENOMEM. */
 int bt_saved_create(bt_saved **out, const void *data, size_t size, char *err, size_t errsize);
 void bt_saved_free(bt_saved *saved);
 
@@ -638,6 +658,17 @@ int bt_saved_node_of_state(const bt_saved *saved, int state);
 int bt_saved_status(const bt_saved *saved, int state);
 double bt_saved_time(const bt_saved *saved);
 
+/* The saved keys, as bt_def_key_* and bt_inst_key_get read a definition's and an instance's:
+ * their number (0 for a text of version 1, or NULL); the id of a name (BT_EINVAL for none); a
+ * key's name (NULL for a bad key), type (BT_EINVAL for a bad key); its saved value: 1 and *out,
+ * or 0 when it was unset (out->type BT_KEY_NONE), BT_EINVAL for a bad key or a NULL argument. A
+ * string stays valid until bt_saved_free. */
+int bt_saved_key_count(const bt_saved *saved);
+int bt_saved_key_find(const bt_saved *saved, const char *name);
+const char *bt_saved_key_name(const bt_saved *saved, int key);
+int bt_saved_key_type(const bt_saved *saved, int key);
+int bt_saved_key_value(const bt_saved *saved, int key, bt_value *out);
+
 /* bt_def_match with the saved tree as `from`: map[s] is the saved state at the same path as
  * state s of `to`, or -1. Returns the number of matched states (0: no path in common, not even
  * the root's). */
@@ -650,8 +681,10 @@ int bt_saved_match(const bt_saved *saved, const bt_def *to, int *map);
  * Every saved time is shifted by now minus the time of the save. When every state of the
  * instance and of the saved tree is matched (the same shape), every Priority keeps its saved
  * clock and the tree resumes as it was saved; otherwise every Priority evaluates at the next
- * think. Nothing is called (no on_stop, no task finish). BT_EBUSY inside a think; BT_ENOMEM
- * (the instance is then unchanged). */
+ * think. Each key takes the saved value of the key with its name and type; a key the text has
+ * not (renamed, retyped or new since the save) is unset, as in a new instance. The values are not
+ * writes: the hook is told of none and nothing wakes. Nothing is called (no on_stop, no task
+ * finish). BT_EBUSY inside a think; BT_ENOMEM (the instance is then unchanged). */
 int bt_inst_import(bt_inst *inst, const bt_saved *saved, const int *map, double now, bt_transfer *out);
 
 /* The node's current status and the status saved by the last think. */

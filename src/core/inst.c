@@ -395,9 +395,14 @@ int bt_inst_dump(bt_inst *in, bt_buf *out) { return bt_node_tree_string(in, 0, "
 
 /* ---- saving and restoring ---- */
 
-/* "bts2": version 2 packs a Sequence's and a Selector's memory in 4 bytes (version 1: 8), and the
- * memory of the states aligned for a double first in each chunk of 64 */
-#define STATE_MAGIC 0x32737462u
+/* "bts3": version 3 adds the keys' values after the node memory, a KEY_BYTES entry per key, then
+ * the bytes of its strings one after the other (a definition without keys takes version 2's bytes
+ * too: they are the same but for the magic). Version 2 packs a Sequence's and a Selector's memory
+ * in 4 bytes (version 1: 8), and the memory of the states aligned for a double first in each chunk
+ * of 64. */
+#define STATE_MAGIC 0x33737462u
+#define STATE_MAGIC_2 0x32737462u
+#define KEY_BYTES 16 /* a key's entry: its value's 8 bytes (a string's: its length), then its type */
 
 typedef struct state_header {
   uint32_t magic;
@@ -482,12 +487,108 @@ int bt_def_equal(const bt_def *a, const bt_def *b) {
 }
 
 size_t bt_inst_state_size(const bt_def *d) {
-  return d ? sizeof(state_header) + 3 * (size_t)d->nstates + d->mem_size : 0;
+  return d ? sizeof(state_header) + 3 * (size_t)d->nstates + d->mem_size + KEY_BYTES * (size_t)d->nkeys : 0;
+}
+
+size_t bt_inst_save_size(const bt_inst *in) {
+  if (!in) return 0;
+  size_t size = bt_inst_state_size(in->def);
+  for (uint32_t k = 0; k < in->def->nkeys; k++)
+    if (key_slot(in, k)->type == BT_KEY_STRING) size += strlen(key_slot(in, k)->v.string);
+  return size;
+}
+
+int bt_inst_unsaveable_key(const bt_inst *in) {
+  for (uint32_t k = 0; in && k < in->def->nkeys; k++)
+    if (key_slot(in, k)->type == BT_KEY_VALUE) return (int)k;
+  return -1;
+}
+
+/* Writes the keys' entries at p, and their strings' bytes after them. */
+static void save_keys(const bt_inst *in, unsigned char *p) {
+  uint32_t nkeys = in->def->nkeys;
+  unsigned char *text = p + KEY_BYTES * (size_t)nkeys;
+  memset(p, 0, KEY_BYTES * (size_t)nkeys);
+  for (uint32_t k = 0; k < nkeys; k++, p += KEY_BYTES) {
+    const bti_value_slot *s = key_slot(in, k);
+    uint64_t v = 0;
+    switch (s->type) {
+      case BT_KEY_NUMBER: memcpy(&v, &s->v.number, sizeof v); break;
+      case BT_KEY_INTEGER: v = (uint64_t)s->v.integer; break;
+      case BT_KEY_BOOLEAN: v = s->v.boolean != 0; break;
+      case BT_KEY_STRING:
+        v = strlen(s->v.string);
+        memcpy(text, s->v.string, (size_t)v);
+        text += v;
+        break;
+      case BT_KEY_ENTITY: v = s->v.id; break;
+      default: break;
+    }
+    memcpy(p, &v, sizeof v);
+    p[8] = s->type;
+  }
+}
+
+/* Checks the keys' entries at p, with len bytes of strings after them: BT_OK, or BT_EINVAL for a
+ * value its key cannot hold, or bytes left over or missing. Allocates nothing. */
+static int check_keys(const bt_def *d, const unsigned char *p, size_t len) {
+  const unsigned char *text = p + KEY_BYTES * (size_t)d->nkeys;
+  for (uint32_t k = 0; k < d->nkeys; k++, p += KEY_BYTES) {
+    uint64_t v;
+    memcpy(&v, p, sizeof v);
+    int type = p[8];
+    if (type == BT_KEY_NONE) continue;
+    if (type != d->keys[k].type || type == BT_KEY_VALUE || (type == BT_KEY_BOOLEAN && v > 1)) return BT_EINVAL;
+    if (type != BT_KEY_STRING) continue;
+    if (v > len || memchr(text, 0, (size_t)v)) return BT_EINVAL; /* no NUL: a string is C text */
+    text += v;
+    len -= (size_t)v;
+  }
+  return len ? BT_EINVAL : BT_OK;
+}
+
+/* The strings of the keys' entries at p (checked), copied into copies[k]: BT_OK, or BT_ENOMEM
+ * with nothing left allocated. */
+static int copy_key_strings(const bt_def *d, const unsigned char *p, char **copies) {
+  const unsigned char *text = p + KEY_BYTES * (size_t)d->nkeys;
+  for (uint32_t k = 0; k < d->nkeys; k++, p += KEY_BYTES) {
+    uint64_t v;
+    memcpy(&v, p, sizeof v);
+    if (p[8] != BT_KEY_STRING) continue;
+    if (!(copies[k] = malloc((size_t)v + 1))) {
+      for (uint32_t j = 0; j < k; j++) free(copies[j]);
+      return BT_ENOMEM;
+    }
+    memcpy(copies[k], text, (size_t)v);
+    copies[k][v] = '\0';
+    text += v;
+  }
+  return BT_OK;
+}
+
+/* Gives the instance the keys' values of the entries at p, with the strings copy_key_strings copied. */
+static void restore_keys(bt_inst *in, const unsigned char *p, char **copies) {
+  for (uint32_t k = 0; k < in->def->nkeys; k++, p += KEY_BYTES) {
+    bti_value_slot *s = key_slot(in, k);
+    if (s->type == BT_KEY_STRING) free(s->v.string);
+    uint64_t v;
+    memcpy(&v, p, sizeof v);
+    memset(s, 0, sizeof *s);
+    s->type = p[8];
+    switch (s->type) {
+      case BT_KEY_NUMBER: memcpy(&s->v.number, &v, sizeof v); break;
+      case BT_KEY_INTEGER: s->v.integer = (long long)v; break;
+      case BT_KEY_BOOLEAN: s->v.boolean = (int)v; break;
+      case BT_KEY_STRING: s->v.string = copies[k]; break;
+      case BT_KEY_ENTITY: s->v.id = v; break;
+      default: break;
+    }
+  }
 }
 
 int bt_inst_save(const bt_inst *in, void *out, size_t size) {
+  if (!in || !out || size < bt_inst_save_size(in) || bt_inst_unsaveable_key(in) >= 0) return BT_EINVAL;
   const bt_def *d = in->def;
-  if (!out || size < bt_inst_state_size(d)) return BT_EINVAL;
   state_header hd = {STATE_MAGIC, d->nstates, bt_def_hash(d), (uint32_t)d->mem_size, in->forceupdate};
   unsigned char *p = out;
   memcpy(p, &hd, sizeof hd);
@@ -508,18 +609,20 @@ int bt_inst_save(const bt_inst *in, void *out, size_t size) {
     size_t bytes = bti_kinds[d->nodes[st->node].kind].mem_size;
     if (bytes) memcpy(p + st->pmem, inst_mem(in) + st->mem, bytes);
   }
+  save_keys(in, p + d->mem_size);
   return BT_OK;
 }
 
 int bt_inst_restore(bt_inst *in, const void *data, size_t size) {
   if (in) forget_sleep(in);
   const bt_def *d = in->def;
+  size_t fixed = bt_inst_state_size(d);
   state_header hd;
   if (in->thinking) return BT_EBUSY;
-  if (!data || size != bt_inst_state_size(d)) return BT_EINVAL;
+  if (!data || size < fixed) return BT_EINVAL;
   memcpy(&hd, data, sizeof hd);
-  if (hd.magic != STATE_MAGIC || hd.nstates != d->nstates || hd.mem_size != d->mem_size ||
-      hd.hash != bt_def_hash(d))
+  if (!(hd.magic == STATE_MAGIC || (hd.magic == STATE_MAGIC_2 && d->nkeys == 0)) || hd.nstates != d->nstates ||
+      hd.mem_size != d->mem_size || hd.hash != bt_def_hash(d))
     return BT_EINVAL;
   const unsigned char *p = (const unsigned char *)data + sizeof hd;
   for (uint32_t s = 0; s < d->nstates; s++)
@@ -536,11 +639,24 @@ int bt_inst_restore(bt_inst *in, const void *data, size_t size) {
       if (!(f->type != BTI_INDEX && idx == 0) && !bti_index_ok(d, n, f, idx)) return BT_EINVAL;
     }
   }
+  /* the keys' values checked, then their strings copied before anything changes: a refused
+   * restore changes nothing */
+  const unsigned char *keys = mem + d->mem_size;
+  if (check_keys(d, keys, size - fixed) != BT_OK) return BT_EINVAL;
+  char **copies = d->nkeys ? calloc(d->nkeys, sizeof *copies) : NULL;
+  if (d->nkeys && !copies) return BT_ENOMEM;
+  int rc = copy_key_strings(d, keys, copies);
   uint32_t n = d->nstates;
-  for (uint32_t s = 0; s < n; s++) /* room for the spilled deadlines first: a refused restore changes nothing */
+  for (uint32_t s = 0; rc == BT_OK && s < n; s++) /* and room for the spilled deadlines */
     if (d->states[s].spill != NO_SLOT && (p[2 * n + s] << SF_SAVED_SHIFT & SF_NUT) &&
-        bti_deadline_reserve(in) != BT_OK)
-      return BT_ENOMEM;
+        bti_deadline_reserve(in) != BT_OK) {
+      for (uint32_t k = 0; k < d->nkeys; k++) free(copies[k]);
+      rc = BT_ENOMEM;
+    }
+  if (rc != BT_OK) {
+    free(copies);
+    return rc;
+  }
   for (uint32_t s = 0; s < n; s++) {
     const bt_state *st = &d->states[s];
     hook_status(in, &d->nodes[st->node], *status_at(in, s), p[s]);
@@ -552,6 +668,8 @@ int bt_inst_restore(bt_inst *in, const void *data, size_t size) {
     size_t bytes = bti_kinds[d->nodes[st->node].kind].mem_size;
     if (bytes) memcpy(inst_mem(in) + st->mem, mem + st->pmem, bytes);
   }
+  restore_keys(in, keys, copies);
+  free(copies);
   in->forceupdate = hd.forceupdate != 0;
   bti_mark_touched(in);
   return BT_OK;

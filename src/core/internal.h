@@ -384,6 +384,11 @@ static inline bti_ext *ext_of(const bt_inst *in) { return in->extended ? (bti_ex
 /* The instance's bytes: the base of the offsets of bt_state and bt_node. */
 static inline unsigned char *inst_mem(const bt_inst *in) { return (unsigned char *)(uintptr_t)in; }
 
+/* Key k's value in the instance (board.c reads and writes them). */
+static inline bti_value_slot *key_slot(const bt_inst *in, uint32_t k) {
+  return (bti_value_slot *)(void *)(inst_mem(in) + in->def->board_off) + k;
+}
+
 /* A state's status, flags and last result, and the words of the bit sets, in their chunks. */
 static inline uint8_t *status_at(const bt_inst *in, uint32_t st) { return inst_mem(in) + in->def->states[st].soff; }
 static inline uint8_t *flags_at(const bt_inst *in, uint32_t st) { return inst_mem(in) + in->def->states[st].foff; }

@@ -4,11 +4,13 @@
  * (bt_saved_create) and restored into a tree of the same shape or of a changed one, matched node by
  * node by path as a reload matches them (bt_saved_match, bt_inst_import).
  *
- * The text is a header line, a line per node in pre-order, a line per state, and "end":
+ * The text is a header line, a line per node in pre-order, a line per state, a line per key of
+ * the blackboard, and "end":
  *
- *   bt-state 1 <nodes> <states> <force update: 0 or 1> <the time of the save>
+ *   bt-state 2 <nodes> <states> <force update: 0 or 1> <the time of the save> <keys>
  *   <state> <kind> <children> <name length>:<name>
  *   <status> <last result> <flags> <Sleep deadline, or -> <memory...>
+ *   <type> <name length>:<name> <value, or - when it is unset>
  *   end
  *
  * Kinds by their class name (bt_kind_name), statuses by name, flags (the SF_ bits) and child
@@ -16,6 +18,12 @@
  * IEEE 754 bits: nothing depends on byte order, the size of types or the locale. Times are
  * written as they were, with the time of the save; a restore shifts them all by its own time
  * minus that one, so that every deadline is as far away as it was.
+ *
+ * A key's type by its name (bt_key_type_name), its value as its type says: a number as a double
+ * above, an integer and an entity in decimal (an integer may have a minus sign), a boolean as
+ * true or false, a string as <length>:<bytes>. A key of type "value" (a binding's) is always -:
+ * one that holds a value cannot be exported. Version 1 (no keys: its header ends with the time)
+ * is read too.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -24,10 +32,12 @@
 
 #include "internal.h"
 
-#define VERSION 1
+#define VERSION 2
 #define SAVED_FLAGS (SF_NUT | SF_LASTTIME | SF_TRIGGERED | SF_RUNNING | SF_WAKE | SF_STARTED)
 #define MAX_ITEMS 4 /* items of a kind's memory (16 bytes at most) */
 #define BLOCK 24 /* a saved state's memory in a bt_saved: the kind's (16 bytes at most), then its deadline */
+#define MAX_KEYS 1000000 /* keys a saved text may declare (each has a line: 8 bytes at least) */
+#define KEY_LINE_MIN 8
 
 /* ---- the kinds' memory, item by item ---- */
 
@@ -66,20 +76,43 @@ static double double_of(uint64_t u) {
 
 static void put_double(bt_buf *out, double v) { bt_buf_printf(out, " x%016llx", (unsigned long long)bits_of(v)); }
 
+/* Text as <length>:<bytes> (a name, a string's value). */
+static void put_text(bt_buf *out, const char *s) {
+  bt_buf_printf(out, "%lu:", (unsigned long)strlen(s));
+  bt_buf_append(out, s, strlen(s));
+}
+
+/* A key's line: its type, name and value. */
+static void put_key(bt_buf *out, const bt_def *d, const bti_value_slot *v, uint32_t k) {
+  bt_buf_printf(out, "%s ", bt_key_type_name(d->keys[k].type));
+  put_text(out, d->keys[k].name);
+  switch (v->type) {
+    case BT_KEY_NUMBER: put_double(out, v->v.number); break;
+    case BT_KEY_INTEGER: bt_buf_printf(out, " %lld", v->v.integer); break;
+    case BT_KEY_BOOLEAN: bt_buf_printf(out, " %s", v->v.boolean ? "true" : "false"); break;
+    case BT_KEY_STRING:
+      bt_buf_append(out, " ", 1);
+      put_text(out, v->v.string);
+      break;
+    case BT_KEY_ENTITY: bt_buf_printf(out, " %llu", v->v.id); break;
+    default: bt_buf_append(out, " -", 2); break; /* unset (a binding's value is refused before) */
+  }
+  bt_buf_append(out, "\n", 1);
+}
+
 int bt_inst_export(const bt_inst *in, double now, bt_buf *out) {
   if (!in || !out) return BT_EINVAL;
   if (in->thinking) return BT_EBUSY;
+  if (bt_inst_unsaveable_key(in) >= 0) return BT_EINVAL; /* before a byte is written */
   const bt_def *d = in->def;
   bt_buf_printf(out, "bt-state %d %lu %lu %d", VERSION, (unsigned long)d->nnodes, (unsigned long)d->nstates,
                 in->forceupdate ? 1 : 0);
   put_double(out, now);
-  bt_buf_append(out, "\n", 1);
+  bt_buf_printf(out, " %lu\n", (unsigned long)d->nkeys);
   for (uint32_t n = 0; n < d->nnodes; n++) {
     const bt_node *nd = &d->nodes[n];
-    const char *name = d->names + nd->name;
-    bt_buf_printf(out, "%lu %s %lu %lu:", (unsigned long)nd->state, bt_kind_name(nd->kind),
-                  (unsigned long)nd->nchildren, (unsigned long)strlen(name));
-    bt_buf_append(out, name, strlen(name));
+    bt_buf_printf(out, "%lu %s %lu ", (unsigned long)nd->state, bt_kind_name(nd->kind), (unsigned long)nd->nchildren);
+    put_text(out, d->names + nd->name);
     bt_buf_append(out, "\n", 1);
   }
   for (uint32_t s = 0; s < d->nstates; s++) {
@@ -108,6 +141,7 @@ int bt_inst_export(const bt_inst *in, double now, bt_buf *out) {
     }
     bt_buf_append(out, "\n", 1);
   }
+  for (uint32_t k = 0; k < d->nkeys; k++) put_key(out, d, key_slot(in, k), k);
   bt_buf_append(out, "end\n", 4);
   return out->err ? out->err : BT_OK;
 }
@@ -115,9 +149,11 @@ int bt_inst_export(const bt_inst *in, double now, bt_buf *out) {
 /* ---- reading ---- */
 
 struct bt_saved {
-  bt_def def;         /* the saved shape: what bt_def_match and bti_transfer read of a definition */
+  bt_def def;         /* the saved shape and keys: what bt_def_match, bti_transfer and the bt_def_key_*
+                         read of a definition (the keys' names in def.board_text) */
   unsigned char *mem; /* an instance of it: a bt_inst, then each state's status, flags, last
-                         result, and its memory and deadline in a block of BLOCK bytes */
+                         result, and its memory and deadline in a block of BLOCK bytes, then the
+                         keys' values (def.board_off) */
   size_t mem_size;
   double now;         /* the time of the save */
 };
@@ -166,27 +202,60 @@ static size_t word(reader *r, const char **start) {
 
 static int is_word(const char *w, size_t len, const char *s) { return strlen(s) == len && memcmp(w, s, len) == 0; }
 
-/* A decimal number up to max. */
-static int read_u32(reader *r, uint32_t max, uint32_t *out, const char *what) {
+/* A decimal number up to max; with a minus sign allowed (neg not NULL), its negative down to
+ * -max - 1, *neg set. */
+static int read_u64(reader *r, uint64_t max, uint64_t *out, int *neg, const char *what) {
   const char *w;
   size_t b = (skip_space(r), r->pos), len = word(r, &w);
   uint64_t v = 0;
-  if (len == 0 || len > 10) {
+  int minus = neg && len > 1 && w[0] == '-', over = 0;
+  if (neg) *neg = minus;
+  if (len == (size_t)minus || len - (size_t)minus > 20) {
     r->pos = b;
     return fail(r, "expected %s", what);
   }
-  for (size_t i = 0; i < len; i++) {
+  for (size_t i = (size_t)minus; i < len; i++) {
     if (w[i] < '0' || w[i] > '9') {
       r->pos = b;
       return fail(r, "expected %s", what);
     }
-    v = v * 10 + (uint64_t)(w[i] - '0');
+    unsigned d = (unsigned)(w[i] - '0');
+    over |= v > (UINT64_MAX - d) / 10;
+    v = v * 10 + d;
   }
-  if (v > max) {
+  if (over || v > max + (uint64_t)minus) {
     r->pos = b;
-    return fail(r, "%s %llu is out of range (at most %lu)", what, (unsigned long long)v, (unsigned long)max);
+    return fail(r, "%s %.*s is out of range (at most %llu)", what, (int)(len > 24 ? 24 : len), w,
+                (unsigned long long)max);
   }
+  *out = v;
+  return BT_OK;
+}
+
+static int read_u32(reader *r, uint32_t max, uint32_t *out, const char *what) {
+  uint64_t v = 0;
+  int rc = read_u64(r, max, &v, NULL, what);
   *out = (uint32_t)v;
+  return rc;
+}
+
+/* <length>:<bytes>, up to max bytes: *start points at them in the text. */
+static int read_text(reader *r, uint32_t max, const char **start, uint32_t *len, const char *what) {
+  skip_space(r);
+  size_t b = r->pos;
+  while (r->pos < r->n && r->p[r->pos] != ':' && r->p[r->pos] != ' ' && r->p[r->pos] != '\n') r->pos++;
+  reader lr = {r->p, r->pos, b, NULL, 0};
+  if (r->pos >= r->n || r->p[r->pos] != ':' || read_u32(&lr, max, len, "a length") || lr.pos != r->pos) {
+    r->pos = b;
+    return fail(r, "expected %s as <length>:<bytes>", what);
+  }
+  r->pos++;
+  if (r->n - r->pos < *len) {
+    r->pos = r->n;
+    return fail(r, "%s of %lu bytes", what, (unsigned long)*len);
+  }
+  *start = r->p + r->pos;
+  r->pos += *len;
   return BT_OK;
 }
 
@@ -242,6 +311,9 @@ static int read_kind(reader *r, uint8_t *out) {
 
 void bt_saved_free(bt_saved *sv) {
   if (!sv) return;
+  if (sv->mem) bti_board_fini((bt_inst *)(void *)sv->mem); /* the strings' values */
+  free(sv->def.keys);
+  free(sv->def.board_text);
   free(sv->def.nodes);
   free(sv->def.kids);
   free(sv->def.names);
@@ -261,17 +333,20 @@ static int read_header(reader *r, bt_saved *sv, uint32_t *force) {
   }
   uint32_t version;
   if (read_u32(r, UINT32_MAX, &version, "a version number")) return BT_EINVAL;
-  if (version != VERSION) {
+  if (version < 1 || version > VERSION) {
     if (r->err && r->errsize)
-      snprintf(r->err, r->errsize, "saved with format version %lu; this version of bt reads version %d",
+      snprintf(r->err, r->errsize, "saved with format version %lu; this version of bt reads versions 1 to %d",
                (unsigned long)version, VERSION);
     return BT_EINVAL;
   }
   if (read_u32(r, BT_MAX_NODES, &sv->def.nnodes, "the number of nodes") ||
       read_u32(r, sv->def.nnodes, &sv->def.nstates, "the number of states") ||
       read_u32(r, 1, force, "the force-update flag (0 or 1)") ||
-      read_double(r, &sv->now, 0, "the time of the save") < 0)
+      read_double(r, &sv->now, 0, "the time of the save") < 0 ||
+      (version >= 2 && read_u32(r, MAX_KEYS, &sv->def.nkeys, "the number of keys")))
     return BT_EINVAL;
+  if (sv->def.nkeys > (r->n - r->pos) / KEY_LINE_MIN)
+    return fail(r, "%lu keys do not fit in the rest of the text", (unsigned long)sv->def.nkeys);
   if (sv->def.nnodes == 0) return fail(r, "a tree has one node at least");
   if (sv->def.nstates == 0) return fail(r, "a tree has one state at least");
   return BT_OK;
@@ -281,53 +356,31 @@ static int read_header(reader *r, bt_saved *sv, uint32_t *force) {
 static int read_nodes(reader *r, bt_saved *sv) {
   bt_def *d = &sv->def;
   uint32_t nn = d->nnodes;
-  size_t names_cap = 64, names_len = 0;
+  bt_buf names = {0};
   uint32_t *stack = malloc(nn * sizeof *stack), depth = 0, nkids = 0;
   uint32_t *left = malloc(nn * sizeof *left); /* children still to come, of the nodes on the stack */
   d->nodes = calloc(nn, sizeof *d->nodes);
   d->kids = malloc(nn * sizeof *d->kids);
   d->states = calloc(d->nstates, sizeof *d->states);
-  d->names = malloc(names_cap);
   int rc = BT_ENOMEM;
-  if (!stack || !left || !d->nodes || !d->kids || !d->states || !d->names) goto done;
+  if (!stack || !left || !d->nodes || !d->kids || !d->states) goto done;
   rc = BT_EINVAL;
   for (uint32_t s = 0; s < d->nstates; s++) d->states[s].node = UINT32_MAX;
   for (uint32_t n = 0; n < nn; n++) {
     bt_node *nd = &d->nodes[n];
-    uint32_t state, nchildren, namelen;
+    uint32_t state, nchildren;
     if (read_u32(r, d->nstates - 1, &state, "a state number") || read_kind(r, &nd->kind) ||
         read_u32(r, nn - 1, &nchildren, "a number of children"))
       goto done;
-    /* <length>:<name> */
-    skip_space(r);
-    size_t b = r->pos;
-    while (r->pos < r->n && r->p[r->pos] != ':') r->pos++;
-    reader lr = {r->p, r->pos, b, NULL, 0};
-    if (r->pos >= r->n || read_u32(&lr, 4096, &namelen, "a name length") || lr.pos != r->pos) {
-      r->pos = b;
-      rc = fail(r, "expected a name as <length>:<name>");
+    const char *name;
+    uint32_t namelen;
+    if (read_text(r, 4096, &name, &namelen, "a name")) goto done;
+    nd->name = (uint32_t)names.len;
+    bt_buf_append(&names, name, namelen);
+    if (bt_buf_append(&names, "", 1) != BT_OK) { /* its NUL */
+      rc = BT_ENOMEM;
       goto done;
     }
-    r->pos++;
-    if (r->n - r->pos < namelen) {
-      r->pos = r->n;
-      rc = fail(r, "a name of %lu bytes", (unsigned long)namelen);
-      goto done;
-    }
-    if (names_len + namelen + 1 > names_cap) {
-      while (names_len + namelen + 1 > names_cap) names_cap *= 2;
-      char *p = realloc(d->names, names_cap);
-      if (!p) {
-        rc = BT_ENOMEM;
-        goto done;
-      }
-      d->names = p;
-    }
-    memcpy(d->names + names_len, r->p + r->pos, namelen);
-    d->names[names_len + namelen] = '\0';
-    nd->name = (uint32_t)names_len;
-    names_len += namelen + 1;
-    r->pos += namelen;
     /* its place in the tree */
     nd->state = state;
     nd->nchildren = nchildren;
@@ -382,6 +435,7 @@ static int read_nodes(reader *r, bt_saved *sv) {
     }
   rc = BT_OK;
 done:
+  d->names = names.data; /* the saved's now, freed with it */
   free(stack);
   free(left);
   return rc;
@@ -401,7 +455,8 @@ static int read_states(reader *r, bt_saved *sv, uint32_t force) {
   bt_def *d = &sv->def;
   uint32_t ns = d->nstates;
   size_t base = INST_HEADER_SIZE + ((2 * (size_t)ns + 7) & ~(size_t)7);
-  sv->mem_size = base + (size_t)BLOCK * ns;
+  d->board_off = (uint32_t)(base + (size_t)BLOCK * ns);
+  sv->mem_size = d->board_off + (size_t)d->nkeys * sizeof(bti_value_slot);
   sv->mem = calloc(1, sv->mem_size);
   if (!sv->mem) return BT_ENOMEM;
   bt_inst *in = (bt_inst *)(void *)sv->mem;
@@ -453,11 +508,123 @@ static int read_states(reader *r, bt_saved *sv, uint32_t force) {
                     (unsigned long)get_u32(mem + f->off), bt_kind_name(nd->kind));
     }
   }
+  return BT_OK;
+}
+
+/* A key's type, by its name (bt_key_type_name), nil excluded. */
+static int read_key_type(reader *r, uint8_t *out) {
+  const char *w;
+  size_t b = (skip_space(r), r->pos), len = word(r, &w);
+  for (int t = BT_KEY_NONE + 1; t < BT_KEY_TYPE_COUNT; t++)
+    if (is_word(w, len, bt_key_type_name(t))) {
+      *out = (uint8_t)t;
+      return BT_OK;
+    }
+  r->pos = b;
+  return fail(r, "expected a key's type (number, integer, boolean, string, entity or value), got '%.*s'",
+              (int)(len > 40 ? 40 : len), w);
+}
+
+/* A value of type t into v, or - (unset). */
+static int read_value(reader *r, int t, bti_value_slot *v) {
+  const char *w;
+  size_t b = (skip_space(r), r->pos), len = word(r, &w);
+  if (len == 1 && w[0] == '-') return BT_OK; /* unset */
+  r->pos = b;
+  uint64_t u = 0;
+  int neg = 0;
+  switch (t) {
+    case BT_KEY_NUMBER:
+      if (read_double(r, &v->v.number, 0, "a number") < 0) return BT_EINVAL;
+      break;
+    case BT_KEY_INTEGER:
+      if (read_u64(r, INT64_MAX, &u, &neg, "an integer")) return BT_EINVAL;
+      v->v.integer = neg ? (long long)(0 - u) : (long long)u; /* (two's complement, as C23 has it) */
+      break;
+    case BT_KEY_BOOLEAN:
+      len = word(r, &w);
+      if (!is_word(w, len, "true") && !is_word(w, len, "false")) {
+        r->pos = b;
+        return fail(r, "expected a boolean (true or false)");
+      }
+      v->v.boolean = w[0] == 't';
+      break;
+    case BT_KEY_STRING: {
+      uint32_t n;
+      if (read_text(r, UINT32_MAX - 1, &w, &n, "a string")) return BT_EINVAL;
+      if (memchr(w, '\0', n)) {
+        r->pos = b;
+        return fail(r, "a string with a NUL byte in it");
+      }
+      if (!(v->v.string = malloc((size_t)n + 1))) return BT_ENOMEM;
+      memcpy(v->v.string, w, n);
+      v->v.string[n] = '\0';
+      break;
+    }
+    case BT_KEY_ENTITY:
+      if (read_u64(r, UINT64_MAX, &u, NULL, "an entity's id")) return BT_EINVAL;
+      v->v.id = u;
+      break;
+    default: return fail(r, "a key of type value holds a binding's value, which is never saved (only -)");
+  }
+  v->type = (uint8_t)t;
+  return BT_OK;
+}
+
+/* A key's name and where its line starts, sorted by name to find one saved twice. */
+typedef struct key_line {
+  const char *name;
+  size_t pos;
+} key_line;
+
+static int by_name(const void *a, const void *b) {
+  const key_line *x = a, *y = b;
+  int c = strcmp(x->name, y->name);
+  return c ? c : (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+/* The keys: name, type and value, into the saved definition and its instance. */
+static int read_keys(reader *r, bt_saved *sv) {
+  bt_def *d = &sv->def;
+  bt_buf names = {0};
+  key_line *lines = malloc((d->nkeys ? d->nkeys : 1) * sizeof *lines); /* names as offsets, at first */
+  d->keys = calloc(d->nkeys ? d->nkeys : 1, sizeof *d->keys);
+  int rc = lines && d->keys ? BT_OK : BT_ENOMEM;
+  for (uint32_t k = 0; k < d->nkeys && rc == BT_OK; k++) {
+    const char *name;
+    uint32_t len;
+    lines[k].pos = (skip_space(r), r->pos);
+    if ((rc = read_key_type(r, &d->keys[k].type)) || (rc = read_text(r, 4096, &name, &len, "a key's name"))) break;
+    if (len == 0 || memchr(name, '\0', len)) {
+      r->pos = lines[k].pos;
+      rc = fail(r, "a key's name is empty or holds a NUL byte");
+      break;
+    }
+    lines[k].name = (const char *)(uintptr_t)names.len;
+    bt_buf_append(&names, name, len);
+    if (bt_buf_append(&names, "", 1) != BT_OK) rc = BT_ENOMEM;
+    else rc = read_value(r, d->keys[k].type, key_slot((bt_inst *)(void *)sv->mem, k));
+  }
+  d->board_text = names.data; /* the saved's now, freed with it */
+  if (rc == BT_OK) {
+    for (uint32_t k = 0; k < d->nkeys; k++) {
+      d->keys[k].name = names.data + (uintptr_t)lines[k].name;
+      lines[k].name = d->keys[k].name;
+    }
+    qsort(lines, d->nkeys, sizeof *lines, by_name);
+    for (uint32_t k = 1; k < d->nkeys && rc == BT_OK; k++)
+      if (strcmp(lines[k - 1].name, lines[k].name) == 0) {
+        r->pos = lines[k].pos;
+        rc = fail(r, "key '%.40s' is saved twice", lines[k].name);
+      }
+  }
+  free(lines);
+  if (rc) return rc;
   const char *w;
   size_t len = word(r, &w);
   if (!is_word(w, len, "end")) {
     r->pos -= len;
-    return fail(r, "expected 'end' after the states");
+    return fail(r, d->nkeys ? "expected 'end' after the keys" : "expected 'end' after the states");
   }
   return BT_OK;
 }
@@ -471,12 +638,16 @@ int bt_saved_create(bt_saved **out, const void *data, size_t size, char *err, si
     return BT_EINVAL;
   }
   bt_saved *sv = calloc(1, sizeof *sv);
-  if (!sv) return BT_ENOMEM;
+  if (!sv) {
+    if (err && errsize) snprintf(err, errsize, "not enough memory");
+    return BT_ENOMEM;
+  }
   reader r = {data, size, 0, err, errsize};
   uint32_t force = 0;
   int rc = read_header(&r, sv, &force);
   if (!rc) rc = read_nodes(&r, sv);
   if (!rc) rc = read_states(&r, sv, force);
+  if (!rc) rc = read_keys(&r, sv);
   if (rc) {
     if (rc == BT_ENOMEM && err && errsize) snprintf(err, errsize, "not enough memory");
     bt_saved_free(sv);
@@ -506,6 +677,16 @@ int bt_saved_node_of_state(const bt_saved *sv, int s) {
 int bt_saved_status(const bt_saved *sv, int s) {
   if (!sv || s < 0 || (uint32_t)s >= sv->def.nstates) return BT_EINVAL;
   return *status_at((const bt_inst *)(const void *)sv->mem, (uint32_t)s);
+}
+
+/* ---- the saved keys: as bt_def_key_* and bt_inst_key_get read a definition's and an instance's ---- */
+
+int bt_saved_key_count(const bt_saved *sv) { return sv ? (int)sv->def.nkeys : 0; }
+int bt_saved_key_find(const bt_saved *sv, const char *name) { return sv ? bt_def_key_find(&sv->def, name) : BT_EINVAL; }
+const char *bt_saved_key_name(const bt_saved *sv, int key) { return sv ? bt_def_key_name(&sv->def, key) : NULL; }
+int bt_saved_key_type(const bt_saved *sv, int key) { return sv ? bt_def_key_type(&sv->def, key) : BT_EINVAL; }
+int bt_saved_key_value(const bt_saved *sv, int key, bt_value *out) {
+  return sv ? bt_inst_key_get((const bt_inst *)(const void *)sv->mem, key, out) : BT_EINVAL;
 }
 
 int bt_saved_match(const bt_saved *sv, const bt_def *to, int *map) {
@@ -584,9 +765,11 @@ int bt_inst_import(bt_inst *in, const bt_saved *sv, const int *map, double now, 
     in->extended = extended & 1;
   }
   in->hooked = (uint8_t)(hooked & 1);
-  if (rc == BT_OK)
+  if (rc == BT_OK) {
     for (uint32_t s = 0; s < d->nstates; s++)
       hook_status(in, &d->nodes[d->states[s].node], backup[d->states[s].soff], *status_at(in, s));
+    bti_board_fini((bt_inst *)(void *)backup); /* the strings the keys held before */
+  }
   free(backup);
   free(copy);
   return rc;

@@ -3,6 +3,7 @@
  * transfer.c: carrying an agent's state from one definition of its tree to another, as a
  * reload of its brain needs. Nodes are matched by their path from the root (kinds and names);
  * matched nodes keep their state, and the nodes above a running node that is gone re-evaluate.
+ * The blackboard's values go by key name and type.
  * bt_inst_carry carries it as it is, for a tree whose children lists a script edited.
  */
 #include <stdlib.h>
@@ -99,6 +100,66 @@ static void reevaluate(bt_inst *to, uint32_t st) {
   bti_clear_clock(to, st);
 }
 
+/* ---- the blackboard: values carried by key name and type ---- */
+
+/* For a key of `to`: the key of `from` with its name and type (-1: none, the key keeps its value),
+ * and a copy of that key's string. */
+typedef struct key_move {
+  int from;
+  char *copy;
+} key_move;
+
+static void drop_moves(key_move *m, uint32_t n) {
+  for (uint32_t k = 0; k < n; k++) free(m[k].copy);
+  free(m);
+}
+
+/* Whether the two definitions declare the same keys in the same order (a reload that left them
+ * alone, a saved text of the same tree): then key k is key k. */
+static int same_keys(const bt_def *a, const bt_def *b) {
+  if (a->nkeys != b->nkeys) return 0;
+  for (uint32_t k = 0; k < a->nkeys; k++)
+    if (a->keys[k].type != b->keys[k].type || strcmp(a->keys[k].name, b->keys[k].name) != 0) return 0;
+  return 1;
+}
+
+/* What each key of `to` takes from `from`, its strings copied: BT_OK and *out (NULL when no key
+ * of to is in from), or BT_ENOMEM with nothing allocated. */
+static int plan_keys(const bt_inst *to, const bt_inst *from, key_move **out) {
+  const bt_def *dt = to->def, *df = from->def;
+  *out = NULL;
+  if (!dt->nkeys || !df->nkeys) return BT_OK;
+  key_move *m = calloc(dt->nkeys, sizeof *m);
+  if (!m) return BT_ENOMEM;
+  int same = same_keys(dt, df);
+  for (uint32_t k = 0; k < dt->nkeys; k++) {
+    m[k].from = same ? (int)k : -1;
+    for (uint32_t j = 0; !same && j < df->nkeys && m[k].from < 0; j++)
+      if (df->keys[j].type == dt->keys[k].type && strcmp(df->keys[j].name, dt->keys[k].name) == 0) m[k].from = (int)j;
+    const bti_value_slot *s = m[k].from >= 0 ? key_slot(from, (uint32_t)m[k].from) : NULL;
+    if (s && s->type == BT_KEY_STRING && !(m[k].copy = bti_strdup(s->v.string))) {
+      drop_moves(m, k);
+      return BT_ENOMEM;
+    }
+  }
+  *out = m;
+  return BT_OK;
+}
+
+/* Gives the keys of `to` their values from `from`, as planned (and frees the plan). Not a write:
+ * nothing is told, nothing wakes. */
+static void move_keys(bt_inst *to, const bt_inst *from, key_move *m) {
+  for (uint32_t k = 0; m && k < to->def->nkeys; k++) {
+    if (m[k].from < 0) continue;
+    bti_value_slot *t = key_slot(to, k);
+    char *old = t->type == BT_KEY_STRING ? t->v.string : NULL;
+    *t = *key_slot(from, (uint32_t)m[k].from);
+    if (t->type == BT_KEY_STRING) t->v.string = m[k].copy;
+    free(old);
+  }
+  free(m);
+}
+
 int bti_transfer(bt_inst *to, const bt_inst *from, const int *map, bt_transfer *out, int how) {
   bt_transfer r = {0, 0, 0};
   if (!to || !from || !map) return BT_EINVAL;
@@ -128,6 +189,12 @@ int bti_transfer(bt_inst *to, const bt_inst *from, const int *map, bt_transfer *
       return BT_ENOMEM;
     }
   }
+  key_move *keys;
+  if (plan_keys(to, from, &keys) != BT_OK) {
+    free(inverse);
+    free(again);
+    return BT_ENOMEM;
+  }
   for (uint32_t s = 0; s < dt->nstates; s++) {
     if (map[s] < 0 || (uint32_t)map[s] >= df->nstates || inverse[map[s]] != (int)s) continue;
     copy_state(to, from, s, (uint32_t)map[s], map, how & BTI_AS_IS);
@@ -152,6 +219,7 @@ int bti_transfer(bt_inst *to, const bt_inst *from, const int *map, bt_transfer *
   if (!(how & (BTI_KEEP_CLOCKS | BTI_AS_IS)))
     for (uint32_t s = 0; s < dt->nstates; s++) bti_clear_clock(to, s);
   to->forceupdate = from->forceupdate;
+  move_keys(to, from, keys);
   bti_mark_touched(to);
   free(inverse);
   free(again);

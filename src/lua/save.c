@@ -26,12 +26,19 @@ static lbt_tree *check_tree(lua_State *L, int idx, const char *fname) {
   return t;
 }
 
-/* shared.tree_export(tree, now): the core's text of the tree's state */
+/* shared.tree_export(tree, now): the core's text of the tree's state, keys included. A key of
+ * type any that holds a value (a Lua value, which the core keeps as a token) cannot be saved:
+ * the error names it. */
 static int l_tree_export(lua_State *L) {
   lbt_tree *t = check_tree(L, 1, "save");
   double now = lbt_checknumber(L, 2, 2, "save");
+  bt_inst *in = lbt_tree_inst(t);
+  int bad = bt_inst_unsaveable_key(in);
+  if (bad >= 0)
+    return luaL_error(L, "key '%s' holds a Lua value, which cannot be saved (a key of type any is saved only when nil)",
+                      bt_def_key_name(bt_inst_def(in), bad));
   bt_buf buf = {0};
-  int rc = bt_inst_export(lbt_tree_inst(t), now, &buf);
+  int rc = bt_inst_export(in, now, &buf);
   if (rc != BT_OK) {
     bt_buf_free(&buf);
     return luaL_error(L, "save: %s", bt_strerror(rc));

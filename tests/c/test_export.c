@@ -151,7 +151,8 @@ int main(void) {
 
   bt_buf text = {0};
   CHECK_INT(bt_inst_export(a, now, &text), BT_OK);
-  CHECK(strncmp(text.data, "bt-state 1 5 5 0 x", 18) == 0);
+  CHECK(strncmp(text.data, "bt-state 2 5 5 0 x", 18) == 0);
+  CHECK(strstr(text.data, " 0\n0 PriorityNode 2 8:Priority\n") != NULL); /* no keys */
   CHECK(strstr(text.data, "\n1 SequenceNode 2 3:Eat\n") != NULL);
 
   /* the same shape at the same time: b is a, exactly, think by think */

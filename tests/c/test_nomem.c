@@ -9,49 +9,7 @@
 
 #include "bt.h"
 #include "check.h"
-
-void *__real_malloc(size_t size);
-void *__real_calloc(size_t count, size_t size);
-void *__real_realloc(void *p, size_t size);
-void *__real_aligned_alloc(size_t align, size_t size);
-void __real_free(void *p);
-void *__wrap_malloc(size_t size);
-void *__wrap_calloc(size_t count, size_t size);
-void *__wrap_realloc(void *p, size_t size);
-void *__wrap_aligned_alloc(size_t align, size_t size);
-void __wrap_free(void *p);
-
-static long countdown = -1; /* allocations until one fails; -1: none */
-static long live;           /* allocations not freed */
-
-static int fails(void) {
-  if (countdown < 0) return 0;
-  return countdown-- == 0;
-}
-void *__wrap_malloc(size_t size) {
-  void *p = fails() ? NULL : __real_malloc(size);
-  if (p) live++;
-  return p;
-}
-void *__wrap_calloc(size_t count, size_t size) {
-  void *p = fails() ? NULL : __real_calloc(count, size);
-  if (p) live++;
-  return p;
-}
-void *__wrap_realloc(void *p, size_t size) {
-  void *q = fails() ? NULL : __real_realloc(p, size);
-  if (q && !p) live++;
-  return q;
-}
-void *__wrap_aligned_alloc(size_t align, size_t size) {
-  void *p = fails() ? NULL : __real_aligned_alloc(align, size);
-  if (p) live++;
-  return p;
-}
-void __wrap_free(void *p) {
-  if (p) live--;
-  __real_free(p);
-}
+#include "nomem.h"
 
 static double now = 10;
 static double clock_now(void *data) {

@@ -23,6 +23,7 @@
  * times that are not NaN nor negative. A broken expectation aborts, as a crash does.
  */
 #include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -393,11 +394,19 @@ static void do_fields(bt_inst *in) {
 
 static void do_save_restore(bt_inst *in) {
   const bt_def *d = bt_inst_def(in);
-  size_t size = bt_inst_state_size(d);
+  size_t size = bt_inst_save_size(in);
+  EXPECT(size >= bt_inst_state_size(d));
   unsigned char *a = __real_malloc(size + 8), *b = __real_malloc(size + 8);
   EXPECT(a && b);
   EXPECT(bt_inst_save(in, a, size - 1) == BT_EINVAL);
   EXPECT(bt_inst_save(in, NULL, size) == BT_EINVAL);
+  if (bt_inst_unsaveable_key(in) >= 0) { /* a binding's value: refused, and named */
+    EXPECT(bt_def_key_type(d, bt_inst_unsaveable_key(in)) == BT_KEY_VALUE);
+    EXPECT(bt_inst_save(in, a, size) == BT_EINVAL);
+    free(a);
+    free(b);
+    return;
+  }
   EXPECT(bt_inst_save(in, a, size) == BT_OK);
   int busy = bt_inst_thinking(in);
   unsigned how = byte() % 6;
@@ -436,12 +445,172 @@ static void do_save_restore(bt_inst *in) {
     int to_busy = bt_inst_thinking(to);
     if (to_busy) EXPECT(rc == BT_EBUSY);
     else if (bt_def_hash(bt_inst_def(to)) != bt_def_hash(d) ||
-             bt_inst_state_size(bt_inst_def(to)) != size)
+             bt_inst_state_size(bt_inst_def(to)) != bt_inst_state_size(d))
       EXPECT(rc == BT_EINVAL);
     else EXPECT(rc == BT_OK || rc == BT_EINVAL || NOMEM(rc));
   }
   free(a);
   free(b);
+}
+
+/* ---- the blackboard: values written, and carried by saves and transfers ---- */
+
+#define MAX_KEYS_SEEN 16
+
+/* The values of an instance's keys (its first MAX_KEYS_SEEN), strings copied. */
+typedef struct key_values {
+  int n;
+  bt_value v[MAX_KEYS_SEEN];
+} key_values;
+
+static void keys_of(const bt_inst *in, key_values *out) {
+  int n = bt_def_key_count(bt_inst_def(in));
+  out->n = n < MAX_KEYS_SEEN ? n : MAX_KEYS_SEEN;
+  for (int k = 0; k < out->n; k++) {
+    EXPECT(bt_inst_key_get(in, k, &out->v[k]) == (out->v[k].type != BT_KEY_NONE));
+    if (out->v[k].type == BT_KEY_STRING) {
+      size_t len = strlen(out->v[k].as.string);
+      char *copy = __real_malloc(len + 1);
+      EXPECT(copy);
+      memcpy(copy, out->v[k].as.string, len + 1);
+      out->v[k].as.string = copy;
+    }
+  }
+}
+
+static void keys_free(key_values *kv) {
+  for (int k = 0; k < kv->n; k++)
+    if (kv->v[k].type == BT_KEY_STRING) free((char *)(uintptr_t)kv->v[k].as.string);
+  kv->n = 0;
+}
+
+/* Whether key k of in holds v exactly (a number to the bit). */
+static int same_key_value(const bt_inst *in, int k, const bt_value *v) {
+  bt_value x;
+  EXPECT(bt_inst_key_get(in, k, &x) >= 0);
+  if (x.type != v->type) return 0;
+  switch (x.type) {
+    case BT_KEY_NONE: return 1;
+    case BT_KEY_NUMBER: return memcmp(&x.as.number, &v->as.number, sizeof x.as.number) == 0;
+    case BT_KEY_INTEGER: return x.as.integer == v->as.integer;
+    case BT_KEY_BOOLEAN: return x.as.boolean == v->as.boolean;
+    case BT_KEY_STRING: return strcmp(x.as.string, v->as.string) == 0;
+    default: return x.as.entity == v->as.entity;
+  }
+}
+
+/* A value of any type (some the key will not take). */
+static bt_value any_value(void) {
+  static const char *const strings[] = {"", "wolf", "two words", "line\nbreak", "3:x", "-", "end", "x0"};
+  bt_value v;
+  memset(&v, 0, sizeof v);
+  v.type = (int)(byte() % (BT_KEY_TYPE_COUNT + 1)); /* and one that is no type */
+  switch (v.type) {
+    case BT_KEY_NUMBER: v.as.number = number(); break;
+    case BT_KEY_INTEGER: {
+      static const long long edges[] = {0, -1, LLONG_MIN, LLONG_MAX};
+      unsigned k = byte();
+      v.as.integer = k < 4 ? edges[k] : (long long)(int16_t)word() * ((long long)k << 24);
+      break;
+    }
+    case BT_KEY_BOOLEAN: v.as.boolean = (int)(byte() & 1); break;
+    case BT_KEY_STRING: v.as.string = strings[byte() % 8]; break;
+    case BT_KEY_ENTITY: v.as.entity = (unsigned long long)word() << (byte() % 49); break;
+    case BT_KEY_VALUE: v.as.token = byte(); break;
+    default: break;
+  }
+  return v;
+}
+
+static void do_key_write(bt_inst *in) {
+  const bt_def *d = bt_inst_def(in);
+  int k = (int)(byte() % (unsigned)(bt_def_key_count(d) + 2)) - 1; /* and bad ones */
+  bt_value v = any_value(), before;
+  const bt_value *pv = (byte() % 8) ? &v : NULL;
+  bt_inst_key_get(in, k, &before);
+  int rc = check_code(bt_inst_key_set(in, k, pv));
+  TRACE("key %d := type %d: %d", k, pv ? v.type : 0, rc);
+  if (k < 0 || k >= bt_def_key_count(d)) {
+    EXPECT(rc == BT_EINVAL);
+    return;
+  }
+  int fits = !pv || v.type == BT_KEY_NONE || v.type == bt_def_key_type(d, k);
+  EXPECT(rc == (fits ? BT_OK : BT_EINVAL) || (fits && NOMEM(rc)));
+  if (rc != BT_OK) EXPECT(same_key_value(in, k, &before)); /* (before's string is still the key's) */
+  else EXPECT(same_key_value(in, k, pv && v.type != BT_KEY_NONE ? &v : &(bt_value){BT_KEY_NONE, {0}}));
+}
+
+/* The instance's saved text, maybe damaged, read back, and imported into it or another. */
+static void do_saved_text(bt_inst *in) {
+  int busy = bt_inst_thinking(in), bad = bt_inst_unsaveable_key(in);
+  double now = clock_number();
+  bt_buf text = {0};
+  int rc = check_code(bt_inst_export(in, now, &text));
+  if (busy) EXPECT(rc == BT_EBUSY);
+  else if (bad >= 0) EXPECT(rc == BT_EINVAL && text.len == 0);
+  else EXPECT(rc == BT_OK || NOMEM(rc));
+  if (rc != BT_OK || !text.len) {
+    bt_buf_free(&text);
+    return;
+  }
+  unsigned how = byte() % 4, n = 1 + byte() % 4;
+  static const char bytes[] = " \n-:0x9ttrue";
+  for (unsigned i = 0; how && i < n && text.len; i++) {
+    size_t at = (how == 1 ? (size_t)word() : text.len - 1 - byte() % (text.len < 256 ? text.len : 256)) % text.len;
+    if (how == 3) text.len = at; /* cut short */
+    else text.data[at] = how == 1 ? (char)(text.data[at] ^ (1 << (byte() & 7))) : bytes[byte() % (sizeof bytes - 1)];
+  }
+  TRACE("saved text (%u): %.*s", how, (int)text.len, text.data);
+  bt_saved *sv = NULL;
+  char err[160];
+  rc = check_code(bt_saved_create(&sv, text.data, text.len, err, sizeof err));
+  EXPECT(rc == BT_OK || rc == BT_EINVAL || NOMEM(rc));
+  if (rc != BT_OK) {
+    EXPECT(sv == NULL && err[0]);
+    bt_buf_free(&text);
+    return;
+  }
+  /* the saved keys, as the API describes them */
+  int nk = bt_saved_key_count(sv);
+  EXPECT(nk >= 0);
+  for (int k = 0; k < nk && k < 64; k++) {
+    const char *name = bt_saved_key_name(sv, k);
+    int type = bt_saved_key_type(sv, k);
+    bt_value v;
+    EXPECT(name && name[0] && bt_saved_key_find(sv, name) == k);
+    EXPECT(type > BT_KEY_NONE && type < BT_KEY_TYPE_COUNT);
+    int has = bt_saved_key_value(sv, k, &v);
+    EXPECT(has == (v.type != BT_KEY_NONE) && (!has || v.type == type) && v.type != BT_KEY_VALUE);
+    if (has && type == BT_KEY_STRING) EXPECT(v.as.string != NULL);
+  }
+  bt_value none;
+  EXPECT(bt_saved_key_value(sv, nk, &none) == BT_EINVAL && !bt_saved_key_name(sv, -1));
+  /* imported: each key takes the saved value of its name and type; refused, nothing changes */
+  bt_inst *to = (byte() & 1) ? in : other_inst();
+  const bt_def *dt = bt_inst_def(to);
+  int *map = __real_malloc((size_t)bt_def_states(dt) * sizeof *map);
+  EXPECT(map);
+  int m = bt_saved_match(sv, dt, map);
+  EXPECT(m >= 0 && m <= bt_def_states(dt));
+  if (m > 0 && afford(to, 2)) {
+    key_values before;
+    keys_of(to, &before);
+    busy = bt_inst_thinking(to);
+    rc = check_code(bt_inst_import(to, sv, map, now, NULL));
+    if (busy) EXPECT(rc == BT_EBUSY);
+    else EXPECT(rc == BT_OK || NOMEM(rc));
+    if (rc == BT_OK && how) nonfinite = 1; /* damaged times may be anything */
+    for (int k = 0; k < before.n; k++) {
+      int f = bt_saved_key_find(sv, bt_def_key_name(dt, k));
+      bt_value saved = {BT_KEY_NONE, {0}};
+      if (f >= 0 && bt_saved_key_type(sv, f) == bt_def_key_type(dt, k)) bt_saved_key_value(sv, f, &saved);
+      EXPECT(same_key_value(to, k, rc == BT_OK ? &saved : &before.v[k]));
+    }
+    keys_free(&before);
+  }
+  free(map);
+  bt_saved_free(sv);
+  bt_buf_free(&text);
 }
 
 static void do_transfer(bt_inst *to) {
@@ -466,9 +635,21 @@ static void do_transfer(bt_inst *to) {
     for (int s = 0; s < nt; s++) TRACE("map[%d] = %d", s, map[s]);
   bt_transfer r = {-1, -1, -1};
   int busy = bt_inst_thinking(to) || bt_inst_thinking(from);
+  key_values kt, kf;
+  keys_of(to, &kt);
+  keys_of(from, &kf);
   int rc = check_code(bt_inst_transfer(to, from, map, (byte() & 1) ? &r : NULL));
   if (busy) EXPECT(rc == BT_EBUSY);
   else EXPECT(rc == BT_OK || (rc == BT_EINVAL && to == from) || NOMEM(rc));
+  /* each key of to has the value of from's key of its name and type, or kept its own */
+  for (int k = 0; k < kt.n; k++) {
+    int f = bt_def_key_find(df, bt_def_key_name(dt, k));
+    if (f >= MAX_KEYS_SEEN) continue;
+    int moved = rc == BT_OK && f >= 0 && bt_def_key_type(df, f) == bt_def_key_type(dt, k);
+    EXPECT(same_key_value(to, k, moved ? &kf.v[f] : &kt.v[k]));
+  }
+  keys_free(&kt);
+  keys_free(&kf);
   if (rc == BT_OK && r.matched >= 0) {
     EXPECT(r.matched <= nt && r.gone >= 0 && r.gone <= nf && r.reevaluate >= 0 && r.reevaluate <= nt);
   }
@@ -1013,11 +1194,12 @@ static void twin(bt_inst *x, int what) {
   int i = 0;
   while (i < NINST && insts[i] != x) i++;
   const bt_def *d = bt_inst_def(x);
-  size_t size = bt_inst_state_size(d);
+  size_t size = bt_inst_save_size(x);
   bt_inst *t = NULL;
   if (!afford(x, 2)) return;
-  /* the instance's own generator cannot be copied; a failing allocation would differ */
-  if (i == NINST || inst_host[i] != &hosts[0] || alloc_countdown >= 0 ||
+  /* the instance's own generator cannot be copied; a failing allocation would differ; a key
+   * holding a binding's value cannot be saved */
+  if (i == NINST || inst_host[i] != &hosts[0] || alloc_countdown >= 0 || bt_inst_unsaveable_key(x) >= 0 ||
       bt_inst_create(&t, d == defs[0] ? defs[0] : defs[1], &hosts[0], NULL, BT_INST_NOSCATTER) != BT_OK) {
     twin_step(x, what);
     return;
@@ -1046,6 +1228,7 @@ static void twin(bt_inst *x, int what) {
   TRACE("twin check: the twin");
   twin_step(t, what);
   EXPECT(src == to && left == to_left); /* the same callbacks, in the same order */
+  EXPECT(bt_inst_save_size(x) == size && bt_inst_save_size(t) == size); /* callbacks write no keys here */
   EXPECT(bt_inst_save(x, a, size) == BT_OK);
   EXPECT(bt_inst_save(t, b, size) == BT_OK);
   if (memcmp(a, b, size) != 0 && tracing) {
@@ -1143,6 +1326,10 @@ static int act(bt_inst *in) {
     }
     case 20: arm_alloc_failure(); break;
     case 21: do_threaded(); break;
+    case 22:
+      if (byte() & 1) do_key_write(in);
+      else do_saved_text(in);
+      break;
     default: do_method(in); break;
   }
   return 1;
@@ -1574,6 +1761,17 @@ static bt_def *compile(bt_graph *g, int root) {
   return d;
 }
 
+/* The keys of the graph: one of each type, and for the second definition one more (taking no
+ * bytes from the input, so that the corpus keeps its meaning). */
+static void declare_keys(bt_graph *g, int second) {
+  static const char *const key_names[] = {NULL, "num", "int", "bool", "str", "ent", "any", "late"};
+  for (int t = second ? BT_KEY_TYPE_COUNT : 1; t <= (second ? BT_KEY_TYPE_COUNT : BT_KEY_TYPE_COUNT - 1); t++) {
+    int type = t < BT_KEY_TYPE_COUNT ? t : BT_KEY_STRING;
+    int rc = bt_graph_add_key(g, key_names[t], type, BT_KEY_HOST);
+    EXPECT(rc >= 0 || NOMEM(rc));
+  }
+}
+
 static void build(void) {
   bt_graph *g = NULL;
   unsigned shape = byte();
@@ -1624,6 +1822,7 @@ static void build(void) {
     EXPECT(rc == BT_OK || rc == BT_EINVAL);
   }
   int root = special >= 0 && (shape & 0x10) ? special : (shape & 0x40) ? any_id() : 0;
+  declare_keys(g, 0);
   defs[0] = compile(g, root);
   for (int tries = 0; !defs[0] && tries < 3 && left; tries++) defs[0] = compile(g, any_id());
   if (!defs[0]) {
@@ -1639,6 +1838,7 @@ static void build(void) {
       set_children(g);
     }
   }
+  declare_keys(g, 1);
   defs[1] = compile(g, (byte() & 1) ? root : any_id());
   bt_graph_free(g); /* definitions do not need their graph */
   for (int i = 0; i < 2; i++) /* huge trees (shared nodes many times over): compiled only */

@@ -194,7 +194,7 @@ describe("tree:save and tree:restore", function()
       { s:sub(1, #s - 5), "truncated" },
       { s:gsub("SequenceNode", "SequenceNodx", 1), "corrupt at byte %d+: expected a node kind" },
       { s:gsub("RUNNING RUNNING", "RUNNING RUNNINX", 1), "expected a last result" },
-      { s:gsub("bt%-state 1", "bt-state 7", 1), "format version 7" },
+      { s:gsub("bt%-state 2", "bt-state 7", 1), "format version 7" },
     }
     for _, case in ipairs(cases) do
       local r, m = a:restore(case[1], options)
