@@ -266,9 +266,16 @@ static void read_ports(reader *r) {
   lua_State *L = r->L;
   int top = lua_gettop(L);
   lua_pushvalue(L, r->keys + LBT_SPEC_READS);
-  lua_rawget(L, r->obj);
+  int none = lua_rawget(L, r->obj) == LUA_TNIL;
   lua_pushvalue(L, r->keys + LBT_SPEC_WRITES);
-  lua_rawget(L, r->obj);
+  none = lua_rawget(L, r->obj) == LUA_TNIL && none;
+  if (none && r->s->kind != BT_WATCH) { /* most nodes */
+    lua_settop(L, top);
+    return;
+  }
+  if (lua_rawgetp(L, r->obj, &lbt_key_where) == LUA_TSTRING) /* where, for the core's messages */
+    r->s->where = lua_tostring(L, -1); /* (the object holds it) */
+  lua_pop(L, 1);
   lua_pushnil(L); /* a WatchNode's function's reads */
   if (r->s->kind == BT_WATCH && r->s->fn) {
     lua_pushliteral(L, "cond");
@@ -301,14 +308,21 @@ static void read_ports(reader *r) {
     r->s->nports = n;
   }
   lua_settop(L, top);
-  if (count > 0 || r->s->kind == BT_WATCH) { /* where it was made, for the core's messages */
-    if (lua_rawgetp(L, r->obj, &lbt_key_where) == LUA_TSTRING) r->s->where = lua_tostring(L, -1);
-    lua_pop(L, 1); /* (the object holds it) */
+}
+
+/* Notes where the node under construction was made, for the core's messages: the code that
+ * called the constructor. */
+static void note_where(lua_State *L) {
+  lbt_push_where(L);
+  if (lua_rawlen(L, -1) == 0) { /* no code of a script's: a node with ports all the same */
+    lua_pop(L, 1);
+    lua_pushboolean(L, 0);
   }
+  lua_rawsetp(L, 1, &lbt_key_where);
 }
 
 /* The options of a leaf constructor, argument arg: nil, or {reads = ..., writes = ...}, which
- * become the node's fields (the constructor's caller notes where: objects.c). */
+ * become the node's fields. */
 static void set_options(lua_State *L, int arg, const char *fname) {
   int idx = arg + 1;
   if (lua_isnoneornil(L, idx)) return;
@@ -331,6 +345,7 @@ static void set_options(lua_State *L, int arg, const char *fname) {
     }
     lua_pop(L, 1);
   }
+  note_where(L);
 }
 
 /* ---- BehaviourNode and DecoratorNode ---- */
@@ -1092,8 +1107,7 @@ static int ctor_watch(lua_State *L) {
   set_field(L, "cond", 2);
   lua_pushstring(L, abort_names[abort]);
   set_field(L, "abort", lua_gettop(L));
-  lbt_push_where(L); /* where it was made, for the core's messages */
-  if (lua_rawlen(L, -1) > 0) lua_rawsetp(L, 1, &lbt_key_where);
+  note_where(L);
   return 0;
 }
 

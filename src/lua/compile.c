@@ -486,18 +486,35 @@ static void sign_text(lua_State *L, bt_buf *sig, const char *text) {
   if (text) signature_add(L, sig, text, len);
 }
 
-/* Writes what the spec's blackboard points to (saved in b before the spec's pointers were
- * cleared) into the signature: its ports, where, and a watched key and its string value. */
-static void sign_board(lua_State *L, bt_buf *sig, const bt_spec *b) {
-  for (int i = 0; i < b->nports; i++) {
-    bt_port p = b->ports[i];
+/* The texts of a spec's blackboard: its ports, where, and a watched key and its string value. */
+typedef struct board_texts {
+  const bt_port *ports;
+  int nports;
+  const char *where, *key, *value;
+} board_texts;
+
+/* Takes the texts out of the spec (its pointers cleared) into t; returns whether it has any. */
+static int take_texts(bt_spec *s, board_texts *t) {
+  if (!s->nports && !s->where && !s->key && s->value.type != BT_KEY_STRING) return 0;
+  *t = (board_texts){s->ports, s->nports, s->where, s->key,
+                     s->value.type == BT_KEY_STRING ? s->value.as.string : NULL};
+  s->ports = NULL;
+  s->where = s->key = NULL;
+  if (t->value) s->value.as.string = NULL;
+  return 1;
+}
+
+/* Writes the texts into the signature. */
+static void sign_board(lua_State *L, bt_buf *sig, const board_texts *t) {
+  for (int i = 0; i < t->nports; i++) {
+    bt_port p = t->ports[i];
     sign_text(L, sig, p.key);
     p.key = NULL;
     signature_add(L, sig, &p, sizeof p);
   }
-  sign_text(L, sig, b->where);
-  sign_text(L, sig, b->key);
-  sign_text(L, sig, b->value.type == BT_KEY_STRING ? b->value.as.string : NULL);
+  sign_text(L, sig, t->where);
+  sign_text(L, sig, t->key);
+  sign_text(L, sig, t->value);
 }
 
 /* Writes the declaration at board (0: none) into the signature: the trees of one shape declare
@@ -525,12 +542,8 @@ static size_t sign_node(builder *b, bt_buf *sig, int obj, lua_Integer nchildren,
   const char *name = r.spec.name;
   memset((char *)&r + sizeof r.spec, 0, sizeof r - sizeof r.spec);
   r.spec.name = NULL;
-  bt_spec board = r.spec; /* the blackboard's texts, written after the name */
-  r.texts = board.nports > 0 || board.where || board.key || board.value.type == BT_KEY_STRING;
-  r.spec.ports = NULL;
-  r.spec.where = NULL;
-  r.spec.key = NULL;
-  if (board.value.type == BT_KEY_STRING) r.spec.value.as.string = NULL;
+  board_texts texts = {NULL, 0, NULL, NULL, NULL}; /* the blackboard's texts, written after the name */
+  r.texts = take_texts(&r.spec, &texts);
   r.name_len = strlen(name);
   r.nchildren = (int)nchildren;
   lua_pushvalue(L, b->keys + LBT_SPEC_PARENT);
@@ -543,7 +556,7 @@ static size_t sign_node(builder *b, bt_buf *sig, int obj, lua_Integer nchildren,
   if (r.parent == -2) r.parent = -1;
   signature_add(L, sig, &r, sizeof r);
   signature_add(L, sig, name, r.name_len);
-  if (r.texts) sign_board(L, sig, &board);
+  if (r.texts) sign_board(L, sig, &texts);
   lua_pop(L, 1); /* the name */
   size_t at = sig->len;
   for (lua_Integer k = 0; k < nchildren; k++) {

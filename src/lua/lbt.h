@@ -108,8 +108,6 @@ enum {
   LBT_KEY_BT,
   LBT_KEY_UPDATE,
   LBT_KEY_STATUS,
-  LBT_KEY_READS,
-  LBT_KEY_WRITES,
   LBT_KEY_READY, /* the statuses' names, READY .. RUNNING, by their numbers from here */
   LBT_KEY_COUNT = LBT_KEY_READY + BT_RUNNING + 1
 };
@@ -307,7 +305,8 @@ LBT_FUNC const char lbt_key_node; /* its pre-order index there (or in its defini
 LBT_FUNC const char lbt_key_def;  /* the definition userdata a template belongs to */
 LBT_FUNC const char lbt_key_children; /* a bound node's children list (lbt_children_watch) */
 LBT_FUNC const char lbt_key_where;    /* "file:line" where a node with ports, or a watch, was
-                                         made (or its ports assigned), for the core's messages */
+                                         made (or its ports assigned), for the core's messages;
+                                         false if no script's code was found */
 
 /* ---- state.c ---- */
 

@@ -113,16 +113,35 @@ static int known_field(const lbt_state *S, const char *name) {
   }
 }
 
-/* Notes where the node object at obj was made (or its ports given), if it has no such note (or
- * always, with replace): the code that called the API, as lbt_push_where finds it. */
-static void note_where(lua_State *L, int obj, int replace) {
+static int construct(lua_State *L, int node, const lbt_state *S);
+
+/* Notes where the node object at obj was given its ports (reads or writes assigned), if it has no
+ * such note: inside a constructor (a class's sets them), where the constructor was called;
+ * otherwise the assignment. lbt_push_where says which code is the API's caller. */
+static void note_where(lua_State *L, int obj) {
   obj = lua_absindex(L, obj);
-  if (replace || lua_rawgetp(L, obj, &lbt_key_where) == LUA_TNIL) {
-    lbt_push_where(L);
-    if (lua_rawlen(L, -1) > 0) lua_rawsetp(L, obj, &lbt_key_where);
-    else lua_pop(L, 1);
+  if (lua_rawgetp(L, obj, &lbt_key_where) == LUA_TNIL) {
+    lua_Debug ar;
+    int level = 1;
+    for (; lua_getstack(L, level, &ar); level++) { /* a node constructor's frame (construct) */
+      lua_getinfo(L, "f", &ar);
+      int ctor = lua_tocfunction(L, -1) == lbt_construct_node;
+      lua_pop(L, 1);
+      if (ctor) break;
+    }
+    int found = lua_getstack(L, level, &ar); /* from there (else from the top) up: the caller */
+    lua_pushboolean(L, 0); /* if no code of a script's is found: a node with ports all the same */
+    for (level = found ? level + 1 : 1; lua_getstack(L, level, &ar); level++) {
+      lua_getinfo(L, "Sl", &ar);
+      if (ar.currentline > 0 && strncmp(ar.source, "@bt/", 4) != 0) {
+        lua_pushfstring(L, "%s:%d", ar.short_src, ar.currentline);
+        lua_replace(L, -2);
+        break;
+      }
+    }
+    lua_rawsetp(L, obj, &lbt_key_where);
   }
-  if (!replace) lua_pop(L, 1);
+  lua_pop(L, 1);
 }
 
 /* The view code of the key at index key, for __index and __newindex, whose upvalue is the
@@ -221,15 +240,6 @@ static int construct(lua_State *L, int node, const lbt_state *S) {
   lua_pushvalue(L, 2);
   lua_insert(L, 4); /* class, obj, ctor, obj, args... */
   lua_call(L, nargs + 1, 0);
-  if (node) { /* a node given ports (a class's constructor may set them): where it was made */
-    if (!S) S = lbt_state_get(L);
-    lbt_push_key(L, S, LBT_KEY_READS);
-    int ported = lua_rawget(L, 2) != LUA_TNIL;
-    lbt_push_key(L, S, LBT_KEY_WRITES);
-    ported = lua_rawget(L, 2) != LUA_TNIL || ported;
-    lua_pop(L, 2);
-    if (ported) note_where(L, 2, 1); /* the caller's, not a line of a class's constructor */
-  }
   return 1;
 }
 
@@ -755,7 +765,7 @@ int lbt_node_newindex(lua_State *L) {
   int code = view_code(L, 2);
   int node;
   if (code == VK_PORTS) { /* ports given after the constructor: where they were given */
-    note_where(L, 1, 0);
+    note_where(L, 1);
     code = VK_NONE;
   }
   lbt_tree *t = code ? lbt_node_tree(L, 1, &node) : NULL;

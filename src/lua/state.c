@@ -36,7 +36,7 @@ const char *const lbt_method_names[LBT_METHOD_COUNT] = {"Visit", "Reset", "Step"
 
 static const char *const key_names[LBT_KEY_READY - LBT_METHOD_COUNT] = {
     "OnStop", "inst", "entity", "IsValid", "IsAsleep", "OnUpdate", "DoUpdate", "bt", "Update",
-    "status", "reads", "writes"};
+    "status"};
 
 const char *lbt_key_name(int key) {
   if (key < LBT_METHOD_COUNT) return lbt_method_names[key];
