@@ -231,14 +231,34 @@ static int board_tostring(lua_State *L) {
 
 /* ---- values ---- */
 
+int lbt_whole(lua_State *L, int idx, lua_Integer *out) {
+  if (lua_isinteger(L, idx)) {
+    *out = lua_tointeger(L, idx);
+    return 1;
+  }
+  lua_Number n = lua_tonumber(L, idx);
+  return lua_type(L, idx) == LUA_TNUMBER && lua_numbertointeger(n, out) && (lua_Number)*out == n;
+}
+
+void lbt_push_key_value(lua_State *L, const bt_value *v) {
+  switch (v->type) {
+    case BT_KEY_NUMBER: lua_pushnumber(L, v->as.number); break;
+    case BT_KEY_INTEGER: lua_pushinteger(L, (lua_Integer)v->as.integer); break;
+    case BT_KEY_BOOLEAN: lua_pushboolean(L, v->as.boolean); break;
+    case BT_KEY_STRING: lua_pushstring(L, v->as.string); break;
+    case BT_KEY_ENTITY:
+    case BT_KEY_VALUE: lua_pushinteger(L, (lua_Integer)v->as.entity); break;
+    default: lua_pushnil(L);
+  }
+}
+
 int lbt_entity_id(lua_State *L, int idx, unsigned long long *out) {
   static const char *const fields[] = {"GUID", "id"};
   idx = lua_absindex(L, idx);
   lua_Integer i = 0;
   int t = lua_type(L, idx);
   if (t == LUA_TNUMBER) {
-    if (lua_isinteger(L, idx)) i = lua_tointeger(L, idx);
-    else if (!lua_numbertointeger(lua_tonumber(L, idx), &i) || (lua_Number)i != lua_tonumber(L, idx)) return 0;
+    if (!lbt_whole(L, idx, &i)) return 0;
     *out = (unsigned long long)i;
     return 1;
   }
@@ -281,21 +301,13 @@ static int key_of(lua_State *L, int proxy, int name) {
   return id;
 }
 
-/* Pushes the value v of key id (the proxy at proxy). */
+/* Pushes the value v of key id (the proxy at proxy): an "any" key's is the board's Lua value. */
 static void push_value(lua_State *L, int proxy, int id, const bt_value *v) {
-  switch (v->type) {
-    case BT_KEY_NUMBER: lua_pushnumber(L, v->as.number); break;
-    case BT_KEY_INTEGER: lua_pushinteger(L, (lua_Integer)v->as.integer); break;
-    case BT_KEY_BOOLEAN: lua_pushboolean(L, v->as.boolean); break;
-    case BT_KEY_STRING: lua_pushstring(L, v->as.string); break;
-    case BT_KEY_ENTITY: lua_pushinteger(L, (lua_Integer)v->as.entity); break;
-    case BT_KEY_VALUE:
-      if (lua_getiuservalue(L, proxy, LBT_PROXY_UV_VALUES) == LUA_TTABLE) {
-        lua_rawgeti(L, -1, id + 1);
-        lua_remove(L, -2);
-      }
-      break;
-    default: lua_pushnil(L);
+  if (v->type != BT_KEY_VALUE) {
+    lbt_push_key_value(L, v);
+  } else if (lua_getiuservalue(L, proxy, LBT_PROXY_UV_VALUES) == LUA_TTABLE) {
+    lua_rawgeti(L, -1, id + 1);
+    lua_remove(L, -2);
   }
 }
 
@@ -328,11 +340,8 @@ static void to_value(lua_State *L, int name, int type, int idx, bt_value *v) {
     case BT_KEY_INTEGER: {
       if (t != LUA_TNUMBER) type_error(L, name, type, luaL_typename(L, idx));
       lua_Integer i = 0;
-      if (lua_isinteger(L, idx)) {
-        i = lua_tointeger(L, idx);
-      } else if (!lua_numbertointeger(lua_tonumber(L, idx), &i) || (lua_Number)i != lua_tonumber(L, idx)) {
+      if (!lbt_whole(L, idx, &i))
         type_error(L, name, type, lua_pushfstring(L, "a number that is not whole (%s)", luaL_tolstring(L, idx, NULL)));
-      }
       v->as.integer = (long long)i;
       return;
     }

@@ -1121,15 +1121,11 @@ static void watch_value(lua_State *L, int idx, int type, bt_value *v) {
     case LUA_TNUMBER:
       if (type == BT_KEY_ENTITY && lbt_entity_id(L, idx, &v->as.entity)) {
         v->type = BT_KEY_ENTITY;
-      } else if (lua_isinteger(L, idx) && type != BT_KEY_NUMBER) {
-        v->type = BT_KEY_INTEGER;
-        v->as.integer = (long long)lua_tointeger(L, idx);
-      } else {
+      } else { /* an integer, compared as the key's type says (numbers and integers compare) */
         lua_Integer i;
-        if (type == BT_KEY_INTEGER && lua_numbertointeger(lua_tonumber(L, idx), &i) &&
-            (lua_Number)i == lua_tonumber(L, idx)) {
+        if ((lua_isinteger(L, idx) && type != BT_KEY_NUMBER) || (type == BT_KEY_INTEGER && lbt_whole(L, idx, &i))) {
           v->type = BT_KEY_INTEGER;
-          v->as.integer = (long long)i;
+          v->as.integer = (long long)(lua_isinteger(L, idx) ? lua_tointeger(L, idx) : i);
         } else {
           v->type = BT_KEY_NUMBER;
           v->as.number = lua_tonumber(L, idx);

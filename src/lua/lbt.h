@@ -594,6 +594,12 @@ LBT_FUNC int lbt_board_find(lua_State *L, int board, int name);
 LBT_FUNC int lbt_board_same(const lbt_board *a, const lbt_board *b); /* the same keys */
 /* Declares the keys in the graph, in their order (ids as the declaration's). */
 LBT_FUNC void lbt_board_declare(lua_State *L, const lbt_board *b, bt_graph *g, const char *fname);
+/* Whether the value at idx is a whole number (an integer, or a float of an integral value in
+ * range): then *out is it. */
+LBT_FUNC int lbt_whole(lua_State *L, int idx, lua_Integer *out);
+/* Pushes a blackboard value as Lua reads it: nil for none, an entity's id (and a binding's
+ * token) as an integer. A tree's board gives an "any" key's Lua value instead (board.c). */
+LBT_FUNC void lbt_push_key_value(lua_State *L, const bt_value *v);
 /* The entity id of the value at idx: an integer, or a table or userdata whose GUID (else id) is
  * one. Returns 1 and *out, or 0. May run the value's __index. */
 LBT_FUNC int lbt_entity_id(lua_State *L, int idx, unsigned long long *out);

@@ -18,6 +18,15 @@ local function error_of(fn, ...)
   return tostring(err)
 end
 
+-- each case {fn, message}: fn, a function written on one line, raises "<this file>:<that line>:
+-- <message>"
+local function raise_where_written(cases)
+  for _, case in ipairs(cases) do
+    local line = debug.getinfo(case[1], "S").linedefined
+    assert.equal(HERE .. ":" .. line .. ": " .. case[2], error_of(case[1]))
+  end
+end
+
 local Board = bt.Blackboard {
   night  = {type = "boolean", host = true},
   hunger = {type = "number", host = true},
@@ -137,10 +146,7 @@ describe("a tree's board", function()
       {function() board.hungr = 1 end, "board: no key 'hungr' (its keys: count, hunger, mood, night, prey, target)"},
       {function() return board.hungr end, "board: no key 'hungr' (its keys: count, hunger, mood, night, prey, target)"},
     }
-    for _, case in ipairs(cases) do
-      local line = debug.getinfo(case[1], "S").linedefined
-      assert.equal(HERE .. ":" .. line .. ": " .. case[2], error_of(case[1]))
-    end
+    raise_where_written(cases)
     assert.is_nil(board.hunger) -- a refused write changes nothing
   end)
 
@@ -240,10 +246,7 @@ describe("ports", function()
       {function() bt.TaskNode({update = function() end}, "T", {reads = {hunger = "float"}}) end,
        "bad argument #3 to 'TaskNode' (reads.hunger: a key type (\"number\", \"integer\", \"boolean\", \"string\", \"entity\" or \"any\") expected, got 'float')"},
     }
-    for _, case in ipairs(cases) do
-      local line = debug.getinfo(case[1], "S").linedefined
-      assert.equal(HERE .. ":" .. line .. ": " .. case[2], error_of(case[1]))
-    end
+    raise_where_written(cases)
   end)
 
   it("that are wrong make BT raise the core's message, naming the node, its path, file and line", function()
@@ -335,10 +338,7 @@ describe("WatchNode", function()
       {function() bt.WatchNode({"night"}, nil, nil, "self") end,
        "bad argument #4 to 'WatchNode' (abort \"self\" ends the watch's own branch, which needs a child)"},
     }
-    for _, case in ipairs(cases) do
-      local line = debug.getinfo(case[1], "S").linedefined
-      assert.equal(HERE .. ":" .. line .. ": " .. case[2], error_of(case[1]))
-    end
+    raise_where_written(cases)
   end)
 
   it("fails while its condition is false, else runs its child or succeeds", function()
@@ -395,13 +395,7 @@ local function brain_of(m, build, board, log)
   return b
 end
 
--- the name of the running child of the root, or "none"
-local function running(tree)
-  for _, e in ipairs(tree:snapshot()) do
-    if e.depth == 1 and e.status == bt.RUNNING then return e.name end
-  end
-  return "none"
-end
+local running = H.running
 
 describe("waking brains", function()
   local m, clock, k
@@ -683,12 +677,7 @@ end, Board)
 ]], threshold))
   f:close()
 end
-local function running(tree)
-  for _, e in ipairs(tree:snapshot()) do
-    if e.depth == 1 and e.status == bt.RUNNING then return e.name end
-  end
-  return "none"
-end
+local running = require("helpers").running
 local t = 0
 bt.set_clock(function() return t end)
 local m = bt.BrainWrangler()
