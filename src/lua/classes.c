@@ -289,6 +289,12 @@ static void read_ports(reader *r) {
   int count = 0;
   for (int i = 0; i < 3; i++) {
     int list = top + 1 + i;
+    /* in a tree without a board, a field reads or writes that is no table is a script's own (a
+     * Don't Starve behaviour's, say), not ports */
+    if (!r->board && !lua_istable(L, list)) {
+      lua_pushnil(L);
+      lua_replace(L, list);
+    }
     if (lua_isnil(L, list)) continue;
     if (check_ports(L, list, fields[i])) spec_fail(r);
     count += (int)lua_rawlen(L, list);

@@ -176,7 +176,15 @@ describe("a tree's board", function()
     tree:Update()
     assert.is_nil(tree.board)
     assert.same({cond = 1, action = 1, node_board = true}, counts)
-    -- and with the options of before
+    -- a behaviour whose own fields are named reads and writes, and the options of before
+    local Reader = bt.Class(bt.BehaviourNode, function(self)
+      bt.BehaviourNode._ctor(self, "Reader")
+      self.reads, self.writes = 0, "a book"
+    end)
+    function Reader:Visit() self.reads = self.reads + 1; self.status = bt.SUCCESS end
+    local reader = bt.BT({}, Reader())
+    reader:Update()
+    assert.equal(1, reader.root.reads)
     local exact = bt.BT({}, bt.ConditionNode(function(...) counts.exact = select("#", ...) end), {exact = true})
     exact:Update()
     assert.equal(0, counts.exact)
