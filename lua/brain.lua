@@ -225,13 +225,17 @@ end
 
 -- ---- shared brains ----
 
--- SharedBrain(root) or SharedBrain(build): a Brain class whose tree is compiled once, from root,
--- or from build() when the first brain starts, and instantiated for each entity. The tree's
--- functions receive the entity; nodes written in Lua are copied for each entity.
-local function SharedBrain(build)
+-- SharedBrain(root[, board]) or SharedBrain(build[, board]): a Brain class whose tree is compiled
+-- once, from root, or from build() when the first brain starts, and instantiated for each entity;
+-- with a bt.Blackboard, the tree declares its keys (bt.define(root, board)). The tree's functions
+-- receive the entity; nodes written in Lua are copied for each entity.
+local function SharedBrain(build, board)
   local t = type(build)
   if t ~= "function" and not (t == "table" and getmetatable(build) and getmetatable(build).__bt_node) then
     argerror(1, "SharedBrain", "node or function expected, got " .. t)
+  end
+  if board ~= nil and not shared.is_board(board) then
+    argerror(2, "SharedBrain", "Blackboard or nil expected, got " .. type(board))
   end
   local B = Class(Brain, function(self, inst)
     Brain._ctor(self, inst)
@@ -247,7 +251,7 @@ local function SharedBrain(build)
       if t == "function" then
         root = build()
       end
-      definition = bt.define(root)
+      definition = bt.define(root, board)
     end
     return definition
   end

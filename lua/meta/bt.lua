@@ -15,6 +15,29 @@
 ---@alias bt.Status "SUCCESS"|"FAILED"|"READY"|"RUNNING"
 ---@alias bt.Policy "REQUIRE_ONE"|"REQUIRE_ALL"
 ---@alias bt.Result bt.Status|"ABORTED"
+---@alias bt.KeyType "number"|"integer"|"boolean"|"string"|"entity"|"any"
+---@alias bt.Abort "none"|"self"|"lower"|"both"
+---The keys a node reads or writes: an array of names, or a map of names to the type it takes them for.
+---@alias bt.Ports string[]|table<string, bt.KeyType>
+
+---A declaration of blackboard keys, made by `bt.Blackboard{...}` (docs/blackboard.md): give it to
+---`bt.BT`, `bt.define` or `bt.SharedBrain`. Its keys are sorted by name; a key's id is its place.
+---@class bt.Keys
+---@field keys fun(self: bt.Keys): {name: string, type: bt.KeyType, host: boolean}[] the keys, in the order of their ids
+
+---A tree's board (`tree.board`, a leaf function's second argument, a node's `self.board`): each
+---key a field; reading an unset key gives nil, writing nil unsets it, a write of another type or of
+---an undeclared key raises an error naming the key (docs/blackboard.md).
+---@class bt.Board: { [string]: any }
+
+---The trailing options of a leaf constructor: the keys the node reads and writes (docs/blackboard.md).
+---@class bt.LeafOptions
+---@field reads? bt.Ports
+---@field writes? bt.Ports
+
+-- A WatchNode's condition: {key, op, value} (op "==", "~=", "<", "<=", ">", ">="), {key, "is set"},
+-- {key, "is not set"}, {key} (set and, for a boolean, true), or {fn, reads = {...}}: fn(inst, board).
+---@alias bt.WatchCondition { [1]: string|fun(inst: any, board: bt.Board): any, [2]?: "=="|"~="|"<"|"<="|">"|">="|"is set"|"is not set", [3]?: number|string|boolean|table, reads?: bt.Ports }
 
 ---A TaskNode's task: a table (or a Class, giving each entity its own object) with `update`, and
 ---optionally `start` and `finish`, called as methods with the tree's `inst`.
@@ -23,9 +46,11 @@
 ---@field update fun(self: table, inst: any): (bt.Status|boolean), number?
 ---@field finish? fun(self: table, inst: any, status: bt.Result)
 
----Options of `bt.BT`, `definition:instantiate`: `exact` true or false overrides `bt.set_exact`.
+---Options of `bt.BT`, `definition:instantiate`: `exact` true or false overrides `bt.set_exact`;
+---`board` the tree's keys (a `bt.Blackboard`, also given in the options' place).
 ---@class bt.TreeOptions
 ---@field exact? boolean
+---@field board? bt.Keys
 
 ---Options of the saves: `to_id(entity)` (save) and `from_id(id)` (restore) map entities to ids.
 ---@class bt.SaveOptions
@@ -159,11 +184,13 @@ function bt.memory() end
 function bt.install_globals(env) end
 
 ---Compiles the tree under `root` once, for many entities; with `name`, registers it as the
----subtree `bt.SubtreeNode(name)` runs.
+---subtree `bt.SubtreeNode(name)` runs; with a `bt.Blackboard` (in `name`'s place, or after it),
+---declares its keys.
 ---@param root bt.BehaviourNode
----@param name? string
+---@param name? string|bt.Keys
+---@param board? bt.Keys
 ---@return bt.Definition
-function bt.define(root, name) end
+function bt.define(root, name, board) end
 
 ---Forgets a subtree name; returns the definition it named, or nil.
 ---@param name string
@@ -176,10 +203,18 @@ function bt.undefine(name) end
 function bt.defined(name) end
 
 ---A Brain class whose tree is compiled once (from `root`, or `build()` when the first brain
----starts) and instantiated for each entity.
+---starts) and instantiated for each entity; with a `bt.Blackboard`, its tree declares the keys.
 ---@param root_or_build bt.BehaviourNode|fun(): bt.BehaviourNode
+---@param board? bt.Keys
 ---@return bt.SharedBrainClass
-function bt.SharedBrain(root_or_build) end
+function bt.SharedBrain(root_or_build, board) end
+
+---Declares blackboard keys, each a type name or `{type = ..., host = true}` (the world writes it):
+---the types are "number", "integer", "boolean", "string", "entity" (an id) and "any" (a Lua value).
+---Keys take ids in the order of their names (docs/blackboard.md "Declaring keys").
+---@param keys table<string, bt.KeyType|{type: bt.KeyType, host?: boolean}>
+---@return bt.Keys
+function bt.Blackboard(keys) end
 
 ---The tick length every manager converts sleep times with (default 1/30 s).
 ---@param seconds number
@@ -419,6 +454,9 @@ function Object:is_instance(obj) end
 ---@field OnStop? fun(self: bt.BehaviourNode) called by `Stop`
 ---@field OnSave? fun(self: bt.BehaviourNode, ctx: bt.SaveContext): table? what a saved game keeps
 ---@field OnLoad? fun(self: bt.BehaviourNode, data: table?, ctx: bt.SaveContext)
+---@field reads? bt.Ports the blackboard keys it reads, checked when the tree is built
+---@field writes? bt.Ports the keys it writes
+---@field board? bt.Board its tree's board, while it is in a tree that has one (read only)
 ---@overload fun(name?: string, children?: bt.BehaviourNode[]): bt.BehaviourNode
 local BehaviourNode = {}
 bt.BehaviourNode = BehaviourNode
@@ -526,33 +564,33 @@ bt.LoopNode = LoopNode
 local RandomNode = {}
 bt.RandomNode = RandomNode
 
----SUCCESS if `fn(inst)` is truthy, else FAILED.
+---SUCCESS if `fn(inst)` is truthy, else FAILED (`fn(inst, board)` in a tree with a board).
 ---@class bt.ConditionNode: bt.BehaviourNode
----@field fn fun(inst: any): any
----@overload fun(fn: fun(inst: any): any, name?: string): bt.ConditionNode
+---@field fn fun(inst: any, board?: bt.Board): any
+---@overload fun(fn: fun(inst: any, board?: bt.Board): any, name?: string, options?: bt.LeafOptions): bt.ConditionNode
 local ConditionNode = {}
 bt.ConditionNode = ConditionNode
 
 ---Tests `start(inst)` until it holds, then `continue(inst)`.
 ---@class bt.MultiConditionNode: bt.BehaviourNode
----@field start fun(inst: any): any
----@field continue fun(inst: any): any
+---@field start fun(inst: any, board?: bt.Board): any
+---@field continue fun(inst: any, board?: bt.Board): any
 ---@field running boolean whether it has started
----@overload fun(start: fun(inst: any): any, continue: fun(inst: any): any, name?: string): bt.MultiConditionNode
+---@overload fun(start: fun(inst: any, board?: bt.Board): any, continue: fun(inst: any, board?: bt.Board): any, name?: string, options?: bt.LeafOptions): bt.MultiConditionNode
 local MultiConditionNode = {}
 bt.MultiConditionNode = MultiConditionNode
 
 ---RUNNING until `fn(inst)` is truthy, then SUCCESS.
 ---@class bt.ConditionWaitNode: bt.BehaviourNode
----@field fn fun(inst: any): any
----@overload fun(fn: fun(inst: any): any, name?: string): bt.ConditionWaitNode
+---@field fn fun(inst: any, board?: bt.Board): any
+---@overload fun(fn: fun(inst: any, board?: bt.Board): any, name?: string, options?: bt.LeafOptions): bt.ConditionWaitNode
 local ConditionWaitNode = {}
 bt.ConditionWaitNode = ConditionWaitNode
 
----Calls `fn(inst)`, then SUCCESS.
+---Calls `fn(inst)` (`fn(inst, board)` in a tree with a board), then SUCCESS.
 ---@class bt.ActionNode: bt.BehaviourNode
----@field action fun(inst: any)
----@overload fun(fn: fun(inst: any), name?: string): bt.ActionNode
+---@field action fun(inst: any, board?: bt.Board)
+---@overload fun(fn: fun(inst: any, board?: bt.Board), name?: string, options?: bt.LeafOptions): bt.ActionNode
 local ActionNode = {}
 bt.ActionNode = ActionNode
 
@@ -612,7 +650,7 @@ bt.LatchNode = LatchNode
 ---Runs a task with start, update and finish (the Behaviour Tree Starter Kit's contract).
 ---@class bt.TaskNode: bt.BehaviourNode
 ---@field task bt.Task|table
----@overload fun(task: bt.Task|table, name?: string): bt.TaskNode
+---@overload fun(task: bt.Task|table, name?: string, options?: bt.LeafOptions): bt.TaskNode
 local TaskNode = {}
 bt.TaskNode = TaskNode
 
@@ -670,6 +708,16 @@ bt.CooldownDecorator = CooldownDecorator
 local TimeoutDecorator = {}
 bt.TimeoutDecorator = TimeoutDecorator
 
+---A condition on blackboard keys that watches them: it fails while its condition is false, else
+---runs `child` (or succeeds without one); `abort` says what a write does meanwhile
+---(docs/blackboard.md "WatchNode and its abort modes").
+---@class bt.WatchNode: bt.BehaviourNode
+---@field cond bt.WatchCondition
+---@field abort bt.Abort
+---@overload fun(cond: bt.WatchCondition, name?: string, child?: bt.BehaviourNode, abort?: bt.Abort): bt.WatchNode
+local WatchNode = {}
+bt.WatchNode = WatchNode
+
 ---Runs the subtree registered as `name` with `bt.define(root, name)`.
 ---@class bt.SubtreeNode: bt.BehaviourNode
 ---@field subtree string
@@ -682,7 +730,8 @@ bt.SubtreeNode = SubtreeNode
 ---@field inst any what was given to BT
 ---@field root bt.BehaviourNode
 ---@field exact boolean whether the tree is DS-exact
----@overload fun(inst: any, root: bt.BehaviourNode|bt.Definition, options?: bt.TreeOptions): bt.BT
+---@field board? bt.Board its board: nil for a tree built without a bt.Blackboard
+---@overload fun(inst: any, root: bt.BehaviourNode|bt.Definition, options?: bt.TreeOptions|bt.Keys): bt.BT
 local BT = {}
 bt.BT = BT
 

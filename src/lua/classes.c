@@ -6,6 +6,7 @@
  * core's kind table (bt_kind_get); what is particular to a kind in Lua is in its section below:
  * its constructor, and how the fields the constructor set become the core's bt_spec.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "lbt.h"
@@ -136,7 +137,7 @@ static int push_single(lua_State *L, int idx) {
 static const char *const ctor_fields[] = {
     "name", "children", "parent", "fn", "action", "start", "continue", "period", "maxreps",
     "wait_time", "stoponanycomplete", "task", "success_policy", "failure_policy", "times",
-    "seconds", "subtree", NULL};
+    "seconds", "subtree", "cond", "abort", NULL};
 
 /* ---- what the core is told of a node object ---- */
 
@@ -148,6 +149,8 @@ typedef struct reader {
   lbt_slots *slots;
   const char *fname;
   bt_spec *s;
+  int keys;  /* lbt_push_spec_keys's strings */
+  int board; /* the tree's bt.Blackboard, or 0 */
 } reader;
 
 /* Raises "<fname>: <fmt with the node's name>". */
@@ -156,6 +159,15 @@ static int spec_error(reader *r, const char *fmt) {
   lua_getfield(L, r->obj, "name");
   lua_pushfstring(L, fmt, luaL_tolstring(L, -1, NULL));
   return luaL_error(L, "%s: %s", r->fname, lua_tostring(L, -1));
+}
+
+/* Raises "<fname>: <kind> '<name>': <msg>" for the message on the top. */
+static int spec_fail(reader *r) {
+  lua_State *L = r->L;
+  int msg = lua_gettop(L);
+  lua_getfield(L, r->obj, "name");
+  return luaL_error(L, "%s: %s '%s': %s", r->fname, bt_kind_name(r->s->kind), luaL_tolstring(L, -1, NULL),
+                    lua_tostring(L, msg));
 }
 
 /* Reads the param from field: a number; nil (BT_SPEC_NIL_PARAM); or, given a time function, a
@@ -192,6 +204,154 @@ static int read_fn(reader *r, const char *field, bt_fn *fn, void **ud) {
   *fn = lbt_call_truth;
   *ud = lbt_slot_add(r->slots);
   return 1;
+}
+
+/* ---- ports: the keys a node reads and writes (docs/blackboard.md) ----
+ * A node's fields reads and writes each list keys: an array of names, or a map of names to the
+ * type the node takes the key for ("number", ...), or both. Leaf constructors take them in a
+ * trailing options table; a class's constructor or a script may set the fields. */
+
+/* Checks the ports list at idx, the field `field`; returns NULL, or pushes what is wrong with it
+ * and returns it. */
+static const char *check_ports(lua_State *L, int idx, const char *field) {
+  idx = lua_absindex(L, idx);
+  if (lua_type(L, idx) != LUA_TTABLE)
+    return lua_pushfstring(L, "%s: a list of key names expected, got %s", field, luaL_typename(L, idx));
+  int top = lua_gettop(L);
+  const char *bad = NULL;
+  lua_pushnil(L);
+  while (!bad && lua_next(L, idx)) {
+    int kt = lua_type(L, -2), vt = lua_type(L, -1);
+    if (kt == LUA_TNUMBER && vt != LUA_TSTRING)
+      bad = lua_pushfstring(L, "%s[%s]: a key name expected, got %s", field, luaL_tolstring(L, -2, NULL),
+                            luaL_typename(L, -2));
+    else if (kt == LUA_TSTRING && lbt_key_type_of(L, -1) < 0) {
+      const char *key = lua_tostring(L, -2);
+      const char *got = vt == LUA_TSTRING ? lua_pushfstring(L, "'%s'", lua_tostring(L, -1)) : luaL_typename(L, -1);
+      bad = lua_pushfstring(L, "%s.%s: a key type (\"number\", \"integer\", \"boolean\", \"string\", "
+                            "\"entity\" or \"any\") expected, got %s", field, key, got);
+    }
+    else if (kt != LUA_TNUMBER && kt != LUA_TSTRING)
+      bad = lua_pushfstring(L, "%s: a key name expected, got a %s", field, lua_typename(L, kt));
+    else
+      lua_pop(L, 1);
+  }
+  if (!bad) return NULL;
+  lua_replace(L, top + 1);
+  lua_settop(L, top + 1);
+  return bad;
+}
+
+/* The private key of the array of a node's bt_port that a spec points to (the object keeps it). */
+static const char ports_key = 0;
+
+/* Adds the ports of the list at list (checked) to ports[0 .. *n), each key once. */
+static void add_ports(lua_State *L, int list, unsigned how, bt_port *ports, int *n) {
+  lua_pushnil(L);
+  while (lua_next(L, list)) {
+    int named = lua_type(L, -2) == LUA_TSTRING; /* name -> type, else a name */
+    const char *key = lua_tostring(L, named ? -2 : -1);
+    int type = named ? lbt_key_type_of(L, -1) : BT_KEY_NONE;
+    lua_pop(L, 1);
+    int i = 0;
+    while (i < *n && strcmp(ports[i].key, key) != 0) i++;
+    if (i == *n) ports[(*n)++] = (bt_port){key, type, 0};
+    ports[i].how |= how;
+    if (!ports[i].type) ports[i].type = type;
+  }
+}
+
+/* Reads the node's ports into r->s: its reads and writes, and a WatchNode's function's reads. */
+static void read_ports(reader *r) {
+  lua_State *L = r->L;
+  int top = lua_gettop(L);
+  lua_pushvalue(L, r->keys + LBT_SPEC_READS);
+  int none = lua_rawget(L, r->obj) == LUA_TNIL;
+  lua_pushvalue(L, r->keys + LBT_SPEC_WRITES);
+  none = lua_rawget(L, r->obj) == LUA_TNIL && none;
+  if (none && r->s->kind != BT_WATCH) { /* most nodes */
+    lua_settop(L, top);
+    return;
+  }
+  if (lua_rawgetp(L, r->obj, &lbt_key_where) == LUA_TSTRING) /* where, for the core's messages */
+    r->s->where = lua_tostring(L, -1); /* (the object holds it) */
+  lua_pop(L, 1);
+  lua_pushnil(L); /* a WatchNode's function's reads */
+  if (r->s->kind == BT_WATCH && r->s->fn) {
+    lua_pushliteral(L, "cond");
+    lua_rawget(L, r->obj);
+    lua_getfield(L, -1, "reads");
+    lua_replace(L, top + 3);
+    lua_pop(L, 1);
+  }
+  static const char *const fields[] = {"reads", "writes", "cond.reads"};
+  static const unsigned how[] = {BT_PORT_READ, BT_PORT_WRITE, BT_PORT_READ};
+  int count = 0;
+  for (int i = 0; i < 3; i++) {
+    int list = top + 1 + i;
+    /* in a tree without a board, a field reads or writes that is no table is a script's own (a
+     * Don't Starve behaviour's, say), not ports */
+    if (!r->board && !lua_istable(L, list)) {
+      lua_pushnil(L);
+      lua_replace(L, list);
+    }
+    if (lua_isnil(L, list)) continue;
+    if (check_ports(L, list, fields[i])) spec_fail(r);
+    count += (int)lua_rawlen(L, list);
+    lua_pushnil(L);
+    while (lua_next(L, list)) {
+      lua_pop(L, 1);
+      if (lua_type(L, -1) == LUA_TSTRING) count++;
+    }
+  }
+  if (count > 0) {
+    bt_port *ports = lua_newuserdatauv(L, (size_t)count * sizeof *ports, 0);
+    int n = 0;
+    for (int i = 0; i < 3; i++)
+      if (!lua_isnil(L, top + 1 + i)) add_ports(L, top + 1 + i, how[i], ports, &n);
+    lua_rawsetp(L, r->obj, &ports_key); /* the names are the lists', which the object holds */
+    r->s->ports = ports;
+    r->s->nports = n;
+  }
+  lua_settop(L, top);
+}
+
+/* Notes where the node under construction was made, for the core's messages: the code that
+ * called the constructor. */
+static void note_where(lua_State *L) {
+  lbt_push_where(L);
+  if (lua_rawlen(L, -1) == 0) { /* no code of a script's: a node with ports all the same */
+    lua_pop(L, 1);
+    lua_pushboolean(L, 0);
+  }
+  lua_rawsetp(L, 1, &lbt_key_where);
+}
+
+/* The options of a leaf constructor, argument arg: nil, or {reads = ..., writes = ...}, which
+ * become the node's fields. */
+static void set_options(lua_State *L, int arg, const char *fname) {
+  int idx = arg + 1;
+  if (lua_isnoneornil(L, idx)) return;
+  if (lua_type(L, idx) != LUA_TTABLE) lbt_typeerror(L, idx, arg, fname, "table or nil");
+  lua_pushnil(L);
+  while (lua_next(L, idx)) {
+    lua_pop(L, 1);
+    const char *k = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+    if (k && (strcmp(k, "reads") == 0 || strcmp(k, "writes") == 0)) continue;
+    const char *msg = k ? lua_pushfstring(L, "unknown option '%s' (reads and writes expected)", k)
+                        : lua_pushfstring(L, "unknown option, a %s (reads and writes expected)", luaL_typename(L, -1));
+    lbt_argerror(L, arg, fname, msg);
+  }
+  static const char *const fields[] = {"reads", "writes"};
+  for (int i = 0; i < 2; i++) {
+    if (lua_getfield(L, idx, fields[i]) != LUA_TNIL) {
+      const char *bad = check_ports(L, -1, fields[i]);
+      if (bad) lbt_argerror(L, arg, fname, bad);
+      set_field(L, fields[i], lua_gettop(L));
+    }
+    lua_pop(L, 1);
+  }
+  note_where(L);
 }
 
 /* ---- BehaviourNode and DecoratorNode ---- */
@@ -317,11 +477,12 @@ static int ctor_fn_leaf(lua_State *L) {
   int kind = ctor_kind(L);
   const char *fname = bt_kind_name(kind);
   check_self(L, fname);
-  lua_settop(L, 3);
+  lua_settop(L, 4);
   check_function(L, 1, fname);
   check_optname(L, 2, fname);
   init_node(L, bt_kind_default_name(kind), 3, 0);
   set_field(L, fn_field(kind), 2);
+  set_options(L, 3, fname);
   return 0;
 }
 
@@ -334,13 +495,14 @@ static int spec_fn_leaf(reader *r) {
 static int ctor_multicondition(lua_State *L) {
   const char *fname = bt_kind_name(ctor_kind(L));
   check_self(L, fname);
-  lua_settop(L, 4);
+  lua_settop(L, 5);
   check_function(L, 1, fname);
   check_function(L, 2, fname);
   check_optname(L, 3, fname);
   init_node(L, bt_kind_default_name(ctor_kind(L)), 4, 0);
   set_field(L, "start", 2);
   set_field(L, "continue", 3);
+  set_options(L, 4, fname);
   return 0;
 }
 
@@ -639,7 +801,7 @@ static int spec_latch(reader *r) { return read_param(r, "latchduration", lbt_cal
 static int ctor_task(lua_State *L) {
   const char *fname = bt_kind_name(ctor_kind(L));
   check_self(L, fname);
-  lua_settop(L, 3);
+  lua_settop(L, 4);
   if (lua_type(L, 2) != LUA_TTABLE) lbt_typeerror(L, 2, 1, fname, "table");
   lua_getfield(L, 2, "update");
   if (!is_callable(L, -1)) lbt_argerror(L, 1, fname, "the task has no update function");
@@ -647,6 +809,7 @@ static int ctor_task(lua_State *L) {
   check_optname(L, 2, fname);
   init_node(L, bt_kind_default_name(ctor_kind(L)), 3, 0);
   set_field(L, "task", 2);
+  set_options(L, 3, fname);
   return 0;
 }
 
@@ -795,6 +958,232 @@ static int spec_subtree(reader *r) {
   return 1;
 }
 
+/* ---- WatchNode(cond, name, child, abort): a condition on blackboard keys that watches them ----
+ * cond is {key, op, value} (ops "==", "~=", "<", "<=", ">", ">="), {key, "is set"},
+ * {key, "is not set"}, {key} (the key is set and, for a boolean, true), or {fn, reads = {...}}:
+ * fn(inst, board) decides, and a write of a key it reads has it asked again. abort is "none",
+ * "self", "lower" or "both" (docs/blackboard.md). */
+
+static const char *const abort_names[] = {"none", "self", "lower", "both"};
+static const unsigned abort_flags[] = {0, BT_SPEC_ABORT_SELF, BT_SPEC_ABORT_LOWER,
+                                       BT_SPEC_ABORT_SELF | BT_SPEC_ABORT_LOWER};
+
+/* The comparison the value at idx names, or -1 (nil: BT_CMP_TRUE). */
+static int cmp_of(lua_State *L, int idx) {
+  if (lua_isnil(L, idx)) return BT_CMP_TRUE;
+  if (lua_type(L, idx) != LUA_TSTRING) return -1;
+  for (int c = 0; c < BT_CMP_COUNT; c++)
+    if (strcmp(lua_tostring(L, idx), bt_cmp_name(c)) == 0) return c;
+  return -1;
+}
+
+static int compare_texts(const void *a, const void *b) {
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static int unary(int cmp) { return cmp == BT_CMP_TRUE || cmp == BT_CMP_SET || cmp == BT_CMP_UNSET; }
+
+/* Checks the condition at cond (a table); returns NULL, or pushes what is wrong and returns it. */
+static const char *check_cond(lua_State *L, int cond) {
+  cond = lua_absindex(L, cond);
+  int top = lua_gettop(L);
+  const char *bad = NULL;
+  lua_rawgeti(L, cond, 1);
+  lua_rawgeti(L, cond, 2);
+  lua_rawgeti(L, cond, 3);
+  int key = top + 1, op = top + 2, value = top + 3;
+  if (is_callable(L, key)) {
+    lua_getfield(L, cond, "reads");
+    int reads = lua_gettop(L);
+    if (lua_isnil(L, reads)) {
+      bad = "a condition that is a function needs reads, the keys it reads: {fn, reads = {\"hunger\"}}";
+    } else if (!(bad = check_ports(L, reads, "reads"))) {
+      lua_pushnil(L);
+      if (!lua_next(L, reads)) bad = "reads: no key (a function's condition reads at least one)";
+    }
+  } else if (lua_type(L, key) != LUA_TSTRING || lua_rawlen(L, key) == 0) {
+    bad = lua_pushfstring(L, "cond[1]: a key name or a function expected, got %s", luaL_typename(L, key));
+  } else {
+    int cmp = cmp_of(L, op);
+    int t = lua_type(L, value);
+    if (cmp < 0)
+      bad = lua_pushfstring(L, "cond[2]: \"==\", \"~=\", \"<\", \"<=\", \">\", \">=\", \"is set\" or "
+                            "\"is not set\" expected, got %s",
+                            lua_type(L, op) == LUA_TSTRING ? lua_pushfstring(L, "'%s'", lua_tostring(L, op))
+                                                           : luaL_typename(L, op));
+    else if (unary(cmp) && t != LUA_TNIL)
+      bad = lua_pushfstring(L, "cond[3]: '%s' takes no value", bt_cmp_name(cmp));
+    else if (!unary(cmp) && t != LUA_TNUMBER && t != LUA_TSTRING && t != LUA_TBOOLEAN && t != LUA_TTABLE &&
+             t != LUA_TUSERDATA)
+      bad = lua_pushfstring(L, "cond[3]: a value to compare with expected (a number, string, boolean or "
+                            "entity), got %s", luaL_typename(L, value));
+  }
+  if (bad) {
+    lua_pushstring(L, bad);
+    lua_replace(L, top + 1);
+  }
+  lua_settop(L, top + (bad != NULL));
+  return bad ? lua_tostring(L, -1) : NULL;
+}
+
+/* Pushes the default name of the WatchNode of the condition at cond (checked): "Watch(hunger >
+ * 0.7)", "Watch(night)", "Watch(prey is set)", or for a function "Watch(hunger, night)". */
+static void push_watch_name(lua_State *L, int cond) {
+  cond = lua_absindex(L, cond);
+  int top = lua_gettop(L);
+  lua_pushliteral(L, "Watch(");
+  if (lua_rawgeti(L, cond, 1) == LUA_TSTRING) { /* key [op [value]] */
+    if (lua_rawgeti(L, cond, 2) == LUA_TNIL) {
+      lua_pop(L, 1);
+    } else {
+      lua_pushliteral(L, " ");
+      lua_insert(L, -2);
+      unsigned long long id;
+      int v = lua_gettop(L) + 1;
+      int t = lua_rawgeti(L, cond, 3);
+      if (t == LUA_TNIL) lua_pop(L, 1);
+      else if (t == LUA_TSTRING) lua_pushfstring(L, " \"%s\"", lua_tostring(L, v));
+      else if (t != LUA_TNUMBER && lbt_entity_id(L, v, &id)) lua_pushfstring(L, " %I", (lua_Integer)id);
+      else lua_pushfstring(L, " %s", luaL_tolstring(L, v, NULL));
+      if (t != LUA_TNIL) lua_replace(L, v);
+      lua_settop(L, t == LUA_TNIL ? v - 1 : v);
+    }
+  } else { /* a function: the keys it reads, in the order of their names */
+    lua_pop(L, 1);
+    lua_getfield(L, cond, "reads");
+    int reads = lua_gettop(L), n = 0;
+    lua_pushnil(L);
+    while (lua_next(L, reads)) {
+      lua_pop(L, 1);
+      n++;
+    }
+    const char **names = lua_newuserdatauv(L, (size_t)n * sizeof *names + 1, 0);
+    n = 0;
+    lua_pushnil(L);
+    while (lua_next(L, reads)) {
+      names[n++] = lua_tostring(L, lua_type(L, -2) == LUA_TSTRING ? -2 : -1); /* (held by reads) */
+      lua_pop(L, 1);
+    }
+    qsort(names, (size_t)n, sizeof *names, compare_texts);
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    for (int i = 0; i < n; i++) {
+      if (i) luaL_addstring(&b, ", ");
+      luaL_addstring(&b, names[i]);
+    }
+    luaL_pushresult(&b);
+    lua_replace(L, reads);
+    lua_settop(L, reads);
+  }
+  lua_pushliteral(L, ")");
+  lua_concat(L, lua_gettop(L) - top);
+}
+
+/* The abort mode at idx: its index in abort_names (nil: "none"), or -1. */
+static int abort_of(lua_State *L, int idx) {
+  if (lua_isnil(L, idx)) return 0;
+  if (lua_type(L, idx) != LUA_TSTRING) return -1;
+  for (int i = 0; i < 4; i++)
+    if (strcmp(lua_tostring(L, idx), abort_names[i]) == 0) return i;
+  return -1;
+}
+
+static int ctor_watch(lua_State *L) {
+  const char *fname = bt_kind_name(ctor_kind(L));
+  check_self(L, fname);
+  lua_settop(L, 5);
+  if (lua_type(L, 2) != LUA_TTABLE) lbt_typeerror(L, 2, 1, fname, "table");
+  const char *bad = check_cond(L, 2);
+  if (bad) lbt_argerror(L, 1, fname, bad);
+  check_optname(L, 2, fname);
+  if (!lua_isnil(L, 4)) check_node(L, 3, fname);
+  int abort = abort_of(L, 5);
+  if (abort < 0)
+    lbt_argerror(L, 4, fname, lua_pushfstring(L, "\"none\", \"self\", \"lower\", \"both\" or nil expected, got %s",
+                                              lua_type(L, 5) == LUA_TSTRING ? lua_pushfstring(L, "'%s'", lua_tostring(L, 5))
+                                                                            : luaL_typename(L, 5)));
+  if ((abort_flags[abort] & BT_SPEC_ABORT_SELF) && lua_isnil(L, 4))
+    lbt_argerror(L, 4, fname, lua_pushfstring(L, "abort \"%s\" ends the watch's own branch, which needs a child",
+                                              abort_names[abort]));
+  if (lua_isnil(L, 3)) {
+    push_watch_name(L, 2);
+    lua_replace(L, 3);
+  }
+  init_node(L, NULL, 3, lua_isnil(L, 4) ? 0 : push_single(L, 4));
+  set_field(L, "cond", 2);
+  lua_pushstring(L, abort_names[abort]);
+  set_field(L, "abort", lua_gettop(L));
+  note_where(L);
+  return 0;
+}
+
+/* The value at idx, compared with a key of type `type` (-1: not declared), into v. */
+static void watch_value(lua_State *L, int idx, int type, bt_value *v) {
+  memset(v, 0, sizeof *v);
+  switch (lua_type(L, idx)) {
+    case LUA_TNIL: v->type = BT_KEY_NONE; return;
+    case LUA_TBOOLEAN: v->type = BT_KEY_BOOLEAN; v->as.boolean = lua_toboolean(L, idx); return;
+    case LUA_TSTRING: v->type = BT_KEY_STRING; v->as.string = lua_tostring(L, idx); return;
+    case LUA_TNUMBER:
+      if (type == BT_KEY_ENTITY && lbt_entity_id(L, idx, &v->as.entity)) {
+        v->type = BT_KEY_ENTITY;
+      } else { /* an integer, compared as the key's type says (numbers and integers compare) */
+        lua_Integer i;
+        if ((lua_isinteger(L, idx) && type != BT_KEY_NUMBER) || (type == BT_KEY_INTEGER && lbt_whole(L, idx, &i))) {
+          v->type = BT_KEY_INTEGER;
+          v->as.integer = (long long)(lua_isinteger(L, idx) ? lua_tointeger(L, idx) : i);
+        } else {
+          v->type = BT_KEY_NUMBER;
+          v->as.number = lua_tonumber(L, idx);
+        }
+      }
+      return;
+    default: /* an entity */
+      v->type = lbt_entity_id(L, idx, &v->as.entity) ? BT_KEY_ENTITY : BT_KEY_VALUE;
+      return;
+  }
+}
+
+static int spec_watch(reader *r) {
+  lua_State *L = r->L;
+  bt_spec *s = r->s;
+  lua_pushliteral(L, "cond");
+  if (lua_rawget(L, r->obj) != LUA_TTABLE) {
+    lua_pushliteral(L, "it has no condition (its field cond is no table)");
+    spec_fail(r);
+  }
+  int cond = lua_gettop(L);
+  if (check_cond(L, cond)) spec_fail(r);
+  lua_pushliteral(L, "abort");
+  lua_rawget(L, r->obj);
+  int abort = abort_of(L, -1);
+  if (abort < 0) {
+    lua_pushliteral(L, "its field abort is none of \"none\", \"self\", \"lower\", \"both\"");
+    spec_fail(r);
+  }
+  lua_pop(L, 1);
+  s->flags |= abort_flags[abort];
+  lua_rawgeti(L, cond, 1);
+  if (lua_type(L, -1) != LUA_TSTRING) { /* a function: it goes into a slot (its reads: read_ports) */
+    s->fn = lbt_call_truth;
+    s->ud = lbt_slot_add(r->slots);
+    lua_pop(L, 1);
+    return 1;
+  }
+  s->key = lua_tostring(L, -1); /* (held by the condition, which the object holds) */
+  int type = -1;
+  if (r->board) {
+    int id = lbt_board_find(L, r->board, -1);
+    if (id >= 0) type = ((const lbt_board *)lua_touserdata(L, r->board))->keys[id].type;
+  }
+  lua_rawgeti(L, cond, 2);
+  s->cmp = cmp_of(L, -1);
+  lua_rawgeti(L, cond, 3);
+  watch_value(L, -1, type, &s->value);
+  lua_settop(L, cond - 1);
+  return 1;
+}
+
 /* ---- the kinds ---- */
 
 typedef struct kind_class {
@@ -833,18 +1222,20 @@ static const kind_class kind_classes[BT_KIND_COUNT] = {
     [BT_COOLDOWN] = {ctor_counted, spec_counted},
     [BT_TIMEOUT] = {ctor_counted, spec_counted},
     [BT_SUBTREE] = {ctor_subtree, spec_subtree},
+    [BT_WATCH] = {ctor_watch, spec_watch},
 };
 
 void lbt_push_spec_keys(lua_State *L) {
   static const char *const keys[LBT_SPEC_KEYS] = {
-      [LBT_SPEC_NAME] = "name", [LBT_SPEC_CHILDREN] = "children", [LBT_SPEC_PARENT] = "parent",
-      [LBT_SPEC_KIND] = "__bt_kind", [LBT_SPEC_NODE] = "__bt_node"};
+      [LBT_SPEC_NAME] = "name",         [LBT_SPEC_CHILDREN] = "children", [LBT_SPEC_PARENT] = "parent",
+      [LBT_SPEC_KIND] = "__bt_kind",    [LBT_SPEC_NODE] = "__bt_node",    [LBT_SPEC_READS] = "reads",
+      [LBT_SPEC_WRITES] = "writes"};
   luaL_checkstack(L, LBT_SPEC_KEYS, "bt: no room on the Lua stack");
   for (int k = 0; k < LBT_SPEC_KEYS; k++) lua_pushstring(L, keys[k]);
 }
 
 void lbt_class_spec(lua_State *L, const lbt_state *S, int obj, int template, lbt_slots *slots,
-                    const char *fname, bt_spec *s, int keys) {
+                    const char *fname, bt_spec *s, int keys, int board) {
   obj = lua_absindex(L, obj);
   memset(s, 0, sizeof *s);
   s->kind = -1;
@@ -856,7 +1247,7 @@ void lbt_class_spec(lua_State *L, const lbt_state *S, int obj, int template, lbt
     custom = s->kind >= 0 && s->kind < BT_KIND_COUNT && lua_topointer(L, -2) != S->class_of[s->kind];
     lua_pop(L, 2);
   }
-  reader r = {L, obj, custom, template, slots, fname, s};
+  reader r = {L, obj, custom, template, slots, fname, s, keys, board ? lua_absindex(L, board) : 0};
   s->ops = r.custom ? &lbt_custom_ops : &lbt_builtin_ops;
   lua_pushvalue(L, keys + LBT_SPEC_NAME);
   if (lua_gettable(L, obj) != LUA_TSTRING) {
@@ -869,6 +1260,7 @@ void lbt_class_spec(lua_State *L, const lbt_state *S, int obj, int template, lbt
   if (s->kind < 0 || s->kind >= BT_KIND_COUNT) return; /* a forged class: the core refuses it */
   int (*spec)(reader *) = kind_classes[s->kind].spec;
   if (spec && !spec(&r)) spec_error(&r, "node '%s' lacks the parameter or function of its kind");
+  read_ports(&r);
 }
 
 /* ---- WhileNode, IfNode, IfThenDoWhileNode: functions that compose nodes ---- */

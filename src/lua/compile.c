@@ -98,6 +98,7 @@ typedef struct builder {
   int old;           /* a tree rebuilt (lbt_compile_again): table object -> its node in od, or 0 */
   const bt_def *od;
   int others;        /* and object -> {definition, node, slot offset}: nodes of other trees */
+  int board;         /* the bt.Blackboard whose keys the graph declares, or 0 */
 } builder;
 
 static void push_name(lua_State *L, int obj) {
@@ -255,7 +256,7 @@ static void add_node(builder *b, int obj) {
   lua_State *L = b->L;
   bt_spec s;
   int old = old_spec(b, obj, &s);
-  if (!old) lbt_class_spec(L, b->S, obj, b->shared, &b->slots, b->fname, &s, b->keys);
+  if (!old) lbt_class_spec(L, b->S, obj, b->shared, &b->slots, b->fname, &s, b->keys, b->board);
   int id = bt_graph_add(b->g, &s);
   if (!old) lua_pop(L, 1); /* the name */
   if (id < 0) {
@@ -415,6 +416,13 @@ static void link_copies(builder *b, lbt_def *d, int ud) {
   lua_settop(L, bases - 2);
 }
 
+/* Gives the definition at ud the builder's bt.Blackboard (its trees' boards read its keys). */
+static void set_board(builder *b, int ud) {
+  if (!b->board) return;
+  lua_pushvalue(b->L, b->board);
+  lua_setiuservalue(b->L, ud, LBT_DEF_UV_BOARD);
+}
+
 /* Gives the definition at ud its leaf functions, exactly sized: every tree of a Don't Starve brain
  * has a table of them. */
 static void set_functions(builder *b, int ud) {
@@ -462,13 +470,65 @@ static void signature_add(lua_State *L, bt_buf *sig, const void *p, size_t n) {
   if (bt_buf_append(sig, p, n) != BT_OK) luaL_error(L, "not enough memory");
 }
 
-/* What a node writes into a signature, followed by its name and its children's graph ids. Made
- * of zeroed memory, so that its padding is always the same. */
+/* What a node writes into a signature, followed by its name, its blackboard's texts (sign_board)
+ * and its children's graph ids. Made of zeroed memory, so that its padding is always the same. */
 typedef struct signature_node {
-  bt_spec spec; /* name NULL */
+  bt_spec spec; /* name NULL, and the pointers of its blackboard's texts */
   size_t name_len;
   int nchildren, parent;
+  int texts; /* its blackboard's texts follow its name: ports, where, a watched key and its value */
 } signature_node;
+
+/* Writes a text (NULL: none) into the signature, its length first. */
+static void sign_text(lua_State *L, bt_buf *sig, const char *text) {
+  size_t len = text ? strlen(text) : (size_t)-1;
+  signature_add(L, sig, &len, sizeof len);
+  if (text) signature_add(L, sig, text, len);
+}
+
+/* The texts of a spec's blackboard: its ports, where, and a watched key and its string value. */
+typedef struct board_texts {
+  const bt_port *ports;
+  int nports;
+  const char *where, *key, *value;
+} board_texts;
+
+/* Takes the texts out of the spec (its pointers cleared) into t; returns whether it has any. */
+static int take_texts(bt_spec *s, board_texts *t) {
+  if (!s->nports && !s->where && !s->key && s->value.type != BT_KEY_STRING) return 0;
+  *t = (board_texts){s->ports, s->nports, s->where, s->key,
+                     s->value.type == BT_KEY_STRING ? s->value.as.string : NULL};
+  s->ports = NULL;
+  s->where = s->key = NULL;
+  if (t->value) s->value.as.string = NULL;
+  return 1;
+}
+
+/* Writes the texts into the signature. */
+static void sign_board(lua_State *L, bt_buf *sig, const board_texts *t) {
+  for (int i = 0; i < t->nports; i++) {
+    bt_port p = t->ports[i];
+    sign_text(L, sig, p.key);
+    p.key = NULL;
+    signature_add(L, sig, &p, sizeof p);
+  }
+  sign_text(L, sig, t->where);
+  sign_text(L, sig, t->key);
+  sign_text(L, sig, t->value);
+}
+
+/* Writes the declaration at board (0: none) into the signature: the trees of one shape declare
+ * the same keys. */
+static void sign_declaration(lua_State *L, bt_buf *sig, int board) {
+  const lbt_board *b = board ? lua_touserdata(L, board) : NULL;
+  int n = b ? b->nkeys : 0;
+  signature_add(L, sig, &n, sizeof n);
+  for (int k = 0; k < n; k++) {
+    sign_text(L, sig, b->keys[k].name);
+    int tf[2] = {b->keys[k].type, (int)b->keys[k].flags};
+    signature_add(L, sig, tf, sizeof tf);
+  }
+}
 
 /* Writes the record of the object at obj into the signature: its spec, name and parent, and
  * room for the ids of its nchildren children (sign_child); n objects are collected so far. Returns
@@ -478,10 +538,12 @@ typedef struct signature_node {
 static size_t sign_node(builder *b, bt_buf *sig, int obj, lua_Integer nchildren, int n) {
   lua_State *L = b->L;
   signature_node r;
-  lbt_class_spec(L, b->S, obj, 0, &b->slots, b->fname, &r.spec, b->keys); /* zeroes r.spec first */
+  lbt_class_spec(L, b->S, obj, 0, &b->slots, b->fname, &r.spec, b->keys, b->board); /* zeroes r.spec first */
   const char *name = r.spec.name;
   memset((char *)&r + sizeof r.spec, 0, sizeof r - sizeof r.spec);
   r.spec.name = NULL;
+  board_texts texts = {NULL, 0, NULL, NULL, NULL}; /* the blackboard's texts, written after the name */
+  r.texts = take_texts(&r.spec, &texts);
   r.name_len = strlen(name);
   r.nchildren = (int)nchildren;
   lua_pushvalue(L, b->keys + LBT_SPEC_PARENT);
@@ -494,6 +556,7 @@ static size_t sign_node(builder *b, bt_buf *sig, int obj, lua_Integer nchildren,
   if (r.parent == -2) r.parent = -1;
   signature_add(L, sig, &r, sizeof r);
   signature_add(L, sig, name, r.name_len);
+  if (r.texts) sign_board(L, sig, &texts);
   lua_pop(L, 1); /* the name */
   size_t at = sig->len;
   for (lua_Integer k = 0; k < nchildren; k++) {
@@ -520,6 +583,7 @@ static void push_signature(builder *b, int root) {
   if (bt_buf_reserve(sig, 4095) != BT_OK) luaL_error(L, "not enough memory");
   int box = lua_gettop(L);
   int n = 0;
+  sign_declaration(L, sig, b->board);
   if (!collect_from(b, root, 0, &n, sig)) {
     lua_settop(L, box - 1);
     lua_pushnil(L);
@@ -576,6 +640,7 @@ static int compile_known(builder *b, int sig) {
   set_templates(b, d, ud);
   lua_pushvalue(L, b->slots.table); /* its tree takes its functions from it */
   lua_setiuservalue(L, ud, LBT_DEF_UV_FNS);
+  set_board(b, ud);
   lua_replace(L, known);
   return 1;
 }
@@ -602,12 +667,13 @@ static void add_shape(lua_State *L, int sig, int ud) {
 }
 
 /* Starts a builder: its tables of objects and slots pushed. */
-static void builder_init(builder *b, lua_State *L, int shared, const char *fname) {
+static void builder_init(builder *b, lua_State *L, int shared, const char *fname, int board) {
   memset(b, 0, sizeof *b);
   b->L = L;
   b->S = lbt_state_get(L);
   b->shared = shared;
   b->fname = fname;
+  b->board = board;
   lbt_push_spec_keys(L);
   b->keys = lua_gettop(L) - LBT_SPEC_KEYS + 1;
   lua_createtable(L, 16, 0);
@@ -619,9 +685,9 @@ static void builder_init(builder *b, lua_State *L, int shared, const char *fname
 /* Compiles the objects under root through a graph: pushes the definition and returns its index.
  * old, od, fns: those of lbt_compile_again, or 0, NULL, 0. */
 static int compile_graph(lua_State *L, int root, int shared, const char *fname, const char *defining, int old,
-                         const bt_def *od, int fns, lua_Integer nfns, int others) {
+                         const bt_def *od, int fns, lua_Integer nfns, int others, int board) {
   builder b;
-  builder_init(&b, L, shared, fname);
+  builder_init(&b, L, shared, fname, board);
   b.old = old;
   b.od = od;
   b.others = others;
@@ -638,6 +704,7 @@ static int compile_graph(lua_State *L, int root, int shared, const char *fname, 
   luaL_setmetatable(L, GRAPH_META);
   if (bt_graph_create(box) != BT_OK) return luaL_error(L, "not enough memory");
   b.g = *box;
+  if (board) lbt_board_declare(L, lua_touserdata(L, board), b.g, fname); /* the keys first: ids 0, 1, ... */
   for (int i = 1; i <= n; i++) {
     lua_rawgeti(L, b.objs, i);
     add_node(&b, lua_gettop(L));
@@ -669,6 +736,7 @@ static int compile_graph(lua_State *L, int root, int shared, const char *fname, 
   share_def(L, d, ud);
   if (set_templates(&b, d, ud)) link_copies(&b, d, ud);
   set_functions(&b, ud);
+  set_board(&b, ud);
   if (defining) { /* the library's entry for the name is made of this graph and these objects */
     lua_pushvalue(L, graph);
     set_subtrees_field(L, ud, "graph");
@@ -681,15 +749,16 @@ static int compile_graph(lua_State *L, int root, int shared, const char *fname, 
   return ud;
 }
 
-int lbt_compile(lua_State *L, int root, int shared, const char *fname, const char *defining) {
+int lbt_compile(lua_State *L, int root, int shared, const char *fname, const char *defining, int board) {
   root = lua_absindex(L, root);
+  board = board ? lua_absindex(L, board) : 0;
   /* the builder's keys and tables, the signature, then a shape's lookup and definition */
   luaL_checkstack(L, LBT_SPEC_KEYS + 16, "bt: no room on the Lua stack");
   int top = lua_gettop(L);
   int sig = 0;
   if (!shared && !defining) { /* BT(inst, root): a shape seen before needs no graph */
     builder b;
-    builder_init(&b, L, 0, fname);
+    builder_init(&b, L, 0, fname, board);
     push_signature(&b, root);
     if (!lua_isnil(L, -1)) {
       sig = lua_gettop(L);
@@ -701,7 +770,7 @@ int lbt_compile(lua_State *L, int root, int shared, const char *fname, const cha
       }
     }
   }
-  int ud = compile_graph(L, root, shared, fname, defining, 0, NULL, 0, 0, 0);
+  int ud = compile_graph(L, root, shared, fname, defining, 0, NULL, 0, 0, 0, board);
   if (sig) { /* for the trees of that shape built next */
     add_shape(L, sig, ud);
     signature_free(L, sig);
@@ -711,14 +780,16 @@ int lbt_compile(lua_State *L, int root, int shared, const char *fname, const cha
   return top + 1;
 }
 
-int lbt_compile_again(lua_State *L, int root, int old, const bt_def *od, int fns, lua_Integer nfns, int others) {
+int lbt_compile_again(lua_State *L, int root, int old, const bt_def *od, int fns, lua_Integer nfns, int others,
+                      int board) {
   root = lua_absindex(L, root);
+  board = board ? lua_absindex(L, board) : 0;
   old = lua_absindex(L, old);
   fns = lua_absindex(L, fns);
   others = lua_absindex(L, others);
   luaL_checkstack(L, LBT_SPEC_KEYS + 16, "bt: no room on the Lua stack");
   int top = lua_gettop(L);
-  compile_graph(L, root, 0, "BT", NULL, old, od, fns, nfns, others);
+  compile_graph(L, root, 0, "BT", NULL, old, od, fns, nfns, others, board);
   lua_replace(L, top + 1);
   lua_settop(L, top + 1);
   return top + 1;
@@ -785,14 +856,20 @@ static const char *check_subtree_name(lua_State *L, int arg, const char *fname, 
   return lua_tostring(L, arg);
 }
 
-/* bt.define(root[, name]): the tree under root, compiled once for every entity that uses it;
- * with a name, also the subtree that subtree nodes of that name run in the trees built from now on */
+/* bt.define(root[, name][, board]): the tree under root, compiled once for every entity that
+ * uses it; with a name, also the subtree that subtree nodes of that name run in the trees built
+ * from now on; with a bt.Blackboard (in name's place, or after it), its keys */
 static int l_define(lua_State *L) {
   if (!lbt_is_node(L, 1)) return lbt_typeerror(L, 1, 1, "define", "node");
+  lua_settop(L, 3);
+  if (lbt_board_test(L, 2)) { /* define(root, board) */
+    if (!lua_isnil(L, 3)) return lbt_argerror(L, 3, "define", "nothing expected after the board");
+    lua_insert(L, 2);
+  }
   const char *name = check_subtree_name(L, 2, "define", 1);
-  lua_settop(L, 2);
-  lbt_compile(L, 1, 1, "define", name);
-  if (name) set_named(L, 2, 3);
+  if (!lua_isnil(L, 3) && !lbt_board_test(L, 3)) return lbt_typeerror(L, 3, 3, "define", "Blackboard or nil");
+  lbt_compile(L, 1, 1, "define", name, lua_isnil(L, 3) ? 0 : 3);
+  if (name) set_named(L, 2, 4);
   return 1;
 }
 

@@ -15,6 +15,8 @@
  *   objects.c  node objects: their fields in a tree's instance, making them, binding them
  *   leaves.c   the core's calls into Lua: leaf, time and task functions, overridden methods,
  *              the live islands (statuses as plain fields while a Lua method runs)
+ *   board.c    the blackboard: bt.Blackboard's keys, a tree's board (tree.board) read and
+ *              written, moved with its tree when the tree is rebuilt or reloaded
  *   classes.c  the node classes: one section per kind (constructor, what the constructor's
  *              fields mean to the core), the methods, events
  *   compile.c  definitions: a graph of node objects compiled, named subtrees
@@ -196,8 +198,10 @@ typedef struct lbt_entry {
 
 typedef struct lbt_tree {
   unsigned magic; /* LBT_TREE_MAGIC: a cheap check that a userdata is a tree */
-  int nown : 25;  /* graph ids below this are the entity's own node objects; the rest (every node
+  int nown : 24;  /* graph ids below this are the entity's own node objects; the rest (every node
                      of a shared definition, the nodes of subtrees) are templates, copied on use */
+  unsigned board : 1;     /* its definition has blackboard keys: its board (a proxy, board.c) is
+                             its table LBT_UV_OBJS's item 0, and its leaf functions get it */
   unsigned strays : 1;    /* a node's parent field may hold another node than its definition's
                              parent (one out of the tree, as Don't Starve's constructor set it or
                              before an edit, or one a script wrote): an event walks up by the
@@ -242,8 +246,9 @@ static inline const int *lbt_tree_slot_base(const lbt_tree *t) {
 enum {
   LBT_UV_INST = 1,
   LBT_UV_OBJS,     /* state + 1 -> the node objects the tree needs: nodes written in Lua, those
-                      holding their entity, nodes carrying fields of a script's own; and
-                      lbt_data_key(state) -> a node's Lua data: an event's data, a task's object */
+                      holding their entity, nodes carrying fields of a script's own;
+                      lbt_data_key(state) -> a node's Lua data: an event's data, a task's object;
+                      and 0 -> its board (lbt_tree.board) */
   LBT_UV_VIEWS,    /* state + 1 -> any other node object, weakly: made anew when gone */
   LBT_UV_EVENTS,   /* the nodes listening for events that FireEvent reaches */
   LBT_UV_DEF,
@@ -290,7 +295,8 @@ enum {
                                objs (its own objects by graph id + 1) and graph (the library's
                                entry, in a box) of a named one; uses (subtree name -> the
                                definition it ran when built) and slots (slot_base's memory) */
-  LBT_DEF_UV_COUNT = LBT_DEF_UV_SUBTREES
+  LBT_DEF_UV_BOARD,         /* the bt.Blackboard whose keys it declares, or nil */
+  LBT_DEF_UV_COUNT = LBT_DEF_UV_BOARD
 };
 
 /* Private table keys on node objects. */
@@ -298,6 +304,9 @@ LBT_FUNC const char lbt_key_tree; /* the lbt_tree userdata a node belongs to */
 LBT_FUNC const char lbt_key_node; /* its pre-order index there (or in its definition) */
 LBT_FUNC const char lbt_key_def;  /* the definition userdata a template belongs to */
 LBT_FUNC const char lbt_key_children; /* a bound node's children list (lbt_children_watch) */
+LBT_FUNC const char lbt_key_where;    /* "file:line" where a node with ports, or a watch, was
+                                         made (or its ports assigned), for the core's messages;
+                                         false if no script's code was found */
 
 /* ---- state.c ---- */
 
@@ -310,6 +319,9 @@ LBT_FUNC void lbt_open_keys(lua_State *L, lbt_state *S); /* fills S->keys */
 static inline void lbt_push_key(lua_State *L, const lbt_state *S, int key) {
   lua_rawgeti(L, LUA_REGISTRYINDEX, S->keys[key]);
 }
+/* Pushes "chunk:line" of the innermost Lua function outside the module's own Lua files (the code
+ * that called the API), or "" if there is none. */
+LBT_FUNC void lbt_push_where(lua_State *L);
 /* Raises "bad argument #<arg> to '<fname>' (<msg>)", or "bad self to '<fname>' (<msg>)" for arg
  * 0, where the user's code called the API (the innermost Lua function outside bt's own files).
  * Every argument error of the binding goes through it. */
@@ -543,17 +555,81 @@ static inline int lbt_live_unflushed(const lbt_tree *t) {
   return t->entry && t->entry->nlive > t->entry->nflushed;
 }
 
+/* ---- board.c ---- */
+
+/* A declaration of keys, bt.Blackboard{...}: a userdata of LBT_BOARD_META, its keys sorted by
+ * name (a key's id in a tree is its index here). Its user value is a table: name -> id, and
+ * id + 1 -> name (which keeps the names alive). */
+#define LBT_BOARD_META "bt.Blackboard"
+typedef struct lbt_board_key {
+  const char *name;
+  int type;       /* a bt_key_type */
+  unsigned flags; /* BT_KEY_HOST */
+} lbt_board_key;
+typedef struct lbt_board {
+  int nkeys;
+  lbt_board_key keys[];
+} lbt_board;
+
+/* A tree's board (tree.board): what reads and writes its instance's keys. Its user values: the
+ * tree, the declaration, the values of its "any" keys (id + 1 -> value), and the scheduler's
+ * userdata while a scheduler wakes the tree's brain through it (sched.c binds, board.c moves the
+ * binding with the tree). */
+typedef struct lbt_proxy {
+  lbt_tree *t;
+  const lbt_state *S;      /* the Lua state the tree belongs to */
+  unsigned long long token; /* the last token written for an "any" key */
+  bt_sched *const *sched;  /* the binding: the scheduler (its owner's field, NULL once it is freed), */
+  int id;                  /* the brain's id there, */
+  bt_inst *bound;          /* and the instance it binds (NULL: none) */
+} lbt_proxy;
+enum { LBT_PROXY_UV_TREE = 1, LBT_PROXY_UV_BOARD, LBT_PROXY_UV_VALUES, LBT_PROXY_UV_SCHED, LBT_PROXY_UV_COUNT = 4 };
+
+/* The key type the string at idx names ("number", ..., "any"), or -1; and the name of a type. */
+LBT_FUNC int lbt_key_type_of(lua_State *L, int idx);
+LBT_FUNC const char *lbt_key_type_name(int type);
+LBT_FUNC lbt_board *lbt_board_test(lua_State *L, int idx);
+/* The id of the key named by the string at name in the declaration at board, or -1. */
+LBT_FUNC int lbt_board_find(lua_State *L, int board, int name);
+LBT_FUNC int lbt_board_same(const lbt_board *a, const lbt_board *b); /* the same keys */
+/* Declares the keys in the graph, in their order (ids as the declaration's). */
+LBT_FUNC void lbt_board_declare(lua_State *L, const lbt_board *b, bt_graph *g, const char *fname);
+/* Whether the value at idx is a whole number (an integer, or a float of an integral value in
+ * range): then *out is it. */
+LBT_FUNC int lbt_whole(lua_State *L, int idx, lua_Integer *out);
+/* Pushes a blackboard value as Lua reads it: nil for none, an entity's id (and a binding's
+ * token) as an integer. A tree's board gives an "any" key's Lua value instead (board.c). */
+LBT_FUNC void lbt_push_key_value(lua_State *L, const bt_value *v);
+/* The entity id of the value at idx: an integer, or a table or userdata whose GUID (else id) is
+ * one. Returns 1 and *out, or 0. May run the value's __index. */
+LBT_FUNC int lbt_entity_id(lua_State *L, int idx, unsigned long long *out);
+/* Gives the new tree t (at tree) its board, of the declaration at board. */
+LBT_FUNC void lbt_board_attach(lua_State *L, lbt_tree *t, int tree, int board);
+/* The board of the tree at tree moves to the tree at to that replaces it (its children lists were
+ * edited): scripts keep the same object, and a scheduler's binding follows. */
+LBT_FUNC void lbt_board_move(lua_State *L, int from, int to);
+/* A reload gave the tree at to the state of the tree at from: the values of "any" keys follow
+ * (the core carried the other values), and the old tree wakes nothing any more. */
+LBT_FUNC void lbt_board_migrate(lua_State *L, int from, int to);
+/* The proxy at idx wakes no scheduler any more (its instance's waker cleared). */
+LBT_FUNC void lbt_board_unbind(lua_State *L, int idx);
+LBT_FUNC void lbt_open_board(lua_State *L, int module); /* bt.Blackboard */
+LBT_FUNC const luaL_Reg lbt_board_shared[];              /* shared.is_board */
+
 /* ---- classes.c ---- */
 
-/* Reads the node object at obj into s (kind, name, params, functions into slots); template: it
- * is an object of a shared definition. Pushes the string s->name points into: pop it once the
- * spec is used. Raises what is wrong with the object, prefixed with fname. */
+/* Reads the node object at obj into s (kind, name, params, functions into slots, ports and where);
+ * template: it is an object of a shared definition; board: the stack index of the tree's
+ * bt.Blackboard, or 0 (a watch's value takes its key's type). Pushes the string s->name
+ * points into: pop it once the spec is used (the ports and the other texts s points to are held
+ * by the object). Raises what is wrong with the object, prefixed with fname. */
 LBT_FUNC void lbt_class_spec(lua_State *L, const lbt_state *S, int obj, int template,
-                             lbt_slots *slots, const char *fname, bt_spec *s, int keys);
+                             lbt_slots *slots, const char *fname, bt_spec *s, int keys, int board);
 /* The strings lbt_class_spec and the compiler read node objects and their classes by, pushed once
  * at consecutive stack indices (lbt_push_spec_keys), the first at `keys`: pushing a copy of a
  * string on the stack costs less than pushing the string anew. */
-enum { LBT_SPEC_NAME, LBT_SPEC_CHILDREN, LBT_SPEC_PARENT, LBT_SPEC_KIND, LBT_SPEC_NODE, LBT_SPEC_KEYS };
+enum { LBT_SPEC_NAME, LBT_SPEC_CHILDREN, LBT_SPEC_PARENT, LBT_SPEC_KIND, LBT_SPEC_NODE, LBT_SPEC_READS,
+       LBT_SPEC_WRITES, LBT_SPEC_KEYS };
 LBT_FUNC void lbt_push_spec_keys(lua_State *L);
 /* The nodes of a new tree that listen for events: the entity listens for each template's event
  * through its inst, or FireEvent reaches the node; an own node that did not listen is reached by
@@ -568,8 +644,10 @@ LBT_FUNC void lbt_push_global_names(lua_State *L);
 /* ---- compile.c ---- */
 
 /* Pushes a definition of the tree under root (shared: bt.define's, else BT's for one entity);
- * defining: the subtree name it is being defined as (a reference to it is a cycle), or NULL. */
-LBT_FUNC int lbt_compile(lua_State *L, int root, int shared, const char *fname, const char *defining);
+ * defining: the subtree name it is being defined as (a reference to it is a cycle), or NULL;
+ * board: the stack index of the bt.Blackboard whose keys it declares, or 0. */
+LBT_FUNC int lbt_compile(lua_State *L, int root, int shared, const char *fname, const char *defining,
+                         int board);
 /* lbt_compile(L, root, 0, "BT", NULL) of a tree being rebuilt, its children lists edited (tree.c):
  * the objects in the table at old (object -> its node in od, the old definition) are read from
  * od, and the new definition's slots begin with the nfns of fns, the old tree's functions by slot,
@@ -577,7 +655,7 @@ LBT_FUNC int lbt_compile(lua_State *L, int root, int shared, const char *fname, 
  * userdata, node, offset}: nodes taken in from a tree rebuilt before) are read from theirs, their
  * functions in fns from the offset on. */
 LBT_FUNC int lbt_compile_again(lua_State *L, int root, int old, const bt_def *od, int fns, lua_Integer nfns,
-                               int others);
+                               int others, int board);
 LBT_FUNC lbt_def *lbt_def_test(lua_State *L, int idx);
 /* Pushes the definition that trees built for one entity from the definition at def_idx keep once
  * built: one per shape, holding no entity's functions (each tree holds its own). The definition

@@ -61,7 +61,13 @@ int lbt_call_truth(bt_call *c) {
   lua_State *L = t->entry->L;
   push_slot(t, c);
   int nargs = !t->exact; /* DS-exact: called without arguments, as Don't Starve calls them */
-  if (nargs) lua_pushvalue(L, t->entry->inst);
+  if (nargs) {
+    lua_pushvalue(L, t->entry->inst);
+    if (t->board) { /* fn(inst, board) (board.c: the tree's board is its objects' item 0) */
+      lua_rawgeti(L, t->entry->objs, 0);
+      nargs = 2;
+    }
+  }
   if (lbt_pcall(t->S, L, nargs, 1, t->entry->msgh, c->inst, c->node, NULL) != LUA_OK) return -1;
   int r = lua_toboolean(L, -1);
   lua_pop(L, 1);

@@ -191,6 +191,7 @@ static void open_shared(lua_State *L, int module, int shared) {
   luaL_setfuncs(L, lbt_call_shared, 0);
   luaL_setfuncs(L, lbt_clock_shared, 0);
   luaL_setfuncs(L, lbt_objects_shared, 0);
+  luaL_setfuncs(L, lbt_board_shared, 0);
   luaL_setfuncs(L, lbt_compile_shared, 0);
   luaL_setfuncs(L, lbt_reload_shared, 0);
   luaL_setfuncs(L, lbt_save_shared, 0);
@@ -237,6 +238,7 @@ int luaopen_bt(lua_State *L) {
   lua_pushvalue(L, -1);
   lbt_registry_set(L, LBT_REG_CLASS);
   lua_setfield(L, module, "Class");
+  lbt_open_board(L, module);
   lbt_open_classes(L, module);
   lbt_open_compile(L, module);
   lbt_open_tree(L, module);

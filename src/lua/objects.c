@@ -15,6 +15,7 @@ const char lbt_key_tree = 0;
 const char lbt_key_node = 0;
 const char lbt_key_def = 0;
 const char lbt_key_children = 0;
+const char lbt_key_where = 0;
 
 /* ---- views: the fields of a node object that live in its tree's instance ---- */
 
@@ -32,15 +33,17 @@ enum {
   VK_LASTLATCHTIME,
   VK_LATCHDURATION,
   VK_DATA,     /* the node's Lua data in the tree, for a class that says so (LBT_CLASS_DATA) */
+  VK_BOARD,    /* its tree's board, read only (nil for a tree without one) */
   VK_PARENT,
   VK_CHILDREN,
-  VK_COUNT
+  VK_COUNT,
+  VK_PORTS = VK_COUNT /* not a view: reads and writes, whose assignment notes where (lbt_key_where) */
 };
 
 static const char *const view_names[VK_COUNT] = {
     NULL,           "status",   "lastresult",    "idx",       "rep",       "lasttime",
     "wake_time",    "nextupdatetime", "triggered", "running", "lastlatchtime",
-    "currentlatchduration", "data", "parent", "children"};
+    "currentlatchduration", "data", "board", "parent", "children"};
 
 static const int view_fields[VK_COUNT] = {
     [VK_IDX] = BT_FIELD_IDX,
@@ -72,6 +75,10 @@ void lbt_open_views(lua_State *L) {
     lua_pushinteger(L, i);
     lua_setfield(L, -2, view_names[i]);
   }
+  lua_pushinteger(L, VK_PORTS);
+  lua_setfield(L, -2, "reads");
+  lua_pushinteger(L, VK_PORTS);
+  lua_setfield(L, -2, "writes");
   lua_pop(L, 1);
   open_lists(L);
 }
@@ -104,6 +111,37 @@ static int known_field(const lbt_state *S, const char *name) {
     if (S->field_names[i] == name) return S->field_codes[i];
     if (!S->field_names[i]) return -1;
   }
+}
+
+static int construct(lua_State *L, int node, const lbt_state *S);
+
+/* Notes where the node object at obj was given its ports (reads or writes assigned), if it has no
+ * such note: inside a constructor (a class's sets them), where the constructor was called;
+ * otherwise the assignment. lbt_push_where says which code is the API's caller. */
+static void note_where(lua_State *L, int obj) {
+  obj = lua_absindex(L, obj);
+  if (lua_rawgetp(L, obj, &lbt_key_where) == LUA_TNIL) {
+    lua_Debug ar;
+    int level = 1;
+    for (; lua_getstack(L, level, &ar); level++) { /* a node constructor's frame (construct) */
+      lua_getinfo(L, "f", &ar);
+      int ctor = lua_tocfunction(L, -1) == lbt_construct_node;
+      lua_pop(L, 1);
+      if (ctor) break;
+    }
+    int found = lua_getstack(L, level, &ar); /* from there (else from the top) up: the caller */
+    lua_pushboolean(L, 0); /* if no code of a script's is found: a node with ports all the same */
+    for (level = found ? level + 1 : 1; lua_getstack(L, level, &ar); level++) {
+      lua_getinfo(L, "Sl", &ar);
+      if (ar.currentline > 0 && strncmp(ar.source, "@bt/", 4) != 0) {
+        lua_pushfstring(L, "%s:%d", ar.short_src, ar.currentline);
+        lua_replace(L, -2);
+        break;
+      }
+    }
+    lua_rawsetp(L, obj, &lbt_key_where);
+  }
+  lua_pop(L, 1);
 }
 
 /* The view code of the key at index key, for __index and __newindex, whose upvalue is the
@@ -692,11 +730,18 @@ int lbt_node_index(lua_State *L) {
     }
     lua_pop(L, 1);
   }
-  if (code == VK_NONE) return 0;
+  if (code == VK_NONE || code == VK_PORTS) return 0;
   int node;
   lbt_tree *t = lbt_node_tree(L, 1, &node);
   if (!t) {
     push_unbound(L, lbt_node_kind(L, 1), code);
+    return 1;
+  }
+  if (code == VK_BOARD) {
+    if (!t->board) return 0;
+    lua_rawgetp(L, 1, &lbt_key_tree);
+    lbt_tree_table(L, lua_gettop(L), LBT_UV_OBJS, 0);
+    lua_rawgeti(L, -1, 0);
     return 1;
   }
   if (code == VK_PARENT || code == VK_CHILDREN) {
@@ -719,6 +764,10 @@ int lbt_node_newindex(lua_State *L) {
     return lbt_typeerror(L, 1, 1, "__newindex", "node");
   int code = view_code(L, 2);
   int node;
+  if (code == VK_PORTS) { /* ports given after the constructor: where they were given */
+    note_where(L, 1);
+    code = VK_NONE;
+  }
   lbt_tree *t = code ? lbt_node_tree(L, 1, &node) : NULL;
   if (t) {
     if (code == VK_DATA && has_data(t->S, bt_def_kind(bt_inst_def(lbt_tree_inst(t)), node))) {
@@ -1033,7 +1082,7 @@ static int adopt_object(lua_State *L, lbt_tree *t, int tree, int obj, int node, 
       if (code == VK_CHILDREN && custom) code = VK_NONE; /* read by its Visit: a field (below) */
       if (code == VK_CHILDREN) lua_copy(L, -1, list);
       if (code < 0) keep = 1;
-      else if (code != VK_NONE && adopt_field(L, t, tree, obj, node, code)) keep = 1;
+      else if (code != VK_NONE && code != VK_PORTS && adopt_field(L, t, tree, obj, node, code)) keep = 1;
     }
     lua_pop(L, 1);
   }
@@ -1089,7 +1138,7 @@ static void strip_views(lua_State *L, const bt_def *def, int node, int obj) {
   int kind = bt_def_kind(def, node);
   const lbt_state *S = lbt_state_get(L);
   for (int code = VK_NONE + 1; code < VK_COUNT; code++) {
-    if (code == VK_PARENT || code == VK_CHILDREN) continue;
+    if (code == VK_PARENT || code == VK_CHILDREN || code == VK_BOARD) continue;
     int applies = code == VK_STATUS || code == VK_LASTRESULT ||
                   (code == VK_DATA ? has_data(S, kind) : bt_node_has_field(def, node, view_fields[code]));
     if (!applies) continue;

@@ -12,20 +12,6 @@ static const char *const TYPES[] = {"?", "status", "think", "event", "error", "r
 
 const char *lbt_record_type(int type) { return type >= BT_REC_STATUS && type <= BT_REC_KEY ? TYPES[type] : NULL; }
 
-/* A key's value as Lua's: nil (unset), a number, an integer, a boolean, a string; an entity's id
- * and a binding's token as integers. */
-static void push_value(lua_State *L, const bt_value *v) {
-  switch (v->type) {
-    case BT_KEY_NUMBER: lua_pushnumber(L, v->as.number); break;
-    case BT_KEY_INTEGER: lua_pushinteger(L, (lua_Integer)v->as.integer); break;
-    case BT_KEY_BOOLEAN: lua_pushboolean(L, v->as.boolean); break;
-    case BT_KEY_STRING: lua_pushstring(L, v->as.string); break;
-    case BT_KEY_ENTITY:
-    case BT_KEY_VALUE: lua_pushinteger(L, (lua_Integer)v->as.entity); break;
-    default: lua_pushnil(L); break;
-  }
-}
-
 void lbt_push_hash(lua_State *L, unsigned long long hash) {
   char hex[17];
   snprintf(hex, sizeof hex, "%016llx", hash);
@@ -70,9 +56,9 @@ void lbt_record_fields(lua_State *L, const bt_rec_entry *e, lbt_set_node_fn set_
     case BT_REC_KEY:
       lua_pushinteger(L, e->node + 1);
       lua_setfield(L, -2, "key");
-      push_value(L, &e->before);
+      lbt_push_key_value(L, &e->before);
       lua_setfield(L, -2, "old");
-      push_value(L, &e->after);
+      lbt_push_key_value(L, &e->after);
       lua_setfield(L, -2, "new");
       lua_pushboolean(L, e->from);
       lua_setfield(L, -2, "woke");

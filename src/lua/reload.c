@@ -210,6 +210,7 @@ static int l_migrate(lua_State *L) {
   int rc = bt_inst_transfer(neu, old, m.map, &r);
   if (rc == BT_EBUSY) return luaL_error(L, "migrate: a tree is thinking");
   if (rc != BT_OK) return luaL_error(L, "not enough memory");
+  lbt_board_migrate(L, 1, 2); /* the values of "any" keys; the core carried the others */
   push_tables(L);
   carry_objects(&m);
   stop_old(&m);

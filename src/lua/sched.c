@@ -12,7 +12,9 @@
 
 #define SCHED_META "bt.scheduler"
 
-enum { UV_IDS = 1, UV_BRAINS, UV_PENDING, UV_RECORD, UV_COUNT = 4 }; /* UV_RECORD: Record's options */
+/* UV_RECORD: Record's options; UV_BOARDS: brain id + 1 -> the board of its tree that the
+ * scheduler binds (bind_board) */
+enum { UV_IDS = 1, UV_BRAINS, UV_PENDING, UV_RECORD, UV_BOARDS, UV_COUNT = 5 };
 
 typedef struct lbt_sched {
   bt_sched *s;
@@ -66,6 +68,55 @@ static void check_brain(lua_State *L, const char *method) {
   if (t != LUA_TTABLE && t != LUA_TUSERDATA) lbt_typeerror(L, 2, 1, method, "brain");
 }
 
+/* ---- the blackboard: a brain whose tree has one is bound to its instance, whose writes wake it ----
+ * The core's scheduler gives the instance a waker (bt_sched_set_inst): a write that the tree's
+ * watchers wake it for makes the brain due, as Wake does. The binding is the board's (lbt_proxy),
+ * which moves with its tree when the tree is rebuilt; a brain given another tree is bound to it
+ * after its next think. An instance bound no more has its waker cleared, so that a tree that
+ * outlives its brain or its scheduler wakes nothing. */
+
+/* Unbinds the board the brain id was bound through, if it still is. */
+static void unbind_board(lua_State *L, lbt_sched *w, int ud, int id) {
+  lua_getiuservalue(L, ud, UV_BOARDS);
+  if (lua_rawgeti(L, -1, id + 1) != LUA_TNIL) {
+    lbt_proxy *p = lua_touserdata(L, -1);
+    if (p->sched == &w->s && p->id == id) lbt_board_unbind(L, lua_gettop(L));
+    lua_pushnil(L);
+    lua_rawseti(L, -3, id + 1);
+  }
+  lua_pop(L, 2);
+}
+
+/* Binds the brain id to the instance of the tree at tree (a brain's bt), if the tree has a board
+ * and it is not bound already. */
+static void bind_board(lua_State *L, lbt_sched *w, int ud, int id, int tree) {
+  lbt_tree *t = lbt_tree_test(L, tree);
+  if (!t || !t->board || t->collected || !w->s) return;
+  lbt_tree_table(L, tree, LBT_UV_OBJS, 0);
+  lua_rawgeti(L, -1, 0);
+  lbt_proxy *p = lua_touserdata(L, -1);
+  bt_inst *in = lbt_tree_inst(t);
+  if (!p || (p->sched == &w->s && p->id == id && p->bound == in)) {
+    lua_pop(L, 2);
+    return;
+  }
+  int proxy = lua_gettop(L);
+  unbind_board(L, w, ud, id); /* the brain's former tree */
+  if (p->sched) lbt_board_unbind(L, proxy); /* bound elsewhere before */
+  if (bt_sched_set_inst(w->s, id, in) == BT_OK) {
+    p->sched = &w->s;
+    p->id = id;
+    p->bound = in;
+    lua_pushvalue(L, ud);
+    lua_setiuservalue(L, proxy, LBT_PROXY_UV_SCHED); /* w->s stays readable while p points to it */
+    lua_getiuservalue(L, ud, UV_BOARDS);
+    lua_pushvalue(L, proxy);
+    lua_rawseti(L, -2, id + 1);
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 2);
+}
+
 /* Forgets the brain's id: now, or after the Update under way (a brain removed during a tick
  * still thinks in that tick if it was due, as in Don't Starve). */
 static void forget(lua_State *L, lbt_sched *w, int ud, int id) {
@@ -86,6 +137,7 @@ static void forget(lua_State *L, lbt_sched *w, int ud, int id) {
   lua_pushnil(L);
   lua_rawseti(L, -2, id + 1);
   lua_pop(L, 1);
+  unbind_board(L, w, ud, id);
   bt_sched_brain_free(w->s, id);
 }
 
@@ -247,42 +299,48 @@ static void get_key(lua_State *L, const lbt_state *S, int key) {
   lua_gettable(L, 1);
 }
 
-/* (brain, w): for a brain whose methods OnUpdate and GetSleepTime are Brain's own and that has
- * no DoUpdate, what those methods do, its tree's Update and GetSleepTime, without calling them.
- * Returns true and the sleep time (or nil), or false, having done nothing, if the brain or its
- * tree has methods of a script's. */
+/* (brain, scheduler userdata, id): for a brain whose methods OnUpdate and GetSleepTime are
+ * Brain's own and that has no DoUpdate, what those methods do, its tree's Update and
+ * GetSleepTime, without calling them, and then its tree's binding (bind_board). Returns true and
+ * the sleep time (or nil), or false, having done nothing, if the brain or its tree has methods of
+ * a script's. */
 static int think_own(lua_State *L) {
-  const lbt_state *S = ((lbt_sched *)lua_touserdata(L, 2))->S;
-  lua_settop(L, 1);
+  lbt_sched *w = lua_touserdata(L, 2);
+  int id = (int)lua_tointeger(L, 3);
+  const lbt_state *S = w->S;
+  lua_settop(L, 2);
   get_key(L, S, LBT_KEY_ON_UPDATE);
   get_key(L, S, LBT_SLEEP_TIME);
   get_key(L, S, LBT_KEY_DO_UPDATE);
-  if (lua_topointer(L, 2) != S->brain_update || lua_topointer(L, 3) != S->brain_sleep_time ||
-      !lua_isnil(L, 4)) {
+  if (lua_topointer(L, 3) != S->brain_update || lua_topointer(L, 4) != S->brain_sleep_time ||
+      !lua_isnil(L, 5)) {
     lua_pushboolean(L, 0);
     return 1;
   }
-  lua_settop(L, 1);
-  get_key(L, S, LBT_KEY_BT); /* 2: its tree */
+  lua_settop(L, 2);
+  get_key(L, S, LBT_KEY_BT); /* 3: its tree */
+  const lbt_tree *t = lbt_tree_raw(L, 3);
+  int board = t && t->board; /* (a tree rebuilt in the think has its board too) */
   double sleep;
-  int has = lbt_tree_think_own(L, 2, 1, &sleep);
+  int has = lbt_tree_think_own(L, 3, 1, &sleep);
   if (has == LBT_NOT_OWN) {
     lua_pushboolean(L, 0);
     return 1;
   }
   if (has == LBT_SLEEP_UNKNOWN) { /* the brain may have another tree now (a reload during the think) */
-    lua_settop(L, 1);
+    lua_settop(L, 2);
     get_key(L, S, LBT_KEY_BT);
-    has = lbt_tree_sleep_own(L, 2, &sleep);
+    has = lbt_tree_sleep_own(L, 3, &sleep);
+    board = 1; /* (which may have a board) */
   }
-  lua_pushboolean(L, 1);
+  lua_settop(L, 3);
   if (has == LBT_SLEEP_UNKNOWN) { /* Brain's GetSleepTime: self.bt:GetSleepTime() if self.bt, else 0 */
-    if (!lua_toboolean(L, 2)) {
+    if (!lua_toboolean(L, 3)) {
       lua_pushinteger(L, 0);
     } else {
       lbt_push_key(L, S, LBT_SLEEP_TIME);
-      lua_gettable(L, 2);
-      lua_pushvalue(L, 2);
+      lua_gettable(L, 3);
+      lua_pushvalue(L, 3);
       lua_call(L, 1, 1);
     }
   } else if (has) {
@@ -290,6 +348,13 @@ static int think_own(lua_State *L) {
   } else {
     lua_pushnil(L);
   }
+  if (board) { /* the tree the brain has now */
+    get_key(L, S, LBT_KEY_BT);
+    bind_board(L, w, 2, id, lua_gettop(L));
+    lua_pop(L, 1);
+  }
+  lua_pushboolean(L, 1);
+  lua_insert(L, -2);
   return 2;
 }
 
@@ -305,8 +370,9 @@ static int hook_think(void *ud, int id, double *sleep) {
     lua_settop(L, top);
     return 0;
   }
-  lua_pushlightuserdata(L, w);
-  if (lbt_pcall(w->S, L, 2, 2, w->msgh, NULL, -1, "OnUpdate") != LUA_OK) { /* a lookup raised: reported */
+  lua_pushvalue(L, w->ud);
+  lua_pushinteger(L, id);
+  if (lbt_pcall(w->S, L, 3, 2, w->msgh, NULL, -1, "OnUpdate") != LUA_OK) { /* a lookup raised: reported */
     lua_settop(L, top);
     return 0;
   }
@@ -320,6 +386,10 @@ static int hook_think(void *ud, int id, double *sleep) {
     if (call_method(w, brain, LBT_SLEEP_TIME, 1) == LUA_OK && lua_type(L, -1) == LUA_TNUMBER) {
       *sleep = lua_tonumber(L, -1);
       has = 1;
+    }
+    if (lua_type(L, brain) == LUA_TTABLE) { /* the tree the brain has now, read raw */
+      lbt_push_key(L, w->S, LBT_KEY_BT);
+      if (lua_rawget(L, brain) == LUA_TUSERDATA) bind_board(L, w, w->ud, id, lua_gettop(L));
     }
   }
   lua_settop(L, top);
@@ -425,7 +495,14 @@ static int wrangler_set_period(lua_State *L) {
 
 static int sched_gc(lua_State *L) {
   lbt_sched *w = luaL_testudata(L, 1, SCHED_META); /* a script may call it by hand, with anything */
-  if (!w) return 0;
+  if (!w || !w->s) return 0;
+  lua_getiuservalue(L, 1, UV_BOARDS); /* their instances' wakers are the scheduler's */
+  lua_pushnil(L);
+  while (lua_next(L, 2)) {
+    lbt_proxy *p = lua_touserdata(L, -1);
+    if (p && p->sched == &w->s) lbt_board_unbind(L, lua_gettop(L));
+    lua_pop(L, 1);
+  }
   bt_sched_free(w->s);
   w->s = NULL;
   return 0;

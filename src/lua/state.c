@@ -87,18 +87,27 @@ lbt_state *lbt_state_get(lua_State *L) {
 
 /* ---- argument errors ---- */
 
-/* Pushes "chunk:line: " of the innermost Lua function outside the module's own Lua files, the
- * code that called the API (class.lua's constructor call is not where the mistake is). */
-static void push_where(lua_State *L) {
+/* "chunk:line" of the innermost Lua function outside the module's own Lua files, the code that
+ * called the API (class.lua's constructor call is not where the mistake is). */
+void lbt_push_where(lua_State *L) {
   lua_Debug ar;
   for (int level = 1; lua_getstack(L, level, &ar); level++) {
     lua_getinfo(L, "Sl", &ar);
     if (ar.currentline > 0 && strncmp(ar.source, "@bt/", 4) != 0) {
-      lua_pushfstring(L, "%s:%d: ", ar.short_src, ar.currentline);
+      lua_pushfstring(L, "%s:%d", ar.short_src, ar.currentline);
       return;
     }
   }
   lua_pushliteral(L, "");
+}
+
+/* lbt_push_where's, followed by ": " (nothing if there is none). */
+static void push_where(lua_State *L) {
+  lbt_push_where(L);
+  if (lua_rawlen(L, -1) > 0) {
+    lua_pushliteral(L, ": ");
+    lua_concat(L, 2);
+  }
 }
 
 int lbt_argerror(lua_State *L, int arg, const char *fname, const char *msg) {

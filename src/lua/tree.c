@@ -11,16 +11,34 @@
 #define TREE_META "bt.tree"
 #define OWN_FNS_MAX 32768 /* the most functions a tree holds as user values */
 
-/* Whether a tree is DS-exact: the options table at opts (nil: bt.set_exact's setting), whose
- * field exact, if not nil, says. */
-static int read_exact(lua_State *L, int opts, int arg, const char *fname) {
+/* The options of a tree at opts: nil, a bt.Blackboard, or a table whose field exact, if not nil,
+ * says whether the tree is DS-exact (else bt.set_exact's setting does) and whose field board is a
+ * bt.Blackboard or nil. Returns whether it is exact; the board replaces the options at opts (nil
+ * for none). */
+static int read_options(lua_State *L, int opts, int arg, const char *fname) {
   lbt_state *S = lbt_state_get(L);
-  if (lua_isnoneornil(L, opts)) return S->exact;
-  if (!lua_istable(L, opts)) return lbt_typeerror(L, opts, arg, fname, "table or nil");
+  if (lua_isnoneornil(L, opts) || lbt_board_test(L, opts)) return S->exact;
+  if (!lua_istable(L, opts)) return lbt_typeerror(L, opts, arg, fname, "table, Blackboard or nil");
   int type = lua_getfield(L, opts, "exact");
   int exact = type == LUA_TNIL ? S->exact : lua_toboolean(L, -1);
+  lua_getfield(L, opts, "board");
+  if (!lua_isnil(L, -1) && !lbt_board_test(L, -1))
+    lbt_argerror(L, arg, fname, lua_pushfstring(L, "board: a Blackboard expected, got %s", luaL_typename(L, -1)));
+  lua_replace(L, opts);
   lua_pop(L, 1);
   return exact;
+}
+
+/* Checks that the board at board (nil: none) is the one the definition at def_idx was compiled
+ * with, or declares the same keys. */
+static void check_def_board(lua_State *L, int def_idx, int board, int arg, const char *fname) {
+  if (lua_isnil(L, board)) return;
+  lua_getiuservalue(L, def_idx, LBT_DEF_UV_BOARD);
+  const lbt_board *mine = lbt_board_test(L, -1);
+  if (!mine || !lbt_board_same(mine, lua_touserdata(L, board)))
+    lbt_argerror(L, arg, fname, mine ? "the definition was compiled with another board (its keys differ)"
+                                     : "the definition was compiled without a board (give it to bt.define)");
+  lua_pop(L, 1);
 }
 
 /* Pushes a tree of the definition at def_idx for the entity at inst, for the function fname. */
@@ -82,6 +100,11 @@ static int instantiate(lua_State *L, int def_idx, int inst, int exact, const cha
   lua_setiuservalue(L, tree, LBT_UV_INST);
   lua_pushvalue(L, def_idx);
   lua_setiuservalue(L, tree, LBT_UV_DEF);
+  if (bt_def_key_count(d->def) > 0) { /* its board, which its leaves get (board.c) */
+    lua_getiuservalue(L, def_idx, LBT_DEF_UV_BOARD);
+    lbt_board_attach(L, t, tree, -1);
+    lua_pop(L, 1);
+  }
   /* a tree built for one entity: its objects become views of their state in the instance */
   if (!d->shared) lbt_adopt_objects(L, t, tree, def_idx, d);
   lbt_events_bind(L, t, tree, inst, d->shared || d->slot_base);
@@ -97,17 +120,22 @@ static int instantiate(lua_State *L, int def_idx, int inst, int exact, const cha
 static int def_instantiate(lua_State *L) {
   if (!lbt_def_test(L, 1)) return lbt_typeerror(L, 1, 0, "instantiate", "definition");
   lua_settop(L, 3);
-  return instantiate(L, 1, 2, read_exact(L, 3, 2, "instantiate"), "instantiate");
+  int exact = read_options(L, 3, 2, "instantiate");
+  check_def_board(L, 1, 3, 2, "instantiate");
+  return instantiate(L, 1, 2, exact, "instantiate");
 }
 
-/* BT(inst, root or definition[, options]): called through the BT table's __call, so the table
- * is argument 1 */
+/* BT(inst, root or definition[, board or options]): called through the BT table's __call, so the
+ * table is argument 1 */
 static int tree_new(lua_State *L) {
   lua_settop(L, 4);
-  int exact = read_exact(L, 4, 3, "BT");
-  if (lbt_def_test(L, 3)) return instantiate(L, 3, 2, exact, "BT");
+  int exact = read_options(L, 4, 3, "BT");
+  if (lbt_def_test(L, 3)) {
+    check_def_board(L, 3, 4, 3, "BT");
+    return instantiate(L, 3, 2, exact, "BT");
+  }
   if (!lbt_is_node(L, 3)) return lbt_typeerror(L, 3, 2, "BT", "node or definition");
-  lbt_compile(L, 3, 0, "BT", NULL);
+  lbt_compile(L, 3, 0, "BT", NULL, lua_isnil(L, 4) ? 0 : 4);
   return instantiate(L, -1, 2, exact, "BT");
 }
 
@@ -187,10 +215,10 @@ static int subtree_size(const bt_def *def, int node) {
   return size;
 }
 
-/* (root, inst, exact, old, fns, od, others, nfns): BT(inst, root) of a tree being rebuilt
+/* (root, inst, exact, old, fns, od, others, nfns, board): BT(inst, root) of a tree being rebuilt
  * (lbt_compile_again), protected: the new tree */
 static int build_protected(lua_State *L) {
-  lbt_compile_again(L, 1, 4, lua_touserdata(L, 6), 5, lua_tointeger(L, 8), 7);
+  lbt_compile_again(L, 1, 4, lua_touserdata(L, 6), 5, lua_tointeger(L, 8), 7, lua_isnil(L, 9) ? 0 : 9);
   return instantiate(L, lua_gettop(L), 2, lua_toboolean(L, 3), "BT");
 }
 
@@ -359,6 +387,7 @@ static void carry_over(lua_State *L, lbt_tree *t, int tree, lbt_tree *nt, int ne
   bt_inst *oi = lbt_tree_inst(t), *ni = lbt_tree_inst(nt);
   lbt_tree_move_hook(L, tree, neu);
   int rc = carry_from(L, t, tree, nt, neu, map);
+  lbt_board_move(L, tree, neu); /* the same board: its values came with the state */
   unsigned long long x;
   if (bt_inst_random_state(oi, &x) == BT_OK) bt_inst_set_random_state(ni, x);
   nt->stream = t->stream;
@@ -549,7 +578,10 @@ static lbt_tree *rebuild(lua_State *L, lbt_tree *t, int tree) {
   lua_pushlightuserdata(L, (void *)od);
   push_others(L, stale, lua_gettop(L) - 1, &nfns);
   lua_pushinteger(L, nfns);
-  if (lua_pcall(L, 8, 1, 0) != LUA_OK) {
+  lua_getiuservalue(L, tree, LBT_UV_DEF); /* its keys, declared again */
+  lua_getiuservalue(L, -1, LBT_DEF_UV_BOARD);
+  lua_remove(L, -2);
+  if (lua_pcall(L, 9, 1, 0) != LUA_OK) {
     unnote_parents(L, noted, NULL);
     bind_all(L, old, tree);
     lua_pushfstring(L, "%s (the edit of the tree's children lists is not taken: the tree goes on as it was)",
@@ -875,8 +907,8 @@ static int tree_gc(lua_State *L) {
   return 0;
 }
 
-/* The BT table's members (so scripts may patch BT's methods), then tree.inst, tree.root and
- * tree.exact. Upvalues: the BT table, "inst", "root", "exact". */
+/* The BT table's members (so scripts may patch BT's methods), then tree.inst, tree.root,
+ * tree.exact and tree.board. Upvalues: the BT table, "inst", "root", "exact", "board". */
 static int tree_index(lua_State *L) {
   lua_pushvalue(L, 2);
   if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNIL) return 1;
@@ -894,6 +926,12 @@ static int tree_index(lua_State *L) {
   }
   if (lua_rawequal(L, 2, lua_upvalueindex(4))) {
     lua_pushboolean(L, t->exact);
+    return 1;
+  }
+  if (lua_rawequal(L, 2, lua_upvalueindex(5))) {
+    if (!t->board || t->collected) return 0;
+    lbt_tree_table(L, 1, LBT_UV_OBJS, 0);
+    lua_rawgeti(L, -1, 0);
     return 1;
   }
   return 0;
@@ -927,7 +965,8 @@ void lbt_open_tree(lua_State *L, int module) {
   lua_pushliteral(L, "inst");
   lua_pushliteral(L, "root");
   lua_pushliteral(L, "exact");
-  lua_pushcclosure(L, tree_index, 4);
+  lua_pushliteral(L, "board");
+  lua_pushcclosure(L, tree_index, 5);
   lua_setfield(L, -2, "__index");
   lua_pushliteral(L, "BT");
   lua_setfield(L, -2, "__name");

@@ -158,6 +158,6 @@ describe("the DS-exact mode", function()
     assert.equal(3, c:GetSleepTime())
     assert.is_true(bt.set_exact(true) == false)
     assert.has_error(function() bt.BT({}, bt.WaitNode(1), 5) end,
-      "bad argument #3 to 'BT' (table or nil expected, got number)")
+      "bad argument #3 to 'BT' (table, Blackboard or nil expected, got number)")
   end)
 end)

@@ -125,6 +125,14 @@ function H.dump(lines)
   return table.concat(lines, "\n") .. "\n"
 end
 
+-- The name of the running child of the tree's root, or "none".
+function H.running(tree)
+  for _, e in ipairs(tree:snapshot()) do
+    if e.depth == 1 and e.status == bt.RUNNING then return e.name end
+  end
+  return "none"
+end
+
 -- A compact form of tree:snapshot(): "depth name status last" per node.
 function H.snap(tree)
   local out = {}
