@@ -34,9 +34,11 @@ static int l_tree_export(lua_State *L) {
   double now = lbt_checknumber(L, 2, 2, "save");
   bt_inst *in = lbt_tree_inst(t);
   int bad = bt_inst_unsaveable_key(in);
-  if (bad >= 0)
-    return luaL_error(L, "key '%s' holds a Lua value, which cannot be saved (a key of type any is saved only when nil)",
-                      bt_def_key_name(bt_inst_def(in), bad));
+  if (bad >= 0) { /* (no position: the message is the caller's, bt/save.lua's line means nothing) */
+    lua_pushfstring(L, "key '%s' holds a Lua value, which cannot be saved (a key of type any is saved only when nil)",
+                    bt_def_key_name(bt_inst_def(in), bad));
+    return lua_error(L);
+  }
   bt_buf buf = {0};
   int rc = bt_inst_export(in, now, &buf);
   if (rc != BT_OK) {

@@ -121,6 +121,23 @@ describe("a tree's board", function()
     assert.same({count = 4, mood = "calm", night = false}, seen)
   end)
 
+  it("is saved with the tree, and a save refused names the key that holds a Lua value", function()
+    local tree = tree_of()
+    tree.board.hunger = 0.25
+    tree.board.mood = "calm"
+    local s = tree:save()
+    local other = tree_of()
+    other:restore(s)
+    assert.equal(0.25, other.board.hunger)
+    assert.equal("calm", other.board.mood)
+    tree.board.target = {}
+    local ok, err = pcall(tree.save, tree)
+    assert.is_false(ok)
+    assert.equal("save: key 'target' holds a Lua value, which cannot be saved (a key of type any is saved only when nil)", err)
+    tree.board.target = nil
+    assert.is_string(tree:save())
+  end)
+
   it("takes an entity as an integer id, or a table's GUID (else its id), and reads it as the id", function()
     local board = tree_of().board
     board.prey = 12
