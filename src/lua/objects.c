@@ -936,8 +936,12 @@ static int list_newindex(lua_State *L) {
   lua_pushvalue(L, 3);
   lua_rawset(L, 4);
   if (t) {
-    lua_rawgetp(L, 5, &lbt_key_tree);
-    lbt_children_mark(L, -1);
+    lua_rawgetp(L, 5, &lbt_key_tree); /* 6 */
+    lbt_children_mark(L, 6);
+    /* The tree holds the owner from now on: until the next think reads the list, the list is the
+     * node's children, and an owner held weakly (a view, the root's object) that the collector
+     * took would take the edit with it. */
+    if (lbt_tree_test(L, 6)) file_obj(L, 6, 5, bt_def_state(bt_inst_def(lbt_tree_inst(t)), node), 1);
   }
   return 0;
 }

@@ -669,6 +669,24 @@ end)
 describe("A node whose object bt made anew", function()
   after_each(H.restore)
 
+  it("keeps an edit made through a node object nothing else holds, across a collection", function()
+    local clock = H.clock(10)
+    local calls = {}
+    local tree = bt.BT({}, bt.PriorityNode({
+      bt.ConditionNode(function() calls[#calls + 1] = "a"; return false end, "A"),
+    }, 1, true))
+    collectgarbage()
+    collectgarbage() -- the root's object is bt's now, held weakly
+    tree:Update()
+    table.insert(tree.root.children, bt.ActionNode(function() calls[#calls + 1] = "b" end, "B"))
+    collectgarbage()
+    collectgarbage() -- (before: the root's object went, and the edit with it)
+    clock.t = 12
+    tree:Update()
+    assert.equal("a a b", table.concat(calls, " "))
+    assert.equal(2, #tree.root.children)
+  end)
+
   it("keeps its function and parameters when taken out and put back", function()
     local clock = H.clock(10)
     local errs = H.errors()
