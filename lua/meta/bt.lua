@@ -71,6 +71,8 @@
 ---@field last bt.Status
 ---@field dbstring? string what the dump shows in parentheses: only while the node runs, not empty
 ---@field sleep? number the node's tree sleep time (the dump's last column); nil for none
+---@field reads? string[] the blackboard keys the node reads (its ports; a WatchNode's condition is one)
+---@field writes? string[] the blackboard keys the node writes
 
 ---What `manager:Restore` returns.
 ---@class bt.RestoreReport

@@ -808,8 +808,26 @@ typedef struct snap_node {
   int has_sleep;
 } snap_node;
 
-/* tree:snapshot(): every node in pre-order, {depth, name, status, last[, dbstring][, sleep]}:
- * what the dump shows of it, as fields. A node's dbstring is read as the dump reads it (only while
+/* A node's ports into the table on top, as arrays of key names: reads, writes (none: no field). */
+static void push_ports(lua_State *L, const bt_def *def, int node) {
+  static const char *const fields[2] = {"reads", "writes"};
+  static const unsigned hows[2] = {BT_PORT_READ, BT_PORT_WRITE};
+  int count = bt_def_port_count(def, node);
+  for (int f = 0; f < 2; f++) {
+    int k = 0, key;
+    unsigned how;
+    for (int i = 0; i < count; i++) {
+      if (bt_def_port(def, node, i, &key, &how) != BT_OK || !(how & hows[f])) continue;
+      if (k == 0) lua_createtable(L, count, 0);
+      lua_pushstring(L, bt_def_key_name(def, key));
+      lua_rawseti(L, -2, ++k);
+    }
+    if (k) lua_setfield(L, -2, fields[f]);
+  }
+}
+
+/* tree:snapshot(): every node in pre-order, {depth, name, status, last[, dbstring][, sleep]
+ * [, reads][, writes]}: what the dump shows of it, as fields, and the keys it reads and writes. A node's dbstring is read as the dump reads it (only while
  * the node runs; a node written in Lua has its DBString called) and sleep is its tree sleep time;
  * both inside the tree, the tables are made after. */
 static int tree_snapshot(lua_State *L) {
@@ -851,6 +869,7 @@ static int tree_snapshot(lua_State *L) {
       lua_pushnumber(L, s[i].sleep);
       lua_setfield(L, -2, "sleep");
     }
+    push_ports(L, def, i);
     lua_rawseti(L, -2, i + 1);
   }
   return 1;

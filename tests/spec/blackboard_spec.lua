@@ -255,6 +255,20 @@ end)
 describe("ports", function()
   after_each(H.restore)
 
+  it("show in tree:snapshot() as reads and writes, a WatchNode's condition a read", function()
+    local tree = bt.BT({GUID = 1}, bt.SequenceNode({
+      bt.WatchNode({"hunger", ">", 0.5}, "Hungry"),
+      bt.ActionNode(function() end, "Spot", {reads = {"hunger", "night"}, writes = {"prey"}}),
+    }), Board)
+    local snap = tree:snapshot()
+    assert.is_nil(snap[1].reads)
+    assert.is_nil(snap[1].writes)
+    assert.same({"hunger"}, snap[2].reads)
+    assert.is_nil(snap[2].writes)
+    assert.same({"hunger", "night"}, snap[3].reads)
+    assert.same({"prey"}, snap[3].writes)
+  end)
+
   it("are given by the leaf constructors' options, checked there", function()
     local n = bt.ActionNode(function() end, "A", {reads = {"hunger"}, writes = {prey = "entity"}})
     assert.same({"hunger"}, n.reads)
