@@ -74,6 +74,8 @@ struct arena_side {
   int ref_classes; /* kind name -> Brain class */
   int ref_manager, ref_stats;
   int ref_doing, ref_inspect_select, ref_inspect_read, ref_set_key;
+  int ref_set_clock;  /* bt.set_clock */
+  double clock_at;    /* the time pool_write_keys gave bt.set_clock, or -1 */
   world_scratch scratch; /* FindEntities' */
   arena_cmd *cmds;       /* queued since the last serial phase */
   int ncmds, cap_cmds;
@@ -923,6 +925,9 @@ static int setup_side(arena *a, arena_side *side, lua_State *L, unsigned long lo
   luaL_requiref(L, "bt", luaopen_bt, 0); /* package.loaded.bt */
   int bt = lua_gettop(L);
   lua_getfield(L, bt, "set_clock");
+  lua_pushvalue(L, -1);
+  side->ref_set_clock = luaL_ref(L, LUA_REGISTRYINDEX);
+  side->clock_at = -1;
   lua_pushlightuserdata(L, a);
   lua_pushcclosure(L, clock_fn, 1);
   lua_call(L, 1, 0);
@@ -1369,9 +1374,20 @@ static void write_keys(arena *a, const entity *e, unsigned bits) {
 
 /* What changed since the last tick: the night of every creature whose kind has it, at dusk and
  * dawn; the keys of the creatures the world queued. Those without a brain (dead, or none) are
- * skipped: a brain that starts is given all its keys (pool_start_brain). */
+ * skipped: a brain that starts is given all its keys (pool_start_brain). Written just before the
+ * think phase, with the states' clocks at the tick's time, as bt_lua_pool_update sets them: a
+ * write is recorded at the time of the think it wakes, the same frame. */
 static void pool_write_keys(arena *a) {
   world *w = &a->w;
+  if (!w->night_changed && !w->keyed.n) return;
+  for (int i = 0; i < a->nsides; i++) {
+    arena_side *side = a->sides[i];
+    if (side->clock_at == w->time) continue;
+    side->clock_at = w->time;
+    lua_rawgeti(side->L, LUA_REGISTRYINDEX, side->ref_set_clock);
+    lua_pushnumber(side->L, w->time);
+    lua_call(side->L, 1, 0);
+  }
   if (w->night_changed) {
     w->night_changed = 0;
     for (int i = 0; (w->any_keys & KEY_NIGHT) && i < w->creatures.n; i++) {
@@ -1506,7 +1522,6 @@ static void pool_sync(arena *a) {
     }
   }
   w->removed.n = 0;
-  pool_write_keys(a);
   apply_commands(a); /* what the listeners above asked for */
 }
 
@@ -1518,6 +1533,7 @@ static double seconds_now(void) {
 
 /* The think phase (every state's brains at once, the world read only), then the serial phase. */
 static void pool_think(arena *a, long long tick) {
+  pool_write_keys(a);
   int rc = bt_lua_pool_update(a->pool, tick, a->w.time);
   if (rc != BT_OK) report(a, bt_lua_pool_errmsg(a->pool));
   double t0 = seconds_now();
