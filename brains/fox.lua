@@ -44,13 +44,13 @@ return bt.SharedBrain(function()
     Wander(nil, den, HUNT_WANDER_DIST),
   }, .25)
 
-  local night = bt.ActiveSelectorNode({
-    bt.WatchNode({"hunger", ">", HUNGRY}, "Hungry", hunt, "both"),
-    Wander(nil, den, PROWL_DIST),
-  }, "Night")
-
+  -- two watches that compare, rather than one function of both keys: a watch whose condition is
+  -- a function wakes the brain at every write of a key it reads, to ask it again
   return bt.ActiveSelectorNode({
-    bt.WatchNode({"night"}, "AtNight", night, "both"),
+    bt.WatchNode({"night"}, "Night", bt.ActiveSelectorNode({
+      bt.WatchNode({"hunger", ">", HUNGRY}, "Hungry", hunt, "both"),
+      Wander(nil, den, PROWL_DIST),
+    }, "Prowl"), "both"),
     Wander(nil, den, DOZE_DIST),
   }, "Fox")
 end, Board)

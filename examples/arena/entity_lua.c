@@ -1373,8 +1373,8 @@ static void write_keys(arena *a, const entity *e, unsigned bits) {
 }
 
 /* What changed since the last tick: the night of every creature whose kind has it, at dusk and
- * dawn; the keys of the creatures the world queued. Those without a brain (dead, or none) are
- * skipped: a brain that starts is given all its keys (pool_start_brain). Written just before the
+ * dawn; the keys of the creatures the world queued, among them every key of a brain that started
+ * (world_keys_now). Those without a brain (dead, or none) are skipped. Written just before the
  * think phase, with the states' clocks at the tick's time, as bt_lua_pool_update sets them: a
  * write is recorded at the time of the think it wakes, the same frame. */
 static void pool_write_keys(arena *a) {
@@ -1431,10 +1431,7 @@ static void pool_start_brain(arena *a, entity *e) {
       report(a, "--record: not enough memory to add a brain's recorder to the log");
     lua_settop(L, top);
   }
-  if (a->w.kinds[k].keys) { /* its keys as they are now (the log has its recorder: they are recorded) */
-    world_keys_now(&a->w, e);
-    write_keys(a, e, a->w.kinds[k].keys);
-  }
+  world_keys_now(&a->w, e); /* all its keys, written before its first think (pool_write_keys) */
 }
 
 /* Pushes a new entity's inst in the side's state: {id, kind} with the entities' metatable, known

@@ -707,9 +707,10 @@ static void note_threats(world *w) {
 }
 
 void world_keys_now(world *w, entity *e) {
+  unsigned keys = is_creature(e) ? w->kinds[e->kind].keys : 0;
   e->hunger_key = hunger_hundredths(e);
-  e->threat = is_creature(e) && (w->kinds[e->kind].keys & KEY_THREAT) && !e->dead ? threat_of(w, e) : 0;
-  e->key_dirty = 0;
+  e->threat = (keys & KEY_THREAT) && !e->dead ? threat_of(w, e) : 0;
+  if (keys) key_changed(w, e, keys);
 }
 
 /* ---- the tick ---- */
@@ -1104,9 +1105,7 @@ int world_init(world *w, int agents, uint64_t seed, const kind_info *kinds, int 
   if (setup(w, 160 * f, 80 * f, kinds, n) != 0) return -1;
   uint64_t s = seed;
   w->rng = splitmix(&s) | 1;
-  if (build(w, agents) != 0) return -1;
-  for (int i = 0; i < w->creatures.n; i++) world_keys_now(w, w->ents[w->creatures.v[i]]);
-  return 0;
+  return build(w, agents);
 }
 
 /* ---- a world rebuilt from a recording ---- */

@@ -230,8 +230,8 @@ void world_clear_queues(world *w);
 /* Advances the world by one tick of w->dt seconds ending at `time`. */
 void world_step(world *w, double time);
 
-/* Brings e's key facts (hunger_key, threat) up to date and clears its key_dirty: what a brain
- * that starts is given (its entry in world.keyed, if any, is then skipped). */
+/* Brings e's key facts (hunger_key, threat) up to date and queues every key of its kind in
+ * world.keyed, to be written: a brain that starts is given all its keys. */
 void world_keys_now(world *w, entity *e);
 
 const char *kind_name(const world *w, int k);
