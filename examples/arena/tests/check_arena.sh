@@ -3,7 +3,7 @@
 # Checks of bt-arena, run by ctest (tests/CMakeLists.txt, tests arena.*).
 # usage: check_arena.sh <headless|broken_brain|watch|kinds|bad_kinds|error_lines|viewer_line|inspector|
 #                        bad_flags|no_terminal|record|replay_damage|replay_view|threads|own_writes|
-#                        achieves|fast_paths> <bt-arena>
+#                        achieves|fast_paths|board> <bt-arena>
 #                        <source dir> [<bt-log or none>
 #                        [<the directory of bt.so>]]
 # (exit 77: skipped, for a tool that is missing)
@@ -872,6 +872,70 @@ achieves)
     achieved "$tmp/villager" Priority/RunAway 40 70                           # flights
     achieved "$tmp/guard" Priority/Sequence/EatAtHouse 15 80                  # meals
   done
+  ;;
+
+board)
+  # The kinds written on the blackboard (the ewe and the fox: keys in brains/kinds.lua), from a
+  # recording's records (bt-log): each key the host writes is a record; a write that wakes a brain
+  # makes it think in the frame of the write (a think at the write's time whose cause is "key", or
+  # "start" for the keys a brain is given as it starts), and act on it (a ewe told of a threat runs
+  # at once; a fox goes out at once when night falls, and hunts when its hunger crosses the line);
+  # and per creature-second they think far less than the kinds that poll (the sheep and the wolf),
+  # a count from the log (docs/arena.md, "What the host writes").
+  [ "$btlog" != none ] || { echo "bt-log was not built (BT_BUILD_TOOLS): not checked"; exit 77; }
+  seconds=120
+  "$arena" --headless --data "$src" --agents 300 --seconds $seconds --seed 2 --threads 2 --record "$tmp/R" \
+    > "$tmp/out" 2> "$tmp/err" || fail "exit $?: $(cat "$tmp/err")"
+  line=$(cat "$tmp/out")
+  [ "$(field script_errors "$line")" = 0 ] || fail "script errors: $(cat "$tmp/err")"
+  for kind in ewe fox; do
+    n=$(field alive_by_kind "$line" | tr ',' '\n' | sed -n "s/^$kind://p")
+    [ -n "$n" ] && [ "$n" -gt 0 ] || fail "no $kind alive at the end: $line"
+  done
+  "$btlog" print "$tmp/R" --label 'ewe *' --label 'fox *' --type key --type think --type status > "$tmp/board" \
+    2> "$tmp/err2" || fail "bt-log print: $(cat "$tmp/err2")"
+  awk -F '\t' '
+    { at = $2 " " $1 }
+    $5 == "key" { writes[$6]++ }
+    $5 == "key" && $8 == "woke" { woke[at] = $3 ": " $6 " " $7; nwoke++ }
+    $5 == "key" && $8 == "woke" && $6 == "threat" && $7 ~ /^nil -> / { threatened[at] = 1 }
+    $5 == "key" && $8 == "woke" && $6 == "night" && $7 ~ /-> true$/ { nightfall[at] = 1 }
+    $5 == "key" && $8 == "woke" && $6 == "hunger" && $3 ~ /^fox / { hungry[at] = 1 }
+    $5 == "think" && ($6 == "key" || $6 == "start") { thought[at] = 1 } # (a brain that starts is given its keys)
+    $5 == "status" && $6 == "Ewe/Threatened/ChattyNode/RunAway" && $7 == "READY>RUNNING" { fled[at] = 1 }
+    $5 == "status" && $6 == "Fox/Night" && $7 == "READY>RUNNING" { prowled[at] = 1 }
+    $5 == "status" && $6 == "Fox/Night/Prowl/Hungry/Priority" && $7 == "READY>RUNNING" { hunted[at] = 1 }
+    END {
+      for (w in woke) if (!(w in thought)) { print "FAIL: no think in the frame of the write that woke " woke[w] " (agent, time " w ")"; bad = 1 }
+      for (w in threatened) { nt++; if (!(w in fled)) { print "FAIL: a ewe told of a threat did not run at once: " woke[w] " at " w; bad = 1 } }
+      for (w in nightfall) { nn++; if (!(w in prowled)) { print "FAIL: a fox did not go out at nightfall at once: " woke[w] " at " w; bad = 1 } }
+      for (w in hungry) if (w in hunted) nh++
+      for (w in hunted) if (!(w in woke)) { print "FAIL: a fox set out hungry at " w " with no write that woke it"; bad = 1 }
+      if (!nt || !nn || !nh) { print "FAIL: too few to check: " nt " threats, " nn " nightfalls, " nh " hungry nights"; bad = 1 }
+      printf "key writes: night %d, hunger %d, threat %d; %d woke a brain, which thought in the frame of the write\n", writes["night"], writes["hunger"], writes["threat"], nwoke
+      printf "in that frame: %d ewes ran from a threat, %d foxes went out at nightfall, %d foxes set out hungry at night; every hunt began so\n", nt, nn, nh
+      exit bad
+    }' "$tmp/board" || fail "a blackboard creature did not react in the frame of the write"
+
+  # thinks per creature-second, from the log: a creature's life runs from its brain's attach to its
+  # stop (its death) or the end of the run
+  "$btlog" print "$tmp/R" --type attach --type stop > "$tmp/lives" || fail "bt-log print --type attach"
+  for kind in sheep wolf villager guard ewe fox; do
+    thinks=$("$btlog" stats "$tmp/R" --label "$kind *" | awk -F '\t' 'NR == 1 { for (i = 1; i < NF; i++) if ($i == "thinks") print $(i + 1) }')
+    [ -n "$thinks" ] || fail "bt-log stats has no thinks for $kind"
+    awk -F '\t' -v kind="$kind" -v thinks="$thinks" -v end=$seconds '
+      { split($3, l, " ") } l[1] != kind { next }
+      $5 == "attach" { born[$2] = $1 } $5 == "stop" { gone[$2] = $1 }
+      END { for (a in born) life += (a in gone ? gone[a] : end) - born[a]
+            printf "%s %d %.0f %.2f\n", kind, thinks, life, thinks / life }' "$tmp/lives" >> "$tmp/rates"
+  done
+  echo "kind thinks creature-seconds thinks-per-creature-second (300 agents, ${seconds} s, seed 2)"
+  cat "$tmp/rates"
+  rate() { awk -v k="$1" '$1 == k { print $4 }' "$tmp/rates"; }
+  awk -v e="$(rate ewe)" -v s="$(rate sheep)" 'BEGIN { exit !(e * 5 <= s) }' \
+    || fail "the ewe thinks $(rate ewe) times a creature-second, not a fifth of the sheep's $(rate sheep)"
+  awk -v f="$(rate fox)" -v w="$(rate wolf)" 'BEGIN { exit !(f * 5 <= w) }' \
+    || fail "the fox thinks $(rate fox) times a creature-second, not a fifth of the wolf's $(rate wolf)"
   ;;
 
 *) fail "unknown check $check" ;;
