@@ -1733,6 +1733,20 @@ static void read_nodes(lua_State *L, int snap, arena_inspection *out) {
   out->has_tree = 1;
 }
 
+/* A key record's write, from the record at the top, for the inspector: "hunger 0.5 -> 0.51 (woke)"
+ * (an entity's key holds its id). */
+static void key_message(lua_State *L, char *buf, size_t size) {
+  int top = lua_gettop(L);
+  lua_getfield(L, top, "name");
+  lua_getfield(L, top, "old");
+  lua_getfield(L, top, "new");
+  lua_getfield(L, top, "woke");
+  const char *name = lua_tostring(L, top + 1);
+  const char *before = luaL_tolstring(L, top + 2, NULL), *after = luaL_tolstring(L, top + 3, NULL);
+  snprintf(buf, size, "%s %s -> %s%s", name ? name : "?", before, after, lua_toboolean(L, top + 4) ? " (woke)" : "");
+  lua_settop(L, top);
+}
+
 static void read_records(lua_State *L, int recs, arena_inspection *out) {
   int n = (int)lua_rawlen(L, recs);
   if (!arena_grow((void **)&out->records, &out->cap_records, n, sizeof *out->records)) {
@@ -1756,6 +1770,7 @@ static void read_records(lua_State *L, int recs, arena_inspection *out) {
     field_text(L, "path", r->path, sizeof r->path);
     field_text(L, "cause", r->cause, sizeof r->cause);
     field_text(L, "message", r->message, sizeof r->message);
+    if (strcmp(r->type, "key") == 0) key_message(L, r->message, sizeof r->message);
     lua_pop(L, 1);
   }
   out->nrecords = n;

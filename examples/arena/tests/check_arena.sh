@@ -125,10 +125,11 @@ return bt.SharedBrain(function()
   return bt.PriorityNode({ RunAway(nil, "predator", 6, 10), Wander(nil, nil, 8) }, .25)
 end)
 LUA
-  # the default kinds first: today's four, in today's numbers
+  # the default kinds first: Don't Starve's four and the two written on the blackboard, in their
+  # numbers (shares 0.5, 0.125, 0.25, 0.125, 0.125 and 0.0625 of 300)
   "$arena" --agents 300 --seconds 2 --headless --data "$tmp/data" > "$tmp/out" 2> "$tmp/err" || fail "exit $?: $(cat "$tmp/err")"
-  [ "$(field alive_by_kind "$(cat "$tmp/out")")" = "sheep:150,wolf:38,villager:75,guard:37" ] \
-    || fail "the default kinds are not sheep 150, wolves 38, villagers 75, guards 37 of 300: $(cat "$tmp/out")"
+  [ "$(field alive_by_kind "$(cat "$tmp/out")")" = "sheep:126,wolf:32,villager:63,guard:32,ewe:32,fox:15" ] \
+    || fail "the default kinds are not sheep 126, wolves 32, villagers 63, guards 32, ewes 32, foxes 15 of 300: $(cat "$tmp/out")"
   sed -i '$d' "$tmp/data/brains/kinds.lua" # the closing brace of the list
   cat >> "$tmp/data/brains/kinds.lua" <<'LUA'
   {
@@ -413,8 +414,14 @@ record)
     "$btlog" print "$tmp/A" > "$tmp/print" 2> "$tmp/err" || fail "bt-log print exited $?: $(cat "$tmp/err")"
     labels=$(awk -F'\t' '$5 != "world" { print $3 }' "$tmp/print" | sort -u)
     [ "$(echo "$labels" | wc -l)" -eq 300 ] || fail "bt-log print shows $(echo "$labels" | wc -l) agents, not 300"
-    echo "$labels" | grep -Evq '^(sheep|wolf|villager|guard) [0-9]+$' && fail "labels not '<kind> <id>': $(echo "$labels" | grep -Ev '^(sheep|wolf|villager|guard) [0-9]+$' | head -3)"
+    echo "$labels" | grep -Evq '^(sheep|wolf|villager|guard|ewe|fox) [0-9]+$' && fail "labels not '<kind> <id>': $(echo "$labels" | grep -Ev '^(sheep|wolf|villager|guard|ewe|fox) [0-9]+$' | head -3)"
     grep -q "$(printf '\tsheep [0-9]*\t[0-9]*\tstatus\tPriority/')" "$tmp/print" || fail "no sheep's status change in bt-log print"
+    # the host's writes of the keys of the kinds written on the blackboard are records too
+    awk -F'\t' '$5 == "key"' "$tmp/print" > "$tmp/keys"
+    [ -s "$tmp/keys" ] || fail "bt-log print shows no key record (the host writes the ewes' and foxes' keys)"
+    ! awk -F'\t' '$3 !~ /^(ewe|fox) [0-9]+$/ || $6 !~ /^(night|hunger|threat)$/' "$tmp/keys" | grep . \
+      || fail "key records of another kind, or of a key the host does not write"
+    echo "bt-log print: $(wc -l < "$tmp/keys") key records, such as: $(head -1 "$tmp/keys")"
     [ "$(awk -F'\t' '$5 == "world" && $6 == 2' "$tmp/print" | wc -l)" -eq 152 ] || fail "bt-log print does not show the 152 frames"
     "$btlog" stats "$tmp/A" > "$tmp/stats" 2> "$tmp/err" || fail "bt-log stats exited $?: $(cat "$tmp/err")"
     agents=$(awk -F'\t' '$1 == "shape" { for (i = 1; i < NF; i++) if ($i == "agents") n += $(i + 1) } END { print n + 0 }' "$tmp/stats")
@@ -608,7 +615,7 @@ replay_view)
     < "$tmp/keys" > "$tmp/screen" &
   pid=$!
   exec 3> "$tmp/keys"
-  wait_for 0 ' day 1 [0-9:]+ DAY t=[0-9.]+s REPLAY x1 \| s 30 W 8 v 15 G 7 \| q quits' \
+  wait_for 0 ' day 1 [0-9:]+ DAY t=[0-9.]+s REPLAY x1 \| s 25 W 6 v 13 G 6 e 6 f 4 \| q quits' \
     || { stop; fail "no replay frame with its status line: $(cat "$tmp/err")"; }
   # the map: rows of ground with creatures on them
   wait_for 0 '^\[0;[0-9;]*m(\.|")' 20 || { stop; fail "no map drawn"; }
