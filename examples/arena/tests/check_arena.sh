@@ -746,8 +746,9 @@ fast_paths)
   ;;
 threads)
   # --threads N: the same seed gives the same world whatever N is, 0 (one state on this thread)
-  # included. The summary's world= is a digest of every entity's id, kind, position, health and
-  # death (worldlog.h); the counts must agree too.
+  # included, with every kind of the default kinds file (the ewes' and foxes' keys written by the
+  # host among them). The summary's world= is a digest of every entity's id, kind, position, health
+  # and death (worldlog.h); the counts must agree too.
   same() { # <what> <args...>: runs --threads 0, 1, 2 and 3 with the args, compares their worlds
     what=$1
     shift
@@ -793,6 +794,16 @@ $other"
   for n in 1 2 3; do
     cmp "$tmp/log0" "$tmp/log$n" || fail "--record: the logs of --threads 0 and $n differ"
   done
+  # the kinds written on the blackboard live in these runs: the logs compared hold the host's
+  # writes of their keys, and what the brains did on them
+  for kind in ewe fox; do
+    echo ",$(field alive_by_kind "$(cat "$tmp/rec0")")" | grep -q ",$kind:[1-9]" || fail "no $kind in the run: $(cat "$tmp/rec0")"
+  done
+  if [ "$btlog" != none ]; then
+    writes=$("$btlog" print "$tmp/log0" --type key | wc -l)
+    [ "$writes" -gt 0 ] || fail "--record: no key record in the log"
+    echo "--record: the logs hold $writes writes of the ewes' and foxes' keys"
+  fi
   "$arena" --replay "$tmp/log2" --headless > "$tmp/replay" || fail "--replay of the --threads 2 log failed"
   [ "$(field world "$(cat "$tmp/replay")")" = "$world" ] || fail "the replay ends in another world: $(cat "$tmp/replay")"
   echo "--record: the logs of --threads 0, 1, 2 and 3 are equal ($(field bytes "$(cat "$tmp/rec0")") bytes), the replay ends in world=$world"
