@@ -118,10 +118,16 @@ static int cell_of(const world *w, double x, double y) {
   return cy * w->gw + cx;
 }
 
+/* The cells' counts of entities with a threat tag (KEY_THREAT's prefilter), kept with the grid. */
+static void count_threat(world *w, const entity *e, int c, int delta) {
+  if (w->cell_threats && (e->tags & w->threat_tags)) w->cell_threats[c] += delta;
+}
+
 static int grid_insert(world *w, entity *e) {
   int c = cell_of(w, e->x, e->y);
   e->cell = c;
   e->cell_slot = w->cells[c].n;
+  count_threat(w, e, c, 1);
   return vec_push(&w->cells[c], e->id);
 }
 
@@ -132,6 +138,7 @@ static void grid_remove(world *w, entity *e) {
     v->v[e->cell_slot] = last;
     w->ents[last]->cell_slot = e->cell_slot;
   }
+  count_threat(w, e, e->cell, -1);
   e->cell = -1;
 }
 
@@ -142,6 +149,7 @@ static void grid_move(world *w, entity *e) {
   e->cell = c;
   e->cell_slot = w->cells[c].n;
   if (vec_push(&w->cells[c], e->id) != 0) e->cell = -1; /* out of memory: unfindable */
+  else count_threat(w, e, c, 1);
 }
 
 /* ---- space ---- */
@@ -689,6 +697,11 @@ static int threat_of(const world *w, const entity *e) {
   const entity *t = world_get(w, e->threat);
   if (t && !t->dead && dist2(e->x, e->y, t->x, t->y) <= ki->threat_far * ki->threat_far) return t->id;
   if (!w->kind_threat[e->kind]) return 0; /* a tag no entity has */
+  if (w->cell_threats) { /* most are far from any threat: the cells say so without a look at one */
+    int near = 0;
+    FOR_CELLS(w, e->x, e->y, ki->threat_near, c) near |= w->cell_threats[c];
+    if (!near) return 0;
+  }
   const entity *found = world_find(w, e, ki->threat_near, w->kind_threat[e->kind], 0);
   return found ? found->id : 0;
 }
@@ -1060,6 +1073,14 @@ static int build(world *w, int agents) {
   return 0;
 }
 
+/* The cells' threat counts are the arena's one fast path, a second way of finding no threat:
+ * with the environment's BT_NO_FAST_PATHS set (not "" nor "0"), as for bt's own, every creature
+ * that watches for threats looks, so that arena.fast_paths compares the two ways. */
+static int fast_paths(void) {
+  const char *v = getenv("BT_NO_FAST_PATHS");
+  return !v || !*v || strcmp(v, "0") == 0;
+}
+
 /* What every world has before its entities: its size, kinds and tags, the grid, the clock. */
 static int setup(world *w, double width, double height, const kind_info *kinds, int n) {
   memset(w, 0, sizeof *w);
@@ -1096,7 +1117,10 @@ static int setup(world *w, double width, double height, const kind_info *kinds, 
     w->any_keys |= w->kinds[k].keys;
     int t = w->kinds[k].keys & KEY_THREAT ? world_tag(w, w->kinds[k].threat_tag) : -1;
     w->kind_threat[k] = t >= 0 ? (tagmask)1 << t : 0; /* a tag no entity has: no threat */
+    w->threat_tags |= w->kind_threat[k];
   }
+  if (w->threat_tags && fast_paths() && !(w->cell_threats = calloc((size_t)w->gw * (size_t)w->gh, sizeof *w->cell_threats)))
+    return -1;
   return 0;
 }
 
@@ -1169,6 +1193,7 @@ void world_free(world *w) {
   for (int i = 0; w->pond_cells && i < ncells; i++) vec_free(&w->pond_cells[i]);
   free(w->cells);
   free(w->pond_cells);
+  free(w->cell_threats);
   for (int i = 0; i < w->ndone; i++) free(w->done[i].action);
   free(w->done);
   free(w->ponds);

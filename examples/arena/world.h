@@ -180,6 +180,9 @@ typedef struct world {
   tagmask kind_tag[KIND_COUNT];
   tagmask tag_predator, tag_prey;
   tagmask kind_threat[KINDS_MAX]; /* the tags of what threatens a kind with KEY_THREAT */
+  tagmask threat_tags;   /* all of them */
+  int *cell_threats;     /* per grid cell, its entities with one of those tags (NULL: no kind asks,
+                            or BT_NO_FAST_PATHS: every creature that asks looks) */
   unsigned any_keys; /* the KEY_* bits of every kind */
 
   pond *ponds;

@@ -722,8 +722,10 @@ no_terminal)
 
 fast_paths)
   # The same seed gives the same log, byte for byte, with the think's fast paths and without them
-  # (BT_NO_FAST_PATHS=1: docs/internals.md "Fast paths"): every brain's status changes, thinks and
-  # sleep times, events and errors, through a night with deaths and births; and the same world.
+  # (BT_NO_FAST_PATHS=1: docs/internals.md "Fast paths"; it also turns off the arena's own, the
+  # cells' threat counts that spare most ewes a look for a predator): every brain's status
+  # changes, thinks and sleep times, key writes, events and errors, through a night with deaths
+  # and births; and the same world.
   for way in fast reference; do
     if [ $way = reference ]; then BT_NO_FAST_PATHS=1; export BT_NO_FAST_PATHS; else unset BT_NO_FAST_PATHS; fi
     "$arena" --agents 300 --seconds 60 --headless --seed 7 --data "$src" --record "$tmp/$way" > "$tmp/out.$way" 2> "$tmp/err.$way" \
