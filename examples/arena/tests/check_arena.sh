@@ -176,6 +176,16 @@ bad_kinds)
   bad "${wolf_line},\$s/home = \"den\",/home = \"cave\",/" "brains/kinds.lua:$home_line: kind 'wolf': field 'home' must be one of"
   bad "${wolf_line}s/glyph = \"W\"/glyph = \"s\"/" "brains/kinds.lua:$wolf_line: kind 'wolf': field 'glyph' is the glyph of kind 'sheep' too"
   bad "${wolf_line}s/name = \"wolf\"/name = \"sheep\"/" "kind 'sheep': field 'name' is the name of kind 1 too"
+  # the keys the host writes (a kind written on the blackboard): only those it knows, a threat's
+  # distances in order
+  fox_line=$(grep -n 'name = "fox"' "$good" | cut -d: -f1)
+  fox_keys=$(awk -v s="$fox_line" 'NR > s && /keys = / { print NR; exit }' "$good")
+  ewe_line=$(grep -n 'name = "ewe"' "$good" | cut -d: -f1)
+  ewe_keys=$(awk -v s="$ewe_line" 'NR > s && /keys = / { print NR; exit }' "$good")
+  bad "${fox_keys}s/hunger = true/thirst = true/" \
+    "brains/kinds.lua:$fox_keys: kind 'fox': field 'keys' names \"thirst\", which the host does not write (night, hunger, threat)"
+  bad "${fox_keys}s/night = true/night = 1/" "brains/kinds.lua:$fox_keys: kind 'fox': field 'keys' takes night = true, got 1"
+  bad "${ewe_keys}s/far = 12/far = 4/" "brains/kinds.lua:$ewe_keys: kind 'ewe': field 'keys' threat: far must be a number from near (8) to 100, got 4"
   bad "s/^return {/return {{/" "brains/kinds.lua:"
   bad "1,/^return {/s/^return {/return 42 --/;/^return 42/,\$d" "brains/kinds.lua: expected the file to return a list of kinds"
   rm "$tmp/data/brains/kinds.lua"
