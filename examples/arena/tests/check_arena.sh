@@ -150,6 +150,17 @@ LUA
   [ -n "$rabbits" ] && [ "$rabbits" -gt 0 ] || fail "no rabbits in the world: $line"
   [ "$(field alive "$line")" = "$(field brains "$line")" ] || fail "a rabbit without a brain: $line"
   [ "$(field script_errors "$line")" = 0 ] || fail "script errors: $line"
+  # a kind whose entry says the host writes keys its brain has no blackboard for: each write is a
+  # script error that names the creature and the key, and the arena goes on
+  sed -i 's/share = 0.1, home = "meadow", eats = { "grass" },/share = 0.1, home = "meadow", eats = { "grass" }, keys = { night = true },/' \
+    "$tmp/data/brains/kinds.lua"
+  grep -q 'keys = { night = true }' "$tmp/data/brains/kinds.lua" || fail "the rabbit's keys were not added"
+  "$arena" --agents 300 --seconds 1 --headless --data "$tmp/data" > "$tmp/out" 2> "$tmp/err"
+  rc=$?
+  [ $rc -eq 0 ] || fail "exit $rc with a rabbit's keys and no board: $(cat "$tmp/err")"
+  grep -q "^bt-arena: script error: rabbit#[0-9]*: the host writes its key 'night' (keys in brains/kinds.lua), but its brain has no blackboard" "$tmp/err" \
+    || fail "a key written to a brain without a blackboard is not said: $(cat "$tmp/err")"
+  echo "$(head -1 "$tmp/err")"
   ;;
 
 bad_kinds)
