@@ -52,14 +52,8 @@ describe("the ewe brain", function()
     world:run(1 / 30, wrangler)
   end
 
-  local function doing(ewe)
-    local name, depth = nil, -1
-    for _, n in ipairs(ewe.brain.bt:snapshot()) do
-      if n.status == "RUNNING" and n.depth > depth then
-        name, depth = n.name, n.depth
-      end
-    end
-    return name
+  local function running(ewe)
+    return H.running_path(ewe.brain.bt)
   end
 
   it("is a shared brain class with a blackboard of the keys the host writes", function()
@@ -78,7 +72,7 @@ describe("the ewe brain", function()
   it("sleeps while nothing it watches changes: it thinks only when Wander's phases end", function()
     local ewe = ewe_at(0, 0)
     world:run(1 / 30, wrangler)
-    assert.equal("Wander", doing(ewe))
+    assert.equal("Ewe/Wander", running(ewe))
     local before = thinks()
     -- 12 s: waits of 2.5 s and walks of 3.5 s; at the end of each phase two thinks (the first
     -- comes at the phase's end, which Wander, as Don't Starve's, takes as not yet over)
@@ -98,7 +92,7 @@ describe("the ewe brain", function()
     frame(function() ewe.brain.bt.board.threat = wolf end)
     assert.equal(1, thinks() - before)
     assert.same({"RunInDirection(180.00)"}, world:commands(ewe, "RunInDirection"))
-    assert.equal("RunAway", doing(ewe))
+    assert.equal("Ewe/Threatened/ChattyNode/RunAway", running(ewe))
 
     world:run(0.5, wrangler)
     assert.truthy(ewe.x < -1)
@@ -106,7 +100,7 @@ describe("the ewe brain", function()
     before = thinks()
     frame(function() ewe.brain.bt.board.threat = nil end)
     assert.equal(1, thinks() - before)
-    assert.equal("Wander", doing(ewe))
+    assert.equal("Ewe/Wander", running(ewe))
     assert.same({"Stop()"}, world:commands(ewe, {"Stop", "RunInDirection"}))
   end)
 
@@ -122,7 +116,7 @@ describe("the ewe brain", function()
     frame(function() ewe.brain.bt.board.hunger = 0.5 end)
     assert.equal(1, thinks() - before)
     assert.same({"GoToPoint(6.00, 0.00, false)"}, world:commands(ewe, "GoToPoint"))
-    assert.equal("Graze", doing(ewe))
+    assert.equal("Ewe/Hungry/Graze", running(ewe))
 
     -- 4.5 units at 2 a second: one think on arrival, which starts the meal
     before = thinks()
@@ -136,19 +130,19 @@ describe("the ewe brain", function()
     before = thinks()
     frame(function() ewe.brain.bt.board.hunger = ewe.hunger end)
     assert.equal(1, thinks() - before)
-    assert.equal("Wander", doing(ewe))
+    assert.equal("Ewe/Wander", running(ewe))
   end)
 
   it("flees rather than grazes: a threat interrupts the meal in its frame", function()
     local ewe = ewe_at(0, 0, {hunger = 0.6})
     world:spawn("grass", 10, 0)
     world:run(1, wrangler)
-    assert.equal("Graze", doing(ewe))
+    assert.equal("Ewe/Hungry/Graze", running(ewe))
     local y = ewe.y
     local wolf = world:spawn("wolf", ewe.x, y + 6)
     world:clear_log()
     frame(function() ewe.brain.bt.board.threat = wolf end)
-    assert.equal("RunAway", doing(ewe))
+    assert.equal("Ewe/Threatened/ChattyNode/RunAway", running(ewe))
     assert.equal(1, #world:commands(ewe, "RunInDirection"))
     world:run(0.5, wrangler)
     assert.truthy(ewe.y < y - 2) -- away from the wolf, to the south

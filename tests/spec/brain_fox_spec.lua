@@ -52,17 +52,7 @@ describe("the fox brain", function()
   end
 
   local function running(fox)
-    local path, names = {}, {}
-    for _, n in ipairs(fox.brain.bt:snapshot()) do
-      if n.status == "RUNNING" then
-        path[n.depth] = n.name
-        for d = n.depth + 1, #path do
-          path[d] = nil
-        end
-        names = {table.unpack(path, 0, n.depth)}
-      end
-    end
-    return table.concat(names, "/")
+    return H.running_path(fox.brain.bt)
   end
 
   it("dozes by its den by day: hunger by day wakes it once, when it crosses the line", function()
