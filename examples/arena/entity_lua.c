@@ -73,7 +73,9 @@ struct arena_side {
   int ref_ids;     /* lua_topointer(inst) (a light userdata) -> id, for the entities in the world */
   int ref_classes; /* kind name -> Brain class */
   int ref_manager, ref_stats;
-  int ref_doing, ref_inspect_select, ref_inspect_read;
+  int ref_doing, ref_inspect_select, ref_inspect_read, ref_set_key;
+  int ref_set_clock;  /* bt.set_clock */
+  double clock_at;    /* the time pool_write_keys gave bt.set_clock, or -1 */
   world_scratch scratch; /* FindEntities' */
   arena_cmd *cmds;       /* queued since the last serial phase */
   int ncmds, cap_cmds;
@@ -873,6 +875,20 @@ static const char GLUE[] =
     "  else none = picked.refused or 'no tree to record' end\n"
     "  return snap, why, records, none\n"
     "end\n"
+    "-- the host writes a blackboard key of a creature's brain (docs/arena.md, 'What the host writes')\n"
+    "local function set(board, key, value) board[key] = value end\n"
+    "function M.set_key(inst, key, value)\n"
+    "  local brain = rawget(inst, 'brain')\n"
+    "  local tree = type(brain) == 'table' and brain.bt or nil\n"
+    "  if tree == nil then return end\n"
+    "  local board = tree.board\n"
+    "  if board == nil then\n"
+    "    error(tostring(inst) .. \": the host writes its key '\" .. key .. \"' (keys in brains/kinds.lua), \" ..\n"
+    "      'but its brain has no blackboard (bt.SharedBrain(build, Board))', 0)\n"
+    "  end\n"
+    "  local ok, err = pcall(set, board, key, value)\n"
+    "  if not ok then error(tostring(inst) .. ': ' .. tostring(err), 0) end\n"
+    "end\n"
     "return M\n";
 
 static int ref_field(lua_State *L, int t, const char *name) {
@@ -909,6 +925,9 @@ static int setup_side(arena *a, arena_side *side, lua_State *L, unsigned long lo
   luaL_requiref(L, "bt", luaopen_bt, 0); /* package.loaded.bt */
   int bt = lua_gettop(L);
   lua_getfield(L, bt, "set_clock");
+  lua_pushvalue(L, -1);
+  side->ref_set_clock = luaL_ref(L, LUA_REGISTRYINDEX);
+  side->clock_at = -1;
   lua_pushlightuserdata(L, a);
   lua_pushcclosure(L, clock_fn, 1);
   lua_call(L, 1, 0);
@@ -988,6 +1007,7 @@ static int setup_side(arena *a, arena_side *side, lua_State *L, unsigned long lo
   side->ref_doing = ref_field(L, 1, "doing");
   side->ref_inspect_select = ref_field(L, 1, "inspect_select");
   side->ref_inspect_read = ref_field(L, 1, "inspect_read");
+  side->ref_set_key = ref_field(L, 1, "set_key");
   lua_newtable(L);
   side->ref_classes = luaL_ref(L, LUA_REGISTRYINDEX);
   lua_settop(L, 0);
@@ -1321,6 +1341,70 @@ static void apply_commands(arena *a) {
   report(a, "the listeners queued commands for 64 rounds in one serial phase; the rest waits for the next");
 }
 
+/* ---- the blackboard keys the host writes (the kinds file's keys; world.c notes the facts) ---- */
+
+/* Writes the keys of `bits` (KEY_*) into creature e's blackboard, in the state that thinks it, as
+ * the world last noted them: night, hunger in hundredths, the threat's inst (nil: none). A write
+ * of the value the key holds is no write (bt wakes nothing); a brain without the key fails the
+ * write, which is reported as a script error. */
+static void write_keys(arena *a, const entity *e, unsigned bits) {
+  static const struct { unsigned bit; const char *name; } KEYS[] = {
+      {KEY_NIGHT, "night"}, {KEY_HUNGER, "hunger"}, {KEY_THREAT, "threat"}};
+  arena_side *side = owner_side(a, e->id);
+  lua_State *L = side->L;
+  for (size_t i = 0; i < sizeof KEYS / sizeof *KEYS; i++) {
+    if (!(bits & KEYS[i].bit)) continue;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, side->ref_set_key);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, side->ref_insts);
+    lua_rawgeti(L, -1, e->id);
+    lua_remove(L, -2);
+    lua_pushstring(L, KEYS[i].name);
+    switch (KEYS[i].bit) {
+    case KEY_NIGHT: lua_pushboolean(L, a->w.night); break;
+    case KEY_HUNGER: lua_pushnumber(L, e->hunger_key / 100.0); break;
+    default:
+      lua_rawgeti(L, LUA_REGISTRYINDEX, side->ref_insts);
+      lua_rawgeti(L, -1, e->threat); /* nil for 0: none */
+      lua_remove(L, -2);
+      break;
+    }
+    pcall_report(a, L, 3, 0);
+  }
+}
+
+/* What changed since the last tick: the night of every creature whose kind has it, at dusk and
+ * dawn; the keys of the creatures the world queued, among them every key of a brain that started
+ * (world_keys_now). Those without a brain (dead, or none) are skipped. Written just before the
+ * think phase, with the states' clocks at the tick's time, as bt_lua_pool_update sets them: a
+ * write is recorded at the time of the think it wakes, the same frame. */
+static void pool_write_keys(arena *a) {
+  world *w = &a->w;
+  if (!w->night_changed && !w->keyed.n) return;
+  for (int i = 0; i < a->nsides; i++) {
+    arena_side *side = a->sides[i];
+    if (side->clock_at == w->time) continue;
+    side->clock_at = w->time;
+    lua_rawgeti(side->L, LUA_REGISTRYINDEX, side->ref_set_clock);
+    lua_pushnumber(side->L, w->time);
+    lua_call(side->L, 1, 0);
+  }
+  if (w->night_changed) {
+    w->night_changed = 0;
+    for (int i = 0; (w->any_keys & KEY_NIGHT) && i < w->creatures.n; i++) {
+      const entity *e = w->ents[w->creatures.v[i]];
+      if (e->has_brain && !e->dead && (w->kinds[e->kind].keys & KEY_NIGHT)) write_keys(a, e, KEY_NIGHT);
+    }
+  }
+  for (int i = 0; i < w->keyed.n; i++) {
+    entity *e = world_any(w, w->keyed.v[i]);
+    unsigned bits = e ? e->key_dirty : 0;
+    if (!e) continue;
+    e->key_dirty = 0;
+    if (bits && e->has_brain && !e->dead) write_keys(a, e, bits);
+  }
+  w->keyed.n = 0;
+}
+
 /* The creature's brain, placed in the state with the fewest brains (the lowest numbered of those). */
 static void pool_start_brain(arena *a, entity *e) {
   int k = e->kind;
@@ -1347,6 +1431,7 @@ static void pool_start_brain(arena *a, entity *e) {
       report(a, "--record: not enough memory to add a brain's recorder to the log");
     lua_settop(L, top);
   }
+  world_keys_now(&a->w, e); /* all its keys, written before its first think (pool_write_keys) */
 }
 
 /* Pushes a new entity's inst in the side's state: {id, kind} with the entities' metatable, known
@@ -1445,6 +1530,7 @@ static double seconds_now(void) {
 
 /* The think phase (every state's brains at once, the world read only), then the serial phase. */
 static void pool_think(arena *a, long long tick) {
+  pool_write_keys(a);
   int rc = bt_lua_pool_update(a->pool, tick, a->w.time);
   if (rc != BT_OK) report(a, bt_lua_pool_errmsg(a->pool));
   double t0 = seconds_now();
@@ -1647,6 +1733,20 @@ static void read_nodes(lua_State *L, int snap, arena_inspection *out) {
   out->has_tree = 1;
 }
 
+/* A key record's write, from the record at the top, for the inspector: "hunger 0.5 -> 0.51 (woke)"
+ * (an entity's key holds its id). */
+static void key_message(lua_State *L, char *buf, size_t size) {
+  int top = lua_gettop(L);
+  lua_getfield(L, top, "name");
+  lua_getfield(L, top, "old");
+  lua_getfield(L, top, "new");
+  lua_getfield(L, top, "woke");
+  const char *name = lua_tostring(L, top + 1);
+  const char *before = luaL_tolstring(L, top + 2, NULL), *after = luaL_tolstring(L, top + 3, NULL);
+  snprintf(buf, size, "%s %s -> %s%s", name ? name : "?", before, after, lua_toboolean(L, top + 4) ? " (woke)" : "");
+  lua_settop(L, top);
+}
+
 static void read_records(lua_State *L, int recs, arena_inspection *out) {
   int n = (int)lua_rawlen(L, recs);
   if (!arena_grow((void **)&out->records, &out->cap_records, n, sizeof *out->records)) {
@@ -1670,6 +1770,7 @@ static void read_records(lua_State *L, int recs, arena_inspection *out) {
     field_text(L, "path", r->path, sizeof r->path);
     field_text(L, "cause", r->cause, sizeof r->cause);
     field_text(L, "message", r->message, sizeof r->message);
+    if (strcmp(r->type, "key") == 0) key_message(L, r->message, sizeof r->message);
     lua_pop(L, 1);
   }
   out->nrecords = n;
@@ -1763,7 +1864,7 @@ static long long kinds_stamp(const arena *a) {
 }
 
 /* The kinds file was saved: its numbers, looks and food apply at once (to the living too); a kind
- * added, removed or renamed is refused, and tags, home, share and brain wait for a restart. */
+ * added, removed or renamed is refused, and tags, home, share, brain and keys wait for a restart. */
 static void reload_kinds(arena *a) {
   static kind_info k[KINDS_MAX];
   int n = 0;
@@ -1787,12 +1888,18 @@ static void reload_kinds(arena *a) {
     kind_info *o = &w->kinds[i];
     int tags = o->ntags != k[i].ntags;
     for (int t = 0; !tags && t < o->ntags; t++) tags = strcmp(o->tags[t], k[i].tags[t]) != 0;
-    later |= tags || o->home != k[i].home || o->share != k[i].share || strcmp(o->brain, k[i].brain) != 0;
+    int keys = o->keys != k[i].keys || o->threat_near != k[i].threat_near || o->threat_far != k[i].threat_far ||
+               strcmp(o->threat_tag, k[i].threat_tag) != 0;
+    later |= tags || keys || o->home != k[i].home || o->share != k[i].share || strcmp(o->brain, k[i].brain) != 0;
     memcpy(k[i].tags, o->tags, sizeof o->tags);
     k[i].ntags = o->ntags;
     k[i].home = o->home;
     k[i].share = o->share;
     memcpy(k[i].brain, o->brain, sizeof o->brain);
+    k[i].keys = o->keys; /* the world notes their facts from the start: a change takes a restart */
+    k[i].threat_near = o->threat_near;
+    k[i].threat_far = o->threat_far;
+    memcpy(k[i].threat_tag, o->threat_tag, sizeof o->threat_tag);
     *o = k[i];
   }
   for (int i = 0; i < w->creatures.n; i++) {
@@ -1806,7 +1913,7 @@ static void reload_kinds(arena *a) {
     e->radius = ki->radius;
   }
   snprintf(msg, sizeof msg, "reloaded %s%s", KINDS_FILE,
-           later ? " (changes of tags, home, share or brain take a restart)" : "");
+           later ? " (changes of tags, home, share, brain or keys take a restart)" : "");
   on_reload(a, KINDS_FILE, 1, msg);
 }
 

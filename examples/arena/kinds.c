@@ -57,7 +57,10 @@ static const char CHECK[] =
     "local HOMES = {none = 0, meadow = 1, den = 2, house = 3, post = 4}\n"
     "local FOOD = {grass = 1, house = 4}\n"
     "local ORDER = {'name', 'plural', 'glyph', 'colour', 'brain', 'tags', 'share', 'home', 'eats',\n"
-    "  'walk', 'run', 'health', 'damage', 'range', 'cooldown', 'hunger', 'tired', 'radius'}\n"
+    "  'walk', 'run', 'health', 'damage', 'range', 'cooldown', 'hunger', 'tired', 'radius', 'keys'}\n"
+    "-- the blackboard keys the host writes (keys = {night = true, threat = {near = 8}, ...}): their bits\n"
+    "local KEYS = {night = 1, hunger = 2, threat = 4}\n"
+    "local THREAT = {near = 8, far = 12, tag = 'predator'}\n"
     "local KNOWN = {}\n"
     "for _, f in ipairs(ORDER) do KNOWN[f] = true end\n"
     "-- numbers: {min, min allowed?, max, default}\n"
@@ -158,6 +161,37 @@ static const char CHECK[] =
     "    end\n"
     "  end\n"
     "  if o.run < o.walk then fail(i, name, 'run', 'must be at least walk (' .. o.walk .. '), got ' .. o.run) end\n"
+    "  o.keys, o.threat_near, o.threat_far, o.threat_tag = 0, THREAT.near, THREAT.far, THREAT.tag\n"
+    "  if k.keys ~= nil then\n"
+    "    local ks = k.keys\n"
+    "    if type(ks) ~= 'table' then fail(i, name, 'keys', 'must be a table of the keys the host writes ({night = true, hunger = true, threat = {near = 8, far = 12}}), got ' .. show(ks)) end\n"
+    "    for key, v in pairs(ks) do\n"
+    "      if not KEYS[key] then fail(i, name, 'keys', 'names ' .. show(key) .. ', which the host does not write (night, hunger, threat)') end\n"
+    "      if v ~= true and not (key == 'threat' and type(v) == 'table') then\n"
+    "        fail(i, name, 'keys', 'takes ' .. key .. ' = true' .. (key == 'threat' and ' or a table {near = , far = , tag = }' or '') .. ', got ' .. show(v))\n"
+    "      end\n"
+    "      o.keys = o.keys | KEYS[key]\n"
+    "    end\n"
+    "    if type(ks.threat) == 'table' then\n"
+    "      local t = ks.threat\n"
+    "      for f in pairs(t) do\n"
+    "        if THREAT[f] == nil then fail(i, name, 'keys', 'threat: ' .. show(f) .. ' is not one of near, far, tag') end\n"
+    "      end\n"
+    "      o.threat_near = t.near == nil and THREAT.near or t.near\n"
+    "      o.threat_far = t.far == nil and math.max(THREAT.far, o.threat_near) or t.far\n"
+    "      o.threat_tag = t.tag == nil and THREAT.tag or t.tag\n"
+    "      if type(o.threat_near) ~= 'number' or not (o.threat_near > 0 and o.threat_near <= 100) then\n"
+    "        fail(i, name, 'keys', 'threat: near must be a number above 0, at most 100, got ' .. show(t.near))\n"
+    "      end\n"
+    "      if type(o.threat_far) ~= 'number' or not (o.threat_far >= o.threat_near and o.threat_far <= 100) then\n"
+    "        fail(i, name, 'keys', 'threat: far must be a number from near (' .. o.threat_near .. ') to 100, got ' .. show(t.far))\n"
+    "      end\n"
+    "      if type(o.threat_tag) ~= 'string' or not o.threat_tag:find('^[%w_]+$') or #o.threat_tag > 20 then\n"
+    "        fail(i, name, 'keys', 'threat: tag must be a word (at most 20 characters), got ' .. show(t.tag))\n"
+    "      end\n"
+    "      o.threat_near, o.threat_far = o.threat_near + 0.0, o.threat_far + 0.0\n"
+    "    end\n"
+    "  end\n"
     "  total = total + o.share\n"
     "  out[i] = o\n"
     "end\n"
@@ -235,6 +269,10 @@ static void to_kind(lua_State *L, kind_info *k) {
   k->hunger_rate = 1 / number(L, "hunger");
   k->fatigue_rate = 1 / number(L, "tired");
   k->radius = number(L, "radius");
+  k->keys = (unsigned)number(L, "keys");
+  k->threat_near = number(L, "threat_near");
+  k->threat_far = number(L, "threat_far");
+  copy(k->threat_tag, sizeof k->threat_tag, string(L, "threat_tag"));
 }
 
 int kinds_load(const char *data_dir, const char *file, kind_info *kinds, int *n, char *err, size_t errsize) {

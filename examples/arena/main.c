@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * main.c: bt-arena, a game host that embeds Lua and bt. Sheep, wolves, villagers and guards live
- * on a 2-D plane with day and night, each driven by the brain of its kind (brains/<kind>.lua, a
- * Brain class); the creatures' entity interface (docs/entity.md) is implemented in C.
+ * main.c: bt-arena, a game host that embeds Lua and bt. Sheep, wolves, villagers, guards, ewes
+ * and foxes live on a 2-D plane with day and night, each driven by the brain of its kind
+ * (brains/<kind>.lua, a Brain class); the creatures' entity interface (docs/entity.md) is
+ * implemented in C.
  *
  *   bt-arena [--agents N] [--seconds S] [--headless] [--watch] [--seed N] [--data DIR]
  *            [--threads N] [--record FILE] [--viewer [PORT]] [--ring N] [--reload-at TICK]
@@ -88,11 +89,11 @@ static const char USAGE[] =
     "                [--reload-at TICK]\n"
     "       bt-arena --replay FILE [--headless]\n"
     "\n"
-    "Sheep, wolves, villagers and guards, each driven by a bt brain (brains/<kind>.lua), live\n"
-    "on a 2-D plane with day and night.\n"
+    "Sheep, wolves, villagers, guards, ewes and foxes, each driven by a bt brain\n"
+    "(brains/<kind>.lua), live on a 2-D plane with day and night.\n"
     "\n"
-    "  --agents N    creatures in the world (default 40): half sheep, an eighth wolves,\n"
-    "                a quarter villagers, the rest guards\n"
+    "  --agents N    creatures in the world (default 40), shared as brains/kinds.lua says\n"
+    "                (17 sheep, 4 wolves, 8 villagers, 4 guards, 4 ewes, 3 foxes)\n"
     "  --seconds S   simulated seconds to run (default: until q live, 30 headless)\n"
     "  --headless    no view: run as fast as possible and print one summary line\n"
     "  --watch       reload brains and behaviours when their files are saved, and say so\n"

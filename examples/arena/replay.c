@@ -22,7 +22,7 @@ typedef struct ring_rec {
   double time, sleep;
   unsigned long long think;
   const bt_log_shape *shape; /* the agent's tree then, for the node's path */
-  char *message;             /* an error's (malloc'd), or NULL */
+  char *message;             /* an error's, or a key write's "hunger 0.5 -> 0.51" (malloc'd), or NULL */
   int node;
   unsigned char type, from, to, cause, has_sleep;
 } ring_rec;
@@ -54,6 +54,7 @@ struct replay {
 static const char *const TYPE_NAMES[] = {
     [BT_REC_STATUS] = "status", [BT_REC_THINK] = "think",   [BT_REC_EVENT] = "event",
     [BT_REC_ERROR] = "error",   [BT_REC_RELOAD] = "reload", [BT_REC_HOST] = "host",
+    [BT_REC_KEY] = "key",
 };
 
 /* ---- agents ---- */
@@ -105,10 +106,34 @@ static agent *agent_of(replay *rp, int id) {
   return &rp->agents[rp->agent_of_id[id] - 1];
 }
 
+/* A key's value as bt-log prints it: 0.51, true, "text", entity 12, nil. */
+static int value_text(char *buf, size_t size, const bt_value *v) {
+  switch (v->type) {
+    case BT_KEY_NUMBER: return snprintf(buf, size, "%.17g", v->as.number);
+    case BT_KEY_INTEGER: return snprintf(buf, size, "%lld", v->as.integer);
+    case BT_KEY_BOOLEAN: return snprintf(buf, size, "%s", v->as.boolean ? "true" : "false");
+    case BT_KEY_STRING: return snprintf(buf, size, "\"%s\"", v->as.string);
+    case BT_KEY_ENTITY: return snprintf(buf, size, "entity %llu", v->as.entity);
+    case BT_KEY_VALUE: return snprintf(buf, size, "value %llu", v->as.token);
+    default: return snprintf(buf, size, "nil");
+  }
+}
+
+/* A key write for the inspector: "hunger 0.5 -> 0.51 (woke)"; malloc'd, or NULL. */
+static char *key_text(const bt_log_shape *shape, const bt_rec_entry *e) {
+  char before[64], after[64], *text = malloc(200);
+  const char *name = shape ? bt_log_shape_key_name(shape, e->node) : NULL;
+  if (!text) return NULL;
+  value_text(before, sizeof before, &e->before);
+  value_text(after, sizeof after, &e->after);
+  snprintf(text, 200, "%s %s -> %s%s", name ? name : "?", before, after, e->from ? " (woke)" : "");
+  return text;
+}
+
 /* Keeps the record in the agent's ring if the inspector lists its kind. */
 static int keep(agent *ag, const bt_log_record *rec) {
   const bt_rec_entry *e = &rec->entry;
-  if (e->type < BT_REC_STATUS || e->type > BT_REC_HOST) return 0;
+  if (e->type < BT_REC_STATUS || e->type > BT_REC_KEY) return 0;
   if (!ag->ring && !(ag->ring = calloc(RING, sizeof *ag->ring))) return -1;
   ring_rec *x = &ag->ring[ag->head];
   free(x->message);
@@ -129,6 +154,8 @@ static int keep(agent *ag, const bt_log_record *rec) {
       memcpy(x->message, e->text, n);
       x->message[n] = 0;
     }
+  } else if (e->type == BT_REC_KEY) {
+    x->message = key_text(rec->shape, e);
   }
   ag->head = (ag->head + 1) % RING;
   if (ag->nring < RING) ag->nring++;
@@ -177,7 +204,7 @@ static int read_on(replay *rp) {
     }
     const bt_rec_entry *e = &rec.entry;
     if (rec.agent_index >= 0) { /* a brain's record */
-      if (e->type >= BT_REC_STATUS && e->type <= BT_REC_HOST) rp->records++; /* the recorder's kinds */
+      if (e->type >= BT_REC_STATUS && e->type <= BT_REC_KEY) rp->records++; /* the recorder's kinds */
       agent *ag = agent_at(rp, rec.agent_index, rec.agent);
       if (!ag) return failure(rp, "%s", "out of memory");
       int applied = bt_log_tree_apply(ag->tree, rp->r, &rec);

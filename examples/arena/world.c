@@ -118,10 +118,16 @@ static int cell_of(const world *w, double x, double y) {
   return cy * w->gw + cx;
 }
 
+/* The cells' counts of entities with a threat tag (KEY_THREAT's prefilter), kept with the grid. */
+static void count_threat(world *w, const entity *e, int c, int delta) {
+  if (w->cell_threats && (e->tags & w->threat_tags)) w->cell_threats[c] += delta;
+}
+
 static int grid_insert(world *w, entity *e) {
   int c = cell_of(w, e->x, e->y);
   e->cell = c;
   e->cell_slot = w->cells[c].n;
+  count_threat(w, e, c, 1);
   return vec_push(&w->cells[c], e->id);
 }
 
@@ -132,6 +138,7 @@ static void grid_remove(world *w, entity *e) {
     v->v[e->cell_slot] = last;
     w->ents[last]->cell_slot = e->cell_slot;
   }
+  count_threat(w, e, e->cell, -1);
   e->cell = -1;
 }
 
@@ -142,6 +149,7 @@ static void grid_move(world *w, entity *e) {
   e->cell = c;
   e->cell_slot = w->cells[c].n;
   if (vec_push(&w->cells[c], e->id) != 0) e->cell = -1; /* out of memory: unfindable */
+  else count_threat(w, e, c, 1);
 }
 
 /* ---- space ---- */
@@ -666,6 +674,58 @@ void world_say(world *w, entity *e, const char *text) {
   e->say_until = w->time + 3;
 }
 
+/* ---- the facts of the blackboard keys the host writes ----
+ *
+ * A kind's `keys` (kinds file) name the facts the host writes into its brains' blackboards. The
+ * world notes a change where it makes it, and queues the creature in w->keyed with the bits that
+ * changed (arena_sync writes them, in the state that thinks the creature): hunger in hundredths
+ * where needs() computes it, the night at dusk and dawn (w->night_changed: no creature is
+ * queued), and the threat once a tick after everyone moved, for the kinds that ask for it only. */
+
+static void key_changed(world *w, entity *e, unsigned bit) {
+  if (!e->key_dirty && vec_push(&w->keyed, e->id)) return; /* out of memory: noted next change */
+  e->key_dirty |= bit;
+}
+
+static int hunger_hundredths(const entity *e) { return (int)floor(e->hunger * 100 + 0.5); }
+
+/* The threat of a creature whose kind has KEY_THREAT: the one it has while that one is alive, in
+ * the world and at most `far` away; else the nearest creature within `near` with the kind's
+ * threat tag (0: none). */
+static int threat_of(const world *w, const entity *e) {
+  const kind_info *ki = &w->kinds[e->kind];
+  const entity *t = world_get(w, e->threat);
+  if (t && !t->dead && dist2(e->x, e->y, t->x, t->y) <= ki->threat_far * ki->threat_far) return t->id;
+  if (!w->kind_threat[e->kind]) return 0; /* a tag no entity has */
+  if (w->cell_threats) { /* most are far from any threat: the cells say so without a look at one */
+    int near = 0;
+    FOR_CELLS(w, e->x, e->y, ki->threat_near, c) near |= w->cell_threats[c];
+    if (!near) return 0;
+  }
+  const entity *found = world_find(w, e, ki->threat_near, w->kind_threat[e->kind], 0);
+  return found ? found->id : 0;
+}
+
+/* Once a tick, after everyone moved: the threats of the creatures whose kind asks for them. */
+static void note_threats(world *w) {
+  for (int i = 0; i < w->creatures.n; i++) {
+    entity *e = w->ents[w->creatures.v[i]];
+    if (e->dead || !(w->kinds[e->kind].keys & KEY_THREAT)) continue;
+    int t = threat_of(w, e);
+    if (t != e->threat) {
+      e->threat = t;
+      key_changed(w, e, KEY_THREAT);
+    }
+  }
+}
+
+void world_keys_now(world *w, entity *e) {
+  unsigned keys = is_creature(e) ? w->kinds[e->kind].keys : 0;
+  e->hunger_key = hunger_hundredths(e);
+  e->threat = (keys & KEY_THREAT) && !e->dead ? threat_of(w, e) : 0;
+  if (keys) key_changed(w, e, keys);
+}
+
 /* ---- the tick ---- */
 
 static void needs(world *w, entity *e) {
@@ -684,6 +744,11 @@ static void needs(world *w, entity *e) {
   } else if (e->hunger < 0.6 && e->health < e->max_health) {
     e->health += 0.5 * dt;
     if (e->health > e->max_health) e->health = e->max_health;
+  }
+  /* (hunger also falls in a meal and a feast: this sees those at the next tick's needs) */
+  if ((ki->keys & KEY_HUNGER) && hunger_hundredths(e) != e->hunger_key) {
+    e->hunger_key = hunger_hundredths(e);
+    key_changed(w, e, KEY_HUNGER);
   }
 }
 
@@ -747,6 +812,10 @@ static void grow_grass(world *w) {
 
 void world_step(world *w, double time) {
   w->time = time;
+  if (w->night != !world_is_day(w)) { /* dusk or dawn */
+    w->night = !w->night;
+    w->night_changed = 1;
+  }
   for (int i = w->creatures.n - 1; i >= 0; i--) { /* (a removal moves the last one into slot i) */
     entity *e = w->ents[w->creatures.v[i]];
     if (e->dead && w->time >= e->died_at + BODY_SECONDS) world_remove(w, e);
@@ -765,6 +834,7 @@ void world_step(world *w, double time) {
   }
   grow_grass(w);
   births(w);
+  if (w->any_keys & KEY_THREAT) note_threats(w);
 }
 
 /* ---- making the world ---- */
@@ -1003,6 +1073,14 @@ static int build(world *w, int agents) {
   return 0;
 }
 
+/* The cells' threat counts are the arena's one fast path, a second way of finding no threat:
+ * with the environment's BT_NO_FAST_PATHS set (not "" nor "0"), as for bt's own, every creature
+ * that watches for threats looks, so that arena.fast_paths compares the two ways. */
+static int fast_paths(void) {
+  const char *v = getenv("BT_NO_FAST_PATHS");
+  return !v || !*v || strcmp(v, "0") == 0;
+}
+
 /* What every world has before its entities: its size, kinds and tags, the grid, the clock. */
 static int setup(world *w, double width, double height, const kind_info *kinds, int n) {
   memset(w, 0, sizeof *w);
@@ -1035,6 +1113,14 @@ static int setup(world *w, double width, double height, const kind_info *kinds, 
     }
   w->tag_predator = (tagmask)1 << world_tag(w, "predator");
   w->tag_prey = (tagmask)1 << world_tag(w, "prey");
+  for (int k = 0; k < n; k++) {
+    w->any_keys |= w->kinds[k].keys;
+    int t = w->kinds[k].keys & KEY_THREAT ? world_tag(w, w->kinds[k].threat_tag) : -1;
+    w->kind_threat[k] = t >= 0 ? (tagmask)1 << t : 0; /* a tag no entity has: no threat */
+    w->threat_tags |= w->kind_threat[k];
+  }
+  if (w->threat_tags && fast_paths() && !(w->cell_threats = calloc((size_t)w->gw * (size_t)w->gh, sizeof *w->cell_threats)))
+    return -1;
   return 0;
 }
 
@@ -1091,6 +1177,9 @@ void world_clear_queues(world *w) {
   for (int i = 0; i < w->ndone; i++) free(w->done[i].action);
   w->ndone = 0;
   w->died.n = w->removed.n = w->spawned.n = 0;
+  for (int i = 0; i < w->keyed.n; i++) w->ents[w->keyed.v[i]]->key_dirty = 0;
+  w->keyed.n = 0;
+  w->night_changed = 0;
 }
 
 void world_free(world *w) {
@@ -1104,12 +1193,13 @@ void world_free(world *w) {
   for (int i = 0; w->pond_cells && i < ncells; i++) vec_free(&w->pond_cells[i]);
   free(w->cells);
   free(w->pond_cells);
+  free(w->cell_threats);
   for (int i = 0; i < w->ndone; i++) free(w->done[i].action);
   free(w->done);
   free(w->ponds);
   free(w->patches);
   world_scratch_free(&w->scratch);
-  int_vec *vs[] = {&w->active, &w->creatures, &w->died, &w->removed, &w->spawned,
+  int_vec *vs[] = {&w->active, &w->creatures, &w->died, &w->removed, &w->spawned, &w->keyed,
                    &w->dens, &w->houses, &w->posts, &w->fields};
   for (size_t i = 0; i < sizeof vs / sizeof *vs; i++) vec_free(vs[i]);
   memset(w, 0, sizeof *w);

@@ -31,6 +31,10 @@ typedef enum { HOME_NONE, HOME_MEADOW, HOME_DEN, HOME_HOUSE, HOME_POST } home_t;
 #define KIND_TAGS_MAX 4
 #define KIND_NAME_MAX 24
 
+/* The blackboard keys the host writes for a kind's brains (the kinds file's `keys`, docs/arena.md
+ * "What the host writes"): bits of kind_info.keys and entity.key_dirty. */
+enum { KEY_NIGHT = 1, KEY_HUNGER = 2, KEY_THREAT = 4 };
+
 /* What a kind is: a creature kind from the kinds file, or one of the world's objects. */
 typedef struct kind_info {
   char name[KIND_NAME_MAX], plural[KIND_NAME_MAX];
@@ -45,6 +49,10 @@ typedef struct kind_info {
   double walk, run, health, damage, range, cooldown;
   double hunger_rate, fatigue_rate; /* per second, idle */
   double radius;
+  unsigned keys;  /* KEY_* bits: the blackboard keys the host writes for its brains */
+  double threat_near, threat_far; /* KEY_THREAT: a creature tagged threat_tag within near is a
+                                     threat, until it is farther than far, dies or leaves */
+  char threat_tag[KIND_NAME_MAX];
 } kind_info;
 
 typedef uint64_t tagmask;
@@ -103,6 +111,13 @@ typedef struct entity {
   double say_until;
 
   int patch; /* grass: its patch */
+
+  /* the facts its kind's blackboard keys hold (kind_info.keys), as the world last noted them:
+   * hunger in hundredths (rounded), the threat's id (0: none); key_dirty: the KEY_* bits that
+   * changed since the host last wrote them (the entity is then in world.keyed) */
+  int hunger_key;
+  int threat;
+  unsigned key_dirty;
 
   /* bt-arena (entity_lua.c): the Lua state whose scripts think its brain (0 without one), and
    * what its own scripts wrote of it since its commands were last applied, which they read back
@@ -164,6 +179,11 @@ typedef struct world {
   int nkinds;
   tagmask kind_tag[KIND_COUNT];
   tagmask tag_predator, tag_prey;
+  tagmask kind_threat[KINDS_MAX]; /* the tags of what threatens a kind with KEY_THREAT */
+  tagmask threat_tags;   /* all of them */
+  int *cell_threats;     /* per grid cell, its entities with one of those tags (NULL: no kind asks,
+                            or BT_NO_FAST_PATHS: every creature that asks looks) */
+  unsigned any_keys; /* the KEY_* bits of every kind */
 
   pond *ponds;
   int nponds;
@@ -181,6 +201,9 @@ typedef struct world {
   int_vec died;    /* creatures to push "death" to, then remove */
   int_vec removed; /* entities that left the world */
   int_vec spawned; /* entities that entered the world */
+  int_vec keyed;   /* creatures whose keys' facts changed (entity.key_dirty says which) */
+  int night;       /* it is night (world_is_day is false) ... */
+  int night_changed; /* ... since this flag was set: the host writes KEY_NIGHT, and clears it */
 
   world_scratch scratch; /* world_find_all's */
   int_vec *pond_cells; /* per grid cell, the ponds that overlap it */
@@ -209,6 +232,10 @@ void world_clear_queues(world *w);
 
 /* Advances the world by one tick of w->dt seconds ending at `time`. */
 void world_step(world *w, double time);
+
+/* Brings e's key facts (hunger_key, threat) up to date and queues every key of its kind in
+ * world.keyed, to be written: a brain that starts is given all its keys. */
+void world_keys_now(world *w, entity *e);
 
 const char *kind_name(const world *w, int k);
 int world_is_creature(const entity *e);

@@ -153,7 +153,7 @@ echo "$out" | head -1 | grep -q "^t= 0.03 " && echo "$out" | grep -q "RunAway - 
   || { echo "installed bt-hello did not run its brain (no think, or no running away from the wolf):"; echo "$out" | tail -5; exit 1; }
 (cd "$prefix/empty" && "$prefix/moved/bin/bt-arena" --headless --seconds 3 > "$prefix/arena.out" 2> "$prefix/arena.err") \
   || { echo "installed bt-arena --headless failed: $(cat "$prefix/arena.err")"; exit 1; }
-grep -q "^agents=40 simulated=3.0s .* alive=40 brains=40 registered=40 .* script_errors=0 alive_by_kind=sheep:20,wolf:5,villager:10,guard:5 threads=[0-9]* apply_us_per_tick=[0-9]* commands=[0-9]* world=[0-9a-f]*$" "$prefix/arena.out" \
+grep -q "^agents=40 simulated=3.0s .* alive=40 brains=40 registered=40 .* script_errors=0 alive_by_kind=sheep:17,wolf:4,villager:8,guard:4,ewe:4,fox:3 threads=[0-9]* apply_us_per_tick=[0-9]* commands=[0-9]* world=[0-9a-f]*$" "$prefix/arena.out" \
   && [ ! -s "$prefix/arena.err" ] \
   || { echo "installed bt-arena --headless printed:"; cat "$prefix/arena.out" "$prefix/arena.err"; exit 1; }
 [ -z "$(ls -A "$prefix/empty")" ] || { echo "the programs wrote into the current folder: $(ls -A "$prefix/empty")"; exit 1; }

@@ -133,6 +133,15 @@ function H.running(tree)
   return "none"
 end
 
+-- The path of the tree's running nodes from the root, "Root/Child/Leaf", or "" when none runs.
+function H.running_path(tree)
+  local path = {}
+  for _, e in ipairs(tree:snapshot()) do
+    if e.status == bt.RUNNING and e.depth == #path then path[#path + 1] = e.name end
+  end
+  return table.concat(path, "/")
+end
+
 -- A compact form of tree:snapshot(): "depth name status last" per node.
 function H.snap(tree)
   local out = {}

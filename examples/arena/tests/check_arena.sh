@@ -3,7 +3,7 @@
 # Checks of bt-arena, run by ctest (tests/CMakeLists.txt, tests arena.*).
 # usage: check_arena.sh <headless|broken_brain|watch|kinds|bad_kinds|error_lines|viewer_line|inspector|
 #                        bad_flags|no_terminal|record|replay_damage|replay_view|threads|own_writes|
-#                        achieves|fast_paths> <bt-arena>
+#                        achieves|fast_paths|board> <bt-arena>
 #                        <source dir> [<bt-log or none>
 #                        [<the directory of bt.so>]]
 # (exit 77: skipped, for a tool that is missing)
@@ -125,10 +125,11 @@ return bt.SharedBrain(function()
   return bt.PriorityNode({ RunAway(nil, "predator", 6, 10), Wander(nil, nil, 8) }, .25)
 end)
 LUA
-  # the default kinds first: today's four, in today's numbers
+  # the default kinds first: Don't Starve's four and the two written on the blackboard, in their
+  # numbers (shares 0.5, 0.125, 0.25, 0.125, 0.125 and 0.0625 of 300)
   "$arena" --agents 300 --seconds 2 --headless --data "$tmp/data" > "$tmp/out" 2> "$tmp/err" || fail "exit $?: $(cat "$tmp/err")"
-  [ "$(field alive_by_kind "$(cat "$tmp/out")")" = "sheep:150,wolf:38,villager:75,guard:37" ] \
-    || fail "the default kinds are not sheep 150, wolves 38, villagers 75, guards 37 of 300: $(cat "$tmp/out")"
+  [ "$(field alive_by_kind "$(cat "$tmp/out")")" = "sheep:126,wolf:32,villager:63,guard:32,ewe:32,fox:15" ] \
+    || fail "the default kinds are not sheep 126, wolves 32, villagers 63, guards 32, ewes 32, foxes 15 of 300: $(cat "$tmp/out")"
   sed -i '$d' "$tmp/data/brains/kinds.lua" # the closing brace of the list
   cat >> "$tmp/data/brains/kinds.lua" <<'LUA'
   {
@@ -149,6 +150,17 @@ LUA
   [ -n "$rabbits" ] && [ "$rabbits" -gt 0 ] || fail "no rabbits in the world: $line"
   [ "$(field alive "$line")" = "$(field brains "$line")" ] || fail "a rabbit without a brain: $line"
   [ "$(field script_errors "$line")" = 0 ] || fail "script errors: $line"
+  # a kind whose entry says the host writes keys its brain has no blackboard for: each write is a
+  # script error that names the creature and the key, and the arena goes on
+  sed -i 's/share = 0.1, home = "meadow", eats = { "grass" },/share = 0.1, home = "meadow", eats = { "grass" }, keys = { night = true },/' \
+    "$tmp/data/brains/kinds.lua"
+  grep -q 'keys = { night = true }' "$tmp/data/brains/kinds.lua" || fail "the rabbit's keys were not added"
+  "$arena" --agents 300 --seconds 1 --headless --data "$tmp/data" > "$tmp/out" 2> "$tmp/err"
+  rc=$?
+  [ $rc -eq 0 ] || fail "exit $rc with a rabbit's keys and no board: $(cat "$tmp/err")"
+  grep -q "^bt-arena: script error: rabbit#[0-9]*: the host writes its key 'night' (keys in brains/kinds.lua), but its brain has no blackboard" "$tmp/err" \
+    || fail "a key written to a brain without a blackboard is not said: $(cat "$tmp/err")"
+  echo "$(head -1 "$tmp/err")"
   ;;
 
 bad_kinds)
@@ -175,6 +187,16 @@ bad_kinds)
   bad "${wolf_line},\$s/home = \"den\",/home = \"cave\",/" "brains/kinds.lua:$home_line: kind 'wolf': field 'home' must be one of"
   bad "${wolf_line}s/glyph = \"W\"/glyph = \"s\"/" "brains/kinds.lua:$wolf_line: kind 'wolf': field 'glyph' is the glyph of kind 'sheep' too"
   bad "${wolf_line}s/name = \"wolf\"/name = \"sheep\"/" "kind 'sheep': field 'name' is the name of kind 1 too"
+  # the keys the host writes (a kind written on the blackboard): only those it knows, a threat's
+  # distances in order
+  fox_line=$(grep -n 'name = "fox"' "$good" | cut -d: -f1)
+  fox_keys=$(awk -v s="$fox_line" 'NR > s && /keys = / { print NR; exit }' "$good")
+  ewe_line=$(grep -n 'name = "ewe"' "$good" | cut -d: -f1)
+  ewe_keys=$(awk -v s="$ewe_line" 'NR > s && /keys = / { print NR; exit }' "$good")
+  bad "${fox_keys}s/hunger = true/thirst = true/" \
+    "brains/kinds.lua:$fox_keys: kind 'fox': field 'keys' names \"thirst\", which the host does not write (night, hunger, threat)"
+  bad "${fox_keys}s/night = true/night = 1/" "brains/kinds.lua:$fox_keys: kind 'fox': field 'keys' takes night = true, got 1"
+  bad "${ewe_keys}s/far = 12/far = 4/" "brains/kinds.lua:$ewe_keys: kind 'ewe': field 'keys' threat: far must be a number from near (8) to 100, got 4"
   bad "s/^return {/return {{/" "brains/kinds.lua:"
   bad "1,/^return {/s/^return {/return 42 --/;/^return 42/,\$d" "brains/kinds.lua: expected the file to return a list of kinds"
   rm "$tmp/data/brains/kinds.lua"
@@ -413,8 +435,14 @@ record)
     "$btlog" print "$tmp/A" > "$tmp/print" 2> "$tmp/err" || fail "bt-log print exited $?: $(cat "$tmp/err")"
     labels=$(awk -F'\t' '$5 != "world" { print $3 }' "$tmp/print" | sort -u)
     [ "$(echo "$labels" | wc -l)" -eq 300 ] || fail "bt-log print shows $(echo "$labels" | wc -l) agents, not 300"
-    echo "$labels" | grep -Evq '^(sheep|wolf|villager|guard) [0-9]+$' && fail "labels not '<kind> <id>': $(echo "$labels" | grep -Ev '^(sheep|wolf|villager|guard) [0-9]+$' | head -3)"
+    echo "$labels" | grep -Evq '^(sheep|wolf|villager|guard|ewe|fox) [0-9]+$' && fail "labels not '<kind> <id>': $(echo "$labels" | grep -Ev '^(sheep|wolf|villager|guard|ewe|fox) [0-9]+$' | head -3)"
     grep -q "$(printf '\tsheep [0-9]*\t[0-9]*\tstatus\tPriority/')" "$tmp/print" || fail "no sheep's status change in bt-log print"
+    # the host's writes of the keys of the kinds written on the blackboard are records too
+    awk -F'\t' '$5 == "key"' "$tmp/print" > "$tmp/keys"
+    [ -s "$tmp/keys" ] || fail "bt-log print shows no key record (the host writes the ewes' and foxes' keys)"
+    ! awk -F'\t' '$3 !~ /^(ewe|fox) [0-9]+$/ || $6 !~ /^(night|hunger|threat)$/' "$tmp/keys" | grep . \
+      || fail "key records of another kind, or of a key the host does not write"
+    echo "bt-log print: $(wc -l < "$tmp/keys") key records, such as: $(head -1 "$tmp/keys")"
     [ "$(awk -F'\t' '$5 == "world" && $6 == 2' "$tmp/print" | wc -l)" -eq 152 ] || fail "bt-log print does not show the 152 frames"
     "$btlog" stats "$tmp/A" > "$tmp/stats" 2> "$tmp/err" || fail "bt-log stats exited $?: $(cat "$tmp/err")"
     agents=$(awk -F'\t' '$1 == "shape" { for (i = 1; i < NF; i++) if ($i == "agents") n += $(i + 1) } END { print n + 0 }' "$tmp/stats")
@@ -608,7 +636,7 @@ replay_view)
     < "$tmp/keys" > "$tmp/screen" &
   pid=$!
   exec 3> "$tmp/keys"
-  wait_for 0 ' day 1 [0-9:]+ DAY t=[0-9.]+s REPLAY x1 \| s 30 W 8 v 15 G 7 \| q quits' \
+  wait_for 0 ' day 1 [0-9:]+ DAY t=[0-9.]+s REPLAY x1 \| s 25 W 6 v 13 G 6 e 6 f 4 \| q quits' \
     || { stop; fail "no replay frame with its status line: $(cat "$tmp/err")"; }
   # the map: rows of ground with creatures on them
   wait_for 0 '^\[0;[0-9;]*m(\.|")' 20 || { stop; fail "no map drawn"; }
@@ -715,8 +743,10 @@ no_terminal)
 
 fast_paths)
   # The same seed gives the same log, byte for byte, with the think's fast paths and without them
-  # (BT_NO_FAST_PATHS=1: docs/internals.md "Fast paths"): every brain's status changes, thinks and
-  # sleep times, events and errors, through a night with deaths and births; and the same world.
+  # (BT_NO_FAST_PATHS=1: docs/internals.md "Fast paths"; it also turns off the arena's own, the
+  # cells' threat counts that spare most ewes a look for a predator): every brain's status
+  # changes, thinks and sleep times, key writes, events and errors, through a night with deaths
+  # and births; and the same world.
   for way in fast reference; do
     if [ $way = reference ]; then BT_NO_FAST_PATHS=1; export BT_NO_FAST_PATHS; else unset BT_NO_FAST_PATHS; fi
     "$arena" --agents 300 --seconds 60 --headless --seed 7 --data "$src" --record "$tmp/$way" > "$tmp/out.$way" 2> "$tmp/err.$way" \
@@ -739,8 +769,9 @@ fast_paths)
   ;;
 threads)
   # --threads N: the same seed gives the same world whatever N is, 0 (one state on this thread)
-  # included. The summary's world= is a digest of every entity's id, kind, position, health and
-  # death (worldlog.h); the counts must agree too.
+  # included, with every kind of the default kinds file (the ewes' and foxes' keys written by the
+  # host among them). The summary's world= is a digest of every entity's id, kind, position, health
+  # and death (worldlog.h); the counts must agree too.
   same() { # <what> <args...>: runs --threads 0, 1, 2 and 3 with the args, compares their worlds
     what=$1
     shift
@@ -786,6 +817,16 @@ $other"
   for n in 1 2 3; do
     cmp "$tmp/log0" "$tmp/log$n" || fail "--record: the logs of --threads 0 and $n differ"
   done
+  # the kinds written on the blackboard live in these runs: the logs compared hold the host's
+  # writes of their keys, and what the brains did on them
+  for kind in ewe fox; do
+    echo ",$(field alive_by_kind "$(cat "$tmp/rec0")")" | grep -q ",$kind:[1-9]" || fail "no $kind in the run: $(cat "$tmp/rec0")"
+  done
+  if [ "$btlog" != none ]; then
+    writes=$("$btlog" print "$tmp/log0" --type key | wc -l)
+    [ "$writes" -gt 0 ] || fail "--record: no key record in the log"
+    echo "--record: the logs hold $writes writes of the ewes' and foxes' keys"
+  fi
   "$arena" --replay "$tmp/log2" --headless > "$tmp/replay" || fail "--replay of the --threads 2 log failed"
   [ "$(field world "$(cat "$tmp/replay")")" = "$world" ] || fail "the replay ends in another world: $(cat "$tmp/replay")"
   echo "--record: the logs of --threads 0, 1, 2 and 3 are equal ($(field bytes "$(cat "$tmp/rec0")") bytes), the replay ends in world=$world"
@@ -872,6 +913,70 @@ achieves)
     achieved "$tmp/villager" Priority/RunAway 40 70                           # flights
     achieved "$tmp/guard" Priority/Sequence/EatAtHouse 15 80                  # meals
   done
+  ;;
+
+board)
+  # The kinds written on the blackboard (the ewe and the fox: keys in brains/kinds.lua), from a
+  # recording's records (bt-log): each key the host writes is a record; a write that wakes a brain
+  # makes it think in the frame of the write (a think at the write's time whose cause is "key", or
+  # "start" for the keys a brain is given as it starts), and act on it (a ewe told of a threat runs
+  # at once; a fox goes out at once when night falls, and hunts when its hunger crosses the line);
+  # and per creature-second they think far less than the kinds that poll (the sheep and the wolf),
+  # a count from the log (docs/arena.md, "What the host writes").
+  [ "$btlog" != none ] || { echo "bt-log was not built (BT_BUILD_TOOLS): not checked"; exit 77; }
+  seconds=120
+  "$arena" --headless --data "$src" --agents 300 --seconds $seconds --seed 2 --threads 2 --record "$tmp/R" \
+    > "$tmp/out" 2> "$tmp/err" || fail "exit $?: $(cat "$tmp/err")"
+  line=$(cat "$tmp/out")
+  [ "$(field script_errors "$line")" = 0 ] || fail "script errors: $(cat "$tmp/err")"
+  for kind in ewe fox; do
+    n=$(field alive_by_kind "$line" | tr ',' '\n' | sed -n "s/^$kind://p")
+    [ -n "$n" ] && [ "$n" -gt 0 ] || fail "no $kind alive at the end: $line"
+  done
+  "$btlog" print "$tmp/R" --label 'ewe *' --label 'fox *' --type key --type think --type status > "$tmp/board" \
+    2> "$tmp/err2" || fail "bt-log print: $(cat "$tmp/err2")"
+  awk -F '\t' '
+    { at = $2 " " $1 }
+    $5 == "key" { writes[$6]++ }
+    $5 == "key" && $8 == "woke" { woke[at] = $3 ": " $6 " " $7; nwoke++ }
+    $5 == "key" && $8 == "woke" && $6 == "threat" && $7 ~ /^nil -> / { threatened[at] = 1 }
+    $5 == "key" && $8 == "woke" && $6 == "night" && $7 ~ /-> true$/ { nightfall[at] = 1 }
+    $5 == "key" && $8 == "woke" && $6 == "hunger" && $3 ~ /^fox / { hungry[at] = 1 }
+    $5 == "think" && ($6 == "key" || $6 == "start") { thought[at] = 1 } # (a brain that starts is given its keys)
+    $5 == "status" && $6 == "Ewe/Threatened/ChattyNode/RunAway" && $7 == "READY>RUNNING" { fled[at] = 1 }
+    $5 == "status" && $6 == "Fox/Night" && $7 == "READY>RUNNING" { prowled[at] = 1 }
+    $5 == "status" && $6 == "Fox/Night/Prowl/Hungry/Priority" && $7 == "READY>RUNNING" { hunted[at] = 1 }
+    END {
+      for (w in woke) if (!(w in thought)) { print "FAIL: no think in the frame of the write that woke " woke[w] " (agent, time " w ")"; bad = 1 }
+      for (w in threatened) { nt++; if (!(w in fled)) { print "FAIL: a ewe told of a threat did not run at once: " woke[w] " at " w; bad = 1 } }
+      for (w in nightfall) { nn++; if (!(w in prowled)) { print "FAIL: a fox did not go out at nightfall at once: " woke[w] " at " w; bad = 1 } }
+      for (w in hungry) if (w in hunted) nh++
+      for (w in hunted) if (!(w in woke)) { print "FAIL: a fox set out hungry at " w " with no write that woke it"; bad = 1 }
+      if (!nt || !nn || !nh) { print "FAIL: too few to check: " nt " threats, " nn " nightfalls, " nh " hungry nights"; bad = 1 }
+      printf "key writes: night %d, hunger %d, threat %d; %d woke a brain, which thought in the frame of the write\n", writes["night"], writes["hunger"], writes["threat"], nwoke
+      printf "in that frame: %d ewes ran from a threat, %d foxes went out at nightfall, %d foxes set out hungry at night; every hunt began so\n", nt, nn, nh
+      exit bad
+    }' "$tmp/board" || fail "a blackboard creature did not react in the frame of the write"
+
+  # thinks per creature-second, from the log: a creature's life runs from its brain's attach to its
+  # stop (its death) or the end of the run
+  "$btlog" print "$tmp/R" --type attach --type stop > "$tmp/lives" || fail "bt-log print --type attach"
+  for kind in sheep wolf villager guard ewe fox; do
+    thinks=$("$btlog" stats "$tmp/R" --label "$kind *" | awk -F '\t' 'NR == 1 { for (i = 1; i < NF; i++) if ($i == "thinks") print $(i + 1) }')
+    [ -n "$thinks" ] || fail "bt-log stats has no thinks for $kind"
+    awk -F '\t' -v kind="$kind" -v thinks="$thinks" -v end=$seconds '
+      { split($3, l, " ") } l[1] != kind { next }
+      $5 == "attach" { born[$2] = $1 } $5 == "stop" { gone[$2] = $1 }
+      END { for (a in born) life += (a in gone ? gone[a] : end) - born[a]
+            printf "%s %d %.0f %.2f\n", kind, thinks, life, thinks / life }' "$tmp/lives" >> "$tmp/rates"
+  done
+  echo "kind thinks creature-seconds thinks-per-creature-second (300 agents, ${seconds} s, seed 2)"
+  cat "$tmp/rates"
+  rate() { awk -v k="$1" '$1 == k { print $4 }' "$tmp/rates"; }
+  awk -v e="$(rate ewe)" -v s="$(rate sheep)" 'BEGIN { exit !(e * 5 <= s) }' \
+    || fail "the ewe thinks $(rate ewe) times a creature-second, not a fifth of the sheep's $(rate sheep)"
+  awk -v f="$(rate fox)" -v w="$(rate wolf)" 'BEGIN { exit !(f * 5 <= w) }' \
+    || fail "the fox thinks $(rate fox) times a creature-second, not a fifth of the wolf's $(rate wolf)"
   ;;
 
 *) fail "unknown check $check" ;;
