@@ -1236,6 +1236,8 @@ void lbt_push_spec_keys(lua_State *L) {
 
 void lbt_class_spec(lua_State *L, const lbt_state *S, int obj, int template, lbt_slots *slots,
                     const char *fname, bt_spec *s, int keys, int board) {
+  /* room for what a kind's spec and the ports push (a compile calls this deep in its stack) */
+  luaL_checkstack(L, 24, "bt: no room on the Lua stack");
   obj = lua_absindex(L, obj);
   memset(s, 0, sizeof *s);
   s->kind = -1;
