@@ -7,7 +7,7 @@ local bench = require "bench"
 local measure = {TICK = 1 / 30, WARM = 30, PARTS = 5}
 
 -- Reads the flags of spec, an array of {flag, default, least} (a number at least `least`, rounded
--- down unless `float` is set) or {flag, default, choices = {...}} (one of the words), each
+-- down to an integer unless `float` is set) or {flag, default, choices = {...}} (one of the words), each
 -- followed by its value; exits with the usage message and status 2 on anything else. Returns the
 -- values by flag name without its dashes.
 function measure.flags(args, usage, spec)
@@ -26,7 +26,7 @@ function measure.flags(args, usage, spec)
       value = nil
       for _, c in ipairs(f.choices) do if c == text then value = c end end
     elseif f and value and value >= f[3] then
-      value = f.float and value or math.floor(value)
+      value = f.float and value or math.tointeger(math.floor(value)) -- nil past 2^63
     else
       value = nil
     end

@@ -43,7 +43,7 @@ for args in "--agents 300 --seconds 120 --rounds 2" "--agents 200 --seconds 60.5
 done
 echo "$out" | grep -q 'best of 1$' || { echo "FAIL: $what: --rounds 1 not taken"; exit 1; }
 
-bad="--agents 0|--seconds x|--seconds 0.5|--rounds|--seed 0|--speed 3"
+bad="--agents 0|--seconds x|--seconds 0.5|--rounds|--seed 0|--seed 1e30|--speed 3"
 if [ "$what" = board.lua ]; then
   out=$("$@" --agents 50 --seconds 30 --rounds 1 --only blackboard 2>&1) ||
     { echo "$out"; echo "FAIL: --only blackboard failed"; exit 1; }
