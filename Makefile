@@ -91,6 +91,8 @@ bench: build
 	@echo
 	$(BUILD)/bench/bench_board
 	@echo
+	$(BUILD)/bench/bench_think bench/board.lua
+	@echo
 	$(BUILD)/bench/bench_lua_pool
 	@echo
 	$(BUILD)/bench/bench_lua_pool --events --rounds 2

@@ -6,26 +6,48 @@ local bench = require "bench"
 
 local measure = {TICK = 1 / 30, WARM = 30, PARTS = 5}
 
--- Reads --agents N, --frames N, --rounds N and --order made|random; exits with a usage message
--- on anything else. --order random sets measure.RANDOM_ORDER.
-function measure.options(args, usage, agents, frames, rounds)
+-- Reads the flags of spec, an array of {flag, default, least} (a number at least `least`, rounded
+-- down to an integer unless `float` is set) or {flag, default, choices = {...}} (one of the words), each
+-- followed by its value; exits with the usage message and status 2 on anything else. Returns the
+-- values by flag name without its dashes.
+function measure.flags(args, usage, spec)
+  local values, by_flag, rules = {}, {}, {}
+  for _, f in ipairs(spec) do
+    local name = f[1]:sub(3)
+    values[name], by_flag[f[1]] = f[2], f
+    rules[#rules + 1] = f.choices and name .. " " .. table.concat(f.choices, " or ")
+      or string.format("%s >= %s", name, f[3])
+  end
   local i = 1
   while args[i] do
     local flag, text = args[i], args[i + 1]
-    local value = tonumber(text)
-    if flag == "--agents" and value and value >= 1 then agents = math.floor(value)
-    elseif flag == "--frames" and value and value >= measure.PARTS then frames = math.floor(value)
-    elseif flag == "--rounds" and value and value >= 1 then rounds = math.floor(value)
-    elseif flag == "--order" and (text == "made" or text == "random") then
-      measure.RANDOM_ORDER = text == "random"
+    local f, value = by_flag[flag], tonumber(text)
+    if f and f.choices then
+      value = nil
+      for _, c in ipairs(f.choices) do if c == text then value = c end end
+    elseif f and value and value >= f[3] then
+      value = f.float and value or math.tointeger(math.floor(value)) -- nil past 2^63
     else
+      value = nil
+    end
+    if value == nil then
       io.stderr:write("usage: ", usage, "\n", "bad argument: ", flag, " ", tostring(text or ""),
-        " (agents >= 1, frames >= 5, rounds >= 1, order made or random)\n")
+        " (", table.concat(rules, ", "), ")\n")
       os.exit(2)
     end
+    values[flag:sub(3)] = value
     i = i + 2
   end
-  return agents, frames, rounds
+  return values
+end
+
+-- Reads --agents N, --frames N, --rounds N and --order made|random (measure.flags); --order
+-- random sets measure.RANDOM_ORDER.
+function measure.options(args, usage, agents, frames, rounds)
+  local v = measure.flags(args, usage, {{"--agents", agents, 1}, {"--frames", frames, measure.PARTS},
+    {"--rounds", rounds, 1}, {"--order", "made", choices = {"made", "random"}}})
+  measure.RANDOM_ORDER = v.order == "random"
+  return v.agents, v.frames, v.rounds
 end
 
 -- "in the order they were made" or "in one random order", for the headers of the tables.
