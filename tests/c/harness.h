@@ -260,6 +260,20 @@ static inline bt_graph *new_graph(void) {
   return g;
 }
 
+/* Whether the recorder is built in (not cmake -DBT_RECORDER=OFF): a recorder attaches to an
+ * instance. The recorder's tests run only then. */
+static inline int recorder_built(void) {
+  leaf B = LEAF("B", BT_RUNNING);
+  bt_graph *g = new_graph();
+  bt_inst *probe = build(g, add_leaf(g, &B), 0);
+  bt_rec *r = NULL;
+  REQUIRE(bt_rec_create(&r, 4) == BT_OK);
+  int rc = bt_inst_set_recorder(probe, r);
+  bt_rec_free(r);
+  bt_inst_free(probe);
+  return rc != BT_EINVAL;
+}
+
 /* The first pre-order index of graph node gid. */
 static inline int at(bt_inst *in, int gid) {
   const bt_def *d = bt_inst_def(in);

@@ -742,17 +742,10 @@ static void test_differential(void) {
 
 int main(void) {
   /* built with BT_RECORDER=OFF: no recorder attaches, so only records fed by hand are counted */
-  leaf B = LEAF("B", BT_RUNNING);
-  bt_graph *g = new_graph();
-  bt_inst *probe = build(g, add_leaf(g, &B), 0);
-  bt_rec *r = NULL;
-  REQUIRE(bt_rec_create(&r, 4) == BT_OK);
-  int rc = bt_inst_set_recorder(probe, r);
-  bt_rec_free(r);
-  bt_inst_free(probe);
+  int built = recorder_built();
   test_fed_by_hand();
   test_list_and_merge();
-  if (rc == BT_EINVAL) {
+  if (!built) {
     printf("test_stats: the recorder is compiled out (BT_RECORDER=OFF): live statistics not tested\n");
     return check_report("test_stats");
   }
