@@ -348,6 +348,15 @@ int bt_def_graph_id(const bt_def *def, int state);
 /* The state of Don't Starve's parent of a state (the last parent that took it), or -1. */
 int bt_def_parent(const bt_def *def, int state);
 
+/* Appends the node's path from the root to out: names joined by '/', a node that shares its name
+ * with siblings followed by "#k" (the k-th of them, from 1), as in error messages, logs and the
+ * recorder's records: "Priority/Sequence#2/Eat". BT_EINVAL (NULL def or out, a node out of range),
+ * BT_ENOMEM (out is then as it was). */
+int bt_def_path(const bt_def *def, int node, bt_buf *out);
+/* The node whose path (bt_def_path) is `path`, or BT_EINVAL when none is (or def or path is
+ * NULL), BT_ENOMEM. */
+int bt_def_find(const bt_def *def, const char *path);
+
 /* The spec node `node` of def was added with (bt_graph_add), into *out: its kind, name (def's
  * copy, valid while def lives), parameter, flags, functions and overrides; BT_SPEC_CHILDREN is set
  * for every node that is no leaf, of any kind. A graph that adds it again makes the same node (the

@@ -759,6 +759,59 @@ int bt_def_parent(const bt_def *def, int state) {
   return def && state >= 0 && (uint32_t)state < def->nstates ? def->states[state].parent : -1;
 }
 
+/* Adds node n's name to out, with "#k" if it is the k-th of its tree parent's children of that
+ * name (the paths of messages, logs and tests name one node each). */
+static void path_name(const bt_def *d, int n, bt_buf *out) {
+  const char *name = d->names + d->nodes[n].name;
+  bt_buf_append(out, name, strlen(name));
+  int p = d->nodes[n].up;
+  if (p < 0) return;
+  int same = 0, k = 0;
+  for (uint32_t i = 0; i < d->nodes[p].nchildren; i++) {
+    int c = (int)d->kids[d->nodes[p].children + i];
+    if (strcmp(d->names + d->nodes[c].name, name) != 0) continue;
+    same++;
+    if (c == n) k = same;
+  }
+  if (same > 1) bt_buf_printf(out, "#%d", k);
+}
+
+int bt_def_path(const bt_def *def, int node, bt_buf *out) {
+  if (!valid_node(def, node) || !out) return BT_EINVAL;
+  if (out->err) return out->err;
+  int chain[BT_MAX_DEPTH + 1], depth = 0;
+  for (int i = node; i >= 0 && depth <= BT_MAX_DEPTH; i = def->nodes[i].up) chain[depth++] = i;
+  size_t len = out->len;
+  while (depth-- > 0) {
+    path_name(def, chain[depth], out);
+    if (depth > 0) bt_buf_append(out, "/", 1);
+  }
+  if (out->err && out->data) {
+    out->len = len;
+    out->data[len] = 0;
+  }
+  return out->err;
+}
+
+int bt_def_find(const bt_def *def, const char *path) {
+  if (!def || !path) return BT_EINVAL;
+  bt_buf b = {0};
+  int found = BT_EINVAL;
+  size_t plen = strlen(path);
+  for (int n = 0; n < (int)def->nnodes && found < 0; n++) {
+    if (!strstr(path, def->names + def->nodes[n].name)) continue; /* its name is in the path */
+    b.len = 0;
+    int err = bt_def_path(def, n, &b);
+    if (err != BT_OK) {
+      found = err;
+      break;
+    }
+    if (b.len == plen && memcmp(b.data, path, plen) == 0) found = n;
+  }
+  bt_buf_free(&b);
+  return found;
+}
+
 int bt_def_spec(const bt_def *def, int node, bt_spec *out) {
   if (!out || !valid_node(def, node)) return BT_EINVAL;
   const bt_node *nd = &def->nodes[node];

@@ -69,6 +69,46 @@ static void test_def_accessors(void) {
   CHECK_INT(bt_def_node_of_state(d, -1), -1);
   CHECK_INT(bt_def_graph_id(d, 4), -1);
 
+  /* paths: a name its siblings share gets "#k"; each path finds its node again */
+  static const char *const paths[] = {"Root", "Root/Sequence", "Root/Sequence/Condition", "Root/Sequence/X",
+                                      "Root/X"};
+  bt_buf b = {0};
+  for (int i = 0; i < 5; i++) {
+    b.len = 0;
+    CHECK_INT(bt_def_path(d, i, &b), BT_OK);
+    CHECK_STR(b.data, paths[i]);
+    CHECK_INT(bt_def_find(d, paths[i]), i);
+  }
+  b.len = 0;
+  CHECK_INT(bt_def_path(d, 0, &b), BT_OK);
+  CHECK_INT(bt_def_path(d, 1, &b), BT_OK); /* appends */
+  CHECK_STR(b.data, "RootRoot/Sequence");
+  CHECK_INT(bt_def_path(d, 5, &b), BT_EINVAL);
+  CHECK_INT(bt_def_path(NULL, 0, &b), BT_EINVAL);
+  CHECK_INT(bt_def_path(d, 0, NULL), BT_EINVAL);
+  CHECK_INT(bt_def_find(d, "Root/Y"), BT_EINVAL);
+  CHECK_INT(bt_def_find(d, "Root/Sequence/"), BT_EINVAL);
+  CHECK_INT(bt_def_find(d, NULL), BT_EINVAL);
+  CHECK_INT(bt_def_find(NULL, "Root"), BT_EINVAL);
+  bt_buf_free(&b);
+  {
+    bt_graph *g2 = new_graph();
+    leaf A = LEAF("A", BT_SUCCESS), A2 = LEAF("A", BT_SUCCESS);
+    int s2 = add_node(g2, BT_SELECTOR, NULL, 0, 0);
+    int a1 = add_leaf(g2, &A), a2 = add_leaf(g2, &A2);
+    set_kids(g2, s2, 2, a1, a2);
+    bt_def *d2 = NULL;
+    CHECK_INT(bt_def_create(&d2, g2, s2), BT_OK);
+    bt_graph_free(g2);
+    bt_buf p = {0};
+    CHECK_INT(bt_def_path(d2, 2, &p), BT_OK);
+    CHECK_STR(p.data, "Selector/A#2");
+    CHECK_INT(bt_def_find(d2, "Selector/A#1"), 1);
+    CHECK_INT(bt_def_find(d2, "Selector/A"), BT_EINVAL);
+    bt_buf_free(&p);
+    bt_def_release(d2);
+  }
+
   /* reference counting: the instance keeps the definition alive */
   bt_def_retain(d);
   bt_def_release(d);
