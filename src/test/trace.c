@@ -358,7 +358,8 @@ int bt_trace_first(bt_trace *t, const char *path, int status, double after, doub
     }
   }
   if (!known) {
-    snprintf(t->err, sizeof t->err, "no node '%.200s' in the trace's tree%s", path, t->nruns > 1 ? "s" : "");
+    if (!t->nruns) snprintf(t->err, sizeof t->err, "no node '%.200s': the trace has seen no tree yet", path);
+    else snprintf(t->err, sizeof t->err, "no node '%.200s' in the trace's tree%s", path, t->nruns > 1 ? "s" : "");
     return BT_EINVAL;
   }
   ok(t);
