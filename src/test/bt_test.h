@@ -32,7 +32,7 @@
 extern "C" {
 #endif
 
-/* ---- checks over time: a trace of an instance's records (docs/testing-brains.md) ----
+/* ---- checks over time: a trace of an instance's records (docs/bt-test.md, docs/c-api.md) ----
  * A bt_trace keeps every record a recorder makes during a test run, however many (the ring of a
  * recorder keeps the last N; the trace takes each record through the recorder's callback, and
  * calls the callback set before it after its own, so a host's callback goes on working). After
