@@ -768,30 +768,19 @@ local function check_path(self, v, i, fname)
   return v
 end
 
--- The recorder of a tree, a brain or a bt.Recorder: the one it has, or one of capacity 0 (the
--- trace keeps every record; a recorder of capacity 0 keeps none itself).
-local function recorder_of(target)
-  if type(target) == "table" and type(target.Record) == "function" then -- a brain
-    return target.recorder or target:Record({capacity = 0})
-  end
-  if type(target) == "userdata" then
-    local is_tree, rec = pcall(function() return target:recorder() end)
-    if is_tree then
-      return rec or target:record({capacity = 0})
-    end
-    if pcall(function() return target:total() end) then -- a bt.Recorder
-      return target
-    end
-  end
-end
-
 -- The trace of each recorder (a recorder has one at most): tracing a target again gives the same.
 local traces = setmetatable({}, {__mode = "k"})
 
-local function new_trace(rec)
+-- The trace of a tree, a brain or a bt.Recorder (a brain's and a tree's recorder is the one it has,
+-- or one of capacity 0: the trace keeps every record), or nil when target is none of these.
+local function new_trace(target)
+  local kit = require "bt.testkit"
+  local rec = kit.trace_recorder(target)
+  if rec == nil then
+    return nil
+  end
   local trace = traces[rec]
   if trace == nil or trace.detached then
-    local kit = require "bt.testkit"
     trace = setmetatable({_kit = kit, _c = kit.trace(rec), recorder = rec, last = 10}, Trace)
     traces[rec] = trace
   end
@@ -806,16 +795,16 @@ function T.trace(target)
     local traces = {}
     for _, ent in ipairs(target.entities) do
       if ent.brain ~= nil then
-        traces[ent] = new_trace(recorder_of(ent.brain))
+        traces[ent] = new_trace(ent.brain)
       end
     end
     return traces
   end
-  local rec = recorder_of(target)
-  if rec == nil then
+  local trace = new_trace(target)
+  if trace == nil then
     argerror(1, "trace", "a tree, a brain, a bt.Recorder or a world expected, got " .. type(target))
   end
-  return new_trace(rec)
+  return trace
 end
 
 -- The records kept.

@@ -4,7 +4,7 @@
  * (lua/bt/test.lua, docs/bt-test.md): what the kit does over libbttest (bt_test.h), for the
  * kit's Lua functions to call. It is no API of its own: scripts use bt.test, which requires it
  * when a function needs it. A C module beside bt.so, as bt.view is: it finds bt.so's recorders
- * through the registry's "bt.c_api" (bt_lua.h).
+ * through the registry's "bt.c_api" (bt_lua.h, lbt_cmodule.h).
  *
  * One table of functions, a block per part of the kit (bt_test.h's sections). Functions that can
  * fail on what a script gave return nil (fail) and a message, which bt.test raises as the error
@@ -15,24 +15,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "bt_lua.h"
 #include "bt_test.h"
-
-static const bt_lua_c_api *c_api(lua_State *L) {
-  lua_getfield(L, LUA_REGISTRYINDEX, BT_LUA_C_API);
-  const bt_lua_c_api *api = lua_touserdata(L, -1);
-  lua_pop(L, 1);
-  if (!api) { /* bt is not loaded yet: load it */
-    lua_getglobal(L, "require");
-    lua_pushliteral(L, "bt");
-    lua_call(L, 1, 0);
-    lua_getfield(L, LUA_REGISTRYINDEX, BT_LUA_C_API);
-    api = lua_touserdata(L, -1);
-    lua_pop(L, 1);
-  }
-  if (!api || api->version < 1) luaL_error(L, "bt.testkit: this bt module gives no recorders to C (bt.c_api)");
-  return api;
-}
+#include "lbt_cmodule.h"
 
 /* nil and a message: a failure the caller raises as its own argument's error. */
 static int push_fail(lua_State *L, const char *message) {
@@ -42,6 +26,8 @@ static int push_fail(lua_State *L, const char *message) {
 }
 
 /* ---- checks over time: a trace of a recorder (bt_trace) ----
+ *   kit.trace_recorder(x)               the recorder of a tree, a brain or a bt.Recorder (one of
+ *                                       capacity 0 made when it has none), or nil
  *   kit.trace(recorder)                 a trace taking every record of a bt.Recorder from now on
  *   kit.trace_detach(tr)                stops taking records
  *   kit.trace_count(tr)                 records kept
@@ -73,9 +59,14 @@ static int trace_gc(lua_State *L) {
   return 0;
 }
 
+static int l_trace_recorder(lua_State *L) {
+  luaL_checkany(L, 1);
+  if (!lbt_cmodule_push_recorder(L, 1, 0, "bt.testkit")) lua_pushnil(L);
+  return 1;
+}
+
 static int l_trace(lua_State *L) {
-  const bt_lua_c_api *api = c_api(L);
-  bt_rec *rec = api->torecorder(L, 1);
+  bt_rec *rec = lbt_cmodule_api(L, "bt.testkit")->torecorder(L, 1);
   if (!rec) return luaL_argerror(L, 1, "a bt.Recorder expected");
   ltrace *lt = lua_newuserdatauv(L, sizeof *lt, 1);
   lt->t = NULL;
@@ -246,6 +237,7 @@ static int l_trace_failure(lua_State *L) {
 
 static const luaL_Reg FUNCS[] = {
     /* checks over time */
+    {"trace_recorder", l_trace_recorder},
     {"trace", l_trace},
     {"trace_detach", l_trace_detach},
     {"trace_count", l_trace_count},
