@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: MIT
 # Where the Lua side of bt is installed, as Lua's own layout and LuaRocks want it:
 #   bt.so                          BT_LUA_CMOD_DIR   (package.cpath: <libdir>/lua/5.4/?.so)
+#   bt/view.so, bt/testkit.so      BT_LUA_CMOD_DIR   (the C modules bt.view and bt.testkit, the
+#                                  C half of bt.test; the top-level CMakeLists.txt installs them)
 #   bt/behaviours/*.lua, bt/brains/*.lua, bt/test.lua
 #                                  BT_LUA_LMOD_DIR   (package.path: <datadir>/lua/5.4/?.lua), so
 #                                  that require "bt.behaviours.wander" finds the shipped behaviours

@@ -727,4 +727,327 @@ function T.stub_random(values)
   end
 end
 
+-- ---- checks over time: what a brain did (docs/bt-test.md "Checking what a brain did") ----
+-- T.trace(target) keeps every record of a tree's recorder from now on (bt_trace of the C kit,
+-- through the module bt.testkit), and asks them after the run: nodes by path, times in the tree's
+-- clock. bt and bt.testkit are required here, when a trace is made, never when this file loads.
+
+local Trace = {__name = "bt.test.trace"}
+Trace.__index = Trace
+
+local STATUSES = {READY = true, SUCCESS = true, FAILED = true, RUNNING = true}
+
+local function argerror(i, fname, msg, level)
+  error(string.format("bad argument #%d to '%s' (%s)", i, fname, msg), (level or 2) + 1)
+end
+
+local function check_time(v, i, fname)
+  if type(v) ~= "number" or v ~= v then
+    argerror(i, fname, "time expected, got " .. (v ~= v and "nan" or type(v)), 3)
+  end
+  return v
+end
+
+local function check_status(v, i, fname)
+  if not STATUSES[v] then
+    argerror(i, fname, "a status expected (\"READY\", \"SUCCESS\", \"FAILED\" or \"RUNNING\"), got " ..
+      (type(v) == "string" and "'" .. v .. "'" or type(v)), 3)
+  end
+  return v
+end
+
+-- The path at argument i of fname, known to a tree of the trace (else an error naming it).
+local function check_path(self, v, i, fname)
+  if type(v) ~= "string" then
+    argerror(i, fname, "path expected, got " .. type(v), 3)
+  end
+  local found, msg = self._kit.trace_first(self._c, v, nil, -math.huge)
+  if found == nil then
+    argerror(i, fname, msg, 3)
+  end
+  return v
+end
+
+-- The trace of each recorder (a recorder has one at most): tracing a target again gives the same.
+local traces = setmetatable({}, {__mode = "k"})
+
+-- The trace of a tree, a brain or a bt.Recorder (a brain's and a tree's recorder is the one it has,
+-- or one of capacity 0: the trace keeps every record), or nil when target is none of these.
+local function new_trace(target)
+  local kit = require "bt.testkit"
+  local rec = kit.trace_recorder(target)
+  if rec == nil then
+    return nil
+  end
+  local trace = traces[rec]
+  if trace == nil or trace.detached then
+    trace = setmetatable({_kit = kit, _c = kit.trace(rec), recorder = rec, last = 10}, Trace)
+    traces[rec] = trace
+  end
+  return trace
+end
+
+-- trace(target): a trace of a tree (bt.BT), a brain (whichever tree it has: brain:Record), a
+-- bt.Recorder, or of a world: then a table of traces by entity, one for each entity that has a
+-- brain (ent.brain).
+function T.trace(target)
+  if getmetatable(target) == World then
+    local traces = {}
+    for _, ent in ipairs(target.entities) do
+      if ent.brain ~= nil then
+        traces[ent] = new_trace(ent.brain)
+      end
+    end
+    return traces
+  end
+  local trace = new_trace(target)
+  if trace == nil then
+    argerror(1, "trace", "a tree, a brain, a bt.Recorder or a world expected, got " .. type(target))
+  end
+  return trace
+end
+
+-- The records kept.
+function Trace:count()
+  return self._kit.trace_count(self._c)
+end
+
+-- Stops taking records (those kept can still be asked).
+function Trace:detach()
+  self._kit.trace_detach(self._c)
+  self.detached = true
+end
+
+-- The paths of the deepest nodes running at time t, in pre-order (several under a Parallel).
+function Trace:running_at(t)
+  check_time(t, 1, "running_at")
+  return self._kit.trace_running_at(self._c, t)
+end
+
+-- The node's status at time t: "READY", "SUCCESS", "FAILED" or "RUNNING".
+function Trace:status_at(path, t)
+  if type(path) ~= "string" then
+    argerror(1, "status_at", "path expected, got " .. type(path))
+  end
+  check_time(t, 2, "status_at")
+  local status, msg = self._kit.trace_status_at(self._c, path, t)
+  if status == nil then
+    argerror(1, "status_at", msg)
+  end
+  return status
+end
+
+-- The first time, at `after` or later (default: ever), the node went to `status`; nil if never.
+function Trace:first(path, status, after)
+  check_path(self, path, 1, "first")
+  check_status(status, 2, "first")
+  if after ~= nil then
+    check_time(after, 3, "first")
+  end
+  return self._kit.trace_first(self._c, path, status, after or -math.huge) or nil
+end
+
+-- Whether the node ever ran (went RUNNING), whether it was ever visited (went other than READY).
+function Trace:ran(path)
+  check_path(self, path, 1, "ran")
+  return self._kit.trace_first(self._c, path, "RUNNING", -math.huge) ~= false
+end
+
+function Trace:visited(path)
+  check_path(self, path, 1, "visited")
+  return self._kit.trace_first(self._c, path, nil, -math.huge) ~= false
+end
+
+-- Every status change in order, {time = , path = , from = , to = }; with `paths` (a path or a
+-- list of them), those of these nodes only.
+function Trace:transitions(paths)
+  local wanted
+  if paths ~= nil then
+    if type(paths) == "string" then
+      paths = {paths}
+    elseif type(paths) ~= "table" then
+      argerror(1, "transitions", "a path or a list of paths expected, got " .. type(paths))
+    end
+    wanted = {}
+    for _, p in ipairs(paths) do
+      wanted[check_path(self, p, 1, "transitions")] = true
+    end
+  end
+  local all = self._kit.trace_transitions(self._c)
+  if wanted == nil then
+    return all
+  end
+  local out = {}
+  for _, tr in ipairs(all) do
+    if wanted[tr.path] then
+      out[#out + 1] = tr
+    end
+  end
+  return out
+end
+
+-- Every think in order, {time = , sleep = } (sleep nil: it asked for none, and hibernates).
+function Trace:sleeps()
+  return self._kit.trace_sleeps(self._c)
+end
+
+-- The sleep time the last think at or before t asked for (nil: none), and that think's time.
+function Trace:sleep_at(t)
+  check_time(t, 1, "sleep_at")
+  local found, sleep, when = self._kit.trace_sleep_at(self._c, t)
+  if found == nil then
+    argerror(1, "sleep_at", sleep)
+  end
+  return sleep, when
+end
+
+-- The tree at time t, in the dump's layout, with the statuses the records leave then.
+function Trace:dump_at(t)
+  check_time(t, 1, "dump_at")
+  local text, msg = self._kit.trace_dump_at(self._c, t)
+  if text == nil then
+    argerror(1, "dump_at", msg)
+  end
+  return text
+end
+
+-- The time of the last record kept (-inf: none).
+local function last_time(self)
+  local last = -math.huge
+  local sleeps, trs = self:sleeps(), self._kit.trace_transitions(self._c)
+  if #sleeps > 0 then last = math.max(last, sleeps[#sleeps].time) end
+  if #trs > 0 then last = math.max(last, trs[#trs].time) end
+  return last
+end
+
+-- A failed check's text at time t: what was expected, the tree then, the last `trace.last`
+-- transitions (default 10) up to then.
+function Trace:failure(t, expected)
+  check_time(t, 1, "failure")
+  if type(expected) ~= "string" then
+    argerror(2, "failure", "string expected, got " .. type(expected))
+  end
+  return self._kit.trace_failure(self._c, t, expected, self.last)
+end
+
+-- Raises the failure's text as an error of the caller of the expect_* method that failed.
+local function fail(self, t, expected)
+  if t == -math.huge then
+    t = 0
+  end
+  error(self:failure(t, expected), 3)
+end
+
+local function fmt_time(t)
+  return string.format("%.4f", t)
+end
+
+-- expect_running(t, path): the node is RUNNING at time t.
+function Trace:expect_running(t, path)
+  check_time(t, 1, "expect_running")
+  check_path(self, path, 2, "expect_running")
+  local status, msg = self._kit.trace_status_at(self._c, path, t)
+  if status == nil then
+    argerror(2, "expect_running", msg)
+  end
+  if status ~= "RUNNING" then
+    local running = self:running_at(t)
+    fail(self, t, string.format("%s RUNNING at %s; it was %s (running then: %s)", path, fmt_time(t), status,
+      #running > 0 and table.concat(running, ", ") or "nothing"))
+  end
+end
+
+-- expect_within(path, status, from, seconds): the node goes to `status` at `from` or later, and
+-- no later than `seconds` after it. Returns the time it did.
+function Trace:expect_within(path, status, from, seconds)
+  check_path(self, path, 1, "expect_within")
+  check_status(status, 2, "expect_within")
+  check_time(from, 3, "expect_within")
+  if type(seconds) ~= "number" or not (seconds >= 0) then
+    argerror(4, "expect_within", "seconds expected (a number from 0), got " .. tostring(seconds))
+  end
+  local by = from + seconds
+  local when = self:first(path, status, from)
+  if when == nil or when > by + EPSILON then
+    fail(self, by, string.format("%s %s within %g s of %s (by %s); %s", path, status, seconds, fmt_time(from),
+      fmt_time(by), when and "it was first at " .. fmt_time(when) or "it never was from " .. fmt_time(from) .. " on"))
+  end
+  return when
+end
+
+-- expect_order(list[, after]): these transitions happened in this order (others between them
+-- allowed), at `after` or later. An item is a path (the node was visited: went other than
+-- READY) or {path, status} (it went to that status).
+function Trace:expect_order(list, after)
+  if type(list) ~= "table" or #list == 0 then
+    argerror(1, "expect_order", "a list of paths or {path, status} expected")
+  end
+  if after ~= nil then
+    check_time(after, 2, "expect_order")
+  end
+  local items, names = {}, {}
+  for i, item in ipairs(list) do
+    local path, status = item, nil
+    if type(item) == "table" then
+      path, status = item[1], item[2]
+      if type(path) ~= "string" or not STATUSES[status] then
+        argerror(1, "expect_order", string.format("item %d: a path or {path, status} expected", i))
+      end
+    end
+    check_path(self, path, 1, "expect_order")
+    items[i] = {path = path, status = status}
+    names[i] = status and path .. " " .. status or path .. " visited"
+  end
+  local k, at = 1, after or -math.huge
+  for _, tr in ipairs(self._kit.trace_transitions(self._c)) do
+    local item = items[k]
+    if item == nil then
+      break
+    end
+    if tr.time >= at - EPSILON and tr.path == item.path and
+        (item.status == nil and tr.to ~= "READY" or tr.to == item.status) then
+      k, at = k + 1, tr.time
+    end
+  end
+  if k <= #items then
+    local seen = k == 1 and (after and "from " .. fmt_time(after) .. " on" or "at all")
+      or string.format("after %s at %s", names[k - 1], fmt_time(at))
+    fail(self, last_time(self), string.format("in order: %s; item %d (%s) did not come %s",
+      table.concat(names, ", "), k, names[k], seen))
+  end
+end
+
+-- expect_never(path[, status]): the node never went to `status` (without one: was never visited).
+function Trace:expect_never(path, status)
+  check_path(self, path, 1, "expect_never")
+  if status ~= nil then
+    check_status(status, 2, "expect_never")
+  end
+  local when = self._kit.trace_first(self._c, path, status, -math.huge)
+  if when then
+    fail(self, when, string.format("%s never %s; it was at %s", path, status or "visited", fmt_time(when)))
+  end
+end
+
+-- expect_sleep(t, seconds): the last think at or before t asked for a sleep of `seconds` (nil:
+-- none, the brain hibernates).
+function Trace:expect_sleep(t, seconds)
+  check_time(t, 1, "expect_sleep")
+  if seconds ~= nil and (type(seconds) ~= "number" or seconds ~= seconds) then
+    argerror(2, "expect_sleep", "seconds or nil expected, got " .. type(seconds))
+  end
+  local sleep, when = self:sleep_at(t)
+  local same
+  if seconds == nil or sleep == nil then
+    same = seconds == sleep
+  else
+    same = math.abs(sleep - seconds) <= EPSILON * (1 + math.abs(seconds))
+  end
+  if not same then
+    local function says(s) return s == nil and "none (it hibernates)" or string.format("%g s", s) end
+    fail(self, t, string.format("the think at %s or before to ask for a sleep of %s; the think at %s asked for %s",
+      fmt_time(t), says(seconds), fmt_time(when), says(sleep)))
+  end
+end
+
 return T

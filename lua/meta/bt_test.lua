@@ -261,4 +261,121 @@ function test.fmt(v) end
 ---@return string
 function test.entry_string(call) end
 
+---Every record of a tree's recorder from the time it was made (`bt.test.trace`), asked after the
+---run: nodes by path (names joined by `/`, same-named siblings `#1`, `#2`), times in the tree's
+---clock, compared to within a nanosecond ("at t": after every record made at t or before).
+---@class bt.test.Trace
+---@field recorder bt.Recorder the recorder it takes the records of
+---@field last integer transitions a failure shows, default 10
+local Trace = {}
+
+---A status change, as `transitions` gives it.
+---@class bt.test.Transition
+---@field time number
+---@field path string
+---@field from string
+---@field to string
+
+---A think, as `sleeps` gives it.
+---@class bt.test.Think
+---@field time number
+---@field sleep? number the sleep time it asked for; nil: none (it hibernates)
+
+---A trace of a tree, a brain (whichever tree it has), a `bt.Recorder`, or of a world: then a
+---table of traces by entity, for each entity with a brain. Tracing a target again gives the same
+---trace.
+---@param target bt.BT|bt.Brain|bt.Recorder|bt.test.World
+---@return bt.test.Trace|table<bt.test.Entity, bt.test.Trace>
+function test.trace(target) end
+
+---The records kept.
+---@return integer
+function Trace:count() end
+
+---Stops taking records; those kept can still be asked.
+function Trace:detach() end
+
+---The paths of the deepest nodes running at time `t`, in pre-order.
+---@param t number
+---@return string[]
+function Trace:running_at(t) end
+
+---The node's status at time `t`.
+---@param path string
+---@param t number
+---@return "READY"|"SUCCESS"|"FAILED"|"RUNNING"
+function Trace:status_at(path, t) end
+
+---The first time, at `after` or later (default: ever), the node went to `status`; nil if never.
+---@param path string
+---@param status "READY"|"SUCCESS"|"FAILED"|"RUNNING"
+---@param after? number
+---@return number?
+function Trace:first(path, status, after) end
+
+---Whether the node ever went RUNNING.
+---@param path string
+---@return boolean
+function Trace:ran(path) end
+
+---Whether the node was ever visited (went other than READY).
+---@param path string
+---@return boolean
+function Trace:visited(path) end
+
+---Every status change in order; with `paths`, those of these nodes only.
+---@param paths? string|string[]
+---@return bt.test.Transition[]
+function Trace:transitions(paths) end
+
+---Every think in order, with the sleep time it asked for.
+---@return bt.test.Think[]
+function Trace:sleeps() end
+
+---The sleep time the last think at or before `t` asked for (nil: none), and that think's time.
+---@param t number
+---@return number? sleep
+---@return number time
+function Trace:sleep_at(t) end
+
+---The tree at time `t`, in the dump's layout: `"Priority - RUNNING"`, children indented by `   >`.
+---@param t number
+---@return string
+function Trace:dump_at(t) end
+
+---A failed check's text: `expected`, the tree at `t`, the last transitions up to `t`.
+---@param t number
+---@param expected string
+---@return string
+function Trace:failure(t, expected) end
+
+---The node is RUNNING at time `t`; else an error with the failure's text.
+---@param t number
+---@param path string
+function Trace:expect_running(t, path) end
+
+---The node goes to `status` at `from` or later, no later than `seconds` after it; returns when.
+---@param path string
+---@param status "READY"|"SUCCESS"|"FAILED"|"RUNNING"
+---@param from number
+---@param seconds number
+---@return number
+function Trace:expect_within(path, status, from, seconds) end
+
+---These transitions happened in this order (others between them allowed), at `after` or later:
+---each a path (it was visited) or `{path, status}`.
+---@param list (string|string[])[]
+---@param after? number
+function Trace:expect_order(list, after) end
+
+---The node never went to `status` (without one: was never visited).
+---@param path string
+---@param status? "READY"|"SUCCESS"|"FAILED"|"RUNNING"
+function Trace:expect_never(path, status) end
+
+---The last think at or before `t` asked for a sleep of `seconds` (nil: none, it hibernates).
+---@param t number
+---@param seconds number?
+function Trace:expect_sleep(t, seconds) end
+
 return test

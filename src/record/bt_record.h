@@ -79,6 +79,9 @@ int bt_rec_create(bt_rec **out, size_t capacity);
 void bt_rec_free(bt_rec *rec);
 /* The callback sink (fn NULL: none). */
 void bt_rec_set_callback(bt_rec *rec, bt_rec_fn fn, void *ud);
+/* The callback set (NULL: none), and in *ud (may be NULL) its ud: so that a second watcher (the
+ * test kit's bt_trace) can call the first one's after its own, and give it back. */
+bt_rec_fn bt_rec_callback(const bt_rec *rec, void **ud);
 /* The host's stable agent id and label ("sheep 12"; copied; NULL: none). BT_ENOMEM. */
 int bt_rec_set_agent(bt_rec *rec, unsigned long long id, const char *label);
 unsigned long long bt_rec_agent(const bt_rec *rec);

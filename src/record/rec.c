@@ -481,6 +481,11 @@ void bt_rec_set_callback(bt_rec *r, bt_rec_fn fn, void *ud) {
   entries_update(r);
 }
 
+bt_rec_fn bt_rec_callback(const bt_rec *r, void **ud) {
+  if (ud) *ud = r->ud;
+  return r->fn;
+}
+
 int bt_rec_set_agent(bt_rec *r, unsigned long long id, const char *label) {
   char *copy = NULL;
   if (label) {

@@ -10,15 +10,16 @@
  *   v:close()
  *
  * A watched tree's or brain's recorder is found, or made (capacity 256), with bt's own Lua
- * functions; its bt_rec comes from bt.so through the registry's "bt.c_api" (bt_lua.h). The view
+ * functions; its bt_rec comes from bt.so through the registry's "bt.c_api" (bt_lua.h,
+ * lbt_cmodule.h). The view
  * keeps each watched recorder alive (its uservalue) until unwatch or close.
  */
 #include <lauxlib.h>
 #include <lua.h>
 #include <string.h>
 
-#include "bt_lua.h"
 #include "bt_view.h"
+#include "lbt_cmodule.h"
 
 #define VIEW_META "bt.view"
 #define WATCH_CAPACITY 256
@@ -31,22 +32,6 @@ static lview *check_view(lua_State *L) {
   lview *lv = luaL_checkudata(L, 1, VIEW_META);
   if (!lv->v) luaL_argerror(L, 1, "the view is closed");
   return lv;
-}
-
-static const bt_lua_c_api *c_api(lua_State *L) {
-  lua_getfield(L, LUA_REGISTRYINDEX, BT_LUA_C_API);
-  const bt_lua_c_api *api = lua_touserdata(L, -1);
-  lua_pop(L, 1);
-  if (!api) { /* bt is not loaded yet: load it */
-    lua_getglobal(L, "require");
-    lua_pushliteral(L, "bt");
-    lua_call(L, 1, 0);
-    lua_getfield(L, LUA_REGISTRYINDEX, BT_LUA_C_API);
-    api = lua_touserdata(L, -1);
-    lua_pop(L, 1);
-  }
-  if (!api || api->version < 1) luaL_error(L, "bt.view: this bt module gives no recorders to C (bt.c_api)");
-  return api;
 }
 
 /* ---- view.start{...} ---- */
@@ -105,29 +90,10 @@ static int l_start(lua_State *L) {
 
 /* ---- watching ---- */
 
-/* Leaves the recorder of the value at idx on the stack: the value itself, a tree's (tree:recorder()
- * or a new tree:record{capacity}), or a brain's (brain.recorder or brain:Record{capacity}). */
-static const char RESOLVE[] =
-    "local x, capacity = ...\n"
-    "if type(x) == 'table' and type(x.Record) == 'function' then\n"
-    "  return rawget(x, 'recorder') or x:Record({capacity = capacity})\n"
-    "end\n"
-    "local ok, rec = pcall(function() return x:recorder() end)\n"
-    "if not ok then return nil end\n"
-    "return rec or x:record({capacity = capacity})\n";
-
+/* Leaves the recorder of the value at idx on the stack: the value itself, a tree's or a brain's
+ * (lbt_cmodule_push_recorder), made with WATCH_CAPACITY records when it has none. */
 static bt_rec *push_recorder(lua_State *L, int idx) {
-  const bt_lua_c_api *api = c_api(L);
-  idx = lua_absindex(L, idx);
-  if (api->torecorder(L, idx)) {
-    lua_pushvalue(L, idx);
-    return api->torecorder(L, -1);
-  }
-  if (luaL_loadstring(L, RESOLVE) != LUA_OK) lua_error(L);
-  lua_pushvalue(L, idx);
-  lua_pushinteger(L, WATCH_CAPACITY);
-  lua_call(L, 2, 1);
-  bt_rec *rec = api->torecorder(L, -1);
+  bt_rec *rec = lbt_cmodule_push_recorder(L, idx, WATCH_CAPACITY, "bt.view");
   if (!rec) luaL_argerror(L, 2, "a tree, a brain or a bt.Recorder expected");
   return rec;
 }

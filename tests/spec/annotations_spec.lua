@@ -369,6 +369,7 @@ describe("the LuaLS annotations of bt.test (lua/meta/bt_test.lua)", function()
     ["bt.test"] = T,
     ["bt.test.World"] = getmetatable(world),
     ["bt.test.Entity"] = getmetatable(world:spawn("sheep", 0, 0)),
+    ["bt.test.Trace"] = getmetatable(T.trace(bt.BT({}, bt.ActionNode(function() end)))),
   }
 
   it("start with ---@meta bt.test and return the table", function()

@@ -1,0 +1,258 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lua_kit.c: the Lua module bt.testkit (bt/testkit.so), the C half of the test kit bt.test
+ * (lua/bt/test.lua, docs/bt-test.md): what the kit does over libbttest (bt_test.h), for the
+ * kit's Lua functions to call. It is no API of its own: scripts use bt.test, which requires it
+ * when a function needs it. A C module beside bt.so, as bt.view is: it finds bt.so's recorders
+ * through the registry's "bt.c_api" (bt_lua.h, lbt_cmodule.h).
+ *
+ * One table of functions, a block per part of the kit (bt_test.h's sections). Functions that can
+ * fail on what a script gave return nil (fail) and a message, which bt.test raises as the error
+ * of its own function and argument.
+ */
+#include <lauxlib.h>
+#include <lua.h>
+#include <math.h>
+#include <string.h>
+
+#include "bt_test.h"
+#include "lbt_cmodule.h"
+
+/* nil and a message: a failure the caller raises as its own argument's error. */
+static int push_fail(lua_State *L, const char *message) {
+  luaL_pushfail(L);
+  lua_pushstring(L, message);
+  return 2;
+}
+
+/* ---- checks over time: a trace of a recorder (bt_trace) ----
+ *   kit.trace_recorder(x)               the recorder of a tree, a brain or a bt.Recorder (one of
+ *                                       capacity 0 made when it has none), or nil
+ *   kit.trace(recorder)                 a trace taking every record of a bt.Recorder from now on
+ *   kit.trace_detach(tr)                stops taking records
+ *   kit.trace_count(tr)                 records kept
+ *   kit.trace_transitions(tr)           {{time =, path =, from =, to =}, ...}, every status change
+ *   kit.trace_sleeps(tr)                {{time =, sleep =}, ...}, every think (sleep nil: none)
+ *   kit.trace_status_at(tr, path, t)    "RUNNING", ... | nil, message
+ *   kit.trace_running_at(tr, t)         {path, ...}: the deepest running nodes
+ *   kit.trace_first(tr, path, status, after)  time | false | nil, message (status nil: a visit)
+ *   kit.trace_sleep_at(tr, t)           true, sleep (nil: none), think time | nil, message
+ *   kit.trace_dump_at(tr, t)            the tree at t | nil, message
+ *   kit.trace_failure(tr, t, expected, last)  a failed check's text */
+
+#define TRACE_META "bt.testkit.trace"
+
+typedef struct ltrace {
+  bt_trace *t;
+} ltrace;
+
+static bt_trace *check_trace(lua_State *L) {
+  ltrace *lt = luaL_checkudata(L, 1, TRACE_META);
+  if (!lt->t) luaL_argerror(L, 1, "the trace is freed");
+  return lt->t;
+}
+
+static int trace_gc(lua_State *L) {
+  ltrace *lt = luaL_checkudata(L, 1, TRACE_META);
+  bt_trace_free(lt->t);
+  lt->t = NULL;
+  return 0;
+}
+
+static int l_trace_recorder(lua_State *L) {
+  luaL_checkany(L, 1);
+  if (!lbt_cmodule_push_recorder(L, 1, 0, "bt.testkit")) lua_pushnil(L);
+  return 1;
+}
+
+static int l_trace(lua_State *L) {
+  bt_rec *rec = lbt_cmodule_api(L, "bt.testkit")->torecorder(L, 1);
+  if (!rec) return luaL_argerror(L, 1, "a bt.Recorder expected");
+  ltrace *lt = lua_newuserdatauv(L, sizeof *lt, 1);
+  lt->t = NULL;
+  if (luaL_newmetatable(L, TRACE_META)) {
+    lua_pushcfunction(L, trace_gc);
+    lua_setfield(L, -2, "__gc");
+    lua_pushcfunction(L, trace_gc);
+    lua_setfield(L, -2, "__close");
+  }
+  lua_setmetatable(L, -2);
+  lua_pushvalue(L, 1); /* the recorder lives as long as the trace */
+  lua_setiuservalue(L, -2, 1);
+  if (bt_trace_create(&lt->t) != BT_OK) return luaL_error(L, "not enough memory");
+  int rc = bt_trace_attach(lt->t, rec);
+  if (rc == BT_EINVAL) return luaL_argerror(L, 1, bt_trace_errmsg(lt->t));
+  if (rc != BT_OK) return luaL_error(L, "%s", bt_trace_errmsg(lt->t));
+  return 1;
+}
+
+static int l_trace_detach(lua_State *L) {
+  bt_trace_detach(check_trace(L));
+  return 0;
+}
+
+static int l_trace_count(lua_State *L) {
+  lua_pushinteger(L, (lua_Integer)bt_trace_count(check_trace(L)));
+  return 1;
+}
+
+static void set_number(lua_State *L, const char *key, double v) {
+  lua_pushnumber(L, v);
+  lua_setfield(L, -2, key);
+}
+
+static void set_string(lua_State *L, const char *key, const char *s) {
+  lua_pushstring(L, s);
+  lua_setfield(L, -2, key);
+}
+
+static int l_trace_transitions(lua_State *L) {
+  bt_trace *t = check_trace(L);
+  lua_newtable(L);
+  bt_buf path = {0};
+  lua_Integer n = 0;
+  for (size_t i = 0, count = bt_trace_count(t); i < count; i++) {
+    bt_rec_entry e;
+    if (bt_trace_get(t, i, &e) != BT_OK || e.type != BT_REC_STATUS) continue;
+    path.len = 0;
+    path.err = 0;
+    if (bt_trace_path(t, i, &path) != BT_OK) {
+      bt_buf_free(&path);
+      return luaL_error(L, "%s", bt_trace_errmsg(t));
+    }
+    lua_createtable(L, 0, 4);
+    set_number(L, "time", e.time);
+    lua_pushlstring(L, path.data, path.len);
+    lua_setfield(L, -2, "path");
+    set_string(L, "from", bt_status_name(e.from));
+    set_string(L, "to", bt_status_name(e.to));
+    lua_rawseti(L, -2, ++n);
+  }
+  bt_buf_free(&path);
+  return 1;
+}
+
+static int l_trace_sleeps(lua_State *L) {
+  bt_trace *t = check_trace(L);
+  lua_newtable(L);
+  lua_Integer n = 0;
+  for (size_t i = 0, count = bt_trace_count(t); i < count; i++) {
+    bt_rec_entry e;
+    if (bt_trace_get(t, i, &e) != BT_OK || e.type != BT_REC_THINK) continue;
+    lua_createtable(L, 0, 2);
+    set_number(L, "time", e.time);
+    if (e.has_sleep) set_number(L, "sleep", e.sleep);
+    lua_rawseti(L, -2, ++n);
+  }
+  return 1;
+}
+
+static int l_trace_status_at(lua_State *L) {
+  bt_trace *t = check_trace(L);
+  const char *path = luaL_checkstring(L, 2);
+  double time = luaL_checknumber(L, 3);
+  int st = bt_trace_status_at(t, path, time);
+  if (st < 0) return push_fail(L, bt_trace_errmsg(t));
+  lua_pushstring(L, bt_status_name(st));
+  return 1;
+}
+
+/* Pushes the lines of b as an array. */
+static void push_lines(lua_State *L, const bt_buf *b) {
+  lua_newtable(L);
+  lua_Integer n = 0;
+  for (size_t at = 0; at < b->len;) {
+    const char *nl = memchr(b->data + at, '\n', b->len - at);
+    size_t end = nl ? (size_t)(nl - b->data) : b->len;
+    lua_pushlstring(L, b->data + at, end - at);
+    lua_rawseti(L, -2, ++n);
+    at = end + 1;
+  }
+}
+
+static int l_trace_running_at(lua_State *L) {
+  bt_trace *t = check_trace(L);
+  double time = luaL_checknumber(L, 2);
+  bt_buf b = {0};
+  int rc = bt_trace_running_at(t, time, &b);
+  if (rc < 0) {
+    bt_buf_free(&b);
+    return push_fail(L, bt_trace_errmsg(t));
+  }
+  push_lines(L, &b);
+  bt_buf_free(&b);
+  return 1;
+}
+
+static const char *const STATUSES[] = {"READY", "SUCCESS", "FAILED", "RUNNING", NULL};
+
+static int l_trace_first(lua_State *L) {
+  bt_trace *t = check_trace(L);
+  const char *path = luaL_checkstring(L, 2);
+  int status = lua_isnoneornil(L, 3) ? BT_TRACE_VISIT : luaL_checkoption(L, 3, NULL, STATUSES);
+  double after = luaL_optnumber(L, 4, -HUGE_VAL), when = 0;
+  int rc = bt_trace_first(t, path, status, after, &when);
+  if (rc < 0) return push_fail(L, bt_trace_errmsg(t));
+  if (rc) lua_pushnumber(L, when);
+  else lua_pushboolean(L, 0);
+  return 1;
+}
+
+static int l_trace_sleep_at(lua_State *L) {
+  bt_trace *t = check_trace(L);
+  double time = luaL_checknumber(L, 2), sleep = 0, think = 0;
+  int rc = bt_trace_sleep_at(t, time, &sleep, &think);
+  if (rc < 0) return push_fail(L, bt_trace_errmsg(t));
+  lua_pushboolean(L, 1);
+  if (rc) lua_pushnumber(L, sleep);
+  else lua_pushnil(L);
+  lua_pushnumber(L, think);
+  return 3;
+}
+
+static int l_trace_dump_at(lua_State *L) {
+  bt_trace *t = check_trace(L);
+  double time = luaL_checknumber(L, 2);
+  bt_buf b = {0};
+  int rc = bt_trace_dump_at(t, time, &b);
+  if (rc == BT_OK) lua_pushlstring(L, b.data ? b.data : "", b.len);
+  bt_buf_free(&b);
+  return rc == BT_OK ? 1 : push_fail(L, bt_trace_errmsg(t));
+}
+
+static int l_trace_failure(lua_State *L) {
+  bt_trace *t = check_trace(L);
+  double time = luaL_checknumber(L, 2);
+  const char *expected = luaL_checkstring(L, 3);
+  lua_Integer last = luaL_optinteger(L, 4, 10);
+  luaL_argcheck(L, last >= 0 && last <= 1000000, 4, "a whole number from 0 to 1000000 expected");
+  bt_buf b = {0};
+  int rc = bt_trace_failure(t, time, expected, (int)last, &b);
+  if (rc == BT_OK) lua_pushlstring(L, b.data ? b.data : "", b.len);
+  bt_buf_free(&b);
+  return rc == BT_OK ? 1 : luaL_error(L, "%s", bt_trace_errmsg(t));
+}
+
+/* ---- the module ---- */
+
+static const luaL_Reg FUNCS[] = {
+    /* checks over time */
+    {"trace_recorder", l_trace_recorder},
+    {"trace", l_trace},
+    {"trace_detach", l_trace_detach},
+    {"trace_count", l_trace_count},
+    {"trace_transitions", l_trace_transitions},
+    {"trace_sleeps", l_trace_sleeps},
+    {"trace_status_at", l_trace_status_at},
+    {"trace_running_at", l_trace_running_at},
+    {"trace_first", l_trace_first},
+    {"trace_sleep_at", l_trace_sleep_at},
+    {"trace_dump_at", l_trace_dump_at},
+    {"trace_failure", l_trace_failure},
+    {NULL, NULL},
+};
+
+int luaopen_bt_testkit(lua_State *L) {
+  luaL_newlib(L, FUNCS);
+  return 1;
+}
