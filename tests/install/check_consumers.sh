@@ -112,7 +112,8 @@ case $what in
              $libdir/libbt.so $libdir/libbt.so.0 $libdir/libbt.so.$version $libdir/libbtcore.so.0 \
              $libdir/libbtengine.so $libdir/libbtengine.so.0 \
              $libdir/lua/5.4/bt.so $libdir/cmake/bt/btConfig.cmake $libdir/cmake/bt/btConfigVersion.cmake \
-             $libdir/pkgconfig/bt.pc $libdir/pkgconfig/btcore.pc $libdir/pkgconfig/btengine.pc; do
+             $libdir/pkgconfig/bt.pc $libdir/pkgconfig/btcore.pc $libdir/pkgconfig/btengine.pc \
+             include/bt_test.h $libdir/libbttest.a $libdir/libbttest.so.0 $libdir/pkgconfig/bttest.pc; do
       [ -e "$usr/$f" ] || fail "missing after install: /usr/$f"
     done
     outside=$(find "$root" -type f | grep -vE "^$usr/(bin|include|lib|share)/" || true)
@@ -161,6 +162,20 @@ case $what in
       $(pkg-config --cflags --libs btengine) || fail "engine build failed"
     $CC -std=c11 $flags -o "$out/game_engine_static" "$src/tests/install/consumer/engine.c" \
       $(pkg-config --cflags btengine) "$usr/$libdir/libbtengine.a" -lm -pthread || fail "static engine build failed"
+    # the test kit, with the core (shared), or static with libbtcore.a or with libbt.a: the kit's
+    # archive holds none of the core, so either gives each name once
+    [ "$(pkg-config --modversion bttest)" = "$version" ] || fail "pkg-config --modversion bttest"
+    $CC -std=c11 $flags -o "$out/kit" "$src/tests/install/consumer/kit.c" \
+      $(pkg-config --cflags --libs bttest) || fail "kit build failed"
+    $CC -std=c11 $flags -o "$out/kit_static" "$src/tests/install/consumer/kit.c" $(pkg-config --cflags bttest) \
+      "$usr/$libdir/libbttest.a" "$usr/$libdir/libbtcore.a" -lm -pthread || fail "static kit build failed"
+    $CC -std=c11 $flags -o "$out/kit_static_bt" "$src/tests/install/consumer/kit.c" $(pkg-config --cflags bttest) \
+      "$usr/$libdir/libbttest.a" "$usr/$libdir/libbt.a" $(pkg-config --libs --static lua5.4) -lm -pthread \
+      || fail "static kit build with libbt.a failed"
+    for kit in kit kit_static kit_static_bt; do
+      got=$(LD_LIBRARY_PATH="$usr/$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$out/$kit") || fail "$kit failed: $got"
+      [ "$got" = "kit 1 2.50" ] || fail "$kit printed: $got"
+    done
     if pkg-config --exists btview; then # the viewer, when bt was built with it
       [ "$(pkg-config --modversion btview)" = "$version" ] || fail "pkg-config --modversion btview"
       $CC -std=c11 $flags -o "$out/game_view" "$src/tests/install/consumer/view.c" \

@@ -5,6 +5,7 @@
 # exactly the functions the engine's header bt_core.h declares; libbtcore.a and libbtcore.so
 # exactly those of the headers bt.h includes, bt_core.h, bt_record.h and bt_sched.h; libbt.a,
 # libbt.so and bt.so exactly those and bt_lua.h's; each of them named in docs/c-api.md;
+# libbttest.a and libbttest.so exactly those of bt_test.h, named in docs/c-api.md;
 # libbtview.a and libbtview.so (when built) exactly those of bt_view.h, named in docs/viewer.md.
 # Anything else is an internal name that leaked, which a host's own names could collide with. The
 # installed headers are read. libbtengine needs no name of bt from outside itself (the engine
@@ -59,6 +60,10 @@ compare $lib/libbtcore.so "$tmp/core"
 compare $lib/libbt.a "$tmp/all"
 compare $lib/libbt.so "$tmp/all"
 compare $luacdir/bt.so "$tmp/all"
+[ -e "$inc/bt_test.h" ] || { echo "bt_test.h is not installed"; exit 1; }
+declared "$inc/bt_test.h" >"$tmp/test"
+compare $lib/libbttest.a "$tmp/test"
+compare $lib/libbttest.so "$tmp/test"
 if [ -e "$prefix/$lib/libbtview.so" ]; then
   [ -e "$inc/bt_view.h" ] || { echo "bt_view.h is not installed"; exit 1; }
   declared "$inc/bt_view.h" >"$tmp/view"
