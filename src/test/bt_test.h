@@ -32,7 +32,7 @@
 extern "C" {
 #endif
 
-/* ---- coverage (docs/testing-brains.md "Coverage") ----
+/* ---- coverage (docs/bt-test.md "Coverage", docs/c-api.md "Coverage") ----
  * What a test run, or a recorded log, took of each tree: per node, from the recorder's
  * statistics (a bt_stats; nothing is counted twice), whether it was visited (entered in a think,
  * or set running: visits or runs above 0), and how often it succeeded, failed, ran and was
@@ -49,7 +49,12 @@ extern "C" {
  * bt.set_where(true)) is on that line of that file; a node without (C trees, logs) is on line
  * i + 1 (i its pre-order index) of a file named after the tree: its label (bt_coverage_name's,
  * or a log's agent's), else its root's name, followed by "#2", "#3", ... when two shapes of one
- * report would have the same. A bt_coverage belongs to one thread. */
+ * report would have the same. In lcov and Cobertura a line's count is, per shape, the least of
+ * its nodes' (a line is covered when every node made on it was), summed over the shapes; a node's
+ * count is its visits, or its runs for a node only ever set running (a restore, a log's attach).
+ * Names and files are written in printable ASCII, as bt-log writes them: a backslash as \\, a
+ * tab, newline or carriage return as \t \n \r, any other byte outside it as \xNN. A bt_coverage
+ * belongs to one thread. */
 typedef struct bt_coverage bt_coverage;
 
 /* Report formats (bt_coverage_write). */

@@ -320,16 +320,33 @@ static place place_of(const report_shape *rs, int n) {
   return (place){rs->fallback, strlen(rs->fallback), n + 1};
 }
 
-/* Appends s, its control bytes as \xNN (a report is one record a line). */
-static void put_text(bt_buf *b, const char *s, size_t n) {
-  for (size_t i = 0; i < n; i++) {
-    unsigned char ch = (unsigned char)s[i];
-    if (ch < 0x20 || ch == 0x7f) bt_buf_printf(b, "\\x%02X", ch);
-    else bt_buf_append(b, (const char *)&s[i], 1);
+/* Appends the escape of a byte that is not printable ASCII, or a backslash: \\ \t \n \r, else
+ * \xNN (as bt-log writes names: a report is ASCII, one record a line, whatever the names hold). */
+static void put_escape(bt_buf *b, unsigned char ch) {
+  switch (ch) {
+    case '\\': bt_buf_append(b, "\\\\", 2); break;
+    case '\t': bt_buf_append(b, "\\t", 2); break;
+    case '\n': bt_buf_append(b, "\\n", 2); break;
+    case '\r': bt_buf_append(b, "\\r", 2); break;
+    default: bt_buf_printf(b, "\\x%02x", ch);
   }
 }
 
-/* Appends s for an XML attribute's value. */
+static int plain_byte(unsigned char ch) { return ch >= 0x20 && ch < 0x7f && ch != '\\'; }
+
+/* Appends s (n bytes), escaped (put_escape). */
+static void put_text(bt_buf *b, const char *s, size_t n) {
+  for (size_t i = 0; i < n;) {
+    size_t plain = i;
+    while (plain < n && plain_byte((unsigned char)s[plain])) plain++;
+    bt_buf_append(b, s + i, plain - i);
+    if (plain == n) break;
+    put_escape(b, (unsigned char)s[plain]);
+    i = plain + 1;
+  }
+}
+
+/* Appends s for an XML attribute's value: escaped as put_text, then XML's five entities. */
 static void put_xml(bt_buf *b, const char *s, size_t n) {
   for (size_t i = 0; i < n; i++) {
     unsigned char ch = (unsigned char)s[i];
@@ -340,11 +357,15 @@ static void put_xml(bt_buf *b, const char *s, size_t n) {
       case '"': bt_buf_append(b, "&quot;", 6); break;
       case '\'': bt_buf_append(b, "&apos;", 6); break;
       default:
-        if (ch < 0x20) bt_buf_printf(b, "&#x%X;", ch == '\t' || ch == '\n' || ch == '\r' ? ch : 0xFFFD);
-        else bt_buf_append(b, (const char *)&s[i], 1);
+        if (plain_byte(ch)) bt_buf_append(b, (const char *)&s[i], 1);
+        else put_escape(b, ch);
     }
   }
 }
+
+/* A node's count in lcov and Cobertura: its visits, or, for a node only ever set running (by a
+ * restore, or before a log's attach), its runs; above 0 exactly when it was visited. */
+static unsigned long long hits_of(const bt_stats_node *f) { return f->visits ? f->visits : f->runs; }
 
 static int is_branching(const bt_def *def, int n) {
   return bt_def_child_count(def, n) > 0 && !bt_kind_has(bt_def_kind(def, n), BT_KIND_DECORATOR);
@@ -399,7 +420,7 @@ typedef struct line_entry {
   int shape;  /* its index in the report */
   int block;  /* -1: the line's nodes; else a branch of the node of that index */
   int branch;
-  unsigned long long hits; /* the node's visits; a branch: its child's visits */
+  unsigned long long hits; /* the node's count (hits_of); a branch: its child's */
   int parent_visited;      /* a branch: its parent was visited */
 } line_entry;
 
@@ -437,13 +458,13 @@ static int collect(bt_coverage *c, const report_shape *rs, int nrs, line_entry *
       }
       place at = place_of(&rs[s], node);
       if (grow((void **)&e, n, &cap, sizeof *e) != BT_OK) goto nomem;
-      e[n++] = (line_entry){at, s, -1, 0, f.visits, 0};
+      e[n++] = (line_entry){at, s, -1, 0, hits_of(&f), 0};
       if (!is_branching(def, node)) continue;
       for (int i = 0; i < bt_def_child_count(def, node); i++) {
         bt_stats_node g;
         bt_coverage_node(c, rs[s].hash, bt_def_child(def, node, i), &g);
         if (grow((void **)&e, n, &cap, sizeof *e) != BT_OK) goto nomem;
-        e[n++] = (line_entry){at, s, node, i, g.visits, visited};
+        e[n++] = (line_entry){at, s, node, i, hits_of(&g), visited};
       }
     }
   }
