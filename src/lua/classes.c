@@ -1567,19 +1567,7 @@ static void new_class(lua_State *L, int base_idx, lua_CFunction ctor, int kind) 
   lbt_state_get(L)->classes[kind] = (unsigned char)kind_classes[kind].flags;
 }
 
-/* bt.set_where(on): whether node constructors note where they were called, from now on, for
- * every node (coverage: bt.test.coverage); returns the previous setting. */
-static int set_where(lua_State *L) {
-  lbt_state *S = lbt_state_get(L);
-  luaL_checkany(L, 1);
-  lua_pushboolean(L, S->where_all);
-  S->where_all = lua_toboolean(L, 1);
-  return 1;
-}
-
 void lbt_open_classes(lua_State *L, int module) {
-  lua_pushcfunction(L, set_where);
-  lua_setfield(L, module, "set_where");
   lbt_open_views(L);
   lbt_registry_get(L, LBT_REG_SHARED); /* the __call of the classes made from now on */
   lua_pushlightuserdata(L, lbt_state_get(L));
