@@ -67,11 +67,15 @@ $(BUILD)/CMakeCache.txt: | deps
 build: deps $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
 
-# busted is needed here only; a build configured before it was there looks for it again
+# busted is needed here only; a build configured before it was there looks for it again. After
+# ctest's summary: what the specs of the shipped brains cover of each (tests/spec/brain_coverage.lua,
+# from the rows the busted.brain_* tests wrote into $(BUILD)/coverage)
 test: NEEDS += $(TEST_NEEDS)
 test: build
 	@if grep -q '^BUSTED_PROGRAM:FILEPATH=.*NOTFOUND' $(BUILD)/CMakeCache.txt; then cmake $(BUILD) >/dev/null; fi
-	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+	@rm -f $(BUILD)/coverage/*.txt
+	@status=0; ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) || status=$$?; \
+	echo; lua5.4 $(SRC)/tests/spec/brain_coverage.lua print $(BUILD)/coverage; exit $$status
 
 # --viewer prints "viewer: http://127.0.0.1:8642/" (or the next free port) for the browser
 demo: build

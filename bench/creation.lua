@@ -11,13 +11,14 @@
 -- brain's closures), plain (the same node tables and closures made in plain Lua: name, children,
 -- parent and the kind's fields, a metatable, each table made at its full size, no checks: the
 -- constructors' floor), closures (the brain's closures alone), shared (bt.define once,
--- definition:instantiate(inst) per agent).
+-- definition:instantiate(inst) per agent), where (bt as above, after bt.set_where(true): every
+-- constructor notes where it was called, for coverage).
 
 local bt = require "bt"
 local dir = arg[0]:match("^(.*)/") or "."
 local brains = dofile(dir .. "/brains.lua")
 local way, n = arg[1], tonumber(arg[2])
-local usage = "usage: bench_think bench/creation.lua bt|ds|ctors|ds_ctors|plain|closures|shared N"
+local usage = "usage: bench_think bench/creation.lua bt|ds|ctors|ds_ctors|plain|closures|shared|where N"
 if not (way and n and n >= 1) then
   io.stderr:write(usage, "\n")
   os.exit(2)
@@ -77,6 +78,7 @@ local build = brains.builder(brains.small)
 local def
 local ways = {
   bt = function(inst) return bt.BT(inst, build(bt, brains.closure_leaf(inst, brains.small))) end,
+  where = function(inst) return bt.BT(inst, build(bt, brains.closure_leaf(inst, brains.small))) end,
   ds = function(inst) return ds.BT(inst, build(ds, brains.closure_leaf(inst, brains.small))) end,
   ctors = function(inst) return build(bt, brains.closure_leaf(inst, brains.small)) end,
   ds_ctors = function(inst) return build(ds, brains.closure_leaf(inst, brains.small)) end,
@@ -87,6 +89,7 @@ local ways = {
     return def:instantiate(inst)
   end,
 }
+if way == "where" then bt.set_where(true) end
 local make = ways[way]
 if not make then
   io.stderr:write(usage, "\n")

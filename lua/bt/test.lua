@@ -1048,6 +1048,108 @@ function Trace:expect_sleep(t, seconds)
     fail(self, t, string.format("the think at %s or before to ask for a sleep of %s; the think at %s asked for %s",
       fmt_time(t), says(seconds), fmt_time(when), says(sleep)))
   end
+-- ---- coverage (docs/bt-test.md "Coverage") ----
+-- T.coverage(source[, shape]): what a run took of each tree, per node, from the recorder's
+-- statistics (bt.Stats) through libbttest (the C module bt.testkit): source is a tree, a brain
+-- (the statistics its recorder feeds, for its tree's shape), a BrainWrangler (its statistics), a
+-- bt.Stats, a bt.Recorder, or a log file's path. An array of rows, one per node, shape by shape
+-- in pre-order: {shape, node, name, path, where, covered, visited, succeeded, failed, ran,
+-- interrupted}; cov:missing() the paths never visited, cov:report(format[, name]) and
+-- cov:write(file, format[, name]) the report as text, lcov or Cobertura. bt and bt.testkit are
+-- loaded here, not with the file (T.world and the rest need no bt).
+local Coverage = {}
+Coverage.__index = Coverage
+local coverage_handles = setmetatable({}, {__mode = "k"}) -- a coverage's bt.testkit object
+
+local function coverage_error(msg)
+  error("bad argument #1 to 'coverage' (" .. msg .. ")", 3)
+end
+
+-- The recorder of a tree (a userdata with a recorder method), or false for anything else.
+local function tree_recorder(source)
+  local ok, method = pcall(function() return source.recorder end)
+  if not ok or type(method) ~= "function" then return false end
+  return source:recorder()
+end
+
+-- What bt.testkit.coverage takes for source: a bt.Stats, a bt.Recorder or a path.
+local function coverage_source(source)
+  local bt = require "bt"
+  local kind = type(source)
+  if kind == "string" then return source end
+  local mt = getmetatable(source)
+  local name = type(mt) == "table" and rawget(mt, "__name")
+  if name == "Stats" or name == "Recorder" then return source end
+  if kind == "table" and type(source.is_a) == "function" then
+    if source:is_a(bt.BrainWrangler) then
+      return rawget(source, "_stats")
+        or coverage_error("the wrangler keeps no statistics: Record{stats = true} switches them on")
+    elseif source:is_a(bt.Brain) then
+      local tree = rawget(source, "bt")
+      local rec = tree and tree:recorder() or rawget(source, "recorder")
+      if not (rec and rec:stats()) then
+        coverage_error("the brain keeps no statistics: brain:Record{stats = true} or its wrangler's Record{stats = true} switches them on")
+      end
+      return rec
+    end
+  end
+  if kind == "userdata" then
+    local rec = tree_recorder(source)
+    if rec ~= false then
+      if not (rec and rec:stats()) then
+        coverage_error("the tree keeps no statistics: tree:record{stats = true} switches them on")
+      end
+      return rec
+    end
+  end
+  coverage_error("a tree, a brain, a BrainWrangler, a bt.Stats, a bt.Recorder or a log file's path expected, got "
+    .. (name or kind))
+end
+
+function T.coverage(source, shape)
+  if shape ~= nil and type(shape) ~= "string" then
+    error("bad argument #2 to 'coverage' (a shape's hash (16 hex digits) or nil expected, got " .. type(shape) .. ")", 2)
+  end
+  local kit = require "bt.testkit"
+  local cov = kit.coverage(coverage_source(source), shape)
+  local self = setmetatable(cov:rows(), Coverage)
+  coverage_handles[self] = cov
+  return self
+end
+
+-- cov:missing(): the paths of the nodes never visited, in the rows' order.
+function Coverage:missing()
+  local paths = {}
+  for _, row in ipairs(self) do
+    if not row.covered then paths[#paths + 1] = row.path end
+  end
+  return paths
+end
+
+-- cov:row(path[, shape]): the row of the node at that path (of that shape), or nil.
+function Coverage:row(path, shape)
+  for _, row in ipairs(self) do
+    if row.path == path and (shape == nil or row.shape == shape) then return row end
+  end
+  return nil
+end
+
+-- cov:report([format[, name]]): "text" (the default), "lcov" or "cobertura".
+function Coverage:report(format, name)
+  return coverage_handles[self]:report(format, name)
+end
+
+-- cov:write(file, [format[, name]]): writes the report to the file (a path).
+function Coverage:write(file, format, name)
+  if type(file) ~= "string" then
+    error("bad argument #1 to 'write' (a file's path expected, got " .. type(file) .. ")", 2)
+  end
+  local text = coverage_handles[self]:report(format, name)
+  local f, err = io.open(file, "wb")
+  if not f then error("write: " .. err, 2) end
+  f:write(text)
+  f:close()
+  return self
 end
 
 return T

@@ -130,6 +130,12 @@ bt._VERSION = ""
 ---@return boolean previous
 function bt.set_exact(on) end
 
+---Whether node constructors note where they were called, for every node made from now on (the
+---lines of `bt.test`'s coverage); returns the previous setting (default false).
+---@param on boolean
+---@return boolean previous
+function bt.set_where(on) end
+
 ---Don't Starve's Class: `Class(ctor)` or `Class(base, ctor)`.
 ---@param base_or_ctor table|fun(self: table, ...)
 ---@param ctor? fun(self: table, ...)

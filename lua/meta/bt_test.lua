@@ -377,5 +377,52 @@ function Trace:expect_never(path, status) end
 ---@param t number
 ---@param seconds number?
 function Trace:expect_sleep(t, seconds) end
+---One node's coverage (`T.coverage`).
+---@class bt.test.CoverageRow
+---@field shape string its tree's shape hash, 16 hex digits
+---@field node integer its pre-order number, from 1
+---@field name string
+---@field path string `Priority/Sequence#2/Eat`
+---@field where string? where its constructor was called (`bt.set_where(true)`)
+---@field covered boolean visited or set running
+---@field visited integer times entered
+---@field succeeded integer
+---@field failed integer
+---@field ran integer times it started running
+---@field interrupted integer runs interrupted
+
+---The coverage of a run: an array of rows (bt.test.CoverageRow), shape by shape in pre-order.
+---@class bt.test.Coverage
+local Coverage = {}
+
+---The paths of the nodes never visited.
+---@return string[]
+function Coverage:missing() end
+
+---The row of that path (of that shape), or nil.
+---@param path string
+---@param shape? string
+---@return bt.test.CoverageRow?
+function Coverage:row(path, shape) end
+
+---The report: `"text"` (default), `"lcov"` or `"cobertura"`; `name` is lcov's test name.
+---@param format? "text"|"lcov"|"cobertura"
+---@param name? string
+---@return string
+function Coverage:report(format, name) end
+
+---Writes the report to the file; returns the coverage.
+---@param file string
+---@param format? "text"|"lcov"|"cobertura"
+---@param name? string
+---@return bt.test.Coverage
+function Coverage:write(file, format, name) end
+
+---What a run took of each tree, from the recorder's statistics: a tree, a brain, a
+---BrainWrangler, a bt.Stats, a bt.Recorder, or a log file's path; `shape` keeps one shape.
+---@param source any
+---@param shape? string
+---@return bt.test.Coverage
+function test.coverage(source, shape) end
 
 return test

@@ -90,6 +90,7 @@ static void init_node(lua_State *L, const char *name, int name_idx, int children
   else lua_pushstring(L, name);
   lua_rawset(L, 1);
   lbt_state *S = ctor_state(L);
+  if (S->where_all) lbt_note_where(L, 1); /* bt.set_where(true): for coverage */
   if (S->exact) { /* bt.set_exact: Don't Starve's two fields, its id counted across all nodes */
     lua_pushinteger(L, 0);
     lua_setfield(L, 1, "nextupdatetick");
@@ -317,8 +318,13 @@ static void read_ports(reader *r) {
 }
 
 /* Notes where the node under construction was made, for the core's messages: the code that
- * called the constructor. */
+ * called the constructor (under bt.set_where(true) init_node noted it already). */
 static void note_where(lua_State *L) {
+  if (ctor_state(L)->where_all) {
+    int noted = lua_rawgetp(L, 1, &lbt_key_where) == LUA_TSTRING;
+    lua_pop(L, 1);
+    if (noted) return;
+  }
   lbt_push_where(L);
   if (lua_rawlen(L, -1) == 0) { /* no code of a script's: a node with ports all the same */
     lua_pop(L, 1);
@@ -1262,6 +1268,10 @@ void lbt_class_spec(lua_State *L, const lbt_state *S, int obj, int template, lbt
   if (s->kind < 0 || s->kind >= BT_KIND_COUNT) return; /* a forged class: the core refuses it */
   int (*spec)(reader *) = kind_classes[s->kind].spec;
   if (spec && !spec(&r)) spec_error(&r, "node '%s' lacks the parameter or function of its kind");
+  if (S->where_all) { /* bt.set_where(true): every node's where, for coverage */
+    if (lua_rawgetp(L, obj, &lbt_key_where) == LUA_TSTRING) s->where = lua_tostring(L, -1); /* (obj holds it) */
+    lua_pop(L, 1);
+  }
   read_ports(&r);
 }
 

@@ -141,6 +141,7 @@ typedef struct lbt_state {
   int time_fresh;    /* last_time was read at group_depth, and no Lua code has run since */
   int deferred;      /* LBT_REG_DEFERRED holds work for when thinking drops to 0 */
   int exact;         /* bt.set_exact: trees built from now on are DS-exact; constructors set id */
+  int where_all;     /* bt.set_where: every node constructor notes where it was called */
   int listing_made;  /* LBT_REG_MADE is a list: node constructors add to it (objects.c) */
   /* The names LBT_REG_CTORFIELDS knows, by the address of their Lua strings (Lua keeps one copy
    * of each short string), and what it says of each (objects.c's known_field): open addressing. */
@@ -305,8 +306,9 @@ LBT_FUNC const char lbt_key_node; /* its pre-order index there (or in its defini
 LBT_FUNC const char lbt_key_def;  /* the definition userdata a template belongs to */
 LBT_FUNC const char lbt_key_children; /* a bound node's children list (lbt_children_watch) */
 LBT_FUNC const char lbt_key_where;    /* "file:line" where a node with ports, or a watch, was
-                                         made (or its ports assigned), for the core's messages;
-                                         false if no script's code was found */
+                                         made (or its ports assigned), for the core's messages,
+                                         and under bt.set_where(true) where any node was made
+                                         (coverage); false if no script's code was found */
 
 /* ---- state.c ---- */
 
@@ -459,6 +461,11 @@ LBT_FUNC const luaL_Reg lbt_objects_shared[]; /* shared.new_object(class) */
 /* shared.construct_node, the __call of the node classes; a closure over the lbt_state (a light
  * userdata) is quicker than one without (lbt_open_classes makes it so). */
 LBT_FUNC int lbt_construct_node(lua_State *L);
+/* Notes (lbt_key_where) where the node object at obj was made, if it has no such note: the code
+ * that called the innermost node constructor on the stack (a class's, whose ctor makes the node),
+ * or the innermost script code if none; "chunk:line" (the chunk's whole name under
+ * bt.set_where(true), else its short form), or false if no script's code is on the stack. */
+LBT_FUNC void lbt_note_where(lua_State *L, int obj);
 LBT_FUNC int lbt_is_node(lua_State *L, int idx);
 LBT_FUNC int lbt_node_kind(lua_State *L, int idx); /* the kind its class derives from, or -1 */
 /* Whether the class of the node object at idx, of that kind, is not the kind's own: a script's

@@ -115,10 +115,10 @@ static int known_field(const lbt_state *S, const char *name) {
 
 static int construct(lua_State *L, int node, const lbt_state *S);
 
-/* Notes where the node object at obj was given its ports (reads or writes assigned), if it has no
- * such note: inside a constructor (a class's sets them), where the constructor was called;
- * otherwise the assignment. lbt_push_where says which code is the API's caller. */
-static void note_where(lua_State *L, int obj) {
+/* Notes where the node object at obj was made, or given its ports (reads or writes assigned), if
+ * it has no such note (lbt.h): inside a constructor (a class's sets them), where the constructor
+ * was called; otherwise the assignment. lbt_push_where says which code is the API's caller. */
+void lbt_note_where(lua_State *L, int obj) {
   obj = lua_absindex(L, obj);
   if (lua_rawgetp(L, obj, &lbt_key_where) == LUA_TNIL) {
     lua_Debug ar;
@@ -130,11 +130,13 @@ static void note_where(lua_State *L, int obj) {
       if (ctor) break;
     }
     int found = lua_getstack(L, level, &ar); /* from there (else from the top) up: the caller */
+    int whole = lbt_state_get(L)->where_all; /* coverage names files by their whole names */
     lua_pushboolean(L, 0); /* if no code of a script's is found: a node with ports all the same */
     for (level = found ? level + 1 : 1; lua_getstack(L, level, &ar); level++) {
       lua_getinfo(L, "Sl", &ar);
       if (ar.currentline > 0 && strncmp(ar.source, "@bt/", 4) != 0) {
-        lua_pushfstring(L, "%s:%d", ar.short_src, ar.currentline);
+        const char *chunk = whole && ar.source[0] == '@' ? ar.source + 1 : ar.short_src;
+        lua_pushfstring(L, "%s:%d", chunk, ar.currentline);
         lua_replace(L, -2);
         break;
       }
@@ -765,7 +767,7 @@ int lbt_node_newindex(lua_State *L) {
   int code = view_code(L, 2);
   int node;
   if (code == VK_PORTS) { /* ports given after the constructor: where they were given */
-    note_where(L, 1);
+    lbt_note_where(L, 1);
     code = VK_NONE;
   }
   lbt_tree *t = code ? lbt_node_tree(L, 1, &node) : NULL;

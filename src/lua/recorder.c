@@ -367,9 +367,10 @@ bt_rec *bt_lua_torecorder(lua_State *L, int idx) {
   return r ? r->rec : NULL;
 }
 
-/* What a C module loaded beside bt.so (bt.view) may call: Lua loads C modules with their names
- * local, so it finds bt.so's functions through this table, in the registry as "bt.c_api". */
-static const bt_lua_c_api C_API = {1, bt_lua_torecorder};
+/* What a C module loaded beside bt.so (bt.view, bt.testkit) may call: Lua loads C modules with
+ * their names local, so it finds bt.so's functions through this table, in the registry as
+ * "bt.c_api". */
+static const bt_lua_c_api C_API = {1, bt_lua_torecorder, lbt_stats_test};
 
 void lbt_open_recorder(lua_State *L, int module) {
   lua_pushlightuserdata(L, (void *)&C_API);

@@ -4,6 +4,7 @@
  * bt_inst in one block) for one entity, and the tree methods of Don't Starve's BT. Each method
  * that makes the core act on the instance enters the tree first (lbt_tree_enter).
  */
+#include <stddef.h>
 #include <string.h>
 
 #include "lbt.h"
@@ -615,13 +616,15 @@ static lbt_tree *refresh(lua_State *L, lbt_tree *t, int tree) {
   return changed ? rebuild(L, t, tree) : t;
 }
 
-/* bt.set_exact(on): whether trees built from now on are DS-exact, and node constructors give
- * nodes Don't Starve's id and nextupdatetick; returns the previous setting. */
-static int set_exact(lua_State *L) {
-  lbt_state *S = lbt_state_get(L);
+/* A module-wide switch: bt.set_exact(on), whether trees built from now on are DS-exact, and node
+ * constructors give nodes Don't Starve's id and nextupdatetick; bt.set_where(on), whether node
+ * constructors note where they were called for every node (coverage). Its upvalue is the flag's
+ * offset in the lbt_state; returns the previous setting. */
+static int set_switch(lua_State *L) {
+  int *flag = (int *)((char *)lbt_state_get(L) + lua_tointeger(L, lua_upvalueindex(1)));
   luaL_checkany(L, 1);
-  lua_pushboolean(L, S->exact);
-  S->exact = lua_toboolean(L, 1);
+  lua_pushboolean(L, *flag);
+  *flag = lua_toboolean(L, 1);
   return 1;
 }
 
@@ -1006,6 +1009,10 @@ void lbt_open_tree(lua_State *L, int module) {
   lua_setfield(L, -2, "__call");
   lua_setmetatable(L, -2);
   lua_setfield(L, module, "BT");
-  lua_pushcfunction(L, set_exact);
+  lua_pushinteger(L, (lua_Integer)offsetof(lbt_state, exact));
+  lua_pushcclosure(L, set_switch, 1);
   lua_setfield(L, module, "set_exact");
+  lua_pushinteger(L, (lua_Integer)offsetof(lbt_state, where_all));
+  lua_pushcclosure(L, set_switch, 1);
+  lua_setfield(L, module, "set_where");
 }

@@ -114,6 +114,84 @@ int bt_trace_dump_at(bt_trace *t, double time, bt_buf *out);
  * line: "  2.1333  Priority/Flee  READY > RUNNING". BT_EINVAL (NULL t or out, last < 0),
  * BT_ENOMEM. */
 int bt_trace_failure(bt_trace *t, double time, const char *expected, int last, bt_buf *out);
+/* ---- coverage (docs/bt-test.md "Coverage", docs/c-api.md "Coverage") ----
+ * What a test run, or a recorded log, took of each tree: per node, from the recorder's
+ * statistics (a bt_stats; nothing is counted twice), whether it was visited (entered in a think,
+ * or set running: visits or runs above 0), and how often it succeeded, failed, ran and was
+ * interrupted (bt_stats_node's successes, failures, runs and aborts). A node placed under several
+ * parents has one set of figures (bt_stats counts it at its first place), shown at each place.
+ * A branch is a child of a node with children that is no decorator (bt_kind_has
+ * BT_KIND_DECORATOR): taken when the child was visited.
+ *
+ * A bt_coverage reports a bt_stats that the caller feeds (live recorders: bt_rec_set_stats,
+ * bt_def_set_stats), or one of its own fed a log's records (bt_coverage_add_log). Each shape's
+ * nodes are named by a definition of it: the one the statistics hold (a live recorder's), one
+ * given with bt_coverage_name, or one built from the log's shape (bt_log_shape_def). A node
+ * made where its definition says (bt_def_where, "brains/wolf.lua:12": Lua trees built after
+ * bt.set_where(true)) is on that line of that file; a node without (C trees, logs) is on line
+ * i + 1 (i its pre-order index) of a file named after the tree: its label (bt_coverage_name's,
+ * or a log's agent's), else its root's name, followed by "#2", "#3", ... when two shapes of one
+ * report would have the same. In lcov and Cobertura a line's count is, per shape, the least of
+ * its nodes' (a line is covered when every node made on it was), summed over the shapes; a node's
+ * count is its visits, or its runs for a node only ever set running (a restore, a log's attach).
+ * Names and files are written in printable ASCII, as bt-log writes them: a backslash as \\, a
+ * tab, newline or carriage return as \t \n \r, any other byte outside it as \xNN. A bt_coverage
+ * belongs to one thread. */
+typedef struct bt_coverage bt_coverage;
+
+/* Report formats (bt_coverage_write). */
+enum {
+  BT_COVERAGE_TEXT = 0,     /* tab-separated lines: per shape, a line of sums, each node's
+                               figures in pre-order, then "missing" and the path of each node
+                               never visited */
+  BT_COVERAGE_LCOV = 1,     /* lcov's tracefile (genhtml, Codecov, ...): per file, a DA line per
+                               line that made nodes, a BRDA per branch */
+  BT_COVERAGE_COBERTURA = 2 /* Cobertura's XML (Jenkins, GitLab, ...) */
+};
+
+/* A coverage of st (NULL: of a bt_stats of its own, which bt_coverage_add_log feeds and
+ * bt_coverage_stats returns). st is not the coverage's: it must outlive it. BT_EINVAL (out NULL),
+ * BT_ENOMEM. */
+int bt_coverage_create(bt_coverage **out, bt_stats *st);
+/* Frees it, and the definitions it holds; NULL is allowed. */
+void bt_coverage_free(bt_coverage *c);
+/* The statistics it reports. */
+bt_stats *bt_coverage_stats(const bt_coverage *c);
+/* The message of the last error ("" if none). */
+const char *bt_coverage_errmsg(const bt_coverage *c);
+
+/* Counts a record r has just read (bt_log_read) into the statistics, as live statistics count
+ * it (a shared node at its first place; an attach starts the runs of the nodes it says were
+ * running), and names the record's shape with a definition built from it, labelled with its
+ * first agent's label. Records of no agent, of no shape yet, and those the statistics refuse (a
+ * status written twice) count for nothing. BT_EINVAL (NULL argument), BT_ENOMEM. */
+int bt_coverage_add_log(bt_coverage *c, const bt_log_reader *r, const bt_log_record *rec);
+
+/* Names the nodes of def's shape (bt_def_hash) with def (held until bt_coverage_free), and gives
+ * its label (copied; NULL: none), the file of its nodes that have no where. It replaces a name
+ * given before. BT_EINVAL (NULL c or def), BT_ENOMEM. */
+int bt_coverage_name(bt_coverage *c, const bt_def *def, const char *label);
+
+/* Reports only the shape of that hash (called again: that one too); none called: every shape
+ * of the statistics. BT_EINVAL (NULL c), BT_ENOMEM. */
+int bt_coverage_only(bt_coverage *c, unsigned long long shape);
+
+/* The shapes reported (those of the statistics, in the order first seen, or those of
+ * bt_coverage_only that the statistics have), and the i-th's hash and the definition that names
+ * its nodes (NULL: none). BT_EINVAL for a bad i; BT_ENOMEM. */
+int bt_coverage_shape_count(bt_coverage *c);
+int bt_coverage_shape(bt_coverage *c, int i, unsigned long long *shape, const bt_def **def);
+
+/* The figures of the node (pre-order index) of the shape, at its first place, into *out: 1 when
+ * it was visited (visits or runs above 0), 0 when never. BT_EINVAL for a shape the statistics
+ * do not have or a node out of range (the message says which), or a NULL argument. */
+int bt_coverage_node(bt_coverage *c, unsigned long long shape, int node, bt_stats_node *out);
+
+/* Appends the report of every shape reported to out, in the format (BT_COVERAGE_*); name is the
+ * test's name (lcov's TN, Cobertura's package; NULL or "": none, "bt"). BT_EINVAL for a bad
+ * format, NULL c or out, or a shape that nothing names (a live bt_stats fed by bt_stats_add:
+ * bt_coverage_name names it); BT_ENOMEM. On failure out is as it was. */
+int bt_coverage_write(bt_coverage *c, int format, const char *name, bt_buf *out);
 
 #ifdef __cplusplus
 }

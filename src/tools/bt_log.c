@@ -10,6 +10,9 @@
  *   bt-log stats FILE [--agent ID] [--label PATTERN] [--order time|visits|tree]
  *                                 per shape and per node: visits, successes, failures, time
  *                                 running, ..., hottest first (the core's bt_stats, as at run time)
+ *   bt-log coverage FILE [--agent ID] [--label PATTERN] [--format text|lcov|cobertura]
+ *                                 per node: visited or not, with the figures of stats, as
+ *                                 text, lcov or Cobertura (the test kit's bt_coverage)
  *   bt-log view FILE [--address A] [--port P] [--token T]
  *                                 serves the live viewer's page on the log (libbtview,
  *                                 docs/viewer.md) until interrupted
@@ -28,6 +31,7 @@
 #include <time.h>
 
 #include "bt.h"
+#include "bt_test.h"
 #ifdef BT_LOG_VIEW
 #include <signal.h>
 
@@ -42,6 +46,7 @@ static const char USAGE[] =
     "       bt-log why FILE (--agent ID | --label PATTERN) --at T\n"
     "       bt-log board FILE (--agent ID | --label PATTERN) --at T\n"
     "       bt-log stats FILE [--agent ID]... [--label PATTERN]... [--order time|visits|tree]\n"
+    "       bt-log coverage FILE [--agent ID]... [--label PATTERN]... [--format FORMAT]\n"
     "       bt-log view FILE [--address A] [--port P] [--token T]\n"
     "\n"
     "Reads a log file of bt's recorders (FILE - reads the standard input), also one still\n"
@@ -76,6 +81,9 @@ static const char USAGE[] =
     "  --dot            tree: the Graphviz DOT picture, statuses coloured\n"
     "  --order ORDER    stats: time (the default: most time running first), visits, or tree\n"
     "                   (pre-order)\n"
+    "  --format FORMAT  coverage: text (the default), lcov (a tracefile, for genhtml) or\n"
+    "                   cobertura (XML); a file is named by the agents' label, its lines are\n"
+    "                   the nodes' pre-order numbers from 1\n"
     "  --address A      view: the address to listen on (default 127.0.0.1; another needs\n"
     "                   --token)\n"
     "  --port P         view: the port (default 8642; 0: any free port)\n"
@@ -128,6 +136,8 @@ typedef struct options {
   int follow, dot;
   int bytes; /* print: the bytes of host and world records */
   int order; /* stats: BT_STATS_BY_* */
+  int has_order; /* --order was given */
+  int format;    /* coverage: BT_COVERAGE_*, -1 unless given */
   const char *address, *token; /* view */
   int port;                    /* view: -1 unless given */
   int filters;                 /* flags given other than view's */
@@ -198,6 +208,7 @@ static void parse(int argc, char **argv, options *o) {
   o->from = -1e308;
   o->to = 1e308;
   o->order = BT_STATS_BY_TIME;
+  o->format = -1;
   o->port = -1;
   for (int i = 1; i < argc; i++) {
     const char *arg = argv[i];
@@ -228,7 +239,7 @@ static void parse(int argc, char **argv, options *o) {
       continue;
     }
     static const char *const valued[] = {"--agent", "--label", "--node", "--from", "--to", "--status", "--type",
-                                         "--at", "--order", "--address", "--port", "--token", NULL};
+                                         "--at", "--order", "--format", "--address", "--port", "--token", NULL};
     const char *flag = NULL, *value = NULL;
     for (int k = 0; valued[k]; k++) {
       size_t n = strlen(valued[k]);
@@ -282,17 +293,23 @@ static void parse(int argc, char **argv, options *o) {
       o->at = parse_time(flag, value);
       o->has_at = 1;
     } else if (strcmp(flag, "--order") == 0) {
+      o->has_order = 1;
       if (strcmp(value, "time") == 0) o->order = BT_STATS_BY_TIME;
       else if (strcmp(value, "visits") == 0) o->order = BT_STATS_BY_VISITS;
       else if (strcmp(value, "tree") == 0) o->order = BT_STATS_BY_TREE;
       else die_usage("--order needs time, visits or tree, got '%s'", value);
+    } else if (strcmp(flag, "--format") == 0) {
+      if (strcmp(value, "text") == 0) o->format = BT_COVERAGE_TEXT;
+      else if (strcmp(value, "lcov") == 0) o->format = BT_COVERAGE_LCOV;
+      else if (strcmp(value, "cobertura") == 0) o->format = BT_COVERAGE_COBERTURA;
+      else die_usage("--format needs text, lcov or cobertura, got '%s'", value);
     } else if (strcmp(flag, "--status") == 0) {
       each_word(flag, value, add_status, o);
     } else {
       each_word(flag, value, add_type, o);
     }
   }
-  if (!o->command) die_usage("no subcommand (print, tree, why, board, stats, view)");
+  if (!o->command) die_usage("no subcommand (print, tree, why, board, stats, coverage, view)");
   if (strcmp(o->command, "view") != 0 && (o->address || o->token || o->port >= 0))
     die_usage("--address, --port and --token are for view");
   if (!o->file) die_usage("%s: no FILE", o->command);
@@ -1027,80 +1044,30 @@ static int cmd_board(const options *o) {
   return 0;
 }
 
-/* ---- stats: the core's statistics (bt_stats) fed the log's records ---- */
+/* ---- stats and coverage: the core's statistics (bt_stats) fed the log's records ---- */
 
-/* A shape's first place of each node's state: live statistics count a shared node's records at
- * its first place (bt_def_node_of_state), and so do these. */
-typedef struct firsts {
-  const bt_log_shape *shape;
-  int *first; /* node -> the first node of its state */
-  struct firsts *next;
-} firsts;
-
-static firsts *firsts_list;
-
-static int first_place(const bt_log_shape *s, int node) {
-  firsts *f = firsts_list;
-  while (f && f->shape != s) f = f->next;
-  if (!f) {
-    int n = bt_log_shape_size(s);
-    f = calloc(1, sizeof *f);
-    if (!f || !(f->first = malloc((size_t)n * sizeof *f->first))) die("out of memory");
-    f->shape = s;
-    for (int i = 0; i < n; i++) {
-      f->first[i] = i;
-      for (int j = 0; j < i; j++)
-        if (bt_log_shape_state(s, j) == bt_log_shape_state(s, i)) {
-          f->first[i] = j;
-          break;
-        }
-    }
-    f->next = firsts_list;
-    firsts_list = f;
-  }
-  return node >= 0 && node < bt_log_shape_size(s) ? f->first[node] : node;
-}
-
-/* Counts one record of the log; an attach starts the runs of the nodes that were running then. */
-static void stats_add(bt_stats *st, const bt_log_reader *r, const bt_log_record *rec) {
-  const bt_rec_entry *e = &rec->entry;
-  const bt_log_shape *s = rec->shape;
-  if (!s || rec->agent_index < 0) return;
-  unsigned long long hash = bt_log_shape_hash(s);
-  int size = bt_log_shape_size(s), rc = BT_OK;
-  if (e->type == BT_LOG_ATTACH) {
-    for (size_t i = 0; i < e->size && rc == BT_OK; i++) {
-      int node, status, last;
-      if (bt_log_reader_state(r, i, &node, &status, &last) != BT_OK || status != BT_RUNNING) continue;
-      bt_rec_entry run = *e;
-      run.type = BT_REC_STATUS;
-      run.node = first_place(s, node);
-      run.from = BT_READY;
-      run.to = BT_RUNNING;
-      rc = bt_stats_add(st, (unsigned long long)rec->agent_index, hash, size, &run);
-    }
-  } else if (e->type >= BT_REC_STATUS && e->type <= BT_REC_KEY) {
-    bt_rec_entry one = *e;
-    if (one.type == BT_REC_STATUS || one.type == BT_REC_EVENT || (one.type == BT_REC_ERROR && one.node >= 0))
-      one.node = first_place(s, one.node);
-    rc = bt_stats_add(st, (unsigned long long)rec->agent_index, hash, size, &one);
-  }
-  if (rc == BT_ENOMEM) die("out of memory");
-  /* BT_EINVAL: a record the statistics cannot count (a status written twice); it is left out */
+/* The statistics of the records of the agents asked for, counted as at run time (the test kit's
+ * bt_coverage_add_log: a shared node at its first place, an attach's running nodes), in a
+ * coverage that names their shapes. */
+static bt_coverage *count_log(const options *o, source *s) {
+  source_open(s, o->file, 0);
+  bt_coverage *c = NULL;
+  if (bt_coverage_create(&c, NULL) != BT_OK) die("out of memory");
+  bt_log_record rec;
+  while (next(s, &rec))
+    if (rec.agent_index >= 0 && agent_matches(o, &rec) && bt_coverage_add_log(c, s->r, &rec) != BT_OK)
+      die("%s", bt_coverage_errmsg(c));
+  return c;
 }
 
 /* The statistics of a log: per shape (in the order first seen), its nodes in the order asked
  * for, tab-separated. */
 static int cmd_stats(const options *o) {
-  if (o->has_at || o->dot || o->nnodes || o->statuses || o->types || o->bytes || o->follow)
+  if (o->has_at || o->dot || o->nnodes || o->statuses || o->types || o->bytes || o->follow || o->format >= 0)
     die_usage("stats: it takes --agent, --label and --order");
   source s;
-  source_open(&s, o->file, 0);
-  bt_stats *st = NULL;
-  if (bt_stats_create(&st) != BT_OK) die("out of memory");
-  bt_log_record rec;
-  while (next(&s, &rec))
-    if (rec.agent_index >= 0 && agent_matches(o, &rec)) stats_add(st, s.r, &rec);
+  bt_coverage *c = count_log(o, &s);
+  bt_stats *st = bt_coverage_stats(c);
   int n = bt_stats_list(st, o->order, NULL, 0);
   bt_stats_node *rows = malloc((size_t)(n > 0 ? n : 1) * sizeof *rows);
   if (n < 0 || !rows) die("out of memory");
@@ -1126,7 +1093,25 @@ static int cmd_stats(const options *o) {
   fflush(stdout);
   say_where(&s);
   free(rows);
-  bt_stats_free(st);
+  bt_coverage_free(c);
+  bt_log_reader_free(s.r);
+  return 0;
+}
+
+/* The coverage of a log: the test kit's report of its statistics (bt_coverage_write). */
+static int cmd_coverage(const options *o) {
+  if (o->has_at || o->dot || o->nnodes || o->statuses || o->types || o->bytes || o->follow || o->has_order)
+    die_usage("coverage: it takes --agent, --label and --format");
+  source s;
+  bt_coverage *c = count_log(o, &s);
+  bt_buf out = {0};
+  if (bt_coverage_write(c, o->format >= 0 ? o->format : BT_COVERAGE_TEXT, NULL, &out) != BT_OK)
+    die("%s", bt_coverage_errmsg(c));
+  if (out.len) fwrite(out.data, 1, out.len, stdout);
+  fflush(stdout);
+  say_where(&s);
+  bt_buf_free(&out);
+  bt_coverage_free(c);
   bt_log_reader_free(s.r);
   return 0;
 }
@@ -1182,13 +1167,14 @@ static const struct {
   const char *name;
   int (*run)(const options *o);
 } COMMANDS[] = {{"print", cmd_print}, {"tree", cmd_tree}, {"why", cmd_why},
-               {"board", cmd_board}, {"stats", cmd_stats}, {"view", cmd_view}};
+               {"board", cmd_board}, {"stats", cmd_stats}, {"coverage", cmd_coverage},
+               {"view", cmd_view}};
 
 int main(int argc, char **argv) {
   options o;
   parse(argc, argv, &o);
   for (size_t i = 0; i < sizeof COMMANDS / sizeof COMMANDS[0]; i++)
     if (strcmp(o.command, COMMANDS[i].name) == 0) return COMMANDS[i].run(&o);
-  die_usage("unknown subcommand '%s' (print, tree, why, board, stats, view)", o.command);
+  die_usage("unknown subcommand '%s' (print, tree, why, board, stats, coverage, view)", o.command);
   return 2;
 }

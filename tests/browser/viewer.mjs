@@ -481,6 +481,16 @@ async function log_checks(context) {
     const wrong = heat.filter(([i, v]) => Number(v) !== (visits.get(i) ?? 0));
     check(heat.length > 0 && wrong.length === 0 && [...visits.values()].some((v) => v > 0),
       'log: the heat overlay shows each node\'s visits as /stats gives them', `differ: ${JSON.stringify(wrong.slice(0, 5))}`);
+    // coverage: a node (not shared) that /stats says was neither visited nor run is marked not
+    // covered, with a line in its title; every other node drawn is covered
+    const ran = new Map((stats.nodes ?? []).map((r) => [r.node, (r.visits ?? 0) + (r.runs ?? 0) > 0]));
+    const marks = await page.$$eval('#tree [data-node-index]', (n) => n.map((e) => [Number(e.getAttribute('data-node-index')),
+      e.getAttribute('data-covered'), e.classList.contains('uncovered'), e.querySelector('title').textContent]));
+    const unmarked = marks.filter(([i, c, u, title]) => c !== null
+      && (c !== String(ran.get(i) ?? false) || u !== (c === 'false') || title.includes('not covered') !== (c === 'false')));
+    check(marks.some(([, c]) => c !== null) && unmarked.length === 0,
+      'log: the heat overlay marks the nodes never visited as not covered, apart from cold ones',
+      `differ: ${JSON.stringify(unmarked.slice(0, 5))}`);
     await page.close();
   } finally {
     stop(child);

@@ -13,8 +13,10 @@
 #            the standard input reads as the file; host and world records show their bytes only
 #            with --bytes; every byte of the log's (agent 4's label, names, message and host
 #            bytes hold them all) is escaped: the output is printable ASCII, tabs and newlines,
-#            one line a record; so are why's and stats'. With BT_ARENA, the same of an arena's
+#            one line a record; so are why's, stats' and coverage's. With BT_ARENA, the same of an arena's
 #            log (its map and frames are binary WORLD records)
+#   coverage has stats' figures per node, sums that count them, the nodes never visited as
+#            missing, and the same as lcov and as Cobertura's (well-formed) XML;
 #   a log of format version 1.0 (data/v1.0.btlog) prints and replays as it did then;
 #   a log cut short prints the records of its whole blocks and says where it stopped (exit 0);
 #   damaged and foreign files say so (exit 1); --follow reads a log as it is written to its end;
@@ -224,10 +226,46 @@ awk -F '\t' '$1 == "shape" { last = -1; next } $1 == "node" { next } { if (last 
 [ "$(grep -c '^shape' "$tmp/wolf.txt")" = 1 ] || fail "stats --agent 2: one shape expected: $(cat "$tmp/wolf.txt")"
 grep -q "agents	1	" "$tmp/wolf.txt" || fail "stats --agent 2: one agent: $(head -1 "$tmp/wolf.txt")"
 
+# coverage: per node the figures of stats (visits, successes, failures, runs, aborts), shape by
+# shape in tree order; "nodes a/b" counts the nodes visited or run; the missing ones are those;
+# lcov has a line per node (a log has no wheres: the line is the pre-order number) and the same
+# sums; Cobertura's XML is well-formed (xmllint, else python3's parser)
+"$bt_log" coverage "$log" > "$tmp/cov.txt" || fail "coverage exited $?"
+ascii_only "$tmp/cov.txt" "coverage"
+awk -F '\t' 'FNR == NR { if ($1 == "shape") { h = $2; next } if ($1 != "node") s[h "|" $1] = $2 "\t" $3 "\t" $4 "\t" $6 "\t" $5; next }
+              $1 == "shape" { h = $2; next } $1 == "node" || $1 == "missing" { next }
+              { n++; if (s[h "|" $1] != $2 "\t" $3 "\t" $4 "\t" $5 "\t" $6) { print "coverage " h " " $1 ": " $2 " " $3 " " $4 " " $5 " " $6 " vs stats " s[h "|" $1]; bad = 1 } }
+              END { if (n < 20) { print "coverage: only " n " nodes"; bad = 1 } exit bad }' "$tmp/stats.txt" "$tmp/cov.txt" \
+  || fail "coverage's figures are not stats'"
+awk -F '\t' 'function done() { if (h != "" && (a != got || b != all)) { print h ": nodes " a "/" b ", counted " got "/" all; bad = 1 } }
+              $1 == "shape" { done(); h = $2; split($8, ab, "/"); a = ab[1]; b = ab[2]; got = 0; all = 0; next }
+              $1 == "node" { next }
+              $1 == "missing" { if (!(h "|" $2 in zero)) { print h ": " $2 " is missing but was visited"; bad = 1 } nmiss++; next }
+              { all++; if ($2 + $5 > 0) got++; else { zero[h "|" $1] = 1; nzero++ } }
+              END { done(); if (nmiss != nzero) { print nmiss " missing, " nzero " never visited"; bad = 1 } if (nzero < 1) { print "no node missing"; bad = 1 } exit bad }' \
+  "$tmp/cov.txt" || fail "coverage's sums or missing nodes do not match its rows"
+"$bt_log" coverage "$log" --format lcov > "$tmp/cov.info" || fail "coverage --format lcov exited $?"
+awk -F '\t' '$1 == "shape" { split($8, ab, "/"); split($10, br, "/"); lf += ab[2]; lh += ab[1]; brf += br[2]; brh += br[1] }
+              END { print lf, lh, brf, brh }' "$tmp/cov.txt" > "$tmp/cov-sums.txt"
+awk -F '[:,]' '/^LF:/ { lf += $2 } /^LH:/ { lh += $2 } /^BRF:/ { brf += $2 } /^BRH:/ { brh += $2 }
+               /^DA:/ { da++ } /^end_of_record$/ { ends++ } /^SF:/ { sf++ }
+               END { print lf, lh, brf, brh; if (da != lf || ends != sf) print "DA lines " da ", records " sf "/" ends }' \
+  "$tmp/cov.info" > "$tmp/lcov-sums.txt"
+cmp -s "$tmp/cov-sums.txt" "$tmp/lcov-sums.txt" || { diff "$tmp/lcov-sums.txt" "$tmp/cov-sums.txt"; fail "lcov's sums are not the text's"; }
+"$bt_log" coverage "$log" --format cobertura --label 'sheep*' > "$tmp/cov.xml" || fail "coverage --format cobertura exited $?"
+if command -v xmllint > /dev/null 2>&1; then
+  xmllint --noout "$tmp/cov.xml" || fail "coverage --format cobertura is no well-formed XML"
+else
+  python3 -c 'import sys, xml.dom.minidom; xml.dom.minidom.parse(sys.argv[1])' "$tmp/cov.xml" || fail "coverage --format cobertura is no well-formed XML"
+fi
+grep -q 'filename="sheep 1"' "$tmp/cov.xml" || fail "coverage --label 'sheep*': no class of file 'sheep 1'"
+! grep -q 'filename="wolf' "$tmp/cov.xml" || fail "coverage --label 'sheep*' has the wolf"
+
 # usage
 for args in "tree $log --agent 1" "why $log --at 1" "print $log --at 1" "print $log --status WALKING" \
             "print $log --type nothing" "print $log --bogus" "print" "frobnicate $log" "stats $log --at 1" \
-            "stats $log --order hottest" "stats $log --node Root" \
+            "stats $log --order hottest" "stats $log --node Root" "stats $log --format lcov" \
+            "coverage $log --format html" "coverage $log --order tree" "coverage $log --at 1" \
             "tree $log --agent 1 --label x --at 1" "print $log --from soon"; do
   # shellcheck disable=SC2086 # the words of args are the arguments
   "$bt_log" $args > /dev/null 2> "$tmp/usage.err"

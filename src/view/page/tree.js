@@ -60,6 +60,19 @@ export function format_seconds(s) {
   return `${Math.floor(s / 60)} min ${Math.round(s % 60)} s`;
 }
 
+/**
+ * A node's coverage in the figures the heat overlay shows (docs/viewer.md "The heat overlay"):
+ * covered when it was visited or set running (visits or runs above 0); a node with no row was
+ * never visited in them. A node placed under several parents (shared) has its figures at its
+ * first place only, so its places are not judged: covered null. Gives {covered, line}, line the
+ * text its title adds ('' for none).
+ */
+export function coverage_of(row, shared) {
+  if (shared) return { covered: null, line: '' };
+  const covered = row != null && ((row.visits ?? 0) > 0 || (row.runs ?? 0) > 0);
+  return { covered, line: covered ? '' : 'not covered: never visited in these figures' };
+}
+
 export class TreeView {
   /**
    * pane: the element that clips the view and takes the pointer; svg: the <svg id="tree"> inside
@@ -133,7 +146,8 @@ export class TreeView {
       const box = el('rect', { class: 'box', x: left, y: top, width: w, height: NODE_H, rx: 6 }, g);
       const title = el('title', {}, g);
       const param = param_text(node.param, this.kinds.get(node.kind));
-      title.textContent = `${node.name} (${node.kind})${param ? ` ${param}` : ''}`;
+      const title_text = `${node.name} (${node.kind})${param ? ` ${param}` : ''}`;
+      title.textContent = title_text;
       const name = el('text', { class: 'name', x: left + 8, y: top + 17 }, g);
       name.textContent = node.name;
       const kind = el('text', { class: 'kind', x: left + 8, y: top + 32 }, g);
@@ -150,7 +164,7 @@ export class TreeView {
         sign.textContent = this.collapsed.has(i) ? `+${nkids}` : '−';
         if (this.collapsed.has(i)) g.classList.add('collapsed');
       }
-      this.node_elems[i] = { g, box, heat, heat_label, detail, toggle };
+      this.node_elems[i] = { g, box, heat, heat_label, detail, toggle, title, title_text };
     }
     this.edges_layer.appendChild(edges);
     this.nodes_layer.appendChild(boxes);
@@ -204,7 +218,15 @@ export class TreeView {
   set_heat(rows) {
     this.heat = rows;
     this.svg.classList.toggle('heat-on', rows != null);
-    if (!rows) return;
+    if (!rows) {
+      for (const e of this.node_elems) {
+        if (!e) continue;
+        e.title.textContent = e.title_text;
+        e.g.classList.remove('uncovered');
+        e.g.removeAttribute('data-covered');
+      }
+      return;
+    }
     let max = 0;
     for (const r of rows) max = Math.max(max, r.visits ?? 0);
     const by_node = new Map(rows.map((r) => [r.node, r]));
@@ -218,12 +240,18 @@ export class TreeView {
       e.heat_label.textContent = `×${v}`;
       e.heat.setAttribute('fill', `hsl(${Math.round(50 - 50 * level)}, 100%, 50%)`);
       e.g.setAttribute('data-heat', v);
-      const title = e.g.querySelector('title');
-      if (r) {
-        title.textContent = `${this.nodes[i].name} (${this.nodes[i].kind})\nvisits ${r.visits}, successes ${r.successes}, `
+      // not covered (never visited in these figures) is marked apart from cold (visited little)
+      const coverage = coverage_of(r, this.nodes[i].shared);
+      e.g.classList.toggle('uncovered', coverage.covered === false);
+      if (coverage.covered === null) e.g.removeAttribute('data-covered');
+      else e.g.setAttribute('data-covered', String(coverage.covered));
+      let title = r
+        ? `${this.nodes[i].name} (${this.nodes[i].kind})\nvisits ${r.visits}, successes ${r.successes}, `
           + `failures ${r.failures}, aborts ${r.aborts}, runs ${r.runs}, time ${format_seconds(r.time)}, `
-          + `longest ${format_seconds(r.longest)}, errors ${r.errors}`;
-      }
+          + `longest ${format_seconds(r.longest)}, errors ${r.errors}`
+        : e.title_text;
+      if (coverage.line) title += `\n${coverage.line}`;
+      e.title.textContent = title;
     }
   }
 

@@ -3,7 +3,7 @@
 // GET /api/kinds shows it, and as before for a kind the table does not know.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { format_param, kind_table, param_text, short_kind } from '../../../src/view/page/tree.js';
+import { coverage_of, format_param, kind_table, param_text, short_kind } from '../../../src/view/page/tree.js';
 
 // as the server answers /api/kinds (an excerpt)
 const KINDS = {
@@ -40,4 +40,13 @@ test('short_kind: the class name without its Node suffix', () => {
   assert.equal(short_kind('PriorityNode'), 'Priority');
   assert.equal(short_kind('NotDecorator'), 'NotDecorator');
   assert.equal(short_kind(undefined), '?');
+});
+
+test('coverage_of: a node visited or set running is covered; none, or zeros, is not; shared places are not judged', () => {
+  assert.deepEqual(coverage_of({ node: 3, visits: 2, runs: 0 }, 0), { covered: true, line: '' });
+  assert.deepEqual(coverage_of({ node: 3, visits: 0, runs: 1 }, 0), { covered: true, line: '' });
+  const never = { covered: false, line: 'not covered: never visited in these figures' };
+  assert.deepEqual(coverage_of({ node: 3, visits: 0, runs: 0, successes: 0 }, 0), never);
+  assert.deepEqual(coverage_of(undefined, 0), never);
+  assert.deepEqual(coverage_of({ node: 3, visits: 0, runs: 0 }, 2), { covered: null, line: '' });
 });
