@@ -1048,6 +1048,8 @@ function Trace:expect_sleep(t, seconds)
     fail(self, t, string.format("the think at %s or before to ask for a sleep of %s; the think at %s asked for %s",
       fmt_time(t), says(seconds), fmt_time(when), says(sleep)))
   end
+end
+
 -- ---- coverage (docs/bt-test.md "Coverage") ----
 -- T.coverage(source[, shape]): what a run took of each tree, per node, from the recorder's
 -- statistics (bt.Stats) through libbttest (the C module bt.testkit): source is a tree, a brain
