@@ -47,8 +47,8 @@ extern "C" {
  * def's own (kind, name, parameters, functions, overrides, keys and ports) in the same shape:
  * they think as def's do. A node shared by several parents stays one node, so it is replaced at
  * each of its places. A replaced node keeps its name and its place, so that paths, dumps and logs
- * name it as before; it becomes a leaf (of kind BT_BEHAVIOUR, with the kit's visit): what was
- * under it is gone from the copy. When several rules match a node, the first one added replaces
+ * name it as before; it becomes a leaf of the base kind (the kind whose bt_kind_info.base is
+ * -1) with the kit's visit: what was under it is gone from the copy. When several rules match a node, the first one added replaces
  * it. Rules match on def's nodes; a rule that matches none makes bt_subst_apply fail with a
  * message that names it, so that a misspelt path does not pass unnoticed. */
 

@@ -3,8 +3,8 @@
  * subst.c: substitution (bt_test.h): a definition like another, with some nodes replaced by a
  * leaf of the kit's. The copy is rebuilt from bt_def_spec of every state of the definition, in
  * a graph whose node ids are the states' numbers, so that shared nodes stay shared; a replaced
- * state gets a BT_BEHAVIOUR leaf of its name whose visit (the ops below) does what the rule
- * says. What a replaced leaf needs at run time lives in its spec: param holds a run's seconds,
+ * state gets a leaf of its name, of the base kind of every class, whose visit (the ops below)
+ * does what the rule says. What a replaced leaf needs at run time lives in its spec: param holds a run's seconds,
  * fn and ops_ud a call's function and user data, and the ops table chosen says the result. The
  * copy thus needs nothing of the bt_subst that made it.
  */
@@ -103,12 +103,19 @@ static const bt_ops OPS_SUCCESS = {visit_success, NULL, NULL, NULL, NULL, NULL};
 static const bt_ops OPS_FAILED = {visit_failed, NULL, NULL, NULL, NULL, NULL};
 static const bt_ops OPS_CALL = {visit_call, NULL, NULL, NULL, NULL, NULL};
 
+/* The base kind of every class (its bt_kind_info.base is -1): the kind of the kit's leaf. */
+static int plain_kind(void) {
+  int k = 0;
+  while (bt_kind_get(k) && bt_kind_get(k)->base >= 0) k++;
+  return k;
+}
+
 /* Turns *out, the spec of a node, into the spec of the leaf that replaces it: its name, where it
  * was made and its ports (the keys it writes may be read elsewhere) stay. */
 static void replacing_spec(const bt_subst_as *as, bt_spec *out) {
   bt_spec was = *out;
   memset(out, 0, sizeof *out);
-  out->kind = BT_BEHAVIOUR;
+  out->kind = plain_kind();
   out->name = was.name;
   out->where = was.where;
   out->ports = was.ports;
