@@ -51,13 +51,18 @@ bt_rec *bt_lua_torecorder(lua_State *L, int idx);
  * (docs/threads.md, "One world"): compare it with lua_topointer(L, 1) of the method's self. */
 const void *bt_lua_running_entity(lua_State *L);
 
-/* For C modules loaded beside bt.so (bt.view): Lua loads a C module with its names local, so that
- * such a module cannot call bt_lua_torecorder directly; bt keeps, in the registry under
- * BT_LUA_C_API, a light userdata pointing to this table. version is 1. */
+/* For C modules loaded beside bt.so (bt.view, bt.testkit): Lua loads a C module with its names
+ * local, so that such a module cannot call bt_lua_torecorder directly; bt keeps, in the registry
+ * under BT_LUA_C_API, a light userdata pointing to this table. version is 1; members are only
+ * ever added at the end. */
 #define BT_LUA_C_API "bt.c_api"
 typedef struct bt_lua_c_api {
   int version;
   bt_rec *(*torecorder)(lua_State *L, int idx);
+  /* The bt_def of the tree (bt.BT; one rebuilt since its children lists changed gives the one it
+   * became, put in its place at idx) or the definition (bt.define) at idx, or NULL for anything
+   * else. It lives as long as the Lua object. */
+  const bt_def *(*todef)(lua_State *L, int idx);
 } bt_lua_c_api;
 
 /* Hot reload (docs/reload.md), for hosts that drive it from C. Each leaves the stack as it was. */

@@ -49,11 +49,12 @@ done
 for f in "$lmod/bt.lua" "$lmod/bt/init.lua"; do
   [ ! -e "$f" ] || { echo "installed ${f#"$tree/"} would shadow bt.so"; exit 1; }
 done
-# Lua's C module folder holds bt.so alone, and bt/view.so (bt.view) when the viewer is built (the
-# C libraries and .pc files stay in the rock's c/), and no installed file names the folder it was
-# built in
-extra=$(cd "$cmod" && find . -type f ! -name bt.so ! -path ./bt/view.so)
-[ -z "$extra" ] || { echo "besides bt.so and bt/view.so, lib/lua/5.4 holds: $extra"; exit 1; }
+# Lua's C module folder holds bt.so, bt/testkit.so (bt.testkit, what bt.test does in C), and
+# bt/view.so (bt.view) when the viewer is built (the C libraries and .pc files stay in the rock's
+# c/), and no installed file names the folder it was built in
+[ -f "$cmod/bt/testkit.so" ] || { echo "missing after luarocks make: lib/lua/5.4/bt/testkit.so"; exit 1; }
+extra=$(cd "$cmod" && find . -type f ! -name bt.so ! -path ./bt/view.so ! -path ./bt/testkit.so)
+[ -z "$extra" ] || { echo "besides bt.so, bt/testkit.so and bt/view.so, lib/lua/5.4 holds: $extra"; exit 1; }
 if grep -rlF "$tmp/src" "$tree" >"$tmp/paths" 2>/dev/null; then
   echo "installed files name the build folder: $(cat "$tmp/paths")"
   exit 1
@@ -93,10 +94,15 @@ out=$(cd "$tmp/empty" && LUA_PATH="$lmod/?.lua;$lmod/?/init.lua" \
   local sheep = world:spawn("sheep", 0, 0)
   local tree = bt.BT(sheep, bt.PriorityNode({Wander(sheep)}, 0.25, true))
   tree:Update()
-  io.write(tostring(tree))')
+  io.write(tostring(tree))
+  -- and the installed kit substitutes it (bt.testkit names the nodes)
+  local sub = bt.BT(sheep, bt.PriorityNode({Wander(sheep)}, 0.25, true))
+  T.substitute(sub, {class = Wander, as = T.run(3)})
+  sub:Update()
+  io.write("substitutes: ", table.concat(T.substitutes(sub), ","))')
 case $out in
-  "Priority - RUNNING <RUNNING> (execute 1, eval in"*">Wander - RUNNING <RUNNING>"*) ;;
-  *) echo "the installed bt.behaviours.wander did not think:"; echo "$out"; exit 1 ;;
+  "Priority - RUNNING <RUNNING> (execute 1, eval in"*">Wander - RUNNING <RUNNING>"*"substitutes: Priority/Wander") ;;
+  *) echo "the installed bt.behaviours.wander did not think, or bt.test did not substitute it:"; echo "$out"; exit 1 ;;
 esac
 
 # docs/writing-a-brain.md's spec, run as the doc says, from a game's folder, with the busted on
