@@ -65,6 +65,23 @@ typedef struct bt_lua_c_api {
   const bt_def *(*todef)(lua_State *L, int idx);
 } bt_lua_c_api;
 
+/* The table above, from L's registry; bt is loaded first (require "bt") when it is not yet. NULL
+ * when the bt loaded gives none. What a C module beside bt.so calls to find it. */
+static inline const bt_lua_c_api *bt_lua_c_api_get(lua_State *L) {
+  lua_getfield(L, LUA_REGISTRYINDEX, BT_LUA_C_API);
+  const bt_lua_c_api *api = (const bt_lua_c_api *)lua_touserdata(L, -1);
+  lua_pop(L, 1);
+  if (!api) {
+    lua_getglobal(L, "require");
+    lua_pushliteral(L, "bt");
+    lua_call(L, 1, 0);
+    lua_getfield(L, LUA_REGISTRYINDEX, BT_LUA_C_API);
+    api = (const bt_lua_c_api *)lua_touserdata(L, -1);
+    lua_pop(L, 1);
+  }
+  return api;
+}
+
 /* Hot reload (docs/reload.md), for hosts that drive it from C. Each leaves the stack as it was. */
 
 /* Tracks the modules require loads from now on (bt.reload.enable()). Returns BT_OK. */

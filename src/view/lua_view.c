@@ -34,17 +34,7 @@ static lview *check_view(lua_State *L) {
 }
 
 static const bt_lua_c_api *c_api(lua_State *L) {
-  lua_getfield(L, LUA_REGISTRYINDEX, BT_LUA_C_API);
-  const bt_lua_c_api *api = lua_touserdata(L, -1);
-  lua_pop(L, 1);
-  if (!api) { /* bt is not loaded yet: load it */
-    lua_getglobal(L, "require");
-    lua_pushliteral(L, "bt");
-    lua_call(L, 1, 0);
-    lua_getfield(L, LUA_REGISTRYINDEX, BT_LUA_C_API);
-    api = lua_touserdata(L, -1);
-    lua_pop(L, 1);
-  }
+  const bt_lua_c_api *api = bt_lua_c_api_get(L);
   if (!api || api->version < 1) luaL_error(L, "bt.view: this bt module gives no recorders to C (bt.c_api)");
   return api;
 }

@@ -32,12 +32,7 @@ local function think_times(rec)
   return out
 end
 
--- the message of the error f raises
-local function error_of(f, ...)
-  local ok, err = pcall(f, ...)
-  assert.is_false(ok, "no error")
-  return tostring(err)
-end
+local error_of = H.error_of
 
 local function contains(list, value)
   for _, v in ipairs(list) do
