@@ -3,7 +3,8 @@
 -- whose entities implement the entity interface of docs/entity.md in Lua, log every call, and
 -- give the answers a test scripts. An optional submodule of bt, installed beside the module as
 -- bt/test.lua (Lua's module folder, share/lua/5.4, and the LuaRocks rock); plain Lua that does
--- not load bt itself. bt's own specs load it as fake_entity (tests/spec/fake_entity.lua).
+-- not load bt itself, but inside the functions that need it (substitution: T.substitute, below,
+-- requires bt and bt.testkit). bt's own specs load it as fake_entity (tests/spec/fake_entity.lua).
 --
 --   local T = require "bt.test"
 --   local world = T.world()                       -- day, open plain, time 0
