@@ -258,6 +258,15 @@ local function SharedBrain(build, board)
   function B:OnStart()
     self.bt = bt.BT(self.inst, B.GetDefinition())
   end
+  -- For bt.test's substitution (docs/bt-test.md): a new definition of the tree, built anew and
+  -- given to edit(root), which edits it before it is compiled; nil for a class made from a root,
+  -- whose nodes belong to its definition for good.
+  function B._redefine(edit)
+    if t ~= "function" then
+      return nil
+    end
+    return bt.define(edit(build()), board)
+  end
   return B
 end
 

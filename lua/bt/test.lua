@@ -3,7 +3,8 @@
 -- whose entities implement the entity interface of docs/entity.md in Lua, log every call, and
 -- give the answers a test scripts. An optional submodule of bt, installed beside the module as
 -- bt/test.lua (Lua's module folder, share/lua/5.4, and the LuaRocks rock); plain Lua that does
--- not load bt itself. bt's own specs load it as fake_entity (tests/spec/fake_entity.lua).
+-- not load bt itself, but inside the functions that need it (substitution: T.substitute, below,
+-- requires bt and bt.testkit). bt's own specs load it as fake_entity (tests/spec/fake_entity.lua).
 --
 --   local T = require "bt.test"
 --   local world = T.world()                       -- day, open plain, time 0
@@ -44,6 +45,8 @@
 -- - Every call made on an entity through the interface is logged (world.log), in order, with
 --   its arguments and results; world:commands(ent) lists the commands as strings.
 local T = {}
+
+local register_substitutions -- (below, "substituting leaves"): rules for an entity's trees
 
 local DEFAULT_TAGS = {
   sheep = {"prey"},
@@ -433,6 +436,9 @@ function World:spawn(kind, x, y, opts)
   end
   self.next_id = self.next_id + 1
   self.entities[#self.entities + 1] = e
+  if self.substitutions ~= nil then
+    register_substitutions(e, self.substitutions)
+  end
   for name, answer in pairs(opts.answers or {}) do
     self:answer(e, name, answer)
   end
@@ -725,6 +731,489 @@ function T.stub_random(values)
   return function()
     math.random = real
   end
+end
+
+-- ---- substituting leaves (docs/bt-test.md "Substituting leaves") ----
+--
+-- A rule picks nodes of a tree, by path (bt_def_path's, as records and error messages give
+-- them), by name or by class (node:is_a), and replaces each with a leaf of the kit's that keeps
+-- its name and place: a fixed result, a run of some seconds then a result, or a function of the
+-- test's. Trees built for one entity are edited through their live children lists; a shared
+-- definition (bt.SharedBrain) is built anew from its brain class, edited, and defined again.
+-- bt.BT's constructor is wrapped, once, so that every tree built for an entity that has rules
+-- (a start, a restart, a hot reload) gets them. bt and bt.testkit (the paths) load when needed.
+
+local SUBST_EPSILON = EPSILON
+
+local Replacement = {__name = "bt.test.replacement"}
+Replacement.__index = Replacement
+
+local STATUSES = {SUCCESS = true, FAILED = true}
+
+local function replacement(result, seconds, fn, text)
+  return setmetatable({result = result, seconds = seconds, fn = fn, text = text}, Replacement)
+end
+
+-- T.succeed(), T.fail(): a leaf that ends every visit SUCCESS, FAILED.
+function T.succeed()
+  return replacement("SUCCESS", 0, nil, "SUCCESS")
+end
+
+function T.fail()
+  return replacement("FAILED", 0, nil, "FAILED")
+end
+
+-- T.run(seconds[, result]): RUNNING for `seconds` from the visit that starts it, then `result`
+-- (default SUCCESS).
+function T.run(seconds, result)
+  if type(seconds) ~= "number" or not (seconds >= 0) or seconds == math.huge then
+    error(string.format("bad argument #1 to 'run' (seconds expected, a number >= 0, got %s)",
+      type(seconds) == "number" and tostring(seconds) or type(seconds)), 2)
+  end
+  if result == nil then
+    result = "SUCCESS"
+  elseif not STATUSES[result] then
+    error(string.format("bad argument #2 to 'run' (\"SUCCESS\" or \"FAILED\" expected, got %s)",
+      type(result) == "string" and "'" .. result .. "'" or type(result)), 2)
+  end
+  return replacement(result, seconds, nil, string.format("%s after %g s", result, seconds))
+end
+
+-- The replacement a rule's `as` stands for, or nil and why not.
+local function check_as(as)
+  if getmetatable(as) == Replacement then
+    return as
+  elseif STATUSES[as] then
+    return replacement(as, 0, nil, as)
+  elseif type(as) == "function" then
+    return replacement(nil, 0, as, "a function")
+  end
+  return nil, string.format("'as' expected: \"SUCCESS\", \"FAILED\", a function, T.succeed(), T.fail() " ..
+    "or T.run(seconds, result); got %s", type(as) == "string" and "'" .. as .. "'" or type(as))
+end
+
+local RULE_KEYS = {"path", "name", "class"}
+
+-- A rule checked: {key = "path", value = ..., as = replacement, label = "rule 2 (path '...')"}.
+local function check_rule(rule, i, fname, arg)
+  local function bad(msg)
+    error(string.format("bad argument #%d to '%s' (rule %d: %s)", arg, fname, i, msg), 5)
+  end
+  if type(rule) ~= "table" then
+    bad("table expected, got " .. type(rule))
+  end
+  local key
+  for _, k in ipairs(RULE_KEYS) do
+    if rule[k] ~= nil then
+      if key ~= nil then
+        bad(string.format("one of path, name or class expected, got %s and %s", key, k))
+      end
+      key = k
+    end
+  end
+  if key == nil then
+    bad("one of path, name or class expected")
+  end
+  local value = rule[key]
+  if key ~= "class" and (type(value) ~= "string" or value == "") then
+    bad(string.format("%s: a string expected, got %s", key, value == "" and "''" or type(value)))
+  elseif key == "class" and type(value) ~= "table" then
+    bad("class: a class expected (bt.ActionNode, require \"behaviours/wander\", ...), got " .. type(value))
+  end
+  local as, why = check_as(rule.as)
+  if as == nil then
+    bad(why)
+  end
+  local label
+  if key == "class" then
+    label = string.format("rule %d (class %s)", i, tostring(rawget(value, "__name") or value))
+  else
+    label = string.format("rule %d (%s '%s')", i, key, value)
+  end
+  return {key = key, value = value, as = as, label = label}
+end
+
+-- The rules of a call, checked: a list of rules, or one rule.
+local function check_rules(rules, fname, arg)
+  if type(rules) ~= "table" then
+    error(string.format("bad argument #%d to '%s' (table of rules expected, got %s)", arg, fname,
+      type(rules)), 3)
+  end
+  local list = rules
+  for _, k in ipairs(RULE_KEYS) do
+    if rules[k] ~= nil then
+      list = {rules}
+    end
+  end
+  if #list == 0 then
+    error(string.format("bad argument #%d to '%s' (no rules: {path = ..., as = ...}, {name = ...}, " ..
+      "{class = ...})", arg, fname), 3)
+  end
+  local out = {}
+  for i, rule in ipairs(list) do
+    out[i] = check_rule(rule, i, fname, arg)
+  end
+  return out
+end
+
+-- The kit's leaf: a BehaviourNode of the replaced node's name (a class per bt module).
+local substitute_classes = setmetatable({}, {__mode = "k"})
+
+local function substitute_class(bt)
+  local Substitute = substitute_classes[bt]
+  if Substitute ~= nil then
+    return Substitute
+  end
+  Substitute = bt.Class(bt.BehaviourNode, function(self, name, how, inst)
+    bt.BehaviourNode._ctor(self, name)
+    self.substitute = how
+    self.inst = inst
+  end)
+  function Substitute:Visit()
+    local how = self.substitute
+    if how.fn ~= nil then
+      local status = how.fn(self.inst, self)
+      if status ~= "SUCCESS" and status ~= "FAILED" and status ~= "RUNNING" then
+        self.status = "FAILED"
+        error(string.format("substitute '%s': its function returned %s, not \"SUCCESS\", \"FAILED\" or \"RUNNING\"",
+          self.name, type(status) == "string" and "'" .. status .. "'" or tostring(status)), 0)
+      end
+      self.status = status
+      return
+    end
+    local now = bt.GetTime()
+    if self.status ~= "RUNNING" then
+      if how.seconds <= 0 then
+        self.status = how.result
+        return
+      end
+      self.ends = now + how.seconds
+      self.status = "RUNNING"
+      self:Sleep(how.seconds)
+    elseif now >= self.ends - SUBST_EPSILON then
+      self.status = how.result
+    else
+      self:Sleep(self.ends - now)
+    end
+  end
+  function Substitute:DBString()
+    return "substitute: " .. self.substitute.text
+  end
+  substitute_classes[bt] = Substitute
+  return Substitute
+end
+
+local function load_bt()
+  local bt = require "bt"
+  return bt, require "bt.testkit"
+end
+
+-- The nodes of the tree under root, in pre-order, each {node, parent, index, path, last} (last:
+-- the pre-order number of its last descendant in the definition), matched with the definition's
+-- paths and child counts. A node whose object has no children where the definition has some (a
+-- SubtreeNode before it is compiled) has them left out.
+local function walk(root, paths, counts)
+  local list = {}
+  local i = 0
+  local function last_of(j)
+    local k = j
+    for _ = 1, counts[j] do
+      k = last_of(k + 1)
+    end
+    return k
+  end
+  local function visit(node, parent, index)
+    i = i + 1
+    local entry = {node = node, parent = parent, index = index, path = paths[i], number = i}
+    list[#list + 1] = entry
+    local kids = node.children
+    local n = type(kids) == "table" and #kids or 0
+    if n ~= counts[entry.number] then
+      i = last_of(entry.number)
+    else
+      for k = 1, n do
+        visit(kids[k], node, k)
+      end
+    end
+    entry.last = i
+  end
+  visit(root, nil, nil)
+  return list
+end
+
+local function matches(rule, entry)
+  local node = entry.node
+  if rule.key == "path" then
+    return entry.path == rule.value
+  elseif rule.key == "name" then
+    return node.name == rule.value
+  end
+  return type(node.is_a) == "function" and node:is_a(rule.value)
+end
+
+-- What the tree has under the longest part of a path that it has: for a message.
+local function near(list, path)
+  local have = {}
+  for _, e in ipairs(list) do
+    have[e.path] = e
+  end
+  local prefix = path
+  while prefix ~= nil and have[prefix] == nil do
+    prefix = prefix:match("^(.*)/[^/]*$")
+  end
+  if prefix == nil then
+    return string.format("its root is '%s'", list[1].path)
+  end
+  local names = {}
+  for _, e in ipairs(list) do
+    if e.parent == have[prefix].node and e.path:sub(1, #prefix + 1) == prefix .. "/" then
+      names[#names + 1] = e.path:sub(#prefix + 2)
+    end
+  end
+  if #names == 0 then
+    return string.format("'%s' has no children", prefix)
+  end
+  return string.format("'%s' has %s", prefix, table.concat(names, ", "))
+end
+
+-- Replaces the nodes the rules pick in the tree under root (edit(parent, index, node) puts a
+-- node in place); inst is the entity the leaves get (nil: the tree's copies get it). Returns the
+-- number of nodes replaced. A rule that matches nothing raises an error naming it.
+local function apply_rules(bt, rules, list, inst, edit)
+  local Substitute = substitute_class(bt)
+  local by = {} -- node -> its substitute
+  local count = {}
+  local skip = 0
+  for _, entry in ipairs(list) do
+    for ri, rule in ipairs(rules) do
+      if matches(rule, entry) then
+        count[ri] = (count[ri] or 0) + 1
+        if entry.number > skip and by[entry.node] == nil and getmetatable(entry.node) ~= Substitute then
+          if entry.parent == nil then
+            error(string.format("substitute: %s matches the root '%s', which stays: pick nodes below it",
+              rule.label, entry.path), 0)
+          end
+          by[entry.node] = Substitute(entry.node.name, rule.as, inst)
+        end
+        break
+      end
+    end
+    if by[entry.node] ~= nil and entry.number > skip then
+      skip = entry.last -- what was under it goes with it
+    end
+  end
+  for ri, rule in ipairs(rules) do
+    if count[ri] == nil then
+      local hint = rule.key == "path" and " (" .. near(list, rule.value) .. ")" or ""
+      error(string.format("substitute: %s matches no node of the tree '%s'%s", rule.label, list[1].path,
+        hint), 0)
+    end
+  end
+  local n = 0
+  for _, entry in ipairs(list) do
+    local sub = entry.parent ~= nil and by[entry.node]
+    if sub then
+      edit(entry.parent, entry.index, sub)
+      n = n + 1
+    end
+  end
+  return n
+end
+
+local function edit_list(parent, index, node)
+  parent.children[index] = node
+end
+
+-- An edit of a live children list; a list of a shared definition's node cannot change.
+local function edit_live(parent, index, node)
+  local ok = pcall(edit_list, parent, index, node)
+  if not ok then
+    error(string.format("substitute: node '%s' belongs to a shared definition (bt.define), whose " ..
+      "nodes cannot change: substitute on its brain (T.substitute(brain, rules), world:substitute)",
+      tostring(parent.name)), 0)
+  end
+end
+
+-- Applies the rules to a tree built for one entity, through its live children lists.
+local function substitute_tree(bt, kit, tree, rules)
+  tree:GetSleepTime() -- edits made before are compiled: the paths are the tree's now
+  local paths, counts = kit.paths(tree)
+  apply_rules(bt, rules, walk(tree.root, paths, counts), tree.inst, edit_live)
+end
+
+-- The entities whose trees get rules: inst -> {rules = list, brain = the brain or nil, defs =
+-- definition -> its substituted copy}
+local registry = setmetatable({}, {__mode = "k"})
+
+local function brain_class_of(reg, inst)
+  local brain = reg.brain or (type(inst) == "table" and rawget(inst, "brain")) or nil
+  return brain ~= nil and getmetatable(brain) or nil
+end
+
+-- The definition def with the rules applied, made from def's brain class (bt.SharedBrain).
+local function substitute_definition(bt, kit, reg, inst, def)
+  local copy = reg.defs[def]
+  if copy ~= nil then
+    return copy
+  end
+  local cls = brain_class_of(reg, inst)
+  local redefine = cls ~= nil and rawget(cls, "_redefine") or nil
+  if redefine == nil or rawget(cls, "GetDefinition") == nil or cls.GetDefinition() ~= def then
+    error("substitute: a tree of a shared definition (bt.define) is built for " .. fmt(inst) ..
+      ", whose nodes the kit cannot copy: substitution in a shared tree works through its brain, a " ..
+      "bt.SharedBrain(function) class (set inst.brain, or give the brain to T.substitute)", 0)
+  end
+  local paths, counts = kit.paths(def)
+  copy = redefine(function(root)
+    apply_rules(bt, reg.rules, walk(root, paths, counts), nil, edit_list)
+    return root
+  end)
+  reg.defs[def] = copy
+  return copy
+end
+
+local wrapped = setmetatable({}, {__mode = "k"}) -- bt modules whose BT constructor is wrapped
+
+local function wrap_bt(bt, kit)
+  if wrapped[bt] then
+    return
+  end
+  local mt = getmetatable(bt.BT)
+  local real = mt.__call
+  mt.__call = function(cls, inst, root, ...)
+    local reg = inst ~= nil and registry[inst] or nil
+    if reg == nil then
+      return real(cls, inst, root, ...)
+    end
+    if type(root) == "userdata" then -- a definition
+      return real(cls, inst, substitute_definition(bt, kit, reg, inst, root), ...)
+    end
+    local tree = real(cls, inst, root, ...)
+    substitute_tree(bt, kit, tree, reg.rules)
+    return tree
+  end
+  wrapped[bt] = true
+end
+
+-- Gives inst the rules (after those it has), for every tree built for it from now on.
+function register_substitutions(inst, rules, brain)
+  local old = registry[inst]
+  local all = {}
+  for _, r in ipairs(old ~= nil and old.rules or {}) do
+    all[#all + 1] = r
+  end
+  for _, r in ipairs(rules) do
+    all[#all + 1] = r
+  end
+  registry[inst] = {rules = all, brain = brain or (old and old.brain), defs = setmetatable({}, {__mode = "k"})}
+end
+
+-- A Brain object (not a class: a class holds its members itself)
+local function is_brain(bt, v)
+  return type(v) == "table" and rawget(v, "is_a") == nil and type(v.is_a) == "function" and v:is_a(bt.Brain)
+end
+
+-- A started brain builds its tree again (Stop, then Start) so that the rules apply to it.
+local function restart(brain)
+  if rawget(brain, "bt") ~= nil and not brain.stopped then
+    brain:Stop()
+    brain:Start()
+  end
+end
+
+-- substitute(target, rules): target is a tree built for one entity (bt.BT(inst, root): edited
+-- now), or a Brain (its trees from now on; a started one is restarted). rules: a list of
+-- {path = | name = | class = , as = }, or one such rule.
+function T.substitute(target, rules)
+  local bt, kit = load_bt()
+  local kind = type(target) == "userdata" and (getmetatable(target) or {}).__name or nil
+  if kind ~= "BT" and not is_brain(bt, target) then
+    error(string.format("bad argument #1 to 'substitute' (BT or Brain expected, got %s)",
+      kind or type(target)), 2)
+  end
+  local list = check_rules(rules, "substitute", 2)
+  wrap_bt(bt, kit)
+  if kind == "BT" then
+    local ok, err = pcall(substitute_tree, bt, kit, target, list)
+    if not ok then
+      error(err, 2)
+    end
+    return
+  end
+  local old = registry[target.inst]
+  register_substitutions(target.inst, list, target)
+  local ok, err = pcall(restart, target)
+  if not ok then -- the rules do not fit its tree: it goes on as it was
+    registry[target.inst] = old
+    if target.stopped then
+      target:Start()
+    end
+    error(err, 2)
+  end
+end
+
+-- world:substitute(rules): the rules for every tree built for an entity of this world, those
+-- spawned later too; brains started already are restarted.
+function World:substitute(rules)
+  local bt, kit = load_bt()
+  local list = check_rules(rules, "substitute", 1)
+  wrap_bt(bt, kit)
+  local mine = self.substitutions or {}
+  local before = #mine
+  for _, r in ipairs(list) do
+    mine[#mine + 1] = r
+  end
+  self.substitutions = mine
+  local olds, started = {}, {}
+  for i, e in ipairs(self.entities) do
+    olds[i] = registry[e]
+    register_substitutions(e, list)
+    local brain = e.brain
+    if brain ~= nil and rawget(brain, "bt") ~= nil and not brain.stopped then
+      started[#started + 1] = brain
+    end
+  end
+  for _, brain in ipairs(started) do
+    local ok, err = pcall(restart, brain)
+    if not ok then -- the rules do not fit a tree: every brain goes on as it was
+      for i, e in ipairs(self.entities) do
+        registry[e] = olds[i]
+      end
+      for i = #mine, before + 1, -1 do
+        mine[i] = nil
+      end
+      for _, b in ipairs(started) do
+        if not b.stopped then
+          b:Stop()
+        end
+        b:Start()
+      end
+      error(err, 2)
+    end
+  end
+end
+
+-- T.substitutes(tree or brain): the paths of the kit's leaves in its tree, in pre-order.
+function T.substitutes(target)
+  local bt, kit = load_bt()
+  if is_brain(bt, target) then
+    target = rawget(target, "bt")
+  end
+  local kind = type(target) == "userdata" and (getmetatable(target) or {}).__name or nil
+  if kind ~= "BT" then
+    error(string.format("bad argument #1 to 'substitutes' (BT or Brain with a tree expected, got %s)",
+      kind or type(target)), 2)
+  end
+  target:GetSleepTime()
+  local paths, counts = kit.paths(target)
+  local Substitute = substitute_class(bt)
+  local out = {}
+  for _, e in ipairs(walk(target.root, paths, counts)) do
+    if getmetatable(e.node) == Substitute then
+      out[#out + 1] = e.path
+    end
+  end
+  return out
 end
 
 -- ---- checks over time: what a brain did (docs/bt-test.md "Checking what a brain did") ----

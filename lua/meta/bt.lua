@@ -1029,6 +1029,12 @@ local SharedBrainClass = {}
 ---@return bt.Definition
 function SharedBrainClass.GetDefinition() end
 
+---For bt.test's substitution: a new definition of the tree, built anew and given to `edit`, which
+---edits it before it is compiled; nil for a class made from a root.
+---@param edit fun(root: bt.BehaviourNode): bt.BehaviourNode
+---@return bt.Definition?
+function SharedBrainClass._redefine(edit) end
+
 ---A brain scheduler, Don't Starve's BrainWrangler: `bt.BrainWrangler([options])`.
 ---@class bt.BrainWrangler: bt.Object
 ---@overload fun(options?: bt.WranglerOptions): bt.BrainWrangler

@@ -221,8 +221,52 @@ function World:listener_count(ent, event) end
 ---@return table[]
 function World:events_of(ent, event) end
 
+---Every tree built from now on for an entity of this world (one spawned later too) has the nodes
+---the rules pick replaced (`bt.test.substitute`); brains started already start again.
+---@param rules bt.test.Rule|bt.test.Rule[]
+function World:substitute(rules) end
+
+---What replaces a node: `T.succeed()`, `T.fail()`, `T.run(seconds, result)`.
+---@class bt.test.Replacement
+
+---A rule of `substitute`: one of `path`, `name` or `class`, and `as`.
+---@class bt.test.Rule
+---@field path? string the node at this path (as records and error messages give it: `"Priority/Sequence/Graze"`, `"#k"` after a name siblings share)
+---@field name? string every node of this name
+---@field class? table every node that `is_a` this class (`require "behaviours.wander"`, `bt.ActionNode`)
+---@field as "SUCCESS"|"FAILED"|bt.test.Replacement|fun(inst: any, node: bt.BehaviourNode): string what replaces them: a fixed result, a `T.run`, or a function called at each visit with the entity and the replacing node, returning `"SUCCESS"`, `"FAILED"` or `"RUNNING"`
+
 ---@class bt.test
 local test = {}
+
+---Replaces nodes of a tree, without editing the brain's file. `target` is a tree built for one
+---entity (`bt.BT(inst, root)`: edited now, taken from its next think), or a Brain: every tree it
+---builds from now on (a start, a restart, a hot reload) has them replaced, and a started one
+---starts again. Each replaced node becomes a leaf of the kit's that keeps its name and place. A
+---rule that matches no node is an error that names it.
+---@param target bt.BT|bt.Brain
+---@param rules bt.test.Rule|bt.test.Rule[]
+function test.substitute(target, rules) end
+
+---The paths of the kit's leaves in the tree (of a brain: its tree), in pre-order.
+---@param target bt.BT|bt.Brain
+---@return string[]
+function test.substitutes(target) end
+
+---A leaf that succeeds at every visit.
+---@return bt.test.Replacement
+function test.succeed() end
+
+---A leaf that fails at every visit.
+---@return bt.test.Replacement
+function test.fail() end
+
+---A leaf that runs `seconds` from the visit that starts it (sleeping until then), then ends with
+---`result` (default `"SUCCESS"`).
+---@param seconds number
+---@param result? "SUCCESS"|"FAILED"
+---@return bt.test.Replacement
+function test.run(seconds, result) end
 
 ---A new world: day, an open plain, time 0.
 ---@param opts? bt.test.WorldOptions

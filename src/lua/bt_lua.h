@@ -62,6 +62,10 @@ typedef struct bt_lua_c_api {
   /* The bt_stats of the bt.Stats at idx, or NULL when the value is none; it lives as long as the
    * Lua object. */
   bt_stats *(*tostats)(lua_State *L, int idx);
+  /* The bt_def of the tree (bt.BT; one rebuilt since its children lists changed gives the one it
+   * became, put in its place at idx) or the definition (bt.define) at idx, or NULL for anything
+   * else. It lives as long as the Lua object. */
+  const bt_def *(*todef)(lua_State *L, int idx);
 } bt_lua_c_api;
 
 /* Hot reload (docs/reload.md), for hosts that drive it from C. Each leaves the stack as it was. */

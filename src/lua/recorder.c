@@ -370,7 +370,15 @@ bt_rec *bt_lua_torecorder(lua_State *L, int idx) {
 /* What a C module loaded beside bt.so (bt.view, bt.testkit) may call: Lua loads C modules with
  * their names local, so it finds bt.so's functions through this table, in the registry as
  * "bt.c_api". */
-static const bt_lua_c_api C_API = {1, bt_lua_torecorder, lbt_stats_test};
+static const bt_def *c_api_todef(lua_State *L, int idx) {
+  lbt_def *d = lbt_def_test(L, idx);
+  if (d) return d->def;
+  lbt_tree *t = lbt_tree_test(L, idx);
+  const bt_inst *in = t ? lbt_tree_inst(t) : NULL;
+  return in ? bt_inst_def(in) : NULL;
+}
+
+static const bt_lua_c_api C_API = {1, bt_lua_torecorder, lbt_stats_test, c_api_todef};
 
 void lbt_open_recorder(lua_State *L, int module) {
   lua_pushlightuserdata(L, (void *)&C_API);

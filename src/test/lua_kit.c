@@ -3,8 +3,8 @@
  * lua_kit.c: the Lua module bt.testkit (bt/testkit.so), the C half of the test kit bt.test
  * (lua/bt/test.lua, docs/bt-test.md): what the kit does over libbttest (bt_test.h), for the
  * kit's Lua functions to call. It is no API of its own: scripts use bt.test, which requires it
- * when a function needs it. A C module beside bt.so, as bt.view is: it finds bt.so's recorders
- * and statistics through the registry's "bt.c_api" (bt_lua.h, lbt_cmodule.h).
+ * when a function needs it. A C module beside bt.so, as bt.view is: it finds bt.so's recorders,
+ * statistics and definitions through the registry's "bt.c_api" (bt_lua.h, lbt_cmodule.h).
  *
  * One table of functions, a block per part of the kit (bt_test.h's sections). Functions that can
  * fail on what a script gave return nil (fail) and a message, which bt.test raises as the error
@@ -24,6 +24,42 @@
 static int push_fail(lua_State *L, const char *message) {
   luaL_pushfail(L);
   lua_pushstring(L, message);
+  return 2;
+}
+
+/* ---- substitution (bt.test's substitute) ---- */
+
+/* The definition of the tree or definition at arg, or an argument error. */
+static const bt_def *check_def(lua_State *L, int arg) {
+  const bt_lua_c_api *api = lbt_cmodule_api(L, "bt.testkit");
+  const bt_def *def = api->todef ? api->todef(L, arg) : NULL;
+  if (!def) {
+    const char *got = luaL_typename(L, arg);
+    luaL_argerror(L, arg, lua_pushfstring(L, "BT or definition expected, got %s", got));
+  }
+  return def;
+}
+
+/* paths(tree or definition): an array of its nodes' paths in pre-order (bt_def_path: as the
+ * recorder's records and error messages give them), and an array of their numbers of children */
+static int kit_paths(lua_State *L) {
+  const bt_def *def = check_def(L, 1);
+  int n = bt_def_size(def);
+  lua_createtable(L, n, 0);
+  lua_createtable(L, n, 0);
+  bt_buf b = {0};
+  for (int i = 0; i < n; i++) {
+    b.len = 0;
+    if (bt_def_path(def, i, &b) != BT_OK) {
+      bt_buf_free(&b);
+      return luaL_error(L, "paths: out of memory");
+    }
+    lua_pushlstring(L, b.data, b.len);
+    lua_rawseti(L, -3, i + 1);
+    lua_pushinteger(L, bt_def_child_count(def, i));
+    lua_rawseti(L, -2, i + 1);
+  }
+  bt_buf_free(&b);
   return 2;
 }
 
@@ -415,6 +451,8 @@ static void open_coverage(lua_State *L) {
 /* ---- the module ---- */
 
 static const luaL_Reg FUNCS[] = {
+    /* substitution */
+    {"paths", kit_paths},
     /* checks over time */
     {"trace_recorder", l_trace_recorder},
     {"trace", l_trace},

@@ -24,9 +24,10 @@ trap 'rm -rf "$tmp"' EXIT
 prefix=$tmp/prefix
 cmake --install "$build" --prefix "$prefix" >/dev/null
 
-# the functions a header declares: bt_* and luaopen_bt names followed by "(", outside comments
+# the functions a header declares: bt_* and luaopen_bt names followed by "(", outside comments;
+# a static inline one would be compiled into its caller, and no library exports it
 declared() {
-  sed -e 's|/\*.*\*/||' -e '/^ *\*/d' -e '/^ *\/\*/d' "$@" |
+  sed -e 's|/\*.*\*/||' -e '/^ *\*/d' -e '/^ *\/\*/d' -e '/^static inline /d' "$@" |
     grep -oE '\b(bt_[a-z0-9_]+|luaopen_bt) *\(' | sed 's/ *($//' | sort -u
 }
 exported() { # a dynamic symbol versioned by the linker would read name@@VER: there is none

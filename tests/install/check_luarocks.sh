@@ -94,10 +94,15 @@ out=$(cd "$tmp/empty" && LUA_PATH="$lmod/?.lua;$lmod/?/init.lua" \
   local sheep = world:spawn("sheep", 0, 0)
   local tree = bt.BT(sheep, bt.PriorityNode({Wander(sheep)}, 0.25, true))
   tree:Update()
-  io.write(tostring(tree))')
+  io.write(tostring(tree))
+  -- and the installed kit substitutes it (bt.testkit names the nodes)
+  local sub = bt.BT(sheep, bt.PriorityNode({Wander(sheep)}, 0.25, true))
+  T.substitute(sub, {class = Wander, as = T.run(3)})
+  sub:Update()
+  io.write("substitutes: ", table.concat(T.substitutes(sub), ","))')
 case $out in
-  "Priority - RUNNING <RUNNING> (execute 1, eval in"*">Wander - RUNNING <RUNNING>"*) ;;
-  *) echo "the installed bt.behaviours.wander did not think:"; echo "$out"; exit 1 ;;
+  "Priority - RUNNING <RUNNING> (execute 1, eval in"*">Wander - RUNNING <RUNNING>"*"substitutes: Priority/Wander") ;;
+  *) echo "the installed bt.behaviours.wander did not think, or bt.test did not substitute it:"; echo "$out"; exit 1 ;;
 esac
 
 # docs/writing-a-brain.md's spec, run as the doc says, from a game's folder, with the busted on

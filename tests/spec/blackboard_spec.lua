@@ -11,12 +11,7 @@ local function next_line()
   return HERE .. ":" .. (debug.getinfo(2, "l").currentline + 1)
 end
 
--- the message of the error fn raises
-local function error_of(fn, ...)
-  local ok, err = pcall(fn, ...)
-  assert.is_false(ok, "no error")
-  return tostring(err)
-end
+local error_of = H.error_of -- the message of the error fn raises
 
 -- each case {fn, message}: fn, a function written on one line, raises "<this file>:<that line>:
 -- <message>"

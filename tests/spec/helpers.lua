@@ -22,6 +22,13 @@ function H.clock(t)
   return c
 end
 
+-- The message of the error fn(...) raises (an assertion fails if it raises none).
+function H.error_of(fn, ...)
+  local ok, err = pcall(fn, ...)
+  assert(not ok, "no error")
+  return tostring(err)
+end
+
 -- Collects the messages given to the error handler.
 function H.errors()
   local list = {}
