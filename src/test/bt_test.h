@@ -223,9 +223,9 @@ enum {
                           within a nanosecond; a run interrupted (reset) starts again at its next
                           visit; 0 seconds is BT_SUBST_RESULT */
   BT_SUBST_CALL = 3    /* each visit calls fn with the node's bt_call, whose inst, node and ud
-                          are set (value 0): it returns the status, BT_SUCCESS, BT_FAILED or BT_RUNNING (anything
-                          else fails the node); it may call bt_node_sleep on its node while it
-                          returns BT_RUNNING */
+                          are set (value 0): it returns the status, BT_SUCCESS, BT_FAILED or
+                          BT_RUNNING (anything else fails the node); it may call bt_node_sleep
+                          on its node while it returns BT_RUNNING */
 };
 
 typedef struct bt_subst_as {
