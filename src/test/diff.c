@@ -715,8 +715,8 @@ int bt_diff_report(const bt_diff *d, bt_buf *out) {
   }
   bt_diff_summary sum;
   bt_diff_summary_get(d, &sum);
-  bt_buf_printf(out, "%d agents: %d the same, %d differ, %d only in %s, %d only in %s; %llu records the same\n",
-                sum.agents, sum.same, sum.differ, sum.only_a, side_name(d, 0), sum.only_b, side_name(d, 1),
-                sum.records);
+  bt_buf_printf(out, "%d agent%s: %d the same, %d differ, %d only in %s, %d only in %s; %llu records the same\n",
+                sum.agents, sum.agents == 1 ? "" : "s", sum.same, sum.differ, sum.only_a, side_name(d, 0), sum.only_b,
+                side_name(d, 1), sum.records);
   return out->err ? BT_ENOMEM : BT_OK;
 }

@@ -395,7 +395,38 @@ static void test_errors(void) {
   bt_diff_free(NULL);
 }
 
-int main(void) {
+/* test_diff DIR: writes the sessions' logs into DIR for tests/tools/check_bt_log_diff.sh:
+ * same.btlog (the reference session), again.btlog (the same again), hungry.btlog (agent 2's
+ * change of test_first_difference), patched.btlog (test_patched_branch's patch, no change),
+ * missing.btlog (test_missing's B). */
+static int write_logs(const char *dir) {
+  static const char *const NAMES[] = {"same", "again", "hungry", "patched", "missing"};
+  for (int k = 0; k < 5; k++) {
+    agent_cfg a[3];
+    reference(a);
+    if (k == 2) a[1].fail_from = 2.0;
+    if (k == 3)
+      for (int i = 0; i < 3; i++) a[i].patched = 1;
+    if (k == 4) {
+      a[0].until = 3.0;
+      a[2] = (agent_cfg){4, "fox 4", 99, 99, 0, NULL};
+    }
+    mem m = {0};
+    run_session(a, 3, &m, NULL, 0);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s.btlog", dir, NAMES[k]);
+    FILE *f = fopen(path, "wb");
+    if (!f || fwrite(m.p, 1, m.len, f) != m.len || fclose(f) != 0) {
+      fprintf(stderr, "test_diff: cannot write %s\n", path);
+      return 1;
+    }
+    free(m.p);
+  }
+  return check_failures ? 1 : 0;
+}
+
+int main(int argc, char **argv) {
+  if (argc > 1) return write_logs(argv[1]);
   if (!recorder_built()) {
     printf("test_diff: the recorder is compiled out (BT_RECORDER=OFF): no session to compare\n");
     return 0;
