@@ -32,7 +32,7 @@
 extern "C" {
 #endif
 
-/* ---- comparing recorded sessions (docs/testing-brains.md "Regressions of recorded sessions") ----
+/* ---- comparing recorded sessions (docs/c-api.md "Comparing a run with a log") ----
  * A bt_diff compares two streams of records, side A and side B, agent by agent (agents are
  * matched by their id, bt_rec_set_agent), and keeps, for each agent, its first difference. Each
  * side is fed either from a log (bt_diff_log: the records a bt_log_reader reads; or
