@@ -224,18 +224,21 @@ static dshape *shape_of(bt_diff *d, unsigned long long hash, int nodes, int keys
   return s;
 }
 
+/* The cache of the tree def, or else of the log's shape ls (NULL out of memory). */
+static dshape *cache_of(bt_diff *d, const bt_def *def, const bt_log_shape *ls) {
+  if (def) return shape_of(d, bt_def_hash(def), bt_def_size(def), bt_def_key_count(def));
+  return shape_of(d, bt_log_shape_hash(ls), bt_log_shape_size(ls), bt_log_shape_key_count(ls));
+}
+
 /* The path of a node of the tree (def, or else the log's shape ls): from the cache. NULL with
  * BT_ENOMEM or BT_EINVAL (a node outside the tree) in *rc. */
 static const char *node_path(bt_diff *d, const bt_def *def, const bt_log_shape *ls, int node, int *rc) {
-  unsigned long long hash = def ? bt_def_hash(def) : bt_log_shape_hash(ls);
-  int nodes = def ? bt_def_size(def) : bt_log_shape_size(ls);
-  int keys = def ? bt_def_key_count(def) : bt_log_shape_key_count(ls);
-  if (node < 0 || node >= nodes) {
-    *rc = fail(d, BT_EINVAL, "node %d is not of the tree (%d nodes)", node, nodes);
+  dshape *s = cache_of(d, def, ls);
+  if (!s) return *rc = nomem(d), NULL;
+  if (node < 0 || node >= s->nodes) {
+    *rc = fail(d, BT_EINVAL, "node %d is not of the tree (%d nodes)", node, s->nodes);
     return NULL;
   }
-  dshape *s = shape_of(d, hash, nodes, keys);
-  if (!s) return *rc = nomem(d), NULL;
   if (!s->paths[node]) {
     bt_buf b = {0};
     int got = def ? bt_def_path(def, node, &b) : bt_log_shape_path(ls, node, &b);
@@ -249,19 +252,18 @@ static const char *node_path(bt_diff *d, const bt_def *def, const bt_log_shape *
   return s->paths[node];
 }
 
+/* The name of a key of the tree, as node_path. */
 static const char *key_name(bt_diff *d, const bt_def *def, const bt_log_shape *ls, int key, int *rc) {
-  unsigned long long hash = def ? bt_def_hash(def) : bt_log_shape_hash(ls);
-  int nodes = def ? bt_def_size(def) : bt_log_shape_size(ls);
-  int keys = def ? bt_def_key_count(def) : bt_log_shape_key_count(ls);
-  if (key < 0 || key >= keys) {
-    *rc = fail(d, BT_EINVAL, "key %d is not of the tree (%d keys)", key, keys);
+  dshape *s = cache_of(d, def, ls);
+  if (!s) return *rc = nomem(d), NULL;
+  if (key < 0 || key >= s->keys) {
+    *rc = fail(d, BT_EINVAL, "key %d is not of the tree (%d keys)", key, s->keys);
     return NULL;
   }
-  dshape *s = shape_of(d, hash, nodes, keys);
-  if (!s) return *rc = nomem(d), NULL;
   if (!s->key_names[key]) {
     const char *name = def ? bt_def_key_name(def, key) : bt_log_shape_key_name(ls, key);
-    if (!(s->key_names[key] = copy_text(name ? name : "?", strlen(name ? name : "?")))) return *rc = nomem(d), NULL;
+    if (!name) name = "?";
+    if (!(s->key_names[key] = copy_text(name, strlen(name)))) return *rc = nomem(d), NULL;
   }
   return s->key_names[key];
 }

@@ -6,26 +6,6 @@
 #include "harness.h"
 #include "bt_test.h"
 
-typedef struct mem {
-  unsigned char *p;
-  size_t len, cap;
-} mem;
-
-static int mem_write(void *ud, const void *data, size_t size) {
-  mem *m = ud;
-  if (m->len + size > m->cap) {
-    size_t cap = m->cap ? m->cap : 4096;
-    while (cap < m->len + size) cap *= 2;
-    unsigned char *p = realloc(m->p, cap);
-    if (!p) return -1;
-    m->p = p;
-    m->cap = cap;
-  }
-  memcpy(m->p + m->len, data, size);
-  m->len += size;
-  return 0;
-}
-
 /* ---- a session ----
  * Each agent's tree: Selector "Root" [Sequence "Danger" [Condition "Scared", Action "Run"
  * (, Action "Hide": the patch)], Condition "Hungry", Action "Wander"]. Scared is always false, so
@@ -38,44 +18,34 @@ typedef struct agent_cfg {
   double until;     /* its last think */
   int patched;      /* Danger has the extra Hide */
   const char *error; /* an error of Hungry's code recorded after the think at 1.0 (NULL: none) */
+  leaf scared, run, hide, hungry, wander; /* its leaves (harness.h) */
 } agent_cfg;
 
-static int fn_false(bt_call *c) {
+/* Hungry: true before the time its leaf's value holds. */
+static void hungry_hook(bt_call *c, leaf *l) {
   (void)c;
-  return 0;
-}
-static int fn_true(bt_call *c) {
-  (void)c;
-  return 1;
-}
-static int fn_hungry(bt_call *c) {
-  const agent_cfg *a = c->ud;
-  return T < a->fail_from;
-}
-
-static int add(bt_graph *g, int kind, const char *name, bt_fn fn, void *ud) {
-  bt_spec s;
-  memset(&s, 0, sizeof s);
-  s.kind = kind;
-  s.name = name;
-  s.fn = fn;
-  s.ud = ud;
-  int id = bt_graph_add(g, &s);
-  REQUIRE(id >= 0);
-  return id;
+  l->result = T < l->value;
 }
 
 static bt_inst *make_agent(agent_cfg *a) {
+  a->scared = (leaf)FN("Scared", 0);
+  a->run = (leaf)FN("Run", 1);
+  a->hide = (leaf)FN("Hide", 1);
+  a->wander = (leaf)FN("Wander", 1);
+  a->hungry = (leaf)FN("Hungry", 1);
+  a->hungry.value = a->fail_from;
+  a->hungry.hook = hungry_hook;
   bt_graph *g = new_graph();
-  int root = add(g, BT_SELECTOR, "Root", NULL, NULL);
-  int danger = add(g, BT_SEQUENCE, "Danger", NULL, NULL);
-  int scared = add(g, BT_CONDITION, "Scared", fn_false, NULL);
-  int run = add(g, BT_ACTION, "Run", fn_true, NULL);
-  int hungry = add(g, BT_CONDITION, "Hungry", fn_hungry, a);
-  int wander = add(g, BT_ACTION, "Wander", fn_true, NULL);
-  if (a->patched) set_kids(g, danger, 3, scared, run, add(g, BT_ACTION, "Hide", fn_true, NULL));
+  int root = add_node(g, BT_SELECTOR, "Root", 0, 0);
+  int danger = add_node(g, BT_SEQUENCE, "Danger", 0, 0);
+  int scared = add_fn(g, BT_CONDITION, &a->scared, "Scared");
+  int run = add_fn(g, BT_ACTION, &a->run, "Run");
+  int hungry = add_fn(g, BT_CONDITION, &a->hungry, "Hungry");
+  int wander = add_fn(g, BT_ACTION, &a->wander, "Wander");
+  if (a->patched) set_kids(g, danger, 3, scared, run, add_fn(g, BT_ACTION, &a->hide, "Hide"));
   else set_kids(g, danger, 2, scared, run);
   set_kids(g, root, 3, danger, hungry, wander);
+  logs(); /* the leaves' calls are not this test's */
   return build(g, root, BT_INST_NOSCATTER);
 }
 
@@ -170,11 +140,26 @@ static char *report(const bt_diff *d) {
   return b.data ? b.data : calloc(1, 1);
 }
 
+/* Agent 2's first difference when its Hungry fails from 2.0 on one side (B) only. */
+static void check_hungry_row(const bt_diff_row *r) {
+  CHECK(r != NULL);
+  if (!r) return;
+  CHECK_INT(r->state, BT_DIFF_DIFFERS);
+  CHECK_STR(r->label, "sheep 2");
+  CHECK_NUM(r->time, 2.0);
+  CHECK(r->has[0] && r->has[1]);
+  CHECK_STR(r->path[0], "Root/Hungry");
+  CHECK_STR(r->path[1], "Root/Hungry");
+  CHECK_STR(r->what[0], "READY>SUCCESS");
+  CHECK_STR(r->what[1], "READY>FAILED");
+}
+
 /* The three agents of the reference session. */
 static void reference(agent_cfg *a) {
-  a[0] = (agent_cfg){1, "sheep 1", 99, 99, 0, NULL};
-  a[1] = (agent_cfg){2, "sheep 2", 3.0, 99, 0, NULL};
-  a[2] = (agent_cfg){3, "wolf 3", 99, 99, 0, "brains/wolf.lua:7: attempt to index a nil value"};
+  a[0] = (agent_cfg){.id = 1, .label = "sheep 1", .fail_from = 99, .until = 99, .patched = 0, .error = NULL};
+  a[1] = (agent_cfg){.id = 2, .label = "sheep 2", .fail_from = 3.0, .until = 99, .patched = 0, .error = NULL};
+  a[2] = (agent_cfg){.id = 3, .label = "wolf 3", .fail_from = 99, .until = 99, .patched = 0,
+                     .error = "brains/wolf.lua:7: attempt to index a nil value"};
 }
 
 /* The same session twice: no difference; every agent's records match. */
@@ -221,18 +206,7 @@ static void test_first_difference(void) {
   CHECK_INT(s.agents, 3);
   CHECK_INT(s.same, 2);
   CHECK_INT(s.differ, 1);
-  const bt_diff_row *r = row_of(d, 2);
-  CHECK(r != NULL);
-  if (r) {
-    CHECK_INT(r->state, BT_DIFF_DIFFERS);
-    CHECK_STR(r->label, "sheep 2");
-    CHECK_NUM(r->time, 2.0);
-    CHECK(r->has[0] && r->has[1]);
-    CHECK_STR(r->path[0], "Root/Hungry");
-    CHECK_STR(r->path[1], "Root/Hungry");
-    CHECK_STR(r->what[0], "READY>SUCCESS");
-    CHECK_STR(r->what[1], "READY>FAILED");
-  }
+  check_hungry_row(row_of(d, 2));
   char *text = report(d);
   check_prefix(text, "2.0000\t2\tsheep 2\tRoot/Hungry\tA: READY>SUCCESS\tB: READY>FAILED\n"
                      "3 agents: 2 the same, 1 differ, 0 only in A, 0 only in B; ", __LINE__);
@@ -261,13 +235,7 @@ static void test_patched_branch(void) {
   b[1].fail_from = 2.0;
   run_session(b, 3, &mb, NULL, 0);
   d = diff_logs(&ma, &mb);
-  const bt_diff_row *r = row_of(d, 2);
-  CHECK(r && r->state == BT_DIFF_DIFFERS);
-  if (r) {
-    CHECK_NUM(r->time, 2.0);
-    CHECK_STR(r->path[1], "Root/Hungry");
-    CHECK_STR(r->what[1], "READY>FAILED");
-  }
+  check_hungry_row(row_of(d, 2));
   bt_diff_summary s;
   bt_diff_summary_get(d, &s);
   CHECK_INT(s.same, 2);
@@ -284,7 +252,7 @@ static void test_missing(void) {
   reference(a);
   reference(b);
   b[0].until = 3.0;
-  b[2] = (agent_cfg){4, "fox 4", 99, 99, 0, NULL};
+  b[2] = (agent_cfg){.id = 4, .label = "fox 4", .fail_from = 99, .until = 99, .patched = 0, .error = NULL};
   mem ma = {0}, mb = {0};
   run_session(a, 3, &ma, NULL, 0);
   run_session(b, 3, &mb, NULL, 0);
@@ -335,14 +303,8 @@ static void test_live(void) {
     run_session(b, 3, NULL, d, BT_DIFF_B);
     CHECK_INT(bt_diff_finish(d), BT_OK);
     CHECK_INT(bt_diff_same(d), !change);
-    const bt_diff_row *r = row_of(d, 2);
-    CHECK(r && r->state == (change ? BT_DIFF_DIFFERS : BT_DIFF_SAME));
-    if (r && change) {
-      CHECK_NUM(r->time, 2.0);
-      CHECK_STR(r->path[0], "Root/Hungry");
-      CHECK_STR(r->what[0], "READY>SUCCESS");
-      CHECK_STR(r->what[1], "READY>FAILED");
-    }
+    if (change) check_hungry_row(row_of(d, 2));
+    else CHECK(row_of(d, 2) && row_of(d, 2)->state == BT_DIFF_SAME);
     bt_log_reader_free(ra);
     bt_diff_free(d);
   }
@@ -354,7 +316,7 @@ static void test_errors(void) {
   bt_diff *d = NULL;
   CHECK_INT(bt_diff_create(NULL), BT_EINVAL);
   REQUIRE(bt_diff_create(&d) == BT_OK);
-  agent_cfg a = {1, "sheep 1", 99, 99, 0, NULL};
+  agent_cfg a = {.id = 1, .label = "sheep 1", .fail_from = 99, .until = 99, .patched = 0, .error = NULL};
   bt_inst *in = make_agent(&a);
   const bt_def *def = bt_inst_def(in);
   bt_rec_entry e;
@@ -409,7 +371,7 @@ static int write_logs(const char *dir) {
       for (int i = 0; i < 3; i++) a[i].patched = 1;
     if (k == 4) {
       a[0].until = 3.0;
-      a[2] = (agent_cfg){4, "fox 4", 99, 99, 0, NULL};
+      a[2] = (agent_cfg){.id = 4, .label = "fox 4", .fail_from = 99, .until = 99, .patched = 0, .error = NULL};
     }
     mem m = {0};
     run_session(a, 3, &m, NULL, 0);

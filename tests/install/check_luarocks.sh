@@ -49,11 +49,12 @@ done
 for f in "$lmod/bt.lua" "$lmod/bt/init.lua"; do
   [ ! -e "$f" ] || { echo "installed ${f#"$tree/"} would shadow bt.so"; exit 1; }
 done
-# Lua's C module folder holds bt.so alone, and bt/view.so (bt.view) when the viewer is built (the
-# C libraries and .pc files stay in the rock's c/), and no installed file names the folder it was
-# built in
-extra=$(cd "$cmod" && find . -type f ! -name bt.so ! -path ./bt/view.so)
-[ -z "$extra" ] || { echo "besides bt.so and bt/view.so, lib/lua/5.4 holds: $extra"; exit 1; }
+# Lua's C module folder holds bt.so, bt/testkit.so (bt.testkit, the C half of bt.test), and
+# bt/view.so (bt.view) when the viewer is built, nothing else (the C libraries and .pc files stay
+# in the rock's c/), and no installed file names the folder it was built in
+[ -f "$cmod/bt/testkit.so" ] || { echo "missing after luarocks make: bt/testkit.so"; ls -R "$cmod"; exit 1; }
+extra=$(cd "$cmod" && find . -type f ! -name bt.so ! -path ./bt/view.so ! -path ./bt/testkit.so)
+[ -z "$extra" ] || { echo "besides bt.so, bt/testkit.so and bt/view.so, lib/lua/5.4 holds: $extra"; exit 1; }
 if grep -rlF "$tmp/src" "$tree" >"$tmp/paths" 2>/dev/null; then
   echo "installed files name the build folder: $(cat "$tmp/paths")"
   exit 1
