@@ -103,6 +103,10 @@ void arena_doing(arena *a, int id, char *buf, size_t size);
  * the inspector reads; each brain's recorder joins the log when it starts). 0, or -1 with err
  * saying why (the file cannot be created). */
 int arena_record_open(arena *a, const char *path, int capacity, char *err, size_t errsize);
+/* The same, the log's bytes going to fn(ud, ...) (bt_log_create_fn): --check reads them back as
+ * they are written. */
+int arena_record_open_fn(arena *a, int (*fn)(void *ud, const void *data, size_t size), void *ud, int capacity,
+                         char *err, size_t errsize);
 /* A record of the world's (worldlog.h, bt_log_write_host): written with the brains' records when
  * the log is flushed after the next tick's serial phase, or at the close. */
 void arena_record_world(arena *a, int code, const void *data, size_t size);

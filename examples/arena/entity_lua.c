@@ -1542,8 +1542,8 @@ static void pool_think(arena *a, long long tick) {
 /* --record: the log is the host's (bt_log_create); every state's manager gives its
  * brains recorders (with a ring of `capacity` for the inspector), which join the log as the brains
  * start (pool_start_brain), and the host flushes it after each frame. */
-static int pool_record_open(arena *a, const char *path, int capacity, char *err, size_t errsize) {
-  if (bt_log_create(&a->log, path, 0, err, errsize) != BT_OK) return -1;
+/* Every state's brains record into a->log (made by the caller). */
+static int pool_record_open(arena *a, int capacity, char *err, size_t errsize) {
   for (int i = 0; i < a->nsides; i++) {
     lua_State *L = a->sides[i]->L;
     lua_rawgeti(L, LUA_REGISTRYINDEX, a->sides[i]->ref_manager);
@@ -1624,7 +1624,14 @@ void arena_doing(arena *a, int id, char *buf, size_t size) {
 /* ---- --record ---- */
 
 int arena_record_open(arena *a, const char *path, int capacity, char *err, size_t errsize) {
-  return pool_record_open(a, path, capacity, err, errsize);
+  if (bt_log_create(&a->log, path, 0, err, errsize) != BT_OK) return -1;
+  return pool_record_open(a, capacity, err, errsize);
+}
+
+int arena_record_open_fn(arena *a, int (*fn)(void *ud, const void *data, size_t size), void *ud, int capacity,
+                         char *err, size_t errsize) {
+  if (bt_log_create_fn(&a->log, fn, ud, 0, err, errsize) != BT_OK) return -1;
+  return pool_record_open(a, capacity, err, errsize);
 }
 
 void arena_record_world(arena *a, int code, const void *data, size_t size) {

@@ -9,6 +9,7 @@
  *            [--threads N] [--record FILE] [--viewer [PORT]] [--ring N] [--reload-at TICK]
  *            [--help] [--version]
  *   bt-arena --replay FILE [--headless]
+ *   bt-arena --check FILE [--data DIR] [--threads N]
  *
  * Each tick (30 per simulated second): the world moves (world_step), the scripts hear what
  * happened (arena_sync), then bt.BrainManager:Update(tick) thinks the brains that are due, on a
@@ -19,7 +20,8 @@
  * tick at a time and inspect one creature's tree (inspect.h); headless, it runs as fast as it can
  * and prints one summary line. --record FILE writes a log of every brain's records and of the
  * world's frames (worldlog.h); --replay FILE plays one back in the same view, no brain running
- * (replay.h).
+ * (replay.h); --check FILE runs the recorded session again, headless, with the brains as they are
+ * now, and compares their records with the recording's as they come (libbttest's bt_diff).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -35,6 +37,7 @@
 
 #include "arena.h"
 #include "bt.h"
+#include "bt_test.h"
 #include "inspect.h"
 #include "kinds.h"
 #include "replay.h"
@@ -76,11 +79,14 @@ typedef struct options {
   const char *data;
   const char *record; /* --record FILE */
   const char *replay; /* --replay FILE */
+  const char *check;  /* --check FILE */
   int viewer;         /* --viewer [PORT]: -2 off, -1 the default port, else the port */
   int threads;        /* --threads N: -1 not given */
   long ring;          /* --ring N: every brain records into a ring of N records (0: not asked) */
   long long reload_at; /* --reload-at TICK: every brain and behaviour reloaded then (0: never) */
   int given;          /* flags given other than --headless, --record and --replay (for --replay) */
+  int session;        /* flags that --check takes from the recording: --agents, --seconds, --seed,
+                         --watch, --viewer, --ring, --reload-at */
 } options;
 
 static const char USAGE[] =
@@ -88,6 +94,7 @@ static const char USAGE[] =
     "                [--threads N] [--record FILE] [--viewer [PORT]] [--ring N]\n"
     "                [--reload-at TICK]\n"
     "       bt-arena --replay FILE [--headless]\n"
+    "       bt-arena --check FILE [--data DIR] [--threads N]\n"
     "\n"
     "Sheep, wolves, villagers, guards, ewes and foxes, each driven by a bt brain\n"
     "(brains/<kind>.lua), live on a 2-D plane with day and night.\n"
@@ -113,6 +120,10 @@ static const char USAGE[] =
     "                would under --watch (a hot reload at a fixed tick, for tests)\n"
     "  --replay FILE play a recording back in the view, no brain running (with --headless:\n"
     "                replay it to its end and print one summary line)\n"
+    "  --check FILE  run a recording's session again (its seed, agents and ticks), headless,\n"
+    "                with the brains as they are now, and compare their records with the\n"
+    "                recording's: print \"no divergence\" (exit 0) or each diverging\n"
+    "                creature's first difference and a summary (exit 1)\n"
     "  --help        this text\n"
     "  --version     bt-arena's version\n"
     "\n"
@@ -162,7 +173,7 @@ static void parse(int argc, char **argv, options *o) {
     }
     if (strcmp(arg, "--watch") == 0) {
       o->watch = 1;
-      o->given = 1;
+      o->given = o->session = 1;
       continue;
     }
     if (strcmp(arg, "--headless") == 0) {
@@ -173,7 +184,7 @@ static void parse(int argc, char **argv, options *o) {
       const char *port = arg[8] == '=' ? arg + 9 : NULL;
       if (!port && i + 1 < argc && argv[i + 1][0] >= '0' && argv[i + 1][0] <= '9') port = argv[++i];
       o->viewer = -1;
-      o->given = 1;
+      o->given = o->session = 1;
       if (port) {
         char *end = NULL;
         errno = 0;
@@ -185,7 +196,7 @@ static void parse(int argc, char **argv, options *o) {
       continue;
     }
     static const char *const valued[] = {"--agents", "--seconds", "--seed", "--data", "--record", "--replay",
-                                         "--ring", "--threads", "--reload-at", NULL};
+                                         "--ring", "--threads", "--reload-at", "--check", NULL};
     const char *value = NULL, *flag = NULL;
     char name[32];
     for (int k = 0; valued[k]; k++) {
@@ -205,13 +216,15 @@ static void parse(int argc, char **argv, options *o) {
     snprintf(name, sizeof name, "%s", flag);
     char *end = NULL;
     errno = 0;
-    if (strcmp(flag, "--record") == 0 || strcmp(flag, "--replay") == 0) {
+    if (strcmp(flag, "--record") == 0 || strcmp(flag, "--replay") == 0 || strcmp(flag, "--check") == 0) {
       if (!*value) die_usage("%s needs a file", name, NULL);
-      if (flag[4] == 'c') o->record = value;
+      if (flag[2] == 'c') o->check = value;
+      else if (flag[4] == 'c') o->record = value;
       else o->replay = value;
       continue;
     }
     o->given = 1;
+    o->session |= strcmp(flag, "--data") != 0 && strcmp(flag, "--threads") != 0;
     if (strcmp(flag, "--reload-at") == 0) {
       long long v = strtoll(value, &end, 10);
       if (!*value || *end || errno || v < 1)
@@ -252,6 +265,11 @@ static void parse(int argc, char **argv, options *o) {
   if (o->replay && (o->given || o->record || o->ring))
     die_usage("--replay plays a recording back: --agents, --seconds, --seed, --data, --watch, --threads, --record, "
               "--viewer, --ring and --reload-at do not go with it (only --headless)%s", "", NULL);
+  if (o->check && (o->session || o->record || o->replay))
+    die_usage("--check runs a recording's session again, its seed, agents and ticks as it was recorded: --agents, "
+              "--seconds, --seed, --watch, --viewer, --ring, --reload-at, --record and --replay do not go with it (only "
+              "--data and --threads)%s", "", NULL);
+  if (o->check) o->headless = 1;
   if (o->threads < 0) { /* one state per core */
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     o->threads = cores < 1 ? 1 : cores > BT_POOL_MAX_THREADS ? BT_POOL_MAX_THREADS : (int)cores;
@@ -329,6 +347,11 @@ static void record_start(arena *a, recording *rec, const options *o) {
     return;
   }
   arena_record_world(a, WORLDLOG_MAP, rec->bytes.p, rec->bytes.n);
+  if (worldlog_run(o->reload_at, &rec->bytes) != 0) {
+    fprintf(stderr, "bt-arena: --record: out of memory for the run record\n");
+    return;
+  }
+  arena_record_world(a, WORLDLOG_RUN, rec->bytes.p, rec->bytes.n);
   record_frame(a, rec, 0, 1);
 }
 
@@ -479,6 +502,169 @@ static int replay_main(const options *o, double start) {
   return status;
 }
 
+/* ---- --check: the recorded session run again, compared as it goes ---- */
+
+/* What a re-run takes from the recording: the map's seed and agents, the run's --reload-at, and
+ * the last frame's tick (the session's length). */
+typedef struct session {
+  unsigned long long seed;
+  long agents;
+  long long reload_at, ticks;
+  int has_map;
+} session;
+
+/* Reads the recording through once for its session: 0, or -1 with err saying why. */
+static int session_read(const char *path, session *ss, char *err, size_t errsize) {
+  memset(ss, 0, sizeof *ss);
+  bt_log_reader *r = NULL;
+  if (bt_log_reader_create_file(&r, path, err, errsize) != BT_OK) return -1;
+  bt_log_record rec;
+  int got, rc = 0;
+  char what[400];
+  while (rc == 0 && (got = bt_log_read(r, &rec)) == 1) {
+    const bt_rec_entry *e = &rec.entry;
+    if (rec.agent_index >= 0 || e->type != BT_LOG_WORLD) continue;
+    if (e->node == WORLDLOG_MAP && !ss->has_map) {
+      if (worldlog_map_info(e->text, e->size, &ss->seed, &ss->agents, what, sizeof what) != 0) {
+        snprintf(err, errsize, "%s: the map record: %s", path, what);
+        rc = -1;
+      }
+      ss->has_map = 1;
+    } else if (e->node == WORLDLOG_RUN) {
+      if (worldlog_read_run(e->text, e->size, &ss->reload_at, what, sizeof what) != 0) {
+        snprintf(err, errsize, "%s: the run record: %s", path, what);
+        rc = -1;
+      }
+    } else if (e->node == WORLDLOG_FRAME) {
+      ss->ticks = llround(e->time * TICKS_PER_SECOND);
+    }
+  }
+  if (rc == 0 && got < 0) {
+    snprintf(err, errsize, "%s", bt_log_reader_errmsg(r));
+    rc = -1;
+  }
+  if (rc == 0 && !ss->has_map) {
+    snprintf(err, errsize, "%s: no map record of bt-arena's in it (not a recording of bt-arena)", path);
+    rc = -1;
+  }
+  bt_log_reader_free(r);
+  return rc;
+}
+
+/* The re-run's log bytes go to a reader of the comparer's side B. */
+static int check_write(void *ud, const void *data, size_t size) {
+  return bt_log_reader_feed(ud, data, size) == BT_OK ? 0 : -1;
+}
+
+/* Compares what the re-run's log has written so far (side B); the recording (side A) is read by
+ * the comparer as far as B has come. */
+static int check_drain(bt_diff *d, bt_log_reader *live) {
+  bt_log_record rec;
+  int got;
+  while ((got = bt_log_read(live, &rec)) == 1) {
+    int rc = bt_diff_log(d, BT_DIFF_B, &rec);
+    if (rc != BT_OK) return rc;
+  }
+  return got;
+}
+
+/* bt-arena --check FILE: returns the exit status: 0 no divergence, 1 one, 2 the recording cannot
+ * be read or the session cannot run. */
+static int check_main(options *o) {
+  char err[1024];
+  session ss;
+  if (session_read(o->check, &ss, err, sizeof err) != 0) {
+    fprintf(stderr, "bt-arena: --check: %s\n", err);
+    return 2;
+  }
+  o->agents = ss.agents;
+  o->seed = ss.seed;
+  o->reload_at = ss.reload_at;
+  static arena a;
+  char looked[3 * PATH_MAX + 16];
+  a.data_dir = find_data(o, looked, sizeof looked);
+  if (!a.data_dir) {
+    fprintf(stderr, "bt-arena: no brains/ directory in %s; pass --data DIR\n", looked);
+    return 2;
+  }
+  static kind_info kinds[KINDS_MAX];
+  int nkinds = 0;
+  if (kinds_load(a.data_dir, KINDS_FILE, kinds, &nkinds, err, sizeof err) != 0) {
+    fprintf(stderr, "bt-arena: %s\n", err);
+    return 2;
+  }
+  if (world_init(&a.w, (int)o->agents, o->seed, kinds, nkinds) != 0) {
+    fprintf(stderr, "bt-arena: out of memory making the world\n");
+    return 2;
+  }
+  a.threads = o->threads;
+  if (arena_lua_init(&a, o->seed) != 0) return 2;
+  bt_diff *d = NULL;
+  bt_log_reader *golden = NULL, *live = NULL;
+  if (bt_diff_create(&d) != BT_OK || bt_diff_set_names(d, "recorded", "now") != BT_OK ||
+      bt_log_reader_create(&live) != BT_OK) {
+    fprintf(stderr, "bt-arena: out of memory\n");
+    return 2;
+  }
+  if (bt_log_reader_create_file(&golden, o->check, err, sizeof err) != BT_OK ||
+      bt_diff_set_reader(d, BT_DIFF_A, golden) != BT_OK) {
+    fprintf(stderr, "bt-arena: --check: %s\n", err);
+    return 2;
+  }
+  recording rec = {0};
+  if (arena_record_open_fn(&a, check_write, live, 0, err, sizeof err) != 0) {
+    fprintf(stderr, "bt-arena: --check: %s\n", err);
+    return 2;
+  }
+  rec.on = 1;
+  arena_load_brains(&a);
+  arena_sync(&a);
+  record_start(&a, &rec, o);
+  int rc = BT_OK;
+  long long tick;
+  for (tick = 1; tick <= ss.ticks && rc == BT_OK; tick++) {
+    world_step(&a.w, (double)tick / TICKS_PER_SECOND);
+    arena_sync(&a);
+    if (tick == o->reload_at) arena_reload_all(&a);
+    arena_think(&a, tick); /* the log is flushed at its end: the tick's records are there */
+    record_frame(&a, &rec, tick, 0);
+    rc = check_drain(d, live);
+  }
+  tick--;
+  if (rc == BT_OK) {
+    arena_sync(&a);
+    record_frame(&a, &rec, tick, 1);
+    arena_record_stats st;
+    if (arena_record_close(&a, &st, err, sizeof err) != 0) fprintf(stderr, "bt-arena: --check: %s\n", err);
+    rc = check_drain(d, live);
+  }
+  if (rc == BT_OK) rc = bt_diff_finish(d);
+  int status = 2;
+  if (rc != BT_OK) {
+    fprintf(stderr, "bt-arena: --check: %s\n", rc == BT_ENOMEM ? "out of memory" : bt_diff_errmsg(d));
+  } else {
+    bt_buf out = {0};
+    bt_diff_summary sum;
+    bt_diff_summary_get(d, &sum);
+    if (bt_diff_same(d)) bt_buf_printf(&out, "no divergence: %d agents, %llu records the same, %lld ticks\n",
+                                       sum.agents, sum.records, tick);
+    else bt_diff_report(d, &out);
+    fwrite(out.data ? out.data : "", 1, out.len, stdout);
+    fflush(stdout);
+    status = out.err ? 2 : bt_diff_same(d) ? 0 : 1;
+    bt_buf_free(&out);
+  }
+  worldlog_writer_free(&rec.writer);
+  worldlog_bytes_free(&rec.bytes);
+  bt_diff_free(d);
+  bt_log_reader_free(golden);
+  bt_log_reader_free(live);
+  arena_lua_close(&a);
+  error_log_free(&a.errors);
+  world_free(&a.w);
+  return status;
+}
+
 /* ---- the game ---- */
 
 int main(int argc, char **argv) {
@@ -491,6 +677,7 @@ int main(int argc, char **argv) {
     return 2;
   }
   if (opt.replay) return replay_main(&opt, start);
+  if (opt.check) return check_main(&opt);
   static arena a;
   char looked[3 * PATH_MAX + 16];
   a.data_dir = find_data(&opt, looked, sizeof looked);

@@ -383,6 +383,37 @@ int worldlog_read_map(world *w, const void *data, size_t size, char *err, size_t
   return 0;
 }
 
+int worldlog_run(long long reload_at, worldlog_bytes *out) {
+  out->n = 0;
+  out->oom = 0;
+  put_byte(out, WORLDLOG_VERSION);
+  put_varint(out, (uint64_t)(reload_at > 0 ? reload_at : 0));
+  return out->oom ? -1 : 0;
+}
+
+int worldlog_read_run(const void *data, size_t size, long long *reload_at, char *err, size_t errsize) {
+  cursor c = {data, (const unsigned char *)data + size, err, errsize, 0};
+  unsigned version = get_byte(&c, "the run's version");
+  if (!c.failed && version != WORLDLOG_VERSION)
+    return fail(&c, "the run record is of version %u of the arena's records; this bt-arena reads version %d",
+                version, WORLDLOG_VERSION);
+  *reload_at = get_count(&c, "the tick of --reload-at", 1LL << 40);
+  if (!c.failed && c.p != c.end) return fail(&c, "%zu bytes after the run record", (size_t)(c.end - c.p));
+  return c.failed ? -1 : 0;
+}
+
+int worldlog_map_info(const void *data, size_t size, unsigned long long *seed, long *agents, char *err,
+                      size_t errsize) {
+  cursor c = {data, (const unsigned char *)data + size, err, errsize, 0};
+  unsigned version = get_byte(&c, "the map's version");
+  if (!c.failed && version != WORLDLOG_VERSION)
+    return fail(&c, "the map is of version %u of the arena's records; this bt-arena reads version %d", version,
+                WORLDLOG_VERSION);
+  *seed = get_varint(&c, "the seed");
+  *agents = (long)get_count(&c, "the agents", 1000000);
+  return c.failed ? -1 : 0;
+}
+
 void worldlog_reader_free(worldlog_reader *rd) {
   free(rd->q);
   memset(rd, 0, sizeof *rd);

@@ -9,7 +9,10 @@
  *   code 2, a frame, after every tick: what changed since the last frame, entity by entity (an
  *           entity that came, with its kind; its position every few ticks; its health, hunger,
  *           motion, action, speech, target; its death; its leaving), in varints, positions as
- *           differences in sixteenths of a unit.
+ *           differences in sixteenths of a unit;
+ *   code 3, the run, once after the map: what a re-run of the session needs beside the map's
+ *           seed and agents (--check): the tick of --reload-at. A reader that does not know
+ *           code 3 skips it.
  *
  * The writer keeps what it last wrote of each entity; the reader applies a frame to a world made
  * from the map (world_init_map), in which entities keep the ids they had. The byte layout is
@@ -25,6 +28,7 @@
 
 #define WORLDLOG_MAP 1
 #define WORLDLOG_FRAME 2
+#define WORLDLOG_RUN 3
 #define WORLDLOG_VERSION 1
 #define WORLDLOG_POSITION_TICKS 3 /* positions are written every this many ticks */
 
@@ -51,6 +55,16 @@ int worldlog_map(const world *w, unsigned long long seed, long agents, worldlog_
  * or `positions` is set. 0, or -1 out of memory. */
 int worldlog_frame(worldlog_writer *wr, const world *w, long long tick, int positions, worldlog_bytes *out);
 void worldlog_writer_free(worldlog_writer *wr);
+
+/* The run record into out (emptied first): reload_at, the tick of --reload-at (0: none). 0, or -1
+ * out of memory. */
+int worldlog_run(long long reload_at, worldlog_bytes *out);
+/* Reads a run record: 0 and *reload_at, or -1 with err saying what was wrong. */
+int worldlog_read_run(const void *data, size_t size, long long *reload_at, char *err, size_t errsize);
+/* The seed and the agents a map record names (for a re-run, bt-arena --check): 0, or -1 with err
+ * saying what was wrong. */
+int worldlog_map_info(const void *data, size_t size, unsigned long long *seed, long *agents, char *err,
+                      size_t errsize);
 
 /* Makes *w (uninitialised) from a map record; on failure says why in err and returns -1 (w then
  * needs no world_free). */

@@ -1643,4 +1643,96 @@ function Coverage:write(file, format, name)
   return self
 end
 
+-- ---- comparing with a recorded session (docs/bt-test.md) ----
+-- The C comparer of the test kit (bt_diff, through bt.testkit): agents matched by id, records
+-- compared in order, nodes by path. bt.testkit (and so bt) is required here, when used.
+
+local function testkit()
+  return require "bt.testkit"
+end
+
+local function check_path(fname, n, v)
+  if type(v) ~= "string" then
+    error(("bad argument #%d to '%s' (a log file's path expected, got %s)"):format(n, fname, type(v)), 3)
+  end
+end
+
+-- T.diff(a, b): compares two log files; returns rows (an entry per agent that differs or is in
+-- one log only, in the order first seen), summary and the report's text.
+function T.diff(a, b)
+  check_path("diff", 1, a)
+  check_path("diff", 2, b)
+  local rows, summary, report = testkit().diff_logs(a, b)
+  if not rows then
+    error(("bad argument to 'diff' (%s)"):format(summary), 2)
+  end
+  return rows, summary, report
+end
+
+local Check = {}
+Check.__index = Check
+
+-- T.check(path): a check of a live run against the log at path: watch trees, brains or
+-- recorders, run, then finish.
+function T.check(path)
+  check_path("check", 1, path)
+  local handle, err = testkit().diff_check(path)
+  if not handle then
+    error(("bad argument #1 to 'check' (%s)"):format(err), 2)
+  end
+  return setmetatable({handle = handle, path = path}, Check)
+end
+
+-- The recorder of a bt.Recorder, a brain (brain.recorder, or one brain:Record makes) or a tree
+-- (tree:recorder(), or one tree:record makes): capacity 0, the records go to the check only.
+local function recorder_of(target)
+  local t = type(target)
+  if t == "table" and type(target.Record) == "function" then
+    return rawget(target, "recorder") or target:Record({capacity = 0})
+  end
+  if t == "userdata" or t == "table" then
+    local ok, rec = pcall(function() return target:recorder() end)
+    if ok then
+      return rec or target:record({capacity = 0})
+    end
+    if t == "userdata" then
+      return target -- a bt.Recorder (bt.testkit checks it)
+    end
+  end
+  error(("bad argument #1 to 'watch' (a tree, a brain or a bt.Recorder expected, got %s)"):format(t), 3)
+end
+
+-- check:watch(target): the records of a tree, a brain or a bt.Recorder are compared with the
+-- log's from now on, as they are made. Returns the recorder.
+function Check:watch(target)
+  if self.done then
+    error("bad self to 'watch' (the check is finished)", 2)
+  end
+  local rec = recorder_of(target)
+  testkit().diff_watch(self.handle, rec)
+  return rec
+end
+
+-- check:finish(): the log is read to its end; returns rows, summary and report as T.diff.
+function Check:finish()
+  if self.done then
+    error("bad self to 'finish' (the check is finished)", 2)
+  end
+  self.done = true
+  local rows, summary, report = testkit().diff_finish(self.handle)
+  if not rows then
+    error(("bad self to 'finish' (%s)"):format(summary), 2)
+  end
+  return rows, summary, report
+end
+
+-- check:expect_same(): finish, and raise the report when the run and the log differ.
+function Check:expect_same()
+  local rows, summary, report = self:finish()
+  if #rows > 0 then
+    error(("the run differs from %s:\n%s"):format(self.path, report), 2)
+  end
+  return summary
+end
+
 return T

@@ -469,4 +469,63 @@ function Coverage:write(file, format, name) end
 ---@return bt.test.Coverage
 function test.coverage(source, shape) end
 
+---An agent that differs between a recorded session and another (`test.diff`, `check:finish`).
+---@class bt.test.DiffRow
+---@field agent integer the agent's id (agents are matched by id)
+---@field label string its label ("" when none)
+---@field state "differs"|"only A"|"only B"
+---@field time number the first difference's time (for an agent one side lacks: its first record's)
+---@field same integer records found the same before it
+---@field path? string the node of the first difference ("" for a record of no node)
+---@field a? string side A's record there: `"READY>SUCCESS"`, `"think deadline 0.25"`, `"event"`, `"error: ..."`, `"reload"`, `"key hunger 0.5 -> 0.6"`, `"no record"`
+---@field b? string side B's record
+---@field path_a? string side A's node when it names another than `path`
+---@field path_b? string
+---@field time_a? number side A's record's time (nil: no record)
+---@field time_b? number
+
+---@class bt.test.DiffSummary
+---@field agents integer agents on either side
+---@field same integer agents whose records were all the same
+---@field differ integer agents that differ
+---@field only_a integer agents only side A has
+---@field only_b integer agents only side B has
+---@field records integer records found the same
+
+---A live run compared with a recorded session as its records come (`test.check`).
+---@class bt.test.Check
+local Check = {}
+
+---Compares the records of a tree (its recorder, or one of capacity 0 made for it), a brain (likewise,
+---whichever tree it has) or a bt.Recorder with the log's, from now on; returns the recorder.
+---Agents are matched by the recorder's agent id (`rec:set_agent`), as the log names them.
+---@param target any a tree, a brain or a bt.Recorder
+---@return userdata recorder
+function Check:watch(target) end
+
+---Reads the log to its end and ends the comparison: rows, summary and the report's text, as `test.diff`.
+---@return bt.test.DiffRow[] rows
+---@return bt.test.DiffSummary summary
+---@return string report
+function Check:finish() end
+
+---`finish`, and raises an error with the report when the run and the log differ; returns the summary.
+---@return bt.test.DiffSummary
+function Check:expect_same() end
+
+---Compares two log files of one session, agent by agent (by id), record by record, nodes by path
+---(docs/bt-test.md "Comparing with a recorded session"): an entry per agent that differs or is in one
+---log only, a summary, and the report bt-log diff prints.
+---@param a string the path of log A
+---@param b string the path of log B
+---@return bt.test.DiffRow[] rows
+---@return bt.test.DiffSummary summary
+---@return string report
+function test.diff(a, b) end
+
+---A check of a live run against the log at `path` (its side "recorded"; the run is "now").
+---@param path string
+---@return bt.test.Check
+function test.check(path) end
+
 return test

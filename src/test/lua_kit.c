@@ -27,6 +27,22 @@ static int push_fail(lua_State *L, const char *message) {
   return 2;
 }
 
+/* t[key] = v, for the table on the top of the stack. */
+static void set_number(lua_State *L, const char *key, double v) {
+  lua_pushnumber(L, v);
+  lua_setfield(L, -2, key);
+}
+
+static void set_integer(lua_State *L, const char *key, lua_Integer v) {
+  lua_pushinteger(L, v);
+  lua_setfield(L, -2, key);
+}
+
+static void set_string(lua_State *L, const char *key, const char *s) {
+  lua_pushstring(L, s);
+  lua_setfield(L, -2, key);
+}
+
 /* ---- substitution (bt.test's substitute) ---- */
 
 /* The definition of the tree or definition at arg, or an argument error. */
@@ -132,16 +148,6 @@ static int l_trace_detach(lua_State *L) {
 static int l_trace_count(lua_State *L) {
   lua_pushinteger(L, (lua_Integer)bt_trace_count(check_trace(L)));
   return 1;
-}
-
-static void set_number(lua_State *L, const char *key, double v) {
-  lua_pushnumber(L, v);
-  lua_setfield(L, -2, key);
-}
-
-static void set_string(lua_State *L, const char *key, const char *s) {
-  lua_pushstring(L, s);
-  lua_setfield(L, -2, key);
 }
 
 static int l_trace_transitions(lua_State *L) {
@@ -354,10 +360,6 @@ static bt_coverage *check_coverage(lua_State *L) {
   return lc->c;
 }
 
-static void set_count(lua_State *L, const char *field, unsigned long long n) {
-  lua_pushinteger(L, (lua_Integer)n);
-  lua_setfield(L, -2, field);
-}
 
 /* cov:rows(): an array, shape by shape (in the order first seen), node by node in pre-order, of
  * {shape, node (from 1), name, path, where (nil: none), covered (visited or set running),
@@ -399,11 +401,11 @@ static int coverage_rows(lua_State *L) {
       }
       lua_pushboolean(L, visited);
       lua_setfield(L, -2, "covered");
-      set_count(L, "visited", f.visits);
-      set_count(L, "succeeded", f.successes);
-      set_count(L, "failed", f.failures);
-      set_count(L, "ran", f.runs);
-      set_count(L, "interrupted", f.aborts);
+      set_integer(L, "visited", (lua_Integer)f.visits);
+      set_integer(L, "succeeded", (lua_Integer)f.successes);
+      set_integer(L, "failed", (lua_Integer)f.failures);
+      set_integer(L, "ran", (lua_Integer)f.runs);
+      set_integer(L, "interrupted", (lua_Integer)f.aborts);
       lua_rawseti(L, -2, ++row);
     }
   }
@@ -448,6 +450,197 @@ static void open_coverage(lua_State *L) {
   lua_pop(L, 1);
 }
 
+/* ---- comparing recorded sessions (bt_diff) ----
+ *   kit.diff_logs(a, b)        compares the log files a and b: rows, summary, report | nil, message
+ *   kit.diff_check(path)       a comparer whose side A is the log file at path | nil, message
+ *   kit.diff_watch(chk, rec)   a bt.Recorder's records (its callback) feed side B, as they come
+ *   kit.diff_finish(chk)       ends the comparison: rows, summary, report | nil, message
+ * rows: an array, an entry per agent that differs or is in one side only, in the order first
+ * seen: {agent =, label =, state = "differs" | "only A" | "only B", time =, path =, a =, b =,
+ * path_a =, path_b =, time_a =, time_b =, same =}; summary: {agents =, same =, differ =,
+ * only_a =, only_b =, records =}; report: bt_diff_report's text. */
+
+#define CHECK_META "bt.testkit.check"
+
+typedef struct lcheck {
+  bt_diff *d;
+  bt_log_reader *golden;
+  int rc; /* the first error a recorder's record met */
+} lcheck;
+
+/* What a watched recorder's callback is given: the check and the recorder. */
+typedef struct lwatch {
+  lcheck *c;
+  bt_rec *rec;
+  bt_rec_fn next; /* the callback the recorder had (a trace's, the host's), called after ours */
+  void *next_ud;
+} lwatch;
+
+/* Pushes rows, summary and report of a finished comparer. */
+static int push_diff(lua_State *L, bt_diff *d) {
+  static const char *const STATES[] = {"same", "differs", "only A", "only B"};
+  lua_newtable(L);
+  int n = 0;
+  for (int i = 0; i < bt_diff_count(d); i++) {
+    bt_diff_row r;
+    if (bt_diff_get(d, i, &r) != BT_OK || r.state == BT_DIFF_SAME) continue;
+    lua_createtable(L, 0, 12);
+    set_integer(L, "agent", (lua_Integer)r.agent);
+    set_string(L, "label", r.label);
+    set_string(L, "state", STATES[r.state]);
+    set_number(L, "time", r.time);
+    set_integer(L, "same", (lua_Integer)r.same);
+    if (r.state == BT_DIFF_DIFFERS) {
+      set_string(L, "path", r.path[r.has[0] && r.path[0][0] ? 0 : 1]);
+      set_string(L, "a", r.what[0]);
+      set_string(L, "b", r.what[1]);
+      set_string(L, "path_a", r.path[0]);
+      set_string(L, "path_b", r.path[1]);
+      if (r.has[0]) set_number(L, "time_a", r.times[0]);
+      if (r.has[1]) set_number(L, "time_b", r.times[1]);
+    }
+    lua_rawseti(L, -2, ++n);
+  }
+  bt_diff_summary s;
+  bt_diff_summary_get(d, &s);
+  lua_createtable(L, 0, 6);
+  set_integer(L, "agents", s.agents);
+  set_integer(L, "same", s.same);
+  set_integer(L, "differ", s.differ);
+  set_integer(L, "only_a", s.only_a);
+  set_integer(L, "only_b", s.only_b);
+  set_integer(L, "records", (lua_Integer)s.records);
+  bt_buf b = {0};
+  if (bt_diff_report(d, &b) != BT_OK) {
+    bt_buf_free(&b);
+    return luaL_error(L, "not enough memory");
+  }
+  lua_pushlstring(L, b.data ? b.data : "", b.len);
+  bt_buf_free(&b);
+  return 3;
+}
+
+static int l_diff_logs(lua_State *L) {
+  const char *paths[2] = {luaL_checkstring(L, 1), luaL_checkstring(L, 2)};
+  bt_log_reader *r[2] = {NULL, NULL};
+  char err[512];
+  for (int s = 0; s < 2; s++)
+    if (bt_log_reader_create_file(&r[s], paths[s], err, sizeof err) != BT_OK) {
+      bt_log_reader_free(r[0]);
+      return push_fail(L, err);
+    }
+  bt_diff *d = NULL;
+  int rc = bt_diff_create(&d);
+  if (rc == BT_OK) rc = bt_diff_set_names(d, "A", "B");
+  if (rc == BT_OK) rc = bt_diff_logs(d, r[0], r[1]);
+  bt_log_reader_free(r[0]);
+  bt_log_reader_free(r[1]);
+  if (rc != BT_OK) {
+    lua_pushstring(L, d ? bt_diff_errmsg(d) : "not enough memory");
+    bt_diff_free(d);
+    luaL_pushfail(L);
+    lua_insert(L, -2);
+    return 2;
+  }
+  int n = push_diff(L, d);
+  bt_diff_free(d);
+  return n;
+}
+
+static lcheck *check_check(lua_State *L) {
+  lcheck *c = luaL_checkudata(L, 1, CHECK_META);
+  if (!c->d) luaL_argerror(L, 1, "the check is finished");
+  return c;
+}
+
+static void on_record(void *ud, const bt_rec_entry *e) {
+  lwatch *w = ud;
+  if (w->c && w->c->d && w->c->rc == BT_OK)
+    w->c->rc = bt_diff_entry(w->c->d, BT_DIFF_B, bt_rec_agent(w->rec), bt_rec_label(w->rec), bt_rec_def(w->rec), e);
+  if (w->next) w->next(w->next_ud, e);
+}
+
+/* Lets every watched recorder go (uservalue 1: recorder -> its lwatch) and frees the comparer. */
+static void check_close(lua_State *L, lcheck *c) {
+  if (lua_getiuservalue(L, 1, 1) == LUA_TTABLE) {
+    lua_pushnil(L);
+    while (lua_next(L, -2)) {
+      lwatch *w = lua_touserdata(L, -1);
+      /* a recorder collected with the check (its finalizer may have run first) has no bt_rec */
+      if (w && w->c && lbt_cmodule_api(L, "bt.testkit")->torecorder(L, -2) == w->rec)
+        bt_rec_set_callback(w->rec, w->next, w->next_ud);
+      if (w) w->c = NULL;
+      lua_pop(L, 1);
+    }
+  }
+  lua_pop(L, 1);
+  bt_diff_free(c->d);
+  bt_log_reader_free(c->golden);
+  c->d = NULL;
+  c->golden = NULL;
+}
+
+static int check_gc(lua_State *L) {
+  check_close(L, luaL_checkudata(L, 1, CHECK_META));
+  return 0;
+}
+
+static int l_diff_check(lua_State *L) {
+  const char *path = luaL_checkstring(L, 1);
+  lcheck *c = lua_newuserdatauv(L, sizeof *c, 1);
+  memset(c, 0, sizeof *c);
+  if (luaL_newmetatable(L, CHECK_META)) {
+    lua_pushcfunction(L, check_gc);
+    lua_setfield(L, -2, "__gc");
+    lua_pushcfunction(L, check_gc);
+    lua_setfield(L, -2, "__close");
+  }
+  lua_setmetatable(L, -2);
+  lua_newtable(L);
+  lua_setiuservalue(L, -2, 1);
+  char err[512];
+  if (bt_log_reader_create_file(&c->golden, path, err, sizeof err) != BT_OK) return push_fail(L, err);
+  if (bt_diff_create(&c->d) != BT_OK || bt_diff_set_names(c->d, "recorded", "now") != BT_OK ||
+      bt_diff_set_reader(c->d, BT_DIFF_A, c->golden) != BT_OK)
+    return luaL_error(L, "not enough memory");
+  return 1;
+}
+
+static int l_diff_watch(lua_State *L) {
+  check_check(L);
+  lcheck *c = lua_touserdata(L, 1);
+  bt_rec *rec = lbt_cmodule_api(L, "bt.testkit")->torecorder(L, 2);
+  if (!rec) return luaL_argerror(L, 2, "a bt.Recorder expected");
+  lua_getiuservalue(L, 1, 1);
+  lua_pushvalue(L, 2);
+  if (lua_rawget(L, -2) != LUA_TNIL) return 0; /* watched already */
+  lua_pop(L, 1);
+  lua_pushvalue(L, 2); /* the recorder lives as long as the check: recorder -> its lwatch */
+  lwatch *w = lua_newuserdatauv(L, sizeof *w, 0);
+  w->c = c;
+  w->rec = rec;
+  w->next = bt_rec_callback(rec, &w->next_ud);
+  lua_rawset(L, -3);
+  bt_rec_set_callback(rec, on_record, w);
+  return 0;
+}
+
+static int l_diff_finish(lua_State *L) {
+  lcheck *c = check_check(L);
+  int rc = c->rc;
+  if (rc == BT_OK) rc = bt_diff_finish(c->d);
+  if (rc != BT_OK) {
+    lua_pushstring(L, bt_diff_errmsg(c->d));
+    check_close(L, c);
+    luaL_pushfail(L);
+    lua_insert(L, -2);
+    return 2;
+  }
+  int n = push_diff(L, c->d);
+  check_close(L, c);
+  return n;
+}
+
 /* ---- the module ---- */
 
 static const luaL_Reg FUNCS[] = {
@@ -468,6 +661,11 @@ static const luaL_Reg FUNCS[] = {
     {"trace_failure", l_trace_failure},
     /* coverage */
     {"coverage", l_coverage},
+    /* comparing recorded sessions */
+    {"diff_logs", l_diff_logs},
+    {"diff_check", l_diff_check},
+    {"diff_watch", l_diff_watch},
+    {"diff_finish", l_diff_finish},
     {NULL, NULL},
 };
 

@@ -16,6 +16,10 @@
  *   bt-log view FILE [--address A] [--port P] [--token T]
  *                                 serves the live viewer's page on the log (libbtview,
  *                                 docs/viewer.md) until interrupted
+ *   bt-log diff A B [--agent ID] [--label PATTERN]
+ *                                 compares two logs agent by agent (libbttest's bt_diff): each
+ *                                 differing agent's first differing record, then a summary; exit
+ *                                 status 0 the same, 1 they differ, 2 bad usage or a bad log
  *
  * docs/man/bt-log.1 and docs/debugging.md describe every flag and every output format; both are
  * stable, for scripts. FILE may be "-": the standard input. A log still being written is read as
@@ -48,6 +52,7 @@ static const char USAGE[] =
     "       bt-log stats FILE [--agent ID]... [--label PATTERN]... [--order time|visits|tree]\n"
     "       bt-log coverage FILE [--agent ID]... [--label PATTERN]... [--format FORMAT]\n"
     "       bt-log view FILE [--address A] [--port P] [--token T]\n"
+    "       bt-log diff A B [--agent ID]... [--label PATTERN]...\n"
     "\n"
     "Reads a log file of bt's recorders (FILE - reads the standard input), also one still\n"
     "being written, and prints:\n"
@@ -65,6 +70,11 @@ static const char USAGE[] =
     "          hottest first (the same figures as the statistics at run time)\n"
     "  view    serves the viewer's page on the log (a browser replays it, fetching windows\n"
     "          of it) and prints its URL; until interrupted (Ctrl-C)\n"
+    "  diff    compares two logs of one session, agent by agent (matched by id): for each\n"
+    "          agent that differs, its first differing record (time, agent, label, node,\n"
+    "          A's record, B's record), for each agent only one log has, which; then the\n"
+    "          summary. Compared: statuses, thinks and sleep times, events, errors (not\n"
+    "          their messages), reloads, key writes; nodes by their path\n"
     "\n"
     "  --agent ID       the agent of that id (print: any of those given)\n"
     "  --label PATTERN  agents whose label matches the shell pattern (print: any of those)\n"
@@ -93,7 +103,9 @@ static const char USAGE[] =
     "\n"
     "Exit status: 0 when the file was read (to its end, or as far as it goes: a log cut or\n"
     "being written, which a line on standard error says), 1 when it is not a log or is\n"
-    "damaged (the records before the damage are printed), 2 for bad usage.\n";
+    "damaged (the records before the damage are printed), 2 for bad usage.\n"
+    "diff: 0 when the logs are the same, 1 when they differ, 2 for bad usage or a log that\n"
+    "cannot be read (not a log, damaged: the message names it).\n";
 
 static const char *prog_file; /* FILE, for messages */
 
@@ -123,6 +135,7 @@ static void die(const char *fmt, ...) {
 
 typedef struct options {
   const char *command, *file;
+  const char *file2; /* diff: B */
   unsigned long long agents[MAX_LIST];
   int nagents;
   const char *labels[MAX_LIST];
@@ -255,6 +268,7 @@ static void parse(int argc, char **argv, options *o) {
       if (arg[0] == '-' && arg[1]) die_usage("unknown flag '%s'", arg);
       if (!o->command) o->command = arg;
       else if (!o->file) o->file = arg;
+      else if (!o->file2 && strcmp(o->command, "diff") == 0) o->file2 = arg;
       else die_usage("unexpected argument '%s'", arg);
       continue;
     }
@@ -309,10 +323,11 @@ static void parse(int argc, char **argv, options *o) {
       each_word(flag, value, add_type, o);
     }
   }
-  if (!o->command) die_usage("no subcommand (print, tree, why, board, stats, coverage, view)");
+  if (!o->command) die_usage("no subcommand (print, tree, why, board, stats, coverage, view, diff)");
   if (strcmp(o->command, "view") != 0 && (o->address || o->token || o->port >= 0))
     die_usage("--address, --port and --token are for view");
   if (!o->file) die_usage("%s: no FILE", o->command);
+  if (strcmp(o->command, "diff") == 0 && !o->file2) die_usage("diff: it needs two logs, A and B");
 }
 
 /* ---- reading ---- */
@@ -1163,18 +1178,83 @@ static int cmd_view(const options *o) {
 #endif
 }
 
+/* ---- diff: two logs compared (libbttest's bt_diff) ---- */
+
+/* Opens a log of diff's, or exits 2 naming it. */
+static bt_log_reader *diff_open(const char *file) {
+  char err[512];
+  bt_log_reader *r = NULL;
+  if (strcmp(file, "-") == 0) die_usage("diff: A and B must be files, not the standard input");
+  int rc = bt_log_reader_create_file(&r, file, err, sizeof err);
+  if (rc == BT_ENOMEM) die("out of memory");
+  if (rc != BT_OK) {
+    fprintf(stderr, "bt-log: diff: %s\n", rc == BT_EINVAL ? bt_strerror(rc) : err);
+    exit(2);
+  }
+  return r;
+}
+
+/* Feeds the comparer the two logs' records as they come, the side that is behind in time first,
+ * so that neither runs far ahead of the other (the comparer keeps what waits for the other side);
+ * --agent and --label keep the agents they name on both sides. */
+static int cmd_diff(const options *o) {
+  if (o->has_at || o->dot || o->nnodes || o->statuses || o->types || o->bytes || o->follow ||
+      o->from != -1e308 || o->to != 1e308)
+    die_usage("diff: it takes --agent and --label");
+  const char *files[2] = {o->file, o->file2};
+  bt_log_reader *r[2] = {diff_open(files[0]), diff_open(files[1])};
+  bt_diff *d = NULL;
+  if (bt_diff_create(&d) != BT_OK || bt_diff_set_names(d, "A", "B") != BT_OK) die("out of memory");
+  int ended[2] = {0, 0}, rc = BT_OK;
+  double last[2] = {-1e308, -1e308};
+  while (rc == BT_OK && !(ended[0] && ended[1])) {
+    int s = ended[0] ? 1 : ended[1] ? 0 : last[1] < last[0];
+    bt_log_record rec;
+    int got = bt_log_read(r[s], &rec);
+    if (got < 0) {
+      fprintf(stderr, "bt-log: diff: %s (%s): %s\n", s ? "B" : "A", files[s], bt_log_reader_errmsg(r[s]));
+      exit(2);
+    }
+    if (got == 0) {
+      ended[s] = 1;
+      continue;
+    }
+    last[s] = rec.entry.time;
+    if (rec.agent_index < 0 || agent_matches(o, &rec)) rc = bt_diff_log(d, s, &rec);
+  }
+  if (rc == BT_OK) rc = bt_diff_finish(d);
+  if (rc != BT_OK) {
+    fprintf(stderr, "bt-log: diff: %s\n", bt_diff_errmsg(d));
+    exit(2);
+  }
+  for (int s = 0; s < 2; s++) {
+    prog_file = files[s];
+    say_where(&(source){r[s], NULL, 0});
+  }
+  bt_buf out = {0};
+  if (bt_diff_report(d, &out) != BT_OK) die("out of memory");
+  fwrite(out.data, 1, out.len, stdout);
+  fflush(stdout);
+  int same = bt_diff_same(d);
+  bt_buf_free(&out);
+  bt_diff_free(d);
+  bt_log_reader_free(r[0]);
+  bt_log_reader_free(r[1]);
+  return same ? 0 : 1;
+}
+
 static const struct {
   const char *name;
   int (*run)(const options *o);
 } COMMANDS[] = {{"print", cmd_print}, {"tree", cmd_tree}, {"why", cmd_why},
                {"board", cmd_board}, {"stats", cmd_stats}, {"coverage", cmd_coverage},
-               {"view", cmd_view}};
+               {"view", cmd_view}, {"diff", cmd_diff}};
 
 int main(int argc, char **argv) {
   options o;
   parse(argc, argv, &o);
   for (size_t i = 0; i < sizeof COMMANDS / sizeof COMMANDS[0]; i++)
     if (strcmp(o.command, COMMANDS[i].name) == 0) return COMMANDS[i].run(&o);
-  die_usage("unknown subcommand '%s' (print, tree, why, board, stats, coverage, view)", o.command);
+  die_usage("unknown subcommand '%s' (print, tree, why, board, stats, coverage, view, diff)", o.command);
   return 2;
 }

@@ -85,6 +85,30 @@ static inline const char *logs(void) {
   return LOG_COPY;
 }
 
+/* ---- the bytes of a log, in memory (bt_log_create_fn) ---- */
+
+typedef struct mem {
+  unsigned char *p;
+  size_t len, cap;
+  int fail; /* the write fails */
+} mem;
+
+static H_UNUSED int mem_write(void *ud, const void *data, size_t size) {
+  mem *m = ud;
+  if (m->fail) return -1;
+  if (m->len + size > m->cap) {
+    size_t cap = m->cap ? m->cap : 4096;
+    while (cap < m->len + size) cap *= 2;
+    unsigned char *p = realloc(m->p, cap);
+    if (!p) return -1;
+    m->p = p;
+    m->cap = cap;
+  }
+  memcpy(m->p + m->len, data, size);
+  m->len += size;
+  return 0;
+}
+
 /* ---- leaves ---- */
 
 typedef struct leaf leaf;

@@ -12,27 +12,7 @@
 
 #include "harness.h"
 
-/* ---- the bytes of a log, in memory ---- */
-
-typedef struct mem {
-  unsigned char *p;
-  size_t len, cap;
-} mem;
-
-static int mem_write(void *ud, const void *data, size_t size) {
-  mem *m = ud;
-  if (m->len + size > m->cap) {
-    size_t cap = m->cap ? m->cap : 4096;
-    while (cap < m->len + size) cap *= 2;
-    unsigned char *p = realloc(m->p, cap);
-    if (!p) return -1;
-    m->p = p;
-    m->cap = cap;
-  }
-  memcpy(m->p + m->len, data, size);
-  m->len += size;
-  return 0;
-}
+/* (the bytes of a log, in memory: harness.h's mem and mem_write) */
 
 /* ---- what the callback saw, with the instance's values then ---- */
 

@@ -9,29 +9,7 @@
 #define _POSIX_C_SOURCE 200809L /* mkstemp, fdopen */
 #include "harness.h"
 
-/* ---- the bytes of a log, in memory ---- */
-
-typedef struct mem {
-  unsigned char *p;
-  size_t len, cap;
-  int fail; /* the write fails */
-} mem;
-
-static int mem_write(void *ud, const void *data, size_t size) {
-  mem *m = ud;
-  if (m->fail) return -1;
-  if (m->len + size > m->cap) {
-    size_t cap = m->cap ? m->cap : 4096;
-    while (cap < m->len + size) cap *= 2;
-    unsigned char *p = realloc(m->p, cap);
-    if (!p) return -1;
-    m->p = p;
-    m->cap = cap;
-  }
-  memcpy(m->p + m->len, data, size);
-  m->len += size;
-  return 0;
-}
+/* (the bytes of a log, in memory: harness.h's mem and mem_write) */
 
 /* ---- what the recorders' callbacks saw ---- */
 

@@ -3,7 +3,7 @@
 # Checks of bt-arena, run by ctest (tests/CMakeLists.txt, tests arena.*).
 # usage: check_arena.sh <headless|broken_brain|watch|kinds|bad_kinds|error_lines|viewer_line|inspector|
 #                        bad_flags|no_terminal|record|replay_damage|replay_view|threads|own_writes|
-#                        achieves|fast_paths|board> <bt-arena>
+#                        achieves|fast_paths|board|check> <bt-arena>
 #                        <source dir> [<bt-log or none>
 #                        [<the directory of bt.so>]]
 # (exit 77: skipped, for a tool that is missing)
@@ -977,6 +977,48 @@ board)
     || fail "the ewe thinks $(rate ewe) times a creature-second, not a fifth of the sheep's $(rate sheep)"
   awk -v f="$(rate fox)" -v w="$(rate wolf)" 'BEGIN { exit !(f * 5 <= w) }' \
     || fail "the fox thinks $(rate fox) times a creature-second, not a fifth of the wolf's $(rate wolf)"
+  ;;
+
+check)
+  # --check LOG runs the recorded session again with the brains as they are now: unchanged, no
+  # divergence, on any number of threads (One world); with one number of the sheep's brain
+  # changed (HUNGRY 0.5 -> 0.3 in a copy of brains/), the first divergence is a sheep's, at its
+  # Hungry condition, which now succeeds where it failed; --check takes its session from the log
+  "$arena" --agents 300 --seconds 5 --headless --seed 3 --data "$src" --record "$tmp/L" > "$tmp/rec" 2> "$tmp/err" \
+    || fail "--record exited $?: $(cat "$tmp/err")"
+  records=$(field records "$(cat "$tmp/rec")")
+  for n in 0 1 3; do
+    "$arena" --check "$tmp/L" --data "$src" --threads $n > "$tmp/out" 2> "$tmp/err"
+    rc=$?
+    [ $rc -eq 0 ] || fail "--check --threads $n of an unchanged session exited $rc: $(cat "$tmp/out" "$tmp/err")"
+    [ "$(cat "$tmp/out")" = "no divergence: 300 agents, $records records the same, 150 ticks" ] \
+      || fail "--check --threads $n: $(cat "$tmp/out")"
+  done
+  echo "--check, unchanged: $(cat "$tmp/out")"
+  mkdir "$tmp/data"
+  cp -r "$src/brains" "$src/behaviours" "$tmp/data/"
+  sed 's/^local HUNGRY = 0\.5 /local HUNGRY = 0.3 /' "$src/brains/sheep.lua" > "$tmp/data/brains/sheep.lua"
+  ! cmp -s "$src/brains/sheep.lua" "$tmp/data/brains/sheep.lua" || fail "the sheep's HUNGRY was not changed"
+  for n in 1 3; do
+    "$arena" --check "$tmp/L" --data "$tmp/data" --threads $n > "$tmp/out$n" 2> "$tmp/err"
+    rc=$?
+    [ $rc -eq 1 ] || fail "--check --threads $n with a changed sheep exited $rc, not 1: $(cat "$tmp/out$n" "$tmp/err")"
+  done
+  cmp -s "$tmp/out1" "$tmp/out3" || fail "--check with 1 and 3 threads differ: $(diff "$tmp/out1" "$tmp/out3")"
+  tail -1 "$tmp/out1" | grep -Eq "^300 agents: [0-9]+ the same, [1-9][0-9]* differ, 0 only in recorded, 0 only in now; [0-9]+ records the same$" \
+    || fail "--check's summary: $(tail -1 "$tmp/out1")"
+  first=$(sed '$d' "$tmp/out1" | sort -t "$(printf '\t')" -k1,1n | head -1)
+  echo "--check, a changed sheep, the first divergence: $first"
+  echo "$first" | grep -Eq "^[0-9.]+$(printf '\t')[0-9]+$(printf '\t')sheep [0-9]+$(printf '\t')Priority/Sequence/Hungry$(printf '\t')recorded: READY>FAILED$(printf '\t')now: READY>SUCCESS$" \
+    || fail "the first divergence is not a sheep's Hungry succeeding: $first"
+  # bad uses: exit 2, saying why
+  "$arena" --check "$tmp/L" --seed 4 > /dev/null 2> "$tmp/err"
+  [ $? -eq 2 ] && grep -q "do not go with it" "$tmp/err" || fail "--check with --seed: $(cat "$tmp/err")"
+  "$arena" --check "$tmp/none" > /dev/null 2> "$tmp/err"
+  [ $? -eq 2 ] && grep -q "$tmp/none" "$tmp/err" || fail "--check of a missing file: $(cat "$tmp/err")"
+  head -c 100 "$tmp/L" > "$tmp/cut"
+  "$arena" --check "$tmp/cut" > /dev/null 2> "$tmp/err"
+  [ $? -eq 2 ] && grep -q "no map record" "$tmp/err" || fail "--check of a log with no map: $(cat "$tmp/err")"
   ;;
 
 *) fail "unknown check $check" ;;
