@@ -5,12 +5,11 @@
  * a node's figures are bt_stats_node's, at the node's first place; this file names the nodes
  * (bt_def_path, bt_def_where) and lays the figures out.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "bt_test.h"
+#include "kit_internal.h"
 
 /* A shape the coverage knows a name of: a definition given (bt_coverage_name) or built from a
  * log's shape, with its label; from a log, also each node's first place. */
@@ -34,32 +33,11 @@ struct bt_coverage {
   char msg[256];
 };
 
-static int fail(bt_coverage *c, int rc, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-
-static int fail(bt_coverage *c, int rc, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(c->msg, sizeof c->msg, fmt, ap);
-  va_end(ap);
-  return rc;
-}
+#define fail(c, rc, ...) kit_fail((c)->msg, sizeof (c)->msg, (rc), __VA_ARGS__)
 
 static int no_memory(bt_coverage *c) { return fail(c, BT_ENOMEM, "out of memory"); }
 
 /* Makes room for one more of n items of size bytes in *items (capacity *cap). */
-static int grow(void **items, int n, int *cap, size_t size) {
-  if (n < *cap) return BT_OK;
-  int want = *cap ? *cap * 2 : 8;
-  void *p = realloc(*items, (size_t)want * size);
-  if (!p) return BT_ENOMEM;
-  *items = p;
-  *cap = want;
-  return BT_OK;
-}
 
 int bt_coverage_create(bt_coverage **out, bt_stats *st) {
   if (!out) return BT_EINVAL;
@@ -104,7 +82,7 @@ static named *find_name(const bt_coverage *c, unsigned long long hash) {
 
 /* A new name of hash (zeroed), or NULL without memory. */
 static named *add_name(bt_coverage *c, unsigned long long hash) {
-  if (grow((void **)&c->names, c->nnames, &c->names_cap, sizeof *c->names) != BT_OK) return NULL;
+  if (kit_grow((void **)&c->names, &c->names_cap, c->nnames + 1, sizeof *c->names) != BT_OK) return NULL;
   named *n = &c->names[c->nnames++];
   memset(n, 0, sizeof *n);
   n->hash = hash;
@@ -212,7 +190,7 @@ int bt_coverage_only(bt_coverage *c, unsigned long long shape) {
   if (!c) return BT_EINVAL;
   for (int i = 0; i < c->nonly; i++)
     if (c->only[i] == shape) return BT_OK;
-  if (grow((void **)&c->only, c->nonly, &c->only_cap, sizeof *c->only) != BT_OK) return no_memory(c);
+  if (kit_grow((void **)&c->only, &c->only_cap, c->nonly + 1, sizeof *c->only) != BT_OK) return no_memory(c);
   c->only[c->nonly++] = shape;
   return BT_OK;
 }
@@ -457,13 +435,13 @@ static int collect(bt_coverage *c, const report_shape *rs, int nrs, line_entry *
         return visited;
       }
       place at = place_of(&rs[s], node);
-      if (grow((void **)&e, n, &cap, sizeof *e) != BT_OK) goto nomem;
+      if (kit_grow((void **)&e, &cap, n + 1, sizeof *e) != BT_OK) goto nomem;
       e[n++] = (line_entry){at, s, -1, 0, hits_of(&f), 0};
       if (!is_branching(def, node)) continue;
       for (int i = 0; i < bt_def_child_count(def, node); i++) {
         bt_stats_node g;
         bt_coverage_node(c, rs[s].hash, bt_def_child(def, node, i), &g);
-        if (grow((void **)&e, n, &cap, sizeof *e) != BT_OK) goto nomem;
+        if (kit_grow((void **)&e, &cap, n + 1, sizeof *e) != BT_OK) goto nomem;
         e[n++] = (line_entry){at, s, node, i, hits_of(&g), visited};
       }
     }

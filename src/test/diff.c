@@ -8,12 +8,11 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "bt_test.h"
+#include "kit_internal.h"
 
 #define TEXT_MAX 120 /* an error's message kept for the report, at most */
 
@@ -75,13 +74,7 @@ struct bt_diff {
 
 static const char *const SIDE_NAME[2] = {"A", "B"};
 
-static int fail(bt_diff *d, int code, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(d->err, sizeof d->err, fmt, ap);
-  va_end(ap);
-  return code;
-}
+#define fail(d, code, ...) kit_fail((d)->err, sizeof (d)->err, (code), __VA_ARGS__)
 
 static int nomem(bt_diff *d) { return fail(d, BT_ENOMEM, "out of memory"); }
 
@@ -201,13 +194,7 @@ static dshape *shape_of(bt_diff *d, unsigned long long hash, int nodes, int keys
   if (d->last_shape < d->nshapes && d->shapes[d->last_shape].hash == hash) return &d->shapes[d->last_shape];
   for (int i = 0; i < d->nshapes; i++)
     if (d->shapes[i].hash == hash) return &d->shapes[d->last_shape = i];
-  if (d->nshapes == d->cap_shapes) {
-    int cap = d->cap_shapes ? 2 * d->cap_shapes : 16;
-    dshape *p = realloc(d->shapes, (size_t)cap * sizeof *p);
-    if (!p) return NULL;
-    d->shapes = p;
-    d->cap_shapes = cap;
-  }
+  if (kit_grow((void **)&d->shapes, &d->cap_shapes, d->nshapes + 1, sizeof *d->shapes) != BT_OK) return NULL;
   dshape *s = &d->shapes[d->nshapes];
   memset(s, 0, sizeof *s);
   s->hash = hash;
@@ -303,13 +290,7 @@ static dagent *agent_of(bt_diff *d, unsigned long long id, const char *label) {
       break;
     }
   if (!a) {
-    if (d->nagents == d->cap_agents) {
-      int cap = d->cap_agents ? 2 * d->cap_agents : 64;
-      dagent *p = realloc(d->agents, (size_t)cap * sizeof *p);
-      if (!p) return NULL;
-      d->agents = p;
-      d->cap_agents = cap;
-    }
+    if (kit_grow((void **)&d->agents, &d->cap_agents, d->nagents + 1, sizeof *d->agents) != BT_OK) return NULL;
     a = &d->agents[d->nagents];
     memset(a, 0, sizeof *a);
     a->id = id;

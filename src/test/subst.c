@@ -9,12 +9,11 @@
  * copy thus needs nothing of the bt_subst that made it.
  */
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "bt_test.h"
+#include "kit_internal.h"
 
 enum { RULE_PATH, RULE_NAME, RULE_FN };
 
@@ -34,19 +33,7 @@ struct bt_subst {
   char msg[512];
 };
 
-static int fail(bt_subst *s, int code, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-
-static int fail(bt_subst *s, int code, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(s->msg, sizeof s->msg, fmt, ap);
-  va_end(ap);
-  return code;
-}
+#define fail(s, code, ...) kit_fail((s)->msg, sizeof (s)->msg, (code), __VA_ARGS__)
 
 /* Names rule i in messages: "rule 1 (path 'Priority/Eat')", counted from 1. */
 static void describe_rule(const bt_subst *s, int i, char *buf, size_t size) {
@@ -176,13 +163,8 @@ static int add_rule(bt_subst *s, int kind, const char *text, bt_fn fn, const bt_
   if (kind == RULE_FN && !fn) return fail(s, BT_EINVAL, "%s: the function is NULL", fname);
   int rc = check_as(s, fname, as);
   if (rc != BT_OK) return rc;
-  if (s->n == s->cap) {
-    int cap = s->cap ? s->cap * 2 : 4;
-    rule *r = realloc(s->rules, (size_t)cap * sizeof *r);
-    if (!r) return fail(s, BT_ENOMEM, "%s: out of memory", fname);
-    s->rules = r;
-    s->cap = cap;
-  }
+  if (kit_grow((void **)&s->rules, &s->cap, s->n + 1, sizeof *s->rules) != BT_OK)
+    return fail(s, BT_ENOMEM, "%s: out of memory", fname);
   rule *r = &s->rules[s->n];
   memset(r, 0, sizeof *r);
   if (text) {

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bt_test.h"
+#include "kit_internal.h"
 
 /* One record: the recorder's entry, its bytes kept at `text` in the trace's texts (or none). */
 typedef struct trace_rec {
@@ -47,10 +47,7 @@ struct bt_trace {
 
 /* ---- errors ---- */
 
-static int fail(bt_trace *t, int code, const char *message) {
-  snprintf(t->err, sizeof t->err, "%s", message);
-  return code;
-}
+#define fail(t, code, message) kit_fail((t)->err, sizeof (t)->err, (code), "%s", (message))
 
 static int ok(bt_trace *t) {
   t->err[0] = '\0';
@@ -75,13 +72,7 @@ static void run_free(trace_run *r) {
 /* A new run for the instance in of definition def, its statuses as they are now: the record the
  * recorder is making has not changed any yet (the engine tells before it writes). */
 static int run_begin(bt_trace *t, const bt_inst *in, const bt_def *def) {
-  if (t->nruns == t->runs_cap) {
-    int cap = t->runs_cap ? 2 * t->runs_cap : 4;
-    trace_run *x = realloc(t->runs, (size_t)cap * sizeof *x);
-    if (!x) return BT_ENOMEM;
-    t->runs = x;
-    t->runs_cap = cap;
-  }
+  if (kit_grow((void **)&t->runs, &t->runs_cap, t->nruns + 1, sizeof *t->runs) != BT_OK) return BT_ENOMEM;
   int n = bt_def_size(def), states = bt_def_states(def);
   trace_run r = {(bt_def *)(uintptr_t)def, in, t->count, calloc((size_t)(states ? states : 1), 1),
                  malloc((size_t)(n ? n : 1) * sizeof(int))};
