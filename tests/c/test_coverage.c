@@ -269,6 +269,8 @@ static void test_live_and_log(void) {
   bt_buf_free(&bytes);
   bt_inst_free(gi);
   bt_inst_free(wi);
+  bt_rec_free(gr);
+  bt_rec_free(wr);
   bt_stats_free(st);
 }
 
@@ -301,6 +303,8 @@ static void test_names(void) {
   bt_coverage_free(c);
   bt_inst_free(a);
   bt_inst_free(b);
+  bt_rec_free(ra);
+  bt_rec_free(rb);
   bt_stats_free(st);
 }
 
