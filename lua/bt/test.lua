@@ -908,11 +908,12 @@ local function load_bt()
   return bt, require "bt.testkit"
 end
 
--- The nodes of the tree under root, in pre-order, each {node, parent, index, path, last} (last:
--- the pre-order number of its last descendant in the definition), matched with the definition's
--- paths and child counts. A node whose object has no children where the definition has some (a
+-- The nodes of the tree under root, in pre-order, each {node, parent, index, path, where, last}
+-- (where: where the definition says it was made, or false; last: the pre-order number of its
+-- last descendant in the definition), matched with the definition's paths, child counts and
+-- wheres (kit.paths). A node whose object has no children where the definition has some (a
 -- SubtreeNode before it is compiled) has them left out.
-local function walk(root, paths, counts)
+local function walk(root, paths, counts, wheres)
   local list = {}
   local i = 0
   local function last_of(j)
@@ -924,7 +925,8 @@ local function walk(root, paths, counts)
   end
   local function visit(node, parent, index)
     i = i + 1
-    local entry = {node = node, parent = parent, index = index, path = paths[i], number = i}
+    local entry = {node = node, parent = parent, index = index, path = paths[i], number = i,
+      where = wheres and wheres[i]}
     list[#list + 1] = entry
     local kids = node.children
     local n = type(kids) == "table" and #kids or 0
@@ -977,9 +979,10 @@ local function near(list, path)
 end
 
 -- Replaces the nodes the rules pick in the tree under root (edit(parent, index, node) puts a
--- node in place); inst is the entity the leaves get (nil: the tree's copies get it). Returns the
+-- node in place); inst is the entity the leaves get (nil: the tree's copies get it). A leaf is
+-- noted as made where the node it replaces was (coverage gives it that line). Returns the
 -- number of nodes replaced. A rule that matches nothing raises an error naming it.
-local function apply_rules(bt, rules, list, inst, edit)
+local function apply_rules(bt, kit, rules, list, inst, edit)
   local Substitute = substitute_class(bt)
   local by = {} -- node -> its substitute
   local count = {}
@@ -994,6 +997,9 @@ local function apply_rules(bt, rules, list, inst, edit)
               rule.label, entry.path), 0)
           end
           by[entry.node] = Substitute(entry.node.name, rule.as, inst)
+          if entry.where then
+            kit.set_where(by[entry.node], entry.where)
+          end
         end
         break
       end
@@ -1037,8 +1043,8 @@ end
 -- Applies the rules to a tree built for one entity, through its live children lists.
 local function substitute_tree(bt, kit, tree, rules)
   tree:GetSleepTime() -- edits made before are compiled: the paths are the tree's now
-  local paths, counts = kit.paths(tree)
-  apply_rules(bt, rules, walk(tree.root, paths, counts), tree.inst, edit_live)
+  local paths, counts, wheres = kit.paths(tree)
+  apply_rules(bt, kit, rules, walk(tree.root, paths, counts, wheres), tree.inst, edit_live)
 end
 
 -- The entities whose trees get rules: inst -> {rules = list, brain = the brain or nil, defs =
@@ -1063,9 +1069,9 @@ local function substitute_definition(bt, kit, reg, inst, def)
       ", whose nodes the kit cannot copy: substitution in a shared tree works through its brain, a " ..
       "bt.SharedBrain(function) class (set inst.brain, or give the brain to T.substitute)", 0)
   end
-  local paths, counts = kit.paths(def)
+  local paths, counts, wheres = kit.paths(def)
   copy = redefine(function(root)
-    apply_rules(bt, reg.rules, walk(root, paths, counts), nil, edit_list)
+    apply_rules(bt, kit, reg.rules, walk(root, paths, counts, wheres), nil, edit_list)
     return root
   end)
   reg.defs[def] = copy

@@ -66,6 +66,11 @@ typedef struct bt_lua_c_api {
    * became, put in its place at idx) or the definition (bt.define) at idx, or NULL for anything
    * else. It lives as long as the Lua object. */
   const bt_def *(*todef)(lua_State *L, int idx);
+  /* Notes that the node object at idx was made at where ("brains/wolf.lua:12"), as
+   * bt.set_where(true) notes the code that called a node's constructor, for a node that stands
+   * in another's place (the test kit's substitutes keep the replaced node's line). Returns 1, or
+   * 0 when the value at idx is not a node object (nothing is noted). */
+  int (*setwhere)(lua_State *L, int idx, const char *where);
 } bt_lua_c_api;
 
 /* Hot reload (docs/reload.md), for hosts that drive it from C. Each leaves the stack as it was. */

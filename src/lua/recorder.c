@@ -378,7 +378,15 @@ static const bt_def *c_api_todef(lua_State *L, int idx) {
   return in ? bt_inst_def(in) : NULL;
 }
 
-static const bt_lua_c_api C_API = {1, bt_lua_torecorder, lbt_stats_test, c_api_todef};
+static int c_api_setwhere(lua_State *L, int idx, const char *where) {
+  idx = lua_absindex(L, idx);
+  if (!where || !lbt_is_node(L, idx)) return 0;
+  lua_pushstring(L, where);
+  lua_rawsetp(L, idx, &lbt_key_where);
+  return 1;
+}
+
+static const bt_lua_c_api C_API = {1, bt_lua_torecorder, lbt_stats_test, c_api_todef, c_api_setwhere};
 
 void lbt_open_recorder(lua_State *L, int module) {
   lua_pushlightuserdata(L, (void *)&C_API);

@@ -57,10 +57,12 @@ static const bt_def *check_def(lua_State *L, int arg) {
 }
 
 /* paths(tree or definition): an array of its nodes' paths in pre-order (bt_def_path: as the
- * recorder's records and error messages give them), and an array of their numbers of children */
+ * recorder's records and error messages give them), an array of their numbers of children, and
+ * an array of where they were made (bt_def_where, "brains/wolf.lua:12", or false) */
 static int kit_paths(lua_State *L) {
   const bt_def *def = check_def(L, 1);
   int n = bt_def_size(def);
+  lua_createtable(L, n, 0);
   lua_createtable(L, n, 0);
   lua_createtable(L, n, 0);
   bt_buf b = {0};
@@ -71,12 +73,27 @@ static int kit_paths(lua_State *L) {
       return luaL_error(L, "paths: out of memory");
     }
     lua_pushlstring(L, b.data, b.len);
-    lua_rawseti(L, -3, i + 1);
+    lua_rawseti(L, -4, i + 1);
     lua_pushinteger(L, bt_def_child_count(def, i));
+    lua_rawseti(L, -3, i + 1);
+    const char *where = bt_def_where(def, i);
+    if (where) lua_pushstring(L, where);
+    else lua_pushboolean(L, 0);
     lua_rawseti(L, -2, i + 1);
   }
   bt_buf_free(&b);
-  return 2;
+  return 3;
+}
+
+/* set_where(node, where): the node object (a substitute) is noted as made at where, the line of
+ * the node it replaces, for coverage and messages (bt.c_api's setwhere); true, or false when this
+ * bt module cannot note it */
+static int kit_set_where(lua_State *L) {
+  const bt_lua_c_api *api = lbt_cmodule_api(L, "bt.testkit");
+  const char *where = luaL_checkstring(L, 2);
+  luaL_checktype(L, 1, LUA_TTABLE);
+  lua_pushboolean(L, api->setwhere && api->setwhere(L, 1, where));
+  return 1;
 }
 
 /* ---- checks over time: a trace of a recorder (bt_trace) ----
@@ -646,6 +663,7 @@ static int l_diff_finish(lua_State *L) {
 static const luaL_Reg FUNCS[] = {
     /* substitution */
     {"paths", kit_paths},
+    {"set_where", kit_set_where},
     /* checks over time */
     {"trace_recorder", l_trace_recorder},
     {"trace", l_trace},

@@ -59,7 +59,8 @@ local fake = dofile(here .. "/fake_entity.lua")
 local bt_test = dofile(here .. "/../../lua/bt/test.lua")
 local ser, serargs, mix, strhash = fake.ser, fake.serargs, fake.mix, fake.strhash
 
-local M = {ser = ser, serargs = serargs, mix = mix, strhash = strhash, timeline = bt_test.timeline}
+-- M.kit: bt.test itself, for what a test does with the kit on a brain in this world (try_brain.lua)
+local M = {ser = ser, serargs = serargs, mix = mix, strhash = strhash, timeline = bt_test.timeline, kit = bt_test}
 
 local QUESTION = {"Is", "Has", "Can", "Should", "Was", "Are", "Will", "Does", "Test", "Check", "Contains"}
 

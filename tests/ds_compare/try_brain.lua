@@ -17,6 +17,21 @@
 --                   the time, or timeline(t1, v1, t2, v2, ...), which FILE may call), e.g.
 --                   {["TheWorld.state.isday"] = timeline(0, true, 5, false),
 --                    ["FindEntity()"] = function() end}
+--   --quiet         print nothing per think (only errors, and what the options below print)
+--
+-- the test kit (bt.test, docs/bt-test.md) on the brain, for bt runs only:
+--   --substitute RULE  replaces nodes of the brain's tree by a leaf of the kit's (T.substitute),
+--                   without editing the file; repeatable. RULE is WHO:AS, WHO one of
+--                   path=PATH (Priority/Parallel/PanicTrigger), name=NAME (every node of that
+--                   name), class=CLASS (every node of a class of the brain's world: a behaviour's,
+--                   Wander, or a constructor, ActionNode); AS one of succeed, fail, run=SECONDS
+--                   (RUNNING for SECONDS, then SUCCESS), run=SECONDS,fail; e.g. name=Wander:run=3
+--   --coverage      at the end, the kit's text coverage of the brain (T.coverage): per node,
+--                   its figures and its line in the brain file, then the nodes never visited
+--   --record FILE   writes the run's log (bt.log) to FILE, a golden log for --check
+--   --check FILE    compares this run with the one recorded in FILE (T.check): at the end, the
+--                   first differing record (time, agent, path, each side's) and a summary;
+--                   exit status 1 when they differ
 --
 -- ticks (default 300) are ticks of 1/30 s; seed (default 1) decides what the fake world answers
 -- and which events happen. `require "x/y"` in the brain and in what it loads looks first in the
@@ -27,26 +42,62 @@
 -- pushed on its entity now and then, as tests/ds_compare/shipped_brains.lua does. Nothing printed
 -- says which side ran, so that two runs' outputs compare with diff, standard error included. The
 -- exit status is 1 if the brain does not load or an error escapes a think (which, on bt, only the
--- --original run can do), 2 on bad usage.
+-- --original run can do) or --check finds a difference, 2 on bad usage.
 
-local usage = "usage: try_brain.lua [--exact] [--original] [--calls] [--answers FILE] brain.lua [ticks] [seed]"
+local usage = "usage: try_brain.lua [--exact] [--original] [--calls] [--quiet] [--answers FILE] " ..
+  "[--substitute RULE]... [--coverage] [--record FILE] [--check FILE] brain.lua [ticks] [seed]"
 local function die(msg)
   io.stderr:write(msg, "\n")
   os.exit(2)
 end
-local opts, args = {}, {}
+
+-- A --substitute RULE read: {text = RULE, key = "path" | "name" | "class", value = , as = {"succeed"}
+-- | {"fail"} | {"run", seconds, result}}; a bad one is an error naming it and what was wrong.
+local RULE_FORM = " (WHO:AS: WHO path=PATH, name=NAME or class=CLASS; AS succeed, fail, run=SECONDS " ..
+  "or run=SECONDS,fail)"
+local function parse_rule(text)
+  local function bad(why) die("--substitute " .. text .. ": " .. why .. RULE_FORM) end
+  local who, as = text:match("^(.*):([^:]*)$")
+  if not who then bad("no :AS at the end") end
+  local key, value = who:match("^(%a+)=(.*)$")
+  if key ~= "path" and key ~= "name" and key ~= "class" then
+    bad("'" .. who .. "' does not start with path=, name= or class=")
+  end
+  if value == "" then bad("the " .. key .. " is empty") end
+  local how
+  if as == "succeed" or as == "fail" then
+    how = {as}
+  else
+    local seconds, result = as:match("^run=([^,]*),?(.*)$")
+    local s = tonumber(seconds)
+    if not s or s < 0 or s == math.huge then
+      bad("'" .. as .. "' is not succeed, fail or run=SECONDS (SECONDS a number, 0 or more)")
+    end
+    if result ~= "" and result ~= "fail" and result ~= "succeed" then
+      bad("'" .. as .. "': after run=SECONDS, ',fail' or ',succeed' or nothing")
+    end
+    how = {"run", s, result == "fail" and "FAILED" or "SUCCESS"}
+  end
+  return {text = text, key = key, value = value, as = how}
+end
+
+local opts, args = {substitute = {}}, {}
 local i = 1
 while i <= #arg do
   local a = arg[i]
   local o, value = a:match("^%-%-(%w+)=(.*)$")
   o = o or a:match("^%-%-(%w+)$")
-  if o == "answers" then
+  if o == "answers" or o == "substitute" or o == "record" or o == "check" then
     if value == nil then
       i = i + 1
-      value = arg[i] or die("--answers needs a file\n" .. usage)
+      value = arg[i] or die("--" .. o .. " needs " .. (o == "substitute" and "a rule" or "a file") .. "\n" .. usage)
     end
-    opts.answers = value
-  elseif o == "exact" or o == "original" or o == "calls" then
+    if o == "substitute" then
+      table.insert(opts.substitute, parse_rule(value))
+    else
+      opts[o] = value
+    end
+  elseif o == "exact" or o == "original" or o == "calls" or o == "quiet" or o == "coverage" then
     opts[o] = true
   elseif o or a:match("^%-%-") then
     die("unknown option " .. a .. "\n" .. usage)
@@ -60,6 +111,18 @@ local nticks = tonumber(args[2]) or 300
 local seed = tonumber(args[3]) or 1
 local ds_dir = os.getenv("DS_SCRIPTS")
 if ds_dir == "" then ds_dir = nil end
+if opts.original then
+  -- the kit works on bt's trees: the game's own scripts have none
+  local kit = #opts.substitute > 0 and "--substitute" or opts.coverage and "--coverage" or
+    opts.record and "--record" or opts.check and "--check"
+  if kit then
+    die(kit .. " works on bt's run of the brain (the test kit, bt.test), not with --original, which runs " ..
+      "the game's own scripts")
+  end
+end
+if opts.record and opts.record == opts.check then
+  die("--record and --check name the same file, " .. opts.record .. ": record into another one")
+end
 if not ds_dir and opts.original then
   die("--original runs the game's class.lua, behaviourtree.lua and brain.lua: set DS_SCRIPTS to the " ..
     "game's scripts folder (the one holding brain.lua)")
@@ -69,6 +132,8 @@ local here = arg[0]:match("^(.*)[/\\][^/\\]*$") or "."
 local fake_world = dofile(here .. "/fake_world.lua")
 
 local read, ls = fake_world.read_file, fake_world.lua_names
+-- the test kit (bt.test), whose scripted answers the world gives; it loads bt when used
+local T = fake_world.kit
 
 local brain_src = read(brain_file)
 if not brain_src then io.stderr:write("cannot open ", brain_file, "\n") os.exit(2) end
@@ -101,6 +166,8 @@ if not opts.original then
   bt.set_tick_time(TICK)
   -- bt contains errors in scripts and reports them here; print them where the thinks are
   bt.set_error_handler(function(msg) print("error: " .. tostring(msg)) end)
+  -- coverage gives each node its line: set before any node is made
+  if opts.coverage then bt.set_where(true) end
 end
 
 -- what the fake world makes up follows how the sources use it: every behaviour and brain of the
@@ -168,7 +235,7 @@ for _, f in ipairs(behaviours) do pcall(env.require, "behaviours/" .. f) end
 
 -- the calls made on the world since the last print (with --calls), indented
 local function flush_calls()
-  if opts.calls then
+  if opts.calls and not opts.quiet then
     for _, l in ipairs(log) do print("  " .. l) end
   end
   for k in pairs(log) do log[k] = nil end
@@ -185,20 +252,72 @@ local inst = W.inst
 local brain = Brain(inst)
 brain.inst = inst
 inst.brain = brain
+
+-- the kit on the brain: its rules apply to the tree its OnStart builds; the recorder it records
+-- into (statistics for --coverage, the log for --record) is the one --check compares
+local kit = {}
+if #opts.substitute > 0 then
+  kit.rules = {}
+  for k, r in ipairs(opts.substitute) do
+    local value = r.value
+    if r.key == "class" then
+      value = rawget(env, value)
+      if type(value) ~= "table" or type(value.is_a) ~= "function" then
+        die("--substitute " .. r.text .. ": no class '" .. r.value .. "' in the brain's world (a behaviour's " ..
+          "class, such as Wander, or a node constructor, such as ActionNode)")
+      end
+    end
+    local as = r.as[1] == "succeed" and T.succeed() or r.as[1] == "fail" and T.fail() or T.run(r.as[2], r.as[3])
+    kit.rules[k] = {[r.key] = value, as = as}
+  end
+  T.substitute(brain, kit.rules)
+end
+if opts.coverage or opts.record then
+  local log
+  if opts.record then
+    local err
+    log, err = bt.log.create(opts.record)
+    if not log then die("--record " .. opts.record .. ": " .. tostring(err)) end
+    kit.log = log
+  end
+  brain:Record({capacity = 0, stats = opts.coverage, log = log})
+end
+if opts.check then
+  local ok, check = pcall(T.check, opts.check)
+  if not ok then die("--check " .. opts.check .. ": " .. tostring(check)) end
+  check:watch(brain)
+  kit.check = check
+end
+
 local update = brain.OnUpdate
 brain.OnUpdate = function(self)
   update(self)
+  if opts.quiet then
+    return
+  end
   local s = self:GetSleepTime()
   print(string.format("tick %d: thought, sleep %s", tick, s and string.format("%.2f", s) or "nil (hibernates)"))
   flush_calls()
   local okd, dump = pcall(tostring, self)
   print(okd and dump or ("dump raised: " .. tostring(dump)))
 end
-brain:Start()
+if kit.rules then
+  -- a rule that fits no node of the tree OnStart builds fails here, named by its place
+  local okstart, errstart = pcall(brain.Start, brain)
+  if not okstart then
+    -- the kit's "substitute: rule k (...) matches ..." said with the rule as it was given
+    local msg = tostring(errstart)
+    local k, rest = msg:match("^substitute: rule (%d+) %b() (.*)$")
+    local rule = opts.substitute[tonumber(k)]
+    die(rule and "--substitute " .. rule.text .. " " .. rest or msg)
+  end
+else
+  brain:Start()
+end
 -- on standard error, and without the side (bt, DS-exact, the original scripts), so that the
 -- outputs of two runs compare with diff even with standard error
 io.stderr:write(string.format("%s: seed %d, %d ticks\n", brain_file, seed, nticks))
-if opts.calls and #log > 0 then print("start:") end
+if opts.calls and not opts.quiet and #log > 0 then print("start:") end
 flush_calls()
 
 -- events: those the brain's EventNodes listen for, and common ones
@@ -218,7 +337,7 @@ for t = 1, nticks do
   W.advance(TICK, t)
   if ev then
     local e = W.ents[1 + r1 % #W.ents]
-    print(string.format("tick %d: event %s", t, ev))
+    if not opts.quiet then print(string.format("tick %d: event %s", t, ev)) end
     inst:PushEvent(ev, {attacker = e, target = e, damage = 10, duration = 5})
   end
   math.randomseed(seed * 100000 + t)
@@ -228,6 +347,17 @@ for t = 1, nticks do
     os.exit(1)
   end
   -- calls of a tick without a think (the manager asking whether the entity is asleep)
-  if opts.calls and #log > 0 then print(string.format("tick %d: no think", t)) end
+  if opts.calls and not opts.quiet and #log > 0 then print(string.format("tick %d: no think", t)) end
   flush_calls()
+end
+
+-- what the kit says at the end: coverage, then the comparison with the golden log
+if kit.log then kit.log:close() end
+if opts.coverage then
+  io.write(T.coverage(brain):report())
+end
+if kit.check then
+  local rows, _, report = kit.check:finish()
+  io.write(report)
+  if #rows > 0 then os.exit(1) end
 end

@@ -256,6 +256,49 @@ describe("bt.test substitute", function()
     end)
   end)
 
+  describe("under bt.set_where(true), for coverage", function()
+    local old_where
+    before_each(function() old_where = bt.set_where(true) end)
+    after_each(function() bt.set_where(old_where) end)
+
+    it("gives a leaf the line of the node it replaces, in a tree", function()
+      local file = debug.getinfo(1, "S").source:sub(2)
+      local line = debug.getinfo(1, "l").currentline + 2
+      local tree = bt.BT({}, bt.PriorityNode({
+        bt.ActionNode(function() end, "Eat"),
+        bt.ActionNode(function() end, "Wander"),
+      }, 1, true))
+      tree:record({capacity = 0, stats = true})
+      T.substitute(tree, {name = "Eat", as = T.fail()})
+      tree:Update()
+      local cov = T.coverage(tree)
+      assert.equal(file .. ":" .. line, cov:row("Priority/Eat").where)
+      assert.equal(file .. ":" .. (line + 1), cov:row("Priority/Wander").where)
+      assert.equal(1, cov:row("Priority/Eat").failed)
+    end)
+
+    it("gives a leaf of a shared brain the line the brain's file gives the node", function()
+      -- the second way: the same sheep without substitution
+      local function graze_where(rules)
+        local w = T.world()
+        bt.set_clock(w:clock())
+        local wr = bt.BrainWrangler()
+        wr:Record({capacity = 0, stats = true})
+        if rules then w:substitute(rules) end
+        local sheep = w:spawn("sheep", 0, 0, {home = {0, 0}, answers = {GetHunger = 0.9}})
+        w:spawn("grass", 4, 0)
+        w:start_brain(sheep, dofile("brains/sheep.lua"), wr)
+        w:run(1, wr)
+        return T.coverage(wr):row("Priority/Sequence/Graze")
+      end
+      local plain = graze_where()
+      local replaced = graze_where({path = "Priority/Sequence/Graze", as = T.fail()})
+      assert.truthy(plain.where:find("brains/sheep.lua:%d+$"), plain.where)
+      assert.equal(plain.where, replaced.where)
+      assert.is_true(replaced.failed > 0)
+    end)
+  end)
+
   describe("after a hot reload", function()
     local dir = os.tmpname()
     os.remove(dir)
