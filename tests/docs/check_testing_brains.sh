@@ -13,13 +13,9 @@ busted=$3
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# a sanitized build's bt.so needs the sanitizer runtimes preloaded into the stock lua5.4
-if [ -n "${BT_SANITIZE_PRELOAD:-}" ]; then
-  mkdir "$tmp/bin"
-  printf '#!/bin/sh\nLD_PRELOAD="%s" exec "%s" "$@"\n' "$BT_SANITIZE_PRELOAD" "$(command -v lua5.4)" > "$tmp/bin/lua5.4"
-  chmod +x "$tmp/bin/lua5.4"
-  PATH=$tmp/bin:$PATH
-fi
+# busted runs lua5.4 by name: a sanitized build's needs its runtimes preloaded
+. "$src/tests/docs/lua_preload.sh"
+lua_preload "$tmp/bin"
 unset LUA_PATH LUA_CPATH LUA_PATH_5_4 LUA_CPATH_5_4
 cmake --install "$build" --prefix "$tmp/P" >/dev/null
 mkdir "$tmp/game"

@@ -19,14 +19,9 @@ build=$2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# a sanitized build's bt.so needs the sanitizer runtimes preloaded into the stock lua5.4 that the
-# guide's commands run by name
-if [ -n "${BT_SANITIZE_PRELOAD:-}" ]; then
-  mkdir "$tmp/bin"
-  printf '#!/bin/sh\nLD_PRELOAD="%s" exec "%s" "$@"\n' "$BT_SANITIZE_PRELOAD" "$(command -v lua5.4)" > "$tmp/bin/lua5.4"
-  chmod +x "$tmp/bin/lua5.4"
-  PATH=$tmp/bin:$PATH
-fi
+# the guide's commands run lua5.4 by name: a sanitized build's needs its runtimes preloaded
+. "$src/tests/docs/lua_preload.sh"
+lua_preload "$tmp/bin"
 unset DS_SCRIPTS LUA_PATH LUA_PATH_5_4 LUA_CPATH_5_4
 export LUA_CPATH="$build/lib/lua/5.4/?.so;;"
 
