@@ -1270,7 +1270,7 @@ local traces = setmetatable({}, {__mode = "k"})
 -- or one of capacity 0: the trace keeps every record), or nil when target is none of these.
 local function new_trace(target)
   local kit = require "bt.testkit"
-  local rec = kit.trace_recorder(target)
+  local rec = kit.recorder(target)
   if rec == nil then
     return nil
   end
@@ -1657,7 +1657,7 @@ local function testkit()
   return require "bt.testkit"
 end
 
-local function check_path(fname, n, v)
+local function check_log_path(fname, n, v)
   if type(v) ~= "string" then
     error(("bad argument #%d to '%s' (a log file's path expected, got %s)"):format(n, fname, type(v)), 3)
   end
@@ -1666,8 +1666,8 @@ end
 -- T.diff(a, b): compares two log files; returns rows (an entry per agent that differs or is in
 -- one log only, in the order first seen), summary and the report's text.
 function T.diff(a, b)
-  check_path("diff", 1, a)
-  check_path("diff", 2, b)
+  check_log_path("diff", 1, a)
+  check_log_path("diff", 2, b)
   local rows, summary, report = testkit().diff_logs(a, b)
   if not rows then
     error(("bad argument to 'diff' (%s)"):format(summary), 2)
@@ -1681,31 +1681,12 @@ Check.__index = Check
 -- T.check(path): a check of a live run against the log at path: watch trees, brains or
 -- recorders, run, then finish.
 function T.check(path)
-  check_path("check", 1, path)
+  check_log_path("check", 1, path)
   local handle, err = testkit().diff_check(path)
   if not handle then
     error(("bad argument #1 to 'check' (%s)"):format(err), 2)
   end
   return setmetatable({handle = handle, path = path}, Check)
-end
-
--- The recorder of a bt.Recorder, a brain (brain.recorder, or one brain:Record makes) or a tree
--- (tree:recorder(), or one tree:record makes): capacity 0, the records go to the check only.
-local function recorder_of(target)
-  local t = type(target)
-  if t == "table" and type(target.Record) == "function" then
-    return rawget(target, "recorder") or target:Record({capacity = 0})
-  end
-  if t == "userdata" or t == "table" then
-    local ok, rec = pcall(function() return target:recorder() end)
-    if ok then
-      return rec or target:record({capacity = 0})
-    end
-    if t == "userdata" then
-      return target -- a bt.Recorder (bt.testkit checks it)
-    end
-  end
-  error(("bad argument #1 to 'watch' (a tree, a brain or a bt.Recorder expected, got %s)"):format(t), 3)
 end
 
 -- check:watch(target): the records of a tree, a brain or a bt.Recorder are compared with the
@@ -1714,7 +1695,10 @@ function Check:watch(target)
   if self.done then
     error("bad self to 'watch' (the check is finished)", 2)
   end
-  local rec = recorder_of(target)
+  local rec = testkit().recorder(target) -- one of capacity 0 if it has none: the check takes every record
+  if rec == nil then
+    error(("bad argument #1 to 'watch' (a tree, a brain or a bt.Recorder expected, got %s)"):format(type(target)), 2)
+  end
   testkit().diff_watch(self.handle, rec)
   return rec
 end

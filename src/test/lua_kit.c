@@ -97,7 +97,7 @@ static int kit_set_where(lua_State *L) {
 }
 
 /* ---- checks over time: a trace of a recorder (bt_trace) ----
- *   kit.trace_recorder(x)               the recorder of a tree, a brain or a bt.Recorder (one of
+ *   kit.recorder(x)                     the recorder of a tree, a brain or a bt.Recorder (one of
  *                                       capacity 0 made when it has none), or nil
  *   kit.trace(recorder)                 a trace taking every record of a bt.Recorder from now on
  *   kit.trace_detach(tr)                stops taking records
@@ -130,7 +130,7 @@ static int trace_gc(lua_State *L) {
   return 0;
 }
 
-static int l_trace_recorder(lua_State *L) {
+static int l_recorder(lua_State *L) {
   luaL_checkany(L, 1);
   if (!lbt_cmodule_push_recorder(L, 1, 0, "bt.testkit")) lua_pushnil(L);
   return 1;
@@ -665,7 +665,7 @@ static const luaL_Reg FUNCS[] = {
     {"paths", kit_paths},
     {"set_where", kit_set_where},
     /* checks over time */
-    {"trace_recorder", l_trace_recorder},
+    {"recorder", l_recorder},
     {"trace", l_trace},
     {"trace_detach", l_trace_detach},
     {"trace_count", l_trace_count},
