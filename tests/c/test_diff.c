@@ -311,6 +311,49 @@ static void test_live(void) {
   free(ma.p);
 }
 
+/* A side that runs BT_DIFF_AHEAD records of one agent ahead of the other: the agent differs at
+ * the first record the other side never matched ("no record" there), and what comes after is
+ * dropped, so memory stays bounded; an agent both sides keep in step stays the same. */
+static void test_ahead(void) {
+  agent_cfg cfg[3];
+  reference(cfg);
+  bt_inst *in = make_agent(&cfg[0]);
+  const bt_def *def = bt_inst_def(in);
+  bt_diff *d = NULL;
+  REQUIRE(bt_diff_create(&d) == BT_OK);
+  bt_rec_entry think = {0};
+  think.type = BT_REC_THINK;
+  think.node = -1;
+  think.cause = BT_WAKE_DEADLINE;
+  for (int i = 0; i < BT_DIFF_AHEAD + 10; i++) { /* agent 1: its first think on side B, every
+                                                     think on side A; agent 2 on both */
+    think.think = (unsigned long long)i + 1;
+    think.time = 0.5 * (i + 1);
+    CHECK_INT(bt_diff_entry(d, BT_DIFF_A, 1, "sheep 1", def, &think), BT_OK);
+    if (i == 0) CHECK_INT(bt_diff_entry(d, BT_DIFF_B, 1, "sheep 1", def, &think), BT_OK);
+    CHECK_INT(bt_diff_entry(d, BT_DIFF_A, 2, "sheep 2", def, &think), BT_OK);
+    CHECK_INT(bt_diff_entry(d, BT_DIFF_B, 2, "sheep 2", def, &think), BT_OK);
+  }
+  /* before the end: agent 1 already differs, at its second think, which B never matched */
+  const bt_diff_row *r = row_of(d, 1);
+  CHECK(r != NULL);
+  if (r) {
+    CHECK_INT(r->state, BT_DIFF_DIFFERS);
+    CHECK_NUM(r->time, 1.0);
+    CHECK(r->same == 1);
+    CHECK(r->has[0] && !r->has[1]);
+    CHECK_STR(r->what[1], "no record");
+  }
+  CHECK_INT(bt_diff_finish(d), BT_OK);
+  r = row_of(d, 1);
+  CHECK(r && r->state == BT_DIFF_DIFFERS && r->time == 1.0);
+  r = row_of(d, 2);
+  CHECK(r && r->state == BT_DIFF_SAME && r->same == BT_DIFF_AHEAD + 10);
+  CHECK_INT(bt_diff_same(d), 0);
+  bt_diff_free(d);
+  bt_inst_free(in);
+}
+
 /* Bad arguments and uses say what was wrong. */
 static void test_errors(void) {
   bt_diff *d = NULL;
@@ -398,6 +441,7 @@ int main(int argc, char **argv) {
   test_patched_branch();
   test_missing();
   test_live();
+  test_ahead();
   test_errors();
   return check_report("test_diff");
 }
