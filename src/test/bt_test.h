@@ -143,7 +143,10 @@ int bt_trace_attach(bt_trace *t, bt_rec *rec);
  * BT_EINVAL (a NULL argument, the recorder compiled out), BT_ENOMEM. */
 int bt_trace_attach_inst(bt_trace *t, bt_inst *inst);
 /* Stops taking records, gives the recorder back the callback it had, and frees the recorder the
- * trace made; the records kept stay, and can still be asked. */
+ * trace made; the records kept stay, and can still be asked. Callbacks chain: when another watcher
+ * took the recorder's callback after the trace (and calls the trace's after its own), the trace
+ * cannot give it back; it then passes records on to the callback it had, and must outlive that
+ * watcher: detach watchers in the reverse order of attaching them. */
 void bt_trace_detach(bt_trace *t);
 /* The recorder the trace takes records from (NULL: none). */
 bt_rec *bt_trace_recorder(const bt_trace *t);

@@ -584,8 +584,15 @@ static void check_close(lua_State *L, lcheck *c) {
     while (lua_next(L, -2)) {
       lwatch *w = lua_touserdata(L, -1);
       /* a recorder collected with the check (its finalizer may have run first) has no bt_rec */
-      if (w && w->c && lbt_cmodule_api(L, "bt.testkit")->torecorder(L, -2) == w->rec)
-        bt_rec_set_callback(w->rec, w->next, w->next_ud);
+      if (w && w->c && lbt_cmodule_api(L, "bt.testkit")->torecorder(L, -2) == w->rec) {
+        void *ud;
+        if (bt_rec_callback(w->rec, &ud) == on_record && ud == w) {
+          bt_rec_set_callback(w->rec, w->next, w->next_ud);
+        } else { /* a later watcher (a trace) calls it: it stays, passing records on, for good */
+          lua_pushvalue(L, -1);
+          luaL_ref(L, LUA_REGISTRYINDEX);
+        }
+      }
       if (w) w->c = NULL;
       lua_pop(L, 1);
     }

@@ -113,13 +113,15 @@ static int keep(bt_trace *t, const bt_rec_entry *e) {
  * run's, the record kept, and the callback set before called. */
 static void on_record(void *ud, const bt_rec_entry *e) {
   bt_trace *t = ud;
-  const bt_inst *in = bt_rec_inst(t->rec);
-  const bt_def *def = bt_rec_def(t->rec);
-  int rc = BT_OK;
-  if (in && def && (!t->nruns || t->runs[t->nruns - 1].inst != in || t->runs[t->nruns - 1].def != def))
-    rc = run_begin(t, in, def);
-  if (rc == BT_OK && t->nruns) rc = keep(t, e);
-  if (rc != BT_OK) t->lost++;
+  if (t->rec) { /* detached under a later watcher, it only passes records on */
+    const bt_inst *in = bt_rec_inst(t->rec);
+    const bt_def *def = bt_rec_def(t->rec);
+    int rc = BT_OK;
+    if (in && def && (!t->nruns || t->runs[t->nruns - 1].inst != in || t->runs[t->nruns - 1].def != def))
+      rc = run_begin(t, in, def);
+    if (rc == BT_OK && t->nruns) rc = keep(t, e);
+    if (rc != BT_OK) t->lost++;
+  }
   if (t->prev_fn) t->prev_fn(t->prev_ud, e);
 }
 
@@ -134,9 +136,11 @@ int bt_trace_create(bt_trace **out) {
 void bt_trace_detach(bt_trace *t) {
   if (!t || !t->rec) return;
   void *ud;
-  if (bt_rec_callback(t->rec, &ud) == on_record && ud == t) bt_rec_set_callback(t->rec, t->prev_fn, t->prev_ud);
-  t->prev_fn = NULL;
-  t->prev_ud = NULL;
+  if (bt_rec_callback(t->rec, &ud) == on_record && ud == t) { /* else a later watcher calls it */
+    bt_rec_set_callback(t->rec, t->prev_fn, t->prev_ud);
+    t->prev_fn = NULL;
+    t->prev_ud = NULL;
+  }
   t->rec = NULL;
   bt_rec_free(t->own); /* (it detaches from its instance) */
   t->own = NULL;

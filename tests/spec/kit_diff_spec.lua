@@ -136,6 +136,47 @@ describe("bt.test comparing", function()
     chk:expect_same()
   end)
 
+  it("shares a recorder with a trace, whichever is let go first", function()
+    local golden = tmp()
+    session({99}, golden)
+    for order = 1, 2 do
+      local clock = H.clock(0)
+      local tree = bt.BT({id = 1}, bt.PriorityNode({
+        bt.ConditionNode(function() return true end, "Hungry"),
+        bt.ActionNode(function() end, "Wander"),
+      }, 0.25, true))
+      tree:record({capacity = 0, agent = 1, label = "sheep 1"})
+      local chk, trace
+      if order == 1 then
+        trace = T.trace(tree)
+        chk = T.check(golden)
+        chk:watch(tree)
+      else
+        chk = T.check(golden)
+        chk:watch(tree)
+        trace = T.trace(tree)
+      end
+      for k = 1, 5 do clock.t = 0.5 * k; tree:Update() end
+      local kept = trace:count()
+      assert.is_true(kept > 0)
+      if order == 1 then
+        trace:detach() -- under the check, which took the callback after it: the check goes on
+      else
+        chk:finish() -- under the trace: the trace goes on
+      end
+      collectgarbage()
+      collectgarbage()
+      for k = 6, 10 do clock.t = 0.5 * k; tree:Update() end
+      if order == 1 then
+        assert.equal(kept, trace:count())
+        chk:expect_same()
+      else
+        assert.is_true(trace:count() > kept)
+        assert.equal(3.0, trace:first("Priority/Hungry", "SUCCESS", 2.75)) -- a think after the finish
+      end
+    end
+  end)
+
   it("names what is wrong", function()
     assert.has_error(function() T.diff(1, "b") end, "bad argument #1 to 'diff' (a log file's path expected, got number)")
     assert.has_error(function() T.diff("a") end, "bad argument #2 to 'diff' (a log file's path expected, got nil)")
