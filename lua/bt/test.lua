@@ -795,6 +795,21 @@ end
 local RULE_KEYS = {"path", "name", "class"}
 
 -- A rule checked: {key = "path", value = ..., as = replacement, label = "rule 2 (path '...')"}.
+
+-- A class's name for a message: its __name, else the module (package.loaded) or the global it is
+-- known by (DS classes have no name of their own: "behaviours/wander", "Wander"), else its address.
+local function class_name(class)
+  local name = rawget(class, "__name")
+  if type(name) == "string" then return name end
+  for module, value in pairs(package.loaded) do
+    if value == class then return "'" .. module .. "'" end
+  end
+  for global, value in pairs(_G) do
+    if value == class then return global end
+  end
+  return tostring(class)
+end
+
 local function check_rule(rule, i, fname, arg)
   local function bad(msg)
     error(string.format("bad argument #%d to '%s' (rule %d: %s)", arg, fname, i, msg), 5)
@@ -826,7 +841,7 @@ local function check_rule(rule, i, fname, arg)
   end
   local label
   if key == "class" then
-    label = string.format("rule %d (class %s)", i, tostring(rawget(value, "__name") or value))
+    label = string.format("rule %d (class %s)", i, class_name(value))
   else
     label = string.format("rule %d (%s '%s')", i, key, value)
   end

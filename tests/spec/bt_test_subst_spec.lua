@@ -371,7 +371,10 @@ end)
       local msg = "substitute: rule 1 (name 'Sleep') matches no node of the tree 'Priority'"
       assert.equal(msg, err:sub(-#msg))
       err = error_of(T.substitute, tree(), {{class = Wander, as = "FAILED"}})
-      assert.truthy(err:find("rule 1 (class ", 1, true) and err:find("matches no node", 1, true), err)
+      assert.truthy(err:find("rule 1 (class 'behaviours.wander') matches no node", 1, true), err)
+      local Anon = bt.Class(bt.BehaviourNode, function(self) bt.BehaviourNode._ctor(self, "Anon") end)
+      err = error_of(T.substitute, tree(), {{class = Anon, as = "FAILED"}})
+      assert.truthy(err:find("rule 1 (class table: 0x", 1, true), err) -- a class known by no name
       err = error_of(T.substitute, tree(), {{path = "Priority", as = "FAILED"}})
       assert.truthy(err:find("substitute: rule 1 (path 'Priority') matches the root 'Priority', which stays",
         1, true), err)
