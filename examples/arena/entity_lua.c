@@ -21,13 +21,10 @@
  * world after a tick does not depend on the number of states (docs/arena.md, "One world on any
  * number of threads").
  */
-#define _POSIX_C_SOURCE 200809L /* st_mtim in struct stat */
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 
 #include <lauxlib.h>
@@ -37,6 +34,7 @@
 #include "kinds.h"
 #include "replay.h"
 #include "bt_lua.h"
+#include "btp.h"
 
 #define UV_ARENA lua_upvalueindex(1)
 #define UV_IDKEY lua_upvalueindex(2)
@@ -87,8 +85,10 @@ static int load_classes(arena *a, int k);
 static void pool_start_brain(arena *a, entity *e);
 static void apply_commands(arena *a);
 
-/* report() is called on the pool's threads at once */
-static pthread_mutex_t report_lock = PTHREAD_MUTEX_INITIALIZER;
+/* report() is called on the pool's threads at once: one lock, made once */
+static btp_mutex report_lock;
+static btp_once report_lock_made = BTP_ONCE_INIT;
+static void make_report_lock(void) { btp_mutex_init(&report_lock); }
 
 /* ---- errors ---- */
 
@@ -110,9 +110,10 @@ static void show_error(arena *a, const char *msg) {
 /* Every contained script error comes here: bt's error handler and the host's own pcalls. */
 static void report_locked(arena *a, const char *msg);
 static void report(arena *a, const char *msg) {
-  pthread_mutex_lock(&report_lock);
+  btp_once_run(&report_lock_made, make_report_lock);
+  btp_mutex_lock(&report_lock);
   report_locked(a, msg);
-  pthread_mutex_unlock(&report_lock);
+  btp_mutex_unlock(&report_lock);
 }
 
 static void report_locked(arena *a, const char *msg) {
@@ -1522,11 +1523,7 @@ static void pool_sync(arena *a) {
   apply_commands(a); /* what the listeners above asked for */
 }
 
-static double seconds_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
+static double seconds_now(void) { return btp_time_monotonic(); }
 
 /* The think phase (every state's brains at once, the world read only), then the serial phase. */
 static void pool_think(arena *a, long long tick) {
@@ -1864,10 +1861,10 @@ static void retry_brains(arena *a) {
 /* The kinds file's modification time and size, as one number (0: cannot stat it). */
 static long long kinds_stamp(const arena *a) {
   char path[4096];
-  struct stat st;
+  btp_stamp st;
   snprintf(path, sizeof path, "%s/%s", a->data_dir, KINDS_FILE);
-  if (stat(path, &st) != 0) return 0;
-  return ((long long)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec) ^ ((long long)st.st_size << 40);
+  if (btp_file_stamp(path, &st) != BT_OK) return 0;
+  return (st.sec * 1000000000LL + st.nsec) ^ (st.size << 40);
 }
 
 /* The kinds file was saved: its numbers, looks and food apply at once (to the living too); a kind

@@ -31,13 +31,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "arena.h"
 #include "bt.h"
 #include "bt_test.h"
+#include "btp.h"
 #include "inspect.h"
 #include "kinds.h"
 #include "replay.h"
@@ -62,11 +61,7 @@ static volatile sig_atomic_t quit_signal;
 
 static void on_signal(int sig) { quit_signal = sig; }
 
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
+static double now(void) { return btp_time_monotonic(); }
 
 /* ---- flags ---- */
 
@@ -141,10 +136,7 @@ static void die_usage(const char *fmt, const char *a, const char *b) {
   exit(2);
 }
 
-static int is_dir(const char *path) {
-  struct stat st;
-  return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-}
+static int is_dir(const char *path) { return btp_path_is_dir(path); }
 
 static int has_brains(const char *dir) {
   char path[PATH_MAX];
@@ -271,8 +263,8 @@ static void parse(int argc, char **argv, options *o) {
               "--data and --threads)%s", "", NULL);
   if (o->check) o->headless = 1;
   if (o->threads < 0) { /* one state per core */
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    o->threads = cores < 1 ? 1 : cores > BT_POOL_MAX_THREADS ? BT_POOL_MAX_THREADS : (int)cores;
+    int cores = btp_cpu_count();
+    o->threads = cores > BT_POOL_MAX_THREADS ? BT_POOL_MAX_THREADS : cores;
   }
   if (o->seconds < 0) o->seconds = o->headless ? 30 : 0;
 }
@@ -283,10 +275,8 @@ static void parse(int argc, char **argv, options *o) {
 static const char *find_data(const options *o, char *looked, size_t size) {
   if (o->data) return o->data;
   snprintf(looked, size, "(nowhere: the executable's path is unknown)");
-  char exe[PATH_MAX];
-  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  if (n <= 0) return NULL;
-  exe[n] = 0;
+  char exe[BTP_PATH_MAX];
+  if (btp_program_path(exe, sizeof exe) != BT_OK) return NULL;
   char *slash = strrchr(exe, '/');
   if (!slash) return NULL;
   *slash = 0;
@@ -364,8 +354,8 @@ static int record_end(arena *a, recording *rec, const options *o, long long tick
   char err[512];
   int rc = arena_record_close(a, &st, err, sizeof err);
   if (rc != 0) fprintf(stderr, "bt-arena: --record %s: %s\n", o->record, err);
-  struct stat sb;
-  unsigned long long bytes = stat(o->record, &sb) == 0 ? (unsigned long long)sb.st_size : 0;
+  btp_stamp sb;
+  unsigned long long bytes = btp_file_stamp(o->record, &sb) == BT_OK ? (unsigned long long)sb.size : 0;
   snprintf(fields, size, " recorded=%s frames=%lld records=%llu transitions=%llu bytes=%llu bytes_per_transition=%.2f",
            o->record, rec->frames, st.records, st.statuses, bytes,
            st.statuses ? (double)bytes / (double)st.statuses : 0.0);
@@ -671,7 +661,7 @@ int main(int argc, char **argv) {
   double start = now();
   options opt;
   parse(argc, argv, &opt);
-  if (!opt.headless && !isatty(STDOUT_FILENO)) { /* the view's escapes would fill a file or a pipe */
+  if (!opt.headless && !btp_term_is_tty(1)) { /* the view's escapes would fill a file or a pipe */
     fprintf(stderr, "bt-arena: standard output is not a terminal, and the live view needs one to draw in: run it "
                     "in a terminal, or pass --headless to run without the view and print one summary line\n");
     return 2;

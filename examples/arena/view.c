@@ -7,22 +7,18 @@
 
 #include "bt.h"
 
-#include <errno.h>
 #include <math.h>
-#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
-#include <termios.h>
-#include <time.h>
-#include <unistd.h>
+
+#include "btp.h"
 
 #define SHOWN 5
 
-static struct termios saved_termios;
-static int raw_on, screen_on, stdin_eof;
+static btp_term *term; /* keys as typed, given back at the end (the platform layer's terminal) */
+static int screen_on;
 static int shown[SHOWN]; /* the creatures listed under the map: one of each kind in turn */
 static arena_inspection inspection; /* the inspector's creature, read at each frame */
 /* per node of it, whether it is on the running path, and scratch by depth (grown as needed) */
@@ -30,16 +26,9 @@ static unsigned char *on_path, *on_path_by_depth;
 static int on_path_cap;
 
 int view_open(void) {
-  if (isatty(STDIN_FILENO) && tcgetattr(STDIN_FILENO, &saved_termios) == 0) {
-    struct termios raw = saved_termios;
-    raw.c_lflag &= ~(tcflag_t)(ICANON | ECHO); /* keys at once, unechoed; ISIG stays: ^C works */
-    raw.c_iflag &= ~(tcflag_t)(IXON | ICRNL);
-    raw.c_cc[VMIN] = 0;
-    raw.c_cc[VTIME] = 0;
-    if (tcsetattr(STDIN_FILENO, TCSAFLUSH, &raw) == 0) raw_on = 1;
-  }
+  if (!term && btp_term_open(&term) != BT_OK) return -1;
   static const char enter[] = "\x1b[?1049h\x1b[?25l\x1b[2J";
-  if (write(STDOUT_FILENO, enter, sizeof enter - 1) < 0) return -1;
+  if (btp_term_write(enter, sizeof enter - 1) != BT_OK) return -1;
   screen_on = 1;
   return 0;
 }
@@ -47,14 +36,11 @@ int view_open(void) {
 void view_close(void) {
   if (screen_on) {
     static const char leave[] = "\x1b[0m\x1b[?25h\x1b[?1049l";
-    if (write(STDOUT_FILENO, leave, sizeof leave - 1) < 0) { /* nothing more to do */
-    }
+    btp_term_write(leave, sizeof leave - 1); /* at the end: nothing more to do if it fails */
     screen_on = 0;
   }
-  if (raw_on) {
-    tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved_termios);
-    raw_on = 0;
-  }
+  btp_term_close(term);
+  term = NULL;
   arena_inspection_free(&inspection);
   free(on_path);
   free(on_path_by_depth);
@@ -63,21 +49,7 @@ void view_close(void) {
 }
 
 /* A byte of standard input within timeout_ms, or -1. */
-static int read_byte(int timeout_ms) {
-  if (timeout_ms < 0) timeout_ms = 0;
-  if (stdin_eof) {
-    struct timespec ts = {timeout_ms / 1000, (long)(timeout_ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
-    return -1;
-  }
-  struct pollfd p = {STDIN_FILENO, POLLIN, 0};
-  int r = poll(&p, 1, timeout_ms);
-  if (r <= 0) return -1; /* timeout, or a signal (EINTR): the caller looks at its flags */
-  unsigned char c;
-  ssize_t n = read(STDIN_FILENO, &c, 1);
-  if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN)) stdin_eof = 1;
-  return n == 1 ? c : -1;
-}
+static int read_byte(int timeout_ms) { return btp_term_read(term, timeout_ms); }
 
 /* The bytes of an escape sequence arrive together; a lone Esc has nothing after it. */
 #define SEQUENCE_WAIT_MS 30
@@ -493,12 +465,8 @@ static void legend(const arena *a, const inspector *in, char *text, size_t size,
 
 void view_draw(arena *a, const view_info *vi, inspector *in) {
   world *w = &a->w;
-  struct winsize ws;
   int cols = 80, rows = 24;
-  if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0 && ws.ws_row > 0) {
-    cols = ws.ws_col;
-    rows = ws.ws_row;
-  }
+  if (btp_term_size(&cols, &rows) != BT_OK) cols = 80, rows = 24;
   if (cols < 40) cols = 40;
   if (rows < 12) rows = 12;
   if (cols > 400) cols = 400;
@@ -692,13 +660,7 @@ void view_draw(arena *a, const view_info *vi, inspector *in) {
     legend(a, in, text, sizeof text, cols);
     line(&o, "2", text, cols - 1);
   }
-  size_t done = 0;
-  while (done < o.n) {
-    ssize_t wrote = write(STDOUT_FILENO, o.p + done, o.n - done);
-    if (wrote < 0 && errno == EINTR) continue;
-    if (wrote <= 0) break;
-    done += (size_t)wrote;
-  }
+  btp_term_write(o.p, o.n); /* a frame that cannot be written is dropped: the next one comes */
 #undef COL
 #undef ROW
 }

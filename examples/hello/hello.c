@@ -7,14 +7,12 @@
  *   bt-hello [brain.lua [seconds]]
  *
  * Without a brain file it runs its own: brain.lua beside the executable in the build tree, or
- * share/bt/hello/brain.lua of the installation, found from the executable's own path.
+ * share/bt/hello/brain.lua of the installation, found from the executable's own folder (argv[0],
+ * or the folder of PATH it was found in: standard C has no call for it).
  */
-#define _POSIX_C_SOURCE 200809L
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <lauxlib.h>
 #include <lualib.h>
@@ -40,17 +38,47 @@ static const char USAGE[] =
     "  --help        this text\n"
     "  --version     bt-hello's version\n";
 
-/* path = the directory of this executable + "/" + rel; 0 when that file exists */
-static int beside_exe(char *path, size_t size, const char *rel) {
-  char exe[PATH_MAX];
-  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  if (n <= 0) return -1;
-  exe[n] = 0;
-  char *slash = strrchr(exe, '/');
-  if (!slash) return -1;
-  *slash = 0;
-  if (snprintf(path, size, "%s/%s", exe, rel) >= (int)size) return -1;
-  return access(path, R_OK);
+#define PATH_SIZE 4096
+
+/* 1 when the file at path can be read. */
+static int readable(const char *path) {
+  FILE *f = fopen(path, "r");
+  if (f) fclose(f);
+  return f != NULL;
+}
+
+/* The folder of this executable, from argv[0] (standard C has no call that says): the folder it
+ * names, or, for a bare name, the folder of PATH it is found in. 0, or -1 when none is. */
+static int exe_folder(const char *argv0, char *dir, size_t size) {
+  const char *slash = strrchr(argv0, '/');
+  if (slash) {
+    if ((size_t)(slash - argv0) >= size) return -1;
+    memcpy(dir, argv0, (size_t)(slash - argv0));
+    dir[slash - argv0] = 0;
+    return 0;
+  }
+  const char *paths = getenv("PATH");
+  for (const char *p = paths; p && *p;) {
+    const char *end = strchr(p, ':');
+    size_t n = end ? (size_t)(end - p) : strlen(p);
+    char exe[PATH_SIZE];
+    if (n > 0 && n < size && snprintf(exe, sizeof exe, "%.*s/%s", (int)n, p, argv0) < (int)sizeof exe &&
+        readable(exe)) {
+      memcpy(dir, p, n);
+      dir[n] = 0;
+      return 0;
+    }
+    p = end ? end + 1 : p + n;
+  }
+  return -1;
+}
+
+/* path = the folder of this executable + "/" + rel; 0 when that file can be read */
+static int beside_exe(const char *argv0, char *path, size_t size, const char *rel) {
+  char dir[PATH_SIZE];
+  if (exe_folder(argv0, dir, sizeof dir) != 0) return -1;
+  if (snprintf(path, size, "%s/%s", dir, rel) >= (int)size) return -1;
+  return readable(path) ? 0 : -1;
 }
 
 static double sim_time; /* the game's clock, in seconds */
@@ -95,10 +123,10 @@ int main(int argc, char **argv) {
     }
   }
   const char *brain_file = argc > 1 ? argv[1] : NULL;
-  char found[PATH_MAX + 64];
+  char found[PATH_SIZE + 64];
   if (!brain_file) { /* the build tree's copy beside the executable, else the installed one */
-    if (beside_exe(found, sizeof found, "brain.lua") == 0 ||
-        beside_exe(found, sizeof found, BT_HELLO_DATA "/brain.lua") == 0) {
+    if (beside_exe(argv[0], found, sizeof found, "brain.lua") == 0 ||
+        beside_exe(argv[0], found, sizeof found, BT_HELLO_DATA "/brain.lua") == 0) {
       brain_file = found;
     } else {
       fprintf(stderr, "bt-hello: no brain.lua beside the executable nor in %s/ beside it; "

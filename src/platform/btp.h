@@ -52,6 +52,8 @@ BTP_FUNC int btp_thread_join(btp_thread *t);
 
 /* Gives the calling thread's core to any other thread that wants it. No errors. */
 BTP_FUNC void btp_thread_yield(void);
+/* The processors online, at least 1 (1 when the system does not say). */
+BTP_FUNC int btp_cpu_count(void);
 
 /* ---- mutexes (thread.c) ---- */
 
@@ -145,6 +147,8 @@ typedef struct btp_stamp {
 /* The stamp of the file at path, into *out. BT_OK; BT_EIO when it cannot be read (errno);
  * BT_EINVAL for a NULL argument. */
 BTP_FUNC int btp_file_stamp(const char *path, btp_stamp *out);
+/* 1 when path names a folder (following links), else 0. */
+BTP_FUNC int btp_path_is_dir(const char *path);
 
 /* ---- the folder watcher (watch.c) ---- */
 
@@ -171,5 +175,27 @@ BTP_FUNC int btp_watch_read(btp_watch *w, void (*fn)(void *data, const char *pat
 
 /* Stops watching and frees w. NULL is allowed. No errors. */
 BTP_FUNC void btp_watch_close(btp_watch *w);
+
+/* ---- the terminal (term.c): for a program's own view ---- */
+
+/* 1 when standard output (output nonzero) or standard input is a terminal, else 0. */
+BTP_FUNC int btp_term_is_tty(int output);
+
+/* The terminal's settings a view changes, to give back. */
+typedef struct btp_term btp_term;
+
+/* Takes keys from standard input as they are typed, unechoed (Ctrl-C still interrupts), when it is
+ * a terminal; else reads it as it is. BT_OK; BT_EINVAL (out NULL); BT_ENOMEM. */
+BTP_FUNC int btp_term_open(btp_term **out);
+/* Gives the terminal back its settings, and frees t. NULL is allowed. */
+BTP_FUNC void btp_term_close(btp_term *t);
+/* A byte of standard input within timeout_ms milliseconds, or -1 (none came, a signal came, or
+ * the input ended: then it waits the timeout out). */
+BTP_FUNC int btp_term_read(btp_term *t, int timeout_ms);
+/* Standard output's terminal's columns and rows. BT_OK; BT_EIO when it is no terminal or does
+ * not say; BT_EINVAL for a NULL argument. */
+BTP_FUNC int btp_term_size(int *cols, int *rows);
+/* Writes size bytes of data to standard output, all of them. BT_OK, or BT_EIO (errno). */
+BTP_FUNC int btp_term_write(const void *data, size_t size);
 
 #endif

@@ -69,3 +69,8 @@ int btp_file_stamp(const char *path, btp_stamp *out) {
   out->size = (long long)st.st_size;
   return BT_OK;
 }
+
+int btp_path_is_dir(const char *path) {
+  struct stat st;
+  return path && stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}

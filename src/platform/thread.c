@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* thread.c: threads, mutexes, condition variables and once-only calls, on POSIX threads. */
+/* thread.c: threads, mutexes, condition variables and once-only calls, on POSIX threads; the
+ * processors online. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <math.h>
@@ -7,6 +8,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "btp.h"
 
@@ -39,6 +41,11 @@ int btp_thread_join(btp_thread *t) {
 }
 
 void btp_thread_yield(void) { sched_yield(); }
+
+int btp_cpu_count(void) {
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n >= 1 && n < 1 << 20 ? (int)n : 1;
+}
 
 /* ---- mutexes ---- */
 
