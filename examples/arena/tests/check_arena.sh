@@ -1011,6 +1011,19 @@ check)
   echo "--check, a changed sheep, the first divergence: $first"
   echo "$first" | grep -Eq "^[0-9.]+$(printf '\t')[0-9]+$(printf '\t')sheep [0-9]+$(printf '\t')Priority/Sequence/Hungry$(printf '\t')recorded: READY>FAILED$(printf '\t')now: READY>SUCCESS$" \
     || fail "the first divergence is not a sheep's Hungry succeeding: $first"
+  # the first way on the same input: the changed brains' session recorded, and the two logs
+  # diffed by bt-log, name the same creatures, records and summary (the sides' names aside)
+  if [ "$btlog" != none ]; then
+    "$arena" --agents 300 --seconds 5 --headless --seed 3 --data "$tmp/data" --record "$tmp/L2" > /dev/null 2> "$tmp/err" \
+      || fail "--record of the changed session exited $?: $(cat "$tmp/err")"
+    "$btlog" diff "$tmp/L" "$tmp/L2" > "$tmp/diff"
+    rc=$?
+    [ $rc -eq 1 ] || fail "bt-log diff of the two recordings exited $rc, not 1"
+    sed -e 's/\tA: /\trecorded: /; s/\tB: /\tnow: /' -e 's/only in A, /only in recorded, /; s/only in B;/only in now;/' \
+      "$tmp/diff" > "$tmp/diff.named"
+    cmp -s "$tmp/diff.named" "$tmp/out1" || fail "--check and bt-log diff of the recordings differ: $(diff "$tmp/out1" "$tmp/diff.named")"
+    echo "--check, a changed sheep: the same report as bt-log diff of the two recordings"
+  fi
   # bad uses: exit 2, saying why
   "$arena" --check "$tmp/L" --seed 4 > /dev/null 2> "$tmp/err"
   [ $? -eq 2 ] && grep -q "do not go with it" "$tmp/err" || fail "--check with --seed: $(cat "$tmp/err")"
