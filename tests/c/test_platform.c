@@ -4,7 +4,8 @@
  * (tests/CMakeLists.txt): threads and a mutex that guards a counter under contention, a recursive
  * mutex, a condition that wakes a waiter, a timed wait that times out, once, the clock, the
  * program's path, real paths and folders, file stamps, and the folder watcher (a file written in
- * place, a file replaced by a rename, nothing when nothing changed); and their errors.
+ * place, a file replaced by a rename, nothing when nothing changed), the processors online, a
+ * folder test, and the terminal with standard input and output made pipes; and their errors.
  */
 #define _XOPEN_SOURCE 700 /* realpath */
 #include <limits.h>
@@ -254,6 +255,61 @@ static void test_stamp(const char *dir) {
   CHECK_INT(btp_file_stamp(NULL, &a), BT_EINVAL);
 }
 
+/* ---- the processors, folders, and the terminal (standard input and output made pipes) ---- */
+
+static void test_cpu_and_dir(const char *dir) {
+  CHECK(btp_cpu_count() >= 1);
+  CHECK_INT(btp_path_is_dir(dir), 1);
+  char path[BTP_PATH_MAX];
+  snprintf(path, sizeof path, "%s/file", dir);
+  write_file(path, "w", "x");
+  CHECK_INT(btp_path_is_dir(path), 0);
+  remove(path);
+  CHECK_INT(btp_path_is_dir(path), 0);
+  CHECK_INT(btp_path_is_dir(NULL), 0);
+}
+
+static void test_term(void) {
+  int in[2], out[2];
+  if (pipe(in) != 0 || pipe(out) != 0) {
+    CHECK(!"pipes for standard input and output");
+    return;
+  }
+  int saved_in = dup(STDIN_FILENO), saved_out = dup(STDOUT_FILENO);
+  CHECK(saved_in >= 0 && saved_out >= 0);
+  fflush(stdout);
+  CHECK(dup2(in[0], STDIN_FILENO) >= 0 && dup2(out[1], STDOUT_FILENO) >= 0);
+  CHECK(write(in[1], "ab", 2) == 2);
+  close(in[1]);
+  CHECK_INT(btp_term_is_tty(0), 0);
+  CHECK_INT(btp_term_is_tty(1), 0);
+  int cols = 0, rows = 0;
+  CHECK_INT(btp_term_size(&cols, &rows), BT_EIO); /* a pipe says no size */
+  CHECK_INT(btp_term_size(NULL, &rows), BT_EINVAL);
+  btp_term *t = NULL;
+  CHECK_INT(btp_term_open(&t), BT_OK); /* no terminal: input is read as it is */
+  CHECK_INT(btp_term_read(t, 1000), 'a');
+  CHECK_INT(btp_term_read(t, 1000), 'b');
+  CHECK_INT(btp_term_read(t, 1000), -1); /* the input's end */
+  double t0 = btp_time_monotonic();
+  CHECK_INT(btp_term_read(t, 50), -1); /* after the end: it waits the time out */
+  CHECK(btp_time_monotonic() - t0 >= 0.04);
+  CHECK_INT(btp_term_write("frame", 5), BT_OK);
+  btp_term_close(t);
+  btp_term_close(NULL);
+  CHECK_INT(btp_term_open(NULL), BT_EINVAL);
+  CHECK_INT(btp_term_read(NULL, 0), -1);
+  CHECK(dup2(saved_in, STDIN_FILENO) >= 0 && dup2(saved_out, STDOUT_FILENO) >= 0);
+  close(saved_in);
+  close(saved_out);
+  close(in[0]);
+  close(out[1]);
+  char got[16] = {0};
+  CHECK_INT((int)read(out[0], got, sizeof got - 1), 5);
+  CHECK_STR(got, "frame");
+  close(out[0]);
+}
+
 typedef struct seen {
   char paths[8][BTP_PATH_MAX];
   int n, more;
@@ -334,6 +390,8 @@ int main(int argc, char **argv) {
   CHECK(mkdtemp(side) != NULL);
   test_real_path(dir);
   test_stamp(dir);
+  test_cpu_and_dir(dir);
+  test_term();
   test_watch(dir, side);
   rmdir(side);
   rmdir(dir);
