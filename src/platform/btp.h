@@ -5,13 +5,15 @@
  * its folder), a file's stamp, and the system's part of the file watcher. Never installed.
  *
  * It is the only code that includes a system header beyond the C library's, and it calls
- * nothing of bt: it takes only the error codes of bt_core.h. A port to another system (Windows,
- * macOS) replaces its files and the types below, nothing else:
+ * nothing of bt: it takes only the error codes of bt_core.h. Each system has a folder of the same
+ * files, posix/ (Linux, macOS, the BSDs) and win32/ (Windows, on Win32 itself); a port to another
+ * system writes them and the types below, nothing else:
  *
- *   thread.c   threads, mutexes, condition variables, once
- *   clock.c    the monotonic clock
+ *   thread.c   threads, mutexes, condition variables, once, the processors
+ *   clock.c    the monotonic clock, sleeping
  *   path.c     the program's path, real paths and folders, a file's stamp
- *   watch.c    the folder watcher (inotify on Linux; none elsewhere, and callers poll stamps)
+ *   watch.c    the folder watcher (inotify on Linux; none elsewhere: callers poll stamps)
+ *   term.c     the terminal (termios; the Windows console)
  *
  * Every function that can fail returns BT_OK (0) or a negative BT_E* code; when the system said
  * why (BT_EIO), errno holds its reason. Nothing here aborts or exits.
@@ -21,12 +23,14 @@
 
 #include <stddef.h>
 
+#ifndef _WIN32
 #include <pthread.h>
+#endif
 
 #include "bt_core.h"
 
 /* Declares a function of the platform layer, invisible outside the library that holds it. */
-#if defined(__GNUC__)
+#if defined(__GNUC__) && !defined(_WIN32)
 #define BTP_FUNC __attribute__((visibility("hidden"))) extern
 #else
 #define BTP_FUNC extern
@@ -36,7 +40,11 @@
 
 /* A thread. It holds what it runs: it must stay where it is from btp_thread_create to the join. */
 typedef struct btp_thread {
+#ifdef _WIN32
+  void *handle; /* the thread's HANDLE */
+#else
   pthread_t id;
+#endif
   void (*fn)(void *arg);
   void *arg;
 } btp_thread;
@@ -58,7 +66,14 @@ BTP_FUNC int btp_cpu_count(void);
 /* ---- mutexes (thread.c) ---- */
 
 typedef struct btp_mutex {
+#ifdef _WIN32
+  void *srw;           /* an SRWLOCK, which is one pointer */
+  unsigned long owner; /* a recursive mutex's holder's thread id, 0 when free */
+  unsigned count;      /* how many times the holder locked it */
+  int recursive;
+#else
   pthread_mutex_t m;
+#endif
 } btp_mutex;
 
 /* Makes a mutex. BT_OK; BT_ENOMEM when the system lacks the memory or resources for one. */
@@ -76,7 +91,11 @@ BTP_FUNC void btp_mutex_destroy(btp_mutex *m);
 /* ---- condition variables (thread.c) ---- */
 
 typedef struct btp_cond {
+#ifdef _WIN32
+  void *cv; /* a CONDITION_VARIABLE, which is one pointer */
+#else
   pthread_cond_t c;
+#endif
 } btp_cond;
 
 /* btp_cond_timedwait's result when the time ran out (not an error). */
@@ -103,10 +122,18 @@ BTP_FUNC void btp_cond_destroy(btp_cond *c);
 /* ---- once (thread.c) ---- */
 
 typedef struct btp_once {
+#ifdef _WIN32
+  void *o; /* an INIT_ONCE, which is one pointer */
+#else
   pthread_once_t o;
+#endif
 } btp_once;
 
+#ifdef _WIN32
+#define BTP_ONCE_INIT {0}
+#else
 #define BTP_ONCE_INIT {PTHREAD_ONCE_INIT}
+#endif
 
 /* Calls fn the first time any thread runs it with `once`; a thread that comes meanwhile waits
  * until that call has returned. No errors. */
@@ -117,6 +144,10 @@ BTP_FUNC void btp_once_run(btp_once *once, void (*fn)(void));
 /* Seconds since some moment of the system's (its boot), from a clock that never goes back and is
  * not moved when the date is set. No errors. */
 BTP_FUNC double btp_time_monotonic(void);
+
+/* Suspends the calling thread for about `seconds` (nothing for 0, a negative time or NaN). No
+ * errors. */
+BTP_FUNC void btp_sleep(double seconds);
 
 /* ---- paths and files (path.c) ---- */
 

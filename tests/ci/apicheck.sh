@@ -6,10 +6,9 @@
 # valid in the calling frame, a raw access to a value that is no table. Such a misuse may go
 # unnoticed for years and then corrupt a game's Lua stack; here it aborts the test that made it.
 #
-# The interpreter is Debian's own: the source package of the installed lua5.4 (apt-get source,
-# checked against the archive's signatures, with a sources list of its own in the build
-# directory: the machine's apt settings are left alone), with Debian's patches but the build
-# system's, compiled with the upstream makefile, -DLUA_USE_APICHECK and -fPIC. bt is configured in
+# The interpreter is Debian's own: the source package of the installed lua5.4, with Debian's
+# patches but the build system's (tests/ci/debian_lua_source.sh), compiled with the upstream
+# makefile, -DLUA_USE_APICHECK and -fPIC. bt is configured in
 # its own build directory with that interpreter as LUA_INTERPRETER (the specs' Lua) and that
 # library as LUA_LIBRARY (linked into the C tests and the programs that embed Lua), and ctest runs
 # the busted.*, c.*, arena.* and tools.* tests.
@@ -30,37 +29,16 @@ fail() {
 make -s deps || fail "Debian packages"
 mkdir -p "$build"
 build=$(cd "$build" && pwd)
-apt_dir=$build/apt
 lua_dir=$build/lua
 version=$(dpkg-query -W -f='${Version}' lua5.4 2>/dev/null) || fail "lua5.4 is not installed"
-# built again when Debian's lua5.4 is another version than the one built (lua/.version)
-if [ ! -x "$lua_dir/src/lua" ] || [ "$(cat "$lua_dir/.version" 2>/dev/null)" != "$version" ]; then
+# built again when Debian's lua5.4 is another version than the one built (lua/.built)
+if [ ! -x "$lua_dir/src/lua" ] || [ "$(cat "$lua_dir/.built" 2>/dev/null)" != "$version" ]; then
   echo "apicheck: building Debian's Lua $version with LUA_USE_APICHECK"
-  rm -rf "$apt_dir" "$lua_dir"
-  mkdir -p "$apt_dir/lists/partial" "$apt_dir/cache" "$apt_dir/get" "$lua_dir"
-  keyring=/usr/share/keyrings/debian-archive-keyring.gpg
-  codename=$(. /etc/os-release && echo "$VERSION_CODENAME")
-  {
-    echo "deb-src [signed-by=$keyring] http://deb.debian.org/debian $codename main"
-    echo "deb-src [signed-by=$keyring] http://deb.debian.org/debian $codename-updates main"
-    echo "deb-src [signed-by=$keyring] http://deb.debian.org/debian-security $codename-security main"
-  } >"$apt_dir/sources.list"
-  set -- -o "Dir::Etc::SourceList=$apt_dir/sources.list" -o Dir::Etc::SourceParts=/dev/null \
-    -o "Dir::State::Lists=$apt_dir/lists" -o "Dir::Cache=$apt_dir/cache" -o APT::Sandbox::User=root
-  apt-get "$@" update -qq >"$apt_dir/update.log" 2>&1 || { cat "$apt_dir/update.log"; fail "apt-get update"; }
-  (cd "$apt_dir/get" && apt-get "$@" source --download-only "lua5.4=$version") >"$apt_dir/source.log" 2>&1 ||
-    { cat "$apt_dir/source.log"; fail "apt-get source lua5.4=$version"; }
-  tar -xzf "$apt_dir"/get/lua5.4_*.orig.tar.gz -C "$lua_dir" --strip-components=1 || fail "unpacking Lua"
-  tar -xJf "$apt_dir"/get/lua5.4_*.debian.tar.xz -C "$lua_dir" || fail "unpacking Debian's patches"
-  # Debian's patches but its build system's (libtool): the module paths that find Debian's
-  # installed modules (busted's), the fixes of the security updates
-  grep -v '^#' "$lua_dir/debian/patches/series" | grep -v build-system | while read -r p; do
-    [ -n "$p" ] || continue
-    patch -d "$lua_dir" -p1 -s <"$lua_dir/debian/patches/$p" || exit 1
-  done || fail "applying Debian's patches"
+  sh tests/ci/debian_lua_source.sh "$lua_dir" "$build/apt" || fail "Debian's Lua source"
+  make -s -C "$lua_dir/src" clean >/dev/null 2>&1
   make -s -C "$lua_dir/src" linux "MYCFLAGS=-DLUA_USE_APICHECK -fPIC" >"$build/lua-build.log" 2>&1 ||
     { cat "$build/lua-build.log"; fail "building Lua"; }
-  echo "$version" >"$lua_dir/.version"
+  echo "$version" >"$lua_dir/.built"
 fi
 "$lua_dir/src/lua" -e 'assert(_VERSION == "Lua 5.4")' || fail "the interpreter does not run"
 blog=$build/apicheck-build.log

@@ -1,21 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * watch.c: the folder watcher. On Linux an inotify descriptor, told about the files of each
- * watched folder that are written and closed, created, or renamed into it; elsewhere none
- * (btp_watch_open says BT_EIO, and callers compare stamps).
+ * inotify.c: the folder watcher on Linux, an inotify descriptor, told about the files of each
+ * watched folder that are written and closed, created, or renamed into it. Other systems use
+ * ../watch_none.c, and callers compare stamps.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#ifdef __linux__
 #include <sys/inotify.h>
-#endif
 
 #include "btp.h"
-
-#ifdef __linux__
 
 typedef struct folder {
   int wd; /* inotify's number of the watch */
@@ -129,33 +125,3 @@ void btp_watch_close(btp_watch *w) {
   free(w->name);
   free(w);
 }
-
-#else /* no folder watcher: callers compare stamps */
-
-struct btp_watch {
-  int unused;
-};
-
-int btp_watch_open(btp_watch **out) {
-  if (!out) return BT_EINVAL;
-  *out = NULL;
-  errno = ENOSYS;
-  return BT_EIO;
-}
-
-int btp_watch_add(btp_watch *w, const char *folder) {
-  (void)w;
-  (void)folder;
-  return BT_EINVAL;
-}
-
-int btp_watch_read(btp_watch *w, void (*fn)(void *data, const char *path), void *data) {
-  (void)w;
-  (void)fn;
-  (void)data;
-  return BT_EINVAL;
-}
-
-void btp_watch_close(btp_watch *w) { (void)w; }
-
-#endif
