@@ -14,7 +14,7 @@
 #include "bt_core.h"
 
 /* Declares a function or object shared by the core's files, invisible outside the library. */
-#if defined(__GNUC__)
+#if defined(__GNUC__) && !defined(_WIN32) /* PE has no hidden names */
 #define BTI_FUNC __attribute__((visibility("hidden"))) extern
 #else
 #define BTI_FUNC extern

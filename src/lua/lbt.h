@@ -48,7 +48,7 @@
 #include "bt_lua.h"
 
 /* Declares a function or object shared by the binding's files, invisible outside the library. */
-#if defined(__GNUC__)
+#if defined(__GNUC__) && !defined(_WIN32) /* PE has no hidden names */
 #define LBT_FUNC __attribute__((visibility("hidden"))) extern
 #else
 #define LBT_FUNC extern

@@ -13,7 +13,7 @@ typedef struct lbt_embedded_file {
 } lbt_embedded_file;
 
 /* Terminated by an entry whose name is NULL. Hidden, as lbt.h's names. */
-#if defined(__GNUC__)
+#if defined(__GNUC__) && !defined(_WIN32) /* PE has no hidden names */
 __attribute__((visibility("hidden")))
 #endif
 extern const lbt_embedded_file lbt_embedded_files[];

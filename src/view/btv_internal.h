@@ -28,7 +28,7 @@
 #include "btp.h"
 #include "rec_internal.h" /* bt's one ring of records (bti_ring), of which libbtview holds a copy */
 
-#if defined(__GNUC__)
+#if defined(__GNUC__) && !defined(_WIN32) /* PE has no hidden names */
 #define BTV_HIDDEN __attribute__((visibility("hidden")))
 #else
 #define BTV_HIDDEN
