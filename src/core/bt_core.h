@@ -184,11 +184,20 @@ int bt_buf_reserve(bt_buf *b, size_t n);
 /* Appends n bytes of s; returns BT_OK or BT_ENOMEM. */
 int bt_buf_append(bt_buf *b, const char *s, size_t n);
 
+/* Has the compiler check the arguments of a printf-style function (format at argument f, the
+ * values from argument a) against C99's formats, which bt's formatting follows on every system
+ * (MinGW-w64's own printf family on Windows, gnu_printf, not the old runtime's). */
+#if defined(__MINGW32__)
+#define BT_PRINTF_CHECK(f, a) __attribute__((format(gnu_printf, f, a)))
+#elif defined(__GNUC__)
+#define BT_PRINTF_CHECK(f, a) __attribute__((format(printf, f, a)))
+#else
+#define BT_PRINTF_CHECK(f, a)
+#endif
+
 /* Appends printf-style formatted text; returns BT_OK or BT_ENOMEM. */
 int bt_buf_printf(bt_buf *b, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
+    BT_PRINTF_CHECK(2, 3)
     ;
 
 /* Frees the buffer's memory and zeroes it. */

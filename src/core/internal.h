@@ -606,9 +606,7 @@ BTI_FUNC int bti_graph_fail(bt_graph *g, int code, const char *msg); /* sets the
 /* Formats the message into msg (size bytes) and returns code: the error of a handle that keeps
  * its last message (a graph, a library, a builder). */
 BTI_FUNC int bti_fail(char *msg, size_t size, int code, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 4, 5)))
-#endif
+    BT_PRINTF_CHECK(4, 5)
     ;
 
 /* mem.c */

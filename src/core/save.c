@@ -166,9 +166,7 @@ typedef struct reader {
 } reader;
 
 static int fail(reader *r, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
+    BT_PRINTF_CHECK(2, 3)
     ;
 
 static int fail(reader *r, const char *fmt, ...) {

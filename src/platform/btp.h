@@ -14,6 +14,7 @@
  *   path.c     the program's path, real paths and folders, a file's stamp
  *   watch.c    the folder watcher (inotify on Linux; none elsewhere: callers poll stamps)
  *   term.c     the terminal (termios; the Windows console)
+ *   memory.c   memory on a boundary
  *
  * Every function that can fail returns BT_OK (0) or a negative BT_E* code; when the system said
  * why (BT_EIO), errno holds its reason. Nothing here aborts or exits.
@@ -138,6 +139,14 @@ typedef struct btp_once {
 /* Calls fn the first time any thread runs it with `once`; a thread that comes meanwhile waits
  * until that call has returned. No errors. */
 BTP_FUNC void btp_once_run(btp_once *once, void (*fn)(void));
+
+/* ---- memory (memory.c) ---- */
+
+/* size bytes on a boundary of align bytes (a power of two), or NULL when out of memory. Freed by
+ * btp_aligned_free alone (Windows' runtime keeps such blocks apart from malloc's). */
+BTP_FUNC void *btp_aligned_alloc(size_t align, size_t size);
+/* Frees what btp_aligned_alloc gave; NULL is allowed. No errors. */
+BTP_FUNC void btp_aligned_free(void *p);
 
 /* ---- the clock (clock.c) ---- */
 

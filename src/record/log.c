@@ -866,7 +866,7 @@ static void logrec_free(bti_logrec *lr) {
   free(lr->label);
   free(lr->want_label);
   bt_buf_free(&lr->describe);
-  free(lr);
+  btp_aligned_free(lr);
 }
 
 /* Frees the recorders that are gone and whose records were all written (under the lock, the
@@ -1005,7 +1005,7 @@ int bt_rec_set_log(bt_rec *rec, bt_log *log) {
   if (!old && !log) return BT_OK;
   bti_logrec *lr = NULL;
   if (log) {
-    lr = aligned_alloc(_Alignof(bti_logrec), sizeof *lr);
+    lr = btp_aligned_alloc(_Alignof(bti_logrec), sizeof *lr);
     if (!lr) return BT_ENOMEM;
     memset(lr, 0, sizeof *lr);
     lr->sink.methods = &log_sink;

@@ -314,9 +314,7 @@ struct bt_log_reader {
 };
 
 static int corrupt(bt_log_reader *r, size_t at, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
+    BT_PRINTF_CHECK(3, 4)
     ;
 
 static int corrupt(bt_log_reader *r, size_t at, const char *fmt, ...) {

@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include "btp.h"
 #include "rec_internal.h"
 #include "ring.c" /* the ring (rec_internal.h), compiled with the recorder: its think path inline */
 
@@ -439,11 +440,11 @@ int bt_rec_create(bt_rec **out, size_t capacity) {
   *out = NULL;
   if (capacity > BT_REC_MAX_CAPACITY) return BT_EINVAL;
   /* on cache lines of its own, so that what a think reads of it is one line (the struct's first) */
-  bt_rec *r = aligned_alloc(64, (sizeof *r + 63) & ~(size_t)63);
+  bt_rec *r = btp_aligned_alloc(64, sizeof *r);
   if (!r) return BT_ENOMEM;
   memset(r, 0, sizeof *r);
   if (bti_ring_init(&r->ring, capacity) != BT_OK) {
-    free(r);
+    btp_aligned_free(r);
     return BT_ENOMEM;
   }
   *out = r;
@@ -467,7 +468,7 @@ void bt_rec_free(bt_rec *r) {
 #if BT_RECORDER
   drop_dbstrings(r);
 #endif
-  free(r);
+  btp_aligned_free(r);
 }
 
 const char *bt_rec_dbstring(const bt_rec *r, int node) {

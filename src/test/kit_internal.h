@@ -16,9 +16,7 @@
 /* Writes a failure's message, printf-style, into msg (size bytes) and returns code: how each
  * object of the kit keeps its last error (bt_subst_errmsg, bt_trace_errmsg, ...). */
 static inline int kit_fail(char *msg, size_t size, int code, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 4, 5)))
-#endif
+    BT_PRINTF_CHECK(4, 5)
     ;
 static inline int kit_fail(char *msg, size_t size, int code, const char *fmt, ...) {
   va_list ap;

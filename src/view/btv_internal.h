@@ -181,9 +181,7 @@ struct bt_view {
 /* a failure's message (json.c): into the view's (v may be NULL) and into err (errsize bytes, may
  * be NULL), cut to 255 bytes */
 BTV_HIDDEN void btv_set_error(bt_view *v, char *err, size_t errsize, const char *fmt, ...)
-#if defined(__GNUC__)
-  __attribute__((format(printf, 4, 5)))
-#endif
+  BT_PRINTF_CHECK(4, 5)
   ;
 
 /* ---- server.c ---- */

@@ -13,10 +13,58 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#ifdef _WIN32 /* the C runtime's POSIX-like calls, under their names */
+#define WIN32_LEAN_AND_MEAN
+#include <windows.h>
+
+#include <direct.h>
+#include <fcntl.h>
+#include <io.h>
+#define SEP "\\"
+#define pipe(fds) _pipe(fds, 4096, _O_BINARY)
+#define dup _dup
+#define dup2 _dup2
+#define write _write
+#define read _read
+#define close _close
+#define rmdir _rmdir
+#define STDIN_FILENO 0
+#define STDOUT_FILENO 1
+#else
 #include <unistd.h>
+#define SEP "/"
+#endif
 
 #include "btp.h"
 #include "check.h"
+
+/* A new folder, its path into buf (FOLDER_MAX bytes) whose name starts with prefix; 0 if none. */
+#define FOLDER_MAX 1024
+static int temp_folder(char *buf, const char *prefix) {
+#ifdef _WIN32
+  static int n;
+  char base[BTP_PATH_MAX];
+  if (!GetTempPathA(sizeof base, base)) return 0;
+  snprintf(buf, FOLDER_MAX, "%s%s%lu_%d", base, prefix, (unsigned long)GetCurrentProcessId(), n++);
+  return _mkdir(buf) == 0;
+#else
+  snprintf(buf, FOLDER_MAX, "/tmp/%sXXXXXX", prefix);
+  return mkdtemp(buf) != NULL;
+#endif
+}
+
+/* path made absolute by the C library (expected values of btp_path_real); 0 if it cannot. */
+static int full_path(const char *path, char *buf) {
+#ifdef _WIN32
+  return _fullpath(buf, path, BTP_PATH_MAX) != NULL;
+#else
+  char real[PATH_MAX];
+  if (!realpath(path, real)) return 0;
+  snprintf(buf, BTP_PATH_MAX, "%s", real);
+  return 1;
+#endif
+}
 
 #define THREADS 4
 #define ROUNDS 200000
@@ -188,8 +236,8 @@ static void test_clock(void) {
 /* ---- paths ---- */
 
 static void test_program_path(const char *argv0) {
-  char expected[PATH_MAX], got[BTP_PATH_MAX];
-  CHECK(realpath(argv0, expected) != NULL);
+  char expected[BTP_PATH_MAX], got[BTP_PATH_MAX];
+  CHECK(full_path(argv0, expected));
   CHECK_INT(btp_program_path(got, sizeof got), BT_OK);
   CHECK_STR(got, expected);
 
@@ -209,9 +257,9 @@ static void test_program_path(const char *argv0) {
 }
 
 static void test_real_path(const char *dir) {
-  char real[BTP_PATH_MAX], expected[PATH_MAX], dotted[BTP_PATH_MAX];
-  snprintf(dotted, sizeof dotted, "%s/./../%s", dir, strrchr(dir, '/') + 1);
-  CHECK(realpath(dir, expected) != NULL);
+  char real[BTP_PATH_MAX], expected[BTP_PATH_MAX], dotted[BTP_PATH_MAX];
+  snprintf(dotted, sizeof dotted, "%s" SEP "." SEP ".." SEP "%s", dir, strrchr(dir, SEP[0]) + 1);
+  CHECK(full_path(dir, expected));
   CHECK_INT(btp_path_real(dotted, real, sizeof real), BT_OK);
   CHECK_STR(real, expected);
   CHECK_INT(btp_path_real(dir, real, 3), BT_EINVAL);
@@ -227,6 +275,17 @@ static void test_real_path(const char *dir) {
   CHECK_STR(p1, "/a/b");
   CHECK_STR(p2, "/");
   CHECK_STR(p3, "/");
+#ifdef _WIN32 /* a drive's folders, either separator */
+  char w1[] = "C:\\a\\b", w2[] = "C:\\a", w3[] = "C:\\", w4[] = "C:/a/b";
+  btp_path_folder(w1);
+  btp_path_folder(w2);
+  btp_path_folder(w3);
+  btp_path_folder(w4);
+  CHECK_STR(w1, "C:\\a");
+  CHECK_STR(w2, "C:\\");
+  CHECK_STR(w3, "C:\\");
+  CHECK_STR(w4, "C:/a");
+#endif
 }
 
 /* ---- files and the watcher ---- */
@@ -241,7 +300,7 @@ static void write_file(const char *path, const char *mode, const char *text) {
 
 static void test_stamp(const char *dir) {
   char path[BTP_PATH_MAX];
-  snprintf(path, sizeof path, "%s/stamped", dir);
+  snprintf(path, sizeof path, "%s" SEP "stamped", dir);
   write_file(path, "w", "one");
   btp_stamp a, b;
   CHECK_INT(btp_file_stamp(path, &a), BT_OK);
@@ -261,7 +320,7 @@ static void test_cpu_and_dir(const char *dir) {
   CHECK(btp_cpu_count() >= 1);
   CHECK_INT(btp_path_is_dir(dir), 1);
   char path[BTP_PATH_MAX];
-  snprintf(path, sizeof path, "%s/file", dir);
+  snprintf(path, sizeof path, "%s" SEP "file", dir);
   write_file(path, "w", "x");
   CHECK_INT(btp_path_is_dir(path), 0);
   remove(path);
@@ -385,9 +444,9 @@ int main(int argc, char **argv) {
   test_once();
   test_clock();
   test_program_path(argv[0]);
-  char dir[] = "/tmp/bt_platform_XXXXXX", side[] = "/tmp/bt_platform_side_XXXXXX";
-  CHECK(mkdtemp(dir) != NULL);
-  CHECK(mkdtemp(side) != NULL);
+  char dir[FOLDER_MAX], side[FOLDER_MAX];
+  CHECK(temp_folder(dir, "bt_platform_"));
+  CHECK(temp_folder(side, "bt_platform_side_"));
   test_real_path(dir);
   test_stamp(dir);
   test_cpu_and_dir(dir);
