@@ -25,7 +25,6 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
-#include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -139,7 +138,7 @@ static void die_usage(const char *fmt, const char *a, const char *b) {
 static int is_dir(const char *path) { return btp_path_is_dir(path); }
 
 static int has_brains(const char *dir) {
-  char path[PATH_MAX];
+  char path[BTP_PATH_MAX];
   if (!dir || !*dir || snprintf(path, sizeof path, "%s/brains", dir) >= (int)sizeof path) return 0;
   return is_dir(path);
 }
@@ -269,6 +268,16 @@ static void parse(int argc, char **argv, options *o) {
   if (o->seconds < 0) o->seconds = o->headless ? 30 : 0;
 }
 
+/* argv[0], for the systems that do not say where the program is */
+static const char *arg0;
+
+/* The running program's path into buf: the system's, else argv[0] made real when it names a
+ * folder (a bare name found through PATH says nothing of where the file is). 1, or 0 if unknown. */
+static int program_path(char *buf, size_t size) {
+  if (btp_program_path(buf, size) == BT_OK) return 1;
+  return arg0 && (strchr(arg0, '/') || strchr(arg0, '\\')) && btp_path_real(arg0, buf, size) == BT_OK;
+}
+
 /* The data directory: --data, else the source tree named by bt-arena.source beside the executable
  * (the build tree), else BT_ARENA_DATA from the executable's directory (the installation).
  * `looked` lists the places tried. */
@@ -276,13 +285,11 @@ static const char *find_data(const options *o, char *looked, size_t size) {
   if (o->data) return o->data;
   snprintf(looked, size, "(nowhere: the executable's path is unknown)");
   char exe[BTP_PATH_MAX];
-  if (btp_program_path(exe, sizeof exe) != BT_OK) return NULL;
-  char *slash = strrchr(exe, '/');
-  if (!slash) return NULL;
-  *slash = 0;
-  static char path[PATH_MAX];
+  if (!program_path(exe, sizeof exe)) return NULL;
+  btp_path_folder(exe);
+  static char path[BTP_PATH_MAX];
   looked[0] = 0;
-  char mark[PATH_MAX];
+  char mark[BTP_PATH_MAX];
   FILE *f = snprintf(mark, sizeof mark, "%s/" SOURCE_MARK, exe) < (int)sizeof mark ? fopen(mark, "r") : NULL;
   if (f) {
     int got = fgets(path, sizeof path, f) != NULL;
@@ -299,15 +306,7 @@ static const char *find_data(const options *o, char *looked, size_t size) {
   return has_brains(path) ? path : NULL;
 }
 
-static void catch_signals(void) {
-  struct sigaction sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_handler = on_signal;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, NULL);
-  sigaction(SIGTERM, &sa, NULL);
-  sigaction(SIGHUP, &sa, NULL);
-}
+static void catch_signals(void) { btp_quit_catch(on_signal); }
 
 /* ---- --record: the world's records beside the brains' ---- */
 
@@ -571,7 +570,7 @@ static int check_main(options *o) {
   o->seed = ss.seed;
   o->reload_at = ss.reload_at;
   static arena a;
-  char looked[3 * PATH_MAX + 16];
+  char looked[3 * BTP_PATH_MAX + 16];
   a.data_dir = find_data(o, looked, sizeof looked);
   if (!a.data_dir) {
     fprintf(stderr, "bt-arena: no brains/ directory in %s; pass --data DIR\n", looked);
@@ -659,6 +658,7 @@ static int check_main(options *o) {
 
 int main(int argc, char **argv) {
   double start = now();
+  arg0 = argc > 0 ? argv[0] : NULL;
   options opt;
   parse(argc, argv, &opt);
   if (!opt.headless && !btp_term_is_tty(1)) { /* the view's escapes would fill a file or a pipe */
@@ -669,7 +669,7 @@ int main(int argc, char **argv) {
   if (opt.replay) return replay_main(&opt, start);
   if (opt.check) return check_main(&opt);
   static arena a;
-  char looked[3 * PATH_MAX + 16];
+  char looked[3 * BTP_PATH_MAX + 16];
   a.data_dir = find_data(&opt, looked, sizeof looked);
   if (!a.data_dir) {
     fprintf(stderr, "bt-arena: no brains/ directory in %s; pass --data DIR\n", looked);
@@ -819,7 +819,7 @@ int main(int argc, char **argv) {
 
   double end = now();
   arena_sync(&a); /* the brains of the last tick's dead stop, so that the counts below agree */
-  char recorded[PATH_MAX + 256];
+  char recorded[BTP_PATH_MAX + 256];
   int record_failed = record_end(&a, &rec, &opt, tick > 0 ? tick : 0, recorded, sizeof recorded);
   long long registered = 0, thinks = arena_thinks(&a, &registered);
   int alive = 0, brains = 0;

@@ -23,6 +23,7 @@
 #define BTP_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #ifndef _WIN32
 #include <pthread.h>
@@ -190,6 +191,11 @@ BTP_FUNC int btp_file_stamp(const char *path, btp_stamp *out);
 /* 1 when path names a folder (following links), else 0. */
 BTP_FUNC int btp_path_is_dir(const char *path);
 
+/* 1 when s matches the shell pattern (as POSIX's fnmatch with no flags: '*' any text, '?' any one
+ * character, "[a-z]" and "[!a-z]" a class, '\' takes the next character as it is; '/' is matched
+ * by all three), else 0. No errors: a malformed class matches nothing. */
+BTP_FUNC int btp_pattern_match(const char *pattern, const char *s);
+
 /* ---- the folder watcher (watch.c) ---- */
 
 /* The system's report of files written in folders: a watcher keeps what it was told since its last
@@ -237,5 +243,15 @@ BTP_FUNC int btp_term_read(btp_term *t, int timeout_ms);
 BTP_FUNC int btp_term_size(int *cols, int *rows);
 /* Writes size bytes of data to standard output, all of them. BT_OK, or BT_EIO (errno). */
 BTP_FUNC int btp_term_write(const void *data, size_t size);
+
+/* Calls fn(signal) when the program is asked to end: Ctrl-C (SIGINT), SIGTERM, and SIGHUP on
+ * POSIX systems, Ctrl-Break on Windows. fn runs as a signal handler: it may only set a flag of
+ * type volatile sig_atomic_t. No errors. */
+BTP_FUNC void btp_quit_catch(void (*fn)(int sig));
+
+/* Makes a standard stream (stdin, stdout) carry bytes as they are: on Windows, where it
+ * translates line ends by default, it is put in binary mode; elsewhere nothing changes. BT_OK;
+ * BT_EIO when the stream cannot be (errno); BT_EINVAL for NULL. */
+BTP_FUNC int btp_stream_binary(FILE *stream);
 
 #endif

@@ -27,7 +27,6 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
-#include <fnmatch.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +35,7 @@
 
 #include "bt.h"
 #include "bt_test.h"
+#include "btp.h"
 #ifdef BT_LOG_VIEW
 #include <signal.h>
 
@@ -346,6 +346,7 @@ static void source_open(source *s, const char *file, int follow) {
   if (strcmp(file, "-") == 0) {
     prog_file = "(standard input)";
     s->in = stdin;
+    if (btp_stream_binary(stdin) != BT_OK) die("the standard input cannot be read as bytes");
     if (bt_log_reader_create(&s->r) != BT_OK) die("out of memory");
     return;
   }
@@ -354,10 +355,7 @@ static void source_open(source *s, const char *file, int follow) {
   if (rc != BT_OK) die("%s", err);
 }
 
-static void pause_a_little(void) {
-  struct timespec ts = {0, 200000000}; /* 0.2 s */
-  nanosleep(&ts, NULL);
-}
+static void pause_a_little(void) { btp_sleep(0.2); }
 
 /* The next record: 1, 0 at the end of what there is (with --follow: at the log's end), or dies
  * with the reader's error. */
@@ -469,7 +467,7 @@ static int node_matches(const options *o, const bt_log_shape *s, int node) {
   int match = 0;
   for (size_t len = b.len;; ) {
     b.data[len] = 0;
-    for (int i = 0; i < o->nnodes && !match; i++) match = fnmatch(o->nodes[i], b.data, 0) == 0;
+    for (int i = 0; i < o->nnodes && !match; i++) match = btp_pattern_match(o->nodes[i], b.data);
     if (match) break;
     char *slash = strrchr(b.data, '/');
     if (!slash) break;
@@ -487,7 +485,7 @@ static int agent_matches(const options *o, const bt_log_record *rec) {
   }
   if (o->nlabels) {
     int any = 0;
-    for (int i = 0; i < o->nlabels && !any; i++) any = fnmatch(o->labels[i], rec->label, 0) == 0;
+    for (int i = 0; i < o->nlabels && !any; i++) any = btp_pattern_match(o->labels[i], rec->label);
     if (!any) return 0;
   }
   return 1;
@@ -1161,15 +1159,10 @@ static int cmd_view(const options *o) {
   }
   if (rc == BT_EINVAL) die_usage("view: %s", err);
   if (rc != BT_OK) die("%s: %s", o->file, err);
-  struct sigaction sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_handler = on_view_signal;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, NULL);
-  sigaction(SIGTERM, &sa, NULL);
+  btp_quit_catch(on_view_signal);
   printf("viewer: %s\n", bt_view_url(v));
   fflush(stdout);
-  while (!view_quit) nanosleep(&(struct timespec){0, 100000000}, NULL);
+  while (!view_quit) btp_sleep(0.1);
   bt_view_free(v);
   return 0;
 #else

@@ -65,10 +65,105 @@ c_stage() {
   echo "windows: the $n C tests passed under wine"
 }
 
+# Runs a Windows program under wine: its text output as a POSIX program's (wine hands over the
+# runtime's "\r\n" line ends), its exit status kept.
+run_windows() {
+  out=$(mktemp)
+  wine "$@" >"$out" 2>"$out.err"
+  rc=$?
+  tr -d '\r' <"$out"
+  tr -d '\r' <"$out.err" >&2
+  rm -f "$out" "$out.err"
+  return $rc
+}
+
+arena_stage() {
+  linux_arena=$linux_build/examples/arena/bt-arena
+  [ -x "$linux_arena" ] || fail "no Linux bt-arena in $linux_build (run make first)"
+  tmp=$(mktemp -d)
+  runs=0
+  # the flags of each run: seeds, sizes and thread counts (0: serial; 3: more workers than cores)
+  for flags in "--agents 40 --seconds 20 --seed 1" "--agents 300 --seconds 60 --seed 7 --threads 0" \
+               "--agents 300 --seconds 60 --seed 7 --threads 3" "--agents 100 --seconds 120 --seed 3"; do
+    # shellcheck disable=SC2086
+    run_windows "$build/examples/arena/bt-arena.exe" --headless $flags --record "$tmp/windows.log" \
+      >"$tmp/windows.out" 2>&1 || { cat "$tmp/windows.out"; fail "bt-arena.exe $flags"; }
+    # shellcheck disable=SC2086
+    "$linux_arena" --headless $flags --record "$tmp/linux.log" >"$tmp/linux.out" 2>&1 ||
+      { cat "$tmp/linux.out"; fail "Linux's bt-arena $flags"; }
+    if ! cmp "$tmp/linux.log" "$tmp/windows.log"; then
+      "$linux_build/tools/bt-log" diff "$tmp/linux.log" "$tmp/windows.log" | head -20
+      fail "bt-arena.exe $flags recorded another log than Linux's bt-arena"
+    fi
+    # the summary's figures but the wall times, and the recording's name
+    for side in linux windows; do
+      sed -e 's/ wall=[^ ]*//; s/ [a-z_]*us_per_tick=[^ ]*//g; s/ recorded=[^ ]*//' "$tmp/$side.out" >"$tmp/$side.sum"
+    done
+    cmp -s "$tmp/linux.sum" "$tmp/windows.sum" ||
+      { diff "$tmp/linux.sum" "$tmp/windows.sum"; fail "bt-arena.exe $flags summed up another world"; }
+    runs=$((runs + 1))
+  done
+  # bt-log.exe reads the last log as Linux's bt-log does, from a file and from its standard input
+  # (the patterns are bt-log's, not the shell's: globbing off)
+  set -f
+  for sub in "stats" "print --label ewe*" "print --node *Hungry" "tree --agent 22 --at 30" "why --agent 22 --at 30"; do
+    # shellcheck disable=SC2086
+    "$linux_build/tools/bt-log" $sub "$tmp/linux.log" >"$tmp/linux.txt" 2>&1
+    # shellcheck disable=SC2086
+    run_windows "$build/tools/bt-log.exe" $sub "$tmp/linux.log" >"$tmp/windows.txt" 2>&1
+    cmp -s "$tmp/linux.txt" "$tmp/windows.txt" || { diff "$tmp/linux.txt" "$tmp/windows.txt" | head; fail "bt-log.exe $sub"; }
+    [ -s "$tmp/linux.txt" ] || fail "bt-log $sub printed nothing"
+  done
+  set +f
+  run_windows "$build/tools/bt-log.exe" stats - <"$tmp/linux.log" >"$tmp/windows.txt" 2>&1
+  "$linux_build/tools/bt-log" stats "$tmp/linux.log" >"$tmp/linux.txt" 2>&1
+  cmp -s "$tmp/linux.txt" "$tmp/windows.txt" || { diff "$tmp/linux.txt" "$tmp/windows.txt" | head; fail "bt-log.exe stats -"; }
+  rm -rf "$tmp"
+  echo "windows: bt-arena.exe recorded the same log bytes as Linux's in $runs runs; bt-log.exe read them alike"
+}
+
+lua_stage() {
+  host_lua=$(command -v lua5.4) || fail "no lua5.4"
+  bin=$build/bin
+  mkdir -p "$bin"
+  # lua5.4 for the docs' blocks: Windows' lua.exe under wine, and bt.dll where they name bt.so
+  cat >"$bin/lua5.4" <<WRAPPER
+#!/bin/sh
+LUA_CPATH=\$(printf %s "\${LUA_CPATH:-}" | sed 's/\\.so;/.dll;/g; s/\\.so\$/.dll/')
+export LUA_CPATH
+out=\$(mktemp)
+wine "$lua_dir/src/lua.exe" "\$@" >"\$out"
+rc=\$?
+tr -d '\\r' <"\$out"
+rm -f "\$out"
+exit \$rc
+WRAPPER
+  chmod +x "$bin/lua5.4"
+  log=$build/windows-readme.log
+  PATH="$bin:$PATH" "$host_lua" tests/docs/check_blocks.lua "$PWD" "$build" README.md >"$log" 2>&1 ||
+    { cat "$log"; fail "the README's example with lua.exe and bt.dll"; }
+  grep -q '1 ran, 1 outputs as the docs show them' "$log" || { cat "$log"; fail "the README's example did not run"; }
+  # a brain hot-reloaded by polling (Windows has no watcher bt uses: "auto" must poll), against
+  # the same script with Linux's lua5.4 and bt.so, polling too
+  tmp=$(mktemp -d)
+  mkdir "$tmp/windows" "$tmp/linux"
+  LUA_CPATH="$build/lib/lua/5.4/?.dll" run_windows "$lua_dir/src/lua.exe" tests/ci/reload_smoke.lua "$tmp/windows" auto \
+    >"$tmp/windows.txt" 2>&1 || { cat "$tmp/windows.txt"; fail "a brain hot-reloaded under Windows"; }
+  LUA_CPATH="$linux_build/lib/lua/5.4/?.so" "$host_lua" tests/ci/reload_smoke.lua "$tmp/linux" poll \
+    >"$tmp/linux.txt" 2>&1 || { cat "$tmp/linux.txt"; fail "a brain hot-reloaded under Linux"; }
+  cmp -s "$tmp/linux.txt" "$tmp/windows.txt" ||
+    { diff "$tmp/linux.txt" "$tmp/windows.txt"; fail "the hot reload under Windows did not go as under Linux"; }
+  grep -q '^watching by poll$' "$tmp/windows.txt" || { cat "$tmp/windows.txt"; fail "Windows did not poll"; }
+  rm -rf "$tmp"
+  echo "windows: the README's example and a brain hot-reloaded by polling ran with lua.exe and bt.dll as on Linux"
+}
+
 for stage in $stages; do
   case $stage in
     build) build_stage ;;
     c) c_stage ;;
+    arena) arena_stage ;;
+    lua) lua_stage ;;
     *) fail "no stage '$stage' (build, c, arena, lua)" ;;
   esac
 done

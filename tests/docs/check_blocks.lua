@@ -14,7 +14,8 @@
 -- Here they are only checked for their form; a test of their own writes them out with the second
 -- usage and runs them: tests/install/check_luarocks.sh those of writing-a-brain.md,
 -- tests/ds_compare/check_try_brain.sh those of porting-a-ds-brain.md.
--- usage: lua5.4 check_blocks.lua <source dir> <build dir>
+-- usage: lua5.4 check_blocks.lua <source dir> <build dir> [doc...]   (the docs, relative to the
+--                                   source dir: README.md and docs/*.md when none is named)
 --        lua5.4 check_blocks.lua --write <doc.md> <dir>   (writes the doc's file blocks into dir,
 --                                   each as its PATH, and its commands blocks as dir/run.sh)
 local write_dir
@@ -65,6 +66,8 @@ prelude = prelude .. "export LUA_CPATH=" .. quote(build .. "/lib/lua/5.4/?.so;;"
 local files = {}
 if write_dir then
   files[1] = arg[2]
+elseif arg[3] then
+  for i = 3, #arg do files[#files + 1] = src .. "/" .. arg[i] end
 else
   files[1] = src .. "/README.md"
   local ls = assert(io.popen("ls " .. quote(src .. "/docs") .. "/*.md"))

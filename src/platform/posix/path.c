@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* path.c: the program's path (Linux: /proc/self/exe), real paths and their folders, and a file's
- * stamp (its modification time and size, from stat). */
+ * stamp (its modification time and size, from stat); shell patterns (fnmatch). */
 #define _XOPEN_SOURCE 700 /* realpath */
 #include <errno.h>
+#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -74,3 +75,5 @@ int btp_path_is_dir(const char *path) {
   struct stat st;
   return path && stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
+
+int btp_pattern_match(const char *pattern, const char *s) { return fnmatch(pattern, s, 0) == 0; }

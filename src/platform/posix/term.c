@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* term.c: the terminal, for a program's own view (bt-arena's): whether a standard stream is one,
- * its size, keys as they are typed (termios without ICANON and ECHO), and bytes out. */
+ * its size, keys as they are typed (termios without ICANON and ECHO), and bytes out; the signals
+ * that ask a program to end; standard streams as bytes (nothing to do on POSIX). */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/ioctl.h>
 #include <termios.h>
 #include <time.h>
@@ -79,3 +82,15 @@ int btp_term_write(const void *data, size_t size) {
   }
   return BT_OK;
 }
+
+void btp_quit_catch(void (*fn)(int sig)) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = fn;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+  sigaction(SIGHUP, &sa, NULL);
+}
+
+int btp_stream_binary(FILE *stream) { return stream ? BT_OK : BT_EINVAL; }

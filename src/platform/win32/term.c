@@ -3,11 +3,16 @@
  * its size, keys as they are typed (the input's line and echo modes off; Ctrl-C still
  * interrupts), and bytes out, with the console told to follow the view's escape sequences
  * (ENABLE_VIRTUAL_TERMINAL_PROCESSING, Windows 10 and later). A standard input that is a pipe or a
- * file is read as it is. */
+ * file is read as it is. Also the C runtime's signals that ask a program to end, and its streams'
+ * binary mode. */
 #define WIN32_LEAN_AND_MEAN
 #include <windows.h>
 
 #include <errno.h>
+#include <fcntl.h>
+#include <io.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "btp.h"
@@ -145,4 +150,15 @@ int btp_term_write(const void *data, size_t size) {
     size -= n;
   }
   return BT_OK;
+}
+
+void btp_quit_catch(void (*fn)(int sig)) {
+  signal(SIGINT, fn);
+  signal(SIGTERM, fn);
+  signal(SIGBREAK, fn);
+}
+
+int btp_stream_binary(FILE *stream) {
+  if (!stream) return BT_EINVAL;
+  return _setmode(_fileno(stream), _O_BINARY) == -1 ? BT_EIO : BT_OK;
 }
