@@ -21,10 +21,11 @@ TEST_NEEDS = busted:lua-busted
 # node, npm, chromium and Firefox (the viewer's page in a browser: browser.unit, browser.viewer,
 # browser.firefox), patch and xz (Debian's Lua source, which tests/ci/apicheck.sh builds, and
 # tests/ci/windows.sh for Windows), MinGW-w64's C compiler for Windows, Win32 threads variant
-# (tests/ci/windows.sh's cross build) and wine (which runs its programs and tests)
+# (tests/ci/windows.sh's cross build), wine (which runs its programs and tests) and curl (which
+# asks the Windows viewer's server for its page)
 CI_NEEDS = valgrind:valgrind clang:clang g++:g++ luarocks:luarocks groff:groff-base dot:graphviz \
            node:nodejs npm:npm chromium:chromium firefox-esr:firefox-esr patch:patch xz:xz-utils \
-           x86_64-w64-mingw32-gcc:gcc-mingw-w64-x86-64-win32 wine:wine+wine64
+           x86_64-w64-mingw32-gcc:gcc-mingw-w64-x86-64-win32 wine:wine+wine64 curl:curl
 NEEDS = $(BUILD_NEEDS)
 
 .PHONY: all deps ci-deps build test demo bench install clean viewer-images

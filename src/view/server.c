@@ -50,10 +50,22 @@ struct btv_client {
 
 /* ---- replies ---- */
 
+/* Writes a reply's head, formatted here with C99's printf (civetweb's mg_printf formats with the
+ * system's C library, which on Windows knows no %zu). */
+static void send_head(struct mg_connection *conn, const char *fmt, ...) BT_PRINTF_CHECK(2, 3);
+static void send_head(struct mg_connection *conn, const char *fmt, ...) {
+  char head[512];
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(head, sizeof head, fmt, ap);
+  va_end(ap);
+  if (n > 0) mg_write(conn, head, (size_t)n < sizeof head ? (size_t)n : sizeof head - 1);
+}
+
 static void send_json(struct mg_connection *conn, int status, const char *body, size_t len) {
   const char *reason = status == 200 ? "OK" : status == 400 ? "Bad Request" : status == 403 ? "Forbidden"
                        : status == 404 ? "Not Found" : status == 503 ? "Service Unavailable" : "Error";
-  mg_printf(conn,
+  send_head(conn,
             "HTTP/1.1 %d %s\r\nContent-Type: application/json; charset=utf-8\r\n"
             "Content-Length: %zu\r\nCache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\n"
             "Connection: close\r\n\r\n",
@@ -323,7 +335,7 @@ static void answer_file(struct mg_connection *conn, const char *path) {
   if (*path == 0) path = "index.html";
   for (const btv_page_file *f = btv_page_files; f->path; f++) {
     if (strcmp(f->path, path) != 0) continue;
-    mg_printf(conn,
+    send_head(conn,
               "HTTP/1.1 200 OK\r\nContent-Type: %s\r\nContent-Length: %zu\r\nCache-Control: no-cache\r\n"
               "X-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n",
               f->mime, f->size);

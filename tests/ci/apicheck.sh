@@ -7,7 +7,7 @@
 # unnoticed for years and then corrupt a game's Lua stack; here it aborts the test that made it.
 #
 # The interpreter is Debian's own: the source package of the installed lua5.4, with Debian's
-# patches but the build system's (tests/ci/debian_lua_source.sh), compiled with the upstream
+# patches but the build system's (tests/ci/debian_source.sh), compiled with the upstream
 # makefile, -DLUA_USE_APICHECK and -fPIC. bt is configured in
 # its own build directory with that interpreter as LUA_INTERPRETER (the specs' Lua) and that
 # library as LUA_LIBRARY (linked into the C tests and the programs that embed Lua), and ctest runs
@@ -34,7 +34,7 @@ version=$(dpkg-query -W -f='${Version}' lua5.4 2>/dev/null) || fail "lua5.4 is n
 # built again when Debian's lua5.4 is another version than the one built (lua/.built)
 if [ ! -x "$lua_dir/src/lua" ] || [ "$(cat "$lua_dir/.built" 2>/dev/null)" != "$version" ]; then
   echo "apicheck: building Debian's Lua $version with LUA_USE_APICHECK"
-  sh tests/ci/debian_lua_source.sh "$lua_dir" "$build/apt" || fail "Debian's Lua source"
+  sh tests/ci/debian_source.sh lua5.4 "$lua_dir" "$build/apt" build-system || fail "Debian's Lua source"
   make -s -C "$lua_dir/src" clean >/dev/null 2>&1
   make -s -C "$lua_dir/src" linux "MYCFLAGS=-DLUA_USE_APICHECK -fPIC" >"$build/lua-build.log" 2>&1 ||
     { cat "$build/lua-build.log"; fail "building Lua"; }

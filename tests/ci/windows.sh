@@ -1,21 +1,23 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # CI: bt for 64-bit Windows, cross-compiled here with MinGW-w64 (cmake/mingw-w64.cmake) against a
-# Lua 5.4 built for Windows from Debian's lua5.4 source package (tests/ci/debian_lua_source.sh,
+# Lua 5.4 built for Windows from Debian's lua5.4 source package (tests/ci/debian_source.sh,
 # its own makefile's mingw target: lua54.dll, lua.exe), then run under wine:
 #   build   the libraries, bt.dll (the Lua module), bt-arena, bt-log and the C tests, -Werror
 #   c       the C tests (ctest -R '^c\.', each program under wine)
 #   arena   bt-arena headless with --record, for seeds and thread counts: the log's bytes must be
 #           those of the Linux build's bt-arena for the same flags; bt-log.exe reads the log
 #   lua     the README's example and a brain hot-reloaded by polling, with lua.exe and bt.dll
-# usage: tests/ci/windows.sh [stage...]   (all four by default; BUILD=dir, default build-windows;
+#   view    the viewer's server (libbtview, on civetweb built from Debian's source for Windows):
+#           bt-log.exe view serves a log's page and data as Linux's bt-log view does
+# usage: tests/ci/windows.sh [stage...]   (all five by default; BUILD=dir, default build-windows;
 #        LINUX_BUILD=dir, the Linux build whose bt-arena is the reference, default build; JOBS=n)
 # Run from the repository root, after make (the Linux build).
 set -u
 build=${BUILD:-build-windows}
 linux_build=${LINUX_BUILD:-build}
 jobs=${JOBS:-$(nproc 2>/dev/null || echo 2)}
-stages=${*:-build c arena lua}
+stages=${*:-build c arena lua view}
 start=$(date +%s)
 
 fail() {
@@ -39,15 +41,30 @@ build_stage() {
   version=$(dpkg-query -W -f='${Version}' lua5.4 2>/dev/null) || fail "lua5.4 is not installed"
   if [ ! -f "$lua_dir/src/lua54.dll" ] || [ "$(cat "$lua_dir/.built" 2>/dev/null)" != "$version" ]; then
     echo "windows: building Debian's Lua $version for Windows"
-    sh tests/ci/debian_lua_source.sh "$lua_dir" "$build/apt" || fail "Debian's Lua source"
+    sh tests/ci/debian_source.sh lua5.4 "$lua_dir" "$build/apt" build-system || fail "Debian's Lua source"
     make -s -C "$lua_dir/src" clean >/dev/null 2>&1
     make -s -C "$lua_dir/src" mingw CC=$mingw-gcc "AR=$mingw-ar rc" RANLIB=$mingw-ranlib \
       >"$build/lua-build.log" 2>&1 || { cat "$build/lua-build.log"; fail "building Lua for Windows"; }
     echo "$version" >"$lua_dir/.built"
   fi
+  # civetweb, for the viewer's server: Debian's source, its one C file compiled as its makefile
+  # does for Windows (Winsock; no SSL, no CGI; WebSockets on, as Debian builds it; its own clock,
+  # not MinGW's POSIX emulation: IN_WINPTHREAD keeps that out of <time.h>)
+  cw_dir=$build/civetweb
+  if [ ! -f "$cw_dir/libcivetweb.a" ] || [ "$(cat "$cw_dir/.built" 2>/dev/null)" != "$(cat "$cw_dir/src/.version" 2>/dev/null)" ]; then
+    echo "windows: building Debian's civetweb for Windows"
+    sh tests/ci/debian_source.sh libcivetweb-dev "$cw_dir/src" "$build/apt-civetweb" || fail "Debian's civetweb source"
+    $mingw-gcc -O2 -c "$cw_dir/src/src/civetweb.c" -I"$cw_dir/src/include" -DUSE_WEBSOCKET -DNO_SSL -DNO_CGI \
+      -DIN_WINPTHREAD -o "$cw_dir/civetweb.o" >"$build/civetweb-build.log" 2>&1 ||
+      { cat "$build/civetweb-build.log"; fail "building civetweb for Windows"; }
+    rm -f "$cw_dir/libcivetweb.a"
+    $mingw-ar rc "$cw_dir/libcivetweb.a" "$cw_dir/civetweb.o" || fail "civetweb's archive"
+    cp "$cw_dir/src/.version" "$cw_dir/.built"
+  fi
   blog=$build/windows-build.log
   # CMakePresets.json's mingw-w64 preset, as docs/platforms.md gives it to a reader
-  { LUA_DIR=$lua_dir cmake --preset mingw-w64 -B "$build" &&
+  { LUA_DIR=$lua_dir cmake --preset mingw-w64 -B "$build" -DBT_VIEW=ON "-DCIVETWEB_INCLUDE_DIR=$cw_dir/src/include" \
+      "-DCIVETWEB_LIBRARY=$cw_dir/libcivetweb.a" &&
       cmake --build "$build" -j "$jobs"; } >"$blog" 2>&1 || { cat "$blog"; fail "build"; }
   # wine makes its prefix on the first program it runs: once here, not inside a test's time
   wine "$lua_dir/src/lua.exe" -e 'assert(_VERSION == "Lua 5.4")' >/dev/null 2>&1 ||
@@ -157,13 +174,61 @@ WRAPPER
   echo "windows: the README's example and a brain hot-reloaded by polling ran with lua.exe and bt.dll as on Linux"
 }
 
+# Starts `bt-log view LOG` (the command's words in "$@") in the background, and waits for the
+# line with its address: into $view_url, its process into $view_pid.
+start_view() {
+  out=$(mktemp)
+  "$@" >"$out" 2>&1 &
+  view_pid=$!
+  view_url=
+  for _ in $(seq 100); do
+    view_url=$(sed -n 's/^viewer: //p' "$out" | tr -d '\r')
+    [ -n "$view_url" ] && break
+    sleep 0.1
+  done
+  [ -n "$view_url" ] || { cat "$out"; fail "no viewer address from $*"; }
+  rm -f "$out"
+}
+
+view_stage() {
+  tmp=$(mktemp -d)
+  "$linux_build/examples/arena/bt-arena" --headless --agents 40 --seconds 20 --seed 1 --record "$tmp/run.log" >/dev/null ||
+    fail "Linux's bt-arena"
+  start_view "$linux_build/tools/bt-log" view "$tmp/run.log"
+  linux_pid=$view_pid linux_url=${view_url%/}
+  start_view wine "$build/tools/bt-log.exe" view "$tmp/run.log"
+  windows_pid=$view_pid windows_url=${view_url%/}
+  status=0
+  # the page and the data, from each server: the same bytes
+  for path in / /main.js /style.css /api/kinds /api/agents /api/agents/12 "/api/agents/12/history?count=200" \
+              /api/agents/12/stats /api/nothing; do
+    curl -s -o "$tmp/linux.body" -w '%{http_code}\n' "$linux_url$path" >"$tmp/linux.code" || status=1
+    curl -s -o "$tmp/windows.body" -w '%{http_code}\n' "$windows_url$path" >"$tmp/windows.code" || status=1
+    want=200
+    [ "$path" = /api/nothing ] && want=404
+    [ "$(cat "$tmp/linux.code")" = "$want" ] || { echo "GET $path: Linux's server said $(cat "$tmp/linux.code")"; status=1; }
+    if ! cmp -s "$tmp/linux.code" "$tmp/windows.code" || ! cmp -s "$tmp/linux.body" "$tmp/windows.body"; then
+      echo "GET $path: Linux's server $(cat "$tmp/linux.code"), Windows' $(cat "$tmp/windows.code"):"
+      cmp "$tmp/linux.body" "$tmp/windows.body"
+      status=1
+    fi
+  done
+  kill "$linux_pid" 2>/dev/null
+  wineserver -k 2>/dev/null
+  wait 2>/dev/null
+  rm -rf "$tmp"
+  [ "$status" = 0 ] || fail "bt-log.exe view answered otherwise than Linux's bt-log view"
+  echo "windows: bt-log.exe view served the page and a log's data as Linux's bt-log view does"
+}
+
 for stage in $stages; do
   case $stage in
     build) build_stage ;;
     c) c_stage ;;
     arena) arena_stage ;;
     lua) lua_stage ;;
-    *) fail "no stage '$stage' (build, c, arena, lua)" ;;
+    view) view_stage ;;
+    *) fail "no stage '$stage' (build, c, arena, lua, view)" ;;
   esac
 done
 echo "windows: ok ($stages) in $(($(date +%s) - start))s"
