@@ -24,6 +24,9 @@
 #ifndef ENABLE_VIRTUAL_TERMINAL_INPUT
 #define ENABLE_VIRTUAL_TERMINAL_INPUT 0x0200
 #endif
+#ifndef DISABLE_NEWLINE_AUTO_RETURN
+#define DISABLE_NEWLINE_AUTO_RETURN 0x0008
+#endif
 
 struct btp_term {
   HANDLE in, out;
@@ -52,7 +55,10 @@ int btp_term_open(btp_term **out) {
     if (SetConsoleMode(t->in, raw) || SetConsoleMode(t->in, ENABLE_PROCESSED_INPUT)) t->in_console = 1;
   }
   if (is_console(t->out) && GetConsoleMode(t->out, &t->out_mode)) {
-    if (SetConsoleMode(t->out, t->out_mode | ENABLE_VIRTUAL_TERMINAL_PROCESSING)) t->out_console = 1;
+    /* and a line written to the last column wraps only when more comes, as in a terminal (a
+     * view ends its lines with "\r\n" itself) */
+    DWORD vt = t->out_mode | ENABLE_VIRTUAL_TERMINAL_PROCESSING;
+    if (SetConsoleMode(t->out, vt | DISABLE_NEWLINE_AUTO_RETURN) || SetConsoleMode(t->out, vt)) t->out_console = 1;
   }
   return BT_OK;
 }
