@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* thread.c: threads, mutexes, condition variables and once-only calls, on POSIX threads; the
  * processors online. */
-#define _POSIX_C_SOURCE 200809L
+#include "source.h" /* first: the names the C library shows */
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
