@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* path.c: the program's path (the system's answer: Linux's /proc/self/exe, macOS's
- * _NSGetExecutablePath, the BSDs' sysctl; none on OpenBSD), real paths and their folders, a
- * file's stamp (its modification time and size, from stat); shell patterns (fnmatch). */
+ * _NSGetExecutablePath, the BSDs' sysctl; none on OpenBSD, nor on Linux built as the others are,
+ * BTP_NO_LINUX), real paths and their folders, a file's stamp (its modification time and size,
+ * from stat); shell patterns (fnmatch). */
 #include "source.h" /* first: the names the C library shows */
 #include <errno.h>
 #include <fnmatch.h>
@@ -40,7 +41,7 @@ static int copy_out(char *buf, size_t size, const char *s) {
 int btp_program_path(char *buf, size_t size) {
   if (!buf || !size) return BT_EINVAL;
   buf[0] = '\0';
-#if defined(__linux__)
+#if defined(__linux__) && !defined(BTP_NO_LINUX)
   /* readlink does not say whether it cut the path: one byte more than the path tells */
   ssize_t n = readlink("/proc/self/exe", buf, size);
   if (n < 0) {
