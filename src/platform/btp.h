@@ -165,8 +165,11 @@ BTP_FUNC void btp_sleep(double seconds);
 #define BTP_PATH_MAX 4096
 
 /* Writes the absolute path of the running program's file into buf (size bytes, the terminating
- * zero included). BT_OK; BT_EINVAL for a NULL buf, a size of 0, or a path longer than size - 1
- * (buf then holds "", nothing is written past it); BT_EIO when the system cannot tell (errno). */
+ * zero included), as the system tells it: Linux (/proc/self/exe), macOS (_NSGetExecutablePath,
+ * made real), FreeBSD, DragonFly and NetBSD (sysctl), Windows (GetModuleFileNameW). BT_OK;
+ * BT_EINVAL for a NULL buf, a size of 0, or a path longer than size - 1 (buf then holds "",
+ * nothing is written past it); BT_ENOMEM; BT_EIO when the system cannot tell (errno), ENOSYS
+ * where it has no way (OpenBSD): callers then go by argv[0]. */
 BTP_FUNC int btp_program_path(char *buf, size_t size);
 
 /* Writes path made absolute, without symbolic links or "." and ".." parts, into buf (size bytes,

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* watch_none.c: the folder watcher of a system without one bt uses (all but Linux for now):
- * btp_watch_open says so (ENOSYS), and callers compare btp_file_stamp's (docs/platforms.md). */
+/* watch_none.c: the folder watcher of a system without one bt uses (all but Linux, and Linux built
+ * as the others are, BT_PLATFORM_NO_LINUX): btp_watch_open says so (ENOSYS), and callers compare
+ * btp_file_stamp's (docs/platforms.md). */
 #include <errno.h>
 #include <stddef.h>
 

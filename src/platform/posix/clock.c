@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* clock.c: the monotonic clock, POSIX's CLOCK_MONOTONIC in seconds; sleeping, nanosleep. */
-#define _POSIX_C_SOURCE 200809L
+#include "source.h" /* first: the names the C library shows */
 #include <errno.h>
 #include <math.h>
 #include <time.h>

@@ -4,7 +4,7 @@
  * watched folder that are written and closed, created, or renamed into it. Other systems use
  * ../watch_none.c, and callers compare stamps.
  */
-#define _POSIX_C_SOURCE 200809L
+#include "source.h" /* first: the names the C library shows */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* memory.c: memory on a boundary, C11's aligned_alloc (freed by free). */
+#include "source.h" /* first: the names the C library shows */
 #include <stdlib.h>
 
 #include "btp.h"

@@ -2,7 +2,7 @@
 /* term.c: the terminal, for a program's own view (bt-arena's): whether a standard stream is one,
  * its size, keys as they are typed (termios without ICANON and ECHO), and bytes out; the signals
  * that ask a program to end; standard streams as bytes (nothing to do on POSIX). */
-#define _POSIX_C_SOURCE 200809L
+#include "source.h" /* first: the names the C library shows */
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* thread.c: threads, mutexes, condition variables and once-only calls, on POSIX threads; the
  * processors online. */
-#define _POSIX_C_SOURCE 200809L
+#include "source.h" /* first: the names the C library shows */
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
@@ -74,34 +74,56 @@ void btp_mutex_destroy(btp_mutex *m) { pthread_mutex_destroy(&m->m); }
 
 int btp_cond_init(btp_cond *c) {
   if (!c) return BT_EINVAL;
+#if defined(__APPLE__)
+  /* macOS has no pthread_condattr_setclock: its timed waits are relative (btp_cond_timedwait) */
+  return pthread_cond_init(&c->c, NULL) == 0 ? BT_OK : BT_ENOMEM;
+#else
   pthread_condattr_t attr;
   if (pthread_condattr_init(&attr) != 0) return BT_ENOMEM;
   int rc = pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
   if (rc == 0) rc = pthread_cond_init(&c->c, &attr);
   pthread_condattr_destroy(&attr);
   return rc == 0 ? BT_OK : BT_ENOMEM;
+#endif
 }
 
 void btp_cond_wait(btp_cond *c, btp_mutex *m) { pthread_cond_wait(&c->c, &m->m); }
 
+/* `seconds` (0 or more) as a time span */
+static struct timespec span(double seconds) {
+  struct timespec ts;
+  ts.tv_sec = (time_t)seconds;
+  ts.tv_nsec = (long)((seconds - (double)ts.tv_sec) * 1e9);
+  return ts;
+}
+
+#if !defined(__APPLE__)
 /* The moment `seconds` (0 or more) from now on the clock of btp_cond_init's conditions. */
 static struct timespec deadline(double seconds) {
-  struct timespec ts;
+  struct timespec ts, add = span(seconds);
   clock_gettime(CLOCK_MONOTONIC, &ts);
-  time_t whole = (time_t)seconds;
-  ts.tv_sec += whole;
-  ts.tv_nsec += (long)((seconds - (double)whole) * 1e9);
+  ts.tv_sec += add.tv_sec;
+  ts.tv_nsec += add.tv_nsec;
   if (ts.tv_nsec >= 1000000000L) {
     ts.tv_sec++;
     ts.tv_nsec -= 1000000000L;
   }
   return ts;
 }
+#endif
 
 int btp_cond_timedwait(btp_cond *c, btp_mutex *m, double seconds) {
   if (isnan(seconds) || seconds < 0) return BT_EINVAL;
-  struct timespec until = deadline(seconds < LONGEST_WAIT ? seconds : LONGEST_WAIT);
-  return pthread_cond_timedwait(&c->c, &m->m, &until) == ETIMEDOUT ? BTP_TIMEDOUT : BT_OK;
+  if (seconds > LONGEST_WAIT) seconds = LONGEST_WAIT;
+#if defined(__APPLE__)
+  /* a span, not a moment: no change of the date moves it, as the monotonic clock would not */
+  struct timespec wait = span(seconds);
+  int rc = pthread_cond_timedwait_relative_np(&c->c, &m->m, &wait);
+#else
+  struct timespec until = deadline(seconds);
+  int rc = pthread_cond_timedwait(&c->c, &m->m, &until);
+#endif
+  return rc == ETIMEDOUT ? BTP_TIMEDOUT : BT_OK;
 }
 
 void btp_cond_signal(btp_cond *c) { pthread_cond_signal(&c->c); }
