@@ -16,14 +16,8 @@
 # usage: tests/ci/apicheck.sh        (BUILD=dir to change the build directory, default
 #        build-apicheck; JOBS=n)
 set -u
-build=${BUILD:-build-apicheck}
-jobs=${JOBS:-$(nproc 2>/dev/null || echo 2)}
-start=$(date +%s)
-
-fail() {
-  echo "apicheck: FAILED ($1) after $(($(date +%s) - start))s"
-  exit 1
-}
+stage=apicheck default_build=build-apicheck
+. "$(dirname "$0")/stage.sh"
 
 [ -f CMakeLists.txt ] && [ -d tests/spec ] || { echo "apicheck: run from the repository root"; exit 2; }
 make -s deps || fail "Debian packages"

@@ -16,14 +16,8 @@
 # (busted.reload_spec) run there. Run from the repository root.
 # usage: tests/ci/portable.sh   (BUILD=dir to change the build directory, default build-portable; JOBS=n)
 set -u
-build=${BUILD:-build-portable}
-jobs=${JOBS:-$(nproc 2>/dev/null || echo 2)}
-start=$(date +%s)
-
-fail() {
-  echo "portable: FAILED ($1) after $(($(date +%s) - start))s"
-  exit 1
-}
+stage=portable default_build=build-portable
+. "$(dirname "$0")/stage.sh"
 
 [ -f CMakeLists.txt ] && [ -d tests/ci/linux_only ] || { echo "portable: run from the repository root"; exit 2; }
 make -s deps || fail "Debian packages"

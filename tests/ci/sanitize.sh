@@ -5,14 +5,8 @@
 # runs every ctest test; any sanitizer finding aborts its test. Run from the repository root.
 # usage: tests/ci/sanitize.sh        (BUILD=dir to change the build directory, JOBS=n)
 set -u
-build=${BUILD:-build-sanitize}
-jobs=${JOBS:-$(nproc 2>/dev/null || echo 2)}
-start=$(date +%s)
-
-fail() {
-  echo "sanitize: FAILED ($1) after $(($(date +%s) - start))s"
-  exit 1
-}
+stage=sanitize default_build=build-sanitize
+. "$(dirname "$0")/stage.sh"
 
 [ -f CMakeLists.txt ] && [ -d tests/ci ] || { echo "sanitize: run from the repository root"; exit 2; }
 make -s deps || fail "Debian packages"

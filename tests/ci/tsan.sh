@@ -8,14 +8,8 @@
 # clang if it is missing. Run from the repository root.
 # usage: tests/ci/tsan.sh        (BUILD=dir to change the build directory, default build-tsan; JOBS=n)
 set -u
-build=${BUILD:-build-tsan}
-jobs=${JOBS:-$(nproc 2>/dev/null || echo 2)}
-start=$(date +%s)
-
-fail() {
-  echo "tsan: FAILED ($1) after $(($(date +%s) - start))s"
-  exit 1
-}
+stage=tsan default_build=build-tsan
+. "$(dirname "$0")/stage.sh"
 
 [ -f CMakeLists.txt ] && [ -d tests/c ] || { echo "tsan: run from the repository root"; exit 2; }
 if ! command -v clang >/dev/null 2>&1; then

@@ -5,14 +5,8 @@
 # test's own failure fails the run. Installs valgrind if it is missing. Run from the repository
 # root. usage: tests/ci/valgrind.sh   (BUILD=dir, default build, the directory make test uses)
 set -u
-build=${BUILD:-build}
-jobs=${JOBS:-$(nproc 2>/dev/null || echo 2)}
-start=$(date +%s)
-
-fail() {
-  echo "valgrind: FAILED ($1) after $(($(date +%s) - start))s"
-  exit 1
-}
+stage=valgrind default_build=build
+. "$(dirname "$0")/stage.sh"
 
 [ -f CMakeLists.txt ] && [ -d tests/c ] || { echo "valgrind: run from the repository root"; exit 2; }
 if ! command -v valgrind >/dev/null 2>&1; then

@@ -14,16 +14,10 @@
 #        LINUX_BUILD=dir, the Linux build whose bt-arena is the reference, default build; JOBS=n)
 # Run from the repository root, after make (the Linux build).
 set -u
-build=${BUILD:-build-windows}
+stage=windows default_build=build-windows
+. "$(dirname "$0")/stage.sh"
 linux_build=${LINUX_BUILD:-build}
-jobs=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 stages=${*:-build c arena lua view}
-start=$(date +%s)
-
-fail() {
-  echo "windows: FAILED ($1) after $(($(date +%s) - start))s"
-  exit 1
-}
 
 [ -f CMakeLists.txt ] && [ -d tests/ci ] || { echo "windows: run from the repository root"; exit 2; }
 mingw=x86_64-w64-mingw32
@@ -221,14 +215,14 @@ view_stage() {
   echo "windows: bt-log.exe view served the page and a log's data as Linux's bt-log view does"
 }
 
-for stage in $stages; do
-  case $stage in
+for step in $stages; do
+  case $step in
     build) build_stage ;;
     c) c_stage ;;
     arena) arena_stage ;;
     lua) lua_stage ;;
     view) view_stage ;;
-    *) fail "no stage '$stage' (build, c, arena, lua, view)" ;;
+    *) fail "no stage '$step' (build, c, arena, lua, view)" ;;
   esac
 done
 echo "windows: ok ($stages) in $(($(date +%s) - start))s"
