@@ -60,6 +60,13 @@ build_stage() {
   { LUA_DIR=$lua_dir cmake --preset mingw-w64 -B "$build" -DBT_VIEW=ON "-DCIVETWEB_INCLUDE_DIR=$cw_dir/src/include" \
       "-DCIVETWEB_LIBRARY=$cw_dir/libcivetweb.a" &&
       cmake --build "$build" -j "$jobs"; } >"$blog" 2>&1 || { cat "$blog"; fail "build"; }
+  # Win32 itself, not MinGW's POSIX emulation (libwinpthread), and no DLL of MinGW's beside them
+  for f in "$build"/*.dll "$build"/lib/lua/5.4/bt.dll "$build"/lib/lua/5.4/bt/*.dll \
+           "$build/examples/arena/bt-arena.exe" "$build/tools/bt-log.exe"; do
+    [ -f "$f" ] || fail "the build made no $f"
+    imports=$($mingw-objdump -p "$f" | sed -n 's/^[[:space:]]*DLL Name: //p' | tr '\n' ' ')
+    case " $imports" in *" libwinpthread"* | *" libgcc"*) fail "${f#"$build"/} needs MinGW's DLLs: $imports" ;; esac
+  done
   # wine makes its prefix on the first program it runs: once here, not inside a test's time
   wine "$lua_dir/src/lua.exe" -e 'assert(_VERSION == "Lua 5.4")' >/dev/null 2>&1 ||
     fail "Lua for Windows does not run under wine"
@@ -128,8 +135,37 @@ arena_stage() {
   run_windows "$build/tools/bt-log.exe" stats - <"$tmp/linux.log" >"$tmp/windows.txt" 2>&1
   "$linux_build/tools/bt-log" stats "$tmp/linux.log" >"$tmp/linux.txt" 2>&1
   cmp -s "$tmp/linux.txt" "$tmp/windows.txt" || { diff "$tmp/linux.txt" "$tmp/windows.txt" | head; fail "bt-log.exe stats -"; }
+  console_view "$tmp"
   rm -rf "$tmp"
-  echo "windows: bt-arena.exe recorded the same log bytes as Linux's in $runs runs; bt-log.exe read them alike"
+  echo "windows: bt-arena.exe recorded the same log bytes as Linux's in $runs runs; bt-log.exe read them alike;" \
+       "its console view drew frames and quit on 'q'"
+}
+
+# bt-arena.exe's view in a console: wine makes one of a terminal (script(1)'s, 80 x 24); the view
+# draws frames ("day 1" in the status line), a 'q' typed there ends the run long before its
+# --seconds, and the summary says so. (wine draws the console again character by character, with
+# escapes of its own: the screen is read with them taken out.)
+console_view() {
+  dir=$1
+  mkfifo "$dir/keys"
+  script -qfec "stty cols 80 rows 24; wine '$build/examples/arena/bt-arena.exe' --agents 20 --seconds 600" \
+    "$dir/screen" <"$dir/keys" >/dev/null 2>&1 &
+  pid=$!
+  exec 3>"$dir/keys"
+  shown=no
+  for _ in $(seq 300); do
+    grep -q ' day 1 ' "$dir/screen" 2>/dev/null && { shown=yes; break; }
+    sleep 0.1
+  done
+  printf q >&3
+  for _ in $(seq 300); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
+  exec 3>&-
+  kill $pid 2>/dev/null
+  wait $pid 2>/dev/null
+  [ $shown = yes ] || fail "bt-arena.exe drew no frame in a console"
+  summary=$(sed 's/\x1b\[1C/ /g; s/\x1b\[[0-9;?]*[a-zA-Z]//g' "$dir/screen" | tr -d '\r' | grep -ao 'agents=20 simulated=[0-9.]*' | tail -1)
+  [ -n "$summary" ] || fail "bt-arena.exe in a console printed no summary after 'q'"
+  awk -v s="${summary##*=}" 'BEGIN { exit !(s < 600) }' || fail "'q' did not end bt-arena.exe in a console: $summary"
 }
 
 lua_stage() {
