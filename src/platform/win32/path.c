@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* path.c: the program's path (GetModuleFileNameW), real paths (GetFinalPathNameByHandleW) and
  * their folders, and a file's stamp (GetFileAttributesExW). Paths are UTF-8 here and converted
- * to Windows' UTF-16 at each call. Shell patterns: Windows has no fnmatch (PathMatchSpec treats
- * ';' and '.' its own way), so they are matched here, as POSIX's fnmatch with no flags does. */
+ * to Windows' UTF-16 at each call. (Shell patterns: ../pattern.c.) */
 #define WIN32_LEAN_AND_MEAN
 #include <windows.h>
 
@@ -142,58 +141,4 @@ int btp_path_is_dir(const char *path) {
   DWORD a = GetFileAttributesW(w);
   free(w);
   return a != INVALID_FILE_ATTRIBUTES && (a & FILE_ATTRIBUTE_DIRECTORY);
-}
-
-/* The class at *p (after its '['), against c: 1 if c is in it, 0 if not, -1 when malformed; *p
- * is left after its ']'. */
-static int class_match(const char **p, unsigned char c) {
-  const char *q = *p;
-  int negate = *q == '!';
-  if (negate) q++;
-  int in = 0, first = 1;
-  while (*q && (*q != ']' || first)) {
-    unsigned char lo = (unsigned char)*q++, hi = lo;
-    if (*q == '-' && q[1] && q[1] != ']') {
-      hi = (unsigned char)q[1];
-      q += 2;
-    }
-    if (lo <= c && c <= hi) in = 1;
-    first = 0;
-  }
-  if (*q != ']') return -1;
-  *p = q + 1;
-  return in != negate;
-}
-
-int btp_pattern_match(const char *pattern, const char *s) {
-  const char *p = pattern, *star = NULL, *resume = NULL;
-  while (*s) {
-    if (*p == '*') { /* remember where to try a longer run of the star */
-      star = ++p;
-      resume = s;
-      continue;
-    }
-    int ok;
-    const char *next = p + 1;
-    if (*p == '?') ok = 1;
-    else if (*p == '[') {
-      next = p + 1;
-      ok = class_match(&next, (unsigned char)*s);
-      if (ok < 0) return 0;
-    } else {
-      if (*p == '\\' && p[1]) next = ++p + 1;
-      ok = *p && *p == *s;
-    }
-    if (ok) {
-      p = next;
-      s++;
-    } else if (star) {
-      p = star;
-      s = ++resume;
-    } else {
-      return 0;
-    }
-  }
-  while (*p == '*') p++;
-  return *p == '\0';
 }
