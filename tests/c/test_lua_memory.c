@@ -1,8 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /* test_lua_memory.c: a Lua state made by bt_lua_newstate with a memory limit. A script that
  * allocates past the limit fails its node and the error is reported; the think goes on, the host
- * keeps running, and the tree thinks again. bt.set_memory_limit and bt.memory. */
+ * keeps running, and the tree thinks again. bt.set_memory_limit and bt.memory. On Windows, first,
+ * the program's unwind table, through which each of those errors is thrown. */
+#include <stdint.h>
 #include <string.h>
+
+#ifdef _WIN32
+#define WIN32_LEAN_AND_MEAN
+#include <windows.h>
+#endif
 
 #include <lauxlib.h>
 #include <lualib.h>
@@ -189,7 +196,34 @@ static void test_objects_past_the_limit(void) {
   bt_lua_close(L);
 }
 
+#ifdef _WIN32
+/* A Lua error is a longjmp, which on Windows x64 unwinds each frame between the error and its
+ * pcall (bt's among them) by the program's table of unwind entries (.pdata): sorted, and each of
+ * bt's functions found from its first byte. (`ld -r` once sorted the entries of bt's static
+ * libraries apart from their relocations: the unwind ran astray, and the tests below never ended.) */
+static void test_unwind_table(void) {
+  const unsigned char *base = (const unsigned char *)GetModuleHandleW(NULL);
+  const IMAGE_NT_HEADERS *nt = (const void *)(base + ((const IMAGE_DOS_HEADER *)base)->e_lfanew);
+  IMAGE_DATA_DIRECTORY dir = nt->OptionalHeader.DataDirectory[IMAGE_DIRECTORY_ENTRY_EXCEPTION];
+  const RUNTIME_FUNCTION *f = (const void *)(base + dir.VirtualAddress);
+  size_t n = dir.Size / sizeof *f, unsorted = 0;
+  for (size_t i = 1; i < n; i++) unsorted += f[i].BeginAddress < f[i - 1].EndAddress;
+  CHECK(n > 100);
+  CHECK_INT(unsorted, 0);
+  uintptr_t fns[] = {(uintptr_t)bt_lua_newstate, (uintptr_t)bt_lua_close, (uintptr_t)luaopen_bt,
+                     (uintptr_t)bt_inst_update, (uintptr_t)bt_def_create};
+  for (size_t i = 0; i < sizeof fns / sizeof *fns; i++) {
+    DWORD64 image = 0;
+    PRUNTIME_FUNCTION e = RtlLookupFunctionEntry((DWORD64)fns[i], &image, NULL);
+    CHECK(e != NULL && image + e->BeginAddress == (DWORD64)fns[i]);
+  }
+}
+#endif
+
 int main(void) {
+#ifdef _WIN32
+  test_unwind_table();
+#endif
   test_script_past_the_limit();
   test_objects_past_the_limit();
   test_set_limit();
