@@ -9,65 +9,16 @@
  * Where the system has no program's path or no watcher (HAS_PROGRAM_PATH, HAS_WATCHER), that
  * they say so: BT_EIO with ENOSYS.
  */
-#define _XOPEN_SOURCE 700 /* realpath */
+#include "sys.h" /* first: the system's calls the test makes itself */
+
 #include <errno.h>
-#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#ifdef _WIN32 /* the C runtime's POSIX-like calls, under their names */
-#define WIN32_LEAN_AND_MEAN
-#include <windows.h>
-
-#include <direct.h>
-#include <fcntl.h>
-#include <io.h>
-#define SEP "\\"
-#define pipe(fds) _pipe(fds, 4096, _O_BINARY)
-#define dup _dup
-#define dup2 _dup2
-#define write _write
-#define read _read
-#define close _close
-#define rmdir _rmdir
-#define STDIN_FILENO 0
-#define STDOUT_FILENO 1
-#else
-#include <unistd.h>
-#define SEP "/"
-#endif
-
 #include "btp.h"
 #include "check.h"
-
-/* A new folder, its path into buf (FOLDER_MAX bytes) whose name starts with prefix; 0 if none. */
-#define FOLDER_MAX 1024
-static int temp_folder(char *buf, const char *prefix) {
-#ifdef _WIN32
-  static int n;
-  char base[BTP_PATH_MAX];
-  if (!GetTempPathA(sizeof base, base)) return 0;
-  snprintf(buf, FOLDER_MAX, "%s%s%lu_%d", base, prefix, (unsigned long)GetCurrentProcessId(), n++);
-  return _mkdir(buf) == 0;
-#else
-  snprintf(buf, FOLDER_MAX, "/tmp/%sXXXXXX", prefix);
-  return mkdtemp(buf) != NULL;
-#endif
-}
-
-/* path made absolute by the C library (expected values of btp_path_real); 0 if it cannot. */
-static int full_path(const char *path, char *buf) {
-#ifdef _WIN32
-  return _fullpath(buf, path, BTP_PATH_MAX) != NULL;
-#else
-  char real[PATH_MAX];
-  if (!realpath(path, real)) return 0;
-  snprintf(buf, BTP_PATH_MAX, "%s", real);
-  return 1;
-#endif
-}
 
 #define THREADS 4
 #define ROUNDS 200000
@@ -265,7 +216,7 @@ static void test_program_path(const char *argv0) {
     CHECK_STR(got, "");
     return;
   }
-  CHECK(full_path(argv0, expected));
+  CHECK(sys_full_path(argv0, expected, sizeof expected));
   CHECK_INT(btp_program_path(got, sizeof got), BT_OK);
   CHECK_STR(got, expected);
 
@@ -284,8 +235,9 @@ static void test_program_path(const char *argv0) {
 
 static void test_real_path(const char *dir) {
   char real[BTP_PATH_MAX], expected[BTP_PATH_MAX], dotted[BTP_PATH_MAX];
-  snprintf(dotted, sizeof dotted, "%s" SEP "." SEP ".." SEP "%s", dir, strrchr(dir, SEP[0]) + 1);
-  CHECK(full_path(dir, expected));
+  snprintf(dotted, sizeof dotted, "%s" SYS_SEP "." SYS_SEP ".." SYS_SEP "%s", dir,
+           strrchr(dir, SYS_SEP[0]) + 1);
+  CHECK(sys_full_path(dir, expected, sizeof expected));
   CHECK_INT(btp_path_real(dotted, real, sizeof real), BT_OK);
   CHECK_STR(real, expected);
   CHECK_INT(btp_path_real(dir, real, 3), BT_EINVAL);
@@ -326,7 +278,7 @@ static void write_file(const char *path, const char *mode, const char *text) {
 
 static void test_stamp(const char *dir) {
   char path[BTP_PATH_MAX];
-  snprintf(path, sizeof path, "%s" SEP "stamped", dir);
+  snprintf(path, sizeof path, "%s" SYS_SEP "stamped", dir);
   write_file(path, "w", "one");
   btp_stamp a, b;
   CHECK_INT(btp_file_stamp(path, &a), BT_OK);
@@ -346,7 +298,7 @@ static void test_cpu_and_dir(const char *dir) {
   CHECK(btp_cpu_count() >= 1);
   CHECK_INT(btp_path_is_dir(dir), 1);
   char path[BTP_PATH_MAX];
-  snprintf(path, sizeof path, "%s" SEP "file", dir);
+  snprintf(path, sizeof path, "%s" SYS_SEP "file", dir);
   write_file(path, "w", "x");
   CHECK_INT(btp_path_is_dir(path), 0);
   remove(path);
@@ -356,16 +308,16 @@ static void test_cpu_and_dir(const char *dir) {
 
 static void test_term(void) {
   int in[2], out[2];
-  if (pipe(in) != 0 || pipe(out) != 0) {
+  if (sys_pipe(in) != 0 || sys_pipe(out) != 0) {
     CHECK(!"pipes for standard input and output");
     return;
   }
-  int saved_in = dup(STDIN_FILENO), saved_out = dup(STDOUT_FILENO);
+  int saved_in = sys_dup(STDIN_FILENO), saved_out = sys_dup(STDOUT_FILENO);
   CHECK(saved_in >= 0 && saved_out >= 0);
   fflush(stdout);
-  CHECK(dup2(in[0], STDIN_FILENO) >= 0 && dup2(out[1], STDOUT_FILENO) >= 0);
-  CHECK(write(in[1], "ab", 2) == 2);
-  close(in[1]);
+  CHECK(sys_dup2(in[0], STDIN_FILENO) >= 0 && sys_dup2(out[1], STDOUT_FILENO) >= 0);
+  CHECK(sys_write(in[1], "ab", 2) == 2);
+  sys_close(in[1]);
   CHECK_INT(btp_term_is_tty(0), 0);
   CHECK_INT(btp_term_is_tty(1), 0);
   int cols = 0, rows = 0;
@@ -384,15 +336,15 @@ static void test_term(void) {
   btp_term_close(NULL);
   CHECK_INT(btp_term_open(NULL), BT_EINVAL);
   CHECK_INT(btp_term_read(NULL, 0), -1);
-  CHECK(dup2(saved_in, STDIN_FILENO) >= 0 && dup2(saved_out, STDOUT_FILENO) >= 0);
-  close(saved_in);
-  close(saved_out);
-  close(in[0]);
-  close(out[1]);
+  CHECK(sys_dup2(saved_in, STDIN_FILENO) >= 0 && sys_dup2(saved_out, STDOUT_FILENO) >= 0);
+  sys_close(saved_in);
+  sys_close(saved_out);
+  sys_close(in[0]);
+  sys_close(out[1]);
   char got[16] = {0};
-  CHECK_INT((int)read(out[0], got, sizeof got - 1), 5);
+  CHECK_INT(sys_read(out[0], got, sizeof got - 1), 5);
   CHECK_STR(got, "frame");
-  close(out[0]);
+  sys_close(out[0]);
 }
 
 typedef struct seen {
@@ -475,15 +427,15 @@ int main(int argc, char **argv) {
   test_once();
   test_clock();
   test_program_path(argv[0]);
-  char dir[FOLDER_MAX], side[FOLDER_MAX];
-  CHECK(temp_folder(dir, "bt_platform_"));
-  CHECK(temp_folder(side, "bt_platform_side_"));
+  char dir[SYS_PATH_MAX], side[SYS_PATH_MAX];
+  CHECK(sys_temp_folder(dir, sizeof dir, "bt_platform_"));
+  CHECK(sys_temp_folder(side, sizeof side, "bt_platform_side_"));
   test_real_path(dir);
   test_stamp(dir);
   test_cpu_and_dir(dir);
   test_term();
   test_watch(dir, side);
-  rmdir(side);
-  rmdir(dir);
+  sys_rmdir(side);
+  sys_rmdir(dir);
   return check_report("test_platform");
 }
