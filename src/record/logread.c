@@ -377,6 +377,9 @@ static int have(bt_log_reader *r, size_t n) {
     size_t want = n - (r->in.len - r->pos);
     if (want < FIRST_ROOM - 1) want = FIRST_ROOM - 1;
     if (!room(r, want)) return fail_with(r, BT_ENOMEM, "out of memory");
+    /* a file read while it grows: after its end, a seek where we are, for clearerr alone does not
+     * read on everywhere (wine's msvcrt keeps the end in the descriptor until a seek) */
+    if (feof(r->file)) fseek(r->file, 0, SEEK_CUR);
     clearerr(r->file);
     size_t got = fread(buf(r) + r->in.len, 1, r->in.cap - r->in.len - 1, r->file);
     r->in.len += got;
