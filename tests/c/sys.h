@@ -52,14 +52,14 @@ static inline int sys_temp_folder(char *buf, size_t size, const char *prefix) {
   char base[MAX_PATH + 1];
   if (!GetTempPathA(sizeof base, base)) return 0;
   for (int n = 0; n < 1000; n++) { /* a folder left by an earlier run of the same process id */
-    snprintf(buf, size, "%s%s%lu_%d", base, prefix, (unsigned long)GetCurrentProcessId(), n);
+    if (snprintf(buf, size, "%s%s%lu_%d", base, prefix, (unsigned long)GetCurrentProcessId(), n) >= (int)size)
+      return 0;
     if (_mkdir(buf) == 0) return 1;
     if (errno != EEXIST) return 0;
   }
   return 0;
 #else
-  snprintf(buf, size, "/tmp/%sXXXXXX", prefix);
-  return mkdtemp(buf) != NULL;
+  return snprintf(buf, size, "/tmp/%sXXXXXX", prefix) < (int)size && mkdtemp(buf) != NULL;
 #endif
 }
 
@@ -70,14 +70,15 @@ static inline int sys_temp_file(char *buf, size_t size, const char *prefix) {
   char base[MAX_PATH + 1];
   if (!GetTempPathA(sizeof base, base)) return 0;
   for (int n = 0; n < 1000; n++) {
-    snprintf(buf, size, "%s%s%lu_%d", base, prefix, (unsigned long)GetCurrentProcessId(), n);
+    if (snprintf(buf, size, "%s%s%lu_%d", base, prefix, (unsigned long)GetCurrentProcessId(), n) >= (int)size)
+      return 0;
     int fd = _open(buf, _O_CREAT | _O_EXCL | _O_WRONLY | _O_BINARY, _S_IREAD | _S_IWRITE);
     if (fd >= 0) return _close(fd) == 0;
     if (errno != EEXIST) return 0;
   }
   return 0;
 #else
-  snprintf(buf, size, "/tmp/%sXXXXXX", prefix);
+  if (snprintf(buf, size, "/tmp/%sXXXXXX", prefix) >= (int)size) return 0;
   int fd = mkstemp(buf);
   return fd >= 0 && close(fd) == 0;
 #endif
@@ -93,10 +94,18 @@ static inline int sys_setenv(const char *name, const char *value) {
 #endif
 }
 
-/* Renames from to to, replacing to if it exists (C's rename does not on Windows). 0, or -1. */
+/* Renames from to to, replacing to if it exists (C's rename does not on Windows). 0, or -1. On
+ * Windows a file another thread has open cannot be replaced (the C runtime opens files without
+ * FILE_SHARE_DELETE): it tries again for a second meanwhile. */
 static inline int sys_rename(const char *from, const char *to) {
 #ifdef _WIN32
-  return MoveFileExA(from, to, MOVEFILE_REPLACE_EXISTING) ? 0 : -1;
+  for (int i = 0; i < 100; i++) {
+    if (MoveFileExA(from, to, MOVEFILE_REPLACE_EXISTING)) return 0;
+    DWORD why = GetLastError();
+    if (why != ERROR_ACCESS_DENIED && why != ERROR_SHARING_VIOLATION) return -1;
+    Sleep(10);
+  }
+  return -1;
 #else
   return rename(from, to);
 #endif

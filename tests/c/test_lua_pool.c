@@ -4,13 +4,11 @@
  * placed, removed and moved between states, for brains of one shared definition and for brains
  * that build their trees per entity as Don't Starve's do; events between states with plain data, refused
  * otherwise; events from other threads while frames run; hot reload in all states or none. */
-#define _POSIX_C_SOURCE 200809L
-#include <pthread.h>
+#include "sys.h" /* first: the temporary folder, host threads, standard error made a file */
+
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include <lauxlib.h>
 #include <lualib.h>
@@ -21,7 +19,7 @@
 #define NAGENTS 60
 #define TICKS 120
 
-static char dir[] = "/tmp/bt_pool_XXXXXX";
+static char dir[200];
 
 /* The world: each agent's value as the last frame left it (cur, which leaves read) and as this
  * frame makes it (next, which only the agent's own leaves and events write). */
@@ -70,7 +68,7 @@ static void write_brain(const char *step, const char *extra) {
           "return B\n",
           extra, step, step);
   fclose(f);
-  rename(tmp, path);
+  sys_rename(tmp, path);
 }
 
 /* Writes text to the file name in dir, whose path goes to path (size bytes). */
@@ -121,9 +119,9 @@ static int open_state(void *ud, lua_State *L, int state, char *err, size_t size)
     lua_pushboolean(L, 1);
     lua_setglobal(L, "ONLY_STATE_0");
   }
-  char code[1024];
+  char code[1024]; /* the folder in long brackets: a Windows path's backslashes are no escapes */
   snprintf(code, sizeof code,
-           "package.path = '%s/?.lua;' .. package.path\n"
+           "package.path = [==[%s/?.lua;]==] .. package.path\n"
            "local bt = require 'bt'\n"
            "local Brain = require '%s'\n"
            "bt.pool.place = function(agent, kind) return Brain({id = agent, kind = kind}) end\n"
@@ -355,7 +353,7 @@ static void *send_many(void *arg) {
     }
     snprintf(data, sizeof data, "%d", i);
     bt_lua_pool_send(s->pool, i % s->targets + 1, "count", data);
-    if (i % 50 == 0) nanosleep(&(struct timespec){0, 20000}, NULL); /* spread over the frames */
+    if (i % 50 == 0) sys_sleep(20e-6); /* spread over the frames */
   }
   return NULL;
 }
@@ -396,8 +394,8 @@ static void check_other_threads(void) {
   CHECK_INT(bt_lua_pool_place_later(pool, 1, NULL, -1), BT_EINVAL);
   CHECK_INT(bt_lua_pool_place_later(pool, 1, "idle", 2), BT_EINVAL);
   CHECK_INT(bt_lua_pool_remove_later(pool, 0), BT_EINVAL);
-  pthread_t th;
-  CHECK_INT(pthread_create(&th, NULL, send_many, &s), 0);
+  sys_thread th;
+  CHECK_INT(sys_thread_start(&th, send_many, &s), 0);
   int moves = 0;
   for (int tick = 1; tick <= 400; tick++) {
     CHECK_INT(bt_lua_pool_update(pool, tick, tick / 30.0), BT_OK);
@@ -409,7 +407,7 @@ static void check_other_threads(void) {
     if (bt_lua_pool_agent_state(pool, id) >= 0) CHECK_INT(bt_lua_pool_remove(pool, id), BT_OK);
     else CHECK(bt_lua_pool_place(pool, id, "idle", -1) >= 0);
   }
-  pthread_join(th, NULL);
+  sys_thread_join(&th);
   CHECK_INT(bt_lua_pool_update(pool, 401, 401 / 30.0), BT_OK);
   long long count = 0;
   for (int i = 0; i < 2; i++) count += lua_global_int(bt_lua_pool_state(pool, i), "count");
@@ -465,7 +463,7 @@ static void *reload_many(void *arg) {
     snprintf(step, sizeof step, "%d", 100 + k);
     write_brain(step, "");
     bt_lua_pool_reload_later(r->pool, "poolbrain");
-    nanosleep(&(struct timespec){0, 500 * 1000}, NULL);
+    sys_sleep(500e-6);
   }
   atomic_store(&r->done, 1);
   return NULL;
@@ -496,8 +494,8 @@ static void check_reload(void) {
   /* reloads under load: events from another thread while frames run, an edit every few frames,
    * every other one refused by two states */
   sender snd = {pool, 5000, 9, 0};
-  pthread_t th;
-  CHECK_INT(pthread_create(&th, NULL, send_many, &snd), 0);
+  sys_thread th;
+  CHECK_INT(sys_thread_start(&th, send_many, &snd), 0);
   long long applied = 2;
   for (int tick = 11; tick <= 90; tick++) {
     CHECK_INT(bt_lua_pool_update(pool, tick, tick / 30.0), BT_OK);
@@ -511,7 +509,7 @@ static void check_reload(void) {
       for (int s = 0; s < 3; s++) CHECK_INT(step_in(pool, s), applied);
     }
   }
-  pthread_join(th, NULL);
+  sys_thread_join(&th);
   CHECK_INT(bt_lua_pool_update(pool, 91, 91 / 30.0), BT_OK);
   bt_lua_pool_stats st;
   bt_lua_pool_stats_get(pool, &st);
@@ -523,13 +521,13 @@ static void check_reload(void) {
   CHECK_INT(bt_lua_pool_reload_later(pool, NULL), BT_EINVAL);
   bt_lua_pool_set_reload_report(pool, on_report, NULL);
   reloader rl = {pool, 0};
-  CHECK_INT(pthread_create(&th, NULL, reload_many, &rl), 0);
+  CHECK_INT(sys_thread_start(&th, reload_many, &rl), 0);
   int tick = 92;
   while (!atomic_load(&rl.done)) {
     CHECK_INT(bt_lua_pool_update(pool, tick, tick / 30.0), BT_OK);
     tick++;
   }
-  pthread_join(th, NULL);
+  sys_thread_join(&th);
   CHECK_INT(bt_lua_pool_update(pool, tick, tick / 30.0), BT_OK);
   CHECK_INT(reports, 10);
   CHECK_INT(oks, 10);
@@ -540,14 +538,14 @@ static void check_reload(void) {
   /* the files watched: an edit saved is reloaded in every state at the next poll, a refused one in none */
   CHECK_INT(bt_lua_pool_reload_watch(pool, "poll"), BT_OK);
   CHECK_INT(bt_lua_pool_reload_poll(pool, NULL, NULL), 0);
-  nanosleep(&(struct timespec){0, 20 * 1000 * 1000}, NULL); /* the modification time moves on */
+  sys_sleep(0.02); /* the modification time moves on */
   write_brain("200", "");
   reports = oks = 0;
   CHECK_INT(bt_lua_pool_reload_poll(pool, on_report, NULL), 1);
   CHECK_INT(reports, 1);
   CHECK_INT(oks, 1);
   for (int s = 0; s < 3; s++) CHECK_INT(step_in(pool, s), 200);
-  nanosleep(&(struct timespec){0, 20 * 1000 * 1000}, NULL);
+  sys_sleep(0.02);
   write_brain("300", "if not ONLY_STATE_0 then error('refused') end");
   CHECK_INT(bt_lua_pool_reload_poll(pool, on_report, NULL), 1);
   CHECK_INT(reports, 2);
@@ -577,9 +575,9 @@ static void check_grouped_errors(void) {
   char errpath[320];
   snprintf(errpath, sizeof errpath, "%s/stderr.txt", dir);
   fflush(stderr);
-  int saved = dup(2);
+  int saved = sys_dup(STDERR_FILENO);
   FILE *out = fopen(errpath, "w");
-  dup2(fileno(out), 2);
+  sys_dup2(sys_fileno(out), STDERR_FILENO);
 
   bt_lua_pool *pool;
   char err[256];
@@ -597,8 +595,8 @@ static void check_grouped_errors(void) {
     bt_lua_pool_free(pool);
   }
   fflush(stderr);
-  dup2(saved, 2);
-  close(saved);
+  sys_dup2(saved, STDERR_FILENO);
+  sys_close(saved);
   fclose(out);
   CHECK_INT(rc_create, BT_OK);
   CHECK_INT(rc_update, BT_OK);
@@ -615,12 +613,12 @@ static void check_grouped_errors(void) {
   CHECK(fails >= 2 * 30); /* each state's agents think at every tick or more often */
   CHECK_INT(full, 2);
   CHECK_INT(more, fails - 2);
-  unlink(errpath);
-  unlink(path);
+  remove(errpath);
+  remove(path);
 }
 
 int main(void) {
-  CHECK(mkdtemp(dir) != NULL);
+  CHECK(sys_temp_folder(dir, sizeof dir, "bt_pool_"));
   write_brain("1", "");
   write_ds_brain();
   check_same_world(NULL);
@@ -631,9 +629,9 @@ int main(void) {
   check_reload();
   char path[300];
   snprintf(path, sizeof path, "%s/poolbrain.lua", dir);
-  unlink(path);
+  remove(path);
   snprintf(path, sizeof path, "%s/dsbrain.lua", dir);
-  unlink(path);
-  rmdir(dir);
+  remove(path);
+  sys_rmdir(dir);
   return check_report("test_lua_pool");
 }

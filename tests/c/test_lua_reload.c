@@ -1,11 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* test_lua_reload.c: a C host reloading a brain through bt_lua.h: bt_lua_reload_enable,
  * bt_lua_reload, bt_lua_reload_watch and bt_lua_reload_poll. */
-#define _POSIX_C_SOURCE 200809L
+#include "sys.h" /* first: the temporary folder */
+
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include <lauxlib.h>
 #include <lualib.h>
@@ -13,7 +12,7 @@
 #include "bt_lua.h"
 #include "check.h"
 
-static char dir[] = "/tmp/bt_reload_XXXXXX";
+static char dir[200];
 
 static void write_brain(const char *cond) {
   char path[256];
@@ -28,9 +27,7 @@ static void write_brain(const char *cond) {
           "end)\n",
           cond);
   fclose(f);
-  /* let the modification time move on for the polling watcher */
-  struct timespec ts = {0, 20 * 1000 * 1000};
-  nanosleep(&ts, NULL);
+  sys_sleep(0.02); /* let the modification time move on for the polling watcher */
 }
 
 static int run(lua_State *L, const char *code) {
@@ -53,16 +50,16 @@ static void on_report(void *ud, const char *file, int ok, const char *message) {
 }
 
 int main(void) {
-  CHECK(mkdtemp(dir) != NULL);
+  CHECK(sys_temp_folder(dir, sizeof dir, "bt_reload_"));
   write_brain("false");
   lua_State *L = luaL_newstate();
   luaL_openlibs(L);
   luaL_requiref(L, "bt", luaopen_bt, 0);
   lua_pop(L, 1);
   CHECK_INT(bt_lua_reload_enable(L), BT_OK);
-  char setup[512];
+  char setup[512]; /* the folder in long brackets: a Windows path's backslashes are no escapes */
   snprintf(setup, sizeof setup,
-           "package.path = '%s/?.lua;' .. package.path\n"
+           "package.path = [==[%s/?.lua;]==] .. package.path\n"
            "t = 0\n"
            "require('bt').set_clock(function() return t end)\n"
            "function think(tick) t = tick * 2; bt.BrainManager:Update(tick) end\n"
@@ -107,7 +104,7 @@ int main(void) {
   lua_close(L);
   char path[256];
   snprintf(path, sizeof path, "%s/hostbrain.lua", dir);
-  unlink(path);
-  rmdir(dir);
+  remove(path);
+  sys_rmdir(dir);
   return check_report("test_lua_reload");
 }
