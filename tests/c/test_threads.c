@@ -20,12 +20,12 @@
  * and remove brains while others think; instances of one definition are made and freed on
  * several threads at once; every call's errors; a thread the system refuses.
  *
- * pthread_create is wrapped at link time (tests/CMakeLists.txt), so that the test can make the
- * system refuse a thread.
+ * The system's thread creation (pthread_create; CreateThread on Windows) is wrapped at link time
+ * (tests/CMakeLists.txt), so that the test can make the system refuse a thread. The host's own
+ * threads are the system's too (sys.h).
  */
-#define _POSIX_C_SOURCE 200809L
-#include <pthread.h>
-#include <sched.h>
+#include "sys.h" /* first: the host's threads */
+
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -71,21 +71,43 @@ static atomic_long worker_checks, worker_failures;
 
 /* ---- a system that refuses threads when asked ---- */
 
-int __real_pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(void *), void *arg);
-int __wrap_pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(void *), void *arg);
-
 static atomic_int creations_left = -1; /* thread creations until one fails; -1: none fails */
 static atomic_int creations;
 
-int __wrap_pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(void *), void *arg) {
+/* Whether the system refuses the thread asked for now; if not, it is counted. */
+static int refused(void) {
   int left = atomic_load(&creations_left);
-  if (left == 0) return 11; /* EAGAIN */
+  if (left == 0) return 1;
   if (left > 0) atomic_fetch_sub(&creations_left, 1);
   atomic_fetch_add(&creations, 1);
-  return __real_pthread_create(t, a, fn, arg);
+  return 0;
 }
 
-static void yield_a_little(void) { sched_yield(); }
+#ifdef _WIN32
+/* The headers declare CreateThread imported: its callers call it through the import table's
+ * pointer __imp_CreateThread, which is what is wrapped (--wrap=__imp_CreateThread), by a pointer
+ * to a function. */
+typedef HANDLE(WINAPI *create_thread_fn)(LPSECURITY_ATTRIBUTES, SIZE_T, LPTHREAD_START_ROUTINE, LPVOID, DWORD,
+                                          LPDWORD);
+extern create_thread_fn __real___imp_CreateThread;
+static HANDLE WINAPI create_thread(LPSECURITY_ATTRIBUTES sa, SIZE_T stack, LPTHREAD_START_ROUTINE fn, LPVOID arg,
+                                   DWORD flags, LPDWORD id) {
+  if (refused()) {
+    SetLastError(ERROR_NOT_ENOUGH_MEMORY);
+    return NULL;
+  }
+  return __real___imp_CreateThread(sa, stack, fn, arg, flags, id);
+}
+create_thread_fn __wrap___imp_CreateThread = create_thread;
+#else
+int __real_pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(void *), void *arg);
+int __wrap_pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(void *), void *arg);
+int __wrap_pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(void *), void *arg) {
+  return refused() ? 11 /* EAGAIN */ : __real_pthread_create(t, a, fn, arg);
+}
+#endif
+
+static void yield_a_little(void) { sys_yield(); }
 
 /* ---- the pool ---- */
 
@@ -547,12 +569,12 @@ static int host_run(void *data, int count, bt_job_fn fn, void *job) {
   h->count = count;
   h->fn = fn;
   h->job = job;
-  pthread_t t[8];
+  sys_thread t[8];
   int started = 0;
   for (int i = 1; i < h->workers; i++)
-    if (pthread_create(&t[started], NULL, host_worker, h) == 0) started++;
+    if (sys_thread_start(&t[started], host_worker, h) == 0) started++;
   host_worker(h);
-  for (int i = 0; i < started; i++) pthread_join(t[i], NULL);
+  for (int i = 0; i < started; i++) sys_thread_join(&t[i]);
   return h->fail_half ? BT_ENOMEM : BT_OK;
 }
 
@@ -619,9 +641,9 @@ static unsigned char *run_world(int threads, int batch, int how, int mode, size_
     } else if (how == THREE_CALLS) {
       three_calls t = {.ts = W.ts, .skip = f % 3 == 0};
       CHECK_INT(bt_sched_frame_begin(W.ts, f, &w_hooks, &t.nb), BT_OK);
-      pthread_t th[2];
-      for (int i = 0; i < 2; i++) REQUIRE(pthread_create(&th[i], NULL, three_worker, &t) == 0);
-      for (int i = 0; i < 2; i++) pthread_join(th[i], NULL);
+      sys_thread th[2];
+      for (int i = 0; i < 2; i++) REQUIRE(sys_thread_start(&th[i], three_worker, &t) == 0);
+      for (int i = 0; i < 2; i++) sys_thread_join(&th[i]);
       CHECK_INT(bt_sched_frame_end(W.ts), t.skip && t.nb > 0 ? BT_EINVAL : BT_OK);
     } else {
       int rc = bt_sched_update(W.ts, f, &w_hooks);
@@ -832,7 +854,7 @@ static void *hammer_thread(void *arg) {
         break;
       default:
         if (bt_sched_list(M_ts, b, NULL) < 0) WCHECK(0); /* queries from any thread */
-        sched_yield();
+        sys_yield();
         break;
     }
   }
@@ -873,8 +895,8 @@ static void test_other_threads(void) {
   atomic_init(&h.stop, 0);
   posts_applied = 0;
   last_seq = out_of_order = 0;
-  pthread_t t;
-  REQUIRE(pthread_create(&t, NULL, hammer_thread, &h) == 0);
+  sys_thread t;
+  REQUIRE(sys_thread_start(&t, hammer_thread, &h) == 0);
   long long statuses = 0;
   for (int f = 1; f <= 200; f++) {
     W.now = f / 30.0;
@@ -883,7 +905,7 @@ static void test_other_threads(void) {
     for (int i = 0; i < HAMMER_MOBS; i++) statuses += bt_node_last(world[i]->inst, 0);
   }
   atomic_store(&h.stop, 1);
-  pthread_join(t, NULL);
+  sys_thread_join(&t);
   CHECK_INT(bt_sched_flush(M_ts), BT_OK);
   CHECK(statuses > 0);
   CHECK(h.seq > 0);
@@ -907,7 +929,7 @@ static void test_other_threads(void) {
 
 /* ---- leaves make and remove brains while others think ---- */
 
-static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static sys_mutex registry_lock = SYS_MUTEX_INIT;
 static mob *registry[8192];
 static int nregistry;
 static bt_def *breed_def;
@@ -916,17 +938,17 @@ static int mob_breed(bt_call *c) {
   mob *m = bt_inst_agent(c->inst);
   int n = atomic_fetch_add_explicit(&m->thinks, 1, memory_order_relaxed) + 1;
   if (m->index % 4 == 0 && n % 5 == 0) { /* a child: a new instance and brain, from a worker */
-    pthread_mutex_lock(&registry_lock);
+    sys_mutex_lock(&registry_lock);
     int room = nregistry < 8000;
     int index = nregistry;
     if (room) registry[nregistry++] = NULL;
-    pthread_mutex_unlock(&registry_lock);
+    sys_mutex_unlock(&registry_lock);
     if (room) {
       mob *child = mob_new(breed_def, index);
       WCHECK_INT(bt_sched_add(M_ts, child->brain), BT_OK);
-      pthread_mutex_lock(&registry_lock);
+      sys_mutex_lock(&registry_lock);
       registry[index] = child;
-      pthread_mutex_unlock(&registry_lock);
+      sys_mutex_unlock(&registry_lock);
     }
   }
   if (m->index % 4 == 1 && n == 7) { /* leaves: removed, freed, then its memory */
@@ -989,9 +1011,9 @@ static void *churn(void *arg) {
 
 static void test_shared_definition(void) {
   shared_def = mob_def(NULL);
-  pthread_t t[4];
-  for (int i = 0; i < 4; i++) REQUIRE(pthread_create(&t[i], NULL, churn, NULL) == 0);
-  for (int i = 0; i < 4; i++) pthread_join(t[i], NULL);
+  sys_thread t[4];
+  for (int i = 0; i < 4; i++) REQUIRE(sys_thread_start(&t[i], churn, NULL) == 0);
+  for (int i = 0; i < 4; i++) sys_thread_join(&t[i]);
   /* the definition is whole: one reference left, which the last release frees */
   mob m = {0};
   bt_inst *in;
@@ -1179,12 +1201,12 @@ static void test_serial_and_workers(void) {
   /* on workers, a call from another thread waits in the queue... */
   CHECK_INT(bt_sched_set_threads(s, 2), BT_OK);
   CHECK_INT(bt_sched_threads(s), 2);
-  pthread_t t;
-  REQUIRE(pthread_create(&t, NULL, wake_from_another_thread, m[0]) == 0);
-  pthread_join(t, NULL);
+  sys_thread t;
+  REQUIRE(sys_thread_start(&t, wake_from_another_thread, m[0]) == 0);
+  sys_thread_join(&t);
   CHECK_INT(bt_sched_list(s, m[0]->brain, NULL), BT_SCHED_HIBERNATING);
-  REQUIRE(pthread_create(&t, NULL, fire_from_another_thread, &unbound) == 0);
-  pthread_join(t, NULL);
+  REQUIRE(sys_thread_start(&t, fire_from_another_thread, &unbound) == 0);
+  sys_thread_join(&t);
   /* ...until the scheduler turns serial again */
   CHECK_INT(bt_sched_set_threads(s, 0), BT_OK);
   CHECK_INT(bt_sched_threads(s), 0);
@@ -1323,9 +1345,9 @@ static void test_calls(void) {
   CHECK_INT(order_log[1], 3);
 
   /* from another thread: queued until the next point commands are applied */
-  pthread_t t;
-  REQUIRE(pthread_create(&t, NULL, queue_from_other_thread, NULL) == 0);
-  pthread_join(t, NULL);
+  sys_thread t;
+  REQUIRE(sys_thread_start(&t, queue_from_other_thread, NULL) == 0);
+  sys_thread_join(&t);
   CHECK_INT(leaf_rc[0], BT_OK);
   CHECK_INT(leaf_rc[1], BT_EINVAL);
   CHECK_INT(leaf_rc[2], BT_OK);
