@@ -5,7 +5,9 @@
  * mutex, a condition that wakes a waiter, a timed wait that times out, once, the clock, the
  * program's path, real paths and folders, file stamps, and the folder watcher (a file written in
  * place, a file replaced by a rename, nothing when nothing changed), the processors online, a
- * folder test, and the terminal with standard input and output made pipes; and their errors.
+ * folder test, and the terminal with standard input and output made pipes; sleeping, memory on a
+ * boundary, shell patterns (on Linux, Windows' matcher against glibc's fnmatch on the same
+ * patterns), a standard stream made binary; and their errors.
  * Where the system has no program's path or no watcher (HAS_PROGRAM_PATH, HAS_WATCHER), that
  * they say so: BT_EIO with ENOSYS.
  */
@@ -15,10 +17,16 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "btp.h"
 #include "check.h"
+
+#ifdef BT_TEST_PATTERN_C
+#include <fnmatch.h>
+int pattern_c_match(const char *pattern, const char *s); /* src/platform/pattern.c, renamed */
+#endif
 
 #define THREADS 4
 #define ROUNDS 200000
@@ -418,6 +426,77 @@ static void test_watch(const char *dir, const char *side) {
   remove(path);
 }
 
+/* ---- sleeping, memory on a boundary, binary streams ---- */
+
+static void test_sleep_and_memory(void) {
+  double t0 = btp_time_monotonic();
+  btp_sleep(0.05);
+  CHECK(btp_time_monotonic() - t0 >= 0.045);
+  t0 = btp_time_monotonic();
+  btp_sleep(-1); /* nothing for a negative time, NaN or 0 */
+  btp_sleep(NAN);
+  btp_sleep(0);
+  CHECK(btp_time_monotonic() - t0 < 1);
+  size_t aligns[] = {8, 16, 64, 4096};
+  for (size_t i = 0; i < sizeof aligns / sizeof *aligns; i++) {
+    unsigned char *p = btp_aligned_alloc(aligns[i], 100); /* a size that is no multiple of it */
+    CHECK(p != NULL && (uintptr_t)p % aligns[i] == 0);
+    if (p) memset(p, 0xab, 100);
+    btp_aligned_free(p);
+  }
+  btp_aligned_free(NULL);
+  CHECK_INT(btp_stream_binary(NULL), BT_EINVAL);
+  CHECK_INT(btp_stream_binary(stdout), BT_OK);
+}
+
+/* ---- shell patterns ---- */
+
+/* Patterns, texts, and whether glibc's fnmatch(pattern, text, 0) matches them (each run through
+ * it on Linux): on every system btp_pattern_match must agree. */
+static const struct {
+  const char *pattern, *text;
+  int match;
+} PATTERNS[] = {
+  {"*", "", 1}, {"*", "abc", 1}, {"a*c", "abc", 1}, {"a*c", "abcd", 0}, {"?", "", 0}, {"?", "x", 1},
+  {"Priority/*/Flee", "Priority/Sequence/Flee", 1}, {"*Flee*", "Priority/Flee#2", 1},
+  {"[a-c]x", "bx", 1}, {"[!a-c]x", "bx", 0}, {"[!a-c]x", "dx", 1}, {"[]]", "]", 1}, {"[a-]", "-", 1},
+  {"\\*", "*", 1}, {"\\*", "a", 0}, {"[abc", "a", 0}, {"[abc", "[abc", 1}, {"a**b", "ab", 1},
+  {"*a*b*", "xxaxxbxx", 1}, {"", "", 1}, {"", "a", 0}, {"sheep*", "sheep 12", 1}, {"sheep*", "ewe 3", 0},
+  {"*[0-9]", "wolf 7", 1}, {"a?c", "a/c", 1}, {"\\", "\\", 0}, {"[\\]]", "]", 1}, {"[c\\]", "c", 0},
+};
+
+static void test_patterns(void) {
+  for (size_t i = 0; i < sizeof PATTERNS / sizeof *PATTERNS; i++)
+    if (btp_pattern_match(PATTERNS[i].pattern, PATTERNS[i].text) != PATTERNS[i].match) {
+      fprintf(stderr, "pattern '%s', text '%s': expected %d\n", PATTERNS[i].pattern, PATTERNS[i].text,
+              PATTERNS[i].match);
+      CHECK(!"btp_pattern_match as fnmatch");
+    }
+#ifdef BT_TEST_PATTERN_C
+  /* Windows' matcher (src/platform/pattern.c, compiled in here as pattern_c_match) against glibc's
+   * fnmatch, on patterns of literals, '*', '?', escapes and closed classes: those glibc reads as
+   * POSIX says (it refuses some unclosed classes that POSIX reads as a '[') */
+  static const char *const parts[] = {"a", "b", "/", "-", "!", "*", "?", "\\*", "\\[", "[ab]", "[!a]",
+                                      "[a-c]", "[]a]", "[!]]", "[\\]]", "[-a]", "[*?]"};
+  const char text_chars[] = "ab/c-]![*?\\";
+  unsigned seed = 7;
+  long differ = 0;
+  for (int i = 0; i < 200000; i++) {
+    char pattern[64] = "", text[16];
+    int np = (int)((seed = seed * 1103515245u + 12345u) >> 16) % 6;
+    for (int k = 0; k < np; k++)
+      strcat(pattern, parts[((seed = seed * 1103515245u + 12345u) >> 16) % (sizeof parts / sizeof *parts)]);
+    int nt = (int)((seed = seed * 1103515245u + 12345u) >> 16) % 8;
+    for (int k = 0; k < nt; k++) text[k] = text_chars[((seed = seed * 1103515245u + 12345u) >> 16) % (sizeof text_chars - 1)];
+    text[nt] = '\0';
+    if (pattern_c_match(pattern, text) != (fnmatch(pattern, text, 0) == 0) && differ++ < 5)
+      fprintf(stderr, "pattern '%s', text '%s': pattern.c %d, fnmatch %d\n", pattern, text,
+              pattern_c_match(pattern, text), fnmatch(pattern, text, 0) == 0);
+  }
+  CHECK_INT(differ, 0);
+#endif
+}
+
 int main(int argc, char **argv) {
   (void)argc;
   test_threads_and_mutex();
@@ -426,6 +505,8 @@ int main(int argc, char **argv) {
   test_timedwait();
   test_once();
   test_clock();
+  test_sleep_and_memory();
+  test_patterns();
   test_program_path(argv[0]);
   char dir[SYS_PATH_MAX], side[SYS_PATH_MAX];
   CHECK(sys_temp_folder(dir, sizeof dir, "bt_platform_"));
