@@ -156,16 +156,6 @@ local function file_of(name)
   return modules[name] or package.searchpath(name, package.path)
 end
 
-local function read_source(file)
-  local f, err = io.open(file, "rb")
-  if not f then
-    return nil, err
-  end
-  local source = f:read("a")
-  f:close()
-  return source
-end
-
 -- ---- running files in a fresh environment ----
 
 -- runs the files of order; answer(name) gives what require returns for a module of the batch.
@@ -418,7 +408,7 @@ local function read_sources(order)
     if not file then
       return nil, string.format("module '%s' not found on package.path", name)
     end
-    local source, err = read_source(file)
+    local source, err = shared.read_file(file) -- (waits for a file an editor is replacing)
     if not source then
       return nil, err
     end

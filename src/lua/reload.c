@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "btp.h"
 #include "lbt.h"
 
 /* shared.migrate's work: the two trees at indices 1 and 2, the map of the new tree's states to the
@@ -222,8 +223,36 @@ static int l_migrate(lua_State *L) {
   return 3;
 }
 
+/* shared.read_file(path): the file's bytes, or nil and the error ("<path>: <reason>"), as io.open
+ * and read("a") give them, but opened through btp_file_open: an editor that saves by renaming a
+ * new file over the old one makes the file unopenable for a moment on Windows, and a reload asked
+ * at that moment waits for it instead of refusing the save. */
+static int l_read_file(lua_State *L) {
+  const char *path = luaL_checkstring(L, 1);
+  FILE *f = btp_file_open(path, "rb");
+  if (!f) return luaL_fileresult(L, 0, path);
+  luaL_Buffer b;
+  luaL_buffinit(L, &b);
+  size_t n;
+  do {
+    char *p = luaL_prepbuffer(&b);
+    n = fread(p, 1, LUAL_BUFFERSIZE, f);
+    luaL_addsize(&b, n);
+  } while (n == LUAL_BUFFERSIZE);
+  int failed = ferror(f);
+  fclose(f);
+  if (failed) {
+    lua_pushnil(L);
+    lua_pushfstring(L, "%s: cannot be read", path);
+    return 2;
+  }
+  luaL_pushresult(&b);
+  return 1;
+}
+
 const luaL_Reg lbt_reload_shared[] = {
     {"migrate", l_migrate},
+    {"read_file", l_read_file},
     {NULL, NULL},
 };
 

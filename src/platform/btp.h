@@ -191,6 +191,12 @@ typedef struct btp_stamp {
 /* The stamp of the file at path, into *out. BT_OK; BT_EIO when it cannot be read (errno);
  * BT_EINVAL for a NULL argument. */
 BTP_FUNC int btp_file_stamp(const char *path, btp_stamp *out);
+/* fopen(path, mode), but where another program may be replacing the file at that moment: on
+ * Windows a file being renamed over or written with no sharing cannot be opened for a while
+ * (EACCES), and this tries again for up to a quarter of a second. The stream or NULL (errno), as
+ * fopen's. */
+BTP_FUNC FILE *btp_file_open(const char *path, const char *mode);
+
 /* 1 when path names a folder (following links), else 0. */
 BTP_FUNC int btp_path_is_dir(const char *path);
 

@@ -7,7 +7,8 @@
  * place, a file replaced by a rename, nothing when nothing changed), the processors online, a
  * folder test, and the terminal with standard input and output made pipes; sleeping, memory on a
  * boundary, shell patterns (on Linux, Windows' matcher against glibc's fnmatch on the same
- * patterns), a standard stream made binary; and their errors.
+ * patterns), a standard stream made binary, a file opened while another holds it (Windows); and
+ * their errors.
  * Where the system has no program's path or no watcher (HAS_PROGRAM_PATH, HAS_WATCHER), that
  * they say so: BT_EIO with ENOSYS.
  */
@@ -449,6 +450,46 @@ static void test_sleep_and_memory(void) {
   CHECK_INT(btp_stream_binary(stdout), BT_OK);
 }
 
+/* ---- a file another program is replacing ---- */
+
+#ifdef _WIN32
+/* Holds a file open with no sharing for a tenth of a second, as a save in progress does. */
+static void *hold_file(void *arg) {
+  HANDLE h = arg;
+  sys_sleep(0.1);
+  CloseHandle(h);
+  return NULL;
+}
+#endif
+
+static void test_file_open(const char *dir) {
+  char path[SYS_PATH_MAX + 32];
+  snprintf(path, sizeof path, "%s" SYS_SEP "held.lua", dir);
+  errno = 0;
+  CHECK(btp_file_open(path, "rb") == NULL && errno == ENOENT);
+  write_file(path, "wb", "return 1\n");
+  FILE *f = btp_file_open(path, "rb");
+  char got[16] = {0};
+  CHECK(f != NULL && fread(got, 1, sizeof got - 1, f) == 9);
+  if (f) fclose(f);
+  CHECK_STR(got, "return 1\n");
+#ifdef _WIN32
+  /* opened with no sharing elsewhere: fopen fails at once, btp_file_open waits for it */
+  HANDLE h = CreateFileA(path, GENERIC_READ | GENERIC_WRITE, 0, NULL, OPEN_EXISTING, 0, NULL);
+  CHECK(h != INVALID_HANDLE_VALUE);
+  sys_thread th;
+  CHECK_INT(sys_thread_start(&th, hold_file, h), 0);
+  FILE *plain = fopen(path, "rb");
+  CHECK(plain == NULL && errno == EACCES);
+  if (plain) fclose(plain);
+  f = btp_file_open(path, "rb");
+  CHECK(f != NULL);
+  if (f) fclose(f);
+  sys_thread_join(&th);
+#endif
+  remove(path);
+}
+
 /* ---- shell patterns ---- */
 
 /* Patterns, texts, and whether glibc's fnmatch(pattern, text, 0) matches them (each run through
@@ -514,6 +555,7 @@ int main(int argc, char **argv) {
   test_real_path(dir);
   test_stamp(dir);
   test_cpu_and_dir(dir);
+  test_file_open(dir);
   test_term();
   test_watch(dir, side);
   sys_rmdir(side);

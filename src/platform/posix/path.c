@@ -109,6 +109,8 @@ int btp_file_stamp(const char *path, btp_stamp *out) {
   return BT_OK;
 }
 
+FILE *btp_file_open(const char *path, const char *mode) { return fopen(path, mode); }
+
 int btp_path_is_dir(const char *path) {
   struct stat st;
   return path && stat(path, &st) == 0 && S_ISDIR(st.st_mode);

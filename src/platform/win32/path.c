@@ -6,6 +6,7 @@
 #include <windows.h>
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -132,6 +133,14 @@ int btp_file_stamp(const char *path, btp_stamp *out) {
   out->nsec = (long long)(t % 10000000ULL) * 100;
   out->size = (long long)((unsigned long long)a.nFileSizeHigh << 32 | a.nFileSizeLow);
   return BT_OK;
+}
+
+FILE *btp_file_open(const char *path, const char *mode) {
+  for (int tries = 0;; tries++) { /* 50 tries 5 ms apart */
+    FILE *f = fopen(path, mode);
+    if (f || errno != EACCES || tries == 50) return f;
+    Sleep(5);
+  }
 }
 
 int btp_path_is_dir(const char *path) {
