@@ -3,10 +3,13 @@
 # CI: bt for 64-bit Windows, cross-compiled here with MinGW-w64 (cmake/mingw-w64.cmake) against a
 # Lua 5.4 built for Windows from Debian's lua5.4 source package (tests/ci/debian_source.sh,
 # its own makefile's mingw target: lua54.dll, lua.exe), then run under wine:
-#   build   the libraries, bt.dll (the Lua module), bt-arena, bt-log and the C tests, -Werror
+#   build   the libraries, bt.dll (the Lua module), bt-arena, bt-log and the C tests, -Werror;
+#           each imports Win32's DLLs alone
 #   c       the C tests (ctest -R '^c\.', each program under wine)
 #   arena   bt-arena headless with --record, for seeds and thread counts: the log's bytes must be
-#           those of the Linux build's bt-arena for the same flags; bt-log.exe reads the log
+#           those of the Linux build's bt-arena for the same flags; bt-log.exe reads the log; the
+#           console view, in a terminal wine makes a console of, draws frames and quits on 'q'
+#           (a terminal: script(1))
 #   lua     the README's example and a brain hot-reloaded by polling, with lua.exe and bt.dll
 #   view    the viewer's server (libbtview, on civetweb built from Debian's source for Windows):
 #           bt-log.exe view serves a log's page and data as Linux's bt-log view does
